@@ -1,0 +1,155 @@
+"""Base classes for every message that crosses NATS, and how a message names its subject."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, ClassVar, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ReplyModel = type[BaseModel]
+"""Annotation alias: inside a message class body the name `type` is the field, not the builtin."""
+
+OWNERS: frozenset[str] = frozenset({"workflow", "agent", "space", "notifier", "trigger"})
+"""Subject owners: one per service (`agent` is the agent-runner, `space` the worker-space)."""
+
+
+class Kind(StrEnum):
+    """The middle token of a subject: what the message is."""
+
+    EVT = "evt"
+    CMD = "cmd"
+    QUERY = "query"
+
+
+class Delivery(StrEnum):
+    """How a message travels: stored in a JetStream stream, or core NATS request/reply."""
+
+    STREAM = "stream"
+    REQUEST = "request"
+
+
+class Subject(BaseModel):
+    """A subject pattern `<owner>.<kind>.<name>[.<key>...]`; keys are filled from message fields."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    kind: Kind
+    name: str
+    keys: tuple[str, ...] = ()
+
+    @property
+    def base(self) -> str:
+        """The subject without its keys."""
+        return f"{self.owner}.{self.kind.value}.{self.name}"
+
+    @property
+    def pattern(self) -> str:
+        """The subject with one `*` per key: what a subscriber or a stream listens on."""
+        return ".".join([self.base, *("*" for _ in self.keys)])
+
+    def render(self, message: BaseModel) -> str:
+        """The concrete subject for one message."""
+        tokens = [self.base]
+        for key in self.keys:
+            value = str(getattr(message, key))
+            if not value or any(c in value for c in ". *>\t\r\n"):
+                raise ValueError(f"subject key {key!r} has a value unfit for a subject: {value!r}")
+            tokens.append(value)
+        return ".".join(tokens)
+
+
+class Message(BaseModel):
+    """Any wire message. Frozen, strict about unknown fields, with a stable `type` string."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: str
+    subject: ClassVar[Subject]
+    delivery: ClassVar[Delivery]
+
+    def wire_subject(self) -> str:
+        """The subject this message is published or requested on."""
+        return self.subject.render(self)
+
+    def to_bytes(self) -> bytes:
+        """JSON encoding for the wire."""
+        return self.model_dump_json().encode()
+
+
+class Event(Message):
+    """Something that happened, published to a JetStream stream once committed."""
+
+    delivery: ClassVar[Delivery] = Delivery.STREAM
+
+    event_id: UUID
+    occurred_at: datetime
+    user_id: str
+
+
+class Command(Message):
+    """A request for the owner to change something; one handler, errors come back typed."""
+
+    delivery: ClassVar[Delivery] = Delivery.REQUEST
+    reply_model: ClassVar[ReplyModel]
+
+    user_id: str
+
+
+class Query(Message):
+    """A question to the owner of some data; never changes anything."""
+
+    delivery: ClassVar[Delivery] = Delivery.REQUEST
+    reply_model: ClassVar[ReplyModel]
+
+
+class ErrorCode(StrEnum):
+    """Typed failures an owner may answer with; the gateway maps each to an HTTP status."""
+
+    NOT_FOUND = "not_found"
+    CONFLICT = "conflict"
+    INVALID = "invalid"
+    TOO_LARGE = "too_large"
+    FORBIDDEN = "forbidden"
+    UNAVAILABLE = "unavailable"
+    INTERNAL = "internal"
+
+
+class ErrorDetail(BaseModel):
+    """One problem, located by a field path where it has one (`data.name`, `steps[2].agent`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    field: str | None = None
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """The error half of a reply."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: ErrorCode
+    message: str
+    details: list[ErrorDetail] = Field(default_factory=list)
+
+
+class ReplyOk(BaseModel):
+    """A successful reply carrying the result as JSON."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ok: Literal[True] = True
+    result: dict[str, Any]
+
+
+class ReplyError(BaseModel):
+    """A failed reply."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ok: Literal[False] = False
+    error: ErrorBody
