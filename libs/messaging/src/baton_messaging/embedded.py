@@ -94,10 +94,12 @@ class EmbeddedNatsServer:
                 raise NatsServerError(
                     f"nats-server exited with code {self._process.returncode}; see {log}"
                 )
-            with contextlib.suppress(urllib.error.URLError, OSError):
-                with urllib.request.urlopen(url, timeout=1) as response:
-                    if response.status == 200:
-                        return
+            with (
+                contextlib.suppress(urllib.error.URLError, OSError),
+                urllib.request.urlopen(url, timeout=1) as response,
+            ):
+                if response.status == 200:
+                    return
             time.sleep(0.05)
         self.stop()
         raise NatsServerError(f"nats-server on {self.url} not ready after {timeout}s; see {log}")
