@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+
 from baton_messaging.embedded import EmbeddedNatsServer
 
 POSTGRES_ENV = "BATON_TEST_POSTGRES_URL"

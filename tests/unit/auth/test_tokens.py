@@ -1,0 +1,52 @@
+from datetime import UTC, datetime, timedelta
+
+import jwt
+import pytest
+
+from baton_auth import Identity, InvalidToken, mint_token, verify_token
+
+SECRET = "s" * 32
+OTHER = "o" * 32
+
+
+def test_a_minted_token_verifies_to_its_user_and_project() -> None:
+    token = mint_token(SECRET, "alice", project_id="p1")
+    assert verify_token(SECRET, token) == Identity(user_id="alice", project_id="p1")
+
+
+def test_a_token_signed_with_another_secret_is_refused() -> None:
+    with pytest.raises(InvalidToken, match="signature"):
+        verify_token(SECRET, mint_token(OTHER, "alice"))
+
+
+def test_an_expired_token_is_refused() -> None:
+    old = datetime.now(UTC) - timedelta(days=2)
+    with pytest.raises(InvalidToken, match="expired"):
+        verify_token(SECRET, mint_token(SECRET, "alice", now=old, ttl=timedelta(hours=1)))
+
+
+def test_garbage_is_refused() -> None:
+    with pytest.raises(InvalidToken, match="invalid"):
+        verify_token(SECRET, "not-a-token")
+
+
+def test_a_token_without_a_user_is_refused() -> None:
+    token = jwt.encode({"iss": "baton", "exp": 4102444800}, SECRET, algorithm="HS256")
+    with pytest.raises(InvalidToken):
+        verify_token(SECRET, token)
+
+
+def test_the_none_algorithm_is_refused() -> None:
+    token = jwt.encode({"sub": "alice", "iss": "baton", "exp": 4102444800}, None, algorithm="none")
+    with pytest.raises(InvalidToken):
+        verify_token(SECRET, token)
+
+
+def test_a_short_secret_is_refused_when_minting() -> None:
+    with pytest.raises(ValueError, match="at least 32 bytes"):
+        mint_token("short", "alice")
+
+
+def test_an_empty_user_is_refused_when_minting() -> None:
+    with pytest.raises(ValueError, match="user_id"):
+        mint_token(SECRET, "  ")
