@@ -1,0 +1,223 @@
+"""Decisions: given the state, a command and what the criteria checks found, the new events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from statemachine.exceptions import TransitionNotAllowed
+
+from baton_workflow.domain.commands import (
+    Command,
+    RecordExchange,
+    SendSignal,
+    Signal,
+    StartInstance,
+)
+from baton_workflow.domain.criteria import CriteriaReport
+from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
+from baton_workflow.domain.errors import InstanceNotActive, UnknownStep, WorkflowError
+from baton_workflow.domain.events import (
+    DomainEvent,
+    ExchangeRecorded,
+    InstanceCompleted,
+    InstanceStarted,
+    SignalReceived,
+    StepBlocked,
+    StepChanged,
+)
+from baton_workflow.domain.lifecycle import InstanceLifecycle
+from baton_workflow.domain.state import InstanceState
+
+
+def decide(
+    state: InstanceState | None,
+    command: Command,
+    definition: WorkflowDefinition,
+    now: datetime,
+    report: CriteriaReport | None = None,
+) -> list[DomainEvent]:
+    """New events for `command`; [] when the command was handled before (same command_id)."""
+    if isinstance(command, StartInstance):
+        if state is not None:
+            raise WorkflowError(f"instance {command.instance_id!r} already exists")
+        return [
+            InstanceStarted(
+                at=now,
+                instance_id=command.instance_id,
+                workflow_id=command.workflow_id,
+                user_id=command.user_id,
+                first_step=definition.first_step.id,
+            )
+        ]
+    if state is None:
+        raise WorkflowError("instance has not been started")
+    if command.command_id in state.outcomes:
+        return []
+    _require_active(state)
+    return _turn(state, command, definition, now, report)
+
+
+def _require_active(state: InstanceState) -> None:
+    try:
+        InstanceLifecycle(start_value=state.status).send("touch")
+    except TransitionNotAllowed:
+        raise InstanceNotActive(f"instance {state.instance_id!r} is {state.status}") from None
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """Everything one exchange or signal is decided from."""
+
+    state: InstanceState
+    definition: WorkflowDefinition
+    step: StepDefinition
+    signal: Signal
+    count: int
+    report: CriteriaReport | None
+    command_id: str
+    now: datetime
+
+
+def _turn(
+    state: InstanceState,
+    command: RecordExchange | SendSignal,
+    definition: WorkflowDefinition,
+    now: datetime,
+    report: CriteriaReport | None,
+) -> list[DomainEvent]:
+    step = definition.step(state.current_step)
+    count, events = state.messages_in_step, list[DomainEvent]()
+    if isinstance(command, RecordExchange):
+        count += 1
+        events.append(
+            ExchangeRecorded(
+                at=now, command_id=command.command_id, step=step.id, messages_in_step=count
+            )
+        )
+    signal = command.signal or Signal()  # no signal means "stay" (seed 000, risks)
+    if command.signal is not None:
+        events.append(_received(command, step, signal, now))
+    turn = _Turn(state, definition, step, signal, count, report, command.command_id, now)
+    return events + _advance(turn)
+
+
+def _received(
+    command: RecordExchange | SendSignal, step: StepDefinition, signal: Signal, now: datetime
+) -> SignalReceived:
+    return SignalReceived(
+        at=now,
+        command_id=command.command_id,
+        step=step.id,
+        action=signal.action,
+        source="agent" if isinstance(command, RecordExchange) else "manual",
+        data=signal.data,
+        shared=signal.shared,
+    )
+
+
+def _advance(t: _Turn) -> list[DomainEvent]:
+    target = _target(t.definition, t.step, t.signal)
+    missing = _missing(t.step, t.count, t.report)
+    skipped = _skipped_required(t.definition, t.step, target)
+    if skipped:
+        return [_blocked(t, f"required step(s) cannot be skipped: {', '.join(skipped)}", missing)]
+    if t.signal.action == "complete_step":
+        if not missing or not t.step.is_required:
+            return [_leave(t, target)]
+        if t.count < t.step.max_messages:
+            return [_blocked(t, _blocked_reason(t.step, t.count), missing)]
+    if t.count >= t.step.max_messages:
+        return [_leave(t, target, forced_missing=missing)]
+    return []
+
+
+def _blocked(t: _Turn, reason: str, missing: list[str]) -> StepBlocked:
+    return StepBlocked(
+        at=t.now, command_id=t.command_id, step=t.step.id, reason=reason, missing_criteria=missing
+    )
+
+
+def _target(definition: WorkflowDefinition, step: StepDefinition, signal: Signal) -> str | None:
+    """Where closing the step leads: its next step, or a later one a signal names."""
+    if signal.target_step is None or signal.target_step == step.id:
+        return step.next_step
+    names = [s.id for s in definition.path()]
+    if signal.target_step not in names:
+        raise UnknownStep(
+            f"signal.target_step: workflow {definition.id!r} has no step {signal.target_step!r}"
+        )
+    if names.index(signal.target_step) < names.index(step.id):
+        raise UnknownStep(
+            f"signal.target_step: {signal.target_step!r} comes before the current step "
+            f"{step.id!r}; an instance never goes back"
+        )
+    return signal.target_step
+
+
+def _skipped_required(
+    definition: WorkflowDefinition, step: StepDefinition, target: str | None
+) -> list[str]:
+    names = [s.id for s in definition.path()]
+    if target is None or target == step.next_step:
+        return []
+    between = names[names.index(step.id) + 1 : names.index(target)]
+    return [name for name in between if definition.step(name).is_required]
+
+
+def _missing(step: StepDefinition, count: int, report: CriteriaReport | None) -> list[str]:
+    missing = []
+    if count < step.min_messages:
+        missing.append(f"min_messages: {count}/{step.min_messages} messages")
+    if step.completion_criteria:
+        if report is None or report.step != step.id:
+            missing.append("criteria: not checked")
+        else:
+            missing.extend(report.missing())
+    return missing
+
+
+def _blocked_reason(step: StepDefinition, count: int) -> str:
+    if count < step.min_messages:
+        return f"step {step.id!r} needs at least {step.min_messages} messages (has {count})"
+    return f"step {step.id!r} is required and its completion criteria are not met"
+
+
+def _leave(t: _Turn, target: str | None, forced_missing: list[str] | None = None) -> DomainEvent:
+    forced = forced_missing is not None
+    if target is None:
+        summary = {"steps_completed": [*t.state.steps_completed, t.step.id], "forced": forced}
+        return InstanceCompleted(
+            at=t.now, command_id=t.command_id, final_step=t.step.id, forced=forced, summary=summary
+        )
+    warning = None
+    if forced:
+        warning = f"max_messages ({t.step.max_messages}) reached on {t.step.id!r}; moved on"
+    return StepChanged(
+        at=t.now,
+        command_id=t.command_id,
+        previous_step=t.step.id,
+        current_step=target,
+        forced=forced,
+        warning=warning,
+        missing_criteria=forced_missing or [],
+    )
+
+
+def needs_criteria(state: InstanceState, command: Command, definition: WorkflowDefinition) -> bool:
+    """Whether `decide` could move the step, so the service must run the checkers first."""
+    if isinstance(command, StartInstance) or state.status != "active":
+        return False
+    step = definition.step(state.current_step)
+    count = state.messages_in_step + (1 if isinstance(command, RecordExchange) else 0)
+    completing = command.signal is not None and command.signal.action == "complete_step"
+    return bool(step.completion_criteria) and (completing or count >= step.max_messages)
+
+
+def progress(state: InstanceState, definition: WorkflowDefinition) -> float:
+    """Completed steps over the steps before the final one (seed 000 §7: 1/3 = 33%)."""
+    if state.status == "completed":
+        return 1.0
+    before_final = [s.id for s in definition.path() if not s.is_final]
+    done = sum(1 for s in state.steps_completed if s in before_final)
+    return round(done / len(before_final), 4) if before_final else 0.0

@@ -1,0 +1,28 @@
+"""Domain errors: each names what was refused and why; the service maps them to error codes."""
+
+from __future__ import annotations
+
+
+class WorkflowError(Exception):
+    """Base of every workflow domain error."""
+
+
+class DefinitionInvalid(WorkflowError):
+    """A workflow definition breaks a rule; `problems` lists each as `location: message`."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        super().__init__(f"{source}: " + "; ".join(problems))
+        self.source = source
+        self.problems = problems
+
+
+class InstanceNotActive(WorkflowError):
+    """A command needs an active instance, but this one has ended."""
+
+
+class UnknownStep(WorkflowError):
+    """A command named a step the definition does not have."""
+
+
+class UnknownChecker(WorkflowError):
+    """A definition names a criteria checker that is not registered."""

@@ -1,0 +1,174 @@
+"""decide/apply as given (past events) / when (command) / then (exact new events)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from baton_workflow.domain.commands import RecordExchange, SendSignal, Signal, StartInstance
+from baton_workflow.domain.decide import decide, needs_criteria, progress
+from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
+from baton_workflow.domain.events import (
+    DomainEvent,
+    ExchangeRecorded,
+    InstanceCompleted,
+    InstanceStarted,
+    SignalReceived,
+    StepBlocked,
+    StepChanged,
+)
+from baton_workflow.domain.state import InstanceState, fold
+
+from .conftest import at, report
+
+STARTED = InstanceStarted(
+    at=at(0), instance_id="i-1", workflow_id="onboarding", user_id="alice", first_step="greeting"
+)
+COMPLETE = Signal(action="complete_step")
+
+
+def given(*events: DomainEvent) -> InstanceState:
+    state = fold(events)
+    assert state is not None
+    return state
+
+
+def exchange(n: int, step: str, count: int) -> ExchangeRecorded:
+    return ExchangeRecorded(at=at(n), command_id=f"c{n}", step=step, messages_in_step=count)
+
+
+def test_start_puts_the_instance_on_the_first_step(onboarding: WorkflowDefinition) -> None:
+    command = StartInstance(instance_id="i-1", workflow_id="onboarding", user_id="alice")
+    assert decide(None, command, onboarding, at(0)) == [STARTED]
+
+
+def test_an_exchange_without_a_signal_stays(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED)
+    events = decide(state, RecordExchange(command_id="c1"), onboarding, at(1))
+    assert events == [exchange(1, "greeting", 1)]
+
+
+def test_min_messages_holds_a_completion_back(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED)
+    command = RecordExchange(command_id="c1", signal=COMPLETE)
+    events = decide(state, command, onboarding, at(1), report("greeting"))
+    assert events == [
+        exchange(1, "greeting", 1),
+        SignalReceived(at=at(1), command_id="c1", step="greeting", action="complete_step",
+                       source="agent"),
+        StepBlocked(at=at(1), command_id="c1", step="greeting",
+                    reason="step 'greeting' needs at least 2 messages (has 1)",
+                    missing_criteria=["min_messages: 1/2 messages"]),
+    ]  # fmt: skip
+
+
+def test_signal_after_min_messages_with_criteria_met_transitions(
+    onboarding: WorkflowDefinition,
+) -> None:
+    state = given(STARTED, exchange(1, "greeting", 1))
+    command = RecordExchange(command_id="c2", signal=COMPLETE)
+    events = decide(state, command, onboarding, at(2), report("greeting"))
+    assert events[-1] == StepChanged(
+        at=at(2), command_id="c2", previous_step="greeting", current_step="discovery"
+    )
+    after = fold(events, state)
+    assert after is not None
+    assert (after.current_step, after.messages_in_step, after.steps_completed) == (
+        "discovery", 0, ("greeting",)
+    )  # fmt: skip
+    assert after.outcomes["c2"] == "transitioned"
+
+
+def test_unmet_criteria_block_with_the_missing_ones_named(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED, *[exchange(i, "greeting", i) for i in (1, 2)],
+                  StepChanged(at=at(3), command_id="c3", previous_step="greeting",
+                              current_step="discovery"),
+                  *[exchange(i, "discovery", i - 3) for i in range(4, 9)])  # fmt: skip
+    checked = report("discovery", "memory_facts", memory_facts=(2, 3))
+    events = decide(state, SendSignal(command_id="s1", signal=COMPLETE), onboarding, at(9), checked)
+    assert events[-1] == StepBlocked(
+        at=at(9), command_id="s1", step="discovery",
+        reason="step 'discovery' is required and its completion criteria are not met",
+        missing_criteria=["memory_facts: 2/3"],
+    )  # fmt: skip
+
+
+def test_a_signal_naming_a_later_step_cannot_skip_a_required_one(
+    onboarding: WorkflowDefinition,
+) -> None:
+    state = given(STARTED, exchange(1, "greeting", 1), exchange(2, "greeting", 2))
+    jump = Signal(action="complete_step", target_step="setup_complete")
+    events = decide(state, SendSignal(command_id="s1", signal=jump), onboarding, at(3),
+                    report("greeting"))  # fmt: skip
+    assert isinstance(events[-1], StepBlocked)
+    assert events[-1].reason == "required step(s) cannot be skipped: discovery, brain_dump"
+    assert fold(events, state).current_step == "greeting"  # type: ignore[union-attr]
+
+
+def test_max_messages_forces_the_transition_with_a_warning(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED, *[exchange(i, "greeting", i) for i in range(1, 10)])
+    checked = report("greeting", "agent_signal")
+    events = decide(state, RecordExchange(command_id="c10"), onboarding, at(10), checked)
+    assert events[-1] == StepChanged(
+        at=at(10), command_id="c10", previous_step="greeting", current_step="discovery",
+        forced=True, warning="max_messages (10) reached on 'greeting'; moved on",
+        missing_criteria=["agent_signal"],
+    )  # fmt: skip
+    after = fold(events, state)
+    assert after is not None and after.step_data["greeting"]["forced"] is True
+
+
+def test_signal_data_merges_into_step_data_and_shared(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED)
+    signal = Signal(action="stay", data={"user_name": "Alex"}, shared={"language": "ru"})
+    after = fold(decide(state, RecordExchange(command_id="c1", signal=signal), onboarding, at(1)),
+                 state)  # fmt: skip
+    assert after is not None
+    assert after.step_data["greeting"]["user_name"] == "Alex"
+    assert after.shared == {"language": "ru"}
+
+
+def test_the_same_command_twice_counts_once(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED, exchange(1, "greeting", 1))
+    assert decide(state, RecordExchange(command_id="c1"), onboarding, at(2)) == []
+
+
+def test_closing_the_final_step_completes_the_instance(onboarding: WorkflowDefinition) -> None:
+    path = ["greeting", "discovery", "brain_dump", "setup_complete"]
+    history: list[DomainEvent] = [STARTED]
+    for n, (prev, nxt) in enumerate(itertools.pairwise(path), start=1):
+        history.append(StepChanged(at=at(n), command_id=f"m{n}", previous_step=prev,
+                                   current_step=nxt))  # fmt: skip
+    state = given(*history)
+    command = RecordExchange(command_id="last", signal=COMPLETE)
+    events = decide(state, command, onboarding, at(9), report("setup_complete"))
+    assert events[-1] == InstanceCompleted(
+        at=at(9), command_id="last", final_step="setup_complete",
+        summary={"steps_completed": path, "forced": False},
+    )  # fmt: skip
+    done = fold(events, state)
+    assert done is not None and done.status == "completed"
+    with pytest.raises(InstanceNotActive):
+        decide(done, SendSignal(command_id="late", signal=COMPLETE), onboarding, at(10))
+
+
+def test_unknown_target_step_is_refused_by_name(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED)
+    signal = Signal(action="complete_step", target_step="nowhere")
+    with pytest.raises(UnknownStep, match="signal.target_step.*'nowhere'"):
+        decide(state, SendSignal(command_id="s", signal=signal), onboarding, at(1))
+
+
+def test_progress_counts_steps_before_the_final_one(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED, StepChanged(at=at(1), command_id="m", previous_step="greeting",
+                                       current_step="discovery"))  # fmt: skip
+    assert progress(state, onboarding) == pytest.approx(1 / 3, abs=1e-3)
+    assert progress(given(STARTED), onboarding) == 0.0
+
+
+def test_criteria_are_needed_only_when_the_step_could_move(onboarding: WorkflowDefinition) -> None:
+    state = given(STARTED)
+    assert not needs_criteria(state, RecordExchange(command_id="a"), onboarding)
+    assert needs_criteria(state, RecordExchange(command_id="a", signal=COMPLETE), onboarding)
