@@ -1,0 +1,38 @@
+"""Baton's append-only event store: SQL and in-memory stores, versioned schema, outbox relay."""
+
+from baton_eventstore.engine import create_engine
+from baton_eventstore.memory import InMemoryEventStore, MemoryTransaction
+from baton_eventstore.migrations import Step, migrate, schema_version
+from baton_eventstore.model import (
+    ConcurrencyConflict,
+    DuplicateEventId,
+    NewEvent,
+    OutboxMessage,
+    OutboxRow,
+    RecordedEvent,
+)
+from baton_eventstore.port import EventStore, Outbox, Publisher, Transaction
+from baton_eventstore.relay import OutboxRelay
+from baton_eventstore.sql import SqlEventStore, SqlTransaction
+
+__all__ = [
+    "ConcurrencyConflict",
+    "DuplicateEventId",
+    "EventStore",
+    "InMemoryEventStore",
+    "MemoryTransaction",
+    "NewEvent",
+    "Outbox",
+    "OutboxMessage",
+    "OutboxRelay",
+    "OutboxRow",
+    "Publisher",
+    "RecordedEvent",
+    "SqlEventStore",
+    "SqlTransaction",
+    "Step",
+    "Transaction",
+    "create_engine",
+    "migrate",
+    "schema_version",
+]

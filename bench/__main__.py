@@ -1,0 +1,58 @@
+"""`python -m bench [-k GLOB ...] [--quick] [--list] [--no-write]`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+
+from rich.console import Console
+
+from bench.postgres import DEFAULT_URL
+from bench.registry import REGISTRY, Options, Row, Skip
+from bench.report import print_table, write_doc
+
+# One module per area; each registers its cases on import. Add new areas here.
+AREAS = ["bench.eventstore"]
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("-k", "--case", action="append", default=[], help="glob of case names")
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    parser.add_argument("--list", action="store_true", help="list cases and exit")
+    parser.add_argument("--no-write", action="store_true", help="do not rewrite the docs page")
+    return parser.parse_args(argv)
+
+
+async def run(args: argparse.Namespace, console: Console) -> None:
+    for area in AREAS:
+        importlib.import_module(area)
+    cases = REGISTRY.select(args.case)
+    if args.list or not cases:
+        for c in REGISTRY.cases.values():
+            console.print(f"{c.name}  [dim]{c.description}[/dim]")
+        return
+    url = os.environ.get("BATON_BENCH_POSTGRES_URL", DEFAULT_URL)
+    options = Options(quick=args.quick, postgres_url=url)
+    results: dict[str, list[Row]] = {}
+    skipped: dict[str, str] = {}
+    for c in cases:
+        console.print(f"[bold]{c.name}[/bold] ...")
+        try:
+            results[c.name] = await c.fn(options)
+        except Skip as skip:
+            skipped[c.name] = str(skip)
+            console.print(f"  [yellow]skipped[/yellow]: {skip}")
+    print_table(console, results)
+    if not args.no_write and not args.quick:
+        console.print(f"wrote {write_doc(results, skipped)}")
+
+
+def main() -> None:
+    asyncio.run(run(parse(), Console(width=150)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""Async engines tuned per backend: SQLite (aiosqlite, WAL) and PostgreSQL (asyncpg)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    """An AsyncEngine for `sqlite+aiosqlite://` or `postgresql+asyncpg://` URLs."""
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url, **kwargs)
+    if url.startswith("postgresql"):
+        if url.startswith(("postgresql://", "postgres://")):
+            url = "postgresql+asyncpg://" + url.split("://", 1)[1]
+        options: dict[str, Any] = {"pool_size": 10, "max_overflow": 50, "pool_recycle": 1800}
+        return create_async_engine(url, **{**options, **kwargs})
+    raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
+
+
+def _sqlite_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    engine = create_async_engine(url, **kwargs)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # NORMAL under WAL loses at most the last commits on power loss, never corrupts.
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    return engine

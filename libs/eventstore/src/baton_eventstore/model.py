@@ -1,0 +1,118 @@
+"""The values an event store takes and returns, its errors, and input validation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+
+@dataclass(frozen=True)
+class OutboxMessage:
+    """What to put on NATS after the commit; the message id is the event id."""
+
+    subject: str
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append; `publish` (if set) is written to the outbox in the same transaction."""
+
+    event_id: UUID
+    type: str
+    payload: dict[str, Any]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    publish: OutboxMessage | None = None
+
+
+@dataclass(frozen=True)
+class RecordedEvent:
+    """An event as stored: its stream version (from 1) and global position."""
+
+    stream_id: str
+    version: int
+    position: int
+    event_id: UUID
+    type: str
+    payload: dict[str, Any]
+    metadata: dict[str, Any]
+    recorded_at: datetime
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    """One outbox row waiting to be published."""
+
+    id: int
+    event_id: UUID
+    subject: str
+    body: bytes
+    headers: dict[str, str]
+
+
+class ConcurrencyConflict(Exception):
+    """The stream was not at the expected version; nothing was written."""
+
+    def __init__(self, stream_id: str, expected_version: int, actual_version: int) -> None:
+        super().__init__(
+            f"stream {stream_id!r}: expected version {expected_version}, "
+            f"actual version {actual_version}"
+        )
+        self.stream_id = stream_id
+        self.expected_version = expected_version
+        self.actual_version = actual_version
+
+
+class DuplicateEventId(ValueError):
+    """An event id is already stored (event ids are unique across the whole store)."""
+
+
+def validate_append(stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> None:
+    """Raise ValueError naming the field when an append's arguments are malformed."""
+    if not isinstance(stream_id, str) or not stream_id.strip():
+        raise ValueError("stream_id: must be a non-empty string")
+    if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+        raise ValueError(f"expected_version: must be an int, got {expected_version!r}")
+    if expected_version < 0:
+        raise ValueError(f"expected_version: must be >= 0, got {expected_version}")
+    if not events:
+        raise ValueError("events: must contain at least one event")
+    seen: set[UUID] = set()
+    for index, event in enumerate(events):
+        _validate_event(index, event)
+        if event.event_id in seen:
+            raise ValueError(f"events[{index}].event_id: duplicate id {event.event_id}")
+        seen.add(event.event_id)
+
+
+def _validate_event(index: int, event: NewEvent) -> None:
+    if not isinstance(event, NewEvent):
+        raise ValueError(f"events[{index}]: must be a NewEvent, got {type(event).__name__}")
+    if not isinstance(event.event_id, UUID):
+        raise ValueError(f"events[{index}].event_id: must be a UUID, got {event.event_id!r}")
+    if not isinstance(event.type, str) or not event.type:
+        raise ValueError(f"events[{index}].type: must be a non-empty string")
+    for name in ("payload", "metadata"):
+        value = getattr(event, name)
+        if not isinstance(value, dict):
+            raise ValueError(f"events[{index}].{name}: must be a dict, got {type(value).__name__}")
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"events[{index}].{name}: not JSON-serialisable ({exc})") from None
+    if event.publish is not None:
+        _validate_publish(index, event.publish)
+
+
+def _validate_publish(index: int, message: OutboxMessage) -> None:
+    if not isinstance(message.subject, str) or not message.subject:
+        raise ValueError(f"events[{index}].publish.subject: must be a non-empty string")
+    if not isinstance(message.body, bytes):
+        raise ValueError(f"events[{index}].publish.body: must be bytes")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in message.headers.items()):
+        raise ValueError(f"events[{index}].publish.headers: keys and values must be strings")

@@ -1,0 +1,81 @@
+"""The ports: `EventStore`, its unit of work, and the outbox a relay drains."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+from uuid import UUID
+
+from baton_eventstore.model import NewEvent, OutboxRow, RecordedEvent
+
+
+class Transaction(Protocol):
+    """One unit of work: appends and loads that commit (or roll back) together."""
+
+    async def append(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent]
+    ) -> list[RecordedEvent]:
+        """Append events at expected_version + 1...; raise ConcurrencyConflict if stale."""
+        ...
+
+    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, as this transaction sees them."""
+        ...
+
+
+class EventStore(Protocol):
+    """An append-only log of event streams with a global order."""
+
+    async def append(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent]
+    ) -> list[RecordedEvent]:
+        """Append in a transaction of its own (see `Transaction.append`)."""
+        ...
+
+    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, in version order."""
+        ...
+
+    async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Up to `limit` committed events with position > after_position, in position order."""
+        ...
+
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """A unit of work: commit on exit, roll back on error."""
+        ...
+
+
+class Outbox(Protocol):
+    """The outbox rows of one store, and the lease that lets one relay publish them."""
+
+    async def fetch(self, limit: int) -> list[OutboxRow]:
+        """The oldest `limit` rows, in id (= commit) order."""
+        ...
+
+    async def delete(self, ids: Sequence[int]) -> None:
+        """Forget rows that were published."""
+        ...
+
+    async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
+        """Take or renew the lease `name` for `ttl` seconds; False when another holder has it."""
+        ...
+
+    async def release_lease(self, name: str, holder: str) -> None:
+        """Give the lease up now (if `holder` has it), so a replica can take over at once."""
+        ...
+
+
+class Publisher(Protocol):
+    """Publishes one message; `baton_messaging.publisher.JetStreamPublisher` fits."""
+
+    async def publish(
+        self, subject: str, body: bytes, msg_id: str, headers: dict[str, str] | None = None
+    ) -> object:
+        """Publish and wait for the broker's acknowledgement; raise on failure."""
+        ...
+
+
+def msg_id_for(event_id: UUID) -> str:
+    """The Nats-Msg-Id of an event's outbox message."""
+    return str(event_id)

@@ -1,0 +1,139 @@
+"""`OutboxRelay`: publishes committed outbox rows to NATS, one relay per database at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+from typing import Protocol
+
+from baton_eventstore.port import Outbox, Publisher, msg_id_for
+
+log = logging.getLogger(__name__)
+
+
+class HasOutbox(Protocol):
+    """A store whose `outbox` the relay drains (`SqlEventStore`, `InMemoryEventStore`)."""
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+
+class OutboxRelay:
+    """Take rows in id order, publish each with msg id = event id, delete what was published.
+
+    A lease row (`outbox_lease`) renewed before every batch lets exactly one relay per database
+    publish; another replica waits and takes over once the lease expires (or is released on
+    stop). A row is deleted only after JetStream acknowledged it, so a crash republishes it and
+    JetStream's duplicate window drops the second copy.
+    """
+
+    def __init__(
+        self,
+        store: HasOutbox,
+        publisher: Publisher,
+        *,
+        poll_interval: float = 0.5,
+        batch_size: int = 100,
+        lease_name: str = "outbox",
+        lease_ttl: float = 10.0,
+        max_backoff: float = 5.0,
+        holder: str | None = None,
+    ) -> None:
+        if poll_interval <= 0 or batch_size < 1 or lease_ttl <= 0:
+            raise ValueError("poll_interval, lease_ttl: must be > 0; batch_size: must be >= 1")
+        self._outbox = store.outbox
+        self._publisher = publisher
+        self._poll_interval = poll_interval
+        self._batch_size = batch_size
+        self._lease_name = lease_name
+        self._lease_ttl = lease_ttl
+        self._max_backoff = max_backoff
+        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._wake = asyncio.Event()
+        self._batch_lock = asyncio.Lock()
+        self._stopping = False
+        self._task: asyncio.Task[None] | None = None
+        self.published = 0
+
+    def kick(self) -> None:
+        """Wake the loop now (call after a commit that wrote outbox rows)."""
+        self._wake.set()
+
+    def start(self) -> None:
+        """Run the relay loop in a background task."""
+        if self._task is None:
+            self._stopping = False
+            self._task = asyncio.create_task(self._run(), name=f"outbox-relay:{self.holder}")
+
+    async def stop(self) -> None:
+        """Finish the in-flight batch, give the lease up, and end the loop."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self._stopping = True
+        self._wake.set()
+        await task
+        await self._outbox.release_lease(self._lease_name, self.holder)
+
+    async def drain(self, timeout: float = 30.0) -> None:
+        """Publish until the outbox is empty (waits for the lease if another relay holds it)."""
+        async with asyncio.timeout(timeout):
+            backoff = 0.05
+            while True:
+                try:
+                    if await self.publish_batch() is None:
+                        await asyncio.sleep(self._poll_interval)
+                    elif not await self._outbox.fetch(1):
+                        return
+                except Exception:
+                    log.warning("outbox relay: drain batch failed; retrying", exc_info=True)
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, self._max_backoff)
+
+    async def publish_batch(self) -> int | None:
+        """Publish one batch if we hold the lease; the number published, None without the lease."""
+        async with self._batch_lock:
+            if not await self._outbox.acquire_lease(self._lease_name, self.holder, self._lease_ttl):
+                return None
+            rows = await self._outbox.fetch(self._batch_size)
+            done: list[int] = []
+            try:
+                for row in rows:
+                    await self._publisher.publish(
+                        row.subject, row.body, msg_id_for(row.event_id), dict(row.headers)
+                    )
+                    done.append(row.id)
+            finally:
+                # Stop at the first failure so no later row (of any stream) overtakes it.
+                await self._outbox.delete(done)
+                self.published += len(done)
+            return len(done)
+
+    async def _run(self) -> None:
+        backoff = 0.1
+        while not self._stopping:
+            self._wake.clear()  # a kick during the batch below then still wakes the next sleep
+            try:
+                count = await self.publish_batch()
+                backoff = 0.1
+            except Exception:
+                log.warning(
+                    "outbox relay: publish failed; retrying in %.1fs", backoff, exc_info=True
+                )
+                await self._sleep(backoff)
+                backoff = min(backoff * 2, self._max_backoff)
+                continue
+            if count == self._batch_size:
+                continue  # more rows may be waiting
+            await self._sleep(self._poll_interval if count is not None else self._lease_wait())
+
+    def _lease_wait(self) -> float:
+        return min(self._poll_interval * 2, self._lease_ttl / 3)
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), seconds)

@@ -1,0 +1,230 @@
+"""`SqlEventStore`: the event store on SQLAlchemy 2 Core (SQLite via aiosqlite, PG via asyncpg)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Row, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from baton_eventstore.engine import create_engine
+from baton_eventstore.migrations import migrate
+from baton_eventstore.model import (
+    ConcurrencyConflict,
+    DuplicateEventId,
+    NewEvent,
+    RecordedEvent,
+    validate_append,
+)
+from baton_eventstore.pg_append import pg_append
+from baton_eventstore.sql_outbox import SqlOutbox
+from baton_eventstore.tables import COMPONENT, STEPS, events, outbox
+
+_COLUMNS = (
+    events.c.stream_id,
+    events.c.version,
+    events.c.position,
+    events.c.event_id,
+    events.c.type,
+    events.c.payload,
+    events.c.metadata,
+    events.c.recorded_at,
+)
+_INSERT_EVENTS = events.insert().returning(events.c.position, sort_by_parameter_order=True)
+_INSERT_OUTBOX = outbox.insert()
+
+
+class SqlEventStore:
+    """The event store on a SQL database; create with `await SqlEventStore.from_url(url)`."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.outbox = SqlOutbox(engine)
+
+    @classmethod
+    async def from_url(cls, url: str, **engine_options: Any) -> SqlEventStore:
+        """Connect, create or upgrade the schema, and return the store."""
+        store = cls(create_engine(url, **engine_options))
+        await store.migrate()
+        return store
+
+    async def migrate(self) -> None:
+        """Bring the event store's tables to the current schema version (idempotent)."""
+        await migrate(self.engine, COMPONENT, STEPS)
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[SqlTransaction]:
+        """A unit of work on one connection: commit on exit, roll back on error."""
+        async with self.engine.begin() as conn:
+            yield SqlTransaction(conn, self)
+
+    async def append(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent]
+    ) -> list[RecordedEvent]:
+        """Append in a transaction of its own."""
+        validate_append(stream_id, expected_version, events)
+        async with self.transaction() as tx:
+            return await tx.append(stream_id, expected_version, events)
+
+    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, in version order."""
+        async with self.engine.connect() as conn:
+            return await load_stream(conn, stream_id, after_version)
+
+    async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Committed events with position > after_position, in position order.
+
+        On PostgreSQL positions come from a sequence and are taken at INSERT, not at COMMIT,
+        so under concurrent writers a higher position can become visible before a lower one.
+        A consumer that remembers "the last position I saw" may skip an event that commits
+        later; see docs/eventstore.md for what to do about it. SQLite serialises writers, so
+        positions there become visible in order.
+        """
+        if limit < 1:
+            raise ValueError(f"limit: must be >= 1, got {limit}")
+        query = (
+            select(*_COLUMNS)
+            .where(events.c.position > after_position)
+            .order_by(events.c.position)
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            return [_recorded(row) for row in await conn.execute(query)]
+
+    async def stream_version(self, stream_id: str) -> int:
+        """The stream's current version (0 when it does not exist)."""
+        async with self.engine.connect() as conn:
+            return await _head(conn, stream_id)
+
+
+class SqlTransaction:
+    """Appends and loads on one connection; `connection` is there for read-model statements."""
+
+    def __init__(self, connection: AsyncConnection, store: SqlEventStore) -> None:
+        self.connection = connection
+        self._store = store
+
+    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, as this transaction sees them."""
+        return await load_stream(self.connection, stream_id, after_version)
+
+    async def append(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent]
+    ) -> list[RecordedEvent]:
+        """Insert the events (and their outbox rows); ConcurrencyConflict if the stream moved."""
+        validate_append(stream_id, expected_version, events)
+        now = datetime.now(UTC)
+        try:
+            if self.connection.dialect.name == "postgresql":
+                positions = await pg_append(
+                    self.connection, stream_id, expected_version, events, now
+                )
+            else:
+                positions = await self._insert(stream_id, expected_version, events, now)
+        except IntegrityError as exc:
+            raise await self._translate(exc, stream_id, expected_version) from exc
+        if not positions:  # the stream is behind expected_version: appending would leave a gap
+            actual = await _head(self.connection, stream_id)
+            raise ConcurrencyConflict(stream_id, expected_version, actual)
+        return [
+            RecordedEvent(
+                stream_id,
+                expected_version + i + 1,
+                position,
+                e.event_id,
+                e.type,
+                e.payload,
+                e.metadata,
+                now,
+            )
+            for i, (e, position) in enumerate(zip(events, positions, strict=True))
+        ]
+
+    async def _insert(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], now: datetime
+    ) -> list[int]:
+        """Portable path: check the head, then one INSERT per table."""
+        if expected_version > 0 and await _head(self.connection, stream_id) != expected_version:
+            return []
+        rows = [_event_row(stream_id, expected_version + i, e, now) for i, e in enumerate(events)]
+        positions = [row[0] for row in await self.connection.execute(_INSERT_EVENTS, rows)]
+        messages = [_outbox_row(e, now) for e in events if e.publish is not None]
+        if messages:
+            await self.connection.execute(_INSERT_OUTBOX, messages)
+        return positions
+
+    async def _translate(
+        self, exc: IntegrityError, stream_id: str, expected_version: int
+    ) -> Exception:
+        if "event_id" in str(exc.orig):
+            return DuplicateEventId(f"events: an event id is already stored ({exc.orig})")
+        # The failed statement aborted this transaction on PostgreSQL: ask on another connection.
+        actual = await self._store.stream_version(stream_id)
+        return ConcurrencyConflict(stream_id, expected_version, actual)
+
+
+async def load_stream(
+    conn: AsyncConnection, stream_id: str, after_version: int
+) -> list[RecordedEvent]:
+    """One stream's events after a version, in version order."""
+    if after_version < 0:
+        raise ValueError(f"after_version: must be >= 0, got {after_version}")
+    query = (
+        select(*_COLUMNS)
+        .where(events.c.stream_id == stream_id, events.c.version > after_version)
+        .order_by(events.c.version)
+    )
+    return [_recorded(row) for row in await conn.execute(query)]
+
+
+async def _head(conn: AsyncConnection, stream_id: str) -> int:
+    query = select(func.max(events.c.version)).where(events.c.stream_id == stream_id)
+    return int((await conn.execute(query)).scalar() or 0)
+
+
+def _event_row(stream_id: str, offset: int, event: NewEvent, now: datetime) -> dict[str, Any]:
+    return {
+        "stream_id": stream_id,
+        "version": offset + 1,
+        "event_id": event.event_id,
+        "type": event.type,
+        "payload": event.payload,
+        "metadata": event.metadata,
+        "recorded_at": now,
+    }
+
+
+def _outbox_row(event: NewEvent, now: datetime) -> dict[str, Any]:
+    assert event.publish is not None
+    message = event.publish
+    return {
+        "event_id": event.event_id,
+        "subject": message.subject,
+        "body": message.body,
+        "headers": message.headers,
+        "created_at": now,
+    }
+
+
+def _recorded(row: Row[Any]) -> RecordedEvent:
+    recorded_at = row.recorded_at
+    if recorded_at.tzinfo is None:  # SQLite keeps no zone; every timestamp is written in UTC
+        recorded_at = recorded_at.replace(tzinfo=UTC)
+    return RecordedEvent(
+        stream_id=row.stream_id,
+        version=row.version,
+        position=row.position,
+        event_id=row.event_id,
+        type=row.type,
+        payload=row.payload,
+        metadata=row.metadata,
+        recorded_at=recorded_at,
+    )

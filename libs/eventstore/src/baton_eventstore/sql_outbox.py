@@ -1,0 +1,65 @@
+"""The outbox table and relay lease on SQL: fetch in order, delete published, lease with a TTL."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from baton_eventstore.model import OutboxRow
+from baton_eventstore.tables import outbox, outbox_lease
+
+
+class SqlOutbox:
+    """The `outbox` and `outbox_lease` tables of one database."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def fetch(self, limit: int) -> list[OutboxRow]:
+        """The oldest `limit` rows, in id order."""
+        query = select(outbox).order_by(outbox.c.id).limit(limit)
+        async with self._engine.connect() as conn:
+            rows = await conn.execute(query)
+            return [
+                OutboxRow(r.id, r.event_id, r.subject, bytes(r.body), dict(r.headers)) for r in rows
+            ]
+
+    async def delete(self, ids: Sequence[int]) -> None:
+        """Forget rows that were published."""
+        if not ids:
+            return
+        async with self._engine.begin() as conn:
+            await conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
+
+    async def count(self) -> int:
+        """How many rows wait to be published."""
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(select(func.count()).select_from(outbox))).scalar_one())
+
+    async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
+        """Take the lease if free or expired, renew it if ours; one atomic upsert."""
+        now = time.time()
+        insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
+        statement = insert(outbox_lease).values(name=name, holder=holder, expires_at=now + ttl)
+        statement = statement.on_conflict_do_update(
+            index_elements=[outbox_lease.c.name],
+            set_={"holder": holder, "expires_at": now + ttl},
+            where=(outbox_lease.c.holder == holder) | (outbox_lease.c.expires_at < now),
+        ).returning(outbox_lease.c.holder)
+        async with self._engine.begin() as conn:
+            return (await conn.execute(statement)).first() is not None
+
+    async def release_lease(self, name: str, holder: str) -> None:
+        """Expire the lease now if `holder` has it."""
+        statement = (
+            update(outbox_lease)
+            .where(outbox_lease.c.name == name, outbox_lease.c.holder == holder)
+            .values(expires_at=0.0)
+        )
+        async with self._engine.begin() as conn:
+            await conn.execute(statement)

@@ -1,0 +1,49 @@
+"""Validation of append arguments and the in-memory store's transaction staging."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from baton_eventstore import ConcurrencyConflict, InMemoryEventStore, NewEvent, OutboxMessage
+from baton_eventstore.model import validate_append
+
+
+def ev(**changes: object) -> NewEvent:
+    fields: dict[str, object] = {"event_id": uuid.uuid4(), "type": "t", "payload": {}}
+    fields.update(changes)
+    return NewEvent(**fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("events", "field"),
+    [
+        ([ev(type="")], r"events\[0\]\.type"),
+        ([ev(event_id="nope")], r"events\[0\]\.event_id"),
+        ([ev(payload=[1])], r"events\[0\]\.payload"),
+        ([ev(metadata={"x": {1, 2}})], r"events\[0\]\.metadata"),
+        ([ev(payload={"x": float("nan")})], r"events\[0\]\.payload"),
+        ([ev(publish=OutboxMessage("", b""))], r"events\[0\]\.publish\.subject"),
+        ([ev(publish=OutboxMessage("s", "text"))], r"events\[0\]\.publish\.body"),  # type: ignore[arg-type]
+        ([ev(), "x"], r"events\[1\]"),
+    ],
+)
+def test_malformed_events_name_the_field(events: list[NewEvent], field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        validate_append("s", 0, events)
+
+
+def test_expected_version_must_be_an_int() -> None:
+    with pytest.raises(ValueError, match="expected_version"):
+        validate_append("s", True, [ev()])  # type: ignore[arg-type]
+
+
+async def test_commit_rechecks_versions_a_concurrent_transaction_moved() -> None:
+    store = InMemoryEventStore()
+    with pytest.raises(ConcurrencyConflict):
+        async with store.transaction() as tx:
+            await tx.append("s", 0, [ev()])
+            await store.append("s", 0, [ev()])  # commits first
+    assert len(await store.load("s")) == 1
+    assert len(await store.read_all()) == 1

@@ -1,0 +1,123 @@
+"""The relay's loop on the in-memory store with a fake publisher: order, retries, lease, stop."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+
+from baton_eventstore import InMemoryEventStore, NewEvent, OutboxMessage, OutboxRelay
+
+
+def ev(n: int, stream: str = "s") -> NewEvent:
+    return NewEvent(uuid.uuid4(), "t", {"n": n}, publish=OutboxMessage(f"x.{stream}", b"%d" % n))
+
+
+class FakePublisher:
+    """Records publishes; fails the next `fail` calls; can be held mid-publish."""
+
+    def __init__(self, fail: int = 0) -> None:
+        self.sent: list[tuple[str, bytes, str, dict[str, str] | None]] = []
+        self.fail = fail
+        self.gate: asyncio.Event | None = None
+        self.entered = asyncio.Event()
+
+    async def publish(self, subject: str, body: bytes, msg_id: str, headers: Any = None) -> None:
+        self.entered.set()
+        if self.gate is not None:
+            await self.gate.wait()
+        if self.fail:
+            self.fail -= 1
+            raise ConnectionError("broker down")
+        self.sent.append((subject, body, msg_id, headers))
+
+
+async def test_publishes_in_order_with_event_id_as_msg_id_and_deletes() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    events = [ev(1, "a"), ev(2, "b"), ev(3, "a")]
+    await store.append("a", 0, [events[0]])
+    await store.append("b", 0, [events[1]])
+    await store.append("a", 1, [events[2]])
+    await OutboxRelay(store, publisher, batch_size=2).drain()
+    assert [(s, m) for s, _, m, _ in publisher.sent] == [
+        ("x.a", str(events[0].event_id)),
+        ("x.b", str(events[1].event_id)),
+        ("x.a", str(events[2].event_id)),
+    ]
+    assert await store.outbox.count() == 0
+
+
+async def test_failed_publish_keeps_the_row_and_its_successors_in_order() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    events = [ev(n) for n in range(4)]
+    await store.append("s", 0, events)
+    relay = OutboxRelay(store, publisher)
+    publisher.fail = 0
+    await relay.publish_batch()
+    publisher.sent.clear()
+    await store.append("s", 4, more := [ev(n) for n in range(4, 7)])
+    publisher.fail = 2
+    with pytest.raises(ConnectionError):
+        await relay.publish_batch()
+    assert await store.outbox.count() == 3
+    await relay.drain()
+    assert [m for _, _, m, _ in publisher.sent] == [str(e.event_id) for e in more]
+
+
+async def test_loop_retries_after_failures_without_losing_rows() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher(fail=3)
+    events = [ev(n) for n in range(3)]
+    await store.append("s", 0, events)
+    relay = OutboxRelay(store, publisher, poll_interval=60, max_backoff=0.01)
+    relay.start()
+    await relay.drain()
+    await relay.stop()
+    assert [m for _, _, m, _ in publisher.sent] == [str(e.event_id) for e in events]
+
+
+async def test_kick_wakes_a_sleeping_loop() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    relay = OutboxRelay(store, publisher, poll_interval=3600)
+    relay.start()
+    await asyncio.sleep(0)  # let the loop find the outbox empty and go to sleep
+    await store.append("s", 0, [ev(1)])
+    relay.kick()
+    await asyncio.wait_for(publisher.entered.wait(), timeout=30)
+    await relay.stop()
+    assert len(publisher.sent) == 1
+
+
+async def test_second_relay_waits_for_the_lease_and_takes_over_on_stop() -> None:
+    store = InMemoryEventStore()
+    first, second = FakePublisher(), FakePublisher()
+    relay_a = OutboxRelay(store, first, poll_interval=3600)
+    relay_b = OutboxRelay(store, second, poll_interval=3600)
+    await store.append("s", 0, [ev(1)])
+    assert await relay_a.publish_batch() == 1
+    await store.append("s", 1, [ev(2)])
+    assert await relay_b.publish_batch() is None
+    relay_a.start()
+    await relay_a.stop()
+    assert await relay_b.publish_batch() == 1
+    assert (len(first.sent), len(second.sent)) == (1, 1)
+
+
+async def test_stop_finishes_the_in_flight_batch() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    publisher.gate = asyncio.Event()
+    await store.append("s", 0, [ev(1), ev(2)])
+    relay = OutboxRelay(store, publisher, poll_interval=3600)
+    relay.start()
+    await publisher.entered.wait()
+    stopping = asyncio.create_task(relay.stop())
+    publisher.gate.set()
+    await stopping
+    assert len(publisher.sent) == 2
+    assert await store.outbox.count() == 0
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="batch_size"):
+        OutboxRelay(InMemoryEventStore(), FakePublisher(), batch_size=0)
