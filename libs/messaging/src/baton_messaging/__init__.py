@@ -1,0 +1,29 @@
+"""Baton's NATS plumbing: one way to build a broker, declare streams, answer and make requests."""
+
+from baton_messaging.broker import (
+    MessagingSettings,
+    build_broker,
+    declare_streams,
+    start_broker,
+    stream_config,
+)
+from baton_messaging.consumers import durable_subscriber
+from baton_messaging.publisher import JetStreamPublisher, PublishAck, PublishError
+from baton_messaging.requests import request
+from baton_messaging.responder import answer, respond, responder
+
+__all__ = [
+    "JetStreamPublisher",
+    "MessagingSettings",
+    "PublishAck",
+    "PublishError",
+    "answer",
+    "build_broker",
+    "declare_streams",
+    "durable_subscriber",
+    "request",
+    "respond",
+    "responder",
+    "start_broker",
+    "stream_config",
+]

@@ -1,0 +1,206 @@
+"""Request/reply over a real NATS: typed answers, typed errors, timeouts, queue groups, flush."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import ClassVar
+
+import nats
+import pytest
+from faststream.nats import NatsBroker
+from nats.aio.client import Client
+from pydantic import BaseModel, ConfigDict, Field
+
+from baton_contracts import ErrorCode, Kind, Query, RemoteError, Subject
+from baton_contracts.base import ReplyModel
+from baton_messaging import MessagingSettings, build_broker, request, respond, start_broker
+
+
+class EchoReply(BaseModel):
+    """What the echo responder answers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    trace_id: int = 0
+
+
+def echo_subject(name: str) -> Subject:
+    return Subject(owner="workflow", kind=Kind.QUERY, name=name)
+
+
+class Echo(Query):
+    """Echo `text` back; a few magic texts make the responder fail in one way or another."""
+
+    type: str = "test.echo"
+    subject: ClassVar[Subject] = echo_subject("test_echo")
+    reply_model: ClassVar[ReplyModel] = EchoReply
+
+    text: str = Field(min_length=1)
+    times: int = 1
+
+
+class LooseEcho(Query):
+    """Same subject as `Echo` but accepts what `Echo` refuses: a client with stale contracts."""
+
+    type: str = "test.echo"
+    subject: ClassVar[Subject] = echo_subject("test_echo")
+    reply_model: ClassVar[ReplyModel] = EchoReply
+
+    text: str
+    times: str = "1"
+
+
+class Nobody(Query):
+    """A query nobody answers."""
+
+    type: str = "test.nobody"
+    subject: ClassVar[Subject] = echo_subject("test_nobody")
+    reply_model: ClassVar[ReplyModel] = EchoReply
+
+
+class Echoer:
+    """The handler: counts calls, fails on magic texts, and can be held until released."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.release = asyncio.Event()
+        self.release.set()
+
+    async def __call__(self, query: Echo) -> EchoReply:
+        self.calls += 1
+        if query.text == "missing":
+            raise RemoteError.of(ErrorCode.NOT_FOUND, "no echo for 'missing'")
+        if query.text == "boom":
+            raise RuntimeError("secret internals: password=hunter2")
+        if query.text == "wrong-type":
+            return Echo(text="not a reply")  # type: ignore[return-value]
+        await self.release.wait()
+        return EchoReply(text=query.text * query.times)
+
+
+async def started(nats_url: str, echoer: Echoer, service: str = "echo") -> NatsBroker:
+    broker = build_broker(MessagingSettings(nats_url=nats_url), service)
+    respond(broker, Echo, echoer, queue="echo")
+    await start_broker(broker)
+    return broker
+
+
+@pytest.fixture
+async def echoer(nats_url: str) -> AsyncIterator[Echoer]:
+    echoer = Echoer()
+    broker = await started(nats_url, echoer)
+    yield echoer
+    echoer.release.set()
+    await broker.stop()
+
+
+@pytest.fixture
+async def nc(nats_url: str) -> AsyncIterator[Client]:
+    client = await nats.connect(nats_url)
+    yield client
+    await client.close()
+
+
+async def test_answers_with_the_reply_model(echoer: Echoer, nc: Client) -> None:
+    reply = await request(nc, Echo(text="ab", times=2), timeout=2)
+    assert reply == EchoReply(text="abab")
+
+
+async def test_a_broker_can_make_requests_too(echoer: Echoer, nats_url: str) -> None:
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "caller")
+    await start_broker(broker)
+    try:
+        assert await request(broker, Echo(text="x"), timeout=2) == EchoReply(text="x")
+    finally:
+        await broker.stop()
+
+
+async def test_typed_error_travels_back(echoer: Echoer, nc: Client) -> None:
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Echo(text="missing"), timeout=2)
+    assert caught.value.code is ErrorCode.NOT_FOUND
+    assert caught.value.body.message == "no echo for 'missing'"
+
+
+async def test_invalid_request_names_each_field(echoer: Echoer, nc: Client) -> None:
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, LooseEcho(text="", times="many"), timeout=2)
+    assert caught.value.code is ErrorCode.INVALID
+    assert {d.field for d in caught.value.body.details} == {"text", "times"}
+    assert echoer.calls == 0
+
+
+async def test_request_that_is_not_json_is_invalid(echoer: Echoer, nc: Client) -> None:
+    msg = await nc.request(Echo.subject.pattern, b"{not json", timeout=2)
+    reply = json.loads(msg.data)
+    assert reply["ok"] is False
+    assert reply["error"]["code"] == "invalid"
+
+
+async def test_crash_is_internal_and_leaks_nothing(echoer: Echoer, nc: Client) -> None:
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Echo(text="boom"), timeout=2)
+    assert caught.value.code is ErrorCode.INTERNAL
+    assert "hunter2" not in caught.value.body.model_dump_json()
+    assert "secret" not in caught.value.body.model_dump_json()
+
+
+async def test_handler_returning_the_wrong_model_is_internal(echoer: Echoer, nc: Client) -> None:
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Echo(text="wrong-type"), timeout=2)
+    assert caught.value.code is ErrorCode.INTERNAL
+
+
+async def test_no_responder_is_unavailable(nc: Client) -> None:
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Nobody(), timeout=2)
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+    assert Nobody.subject.pattern in caught.value.body.message
+
+
+async def test_slow_responder_is_unavailable_naming_the_timeout(echoer: Echoer, nc: Client) -> None:
+    echoer.release.clear()
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Echo(text="slow"), timeout=0.2)
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+    assert Echo.subject.pattern in caught.value.body.message
+    assert "0.2s" in caught.value.body.message
+
+
+async def test_replicas_in_one_queue_group_answer_each_request_once(
+    nats_url: str, nc: Client
+) -> None:
+    first, second = Echoer(), Echoer()
+    brokers = [await started(nats_url, first, "echo-1"), await started(nats_url, second, "echo-2")]
+    try:
+        replies = await asyncio.gather(
+            *(request(nc, Echo(text=f"m{i}"), timeout=2) for i in range(20))
+        )
+    finally:
+        for broker in brokers:
+            await broker.stop()
+    assert [r.text for r in replies] == [f"m{i}" for i in range(20)]  # type: ignore[attr-defined]
+    assert first.calls + second.calls == 20
+    assert first.calls > 0 and second.calls > 0
+
+
+async def test_request_right_after_start_is_answered(nats_url: str, nc: Client) -> None:
+    # Without the flush in start_broker the SUB may still sit in the client's buffer and the
+    # request meets "no responders"; a few fresh subjects make that race show up.
+    for i in range(10):
+        model = type(f"Fresh{i}", (Echo,), {"subject": echo_subject(f"test_fresh_{i}")})
+        broker = build_broker(MessagingSettings(nats_url=nats_url), f"fresh-{i}")
+        respond(broker, model, Echoer(), queue="fresh")
+        await start_broker(broker)
+        try:
+            assert await request(nc, model(text="hi"), timeout=2) == EchoReply(text="hi")
+        finally:
+            await broker.stop()
+
+
+async def test_timeout_is_required_and_positive(nc: Client) -> None:
+    with pytest.raises(ValueError, match="timeout"):
+        await request(nc, Echo(text="x"), timeout=0)

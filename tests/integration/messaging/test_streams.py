@@ -1,0 +1,159 @@
+"""Streams from contracts, and durable pull consumers that resume where they left off."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import nats
+import pytest
+from faststream.nats import NatsBroker
+from nats.aio.client import Client
+from nats.js.api import RetentionPolicy
+
+from baton_contracts import STREAMS, Retention, StreamSpec
+from baton_messaging import (
+    MessagingSettings,
+    build_broker,
+    declare_streams,
+    durable_subscriber,
+    start_broker,
+)
+from baton_messaging.broker import StreamDeclarationError
+from baton_messaging.embedded import EmbeddedNatsServer
+
+
+@pytest.fixture
+async def nc(nats_url: str) -> AsyncIterator[Client]:
+    client = await nats.connect(nats_url)
+    yield client
+    await client.close()
+
+
+def fresh_spec(retention: Retention = Retention.LIMITS) -> StreamSpec:
+    token = uuid.uuid4().hex[:8]
+    return StreamSpec(
+        name=f"TEST_{token.upper()}", subjects=(f"test.evt.{token}.*",), retention=retention
+    )
+
+
+async def test_contract_streams_exist_and_declaring_twice_is_harmless(nc: Client) -> None:
+    js = nc.jetstream()
+    await declare_streams(js, STREAMS)
+    await declare_streams(js, STREAMS)
+    assert STREAMS, "contracts declare at least one stream"
+    for spec in STREAMS:
+        config = (await js.stream_info(spec.name)).config
+        assert sorted(config.subjects or []) == sorted(spec.subjects)
+        assert config.retention == RetentionPolicy(spec.retention.value)
+        assert config.max_age == pytest.approx(spec.max_age_seconds)
+        assert config.duplicate_window == pytest.approx(spec.duplicate_window_seconds)
+
+
+async def test_declaring_a_changed_spec_updates_the_stream(nc: Client) -> None:
+    js = nc.jetstream()
+    spec = fresh_spec(Retention.WORK_QUEUE)
+    await declare_streams(js, [spec])
+    wider = spec.model_copy(
+        update={"subjects": (*spec.subjects, "test.extra." + spec.name), "max_age_seconds": 3600.0}
+    )
+    await declare_streams(js, [wider])
+    config = (await js.stream_info(spec.name)).config
+    assert sorted(config.subjects or []) == sorted(wider.subjects)
+    assert config.max_age == pytest.approx(3600.0)
+    assert config.retention == RetentionPolicy.WORK_QUEUE
+    await js.delete_stream(spec.name)
+
+
+class Collector:
+    """Records bodies and lets a test wait until a number of them arrived."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self._changed = asyncio.Condition()
+
+    async def handle(self, body: str) -> None:
+        async with self._changed:
+            self.seen.append(body)
+            self._changed.notify_all()
+
+    async def wait_for(self, count: int) -> list[str]:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.seen) >= count), 10)
+        return self.seen
+
+
+async def consuming(url: str, spec: StreamSpec, collector: Collector) -> NatsBroker:
+    broker = build_broker(MessagingSettings(nats_url=url), "collector")
+    subject = spec.subjects[0]
+    durable_subscriber(broker, subject, consumer="collector", stream=spec, fetch_timeout=0.5)(
+        collector.handle
+    )
+    await start_broker(broker, [spec])
+    return broker
+
+
+async def publish(nc: Client, spec: StreamSpec, *bodies: str) -> None:
+    js = nc.jetstream()
+    for body in bodies:
+        await js.publish(spec.subjects[0].replace("*", "k"), body.encode())
+
+
+async def wait_all_acked(nc: Client, spec: StreamSpec, count: int) -> None:
+    info = await nc.jetstream().consumer_info(spec.name, f"collector-{spec.name}")
+    while info.ack_floor.stream_seq < count:
+        await asyncio.sleep(0.02)
+        info = await nc.jetstream().consumer_info(spec.name, f"collector-{spec.name}")
+
+
+async def test_durable_consumer_resumes_after_the_service_restarts(
+    nc: Client, nats_url: str
+) -> None:
+    spec = fresh_spec()
+    first = Collector()
+    broker = await consuming(nats_url, spec, first)
+    await publish(nc, spec, "a", "b", "c")
+    assert await first.wait_for(3) == ["a", "b", "c"]
+    await wait_all_acked(nc, spec, 3)
+    await broker.stop()
+
+    await publish(nc, spec, "d", "e")
+    second = Collector()
+    broker = await consuming(nats_url, spec, second)
+    try:
+        assert await second.wait_for(2) == ["d", "e"]
+    finally:
+        await broker.stop()
+    await nc.jetstream().delete_stream(spec.name)
+
+
+async def test_durable_consumer_survives_a_nats_restart(tmp_path: Path) -> None:
+    server = EmbeddedNatsServer(store_dir=tmp_path / "nats")
+    server.start()
+    spec = fresh_spec()
+    collector = Collector()
+    broker = await consuming(server.url, spec, collector)
+    try:
+        nc = await nats.connect(server.url)
+        await publish(nc, spec, "before")
+        assert await collector.wait_for(1) == ["before"]
+        await wait_all_acked(nc, spec, 1)
+        await nc.close()
+        server.stop()
+        server.start()  # same port and store: the stream and the durable are still there
+        nc = await nats.connect(server.url)
+        await publish(nc, spec, "after")
+        assert await collector.wait_for(2) == ["before", "after"]
+        await nc.close()
+    finally:
+        await broker.stop()
+        server.stop()
+
+
+async def test_a_refused_stream_names_itself_and_the_reason(nc: Client) -> None:
+    spec = fresh_spec().model_copy(update={"max_age_seconds": 10.0})
+    with pytest.raises(StreamDeclarationError, match=spec.name) as caught:
+        await declare_streams(nc.jetstream(), [spec])
+    assert "duplicate" in str(caught.value)
