@@ -1,0 +1,1 @@
+"""Baton's notifier: the HTTP gateway that forwards to owners over NATS."""

@@ -1,0 +1,73 @@
+"""The gateway's one NATS connection: connects in the background, forever, and sends requests."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from faststream.exceptions import IncorrectState
+from faststream.nats import NatsBroker
+from pydantic import BaseModel
+
+from baton_contracts import Command, ErrorCode, Query, RemoteError
+from baton_messaging.broker import start_broker
+from baton_messaging.requests import request
+
+log = logging.getLogger(__name__)
+
+
+class NatsLink:
+    """Owns the broker: `start` returns at once and the broker connects whenever NATS is up."""
+
+    def __init__(self, broker: NatsBroker, stop_timeout: float = 5.0) -> None:
+        self.broker = broker
+        self._stop_timeout = stop_timeout
+        self._connecting: asyncio.Task[None] | None = None
+
+    @property
+    def is_connected(self) -> bool:
+        """True while the client holds a live connection to a NATS server."""
+        try:
+            return bool(self.broker.connection.is_connected)
+        except IncorrectState:
+            return False
+
+    async def start(self) -> None:
+        """Begin connecting; the broker's client retries until NATS answers, so never raise here."""
+        if self._connecting is None:
+            log.info("connecting to NATS; retrying in the background until it answers")
+            self._connecting = asyncio.create_task(self._connect(), name="notifier-nats-connect")
+
+    async def wait_started(self) -> None:
+        """Wait until the first connection is made and every responder is subscribed."""
+        if self._connecting is None:
+            raise RuntimeError("NatsLink.start() was not called")
+        await asyncio.shield(self._connecting)
+
+    async def _connect(self) -> None:
+        try:
+            await start_broker(self.broker)
+        except Exception:
+            log.exception("starting the NATS broker failed; /health stays 503")
+            raise
+        log.info("connected to NATS")
+
+    async def request(self, message: Query | Command, *, timeout: float) -> BaseModel:
+        """The owner's reply; `UNAVAILABLE` at once when there is no connection to send on."""
+        if not self.is_connected:
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, "the gateway is not connected to NATS")
+        return await request(self.broker, message, timeout=timeout)
+
+    async def stop(self) -> None:
+        """Stop connecting, drain subscriptions when connected, and close the client."""
+        if self._connecting is not None and not self._connecting.done():
+            self._connecting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._connecting
+        try:
+            await asyncio.wait_for(self.broker.stop(), self._stop_timeout)
+        except Exception as exc:  # a client stuck reconnecting cannot drain; close it instead
+            log.warning("NATS broker did not stop cleanly (%s); closing the connection", exc)
+            with contextlib.suppress(Exception):
+                await self.broker.connection.close()

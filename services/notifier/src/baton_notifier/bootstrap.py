@@ -1,0 +1,72 @@
+"""The one place that builds the notifier: adapters, the service layer, and the HTTP app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import FastAPI
+from faststream.nats import NatsBroker
+from opentelemetry.trace import TracerProvider
+
+from baton_messaging.broker import MessagingSettings, build_broker
+from baton_notifier.adapters.nats_link import NatsLink
+from baton_notifier.entrypoints.http import HttpDeps, create_app
+from baton_notifier.entrypoints.responders import SERVICE, register_responders
+from baton_notifier.service.forwarding import Forwarder
+from baton_notifier.service.ports import Connection, Requester
+from baton_notifier.settings import NotifierSettings
+
+
+@dataclass
+class Notifier:
+    """A built notifier: the HTTP app, and the NATS link to start and stop around it."""
+
+    settings: NotifierSettings
+    app: FastAPI
+    forwarder: Forwarder
+    link: NatsLink | None
+
+    async def start(self) -> None:
+        """Start connecting to NATS in the background (never blocks on NATS being up)."""
+        if self.link is not None:
+            await self.link.start()
+
+    async def stop(self) -> None:
+        """Close the NATS connection."""
+        if self.link is not None:
+            await self.link.stop()
+
+
+def messaging_broker(nats_url: str, tracer_provider: TracerProvider | None = None) -> NatsBroker:
+    """The notifier's broker with its responders registered (also what AsyncAPI docs read)."""
+    settings = MessagingSettings(nats_url=nats_url)
+    broker = build_broker(settings, SERVICE, tracer_provider=tracer_provider)
+    return register_responders(broker)
+
+
+def build(
+    settings: NotifierSettings,
+    *,
+    requester: Requester | None = None,
+    connection: Connection | None = None,
+    broker: NatsBroker | None = None,
+    tracer_provider: TracerProvider | None = None,
+) -> Notifier:
+    """Wire the notifier; tests pass fakes for `requester`/`connection` or a real NATS URL."""
+    link = None
+    if requester is None or connection is None:
+        link = NatsLink(broker or messaging_broker(settings.nats_url, tracer_provider))
+    forwarder = Forwarder(requester or _required(link), settings.request_timeout_seconds)
+    deps = HttpDeps(
+        jwt_secret=settings.jwt_secret,
+        forwarder=forwarder,
+        requester=requester or _required(link),
+        connection=connection or _required(link),
+        max_body_bytes=settings.max_body_bytes,
+    )
+    return Notifier(settings=settings, app=create_app(deps), forwarder=forwarder, link=link)
+
+
+def _required(link: NatsLink | None) -> NatsLink:
+    assert link is not None  # built above whenever a fake is missing
+    return link

@@ -1,0 +1,89 @@
+"""The HTTP error body, and how a typed owner error becomes an HTTP status."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from baton_contracts import ErrorBody, ErrorCode, ErrorDetail
+
+STATUS_BY_CODE: Mapping[ErrorCode, int] = {
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.INVALID: 422,
+    ErrorCode.TOO_LARGE: 413,
+    # Forbidden answers as not found: a caller must not learn that another user's thing exists.
+    ErrorCode.FORBIDDEN: 404,
+    ErrorCode.UNAVAILABLE: 503,
+    ErrorCode.INTERNAL: 500,
+}
+"""HTTP status for each typed error an owner may answer with."""
+
+UNAUTHORIZED = "unauthorized"
+
+
+class HttpErrorBody(BaseModel):
+    """The `error` object of every error response."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    message: str
+    details: list[ErrorDetail] = Field(default_factory=list)
+
+
+class HttpErrorResponse(BaseModel):
+    """Every error response: `{"error": {"code", "message", "details"}}`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    error: HttpErrorBody
+
+
+class ApiError(Exception):
+    """An error that leaves the gateway as an HTTP response with the common error body."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: Sequence[ErrorDetail] = (),
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.body = HttpErrorResponse(
+            error=HttpErrorBody(code=code, message=message, details=list(details))
+        )
+        self.headers = dict(headers or {})
+
+    @classmethod
+    def unauthorized(cls, message: str) -> ApiError:
+        """401 with the challenge a Bearer client expects."""
+        return cls(401, UNAUTHORIZED, message, headers={"WWW-Authenticate": "Bearer"})
+
+    @classmethod
+    def invalid(cls, message: str, details: Sequence[ErrorDetail]) -> ApiError:
+        """422: the request named fields with bad values."""
+        return cls(422, ErrorCode.INVALID.value, message, details)
+
+
+def from_remote(error: ErrorBody) -> ApiError:
+    """The HTTP error for an owner's typed error."""
+    status = STATUS_BY_CODE[error.code]
+    if error.code is ErrorCode.FORBIDDEN:
+        return ApiError(status, ErrorCode.NOT_FOUND.value, "not found")
+    return ApiError(status, error.code.value, error.message, error.details)
+
+
+def field_path(loc: Sequence[str | int]) -> str:
+    """A pydantic error location as a path: `("body", "steps", 2)` -> `body.steps[2]`."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else part
+    return path

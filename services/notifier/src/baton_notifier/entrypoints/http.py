@@ -1,0 +1,138 @@
+"""The HTTP API: health, identity, and the routes that forward to owners over NATS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel
+
+from baton_auth import Identity, InvalidToken, verify_token
+from baton_notifier.domain.errors import ApiError, HttpErrorResponse
+from baton_notifier.domain.health import ServiceReport
+from baton_notifier.entrypoints.body_limit import BodyLimitMiddleware
+from baton_notifier.entrypoints.http_errors import install_error_handlers
+from baton_notifier.service.forwarding import Forwarder
+from baton_notifier.service.ports import Connection, Requester
+from baton_notifier.service.services_health import check_services
+
+_bearer = HTTPBearer(auto_error=False, description="A JWT from `baton token --user <name>`.")
+
+
+@dataclass(frozen=True)
+class HttpDeps:
+    """What the routes use; `bootstrap.build` fills it, with fakes in unit tests."""
+
+    jwt_secret: str
+    forwarder: Forwarder
+    requester: Requester
+    connection: Connection
+    max_body_bytes: int
+
+
+def deps_of(request: Request) -> HttpDeps:
+    """The dependencies the app was built with."""
+    deps: HttpDeps = request.app.state.deps
+    return deps
+
+
+def current_identity(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Identity:
+    """The caller named by a valid `Authorization: Bearer <jwt>`, or 401."""
+    if credentials is None:
+        raise ApiError.unauthorized(
+            "missing or malformed Authorization header; expected 'Bearer <token>'"
+        )
+    try:
+        return verify_token(deps_of(request).jwt_secret, credentials.credentials)
+    except InvalidToken as exc:
+        raise ApiError.unauthorized(str(exc)) from None
+
+
+def forwarder(request: Request) -> Forwarder:
+    """The forwarding helper, for routes that send a contract message to its owner."""
+    return deps_of(request).forwarder
+
+
+CurrentIdentity = Annotated[Identity, Depends(current_identity)]
+CurrentForwarder = Annotated[Forwarder, Depends(forwarder)]
+
+
+class HealthBody(BaseModel):
+    """`/health`: whether the gateway can reach NATS."""
+
+    status: str
+    checks: dict[str, bool]
+
+
+class MeBody(BaseModel):
+    """`/api/me`: who the token speaks for."""
+
+    user_id: str
+    project_id: str | None
+
+
+class ServicesBody(BaseModel):
+    """`/api/services`: every owner as seen from the gateway."""
+
+    services: dict[str, ServiceReport]
+
+
+def api_router() -> APIRouter:
+    """An `/api` router whose every route requires a valid bearer token."""
+    return APIRouter(
+        prefix="/api",
+        dependencies=[Depends(current_identity)],
+        responses={401: {"model": HttpErrorResponse, "description": "No valid bearer token"}},
+    )
+
+
+def create_app(deps: HttpDeps) -> FastAPI:
+    """The FastAPI app with error handling, the body limit, and the built-in routes."""
+    app = FastAPI(
+        title="Baton gateway",
+        version="0.1.0",
+        description="HTTP edge of Baton: every `/api` route needs `Authorization: Bearer <jwt>`.",
+        responses={422: {"model": HttpErrorResponse, "description": "Invalid request"}},
+    )
+    app.state.deps = deps
+    install_error_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=deps.max_body_bytes)
+    app.add_api_route(
+        "/health",
+        health,
+        methods=["GET"],
+        response_model=HealthBody,
+        responses={503: {"model": HealthBody, "description": "Not connected to NATS"}},
+    )
+    app.include_router(_builtin_api())
+    return app
+
+
+async def health(request: Request) -> JSONResponse:
+    """200 while the NATS connection is up, 503 otherwise."""
+    up = deps_of(request).connection.is_connected
+    body = HealthBody(status="ok" if up else "unavailable", checks={"nats": up})
+    return JSONResponse(body.model_dump(), status_code=200 if up else 503)
+
+
+def _builtin_api() -> APIRouter:
+    router = api_router()
+
+    @router.get("/me", response_model=MeBody)
+    async def me(identity: CurrentIdentity) -> MeBody:
+        """The identity the bearer token carries."""
+        return MeBody(user_id=identity.user_id, project_id=identity.project_id)
+
+    @router.get("/services", response_model=ServicesBody)
+    async def services(request: Request) -> ServicesBody:
+        """Every owner's health, asked over NATS concurrently within the request timeout."""
+        deps = deps_of(request)
+        return ServicesBody(services=await check_services(deps.requester, deps.forwarder.timeout))
+
+    return router

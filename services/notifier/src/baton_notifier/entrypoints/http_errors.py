@@ -1,0 +1,75 @@
+"""Every error the HTTP API returns has one body: `{"error": {"code", "message", "details"}}`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from baton_contracts import ErrorCode, ErrorDetail
+from baton_notifier.domain.errors import ApiError, field_path
+
+log = logging.getLogger(__name__)
+
+CODE_BY_STATUS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: ErrorCode.NOT_FOUND.value,
+    405: "method_not_allowed",
+    409: ErrorCode.CONFLICT.value,
+    413: ErrorCode.TOO_LARGE.value,
+    422: ErrorCode.INVALID.value,
+    503: ErrorCode.UNAVAILABLE.value,
+}
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Route every kind of failure through the common error body."""
+    app.add_exception_handler(ApiError, _api_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(HTTPException, _http_exception)  # type: ignore[arg-type]
+    app.add_exception_handler(Exception, _unexpected)
+
+
+def error_response(error: ApiError) -> JSONResponse:
+    """The JSON response for an `ApiError`."""
+    return JSONResponse(
+        error.body.model_dump(mode="json"), status_code=error.status, headers=error.headers
+    )
+
+
+async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+    return error_response(exc)
+
+
+async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    details = [_validation_detail(error) for error in exc.errors()]
+    summary = "; ".join(f"{d.field}: {d.message}" for d in details)
+    return error_response(ApiError.invalid(f"request is invalid: {summary}", details))
+
+
+def _validation_detail(error: dict[str, Any]) -> ErrorDetail:
+    loc: Sequence[str | int] = error.get("loc", ())
+    if error.get("type") == "json_invalid":
+        # FastAPI puts the character offset after "body"; the caller needs the reason.
+        reason = (error.get("ctx") or {}).get("error", "JSON decode error")
+        return ErrorDetail(field="body", message=f"body is not valid JSON: {reason}")
+    message = str(error.get("msg", "invalid"))
+    return ErrorDetail(field=field_path(loc), message=message[:1].lower() + message[1:])
+
+
+async def _http_exception(_: Request, exc: HTTPException) -> JSONResponse:
+    code = CODE_BY_STATUS.get(exc.status_code, f"http_{exc.status_code}")
+    error = ApiError(exc.status_code, code, str(exc.detail), headers=exc.headers)
+    return error_response(error)
+
+
+async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error in the gateway", exc_info=exc)
+    return error_response(ApiError(500, ErrorCode.INTERNAL.value, "internal error"))

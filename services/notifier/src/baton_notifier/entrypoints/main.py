@@ -1,0 +1,74 @@
+"""`python -m baton_notifier`: settings from the environment, NATS in the background, uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Iterator
+
+import uvicorn
+from opentelemetry.trace import TracerProvider
+
+from baton_messaging.broker import MessagingSettings
+from baton_notifier.bootstrap import build, messaging_broker
+from baton_notifier.entrypoints.responders import SERVICE
+from baton_notifier.settings import NotifierSettings, SettingsError, load_settings
+from baton_telemetry import setup_telemetry, shutdown_telemetry
+
+log = logging.getLogger("baton.notifier")
+
+broker = messaging_broker(MessagingSettings().nats_url)
+"""The notifier's FastStream broker as declared (not connected): `make docs` reads AsyncAPI here."""
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, minus re-raising SIGTERM after a graceful stop (which would exit with 143)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        handled = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | None) -> None:
+    """Run until SIGTERM/SIGINT: NATS connects in the background while HTTP already answers."""
+    notifier = build(settings, tracer_provider=tracer_provider)
+    await notifier.start()
+    config = uvicorn.Config(
+        notifier.app,
+        host=settings.http_host,
+        port=settings.http_port,
+        log_level=settings.log_level.lower(),
+        lifespan="off",
+    )
+    try:
+        await _Server(config).serve()
+    finally:
+        await notifier.stop()
+    log.info("notifier stopped")
+
+
+def main() -> int:
+    """Exit status 0 after a clean stop, 2 when settings are missing or invalid."""
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"baton-notifier: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    provider = setup_telemetry(SERVICE)
+    try:
+        asyncio.run(serve(settings, provider))
+    finally:
+        shutdown_telemetry(provider)
+    return 0

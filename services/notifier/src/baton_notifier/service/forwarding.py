@@ -1,0 +1,71 @@
+"""HTTP request -> contract Query/Command -> owner over NATS -> reply, or an HTTP error."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
+
+from baton_auth import Identity
+from baton_contracts import Command, ErrorDetail, Query, RemoteError
+from baton_notifier.domain.errors import ApiError, field_path, from_remote
+from baton_notifier.service.ports import Requester
+
+M = TypeVar("M", bound=Query | Command)
+
+# Fields the caller's identity decides; a body can never set them.
+IDENTITY_FIELDS = ("user_id", "project_id")
+
+
+class Forwarder:
+    """Builds the contract message for a caller and sends it to its owner with a timeout."""
+
+    def __init__(self, requester: Requester, timeout: float) -> None:
+        self._requester = requester
+        self.timeout = timeout
+
+    def build(
+        self,
+        model: type[M],
+        identity: Identity,
+        body: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> M:
+        """The message from the body and path fields, with `user_id` taken from the identity."""
+        body = {k: v for k, v in (body or {}).items() if k not in IDENTITY_FIELDS}
+        data: dict[str, Any] = {**body, **fields}
+        if "user_id" in model.model_fields:
+            data["user_id"] = identity.user_id
+        if "project_id" in model.model_fields and identity.project_id is not None:
+            data["project_id"] = identity.project_id
+        try:
+            message = cast(M, model.model_validate(data))
+        except ValidationError as exc:
+            details = [_detail(error, body) for error in exc.errors()]
+            raise ApiError.invalid("request is invalid", details) from None
+        return message
+
+    async def send(self, message: Query | Command) -> BaseModel:
+        """The owner's reply, or the `ApiError` its typed error maps to."""
+        try:
+            return await self._requester.request(message, timeout=self.timeout)
+        except RemoteError as exc:
+            raise from_remote(exc.body) from exc
+
+    async def forward(
+        self,
+        model: type[M],
+        identity: Identity,
+        body: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> BaseModel:
+        """`build` then `send`: the one call a route makes."""
+        return await self.send(self.build(model, identity, body, **fields))
+
+
+def _detail(error: Any, body: Mapping[str, Any]) -> ErrorDetail:
+    loc = tuple(error["loc"])
+    # Name the field the way the caller wrote it: inside the body, or as a path parameter.
+    prefix: tuple[str | int, ...] = ("body",) if loc and loc[0] in body else ()
+    return ErrorDetail(field=field_path(prefix + loc), message=str(error["msg"]))

@@ -1,0 +1,61 @@
+"""The notifier's settings: every one an environment variable named `BATON_<FIELD>`."""
+
+from __future__ import annotations
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from baton_auth import check_secret
+
+ENV_PREFIX = "BATON_"
+MIB = 1024 * 1024
+
+
+class SettingsError(ValueError):
+    """Settings are missing or invalid; the message names each environment variable."""
+
+
+class NotifierSettings(BaseSettings):
+    """What the gateway needs to run; `baton up` and `compose.yaml` set these names."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+    nats_url: str = "nats://127.0.0.1:4222"
+    jwt_secret: str = Field(repr=False)
+    http_host: str = "127.0.0.1"
+    http_port: int = Field(default=8080, ge=0, le=65535)
+    request_timeout_seconds: float = Field(default=5.0, gt=0)
+    max_body_bytes: int = Field(default=MIB, gt=0)
+    log_level: str = "INFO"
+
+    @field_validator("jwt_secret")
+    @classmethod
+    def _secret_long_enough(cls, value: str) -> str:
+        return check_secret(value)
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
+        return level
+
+
+def load_settings() -> NotifierSettings:
+    """Settings from the environment, or `SettingsError` naming every bad variable on one line."""
+    try:
+        return NotifierSettings()
+    except ValidationError as exc:
+        problems = [_describe(error) for error in exc.errors()]
+        raise SettingsError("invalid settings: " + "; ".join(problems)) from None
+
+
+def _describe(error: object) -> str:
+    assert isinstance(error, dict)
+    field = str(error["loc"][0]) if error["loc"] else "?"
+    variable = f"{ENV_PREFIX}{field.upper()}"
+    if error["type"] == "missing":
+        return f"{variable} is required but not set"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{variable}: {message}"

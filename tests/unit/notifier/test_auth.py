@@ -1,0 +1,59 @@
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from baton_auth import mint_token
+
+SECRET = "unit-test-secret-that-is-32-bytes!"  # the conftest's
+
+OTHER_SECRET = "another-secret-also-32-bytes-long!"
+
+
+def _expired() -> str:
+    long_ago = datetime.now(UTC) - timedelta(days=1)
+    return mint_token(SECRET, "alice", now=long_ago, ttl=timedelta(minutes=5))
+
+
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        (None, "missing or malformed"),
+        ("Basic YWxpY2U6cHc=", "missing or malformed"),
+        ("Bearer", "missing or malformed"),
+        ("Bearer not-a-jwt", "invalid"),
+        (f"Bearer {mint_token(OTHER_SECRET, 'alice')}", "signature"),
+        (f"Bearer {_expired()}", "expired"),
+    ],
+    ids=["missing", "not-bearer", "empty-bearer", "garbage", "forged", "expired"],
+)
+@pytest.mark.parametrize("path", ["/api/me", "/api/services"])
+async def test_api_routes_refuse_a_request_without_a_valid_token(
+    client: httpx.AsyncClient, header: str | None, reason: str, path: str
+) -> None:
+    headers = {"Authorization": header} if header else {}
+    response = await client.get(path, headers=headers)
+    assert response.status_code == 401
+    assert response.headers["WWW-Authenticate"] == "Bearer"
+    error = response.json()["error"]
+    assert error["code"] == "unauthorized"
+    assert reason in error["message"]
+
+
+async def test_me_returns_the_identity_the_token_carries(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await client.get("/api/me", headers=auth)
+    assert response.status_code == 200
+    assert response.json() == {"user_id": "alice", "project_id": "p1"}
+
+
+async def test_health_needs_no_token(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/health")).status_code == 200
+
+
+async def test_openapi_documents_the_bearer_scheme(client: httpx.AsyncClient) -> None:
+    schema = (await client.get("/openapi.json")).json()
+    assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    assert "/api/me" in schema["paths"]
+    assert (await client.get("/docs")).status_code == 200

@@ -1,0 +1,132 @@
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import BaseModel
+
+from baton_auth import Identity
+from baton_contracts import Command, ErrorCode, ErrorDetail, Query, RemoteError
+from baton_notifier.bootstrap import Notifier
+from baton_notifier.domain.errors import ApiError
+
+
+class _Raise:
+    def __init__(self, error: RemoteError) -> None:
+        self.error = error
+
+    def __call__(self, _: Query | Command) -> BaseModel:
+        raise self.error
+
+
+async def test_a_route_forwards_the_body_and_returns_the_owners_reply(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    response = await client.post("/api/things", json={"thing_id": "t1", "size": 3}, headers=auth)
+    assert response.status_code == 200
+    assert response.json() == {"thing_id": "t1", "user_id": "alice"}
+    sent = requester.sent[-1]
+    assert (sent.thing_id, sent.size, sent.user_id) == ("t1", 3, "alice")
+
+
+async def test_user_id_comes_from_the_token_never_from_the_body(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    body = {"thing_id": "t1", "user_id": "mallory"}
+    response = await client.post("/api/things", json=body, headers=auth)
+    assert response.json()["user_id"] == "alice"
+    assert requester.sent[-1].user_id == "alice"
+
+
+async def test_the_request_timeout_setting_is_sent_with_every_request(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    await client.post("/api/things", json={"thing_id": "t1"}, headers=auth)
+    assert requester.timeouts == [1.5]
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        (ErrorCode.NOT_FOUND, 404),
+        (ErrorCode.CONFLICT, 409),
+        (ErrorCode.INVALID, 422),
+        (ErrorCode.TOO_LARGE, 413),
+        (ErrorCode.UNAVAILABLE, 503),
+        (ErrorCode.INTERNAL, 500),
+    ],
+)
+async def test_each_typed_error_becomes_its_http_status_with_the_common_body(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any, code: ErrorCode, status: int
+) -> None:
+    details = [ErrorDetail(field="thing_id", message="taken")]
+    requester.answer = _Raise(RemoteError.of(code, "owner says no", details))
+    response = await client.post("/api/things", json={"thing_id": "t1"}, headers=auth)
+    assert response.status_code == status
+    assert response.json() == {
+        "error": {
+            "code": code.value,
+            "message": "owner says no",
+            "details": [{"field": "thing_id", "message": "taken"}],
+        }
+    }
+
+
+async def test_forbidden_answers_404_without_saying_the_thing_exists(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    error = RemoteError.of(ErrorCode.FORBIDDEN, "t1 belongs to bob")
+    requester.answer = _Raise(error)
+    response = await client.post("/api/things", json={"thing_id": "t1"}, headers=auth)
+    assert response.status_code == 404
+    assert response.json() == {
+        "error": {"code": "not_found", "message": "not found", "details": []}
+    }
+    assert "bob" not in response.text
+
+
+async def test_a_missing_field_is_422_naming_the_field(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await client.post("/api/things", json={"size": "big"}, headers=auth)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    fields = {d["field"]: d["message"] for d in error["details"]}
+    assert fields["body.thing_id"] == "field required"
+    assert fields["body.size"].startswith("input should be a valid integer")
+    assert "body.thing_id: field required" in error["message"]
+
+
+async def test_malformed_json_is_422_naming_the_body(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    headers = {**auth, "Content-Type": "application/json"}
+    response = await client.post("/api/things", content=b'{"thing_id": ', headers=headers)
+    assert response.status_code == 422
+    [detail] = response.json()["error"]["details"]
+    assert detail["field"] == "body"
+    assert detail["message"].startswith("body is not valid JSON")
+
+
+def test_a_body_that_fits_the_route_but_not_the_contract_is_422_naming_the_field(
+    notifier: Notifier, start_thing: type[Command]
+) -> None:
+    with pytest.raises(ApiError) as caught:
+        notifier.forwarder.build(start_thing, Identity("alice"), {"thing_id": "t1", "size": "many"})
+    assert caught.value.status == 422
+    [detail] = caught.value.body.error.details
+    assert detail.field == "body.size"
+
+
+def test_path_fields_are_named_without_the_body_prefix(
+    notifier: Notifier, start_thing: type[Command]
+) -> None:
+    with pytest.raises(ApiError) as caught:
+        notifier.forwarder.build(start_thing, Identity("alice"), {}, thing_id=None)
+    assert caught.value.body.error.details[0].field == "thing_id"
+
+
+async def test_an_unknown_route_answers_the_common_error_body(client: httpx.AsyncClient) -> None:
+    response = await client.get("/nowhere")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
