@@ -38,6 +38,7 @@ class StepChanged(Event):
     current_step: str
     progress: float = Field(ge=0.0, le=1.0)
     forced: bool = False
+    warning: str | None = None
 
 
 class StepBlocked(Event):

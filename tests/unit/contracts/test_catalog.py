@@ -23,6 +23,8 @@ SAMPLE_VALUES: dict[str, object] = {
     "current_step": "discovery",
     "progress": 0.33,
     "reason": "missing criteria",
+    "command_id": "c-1",
+    "signal": {"action": "complete_step", "data": {"user_name": "Alex"}},
 }
 
 

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.events import (
     DomainEvent,
     ExchangeRecorded,
@@ -132,6 +133,16 @@ def _change_step(state: InstanceState, event: StepChanged) -> InstanceState:
             "messages_in_step": 0,
             "last_signal": None,
             "outcomes": {**state.outcomes, event.command_id: outcome},
+        }
+    )
+
+
+def with_signal(state: InstanceState, signal: Signal) -> InstanceState:
+    """The state as checkers should see it: with the signal's data already merged."""
+    return state.model_copy(
+        update={
+            "step_data": _merge(state.step_data, state.current_step, **signal.data),
+            "shared": {**state.shared, **signal.shared},
         }
     )
 

@@ -1,0 +1,226 @@
+"""Requests the workflow service answers for conversation workflows, and their replies."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
+
+MAX_SIGNAL_DATA_BYTES = 64 * 1024
+"""`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
+
+SignalAction = Literal["complete_step", "stay", "need_input"]
+Outcome = Literal["transitioned", "stayed", "blocked", "forced", "completed"]
+StepStatus = Literal["completed", "active", "pending"]
+
+
+class _View(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _cmd(name: str) -> Subject:
+    return Subject(owner="workflow", kind=Kind.CMD, name=name)
+
+
+def _query(name: str) -> Subject:
+    return Subject(owner="workflow", kind=Kind.QUERY, name=name)
+
+
+class WorkflowSignal(_View):
+    """Seed 000's `workflow_signal`; `shared` goes to the context every step sees."""
+
+    action: SignalAction = "stay"
+    data: dict[str, Any] = Field(default_factory=dict)
+    shared: dict[str, Any] = Field(default_factory=dict)
+    target_step: str | None = None
+
+
+class InstanceView(_View):
+    """An instance as the `workflow_instances` read model holds it."""
+
+    instance_id: str
+    workflow_id: str
+    user_id: str
+    status: Literal["active", "completed"]
+    current_step: str
+    progress: float
+    messages_in_step: int
+    context: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+class StartReply(_View):
+    """The started instance, or the user's active one (`created` false)."""
+
+    created: bool
+    instance: InstanceView
+
+
+class TurnReply(_View):
+    """What a signal or an exchange led to."""
+
+    outcome: Outcome
+    instance: InstanceView
+    previous_step: str | None = None
+    reason: str | None = None
+    missing_criteria: list[str] = Field(default_factory=list)
+    warning: str | None = None
+
+
+class InstanceList(_View):
+    """A user's instances."""
+
+    instances: list[InstanceView]
+
+
+class StepProgress(_View):
+    """One step of the path and where the instance stands with it."""
+
+    id: str
+    title: str
+    agent_slug: str
+    status: StepStatus
+
+
+class ProgressView(_View):
+    """Seed 001 component 10: current step, every step's status, counter, percentage."""
+
+    instance_id: str
+    current_step: str
+    status: Literal["active", "completed"]
+    steps: list[StepProgress]
+    messages_in_step: int
+    completion_percentage: float
+
+
+class LoggedEvent(_View):
+    """One event of an instance's log."""
+
+    version: int
+    type: str
+    payload: dict[str, Any]
+    recorded_at: datetime
+
+
+class EventLog(_View):
+    """An instance's log, in order."""
+
+    instance_id: str
+    events: list[LoggedEvent]
+
+
+class CriterionView(_View):
+    """One criterion of the current step: met or not, with the numbers behind it."""
+
+    checker: str
+    met: bool
+    detail: str
+    observed: int | None = None
+    required: int | None = None
+    error: bool = False
+
+
+class Explanation(_View):
+    """Why an instance is (not) advancing."""
+
+    instance_id: str
+    status: Literal["active", "completed"]
+    current_step: str
+    messages_in_step: int
+    min_messages: int
+    max_messages: int
+    can_complete: bool
+    criteria: list[CriterionView]
+
+
+class StartWorkflow(Command):
+    """Start a workflow for the user, or return the user's active instance of it."""
+
+    type: Literal["workflow.start"] = "workflow.start"
+    subject: ClassVar[Subject] = _cmd("start")
+    reply_model: ClassVar[ReplyModel] = StartReply
+    workflow_id: str = Field(min_length=1, max_length=64)
+
+
+class SignalWorkflow(Command):
+    """A signal by hand; it counts as the agent's signal on the current step."""
+
+    type: Literal["workflow.signal"] = "workflow.signal"
+    subject: ClassVar[Subject] = _cmd("signal")
+    reply_model: ClassVar[ReplyModel] = TurnReply
+    instance_id: str
+    command_id: str = Field(min_length=1, max_length=128)
+    signal: WorkflowSignal
+
+
+class RecordExchange(Command):
+    """One user/agent exchange on the current step, with the agent's signal if it sent one."""
+
+    type: Literal["workflow.record_exchange"] = "workflow.record_exchange"
+    subject: ClassVar[Subject] = _cmd("record_exchange")
+    reply_model: ClassVar[ReplyModel] = TurnReply
+    instance_id: str
+    command_id: str = Field(min_length=1, max_length=128)
+    signal: WorkflowSignal | None = None
+
+
+class _InstanceQuery(Query):
+    user_id: str
+    instance_id: str
+
+
+class ListActiveInstances(Query):
+    """The user's active instances."""
+
+    type: Literal["workflow.list_active"] = "workflow.list_active"
+    subject: ClassVar[Subject] = _query("list_active")
+    reply_model: ClassVar[ReplyModel] = InstanceList
+    user_id: str
+
+
+class GetInstance(_InstanceQuery):
+    """One instance with its context."""
+
+    type: Literal["workflow.get_instance"] = "workflow.get_instance"
+    subject: ClassVar[Subject] = _query("get_instance")
+    reply_model: ClassVar[ReplyModel] = InstanceView
+
+
+class GetProgress(_InstanceQuery):
+    """An instance's progress through its steps."""
+
+    type: Literal["workflow.get_progress"] = "workflow.get_progress"
+    subject: ClassVar[Subject] = _query("get_progress")
+    reply_model: ClassVar[ReplyModel] = ProgressView
+
+
+class GetInstanceEvents(_InstanceQuery):
+    """An instance's event log."""
+
+    type: Literal["workflow.get_events"] = "workflow.get_events"
+    subject: ClassVar[Subject] = _query("get_events")
+    reply_model: ClassVar[ReplyModel] = EventLog
+
+
+class ExplainInstance(_InstanceQuery):
+    """Each criterion of the current step, met or not, and the message counter."""
+
+    type: Literal["workflow.explain"] = "workflow.explain"
+    subject: ClassVar[Subject] = _query("explain")
+    reply_model: ClassVar[ReplyModel] = Explanation
+
+
+WORKFLOW_REQUESTS = (
+    StartWorkflow,
+    SignalWorkflow,
+    RecordExchange,
+    ListActiveInstances,
+    GetInstance,
+    GetProgress,
+    GetInstanceEvents,
+    ExplainInstance,
+)

@@ -1,0 +1,3 @@
+from baton_workflow.entrypoints.main import main
+
+main()

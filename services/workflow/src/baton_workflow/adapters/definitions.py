@@ -1,0 +1,79 @@
+"""Loading workflow definitions from a folder of YAML/JSON files, validated before start."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.errors import DefinitionInvalid
+
+SUFFIXES = {".yaml", ".yml", ".json"}
+
+
+def load_definitions(folder: Path, known_checkers: set[str]) -> dict[str, WorkflowDefinition]:
+    """Every definition in `folder` by id; the first invalid file raises `DefinitionInvalid`."""
+    if not folder.is_dir():
+        raise DefinitionInvalid(str(folder), ["not a folder of workflow definitions"])
+    found: dict[str, WorkflowDefinition] = {}
+    for path in sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES):
+        definition = load_definition(path, known_checkers)
+        if definition.id in found:
+            raise DefinitionInvalid(str(path), [f"id: {definition.id!r} is defined twice"])
+        found[definition.id] = definition
+    if not found:
+        raise DefinitionInvalid(str(folder), ["no workflow definitions (*.yaml, *.json) found"])
+    return found
+
+
+def load_definition(path: Path, known_checkers: set[str]) -> WorkflowDefinition:
+    """One file, parsed and validated; problems name the step and the field."""
+    raw = _parse(path)
+    try:
+        definition = WorkflowDefinition.model_validate(raw)
+    except ValidationError as exc:
+        raise DefinitionInvalid(str(path), [_locate(raw, e) for e in exc.errors()]) from None
+    unknown = [
+        f"steps[{i}] ({step.id}).completion_criteria[{j}].checker: unknown checker {c.checker!r}"
+        for i, step in enumerate(definition.steps)
+        for j, c in enumerate(step.completion_criteria)
+        if c.checker not in known_checkers
+    ]
+    if unknown:
+        raise DefinitionInvalid(str(path), unknown)
+    return definition
+
+
+def _parse(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        one_line = " ".join(str(exc).split())  # YAML errors span lines; the service prints one
+        raise DefinitionInvalid(str(path), [f"cannot be read: {one_line}"]) from None
+
+
+def _locate(raw: Any, error: Any) -> str:
+    """`steps[1] (discovery).max_messages: Input should be ...` from a pydantic error."""
+    parts: list[str] = []
+    loc = list(error["loc"])
+    for i, token in enumerate(loc):
+        if isinstance(token, int):
+            parts[-1] += f"[{token}]"
+            if loc[:i] == ["steps"]:
+                parts[-1] += _step_name(raw, token)
+        else:
+            parts.append(str(token))
+    where = ".".join(parts) or "document"
+    return f"{where}: {error['msg']}"
+
+
+def _step_name(raw: Any, index: int) -> str:
+    try:
+        return f" ({raw['steps'][index]['id']})"
+    except (KeyError, IndexError, TypeError):
+        return ""

@@ -1,0 +1,138 @@
+"""Instances on the event store: load by folding the log, save events + read row together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from baton_contracts import Event as WireEvent
+from baton_contracts.workflow_api import InstanceView
+from baton_eventstore import NewEvent, OutboxMessage, RecordedEvent, SqlEventStore
+from baton_workflow.adapters.read_model import workflow_instances
+from baton_workflow.domain.events import DomainEvent, event_from_record, event_payload
+from baton_workflow.domain.state import InstanceState, fold
+
+
+class ActiveInstanceExists(Exception):
+    """The user already has an active instance of that workflow."""
+
+
+@dataclass(frozen=True)
+class LoadedInstance:
+    """An instance as its log says: the state and the events it was folded from."""
+
+    state: InstanceState
+    events: list[DomainEvent]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One decided change: new events (with ids and wire twins) and the read row after it."""
+
+    event_ids: Sequence[UUID]
+    events: Sequence[DomainEvent]
+    wire: Sequence[WireEvent | None]
+    view: InstanceView
+
+
+def stream_id(instance_id: str) -> str:
+    """The event stream of one instance."""
+    return f"workflow-instance-{instance_id}"
+
+
+class SqlInstanceRepository:
+    """Instances in the SQL event store, with the `workflow_instances` read model beside them."""
+
+    def __init__(self, store: SqlEventStore) -> None:
+        self._store = store
+
+    async def load(self, instance_id: str) -> LoadedInstance | None:
+        """Fold the instance's log; None when there is no such instance."""
+        records = await self._store.load(stream_id(instance_id))
+        if not records:
+            return None
+        events = [event_from_record(r.type, r.payload) for r in records]
+        state = fold(events)
+        assert state is not None
+        return LoadedInstance(state=state, events=events)
+
+    async def records(self, instance_id: str) -> list[RecordedEvent]:
+        """The raw log of an instance."""
+        return await self._store.load(stream_id(instance_id))
+
+    async def save(self, expected_version: int, change: Change) -> None:
+        """Append the events (with their outbox rows) and upsert the read row, in one commit."""
+        rows = [
+            _new_event(i, e, w)
+            for i, e, w in zip(change.event_ids, change.events, change.wire, strict=True)
+        ]
+        values = change.view.model_dump(mode="python") | {"version": expected_version + len(rows)}
+        async with self._store.transaction() as tx:
+            await tx.append(stream_id(change.view.instance_id), expected_version, rows)
+            try:
+                if expected_version == 0:
+                    await tx.connection.execute(insert(workflow_instances).values(**values))
+                else:
+                    await tx.connection.execute(
+                        update(workflow_instances)
+                        .where(workflow_instances.c.instance_id == change.view.instance_id)
+                        .values(**values)
+                    )
+            except IntegrityError:
+                raise ActiveInstanceExists(change.view.workflow_id) from None
+
+    async def find_active(self, user_id: str, workflow_id: str) -> InstanceView | None:
+        """The user's active instance of a workflow, if any."""
+        query = select(workflow_instances).where(
+            workflow_instances.c.user_id == user_id,
+            workflow_instances.c.workflow_id == workflow_id,
+            workflow_instances.c.status == "active",
+        )
+        views = await self._views(query)
+        return views[0] if views else None
+
+    async def list_active(self, user_id: str) -> list[InstanceView]:
+        """The user's active instances, oldest first."""
+        query = (
+            select(workflow_instances)
+            .where(workflow_instances.c.user_id == user_id, workflow_instances.c.status == "active")
+            .order_by(workflow_instances.c.created_at)
+        )
+        return await self._views(query)
+
+    async def get_view(self, instance_id: str) -> InstanceView | None:
+        """The read row of one instance."""
+        query = select(workflow_instances).where(workflow_instances.c.instance_id == instance_id)
+        views = await self._views(query)
+        return views[0] if views else None
+
+    async def _views(self, query: Any) -> list[InstanceView]:
+        async with self._store.engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        fields = set(InstanceView.model_fields)
+        return [
+            InstanceView.model_validate({k: _aware(v) for k, v in r.items() if k in fields})
+            for r in rows
+        ]
+
+
+def _new_event(event_id: UUID, event: DomainEvent, wire: WireEvent | None) -> NewEvent:
+    publish = None
+    if wire is not None:
+        publish = OutboxMessage(subject=wire.wire_subject(), body=wire.to_bytes())
+    return NewEvent(
+        event_id=event_id, type=event.type, payload=event_payload(event), publish=publish
+    )
+
+
+def _aware(value: Any) -> Any:
+    # SQLite hands back naive datetimes; everything Baton stores is UTC.
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value

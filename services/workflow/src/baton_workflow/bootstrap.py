@@ -1,0 +1,105 @@
+"""The one place that builds and wires every adapter; tests call `build` with overrides."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from faststream.nats import NatsBroker
+from sqlalchemy.engine import make_url
+
+from baton_contracts import STREAMS
+from baton_eventstore import OutboxRelay, SqlEventStore, create_engine, migrate
+from baton_messaging import JetStreamPublisher, MessagingSettings, build_broker, start_broker
+from baton_workflow.adapters import read_model
+from baton_workflow.adapters.agent_runner import NatsAgentRunnerQueries
+from baton_workflow.adapters.clock import SystemClock
+from baton_workflow.adapters.definitions import load_definitions
+from baton_workflow.adapters.instances import SqlInstanceRepository
+from baton_workflow.entrypoints.subscribers import subscribe
+from baton_workflow.service.checkers import (
+    CheckerRegistry,
+    builtin_checkers,
+    load_checker_modules,
+)
+from baton_workflow.service.handlers import WorkflowServices
+from baton_workflow.settings import WorkflowSettings
+
+
+@dataclass
+class WorkflowApp:
+    """The running service: store, broker, relay and the use cases they serve."""
+
+    settings: WorkflowSettings
+    store: SqlEventStore
+    broker: NatsBroker
+    services: WorkflowServices
+    relay: OutboxRelay | None = None
+    ready: bool = field(default=False)
+
+    async def start(self) -> None:
+        """Migrate, connect, declare the workflow streams, answer requests, start the relay."""
+        await self.store.migrate()
+        await migrate(self.store.engine, read_model.COMPONENT, read_model.STEPS)
+        streams = [s for s in STREAMS if s.name.startswith("WORKFLOW_")]
+        await start_broker(self.broker, streams)
+        publisher = JetStreamPublisher(self.broker.connection.jetstream())
+        self.relay = OutboxRelay(self.store, publisher, lease_name="workflow-outbox")
+        self.relay.start()
+        self.ready = True
+
+    async def stop(self) -> None:
+        """Stop the relay (finishing its batch), the broker, and the database pool."""
+        self.ready = False
+        if self.relay is not None:
+            await self.relay.stop()
+        await self.broker.stop()
+        await self.store.close()
+
+    def kick_relay(self) -> None:
+        """Wake the relay right after a commit."""
+        if self.relay is not None:
+            self.relay.kick()
+
+
+def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
+    """Build the service; `overrides` replace adapters by name (agent_runner, clock, ...)."""
+    _ensure_sqlite_folder(settings.database_url)
+    store = SqlEventStore(create_engine(settings.database_url))
+    messaging = MessagingSettings(
+        nats_url=settings.nats_url, request_timeout_seconds=settings.request_timeout_seconds
+    )
+    broker = overrides.get("broker") or build_broker(messaging, "workflow")
+    checkers: CheckerRegistry = overrides.get("checkers") or load_checker_modules(
+        builtin_checkers(), settings.workflow_checker_modules
+    )
+    definitions = overrides.get("definitions") or load_definitions(
+        settings.workflow_definitions_dir, checkers.names()
+    )
+    app_ref: list[WorkflowApp] = []
+    notify: Callable[[], None] = lambda: app_ref[0].kick_relay() if app_ref else None  # noqa: E731
+    services = WorkflowServices(
+        repo=SqlInstanceRepository(store),
+        definitions=definitions,
+        checkers=checkers,
+        agent_runner=overrides.get("agent_runner")
+        or NatsAgentRunnerQueries(broker, settings.checker_timeout_seconds),
+        clock=overrides.get("clock") or SystemClock(),
+        new_id=overrides.get("new_id") or uuid.uuid4,
+        notify=notify,
+        checker_timeout=settings.checker_timeout_seconds,
+        conflict_retries=settings.conflict_retries,
+    )
+    app = WorkflowApp(settings=settings, store=store, broker=broker, services=services)
+    app_ref.append(app)
+    subscribe(broker, services, health=lambda: app.ready)
+    return app
+
+
+def _ensure_sqlite_folder(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,159 @@
+"""Criteria checkers in a registry; adding one is registering one async function.
+
+A checker gets a `CheckContext` and its parameters and returns a `CriterionResult`. A checker
+that raises or times out is logged and counts as not met, named as a checker error: an
+instance never crashes on a checker (seed 000, risks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from baton_workflow.domain.commands import Signal
+from baton_workflow.domain.criteria import CriteriaReport, CriterionResult
+from baton_workflow.domain.definitions import CriterionSpec, StepDefinition
+from baton_workflow.domain.state import InstanceState
+from baton_workflow.service.ports import AgentRunnerQueries
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a checker may look at: the instance, its step, the signal being decided, the owner."""
+
+    state: InstanceState
+    step: StepDefinition
+    signal: Signal | None
+    messages_in_step: int
+    agent_runner: AgentRunnerQueries
+
+
+Checker = Callable[[CheckContext, dict[str, Any]], Awaitable[CriterionResult]]
+
+
+class CheckerRegistry:
+    """Checkers by name."""
+
+    def __init__(self) -> None:
+        self._checkers: dict[str, Checker] = {}
+
+    def register(self, name: str) -> Callable[[Checker], Checker]:
+        """Decorator: `@registry.register("my_check")` over `async def check(ctx, params)`."""
+
+        def add(checker: Checker) -> Checker:
+            if name in self._checkers:
+                raise ValueError(f"checker {name!r} is registered twice")
+            self._checkers[name] = checker
+            return checker
+
+        return add
+
+    def names(self) -> set[str]:
+        """Every registered checker name."""
+        return set(self._checkers)
+
+    async def evaluate(
+        self, ctx: CheckContext, specs: Sequence[CriterionSpec], timeout: float
+    ) -> CriteriaReport:
+        """Run every criterion of the step concurrently, each bounded by `timeout`."""
+        results = await asyncio.gather(*(self._run(ctx, spec, timeout) for spec in specs))
+        return CriteriaReport(step=ctx.step.id, results=tuple(results))
+
+    async def _run(self, ctx: CheckContext, spec: CriterionSpec, timeout: float) -> CriterionResult:
+        checker = self._checkers.get(spec.checker)
+        if checker is None:
+            return _failed(spec.checker, "checker error: not registered")
+        try:
+            return await asyncio.wait_for(checker(ctx, spec.params), timeout)
+        except TimeoutError:
+            logger.warning("checker %s timed out after %ss", spec.checker, timeout)
+            return _failed(spec.checker, f"checker error: no answer within {timeout}s")
+        except Exception as exc:
+            logger.exception(
+                "checker %s failed on instance %s", spec.checker, ctx.state.instance_id
+            )
+            return _failed(spec.checker, f"checker error: {type(exc).__name__}: {exc}")
+
+
+def _failed(name: str, detail: str) -> CriterionResult:
+    return CriterionResult(checker=name, met=False, detail=detail, error=True)
+
+
+def _counted(name: str, observed: int, required: int, what: str) -> CriterionResult:
+    return CriterionResult(
+        checker=name,
+        met=observed >= required,
+        observed=observed,
+        required=required,
+        detail=f"{observed}/{required} {what}",
+    )
+
+
+def load_checker_modules(registry: CheckerRegistry, modules: Sequence[str]) -> CheckerRegistry:
+    """Import each module and call its `register(registry)`; a bad module is a clear error."""
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            raise ValueError(f"workflow_checker_modules: cannot import {name!r}: {exc}") from None
+        register = getattr(module, "register", None)
+        if not callable(register):
+            raise ValueError(f"workflow_checker_modules: {name!r} has no register(registry)")
+        register(registry)
+    return registry
+
+
+def builtin_checkers() -> CheckerRegistry:
+    """A registry holding the built-ins of seeds 000 and 001."""
+    registry = CheckerRegistry()
+
+    @registry.register("agent_signal")
+    async def agent_signal(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        signalled = ctx.signal is not None and ctx.signal.action == "complete_step"
+        detail = "agent signalled completion" if signalled else "agent has not signalled completion"
+        return CriterionResult(checker="agent_signal", met=signalled, detail=detail)
+
+    @registry.register("min_messages")
+    async def min_messages(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        required = int(params.get("min", ctx.step.min_messages))
+        return _counted("min_messages", ctx.messages_in_step, required, "messages")
+
+    @registry.register("memory_facts")
+    async def memory_facts(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        category = params.get("category")
+        found = await ctx.agent_runner.count_memory_facts(ctx.state.user_id, category)
+        what = f"facts in {category!r}" if category else "facts"
+        return _counted("memory_facts", found, int(params.get("min_facts", 1)), what)
+
+    @registry.register("inbox_items")
+    async def inbox_items(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        found = await ctx.agent_runner.count_inbox_items(ctx.state.user_id)
+        return _counted("inbox_items", found, int(params.get("min_items", 1)), "inbox items")
+
+    @registry.register("widget_completed")
+    async def widget_completed(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        return _widget(ctx, str(params.get("widget_type", "")), int(params.get("min_items", 0)))
+
+    return registry
+
+
+def _widget(ctx: CheckContext, widget_type: str, min_items: int) -> CriterionResult:
+    """A widget counts once step data holds it completed: `{"widget": {type, completed, items}}`."""
+    widget = ctx.state.step_data.get(ctx.step.id, {}).get("widget")
+    if not isinstance(widget, dict) or widget.get("type") != widget_type:
+        return CriterionResult(
+            checker="widget_completed", met=False, detail=f"no {widget_type} widget yet"
+        )
+    if not widget.get("completed"):
+        return CriterionResult(
+            checker="widget_completed", met=False, detail=f"{widget_type} widget not completed"
+        )
+    items = widget.get("items") or []
+    count = len(items) if isinstance(items, list) else 0
+    return _counted("widget_completed", count, min_items, f"items in {widget_type}")

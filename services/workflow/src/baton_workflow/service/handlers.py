@@ -1,0 +1,204 @@
+"""Use cases: each loads, folds, decides, appends and commits; conflicts reload and retry."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from uuid import UUID
+
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
+from baton_contracts.workflow_api import (
+    MAX_SIGNAL_DATA_BYTES,
+    RecordExchange,
+    SignalWorkflow,
+    StartReply,
+    StartWorkflow,
+    TurnReply,
+    WorkflowSignal,
+)
+from baton_eventstore import ConcurrencyConflict
+from baton_workflow.adapters.instances import (
+    ActiveInstanceExists,
+    Change,
+    LoadedInstance,
+    SqlInstanceRepository,
+)
+from baton_workflow.domain import commands as dc
+from baton_workflow.domain.decide import decide, needs_criteria
+from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
+from baton_workflow.domain.events import DomainEvent, InstanceCompleted, StepBlocked, StepChanged
+from baton_workflow.domain.state import InstanceState, apply, with_signal
+from baton_workflow.service.checkers import CheckContext, CheckerRegistry
+from baton_workflow.service.ports import AgentRunnerQueries, Clock
+from baton_workflow.service.views import instance_view
+from baton_workflow.service.wire import to_wire
+
+
+@dataclass
+class WorkflowServices:
+    """Everything the use cases need, built by `bootstrap.build`."""
+
+    repo: SqlInstanceRepository
+    definitions: dict[str, WorkflowDefinition]
+    checkers: CheckerRegistry
+    agent_runner: AgentRunnerQueries
+    clock: Clock
+    new_id: Callable[[], UUID]
+    notify: Callable[[], None]
+    checker_timeout: float = 2.0
+    conflict_retries: int = 5
+
+    def definition(self, workflow_id: str) -> WorkflowDefinition:
+        """A loaded definition, or NOT_FOUND naming the id."""
+        try:
+            return self.definitions[workflow_id]
+        except KeyError:
+            raise RemoteError.of(
+                ErrorCode.NOT_FOUND,
+                f"unknown workflow {workflow_id!r}",
+                [ErrorDetail(field="workflow_id", message=f"no workflow {workflow_id!r}")],
+            ) from None
+
+    async def owned(self, instance_id: str, user_id: str) -> LoadedInstance:
+        """The instance if it belongs to the user; NOT_FOUND otherwise (never says whose it is)."""
+        loaded = await self.repo.load(instance_id)
+        if loaded is None or loaded.state.user_id != user_id:
+            raise RemoteError.of(ErrorCode.NOT_FOUND, f"instance {instance_id!r} not found")
+        return loaded
+
+
+async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartReply:
+    """Start an instance, or return the user's active one of the same workflow."""
+    definition = svc.definition(cmd.workflow_id)
+    existing = await svc.repo.find_active(cmd.user_id, cmd.workflow_id)
+    if existing is not None:
+        return StartReply(created=False, instance=existing)
+    start = dc.StartInstance(
+        instance_id=str(svc.new_id()), workflow_id=definition.id, user_id=cmd.user_id
+    )
+    now = svc.clock.now()
+    events = decide(None, start, definition, now)
+    change, _ = _change(svc, None, events, definition)
+    try:
+        await svc.repo.save(0, change)
+    except ActiveInstanceExists:  # a concurrent start won; answer with its instance
+        winner = await svc.repo.find_active(cmd.user_id, cmd.workflow_id)
+        if winner is None:
+            raise RemoteError.of(ErrorCode.CONFLICT, "instance is starting; try again") from None
+        return StartReply(created=False, instance=winner)
+    svc.notify()
+    return StartReply(created=True, instance=change.view)
+
+
+async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
+    """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
+    _check_size(cmd.signal)
+    for _ in range(svc.conflict_retries + 1):
+        loaded = await svc.owned(cmd.instance_id, cmd.user_id)
+        state = loaded.state
+        definition = svc.definition(state.workflow_id)
+        if cmd.command_id in state.outcomes:
+            return _replay(loaded, cmd.command_id, definition, svc)
+        command = _domain_command(cmd)
+        events = await _decide(svc, state, command, definition)
+        change, after = _change(svc, state, events, definition)
+        try:
+            await svc.repo.save(state.version, change)
+        except ConcurrencyConflict:
+            continue
+        svc.notify()
+        return _reply(cmd.command_id, events, after, change)
+    raise RemoteError.of(ErrorCode.CONFLICT, f"instance {cmd.instance_id!r} is busy; try again")
+
+
+def _check_size(signal: WorkflowSignal | None) -> None:
+    if signal is None:
+        return
+    size = len(json.dumps(signal.data, separators=(",", ":")).encode())
+    if size > MAX_SIGNAL_DATA_BYTES:
+        raise RemoteError.of(
+            ErrorCode.TOO_LARGE,
+            f"signal data is {size} bytes; the limit is {MAX_SIGNAL_DATA_BYTES}",
+            [ErrorDetail(field="data", message=f"{size} bytes > {MAX_SIGNAL_DATA_BYTES}")],
+        )
+
+
+def _domain_command(cmd: SignalWorkflow | RecordExchange) -> dc.SendSignal | dc.RecordExchange:
+    signal = None
+    if cmd.signal is not None:
+        signal = dc.Signal.model_validate(cmd.signal.model_dump())
+    if isinstance(cmd, SignalWorkflow):
+        assert signal is not None
+        return dc.SendSignal(command_id=cmd.command_id, signal=signal)
+    return dc.RecordExchange(command_id=cmd.command_id, signal=signal)
+
+
+async def _decide(
+    svc: WorkflowServices,
+    state: InstanceState,
+    command: dc.SendSignal | dc.RecordExchange,
+    definition: WorkflowDefinition,
+) -> list[DomainEvent]:
+    report = None
+    if needs_criteria(state, command, definition):
+        step = definition.step(state.current_step)
+        count = state.messages_in_step + isinstance(command, dc.RecordExchange)
+        preview = state if command.signal is None else with_signal(state, command.signal)
+        ctx = CheckContext(preview, step, command.signal, count, svc.agent_runner)
+        report = await svc.checkers.evaluate(ctx, step.completion_criteria, svc.checker_timeout)
+    try:
+        return decide(state, command, definition, svc.clock.now(), report)
+    except InstanceNotActive as exc:
+        raise RemoteError.of(ErrorCode.CONFLICT, str(exc)) from None
+    except UnknownStep as exc:
+        raise RemoteError.of(
+            ErrorCode.INVALID, str(exc), [ErrorDetail(field="target_step", message=str(exc))]
+        ) from None
+
+
+def _change(
+    svc: WorkflowServices,
+    state: InstanceState | None,
+    events: list[DomainEvent],
+    definition: WorkflowDefinition,
+) -> tuple[Change, InstanceState]:
+    ids, wire = [svc.new_id() for _ in events], []
+    for event_id, event in zip(ids, events, strict=True):
+        state = apply(state, event)
+        wire.append(to_wire(event, state, definition, event_id))
+    assert state is not None
+    view = instance_view(state, definition, svc.clock.now())
+    return Change(event_ids=ids, events=events, wire=wire, view=view), state
+
+
+def _reply(
+    command_id: str, events: list[DomainEvent], after: InstanceState, change: Change
+) -> TurnReply:
+    mine = [e for e in events if getattr(e, "command_id", None) == command_id]
+    reply = TurnReply(outcome=after.outcomes.get(command_id, "stayed"), instance=change.view)
+    for event in mine:
+        if isinstance(event, StepBlocked):
+            reply = reply.model_copy(
+                update={"reason": event.reason, "missing_criteria": event.missing_criteria}
+            )
+        elif isinstance(event, StepChanged):
+            reply = reply.model_copy(
+                update={
+                    "previous_step": event.previous_step,
+                    "warning": event.warning,
+                    "missing_criteria": event.missing_criteria,
+                }
+            )
+        elif isinstance(event, InstanceCompleted):
+            reply = reply.model_copy(update={"previous_step": event.final_step})
+    return reply
+
+
+def _replay(
+    loaded: LoadedInstance, command_id: str, definition: WorkflowDefinition, svc: WorkflowServices
+) -> TurnReply:
+    view = instance_view(loaded.state, definition, svc.clock.now())
+    change = Change(event_ids=(), events=(), wire=(), view=view)
+    return _reply(command_id, loaded.events, loaded.state, change)

@@ -1,0 +1,66 @@
+"""Read-side use cases: every one checks the instance belongs to the asking user."""
+
+from __future__ import annotations
+
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.workflow_api import (
+    EventLog,
+    ExplainInstance,
+    Explanation,
+    GetInstance,
+    GetInstanceEvents,
+    GetProgress,
+    InstanceList,
+    InstanceView,
+    ListActiveInstances,
+    LoggedEvent,
+    ProgressView,
+)
+from baton_workflow.service.checkers import CheckContext
+from baton_workflow.service.handlers import WorkflowServices
+from baton_workflow.service.views import explanation, progress_view
+
+
+async def list_active(svc: WorkflowServices, query: ListActiveInstances) -> InstanceList:
+    """The user's active instances."""
+    return InstanceList(instances=await svc.repo.list_active(query.user_id))
+
+
+async def get_instance(svc: WorkflowServices, query: GetInstance) -> InstanceView:
+    """One instance's read row, with its context."""
+    return await _owned_view(svc, query.instance_id, query.user_id)
+
+
+async def get_progress(svc: WorkflowServices, query: GetProgress) -> ProgressView:
+    """Steps with their status, the counter and the percentage."""
+    view = await _owned_view(svc, query.instance_id, query.user_id)
+    return progress_view(view, svc.definition(view.workflow_id))
+
+
+async def get_events(svc: WorkflowServices, query: GetInstanceEvents) -> EventLog:
+    """The instance's log, in order."""
+    await _owned_view(svc, query.instance_id, query.user_id)
+    records = await svc.repo.records(query.instance_id)
+    events = [
+        LoggedEvent(version=r.version, type=r.type, payload=r.payload, recorded_at=r.recorded_at)
+        for r in records
+    ]
+    return EventLog(instance_id=query.instance_id, events=events)
+
+
+async def explain(svc: WorkflowServices, query: ExplainInstance) -> Explanation:
+    """Every criterion of the current step checked now, with the numbers."""
+    loaded = await svc.owned(query.instance_id, query.user_id)
+    state = loaded.state
+    definition = svc.definition(state.workflow_id)
+    step = definition.step(state.current_step)
+    ctx = CheckContext(state, step, None, state.messages_in_step, svc.agent_runner)
+    report = await svc.checkers.evaluate(ctx, step.completion_criteria, svc.checker_timeout)
+    return explanation(state, definition, report)
+
+
+async def _owned_view(svc: WorkflowServices, instance_id: str, user_id: str) -> InstanceView:
+    view = await svc.repo.get_view(instance_id)
+    if view is None or view.user_id != user_id:
+        raise RemoteError.of(ErrorCode.NOT_FOUND, f"instance {instance_id!r} not found")
+    return view

@@ -1,0 +1,95 @@
+"""Read-side answers: instance views, progress, the event log, and `/explain`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from baton_contracts.workflow_api import (
+    CriterionView,
+    Explanation,
+    InstanceView,
+    ProgressView,
+    StepProgress,
+    StepStatus,
+)
+from baton_workflow.domain.criteria import CriteriaReport
+from baton_workflow.domain.decide import progress
+from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.state import InstanceState
+
+
+def instance_view(
+    state: InstanceState, definition: WorkflowDefinition, now: datetime
+) -> InstanceView:
+    """The read row for an instance's state."""
+    return InstanceView(
+        instance_id=state.instance_id,
+        workflow_id=state.workflow_id,
+        user_id=state.user_id,
+        status=state.status,
+        current_step=state.current_step,
+        progress=progress(state, definition),
+        messages_in_step=state.messages_in_step,
+        context=state.context(),
+        created_at=state.started_at,
+        updated_at=now,
+    )
+
+
+def progress_view(view: InstanceView, definition: WorkflowDefinition) -> ProgressView:
+    """Seed 001 component 10, from the read row."""
+    done = set(view.context.get("steps_completed", []))
+    steps = [
+        StepProgress(
+            id=s.id,
+            title=s.title or s.id,
+            agent_slug=s.agent_slug,
+            status=_status(s.id, view, done),
+        )
+        for s in definition.path()
+    ]
+    return ProgressView(
+        instance_id=view.instance_id,
+        current_step=view.current_step,
+        status=view.status,
+        steps=steps,
+        messages_in_step=view.messages_in_step,
+        completion_percentage=round(view.progress * 100, 2),
+    )
+
+
+def _status(step_id: str, view: InstanceView, done: set[str]) -> StepStatus:
+    if step_id in done:
+        return "completed"
+    return "active" if step_id == view.current_step and view.status == "active" else "pending"
+
+
+def explanation(
+    state: InstanceState, definition: WorkflowDefinition, report: CriteriaReport
+) -> Explanation:
+    """Each criterion of the current step with the numbers, and whether a signal would pass."""
+    step = definition.step(state.current_step)
+    criteria = [
+        CriterionView(
+            checker=r.checker,
+            met=r.met,
+            detail=r.detail,
+            observed=r.observed,
+            required=r.required,
+            error=r.error,
+        )
+        for r in report.results
+    ]
+    others_met = all(r.met for r in report.results if r.checker != "agent_signal")
+    return Explanation(
+        instance_id=state.instance_id,
+        status=state.status,
+        current_step=step.id,
+        messages_in_step=state.messages_in_step,
+        min_messages=step.min_messages,
+        max_messages=step.max_messages,
+        can_complete=state.status == "active"
+        and state.messages_in_step >= step.min_messages
+        and others_met,
+        criteria=criteria,
+    )

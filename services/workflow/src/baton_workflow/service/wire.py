@@ -1,0 +1,55 @@
+"""Which domain events go out on NATS, and as which contract messages."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from baton_contracts import Event as WireEvent
+from baton_contracts.workflow import StepBlocked as WireStepBlocked
+from baton_contracts.workflow import StepChanged as WireStepChanged
+from baton_contracts.workflow import WorkflowCompleted, WorkflowStarted
+from baton_workflow.domain.decide import progress
+from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.events import (
+    DomainEvent,
+    InstanceCompleted,
+    InstanceStarted,
+    StepBlocked,
+    StepChanged,
+)
+from baton_workflow.domain.state import InstanceState
+
+
+def to_wire(
+    event: DomainEvent, after: InstanceState, definition: WorkflowDefinition, event_id: UUID
+) -> WireEvent | None:
+    """The contract event announcing `event` (None for events kept to the log)."""
+    common = {
+        "event_id": event_id,
+        "occurred_at": event.at,
+        "user_id": after.user_id,
+        "workflow_id": after.workflow_id,
+        "instance_id": after.instance_id,
+    }
+    match event:
+        case InstanceStarted():
+            return WorkflowStarted(**common, initial_step=event.first_step)
+        case StepChanged():
+            return WireStepChanged(
+                **common,
+                previous_step=event.previous_step,
+                current_step=event.current_step,
+                progress=progress(after, definition),
+                forced=event.forced,
+                warning=event.warning,
+            )
+        case StepBlocked():
+            return WireStepBlocked(
+                **common,
+                current_step=event.step,
+                reason=event.reason,
+                missing_criteria=event.missing_criteria,
+            )
+        case InstanceCompleted():
+            return WorkflowCompleted(**common, completed_at=event.at, summary=event.summary)
+    return None

@@ -1,0 +1,83 @@
+"""The workflow service in-process on a real NATS, with a fake agent-runner answering on NATS."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+
+from baton_contracts import Message, Query, RemoteError
+from baton_contracts.agent_api import Count, CountInboxItems, CountMemoryFacts
+from baton_messaging import MessagingSettings, build_broker, request, respond, start_broker
+from baton_workflow.bootstrap import WorkflowApp, build
+from baton_workflow.settings import WorkflowSettings
+
+
+@dataclass
+class FakeAgentRunner:
+    """Answers the checker queries over NATS with counts the test sets."""
+
+    facts: dict[str, int] = field(default_factory=dict)
+    items: dict[str, int] = field(default_factory=dict)
+    delay: float = 0.0
+    fail: bool = False
+
+    async def count_facts(self, query: CountMemoryFacts) -> Count:
+        return await self._answer(self.facts.get(query.user_id, 0))
+
+    async def count_items(self, query: CountInboxItems) -> Count:
+        return await self._answer(self.items.get(query.user_id, 0))
+
+    async def _answer(self, count: int) -> Count:
+        await asyncio.sleep(self.delay)
+        if self.fail:
+            raise RuntimeError("memory store unavailable")
+        return Count(count=count)
+
+
+@pytest.fixture
+async def agent_runner(nats_url: str) -> AsyncIterator[FakeAgentRunner]:
+    fake = FakeAgentRunner()
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "fake-agent-runner")
+    respond(broker, CountMemoryFacts, fake.count_facts, queue="agent")
+    respond(broker, CountInboxItems, fake.count_items, queue="agent")
+    await start_broker(broker)
+    yield fake
+    await broker.stop()
+
+
+def workflow_settings(nats_url: str, database_url: str, **extra: Any) -> WorkflowSettings:
+    return WorkflowSettings(
+        nats_url=nats_url, database_url=database_url, checker_timeout_seconds=1.0, **extra
+    )
+
+
+@pytest.fixture
+async def workflow(
+    nats_url: str, sqlite_url: str, agent_runner: FakeAgentRunner
+) -> AsyncIterator[WorkflowApp]:
+    app = build(workflow_settings(nats_url, sqlite_url))
+    await app.start()
+    yield app
+    await app.stop()
+
+
+@pytest.fixture
+async def client(nats_url: str) -> AsyncIterator[Client]:
+    nc = await nats.connect(nats_url)
+    yield nc
+    await nc.close()
+
+
+async def ask(nc: Client, message: Message, timeout: float = 5.0) -> Any:
+    """Send a request and return the typed reply (raises RemoteError)."""
+    assert isinstance(message, Query) or hasattr(message, "reply_model")
+    return await request(nc, message, timeout=timeout)
+
+
+__all__ = ["FakeAgentRunner", "RemoteError", "ask", "workflow_settings"]

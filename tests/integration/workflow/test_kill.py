@@ -1,0 +1,143 @@
+"""SIGKILL the workflow service mid-traffic: after restart the log explains every instance and
+every committed event reaches JetStream exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import nats
+from nats.aio.client import Client
+
+from baton_contracts import HEALTH_QUERIES, RemoteError
+from baton_contracts.workflow_api import (
+    GetInstanceEvents,
+    ListActiveInstances,
+    RecordExchange,
+    StartWorkflow,
+    WorkflowSignal,
+)
+from baton_messaging import request
+
+ANNOUNCED = {
+    "workflow.instance_started",
+    "workflow.step_changed",
+    "workflow.step_blocked",
+    "workflow.instance_completed",
+}
+
+
+def spawn(nats_url: str, database_url: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "BATON_NATS_URL": nats_url,
+        "BATON_DATABASE_URL": database_url,
+        "BATON_CHECKER_TIMEOUT_SECONDS": "0.2",
+    }
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "baton_workflow"], env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+
+
+async def wait_healthy(nc: Client, process: subprocess.Popen[bytes]) -> None:
+    for _ in range(200):
+        assert process.poll() is None, "workflow service exited during start"
+        with contextlib.suppress(RemoteError):
+            await request(nc, HEALTH_QUERIES["workflow"](), timeout=0.5)
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("workflow service never answered its health query")
+
+
+async def traffic(nc: Client, users: list[str]) -> None:
+    async def one(user: str) -> None:
+        with contextlib.suppress(RemoteError):
+            reply = await request(
+                nc, StartWorkflow(user_id=user, workflow_id="onboarding"), timeout=2
+            )
+            instance = reply.instance.instance_id  # type: ignore[attr-defined]
+            for n in range(40):
+                signal_ = WorkflowSignal(action="complete_step") if n % 2 else None
+                await request(
+                    nc,
+                    RecordExchange(
+                        user_id=user, instance_id=instance, command_id=f"{user}-{n}", signal=signal_
+                    ),
+                    timeout=2,
+                )
+
+    await asyncio.gather(*(one(u) for u in users), return_exceptions=True)
+
+
+async def published(nc: Client, prefix: str) -> Counter[str]:
+    js = nc.jetstream()
+    sub = await js.pull_subscribe("workflow.evt.>", durable=None)
+    seen: Counter[str] = Counter()
+    while True:
+        try:
+            batch = await sub.fetch(500, timeout=1)
+        except nats.errors.TimeoutError:
+            break
+        for msg in batch:
+            body = json.loads(msg.data)
+            if body["user_id"].startswith(prefix):
+                seen[body["event_id"]] += 1
+            await msg.ack()
+    await sub.unsubscribe()
+    return seen
+
+
+async def test_sigkill_mid_traffic_loses_and_doubles_nothing(
+    nats_url: str, sqlite_url: str, tmp_path: Path
+) -> None:
+    nc = await nats.connect(nats_url)
+    prefix = f"k{uuid.uuid4().hex[:6]}"
+    users = [f"{prefix}-{i}" for i in range(12)]
+    first = spawn(nats_url, sqlite_url, tmp_path / "workflow.log")
+    try:
+        await wait_healthy(nc, first)
+        load = asyncio.create_task(traffic(nc, users))
+        await asyncio.sleep(1.0)
+        assert not load.done(), "traffic ended before the kill; the test would prove nothing"
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        await load
+        second = spawn(nats_url, sqlite_url, tmp_path / "workflow.log")
+        await wait_healthy(nc, second)
+        await traffic(nc, users)  # the restarted service goes on from the log
+        await asyncio.sleep(1.5)  # let the relay drain
+        expected, instances = 0, 0
+        for user in users:
+            active = await _instance_ids(nc, user)
+            instances += len(active)
+            for instance in active:
+                log = await request(
+                    nc, GetInstanceEvents(user_id=user, instance_id=instance), timeout=2
+                )
+                versions = [e.version for e in log.events]  # type: ignore[attr-defined]
+                assert versions == list(range(1, len(versions) + 1))
+                expected += sum(e.type in ANNOUNCED for e in log.events)  # type: ignore[attr-defined]
+        assert instances == len(users)
+        seen = await published(nc, prefix)
+        assert sum(seen.values()) == len(seen), "an event was published twice"
+        assert len(seen) == expected, (len(seen), expected)
+    finally:
+        for proc in (first, locals().get("second")):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                proc.wait(10)
+        await nc.close()
+
+
+async def _instance_ids(nc: Client, user: str) -> list[str]:
+    reply = await request(nc, ListActiveInstances(user_id=user), timeout=2)
+    return [i.instance_id for i in reply.instances]  # type: ignore[attr-defined]
