@@ -10,8 +10,15 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 ALLOWED_THIRD_PARTY = {"pydantic", "statemachine", "baton_contracts", "typing_extensions"}
-FORBIDDEN_CALLS = {"datetime.now", "datetime.utcnow", "uuid4", "uuid.uuid4", "os.environ",
-                   "time.time", "random.random"}  # fmt: skip
+FORBIDDEN_CALLS = {
+    "datetime.now",
+    "datetime.utcnow",
+    "uuid4",
+    "uuid.uuid4",
+    "os.environ",
+    "time.time",
+    "random.random",
+}
 DOMAIN_FILES = sorted(ROOT.glob("services/*/src/*/domain/*.py"))
 
 
@@ -41,10 +48,14 @@ def test_domain_module_imports_nothing_that_does_io(path: Path) -> None:
     own_package = path.parts[path.parts.index("src") + 1]
     allowed = ALLOWED_THIRD_PARTY | set(sys.stdlib_module_names) | {own_package}
     bad = {root for root in imported_roots(tree) if root not in allowed}
-    bad |= {f"{own_package}.<outside domain>" for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module
-            and node.module.startswith(f"{own_package}.")
-            and not node.module.startswith(f"{own_package}.domain")}  # fmt: skip
+    bad |= {
+        f"{own_package}.<outside domain>"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module
+        and node.module.startswith(f"{own_package}.")
+        and not node.module.startswith(f"{own_package}.domain")
+    }
     assert not bad, f"{path.name} imports {sorted(bad)}"
     io_modules = {"socket", "subprocess", "asyncio", "sqlite3", "urllib", "http", "os", "random"}
     assert not (imported_roots(tree) & io_modules), f"{path.name} imports I/O modules"

@@ -56,12 +56,17 @@ def test_min_messages_holds_a_completion_back(onboarding: WorkflowDefinition) ->
     events = decide(state, command, onboarding, at(1), report("greeting"))
     assert events == [
         exchange(1, "greeting", 1),
-        SignalReceived(at=at(1), command_id="c1", step="greeting", action="complete_step",
-                       source="agent"),
-        StepBlocked(at=at(1), command_id="c1", step="greeting",
-                    reason="step 'greeting' needs at least 2 messages (has 1)",
-                    missing_criteria=["min_messages: 1/2 messages"]),
-    ]  # fmt: skip
+        SignalReceived(
+            at=at(1), command_id="c1", step="greeting", action="complete_step", source="agent"
+        ),
+        StepBlocked(
+            at=at(1),
+            command_id="c1",
+            step="greeting",
+            reason="step 'greeting' needs at least 2 messages (has 1)",
+            missing_criteria=["min_messages: 1/2 messages"],
+        ),
+    ]
 
 
 def test_signal_after_min_messages_with_criteria_met_transitions(
@@ -76,23 +81,29 @@ def test_signal_after_min_messages_with_criteria_met_transitions(
     after = fold(events, state)
     assert after is not None
     assert (after.current_step, after.messages_in_step, after.steps_completed) == (
-        "discovery", 0, ("greeting",)
-    )  # fmt: skip
+        "discovery",
+        0,
+        ("greeting",),
+    )
     assert after.outcomes["c2"] == "transitioned"
 
 
 def test_unmet_criteria_block_with_the_missing_ones_named(onboarding: WorkflowDefinition) -> None:
-    state = given(STARTED, *[exchange(i, "greeting", i) for i in (1, 2)],
-                  StepChanged(at=at(3), command_id="c3", previous_step="greeting",
-                              current_step="discovery"),
-                  *[exchange(i, "discovery", i - 3) for i in range(4, 9)])  # fmt: skip
+    state = given(
+        STARTED,
+        *[exchange(i, "greeting", i) for i in (1, 2)],
+        StepChanged(at=at(3), command_id="c3", previous_step="greeting", current_step="discovery"),
+        *[exchange(i, "discovery", i - 3) for i in range(4, 9)],
+    )
     checked = report("discovery", "memory_facts", memory_facts=(2, 3))
     events = decide(state, SendSignal(command_id="s1", signal=COMPLETE), onboarding, at(9), checked)
     assert events[-1] == StepBlocked(
-        at=at(9), command_id="s1", step="discovery",
+        at=at(9),
+        command_id="s1",
+        step="discovery",
         reason="step 'discovery' is required and its completion criteria are not met",
         missing_criteria=["memory_facts: 2/3"],
-    )  # fmt: skip
+    )
 
 
 def test_a_signal_naming_a_later_step_cannot_skip_a_required_one(
@@ -100,8 +111,9 @@ def test_a_signal_naming_a_later_step_cannot_skip_a_required_one(
 ) -> None:
     state = given(STARTED, exchange(1, "greeting", 1), exchange(2, "greeting", 2))
     jump = Signal(action="complete_step", target_step="setup_complete")
-    events = decide(state, SendSignal(command_id="s1", signal=jump), onboarding, at(3),
-                    report("greeting"))  # fmt: skip
+    events = decide(
+        state, SendSignal(command_id="s1", signal=jump), onboarding, at(3), report("greeting")
+    )
     assert isinstance(events[-1], StepBlocked)
     assert events[-1].reason == "required step(s) cannot be skipped: discovery, brain_dump"
     assert fold(events, state).current_step == "greeting"  # type: ignore[union-attr]
@@ -112,10 +124,14 @@ def test_max_messages_forces_the_transition_with_a_warning(onboarding: WorkflowD
     checked = report("greeting", "agent_signal")
     events = decide(state, RecordExchange(command_id="c10"), onboarding, at(10), checked)
     assert events[-1] == StepChanged(
-        at=at(10), command_id="c10", previous_step="greeting", current_step="discovery",
-        forced=True, warning="max_messages (10) reached on 'greeting'; moved on",
+        at=at(10),
+        command_id="c10",
+        previous_step="greeting",
+        current_step="discovery",
+        forced=True,
+        warning="max_messages (10) reached on 'greeting'; moved on",
         missing_criteria=["agent_signal"],
-    )  # fmt: skip
+    )
     after = fold(events, state)
     assert after is not None and after.step_data["greeting"]["forced"] is True
 
@@ -123,8 +139,9 @@ def test_max_messages_forces_the_transition_with_a_warning(onboarding: WorkflowD
 def test_signal_data_merges_into_step_data_and_shared(onboarding: WorkflowDefinition) -> None:
     state = given(STARTED)
     signal = Signal(action="stay", data={"user_name": "Alex"}, shared={"language": "ru"})
-    after = fold(decide(state, RecordExchange(command_id="c1", signal=signal), onboarding, at(1)),
-                 state)  # fmt: skip
+    after = fold(
+        decide(state, RecordExchange(command_id="c1", signal=signal), onboarding, at(1)), state
+    )
     assert after is not None
     assert after.step_data["greeting"]["user_name"] == "Alex"
     assert after.shared == {"language": "ru"}
@@ -139,15 +156,18 @@ def test_closing_the_final_step_completes_the_instance(onboarding: WorkflowDefin
     path = ["greeting", "discovery", "brain_dump", "setup_complete"]
     history: list[DomainEvent] = [STARTED]
     for n, (prev, nxt) in enumerate(itertools.pairwise(path), start=1):
-        history.append(StepChanged(at=at(n), command_id=f"m{n}", previous_step=prev,
-                                   current_step=nxt))  # fmt: skip
+        history.append(
+            StepChanged(at=at(n), command_id=f"m{n}", previous_step=prev, current_step=nxt)
+        )
     state = given(*history)
     command = RecordExchange(command_id="last", signal=COMPLETE)
     events = decide(state, command, onboarding, at(9), report("setup_complete"))
     assert events[-1] == InstanceCompleted(
-        at=at(9), command_id="last", final_step="setup_complete",
+        at=at(9),
+        command_id="last",
+        final_step="setup_complete",
         summary={"steps_completed": path, "forced": False},
-    )  # fmt: skip
+    )
     done = fold(events, state)
     assert done is not None and done.status == "completed"
     with pytest.raises(InstanceNotActive):
@@ -162,8 +182,10 @@ def test_unknown_target_step_is_refused_by_name(onboarding: WorkflowDefinition) 
 
 
 def test_progress_counts_steps_before_the_final_one(onboarding: WorkflowDefinition) -> None:
-    state = given(STARTED, StepChanged(at=at(1), command_id="m", previous_step="greeting",
-                                       current_step="discovery"))  # fmt: skip
+    state = given(
+        STARTED,
+        StepChanged(at=at(1), command_id="m", previous_step="greeting", current_step="discovery"),
+    )
     assert progress(state, onboarding) == pytest.approx(1 / 3, abs=1e-3)
     assert progress(given(STARTED), onboarding) == 0.0
 

@@ -23,11 +23,16 @@ def step(step_id: str, nxt: str | None = None, **extra: Any) -> dict[str, Any]:
 def test_shipped_definitions_follow_the_seeds() -> None:
     onboarding, classic = load("onboarding.yaml"), load("onboarding-classic.yaml")
     limits = [(s.id, s.min_messages, s.max_messages) for s in onboarding.path()]
-    assert limits == [("greeting", 2, 10), ("discovery", 5, 30), ("brain_dump", 3, 20),
-                      ("setup_complete", 1, 1)]  # fmt: skip
+    assert limits == [
+        ("greeting", 2, 10),
+        ("discovery", 5, 30),
+        ("brain_dump", 3, 20),
+        ("setup_complete", 1, 1),
+    ]
     assert onboarding.step("discovery").completion_criteria[1].params == {
-        "min_facts": 3, "category": "priorities"
-    }  # fmt: skip
+        "min_facts": 3,
+        "category": "priorities",
+    }
     assert [s.id for s in classic.path()][-1] == "completed"
     assert classic.step("brain_dump").completion_criteria[1].checker == "widget_completed"
 
