@@ -82,7 +82,8 @@ class EmbeddedNatsServer:
             "-sd", str(self.store_dir),
             "-l", str(log),
         ]  # fmt: skip
-        self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL)
+        # Own session: a terminal Ctrl-C reaches `baton up`, which stops services before NATS.
+        self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
         self._wait_ready(timeout, log)
 
     def _wait_ready(self, timeout: float, log: Path) -> None:

@@ -1,0 +1,64 @@
+"""The data directory: created and checked once, it holds the JWT secret, logs and stores."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+
+from baton_auth import check_secret
+from baton_cli.errors import CliError
+
+SECRET_ENV = "BATON_JWT_SECRET"
+SECRET_FILE = "jwt-secret"
+
+
+def prepare_data_dir(path: Path) -> Path:
+    """Create the directory (and `logs/`) if needed and prove it is writable; absolute path."""
+    root = path.expanduser().absolute()
+    probe = root / ".write-test"
+    try:
+        (root / "logs").mkdir(parents=True, exist_ok=True)
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise CliError(f"data dir {root} is not a writable directory: {reason}") from None
+    return root
+
+
+def _checked(secret: str, source: str) -> str:
+    try:
+        return check_secret(secret)
+    except ValueError as exc:
+        raise CliError(f"{source}: {exc}") from None
+
+
+def read_secret(data_dir: Path, env: Mapping[str, str]) -> str:
+    """`BATON_JWT_SECRET`, else the data dir's secret file; a clear error when neither exists."""
+    if env.get(SECRET_ENV):
+        return _checked(env[SECRET_ENV], SECRET_ENV)
+    path = data_dir.expanduser().absolute() / SECRET_FILE
+    try:
+        secret = path.read_text().strip()
+    except FileNotFoundError:
+        raise CliError(
+            f"no JWT secret in {path}: run 'baton up' first or set {SECRET_ENV}"
+        ) from None
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    return _checked(secret, str(path))
+
+
+def load_or_create_secret(data_dir: Path, env: Mapping[str, str]) -> str:
+    """The secret `baton up` signs with: env, else the file, else a new one kept (mode 0600)."""
+    if env.get(SECRET_ENV) or (data_dir / SECRET_FILE).exists():
+        return read_secret(data_dir, env)
+    secret = secrets.token_urlsafe(48)
+    path = data_dir / SECRET_FILE
+    # O_EXCL + mode at creation: the secret is never readable by others, not even briefly.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(secret + "\n")
+    return secret

@@ -1,0 +1,7 @@
+"""The one error the CLI shows as a single line: what failed and where to look."""
+
+from __future__ import annotations
+
+
+class CliError(Exception):
+    """A failure the user can act on; `main` prints it as `error: <message>` and exits 1."""

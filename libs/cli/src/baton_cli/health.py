@@ -1,0 +1,89 @@
+"""Asking a service whether it is ready: HTTP `GET /health` or the NATS `<owner>.query.health`."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import httpx
+import nats
+from nats.aio.client import Client as NatsClient
+
+from baton_cli.services import HttpHealth, NatsHealth, Runtime, ServiceSpec
+from baton_contracts import HEALTH_QUERIES
+
+PROBE_TIMEOUT = 1.0
+
+
+def http_base_url(host: str, port: int) -> str:
+    """Where to reach an HTTP server bound to `host` (a wildcard bind is reached on loopback)."""
+    reach = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    if ":" in reach:
+        reach = f"[{reach}]"
+    return f"http://{reach}:{port}"
+
+
+async def http_healthy(client: httpx.AsyncClient, url: str) -> bool:
+    """True when `url` answers 200."""
+    try:
+        response = await client.get(url, timeout=PROBE_TIMEOUT)
+    except httpx.HTTPError:
+        return False
+    return response.status_code == 200
+
+
+def health_reply_ok(data: bytes) -> bool:
+    """True for a `ReplyOk` whose result is a `HealthStatus` with `healthy: true`."""
+    try:
+        reply = json.loads(data)
+    except ValueError:
+        return False
+    if not isinstance(reply, dict) or reply.get("ok") is not True:
+        return False
+    result = reply.get("result")
+    return isinstance(result, dict) and result.get("healthy") is True
+
+
+async def _quiet(_error: Exception) -> None:
+    """nats-py logs every failed connect; a probe that fails just answers False."""
+
+
+class HealthProber:
+    """Probes services; keeps one HTTP client and one NATS connection for all of them."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._http = httpx.AsyncClient()
+        self._nats: NatsClient | None = None
+
+    async def healthy(self, spec: ServiceSpec) -> bool:
+        """One probe of one service; any failure to answer counts as not healthy."""
+        if isinstance(spec.health, HttpHealth):
+            base = http_base_url(self._runtime.http_host, self._runtime.http_port)
+            return await http_healthy(self._http, base + spec.health.path)
+        return await self._nats_healthy(spec.health)
+
+    async def _nats_healthy(self, health: NatsHealth) -> bool:
+        query = HEALTH_QUERIES[health.owner]()  # type: ignore[call-arg]  # `type` has a default
+        try:
+            client = await self._connection()
+            reply = await client.request(
+                query.wire_subject(), query.to_bytes(), timeout=PROBE_TIMEOUT
+            )
+        except Exception:  # no responders, timeout, connection refused: all mean "not yet"
+            return False
+        return health_reply_ok(reply.data)
+
+    async def _connection(self) -> NatsClient:
+        if self._nats is None or self._nats.is_closed:
+            self._nats = await nats.connect(
+                self._runtime.nats_url, connect_timeout=PROBE_TIMEOUT, error_cb=_quiet
+            )
+        return self._nats
+
+    async def close(self) -> None:
+        """Release the HTTP client and the NATS connection."""
+        await self._http.aclose()
+        if self._nats is not None and not self._nats.is_closed:
+            with contextlib.suppress(Exception):
+                await self._nats.close()

@@ -1,0 +1,71 @@
+"""`<data-dir>/baton-up.json`: how other commands find a running `baton up`."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from baton_cli.errors import CliError
+
+STATE_FILE = "baton-up.json"
+
+
+@dataclass(frozen=True)
+class UpState:
+    """What a running `baton up` publishes about itself."""
+
+    pid: int
+    gateway_url: str
+    nats_url: str
+    nats_pid: int | None = None
+    services: dict[str, int] = field(default_factory=dict)
+
+
+def state_path(data_dir: Path) -> Path:
+    """Where the state file of a data dir lives."""
+    return data_dir.expanduser().absolute() / STATE_FILE
+
+
+def write_state(data_dir: Path, state: UpState) -> None:
+    """Replace the state file atomically, so a reader never sees half of it."""
+    path = state_path(data_dir)
+    partial = path.with_suffix(".json.tmp")
+    partial.write_text(json.dumps(asdict(state), indent=2) + "\n")
+    partial.replace(path)
+
+
+def read_state(data_dir: Path) -> UpState:
+    """The state of the `baton up` using this data dir, or an error saying it is not running."""
+    path = state_path(data_dir)
+    try:
+        raw = json.loads(path.read_text())
+        return UpState(**raw)
+    except FileNotFoundError:
+        raise CliError(
+            f"Baton is not running: {path} not found (start it with 'baton up')"
+        ) from None
+    except (ValueError, TypeError) as exc:
+        raise CliError(f"{path} is not a baton-up state file: {exc}") from None
+
+
+def remove_state(data_dir: Path) -> None:
+    """Forget the state file (on a clean stop)."""
+    with contextlib.suppress(FileNotFoundError):
+        state_path(data_dir).unlink()
+
+
+def pid_alive(pid: int) -> bool:
+    """True when a process with this id exists (a zombie counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    return True

@@ -1,0 +1,29 @@
+"""`baton status`: is the `baton up` of a data dir running, and does its gateway answer?"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from baton_cli.errors import CliError
+from baton_cli.state import pid_alive, read_state
+
+
+def check_status(data_dir: Path, echo: Callable[[str], None]) -> None:
+    """Print what runs; `CliError` when Baton is not running or its gateway is down."""
+    state = read_state(data_dir)
+    if not pid_alive(state.pid):
+        raise CliError(f"Baton is not running: 'baton up' (pid {state.pid}) has exited")
+    for name, pid in sorted(state.services.items()):
+        echo(f"  {name:<10} pid {pid:<8} {'running' if pid_alive(pid) else 'not running'}")
+    echo(f"NATS: {state.nats_url}")
+    url = f"{state.gateway_url}/health"
+    try:
+        response = httpx.get(url, timeout=5.0)
+    except httpx.HTTPError as exc:
+        raise CliError(f"gateway {url} is down: {exc}") from None
+    if response.status_code != 200:
+        raise CliError(f"gateway {url} is unhealthy: HTTP {response.status_code}")
+    echo(f"Baton is up: {state.gateway_url}")

@@ -1,0 +1,173 @@
+"""Runs each service as its own process, waits for health, restarts crashes, stops them all."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from baton_cli.health import HealthProber
+from baton_cli.services import Runtime, ServiceSpec, service_env
+
+
+class ServiceFailed(Exception):
+    """A service that would not start or keeps crashing; the message names it and its log."""
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """Backoff between restarts; a service that crashes `max_crashes` times fast is given up."""
+
+    first_delay: float = 0.25
+    max_delay: float = 10.0
+    stable_after: float = 30.0  # a run this long resets the crash count
+    max_crashes: int = 5
+    start_timeout: float = 60.0
+    stop_grace: float = 10.0
+
+    def delay(self, crashes: int) -> float:
+        """Exponential backoff for the n-th fast crash in a row."""
+        return float(min(self.max_delay, self.first_delay * 2 ** max(0, crashes - 1)))
+
+
+@dataclass
+class _Running:
+    spec: ServiceSpec
+    log: Path
+    process: asyncio.subprocess.Process
+    started: float
+
+
+class Supervisor:
+    """The service processes of one `baton up`."""
+
+    def __init__(
+        self,
+        specs: list[ServiceSpec],
+        runtime: Runtime,
+        policy: RestartPolicy,
+        echo: Callable[[str], None],
+        on_change: Callable[[], None] = lambda: None,
+    ) -> None:
+        self._specs = specs
+        self._runtime = runtime
+        self._policy = policy
+        self._echo = echo
+        self._on_change = on_change
+        self._prober = HealthProber(runtime)
+        self._running: dict[str, _Running] = {}
+
+    def pids(self) -> dict[str, int]:
+        """Service name -> pid of its current process."""
+        return {name: run.process.pid for name, run in self._running.items()}
+
+    def log_file(self, spec: ServiceSpec) -> Path:
+        """Where a service's stdout and stderr go."""
+        return self._runtime.data_dir / "logs" / f"{spec.name}.log"
+
+    async def start_all(self) -> None:
+        """Start every service, then wait until each is healthy (or raise `ServiceFailed`)."""
+        for spec in self._specs:
+            await self._spawn(spec)
+        for spec in self._specs:
+            await self._wait_healthy(self._running[spec.name])
+
+    async def _spawn(self, spec: ServiceSpec) -> _Running:
+        log = self.log_file(spec)
+        env = {**os.environ, **service_env(spec, self._runtime)}
+        with log.open("ab") as out:
+            out.write(f"--- baton up: starting {spec.name} ({spec.module}) ---\n".encode())
+            out.flush()
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", spec.module,
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                env=env,
+                # Its own process group: a terminal's Ctrl+C reaches `baton up` only, which then
+                # stops services in order; and killpg also reaches anything a service spawns.
+                start_new_session=True,
+            )  # fmt: skip
+        run = _Running(spec, log, process, time.monotonic())
+        self._running[spec.name] = run
+        self._on_change()
+        return run
+
+    async def _wait_healthy(self, run: _Running) -> None:
+        deadline = time.monotonic() + self._policy.start_timeout
+        name = run.spec.name
+        while time.monotonic() < deadline:
+            if run.process.returncode is not None:
+                raise ServiceFailed(
+                    f"{name} failed to start (exited with code {run.process.returncode});"
+                    f" see {run.log}"
+                )
+            if await self._prober.healthy(run.spec):
+                return
+            await asyncio.sleep(0.1)
+        raise ServiceFailed(
+            f"{name} did not become healthy within {self._policy.start_timeout:g}s; see {run.log}"
+        )
+
+    async def watch(self, stop: asyncio.Event) -> None:
+        """Keep every service alive until `stop` is set; raise `ServiceFailed` on giving up."""
+        keepers = [asyncio.create_task(self._keep_alive(name)) for name in self._running]
+        stopper = asyncio.create_task(stop.wait())
+        try:
+            done, _ = await asyncio.wait([*keepers, stopper], return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()
+        finally:
+            for task in [*keepers, stopper]:
+                task.cancel()
+            await asyncio.gather(*keepers, stopper, return_exceptions=True)
+
+    async def _keep_alive(self, name: str) -> None:
+        crashes = 0
+        while True:
+            run = self._running[name]
+            code = await run.process.wait()
+            fast = time.monotonic() - run.started < self._policy.stable_after
+            crashes = crashes + 1 if fast else 1
+            if crashes >= self._policy.max_crashes:
+                raise ServiceFailed(
+                    f"{name} exited with code {code}; it crashed {crashes} times in a row,"
+                    f" giving up; see {run.log}"
+                )
+            self._echo(f"{name} exited with code {code}; restarting")
+            await asyncio.sleep(self._policy.delay(crashes))
+            restarted = await self._spawn(run.spec)
+            try:
+                await self._wait_healthy(restarted)
+            except ServiceFailed:
+                # Dead or stuck: either way the next turn of the loop counts it as a crash.
+                _signal_group(restarted.process, signal.SIGKILL)
+                continue
+            self._echo(f"{name} is healthy again")
+
+    async def stop_all(self) -> None:
+        """SIGTERM every service (last started first), wait, SIGKILL what lingers."""
+        runs = list(reversed(self._running.values()))
+        for run in runs:
+            _signal_group(run.process, signal.SIGTERM)
+        waits = [asyncio.create_task(run.process.wait()) for run in runs]
+        if waits:
+            await asyncio.wait(waits, timeout=self._policy.stop_grace)
+        for run in runs:
+            if run.process.returncode is None:
+                _signal_group(run.process, signal.SIGKILL)
+        await asyncio.gather(*waits, return_exceptions=True)
+        # A service's own children may outlive it; its process group still names them.
+        for run in runs:
+            _signal_group(run.process, signal.SIGKILL)
+        await self._prober.close()
+
+
+def _signal_group(process: asyncio.subprocess.Process, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)

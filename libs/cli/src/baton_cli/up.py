@@ -1,0 +1,190 @@
+"""`baton up`: NATS (embedded unless given), every installed service, supervised until a signal."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from baton_cli.datadir import load_or_create_secret, prepare_data_dir
+from baton_cli.errors import CliError
+from baton_cli.health import http_base_url
+from baton_cli.ports import pick_port
+from baton_cli.services import (
+    MODULE_OVERRIDES_ENV,
+    SERVICES,
+    Runtime,
+    ServiceSpec,
+    installed_services,
+    parse_module_overrides,
+)
+from baton_cli.state import UpState, pid_alive, read_state, remove_state, state_path, write_state
+from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor
+from baton_messaging.embedded import EmbeddedNatsServer, NatsServerError
+
+DEFAULT_HTTP_PORT = 8080
+DEFAULT_NATS_PORT = 4222
+NATS_HOST = "127.0.0.1"
+
+Echo = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class UpOptions:
+    """The flags of `baton up`."""
+
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int | None = None
+    nats_url: str | None = None
+    nats_port: int | None = None
+    database_url: str | None = None
+    log_level: str = "info"
+    start_timeout: float = 60.0
+
+
+def select_services(env: Mapping[str, str]) -> list[ServiceSpec]:
+    """The installed rows of the service table (with `BATON_SERVICE_MODULES` applied)."""
+    try:
+        specs = installed_services(
+            SERVICES, parse_module_overrides(env.get(MODULE_OVERRIDES_ENV, ""))
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if not any(spec.is_gateway for spec in specs):
+        raise CliError("the gateway (baton_notifier) is not installed; run 'make install'")
+    return specs
+
+
+def _refuse_second_instance(data_dir: Path) -> None:
+    if not state_path(data_dir).exists():
+        return
+    try:
+        running = read_state(data_dir)
+    except CliError:
+        return  # an unreadable leftover is overwritten below
+    if running.pid != os.getpid() and pid_alive(running.pid):
+        raise CliError(f"Baton is already running from {data_dir} (pid {running.pid})")
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Until the event loop takes over, SIGTERM unwinds like Ctrl+C so cleanup still runs."""
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _pick_ports(options: UpOptions, echo: Echo) -> tuple[int, int | None]:
+    """Gateway and embedded-NATS ports, both checked before anything starts."""
+    http = pick_port(options.host, default=DEFAULT_HTTP_PORT, requested=options.port, what="--port")
+    nats = None
+    if not options.nats_url:
+        nats = pick_port(
+            NATS_HOST, default=DEFAULT_NATS_PORT, requested=options.nats_port, what="--nats-port"
+        )
+    for choice in (http, nats):
+        if choice is not None and choice.note:
+            echo(choice.note)
+    return http.port, nats.port if nats else None
+
+
+def _start_nats(data_dir: Path, port: int | None) -> EmbeddedNatsServer | None:
+    if port is None:
+        return None
+    server = EmbeddedNatsServer(
+        store_dir=data_dir / "nats", host=NATS_HOST, port=port,
+        log_file=data_dir / "logs" / "nats.log",
+    )  # fmt: skip
+    try:
+        server.start()
+    except NatsServerError as exc:
+        raise CliError(str(exc)) from None
+    return server
+
+
+def run_up(options: UpOptions, echo: Echo) -> None:
+    """Start Baton and supervise it until SIGINT/SIGTERM; `CliError` if it cannot run."""
+    if options.nats_url and options.nats_port is not None:
+        raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
+    data_dir = prepare_data_dir(options.data_dir)
+    _refuse_second_instance(data_dir)
+    secret = load_or_create_secret(data_dir, os.environ)
+    specs = select_services(os.environ)
+    http_port, nats_port = _pick_ports(options, echo)
+    nats: EmbeddedNatsServer | None = None
+    with _sigterm_interrupts():
+        try:
+            nats = _start_nats(data_dir, nats_port)
+            runtime = Runtime(
+                data_dir=data_dir, nats_url=nats.url if nats else str(options.nats_url),
+                jwt_secret=secret, http_host=options.host, http_port=http_port,
+                database_url=options.database_url, log_level=options.log_level,
+            )  # fmt: skip
+            asyncio.run(_supervise(specs, runtime, options, nats, echo))
+        except KeyboardInterrupt:
+            pass  # interrupted while starting: the cleanup below is all there is to do
+        except ServiceFailed as exc:
+            raise CliError(str(exc)) from None
+        finally:
+            if nats is not None:
+                nats.stop()
+            remove_state(data_dir)
+    echo("Baton stopped")
+
+
+async def _supervise(
+    specs: list[ServiceSpec],
+    runtime: Runtime,
+    options: UpOptions,
+    nats: EmbeddedNatsServer | None,
+    echo: Echo,
+) -> None:
+    gateway_url = http_base_url(runtime.http_host, runtime.http_port)
+    supervisor: Supervisor
+
+    def publish_state() -> None:
+        state = UpState(
+            pid=os.getpid(), gateway_url=gateway_url, nats_url=runtime.nats_url,
+            nats_pid=nats.pid if nats else None, services=supervisor.pids(),
+        )  # fmt: skip
+        write_state(runtime.data_dir, state)
+
+    policy = RestartPolicy(start_timeout=options.start_timeout)
+    supervisor = Supervisor(specs, runtime, policy, echo, on_change=publish_state)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    starting = asyncio.create_task(supervisor.start_all())
+    stopping = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if starting.done():
+            starting.result()
+            _announce(echo, supervisor, runtime, gateway_url)
+            await supervisor.watch(stop)
+        echo("stopping Baton...")
+    finally:
+        for task in (starting, stopping):
+            task.cancel()
+        await asyncio.gather(starting, stopping, return_exceptions=True)
+        await supervisor.stop_all()
+
+
+def _announce(echo: Echo, supervisor: Supervisor, runtime: Runtime, gateway_url: str) -> None:
+    for name, pid in supervisor.pids().items():
+        echo(f"  {name:<10} pid {pid:<8} log {runtime.data_dir / 'logs' / f'{name}.log'}")
+    echo(f"NATS: {runtime.nats_url}")
+    echo(f"Gateway: {gateway_url}")
+    echo(f"Baton is ready: {gateway_url}")

@@ -1,0 +1,62 @@
+"""A stand-in for the notifier: `GET /health` on BATON_HTTP_HOST:BATON_HTTP_PORT.
+
+With a bearer token it verifies it with BATON_JWT_SECRET (401 if it does not verify), which is
+how the e2e tests prove `baton token` mints what the gateway accepts. Test knobs:
+FAKE_EXIT_CODE exits at once; FAKE_CRASH_FILE exits at once when that file exists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from baton_auth import InvalidToken, verify_token
+
+
+class Health(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if self.path != "/health":
+            self._answer(404, {"error": "not found"})
+            return
+        header = self.headers.get("Authorization", "")
+        if not header.startswith("Bearer "):
+            self._answer(200, {"healthy": True})
+            return
+        try:
+            identity = verify_token(os.environ["BATON_JWT_SECRET"], header.removeprefix("Bearer "))
+        except InvalidToken as exc:
+            self._answer(401, {"error": str(exc)})
+            return
+        self._answer(200, {"healthy": True, "user_id": identity.user_id})
+
+    def _answer(self, status: int, body: dict[str, object]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        print(format % args, flush=True)
+
+
+def main() -> None:
+    if os.environ.get("FAKE_EXIT_CODE"):
+        print("fake gateway: told to fail at start", flush=True)
+        sys.exit(int(os.environ["FAKE_EXIT_CODE"]))
+    crash_file = os.environ.get("FAKE_CRASH_FILE")
+    if crash_file and Path(crash_file).exists():
+        print("fake gateway: crash file exists, exiting", flush=True)
+        sys.exit(7)
+    address = (os.environ["BATON_HTTP_HOST"], int(os.environ["BATON_HTTP_PORT"]))
+    server = ThreadingHTTPServer(address, Health)
+    print(f"fake gateway listening on {address}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""`baton up` started the way a user starts it, with fake services standing in for real ones."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from baton_messaging.embedded import EmbeddedNatsServer, free_port
+
+from .conftest import BATON, BatonUp, fake_env, marked_processes
+
+READY = "Baton is ready: "
+
+
+def ports() -> list[str]:
+    """Free ports for the gateway and NATS, so no test ever touches 8080 or 4222."""
+    return ["--port", str(free_port()), "--nats-port", str(free_port())]
+
+
+def baton(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BATON), *args], env=env or fake_env(), capture_output=True, text=True, timeout=60
+    )
+
+
+def state(data: Path) -> dict[str, object]:
+    return json.loads((data / "baton-up.json").read_text())
+
+
+def test_up_serves_the_gateway_with_minted_tokens_and_stops_clean_on_sigint(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    up = start_baton(["--data-dir", str(data), *ports()], fake_env())
+    url = up.wait_for(READY).split(READY, 1)[1]
+    running = state(data)
+    assert running["gateway_url"] == url
+    assert set(running["services"]) == {"notifier", "trigger"}  # type: ignore[arg-type]
+    assert stat.S_IMODE((data / "jwt-secret").stat().st_mode) == 0o600
+
+    token = baton("token", "--user", "alice", "--data-dir", str(data)).stdout.strip()
+    ok = httpx.get(f"{url}/health", headers={"Authorization": f"Bearer {token}"})
+    assert (ok.status_code, ok.json()["user_id"]) == (200, "alice")
+    forged = httpx.get(f"{url}/health", headers={"Authorization": f"Bearer {token}x"})
+    assert forged.status_code == 401
+    assert baton("status", "--data-dir", str(data)).returncode == 0
+
+    children = marked_processes(up.mark)
+    assert {up.process.pid, running["nats_pid"], *running["services"].values()} <= set(children)  # type: ignore[union-attr]
+    assert up.interrupt() == 0
+    assert marked_processes(up.mark) == []
+    assert not (data / "baton-up.json").exists()
+    down = baton("status", "--data-dir", str(data))
+    assert down.returncode != 0 and "not running" in down.stderr
+
+
+def test_services_get_only_their_settings(start_baton: type[BatonUp], tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    up = start_baton(["--data-dir", str(data), *ports()], fake_env())
+    up.wait_for(READY)
+    seen = json.loads((data / "fake-backend-env.json").read_text())
+    assert seen["BATON_DATABASE_URL"] == f"sqlite+aiosqlite:///{data / 'trigger.db'}"
+    assert seen["BATON_NATS_URL"] == state(data)["nats_url"]
+    assert seen["BATON_DATA_DIR"] == str(data)
+    assert "BATON_JWT_SECRET" not in seen and "BATON_HTTP_PORT" not in seen
+    assert up.interrupt() == 0
+
+
+def test_sigterm_stops_everything_too(start_baton: type[BatonUp], tmp_path: Path) -> None:
+    up = start_baton(["--data-dir", str(tmp_path / "d"), *ports()], fake_env())
+    up.wait_for(READY)
+    up.process.send_signal(signal.SIGTERM)
+    assert up.finish() == 0
+    assert marked_processes(up.mark) == []
+
+
+def test_a_killed_service_is_restarted_and_healthy_again(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    up = start_baton(["--data-dir", str(data), *ports()], fake_env())
+    url = up.wait_for(READY).split(READY, 1)[1]
+    first = state(data)["services"]["notifier"]  # type: ignore[index]
+    os.kill(first, signal.SIGKILL)
+    up.wait_for("notifier exited with code -9; restarting")
+    up.wait_for("notifier is healthy again")
+    assert state(data)["services"]["notifier"] != first  # type: ignore[index]
+    assert httpx.get(f"{url}/health").status_code == 200
+    assert up.interrupt() == 0
+    assert marked_processes(up.mark) == []
+
+
+def test_a_service_that_keeps_crashing_is_given_up(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    data, crash = tmp_path / "data", tmp_path / "crash"
+    up = start_baton(["--data-dir", str(data), *ports()], fake_env(FAKE_CRASH_FILE=str(crash)))
+    up.wait_for(READY)
+    crash.touch()  # from now on every restart of the fake gateway exits at once
+    os.kill(state(data)["services"]["notifier"], signal.SIGKILL)  # type: ignore[index]
+    assert up.finish() != 0
+    assert "notifier exited with code 7; it crashed 5 times in a row, giving up" in up.output()
+    assert marked_processes(up.mark) == []
+
+
+def test_a_service_that_fails_to_start_stops_everything(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    up = start_baton(["--data-dir", str(data), *ports()], fake_env(FAKE_EXIT_CODE="3"))
+    assert up.finish() != 0
+    log = data / "logs" / "notifier.log"
+    assert f"error: notifier failed to start (exited with code 3); see {log}" in up.output()
+    assert "told to fail at start" in log.read_text()
+    assert marked_processes(up.mark) == []
+
+
+def test_a_second_baton_up_on_the_same_data_dir_is_refused(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    first = start_baton(["--data-dir", str(data), *ports()], fake_env())
+    first.wait_for(READY)
+    second = start_baton(["--data-dir", str(data), *ports()], fake_env())
+    assert second.finish() != 0
+    assert (
+        f"error: Baton is already running from {data} (pid {first.process.pid})" in second.output()
+    )
+    assert marked_processes(second.mark) == []
+    assert state(data)["pid"] == first.process.pid  # the running one's state is left alone
+    assert first.interrupt() == 0
+
+
+def test_a_taken_port_is_an_error(start_baton: type[BatonUp], tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        up = start_baton(
+            [
+                "--data-dir",
+                str(tmp_path / "d"),
+                "--port",
+                str(port),
+                "--nats-port",
+                str(free_port()),
+            ],
+            fake_env(),
+        )
+        assert up.finish() != 0
+    assert f"error: --port: port {port} on 127.0.0.1 is taken" in up.output()
+    assert marked_processes(up.mark) == []
+
+
+def test_an_unwritable_data_dir_is_an_error(start_baton: type[BatonUp], tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("a file, so nothing can be created under it")
+    data = tmp_path / "afile" / "data"
+    up = start_baton(["--data-dir", str(data), *ports()], fake_env())
+    assert up.finish() != 0
+    lines = up.output().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: data dir {data} ")
+    assert marked_processes(up.mark) == []
+
+
+def test_an_external_nats_means_no_nats_of_our_own(
+    start_baton: type[BatonUp], tmp_path: Path, nats_server: EmbeddedNatsServer
+) -> None:
+    data = tmp_path / "data"
+    args = ["--data-dir", str(data), "--nats-url", nats_server.url, "--port", str(free_port())]
+    up = start_baton(args, fake_env())
+    up.wait_for(READY)
+    running = state(data)
+    assert (running["nats_url"], running["nats_pid"]) == (nats_server.url, None)
+    assert not (data / "nats").exists()
+    commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in marked_processes(up.mark)]
+    assert not any(b"nats-server" in command for command in commands)
+    assert up.interrupt() == 0
+    assert nats_server.pid is not None and os.path.exists(f"/proc/{nats_server.pid}")
+
+
+@pytest.mark.skipif(
+    not (Path(__file__).parents[2] / "services/notifier/src/baton_notifier/__main__.py").exists(),
+    reason="the notifier has no __main__ yet",
+)
+def test_up_with_the_real_services(start_baton: type[BatonUp], tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "BATON_JWT_SECRET"}
+    data = tmp_path / "data"
+    up = start_baton(["--data-dir", str(data), *ports()], env)
+    url = up.wait_for(READY).split(READY, 1)[1]
+    token = baton("token", "--user", "alice", "--data-dir", str(data), env=env).stdout.strip()
+    health = httpx.get(f"{url}/health", headers={"Authorization": f"Bearer {token}"})
+    assert health.status_code == 200
+    assert up.interrupt() == 0
+    assert marked_processes(up.mark) == []

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from baton_auth import verify_token
+from baton_cli.errors import CliError
+from baton_cli.main import app
+from baton_cli.state import UpState, read_state, remove_state, write_state
+from baton_cli.supervisor import RestartPolicy
+from baton_cli.tokens import parse_ttl
+
+runner = CliRunner()
+SECRET = "k" * 40
+
+
+@pytest.mark.parametrize(
+    ("text", "ttl"),
+    [("90s", timedelta(seconds=90)), ("30m", timedelta(minutes=30)), ("12h", timedelta(hours=12)),
+     ("7d", timedelta(days=7))],
+)  # fmt: skip
+def test_ttl_parses_units(text: str, ttl: timedelta) -> None:
+    assert parse_ttl(text) == ttl
+
+
+@pytest.mark.parametrize("text", ["12", "h", "1.5h", "-1h", "3w", ""])
+def test_a_bad_ttl_is_an_error_naming_the_option(text: str) -> None:
+    with pytest.raises(CliError, match="--ttl: expected a duration"):
+        parse_ttl(text)
+
+
+def test_zero_ttl_is_refused() -> None:
+    with pytest.raises(CliError, match="--ttl: must be longer than zero"):
+        parse_ttl("0h")
+
+
+def test_token_is_signed_with_the_data_dirs_secret(tmp_path: Path) -> None:
+    (tmp_path / "jwt-secret").write_text(SECRET + "\n")
+    args = ["token", "--user", "alice", "--project", "p1", "--data-dir", str(tmp_path)]
+    result = runner.invoke(app, args, env={"BATON_JWT_SECRET": ""})
+    assert result.exit_code == 0, result.output
+    identity = verify_token(SECRET, result.stdout.strip())
+    assert (identity.user_id, identity.project_id) == ("alice", "p1")
+
+
+def test_token_prefers_the_env_secret(tmp_path: Path) -> None:
+    other = "e" * 40
+    result = runner.invoke(
+        app,
+        ["token", "--user", "bob", "--data-dir", str(tmp_path)],
+        env={"BATON_JWT_SECRET": other},
+    )
+    assert verify_token(other, result.stdout.strip()).user_id == "bob"
+
+
+def test_token_without_any_secret_says_run_baton_up(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["token", "--user", "a", "--data-dir", str(tmp_path)], env={"BATON_JWT_SECRET": ""}
+    )
+    assert result.exit_code == 1
+    assert "run 'baton up' first or set BATON_JWT_SECRET" in result.stderr
+
+
+def test_token_needs_a_user() -> None:
+    result = runner.invoke(app, ["token"])
+    assert result.exit_code == 2 and "--user" in result.stderr
+
+
+def test_up_rejects_a_port_that_is_not_a_number() -> None:
+    result = runner.invoke(app, ["up", "--port", "http"])
+    assert result.exit_code == 2 and "--port" in result.stderr
+
+
+def test_up_rejects_nats_port_with_nats_url(tmp_path: Path) -> None:
+    args = ["up", "--data-dir", str(tmp_path), "--nats-url", "nats://x:1", "--nats-port", "5"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and "--nats-port: cannot be used with --nats-url" in result.stderr
+
+
+def test_status_without_a_running_baton_fails(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["status", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1 and "Baton is not running" in result.stderr
+
+
+def test_state_round_trips_and_is_removed(tmp_path: Path) -> None:
+    state = UpState(pid=1, gateway_url="http://h:1", nats_url="nats://h:2", services={"a": 3})
+    write_state(tmp_path, state)
+    assert read_state(tmp_path) == state
+    remove_state(tmp_path)
+    with pytest.raises(CliError, match="Baton is not running"):
+        read_state(tmp_path)
+
+
+def test_restart_backoff_doubles_up_to_a_ceiling() -> None:
+    policy = RestartPolicy(first_delay=0.5, max_delay=3.0)
+    assert [policy.delay(n) for n in range(1, 6)] == [0.5, 1.0, 2.0, 3.0, 3.0]
