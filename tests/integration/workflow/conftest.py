@@ -81,3 +81,31 @@ async def ask(nc: Client, message: Message, timeout: float = 5.0) -> Any:
 
 
 __all__ = ["FakeAgentRunner", "RemoteError", "ask", "workflow_settings"]
+
+
+GATEWAY_SECRET = "workflow-http-tests-secret-32-bytes!"
+
+
+@pytest.fixture
+async def gateway(nats_url: str, workflow: WorkflowApp) -> AsyncIterator[Any]:
+    """The notifier's HTTP app on the same NATS, as an httpx client; `token(user)` for headers."""
+    import httpx
+
+    from baton_auth import mint_token
+    from baton_notifier.bootstrap import build as build_notifier
+    from baton_notifier.settings import NotifierSettings
+
+    settings = NotifierSettings(
+        nats_url=nats_url, jwt_secret=GATEWAY_SECRET, request_timeout_seconds=5.0
+    )
+    notifier = build_notifier(settings)
+    await notifier.start()
+    assert notifier.link is not None
+    await notifier.link.wait_started()
+    transport = httpx.ASGITransport(app=notifier.app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
+        http.token = lambda user: {  # type: ignore[attr-defined]
+            "Authorization": f"Bearer {mint_token(GATEWAY_SECRET, user)}"
+        }
+        yield http
+    await notifier.stop()

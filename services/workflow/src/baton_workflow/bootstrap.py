@@ -47,7 +47,12 @@ class WorkflowApp:
         streams = [s for s in STREAMS if s.name.startswith("WORKFLOW_")]
         await start_broker(self.broker, streams)
         publisher = JetStreamPublisher(self.broker.connection.jetstream())
-        self.relay = OutboxRelay(self.store, publisher, lease_name="workflow-outbox")
+        self.relay = OutboxRelay(
+            self.store,
+            publisher,
+            lease_name="workflow-outbox",
+            lease_ttl=self.settings.outbox_lease_seconds,
+        )
         self.relay.start()
         self.ready = True
 

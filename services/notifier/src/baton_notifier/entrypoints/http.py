@@ -111,6 +111,10 @@ def create_app(deps: HttpDeps) -> FastAPI:
         responses={503: {"model": HealthBody, "description": "Not connected to NATS"}},
     )
     app.include_router(_builtin_api())
+    # Imported here: the route modules import this one for api_router and the dependencies.
+    from baton_notifier.entrypoints.workflows_http import workflows_router
+
+    app.include_router(workflows_router())
     return app
 
 

@@ -1,0 +1,170 @@
+"""`/api/workflows`: conversation workflows, forwarded to the workflow service over NATS."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Path, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from baton_contracts.workflow_api import (
+    EventLog,
+    ExplainInstance,
+    Explanation,
+    GetInstance,
+    GetInstanceEvents,
+    GetProgress,
+    InstanceList,
+    InstanceView,
+    ListActiveInstances,
+    ProgressView,
+    SignalAction,
+    SignalWorkflow,
+    StartReply,
+    StartWorkflow,
+    TurnReply,
+)
+from baton_notifier.domain.errors import HttpErrorResponse
+from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router
+
+InstanceId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+class StartBody(BaseModel):
+    """Which workflow to start."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workflow_id: str = Field(min_length=1, max_length=64, examples=["onboarding"])
+
+
+class SignalBody(BaseModel):
+    """A manual signal; `command_id` (or an `Idempotency-Key` header) makes a retry count once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: SignalAction
+    data: dict[str, Any] = Field(default_factory=dict)
+    shared: dict[str, Any] = Field(default_factory=dict)
+    target_step: str | None = None
+    command_id: str | None = Field(default=None, min_length=1, max_length=128)
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": HttpErrorResponse, "description": "No such workflow or instance (of yours)"},
+    503: {"model": HttpErrorResponse, "description": "The workflow service did not answer"},
+}
+
+
+def workflows_router() -> APIRouter:
+    """Routes of seed 000 §8 plus `/events` and `/explain`."""
+    router = api_router()
+    router.add_api_route(
+        "/workflows",
+        start,
+        methods=["POST"],
+        response_model=InstanceView,
+        status_code=201,
+        responses=_ERRORS,
+    )
+    router.add_api_route(
+        "/workflows/active", active, methods=["GET"], response_model=InstanceList, responses=_ERRORS
+    )
+    router.add_api_route(
+        "/workflows/{instance_id}",
+        instance,
+        methods=["GET"],
+        response_model=InstanceView,
+        responses=_ERRORS,
+    )
+    router.add_api_route(
+        "/workflows/{instance_id}/progress",
+        progress,
+        methods=["GET"],
+        response_model=ProgressView,
+        responses=_ERRORS,
+    )
+    router.add_api_route(
+        "/workflows/{instance_id}/signal",
+        signal,
+        methods=["POST"],
+        response_model=TurnReply,
+        responses={
+            **_ERRORS,
+            409: {"model": HttpErrorResponse, "description": "Instance has ended"},
+        },
+    )
+    router.add_api_route(
+        "/workflows/{instance_id}/events",
+        events,
+        methods=["GET"],
+        response_model=EventLog,
+        responses=_ERRORS,
+    )
+    router.add_api_route(
+        "/workflows/{instance_id}/explain",
+        explain,
+        methods=["GET"],
+        response_model=Explanation,
+        responses=_ERRORS,
+    )
+    return router
+
+
+async def start(
+    body: StartBody, response: Response, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> InstanceView:
+    """Start a workflow: 201 with a new instance, or 200 with the active one you already have."""
+    reply = await forwarder.forward(StartWorkflow, identity, body.model_dump())
+    assert isinstance(reply, StartReply)
+    response.status_code = 201 if reply.created else 200
+    return reply.instance
+
+
+async def active(identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
+    """Your active instances with their current state."""
+    return await forwarder.forward(ListActiveInstances, identity)
+
+
+async def instance(
+    instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> Any:
+    """One of your instances, with its context."""
+    return await forwarder.forward(GetInstance, identity, instance_id=instance_id)
+
+
+async def progress(
+    instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> Any:
+    """Current step, every step's status, messages in the step, completion percentage."""
+    return await forwarder.forward(GetProgress, identity, instance_id=instance_id)
+
+
+async def signal(
+    instance_id: InstanceId,
+    body: SignalBody,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    idempotency_key: Annotated[str | None, Header(max_length=128)] = None,
+) -> Any:
+    """A manual signal; the answer says `transitioned`, `stayed`, `blocked` or `forced`."""
+    command_id = body.command_id or idempotency_key or uuid.uuid4().hex
+    fields = body.model_dump(exclude={"command_id"})
+    return await forwarder.forward(
+        SignalWorkflow, identity, instance_id=instance_id, command_id=command_id, signal=fields
+    )
+
+
+async def events(
+    instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> Any:
+    """The instance's event log, in order."""
+    return await forwarder.forward(GetInstanceEvents, identity, instance_id=instance_id)
+
+
+async def explain(
+    instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> Any:
+    """Why the instance is (not) advancing: each criterion with its numbers, and the counter."""
+    return await forwarder.forward(ExplainInstance, identity, instance_id=instance_id)

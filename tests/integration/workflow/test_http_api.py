@@ -1,0 +1,161 @@
+"""The conversation workflow HTTP API at the gateway, end to end over NATS."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from nats.aio.client import Client
+
+from baton_contracts.workflow_api import RecordExchange, WorkflowSignal
+
+from .conftest import FakeAgentRunner, ask
+
+
+def auth(http: Any, user: str) -> dict[str, str]:
+    return http.token(user)  # type: ignore[no-any-return]
+
+
+async def signal(http: Any, user: str, instance: str, **body: Any) -> Any:
+    return await http.post(f"/api/workflows/{instance}/signal", json=body, headers=auth(http, user))
+
+
+async def test_start_then_the_same_instance_again(gateway: Any) -> None:
+    first = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "ann")
+    )
+    assert first.status_code == 201, first.text
+    again = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "ann")
+    )
+    assert again.status_code == 200
+    assert again.json()["instance_id"] == first.json()["instance_id"]
+    active = await gateway.get("/api/workflows/active", headers=auth(gateway, "ann"))
+    assert [i["instance_id"] for i in active.json()["instances"]] == [first.json()["instance_id"]]
+
+
+async def test_progress_signal_events_and_explain(
+    gateway: Any, agent_runner: FakeAgentRunner
+) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "bea")
+    )
+    instance = started.json()["instance_id"]
+    blocked = await signal(gateway, "bea", instance, action="complete_step")
+    assert blocked.status_code == 200
+    assert blocked.json()["outcome"] == "blocked"
+    assert blocked.json()["missing_criteria"] == ["min_messages: 0/2 messages"]
+
+    progress = (
+        await gateway.get(f"/api/workflows/{instance}/progress", headers=auth(gateway, "bea"))
+    ).json()
+    assert progress["current_step"] == "greeting"
+    assert progress["completion_percentage"] == 0.0
+    assert [s["status"] for s in progress["steps"]] == ["active", "pending", "pending", "pending"]
+
+    why = (
+        await gateway.get(f"/api/workflows/{instance}/explain", headers=auth(gateway, "bea"))
+    ).json()
+    assert (why["messages_in_step"], why["min_messages"], why["max_messages"]) == (0, 2, 10)
+    log = (
+        await gateway.get(f"/api/workflows/{instance}/events", headers=auth(gateway, "bea"))
+    ).json()
+    assert [e["type"] for e in log["events"]] == [
+        "workflow.instance_started",
+        "workflow.signal_received",
+        "workflow.step_blocked",
+    ]
+    detail = (await gateway.get(f"/api/workflows/{instance}", headers=auth(gateway, "bea"))).json()
+    assert detail["context"]["current_step"] == "greeting"
+
+
+async def test_idempotency_key_makes_a_retry_count_once(gateway: Any) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "cid")
+    )
+    instance = started.json()["instance_id"]
+    headers = {**auth(gateway, "cid"), "Idempotency-Key": "k-1"}
+    for _ in range(2):
+        reply = await gateway.post(
+            f"/api/workflows/{instance}/signal",
+            json={"action": "stay", "data": {"n": 1}},
+            headers=headers,
+        )
+        assert reply.json()["outcome"] == "stayed"
+    log = (
+        await gateway.get(f"/api/workflows/{instance}/events", headers=auth(gateway, "cid"))
+    ).json()
+    assert [e["type"] for e in log["events"]].count("workflow.signal_received") == 1
+
+
+async def test_another_users_instance_is_404_everywhere(gateway: Any) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "owner")
+    )
+    instance = started.json()["instance_id"]
+    for path in ("", "/progress", "/events", "/explain"):
+        seen = await gateway.get(f"/api/workflows/{instance}{path}", headers=auth(gateway, "eve"))
+        assert seen.status_code == 404, path
+        assert instance in seen.json()["error"]["message"]
+    poke = await signal(gateway, "eve", instance, action="complete_step")
+    assert poke.status_code == 404
+    mine = await gateway.get(f"/api/workflows/{instance}/progress", headers=auth(gateway, "owner"))
+    assert mine.json()["current_step"] == "greeting"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"action": "fly"}, 422, "body.action"),
+        ({"action": "stay", "data": [1, 2]}, 422, "body.data"),
+        ({"action": "stay", "surprise": 1}, 422, "body.surprise"),
+        ({"action": "stay", "data": {"x": "y" * 70_000}}, 413, "data"),
+    ],
+)
+async def test_bad_signals_name_the_field(
+    gateway: Any, body: dict[str, Any], status: int, field: str
+) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "dan")
+    )
+    reply = await signal(gateway, "dan", started.json()["instance_id"], **body)
+    assert reply.status_code == status, reply.text
+    assert field in [d["field"] for d in reply.json()["error"]["details"]]
+
+
+async def test_unknown_workflow_and_instance_are_404_naming_the_id(gateway: Any) -> None:
+    nope = await gateway.post(
+        "/api/workflows", json={"workflow_id": "nope"}, headers=auth(gateway, "fay")
+    )
+    assert nope.status_code == 404 and "'nope'" in nope.json()["error"]["message"]
+    ghost = await gateway.get("/api/workflows/ghost-1/progress", headers=auth(gateway, "fay"))
+    assert ghost.status_code == 404 and "'ghost-1'" in ghost.json()["error"]["message"]
+
+
+async def test_signal_on_a_completed_instance_is_409(
+    gateway: Any, client: Client, agent_runner: FakeAgentRunner
+) -> None:
+    agent_runner.facts["gil"], agent_runner.items["gil"] = 3, 3
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "gil")
+    )
+    instance = started.json()["instance_id"]
+    status = "active"
+    for n in range(40):
+        command = RecordExchange(
+            user_id="gil",
+            instance_id=instance,
+            command_id=f"x{n}",
+            signal=WorkflowSignal(action="complete_step"),
+        )
+        status = (await ask(client, command)).instance.status
+        if status == "completed":
+            break
+    assert status == "completed"
+    late = await signal(gateway, "gil", instance, action="complete_step")
+    assert late.status_code == 409, late.text
+    assert late.json()["error"]["code"] == "conflict"
+    progress = await gateway.get(
+        f"/api/workflows/{instance}/progress", headers=auth(gateway, "gil")
+    )
+    assert progress.json()["completion_percentage"] == 100.0
