@@ -42,7 +42,7 @@ test-postgres: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy contracts/src
+	$(BIN)/mypy contracts/src $(wildcard services/*/src/*/domain)
 
 format: install
 	$(BIN)/ruff format .
@@ -51,8 +51,11 @@ format: install
 bench: install
 	$(BIN)/python -m bench $(ARGS)
 
+# AsyncAPI for the NATS side, generated from each service's FastStream broker.
+ASYNCAPI_TARGETS := baton_notifier.entrypoints.main:broker baton_workflow.entrypoints.main:broker
+
 docs: install
-	$(BIN)/python -m baton_cli.asyncapi_docs docs/asyncapi
+	$(BIN)/python -m baton_messaging.asyncapi docs/asyncapi $(ASYNCAPI_TARGETS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -11,9 +11,13 @@ from pydantic import ValidationError
 
 from baton_workflow.bootstrap import build
 from baton_workflow.domain.errors import DefinitionInvalid
+from baton_workflow.entrypoints.subscribers import documented_broker
 from baton_workflow.settings import WorkflowSettings
 
 logger = logging.getLogger("baton.workflow")
+
+broker = documented_broker()
+"""The responders as declared, not connected: `make docs` reads AsyncAPI here."""
 
 
 async def serve(settings: WorkflowSettings) -> None:

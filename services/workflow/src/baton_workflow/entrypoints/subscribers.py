@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from faststream.nats import NatsBroker
 from pydantic import BaseModel
@@ -19,7 +19,7 @@ from baton_contracts.workflow_api import (
     SignalWorkflow,
     StartWorkflow,
 )
-from baton_messaging import respond
+from baton_messaging import MessagingSettings, build_broker, respond
 from baton_workflow.service import queries
 from baton_workflow.service.handlers import WorkflowServices, start_workflow, take_turn
 
@@ -56,3 +56,10 @@ def _bind(
         return await use_case(svc, message)
 
     return handle
+
+
+def documented_broker() -> NatsBroker:
+    """The workflow broker with every responder declared but nothing behind it (for AsyncAPI)."""
+    broker = build_broker(MessagingSettings(), "workflow")
+    subscribe(broker, cast(WorkflowServices, None), health=lambda: False)
+    return broker
