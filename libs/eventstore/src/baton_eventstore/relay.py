@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import socket
+import time
 import uuid
 from typing import Protocol
 
@@ -58,6 +59,7 @@ class OutboxRelay:
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
         self.published = 0
+        self._renew_at = 0.0  # monotonic time after which the lease must be renewed
 
     def kick(self) -> None:
         """Wake the loop now (call after a commit that wrote outbox rows)."""
@@ -77,6 +79,7 @@ class OutboxRelay:
         self._stopping = True
         self._wake.set()
         await task
+        self._renew_at = 0.0
         await self._outbox.release_lease(self._lease_name, self.holder)
 
     async def drain(self, timeout: float = 30.0) -> None:
@@ -97,7 +100,7 @@ class OutboxRelay:
     async def publish_batch(self) -> int | None:
         """Publish one batch if we hold the lease; the number published, None without the lease."""
         async with self._batch_lock:
-            if not await self._outbox.acquire_lease(self._lease_name, self.holder, self._lease_ttl):
+            if not await self._hold_lease():
                 return None
             rows = await self._outbox.fetch(self._batch_size)
             done: list[int] = []
@@ -130,6 +133,18 @@ class OutboxRelay:
             if count == self._batch_size:
                 continue  # more rows may be waiting
             await self._sleep(self._poll_interval if count is not None else self._lease_wait())
+
+    async def _hold_lease(self) -> bool:
+        # Renewing is a write transaction; doing it only once half the TTL has gone keeps it
+        # off the per-event path. A relay that stalls past its TTL may overlap its successor
+        # for one batch, and JetStream's duplicate window drops those copies.
+        if time.monotonic() < self._renew_at:
+            return True
+        if not await self._outbox.acquire_lease(self._lease_name, self.holder, self._lease_ttl):
+            self._renew_at = 0.0
+            return False
+        self._renew_at = time.monotonic() + self._lease_ttl / 2
+        return True
 
     def _lease_wait(self) -> float:
         return min(self._poll_interval * 2, self._lease_ttl / 3)
