@@ -19,7 +19,8 @@ async def probe(owner: str, nats_url: str, timeout: float) -> HealthStatus:
     """Ask `<owner>.query.health` once."""
     nc = await nats.connect(nats_url, connect_timeout=timeout, max_reconnect_attempts=0)
     try:
-        reply = await request(nc, HEALTH_QUERIES[owner](), timeout=timeout)
+        query = HEALTH_QUERIES[owner].model_validate({})
+        reply = await request(nc, query, timeout=timeout)
     finally:
         await nc.close()
     assert isinstance(reply, HealthStatus)

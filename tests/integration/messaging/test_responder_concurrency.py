@@ -1,0 +1,45 @@
+"""A responder handles requests concurrently: a slow request does not hold the others back."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
+from baton_messaging import MessagingSettings, build_broker, request, respond, start_broker
+
+
+async def test_a_request_waiting_on_a_later_one_is_not_deadlocked(nats_url: str) -> None:
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    arrived: list[asyncio.Event] = [asyncio.Event(), asyncio.Event()]
+    calls = 0
+
+    async def handler(_: Query) -> HealthStatus:
+        nonlocal calls
+        mine, calls = calls, calls + 1
+        arrived[mine].set()
+        # Each call finishes only once both are in flight: one-at-a-time handling deadlocks.
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in arrived)), 5)
+        return HealthStatus(service="space", healthy=True)
+
+    respond(broker, HEALTH_QUERIES["space"], handler, queue="space")
+    await start_broker(broker)
+    try:
+        nc = broker.connection
+        replies = await asyncio.gather(
+            *(request(nc, HEALTH_QUERIES["space"](), timeout=3) for _ in range(2))
+        )
+        assert [r.healthy for r in replies] == [True, True]  # type: ignore[attr-defined]
+    finally:
+        await broker.stop()
+
+
+def test_concurrency_must_be_positive() -> None:
+    broker = build_broker(MessagingSettings(), "space")
+
+    async def handler(_: Query) -> HealthStatus:
+        return HealthStatus(service="space", healthy=True)
+
+    with pytest.raises(ValueError, match="concurrency"):
+        respond(broker, HEALTH_QUERIES["space"], handler, queue="space", concurrency=0)
