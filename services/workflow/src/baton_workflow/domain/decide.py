@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from statemachine.exceptions import TransitionNotAllowed
-
 from baton_workflow.domain.commands import (
     Command,
     RecordExchange,
@@ -26,7 +24,7 @@ from baton_workflow.domain.events import (
     StepBlocked,
     StepChanged,
 )
-from baton_workflow.domain.lifecycle import InstanceLifecycle
+from baton_workflow.domain.lifecycle import allowed
 from baton_workflow.domain.state import InstanceState
 
 
@@ -59,10 +57,8 @@ def decide(
 
 
 def _require_active(state: InstanceState) -> None:
-    try:
-        InstanceLifecycle(start_value=state.status).send("touch")
-    except TransitionNotAllowed:
-        raise InstanceNotActive(f"instance {state.instance_id!r} is {state.status}") from None
+    if not allowed(state.status, "touch"):
+        raise InstanceNotActive(f"instance {state.instance_id!r} is {state.status}")
 
 
 @dataclass(frozen=True)
@@ -218,6 +214,6 @@ def progress(state: InstanceState, definition: WorkflowDefinition) -> float:
     """Completed steps over the steps before the final one (seed 000 §7: 1/3 = 33%)."""
     if state.status == "completed":
         return 1.0
-    before_final = [s.id for s in definition.path() if not s.is_final]
-    done = sum(1 for s in state.steps_completed if s in before_final)
+    before_final = {s.id for s in definition.path() if not s.is_final}
+    done = len(before_final.intersection(state.steps_completed))
     return round(done / len(before_final), 4) if before_final else 0.0

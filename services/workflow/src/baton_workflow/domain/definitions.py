@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -84,12 +85,17 @@ class WorkflowDefinition(BaseModel):
         if unreachable:
             raise ValueError(f"steps never reached from {ids[0]!r}: {', '.join(unreachable)}")
 
+    @cached_property
+    def step_index(self) -> dict[str, StepDefinition]:
+        """Steps by id (computed once: every turn looks steps up)."""
+        return {s.id: s for s in self.steps}
+
     def step(self, step_id: str) -> StepDefinition:
         """The step with this id (KeyError naming it otherwise)."""
-        for step in self.steps:
-            if step.id == step_id:
-                return step
-        raise KeyError(f"workflow {self.id!r} has no step {step_id!r}")
+        try:
+            return self.step_index[step_id]
+        except KeyError:
+            raise KeyError(f"workflow {self.id!r} has no step {step_id!r}") from None
 
     @property
     def first_step(self) -> StepDefinition:
@@ -98,10 +104,15 @@ class WorkflowDefinition(BaseModel):
 
     def path(self) -> list[StepDefinition]:
         """Steps in the order an instance walks them."""
+        return list(self.ordered_steps)
+
+    @cached_property
+    def ordered_steps(self) -> tuple[StepDefinition, ...]:
+        """The path, computed once."""
         ordered = [self.first_step]
         while ordered[-1].next_step is not None:
             ordered.append(self.step(ordered[-1].next_step))
-        return ordered
+        return tuple(ordered)
 
     def checker_names(self) -> set[str]:
         """Every checker any step names (to verify against the registry at load time)."""

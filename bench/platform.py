@@ -1,0 +1,89 @@
+"""The platform as real processes for end-to-end benchmarks: NATS, workflow service, gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import nats
+
+from baton_auth import mint_token
+from baton_contracts import HEALTH_QUERIES, RemoteError
+from baton_messaging import request
+from baton_messaging.embedded import EmbeddedNatsServer, free_port
+
+SECRET = "bench-secret-bench-secret-bench-secret!!"
+
+
+@dataclass(frozen=True)
+class Platform:
+    """Where the running platform answers."""
+
+    gateway_url: str
+    nats_url: str
+
+    def headers(self, user: str) -> dict[str, str]:
+        """A bearer header for `user`."""
+        return {"Authorization": f"Bearer {mint_token(SECRET, user)}"}
+
+
+def _spawn(module: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen([sys.executable, "-m", module], env={**os.environ, **env},
+                                stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
+
+
+async def _wait_ready(platform: Platform, processes: list[subprocess.Popen[bytes]]) -> None:
+    nc = await nats.connect(platform.nats_url)
+    try:
+        async with httpx.AsyncClient() as http:
+            for _ in range(300):
+                if any(p.poll() is not None for p in processes):
+                    raise RuntimeError("a service exited during start; see the bench logs")
+                with contextlib.suppress(httpx.HTTPError, RemoteError):
+                    up = await http.get(f"{platform.gateway_url}/health")
+                    await request(nc, HEALTH_QUERIES["workflow"](), timeout=0.5)
+                    if up.status_code == 200:
+                        return
+                await asyncio.sleep(0.1)
+    finally:
+        await nc.close()
+    raise RuntimeError("the platform did not become ready")
+
+
+@contextlib.asynccontextmanager
+async def running_platform(
+    work: Path, database_url: str, definitions: Path
+) -> AsyncIterator[Platform]:
+    """NATS, `python -m baton_workflow` and `python -m baton_notifier`, stopped on exit."""
+    server = EmbeddedNatsServer(store_dir=work / "nats")
+    server.start()
+    port = free_port()
+    common = {"BATON_NATS_URL": server.url, "BATON_LOG_LEVEL": "WARNING"}
+    processes = [
+        _spawn("baton_workflow", {**common, "BATON_DATABASE_URL": database_url,
+                                  "BATON_WORKFLOW_DEFINITIONS_DIR": str(definitions)},
+               work / "workflow.log"),
+        _spawn("baton_notifier", {**common, "BATON_JWT_SECRET": SECRET,
+                                  "BATON_HTTP_PORT": str(port)}, work / "notifier.log"),
+    ]  # fmt: skip
+    platform = Platform(gateway_url=f"http://127.0.0.1:{port}", nats_url=server.url)
+    try:
+        await _wait_ready(platform, processes)
+        yield platform
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        server.stop()
