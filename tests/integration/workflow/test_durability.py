@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 
 import pytest
 from nats.aio.client import Client
@@ -19,6 +20,7 @@ from baton_contracts.workflow_api import (
 from baton_workflow.bootstrap import build
 
 from .conftest import FakeAgentRunner, ask, workflow_settings
+from .test_kill import spawn, wait_healthy
 
 COMPLETE = WorkflowSignal(action="complete_step")
 
@@ -89,3 +91,38 @@ async def test_two_replicas_on_postgres_record_every_exchange_once(
     nats_url: str, postgres_url: str, client: Client, agent_runner: FakeAgentRunner
 ) -> None:
     await _two_replicas_race(nats_url, postgres_url, client)
+
+
+@pytest.mark.postgres
+async def test_two_service_processes_on_postgres_lose_and_double_nothing(
+    nats_url: str,
+    postgres_url: str,
+    client: Client,
+    agent_runner: FakeAgentRunner,
+    tmp_path: Path,
+) -> None:
+    processes = [spawn(nats_url, postgres_url, tmp_path / f"workflow-{i}.log") for i in range(2)]
+    try:
+        for process in processes:
+            await wait_healthy(client, process)
+        reply = await ask(client, StartWorkflow(user_id="pia", workflow_id="onboarding"))
+        instance = reply.instance.instance_id
+        commands = [
+            RecordExchange(user_id="pia", instance_id=instance, command_id=uuid.uuid4().hex)
+            for _ in range(8)  # below greeting's max_messages (10), which would force a move
+        ]
+        replies = await asyncio.gather(*(ask(client, c, timeout=15) for c in commands))
+        assert sorted(r.instance.messages_in_step for r in replies) == list(range(1, 9))
+        signals = [
+            SignalWorkflow(user_id="pia", instance_id=instance, command_id=f"p{i}", signal=COMPLETE)
+            for i in range(6)
+        ]
+        outcomes = await asyncio.gather(*(ask(client, c, timeout=15) for c in signals))
+        assert [o.outcome for o in outcomes].count("transitioned") == 1
+        log = await ask(client, GetInstanceEvents(user_id="pia", instance_id=instance))
+        assert [e.version for e in log.events] == list(range(1, len(log.events) + 1))
+        assert all(p.poll() is None for p in processes)
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(15)

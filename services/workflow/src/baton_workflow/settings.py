@@ -20,7 +20,7 @@ class WorkflowSettings(BaseSettings):
     workflow_definitions_dir: Path = SHIPPED_DEFINITIONS
     request_timeout_seconds: float = Field(default=5.0, gt=0)
     checker_timeout_seconds: float = Field(default=2.0, gt=0)
-    conflict_retries: int = Field(default=5, ge=0)
+    conflict_retries: int = Field(default=10, ge=0)
     outbox_lease_seconds: float = Field(
         default=10.0, gt=0, description="After a crash, how long until a new relay may publish"
     )

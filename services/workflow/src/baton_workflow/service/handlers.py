@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
+import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from uuid import UUID
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
@@ -48,7 +51,17 @@ class WorkflowServices:
     new_id: Callable[[], UUID]
     notify: Callable[[], None]
     checker_timeout: float = 2.0
-    conflict_retries: int = 5
+    conflict_retries: int = 10
+    _locks: weakref.WeakValueDictionary[str, asyncio.Lock] = field(
+        default_factory=weakref.WeakValueDictionary, repr=False
+    )
+
+    def instance_lock(self, instance_id: str) -> asyncio.Lock:
+        """One turn per instance at a time in this process; replicas still meet on versions."""
+        lock = self._locks.get(instance_id)
+        if lock is None:
+            lock = self._locks[instance_id] = asyncio.Lock()
+        return lock
 
     def definition(self, workflow_id: str) -> WorkflowDefinition:
         """A loaded definition, or NOT_FOUND naming the id."""
@@ -95,7 +108,14 @@ async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartRepl
 async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
     """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
     _check_size(cmd.signal)
-    for _ in range(svc.conflict_retries + 1):
+    async with svc.instance_lock(cmd.instance_id):
+        return await _take_turn(svc, cmd)
+
+
+async def _take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
+    for attempt in range(svc.conflict_retries + 1):
+        if attempt:  # another replica wrote first: spread the retries out
+            await asyncio.sleep(random.uniform(0, 0.002 * attempt))
         loaded = await svc.owned(cmd.instance_id, cmd.user_id)
         state = loaded.state
         definition = svc.definition(state.workflow_id)
