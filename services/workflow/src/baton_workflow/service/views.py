@@ -69,17 +69,7 @@ def explanation(
 ) -> Explanation:
     """Each criterion of the current step with the numbers, and whether a signal would pass."""
     step = definition.step(state.current_step)
-    criteria = [
-        CriterionView(
-            checker=r.checker,
-            met=r.met,
-            detail=r.detail,
-            observed=r.observed,
-            required=r.required,
-            error=r.error,
-        )
-        for r in report.results
-    ]
+    criteria = [CriterionView.model_validate(r.model_dump()) for r in report.results]
     others_met = all(r.met for r in report.results if r.checker != "agent_signal")
     return Explanation(
         instance_id=state.instance_id,
