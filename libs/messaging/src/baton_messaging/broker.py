@@ -54,6 +54,8 @@ def build_broker(
         connect_timeout=settings.connect_timeout_seconds,  # type: ignore[arg-type]
         middlewares=[NatsTelemetryMiddleware(tracer_provider=tracer_provider)],
         logger=logging.getLogger(f"baton.{service}.messaging"),
+        # Per-message "Received"/"Processed" lines: DEBUG, or every request costs two log writes.
+        log_level=logging.DEBUG,
         description=f"Baton {service} service",
     )
 
