@@ -17,7 +17,10 @@ def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
     if url.startswith("postgresql"):
         if url.startswith(("postgresql://", "postgres://")):
             url = "postgresql+asyncpg://" + url.split("://", 1)[1]
-        options: dict[str, Any] = {"pool_size": 10, "max_overflow": 50, "pool_recycle": 1800}
+        # No overflow: an overflow connection is closed when returned, so a burst above the
+        # pool size reconnects on every checkout (3x slower appends with 50 writers, measured).
+        # Callers beyond the pool wait for a connection instead.
+        options: dict[str, Any] = {"pool_size": 20, "max_overflow": 0, "pool_recycle": 1800}
         return create_async_engine(url, **{**options, **kwargs})
     raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
 
