@@ -52,7 +52,8 @@ bench: install
 	$(BIN)/python -m bench $(ARGS)
 
 # AsyncAPI for the NATS side, generated from each service's FastStream broker.
-ASYNCAPI_TARGETS := baton_notifier.entrypoints.main:broker baton_workflow.entrypoints.main:broker
+ASYNCAPI_TARGETS := baton_notifier.entrypoints.main:broker baton_workflow.entrypoints.main:broker \
+                    baton_agent_runner.entrypoints.main:broker
 
 docs: install
 	$(BIN)/python -m baton_messaging.asyncapi docs/asyncapi $(ASYNCAPI_TARGETS)

@@ -1,12 +1,19 @@
-"""Requests the agent-runner answers for other services (the workflow's criteria checkers)."""
+"""Requests the agent-runner answers: one agent turn, and the workflow's criteria checkers."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from baton_contracts.base import Kind, Query, ReplyModel, Subject
+from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
+from baton_contracts.workflow_api import WorkflowSignal
+
+MAX_MESSAGE_CHARS = 8000
+"""A user message above this length is refused (`invalid`, naming `message`)."""
+
+CompletionReason = Literal["user_confirmed", "criteria_met", "max_reached"]
+NextAction = Literal["continue", "transition", "wait_for_input"]
 
 
 class Count(BaseModel):
@@ -37,4 +44,55 @@ class CountInboxItems(Query):
     status: str | None = None
 
 
-AGENT_REQUESTS = (CountMemoryFacts, CountInboxItems)
+class HistoryEntry(BaseModel):
+    """One earlier message of the conversation."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Literal["user", "assistant"]
+    text: str = Field(max_length=MAX_MESSAGE_CHARS * 4)
+
+
+class TokenUsage(BaseModel):
+    """Tokens the model call consumed (zero for the scripted model's bookkeeping is allowed)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+
+
+class AgentReply(BaseModel):
+    """Seed 001 component 7 plus seed 000's `workflow_signal`, usage and cost."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    message: str
+    step_completed: bool = False
+    completion_reason: CompletionReason | None = None
+    extracted_data: dict[str, Any] = Field(default_factory=dict)
+    next_action: NextAction = "continue"
+    workflow_signal: WorkflowSignal = Field(default_factory=WorkflowSignal)
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    cost_usd: float = Field(default=0.0, ge=0)
+    agent: str = ""
+    model: str = ""
+
+
+class RunAgent(Command):
+    """Run one turn of an agent; the same `idempotency_key` returns the recorded reply."""
+
+    type: Literal["agent.run"] = "agent.run"
+    subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.CMD, name="run")
+    reply_model: ClassVar[ReplyModel] = AgentReply
+    agent: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_\-]+$")
+    instance_id: str = Field(min_length=1, max_length=128)
+    current_step: str = Field(min_length=1, max_length=64)
+    step_context: dict[str, Any] = Field(default_factory=dict)
+    can_complete: bool = False
+    history: list[HistoryEntry] = Field(default_factory=list, max_length=200)
+    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    idempotency_key: str = Field(min_length=1, max_length=200)
+
+
+AGENT_REQUESTS = (RunAgent, CountMemoryFacts, CountInboxItems)

@@ -24,6 +24,9 @@ SAMPLE_VALUES: dict[str, object] = {
     "progress": 0.33,
     "reason": "missing criteria",
     "command_id": "c-1",
+    "agent": "greeter",
+    "message": "hi",
+    "idempotency_key": "k-1",
     "signal": {"action": "complete_step", "data": {"user_name": "Alex"}},
 }
 

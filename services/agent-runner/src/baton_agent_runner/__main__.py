@@ -1,0 +1,3 @@
+from baton_agent_runner.entrypoints.main import main
+
+main()

@@ -1,0 +1,104 @@
+"""PydanticAI agents from profiles: the scripted function model or an OpenAI-compatible one."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from openai import AsyncOpenAI
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, UserPromptPart
+from pydantic_ai.models import Model
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.settings import ModelSettings
+
+from baton_agent_runner.adapters.profiles import Profile
+from baton_agent_runner.domain import scripted
+from baton_agent_runner.domain.language import Lang
+from baton_agent_runner.domain.output import AgentOutput
+
+_TURN_BLOCK = re.compile(r"<turn>\n(.*?)\n</turn>", re.DOTALL)
+
+
+def render_prompt(turn: scripted.Turn) -> str:
+    """The user prompt: the turn as JSON (what both models read), then the user's message."""
+    return f"<turn>\n{turn.model_dump_json()}\n</turn>\n\nUser message:\n{turn.message}"
+
+
+def scripted_model() -> FunctionModel:
+    """The rule-based model: reads the turn from the prompt, answers through the output tool."""
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        turn = _last_turn(messages)
+        output = scripted.run(turn)
+        tool = info.output_tools[0].name
+        return ModelResponse(parts=[ToolCallPart(tool, output.model_dump(mode="json"))])
+
+    return FunctionModel(answer, model_name="scripted")
+
+
+def _last_turn(messages: list[ModelMessage]) -> scripted.Turn:
+    for message in reversed(messages):
+        for part in getattr(message, "parts", []):
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                found = _TURN_BLOCK.search(part.content)
+                if found:
+                    return scripted.Turn.model_validate(json.loads(found.group(1)))
+    raise ValueError("scripted model: the prompt carries no <turn> block")
+
+
+@dataclass
+class OpenAISettings:
+    """Where an OpenAI-compatible endpoint is and how long one request may take."""
+
+    base_url: str | None
+    api_key: str
+    timeout_seconds: float
+    max_retries: int
+
+
+@dataclass
+class AgentFactory:
+    """Builds (and keeps) one PydanticAI agent per profile, language and model."""
+
+    openai: OpenAISettings
+    model_override: str | None = None
+    _agents: dict[tuple[str, Lang], Agent[None, AgentOutput]] = field(default_factory=dict)
+
+    def model_name(self, profile: Profile) -> str:
+        """The model this profile runs on (the override wins)."""
+        return self.model_override or profile.model
+
+    def agent(self, profile: Profile, language: Lang) -> Agent[None, AgentOutput]:
+        """The agent for one profile in one language."""
+        key = (profile.slug, language)
+        if key not in self._agents:
+            self._agents[key] = Agent(
+                self._model(self.model_name(profile)),
+                output_type=AgentOutput,
+                instructions=getattr(profile.system_prompt, language),
+                name=profile.slug,
+                model_settings=ModelSettings(
+                    temperature=profile.temperature, max_tokens=profile.max_tokens
+                ),
+                # A malformed reply is not asked for again: the turn stays (seed 000 risks).
+                retries=0,
+            )
+        return self._agents[key]
+
+    def _model(self, name: str) -> Model:
+        if name == "scripted":
+            return scripted_model()
+        if name.startswith("openai:"):
+            client = AsyncOpenAI(
+                base_url=self.openai.base_url,
+                api_key=self.openai.api_key,
+                timeout=self.openai.timeout_seconds,
+                max_retries=self.openai.max_retries,
+            )
+            provider = OpenAIProvider(openai_client=client)
+            return OpenAIChatModel(name.removeprefix("openai:"), provider=provider)
+        raise ValueError(f"model: unknown model {name!r} (use 'scripted' or 'openai:<model>')")

@@ -1,0 +1,88 @@
+"""The one place that builds and wires every adapter; tests call `build` with overrides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from faststream.nats import NatsBroker
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
+from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
+from baton_agent_runner.adapters.profiles import load_profiles
+from baton_agent_runner.entrypoints.subscribers import subscribe
+from baton_agent_runner.service.turns import AgentRunner
+from baton_agent_runner.settings import AgentRunnerSettings
+from baton_eventstore import create_engine, migrate
+from baton_messaging import MessagingSettings, build_broker, start_broker
+
+
+@dataclass
+class AgentRunnerApp:
+    """The running service: database, broker and the use cases they serve."""
+
+    settings: AgentRunnerSettings
+    engine: AsyncEngine
+    broker: NatsBroker
+    runner: AgentRunner
+    ready: bool = field(default=False)
+
+    async def start(self) -> None:
+        """Migrate the agent-runner's tables, connect, answer requests."""
+        await migrate(self.engine, sql.COMPONENT, sql.STEPS)
+        await start_broker(self.broker)
+        self.ready = True
+
+    async def stop(self) -> None:
+        """Stop answering, then close the database pool."""
+        self.ready = False
+        await self.broker.stop()
+        await self.engine.dispose()
+        close = getattr(self.runner.memory, "close", None)
+        if close is not None:
+            close()
+
+
+def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
+    """Build the service; `overrides` replace adapters by name (agents, memory, inbox, ...)."""
+    _ensure_sqlite_folder(settings.database_url)
+    engine = create_engine(settings.database_url)
+    messaging = MessagingSettings(
+        nats_url=settings.nats_url, request_timeout_seconds=settings.request_timeout_seconds
+    )
+    broker = overrides.get("broker") or build_broker(messaging, "agent-runner")
+    now = overrides.get("now") or (lambda: datetime.now(UTC))
+    openai = OpenAISettings(
+        base_url=settings.openai_base_url,
+        api_key=settings.openai_api_key,
+        timeout_seconds=settings.model_request_timeout_seconds,
+        max_retries=settings.model_max_retries,
+    )
+    runner = AgentRunner(
+        profiles=overrides.get("profiles") or load_profiles(settings.agent_profiles_dir),
+        agents=overrides.get("agents") or AgentFactory(openai, settings.agent_model),
+        memory=overrides.get("memory") or _memory(settings, engine, now),
+        inbox=overrides.get("inbox") or sql.SqlInboxStore(engine, now),
+        replies=overrides.get("replies") or sql.SqlReplyLog(engine, now),
+        timeout=settings.agent_timeout_seconds,
+    )
+    app = AgentRunnerApp(settings=settings, engine=engine, broker=broker, runner=runner)
+    subscribe(broker, runner, health=lambda: app.ready)
+    return app
+
+
+def _memory(settings: AgentRunnerSettings, engine: AsyncEngine, now: sql.Clock) -> Any:
+    if settings.memory_backend == "sql":
+        return sql.SqlMemoryStore(engine, now)
+    return Mem0MemoryStore(open_memory(settings.qdrant_path, settings.qdrant_url))
+
+
+def _ensure_sqlite_folder(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,148 @@
+"""The deterministic onboarding agents: seed 001 components 3 to 6 as rules, in ru and en."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.output import AgentOutput, Signal
+from baton_agent_runner.domain.texts import text
+
+MIN_AREAS = 3
+MIN_ITEMS = 3
+GREETER_EXCHANGES = 3
+
+
+class Turn(BaseModel):
+    """Everything a turn's rules may look at; the service fills it, the prompt carries it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    agent: str
+    current_step: str
+    message: str
+    history: list[dict[str, str]] = Field(default_factory=list)
+    can_complete: bool = False
+    facts: dict[str, str] = Field(default_factory=dict)
+    inbox_count: int = 0
+    promoted: list[str] = Field(default_factory=list)
+    language: lang.Lang = "en"
+
+
+@dataclass
+class _Reply:
+    message: str
+    action: str = "stay"
+    reason: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def output(self) -> AgentOutput:
+        done = self.action == "complete_step"
+        return AgentOutput(
+            message=self.message,
+            step_completed=done,
+            completion_reason=self.reason if done else None,
+            extracted_data=self.data,
+            next_action="transition" if done else "wait_for_input",
+            workflow_signal=Signal(action=self.action, data=self.data),
+        )
+
+
+def run(turn: Turn) -> AgentOutput:
+    """One turn of the scripted agent named by `turn.agent`."""
+    rules = RULES.get(turn.agent)
+    if rules is None:
+        return _Reply(text(turn.language, "unknown_agent", agent=turn.agent)).output()
+    deferred = _off_topic(turn)
+    return (deferred or rules(turn)).output()
+
+
+def _off_topic(turn: Turn) -> _Reply | None:
+    """An inbox request before brain_dump: acknowledge, defer the item, keep the step."""
+    if turn.agent not in ("greeter", "discovery"):
+        return None
+    item = lang.inbox_request(turn.message)
+    if item is None:
+        return None
+    why = text(turn.language, f"why_{turn.agent}")
+    return _Reply(text(turn.language, "deferred", why=why), data={"deferred_inbox_items": [item]})
+
+
+def _user_turns(turn: Turn) -> int:
+    return 1 + sum(1 for entry in turn.history if entry.get("role") == "user")
+
+
+def greeter(turn: Turn) -> _Reply:
+    """Completes on readiness, a question about the next step, or 3 calm exchanges."""
+    message, ru = turn.message, turn.language
+    if lang.is_confused(message):
+        return _Reply(text(ru, "greeter_explain"))
+    if lang.is_ready(message) or lang.asks_next_step(message):
+        return _Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed")
+    if _user_turns(turn) >= GREETER_EXCHANGES:
+        return _Reply(text(ru, "greeter_done"), "complete_step", "criteria_met")
+    return _Reply(text(ru, "greeter_intro"))
+
+
+def discovery(turn: Turn) -> _Reply:
+    """Saves a `priorities` fact per area; summarises at 3 areas; completes once confirmed."""
+    found = lang.areas_in(turn.message)
+    facts = {**turn.facts, **found}
+    data: dict[str, Any] = {"facts": found} if found else {}
+    confirmed = not found and _summary_shown(turn) and lang.confirms(turn.message)
+    if confirmed and len(facts) >= MIN_AREAS:
+        return _Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
+    if len(facts) >= MIN_AREAS:
+        return _Reply(_summary(turn.language, facts), data=data)
+    missing = [lang.AREA_NAMES[turn.language][a] for a in lang.AREAS if a not in facts]
+    ask = text(turn.language, "discovery_ask", missing=", ".join(missing))
+    return _Reply(ask, data=data)
+
+
+def _summary_shown(turn: Turn) -> bool:
+    last = next((e for e in reversed(turn.history) if e.get("role") == "assistant"), None)
+    marker = text(turn.language, "summary_header")
+    return last is not None and marker in last.get("text", "")
+
+
+def _summary(language: lang.Lang, facts: dict[str, str]) -> str:
+    names = lang.AREA_NAMES[language]
+    lines = [f"- {names.get(area, area)}: {fact}" for area, fact in facts.items()]
+    header, question = text(language, "summary_header"), text(language, "summary_question")
+    return "\n".join([header, *lines, question])
+
+
+def inbox_collector(turn: Turn) -> _Reply:
+    """Splits the message into inbox items, confirms them; completes on "done" with 3+ items."""
+    items = lang.split_items(turn.message)
+    total = turn.inbox_count + len(items)
+    parts = []
+    if turn.promoted:
+        parts.append(text(turn.language, "promoted", items="; ".join(turn.promoted)))
+    if items:
+        parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
+    data: dict[str, Any] = {"inbox_items": items} if items else {}
+    if lang.says_done(turn.message) and total >= MIN_ITEMS:
+        parts.append(text(turn.language, "inbox_done", total=total))
+        return _Reply("\n".join(parts), "complete_step", "user_confirmed", data)
+    key = "inbox_more" if total < MIN_ITEMS else "inbox_anything_else"
+    parts.append(text(turn.language, key, total=total, need=max(MIN_ITEMS - total, 0)))
+    return _Reply("\n".join(parts), data=data)
+
+
+def coordinator(turn: Turn) -> _Reply:
+    """Congratulates with the counts and explains what comes next; the workflow completes."""
+    message = text(turn.language, "coordinator", facts=len(turn.facts), items=turn.inbox_count)
+    return _Reply(message, "complete_step", "criteria_met")
+
+
+RULES: dict[str, Callable[[Turn], _Reply]] = {
+    "greeter": greeter,
+    "discovery": discovery,
+    "inbox_collector": inbox_collector,
+    "coordinator": coordinator,
+}

@@ -1,0 +1,92 @@
+"""What the scripted agents say, in Russian and English."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+from typing import Any
+
+TEXTS: dict[str, dict[str, str]] = {
+    "greeter_intro": {
+        "ru": "Привет! Я Baton — помогаю разложить по полочкам приоритеты и дела. Онбординг "
+        "пройдёт в три шага: знакомство, разговор о твоих приоритетах и выгрузка всех мыслей "
+        "в inbox. Готов начать?",
+        "en": "Hi! I am Baton: I help you sort out your priorities and tasks. Onboarding has "
+        "three steps: this introduction, a talk about your priorities, and a brain dump into "
+        "your inbox. Ready to start?",
+    },
+    "greeter_explain": {
+        "ru": "Объясню проще: сначала я узнаю, что для тебя важно, потом ты выгрузишь всё, что "
+        "держишь в голове, а я разложу это по приоритетам. Что именно непонятно?",
+        "en": "Put simply: first I learn what matters to you, then you dump everything on your "
+        "mind and I sort it by your priorities. What exactly is unclear?",
+    },
+    "greeter_done": {
+        "ru": "Отлично, поехали! Расскажи, какие области жизни для тебя сейчас главные.",
+        "en": "Great, let's go! Tell me which areas of your life matter most right now.",
+    },
+    "discovery_ask": {
+        "ru": "Записал. Расскажи ещё о других областях: {missing}.",
+        "en": "Noted. Tell me about other areas too: {missing}.",
+    },
+    "summary_header": {"ru": "Вот что я понял о тебе:", "en": "Here is what I understood:"},
+    "summary_question": {
+        "ru": "Всё верно? Если нет — поправь меня.",
+        "en": "Is that right? If not, correct me.",
+    },
+    "discovery_done": {
+        "ru": "Спасибо, приоритеты записаны. Переходим к выгрузке мыслей.",
+        "en": "Thanks, your priorities are saved. On to the brain dump.",
+    },
+    "deferred": {
+        "ru": "Отличная мысль! Запишем это чуть позже, на шаге сбора inbox — я не забуду. {why}",
+        "en": "Great thought! We will record it a bit later, at the inbox step; I will not "
+        "forget it. {why}",
+    },
+    "why_discovery": {
+        "ru": "Сейчас давай закончим с приоритетами — это поможет мне лучше организовать твои "
+        "задачи.",
+        "en": "Let's finish your priorities first: they help me organise your tasks better.",
+    },
+    "why_greeter": {
+        "ru": "Сначала закончим знакомство — так тебе будет понятно, как всё устроено.",
+        "en": "Let's finish the introduction first, so you know how everything works.",
+    },
+    "promoted": {
+        "ru": "Я уже добавил в inbox то, что ты просил записать раньше: {items}.",
+        "en": "I have already added what you asked me to note earlier: {items}.",
+    },
+    "saved": {
+        "ru": "Записал в inbox: {items}. Всего записей: {total}.",
+        "en": "Saved to your inbox: {items}. Items so far: {total}.",
+    },
+    "inbox_more": {
+        "ru": "Выгрузи всё, что висит в голове: дела, идеи, желания — по одному в строке. "
+        "Нужно ещё хотя бы {need}.",
+        "en": "Dump everything on your mind: tasks, ideas, wishes, one per line. I need at "
+        "least {need} more.",
+    },
+    "inbox_anything_else": {
+        "ru": "Что-нибудь ещё? Когда закончишь, напиши «это всё».",
+        "en": 'Anything else? When you are finished, say "that\'s all".',
+    },
+    "inbox_done": {
+        "ru": "Отлично, в inbox {total} записей.",
+        "en": "Great, your inbox holds {total} items.",
+    },
+    "coordinator": {
+        "ru": "Поздравляю, онбординг завершён! Приоритетов: {facts}, мыслей в inbox: {items}. "
+        "Дальше я помогу разобрать inbox и спланировать неделю.",
+        "en": "Congratulations, onboarding is complete! Priorities: {facts}, inbox items: "
+        "{items}. Next I will help you sort the inbox and plan your week.",
+    },
+    "unknown_agent": {
+        "ru": "Агент {agent} не умеет работать без модели.",
+        "en": "Agent {agent} has no scripted behaviour.",
+    },
+}
+
+
+def text(language: str, key: str, **values: Any) -> str:
+    """The text `key` in `language`, with `values` filled in."""
+    return TEXTS[key][language].format(**values)

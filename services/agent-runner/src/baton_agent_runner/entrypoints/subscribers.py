@@ -1,0 +1,50 @@
+"""NATS responders: decode a request, call the use case, encode the answer. Nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+from faststream.nats import NatsBroker
+
+from baton_agent_runner.service.turns import AgentRunner
+from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
+from baton_contracts.agent_api import (
+    AgentReply,
+    Count,
+    CountInboxItems,
+    CountMemoryFacts,
+    RunAgent,
+)
+from baton_messaging import MessagingSettings, build_broker, respond
+
+QUEUE = "agent"
+
+
+def subscribe(broker: NatsBroker, runner: AgentRunner, health: Callable[[], bool]) -> None:
+    """Register every responder of the agent-runner on the broker."""
+
+    async def run(cmd: RunAgent) -> AgentReply:
+        return await runner.run(cmd)
+
+    async def memory_facts(query: CountMemoryFacts) -> Count:
+        return Count(count=await runner.memory.count(query.user_id, query.category))
+
+    async def inbox_items(query: CountInboxItems) -> Count:
+        return Count(count=await runner.inbox.count(query.user_id, query.status))
+
+    async def report(_: Query) -> HealthStatus:
+        healthy = health()
+        return HealthStatus(service="agent", healthy=healthy, checks={"database": healthy})
+
+    respond(broker, RunAgent, run, queue=QUEUE)
+    respond(broker, CountMemoryFacts, memory_facts, queue=QUEUE)
+    respond(broker, CountInboxItems, inbox_items, queue=QUEUE)
+    respond(broker, HEALTH_QUERIES["agent"], report, queue=QUEUE)
+
+
+def documented_broker() -> NatsBroker:
+    """The agent-runner broker with every responder declared, nothing behind it (for AsyncAPI)."""
+    broker = build_broker(MessagingSettings(), "agent-runner")
+    subscribe(broker, cast(AgentRunner, None), health=lambda: False)
+    return broker

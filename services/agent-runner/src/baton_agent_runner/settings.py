@@ -1,0 +1,34 @@
+"""Settings of the agent-runner; every one is an environment variable (prefix BATON_)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
+
+
+class AgentRunnerSettings(BaseSettings):
+    """Where data lives, which model the agents use, and how long a model call may take."""
+
+    model_config = SettingsConfigDict(env_prefix="BATON_", extra="ignore")
+
+    nats_url: str = "nats://127.0.0.1:4222"
+    database_url: str = "sqlite+aiosqlite:///.baton/agent.db"
+    qdrant_path: Path = Path(".baton/qdrant/agent")
+    qdrant_url: str | None = Field(default=None, description="A Qdrant server; else the folder")
+    memory_backend: Literal["mem0", "sql"] = "mem0"
+    agent_profiles_dir: Path = SHIPPED_PROFILES
+    agent_model: str | None = Field(
+        default=None, description="Overrides every profile's model: 'scripted' or 'openai:<model>'"
+    )
+    openai_base_url: str | None = None
+    openai_api_key: str = "not-needed"
+    model_request_timeout_seconds: float = Field(default=20.0, gt=0)
+    model_max_retries: int = Field(default=0, ge=0)
+    agent_timeout_seconds: float = Field(default=30.0, gt=0)
+    request_timeout_seconds: float = Field(default=5.0, gt=0)
+    log_level: str = "INFO"

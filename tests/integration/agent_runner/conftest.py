@@ -1,0 +1,94 @@
+"""The agent-runner in-process on a real NATS and SQLite, and a client to ask it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from sqlalchemy.engine import make_url
+
+from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings, scripted_model
+from baton_agent_runner.bootstrap import AgentRunnerApp, build
+from baton_agent_runner.settings import AgentRunnerSettings
+from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_messaging import request
+
+
+class CountingFactory(AgentFactory):
+    """The scripted model, counting how often it is called."""
+
+    calls: int = 0
+
+    def _model(self, name: str) -> Model:
+        inner = scripted_model().function
+        assert inner is not None
+
+        def counted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            type(self).calls += 1
+            return inner(messages, info)  # type: ignore[return-value]
+
+        return FunctionModel(counted, model_name="scripted")
+
+
+def settings(nats_url: str, database_url: str, **extra: Any) -> AgentRunnerSettings:
+    folder = make_url(database_url).database
+    extra.setdefault("qdrant_path", Path(folder or ".").parent / "qdrant")
+    return AgentRunnerSettings(nats_url=nats_url, database_url=database_url, **extra)
+
+
+@pytest.fixture
+async def counting() -> type[CountingFactory]:
+    CountingFactory.calls = 0
+    return CountingFactory
+
+
+@pytest.fixture
+async def runner(
+    nats_url: str, sqlite_url: str, counting: type[CountingFactory]
+) -> AsyncIterator[AgentRunnerApp]:
+    agents = counting(OpenAISettings(None, "x", 5.0, 0))
+    app = build(settings(nats_url, sqlite_url), agents=agents)
+    await app.start()
+    yield app
+    await app.stop()
+
+
+@pytest.fixture
+async def client(nats_url: str) -> AsyncIterator[Client]:
+    nc = await nats.connect(nats_url)
+    yield nc
+    await nc.close()
+
+
+class Conversation:
+    """One user's conversation with the agents, keeping the history like the workflow would."""
+
+    def __init__(self, nc: Client, user_id: str = "alice") -> None:
+        self.nc, self.user_id, self.history, self.turns = nc, user_id, [], 0
+
+    async def say(self, agent: str, step: str, message: str, **extra: Any) -> AgentReply:
+        self.turns += 1
+        cmd = RunAgent(
+            user_id=self.user_id,
+            agent=agent,
+            instance_id="i-1",
+            current_step=step,
+            history=self.history[-20:],
+            message=message,
+            idempotency_key=extra.pop("key", f"k-{self.turns}"),
+            **extra,
+        )
+        reply = await request(self.nc, cmd, timeout=10.0)
+        assert isinstance(reply, AgentReply)
+        self.history += [
+            {"role": "user", "text": message},
+            {"role": "assistant", "text": reply.message},
+        ]
+        return reply

@@ -1,0 +1,157 @@
+"""The `openai:<model>` path against a fake OpenAI server on 127.0.0.1 (a real HTTP server)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from nats.aio.client import Client
+
+from baton_agent_runner.bootstrap import build
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_messaging import request
+
+from .conftest import settings
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    """Answers chat completions as `mode` says: valid, malformed, unsignalled, or slow."""
+
+    daemon_threads = True
+    mode = "valid"
+    requests: list[dict[str, Any]]
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """The slow answer lands after the client gave up: that broken pipe is expected."""
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append(body)
+        if self.server.mode == "slow":
+            time.sleep(1.5)
+        payload = json.dumps(_completion(body, self.server.mode)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _completion(body: dict[str, Any], mode: str) -> dict[str, Any]:
+    tool = body["tools"][0]["function"]["name"]
+    output: dict[str, Any] = {
+        "message": "Hello from the model",
+        "step_completed": True,
+        "completion_reason": "user_confirmed",
+        "next_action": "transition",
+        "workflow_signal": {"action": "complete_step", "data": {}},
+    }
+    if mode == "unsignalled":
+        output = {"message": "No signal here"}
+    arguments = "{not json" if mode == "malformed" else json.dumps(output)
+    call = {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": arguments}}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI(("127.0.0.1", 0), Handler)
+    server.requests = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+async def openai_runner(nats_url: str, sqlite_url: str, fake_openai: FakeOpenAI) -> Any:
+    port = fake_openai.server_address[1]
+    app = build(
+        settings(
+            nats_url,
+            sqlite_url,
+            agent_model="openai:fake-model",
+            openai_base_url=f"http://127.0.0.1:{port}/v1",
+            model_request_timeout_seconds=0.3,
+            model_max_retries=0,
+        )
+    )
+    await app.start()
+    yield app
+    await app.stop()
+
+
+def _turn(key: str, message: str = "ready") -> RunAgent:
+    return RunAgent(
+        user_id="u",
+        agent="greeter",
+        instance_id="i",
+        current_step="greeting",
+        message=message,
+        idempotency_key=key,
+    )
+
+
+async def test_valid_structured_reply(
+    openai_runner: Any, client: Client, fake_openai: FakeOpenAI
+) -> None:
+    reply = await request(client, _turn("k1", "Готов"), timeout=10.0)
+    assert isinstance(reply, AgentReply)
+    assert reply.message == "Hello from the model" and reply.step_completed
+    assert reply.workflow_signal.action == "complete_step" and reply.model == "openai:fake-model"
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (100, 20)
+    sent = fake_openai.requests[0]
+    assert sent["model"] == "fake-model" and sent["temperature"] == 0.3
+    assert 600 in (sent.get("max_tokens"), sent.get("max_completion_tokens"))
+    assert "Ты — приветствующий агент" in json.dumps(sent, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("mode", ["malformed", "unsignalled"])
+async def test_malformed_or_unsignalled_reply_is_stay(
+    openai_runner: Any, client: Client, fake_openai: FakeOpenAI, mode: str
+) -> None:
+    fake_openai.mode = mode
+    reply = await request(client, _turn(f"k-{mode}"), timeout=10.0)
+    assert isinstance(reply, AgentReply)
+    assert reply.workflow_signal.action == "stay" and not reply.step_completed
+    assert len(fake_openai.requests) == 1  # not asked again
+
+
+async def test_timeout_is_unavailable_with_one_request_and_nothing_recorded(
+    openai_runner: Any, client: Client, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.mode = "slow"
+    with pytest.raises(RemoteError) as caught:
+        await request(client, _turn("k-slow"), timeout=10.0)
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert len(fake_openai.requests) == 1  # max_retries is 0
+    fake_openai.mode = "valid"
+    reply = await request(client, _turn("k-slow"), timeout=10.0)  # the retry reaches the model
+    assert isinstance(reply, AgentReply) and reply.step_completed

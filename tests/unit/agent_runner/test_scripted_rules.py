@@ -1,0 +1,153 @@
+"""The scripted onboarding agents: each rule, in Russian and English, and off-topic handling."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.scripted import Turn, run
+
+
+def turn(agent: str, message: str, **extra: Any) -> Turn:
+    return Turn(
+        agent=agent, current_step="s", message=message, language=lang.language_of(message), **extra
+    )
+
+
+@pytest.mark.parametrize(
+    "message", ["понял", "Давай!", "поехали", "готов", "got it", "Let's go", "ready"]
+)
+def test_greeter_completes_on_readiness(message: str) -> None:
+    out = run(turn("greeter", message))
+    assert out.workflow_signal and out.workflow_signal.action == "complete_step"
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+@pytest.mark.parametrize("message", ["А что дальше?", "What's next?"])
+def test_greeter_completes_on_a_question_about_the_next_step(message: str) -> None:
+    assert run(turn("greeter", message)).step_completed
+
+
+def test_greeter_stays_on_confusion_even_with_a_readiness_word() -> None:
+    out = run(turn("greeter", "я не понял, что это"))
+    assert out.workflow_signal and out.workflow_signal.action == "stay"
+    assert "непонятно" in out.message
+
+
+def test_greeter_completes_after_three_calm_exchanges() -> None:
+    history = [{"role": "user", "text": "hello"}, {"role": "assistant", "text": "hi"}] * 2
+    assert not run(turn("greeter", "hello", history=history[:2])).step_completed
+    out = run(turn("greeter", "tell me more", history=history))
+    assert out.step_completed and out.completion_reason == "criteria_met"
+
+
+def test_greeter_answers_in_the_users_language() -> None:
+    assert "Привет" in run(turn("greeter", "привет")).message
+    assert "Hi!" in run(turn("greeter", "hello")).message
+
+
+def test_discovery_extracts_one_fact_per_area_and_asks_for_more() -> None:
+    out = run(turn("discovery", "Работа важна, а ещё здоровье"))
+    assert set(out.extracted_data["facts"]) == {"work", "health"}
+    assert not out.step_completed and "отношения" in out.message
+
+
+def test_discovery_summarises_at_three_areas_and_waits_for_confirmation() -> None:
+    facts = {"work": "work matters", "health": "run daily"}
+    out = run(turn("discovery", "My family comes first", facts=facts))
+    assert out.message.startswith("Here is what I understood:")
+    assert "relationships: My family comes first" in out.message and not out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("yes", "header"),
+    [("yes", "Here is what I understood:"), ("да, верно", "Вот что я понял о тебе:")],
+)
+def test_discovery_completes_only_after_confirming_the_summary(yes: str, header: str) -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    shown = [{"role": "assistant", "text": f"{header}\n- ..."}]
+    assert not run(turn("discovery", yes, facts=facts)).step_completed  # no summary shown yet
+    out = run(turn("discovery", yes, facts=facts, history=shown))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+def test_discovery_correction_updates_the_fact_and_shows_the_summary_again() -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    shown = [{"role": "assistant", "text": "Here is what I understood:\n- work: a"}]
+    out = run(turn("discovery", "No, work is about my new startup", facts=facts, history=shown))
+    assert out.extracted_data["facts"] == {"work": "No, work is about my new startup"}
+    assert not out.step_completed and "startup" in out.message
+
+
+def test_discovery_does_not_complete_with_fewer_than_three_areas() -> None:
+    shown = [{"role": "assistant", "text": "Here is what I understood:"}]
+    out = run(turn("discovery", "yes", facts={"work": "a"}, history=shown))
+    assert not out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("купить молоко\nпозвонить маме", ["купить молоко", "позвонить маме"]),
+        ("- milk\n* bread\n• eggs", ["milk", "bread", "eggs"]),
+        ("1. tax\n2) dentist", ["tax", "dentist"]),
+        ("a; b; c", ["a", "b", "c"]),
+        ("get the report done", ["get the report done"]),
+    ],
+)
+def test_brain_dump_splits_items(message: str, expected: list[str]) -> None:
+    assert lang.split_items(message) == expected
+
+
+def test_inbox_collector_saves_confirms_and_asks_for_more_below_three() -> None:
+    out = run(turn("inbox_collector", "milk; bread"))
+    assert out.extracted_data["inbox_items"] == ["milk", "bread"]
+    assert "milk; bread" in out.message and "1 more" in out.message and not out.step_completed
+
+
+@pytest.mark.parametrize("done", ["это всё", "больше ничего", "готово", "that's all", "done"])
+def test_inbox_collector_completes_on_done_with_three_items(done: str) -> None:
+    out = run(turn("inbox_collector", done, inbox_count=3))
+    assert out.step_completed and not out.extracted_data
+
+
+def test_inbox_collector_refuses_to_complete_with_two_items() -> None:
+    out = run(turn("inbox_collector", "готово", inbox_count=2))
+    assert not out.step_completed and "ещё хотя бы 1" in out.message
+
+
+def test_inbox_collector_mentions_deferred_items() -> None:
+    out = run(turn("inbox_collector", "ок", promoted=["купить молоко"]))
+    assert "купить молоко" in out.message
+
+
+def test_coordinator_congratulates_with_counts() -> None:
+    out = run(turn("coordinator", "спасибо", facts={"a": "1", "b": "2", "c": "3"}, inbox_count=4))
+    assert "Поздравляю" in out.message and "Приоритетов: 3" in out.message
+    assert "inbox: 4" in out.message
+    assert out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "item", "phrase"),
+    [
+        ("Запиши в inbox: купить молоко", "купить молоко", "закончим с приоритетами"),
+        ("Add to my inbox: buy milk", "buy milk", "finish your priorities"),
+    ],
+)
+def test_off_topic_inbox_request_during_discovery_is_deferred(
+    message: str, item: str, phrase: str
+) -> None:
+    out = run(turn("discovery", message))
+    assert out.workflow_signal and out.workflow_signal.action == "stay"
+    assert out.extracted_data == {"deferred_inbox_items": [item]}
+    assert phrase in out.message and ("позже" in out.message or "later" in out.message)
+
+
+def test_inbox_request_in_the_brain_dump_is_an_ordinary_item() -> None:
+    out = run(turn("inbox_collector", "купить молоко"))
+    assert out.extracted_data == {"inbox_items": ["купить молоко"]}
