@@ -11,7 +11,7 @@ class DefinitionInvalid(WorkflowError):
     """A workflow definition breaks a rule; `problems` lists each as `location: message`."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
-        super().__init__(f"{source}: " + "; ".join(problems))
+        super().__init__(f"invalid workflow definition {source}: " + "; ".join(problems))
         self.source = source
         self.problems = problems
 
