@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
-from baton_contracts.workflow_api import WorkflowSignal
-
-MAX_MESSAGE_CHARS = 8000
-"""A user message above this length is refused (`invalid`, naming `message`)."""
+from baton_contracts.workflow_api import MAX_MESSAGE_CHARS, WorkflowSignal
 
 CompletionReason = Literal["user_confirmed", "criteria_met", "max_reached"]
 NextAction = Literal["continue", "transition", "wait_for_input"]
@@ -95,4 +93,70 @@ class RunAgent(Command):
     idempotency_key: str = Field(min_length=1, max_length=200)
 
 
-AGENT_REQUESTS = (RunAgent, CountMemoryFacts, CountInboxItems)
+class InboxItem(BaseModel):
+    """One item of a user's inbox."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    item_id: str
+    content: str
+    source: str
+    status: str
+    created_at: datetime
+
+
+class InboxItems(BaseModel):
+    """A user's inbox items, newest first."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    items: list[InboxItem]
+
+
+class ListInboxItems(Query):
+    """A user's inbox, newest first; deferred items (waiting for the brain dump) are left out."""
+
+    type: Literal["agent.list_inbox_items"] = "agent.list_inbox_items"
+    subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.QUERY, name="inbox")
+    reply_model: ClassVar[ReplyModel] = InboxItems
+    user_id: str
+    limit: int = Field(default=100, ge=1, le=1000)
+
+
+class MemoryFact(BaseModel):
+    """One fact of a user's long-term memory."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    category: str
+    key: str
+    text: str
+
+
+class MemoryFacts(BaseModel):
+    """A user's facts: all of a category, or the nearest to a search query."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    facts: list[MemoryFact]
+
+
+class ListMemoryFacts(Query):
+    """A user's facts, optionally of one category; with `query`, the `limit` nearest to it."""
+
+    type: Literal["agent.list_memory_facts"] = "agent.list_memory_facts"
+    subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.QUERY, name="memory")
+    reply_model: ClassVar[ReplyModel] = MemoryFacts
+    user_id: str
+    category: str | None = Field(default=None, min_length=1, max_length=64)
+    query: str | None = Field(default=None, min_length=1, max_length=1000)
+    limit: int = Field(default=100, ge=1, le=1000)
+
+
+AGENT_REQUESTS = (
+    RunAgent,
+    CountMemoryFacts,
+    CountInboxItems,
+    ListInboxItems,
+    ListMemoryFacts,
+)

@@ -66,4 +66,19 @@ class WorkflowCompleted(Event):
     summary: dict[str, Any] = Field(default_factory=dict)
 
 
-WORKFLOW_EVENTS = (WorkflowStarted, StepChanged, StepBlocked, WorkflowCompleted)
+class MessagesExchanged(Event):
+    """A user message and the agent's reply to it were recorded on a step (the chat, live)."""
+
+    type: Literal["workflow.messages_exchanged"] = "workflow.messages_exchanged"
+    subject: ClassVar[Subject] = _evt("messages_exchanged")
+
+    workflow_id: str
+    instance_id: str
+    step: str
+    agent: str
+    client_message_id: str
+    user_text: str
+    agent_text: str
+
+
+WORKFLOW_EVENTS = (WorkflowStarted, StepChanged, StepBlocked, WorkflowCompleted, MessagesExchanged)

@@ -12,6 +12,9 @@ from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
 MAX_SIGNAL_DATA_BYTES = 64 * 1024
 """`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
 
+MAX_MESSAGE_CHARS = 8000
+"""A user message above this many characters is refused with `too_large` (HTTP 413)."""
+
 SignalAction = Literal["complete_step", "stay", "need_input"]
 Outcome = Literal["transitioned", "stayed", "blocked", "forced", "completed"]
 StepStatus = Literal["completed", "active", "pending"]
@@ -214,7 +217,60 @@ class ExplainInstance(_InstanceQuery):
     reply_model: ClassVar[ReplyModel] = Explanation
 
 
+class ChatMessage(_View):
+    """One message of an instance's conversation."""
+
+    role: Literal["user", "assistant"]
+    text: str
+    step: str
+    agent: str
+    client_message_id: str
+    at: datetime
+
+
+class Conversation(_View):
+    """An instance's conversation, oldest first."""
+
+    instance_id: str
+    messages: list[ChatMessage]
+
+
+class MessageReply(_View):
+    """What one conversation turn led to: the agent's answer, the outcome and the progress."""
+
+    reply: ChatMessage
+    turn: TurnReply
+    progress: ProgressView
+    replayed: bool = False
+
+
+class SendMessage(Command):
+    """A user message on an instance: the step's agent answers and its signal is applied.
+
+    `client_message_id` makes the turn idempotent: the same id again returns the recorded
+    answer without asking the agent twice. `text` is checked by the workflow service: blank
+    is `invalid`, more than `MAX_MESSAGE_CHARS` characters is `too_large`.
+    """
+
+    type: Literal["workflow.send_message"] = "workflow.send_message"
+    subject: ClassVar[Subject] = _cmd("send_message")
+    reply_model: ClassVar[ReplyModel] = MessageReply
+    instance_id: str
+    client_message_id: str = Field(min_length=1, max_length=128)
+    text: str
+
+
+class GetConversation(_InstanceQuery):
+    """An instance's conversation."""
+
+    type: Literal["workflow.get_conversation"] = "workflow.get_conversation"
+    subject: ClassVar[Subject] = _query("conversation")
+    reply_model: ClassVar[ReplyModel] = Conversation
+
+
 WORKFLOW_REQUESTS = (
+    SendMessage,
+    GetConversation,
     StartWorkflow,
     SignalWorkflow,
     RecordExchange,

@@ -28,6 +28,11 @@ SAMPLE_VALUES: dict[str, object] = {
     "message": "hi",
     "idempotency_key": "k-1",
     "signal": {"action": "complete_step", "data": {"user_name": "Alex"}},
+    "step": "discovery",
+    "client_message_id": "m-1",
+    "user_text": "work and health",
+    "agent_text": "Noted: work, health.",
+    "text": "work and health",
 }
 
 
