@@ -66,3 +66,28 @@ def test_domain_module_reads_no_clock_ids_or_environment(path: Path) -> None:
     tree = ast.parse(path.read_text())
     used = {dotted(n) for n in ast.walk(tree) if isinstance(n, ast.Attribute | ast.Name)}
     assert not (used & FORBIDDEN_CALLS), f"{path.name} uses {sorted(used & FORBIDDEN_CALLS)}"
+
+
+# service/ sees only its domain, its ports and contracts: adapters, entrypoints and bootstrap
+# are wired to it, and the technologies they wrap stay out. Workflow's service/ still imports
+# adapters.instances; add it here once it does not.
+LAYERED_SERVICES = ["agent-runner"]
+TECHNOLOGY = {"sqlalchemy", "openai", "pydantic_ai", "mem0", "qdrant_client", "faststream", "httpx"}
+SERVICE_FILES = sorted(
+    path for name in LAYERED_SERVICES for path in ROOT.glob(f"services/{name}/src/*/service/*.py")
+)
+
+
+def test_there_are_service_modules_to_check() -> None:
+    assert SERVICE_FILES
+
+
+@pytest.mark.parametrize("path", SERVICE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_service_module_imports_no_adapter_entrypoint_or_technology(path: Path) -> None:
+    tree = ast.parse(path.read_text())
+    own_package = path.parts[path.parts.index("src") + 1]
+    outer = tuple(f"{own_package}.{layer}" for layer in ("adapters", "entrypoints", "bootstrap"))
+    modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    bad = {m for m in modules if m and (m.startswith(outer) or m.split(".")[0] in TECHNOLOGY)}
+    assert not bad, f"{path.name} imports {sorted(bad)}"

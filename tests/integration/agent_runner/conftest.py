@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_messaging import request
+
+from .fake_openai import FakeOpenAI, Handler
 
 
 class CountingFactory(AgentFactory):
@@ -61,6 +64,18 @@ async def runner(
 
 
 @pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """The fake OpenAI-compatible server, on a free port of 127.0.0.1."""
+    server = FakeOpenAI(("127.0.0.1", 0), Handler)
+    server.requests = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
 async def client(nats_url: str) -> AsyncIterator[Client]:
     nc = await nats.connect(nats_url)
     yield nc
@@ -83,6 +98,9 @@ class Conversation:
             history=self.history[-20:],
             message=message,
             idempotency_key=extra.pop("key", f"k-{self.turns}"),
+            # The workflow service tells the agent whether the step could finish now; these
+            # tests drive the agents alone, so the step is ready unless a test says otherwise.
+            can_complete=extra.pop("can_complete", True),
             **extra,
         )
         reply = await request(self.nc, cmd, timeout=10.0)

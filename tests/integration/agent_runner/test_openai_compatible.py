@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -18,76 +14,7 @@ from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_messaging import request
 
 from .conftest import settings
-
-
-class FakeOpenAI(ThreadingHTTPServer):
-    """Answers chat completions as `mode` says: valid, malformed, unsignalled, or slow."""
-
-    daemon_threads = True
-    mode = "valid"
-    requests: list[dict[str, Any]]
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """The slow answer lands after the client gave up: that broken pipe is expected."""
-
-
-class Handler(BaseHTTPRequestHandler):
-    server: FakeOpenAI
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append(body)
-        if self.server.mode == "slow":
-            time.sleep(1.5)
-        payload = json.dumps(_completion(body, self.server.mode)).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-def _completion(body: dict[str, Any], mode: str) -> dict[str, Any]:
-    tool = body["tools"][0]["function"]["name"]
-    output: dict[str, Any] = {
-        "message": "Hello from the model",
-        "step_completed": True,
-        "completion_reason": "user_confirmed",
-        "next_action": "transition",
-        "workflow_signal": {"action": "complete_step", "data": {}},
-    }
-    if mode == "unsignalled":
-        output = {"message": "No signal here"}
-    arguments = "{not json" if mode == "malformed" else json.dumps(output)
-    call = {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": arguments}}
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "fake",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
-            }
-        ],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-    }
-
-
-@pytest.fixture
-def fake_openai() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(("127.0.0.1", 0), Handler)
-    server.requests = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+from .fake_openai import FakeOpenAI
 
 
 @pytest.fixture

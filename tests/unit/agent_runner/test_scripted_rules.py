@@ -13,6 +13,8 @@ from baton_agent_runner.domain.scripted import Turn, run
 
 
 def turn(agent: str, message: str, **extra: Any) -> Turn:
+    """A turn the workflow's pre-check allows to complete, unless `can_complete=False`."""
+    extra.setdefault("can_complete", True)
     return Turn(
         agent=agent, current_step="s", message=message, language=lang.language_of(message), **extra
     )
@@ -151,3 +153,26 @@ def test_off_topic_inbox_request_during_discovery_is_deferred(
 def test_inbox_request_in_the_brain_dump_is_an_ordinary_item() -> None:
     out = run(turn("inbox_collector", "купить молоко"))
     assert out.extracted_data == {"inbox_items": ["купить молоко"]}
+
+
+@pytest.mark.parametrize("message", ["поехали", "got it"])
+def test_greeter_does_not_complete_when_the_workflow_says_it_cannot(message: str) -> None:
+    out = run(turn("greeter", message, can_complete=False))
+    assert out.workflow_signal and out.workflow_signal.action == "stay"
+    assert not out.step_completed
+
+
+def test_discovery_asks_for_more_and_shows_the_summary_when_it_cannot_complete() -> None:
+    summary = run(turn("discovery", "work, health, family")).message
+    facts = {"work": "w", "health": "h", "relationships": "r"}
+    history = [{"role": "assistant", "text": summary}]
+    out = run(turn("discovery", "yes", history=history, facts=facts, can_complete=False))
+    assert not out.step_completed and "Anything to add?" in out.message
+    assert "Here is what I understood" in out.message  # so the next "yes" confirms
+    again = [{"role": "assistant", "text": out.message}]
+    assert run(turn("discovery", "yes", history=again, facts=facts)).step_completed
+
+
+def test_inbox_collector_keeps_asking_when_it_cannot_complete() -> None:
+    out = run(turn("inbox_collector", "that's all", inbox_count=3, can_complete=False))
+    assert not out.step_completed and out.workflow_signal and out.workflow_signal.action == "stay"

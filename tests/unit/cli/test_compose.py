@@ -96,6 +96,16 @@ def env_names_of_package(package: str) -> dict[str, bool]:
     return names
 
 
+def test_agent_runner_uses_its_database_qdrant_server_and_nats() -> None:
+    body = BATON_SERVICES["agent-runner"]
+    env = body["environment"]
+    assert env["BATON_DATABASE_URL"].endswith("@postgres:5432/baton_agent")
+    assert env["BATON_QDRANT_URL"] == "http://qdrant:6333" and env["BATON_MEMORY_BACKEND"] == "mem0"
+    assert env["BATON_NATS_URL"] == "nats://nats:4222"
+    assert {"nats", "postgres", "qdrant"} <= set(body["depends_on"])
+    assert body["healthcheck"]["test"][-2:] == ["baton_messaging.health", "agent"]
+
+
 def test_every_referenced_file_exists() -> None:
     for name, body in COMPOSE["services"].items():
         build = body.get("build")

@@ -12,10 +12,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters.embedders import EmbedderSettings
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import load_profiles
 from baton_agent_runner.entrypoints.subscribers import subscribe
+from baton_agent_runner.service.queries import MemoryQueries
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_eventstore import create_engine, migrate
@@ -30,6 +32,7 @@ class AgentRunnerApp:
     engine: AsyncEngine
     broker: NatsBroker
     runner: AgentRunner
+    queries: MemoryQueries
     ready: bool = field(default=False)
 
     async def start(self) -> None:
@@ -70,16 +73,30 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         inbox=overrides.get("inbox") or sql.SqlInboxStore(engine, now),
         replies=overrides.get("replies") or sql.SqlReplyLog(engine, now),
         timeout=settings.agent_timeout_seconds,
+        store_timeout=settings.store_timeout_seconds,
     )
-    app = AgentRunnerApp(settings=settings, engine=engine, broker=broker, runner=runner)
-    subscribe(broker, runner, health=lambda: app.ready)
+    queries = MemoryQueries(runner.memory, runner.inbox, settings.store_timeout_seconds)
+    app = AgentRunnerApp(settings, engine, broker, runner, queries)
+    subscribe(broker, runner, queries, health=lambda: app.ready)
     return app
 
 
 def _memory(settings: AgentRunnerSettings, engine: AsyncEngine, now: sql.Clock) -> Any:
     if settings.memory_backend == "sql":
         return sql.SqlMemoryStore(engine, now)
-    return Mem0MemoryStore(open_memory(settings.qdrant_path, settings.qdrant_url))
+    embedder = EmbedderSettings(
+        kind=settings.embedder,
+        base_url=settings.embedder_base_url,
+        api_key=settings.embedder_api_key,
+        model=settings.embedder_model,
+        dims=settings.embedding_dims,
+        timeout_seconds=settings.embedder_timeout_seconds,
+        max_retries=settings.embedder_max_retries,
+    )
+    memory = open_memory(
+        settings.qdrant_path, settings.qdrant_url, embedder, settings.store_timeout_seconds
+    )
+    return Mem0MemoryStore(memory)
 
 
 def _ensure_sqlite_folder(url: str) -> None:

@@ -21,6 +21,23 @@ class AgentRunnerSettings(BaseSettings):
     qdrant_path: Path = Path(".baton/qdrant/agent")
     qdrant_url: str | None = Field(default=None, description="A Qdrant server; else the folder")
     memory_backend: Literal["mem0", "sql"] = "mem0"
+    embedder: Literal["hash", "minilm", "openai"] = Field(
+        default="hash",
+        description="Mem0's embedder: offline hash, local MiniLM, or OpenAI-compatible",
+    )
+    embedder_base_url: str | None = Field(
+        default=None, description="The OpenAI-compatible embeddings endpoint (none: OpenAI)"
+    )
+    embedder_api_key: str = "not-needed"
+    embedder_model: str = "text-embedding-3-small"
+    embedding_dims: int = Field(
+        default=1536, gt=0, description="Vector size of the openai embedder"
+    )
+    embedder_timeout_seconds: float = Field(default=3.0, gt=0)
+    embedder_max_retries: int = Field(default=0, ge=0)
+    store_timeout_seconds: float = Field(
+        default=4.0, gt=0, description="One store call of a query or turn; then it is unavailable"
+    )
     agent_profiles_dir: Path = SHIPPED_PROFILES
     agent_model: str | None = Field(
         default=None, description="Overrides every profile's model: 'scripted' or 'openai:<model>'"

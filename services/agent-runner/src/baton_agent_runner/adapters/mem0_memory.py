@@ -3,98 +3,162 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import math
 import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-EMBEDDING_DIMS = 64
+import httpx
+from openai import APIError
+from qdrant_client import QdrantClient
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from baton_agent_runner.adapters.embedders import (
+    Embedder,
+    EmbedderSettings,
+    EmbeddingDimsMismatch,
+    HashEmbedder,
+    make_embedder,
+)
+from baton_agent_runner.service.ports import StoreUnavailable
+from baton_contracts.agent_api import MemoryFact
+
+__all__ = ["COLLECTION", "HashEmbedder", "Mem0MemoryStore", "open_memory"]
+
+COLLECTION = "baton_facts"
+# What a Qdrant server, a dead network or the embedding endpoint raise when they are down.
+_UNAVAILABLE = (
+    ResponseHandlingException,
+    UnexpectedResponse,
+    httpx.TransportError,
+    APIError,
+    OSError,
+    TimeoutError,
+)
 
 
-class HashEmbedder:
-    """A deterministic offline embedder: the same text always gets the same vector."""
-
-    def __init__(self, dims: int = EMBEDDING_DIMS) -> None:
-        self.dims = dims
-
-    def embed(self, text: str, memory_action: str | None = None) -> list[float]:
-        """A unit-length vector from the text's SHA-256 digest (no network, no model)."""
-        raw = b"".join(hashlib.sha256(f"{i}:{text}".encode()).digest() for i in range(3))
-        vector = [byte / 255 - 0.5 for byte in raw[: self.dims]]
-        norm = sum(v * v for v in vector) ** 0.5 or 1.0
-        return [v / norm for v in vector]
-
-
-def open_memory(qdrant_path: Path, qdrant_url: str | None) -> Any:
-    """A Mem0 `Memory` on Qdrant with the offline embedder; telemetry off, state under the path."""
+def open_memory(
+    qdrant_path: Path,
+    qdrant_url: str | None,
+    embedder: EmbedderSettings | None = None,
+    timeout_seconds: float = 5.0,
+) -> Any:
+    """A Mem0 `Memory` on Qdrant with the configured embedder; telemetry off, state under the
+    path. A collection made for vectors of another size stops here (`EmbeddingDimsMismatch`)."""
+    settings = embedder or EmbedderSettings()
+    vectors = make_embedder(settings)  # before touching Qdrant: a missing extra fails first
     qdrant_path.mkdir(parents=True, exist_ok=True)
     # mem0 reads these at import time: no telemetry, and its own files next to our data.
     os.environ["MEM0_TELEMETRY"] = "False"
     os.environ.setdefault("MEM0_DIR", str(qdrant_path / "mem0"))
     from mem0 import Memory
 
-    store: dict[str, Any] = {
-        "collection_name": "baton_facts",
-        "embedding_model_dims": EMBEDDING_DIMS,
-    }
-    store.update({"url": qdrant_url} if qdrant_url else {"path": str(qdrant_path), "on_disk": True})
-    memory = Memory.from_config(
-        {
-            "vector_store": {"provider": "qdrant", "config": store},
-            # Neither client is called: facts are added with infer=False and embedded locally.
-            "embedder": {
-                "provider": "openai",
-                "config": {"api_key": "unused", "embedding_dims": EMBEDDING_DIMS},
-            },
-            "llm": {"provider": "openai", "config": {"api_key": "unused"}},
-            "history_db_path": str(qdrant_path / "history.db"),
-        }
-    )
-    memory.embedding_model = HashEmbedder()
+    store: dict[str, Any] = {"collection_name": COLLECTION, "embedding_model_dims": vectors.dims}
+    if qdrant_url:
+        store["client"] = QdrantClient(url=qdrant_url, timeout=math.ceil(timeout_seconds))
+    else:
+        store.update({"path": str(qdrant_path), "on_disk": True})
+    try:
+        memory = Memory.from_config(
+            {
+                "vector_store": {"provider": "qdrant", "config": store},
+                # Neither client is called: facts are added with infer=False and embedded by ours.
+                "embedder": {
+                    "provider": "openai",
+                    "config": {"api_key": "unused", "embedding_dims": vectors.dims},
+                },
+                "llm": {"provider": "openai", "config": {"api_key": "unused"}},
+                "history_db_path": str(qdrant_path / "history.db"),
+            }
+        )
+        memory.embedding_model = vectors
+        _check_dims(memory, vectors, settings.kind)
+    except _UNAVAILABLE as exc:
+        raise StoreUnavailable(f"memory: Qdrant at {qdrant_url} is unreachable: {exc}") from exc
     return memory
 
 
+def _check_dims(memory: Any, vectors: Embedder, kind: str) -> None:
+    """Mem0 reuses an existing collection whatever its size; vectors of another size would
+    then fail on every write (or, on some servers, be stored beside incomparable ones)."""
+    client = memory.vector_store.client
+    params = client.get_collection(COLLECTION).config.params.vectors
+    size = params.size if hasattr(params, "size") else params[""].size
+    if size != vectors.dims:
+        client.close()
+        raise EmbeddingDimsMismatch(
+            f"memory: the Qdrant collection {COLLECTION!r} holds {size}-dimensional vectors, "
+            f"but the {kind!r} embedder makes {vectors.dims}-dimensional ones; use the embedder "
+            f"the collection was made with, or a new Qdrant folder or server"
+        )
+
+
 class Mem0MemoryStore:
-    """The `MemoryStore` port on Mem0; calls run in a thread, one at a time (local Qdrant)."""
+    """The `MemoryStore` port on Mem0; calls run one at a time on one thread (local Qdrant).
+
+    A call that outlives its caller's deadline keeps running on that thread, and later calls
+    queue behind it, so the folder never sees two at once.
+    """
 
     def __init__(self, memory: Any) -> None:
         self._memory = memory
-        self._lock = asyncio.Lock()
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0")
 
-    async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        async with self._lock:
-            return await asyncio.to_thread(getattr(self._memory, name), *args, **kwargs)
+    async def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._thread, partial(fn, *args, **kwargs))
+        except _UNAVAILABLE as exc:
+            raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
 
-    async def _all(self, user_id: str, category: str | None) -> list[dict[str, Any]]:
-        found = await self._call("get_all", filters={"user_id": user_id}, top_k=10_000)
+    async def _rows(self, user_id: str, **where: str) -> list[dict[str, Any]]:
+        filters = {"user_id": user_id, **where}
+        found = await self._call(self._memory.get_all, filters=filters, top_k=10_000)
         rows: list[dict[str, Any]] = found.get("results", [])
-        return [r for r in rows if category is None or _meta(r).get("category") == category]
+        return rows
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Add the fact, or update the one with the same category and key (a correction)."""
-        same = [r for r in await self._all(user_id, category) if _meta(r).get("key") == key]
+        same = await self._rows(user_id, category=category, key=key)
         if same:
-            await self._call("update", same[0]["id"], data=text)
+            await self._call(self._memory.update, same[0]["id"], data=text)
             return
-        await self._call(
-            "add", text, user_id=user_id, infer=False, metadata={"category": category, "key": key}
-        )
+        metadata = {"category": category, "key": key}
+        await self._call(self._memory.add, text, user_id=user_id, infer=False, metadata=metadata)
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         """The user's facts in `category`, by key."""
-        return {str(_meta(r).get("key")): r["memory"] for r in await self._all(user_id, category)}
+        rows = await self._rows(user_id, category=category)
+        return {str(_meta(row).get("key")): row["memory"] for row in rows}
 
     async def count(self, user_id: str, category: str | None) -> int:
         """How many facts the user has, in one category or all."""
-        return len(await self._all(user_id, category))
+        return len(await self._rows(user_id, **_category(category)))
 
-    async def search(self, user_id: str, query: str, limit: int = 5) -> list[str]:
-        """The user's facts nearest to `query`."""
-        found = await self._call("search", query, filters={"user_id": user_id}, top_k=limit)
-        return [r["memory"] for r in found.get("results", [])]
+    async def list_facts(self, user_id: str, category: str | None, limit: int) -> list[MemoryFact]:
+        """Up to `limit` facts, by category and key."""
+        facts = [_fact(row) for row in await self._rows(user_id, **_category(category))]
+        return sorted(facts, key=lambda f: (f.category, f.key))[:limit]
+
+    async def search(
+        self, user_id: str, query: str, category: str | None, limit: int
+    ) -> list[MemoryFact]:
+        """The `limit` nearest facts by vector search, nearest first."""
+        # Straight to the vector store: Mem0's `search` drops hits under a similarity
+        # threshold, so it cannot promise the `limit` nearest.
+        filters = {"user_id": user_id, **_category(category)}
+        vector = await self._call(self._memory.embedding_model.embed, query, "search")
+        store = self._memory.vector_store
+        hits = await self._call(
+            store.search, query=query, vectors=vector, top_k=limit, filters=filters
+        )
+        return [_fact({"memory": hit.payload["data"], "metadata": hit.payload}) for hit in hits]
 
     def close(self) -> None:
-        """Release the local Qdrant folder lock."""
+        """Wait for a call still running, then release the local Qdrant folder lock."""
+        self._thread.shutdown(wait=True, cancel_futures=True)
         client = getattr(getattr(self._memory, "vector_store", None), "client", None)
         if client is not None:
             client.close()
@@ -102,3 +166,14 @@ class Mem0MemoryStore:
 
 def _meta(row: dict[str, Any]) -> dict[str, Any]:
     return row.get("metadata") or {}
+
+
+def _category(category: str | None) -> dict[str, str]:
+    return {} if category is None else {"category": category}
+
+
+def _fact(row: dict[str, Any]) -> MemoryFact:
+    meta = _meta(row)
+    return MemoryFact(
+        category=str(meta.get("category", "")), key=str(meta.get("key", "")), text=row["memory"]
+    )

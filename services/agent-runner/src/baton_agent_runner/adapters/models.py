@@ -6,8 +6,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from openai import AsyncOpenAI
+from openai import APIError, AsyncOpenAI
+from pydantic import ValidationError
 from pydantic_ai import Agent
+from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, UserPromptPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -15,10 +17,12 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
 
-from baton_agent_runner.adapters.profiles import Profile
 from baton_agent_runner.domain import scripted
 from baton_agent_runner.domain.language import Lang
 from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.service.ports import ModelAnswer, ModelReplyInvalid, ModelUnavailable
+from baton_contracts.agent_api import TokenUsage
 
 _TURN_BLOCK = re.compile(r"<turn>\n(.*?)\n</turn>", re.DOTALL)
 
@@ -62,7 +66,7 @@ class OpenAISettings:
 
 @dataclass
 class AgentFactory:
-    """Builds (and keeps) one PydanticAI agent per profile, language and model."""
+    """The `AgentModels` port: one PydanticAI agent per profile and language, built once."""
 
     openai: OpenAISettings
     model_override: str | None = None
@@ -71,6 +75,21 @@ class AgentFactory:
     def model_name(self, profile: Profile) -> str:
         """The model this profile runs on (the override wins)."""
         return self.model_override or profile.model
+
+    async def answer(self, profile: Profile, turn: scripted.Turn) -> ModelAnswer:
+        """Run the profile's agent on the turn; its failures become the port's two errors."""
+        agent = self.agent(profile, turn.language)
+        try:
+            result = await agent.run(render_prompt(turn))
+        except (UnexpectedModelBehavior, ValidationError) as exc:
+            raise ModelReplyInvalid(str(exc)) from exc
+        except (APIError, AgentRunError) as exc:
+            raise ModelUnavailable(repr(exc)) from exc
+        usage = TokenUsage(
+            input_tokens=result.usage.input_tokens or 0,
+            output_tokens=result.usage.output_tokens or 0,
+        )
+        return ModelAnswer(result.output, usage)
 
     def agent(self, profile: Profile, language: Lang) -> Agent[None, AgentOutput]:
         """The agent for one profile in one language."""

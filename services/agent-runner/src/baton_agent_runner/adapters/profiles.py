@@ -1,38 +1,17 @@
-"""Agent profiles: one YAML file per agent (slug, role, prompts, model, sampling, tools)."""
+"""Agent profiles: one YAML file per agent, read into the domain's `Profile`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
+
+from baton_agent_runner.domain.profile import Profile, SystemPrompt
+
+__all__ = ["SHIPPED_PROFILES", "Profile", "ProfileInvalid", "SystemPrompt", "load_profiles"]
 
 SHIPPED_PROFILES = Path(__file__).resolve().parent.parent / "profiles"
-
-
-class SystemPrompt(BaseModel):
-    """The agent's instructions in both languages the platform speaks."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    en: str = Field(min_length=1)
-    ru: str = Field(min_length=1)
-
-
-class Profile(BaseModel):
-    """How one agent is configured."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    slug: str = Field(pattern=r"^[a-z0-9_\-]+$")
-    role: str
-    system_prompt: SystemPrompt
-    model: str = "scripted"
-    temperature: float = Field(default=0.3, ge=0, le=2)
-    max_tokens: int = Field(default=800, gt=0)
-    tools: list[str] = Field(default_factory=list)
-    input_usd_per_mtok: float = Field(default=0.0, ge=0)
-    output_usd_per_mtok: float = Field(default=0.0, ge=0)
 
 
 class ProfileInvalid(ValueError):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
-from datetime import datetime
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
     JSON,
@@ -21,10 +22,14 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_contracts.agent_api import AgentReply
+from baton_agent_runner.domain.extracted import NewInboxItem
+from baton_agent_runner.service.ports import StoreUnavailable
+from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact
 
 COMPONENT = "agent_runner"
 metadata = MetaData()
@@ -67,6 +72,22 @@ STEPS = [_create_v1]
 """Migration steps of the agent-runner's tables; append, never edit."""
 
 Clock = Callable[[], datetime]
+# A database that is down, refuses connections or has no free connection in the pool.
+_UNAVAILABLE = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, OSError)
+_WORD = re.compile(r"\w+")
+
+
+@contextmanager
+def _reachable(store: str) -> Iterator[None]:
+    """Turn "the database is not there" into the port's `StoreUnavailable`."""
+    try:
+        yield
+    except _UNAVAILABLE as exc:
+        raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
+    except sa_exc.DBAPIError as exc:
+        if not exc.connection_invalidated:
+            raise
+        raise StoreUnavailable(f"{store}: connection lost: {exc}") from exc
 
 
 class SqlInboxStore:
@@ -75,48 +96,71 @@ class SqlInboxStore:
     def __init__(self, engine: AsyncEngine, now: Clock) -> None:
         self._engine, self._now = engine, now
 
-    async def add(self, user_id: str, contents: list[str], status: str) -> None:
-        """Save items with `source="onboarding"`."""
-        if not contents:
+    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
+        """Save items with `source="onboarding"`; an id already saved is skipped (a retry)."""
+        if not items:
             return
+        now = self._now()
         rows = [
             {
-                "item_id": uuid.uuid4().hex,
+                "item_id": item.item_id,
                 "user_id": user_id,
-                "content": content,
+                "content": item.content,
                 "source": "onboarding",
-                "status": status,
-                "created_at": self._now(),
+                "status": item.status,
+                # One turn's items keep their order when listed newest first.
+                "created_at": now + timedelta(microseconds=index),
             }
-            for content in contents
+            for index, item in enumerate(items)
         ]
-        async with self._engine.begin() as conn:
-            await conn.execute(insert(inbox_items), rows)
+        dialect_insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
+        statement = dialect_insert(inbox_items).on_conflict_do_nothing(index_elements=["item_id"])
+        with _reachable("inbox"):
+            async with self._engine.begin() as conn:
+                await conn.execute(statement, rows)
 
     async def promote_deferred(self, user_id: str) -> list[str]:
         """Deferred items become new ones, in the order they were deferred."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred")
-        async with self._engine.begin() as conn:
-            found = await conn.execute(
-                select(inbox_items.c.content).where(mine).order_by(inbox_items.c.created_at)
-            )
-            contents = [row.content for row in found]
-            await conn.execute(update(inbox_items).where(mine).values(status="new"))
+        with _reachable("inbox"):
+            async with self._engine.begin() as conn:
+                found = await conn.execute(
+                    select(inbox_items.c.content).where(mine).order_by(inbox_items.c.created_at)
+                )
+                contents = [row.content for row in found]
+                await conn.execute(update(inbox_items).where(mine).values(status="new"))
         return contents
 
     async def count(self, user_id: str, status: str | None) -> int:
         """Items with `status`; None counts every item that is not deferred."""
         where = inbox_items.c.user_id == user_id
         where &= inbox_items.c.status == status if status else inbox_items.c.status != "deferred"
-        async with self._engine.connect() as conn:
-            return int(await conn.scalar(select(func.count()).where(where)) or 0)
+        with _reachable("inbox"):
+            async with self._engine.connect() as conn:
+                return int(await conn.scalar(select(func.count()).where(where)) or 0)
 
-    async def list(self, user_id: str) -> list[dict[str, object]]:
-        """The user's items, newest first."""
-        query = select(inbox_items).where(inbox_items.c.user_id == user_id)
-        async with self._engine.connect() as conn:
-            rows = await conn.execute(query.order_by(inbox_items.c.created_at.desc()))
-            return [dict(row._mapping) for row in rows]
+    async def list_items(self, user_id: str, limit: int) -> list[InboxItem]:
+        """Up to `limit` of the user's items that are not deferred, newest first."""
+        query = (
+            select(inbox_items)
+            .where(inbox_items.c.user_id == user_id, inbox_items.c.status != "deferred")
+            .order_by(inbox_items.c.created_at.desc(), inbox_items.c.item_id.desc())
+            .limit(limit)
+        )
+        with _reachable("inbox"):
+            async with self._engine.connect() as conn:
+                rows = (await conn.execute(query)).all()
+        return [
+            InboxItem(
+                item_id=row.item_id,
+                content=row.content,
+                source=row.source,
+                status=row.status,
+                # SQLite keeps no time zone; every time written here is UTC.
+                created_at=row.created_at.replace(tzinfo=row.created_at.tzinfo or UTC),
+            )
+            for row in rows
+        ]
 
 
 class SqlMemoryStore:
@@ -128,32 +172,57 @@ class SqlMemoryStore:
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Insert, or replace the text of the same key (a correction)."""
         keys = {"user_id": user_id, "category": category, "key": key}
-        async with self._engine.begin() as conn:
-            changed = await conn.execute(
-                update(memory_facts)
-                .where(*(memory_facts.c[name] == value for name, value in keys.items()))
-                .values(text=text, updated_at=self._now())
-            )
-            if changed.rowcount == 0:
-                await conn.execute(
-                    insert(memory_facts).values(**keys, text=text, updated_at=self._now())
+        with _reachable("memory"):
+            async with self._engine.begin() as conn:
+                changed = await conn.execute(
+                    update(memory_facts)
+                    .where(*(memory_facts.c[name] == value for name, value in keys.items()))
+                    .values(text=text, updated_at=self._now())
                 )
+                if changed.rowcount == 0:
+                    await conn.execute(
+                        insert(memory_facts).values(**keys, text=text, updated_at=self._now())
+                    )
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         """The user's facts in `category`, by key."""
-        query = select(memory_facts.c.key, memory_facts.c.text).where(
-            memory_facts.c.user_id == user_id, memory_facts.c.category == category
-        )
-        async with self._engine.connect() as conn:
-            return {row.key: row.text for row in await conn.execute(query)}
+        return {fact.key: fact.text for fact in await self._select(user_id, category)}
 
     async def count(self, user_id: str, category: str | None) -> int:
         """Facts of the user, in one category or all."""
         where = memory_facts.c.user_id == user_id
         if category:
             where &= memory_facts.c.category == category
-        async with self._engine.connect() as conn:
-            return int(await conn.scalar(select(func.count()).where(where)) or 0)
+        with _reachable("memory"):
+            async with self._engine.connect() as conn:
+                return int(await conn.scalar(select(func.count()).where(where)) or 0)
+
+    async def list_facts(self, user_id: str, category: str | None, limit: int) -> list[MemoryFact]:
+        """Up to `limit` facts, by category and key."""
+        return (await self._select(user_id, category))[:limit]
+
+    async def search(
+        self, user_id: str, query: str, category: str | None, limit: int
+    ) -> list[MemoryFact]:
+        """The `limit` facts sharing the most words with `query` (no vectors here)."""
+        wanted = _words(query)
+        facts = await self._select(user_id, category)
+        ranked = sorted(facts, key=lambda fact: -len(wanted & _words(fact.text)))
+        return ranked[:limit]
+
+    async def _select(self, user_id: str, category: str | None) -> list[MemoryFact]:
+        query = select(memory_facts).where(memory_facts.c.user_id == user_id)
+        if category is not None:
+            query = query.where(memory_facts.c.category == category)
+        query = query.order_by(memory_facts.c.category, memory_facts.c.key)
+        with _reachable("memory"):
+            async with self._engine.connect() as conn:
+                rows = (await conn.execute(query)).all()
+        return [MemoryFact(category=row.category, key=row.key, text=row.text) for row in rows]
+
+
+def _words(text: str) -> set[str]:
+    return {word.casefold() for word in _WORD.findall(text)}
 
 
 class SqlReplyLog:
@@ -167,8 +236,9 @@ class SqlReplyLog:
         query = select(replies.c.reply).where(
             replies.c.user_id == user_id, replies.c.idempotency_key == key
         )
-        async with self._engine.connect() as conn:
-            stored = await conn.scalar(query)
+        with _reachable("replies"):
+            async with self._engine.connect() as conn:
+                stored = await conn.scalar(query)
         return None if stored is None else AgentReply.model_validate(stored)
 
     async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
@@ -180,7 +250,8 @@ class SqlReplyLog:
             "created_at": self._now(),
         }
         try:
-            async with self._engine.begin() as conn:
-                await conn.execute(insert(replies).values(**row))
-        except IntegrityError:
+            with _reachable("replies"):
+                async with self._engine.begin() as conn:
+                    await conn.execute(insert(replies).values(**row))
+        except sa_exc.IntegrityError:
             pass

@@ -82,8 +82,10 @@ def greeter(turn: Turn) -> _Reply:
     if lang.is_confused(message):
         return _Reply(text(ru, "greeter_explain"))
     if lang.is_ready(message) or lang.asks_next_step(message):
+        if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
+            return _Reply(text(ru, "greeter_not_yet"))
         return _Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed")
-    if _user_turns(turn) >= GREETER_EXCHANGES:
+    if _user_turns(turn) >= GREETER_EXCHANGES and turn.can_complete:
         return _Reply(text(ru, "greeter_done"), "complete_step", "criteria_met")
     return _Reply(text(ru, "greeter_intro"))
 
@@ -95,6 +97,9 @@ def discovery(turn: Turn) -> _Reply:
     data: dict[str, Any] = {"facts": found} if found else {}
     confirmed = not found and _summary_shown(turn) and lang.confirms(turn.message)
     if confirmed and len(facts) >= MIN_AREAS:
+        if not turn.can_complete:  # not enough said yet: ask for more, show the summary again
+            more = text(turn.language, "discovery_not_yet")
+            return _Reply(f"{more}\n{_summary(turn.language, facts)}")
         return _Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
     if len(facts) >= MIN_AREAS:
         return _Reply(_summary(turn.language, facts), data=data)
@@ -126,7 +131,7 @@ def inbox_collector(turn: Turn) -> _Reply:
     if items:
         parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
     data: dict[str, Any] = {"inbox_items": items} if items else {}
-    if lang.says_done(turn.message) and total >= MIN_ITEMS:
+    if lang.says_done(turn.message) and total >= MIN_ITEMS and turn.can_complete:
         parts.append(text(turn.language, "inbox_done", total=total))
         return _Reply("\n".join(parts), "complete_step", "user_confirmed", data)
     key = "inbox_more" if total < MIN_ITEMS else "inbox_anything_else"

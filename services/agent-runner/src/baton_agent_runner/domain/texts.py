@@ -34,6 +34,17 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Всё верно? Если нет — поправь меня.",
         "en": "Is that right? If not, correct me.",
     },
+    "greeter_not_yet": {
+        "ru": "Отлично! Пара слов о том, как всё устроено: три шага, каждый займёт пару минут, "
+        "и в любой момент можно спросить, что дальше. Начинаем?",
+        "en": "Great! A word on how it works: three steps of a couple of minutes each, and you "
+        "can ask what comes next at any time. Shall we start?",
+    },
+    "discovery_not_yet": {
+        "ru": "Хорошо. Прежде чем идти дальше, хочу убедиться, что ничего не упустил. Добавишь "
+        "что-нибудь?",
+        "en": "Good. Before we move on I want to be sure I missed nothing. Anything to add?",
+    },
     "discovery_done": {
         "ru": "Спасибо, приоритеты записаны. Переходим к выгрузке мыслей.",
         "en": "Thanks, your priorities are saved. On to the brain dump.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from baton_agent_runner.adapters.profiles import ProfileInvalid
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.entrypoints.subscribers import documented_broker
+from baton_agent_runner.service.ports import StoreUnavailable
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_messaging.process import run_service
 
@@ -13,10 +14,11 @@ broker = documented_broker()
 
 
 def main() -> None:
-    """Entry point; a bad setting or profile stops the service with one clear line."""
+    """Entry point; a bad setting or profile, a missing extra, or a Qdrant server that cannot
+    be reached stops the service with one clear line."""
 
     def describe(app: AgentRunnerApp) -> str:
         return "agents: " + ", ".join(app.runner.profiles)
 
-    run_service("agent-runner", AgentRunnerSettings, build, fatal=(ProfileInvalid, ValueError),
-                describe=describe)  # fmt: skip
+    fatal = (ProfileInvalid, ValueError, StoreUnavailable)
+    run_service("agent-runner", AgentRunnerSettings, build, fatal=fatal, describe=describe)

@@ -7,6 +7,7 @@ from typing import cast
 
 from faststream.nats import NatsBroker
 
+from baton_agent_runner.service.queries import MemoryQueries
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
 from baton_contracts.agent_api import (
@@ -14,6 +15,10 @@ from baton_contracts.agent_api import (
     Count,
     CountInboxItems,
     CountMemoryFacts,
+    InboxItems,
+    ListInboxItems,
+    ListMemoryFacts,
+    MemoryFacts,
     RunAgent,
 )
 from baton_messaging import MessagingSettings, build_broker, respond
@@ -21,17 +26,25 @@ from baton_messaging import MessagingSettings, build_broker, respond
 QUEUE = "agent"
 
 
-def subscribe(broker: NatsBroker, runner: AgentRunner, health: Callable[[], bool]) -> None:
+def subscribe(
+    broker: NatsBroker, runner: AgentRunner, queries: MemoryQueries, health: Callable[[], bool]
+) -> None:
     """Register every responder of the agent-runner on the broker."""
 
     async def run(cmd: RunAgent) -> AgentReply:
         return await runner.run(cmd)
 
     async def memory_facts(query: CountMemoryFacts) -> Count:
-        return Count(count=await runner.memory.count(query.user_id, query.category))
+        return await queries.count_facts(query)
 
     async def inbox_items(query: CountInboxItems) -> Count:
-        return Count(count=await runner.inbox.count(query.user_id, query.status))
+        return await queries.count_items(query)
+
+    async def inbox(query: ListInboxItems) -> InboxItems:
+        return await queries.inbox_items(query)
+
+    async def memory(query: ListMemoryFacts) -> MemoryFacts:
+        return await queries.memory_facts(query)
 
     async def report(_: Query) -> HealthStatus:
         healthy = health()
@@ -40,11 +53,13 @@ def subscribe(broker: NatsBroker, runner: AgentRunner, health: Callable[[], bool
     respond(broker, RunAgent, run, queue=QUEUE)
     respond(broker, CountMemoryFacts, memory_facts, queue=QUEUE)
     respond(broker, CountInboxItems, inbox_items, queue=QUEUE)
+    respond(broker, ListInboxItems, inbox, queue=QUEUE)
+    respond(broker, ListMemoryFacts, memory, queue=QUEUE)
     respond(broker, HEALTH_QUERIES["agent"], report, queue=QUEUE)
 
 
 def documented_broker() -> NatsBroker:
     """The agent-runner broker with every responder declared, nothing behind it (for AsyncAPI)."""
     broker = build_broker(MessagingSettings(), "agent-runner")
-    subscribe(broker, cast(AgentRunner, None), health=lambda: False)
+    subscribe(broker, cast(AgentRunner, None), cast(MemoryQueries, None), health=lambda: False)
     return broker

@@ -1,10 +1,27 @@
-"""What the turn use case needs from the outside world."""
+"""What the use cases need from the outside world, and the errors the outside may raise."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
-from baton_contracts.agent_api import AgentReply
+from baton_agent_runner.domain.extracted import NewInboxItem
+from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.scripted import Turn
+from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TokenUsage
+
+
+class StoreUnavailable(Exception):
+    """A store (database, Qdrant, the embedder) cannot be reached or did not answer."""
+
+
+class ModelUnavailable(Exception):
+    """The model failed or could not be reached; the turn may be tried again."""
+
+
+class ModelReplyInvalid(Exception):
+    """The model answered something that is not a valid structured reply."""
 
 
 class MemoryStore(Protocol):
@@ -19,18 +36,29 @@ class MemoryStore(Protocol):
     async def count(self, user_id: str, category: str | None) -> int:
         """How many facts the user has (in one category, or in all)."""
 
+    async def list_facts(self, user_id: str, category: str | None, limit: int) -> list[MemoryFact]:
+        """Up to `limit` of the user's facts (of one category, or all), by category and key."""
+
+    async def search(
+        self, user_id: str, query: str, category: str | None, limit: int
+    ) -> list[MemoryFact]:
+        """The user's `limit` facts nearest to `query` (of one category, or all), nearest first."""
+
 
 class InboxStore(Protocol):
     """The user's inbox items; deferred ones wait for the brain dump."""
 
-    async def add(self, user_id: str, contents: list[str], status: str) -> None:
-        """Save items with `source="onboarding"` and the given status."""
+    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
+        """Save items with `source="onboarding"`; an item whose id is already saved is skipped."""
 
     async def promote_deferred(self, user_id: str) -> list[str]:
         """Turn the user's deferred items into new ones; return their contents."""
 
     async def count(self, user_id: str, status: str | None) -> int:
         """Items with that status (None: every item that is not deferred)."""
+
+    async def list_items(self, user_id: str, limit: int) -> list[InboxItem]:
+        """Up to `limit` of the user's items that are not deferred, newest first."""
 
 
 class ReplyLog(Protocol):
@@ -41,3 +69,21 @@ class ReplyLog(Protocol):
 
     async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
         """Record a reply (the first one recorded wins)."""
+
+
+@dataclass(frozen=True)
+class ModelAnswer:
+    """What the model said for one turn, and the tokens it took."""
+
+    output: AgentOutput
+    usage: TokenUsage
+
+
+class AgentModels(Protocol):
+    """The models behind the agents (the scripted one, or an OpenAI-compatible endpoint)."""
+
+    def model_name(self, profile: Profile) -> str:
+        """The model this profile runs on."""
+
+    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
+        """Run the profile's agent on one turn; raises `ModelReplyInvalid` or `ModelUnavailable`."""

@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
-from openai import APIError
-from pydantic import ValidationError
-from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
-
-from baton_agent_runner.adapters.models import AgentFactory, render_prompt
-from baton_agent_runner.adapters.profiles import Profile
+from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
 from baton_agent_runner.domain.language import Lang, language_of
 from baton_agent_runner.domain.output import AgentOutput, Signal
+from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
-from baton_agent_runner.service.ports import InboxStore, MemoryStore, ReplyLog
+from baton_agent_runner.service.ports import (
+    AgentModels,
+    InboxStore,
+    MemoryStore,
+    ModelReplyInvalid,
+    ModelUnavailable,
+    ReplyLog,
+    StoreUnavailable,
+)
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent, TokenUsage
 from baton_contracts.workflow_api import WorkflowSignal
 
 logger = logging.getLogger("baton.agent_runner")
+T = TypeVar("T")
 
-PRIORITIES = "priorities"
 FALLBACK = {
     "ru": "Извини, я не смог разобрать ответ. Повтори, пожалуйста, другими словами.",
     "en": "Sorry, I could not work that out. Could you say it again in other words?",
@@ -32,27 +37,46 @@ FALLBACK = {
 
 @dataclass
 class AgentRunner:
-    """The agent-runner's use cases."""
+    """The turn use case: one conversation turn of one agent."""
 
     profiles: dict[str, Profile]
-    agents: AgentFactory
+    agents: AgentModels
     memory: MemoryStore
     inbox: InboxStore
     replies: ReplyLog
     timeout: float
+    store_timeout: float = 4.0
 
     async def run(self, cmd: RunAgent) -> AgentReply:
         """Answer one turn; the same idempotency key returns the recorded reply unchanged."""
-        recorded = await self.replies.get(cmd.user_id, cmd.idempotency_key)
+        try:
+            return await self._run(cmd)
+        except StoreUnavailable as exc:
+            logger.warning("turn %s: a store is unavailable: %s", cmd.idempotency_key, exc)
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE, "the agent's memory or inbox is unavailable; try again"
+            ) from exc
+
+    async def _run(self, cmd: RunAgent) -> AgentReply:
+        recorded = await self._store(self.replies.get(cmd.user_id, cmd.idempotency_key))
         if recorded is not None:
             return recorded
         profile = self._profile(cmd.agent)
-        turn = await self._turn(cmd, profile)
+        turn = await self._store(self._turn(cmd, profile))
         output, usage = await self._ask(profile, turn)
-        await self._keep(cmd.user_id, output.extracted_data)
+        # Written before the reply is recorded: a retry after a crash here writes the same
+        # facts (upserts by key) and the same items (ids from the idempotency key) again.
+        await self._store(self._keep(cmd, output))
         reply = _reply(profile, self.agents.model_name(profile), output, usage)
-        await self.replies.put(cmd.user_id, cmd.idempotency_key, reply)
+        await self._store(self.replies.put(cmd.user_id, cmd.idempotency_key, reply))
         return reply
+
+    async def _store(self, work: Awaitable[T]) -> T:
+        """Store calls get their own deadline; the model's is `timeout`."""
+        try:
+            return await asyncio.wait_for(work, self.store_timeout)
+        except TimeoutError as exc:
+            raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
 
     def _profile(self, slug: str) -> Profile:
         if slug not in self.profiles:
@@ -82,13 +106,12 @@ class AgentRunner:
         )
 
     async def _ask(self, profile: Profile, turn: Turn) -> tuple[AgentOutput, TokenUsage]:
-        agent = self.agents.agent(profile, turn.language)
         try:
-            result = await asyncio.wait_for(agent.run(render_prompt(turn)), self.timeout)
-        except (UnexpectedModelBehavior, ValidationError) as exc:
+            answer = await asyncio.wait_for(self.agents.answer(profile, turn), self.timeout)
+        except ModelReplyInvalid as exc:
             logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)
             return AgentOutput(message=FALLBACK[turn.language]), TokenUsage()
-        except (TimeoutError, APIError, AgentRunError) as exc:
+        except (TimeoutError, ModelUnavailable) as exc:
             logger.warning("agent %s failed: %r", profile.slug, exc)
             raise RemoteError(
                 ErrorBody(
@@ -96,22 +119,16 @@ class AgentRunner:
                     message=f"agent {profile.slug} did not answer in time or failed; try again",
                 )
             ) from exc
-        usage = TokenUsage(
-            input_tokens=result.usage.input_tokens or 0,
-            output_tokens=result.usage.output_tokens or 0,
-        )
-        return result.output, usage
+        return answer.output, answer.usage
 
-    async def _keep(self, user_id: str, data: dict[str, Any]) -> None:
+    async def _keep(self, cmd: RunAgent, output: AgentOutput) -> None:
         """Persist what the agent extracted: priority facts, inbox items, deferred items."""
-        facts = data.get("facts")
-        if isinstance(facts, dict):
-            for area, text in facts.items():
-                await self.memory.put_fact(user_id, PRIORITIES, str(area), str(text))
-        for key, status in (("inbox_items", "new"), ("deferred_inbox_items", "deferred")):
-            items = data.get(key)
-            if isinstance(items, list):
-                await self.inbox.add(user_id, [str(i) for i in items if str(i).strip()], status)
+        data = output.extracted_data
+        for area, text in facts_of(data).items():
+            await self.memory.put_fact(cmd.user_id, PRIORITIES, area, text)
+        items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data)
+        if items:
+            await self.inbox.add(cmd.user_id, items)
 
 
 def _language(cmd: RunAgent) -> Lang:

@@ -1,0 +1,50 @@
+"""What a turn keeps from `extracted_data`: priority facts and inbox items with stable ids."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+PRIORITIES = "priorities"
+"""The memory category of the facts discovery extracts, one per life area."""
+
+_ITEM_IDS = uuid.UUID("1f0b7c52-6d35-4c8e-9a57-0a4f3c2e8b61")
+"""Namespace of inbox item ids; changing it would duplicate the items of a retried turn."""
+
+
+@dataclass(frozen=True)
+class NewInboxItem:
+    """An inbox item a turn writes; the same turn always gives it the same `item_id`."""
+
+    item_id: str
+    content: str
+    status: str
+
+
+def item_id(user_id: str, turn_key: str, index: int) -> str:
+    """The id of the `index`-th item of the user's turn `turn_key` (UUID5, as 32 hex digits)."""
+    return uuid.uuid5(_ITEM_IDS, json.dumps([user_id, turn_key, index])).hex
+
+
+def facts_of(data: dict[str, Any]) -> dict[str, str]:
+    """`extracted_data.facts` as {area: text}; anything else there is ignored."""
+    facts = data.get("facts")
+    if not isinstance(facts, dict):
+        return {}
+    return {str(area): str(text) for area, text in facts.items()}
+
+
+def inbox_items_of(user_id: str, turn_key: str, data: dict[str, Any]) -> list[NewInboxItem]:
+    """`inbox_items` (status new), then `deferred_inbox_items` (status deferred), numbered
+    across both lists, so a retry of the same turn produces exactly the same items."""
+    found: list[NewInboxItem] = []
+    for key, status in (("inbox_items", "new"), ("deferred_inbox_items", "deferred")):
+        items = data.get(key)
+        if not isinstance(items, list):
+            continue
+        for content in (str(item) for item in items):
+            if content.strip():
+                found.append(NewInboxItem(item_id(user_id, turn_key, len(found)), content, status))
+    return found

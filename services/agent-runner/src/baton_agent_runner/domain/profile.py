@@ -1,0 +1,30 @@
+"""How one agent is configured: its role, prompts, model, sampling, tools and prices."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SystemPrompt(BaseModel):
+    """The agent's instructions in both languages the platform speaks."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    en: str = Field(min_length=1)
+    ru: str = Field(min_length=1)
+
+
+class Profile(BaseModel):
+    """How one agent is configured."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    slug: str = Field(pattern=r"^[a-z0-9_\-]+$")
+    role: str
+    system_prompt: SystemPrompt
+    model: str = "scripted"
+    temperature: float = Field(default=0.3, ge=0, le=2)
+    max_tokens: int = Field(default=800, gt=0)
+    tools: list[str] = Field(default_factory=list)
+    input_usd_per_mtok: float = Field(default=0.0, ge=0)
+    output_usd_per_mtok: float = Field(default=0.0, ge=0)

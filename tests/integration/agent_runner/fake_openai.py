@@ -1,0 +1,95 @@
+"""A fake OpenAI-compatible server on 127.0.0.1 (a real HTTP server): chat completions that
+answer as `mode` says, and bag-of-words embeddings, so texts sharing words are near."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    """`mode`: valid, malformed, unsignalled, or slow (every answer waits `delay` seconds)."""
+
+    daemon_threads = True
+    mode = "valid"
+    delay = 1.5
+    dims = 16
+    requests: list[dict[str, Any]]
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """The slow answer lands after the client gave up: that broken pipe is expected."""
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append(body)
+        if self.server.mode == "slow":
+            time.sleep(self.server.delay)
+        if self.path.endswith("/embeddings"):
+            answer = embeddings(body, self.server.dims)
+        else:
+            answer = completion(body, self.server.mode)
+        payload = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def completion(body: dict[str, Any], mode: str) -> dict[str, Any]:
+    tool = body["tools"][0]["function"]["name"]
+    output: dict[str, Any] = {
+        "message": "Hello from the model",
+        "step_completed": True,
+        "completion_reason": "user_confirmed",
+        "next_action": "transition",
+        "workflow_signal": {"action": "complete_step", "data": {}},
+    }
+    if mode == "unsignalled":
+        output = {"message": "No signal here"}
+    arguments = "{not json" if mode == "malformed" else json.dumps(output)
+    call = {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": arguments}}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+
+
+def embeddings(body: dict[str, Any], dims: int) -> dict[str, Any]:
+    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    data = [
+        {"object": "embedding", "index": i, "embedding": bag_of_words(text, dims)}
+        for i, text in enumerate(texts)
+    ]
+    usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
+    return {"object": "list", "data": data, "model": body["model"], "usage": usage}
+
+
+def bag_of_words(text: str, dims: int) -> list[float]:
+    """Each word adds 1 to one dimension chosen by its hash; unit length."""
+    vector = [0.0] * dims
+    for word in re.findall(r"\w+", text.casefold()):
+        vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dims] += 1.0
+    norm = sum(v * v for v in vector) ** 0.5
+    return [v / norm for v in vector] if norm else [1.0] + [0.0] * (dims - 1)
