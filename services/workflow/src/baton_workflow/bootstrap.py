@@ -15,7 +15,7 @@ from baton_contracts import STREAMS
 from baton_eventstore import OutboxRelay, SqlEventStore, create_engine, migrate
 from baton_messaging import JetStreamPublisher, MessagingSettings, build_broker, start_broker
 from baton_workflow.adapters import read_model
-from baton_workflow.adapters.agent_runner import NatsAgentRunnerQueries
+from baton_workflow.adapters.agent_runner import NatsAgentRunnerQueries, NatsAgents
 from baton_workflow.adapters.clock import SystemClock
 from baton_workflow.adapters.definitions import load_definitions
 from baton_workflow.adapters.instances import SqlInstanceRepository
@@ -92,11 +92,13 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         checkers=checkers,
         agent_runner=overrides.get("agent_runner")
         or NatsAgentRunnerQueries(broker, settings.checker_timeout_seconds),
+        agents=overrides.get("agents") or NatsAgents(broker, settings.agent_call_timeout_seconds),
         clock=overrides.get("clock") or SystemClock(),
         new_id=overrides.get("new_id") or uuid.uuid4,
         notify=notify,
         checker_timeout=settings.checker_timeout_seconds,
         conflict_retries=settings.conflict_retries,
+        history_size=settings.conversation_history,
     )
     app = WorkflowApp(settings=settings, store=store, broker=broker, services=services)
     app_ref.append(app)

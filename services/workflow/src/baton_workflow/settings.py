@@ -20,6 +20,14 @@ class WorkflowSettings(BaseSettings):
     workflow_definitions_dir: Path = SHIPPED_DEFINITIONS
     request_timeout_seconds: float = Field(default=5.0, gt=0)
     checker_timeout_seconds: float = Field(default=2.0, gt=0)
+    agent_call_timeout_seconds: float = Field(
+        default=35.0,
+        gt=0,
+        description="How long a chat turn waits for the step's agent (a model call included)",
+    )
+    conversation_history: int = Field(
+        default=20, ge=0, le=200, description="Earlier messages sent to the agent with each turn"
+    )
     conflict_retries: int = Field(default=10, ge=0)
     outbox_lease_seconds: float = Field(
         default=10.0, gt=0, description="After a crash, how long until a new relay may publish"

@@ -1,10 +1,16 @@
-"""The agent-runner's answers for the criteria checkers, asked over NATS."""
+"""The agent-runner over NATS: agent turns, and the answers for the criteria checkers."""
 
 from __future__ import annotations
 
 from faststream.nats import NatsBroker
 
-from baton_contracts.agent_api import Count, CountInboxItems, CountMemoryFacts
+from baton_contracts.agent_api import (
+    AgentReply,
+    Count,
+    CountInboxItems,
+    CountMemoryFacts,
+    RunAgent,
+)
 from baton_messaging import request
 
 
@@ -27,3 +33,17 @@ class NatsAgentRunnerQueries:
         reply = await request(self._broker, CountInboxItems(user_id=user_id), timeout=self._timeout)
         assert isinstance(reply, Count)
         return reply.count
+
+
+class NatsAgents:
+    """Asks `agent.cmd.run`; no answer within `timeout` raises `unavailable`."""
+
+    def __init__(self, broker: NatsBroker, timeout: float) -> None:
+        self._broker = broker
+        self._timeout = timeout
+
+    async def run(self, request_: RunAgent) -> AgentReply:
+        """One agent turn."""
+        reply = await request(self._broker, request_, timeout=self._timeout)
+        assert isinstance(reply, AgentReply)
+        return reply

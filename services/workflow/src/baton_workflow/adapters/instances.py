@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,6 +40,8 @@ class Change:
     events: Sequence[DomainEvent]
     wire: Sequence[WireEvent | None]
     view: InstanceView
+    state: InstanceState | None = None
+    """The state after the change, so a successful save can refresh the cache."""
 
 
 def stream_id(instance_id: str) -> str:
@@ -47,20 +50,54 @@ def stream_id(instance_id: str) -> str:
 
 
 class SqlInstanceRepository:
-    """Instances in the SQL event store, with the `workflow_instances` read model beside them."""
+    """Instances in the SQL event store, with the `workflow_instances` read model beside them.
 
-    def __init__(self, store: SqlEventStore) -> None:
+    Folded instances are cached (LRU, `cache_size` of them). A load still asks the store for
+    the events after the cached version, so replicas writing the same instance are seen; the
+    cache only saves re-reading and re-folding the whole log on every turn.
+    """
+
+    def __init__(self, store: SqlEventStore, cache_size: int = 10_000) -> None:
         self._store = store
+        self._cache: OrderedDict[str, LoadedInstance] = OrderedDict()
+        self._cache_size = cache_size
 
     async def load(self, instance_id: str) -> LoadedInstance | None:
         """Fold the instance's log; None when there is no such instance."""
-        records = await self._store.load(stream_id(instance_id))
+        cached = self._cache.get(instance_id)
+        after = cached.state.version if cached is not None else 0
+        records = await self._store.load(stream_id(instance_id), after)
         if not records:
-            return None
-        events = [event_from_record(r.type, r.payload) for r in records]
-        state = fold(events)
+            return cached
+        new = [event_from_record(r.type, r.payload) for r in records]
+        state = fold(new, cached.state if cached is not None else None)
         assert state is not None
-        return LoadedInstance(state=state, events=events)
+        loaded = LoadedInstance(state=state, events=[*(cached.events if cached else ()), *new])
+        self._remember(loaded)
+        return loaded
+
+    def _remember(self, loaded: LoadedInstance) -> None:
+        key = loaded.state.instance_id
+        known = self._cache.get(key)
+        if known is not None and known.state.version > loaded.state.version:
+            return  # a concurrent load read an older tail; keep the newer entry
+        self._cache[key] = loaded
+        self._cache.move_to_end(key)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    def _after_save(self, expected_version: int, change: Change) -> None:
+        key = change.view.instance_id
+        before = self._cache.get(key)
+        if change.state is None:
+            self._cache.pop(key, None)
+        elif expected_version == 0:
+            self._remember(LoadedInstance(state=change.state, events=list(change.events)))
+        elif before is not None and before.state.version == expected_version:
+            events = [*before.events, *change.events]
+            self._remember(LoadedInstance(state=change.state, events=events))
+        else:
+            self._cache.pop(key, None)
 
     async def records(self, instance_id: str) -> list[RecordedEvent]:
         """The raw log of an instance."""
@@ -86,6 +123,7 @@ class SqlInstanceRepository:
                     )
             except IntegrityError:
                 raise ActiveInstanceExists(change.view.workflow_id) from None
+        self._after_save(expected_version, change)
 
     async def find_active(self, user_id: str, workflow_id: str) -> InstanceView | None:
         """The user's active instance of a workflow, if any."""

@@ -31,12 +31,18 @@ class StartInstance(BaseModel):
 
 
 class RecordExchange(BaseModel):
-    """One user/agent exchange on the current step; `signal` is the agent's, if it sent one."""
+    """One user/agent exchange on the current step; `signal` is the agent's, if it sent one.
+
+    A chat turn carries the user's and the agent's texts, which the log keeps.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     command_id: str
     signal: Signal | None = None
+    user_text: str | None = None
+    agent_text: str | None = None
+    agent: str | None = None
 
 
 class SendSignal(BaseModel):

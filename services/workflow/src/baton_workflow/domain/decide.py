@@ -88,7 +88,13 @@ def _turn(
         count += 1
         events.append(
             ExchangeRecorded(
-                at=now, command_id=command.command_id, step=step.id, messages_in_step=count
+                at=now,
+                command_id=command.command_id,
+                step=step.id,
+                messages_in_step=count,
+                user_text=command.user_text,
+                agent_text=command.agent_text,
+                agent=command.agent,
             )
         )
     signal = command.signal or Signal()  # no signal means "stay" (seed 000, risks)

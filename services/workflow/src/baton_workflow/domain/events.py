@@ -25,12 +25,15 @@ class InstanceStarted(_Fact):
 
 
 class ExchangeRecorded(_Fact):
-    """One user/agent exchange happened on a step."""
+    """One user/agent exchange happened on a step; a chat turn also keeps both texts."""
 
     type: Literal["workflow.exchange_recorded"] = "workflow.exchange_recorded"
     command_id: str
     step: str
     messages_in_step: int
+    user_text: str | None = None
+    agent_text: str | None = None
+    agent: str | None = None
 
 
 class SignalReceived(_Fact):

@@ -11,16 +11,18 @@ from pydantic import BaseModel
 from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
 from baton_contracts.workflow_api import (
     ExplainInstance,
+    GetConversation,
     GetInstance,
     GetInstanceEvents,
     GetProgress,
     ListActiveInstances,
     RecordExchange,
+    SendMessage,
     SignalWorkflow,
     StartWorkflow,
 )
 from baton_messaging import MessagingSettings, build_broker, respond
-from baton_workflow.service import queries
+from baton_workflow.service import conversation, queries
 from baton_workflow.service.handlers import WorkflowServices, start_workflow, take_turn
 
 QUEUE = "workflow"
@@ -29,6 +31,8 @@ ROUTES: list[tuple[type[Any], Callable[[WorkflowServices, Any], Awaitable[BaseMo
     (StartWorkflow, start_workflow),
     (SignalWorkflow, take_turn),
     (RecordExchange, take_turn),
+    (SendMessage, conversation.send_message),
+    (GetConversation, conversation.get_conversation),
     (ListActiveInstances, queries.list_active),
     (GetInstance, queries.get_instance),
     (GetProgress, queries.get_progress),

@@ -34,7 +34,7 @@ from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
 from baton_workflow.domain.events import DomainEvent, InstanceCompleted, StepBlocked, StepChanged
 from baton_workflow.domain.state import InstanceState, apply, with_signal
 from baton_workflow.service.checkers import CheckContext, CheckerRegistry
-from baton_workflow.service.ports import AgentRunnerQueries, Clock
+from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
 from baton_workflow.service.views import instance_view
 from baton_workflow.service.wire import to_wire
 
@@ -47,11 +47,13 @@ class WorkflowServices:
     definitions: dict[str, WorkflowDefinition]
     checkers: CheckerRegistry
     agent_runner: AgentRunnerQueries
+    agents: Agents
     clock: Clock
     new_id: Callable[[], UUID]
     notify: Callable[[], None]
     checker_timeout: float = 2.0
     conflict_retries: int = 10
+    history_size: int = 20
     _locks: weakref.WeakValueDictionary[str, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, repr=False
     )
@@ -108,20 +110,38 @@ async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartRepl
 async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
     """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
     _check_size(cmd.signal)
+    command = _domain_command(cmd)
     async with svc.instance_lock(cmd.instance_id):
-        return await _take_turn(svc, cmd)
+        reply, _ = await commit_turn(svc, cmd.instance_id, cmd.user_id, lambda _: command)
+        return reply
 
 
-async def _take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
+CommandFor = Callable[[InstanceState], dc.SendSignal | dc.RecordExchange]
+"""The command to decide on, given the state it will be decided against (after a reload)."""
+
+
+async def commit_turn(
+    svc: WorkflowServices,
+    instance_id: str,
+    user_id: str,
+    command_for: CommandFor,
+    loaded: LoadedInstance | None = None,
+) -> tuple[TurnReply, LoadedInstance | None]:
+    """Decide and append one turn; on a version conflict reload and decide again.
+
+    Returns the reply, and the loaded instance when the command had been handled before
+    (a replay), so callers can answer from what was recorded.
+    """
     for attempt in range(svc.conflict_retries + 1):
         if attempt:  # another replica wrote first: spread the retries out
             await asyncio.sleep(random.uniform(0, 0.002 * attempt))
-        loaded = await svc.owned(cmd.instance_id, cmd.user_id)
+        if loaded is None or attempt:
+            loaded = await svc.owned(instance_id, user_id)
         state = loaded.state
         definition = svc.definition(state.workflow_id)
-        if cmd.command_id in state.outcomes:
-            return _replay(loaded, cmd.command_id, definition, svc)
-        command = _domain_command(cmd)
+        command = command_for(state)
+        if command.command_id in state.outcomes:
+            return replay_turn(loaded, command.command_id, definition, svc), loaded
         events = await _decide(svc, state, command, definition)
         change, after = _change(svc, state, events, definition)
         try:
@@ -129,8 +149,8 @@ async def _take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange
         except ConcurrencyConflict:
             continue
         svc.notify()
-        return _reply(cmd.command_id, events, after, change)
-    raise RemoteError.of(ErrorCode.CONFLICT, f"instance {cmd.instance_id!r} is busy; try again")
+        return _reply(command.command_id, events, after, change), None
+    raise RemoteError.of(ErrorCode.CONFLICT, f"instance {instance_id!r} is busy; try again")
 
 
 def _check_size(signal: WorkflowSignal | None) -> None:
@@ -189,8 +209,9 @@ def _change(
         state = apply(state, event)
         wire.append(to_wire(event, state, definition, event_id))
     assert state is not None
-    view = instance_view(state, definition, svc.clock.now())
-    return Change(event_ids=ids, events=events, wire=wire, view=view), state
+    # The read row changes when the events happened: one timestamp for the whole change.
+    view = instance_view(state, definition, events[-1].at if events else svc.clock.now())
+    return Change(event_ids=ids, events=events, wire=wire, view=view, state=state), state
 
 
 def _reply(
@@ -216,7 +237,7 @@ def _reply(
     return reply
 
 
-def _replay(
+def replay_turn(
     loaded: LoadedInstance, command_id: str, definition: WorkflowDefinition, svc: WorkflowServices
 ) -> TurnReply:
     view = instance_view(loaded.state, definition, svc.clock.now())

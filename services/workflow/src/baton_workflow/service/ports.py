@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
+from baton_contracts.agent_api import AgentReply, RunAgent
+
 
 class Clock(Protocol):
     """The current time, injected so tests can fix it."""
@@ -23,6 +25,14 @@ class AgentRunnerQueries(Protocol):
 
     async def count_inbox_items(self, user_id: str) -> int:
         """How many inbox items the user has."""
+        ...
+
+
+class Agents(Protocol):
+    """The agents that answer a conversation step; they run in the agent-runner."""
+
+    async def run(self, request: RunAgent) -> AgentReply:
+        """One agent turn; raises `RemoteError` (`unavailable`) when the agent does not answer."""
         ...
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from uuid import UUID
 
 from baton_contracts import Event as WireEvent
+from baton_contracts.workflow import MessagesExchanged, WorkflowCompleted, WorkflowStarted
 from baton_contracts.workflow import StepBlocked as WireStepBlocked
 from baton_contracts.workflow import StepChanged as WireStepChanged
-from baton_contracts.workflow import WorkflowCompleted, WorkflowStarted
 from baton_workflow.domain.decide import progress
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.events import (
     DomainEvent,
+    ExchangeRecorded,
     InstanceCompleted,
     InstanceStarted,
     StepBlocked,
@@ -52,4 +53,13 @@ def to_wire(
             )
         case InstanceCompleted():
             return WorkflowCompleted(**common, completed_at=event.at, summary=event.summary)
+        case ExchangeRecorded(user_text=str(user_text), agent_text=str(agent_text)):
+            return MessagesExchanged(
+                **common,
+                step=event.step,
+                agent=event.agent or "",
+                client_message_id=event.command_id,
+                user_text=user_text,
+                agent_text=agent_text,
+            )
     return None

@@ -1,0 +1,82 @@
+"""A chat on an instance, read from its log, and the rules for what an agent may signal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from baton_workflow.domain.commands import Signal
+from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.events import DomainEvent, ExchangeRecorded
+
+MAX_TEXT_CHARS = 8000
+"""A user message longer than this is refused (the contract's `MAX_MESSAGE_CHARS`)."""
+
+
+class BlankText(ValueError):
+    """The message has no visible characters."""
+
+
+class TextTooLong(ValueError):
+    """The message is longer than `MAX_TEXT_CHARS`."""
+
+
+@dataclass(frozen=True)
+class Said:
+    """One message of the chat."""
+
+    role: Literal["user", "assistant"]
+    text: str
+    step: str
+    agent: str
+    command_id: str
+    at: datetime
+
+
+def checked_text(text: str) -> str:
+    """The message with outer whitespace removed; raises when it is blank or too long."""
+    stripped = text.strip()
+    if not stripped:
+        raise BlankText("text: must contain at least one non-whitespace character")
+    if len(stripped) > MAX_TEXT_CHARS:
+        raise TextTooLong(f"text: {len(stripped)} characters; the limit is {MAX_TEXT_CHARS}")
+    return stripped
+
+
+def chat(events: Iterable[DomainEvent]) -> list[Said]:
+    """Every recorded chat message, oldest first (exchanges without texts are not chat)."""
+    said: list[Said] = []
+    for event in events:
+        if isinstance(event, ExchangeRecorded) and event.user_text is not None:
+            agent, step, key, at = event.agent or "", event.step, event.command_id, event.at
+            said.append(Said("user", event.user_text, step, agent, key, at))
+            said.append(Said("assistant", event.agent_text or "", step, agent, key, at))
+    return said
+
+
+def exchange_of(events: Iterable[DomainEvent], command_id: str) -> ExchangeRecorded | None:
+    """The exchange recorded for `command_id`, if there is one."""
+    for event in events:
+        if isinstance(event, ExchangeRecorded) and event.command_id == command_id:
+            return event
+    return None
+
+
+def agent_signal(signal: Signal, definition: WorkflowDefinition, current_step: str) -> Signal:
+    """An agent's signal as the workflow applies it.
+
+    An agent may only point forward along the path: a `target_step` that is unknown, behind
+    the current step, or the current step itself is dropped (the step's own next step then
+    applies), so nothing a user types can move the instance outside the signal rules.
+    """
+    if signal.target_step is None:
+        return signal
+    names = [s.id for s in definition.path()]
+    forward = (
+        signal.target_step in names
+        and current_step in names
+        and names.index(signal.target_step) > names.index(current_step)
+    )
+    return signal if forward else signal.model_copy(update={"target_step": None})

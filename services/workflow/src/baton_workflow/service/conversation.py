@@ -1,0 +1,199 @@
+"""The conversation turn: record the user's message, ask the step's agent, apply its signal."""
+
+from __future__ import annotations
+
+import logging
+
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
+from baton_contracts.agent_api import AgentReply, HistoryEntry, RunAgent
+from baton_contracts.workflow_api import (
+    ChatMessage,
+    Conversation,
+    GetConversation,
+    MessageReply,
+    SendMessage,
+    TurnReply,
+)
+from baton_workflow.adapters.instances import LoadedInstance
+from baton_workflow.domain import commands as dc
+from baton_workflow.domain.conversation import (
+    BlankText,
+    Said,
+    TextTooLong,
+    agent_signal,
+    chat,
+    checked_text,
+    exchange_of,
+)
+from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
+from baton_workflow.domain.state import InstanceState
+from baton_workflow.service.checkers import CheckContext
+from baton_workflow.service.handlers import WorkflowServices, commit_turn, replay_turn
+from baton_workflow.service.views import progress_view
+
+logger = logging.getLogger("baton.workflow")
+
+
+async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
+    """One chat turn; the same `client_message_id` again answers from the log, asking no agent."""
+    text = _text(cmd.text)
+    async with svc.instance_lock(cmd.instance_id):
+        loaded = await svc.owned(cmd.instance_id, cmd.user_id)
+        if cmd.client_message_id in loaded.state.outcomes:
+            return _answer_from_log(svc, loaded, cmd.client_message_id)
+        state = loaded.state
+        if state.status != "active":
+            raise RemoteError.of(
+                ErrorCode.CONFLICT, f"instance {state.instance_id!r} is {state.status}"
+            )
+        definition = svc.definition(state.workflow_id)
+        step = definition.step(state.current_step)
+        reply = await _ask(svc, loaded, definition, step, cmd, text)
+        signal = dc.Signal.model_validate(reply.workflow_signal.model_dump())
+
+        def exchange(now: InstanceState) -> dc.RecordExchange:
+            # The agent answered for `step`; if another replica moved the instance meanwhile,
+            # its signal no longer applies, but the exchange is still recorded.
+            still_here = now.current_step == step.id
+            return dc.RecordExchange(
+                command_id=cmd.client_message_id,
+                signal=agent_signal(signal, definition, step.id) if still_here else None,
+                user_text=text,
+                agent_text=reply.message,
+                agent=step.agent_slug,
+            )
+
+        turn, replayed = await commit_turn(
+            svc, cmd.instance_id, cmd.user_id, exchange, loaded=loaded
+        )
+        if replayed is not None:
+            return _answer_from_log(svc, replayed, cmd.client_message_id)
+        answer = ChatMessage(
+            role="assistant",
+            text=reply.message,
+            step=step.id,
+            agent=step.agent_slug,
+            client_message_id=cmd.client_message_id,
+            at=turn.instance.updated_at,
+        )
+        return _message_reply(svc, answer, turn)
+
+
+async def get_conversation(svc: WorkflowServices, query: GetConversation) -> Conversation:
+    """The instance's chat, oldest first."""
+    loaded = await svc.owned(query.instance_id, query.user_id)
+    return Conversation(
+        instance_id=query.instance_id, messages=[_chat_message(s) for s in chat(loaded.events)]
+    )
+
+
+def _text(text: str) -> str:
+    try:
+        return checked_text(text)
+    except BlankText as exc:
+        raise RemoteError.of(
+            ErrorCode.INVALID, str(exc), [ErrorDetail(field="text", message="must not be blank")]
+        ) from None
+    except TextTooLong as exc:
+        raise RemoteError.of(
+            ErrorCode.TOO_LARGE, str(exc), [ErrorDetail(field="text", message=str(exc))]
+        ) from None
+
+
+async def _ask(
+    svc: WorkflowServices,
+    loaded: LoadedInstance,
+    definition: WorkflowDefinition,
+    step: StepDefinition,
+    cmd: SendMessage,
+    text: str,
+) -> AgentReply:
+    state = loaded.state
+    history = chat(loaded.events)[-svc.history_size :] if svc.history_size else []
+    request = RunAgent(
+        user_id=cmd.user_id,
+        agent=step.agent_slug,
+        instance_id=state.instance_id,
+        current_step=step.id,
+        step_context={
+            "step_title": step.title,
+            "messages_in_step": state.messages_in_step,
+            "min_messages": step.min_messages,
+            "max_messages": step.max_messages,
+            "workflow": state.context(),
+        },
+        can_complete=await _can_complete(svc, state, step),
+        history=[HistoryEntry(role=s.role, text=s.text) for s in history],
+        message=text,
+        idempotency_key=f"{state.instance_id}:{cmd.client_message_id}",
+    )
+    try:
+        return await svc.agents.run(request)
+    except RemoteError as exc:
+        if exc.body.code not in (ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL):
+            raise
+        logger.warning("agent %s failed on %s: %s", step.agent_slug, state.instance_id, exc)
+        raise RemoteError.of(
+            ErrorCode.UNAVAILABLE,
+            f"the {step.agent_slug} agent did not answer ({exc.body.message}); nothing was "
+            f"recorded and the instance is still on {step.id!r}: send the message again",
+        ) from None
+
+
+async def _can_complete(svc: WorkflowServices, state: InstanceState, step: StepDefinition) -> bool:
+    """Seed 000's pre-check: would the step close now if the agent asked to complete it?"""
+    if state.messages_in_step + 1 < step.min_messages:
+        return False
+    if not step.completion_criteria:
+        return True
+    asking = dc.Signal(action="complete_step")
+    ctx = CheckContext(state, step, asking, state.messages_in_step + 1, svc.agent_runner)
+    report = await svc.checkers.evaluate(ctx, step.completion_criteria, svc.checker_timeout)
+    return report.all_met
+
+
+def _answer_from_log(
+    svc: WorkflowServices, loaded: LoadedInstance, command_id: str
+) -> MessageReply:
+    definition = svc.definition(loaded.state.workflow_id)
+    turn = replay_turn(loaded, command_id, definition, svc)
+    recorded = exchange_of(loaded.events, command_id)
+    if recorded is None or recorded.user_text is None:
+        raise RemoteError.of(
+            ErrorCode.CONFLICT,
+            f"client_message_id {command_id!r} was already used for a command that is not a "
+            "chat message",
+            [ErrorDetail(field="client_message_id", message="already used")],
+        )
+    answer = ChatMessage(
+        role="assistant",
+        text=recorded.agent_text or "",
+        step=recorded.step,
+        agent=recorded.agent or "",
+        client_message_id=command_id,
+        at=recorded.at,
+    )
+    return _message_reply(svc, answer, turn, replayed=True)
+
+
+def _message_reply(
+    svc: WorkflowServices, answer: ChatMessage, turn: TurnReply, replayed: bool = False
+) -> MessageReply:
+    definition = svc.definition(turn.instance.workflow_id)
+    return MessageReply(
+        reply=answer,
+        turn=turn,
+        progress=progress_view(turn.instance, definition),
+        replayed=replayed,
+    )
+
+
+def _chat_message(said: Said) -> ChatMessage:
+    return ChatMessage(
+        role=said.role,
+        text=said.text,
+        step=said.step,
+        agent=said.agent,
+        client_message_id=said.command_id,
+        at=said.at,
+    )

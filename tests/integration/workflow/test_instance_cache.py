@@ -1,0 +1,64 @@
+"""The folded-instance cache: a turn reads only the log's new tail, and sees other replicas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from nats.aio.client import Client
+
+from baton_contracts.workflow_api import RecordExchange
+from baton_workflow.bootstrap import WorkflowApp, build
+from baton_workflow.service.handlers import take_turn
+
+from .conftest import FakeAgentRunner, workflow_settings
+from .test_onboarding_flow import exchange, start
+
+
+def spy_on_loads(app: WorkflowApp) -> list[int]:
+    """Record `after_version` of every stream load the workflow's store does."""
+    seen: list[int] = []
+    store = app.store
+    original = store.load
+
+    async def load(stream_id: str, after_version: int = 0) -> Any:
+        seen.append(after_version)
+        return await original(stream_id, after_version)
+
+    store.load = load  # type: ignore[method-assign]
+    return seen
+
+
+async def test_a_turn_reads_only_events_after_the_cached_version(
+    workflow: WorkflowApp, client: Client, agent_runner: FakeAgentRunner
+) -> None:
+    instance = await start(client, "cache-1")
+    for _ in range(3):
+        await exchange(client, "cache-1", instance)
+    loads = spy_on_loads(workflow)
+    reply = await exchange(client, "cache-1", instance)
+    assert reply.instance.messages_in_step == 4
+    assert loads == [4]  # started + 3 exchanges are cached; only the tail is asked for
+
+
+@pytest.fixture
+async def replica(nats_url: str, sqlite_url: str, workflow: WorkflowApp) -> Any:
+    other = build(workflow_settings(nats_url, sqlite_url))
+    await other.start()
+    yield other
+    await other.stop()
+
+
+async def test_a_replica_sees_what_another_appended_after_it_cached(
+    workflow: WorkflowApp, replica: WorkflowApp, agent_runner: FakeAgentRunner, client: Client
+) -> None:
+    instance = await start(client, "cache-2")
+    await exchange(client, "cache-2", instance)
+    cached = await workflow.services.repo.load(instance)  # this replica now caches version 2
+    assert cached is not None and cached.state.version == 2
+    for n in range(3):  # the other replica appends three more
+        cmd = RecordExchange(user_id="cache-2", instance_id=instance, command_id=f"r-{n}")
+        await take_turn(replica.services, cmd)
+    loaded = await workflow.services.repo.load(instance)
+    assert loaded is not None
+    assert (loaded.state.messages_in_step, loaded.state.version, len(loaded.events)) == (4, 5, 5)
