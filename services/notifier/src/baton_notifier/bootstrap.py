@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from fastapi import FastAPI
 from faststream.nats import NatsBroker
 from opentelemetry.trace import TracerProvider
 
 from baton_messaging.broker import MessagingSettings, build_broker
+from baton_notifier.adapters.live_jetstream import JetStreamHistory, JetStreamLiveFeed, utc_now
 from baton_notifier.adapters.nats_link import NatsLink
 from baton_notifier.entrypoints.http import HttpDeps, create_app
+from baton_notifier.entrypoints.live_routes import LiveDeps, install_live
 from baton_notifier.entrypoints.responders import SERVICE, register_responders
 from baton_notifier.service.forwarding import Forwarder
+from baton_notifier.service.live import LiveEvents, LiveHub
 from baton_notifier.service.ports import Connection, Requester
 from baton_notifier.settings import NotifierSettings
 
@@ -25,14 +29,26 @@ class Notifier:
     app: FastAPI
     forwarder: Forwarder
     link: NatsLink | None
+    live: LiveEvents | None = None
+    live_feed: JetStreamLiveFeed | None = None
 
     async def start(self) -> None:
         """Start connecting to NATS in the background (never blocks on NATS being up)."""
         if self.link is not None:
             await self.link.start()
+        if self.live_feed is not None:
+            await self.live_feed.start()
+
+    def end_live(self) -> None:
+        """End every WebSocket/SSE session (clients reconnect with their last seq)."""
+        if self.live is not None:
+            self.live.end_all()
 
     async def stop(self) -> None:
-        """Close the NATS connection."""
+        """End live sessions, stop the live feed, close the NATS connection."""
+        self.end_live()
+        if self.live_feed is not None:
+            await self.live_feed.stop()
         if self.link is not None:
             await self.link.stop()
 
@@ -56,7 +72,11 @@ def build(
     link = None
     if requester is None or connection is None:
         link = NatsLink(broker or messaging_broker(settings.nats_url, tracer_provider))
-    forwarder = Forwarder(requester or _required(link), settings.request_timeout_seconds)
+    forwarder = Forwarder(
+        requester or _required(link),
+        settings.request_timeout_seconds,
+        slow_timeout=settings.chat_timeout_seconds,
+    )
     deps = HttpDeps(
         jwt_secret=settings.jwt_secret,
         forwarder=forwarder,
@@ -64,7 +84,27 @@ def build(
         connection=connection or _required(link),
         max_body_bytes=settings.max_body_bytes,
     )
-    return Notifier(settings=settings, app=create_app(deps), forwarder=forwarder, link=link)
+    notifier = Notifier(settings=settings, app=create_app(deps), forwarder=forwarder, link=link)
+    if link is not None:
+        _add_live_events(notifier, link)
+    return notifier
+
+
+def _add_live_events(notifier: Notifier, link: NatsLink) -> None:
+    """`/ws` and `/api/events`, fed by one JetStream consumer for the whole process."""
+    settings = notifier.settings
+    hub = LiveHub()
+    notifier.live_feed = JetStreamLiveFeed(link, hub, heartbeat=settings.live_heartbeat_seconds)
+    notifier.live = LiveEvents(
+        hub,
+        notifier.live_feed,
+        JetStreamHistory(link),
+        queue_size=settings.live_queue_size,
+        replay_max_age=timedelta(seconds=settings.live_replay_max_age_seconds),
+        clock=utc_now,
+    )
+    deps = LiveDeps(settings.jwt_secret, notifier.live, settings.live_keepalive_seconds)
+    install_live(notifier.app, deps)
 
 
 def _required(link: NatsLink | None) -> NatsLink:

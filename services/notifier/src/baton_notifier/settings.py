@@ -25,8 +25,27 @@ class NotifierSettings(BaseSettings):
     http_host: str = "127.0.0.1"
     http_port: int = Field(default=8080, ge=0, le=65535)
     request_timeout_seconds: float = Field(default=5.0, gt=0)
+    chat_timeout_seconds: float = Field(
+        default=40.0,
+        gt=0,
+        description="How long a chat turn may take; above the workflow's agent call timeout",
+    )
     max_body_bytes: int = Field(default=MIB, gt=0)
     log_level: str = "INFO"
+    live_queue_size: int = Field(
+        default=1000, ge=1, description="Frames a live socket may fall behind before it is closed"
+    )
+    live_replay_max_age_seconds: float = Field(
+        default=7 * 24 * 3600.0,
+        gt=0,
+        description="Oldest missed event a reconnect replays; older gaps get a resync frame",
+    )
+    live_heartbeat_seconds: float = Field(
+        default=2.0, gt=0, description="Idle heartbeat of the live JetStream consumer"
+    )
+    live_keepalive_seconds: float = Field(
+        default=15.0, gt=0, description="SSE comment line sent after this long without a frame"
+    )
 
     @field_validator("jwt_secret")
     @classmethod

@@ -15,6 +15,7 @@ from opentelemetry.trace import TracerProvider
 from baton_messaging.broker import MessagingSettings
 from baton_notifier.bootstrap import build, messaging_broker
 from baton_notifier.entrypoints.responders import SERVICE
+from baton_notifier.entrypoints.server import GatewayServer
 from baton_notifier.settings import NotifierSettings, SettingsError, load_settings
 from baton_telemetry import setup_telemetry, shutdown_telemetry
 
@@ -24,7 +25,7 @@ broker = messaging_broker(MessagingSettings().nats_url)
 """The notifier's FastStream broker as declared (not connected): `make docs` reads AsyncAPI here."""
 
 
-class _Server(uvicorn.Server):
+class _Server(GatewayServer):
     """uvicorn, minus re-raising SIGTERM after a graceful stop (which would exit with 143)."""
 
     @contextlib.contextmanager
@@ -50,7 +51,7 @@ async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | No
         lifespan="off",
     )
     try:
-        await _Server(config).serve()
+        await _Server(config, notifier.end_live).serve()
     finally:
         await notifier.stop()
     log.info("notifier stopped")

@@ -9,16 +9,21 @@ from fastapi import APIRouter, Header, Path, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts.workflow_api import (
+    MAX_MESSAGE_CHARS,
+    Conversation,
     EventLog,
     ExplainInstance,
     Explanation,
+    GetConversation,
     GetInstance,
     GetInstanceEvents,
     GetProgress,
     InstanceList,
     InstanceView,
     ListActiveInstances,
+    MessageReply,
     ProgressView,
+    SendMessage,
     SignalAction,
     SignalWorkflow,
     StartReply,
@@ -49,6 +54,23 @@ class SignalBody(BaseModel):
     shared: dict[str, Any] = Field(default_factory=dict)
     target_step: str | None = None
     command_id: str | None = Field(default=None, min_length=1, max_length=128)
+
+
+class MessageBody(BaseModel):
+    """A chat message; resending the same `client_message_id` returns the same answer once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(
+        description=f"Not blank; at most {MAX_MESSAGE_CHARS} characters (longer is 413)",
+        examples=["Hi! I'm ready, let's go."],
+    )
+    client_message_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="Your id for this message; a retry with it asks the agent only once",
+    )
 
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -94,6 +116,28 @@ def workflows_router() -> APIRouter:
             **_ERRORS,
             409: {"model": HttpErrorResponse, "description": "Instance has ended"},
         },
+    )
+    router.add_api_route(
+        "/workflows/{instance_id}/messages",
+        send_message,
+        methods=["POST"],
+        response_model=MessageReply,
+        responses={
+            **_ERRORS,
+            409: {"model": HttpErrorResponse, "description": "Instance has ended"},
+            413: {"model": HttpErrorResponse, "description": "Text is too long"},
+            503: {
+                "model": HttpErrorResponse,
+                "description": "The agent or the workflow service did not answer; nothing changed",
+            },
+        },
+    )
+    router.add_api_route(
+        "/workflows/{instance_id}/messages",
+        messages,
+        methods=["GET"],
+        response_model=Conversation,
+        responses=_ERRORS,
     )
     router.add_api_route(
         "/workflows/{instance_id}/events",
@@ -154,6 +198,32 @@ async def signal(
     return await forwarder.forward(
         SignalWorkflow, identity, instance_id=instance_id, command_id=command_id, signal=fields
     )
+
+
+async def send_message(
+    instance_id: InstanceId,
+    body: MessageBody,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    idempotency_key: Annotated[str | None, Header(max_length=128)] = None,
+) -> Any:
+    """Say something to the current step's agent: its answer, the outcome and the progress."""
+    client_message_id = body.client_message_id or idempotency_key or uuid.uuid4().hex
+    message = forwarder.build(
+        SendMessage,
+        identity,
+        instance_id=instance_id,
+        client_message_id=client_message_id,
+        text=body.text,
+    )
+    return await forwarder.send(message, slow=True)
+
+
+async def messages(
+    instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> Any:
+    """The instance's conversation, oldest first."""
+    return await forwarder.forward(GetConversation, identity, instance_id=instance_id)
 
 
 async def events(

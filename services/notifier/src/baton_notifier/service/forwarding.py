@@ -21,9 +21,12 @@ IDENTITY_FIELDS = ("user_id", "project_id")
 class Forwarder:
     """Builds the contract message for a caller and sends it to its owner with a timeout."""
 
-    def __init__(self, requester: Requester, timeout: float) -> None:
+    def __init__(
+        self, requester: Requester, timeout: float, slow_timeout: float | None = None
+    ) -> None:
         self._requester = requester
         self.timeout = timeout
+        self.slow_timeout = max(timeout, slow_timeout or timeout)
 
     def build(
         self,
@@ -46,10 +49,14 @@ class Forwarder:
             raise ApiError.invalid("request is invalid", details) from None
         return message
 
-    async def send(self, message: Query | Command) -> BaseModel:
-        """The owner's reply, or the `ApiError` its typed error maps to."""
+    async def send(self, message: Query | Command, *, slow: bool = False) -> BaseModel:
+        """The owner's reply, or the `ApiError` its typed error maps to.
+
+        `slow` requests (a chat turn waits for a model) get `slow_timeout` instead of `timeout`.
+        """
+        timeout = self.slow_timeout if slow else self.timeout
         try:
-            return await self._requester.request(message, timeout=self.timeout)
+            return await self._requester.request(message, timeout=timeout)
         except RemoteError as exc:
             raise from_remote(exc.body) from exc
 

@@ -1,0 +1,217 @@
+"""Live events as a client sees them: frames, filters, close codes and replay decisions (no I/O).
+
+A frame is one JSON object. Events are `{"type", "seq", "occurred_at", "payload"}` where
+`payload` is the contract event exactly as it was published; the gateway also sends `ready`,
+`resync`, `pong` and `error` frames. `docs/live-events.md` is the reference for clients.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+CLOSE_GOING_AWAY = 1001
+"""The gateway is stopping: reconnect (to any replica) with `last_seq`."""
+CLOSE_INTERNAL = 1011
+"""Something broke on the gateway side: reconnect with `last_seq`."""
+CLOSE_BAD_REQUEST = 4400
+"""A query parameter is malformed (`last_seq`, `instance_id`); reconnecting as is will not help."""
+CLOSE_UNAUTHORIZED = 4401
+"""No token, or a bad or expired one: get a new token, then reconnect."""
+CLOSE_TOO_SLOW = 4408
+"""The client fell `live_queue_size` frames behind: reconnect with `last_seq` to replay the rest."""
+
+TOO_SLOW_REASON = "resync: too slow, frames were dropped; reconnect with last_seq"
+GOING_AWAY_REASON = "gateway stopping; reconnect with last_seq"
+INTERNAL_REASON = "gateway error; reconnect with last_seq"
+
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_SUBJECT_UNSAFE = frozenset(". *>\t\r\n")
+
+SSE_EVENT_NAMES = {"workflow.notify": "workflow_notify"}
+"""SSE `event:` names that differ from the frame type (seed 004 names notify `workflow_notify`)."""
+
+
+class MalformedEvent(ValueError):
+    """A message on the events stream is not a JSON object with the fields every event has."""
+
+
+class BadLiveRequest(ValueError):
+    """A client asked for live events with malformed parameters; the message says which."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveEvent:
+    """One contract event with its stream sequence, its frame encoded once for every socket."""
+
+    seq: int
+    type: str
+    user_id: str
+    instance_id: str
+    frame: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A frame that is not an event: `ready`, `resync`, `pong` or `error`."""
+
+    type: str
+    frame: str
+
+
+Frame = LiveEvent | Notice
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """Which events a socket may see: its user's, narrowed to one instance when it asked."""
+
+    user_id: str
+    instance_id: str | None = None
+
+    def allows(self, event: LiveEvent) -> bool:
+        """True for an event of this user (and of the instance, when one is named)."""
+        return event.user_id == self.user_id and (
+            self.instance_id is None or event.instance_id == self.instance_id
+        )
+
+
+def parse_event(seq: int, body: bytes) -> LiveEvent:
+    """The live event for a stream message; its payload is embedded verbatim, never re-encoded."""
+    try:
+        text = body.decode()
+        raw: Any = json.loads(text)
+    except ValueError as exc:
+        raise MalformedEvent(f"event at seq {seq} is not JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise MalformedEvent(f"event at seq {seq} is not a JSON object")
+    fields = [raw.get(name) for name in ("type", "user_id", "instance_id", "occurred_at")]
+    strings = [value for value in fields if isinstance(value, str) and value]
+    if len(strings) != len(fields):
+        raise MalformedEvent(
+            f"event at seq {seq} lacks one of type, user_id, instance_id, occurred_at"
+        )
+    type_, user_id, instance_id, occurred_at = strings
+    frame = (
+        f'{{"type":{json.dumps(type_)},"seq":{seq},'
+        f'"occurred_at":{json.dumps(occurred_at)},"payload":{text}}}'
+    )
+    return LiveEvent(seq=seq, type=type_, user_id=user_id, instance_id=instance_id, frame=frame)
+
+
+def notice(type_: str, **fields: Any) -> Notice:
+    """A control frame `{"type": type_, **fields}`."""
+    return Notice(type=type_, frame=json.dumps({"type": type_, **fields}, separators=(",", ":")))
+
+
+def ready_notice(replayed: int) -> Notice:
+    """Replay is over (`replayed` events were sent); every later frame is live."""
+    return notice("ready", replayed=replayed)
+
+
+def resync_notice(reason: str, first_seq: int) -> Notice:
+    """The missed events are no longer kept: reload state from the HTTP API, then go on live."""
+    return notice("resync", reason=reason, first_seq=first_seq)
+
+
+def error_notice(message: str) -> Notice:
+    """A client frame was not understood; the connection stays open."""
+    return notice("error", error={"code": "invalid", "message": message})
+
+
+PONG = notice("pong")
+
+
+def answer_client_frame(text: str | None) -> Notice:
+    """The answer to a client frame: `pong` to `{"type": "ping"}`, an error frame otherwise."""
+    if text is None:
+        return error_notice("binary frames are not understood; send JSON text")
+    try:
+        raw: Any = json.loads(text)
+    except ValueError:
+        return error_notice("frame is not JSON")
+    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+        return error_notice("frame has no string field 'type'")
+    if raw["type"] != "ping":
+        return error_notice(f"unknown frame type {raw['type']!r}; clients may send 'ping'")
+    return PONG
+
+
+def parse_last_seq(value: str | None) -> int | None:
+    """`last_seq` / `Last-Event-ID`: absent is None (live only), else a sequence number >= 0."""
+    if value is None or value == "":
+        return None
+    if not value.isascii() or not value.isdigit() or len(value) > 19:
+        raise BadLiveRequest(f"last_seq must be a whole number >= 0, got {value[:40]!r}")
+    return int(value)
+
+
+def parse_instance_id(value: str | None) -> str | None:
+    """`instance_id`: absent is None (every instance of the user), else an instance id."""
+    if value is None or value == "":
+        return None
+    if not _ID.match(value):
+        raise BadLiveRequest("instance_id must be 1-64 letters, digits, '-' or '_'")
+    return value
+
+
+def subject_safe(value: str) -> bool:
+    """True when `value` can stand as one subject token (no wildcard can be smuggled in)."""
+    return bool(value) and not any(c in _SUBJECT_UNSAFE for c in value)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamBounds:
+    """The sequence numbers the events stream holds now (`first_seq > last_seq` when empty)."""
+
+    first_seq: int
+    last_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """Replay every event after `after_seq`."""
+
+    after_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """The gap cannot be replayed; tell the client why."""
+
+    notice: Notice
+
+
+def plan_replay(after_seq: int, bounds: StreamBounds) -> Replay | Resync:
+    """Replay when the stream still holds everything after `after_seq`, resync otherwise."""
+    if after_seq + 1 < bounds.first_seq:
+        reason = f"events after {after_seq} are no longer kept (oldest kept: {bounds.first_seq})"
+        return Resync(resync_notice(reason, bounds.first_seq))
+    if after_seq > bounds.last_seq:
+        reason = f"seq {after_seq} is past the newest event ({bounds.last_seq}); stream was reset"
+        return Resync(resync_notice(reason, bounds.first_seq))
+    return Replay(after_seq)
+
+
+def too_old(stored_at: datetime, now: datetime, max_age: timedelta) -> bool:
+    """True when a missed event is older than the replay limit."""
+    return now - stored_at > max_age
+
+
+def too_old_notice(max_age: timedelta, first_seq: int) -> Notice:
+    """The resync frame for a gap older than the replay limit."""
+    hours = max_age.total_seconds() / 3600
+    return resync_notice(f"missed events are older than the {hours:g} h replay limit", first_seq)
+
+
+def sse_message(frame: Frame) -> str:
+    """One SSE message: `id: <seq>` and `event: <type>` for events, `event: <type>` for notices."""
+    lines = []
+    if isinstance(frame, LiveEvent):
+        lines.append(f"id: {frame.seq}")
+    lines.append(f"event: {SSE_EVENT_NAMES.get(frame.type, frame.type)}")
+    lines += [f"data: {line}" for line in frame.frame.splitlines() or [""]]
+    return "\n".join(lines) + "\n\n"

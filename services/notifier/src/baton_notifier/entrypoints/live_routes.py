@@ -1,0 +1,66 @@
+"""`/ws` and `/api/events`: live events, authenticated with the same JWT as the HTTP API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import StreamingResponse
+from starlette.requests import HTTPConnection
+
+from baton_auth import Identity, InvalidToken, verify_token
+from baton_notifier.domain.errors import HttpErrorResponse
+from baton_notifier.service.live import LiveEvents
+
+BEARER_PROTOCOL = "bearer"
+"""WebSocket subprotocol marker: offer `["bearer", "<jwt>"]`; the gateway answers `bearer`."""
+
+
+@dataclass(frozen=True)
+class LiveDeps:
+    """What the live routes use; `bootstrap.build` fills it."""
+
+    jwt_secret: str
+    events: LiveEvents
+    keepalive_seconds: float
+
+
+class EventStreamResponse(StreamingResponse):
+    """A `text/event-stream` response that no proxy should buffer or cache."""
+
+    media_type = "text/event-stream"
+
+
+def live_of(connection: HTTPConnection) -> LiveDeps:
+    """The live dependencies the app was built with."""
+    deps: LiveDeps = connection.app.state.live
+    return deps
+
+
+def identify(connection: HTTPConnection, token: str | None) -> Identity:
+    """The identity `token` carries; `InvalidToken` when there is none or it does not verify."""
+    if not token:
+        raise InvalidToken("missing token: send 'Authorization: Bearer <jwt>' or ?token=<jwt>")
+    return verify_token(live_of(connection).jwt_secret, token)
+
+
+def install_live(app: FastAPI, deps: LiveDeps) -> None:
+    """Add `/ws` and `/api/events` to the app, served by `deps`."""
+    from baton_notifier.entrypoints.live_sse import events_stream
+    from baton_notifier.entrypoints.live_ws import websocket_events
+
+    app.state.live = deps
+    router = APIRouter()
+    router.add_api_websocket_route("/ws", websocket_events)
+    router.add_api_route(
+        "/api/events",
+        events_stream,
+        methods=["GET"],
+        response_class=EventStreamResponse,
+        responses={
+            200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"},
+            401: {"model": HttpErrorResponse, "description": "No valid token"},
+            422: {"model": HttpErrorResponse, "description": "Malformed last_seq/instance_id"},
+        },
+    )
+    app.include_router(router)

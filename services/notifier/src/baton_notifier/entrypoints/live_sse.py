@@ -1,0 +1,79 @@
+"""`/api/events`: live events as server-sent events (`id: <seq>`, `event: <type>`, JSON data)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Header, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from baton_auth import Identity, InvalidToken
+from baton_contracts import ErrorDetail
+from baton_notifier.domain.errors import ApiError
+from baton_notifier.domain.live import (
+    BadLiveRequest,
+    notice,
+    parse_instance_id,
+    parse_last_seq,
+    sse_message,
+)
+from baton_notifier.entrypoints.live_routes import EventStreamResponse, identify, live_of
+from baton_notifier.service.live import LiveEvents, SessionEnded
+
+_bearer = HTTPBearer(auto_error=False, description="A JWT; or pass it as ?token=<jwt>.")
+
+RETRY_MILLISECONDS = 1000
+"""How long an `EventSource` waits before it reconnects (with `Last-Event-ID`)."""
+
+
+def stream_identity(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    token: Annotated[str | None, Query(description="The JWT, if headers cannot be set")] = None,
+) -> Identity:
+    """The caller named by a bearer header or a `token` parameter, or 401."""
+    try:
+        return identify(request, credentials.credentials if credentials else token)
+    except InvalidToken as exc:
+        raise ApiError.unauthorized(str(exc)) from None
+
+
+async def events_stream(
+    request: Request,
+    identity: Annotated[Identity, Depends(stream_identity)],
+    instance_id: Annotated[str | None, Query(description="Only this instance's events")] = None,
+    last_seq: Annotated[str | None, Query(description="Resume after this seq")] = None,
+    last_event_id: Annotated[str | None, Header(description="Set by EventSource")] = None,
+) -> EventStreamResponse:
+    """Your events as they happen; after `Last-Event-ID` (or `last_seq`), the missed ones first."""
+    try:
+        instance = parse_instance_id(instance_id)
+        after_seq = parse_last_seq(last_event_id if last_event_id is not None else last_seq)
+    except BadLiveRequest as exc:
+        field = "instance_id" if "instance_id" in str(exc) else "last_seq"
+        raise ApiError.invalid(str(exc), [ErrorDetail(field=field, message=str(exc))]) from None
+    live = live_of(request)
+    body = _stream(live.events, identity.user_id, instance, after_seq, live.keepalive_seconds)
+    return EventStreamResponse(
+        body, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
+
+
+async def _stream(
+    events: LiveEvents,
+    user_id: str,
+    instance_id: str | None,
+    after_seq: int | None,
+    keepalive: float,
+) -> AsyncIterator[str]:
+    async with events.subscribe(user_id, instance_id=instance_id, after_seq=after_seq) as session:
+        yield f"retry: {RETRY_MILLISECONDS}\n\n"  # also tells the client it is subscribed
+        while True:
+            try:
+                frame = await session.next(timeout=keepalive)
+            except SessionEnded as end:
+                # EventSource reconnects by itself when the stream ends, sending Last-Event-ID.
+                yield sse_message(notice("closed", code=end.code, reason=end.reason))
+                return
+            yield ": keepalive\n\n" if frame is None else sse_message(frame)

@@ -1,0 +1,107 @@
+"""`/ws`: live events over a WebSocket.
+
+Authenticate with `?token=<jwt>` or the subprotocols `["bearer", "<jwt>"]`; narrow with
+`?instance_id=`; resume with `?last_seq=`. Close codes are in `domain.live` and the docs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from fastapi import WebSocket
+
+from baton_auth import Identity, InvalidToken
+from baton_notifier.domain.live import (
+    CLOSE_BAD_REQUEST,
+    CLOSE_INTERNAL,
+    CLOSE_UNAUTHORIZED,
+    INTERNAL_REASON,
+    BadLiveRequest,
+    answer_client_frame,
+    parse_instance_id,
+    parse_last_seq,
+)
+from baton_notifier.entrypoints.live_routes import BEARER_PROTOCOL, identify, live_of
+from baton_notifier.service.live import LiveSession
+
+log = logging.getLogger(__name__)
+
+CLOSE_TIMEOUT_SECONDS = 5.0
+MAX_REASON_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
+
+
+async def websocket_events(websocket: WebSocket) -> None:
+    """Accept, authenticate, then replay and stream the caller's events until either side stops."""
+    token, subprotocol = _token_of(websocket)
+    await websocket.accept(subprotocol=subprotocol)
+    try:
+        identity = identify(websocket, token)
+    except InvalidToken as exc:
+        await _close(websocket, CLOSE_UNAUTHORIZED, str(exc))
+        return
+    try:
+        instance_id = parse_instance_id(websocket.query_params.get("instance_id"))
+        after_seq = parse_last_seq(websocket.query_params.get("last_seq"))
+    except BadLiveRequest as exc:
+        await _close(websocket, CLOSE_BAD_REQUEST, str(exc))
+        return
+    await _serve(websocket, identity, instance_id, after_seq)
+
+
+def _token_of(websocket: WebSocket) -> tuple[str | None, str | None]:
+    """The token, and the subprotocol to answer with (browsers need one they offered)."""
+    offered: list[str] = list(websocket.scope.get("subprotocols") or [])
+    if BEARER_PROTOCOL in offered:
+        position = offered.index(BEARER_PROTOCOL)
+        token = offered[position + 1] if position + 1 < len(offered) else None
+        return token, BEARER_PROTOCOL
+    return websocket.query_params.get("token"), None
+
+
+async def _serve(
+    websocket: WebSocket, identity: Identity, instance_id: str | None, after_seq: int | None
+) -> None:
+    events = live_of(websocket).events
+    async with events.subscribe(
+        identity.user_id, instance_id=instance_id, after_seq=after_seq
+    ) as session:
+        writer = asyncio.create_task(_write(websocket, session))
+        reader = asyncio.create_task(_read(websocket, session))
+        ended = asyncio.create_task(session.ended_event.wait())
+        tasks = (writer, reader, ended)
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if reader.done() and not reader.cancelled() and reader.exception() is None:
+            return  # the client went away
+        if session.ended is not None:
+            await _close(websocket, session.ended.code, session.ended.reason)
+        elif writer.done() and not writer.cancelled() and writer.exception() is not None:
+            log.warning("live socket of %s failed: %r", identity.user_id, writer.exception())
+            await _close(websocket, CLOSE_INTERNAL, INTERNAL_REASON)
+
+
+async def _write(websocket: WebSocket, session: LiveSession) -> None:
+    while True:
+        frame = await session.next()
+        assert frame is not None  # no timeout given
+        await websocket.send_text(frame.frame)
+
+
+async def _read(websocket: WebSocket, session: LiveSession) -> None:
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        session.say(answer_client_frame(message.get("text")))
+
+
+async def _close(websocket: WebSocket, code: int, reason: str) -> None:
+    reason = reason.encode()[:MAX_REASON_BYTES].decode(errors="ignore")
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(websocket.close(code, reason), CLOSE_TIMEOUT_SECONDS)

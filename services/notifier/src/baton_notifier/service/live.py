@@ -1,0 +1,267 @@
+"""Live events for sockets: one hub per process, and per socket a bounded queue fed in seq order.
+
+A socket's session starts by holding live events aside while it replays what the client
+missed from the stored history; then it switches to live, dropping every held event whose
+seq it already sent. So handover neither loses nor repeats an event. A session that falls
+`queue_size` frames behind is ended (`CLOSE_TOO_SLOW`) instead of slowing anyone else down.
+
+`LiveEvents.subscribe` is the Python API behind `/ws` and `/api/events`: "events of a user
+(or one of its instances) since seq N, then live", for any other front end to reuse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime, timedelta
+
+from baton_notifier.domain.live import (
+    CLOSE_GOING_AWAY,
+    CLOSE_INTERNAL,
+    CLOSE_TOO_SLOW,
+    GOING_AWAY_REASON,
+    INTERNAL_REASON,
+    TOO_SLOW_REASON,
+    Filter,
+    Frame,
+    LiveEvent,
+    Notice,
+    Replay,
+    plan_replay,
+    ready_notice,
+    too_old,
+    too_old_notice,
+)
+from baton_notifier.service.live_ports import EventHistory, HistoryUnavailable, LiveFeed
+
+log = logging.getLogger(__name__)
+
+
+class SessionEnded(Exception):
+    """The session is over; `code` and `reason` say why (a WebSocket close code and text)."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(f"{code} {reason}")
+        self.code = code
+        self.reason = reason
+
+
+class LiveSession:
+    """One socket: its filter, its bounded queue of frames, and the last seq queued for it."""
+
+    def __init__(self, filter_: Filter, queue_size: int, after_seq: int | None) -> None:
+        self.filter = filter_
+        self.queue_size = queue_size
+        self.last_seq = after_seq or 0
+        self.replayed = 0
+        self.ended: SessionEnded | None = None
+        self._queue: deque[Frame] = deque()
+        self._held: list[LiveEvent] | None = []  # live events that arrive during catch-up
+        self._wake = asyncio.Event()
+        self._room = asyncio.Event()
+        self.on_end: Callable[[LiveSession], None] = lambda _: None
+        self.ended_event = asyncio.Event()
+
+    def offer(self, event: LiveEvent) -> None:
+        """A live event from the hub; never waits. Overflow ends the session as too slow."""
+        if self.ended is not None or not self.filter.allows(event):
+            return
+        if self._held is not None:
+            if len(self._held) >= self.queue_size:
+                self.end(CLOSE_TOO_SLOW, TOO_SLOW_REASON)
+            else:
+                self._held.append(event)
+            return
+        self._push_event(event)
+
+    def say(self, notice: Notice) -> None:
+        """A control frame (an answer to the client); counts against the queue like any frame."""
+        if self.ended is None:
+            self._push(notice)
+
+    async def put(self, frame: Frame) -> None:
+        """Queue a replayed event or a notice, waiting while the queue is full (backpressure)."""
+        while self.ended is None and len(self._queue) >= self.queue_size:
+            self._room.clear()
+            await self._room.wait()
+        if self.ended is not None:
+            return
+        if isinstance(frame, LiveEvent):
+            if frame.seq <= self.last_seq:
+                return
+            self.last_seq = frame.seq
+        self._queue.append(frame)
+        self._wake.set()
+
+    def rewind(self, seq: int) -> None:
+        """After a resync, deliver every held or new event after `seq`."""
+        self.last_seq = min(self.last_seq, seq)
+
+    def go_live(self) -> None:
+        """Catch-up is over: release the held events not yet sent, then take live ones directly."""
+        held, self._held = self._held or [], None
+        for event in held:
+            self._push_event(event)
+
+    async def next(self, timeout: float | None = None) -> Frame | None:
+        """The next frame to send; None after `timeout` seconds without one; `SessionEnded`."""
+        while True:
+            if self.ended is not None:
+                raise SessionEnded(self.ended.code, self.ended.reason)
+            if self._queue:
+                frame = self._queue.popleft()
+                if len(self._queue) < self.queue_size:
+                    self._room.set()
+                return frame
+            self._wake.clear()
+            if timeout is None:
+                await self._wake.wait()
+                continue
+            try:
+                async with asyncio.timeout(timeout):  # not wait_for: it can swallow a cancel
+                    await self._wake.wait()
+            except TimeoutError:
+                return None
+
+    def end(self, code: int, reason: str) -> None:
+        """End the session: drop what is queued and wake everyone waiting on it."""
+        if self.ended is not None:
+            return
+        self.ended = SessionEnded(code, reason)
+        self._queue.clear()
+        self._held = None
+        self._wake.set()
+        self._room.set()
+        self.ended_event.set()
+        self.on_end(self)
+
+    def _push_event(self, event: LiveEvent) -> None:
+        if event.seq <= self.last_seq:
+            return  # already sent by the replay
+        if self._push(event):
+            self.last_seq = event.seq
+
+    def _push(self, frame: Frame) -> bool:
+        if len(self._queue) >= self.queue_size:
+            self.end(CLOSE_TOO_SLOW, TOO_SLOW_REASON)
+            return False
+        self._queue.append(frame)
+        self._wake.set()
+        return True
+
+
+class LiveHub:
+    """Routes each live event, in memory, to the sessions of its user."""
+
+    def __init__(self) -> None:
+        self._by_user: dict[str, set[LiveSession]] = {}
+
+    def add(self, session: LiveSession) -> None:
+        """Start routing events to `session` (it leaves by itself when it ends)."""
+        self._by_user.setdefault(session.filter.user_id, set()).add(session)
+        session.on_end = self.remove
+
+    def remove(self, session: LiveSession) -> None:
+        """Stop routing events to `session`."""
+        sessions = self._by_user.get(session.filter.user_id)
+        if sessions is not None:
+            sessions.discard(session)
+            if not sessions:
+                del self._by_user[session.filter.user_id]
+
+    def deliver(self, event: LiveEvent) -> None:
+        """Hand one event to every session of its user (each filters by instance itself)."""
+        sessions = self._by_user.get(event.user_id)
+        if sessions:
+            for session in tuple(sessions):
+                session.offer(event)
+
+    def sessions(self) -> list[LiveSession]:
+        """Every open session."""
+        return [s for group in self._by_user.values() for s in group]
+
+
+class LiveEvents:
+    """Opens sessions: catch-up from the history, then live events from the hub."""
+
+    def __init__(
+        self,
+        hub: LiveHub,
+        feed: LiveFeed,
+        history: EventHistory,
+        *,
+        queue_size: int,
+        replay_max_age: timedelta,
+        clock: Callable[[], datetime],
+        retry_seconds: float = 0.5,
+    ) -> None:
+        self.hub = hub
+        self._feed = feed
+        self._history = history
+        self._queue_size = queue_size
+        self._max_age = replay_max_age
+        self._clock = clock
+        self._retry = retry_seconds
+
+    @contextlib.asynccontextmanager
+    async def subscribe(
+        self, user_id: str, *, instance_id: str | None = None, after_seq: int | None = None
+    ) -> AsyncIterator[LiveSession]:
+        """A session for the user's events (one instance's, if named) after `after_seq`.
+
+        Without `after_seq` only events from now on arrive. A `ready` notice marks the end
+        of the replay; `resync` says the gap is gone and state must be reloaded over HTTP.
+        """
+        session = LiveSession(Filter(user_id, instance_id), self._queue_size, after_seq)
+        self.hub.add(session)
+        catch_up = asyncio.create_task(self._catch_up(session, after_seq))
+        try:
+            yield session
+        finally:
+            catch_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await catch_up
+            session.end(CLOSE_GOING_AWAY, GOING_AWAY_REASON)
+
+    def end_all(self, code: int = CLOSE_GOING_AWAY, reason: str = GOING_AWAY_REASON) -> None:
+        """End every session (the gateway is stopping); their clients reconnect elsewhere."""
+        for session in self.hub.sessions():
+            session.end(code, reason)
+
+    async def _catch_up(self, session: LiveSession, after_seq: int | None) -> None:
+        try:
+            await self._feed.wait_ready()
+            while after_seq is not None:
+                try:
+                    await self._replay(session)
+                    break
+                except HistoryUnavailable as exc:
+                    log.warning("replay for %s failed (%s); retrying", session.filter.user_id, exc)
+                    await asyncio.sleep(self._retry)
+            await session.put(ready_notice(session.replayed))
+            session.go_live()
+        except Exception:
+            log.exception("catching up %s failed", session.filter.user_id)
+            session.end(CLOSE_INTERNAL, INTERNAL_REASON)
+
+    async def _replay(self, session: LiveSession) -> None:
+        bounds = await self._history.bounds()
+        plan = plan_replay(session.last_seq, bounds)
+        if not isinstance(plan, Replay):
+            session.rewind(min(session.last_seq, bounds.first_seq - 1))
+            await session.put(plan.notice)
+            return
+        user, instance = session.filter.user_id, session.filter.instance_id
+        first = True
+        async with contextlib.aclosing(self._history.since(user, instance, plan.after_seq)) as it:
+            async for stored in it:
+                if first and too_old(stored.stored_at, self._clock(), self._max_age):
+                    await session.put(too_old_notice(self._max_age, bounds.first_seq))
+                    return
+                first = False
+                before = session.last_seq
+                await session.put(stored.event)
+                session.replayed += session.last_seq != before

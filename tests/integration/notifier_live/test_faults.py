@@ -1,0 +1,162 @@
+"""Bad input and faults: bad tokens, bad frames, a gateway restart, and NATS going away."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import httpx
+import nats
+import pytest
+from nats.aio.client import Client
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from baton_auth import mint_token
+from baton_messaging.embedded import EmbeddedNatsServer
+
+from .conftest import (
+    SECRET,
+    WAIT,
+    Driver,
+    Gateway,
+    GatewayFactory,
+    new_user,
+    publish,
+    sse_client,
+    step_changed,
+    token,
+    ws_client,
+)
+
+EXPIRED = mint_token(SECRET, "old", ttl=timedelta(seconds=-60))
+FORGED = mint_token("another-secret-that-is-long-enough!!", "mallory")
+
+
+@pytest.mark.parametrize(
+    ("query", "subprotocols", "reason"),
+    [
+        ("", None, "missing token"),
+        (f"?token={EXPIRED}", None, "token has expired"),
+        (f"?token={FORGED}", None, "token signature does not verify"),
+        ("", ["bearer", EXPIRED], "token has expired"),
+        ("?token=not-a-jwt", None, "token is invalid"),
+    ],
+)
+async def test_websocket_without_a_valid_token_is_closed_with_4401(
+    gateway: Gateway, query: str, subprotocols: list[str] | None, reason: str
+) -> None:
+    url = f"ws://127.0.0.1:{gateway.port}/ws{query}"
+    async with connect(url, subprotocols=subprotocols, open_timeout=WAIT) as conn:  # type: ignore[arg-type]
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(conn.recv(), WAIT)
+    assert conn.close_code == 4401
+    assert conn.close_reason.startswith(reason)
+
+
+@pytest.mark.parametrize("params", [{"last_seq": "-1"}, {"last_seq": "x"}, {"instance_id": "a.b"}])
+async def test_websocket_with_malformed_parameters_is_closed_with_4400(
+    gateway: Gateway, params: dict[str, str]
+) -> None:
+    async with ws_client(gateway, "ann", **params) as client:
+        with pytest.raises(ConnectionClosed):
+            await client.frame()
+    assert client.conn.close_code == 4400
+
+
+@pytest.mark.parametrize("auth", [{}, {"token": EXPIRED}, {"Authorization": f"Bearer {FORGED}"}])
+async def test_sse_without_a_valid_token_is_401_with_the_error_body(
+    gateway: Gateway, auth: dict[str, str]
+) -> None:
+    params = {k: v for k, v in auth.items() if k == "token"}
+    headers = {k: v for k, v in auth.items() if k != "token"}
+    async with httpx.AsyncClient(base_url=gateway.http_url) as http:
+        response = await http.get("/api/events", params=params, headers=headers)
+    assert response.status_code == 401
+    assert response.headers["WWW-Authenticate"] == "Bearer"
+    assert response.json()["error"]["code"] == "unauthorized"
+
+
+async def test_sse_with_a_malformed_last_event_id_is_422(gateway: Gateway) -> None:
+    async with httpx.AsyncClient(base_url=gateway.http_url) as http:
+        response = await http.get(
+            "/api/events", headers={"Authorization": f"Bearer {token('ann')}", "Last-Event-ID": "x"}
+        )
+    assert response.status_code == 422
+    assert response.json()["error"]["details"][0]["field"] == "last_seq"
+
+
+async def test_malformed_frames_get_error_frames_and_the_connection_stays(
+    gateway: Gateway, nc: Client
+) -> None:
+    lou = new_user("lou")
+    async with ws_client(gateway, lou) as client:
+        await client.ready()
+        for bad in ["not json", "[1, 2]", '{"type": "subscribe"}', b"\x00\x01"]:
+            await client.send(bad)
+            error = await client.frame()
+            assert error["type"] == "error" and error["error"]["code"] == "invalid", error
+        await client.send('{"type": "ping"}')
+        assert await client.frame() == {"type": "pong"}
+        seq = await publish(nc, step_changed(lou, "i1", 0))
+        assert (await client.events(1))[0]["seq"] == seq
+
+
+async def test_clients_of_a_restarted_gateway_miss_nothing(
+    gateways: GatewayFactory, driver: Driver
+) -> None:
+    mia = new_user("mia")
+    instance = await driver.start(mia)
+    first = await gateways()
+    async with ws_client(first, mia) as client:
+        await client.ready()
+        await driver.advance(mia, instance)
+        last_seq = (await client.events(1))[0]["seq"]
+        await first.stop()
+        with pytest.raises(ConnectionClosed):
+            await client.frame()
+        assert client.conn.close_code in (1001, 1012)  # going away / service restart
+    for _ in range(3):
+        await driver.advance(mia, instance)
+    second = await gateways()
+    async with ws_client(second, mia, last_seq=last_seq) as client:
+        missed = await client.ready()
+        assert [f["payload"]["current_step"] for f in missed] == ["s2", "s3", "s4"]
+        await driver.advance(mia, instance)
+        assert (await client.events(1))[0]["payload"]["current_step"] == "s5"
+
+
+async def test_nats_outage_keeps_sockets_open_and_delivery_catches_up(
+    own_nats: EmbeddedNatsServer, gateways: GatewayFactory
+) -> None:
+    gateway = await gateways(own_nats.url)
+    ned = new_user("ned")
+    async with (
+        ws_client(gateway, ned) as ws,
+        sse_client(gateway, {"Authorization": f"Bearer {token(ned)}"}) as sse,
+        httpx.AsyncClient(base_url=gateway.http_url) as http,
+    ):
+        await ws.ready()
+        await sse.ready()
+        own_nats.stop()
+        await _until_health(http, 503)
+        await ws.send('{"type": "ping"}')
+        assert await ws.frame() == {"type": "pong"}  # the socket outlived NATS
+
+        own_nats.start()
+        await _until_health(http, 200)
+        nc = await nats.connect(own_nats.url)
+        try:
+            seqs = [await publish(nc, step_changed(ned, "i1", n)) for n in range(3)]
+        finally:
+            await nc.close()
+        assert [f["seq"] for f in await ws.events(3)] == seqs
+        assert [int(str((await sse.next()).id)) for _ in seqs] == seqs
+
+
+async def _until_health(http: httpx.AsyncClient, status: int) -> None:
+    for _ in range(int(WAIT * 10)):
+        if (await http.get("/health")).status_code == status:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"/health never answered {status}")

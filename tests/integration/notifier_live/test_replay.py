@@ -1,0 +1,104 @@
+"""Reconnecting with the last seq replays exactly what was missed, then goes on live."""
+
+from __future__ import annotations
+
+import asyncio
+
+import nats
+from nats.aio.client import Client
+
+from baton_messaging.embedded import EmbeddedNatsServer
+
+from .conftest import (
+    Driver,
+    Gateway,
+    GatewayFactory,
+    bearer,
+    new_user,
+    publish,
+    sse_client,
+    step_changed,
+    ws_client,
+)
+
+
+async def test_websocket_replays_the_three_missed_transitions(
+    gateway: Gateway, driver: Driver
+) -> None:
+    eve = new_user("eve")
+    instance = await driver.start(eve)
+    async with ws_client(gateway, eve, instance_id=instance) as client:
+        await client.ready()
+        await driver.advance(eve, instance)
+        last_seq = (await client.events(1))[0]["seq"]
+    for _ in range(3):
+        await driver.advance(eve, instance)
+    async with ws_client(gateway, eve, last_seq=last_seq) as client:
+        missed = await client.ready()
+        assert [f["payload"]["current_step"] for f in missed] == ["s2", "s3", "s4"]
+        seqs = [f["seq"] for f in missed]
+        assert seqs == sorted(seqs) and seqs[0] > last_seq
+        await driver.advance(eve, instance)
+        live = (await client.events(1))[0]
+        assert live["payload"]["current_step"] == "s5" and live["seq"] > seqs[-1]
+        await client.silent()
+
+
+async def test_sse_replays_after_last_event_id(gateway: Gateway, driver: Driver) -> None:
+    fay = new_user("fay")
+    instance = await driver.start(fay)
+    async with sse_client(gateway, bearer(fay)) as client:
+        await client.ready()
+        await driver.advance(fay, instance)
+        last_id = (await client.next()).id
+    for _ in range(3):
+        await driver.advance(fay, instance)
+    headers = {**bearer(fay), "Last-Event-ID": str(last_id)}
+    async with sse_client(gateway, headers) as client:
+        missed = await client.ready()
+    assert [e.data["payload"]["current_step"] for e in missed] == ["s2", "s3", "s4"]
+    assert [e.id for e in missed] == [str(e.data["seq"]) for e in missed]
+
+
+async def test_live_events_during_replay_are_neither_lost_nor_repeated(
+    gateway: Gateway, nc: Client
+) -> None:
+    gus = new_user("gus")
+    first = await publish(nc, step_changed(gus, "i1", 0))
+    for n in range(1, 200):
+        await publish(nc, step_changed(gus, "i1", n))
+
+    async def keep_publishing() -> None:
+        for n in range(200, 300):
+            await publish(nc, step_changed(gus, "i1", n))
+            await asyncio.sleep(0)
+
+    async with ws_client(gateway, gus, last_seq=first - 1) as client:
+        publisher = asyncio.create_task(keep_publishing())
+        frames = await client.ready()
+        await publisher
+        frames += await client.events(300 - len(frames))
+        await client.silent()
+    steps = [int(f["payload"]["previous_step"][1:]) for f in frames]
+    assert steps == list(range(300))
+    seqs = [f["seq"] for f in frames]
+    assert seqs == sorted(set(seqs))
+
+
+async def test_a_gap_older_than_the_stream_keeps_gets_a_resync_frame(
+    own_nats: EmbeddedNatsServer, gateways: GatewayFactory
+) -> None:
+    gateway = await gateways(own_nats.url)
+    hal = new_user("hal")
+    nc = await nats.connect(own_nats.url)
+    try:
+        seqs = [await publish(nc, step_changed(hal, "i1", n)) for n in range(3)]
+        await nc.jetstream().purge_stream("WORKFLOW_EVT", seq=seqs[2])  # keeps only the third
+    finally:
+        await nc.close()
+    async with ws_client(gateway, hal, last_seq=seqs[0]) as client:
+        (resync,) = await client.ready()
+        assert resync["type"] == "resync" and resync["first_seq"] == seqs[2]
+    async with ws_client(gateway, hal, last_seq=seqs[1]) as client:
+        (replayed,) = await client.ready()
+        assert replayed["seq"] == seqs[2]

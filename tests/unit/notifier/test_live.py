@@ -1,0 +1,283 @@
+"""Live events without a broker: frames, replay decisions, and a session's queue and handover."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncGenerator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from baton_notifier.adapters.live_jetstream import ack_sequences, user_subject
+from baton_notifier.domain.live import (
+    CLOSE_TOO_SLOW,
+    BadLiveRequest,
+    Filter,
+    LiveEvent,
+    MalformedEvent,
+    Replay,
+    Resync,
+    StreamBounds,
+    answer_client_frame,
+    notice,
+    parse_event,
+    parse_instance_id,
+    parse_last_seq,
+    plan_replay,
+    sse_message,
+)
+from baton_notifier.entrypoints.server import RedactTokens
+from baton_notifier.service.live import LiveEvents, LiveHub, LiveSession, SessionEnded
+from baton_notifier.service.live_ports import HistoryUnavailable, StoredEvent
+
+NOW = datetime(2026, 1, 10, tzinfo=UTC)
+
+
+def body(user: str = "ann", instance: str = "i1", type_: str = "workflow.step_changed") -> bytes:
+    return json.dumps(
+        {"type": type_, "user_id": user, "instance_id": instance,
+         "occurred_at": "2026-01-10T00:00:00Z", "event_id": "e", "extra": [1, {"a": "é"}]}
+    ).encode()  # fmt: skip
+
+
+def event(seq: int, user: str = "ann", instance: str = "i1") -> LiveEvent:
+    return parse_event(seq, body(user, instance))
+
+
+# --- frames ------------------------------------------------------------------------------
+
+
+def test_an_event_frame_carries_type_seq_time_and_the_payload_verbatim() -> None:
+    frame = json.loads(parse_event(7, body()).frame)
+    assert frame == {
+        "type": "workflow.step_changed",
+        "seq": 7,
+        "occurred_at": "2026-01-10T00:00:00Z",
+        "payload": json.loads(body()),
+    }
+
+
+@pytest.mark.parametrize(
+    "raw", [b"not json", b"[1]", b'{"type": "x"}', json.dumps({"type": 1}).encode()]
+)
+def test_a_malformed_stream_message_is_refused(raw: bytes) -> None:
+    with pytest.raises(MalformedEvent):
+        parse_event(1, raw)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"type": "ping"}', {"type": "pong"}),
+        ("nope", {"type": "error", "error": {"code": "invalid", "message": "frame is not JSON"}}),
+        (None, "binary"),
+        ("[]", "no string field 'type'"),
+        ('{"type": "subscribe"}', "unknown frame type 'subscribe'"),
+    ],
+)
+def test_client_frames_get_pong_or_an_error_frame(text: str | None, expected: object) -> None:
+    answer = json.loads(answer_client_frame(text).frame)
+    if isinstance(expected, dict):
+        assert answer == expected
+    else:
+        assert answer["type"] == "error" and str(expected) in answer["error"]["message"]
+
+
+def test_parameters_are_checked() -> None:
+    assert parse_last_seq(None) is None and parse_last_seq("") is None
+    assert parse_last_seq("42") == 42
+    assert parse_instance_id("a-b_C9") == "a-b_C9"
+    for bad in ("-1", "1.5", "x", "٣", "9" * 20):
+        with pytest.raises(BadLiveRequest):
+            parse_last_seq(bad)
+    for bad in ("a.b", "*", ">", "a b", "x" * 65):
+        with pytest.raises(BadLiveRequest):
+            parse_instance_id(bad)
+
+
+def test_sse_messages_have_id_event_and_data_lines() -> None:
+    assert sse_message(event(5)) == (
+        f"id: 5\nevent: workflow.step_changed\ndata: {event(5).frame}\n\n"
+    )
+    assert sse_message(notice("ready", replayed=0)) == (
+        'event: ready\ndata: {"type":"ready","replayed":0}\n\n'
+    )
+    notify = parse_event(6, body(type_="workflow.notify"))
+    assert sse_message(notify).splitlines()[1] == "event: workflow_notify"
+
+
+# --- replay decisions and subjects -------------------------------------------------------
+
+
+def test_replay_when_the_stream_holds_the_gap_and_resync_otherwise() -> None:
+    bounds = StreamBounds(first_seq=10, last_seq=20)
+    assert plan_replay(9, bounds) == Replay(9)
+    assert plan_replay(20, bounds) == Replay(20)
+    for stale in (0, 8, 21):
+        plan = plan_replay(stale, bounds)
+        assert isinstance(plan, Resync)
+        assert json.loads(plan.notice.frame)["first_seq"] == 10
+    assert plan_replay(0, StreamBounds(first_seq=1, last_seq=0)) == Replay(0)  # empty stream
+
+
+def test_replay_filters_cannot_be_widened_by_a_user_id() -> None:
+    assert user_subject("ann", None) == "workflow.evt.*.ann.*"
+    assert user_subject("ann", "i1") == "workflow.evt.*.ann.i1"
+    for sneaky in ("ann.>", "*", "a b", ""):
+        assert user_subject(sneaky, None) is None
+
+
+def test_ack_subjects_give_stream_and_consumer_sequences() -> None:
+    assert ack_sequences("$JS.ACK.WORKFLOW_EVT.c1.1.42.7.1700000000000000000.0") == (42, 7)
+    assert ack_sequences("$JS.ACK.dom.acc.WORKFLOW_EVT.c1.1.42.7.1700000000000000000.0.x") == (
+        42,
+        7,
+    )
+
+
+# --- sessions ------------------------------------------------------------------------------
+
+
+async def test_a_session_drops_events_it_already_sent_and_other_users_instances() -> None:
+    hub = LiveHub()
+    session = LiveSession(Filter("ann", "i1"), queue_size=10, after_seq=3)
+    hub.add(session)
+    session.go_live()
+    for e in (event(2), event(3), event(4), event(5, "bob"), event(6, "ann", "i2"), event(4)):
+        hub.deliver(e)
+    assert await _drain(session) == [4]
+
+
+async def test_overflow_ends_the_session_as_too_slow_and_leaves_the_hub() -> None:
+    hub = LiveHub()
+    session = LiveSession(Filter("ann"), queue_size=2, after_seq=None)
+    hub.add(session)
+    session.go_live()
+    for seq in (1, 2, 3):
+        hub.deliver(event(seq))
+    assert session.ended is not None and session.ended.code == CLOSE_TOO_SLOW
+    assert session.ended.reason.startswith("resync")
+    assert hub.sessions() == []
+    with pytest.raises(SessionEnded):
+        await session.next()
+
+
+async def test_live_events_held_during_replay_are_released_once() -> None:
+    history = FakeHistory([event(s) for s in (11, 12, 13)], bounds=StreamBounds(1, 13))
+    feed = FakeFeed()
+    live = _live(feed, history)
+    async with live.subscribe("ann", after_seq=10) as session:
+        live.hub.deliver(event(12))  # arrives during replay: held, then dropped as sent
+        live.hub.deliver(event(14))
+        feed.ready.set()
+        frames = [await session.next() for _ in range(5)]
+    assert [_kind(f) for f in frames] == [11, 12, 13, "ready", 14]
+    assert json.loads(frames[3].frame)["replayed"] == 3  # type: ignore[union-attr]
+
+
+async def test_replay_waits_for_a_slow_reader_instead_of_overflowing() -> None:
+    history = FakeHistory([event(s) for s in range(1, 21)], bounds=StreamBounds(1, 20))
+    live = _live(FakeFeed(ready=True), history, queue_size=3)
+    async with live.subscribe("ann", after_seq=0) as session:
+        seqs = [_kind(await session.next()) for _ in range(21)]
+    assert seqs == [*range(1, 21), "ready"]
+
+
+async def test_a_gap_older_than_the_replay_limit_gets_resync() -> None:
+    old = NOW - timedelta(days=8)
+    history = FakeHistory([event(5)], bounds=StreamBounds(1, 5), stored_at=old)
+    live = _live(FakeFeed(ready=True), history)
+    async with live.subscribe("ann", after_seq=4) as session:
+        first = json.loads((await session.next()).frame)  # type: ignore[union-attr]
+        assert first["type"] == "resync" and "168 h" in first["reason"]
+        assert _kind(await session.next()) == "ready"
+
+
+async def test_replay_starts_again_from_the_last_sent_seq_when_history_fails() -> None:
+    history = FakeHistory([event(s) for s in (1, 2, 3)], bounds=StreamBounds(1, 3), fail_after=2)
+    live = _live(FakeFeed(ready=True), history)
+    async with live.subscribe("ann", after_seq=0) as session:
+        seqs = [_kind(await session.next()) for _ in range(4)]
+    assert seqs == [1, 2, 3, "ready"]
+    assert history.asked == [0, 2]
+
+
+async def test_ending_every_session_wakes_their_readers() -> None:
+    live = _live(FakeFeed(ready=True), FakeHistory([], StreamBounds(1, 0)))
+    async with live.subscribe("ann") as session:
+        assert _kind(await session.next()) == "ready"
+        waiting = asyncio.create_task(session.next())
+        await asyncio.sleep(0)
+        live.end_all()
+        with pytest.raises(SessionEnded) as ended:
+            await waiting
+    assert ended.value.code == 1001
+
+
+# --- fakes ---------------------------------------------------------------------------------
+
+
+class FakeFeed:
+    def __init__(self, ready: bool = False) -> None:
+        self.ready = asyncio.Event()
+        if ready:
+            self.ready.set()
+
+    async def wait_ready(self) -> None:
+        await self.ready.wait()
+
+
+class FakeHistory:
+    def __init__(
+        self,
+        events: list[LiveEvent],
+        bounds: StreamBounds,
+        stored_at: datetime = NOW,
+        fail_after: int | None = None,
+    ) -> None:
+        self.events, self._bounds, self.stored_at = events, bounds, stored_at
+        self.fail_after = fail_after
+        self.asked: list[int] = []
+
+    async def bounds(self) -> StreamBounds:
+        return self._bounds
+
+    async def since(
+        self, user_id: str, instance_id: str | None, after_seq: int
+    ) -> AsyncGenerator[StoredEvent, None]:
+        self.asked.append(after_seq)
+        for n, e in enumerate(x for x in self.events if x.seq > after_seq):
+            if self.fail_after is not None and n == self.fail_after:
+                self.fail_after = None
+                raise HistoryUnavailable("NATS went away")
+            yield StoredEvent(e, self.stored_at)
+
+
+def _live(feed: FakeFeed, history: FakeHistory, queue_size: int = 100) -> LiveEvents:
+    return LiveEvents(
+        LiveHub(), feed, history, queue_size=queue_size, replay_max_age=timedelta(days=7),
+        clock=lambda: NOW, retry_seconds=0,
+    )  # fmt: skip
+
+
+def _kind(frame: object) -> int | str:
+    assert frame is not None
+    return frame.seq if isinstance(frame, LiveEvent) else frame.type  # type: ignore[attr-defined]
+
+
+async def _drain(session: LiveSession) -> list[int | str]:
+    kinds = []
+    while (frame := await session.next(timeout=0)) is not None:
+        kinds.append(_kind(frame))
+    return kinds
+
+
+def test_tokens_in_logged_paths_are_redacted() -> None:
+    record = logging.LogRecord(
+        "uvicorn.error", logging.INFO, __file__, 1, '%s - "WebSocket %s" [accepted]',
+        ("127.0.0.1:5", "/ws?token=eyJ.a.b&last_seq=3"), None,
+    )  # fmt: skip
+    assert RedactTokens().filter(record)
+    assert record.getMessage() == '127.0.0.1:5 - "WebSocket /ws?token=***&last_seq=3" [accepted]'
