@@ -1,0 +1,119 @@
+"""Agent faults at the gateway: an agent-runner that is gone, restarted, or too slow."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_messaging import MessagingSettings, build_broker, respond, start_broker
+
+from .conftest import Stack, User
+
+
+async def test_agent_runner_restarted_mid_conversation(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "restart")
+    await user.start()
+    await user.say("Hello")
+    await stack.stop_agent_runner()
+
+    down = await user.send("Got it, let's go")
+    assert down.status_code == 503, down.text
+    assert "greeter" in down.json()["error"]["message"]
+    assert "greeting" in down.json()["error"]["message"]  # says the step did not move
+    view = await user.get(f"/api/workflows/{user.instance}")
+    assert (view["current_step"], view["messages_in_step"]) == ("greeting", 1)
+    assert len((await user.get(f"/api/workflows/{user.instance}/messages"))["messages"]) == 2
+    assert (await http.get("/api/inbox", headers=user.headers)).status_code == 503
+
+    await stack.start_agent_runner()
+    again = await user.say("Got it, let's go")
+    assert again["progress"]["current_step"] == "discovery"
+    for text in ("work, health, family", "that is all", "yes"):
+        await user.say(text)
+    assert len((await user.get("/api/memory", category="priorities"))["facts"]) == 3
+
+
+@pytest.fixture
+def workflow_extra() -> dict[str, Any]:
+    return {"agent_call_timeout_seconds": 0.5}
+
+
+@pytest.fixture
+async def slow_agent(stack: Stack) -> AsyncIterator[list[RunAgent]]:
+    """Replaces the agent-runner's `agent.cmd.run` with one that answers after 2 s."""
+    await stack.stop_agent_runner()
+    seen: list[RunAgent] = []
+
+    async def slow(cmd: RunAgent) -> AgentReply:
+        seen.append(cmd)
+        await asyncio.sleep(2.0)
+        return AgentReply(message="too late")
+
+    broker = build_broker(MessagingSettings(nats_url=stack.nats_url), "slow-agent")
+    respond(broker, RunAgent, slow, queue="agent")
+    await start_broker(broker)
+    yield seen
+    await broker.stop()
+
+
+async def test_a_timed_out_agent_leaves_the_step_and_returns_503(
+    stack: Stack, http: httpx.AsyncClient, slow_agent: list[RunAgent]
+) -> None:
+    user = User(http, "slow")
+    await user.start()
+    response = await user.send("ready")
+    assert response.status_code == 503, response.text
+    assert "did not answer" in response.json()["error"]["message"]
+    assert len(slow_agent) == 1
+    view = await user.get(f"/api/workflows/{user.instance}")
+    assert (view["current_step"], view["messages_in_step"]) == ("greeting", 0)
+    assert (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"] == []
+    # What the agent was asked: the step, its context and seed 000's pre-check.
+    asked = slow_agent[0]
+    assert (asked.agent, asked.current_step, asked.can_complete) == ("greeter", "greeting", False)
+    assert asked.step_context["min_messages"] == 2
+    assert asked.idempotency_key.endswith(response.request.read().decode().split('"')[-2])
+
+
+def short_discovery(folder: Path) -> Path:
+    """The shipped onboarding with discovery capped at 6 messages."""
+    from baton_workflow.settings import SHIPPED_DEFINITIONS
+
+    data = yaml.safe_load((SHIPPED_DEFINITIONS / "onboarding.yaml").read_text())
+    for step in data["steps"]:
+        if step["id"] == "discovery":
+            step["max_messages"] = 6
+    target = folder / "definitions"
+    target.mkdir()
+    (target / "onboarding.yaml").write_text(yaml.safe_dump(data, allow_unicode=True))
+    return target
+
+
+class TestForcedTransition:
+    @pytest.fixture
+    def workflow_extra(self, tmp_path: Path) -> dict[str, Any]:
+        return {"workflow_definitions_dir": short_discovery(tmp_path)}
+
+    async def test_max_messages_moves_on_with_a_warning(
+        self, stack: Stack, http: httpx.AsyncClient
+    ) -> None:
+        user = User(http, "chatty")
+        await user.start()
+        await user.say("hi")
+        await user.say("ready")
+        replies = [await user.say(f"just chatting, message {n}") for n in range(1, 7)]
+        assert [r["turn"]["instance"]["current_step"] for r in replies[:-1]] == ["discovery"] * 5
+        forced = replies[-1]["turn"]
+        assert forced["outcome"] == "forced"
+        assert forced["instance"]["current_step"] == "brain_dump"
+        assert "max_messages (6)" in forced["warning"]
+        assert any("memory_facts" in m for m in forced["missing_criteria"])
