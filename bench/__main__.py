@@ -14,7 +14,7 @@ from bench.registry import REGISTRY, Options, Row, Skip
 from bench.report import print_table, write_doc
 
 # One module per area; each registers its cases on import. Add new areas here.
-AREAS = ["bench.eventstore", "bench.workflow"]
+AREAS = ["bench.eventstore", "bench.workflow", "bench.chat", "bench.agent", "bench.live"]
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:

@@ -52,5 +52,6 @@ def _row(label: str, latencies: list[float], elapsed: float) -> Row:
         ops=len(ms),
         ops_per_s=len(ms) / elapsed,
         p50_ms=percentile(ms, 50),
+        p95_ms=percentile(ms, 95),
         p99_ms=percentile(ms, 99),
     )

@@ -40,7 +40,9 @@ def _spawn(module: str, env: dict[str, str], log: Path) -> subprocess.Popen[byte
                                 stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
 
 
-async def _wait_ready(platform: Platform, processes: list[subprocess.Popen[bytes]]) -> None:
+async def _wait_ready(
+    platform: Platform, processes: list[subprocess.Popen[bytes]], owners: list[str]
+) -> None:
     nc = await nats.connect(platform.nats_url)
     try:
         async with httpx.AsyncClient() as http:
@@ -49,7 +51,8 @@ async def _wait_ready(platform: Platform, processes: list[subprocess.Popen[bytes
                     raise RuntimeError("a service exited during start; see the bench logs")
                 with contextlib.suppress(httpx.HTTPError, RemoteError):
                     up = await http.get(f"{platform.gateway_url}/health")
-                    await request(nc, HEALTH_QUERIES["workflow"](), timeout=0.5)
+                    for owner in owners:
+                        await request(nc, HEALTH_QUERIES[owner].model_validate({}), timeout=0.5)
                     if up.status_code == 200:
                         return
                 await asyncio.sleep(0.1)
@@ -60,9 +63,12 @@ async def _wait_ready(platform: Platform, processes: list[subprocess.Popen[bytes
 
 @contextlib.asynccontextmanager
 async def running_platform(
-    work: Path, database_url: str, definitions: Path
+    work: Path, database_url: str, definitions: Path, agent_database_url: str | None = None
 ) -> AsyncIterator[Platform]:
-    """NATS, `python -m baton_workflow` and `python -m baton_notifier`, stopped on exit."""
+    """NATS, `python -m baton_workflow` and `python -m baton_notifier`, stopped on exit.
+
+    With `agent_database_url`, the agent-runner runs too (scripted model, Qdrant folder).
+    """
     server = EmbeddedNatsServer(store_dir=work / "nats")
     server.start()
     port = free_port()
@@ -74,9 +80,17 @@ async def running_platform(
         _spawn("baton_notifier", {**common, "BATON_JWT_SECRET": SECRET,
                                   "BATON_HTTP_PORT": str(port)}, work / "notifier.log"),
     ]  # fmt: skip
+    owners = ["workflow"]
+    if agent_database_url is not None:
+        owners.append("agent")
+        processes.append(
+            _spawn("baton_agent_runner", {**common, "BATON_DATABASE_URL": agent_database_url,
+                                          "BATON_QDRANT_PATH": str(work / "qdrant")},
+                   work / "agent-runner.log")
+        )  # fmt: skip
     platform = Platform(gateway_url=f"http://127.0.0.1:{port}", nats_url=server.url)
     try:
-        await _wait_ready(platform, processes)
+        await _wait_ready(platform, processes, owners)
         yield platform
     finally:
         for process in processes:

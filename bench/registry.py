@@ -21,6 +21,7 @@ class Row:
     p50_ms: float | None = None
     p99_ms: float | None = None
     note: str = ""
+    p95_ms: float | None = None
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def machine() -> dict[str, str]:
 def print_table(console: Console, results: dict[str, list[Row]]) -> None:
     """Print one table of every row that ran."""
     table = Table(title="Baton benchmarks")
-    for column in ("case", "row", "ops", "ops/s", "p50 ms", "p99 ms", "note"):
+    for column in ("case", "row", "ops", "ops/s", "p50 ms", "p95 ms", "p99 ms", "note"):
         table.add_column(column, justify="right" if "ops" in column or "ms" in column else "left")
     for name, rows in results.items():
         for row in rows:
@@ -80,6 +80,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
         str(row["ops"]),
         f"{row['ops_per_s']:,.0f}",
         ms(row["p50_ms"]),
+        ms(row.get("p95_ms")),  # rows measured before p95 was reported have none
         ms(row["p99_ms"]),
         row["note"],
     ]
@@ -99,7 +100,10 @@ def _render(data: dict[str, Any]) -> str:
     ]
     for name, entry in sorted(data["cases"].items()):
         lines += [f"## {name}", "", f"Run {entry['date']}.", ""]
-        lines += ["| row | ops | ops/s | p50 ms | p99 ms | note |", "|---|--:|--:|--:|--:|---|"]
+        lines += [
+            "| row | ops | ops/s | p50 ms | p95 ms | p99 ms | note |",
+            "|---|--:|--:|--:|--:|--:|---|",
+        ]
         lines += ["| " + " | ".join(_cells(row)) + " |" for row in entry["rows"]]
         lines.append("")
     for name, reason in sorted(data.get("skipped", {}).items()):

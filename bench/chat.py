@@ -1,0 +1,90 @@
+"""One conversation turn end to end: HTTP in, scripted agent, durable transition, reply out."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+
+from bench.measure import concurrent, sequential
+from bench.platform import Platform, running_platform
+from bench.postgres import fresh_database
+from bench.registry import Options, Row, case
+
+STEPS = 20  # greeter steps in a row; the greeter closes a step once the chat has 3 user turns
+
+
+def _chat_definition(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    steps = [
+        {"id": f"s{i:02d}", "agent_slug": "greeter", "min_messages": 0, "max_messages": 50,
+         "completion_criteria": [{"checker": "agent_signal"}],
+         "next_step": f"s{i + 1:02d}" if i + 1 < STEPS else None}
+        for i in range(STEPS)
+    ]  # fmt: skip
+    (folder / "chat.json").write_text(json.dumps({"id": "bench-chat", "steps": steps}))
+    return folder
+
+
+class Chatter:
+    """Users chatting through the gateway; a finished instance is replaced by a new one."""
+
+    def __init__(self, platform: Platform, http: httpx.AsyncClient) -> None:
+        self.platform, self.http = platform, http
+        self.instances: dict[str, str] = {}
+
+    async def _instance(self, user: str) -> str:
+        if user not in self.instances:
+            reply = await self.http.post("/api/workflows", json={"workflow_id": "bench-chat"},
+                                         headers=self.platform.headers(user))  # fmt: skip
+            self.instances[user] = reply.json()["instance_id"]
+        return self.instances[user]
+
+    async def turn(self, user: str) -> None:
+        """One message and the agent's answer; the step moves on most turns."""
+        instance = await self._instance(user)
+        reply = await self.http.post(
+            f"/api/workflows/{instance}/messages",
+            json={"text": "hello there", "client_message_id": uuid.uuid4().hex},
+            headers=self.platform.headers(user),
+        )
+        if reply.status_code != 200:
+            raise RuntimeError(f"turn failed: {reply.status_code} {reply.text}")
+        if reply.json()["progress"]["status"] == "completed":
+            del self.instances[user]
+
+
+@asynccontextmanager
+async def chatter(database_url: str, agent_database_url: str) -> AsyncIterator[Chatter]:
+    with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
+        work = Path(tmp)
+        defs = _chat_definition(work / "defs")
+        async with running_platform(work, database_url, defs, agent_database_url) as platform:
+            limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+            async with httpx.AsyncClient(
+                base_url=platform.gateway_url, limits=limits, timeout=30
+            ) as http:
+                yield Chatter(platform, http)
+
+
+@case("chat.turn.postgres", "HTTP message -> scripted agent -> durable transition -> reply, PG")
+async def turn_postgres(opts: Options) -> list[Row]:
+    async with (
+        fresh_database(opts.postgres_url) as workflow_url,
+        fresh_database(opts.postgres_url) as agent_url,
+        chatter(workflow_url, agent_url) as c,
+    ):
+        for _ in range(5):
+            await c.turn("warm")
+        rows = [
+            await sequential("PostgreSQL: 1 conversation", opts.size(300, 30),
+                             lambda i: c.turn("solo")),
+            await concurrent("PostgreSQL: 50 conversations", 50, opts.size(20, 3),
+                             lambda w, i: c.turn(f"u{w}")),
+        ]  # fmt: skip
+        return rows
