@@ -93,6 +93,49 @@ class RunAgent(Command):
     idempotency_key: str = Field(min_length=1, max_length=200)
 
 
+MAX_PROMPT_CHARS = 200_000
+"""A DAG step's rendered prompt, or a handoff's context, may be long: another step's output."""
+
+
+class TaskResult(BaseModel):
+    """What an agent produced for one DAG step, with its usage and cost."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    output: str
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    cost_usd: float = Field(default=0.0, ge=0)
+    agent: str
+    model: str = ""
+    replayed: bool = False
+
+
+class RunTask(Command):
+    """Run an agent on one DAG step (`dispatch` or `handoff`); one answer, no conversation.
+
+    The same `idempotency_key` returns the recorded result instead of calling the model again,
+    so a step retried after a crash is not paid twice. `context` is a handoff's source output.
+    A call that would cost more than `budget_usd` fails with `forbidden` ("budget exceeded").
+    """
+
+    type: Literal["agent.run_task"] = "agent.run_task"
+    subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.CMD, name="task")
+    reply_model: ClassVar[ReplyModel] = TaskResult
+
+    agent: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")
+    run_id: str = Field(min_length=1, max_length=64)
+    step_id: str = Field(min_length=1, max_length=128)
+    prompt: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS)
+    context: str = Field(default="", max_length=MAX_PROMPT_CHARS)
+    context_from: str | None = None
+    model: str | None = Field(default=None, max_length=200)
+    provider: str | None = Field(default=None, max_length=64)
+    permission_mode: str | None = Field(default=None, max_length=64)
+    budget_usd: float | None = Field(default=None, ge=0)
+    timeout_seconds: float = Field(default=300.0, gt=0)
+    idempotency_key: str = Field(min_length=1, max_length=200)
+
+
 class InboxItem(BaseModel):
     """One item of a user's inbox."""
 
@@ -155,6 +198,7 @@ class ListMemoryFacts(Query):
 
 AGENT_REQUESTS = (
     RunAgent,
+    RunTask,
     CountMemoryFacts,
     CountInboxItems,
     ListInboxItems,

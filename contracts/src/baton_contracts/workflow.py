@@ -1,4 +1,8 @@
-"""Events the workflow service publishes about conversation workflow instances (seed 000 §6)."""
+"""Events the workflow service publishes: conversation instances (seed 000 §6) and DAG runs (004).
+
+A DAG run is an instance too: its events carry the run id as `instance_id`, so a live client
+narrows to one run exactly as it narrows to one conversation.
+"""
 
 from __future__ import annotations
 
@@ -81,4 +85,73 @@ class MessagesExchanged(Event):
     agent_text: str
 
 
-WORKFLOW_EVENTS = (WorkflowStarted, StepChanged, StepBlocked, WorkflowCompleted, MessagesExchanged)
+class RunStarted(Event):
+    """A DAG workflow run started, pinned to one version of its definition."""
+
+    type: Literal["workflow.run_started"] = "workflow.run_started"
+    subject: ClassVar[Subject] = _evt("run_started")
+
+    instance_id: str
+    workflow: str
+    version_id: str
+    mode: Literal["live", "dry_run", "shadow"]
+    steps: list[str] = Field(default_factory=list)
+
+
+class RunStepChanged(Event):
+    """A step of a DAG run changed status (running, waiting, success, error, skipped, timeout)."""
+
+    type: Literal["workflow.run_step_changed"] = "workflow.run_step_changed"
+    subject: ClassVar[Subject] = _evt("run_step_changed")
+
+    instance_id: str
+    workflow: str
+    step_id: str
+    status: Literal["running", "waiting", "success", "error", "skipped", "timeout"]
+    attempt: int = Field(default=0, ge=0)
+    error: str | None = None
+    progress: float = Field(ge=0.0, le=1.0)
+
+
+class RunCompleted(Event):
+    """A DAG run ended: `success`, `error`, `timeout` or `cancelled`."""
+
+    type: Literal["workflow.run_completed"] = "workflow.run_completed"
+    subject: ClassVar[Subject] = _evt("run_completed")
+
+    instance_id: str
+    workflow: str
+    status: Literal["success", "error", "timeout", "cancelled"]
+    error: str | None = None
+    cost_usd: float = Field(default=0.0, ge=0)
+
+
+class WorkflowNotify(Event):
+    """A `notify` step, or a run's `onSuccess`/`onFailure` template, sent a message.
+
+    Seed 004 names this SSE event `workflow_notify`; `notify_to` is the channel hint
+    (`telegram`, `slack`...) for the consumer that delivers it.
+    """
+
+    type: Literal["workflow.notify"] = "workflow.notify"
+    subject: ClassVar[Subject] = _evt("notify")
+
+    instance_id: str
+    workflow: str
+    step_id: str | None = None
+    kind: Literal["step", "on_success", "on_failure"] = "step"
+    message: str
+    notify_to: str | None = None
+
+
+WORKFLOW_EVENTS = (
+    WorkflowStarted,
+    StepChanged,
+    StepBlocked,
+    WorkflowCompleted,
+    MessagesExchanged,
+    RunStarted,
+    RunStepChanged,
+    RunCompleted,
+    WorkflowNotify,
+)

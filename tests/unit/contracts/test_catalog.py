@@ -33,6 +33,17 @@ SAMPLE_VALUES: dict[str, object] = {
     "user_text": "work and health",
     "agent_text": "Noted: work, health.",
     "text": "work and health",
+    "name": "research-and-summarize",
+    "workflow": "research-and-summarize",
+    "version_id": "research-and-summarize@1",
+    "from_version": "research-and-summarize@1",
+    "to_version": "research-and-summarize@2",
+    "source": '{"name": "research-and-summarize", "steps": [{"id": "a", "prompt": "hi"}]}',
+    "run_id": "r-1",
+    "step_id": "research",
+    "prompt": "Search the latest developments in AI agents",
+    "mode": "live",
+    "status": "success",
 }
 
 
