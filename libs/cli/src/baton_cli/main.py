@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from baton_cli.errors import CliError
+from baton_cli.workflows import workflow_app
 
 # Subcommand modules are imported inside each command: `baton token` should not pay for
 # importing the NATS stack that only `baton up` needs.
@@ -19,6 +20,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+app.add_typer(workflow_app, name="workflow")
 
 DataDir = Annotated[
     Path, typer.Option("--data-dir", help="Where Baton keeps its data, logs and secret.")

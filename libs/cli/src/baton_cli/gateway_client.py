@@ -1,0 +1,181 @@
+"""A thin HTTP client for the gateway's DAG workflow routes (`/workflows`, `/workflow-runs`).
+
+Every failure becomes a `GatewayError` carrying what the CLI needs to print it and pick the exit
+code; nothing here prints. Pass an `httpx.MockTransport` as `transport` to test without a server.
+httpx is imported when a client is made: `main.py` imports this module for every `baton`
+command, and `baton token` should not pay for an HTTP stack it does not use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from baton_cli.errors import CliError
+
+if TYPE_CHECKING:
+    import httpx
+
+DEFAULT_TIMEOUT = 30.0
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem the gateway reported: the JSON path of the field and what is wrong with it."""
+
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+
+class GatewayError(CliError):
+    """The gateway could not be reached or refused the request.
+
+    `status` is the HTTP status (None when nothing answered), `problems` the error details.
+    """
+
+    def __init__(
+        self, message: str, status: int | None = None, problems: tuple[Problem, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.problems = problems
+
+    @property
+    def unreachable(self) -> bool:
+        """True when no answer came, or the gateway said its backend is unavailable (503)."""
+        return self.status is None or self.status == 503
+
+
+def _segment(value: str) -> str:
+    """A path segment, escaped so a name or id can never change which route is called."""
+    return quote(value, safe="@")
+
+
+class GatewayClient:
+    """The workflow routes of the contract, one method each; answers are the decoded JSON."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        transport: httpx.BaseTransport | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        import httpx
+
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.Client(
+            base_url=self.base_url + "/",
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+            transport=transport,
+            timeout=timeout,
+        )
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self._http.close()
+
+    def list_workflows(self) -> list[Json]:
+        """`GET /workflows`."""
+        return list(self._call("GET", "workflows")["workflows"])
+
+    def get_workflow(self, name: str) -> Json:
+        """`GET /workflows/{name}`."""
+        return self._call("GET", f"workflows/{_segment(name)}")
+
+    def create_workflow(self, document: Json) -> Json:
+        """`POST /workflows`: a new version, or `changed: false` when identical to the latest."""
+        return self._call("POST", "workflows", json=document)
+
+    def delete_workflow(self, name: str) -> None:
+        """`DELETE /workflows/{name}`."""
+        self._call("DELETE", f"workflows/{_segment(name)}")
+
+    def validate(self, name: str, document: Json | None = None) -> Json:
+        """`POST /workflows/{name}/validate`: `document` if given, else the stored latest."""
+        return self._call("POST", f"workflows/{_segment(name)}/validate", json=document)
+
+    def start_run(self, name: str, variables: dict[str, str], mode: str) -> Json:
+        """`POST /workflows/{name}/run` -> the 202 body with `run_id`."""
+        body = {"variables": variables, "mode": mode}
+        return self._call("POST", f"workflows/{_segment(name)}/run", json=body)
+
+    def list_runs(self, name: str | None, limit: int) -> list[Json]:
+        """`GET /workflows/{name}/runs`, or `GET /workflow-runs` for every workflow."""
+        path = f"workflows/{_segment(name)}/runs" if name else "workflow-runs"
+        return list(self._call("GET", path, params={"limit": limit})["runs"])
+
+    def get_run(self, run_id: str) -> Json:
+        """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate."""
+        return self._call("GET", f"workflow-runs/{_segment(run_id)}")
+
+    def versions(self, name: str) -> list[Json]:
+        """`GET /workflows/{name}/versions`, newest first."""
+        return list(self._call("GET", f"workflows/{_segment(name)}/versions")["versions"])
+
+    def rollback(self, name: str, version_id: str) -> Json:
+        """`POST /workflows/{name}/rollback`: a new version equal to `version_id`."""
+        body = {"version_id": version_id}
+        return self._call("POST", f"workflows/{_segment(name)}/rollback", json=body)
+
+    def diff(self, from_id: str, to_id: str) -> Json:
+        """`GET /workflow-versions/{from}/diff/{to}`."""
+        return self._call("GET", f"workflow-versions/{_segment(from_id)}/diff/{_segment(to_id)}")
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Json:
+        import httpx
+
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            reason = str(exc) or type(exc).__name__
+            raise GatewayError(f"cannot reach the gateway at {self.base_url}: {reason}") from None
+        if response.is_success:
+            return _json_object(response) if response.content else {}
+        raise _error_of(response, self.base_url)
+
+
+def _json_object(response: httpx.Response) -> Json:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise GatewayError(
+            f"the gateway answered HTTP {response.status_code} with a body that is not a JSON "
+            f"object: {response.text[:200]!r}",
+            status=response.status_code,
+        )
+    return body
+
+
+def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
+    """The common error body `{"error": {"code", "message", "details"}}` as a `GatewayError`."""
+    status = response.status_code
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        error = None
+    if not isinstance(error, dict):
+        message = response.text.strip()[:200] or response.reason_phrase
+        error = {"code": f"http_{status}", "message": message, "details": []}
+    message = str(error.get("message") or response.reason_phrase)
+    details = error.get("details") or []
+    problems = tuple(
+        Problem(str(d.get("field") or ""), str(d.get("message") or ""))
+        for d in details
+        if isinstance(d, dict)
+    )
+    if status == 503:
+        message = f"cannot reach the gateway at {base_url}: {message}"
+    elif status == 401:
+        message = f"the gateway refused the token: {message} (set BATON_TOKEN; see `baton token`)"
+    else:
+        message = f"HTTP {status} {error.get('code', '')}: {message}".replace("  ", " ")
+    return GatewayError(message, status=status, problems=problems)

@@ -1,0 +1,116 @@
+"""What `baton workflow` reads from its arguments: workflow files, `--var` pairs, version ids.
+
+Each function raises `InputError` naming the argument and the problem; the command turns it into
+exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from baton_cli.errors import CliError
+
+NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_VERSION_ID = re.compile(r"^(?:(?P<name>[A-Za-z0-9_-]+)@)?(?P<version>[0-9]+)$")
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class InputError(CliError):
+    """A bad argument or file: a usage error (exit 2), never a gateway failure."""
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    """A workflow document from a JSON file, or YAML when the name ends in .yaml/.yml."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InputError(f"{path}: cannot read: {reason}") from None
+    if path.suffix.lower() in YAML_SUFFIXES:
+        document = _parse_yaml(path, text)
+    else:
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            ) from None
+    if not isinstance(document, dict):
+        raise InputError(
+            f"{path}: a workflow document must be an object, got {type(document).__name__}"
+        )
+    return document
+
+
+def _parse_yaml(path: Path, text: str) -> Any:
+    try:  # imported only when a YAML file is read
+        import yaml  # type: ignore[import-untyped]
+    except ImportError:
+        raise InputError(f"{path}: reading YAML needs PyYAML (pip install pyyaml)") from None
+
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InputError(f"{path}: not valid YAML: {problem}{where}") from None
+    # YAML has types JSON lacks (dates, timestamps): send them as the text the author wrote.
+    return json.loads(json.dumps(loaded, default=str))
+
+
+def document_name(path: Path, document: dict[str, Any]) -> str:
+    """The document's `name`, which picks the gateway route; an error when it cannot."""
+    name = document.get("name")
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{path}: name: required (a string of letters, digits, - and _)")
+    if not NAME.match(name):
+        raise InputError(f"{path}: name: only letters, digits, - and _ are allowed, got {name!r}")
+    return name
+
+
+def parse_vars(pairs: list[str]) -> dict[str, str]:
+    """`--var key=value` pairs; the value may contain `=`; a key given twice is an error."""
+    variables: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"--var: expected key=value, got {pair!r}")
+        if key in variables:
+            raise InputError(f"--var: {key!r} is given twice")
+        variables[key] = value
+    return variables
+
+
+def version_id_for(name: str, given: str) -> str:
+    """`rollback`'s version: `3` or `name@3` -> `name@3`; another workflow's id is an error."""
+    match = _VERSION_ID.match(given.strip())
+    if match is None:
+        raise InputError(f"version-id: expected {name}@N or N, got {given!r}")
+    owner = match.group("name") or name
+    if owner != name:
+        raise InputError(f"version-id: {given} is a version of {owner}, not of {name}")
+    return f"{name}@{int(match.group('version'))}"
+
+
+def _version_match(arg: str, value: str) -> re.Match[str]:
+    match = _VERSION_ID.match(value.strip())
+    if match is None:
+        raise InputError(f"{arg}: expected NAME@N or N, got {value!r}")
+    return match
+
+
+def diff_ids(first: str, second: str) -> tuple[str, str]:
+    """`diff`'s two versions: `name@1 name@3`, or `name@1 3` (the other one names the workflow)."""
+    a, b = _version_match("version1", first), _version_match("version2", second)
+    name = a.group("name") or b.group("name")
+    if name is None:
+        raise InputError("version1: name the workflow, e.g. research-and-summarize@1")
+    return (
+        f"{a.group('name') or name}@{int(a.group('version'))}",
+        f"{b.group('name') or name}@{int(b.group('version'))}",
+    )

@@ -1,0 +1,264 @@
+"""How `baton workflow` shows things: Rich tables, run progress, outcomes, coloured diffs.
+
+Every value from the gateway goes into a `Text`, never into markup, so a step output containing
+`[brackets]` prints as written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+Json = dict[str, Any]
+
+STATUS_STYLES = {
+    "success": "green",
+    "error": "red",
+    "timeout": "red",
+    "cancelled": "red",
+    "running": "yellow",
+    "waiting": "yellow",
+    "pending": "dim",
+    "skipped": "dim",
+}
+OUTPUT_PREVIEW = 200
+
+
+def make_console() -> Console:
+    """Stdout; when it is not a terminal, wide enough that scripts get whole lines."""
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = 200
+    return console
+
+
+def _cell(value: Any, style: str = "") -> Text:
+    return Text("-" if value is None or value == "" else str(value), style=style)
+
+
+def _status(status: Any) -> Text:
+    return _cell(status, STATUS_STYLES.get(str(status), ""))
+
+
+def _table(*columns: str) -> Table:
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO-8601 timestamp from the gateway (or None when absent or unreadable)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def duration(started: Any, finished: Any, now: datetime | None = None) -> str:
+    """`0.4s`, `3m04s`, `1h02m` between two timestamps (until `now` while still running)."""
+    start = parse_time(started)
+    end = parse_time(finished) or now
+    if start is None or end is None:
+        return "-"
+    seconds = max((end - start).total_seconds(), 0.0)
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def money(value: Any) -> str:
+    """A USD amount, `-` when unknown."""
+    return f"${float(value):.4f}" if isinstance(value, int | float) else "-"
+
+
+def print_json(console: Console, value: Any) -> None:
+    """Pretty JSON, exactly as `json.dumps` writes it (no Rich reflow), for scripts."""
+    console.out(json.dumps(value, indent=2, ensure_ascii=False), highlight=False)
+
+
+def workflows_table(workflows: Iterable[Json]) -> Table:
+    """`list`: one row per workflow."""
+    table = _table("NAME", "VERSION", "STEPS", "UPDATED", "DESCRIPTION")
+    for wf in workflows:
+        table.add_row(
+            _cell(wf.get("name"), "bold"), _cell(wf.get("version_id")), _cell(wf.get("steps")),
+            _cell(wf.get("updated_at")), _cell(wf.get("description")),
+        )  # fmt: skip
+    return table
+
+
+def runs_table(runs: Iterable[Json]) -> Table:
+    """`runs`: one row per run, newest first as the gateway sends them."""
+    table = _table("RUN ID", "WORKFLOW", "VERSION", "MODE", "STATUS", "STARTED", "DURATION", "COST")
+    for run in runs:
+        table.add_row(
+            _cell(run.get("run_id")), _cell(run.get("workflow")), _cell(run.get("version_id")),
+            _cell(run.get("mode")), _status(run.get("status")), _cell(run.get("started_at")),
+            _cell(duration(run.get("started_at"), run.get("finished_at"))),
+            _cell(money(run.get("cost_usd"))),
+        )  # fmt: skip
+    return table
+
+
+def versions_table(versions: Iterable[Json]) -> Table:
+    """`history`: one row per version, newest first."""
+    table = _table("VERSION", "VERSION ID", "CREATED", "ACTION")
+    for version in versions:
+        action = str(version.get("action") or "-")
+        if version.get("rolled_back_to"):
+            action += f" to {version['rolled_back_to']}"
+        table.add_row(
+            _cell(version.get("version")), _cell(version.get("version_id"), "bold"),
+            _cell(version.get("created_at")), _cell(action),
+        )  # fmt: skip
+    return table
+
+
+def definition_summary(console: Console, workflow: Json) -> None:
+    """`show`: name, version, variables and a steps table before the JSON."""
+    definition = workflow.get("definition") or {}
+    console.print(Text.assemble(("workflow ", ""), (str(workflow.get("name")), "bold")))
+    rows = [
+        ("description", workflow.get("description") or definition.get("description")),
+        ("version", f"{workflow.get('version')} ({workflow.get('version_id')})"),
+        ("created", workflow.get("created_at")),
+        ("updated", workflow.get("updated_at")),
+        ("timeout", definition.get("timeout")),
+        ("variables", _variables(definition.get("variables"))),
+    ]
+    for label, value in rows:
+        if value:
+            console.print(Text(f"  {label + ':':<13}{value}"))
+    steps = definition.get("steps") or []
+    table = _table("STEP", "TYPE", "AGENT", "DEPENDS ON")
+    for step in steps:
+        table.add_row(
+            _cell(step.get("id"), "bold"), _cell(step.get("type") or "dispatch"),
+            _cell(step.get("agent")), _cell(", ".join(step.get("dependsOn") or [])),
+        )  # fmt: skip
+    console.print(Text(f"  steps ({len(steps)}):"))
+    console.print(table)
+
+
+def _variables(variables: Any) -> str:
+    if not isinstance(variables, dict) or not variables:
+        return ""
+    return ", ".join(f"{k}={v!r}" if v != "" else f"{k} (required)" for k, v in variables.items())
+
+
+def steps_table(run: Json, now: datetime | None = None) -> Table:
+    """Live progress of a run: one row per step."""
+    table = _table("STEP", "TYPE", "AGENT", "STATUS", "ATTEMPTS", "DURATION")
+    table.title = Text(f"run {run.get('run_id')}  {run.get('workflow')}  {run.get('status')}")
+    for step in run.get("steps") or []:
+        # A parallel step's sub-steps name it as `parent`: indent them under it.
+        indent = "  " if step.get("parent") else ""
+        table.add_row(
+            _cell(f"{indent}{step.get('id')}", "bold"), _cell(step.get("type")),
+            _cell(step.get("agent")),
+            _status(step.get("status")), _cell(step.get("attempts")),
+            _cell(duration(step.get("started_at"), step.get("finished_at"), now)),
+        )  # fmt: skip
+    return table
+
+
+def step_line(step: Json) -> str:
+    """One progress line, printed when a step's status or attempt count changes."""
+    status = step.get("status")
+    if not step.get("attempts"):
+        return f"step {step.get('id')}: {status}"
+    details = [f"attempt {step['attempts']}"]
+    if step.get("finished_at"):
+        details.append(duration(step.get("started_at"), step.get("finished_at")))
+    if status in ("error", "timeout") and step.get("error"):
+        details.append(str(step["error"]))
+    return f"step {step.get('id')}: {status} ({', '.join(details)})"
+
+
+def _preview(text: Any) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= OUTPUT_PREVIEW else flat[: OUTPUT_PREVIEW - 1] + "…"
+
+
+def run_outcome(console: Console, run: Json) -> None:
+    """The end of `run --wait`: status, each step's output (or error), cost or estimate."""
+    status = str(run.get("status"))
+    line = Text.assemble(
+        f"run {run.get('run_id')} of {run.get('workflow')} ({run.get('version_id')}): ",
+        (status, STATUS_STYLES.get(status, "")),
+        f" in {duration(run.get('started_at'), run.get('finished_at'))}",
+        f", cost {money(run.get('cost_usd'))}",
+    )
+    console.print(line)
+    if run.get("error"):
+        console.print(Text(f"  error: {run['error']}", style="red"))
+    steps = run.get("steps") or []
+    if steps:
+        console.print(Text("outputs:"))
+    for step in steps:
+        if step.get("status") in ("error", "timeout"):
+            body = Text(f"{step.get('status')}: {step.get('error')}", style="red")
+        else:
+            body = Text(_preview(step.get("output")) if step.get("output") else "-")
+        console.print(Text.assemble(f"  {step.get('id')} [{step.get('status')}]: ", body))
+    estimate = run.get("estimate")
+    if isinstance(estimate, dict):
+        console.print(Text(
+            f"estimate: {estimate.get('tokens_in')} tokens in, {estimate.get('tokens_out')} "
+            f"tokens out, {money(estimate.get('cost_usd'))}"
+        ))  # fmt: skip
+    console.print(Text(f"full detail: baton workflow status {run.get('run_id')}", style="dim"))
+
+
+def messages_view(console: Console, run: Json) -> None:
+    """`messages`: the handoffs, then every agent message in order."""
+    handoffs = run.get("handoffs") or []
+    messages = run.get("messages") or []
+    if not handoffs and not messages:
+        console.print(Text(f"run {run.get('run_id')} has no agent messages or handoffs"))
+        return
+    for handoff in handoffs:
+        console.print(Text(
+            f"handoff {handoff.get('from')} -> {handoff.get('to')} (agent {handoff.get('agent')})",
+            style="bold",
+        ))  # fmt: skip
+    for message in messages:
+        head = f"[{message.get('step')}] {message.get('agent')} ({message.get('role')})"
+        if message.get("at"):
+            head += f" at {message['at']}"
+        console.print(Text(head, style="bold"))
+        for text_line in str(message.get("text") or "").splitlines() or [""]:
+            console.print(Text(f"  {text_line}"))
+
+
+def diff_view(console: Console, diff: str) -> None:
+    """A unified diff: coloured on a terminal, the plain text otherwise."""
+    if not console.is_terminal:
+        console.out(diff.rstrip("\n"), highlight=False)
+        return
+    for line in diff.rstrip("\n").splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        else:
+            style = ""
+        console.print(Text(line, style=style))

@@ -1,0 +1,130 @@
+"""The state one `baton workflow` invocation shares: options, gateway client, error reporting.
+
+Exit codes: 0 success; 2 a usage error or a definition the gateway found invalid (every problem
+printed as `path: message`); 1 anything else (not found, unreachable gateway, a failed run).
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+
+from baton_cli.errors import CliError
+from baton_cli.gateway_client import GatewayClient, GatewayError
+from baton_cli.state import read_state
+from baton_cli.workflow_input import InputError
+
+if TYPE_CHECKING:
+    import httpx
+    from rich.console import Console
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+LOCAL_TOKEN_TTL = "1h"
+NO_TOKEN = "set BATON_TOKEN (see `baton token`)"
+
+
+@dataclass(frozen=True)
+class WorkflowCliDeps:
+    """What tests replace (pass as `obj=` to the runner): HTTP transport, poll sleep, console."""
+
+    transport: httpx.BaseTransport | None = None
+    sleep: Callable[[float], None] = time.sleep
+    console: Console | None = None
+
+
+@dataclass
+class Session:
+    """The sub-app's global options, and the gateway client made from them on first use."""
+
+    url: str
+    token: str | None
+    user: str
+    data_dir: Path
+    deps: WorkflowCliDeps
+    console: Console
+    _client: GatewayClient | None = field(default=None, repr=False)
+
+    def client(self) -> GatewayClient:
+        """The gateway client; resolving the token may fail with a usage error."""
+        if self._client is None:
+            self._client = GatewayClient(self.url, self._token(), transport=self.deps.transport)
+        return self._client
+
+    def _token(self) -> str:
+        if self.token:
+            return self.token
+        local = local_gateway_url(self.data_dir)
+        if local is not None and local.rstrip("/") == self.url.rstrip("/"):
+            # The embedded gateway of this data dir: sign with its dev secret, as `baton token`.
+            from baton_cli.tokens import make_token  # the JWT stack, only when minting
+
+            return make_token(self.data_dir, self.user, None, LOCAL_TOKEN_TTL)
+        raise InputError(NO_TOKEN)
+
+    def close(self) -> None:
+        """Release the client, if one was made."""
+        if self._client is not None:
+            self._client.close()
+
+
+def local_gateway_url(data_dir: Path) -> str | None:
+    """The gateway URL the `baton up` of this data dir published, if it did."""
+    try:
+        return read_state(data_dir).gateway_url
+    except CliError:
+        return None
+
+
+def default_user() -> str:
+    """Who a locally minted token names when `--user` is not given: the login name."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "local"
+
+
+def session_of(ctx: typer.Context) -> Session:
+    """The session the `workflow` callback stored in the context."""
+    session: Session = ctx.obj
+    return session
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print `error: <message>` on stderr and exit with `code`."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def reporting(not_found: str | None = None, invalid: str | None = None) -> Iterator[None]:
+    """Turn failures into messages and exit codes; `not_found` / `invalid` name the subject."""
+    try:
+        yield
+    except InputError as error:
+        fail(str(error), 2)
+    except GatewayError as error:
+        if error.status == 422:
+            _invalid(error, invalid)
+        if error.status == 404 and not_found:
+            fail(not_found, 1)
+        fail(str(error), 1)
+    except CliError as error:
+        fail(str(error), 1)
+
+
+def _invalid(error: GatewayError, subject: str | None) -> NoReturn:
+    if not error.problems:
+        fail(str(error), 2)
+    count = len(error.problems)
+    header = f"{subject or 'the request'} is invalid ({count} problem{'s' * (count != 1)}):"
+    typer.echo(f"error: {header}", err=True)
+    for problem in error.problems:
+        typer.echo(str(problem), err=True)
+    raise typer.Exit(2)

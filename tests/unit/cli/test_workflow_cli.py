@@ -1,0 +1,674 @@
+"""`baton workflow` against an in-memory gateway speaking the DAG HTTP contract."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml  # type: ignore[import-untyped]
+from rich.console import Console
+from typer.testing import CliRunner, Result
+
+from baton_cli.main import app
+from baton_cli.state import UpState, write_state
+from baton_cli.workflow_render import steps_table
+from baton_cli.workflow_wait import MAX_UNREACHABLE_POLLS, POLL_INTERVAL
+from baton_cli.workflows import WorkflowCliDeps
+
+from .fake_workflow_gateway import SECRET, T0, TOKEN, FakeGateway, public_run
+
+URL = "http://gw.test"
+runner = CliRunner()
+
+RESEARCH: dict[str, Any] = {
+    "name": "research-and-summarize",
+    "description": "Gather information and write a summary",
+    "variables": {"topic": "AI agents"},
+    "timeout": "30m",
+    "steps": [
+        {"id": "research", "agent": "hisui",
+         "prompt": "Search and organize the latest developments in {{topic}}"},
+        {"id": "summarize", "agent": "kohaku",
+         "prompt": "Write a 300-word summary based on the following:\n{{steps.research.output}}",
+         "dependsOn": ["research"]},
+    ],
+}  # fmt: skip
+INVALID: dict[str, Any] = {
+    "name": "bad name!",
+    "steps": [
+        {"id": "a", "prompt": "x", "dependsOn": ["reserch"], "onError": "explode"},
+    ],
+}
+
+Invoke = Callable[..., Result]
+
+
+@pytest.fixture
+def gateway() -> FakeGateway:
+    return FakeGateway()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def cli(gateway: FakeGateway, data_dir: Path) -> Invoke:
+    def invoke(*args: str, env: dict[str, str | None] | None = None, **deps: Any) -> Result:
+        obj = WorkflowCliDeps(**{"transport": gateway.transport, "sleep": gateway.sleep, **deps})
+        base: dict[str, str | None] = {
+            "BATON_URL": URL, "BATON_TOKEN": TOKEN, "BATON_USER": None, "BATON_JWT_SECRET": None,
+        }  # fmt: skip
+        argv = ["workflow", "--data-dir", str(data_dir), *args]
+        return runner.invoke(app, argv, obj=obj, env={**base, **(env or {})})
+
+    return invoke
+
+
+def write(tmp_path: Path, name: str, document: Any) -> Path:
+    path = tmp_path / name
+    if name.endswith((".yaml", ".yml")):
+        path.write_text(yaml.safe_dump(document))
+    else:
+        path.write_text(json.dumps(document))
+    return path
+
+
+def ok(result: Result) -> str:
+    assert result.exit_code == 0, result.output + result.stderr
+    return result.stdout
+
+
+def no_traceback(result: Result) -> None:
+    assert "Traceback" not in result.output + result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def terminal() -> Console:
+    return Console(file=io.StringIO(), force_terminal=True, width=140)
+
+
+# --- list / show ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["list", "ls"])
+def test_list_and_its_alias_show_every_workflow(
+    cli: Invoke, gateway: FakeGateway, command: str
+) -> None:
+    gateway.store(RESEARCH)
+    gateway.store({**RESEARCH, "name": "other", "description": "Another one"})
+    out = ok(cli(command))
+    assert "research-and-summarize@1" in out and "other@1" in out
+    assert "Gather information and write a summary" in out
+
+
+def test_list_json_is_the_gateways_list(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    listed = json.loads(ok(cli("list", "--json")))
+    assert [(w["name"], w["version"], w["steps"]) for w in listed] == [
+        ("research-and-summarize", 1, 2)
+    ]
+
+
+def test_list_with_no_workflows_says_how_to_add_one(cli: Invoke) -> None:
+    assert "baton workflow create FILE" in ok(cli("list"))
+
+
+def test_show_prints_a_summary_then_the_definition_json(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    out = ok(cli("show", "research-and-summarize"))
+    summary, _, definition = out.partition("\n{")
+    assert "version:     1 (research-and-summarize@1)" in summary
+    assert "topic='AI agents'" in summary and "summarize" in summary and "research" in summary
+    assert json.loads("{" + definition) == RESEARCH
+
+
+def test_show_unknown_workflow_is_not_found(cli: Invoke) -> None:
+    result = cli("show", "nope")
+    assert result.exit_code == 1
+    assert "workflow nope not found" in result.stderr
+    no_traceback(result)
+
+
+@pytest.mark.parametrize("args", [["show", "bad name"], ["runs", "x/y"], ["delete", "../etc"]])
+def test_a_bad_workflow_name_is_a_usage_error(
+    cli: Invoke, gateway: FakeGateway, args: list[str]
+) -> None:
+    result = cli(*args)
+    assert result.exit_code == 2 and "only letters, digits, - and _" in result.stderr
+    assert gateway.requests == []
+
+
+# --- validate -----------------------------------------------------------------------------
+
+
+def test_validate_a_json_file_posts_the_document(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "my-workflow.json", RESEARCH)
+    out = ok(cli("validate", str(path)))
+    assert "workflow research-and-summarize is valid" in out
+    sent = gateway.requests[-1]
+    assert (sent.method, sent.url.path) == ("POST", "/workflows/research-and-summarize/validate")
+    assert json.loads(sent.content) == RESEARCH
+    assert gateway.versions == {}  # validating stores nothing
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".yml"])
+def test_validate_reads_yaml_files(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path, suffix: str
+) -> None:
+    path = write(tmp_path, f"wf{suffix}", RESEARCH)
+    ok(cli("validate", str(path)))
+    assert json.loads(gateway.requests[-1].content) == RESEARCH
+
+
+def test_validate_prints_every_problem_one_per_line(cli: Invoke, tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.json", {**INVALID, "name": "bad"})
+    result = cli("validate", str(path))
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert 'steps[0].dependsOn[0]: unknown step "reserch"' in lines
+    assert "steps[0].onError: must be one of stop, skip, retry" in lines
+    assert "(2 problems)" in lines[0]
+
+
+def test_validate_a_stored_workflow_by_name_sends_no_body(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    gateway.store(RESEARCH)
+    assert "is valid" in ok(cli("validate", "research-and-summarize"))
+    assert gateway.requests[-1].content == b""
+
+
+def test_validate_unknown_name_is_not_found(cli: Invoke) -> None:
+    result = cli("validate", "ghost")
+    assert result.exit_code == 1 and "workflow ghost not found" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [("{not json", "not valid JSON"), ('["a list"]', "must be an object, got list"),
+     ('{"steps": []}', "name: required")],
+)  # fmt: skip
+def test_validate_a_bad_file_is_a_usage_error_naming_the_file(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path, content: str, expected: str
+) -> None:
+    path = tmp_path / "wf.json"
+    path.write_text(content)
+    result = cli("validate", str(path))
+    assert result.exit_code == 2
+    assert str(path) in result.stderr and expected in result.stderr
+    assert gateway.requests == []
+
+
+def test_validate_bad_yaml_names_the_line(cli: Invoke, tmp_path: Path) -> None:
+    path = tmp_path / "wf.yaml"
+    path.write_text("name: x\nsteps: [\n")
+    result = cli("validate", str(path))
+    assert result.exit_code == 2 and "not valid YAML" in result.stderr and "line" in result.stderr
+
+
+def test_yaml_dates_are_sent_as_text(cli: Invoke, gateway: FakeGateway, tmp_path: Path) -> None:
+    path = tmp_path / "wf.yaml"
+    path.write_text(yaml.safe_dump(RESEARCH) + "released: 2025-01-31\n")
+    ok(cli("validate", str(path)))
+    assert json.loads(gateway.requests[-1].content)["released"] == "2025-01-31"
+
+
+def test_yaml_without_pyyaml_says_what_to_install(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "yaml", None)
+    result = cli("validate", str(write(tmp_path, "wf.json", RESEARCH).rename(tmp_path / "w.yml")))
+    assert result.exit_code == 2 and "reading YAML needs PyYAML" in result.stderr
+
+
+def test_validate_a_missing_file_that_is_no_name_is_a_usage_error(cli: Invoke) -> None:
+    result = cli("validate", "missing.json")
+    assert result.exit_code == 2 and "missing.json: no such file" in result.stderr
+
+
+# --- create / delete ----------------------------------------------------------------------
+
+
+def test_create_validates_then_stores_and_prints_the_version(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "wf.json", RESEARCH)
+    out = ok(cli("create", str(path)))
+    assert "created workflow research-and-summarize: version 1 (research-and-summarize@1)" in out
+    assert [r.url.path for r in gateway.requests] == [
+        "/workflows/research-and-summarize/validate", "/workflows",
+    ]  # fmt: skip
+    assert "unchanged: still version 1" in ok(cli("create", str(path)))
+    write(tmp_path, "wf.json", {**RESEARCH, "timeout": "1h"})
+    assert "updated workflow research-and-summarize: version 2" in ok(cli("create", str(path)))
+
+
+def test_create_still_stores_when_the_gateway_validates_only_stored_names(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path
+) -> None:
+    gateway.validates_stored_only = True
+    assert "created workflow" in ok(cli("create", str(write(tmp_path, "wf.json", RESEARCH))))
+    assert gateway.versions["research-and-summarize"] == [RESEARCH]
+
+
+def test_create_from_yaml(cli: Invoke, gateway: FakeGateway, tmp_path: Path) -> None:
+    ok(cli("create", str(write(tmp_path, "wf.yaml", RESEARCH))))
+    assert gateway.versions["research-and-summarize"] == [RESEARCH]
+
+
+def test_create_an_invalid_workflow_stores_nothing(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path
+) -> None:
+    path = write(tmp_path, "wf.json", {**INVALID, "name": "bad"})
+    result = cli("create", str(path))
+    assert result.exit_code == 2
+    assert 'steps[0].dependsOn[0]: unknown step "reserch"' in result.stderr.splitlines()
+    assert gateway.versions == {}
+    assert all(r.url.path != "/workflows" for r in gateway.requests)
+
+
+def test_create_a_missing_file_is_a_usage_error(cli: Invoke, gateway: FakeGateway) -> None:
+    result = cli("create", "nowhere.json")
+    assert result.exit_code == 2 and "nowhere.json: no such file" in result.stderr
+    assert gateway.requests == []
+
+
+@pytest.mark.parametrize("command", ["delete", "rm"])
+def test_delete_and_its_alias(cli: Invoke, gateway: FakeGateway, command: str) -> None:
+    gateway.store(RESEARCH)
+    assert "deleted workflow research-and-summarize" in ok(cli(command, "research-and-summarize"))
+    assert gateway.deleted == {"research-and-summarize"}
+    again = cli(command, "research-and-summarize")
+    assert again.exit_code == 1 and "workflow research-and-summarize not found" in again.stderr
+
+
+# --- run ----------------------------------------------------------------------------------
+
+
+def test_run_sends_vars_and_prints_the_run_id(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    out = ok(cli("run", "research-and-summarize", "--var", "topic=LLM safety=yes"))
+    assert "started run run-1 of research-and-summarize (research-and-summarize@1, live)" in out
+    assert "baton workflow status run-1" in out
+    body = json.loads(gateway.requests[-1].content)
+    assert body == {"variables": {"topic": "LLM safety=yes"}, "mode": "live"}
+
+
+@pytest.mark.parametrize(("flag", "mode"), [("--dry-run", "dry_run"), ("--shadow", "shadow")])
+def test_run_modes(cli: Invoke, gateway: FakeGateway, flag: str, mode: str) -> None:
+    gateway.store(RESEARCH)
+    ok(cli("run", "research-and-summarize", flag))
+    assert json.loads(gateway.requests[-1].content)["mode"] == mode
+
+
+def test_dry_run_and_shadow_are_mutually_exclusive(cli: Invoke, gateway: FakeGateway) -> None:
+    result = cli("run", "research-and-summarize", "--dry-run", "--shadow")
+    assert result.exit_code == 2
+    assert "--dry-run and --shadow cannot be used together" in result.stderr
+    assert gateway.requests == []
+
+
+@pytest.mark.parametrize(
+    ("pairs", "message"),
+    [(["topic"], "--var: expected key=value, got 'topic'"),
+     (["=x"], "--var: expected key=value, got '=x'"),
+     (["topic=a", "topic=b"], "--var: 'topic' is given twice")],
+)  # fmt: skip
+def test_a_bad_var_is_a_usage_error_naming_it(
+    cli: Invoke, gateway: FakeGateway, pairs: list[str], message: str
+) -> None:
+    args = [arg for pair in pairs for arg in ("--var", pair)]
+    result = cli("run", "research-and-summarize", *args)
+    assert result.exit_code == 2 and message in result.stderr
+    assert gateway.requests == []
+
+
+def test_run_with_a_missing_or_unknown_variable_lists_both(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    gateway.store({**RESEARCH, "variables": {"topic": ""}})
+    result = cli("run", "research-and-summarize", "--var", "colour=blue")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert "variables.topic: required variable has no value" in lines
+    assert "variables.colour: unknown variable" in lines
+
+
+def test_run_unknown_workflow_is_not_found(cli: Invoke) -> None:
+    result = cli("run", "ghost")
+    assert result.exit_code == 1 and "workflow ghost not found" in result.stderr
+
+
+# --- run --wait ---------------------------------------------------------------------------
+
+
+def test_wait_shows_each_step_and_ends_with_the_outputs(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    out = ok(cli("run", "research-and-summarize", "--wait"))
+    lines = out.splitlines()
+    assert lines.index("step research: running (attempt 1)") < lines.index(
+        "step research: success (attempt 1, 1.5s)"
+    ) < lines.index("step summarize: running (attempt 1)")  # fmt: skip
+    assert "run run-1 of research-and-summarize (research-and-summarize@1): success" in out
+    assert "  research [success]: [research] done: Search and organize the latest" in out
+    assert set(gateway.sleeps) == {POLL_INTERVAL}
+
+
+def test_wait_shows_a_retry_as_a_new_attempt(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store({"name": "flaky", "steps": [{"id": "f", "prompt": "FLAKY", "onError": "retry"}]})
+    out = ok(cli("run", "flaky", "--wait"))
+    assert "step f: running (attempt 2)" in out.splitlines()
+
+
+def test_wait_exits_1_when_the_run_fails(cli: Invoke, gateway: FakeGateway) -> None:
+    steps = [{"id": "a", "prompt": "FAIL"}, {"id": "b", "prompt": "x", "dependsOn": ["a"]}]
+    gateway.store({"name": "broken", "steps": steps})
+    result = cli("run", "broken", "--wait")
+    assert result.exit_code == 1
+    assert "step a: error (attempt 1, 1.5s, agent hisui failed: model refused)" in result.stdout
+    assert "a [error]: error: agent hisui failed: model refused" in result.stdout
+    assert "b [skipped]" in result.stdout
+    assert "run run-1 ended with status error" in result.stderr
+
+
+def test_wait_on_a_dry_run_prints_the_estimate(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    out = ok(cli("run", "research-and-summarize", "--dry-run", "--wait"))
+    assert "estimate: 1200 tokens in, 800 tokens out, $0.0123" in out
+
+
+def test_wait_on_a_terminal_draws_a_live_table(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    console = terminal()
+    ok(cli("run", "research-and-summarize", "--wait", console=console))
+    drawn = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "STEP" in drawn and "ATTEMPTS" in drawn and "summarize" in drawn
+    assert "\x1b[" in drawn  # coloured statuses
+    assert "run run-1 of research-and-summarize (research-and-summarize@1): " in drawn
+
+
+def test_the_live_table_indents_parallel_sub_steps() -> None:
+    steps = [{"id": "gather", "type": "parallel", "status": "running"},
+             {"id": "search-papers", "parent": "gather", "status": "success"}]  # fmt: skip
+    console = Console(file=io.StringIO(), width=100)
+    console.print(steps_table({"run_id": "r", "steps": steps}))
+    rows = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert any(row.startswith("gather ") for row in rows)
+    assert any(row.startswith("  search-papers ") for row in rows)
+
+
+def test_wait_rides_out_a_short_gateway_outage(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    gateway.unreachable_reads = MAX_UNREACHABLE_POLLS - 1
+    assert "success" in ok(cli("run", "research-and-summarize", "--wait"))
+
+
+def test_wait_gives_up_when_the_gateway_stays_away(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    gateway.unreachable_reads = MAX_UNREACHABLE_POLLS
+    result = cli("run", "research-and-summarize", "--wait")
+    assert result.exit_code == 1
+    assert f"cannot reach the gateway at {URL}: workflow service restarting" in result.stderr
+    no_traceback(result)
+
+
+def test_ctrl_c_while_waiting_leaves_the_run_going(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+
+    def interrupted(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    result = cli("run", "research-and-summarize", "--wait", sleep=interrupted)
+    assert result.exit_code == 130
+    assert "stopped waiting; the run goes on: baton workflow status run-1" in result.stderr
+    no_traceback(result)
+
+
+# --- runs / status / messages -------------------------------------------------------------
+
+
+def _finished_run(gateway: FakeGateway, run_id: str, workflow: str, **extra: Any) -> None:
+    gateway.add_run({
+        "run_id": run_id, "workflow": workflow, "version": 1, "version_id": f"{workflow}@1",
+        "mode": "live", "status": "success", "started_at": T0,
+        "finished_at": "2025-01-01T10:03:04+00:00", "cost_usd": 0.5, "error": None,
+        "variables": {}, "steps": [], "handoffs": [], "messages": [], "estimate": None, **extra,
+    })  # fmt: skip
+
+
+def test_runs_lists_newest_first_with_a_limit(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    for i in range(3):
+        _finished_run(gateway, f"r{i}", "research-and-summarize")
+    _finished_run(gateway, "x", "other")
+    out = ok(cli("runs", "research-and-summarize", "--limit", "2"))
+    assert "r2" in out and "r1" in out and "r0" not in out and "3m04s" in out
+    assert gateway.requests[-1].url.path == "/workflows/research-and-summarize/runs"
+    assert gateway.requests[-1].url.params["limit"] == "2"
+    everything = json.loads(ok(cli("runs", "--json")))
+    assert [r["run_id"] for r in everything] == ["x", "r2", "r1", "r0"]
+    assert gateway.requests[-1].url.path == "/workflow-runs"
+
+
+def test_runs_of_an_unknown_workflow_is_not_found(cli: Invoke) -> None:
+    result = cli("runs", "ghost")
+    assert result.exit_code == 1 and "workflow ghost not found" in result.stderr
+
+
+def test_runs_limit_must_be_positive(cli: Invoke) -> None:
+    assert cli("runs", "--limit", "0").exit_code == 2
+
+
+def test_status_prints_the_run_as_json(cli: Invoke, gateway: FakeGateway) -> None:
+    _finished_run(gateway, "r1", "research-and-summarize")
+    assert json.loads(ok(cli("status", "r1"))) == public_run(gateway.runs["r1"])
+
+
+def test_status_of_an_unknown_run_is_not_found(cli: Invoke) -> None:
+    result = cli("status", "nope")
+    assert result.exit_code == 1 and "run nope not found" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["messages", "msgs"])
+def test_messages_show_handoffs_and_agent_messages(
+    cli: Invoke, gateway: FakeGateway, command: str
+) -> None:
+    _finished_run(
+        gateway, "r1", "w",
+        handoffs=[{"from": "draft", "to": "review", "agent": "ruri"}],
+        messages=[{"step": "review", "agent": "ruri", "role": "assistant",
+                   "text": "Looks good [mostly].\nShip it.", "at": T0}],
+    )  # fmt: skip
+    out = ok(cli(command, "r1"))
+    assert "handoff draft -> review (agent ruri)" in out
+    assert f"[review] ruri (assistant) at {T0}" in out
+    assert "  Looks good [mostly]." in out.splitlines() and "  Ship it." in out.splitlines()
+    shown = json.loads(ok(cli(command, "r1", "--json")))
+    assert shown["handoffs"][0]["to"] == "review" and len(shown["messages"]) == 1
+
+
+def test_messages_of_a_run_without_any(cli: Invoke, gateway: FakeGateway) -> None:
+    _finished_run(gateway, "r1", "w")
+    assert "no agent messages or handoffs" in ok(cli("msgs", "r1"))
+
+
+# --- history / rollback / diff ------------------------------------------------------------
+
+
+def _three_versions(gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    gateway.store({**RESEARCH, "timeout": "1h"}, "update")
+    gateway.store({**RESEARCH, "timeout": "2h"}, "update")
+
+
+def test_history_lists_versions(cli: Invoke, gateway: FakeGateway) -> None:
+    _three_versions(gateway)
+    gateway.store(RESEARCH, "rollback", "research-and-summarize@1")
+    out = ok(cli("history", "research-and-summarize"))
+    assert "rollback to research-and-summarize@1" in out and "research-and-summarize@3" in out
+    listed = json.loads(ok(cli("history", "research-and-summarize", "--json")))
+    assert [v["version"] for v in listed] == [4, 3, 2, 1]
+
+
+def test_history_of_an_unknown_workflow_is_not_found(cli: Invoke) -> None:
+    result = cli("history", "ghost")
+    assert result.exit_code == 1 and "workflow ghost not found" in result.stderr
+
+
+@pytest.mark.parametrize("given", ["1", "research-and-summarize@1"])
+def test_rollback_accepts_a_number_or_a_version_id(
+    cli: Invoke, gateway: FakeGateway, given: str
+) -> None:
+    _three_versions(gateway)
+    out = ok(cli("rollback", "research-and-summarize", given))
+    assert "rolled back research-and-summarize to research-and-summarize@1" in out
+    assert "now version 4 (research-and-summarize@4)" in out
+    assert json.loads(gateway.requests[-1].content) == {"version_id": "research-and-summarize@1"}
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [("other@1", "other@1 is a version of other, not of research-and-summarize"),
+     ("v1", "version-id: expected research-and-summarize@N or N, got 'v1'")],
+)  # fmt: skip
+def test_rollback_refuses_a_bad_version_id(
+    cli: Invoke, gateway: FakeGateway, given: str, message: str
+) -> None:
+    result = cli("rollback", "research-and-summarize", given)
+    assert result.exit_code == 2 and message in result.stderr
+    assert gateway.requests == []
+
+
+def test_rollback_to_a_missing_version_is_not_found(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    result = cli("rollback", "research-and-summarize", "9")
+    assert result.exit_code == 1 and "research-and-summarize@9 not found" in result.stderr
+
+
+@pytest.mark.parametrize("second", ["research-and-summarize@3", "3"])
+def test_diff_prints_the_unified_diff(cli: Invoke, gateway: FakeGateway, second: str) -> None:
+    _three_versions(gateway)
+    out = ok(cli("diff", "research-and-summarize@1", second))
+    assert '-  "timeout": "30m",' in out.splitlines() and '+  "timeout": "2h",' in out.splitlines()
+    assert "\x1b[" not in out  # not a terminal: plain text
+    assert gateway.requests[-1].url.path == (
+        "/workflow-versions/research-and-summarize@1/diff/research-and-summarize@3"
+    )
+
+
+def test_diff_is_coloured_on_a_terminal(cli: Invoke, gateway: FakeGateway) -> None:
+    _three_versions(gateway)
+    console = terminal()
+    ok(cli("diff", "research-and-summarize@1", "research-and-summarize@2", console=console))
+    drawn = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "\x1b[32m+" in drawn and "\x1b[31m-" in drawn
+
+
+def test_diff_of_identical_versions_says_so(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    gateway.store(RESEARCH, "rollback", "research-and-summarize@1")
+    out = ok(cli("diff", "research-and-summarize@1", "2"))
+    assert "no differences between research-and-summarize@1 and research-and-summarize@2" in out
+
+
+def test_diff_needs_a_workflow_name(cli: Invoke, gateway: FakeGateway) -> None:
+    result = cli("diff", "1", "2")
+    assert result.exit_code == 2 and "name the workflow" in result.stderr
+    assert gateway.requests == []
+
+
+def test_diff_of_an_unknown_version_is_not_found(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    result = cli("diff", "research-and-summarize@1", "7")
+    assert result.exit_code == 1 and "research-and-summarize@7 not found" in result.stderr
+
+
+# --- gateway failures, URL and token ------------------------------------------------------
+
+
+def test_connection_refused_is_one_clear_line(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.down = True
+    result = cli("list")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        f"error: cannot reach the gateway at {URL}: [Errno 111] Connection refused"
+    )
+    no_traceback(result)
+
+
+def test_a_503_says_the_gateway_cannot_be_reached(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.status_503 = True
+    result = cli("status", "r1")
+    assert result.exit_code == 1
+    assert f"cannot reach the gateway at {URL}: the workflow service did not answer" in (
+        result.stderr
+    )
+
+
+def test_a_refused_token_points_at_baton_token(cli: Invoke) -> None:
+    result = cli("list", env={"BATON_TOKEN": "forged"})
+    assert result.exit_code == 1
+    assert "the gateway refused the token" in result.stderr and "baton token" in result.stderr
+
+
+def test_no_token_for_a_remote_gateway_is_a_usage_error(cli: Invoke, gateway: FakeGateway) -> None:
+    result = cli("list", env={"BATON_TOKEN": None})
+    assert result.exit_code == 2
+    assert "set BATON_TOKEN (see `baton token`)" in result.stderr
+    assert gateway.requests == []
+
+
+def test_the_local_gateway_gets_a_token_minted_from_the_data_dir(
+    cli: Invoke, gateway: FakeGateway, data_dir: Path
+) -> None:
+    write_state(data_dir, UpState(pid=1, gateway_url=URL, nats_url="nats://127.0.0.1:1"))
+    (data_dir / "jwt-secret").write_text(SECRET + "\n")
+    ok(cli("list", env={"BATON_TOKEN": None, "BATON_URL": None, "BATON_USER": "alice"}))
+    assert str(gateway.requests[-1].url) == f"{URL}/workflows"
+    assert gateway.users == ["alice"]
+
+
+def test_no_token_is_minted_for_a_gateway_that_is_not_the_local_one(
+    cli: Invoke, gateway: FakeGateway, data_dir: Path
+) -> None:
+    write_state(data_dir, UpState(pid=1, gateway_url=URL, nats_url="nats://127.0.0.1:1"))
+    (data_dir / "jwt-secret").write_text(SECRET + "\n")
+    result = cli("--url", "http://elsewhere:9000", "list", env={"BATON_TOKEN": None})
+    assert result.exit_code == 2 and "set BATON_TOKEN" in result.stderr
+    assert gateway.requests == []
+
+
+def test_url_option_wins_over_the_environment(cli: Invoke, gateway: FakeGateway) -> None:
+    ok(cli("--url", "http://elsewhere:9000/", "list"))
+    assert str(gateway.requests[-1].url) == "http://elsewhere:9000/workflows"
+
+
+def test_url_defaults_to_localhost_8080(cli: Invoke, gateway: FakeGateway) -> None:
+    ok(cli("list", env={"BATON_URL": None}))
+    assert str(gateway.requests[-1].url) == "http://127.0.0.1:8080/workflows"
+
+
+def test_an_error_without_the_common_body_still_prints_cleanly(
+    cli: Invoke, gateway: FakeGateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(_request: Any) -> Any:
+        import httpx
+
+        return httpx.Response(500, text="<html>Internal Server Error</html>")
+
+    monkeypatch.setattr(gateway, "handle", broken)
+    result = cli("list")
+    assert result.exit_code == 1
+    assert "HTTP 500" in result.stderr and "Internal Server Error" in result.stderr
+    no_traceback(result)
