@@ -1,0 +1,227 @@
+"""HTTP for tools and skills over httpx: allowed schemes, a host deny-list, a size cap, timeouts.
+
+Every failure is a one-line `StepActionFailed` naming the host or the URL. The body is read
+as a stream and the read stops one byte past the cap, so an oversized answer is never held
+whole in memory. Redirects are followed up to a limit; each hop passes the same URL checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import ipaddress
+import json
+import re
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import httpx
+
+from baton_workflow.service.step_ports import StepActionFailed, StepTimedOut
+
+SNIPPET_CHARS = 200
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """One request: method, URL, headers, optional body and query parameters."""
+
+    method: str
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: bytes | None = None
+    params: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    """A 2xx answer, its body decoded by its charset (UTF-8 when none is given)."""
+
+    status: int
+    url: str
+    headers: Mapping[str, str]
+    content_type: str
+    text: str
+    size: int
+
+
+def header_problem(raw: str) -> str | None:
+    """Why `raw` is not a JSON object of header names to string values, or None."""
+    try:
+        headers = json.loads(raw)
+    except ValueError as exc:
+        return f'not valid JSON ({exc}); expected an object like {{"Accept": "text/plain"}}'
+    if not isinstance(headers, dict):
+        return f"expected a JSON object of header names to strings, got {type(headers).__name__}"
+    for name, value in headers.items():
+        if not _HEADER_NAME.match(name):
+            return f"{name!r} is not a valid header name"
+        if not isinstance(value, str):
+            return f"header {name!r} must be a string, got {type(value).__name__}"
+        if "\r" in value or "\n" in value:
+            return f"header {name!r} holds a line break"
+    return None
+
+
+def _short(text: str, limit: int = SNIPPET_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _reason(exc: Exception) -> str:
+    return _ERRNO.sub("", str(exc)) or type(exc).__name__
+
+
+def _where(url: httpx.URL) -> str:
+    return f"{url.host}:{url.port}" if url.port else url.host
+
+
+class HttpxFetcher:
+    """Fetches URLs within the configured limits; one short-lived client per call."""
+
+    def __init__(
+        self,
+        *,
+        max_bytes: int,
+        max_redirects: int,
+        schemes: tuple[str, ...],
+        denied_hosts: tuple[str, ...],
+        user_agent: str,
+    ) -> None:
+        self.max_bytes = max_bytes
+        self.max_redirects = max_redirects
+        self.schemes = tuple(s.lower() for s in schemes)
+        self.denied_hosts = tuple(h.lower().rstrip(".") for h in denied_hosts)
+        self.user_agent = user_agent
+        self._ssl = _trust_store()
+
+    def url_problem(self, url: str) -> str | None:
+        """Why `url` may not be fetched (bad URL, scheme not allowed, denied host), or None."""
+        try:
+            parsed = httpx.URL(url)
+        except httpx.InvalidURL as exc:
+            return f"not a valid URL ({exc}): {_short(url)!r}"
+        if parsed.scheme not in self.schemes:
+            return f"only {', '.join(self.schemes)} URLs are allowed, got {_short(url)!r}"
+        if not parsed.host:
+            return f"no host in {_short(url)!r}"
+        if self._denied(parsed.host):
+            return f"host {parsed.host!r} is on the denied hosts list"
+        return None
+
+    def _denied(self, host: str) -> bool:
+        host = host.lower().rstrip(".")
+        for entry in self.denied_hosts:
+            if entry.startswith(".") and (host.endswith(entry) or host == entry[1:]):
+                return True
+            if "/" in entry and _in_network(host, entry):
+                return True
+            if host == entry:
+                return True
+        return False
+
+    async def fetch(self, request: HttpRequest, timeout: float) -> HttpResponse:
+        """Send `request`; a non-2xx answer, a dead host, a timeout or a big body fail it."""
+        problem = self.url_problem(request.url)
+        if problem:
+            raise StepActionFailed(problem)
+        url = httpx.URL(request.url)
+        try:
+            async with asyncio.timeout(timeout):  # httpx bounds each phase; this, the whole call
+                return await self._send(request, timeout)
+        except (httpx.TimeoutException, TimeoutError):
+            raise StepTimedOut(f"no response from {_where(url)} within {timeout:g}s") from None
+        except httpx.TooManyRedirects:
+            raise StepActionFailed(
+                f"more than {self.max_redirects} redirects from {_short(request.url)}"
+            ) from None
+        except httpx.ConnectError as exc:
+            raise StepActionFailed(f"cannot reach {_where(url)}: {_reason(exc)}") from None
+        except httpx.HTTPError as exc:
+            raise StepActionFailed(f"request to {_where(url)} failed: {_reason(exc)}") from None
+
+    async def _send(self, request: HttpRequest, timeout: float) -> HttpResponse:
+        async with (
+            self._client(timeout) as client,
+            client.stream(
+                request.method,
+                request.url,
+                headers=dict(request.headers),
+                content=request.body,
+                params=dict(request.params) or None,
+            ) as response,
+        ):
+            body, over = await self._read(response)
+            text = _decode(body, response.charset_encoding)
+            final = str(response.url)
+            if not response.is_success:
+                snippet = f": {_short(text)}" if text.strip() else ""
+                raise StepActionFailed(
+                    f"HTTP {response.status_code} {response.reason_phrase} from "
+                    f"{_short(final)}{snippet}"
+                )
+            if over:
+                raise StepActionFailed(
+                    f"response larger than {self.max_bytes} bytes from {_short(final)}"
+                )
+            return HttpResponse(
+                status=response.status_code,
+                url=final,
+                headers=dict(response.headers),
+                content_type=response.headers.get("content-type", ""),
+                text=text,
+                size=len(body),
+            )
+
+    async def _read(self, response: httpx.Response) -> tuple[bytes, bool]:
+        """At most `max_bytes` of the body, and whether there was more."""
+        declared = response.headers.get("content-length", "")
+        if response.is_success and declared.isdigit() and int(declared) > self.max_bytes:
+            return b"", True
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > self.max_bytes:
+                return b"".join(chunks)[: self.max_bytes], True
+        return b"".join(chunks), False
+
+    def _client(self, timeout: float) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            verify=self._ssl,
+            timeout=httpx.Timeout(timeout),
+            follow_redirects=True,
+            max_redirects=self.max_redirects,
+            headers={"User-Agent": self.user_agent},
+            event_hooks={"request": [self._check_hop]},
+        )
+
+    async def _check_hop(self, request: httpx.Request) -> None:
+        """Redirects pass the same checks as the first URL (a redirect to a denied host fails)."""
+        problem = self.url_problem(str(request.url))
+        if problem:
+            raise StepActionFailed(f"redirect refused: {problem}")
+
+
+@functools.cache
+def _trust_store() -> ssl.SSLContext:
+    """One TLS context for every client: building it costs 60 ms or more, so not per call."""
+    return httpx.create_ssl_context()
+
+
+def _in_network(host: str, network: str) -> bool:
+    try:
+        return ipaddress.ip_address(host) in ipaddress.ip_network(network, strict=False)
+    except ValueError:
+        return False
+
+
+def _decode(body: bytes, charset: str | None) -> str:
+    try:
+        return body.decode(charset or "utf-8", errors="replace")
+    except LookupError:
+        return body.decode("utf-8", errors="replace")

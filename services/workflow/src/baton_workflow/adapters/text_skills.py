@@ -1,0 +1,224 @@
+"""The offline text skills: `word-count`, `json-extract`, `regex-extract` and `join`.
+
+Each is a plain function over parsed arguments; `build_skills` runs them in a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from baton_workflow.adapters.skill_args import ArgSpec, Option, ParsedArgs, Positional
+from baton_workflow.service.step_ports import SkillResult, StepActionFailed, is_templated
+
+_PATH_PART = re.compile(r"^([^\[\]]*)((?:\[-?\d+\])*)$")
+_INDEX = re.compile(r"\[(-?\d+)\]")
+
+
+@dataclass(frozen=True)
+class TextSkill:
+    """A pure skill: arguments in, result out; `check(args, static)` reports bad values."""
+
+    name: str
+    spec: ArgSpec
+    run: Callable[[ParsedArgs], SkillResult]
+    description: str
+    check: Callable[[ParsedArgs, bool], list[str]] | None = None
+
+
+def _concrete(value: str | None, static: bool) -> bool:
+    """A value to check now: given, and not a template left for run time."""
+    return value is not None and not (static and is_templated(value))
+
+
+def _fail(problems: list[str]) -> None:
+    if problems:
+        raise StepActionFailed("; ".join(problems))
+
+
+# word-count ------------------------------------------------------------------------------
+
+
+def word_count(args: ParsedArgs) -> SkillResult:
+    """Words, lines and characters of the text arguments (joined by newlines)."""
+    text = "\n".join(args["text"])
+    counts = {"words": len(text.split()), "lines": len(text.splitlines()), "chars": len(text)}
+    only = args["only"]
+    if only:
+        return SkillResult(output=str(counts[only]), data=counts)
+    output = f"{counts['words']} words, {counts['lines']} lines, {counts['chars']} chars"
+    return SkillResult(output=output, data=counts)
+
+
+# json-extract ----------------------------------------------------------------------------
+
+
+def _path_steps(path: str) -> list[str | int]:
+    """`a.b[0].c` or `a.b.0.c` as keys and indexes; `""` or `.` is the whole document."""
+    if path.strip() in ("", "."):
+        return []
+    steps: list[str | int] = []
+    for part in path.split("."):
+        match = _PATH_PART.match(part)
+        if not part or match is None:
+            raise ValueError(f"bad path {path!r}: use keys and indexes like items[0].name")
+        if match.group(1):
+            steps.append(match.group(1))
+        steps += [int(index) for index in _INDEX.findall(match.group(2))]
+    return steps
+
+
+def _label(walked: list[str | int]) -> str:
+    if not walked:
+        return "the document"
+    text = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in walked)
+    return repr(text.lstrip("."))
+
+
+def _step_into(current: Any, step: str | int, walked: list[str | int]) -> Any:
+    label = _label(walked)
+    if isinstance(current, dict):
+        if str(step) not in current:
+            keys = ", ".join(list(current)[:10]) or "none"
+            raise LookupError(f"{label} has no key {str(step)!r} (keys: {keys})")
+        return current[str(step)]
+    if isinstance(current, list):
+        if isinstance(step, str) and not re.fullmatch(r"-?\d+", step):
+            raise LookupError(f"{label} is a list; use an index, not {step!r}")
+        index = int(step)
+        if not -len(current) <= index < len(current):
+            raise LookupError(f"{label} has {len(current)} items, no index {index}")
+        return current[index]
+    kind = "null" if current is None else type(current).__name__
+    raise LookupError(f"{label} is {kind}, not an object or a list")
+
+
+def _json_check(args: ParsedArgs, static: bool) -> list[str]:
+    problems: list[str] = []
+    if _concrete(args["json"], static):
+        try:
+            json.loads(args["json"])
+        except ValueError as exc:
+            problems.append(f"{args.where('json')}: not valid JSON: {exc}")
+    if _concrete(args["path"], static):
+        try:
+            _path_steps(args["path"])
+        except ValueError as exc:
+            problems.append(f"{args.where('path')}: {exc}")
+    return problems
+
+
+def json_extract(args: ParsedArgs) -> SkillResult:
+    """The value at a dotted path of a JSON text; strings as they are, the rest as JSON."""
+    _fail(_json_check(args, static=False))
+    current: Any = json.loads(args["json"])
+    walked: list[str | int] = []
+    try:
+        for step in _path_steps(args["path"]):
+            current = _step_into(current, step, walked)
+            walked.append(step)
+    except LookupError as exc:
+        if args["default"] is not None:
+            return SkillResult(output=args["default"], data={"found": False})
+        where = args.where("path")
+        raise StepActionFailed(f"{where}: path {args['path']!r} not found: {exc}") from None
+    output = current if isinstance(current, str) else json.dumps(current, ensure_ascii=False)
+    return SkillResult(output=output, data={"found": True, "value": current})
+
+
+# regex-extract ---------------------------------------------------------------------------
+
+
+def _regex_check(args: ParsedArgs, static: bool) -> list[str]:
+    if not _concrete(args["pattern"], static):
+        return []
+    flags = re.IGNORECASE if args["ignore_case"] else 0
+    try:
+        pattern = re.compile(args["pattern"], flags)
+    except re.error as exc:
+        return [f"{args.where('pattern')}: bad regular expression: {exc}"]
+    group = args["group"]
+    if not _concrete(group, static):
+        return []
+    where = args.where("group")
+    if group.isdigit() and int(group) > pattern.groups:
+        return [f"{where}: --group {group} but the pattern has {pattern.groups} group(s)"]
+    if not group.isdigit() and group not in pattern.groupindex:
+        named = ", ".join(pattern.groupindex) or "none"
+        return [f"{where}: --group {group!r} is not a named group (named groups: {named})"]
+    return []
+
+
+def regex_extract(args: ParsedArgs) -> SkillResult:
+    """The first match (group 1 when the pattern has groups), or every match with `--all`."""
+    _fail(_regex_check(args, static=False))
+    pattern = re.compile(args["pattern"], re.IGNORECASE if args["ignore_case"] else 0)
+    group: str | int = args["group"] or (1 if pattern.groups else 0)
+    if isinstance(group, str) and group.isdigit():
+        group = int(group)
+    found = pattern.finditer(args["text"]) if args["all"] else [pattern.search(args["text"])]
+    matches = [match.group(group) or "" for match in found if match is not None]
+    return SkillResult(
+        output="\n".join(matches), data={"matched": bool(matches), "matches": matches}
+    )
+
+
+# join ------------------------------------------------------------------------------------
+
+
+def join(args: ParsedArgs) -> SkillResult:
+    """The items joined by `--sep` (a newline by default); `--skip-empty` drops empty ones."""
+    items = [item for item in args["item"] if item or not args["skip_empty"]]
+    return SkillResult(output=args["sep"].join(items), data={"count": len(items)})
+
+
+TEXT_SKILLS = (
+    TextSkill(
+        "word-count",
+        ArgSpec(
+            positionals=(Positional("text", many=True),),
+            options=(Option("--only", choices=("words", "lines", "chars")),),
+        ),
+        word_count,
+        "Words, lines and characters of the text",
+    ),
+    TextSkill(
+        "json-extract",
+        ArgSpec(
+            positionals=(Positional("json"), Positional("path")),
+            options=(Option("--default"),),
+        ),
+        json_extract,
+        "A value from JSON text by dotted path",
+        _json_check,
+    ),
+    TextSkill(
+        "regex-extract",
+        ArgSpec(
+            positionals=(Positional("text"), Positional("pattern")),
+            options=(
+                Option("--all", kind="flag", default=False),
+                Option("--group"),
+                Option("--ignore-case", kind="flag", default=False),
+            ),
+        ),
+        regex_extract,
+        "The first (or every) match of a regular expression",
+        _regex_check,
+    ),
+    TextSkill(
+        "join",
+        ArgSpec(
+            positionals=(Positional("item", many=True),),
+            options=(
+                Option("--sep", default="\n"),
+                Option("--skip-empty", kind="flag", default=False),
+            ),
+        ),
+        join,
+        "The items joined by a separator",
+    ),
+)

@@ -1,0 +1,408 @@
+"""Tools of `tool_call` steps (and `web-search`) against a local HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from baton_workflow.adapters.skills import build_skills
+from baton_workflow.adapters.tools import StepToolsConfig, ToolRegistry, build_tools
+from baton_workflow.service.step_ports import (
+    StepActionFailed,
+    StepTimedOut,
+    ToolResult,
+    Tools,
+    UnknownTool,
+)
+
+MIB = 1024 * 1024
+FIRST_PART = 64 * 1024
+
+
+class FakeSite(ThreadingHTTPServer):
+    """Answers by path; the slow and big answers hold until `release` (set at teardown)."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.release = threading.Event()
+        self.hung_up = threading.Event()
+        self.sent = 0
+        self.requests: list[dict[str, Any]] = []
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: FakeSite
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.answer()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_GET
+
+    def answer(self) -> None:
+        url = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode() if length else ""
+        seen = {"method": self.command, "path": url.path, "query": parse_qs(url.query)}
+        seen |= {"headers": dict(self.headers.items()), "body": body}
+        self.server.requests.append(seen)
+        route = getattr(self, "route_" + url.path.strip("/").split("/")[0].replace("-", "_"))
+        route(url.path, seen)
+
+    def send(
+        self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8"
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def route_text(self, path: str, seen: dict[str, Any]) -> None:
+        self.send(200, "héllo wörld".encode())
+
+    def route_latin1(self, path: str, seen: dict[str, Any]) -> None:
+        self.send(200, "café".encode("latin-1"), "text/plain; charset=iso-8859-1")
+
+    def route_echo(self, path: str, seen: dict[str, Any]) -> None:
+        self.send(200, json.dumps(seen).encode(), "application/json")
+
+    def route_status(self, path: str, seen: dict[str, Any]) -> None:
+        self.send(int(path.rsplit("/", 1)[1]), b"no such   thing\nhere")
+
+    def route_redirect(self, path: str, seen: dict[str, Any]) -> None:
+        left = int(path.rsplit("/", 1)[1])
+        self.send_response(302)
+        self.send_header("Location", f"/redirect/{left - 1}" if left else "/text")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def route_to_denied(self, path: str, seen: dict[str, Any]) -> None:
+        self.send_response(302)
+        self.send_header("Location", "http://denied.invalid/secret")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def route_slow(self, path: str, seen: dict[str, Any]) -> None:
+        self.server.release.wait(10)
+        self.send(200, b"late")
+
+    def route_big_declared(self, path: str, seen: dict[str, Any]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", str(MIB))
+        self.end_headers()
+        self.stream_big()
+
+    def route_big_stream(self, path: str, seen: dict[str, Any]) -> None:
+        self.send_response(200)  # no Content-Length: the body ends when the connection closes
+        self.end_headers()
+        self.stream_big()
+
+    def stream_big(self) -> None:
+        """64 KiB, then the rest only after `release`: a client reading it all would hang."""
+        try:
+            self.server.sent = FIRST_PART
+            self.wfile.write(b"x" * FIRST_PART)
+            self.wfile.flush()
+            self.server.release.wait(10)
+            for _ in range((MIB - FIRST_PART) // 8192):
+                self.wfile.write(b"x" * 8192)
+                self.server.sent += 8192
+            self.wfile.flush()
+        except OSError:
+            self.server.hung_up.set()
+
+    def route_search(self, path: str, seen: dict[str, Any]) -> None:
+        query = seen["query"]["q"][0]
+        results = [
+            {"title": f"{query} {n}", "url": f"https://r.example/{n}", "content": f"about  {n}"}
+            for n in range(1, 6)
+        ]
+        self.send(200, json.dumps({"query": query, "results": results}).encode())
+
+    def route_search_html(self, path: str, seen: dict[str, Any]) -> None:
+        self.send(200, b"<html>not json</html>", "text/html")
+
+
+@pytest.fixture
+def site() -> Iterator[FakeSite]:
+    server = FakeSite()
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield server
+    server.release.set()
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def tools() -> ToolRegistry:
+    return build_tools()
+
+
+def dead_port() -> int:
+    """A port on 127.0.0.1 nobody listens on: bound for a free number, then closed."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def call(tools: Tools, name: str, timeout: float = 5, **inputs: str) -> ToolResult:
+    return await tools.call(name, inputs, timeout=timeout)
+
+
+async def failure(tools: Tools, name: str, timeout: float = 5, **inputs: str) -> str:
+    with pytest.raises(StepActionFailed) as caught:
+        await tools.call(name, inputs, timeout=timeout)
+    return caught.value.message
+
+
+# http-get --------------------------------------------------------------------------------
+
+
+async def test_http_get_returns_the_body_and_status(site: FakeSite, tools: Tools) -> None:
+    result = await call(tools, "http-get", url=f"{site.base}/text")
+    assert result.output == "héllo wörld"
+    assert result.data["status"] == 200
+    assert result.data["url"] == f"{site.base}/text"
+
+
+async def test_http_get_decodes_by_the_declared_charset(site: FakeSite, tools: Tools) -> None:
+    assert (await call(tools, "http-get", url=f"{site.base}/latin1")).output == "café"
+
+
+async def test_http_get_sends_headers(site: FakeSite, tools: Tools) -> None:
+    result = await call(
+        tools, "http-get", url=f"{site.base}/echo", headers='{"X-Token": "abc", "Accept": "a/b"}'
+    )
+    seen = json.loads(result.output)
+    assert seen["headers"]["X-Token"] == "abc"
+    assert seen["headers"]["Accept"] == "a/b"
+
+
+async def test_non_2xx_fails_with_status_and_snippet(site: FakeSite, tools: Tools) -> None:
+    message = await failure(tools, "http-get", url=f"{site.base}/status/404")
+    assert message == f"HTTP 404 Not Found from {site.base}/status/404: no such thing here"
+
+
+async def test_dead_host_cannot_be_reached(tools: Tools) -> None:
+    port = dead_port()
+    message = await failure(tools, "http-get", url=f"http://127.0.0.1:{port}/x")
+    assert message.startswith(f"cannot reach 127.0.0.1:{port}: ")
+
+
+async def test_slow_answer_times_out(site: FakeSite, tools: Tools) -> None:
+    with pytest.raises(StepTimedOut) as caught:
+        await tools.call("http-get", {"url": f"{site.base}/slow"}, timeout=0.2)
+    # Usually "no response from 127.0.0.1:PORT within 0.2s"; on a stalled event loop the
+    # registry's backstop may speak first ("http-get: no result within 0.2s").
+    assert caught.value.message.endswith("within 0.2s")
+
+
+@pytest.mark.parametrize("route", ["big-declared", "big-stream"])
+async def test_oversized_answer_fails_without_being_read_whole(site: FakeSite, route: str) -> None:
+    tools = build_tools(StepToolsConfig(max_response_bytes=1024))
+    message = await failure(tools, "http-get", url=f"{site.base}/{route}")
+    assert message == f"response larger than 1024 bytes from {site.base}/{route}"
+    # The server held the rest back until now: a client reading the whole body would have
+    # waited for it and timed out instead. Released, the server finds the connection closed.
+    site.release.set()
+    assert site.hung_up.wait(10), "the client should have closed the connection"
+    assert site.sent < MIB
+
+
+async def test_redirects_are_followed_up_to_five(site: FakeSite, tools: Tools) -> None:
+    assert (await call(tools, "http-get", url=f"{site.base}/redirect/4")).output == "héllo wörld"
+    message = await failure(tools, "http-get", url=f"{site.base}/redirect/5")
+    assert message == f"more than 5 redirects from {site.base}/redirect/5"
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("ftp://example.com/x", "only http, https URLs are allowed, got 'ftp://example.com/x'"),
+        ("example.com/x", "only http, https URLs are allowed, got 'example.com/x'"),
+        ("http:///x", "no host in 'http:///x'"),
+    ],
+)
+async def test_bad_url_is_refused(tools: ToolRegistry, url: str, problem: str) -> None:
+    assert await failure(tools, "http-get", url=url) == f"toolInput.url: {problem}"
+    assert tools.check("http-get", {"url": url}) == [f"toolInput.url: {problem}"]
+
+
+async def test_bad_headers_json_is_refused(tools: ToolRegistry, site: FakeSite) -> None:
+    message = await failure(tools, "http-get", url=f"{site.base}/text", headers="{not json")
+    assert message.startswith("toolInput.headers: not valid JSON (Expecting property name")
+    assert tools.check("http-get", {"url": "http://h", "headers": '{"A": 1}'}) == [
+        "toolInput.headers: header 'A' must be a string, got int"
+    ]
+    assert tools.check("http-get", {"url": "http://h", "headers": '{"A": "x\\ny"}'}) == [
+        "toolInput.headers: header 'A' holds a line break"
+    ]
+    assert site.requests == []
+
+
+async def test_denied_host_is_refused_also_after_a_redirect(site: FakeSite) -> None:
+    tools = build_tools(StepToolsConfig(denied_hosts=("denied.invalid", "10.0.0.0/8")))
+    assert await failure(tools, "http-get", url="http://denied.invalid/") == (
+        "toolInput.url: host 'denied.invalid' is on the denied hosts list"
+    )
+    assert await failure(tools, "http-get", url="http://10.1.2.3/") == (
+        "toolInput.url: host '10.1.2.3' is on the denied hosts list"
+    )
+    assert await failure(tools, "http-get", url=f"{site.base}/to-denied") == (
+        "redirect refused: host 'denied.invalid' is on the denied hosts list"
+    )
+
+
+# http-request and echo -------------------------------------------------------------------
+
+
+async def test_http_request_sends_method_body_and_content_type(
+    site: FakeSite, tools: Tools
+) -> None:
+    result = await call(
+        tools,
+        "http-request",
+        method="post",
+        url=f"{site.base}/echo",
+        body='{"a": 1}',
+        content_type="application/json",
+    )
+    seen = json.loads(result.output)
+    assert (seen["method"], seen["body"]) == ("POST", '{"a": 1}')
+    assert seen["headers"]["Content-Type"] == "application/json"
+
+
+async def test_http_request_head_outputs_the_headers(site: FakeSite, tools: Tools) -> None:
+    result = await call(tools, "http-request", method="HEAD", url=f"{site.base}/text")
+    assert "content-type: text/plain; charset=utf-8" in result.output.splitlines()
+    assert result.data["status"] == 200
+
+
+async def test_http_request_has_the_same_errors(site: FakeSite, tools: ToolRegistry) -> None:
+    message = await failure(tools, "http-request", method="DELETE", url=f"{site.base}/status/500")
+    assert message.startswith(f"HTTP 500 Internal Server Error from {site.base}/status/500")
+    assert tools.check("http-request", {"url": "http://h", "method": "FETCH"}) == [
+        "toolInput.method: must be one of GET, POST, PUT, PATCH, DELETE, HEAD"
+    ]
+
+
+async def test_echo_returns_text_or_all_inputs_as_json(tools: Tools) -> None:
+    assert (await call(tools, "echo", text="hi")).output == "hi"
+    assert (await call(tools, "echo", b="2", a="1")).output == '{"a": "1", "b": "2"}'
+
+
+# The registry ----------------------------------------------------------------------------
+
+
+def test_check_names_missing_and_unknown_inputs(tools: ToolRegistry) -> None:
+    assert tools.check("http-get", {"uri": "http://h"}) == [
+        "toolInput.url: required",
+        "toolInput.uri: unknown input; http-get takes url, headers",
+    ]
+
+
+def test_templated_values_are_checked_at_run_time_only(tools: ToolRegistry) -> None:
+    seed = {"url": "https://api.example.com/data?q={{topic}}"}
+    assert tools.check("http-get", seed) == []
+    assert tools.check("http-get", {"url": "{{steps.find.output}}"}) == []
+
+
+async def test_unknown_tool_lists_the_known_ones(tools: ToolRegistry) -> None:
+    with pytest.raises(UnknownTool) as caught:
+        await tools.call("http-gett", {}, timeout=1)
+    assert caught.value.message == (
+        "unknown tool 'http-gett'; known tools: echo, http-get, http-request"
+    )
+    assert tools.check("http-gett", {}) == [f"toolName: {caught.value.message}"]
+
+
+# Plug-ins --------------------------------------------------------------------------------
+
+PLUGIN = '''
+from baton_workflow.service.step_ports import ToolResult
+
+
+def register_tools(registry):
+    @registry.tool("shout", required=["text"])
+    async def shout(call):
+        """Upper-case the text."""
+        return ToolResult(output=call.inputs["text"].upper())
+'''
+
+
+def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> str:
+    name = f"tool_plugin_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return name
+
+
+async def test_plugin_module_registers_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = build_tools(StepToolsConfig(tool_modules=(plugin(tmp_path, monkeypatch, PLUGIN),)))
+    assert tools.names() == ["echo", "http-get", "http-request", "shout"]
+    assert (await call(tools, "shout", text="hi")).output == "HI"
+    assert tools.check("shout", {}) == ["toolInput.text: required"]
+    assert tools.get("shout").description == "Upper-case the text."
+
+
+def test_plugin_name_clash_stops_start_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = plugin(tmp_path, monkeypatch, PLUGIN.replace('"shout"', '"http-get"'))
+    with pytest.raises(ValueError) as caught:
+        build_tools(StepToolsConfig(tool_modules=(name,)))
+    assert str(caught.value) == (
+        f"workflow_tool_modules: {name!r}: tool 'http-get' is already registered"
+    )
+
+
+def test_plugin_module_without_hook_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = plugin(tmp_path, monkeypatch, "x = 1\n")
+    with pytest.raises(ValueError, match=rf"'{name}' has no register_tools\(registry\)"):
+        build_tools(StepToolsConfig(tool_modules=(name,)))
+
+
+# web-search ------------------------------------------------------------------------------
+
+
+async def test_web_search_asks_the_configured_endpoint(site: FakeSite) -> None:
+    skills = build_skills(StepToolsConfig(search_url=f"{site.base}/search"))
+    result = await skills.run("web-search", ["AI agents", "--depth", "2"], timeout=5)
+    assert result.output == (
+        "1. AI agents 1\n   https://r.example/1\n   about 1\n\n"
+        "2. AI agents 2\n   https://r.example/2\n   about 2"
+    )
+    assert len(result.data["results"]) == 2
+    assert site.requests[0]["query"] == {"q": ["AI agents"], "format": ["json"]}
+
+
+async def test_web_search_reports_a_bad_or_dead_endpoint(site: FakeSite) -> None:
+    skills = build_skills(StepToolsConfig(search_url=f"{site.base}/search-html"))
+    with pytest.raises(StepActionFailed, match="search answer from .* is not JSON"):
+        await skills.run("web-search", ["x"], timeout=5)
+    port = dead_port()
+    skills = build_skills(StepToolsConfig(search_url=f"http://127.0.0.1:{port}/search"))
+    with pytest.raises(StepActionFailed, match=f"^cannot reach 127.0.0.1:{port}: "):
+        await skills.run("web-search", ["x"], timeout=5)
