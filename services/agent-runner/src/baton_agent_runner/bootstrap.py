@@ -16,8 +16,10 @@ from baton_agent_runner.adapters.embedders import EmbedderSettings
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import load_profiles
+from baton_agent_runner.adapters.task_models import TaskAgents
 from baton_agent_runner.entrypoints.subscribers import subscribe
 from baton_agent_runner.service.queries import MemoryQueries
+from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_eventstore import create_engine, migrate
@@ -33,6 +35,7 @@ class AgentRunnerApp:
     broker: NatsBroker
     runner: AgentRunner
     queries: MemoryQueries
+    tasks: TaskRunner
     ready: bool = field(default=False)
 
     async def start(self) -> None:
@@ -52,7 +55,8 @@ class AgentRunnerApp:
 
 
 def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
-    """Build the service; `overrides` replace adapters by name (agents, memory, inbox, ...)."""
+    """Build the service; `overrides` replace adapters by name (agents, memory, inbox,
+    task_agents, task_results, ...)."""
     _ensure_sqlite_folder(settings.database_url)
     engine = create_engine(settings.database_url)
     messaging = MessagingSettings(
@@ -76,8 +80,22 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         store_timeout=settings.store_timeout_seconds,
     )
     queries = MemoryQueries(runner.memory, runner.inbox, settings.store_timeout_seconds)
-    app = AgentRunnerApp(settings, engine, broker, runner, queries)
-    subscribe(broker, runner, queries, health=lambda: app.ready)
+    tasks = TaskRunner(
+        profiles=runner.profiles,
+        models=overrides.get("task_agents") or TaskAgents(openai, settings.agent_model),
+        results=overrides.get("task_results") or sql.SqlTaskLog(engine, now),
+        prices=settings.model_prices,
+        store_timeout=settings.store_timeout_seconds,
+    )
+    app = AgentRunnerApp(settings, engine, broker, runner, queries, tasks)
+    subscribe(
+        broker,
+        runner,
+        queries,
+        tasks,
+        health=lambda: app.ready,
+        task_concurrency=settings.task_concurrency,
+    )
     return app
 
 

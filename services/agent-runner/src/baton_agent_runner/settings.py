@@ -5,10 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
+from baton_agent_runner.domain.task import DEFAULT_PRICE_ROW, ModelPrice
+
+SHIPPED_PRICES = {
+    DEFAULT_PRICE_ROW: ModelPrice(input_usd_per_1k=0.003, output_usd_per_1k=0.015),
+    # Small but not zero, so that budgets can be tried offline.
+    "scripted": ModelPrice(input_usd_per_1k=0.0001, output_usd_per_1k=0.0002),
+}
+"""Prices of DAG steps when `BATON_MODEL_PRICES` does not name the model."""
 
 
 class AgentRunnerSettings(BaseSettings):
@@ -48,4 +56,17 @@ class AgentRunnerSettings(BaseSettings):
     model_max_retries: int = Field(default=0, ge=0)
     agent_timeout_seconds: float = Field(default=30.0, gt=0)
     request_timeout_seconds: float = Field(default=5.0, gt=0)
+    model_prices: dict[str, ModelPrice] = Field(
+        default_factory=lambda: dict(SHIPPED_PRICES),
+        description="USD per 1k tokens by model name, as JSON; merged over the shipped rows",
+    )
+    task_concurrency: int = Field(
+        default=128, ge=1, description="DAG steps (agent.cmd.task) one replica runs at once"
+    )
     log_level: str = "INFO"
+
+    @field_validator("model_prices")
+    @classmethod
+    def _keep_shipped_rows(cls, prices: dict[str, ModelPrice]) -> dict[str, ModelPrice]:
+        """A table that leaves out `default` or `scripted` keeps the shipped rows for them."""
+        return {**SHIPPED_PRICES, **prices}

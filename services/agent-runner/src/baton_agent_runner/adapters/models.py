@@ -64,6 +64,17 @@ class OpenAISettings:
     max_retries: int
 
 
+def openai_model(settings: OpenAISettings, name: str) -> OpenAIChatModel:
+    """A model of the OpenAI-compatible endpoint, by the name the endpoint knows it by."""
+    client = AsyncOpenAI(
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        timeout=settings.timeout_seconds,
+        max_retries=settings.max_retries,
+    )
+    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))
+
+
 @dataclass
 class AgentFactory:
     """The `AgentModels` port: one PydanticAI agent per profile and language, built once."""
@@ -112,12 +123,5 @@ class AgentFactory:
         if name == "scripted":
             return scripted_model()
         if name.startswith("openai:"):
-            client = AsyncOpenAI(
-                base_url=self.openai.base_url,
-                api_key=self.openai.api_key,
-                timeout=self.openai.timeout_seconds,
-                max_retries=self.openai.max_retries,
-            )
-            provider = OpenAIProvider(openai_client=client)
-            return OpenAIChatModel(name.removeprefix("openai:"), provider=provider)
+            return openai_model(self.openai, name.removeprefix("openai:"))
         raise ValueError(f"model: unknown model {name!r} (use 'scripted' or 'openai:<model>')")

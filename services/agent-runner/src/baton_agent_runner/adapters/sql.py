@@ -28,8 +28,9 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.domain.extracted import NewInboxItem
+from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import StoreUnavailable
-from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact
+from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskResult
 
 COMPONENT = "agent_runner"
 metadata = MetaData()
@@ -64,11 +65,28 @@ replies = Table(
 )
 
 
+# Its own MetaData: step 1 creates every table of `metadata`, and must keep creating only those.
+task_results = Table(
+    "agent_task_results",
+    MetaData(),
+    Column("user_id", String(256), primary_key=True),
+    Column("idempotency_key", String(200), primary_key=True),
+    Column("run_id", String(64), nullable=False),
+    Column("step_id", String(128), nullable=False),
+    Column("result", JSON, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+
 def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn)
 
 
-STEPS = [_create_v1]
+def _create_v2(conn: Connection) -> None:
+    task_results.create(conn)
+
+
+STEPS = [_create_v1, _create_v2]
 """Migration steps of the agent-runner's tables; append, never edit."""
 
 Clock = Callable[[], datetime]
@@ -255,3 +273,41 @@ class SqlReplyLog:
                     await conn.execute(insert(replies).values(**row))
         except sa_exc.IntegrityError:
             pass
+
+
+class SqlTaskLog:
+    """Results of DAG steps by (user, idempotency key) in `agent_task_results`."""
+
+    def __init__(self, engine: AsyncEngine, now: Clock) -> None:
+        self._engine, self._now = engine, now
+
+    async def get(self, user_id: str, key: str) -> TaskResult | None:
+        """The recorded result, if any."""
+        query = select(task_results.c.result).where(
+            task_results.c.user_id == user_id, task_results.c.idempotency_key == key
+        )
+        with _reachable("task log"):
+            async with self._engine.connect() as conn:
+                stored = await conn.scalar(query)
+        return None if stored is None else TaskResult.model_validate(stored)
+
+    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
+        """Record; when another writer recorded the key first, return its result (replayed)."""
+        row = {
+            "user_id": user_id,
+            "idempotency_key": key,
+            "run_id": call.run_id,
+            "step_id": call.step_id,
+            "result": result.model_dump(mode="json"),
+            "created_at": self._now(),
+        }
+        try:
+            with _reachable("task log"):
+                async with self._engine.begin() as conn:
+                    await conn.execute(insert(task_results).values(**row))
+        except sa_exc.IntegrityError:
+            first = await self.get(user_id, key)
+            if first is None:
+                raise
+            return first.model_copy(update={"replayed": True})
+        return result

@@ -8,6 +8,7 @@ from typing import cast
 from faststream.nats import NatsBroker
 
 from baton_agent_runner.service.queries import MemoryQueries
+from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
 from baton_contracts.agent_api import (
@@ -20,6 +21,8 @@ from baton_contracts.agent_api import (
     ListMemoryFacts,
     MemoryFacts,
     RunAgent,
+    RunTask,
+    TaskResult,
 )
 from baton_messaging import MessagingSettings, build_broker, respond
 
@@ -27,12 +30,20 @@ QUEUE = "agent"
 
 
 def subscribe(
-    broker: NatsBroker, runner: AgentRunner, queries: MemoryQueries, health: Callable[[], bool]
+    broker: NatsBroker,
+    runner: AgentRunner,
+    queries: MemoryQueries,
+    tasks: TaskRunner,
+    health: Callable[[], bool],
+    task_concurrency: int = 128,
 ) -> None:
     """Register every responder of the agent-runner on the broker."""
 
     async def run(cmd: RunAgent) -> AgentReply:
         return await runner.run(cmd)
+
+    async def task(cmd: RunTask) -> TaskResult:
+        return await tasks.run(cmd)
 
     async def memory_facts(query: CountMemoryFacts) -> Count:
         return await queries.count_facts(query)
@@ -51,6 +62,8 @@ def subscribe(
         return HealthStatus(service="agent", healthy=healthy, checks={"database": healthy})
 
     respond(broker, RunAgent, run, queue=QUEUE)
+    # A DAG step may wait minutes on its model: more of them run at once than turns do.
+    respond(broker, RunTask, task, queue=QUEUE, concurrency=task_concurrency)
     respond(broker, CountMemoryFacts, memory_facts, queue=QUEUE)
     respond(broker, CountInboxItems, inbox_items, queue=QUEUE)
     respond(broker, ListInboxItems, inbox, queue=QUEUE)
@@ -61,5 +74,11 @@ def subscribe(
 def documented_broker() -> NatsBroker:
     """The agent-runner broker with every responder declared, nothing behind it (for AsyncAPI)."""
     broker = build_broker(MessagingSettings(), "agent-runner")
-    subscribe(broker, cast(AgentRunner, None), cast(MemoryQueries, None), health=lambda: False)
+    subscribe(
+        broker,
+        cast(AgentRunner, None),
+        cast(MemoryQueries, None),
+        cast(TaskRunner, None),
+        health=lambda: False,
+    )
     return broker

@@ -9,7 +9,8 @@ from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
-from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TokenUsage
+from baton_agent_runner.domain.task import ModelChoice, TaskCall
+from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskResult, TokenUsage
 
 
 class StoreUnavailable(Exception):
@@ -18,6 +19,10 @@ class StoreUnavailable(Exception):
 
 class ModelUnavailable(Exception):
     """The model failed or could not be reached; the turn may be tried again."""
+
+
+class ModelFailed(Exception):
+    """The model of a DAG step failed (an error, or an answer that is not usable)."""
 
 
 class ModelReplyInvalid(Exception):
@@ -87,3 +92,34 @@ class AgentModels(Protocol):
 
     async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
         """Run the profile's agent on one turn; raises `ModelReplyInvalid` or `ModelUnavailable`."""
+
+
+class TaskLog(Protocol):
+    """Results of DAG steps already answered, by the caller's idempotency key."""
+
+    async def get(self, user_id: str, key: str) -> TaskResult | None:
+        """The recorded result, if any."""
+
+    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
+        """Record a result; return what is recorded (another writer's, if it came first)."""
+
+
+@dataclass(frozen=True)
+class TaskAnswer:
+    """What the model wrote for one step, its tokens, and the cost it reported (if any)."""
+
+    output: str
+    usage: TokenUsage
+    cost_usd: float | None = None
+
+
+class TaskModels(Protocol):
+    """The models that answer DAG steps in plain text."""
+
+    def agent_model(self, profile: Profile) -> str:
+        """The model setting this profile runs on (`scripted` or `openai:<model>`)."""
+
+    async def perform(
+        self, profile: Profile, choice: ModelChoice, call: TaskCall, timeout: float
+    ) -> TaskAnswer:
+        """Run the agent once on the step; raises `ModelFailed`. The caller enforces `timeout`."""

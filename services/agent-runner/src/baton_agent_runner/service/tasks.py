@@ -1,0 +1,171 @@
+"""One DAG step (`dispatch` or `handoff`): run the agent once, price it, record the result.
+
+The same (user, idempotency key) returns the recorded result with `replayed=True` and never
+calls the model again. Duplicates arriving together are serialised by a lock per key in this
+process (the second waits and gets the first's result); across replicas the unique key of the
+task log keeps the first result recorded, and every caller gets that one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.task import (
+    ModelChoice,
+    ModelPrice,
+    TaskCall,
+    TaskInvalid,
+    choose_model,
+    input_tokens,
+    permission_mode,
+    price_of,
+)
+from baton_agent_runner.service.ports import (
+    ModelFailed,
+    StoreUnavailable,
+    TaskAnswer,
+    TaskLog,
+    TaskModels,
+)
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
+from baton_contracts.agent_api import RunTask, TaskResult
+
+logger = logging.getLogger("baton.agent_runner")
+T = TypeVar("T")
+
+
+@dataclass
+class _KeyLock:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    holders: int = 0
+
+
+@dataclass
+class TaskRunner:
+    """The task use case: one answer of one agent for one DAG step."""
+
+    profiles: dict[str, Profile]
+    models: TaskModels
+    results: TaskLog
+    prices: Mapping[str, ModelPrice]
+    store_timeout: float = 4.0
+    _keys: dict[tuple[str, str], _KeyLock] = field(default_factory=dict)
+
+    async def run(self, cmd: RunTask) -> TaskResult:
+        """Answer the step, or return the result recorded under its idempotency key."""
+        key = (cmd.user_id, cmd.idempotency_key)
+        try:
+            async with self._one_at_a_time(key):
+                recorded = await self._store(self.results.get(*key))
+                if recorded is not None:
+                    return recorded.model_copy(update={"replayed": True})
+                call, result = await self._perform(cmd)
+                return await self._store(self.results.put(*key, call, result))
+        except StoreUnavailable as exc:
+            logger.warning("task %s: the task log is unavailable: %s", cmd.idempotency_key, exc)
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE, "the agent-runner's task log is unavailable; try again"
+            ) from exc
+
+    @asynccontextmanager
+    async def _one_at_a_time(self, key: tuple[str, str]) -> AsyncIterator[None]:
+        entry = self._keys.setdefault(key, _KeyLock())
+        entry.holders += 1
+        try:
+            async with entry.lock:
+                yield
+        finally:
+            entry.holders -= 1
+            if entry.holders == 0:
+                del self._keys[key]
+
+    async def _perform(self, cmd: RunTask) -> tuple[TaskCall, TaskResult]:
+        profile = self._profile(cmd.agent)
+        call, choice = self._plan(cmd, profile)
+        price = price_of(self.prices, choice.name)
+        estimate = price.cost(input_tokens(call), 0)
+        if cmd.budget_usd is not None and estimate > cmd.budget_usd:
+            message = (
+                f"budget exceeded: agent {profile.slug} on {choice.label} would cost about "
+                f"${estimate:.6f} for the prompt alone, above the budget of ${cmd.budget_usd:.6f}"
+            )
+            detail = ErrorDetail(field="budget_usd", message=message)
+            raise RemoteError.of(ErrorCode.FORBIDDEN, message, [detail])
+        answer = await self._ask(profile, choice, call, cmd.timeout_seconds)
+        # A cost above the budget after the call is still returned: the model was paid for,
+        # and the workflow, which knows the step and the run budget, decides what it means.
+        cost = answer.cost_usd
+        if cost is None:
+            cost = price.cost(answer.usage.input_tokens, answer.usage.output_tokens)
+        result = TaskResult(
+            output=answer.output,
+            usage=answer.usage,
+            cost_usd=cost,
+            agent=profile.slug,
+            model=choice.label,
+        )
+        return call, result
+
+    def _profile(self, slug: str) -> Profile:
+        if slug not in self.profiles:
+            known = ", ".join(sorted(self.profiles))
+            message = f"agent {slug!r} has no profile; known: {known}"
+            raise RemoteError.of(
+                ErrorCode.NOT_FOUND, message, [ErrorDetail(field="agent", message=message)]
+            )
+        return self.profiles[slug]
+
+    def _plan(self, cmd: RunTask, profile: Profile) -> tuple[TaskCall, ModelChoice]:
+        """The call and its model, or `invalid` naming every field at fault."""
+        problems: list[TaskInvalid] = []
+        mode, choice = "default", None
+        try:
+            mode = permission_mode(cmd.permission_mode)
+        except TaskInvalid as exc:
+            problems.append(exc)
+        try:
+            choice = choose_model(self.models.agent_model(profile), cmd.provider, cmd.model)
+        except TaskInvalid as exc:
+            problems.append(exc)
+        if problems or choice is None:
+            details = [ErrorDetail(field=p.field, message=p.message) for p in problems]
+            message = "; ".join(f"{p.field}: {p.message}" for p in problems)
+            raise RemoteError.of(ErrorCode.INVALID, message, details)
+        call = TaskCall(
+            agent=profile.slug,
+            run_id=cmd.run_id,
+            step_id=cmd.step_id,
+            prompt=cmd.prompt,
+            context=cmd.context,
+            context_from=cmd.context_from,
+            permission_mode=mode,
+        )
+        return call, choice
+
+    async def _ask(
+        self, profile: Profile, choice: ModelChoice, call: TaskCall, timeout: float
+    ) -> TaskAnswer:
+        try:
+            return await asyncio.wait_for(
+                self.models.perform(profile, choice, call, timeout), timeout
+            )
+        except TimeoutError as exc:
+            logger.warning("agent %s: step %s timed out", profile.slug, call.step_id)
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE, f"agent {profile.slug} did not answer within {timeout:g}s"
+            ) from exc
+        except ModelFailed as exc:
+            logger.warning("agent %s: step %s failed: %s", profile.slug, call.step_id, exc)
+            raise RemoteError.of(ErrorCode.INTERNAL, f"agent {profile.slug} failed: {exc}") from exc
+
+    async def _store(self, work: Awaitable[T]) -> T:
+        try:
+            return await asyncio.wait_for(work, self.store_timeout)
+        except TimeoutError as exc:
+            raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
