@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[2]
-ALLOWED_THIRD_PARTY = {"pydantic", "statemachine", "baton_contracts", "typing_extensions"}
+# yaml: the DAG definition parser reads YAML text with safe_load (a parser, no I/O).
+ALLOWED_THIRD_PARTY = {"pydantic", "statemachine", "baton_contracts", "typing_extensions", "yaml"}
 FORBIDDEN_CALLS = {
     "datetime.now",
     "datetime.utcnow",
@@ -19,7 +20,7 @@ FORBIDDEN_CALLS = {
     "time.time",
     "random.random",
 }
-DOMAIN_FILES = sorted(ROOT.glob("services/*/src/*/domain/*.py"))
+DOMAIN_FILES = sorted(ROOT.glob("services/*/src/*/domain/**/*.py"))
 
 
 def imported_roots(tree: ast.AST) -> set[str]:

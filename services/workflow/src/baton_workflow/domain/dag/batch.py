@@ -1,0 +1,91 @@
+"""The decision being built: events applied as they are emitted, so later rules see them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from baton_workflow.domain.dag.actions import Action
+from baton_workflow.domain.dag.events import (
+    FailureStatus,
+    RunEvent,
+    SkipReason,
+    StepFailed,
+    StepSkipped,
+    StepSucceeded,
+)
+from baton_workflow.domain.dag.pricing import PricingTable
+from baton_workflow.domain.dag.state import RunState, apply
+
+
+@dataclass(slots=True)
+class Batch:
+    """Events and actions of one decision, and the state with those events applied."""
+
+    state: RunState
+    now: datetime
+    pricing: PricingTable
+    events: list[RunEvent] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)
+
+    def emit(self, *events: RunEvent) -> None:
+        """Record events and apply them at once."""
+        for event in events:
+            self.events.append(event)
+            self.state = apply(self.state, event)
+
+    def act(self, action: Action) -> None:
+        """Ask the executor to do something after the events are stored."""
+        self.actions.append(action)
+
+    def succeed(
+        self,
+        step_id: str,
+        output: str,
+        *,
+        cost_usd: float = 0.0,
+        tokens_in: int = 0,
+        tokens_out: int = 0,
+        agent: str | None = None,
+        model: str | None = None,
+        handoff_from: str | None = None,
+        estimated: bool = False,
+    ) -> None:
+        """The step's current attempt succeeded (decided here, not by a call)."""
+        self.emit(
+            StepSucceeded(
+                run_id=self.state.run_id,
+                at=self.now,
+                step_id=step_id,
+                attempt=self.state.step(step_id).attempt,
+                output=output,
+                cost_usd=cost_usd,
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                agent=agent,
+                model=model,
+                handoff_from=handoff_from,
+                estimated=estimated,
+            )
+        )
+
+    def fail(self, step_id: str, error: str, status: FailureStatus = "error") -> None:
+        """The step's current attempt failed (a deadline, a budget, a sub-step, the run's end)."""
+        self.emit(
+            StepFailed(
+                run_id=self.state.run_id,
+                at=self.now,
+                step_id=step_id,
+                attempt=self.state.step(step_id).attempt,
+                status=status,
+                error=error,
+            )
+        )
+
+    def skip(self, step_id: str, reason: SkipReason, detail: str) -> None:
+        """The step will not run (or its failure is ignored)."""
+        self.emit(
+            StepSkipped(
+                run_id=self.state.run_id, at=self.now, step_id=step_id, reason=reason, detail=detail
+            )
+        )

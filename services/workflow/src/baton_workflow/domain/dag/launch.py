@@ -1,0 +1,213 @@
+"""Starting a ready step, by type: render its input, record the start, and say what to call.
+
+Steps that need no executor (condition, notify's record, and every step in a dry run) finish
+inside the same decision.
+"""
+
+from __future__ import annotations
+
+from baton_workflow.domain.dag.actions import Notify, call_for
+from baton_workflow.domain.dag.batch import Batch
+from baton_workflow.domain.dag.conditions import parse_condition
+from baton_workflow.domain.dag.definition import Step
+from baton_workflow.domain.dag.events import (
+    ConditionEvaluated,
+    DelayStarted,
+    NotificationRequested,
+    StepInput,
+    StepSkipped,
+    StepStarted,
+)
+from baton_workflow.domain.dag.pricing import Estimate
+from baton_workflow.domain.dag.templates import RenderContext, render
+
+
+def launch(batch: Batch, step: Step) -> None:
+    """Start the next attempt of `step` (it is ready: its dependencies have finished)."""
+    match step.type:
+        case "condition":
+            _condition(batch, step)
+        case "parallel":
+            batch.emit(_started(batch, step, StepInput()))
+        case "delay":
+            _delay(batch, step)
+        case "notify":
+            _notify(batch, step)
+        case "skill":
+            _skill(batch, step)
+        case "tool_call":
+            _tool(batch, step)
+        case _:
+            _agent(batch, step)
+
+
+def _started(batch: Batch, step: Step, given: StepInput) -> StepStarted:
+    attempt = batch.state.step(step.id).attempt + 1
+    timeout = step.timeout_delta
+    return StepStarted(
+        run_id=batch.state.run_id,
+        at=batch.now,
+        step_id=step.id,
+        attempt=attempt,
+        idempotency_key=batch.state.idempotency_key(step.id, attempt),
+        input=given,
+        deadline=batch.now + timeout if timeout is not None else None,
+    )
+
+
+def _text(template: str | None, context: RenderContext) -> str | None:
+    return None if template is None else render(template, context)
+
+
+def _condition(batch: Batch, step: Step) -> None:
+    result = parse_condition(step.if_ or "").evaluate(batch.state.render_context())
+    branch = step.then if result else step.else_
+    batch.emit(
+        ConditionEvaluated(
+            run_id=batch.state.run_id, at=batch.now, step_id=step.id, result=result, branch=branch
+        )
+    )
+    chose = f'"{branch}"' if branch else "no branch"
+    for target in step.branches:
+        if target != branch and batch.state.step(target).status == "pending":
+            batch.emit(
+                StepSkipped(
+                    run_id=batch.state.run_id,
+                    at=batch.now,
+                    step_id=target,
+                    reason="branch_not_taken",
+                    detail=f'condition "{step.id}" was {str(result).lower()} and chose {chose}',
+                )
+            )
+
+
+def _delay(batch: Batch, step: Step) -> None:
+    if batch.state.mode == "dry_run":
+        batch.emit(_started(batch, step, StepInput()))
+        batch.succeed(step.id, f"(dry-run) would wait {step.delay}")
+        return
+    due_at = batch.now + step.delay_delta
+    batch.emit(
+        DelayStarted(run_id=batch.state.run_id, at=batch.now, step_id=step.id, due_at=due_at)
+    )
+
+
+def _notify(batch: Batch, step: Step) -> None:
+    context = batch.state.render_context()
+    text = render(step.notify_msg or "", context)
+    to = _text(step.notify_to, context)
+    started = _started(batch, step, StepInput(prompt=text, notify_to=to))
+    batch.emit(started)
+    if batch.state.mode == "dry_run":
+        batch.succeed(step.id, f"(dry-run) would notify {to or 'the default channel'}: {text}")
+        return
+    key = started.idempotency_key
+    run_id = batch.state.run_id
+    batch.emit(
+        NotificationRequested(
+            run_id=run_id,
+            at=batch.now,
+            kind="step",
+            step_id=step.id,
+            text=text,
+            notify_to=to,
+            idempotency_key=key,
+        )
+    )
+    batch.act(
+        Notify(
+            run_id=run_id,
+            idempotency_key=key,
+            kind="step",
+            text=text,
+            notify_to=to,
+            step_id=step.id,
+        )
+    )
+    batch.succeed(step.id, text)
+
+
+def _skill(batch: Batch, step: Step) -> None:
+    context = batch.state.render_context()
+    args = tuple(render(arg, context) for arg in step.skill_args)
+    batch.emit(_started(batch, step, StepInput(skill=step.skill, args=args)))
+    if batch.state.mode == "dry_run":
+        batch.succeed(step.id, f"(dry-run) would run skill {step.skill} {' '.join(args)}".rstrip())
+        return
+    batch.act(call_for(batch.state, step.id))
+
+
+def _tool(batch: Batch, step: Step) -> None:
+    context = batch.state.render_context()
+    tool_input = {key: render(value, context) for key, value in step.tool_input.items()}
+    batch.emit(_started(batch, step, StepInput(tool_name=step.tool_name, tool_input=tool_input)))
+    if batch.state.mode == "dry_run":
+        batch.succeed(step.id, f"(dry-run) would call tool {step.tool_name}")
+        return
+    batch.act(call_for(batch.state, step.id))
+
+
+def _agent(batch: Batch, step: Step) -> None:
+    given = _agent_input(batch, step)
+    batch.emit(_started(batch, step, given))
+    if step.handoff_from is not None:
+        source = batch.state.step(step.handoff_from)
+        if source.status != "success":
+            error = f'handoff source "{step.handoff_from}" did not succeed ({source.status})'
+            batch.fail(step.id, error)
+            return
+    text = (given.prompt or "") + (given.handoff_context or "")
+    estimate = batch.pricing.estimate(given.model, text)
+    refusal = _over_run_budget(batch, estimate.cost_usd)
+    if refusal:
+        batch.fail(step.id, refusal, "budget_exceeded")
+        return
+    if batch.state.mode == "dry_run":
+        _estimated(batch, step, given, estimate)
+    else:
+        batch.act(call_for(batch.state, step.id))
+
+
+def _estimated(batch: Batch, step: Step, given: StepInput, estimate: Estimate) -> None:
+    """A dry run's agent step: succeed at once with what the call would use and cost."""
+    summary = (
+        f"(dry-run) agent {given.agent or 'default'}, model {estimate.model}: "
+        f"~{estimate.tokens_in} tokens in, ~{estimate.tokens_out} out, ${estimate.cost_usd:.4f}"
+    )
+    batch.succeed(
+        step.id,
+        summary,
+        cost_usd=estimate.cost_usd,
+        tokens_in=estimate.tokens_in,
+        tokens_out=estimate.tokens_out,
+        agent=given.agent,
+        model=estimate.model,
+        handoff_from=step.handoff_from,
+        estimated=True,
+    )
+
+
+def _agent_input(batch: Batch, step: Step) -> StepInput:
+    context = batch.state.render_context()
+    source = step.handoff_from
+    return StepInput(
+        prompt=render(step.prompt or "", context),
+        agent=_text(step.agent, context) or None,
+        model=_text(step.model, context) or None,
+        provider=_text(step.provider, context) or None,
+        permission_mode=_text(step.permission_mode, context) or None,
+        budget_usd=step.budget,
+        handoff_from=source,
+        handoff_context=batch.state.step(source).output if source is not None else None,
+    )
+
+
+def _over_run_budget(batch: Batch, estimate: float) -> str | None:
+    """Why starting an agent call would break the run budget (None when it would not)."""
+    budget, spent = batch.state.budget_usd, batch.state.cost_usd
+    if budget is None or (spent < budget and spent + estimate <= budget):
+        return None
+    return (
+        f"run budget ${budget:.4f} would be exceeded: "
+        f"spent ${spent:.4f}, this step is estimated at ${estimate:.4f}"
+    )

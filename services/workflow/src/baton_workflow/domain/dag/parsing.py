@@ -1,0 +1,191 @@
+"""Turn a JSON or YAML workflow document into a validated `WorkflowDefinition`, or every problem.
+
+Shape problems (a wrong type, an unknown field) and rule problems (an unknown dependency, a
+cycle) come back together in one `InvalidWorkflow`: the offending fields are set aside, the
+rest is validated, and rule problems about a field already reported are left out.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Collection, Mapping
+from typing import Any, Literal
+
+import yaml  # type: ignore[import-untyped]  # safe_load parses text; no I/O
+from pydantic import ValidationError
+
+from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
+from baton_workflow.domain.dag.problems import (
+    InvalidWorkflow,
+    Problem,
+    did_you_mean,
+    in_document_order,
+)
+from baton_workflow.domain.dag.validation import validate_definition
+
+Format = Literal["json", "yaml"]
+_STEP_FIELDS = tuple(f.alias or name for name, f in Step.model_fields.items())
+_TOP_FIELDS = tuple(f.alias or name for name, f in WorkflowDefinition.model_fields.items())
+_TYPE_NAMES = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "float_type": "a number",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "tuple_type": "a list",
+    "list_type": "a list",
+}
+_MAX_PASSES = 5
+
+
+def parse_definition(
+    data: bytes | str | dict[str, Any],
+    *,
+    format: Format | None = None,
+    env_allowlist: Collection[str] = frozenset(),
+) -> WorkflowDefinition:
+    """The validated definition; InvalidWorkflow listing every problem otherwise.
+
+    `format` is "json" or "yaml"; None picks JSON for text starting with "{", YAML otherwise.
+    `env_allowlist` names the `{{env.KEY}}` keys the workflow may read.
+    """
+    raw = load_document(data, format)
+    definition, problems, bad = _shape(raw)
+    if definition is not None:
+        rules = validate_definition(definition, env_allowlist=env_allowlist)
+        problems += [p for p in rules if not any(_within(p.path, b) for b in bad)]
+    if problems:
+        raise InvalidWorkflow(in_document_order(problems))
+    assert definition is not None
+    return definition
+
+
+def load_document(
+    data: bytes | str | dict[str, Any], format: Format | None = None
+) -> dict[str, Any]:
+    """The document as a mapping (JSON or YAML text decoded); InvalidWorkflow if it cannot be."""
+    if isinstance(data, dict):
+        return data
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidWorkflow(
+                [Problem("", f"not UTF-8 text ({exc.reason} at byte {exc.start})")]
+            ) from None
+    chosen = format or ("json" if data.lstrip().startswith("{") else "yaml")
+    loaded = _load_json(data) if chosen == "json" else _load_yaml(data)
+    if not isinstance(loaded, dict):
+        kind = "empty" if loaded is None else f"a {type(loaded).__name__}"
+        raise InvalidWorkflow(
+            [Problem("", f"a workflow must be an object with name and steps, not {kind}")]
+        )
+    return loaded
+
+
+def _load_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        raise InvalidWorkflow([Problem("", message)]) from None
+
+
+def _load_yaml(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        reason = getattr(exc, "problem", None) or str(exc)
+        raise InvalidWorkflow([Problem("", f"not valid YAML: {reason}{where}")]) from None
+
+
+def _shape(raw: dict[str, Any]) -> tuple[WorkflowDefinition | None, list[Problem], list[str]]:
+    """The definition (None if it cannot be salvaged), shape problems, paths set aside."""
+    problems: list[Problem] = []
+    set_aside: list[str] = []
+    candidate: dict[str, Any] | None = raw
+    for _ in range(_MAX_PASSES):
+        assert candidate is not None
+        try:
+            definition = WorkflowDefinition.model_validate(candidate, by_alias=True, by_name=False)
+            return definition, problems, set_aside
+        except ValidationError as exc:
+            errors = exc.errors()
+            problems += [Problem(format_path(e["loc"]), _message(e)) for e in errors]
+            set_aside += [format_path(_owner(e["loc"])) for e in errors if e["loc"]]
+            candidate = _set_aside(candidate, [e["loc"] for e in errors])
+            if candidate is None:
+                break
+    return None, problems, set_aside
+
+
+def _set_aside(
+    raw: dict[str, Any], locations: list[tuple[int | str, ...]]
+) -> dict[str, Any] | None:
+    """A copy without the fields at fault; a broken step becomes an empty placeholder."""
+    result = copy.deepcopy(raw)
+    for loc in locations:
+        if not loc or not _drop(result, loc):
+            return None
+    return result
+
+
+def _drop(document: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
+    loc = _owner(loc)
+    node: Any = document
+    for key in loc[:-1]:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return True  # already set aside by an earlier location
+    last = loc[-1]
+    if isinstance(node, dict) and last in node:
+        del node[last]
+    elif isinstance(node, list) and isinstance(last, int) and last < len(node):
+        node[last] = {}  # keep the indexes of the steps after it
+    return True
+
+
+def _owner(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """Where to cut: a bad list item takes its list field; a bad step type takes the step."""
+    if loc[-1] == "type" and len(loc) >= 3:
+        return loc[:-1]
+    if isinstance(loc[-1], int) and len(loc) >= 2 and loc[-2] not in ("steps", "parallel"):
+        return loc[:-1]
+    return loc
+
+
+def _message(error: Mapping[str, Any]) -> str:
+    kind, loc, value = error["type"], error["loc"], error.get("input")
+    if kind == "extra_forbidden":
+        known = _STEP_FIELDS if len(loc) > 1 else _TOP_FIELDS
+        return f'unknown field "{loc[-1]}"{did_you_mean(str(loc[-1]), known)}'
+    if kind == "literal_error" and loc[-1] == "type":
+        hint = did_you_mean(str(value), STEP_TYPES)
+        return f'unknown step type "{value}"{hint}; use one of {", ".join(STEP_TYPES)}'
+    if kind == "literal_error" and loc[-1] == "onError":
+        return f'must be "stop", "skip" or "retry" (got {_show(value)})'
+    if kind in _TYPE_NAMES:
+        return f"must be {_TYPE_NAMES[kind]} (got {_show(value)})"
+    return str(error["msg"])
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def format_path(loc: tuple[int | str, ...]) -> str:
+    """`("steps", 2, "dependsOn", 0)` as `steps[2].dependsOn[0]`."""
+    path = ""
+    for key in loc:
+        path += f"[{key}]" if isinstance(key, int) else (f".{key}" if path else str(key))
+    return path
+
+
+def _within(path: str, bad: str) -> bool:
+    return path == bad or path.startswith((f"{bad}.", f"{bad}["))

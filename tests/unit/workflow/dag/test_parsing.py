@@ -1,0 +1,253 @@
+"""parse_definition: JSON and YAML in, a definition or every problem out (shape and rules)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from baton_workflow.domain.dag.definition import WorkflowDefinition
+from baton_workflow.domain.dag.parsing import format_path, parse_definition
+from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem
+
+from .conftest import RESEARCH, SEED_EXAMPLES, workflow
+
+
+def problems(data: Any, **options: Any) -> list[str]:
+    with pytest.raises(InvalidWorkflow) as caught:
+        parse_definition(data, **options)
+    return [str(p) for p in caught.value.problems]
+
+
+@pytest.mark.parametrize("name", sorted(SEED_EXAMPLES))
+def test_every_seed_example_is_valid(name: str) -> None:
+    definition = parse_definition(SEED_EXAMPLES[name])
+    assert isinstance(definition, WorkflowDefinition)
+
+
+def test_fields_keep_the_seed_names() -> None:
+    definition = parse_definition(SEED_EXAMPLES["retry"])
+    step = definition.steps[0]
+    assert (step.type, step.on_error, step.retry_max, step.retry_delay) == (
+        "dispatch",
+        "retry",
+        3,
+        "10s",
+    )
+    assert definition.to_document()["steps"][0] == SEED_EXAMPLES["retry"]["steps"][0]
+
+
+def test_json_text_bytes_and_mapping_give_the_same_definition() -> None:
+    text = json.dumps(RESEARCH)
+    expected = parse_definition(RESEARCH)
+    assert parse_definition(text) == expected
+    assert parse_definition(text.encode()) == expected
+    assert parse_definition(text, format="json") == expected
+
+
+def test_yaml_is_accepted_and_detected() -> None:
+    text = yaml.safe_dump(RESEARCH, sort_keys=False)
+    assert not text.lstrip().startswith("{")
+    assert parse_definition(text) == parse_definition(RESEARCH)
+    assert parse_definition(text, format="yaml") == parse_definition(RESEARCH)
+
+
+def test_yaml_with_seed_style_fields() -> None:
+    text = """
+name: flaky
+steps:
+  - id: fetch
+    type: tool_call
+    toolName: http-get
+    toolInput: {url: "https://example.com"}
+    onError: retry
+    retryMax: 2
+    retryDelay: 10s
+    retryBackoff: 2
+"""
+    step = parse_definition(text).steps[0]
+    assert (step.tool_name, step.retry_max, step.retry_backoff) == ("http-get", 2, 2.0)
+
+
+def test_the_document_round_trips() -> None:
+    for document in SEED_EXAMPLES.values():
+        definition = parse_definition(document)
+        assert parse_definition(definition.to_document()) == definition
+
+
+def test_snake_case_names_are_not_accepted_on_the_wire() -> None:
+    document = workflow({"id": "a", "prompt": "x", "depends_on": []})
+    assert problems(document) == [
+        'steps[0].depends_on: unknown field "depends_on" (did you mean "dependsOn"?)'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        (
+            workflow({"id": "a", "prompt": "x", "dependOn": ["b"]}),
+            'steps[0].dependOn: unknown field "dependOn" (did you mean "dependsOn"?)',
+        ),
+        (
+            workflow({"id": "a", "prompt": "x"}, timout="5m"),
+            'timout: unknown field "timout" (did you mean "timeout"?)',
+        ),
+        (
+            workflow({"id": "a", "prompt": "x", "zzz": 1}),
+            'steps[0].zzz: unknown field "zzz"',
+        ),
+        (
+            workflow({"id": "g", "type": "parallel", "parallel": [{"id": "s", "promt": "x"}]}),
+            'steps[0].parallel[0].promt: unknown field "promt" (did you mean "prompt"?)',
+        ),
+    ],
+)
+def test_unknown_fields_are_named(document: dict[str, Any], expected: str) -> None:
+    assert expected in problems(document)
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [
+        (
+            {"id": "a", "type": "dispath", "prompt": "x"},
+            'steps[0].type: unknown step type "dispath" (did you mean "dispatch"?); use one of '
+            "dispatch, skill, condition, parallel, handoff, tool_call, delay, notify",
+        ),
+        (
+            {"id": "a", "prompt": "x", "onError": "abort"},
+            'steps[0].onError: must be "stop", "skip" or "retry" (got "abort")',
+        ),
+        ({"id": "a", "prompt": 5}, "steps[0].prompt: must be a string (got 5)"),
+        (
+            {"id": "a", "prompt": "x", "retryMax": "3"},
+            'steps[0].retryMax: must be an integer (got "3")',
+        ),
+        (
+            {"id": "a", "prompt": "x", "retryMax": 1.5},
+            "steps[0].retryMax: must be an integer (got 1.5)",
+        ),
+        (
+            {"id": "a", "prompt": "x", "budget": True},
+            "steps[0].budget: must be a number (got true)",
+        ),
+        (
+            {"id": "a", "prompt": "x", "dependsOn": "b"},
+            'steps[0].dependsOn: must be a list (got "b")',
+        ),
+        (
+            {"id": "a", "prompt": "x", "dependsOn": [1]},
+            "steps[0].dependsOn[0]: must be a string (got 1)",
+        ),
+        (
+            {"id": "a", "type": "tool_call", "toolName": "t", "toolInput": {"n": 3}},
+            "steps[0].toolInput.n: must be a string (got 3)",
+        ),
+        (
+            {"id": "a", "type": "tool_call", "toolName": "t", "toolInput": ["x"]},
+            'steps[0].toolInput: must be an object (got ["x"])',
+        ),
+    ],
+)
+def test_wrong_shapes_are_named(step: dict[str, Any], expected: str) -> None:
+    assert problems(workflow(step)) == [expected]
+
+
+def test_a_step_that_is_not_an_object_keeps_the_others_checked() -> None:
+    document = workflow({"id": "a", "prompt": "x"}, "oops", {"id": "c", "dependsOn": ["zz"]})
+    assert problems(document) == [
+        'steps[1]: must be an object (got "oops")',
+        "steps[2].prompt: required for a dispatch step",
+        'steps[2].dependsOn[0]: unknown step "zz"',
+    ]
+
+
+def test_a_bad_type_does_not_add_rules_of_the_wrong_type() -> None:
+    document = workflow({"id": "a", "type": "skil", "skill": "web-search"})
+    assert problems(document) == [
+        'steps[0].type: unknown step type "skil" (did you mean "skill"?); use one of '
+        "dispatch, skill, condition, parallel, handoff, tool_call, delay, notify"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("data", "options", "expected"),
+    [
+        ('{"name": "x",', {}, "not valid JSON: Expecting property name enclosed in double quotes"),
+        ("name: [unclosed", {}, "not valid YAML: "),
+        (
+            "name: x\n  bad: indent: here",
+            {},
+            "not valid YAML: mapping values are not allowed here at line 2",
+        ),
+        ("- a\n- b", {}, "a workflow must be an object with name and steps, not a list"),
+        ("", {}, "a workflow must be an object with name and steps, not empty"),
+        (b"\xff\xfe", {}, "not UTF-8 text"),
+        ("name: x", {"format": "json"}, "not valid JSON"),
+    ],
+)
+def test_unreadable_documents_say_why(
+    data: str | bytes, options: dict[str, Any], expected: str
+) -> None:
+    [problem] = problems(data, **options)
+    assert problem.startswith(expected)
+
+
+def test_all_problems_at_once_shape_and_rules_together() -> None:
+    document = {
+        "name": "bad name!",
+        "variables": {"topic": ""},
+        "steps": [
+            {"id": "research", "prompt": "About {{topc}}", "dependsOn": ["summarize"]},
+            {
+                "id": "summarize",
+                "prompt": "{{steps.research.outpt}}",
+                "dependsOn": ["research", "reserch"],
+            },
+            {"id": "check", "type": "condition", "if": "{{topic}} == technical", "then": "check"},
+            {"id": "wait", "type": "delay", "delay": "5", "onError": "abort"},
+            {"id": "research", "prompt": "again", "timeout": "-1s", "dependOn": []},
+        ],
+    }
+    assert problems(document) == [
+        'name: "bad name!" may use only letters, digits, "-" and "_"',
+        'steps[0].prompt: unknown variable "topc" (did you mean "topic"?); declare it in variables',
+        "steps[0].dependsOn: dependency cycle research -> summarize -> research",
+        'steps[1].dependsOn[1]: unknown step "reserch" (did you mean "research"?)',
+        'steps[1].prompt: unknown step field "outpt" in {{steps.research.outpt}}; '
+        "use output, status or error",
+        "steps[2].then: a step cannot branch to itself",
+        "steps[2].if: column 14: unexpected name \"technical\"; quote text ('technical') "
+        "or use a {{template}}",
+        'steps[3].onError: must be "stop", "skip" or "retry" (got "abort")',
+        'steps[3].delay: invalid duration "5": missing unit after "5" (ns, us, µs, ms, s, m, h)',
+        'steps[4].dependOn: unknown field "dependOn" (did you mean "dependsOn"?)',
+        'steps[4].id: duplicate step id "research" (first at steps[0])',
+        'steps[4].timeout: duration "-1s" cannot have a sign; durations are never negative',
+    ]
+
+
+def test_invalid_workflow_lists_problems_in_its_message() -> None:
+    error = InvalidWorkflow([Problem("name", "required"), Problem("", "top")])
+    assert str(error) == "invalid workflow (2 problem(s)):\n  name: required\n  top"
+    assert error.problems[0].to_payload() == {"path": "name", "message": "required"}
+
+
+def test_format_path() -> None:
+    assert format_path(("steps", 2, "dependsOn", 0)) == "steps[2].dependsOn[0]"
+    assert format_path(("steps", 1, "parallel", 0, "prompt")) == "steps[1].parallel[0].prompt"
+    assert format_path(("timeout",)) == "timeout"
+
+
+def test_the_documentation_examples_say_what_the_code_does() -> None:
+    doc = (Path(__file__).parents[4] / "docs/dag-workflows.md").read_text()
+    good, bad = re.findall(r"```json\n(.*?)```", doc, re.DOTALL)[:2]
+    assert parse_definition(good).name == "content-pipeline"
+    listed = re.search(r"the answer lists:\n\n```\n(.*?)```", doc, re.DOTALL)
+    assert listed is not None
+    assert problems(bad) == listed.group(1).splitlines()

@@ -1,0 +1,84 @@
+"""Less common shapes: a parallel step as a branch, timers inside a parallel step, the graph."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from baton_workflow.domain.dag.actions import CallAgent
+from baton_workflow.domain.dag.graph import ancestors, find_cycles
+from baton_workflow.domain.dag.parsing import parse_definition
+
+from .conftest import Run, at, brief, workflow
+
+
+def test_a_parallel_step_on_the_branch_not_taken_skips_its_sub_steps() -> None:
+    document = workflow(
+        {"id": "c", "type": "condition", "if": "false", "then": "gather", "else": "solo"},
+        {"id": "gather", "type": "parallel", "parallel": [{"id": "p", "prompt": "p"}]},
+        {"id": "solo", "prompt": "s"},
+    )
+    run = Run(document)
+    assert brief(run.decide(0).events) == [
+        ("condition_evaluated", "c", "solo"),
+        ("step_skipped", "gather", "branch_not_taken"),
+        ("step_started", "solo"),
+        ("step_skipped", "p", "branch_not_taken"),
+    ]
+    run.succeed("solo", "done")
+    assert brief(run.decide(1).events) == [("completed", "success")]
+
+
+def test_delay_and_notify_inside_a_parallel_step() -> None:
+    document = workflow(
+        {
+            "id": "g",
+            "type": "parallel",
+            "parallel": [
+                {"id": "w", "type": "delay", "delay": "2s"},
+                {"id": "n", "type": "notify", "notifyMsg": "started"},
+            ],
+        }
+    )
+    run = Run(document)
+    decision = run.decide(0)
+    assert brief(decision.events) == [
+        ("step_started", "g"),
+        ("delay_started", "w"),
+        ("step_started", "n"),
+        ("notification_requested", "step", "started"),
+        ("step_succeeded", "n"),
+    ]
+    assert decision.wake_at == at(2)
+    assert brief(run.decide(2).events) == [
+        ("step_succeeded", "w"),
+        ("step_succeeded", "g"),
+        ("completed", "success"),
+    ]
+    assert run.state.step("g").output == "waited 2s\n---\nstarted"
+
+
+def test_calls_carry_the_step_timeout_and_the_attempt_deadline() -> None:
+    run = Run(
+        workflow(
+            {"id": "a", "prompt": "x", "timeout": "1m30s", "agent": "{{who}}"},
+            variables={"who": "hisui"},
+        )
+    )
+    [call] = run.decide(10).actions
+    assert isinstance(call, CallAgent)
+    assert (call.timeout, call.deadline, call.agent) == (timedelta(seconds=90), at(100), "hisui")
+
+
+def test_graph_ancestors_include_condition_edges() -> None:
+    definition = parse_definition(
+        workflow(
+            {"id": "a", "prompt": "a"},
+            {"id": "c", "type": "condition", "if": "true", "then": "b", "dependsOn": ["a"]},
+            {"id": "b", "prompt": "b"},
+            {"id": "d", "prompt": "d", "dependsOn": ["b"]},
+        )
+    )
+    assert ancestors(definition, "d") == {"a", "b", "c"}
+    assert ancestors(definition, "a") == set()
+    assert definition.dependencies["b"] == ("c",)
+    assert find_cycles(definition) == []

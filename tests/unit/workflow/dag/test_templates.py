@@ -1,0 +1,103 @@
+"""Templates: parse once, render many; skipped steps render empty; env comes from the caller."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from baton_workflow.domain.dag.templates import (
+    EnvRef,
+    RenderContext,
+    StepOutcome,
+    StepRef,
+    TemplateError,
+    VariableRef,
+    parse_template,
+    render,
+    scan_references,
+)
+
+CONTEXT = RenderContext(
+    variables={"topic": "AI agents", "type": "technical"},
+    steps={
+        "research": StepOutcome(status="success", output="five points"),
+        "broken": StepOutcome(status="error", output="partial", error="HTTP 500"),
+        "skipped": StepOutcome(status="skipped", output="stale"),
+    },
+    env={"REGION": "eu"},
+)
+
+
+def test_every_reference_kind_renders() -> None:
+    text = (
+        "{{topic}}|{{steps.research.output}}|{{steps.broken.status}}"
+        "|{{steps.broken.error}}|{{env.REGION}}"
+    )
+    assert render(text, CONTEXT) == "AI agents|five points|error|HTTP 500|eu"
+
+
+def test_whitespace_inside_braces_is_tolerated() -> None:
+    assert render("About {{ topic }} and {{  steps.research.output }}", CONTEXT) == (
+        "About AI agents and five points"
+    )
+
+
+def test_a_skipped_step_renders_empty_output_but_says_skipped() -> None:
+    assert render("[{{steps.skipped.output}}] {{steps.skipped.status}}", CONTEXT) == "[] skipped"
+
+
+def test_unknown_names_render_empty() -> None:
+    assert render("<{{nope}}><{{steps.ghost.output}}><{{env.HOME}}>", CONTEXT) == "<><><>"
+
+
+def test_a_pending_step_has_status_pending() -> None:
+    assert render("{{steps.ghost.status}}", CONTEXT) == "pending"
+
+
+def test_parse_once_render_many() -> None:
+    template = parse_template("Hi {{topic}}")
+    assert parse_template("Hi {{topic}}") is template
+    assert template.render(CONTEXT) == "Hi AI agents"
+    assert template.render(RenderContext(variables={"topic": "LLM safety"})) == "Hi LLM safety"
+
+
+def test_references_are_typed() -> None:
+    template = parse_template("{{a}} {{steps.search-papers.output}} {{env.KEY}}")
+    assert template.references == (
+        VariableRef("a"),
+        StepRef("search-papers", "output"),
+        EnvRef("KEY"),
+    )
+
+
+def test_text_without_templates_is_kept_as_is() -> None:
+    assert render("plain {single} braces", CONTEXT) == "plain {single} braces"
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "position"),
+    [
+        ("x {{}}", "empty template {{}}", 2),
+        ("{{steps.research.outpt}}", 'unknown step field "outpt"', 0),
+        ("{{steps.research}}", "should be {{steps.ID.output}}", 0),
+        ("ab {{two words}}", '"{{two words}}" is not a variable', 3),
+        ("{{env.A B}}", 'invalid env key "A B"', 0),
+    ],
+)
+def test_malformed_references_are_errors_with_position(
+    text: str, message: str, position: int
+) -> None:
+    with pytest.raises(TemplateError, match=re.escape(message)) as caught:
+        parse_template(text)
+    assert caught.value.position == position
+
+
+def test_scan_reports_every_reference_and_every_error() -> None:
+    found = scan_references("{{a}} {{}} {{steps.x.bad}} {{b}}")
+    assert [type(f).__name__ for f in found] == [
+        "VariableRef",
+        "TemplateError",
+        "TemplateError",
+        "VariableRef",
+    ]

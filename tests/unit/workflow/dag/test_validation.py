@@ -1,0 +1,452 @@
+"""Each rule of "Règles de Validation" (and Baton's own), with its exact path and message."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+import pytest
+
+from baton_workflow.domain.dag.parsing import parse_definition
+from baton_workflow.domain.dag.problems import InvalidVariables, InvalidWorkflow
+from baton_workflow.domain.dag.validation import env_keys, resolve_variables
+
+from .conftest import workflow
+
+
+def problems(document: dict[str, Any], env: Collection[str] = ()) -> list[str]:
+    with pytest.raises(InvalidWorkflow) as caught:
+        parse_definition(document, env_allowlist=env)
+    return [str(p) for p in caught.value.problems]
+
+
+def step(step_id: str, **fields: Any) -> dict[str, Any]:
+    return {"id": step_id, "prompt": "do it", **fields}
+
+
+# name
+
+
+def test_name_is_required() -> None:
+    assert problems({"steps": [step("a")]}) == ["name: required"]
+    assert problems({"name": "", "steps": [step("a")]}) == ["name: required"]
+
+
+@pytest.mark.parametrize("name", ["my workflow", "a/b", "café", "x.y"])
+def test_name_allows_only_alphanumerics_dash_and_underscore(name: str) -> None:
+    assert problems({"name": name, "steps": [step("a")]}) == [
+        f'name: "{name}" may use only letters, digits, "-" and "_"'
+    ]
+
+
+def test_good_names_pass() -> None:
+    for name in ("my-workflow", "my_workflow_2", "ABC"):
+        assert parse_definition({"name": name, "steps": [step("a")]}).name == name
+
+
+# steps
+
+
+def test_at_least_one_step() -> None:
+    assert problems({"name": "wf"}) == ["steps: at least one step is required"]
+    assert problems({"name": "wf", "steps": []}) == ["steps: at least one step is required"]
+
+
+def test_step_id_is_required() -> None:
+    assert problems(workflow({"prompt": "x"})) == ["steps[0].id: required"]
+
+
+def test_step_ids_are_unique_across_sub_steps_too() -> None:
+    document = workflow(
+        step("a"),
+        step("a"),
+        {"id": "g", "type": "parallel", "parallel": [step("a"), step("s"), step("s")]},
+    )
+    assert problems(document) == [
+        'steps[1].id: duplicate step id "a" (first at steps[0])',
+        'steps[2].parallel[0].id: duplicate step id "a" (first at steps[0])',
+        'steps[2].parallel[2].id: duplicate step id "s" (first at steps[2].parallel[1])',
+    ]
+
+
+# dependsOn
+
+
+def test_depends_on_must_name_an_existing_step_with_a_suggestion() -> None:
+    document = workflow(step("research"), step("draft"), step("summary", dependsOn=["reserch"]))
+    assert problems(document) == [
+        'steps[2].dependsOn[0]: unknown step "reserch" (did you mean "research"?)'
+    ]
+
+
+def test_unknown_dependency_without_a_close_name() -> None:
+    assert problems(workflow(step("a", dependsOn=["zzz"]))) == [
+        'steps[0].dependsOn[0]: unknown step "zzz"'
+    ]
+
+
+def test_a_step_cannot_depend_on_itself() -> None:
+    assert problems(workflow(step("a"), step("b", dependsOn=["a", "b"]))) == [
+        "steps[1].dependsOn[1]: a step cannot depend on itself"
+    ]
+
+
+def test_depending_on_a_sub_step_points_to_its_parallel_step() -> None:
+    document = workflow(
+        {"id": "gather", "type": "parallel", "parallel": [step("search-code")]},
+        step("after", dependsOn=["search-code"]),
+    )
+    assert problems(document) == [
+        'steps[1].dependsOn[0]: "search-code" is a sub-step of parallel step "gather"; use "gather"'
+    ]
+
+
+def test_cycles_are_rejected_naming_the_cycle() -> None:
+    assert problems(workflow(step("a", dependsOn=["b"]), step("b", dependsOn=["a"]))) == [
+        "steps[0].dependsOn: dependency cycle a -> b -> a"
+    ]
+
+
+def test_every_separate_cycle_is_reported_once() -> None:
+    document = workflow(
+        step("x"),
+        step("a", dependsOn=["c"]),
+        step("b", dependsOn=["a"]),
+        step("c", dependsOn=["b", "x"]),
+        step("d", dependsOn=["e"]),
+        step("e", dependsOn=["d"]),
+    )
+    assert problems(document) == [
+        "steps[1].dependsOn: dependency cycle a -> c -> b -> a",
+        "steps[4].dependsOn: dependency cycle d -> e -> d",
+    ]
+
+
+def test_a_condition_branch_waits_for_its_condition_so_it_can_close_a_cycle() -> None:
+    document = workflow(
+        {"id": "check", "type": "condition", "if": "true", "then": "a", "dependsOn": ["a"]},
+        step("a"),
+    )
+    assert problems(document) == ["steps[0].dependsOn: dependency cycle check -> a -> check"]
+
+
+def test_a_long_chain_is_fine() -> None:
+    steps = [step("s0")] + [step(f"s{i}", dependsOn=[f"s{i - 1}"]) for i in range(1, 1500)]
+    assert len(parse_definition(workflow(*steps)).steps) == 1500
+
+
+# required fields per type
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"type": "dispatch"}, ["steps[0].prompt: required for a dispatch step"]),
+        ({}, ["steps[0].prompt: required for a dispatch step"]),
+        ({"type": "dispatch", "prompt": ""}, ["steps[0].prompt: required for a dispatch step"]),
+        ({"type": "skill"}, ["steps[0].skill: required for a skill step"]),
+        (
+            {"type": "condition"},
+            [
+                "steps[0].if: required for a condition step",
+                "steps[0].then: required for a condition step",
+            ],
+        ),
+        (
+            {"type": "handoff"},
+            [
+                "steps[0].handoffFrom: required for a handoff step",
+                "steps[0].agent: required for a handoff step",
+            ],
+        ),
+        ({"type": "tool_call"}, ["steps[0].toolName: required for a tool_call step"]),
+        ({"type": "delay"}, ["steps[0].delay: required for a delay step"]),
+        ({"type": "notify"}, ["steps[0].notifyMsg: required for a notify step"]),
+        ({"type": "parallel"}, ["steps[0].parallel: a parallel step needs at least one sub-step"]),
+        (
+            {"type": "parallel", "parallel": []},
+            ["steps[0].parallel: a parallel step needs at least one sub-step"],
+        ),
+    ],
+)
+def test_required_fields_per_type(fields: dict[str, Any], expected: list[str]) -> None:
+    assert problems(workflow({"id": "s", **fields})) == expected
+
+
+def test_sub_steps_need_their_fields_too() -> None:
+    document = workflow({"id": "g", "type": "parallel", "parallel": [{"id": "p"}]})
+    assert problems(document) == ["steps[0].parallel[0].prompt: required for a dispatch step"]
+
+
+def test_what_a_parallel_step_may_hold() -> None:
+    document = workflow(
+        step("a"),
+        {
+            "id": "g",
+            "type": "parallel",
+            "onError": "retry",
+            "parallel": [
+                step("p", dependsOn=["a"]),
+                {"id": "c", "type": "condition", "if": "true", "then": "a"},
+                {"id": "q", "type": "parallel", "parallel": [step("r")]},
+            ],
+        },
+    )
+    assert problems(document) == [
+        'steps[1].onError: "retry" is not available on a parallel step; '
+        "set onError on its sub-steps",
+        "steps[1].parallel[0].dependsOn: sub-steps start together with their parallel step; "
+        'put dependsOn on "g"',
+        "steps[1].parallel[1].type: a condition step cannot be inside a parallel step",
+        "steps[1].parallel[2].type: a parallel step cannot be inside a parallel step",
+    ]
+
+
+# durations, numbers, onError
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"timeout": "10"}, 'steps[0].timeout: invalid duration "10": missing unit after "10"'),
+        ({"timeout": "0s"}, 'steps[0].timeout: must be longer than zero (got "0s")'),
+        ({"timeout": ""}, "steps[0].timeout: empty duration"),
+        ({"retryDelay": "ten seconds"}, 'steps[0].retryDelay: invalid duration "ten seconds"'),
+        ({"retryDelay": "-5s"}, 'steps[0].retryDelay: duration "-5s" cannot have a sign'),
+        ({"retryMax": -1}, "steps[0].retryMax: must be zero or more (got -1)"),
+        (
+            {"retryBackoff": 0.5},
+            "steps[0].retryBackoff: must be 1 or more (1 keeps the delay constant; got 0.5)",
+        ),
+        ({"budget": -0.5}, "steps[0].budget: must be zero or more (got -0.5)"),
+    ],
+)
+def test_step_numbers_and_durations(fields: dict[str, Any], expected: str) -> None:
+    [problem] = problems(workflow(step("a", **fields)))
+    assert problem.startswith(expected)
+
+
+def test_delay_must_be_a_go_duration() -> None:
+    assert problems(workflow({"id": "w", "type": "delay", "delay": "1d"})) == [
+        'steps[0].delay: invalid duration "1d": unknown unit "d" (ns, us, µs, ms, s, m, h)'
+    ]
+
+
+def test_workflow_timeout_and_budget() -> None:
+    assert problems(workflow(step("a"), timeout="half an hour", budget=-1)) == [
+        'timeout: invalid duration "half an hour": expected a number at "half an hour"',
+        "budget: must be zero or more (got -1)",
+    ]
+
+
+def test_retry_max_without_retry_is_accepted() -> None:
+    assert parse_definition(workflow(step("a", retryMax=3))).steps[0].retry_max == 3
+
+
+def test_on_error_values() -> None:
+    for value in ("stop", "skip", "retry"):
+        assert parse_definition(workflow(step("a", onError=value))).steps[0].on_error == value
+
+
+# then / else / handoffFrom
+
+
+def condition(**fields: Any) -> dict[str, Any]:
+    return {"id": "check", "type": "condition", "if": "{{kind}} == 'x'", "then": "a", **fields}
+
+
+def test_then_and_else_must_name_existing_steps() -> None:
+    document = workflow(
+        condition(then="tech-reserch", **{"else": "zzz"}),
+        step("tech-research"),
+        variables={"kind": "x"},
+    )
+    assert problems(document) == [
+        'steps[0].then: unknown step "tech-reserch" (did you mean "tech-research"?)',
+        'steps[0].else: unknown step "zzz"',
+    ]
+
+
+def test_a_condition_cannot_branch_to_itself() -> None:
+    document = workflow(condition(then="check", **{"else": "check"}), variables={"kind": "x"})
+    assert problems(document) == [
+        "steps[0].then: a step cannot branch to itself",
+        "steps[0].else: a step cannot branch to itself",
+    ]
+
+
+def test_a_condition_cannot_branch_into_a_parallel_step() -> None:
+    document = workflow(
+        condition(then="p"),
+        {"id": "g", "type": "parallel", "parallel": [step("p")]},
+        variables={"kind": "x"},
+    )
+    assert problems(document) == ['steps[0].then: "p" is a sub-step of parallel step "g"; use "g"']
+
+
+def handoff(**fields: Any) -> dict[str, Any]:
+    return {"id": "review", "type": "handoff", "agent": "ruri", **fields}
+
+
+def test_handoff_from_must_name_an_existing_step() -> None:
+    document = workflow(step("draft"), handoff(handoffFrom="drat", dependsOn=["draft"]))
+    assert problems(document) == [
+        'steps[1].handoffFrom: unknown step "drat" (did you mean "draft"?)'
+    ]
+
+
+def test_handoff_from_itself_is_refused() -> None:
+    assert problems(workflow(handoff(handoffFrom="review"))) == [
+        "steps[0].handoffFrom: a step cannot hand off from itself"
+    ]
+
+
+def test_handoff_from_must_finish_before_the_handoff() -> None:
+    document = workflow(step("draft"), handoff(handoffFrom="draft"))
+    assert problems(document) == [
+        'steps[1].handoffFrom: "draft" must finish before this step (its output may not exist '
+        "yet); add it to dependsOn, directly or through another step"
+    ]
+
+
+def test_handoff_from_an_indirect_ancestor_or_its_sub_step_is_fine() -> None:
+    document = workflow(
+        {"id": "gather", "type": "parallel", "parallel": [step("papers"), step("code")]},
+        step("draft", dependsOn=["gather"]),
+        handoff(handoffFrom="papers", dependsOn=["draft"]),
+        {
+            "id": "fan",
+            "type": "parallel",
+            "dependsOn": ["draft"],
+            "parallel": [handoff(id="second", handoffFrom="draft")],
+        },
+    )
+    assert parse_definition(document).steps[2].handoff_from == "papers"
+
+
+def test_handoff_from_a_sibling_sub_step_is_refused() -> None:
+    document = workflow(
+        {
+            "id": "g",
+            "type": "parallel",
+            "parallel": [step("a"), handoff(handoffFrom="a")],
+        }
+    )
+    assert problems(document)[0].startswith('steps[0].parallel[1].handoffFrom: "a" must finish')
+
+
+# templates
+
+
+def test_template_references_are_checked_where_they_are_written() -> None:
+    document = workflow(
+        step("research"),
+        step("summary", prompt="{{topc}} {{steps.reserch.output}} {{steps.research.outpt}}"),
+        {
+            "id": "fetch",
+            "type": "tool_call",
+            "toolName": "http-get",
+            "toolInput": {"url": "https://x/?q={{env.HOME}}"},
+        },
+        {"id": "search", "type": "skill", "skill": "web", "skillArgs": ["{{nope}}"]},
+        {
+            "id": "tell",
+            "type": "notify",
+            "notifyMsg": "{{steps.ghost.status}}",
+            "notifyTo": "{{to}}",
+        },
+        {
+            "id": "check",
+            "type": "condition",
+            "if": "{{steps.research.error}} == {{kind}}",
+            "then": "research",
+        },
+        variables={"topic": "agents"},
+        onSuccess="done {{steps.summry.output}}",
+        onFailure="failed {{env.SECRET}}",
+    )
+    assert problems(document, env={"REGION"}) == [
+        'onSuccess: unknown step "summry" in {{steps.summry.output}} (did you mean "summary"?)',
+        "onFailure: {{env.SECRET}} is not on the env allow-list (allowed: REGION)",
+        'steps[1].prompt: unknown variable "topc" (did you mean "topic"?); declare it in variables',
+        'steps[1].prompt: unknown step "reserch" in {{steps.reserch.output}} '
+        '(did you mean "research"?)',
+        'steps[1].prompt: unknown step field "outpt" in {{steps.research.outpt}}; '
+        "use output, status or error",
+        "steps[2].toolInput.url: {{env.HOME}} is not on the env allow-list (allowed: REGION)",
+        'steps[3].skillArgs[0]: unknown variable "nope"; declare it in variables',
+        'steps[4].notifyMsg: unknown step "ghost" in {{steps.ghost.status}}',
+        'steps[4].notifyTo: unknown variable "to"; declare it in variables',
+        'steps[5].if: unknown variable "kind"; declare it in variables',
+    ]
+
+
+def test_env_needs_the_allow_list() -> None:
+    document = workflow(step("a", prompt="{{env.REGION}}"))
+    assert problems(document) == [
+        "steps[0].prompt: {{env.REGION}} is not on the env allow-list (allowed: none)"
+    ]
+    definition = parse_definition(document, env_allowlist={"REGION"})
+    assert env_keys(definition) == {"REGION"}
+
+
+def test_sub_step_outputs_can_be_referenced() -> None:
+    document = workflow(
+        {"id": "gather", "type": "parallel", "parallel": [step("search-papers")]},
+        step("report", prompt="{{steps.search-papers.output}}", dependsOn=["gather"]),
+    )
+    assert parse_definition(document).steps[1].prompt == "{{steps.search-papers.output}}"
+
+
+def test_templates_in_agent_model_and_provider_are_checked() -> None:
+    document = workflow(step("a", agent="{{who}}", model="{{m}}", provider="x"))
+    assert problems(document) == [
+        'steps[0].agent: unknown variable "who"; declare it in variables',
+        'steps[0].model: unknown variable "m"; declare it in variables',
+    ]
+
+
+# variables
+
+
+def test_variable_names_must_be_usable_in_templates() -> None:
+    document = workflow(step("a"), variables={"my var": "x", "steps": "y", "env": "z"})
+    assert problems(document) == [
+        'variables.my var: may use only letters, digits, "-" and "_"',
+        'variables.steps: "steps" is reserved for {{steps.…}}',
+        'variables.env: "env" is reserved for {{env.…}}',
+    ]
+
+
+def test_resolve_variables_merges_defaults_and_overrides() -> None:
+    definition = parse_definition(
+        workflow(step("a"), variables={"topic": "AI agents", "tone": "dry"})
+    )
+    assert resolve_variables(definition, {"topic": "LLM safety"}) == {
+        "topic": "LLM safety",
+        "tone": "dry",
+    }
+
+
+def test_resolve_variables_reports_each_missing_or_unknown_variable() -> None:
+    definition = parse_definition(
+        workflow(step("a"), variables={"topic": "", "audience": "", "tone": "x"})
+    )
+    with pytest.raises(InvalidVariables) as caught:
+        resolve_variables(definition, {"topik": "x", "audience": ""})
+    assert [str(p) for p in caught.value.problems] == [
+        'variables.topik: unknown variable (did you mean "topic"?)',
+        "variables.topic: required: it has no default, so the run must give a value",
+        "variables.audience: required: it has no default, so the run must give a value",
+    ]
+
+
+def test_extra_variables_are_allowed_when_asked() -> None:
+    definition = parse_definition(workflow(step("a")))
+    with pytest.raises(
+        InvalidVariables, match=r"variables.event_type: unknown variable \(none declared\)"
+    ):
+        resolve_variables(definition, {"event_type": "deploy"})
+    assert resolve_variables(definition, {"event_type": "deploy"}, allow_extra=True) == {
+        "event_type": "deploy"
+    }
