@@ -49,7 +49,8 @@ def spawn(nats_url: str, database_url: str, log: Path) -> subprocess.Popen[bytes
 
 
 async def wait_healthy(nc: Client, process: subprocess.Popen[bytes]) -> None:
-    for _ in range(200):
+    # Generous: a cold interpreter on a busy 2-core CI machine takes seconds to import.
+    for _ in range(600):
         assert process.poll() is None, "workflow service exited during start"
         with contextlib.suppress(RemoteError):
             await request(nc, HEALTH_QUERIES["workflow"](), timeout=0.5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,17 +15,27 @@ from sqlalchemy.engine import make_url
 from baton_contracts import STREAMS
 from baton_eventstore import OutboxRelay, SqlEventStore, create_engine, migrate
 from baton_messaging import JetStreamPublisher, MessagingSettings, build_broker, start_broker
-from baton_workflow.adapters import read_model
-from baton_workflow.adapters.agent_runner import NatsAgentRunnerQueries, NatsAgents
+from baton_workflow.adapters import dag_tables, read_model
+from baton_workflow.adapters.agent_runner import (
+    NatsAgentRunnerQueries,
+    NatsAgents,
+    NatsTaskAgents,
+)
 from baton_workflow.adapters.clock import SystemClock
+from baton_workflow.adapters.dag_definitions import SqlDagDefinitions
+from baton_workflow.adapters.dag_runs import SqlDagRuns
 from baton_workflow.adapters.definitions import load_definitions
 from baton_workflow.adapters.instances import SqlInstanceRepository
+from baton_workflow.adapters.skills import build_skills
+from baton_workflow.adapters.tools import StepToolsConfig, build_tools
 from baton_workflow.entrypoints.subscribers import subscribe
 from baton_workflow.service.checkers import (
     CheckerRegistry,
     builtin_checkers,
     load_checker_modules,
 )
+from baton_workflow.service.dag_definitions import DagCatalog, make_checker
+from baton_workflow.service.dag_runs import DagExecutor, DagRunsService, StepRunners
 from baton_workflow.service.handlers import WorkflowServices
 from baton_workflow.settings import WorkflowSettings
 
@@ -37,6 +48,8 @@ class WorkflowApp:
     store: SqlEventStore
     broker: NatsBroker
     services: WorkflowServices
+    catalog: DagCatalog
+    runs: DagRunsService
     relay: OutboxRelay | None = None
     ready: bool = field(default=False)
 
@@ -44,6 +57,7 @@ class WorkflowApp:
         """Migrate, connect, declare the workflow streams, answer requests, start the relay."""
         await self.store.migrate()
         await migrate(self.store.engine, read_model.COMPONENT, read_model.STEPS)
+        await migrate(self.store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
         streams = [s for s in STREAMS if s.name.startswith("WORKFLOW_")]
         await start_broker(self.broker, streams)
         publisher = JetStreamPublisher(self.broker.connection.jetstream())
@@ -54,11 +68,13 @@ class WorkflowApp:
             lease_ttl=self.settings.outbox_lease_seconds,
         )
         self.relay.start()
+        await self.runs.executor.start()
         self.ready = True
 
     async def stop(self) -> None:
         """Stop the relay (finishing its batch), the broker, and the database pool."""
         self.ready = False
+        await self.runs.executor.stop()
         if self.relay is not None:
             await self.relay.stop()
         await self.broker.stop()
@@ -100,10 +116,74 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         conflict_retries=settings.conflict_retries,
         history_size=settings.conversation_history,
     )
-    app = WorkflowApp(settings=settings, store=store, broker=broker, services=services)
+    catalog, runs = _dag(settings, store, broker, services, overrides)
+    app = WorkflowApp(
+        settings=settings,
+        store=store,
+        broker=broker,
+        services=services,
+        catalog=catalog,
+        runs=runs,
+    )
     app_ref.append(app)
-    subscribe(broker, services, health=lambda: app.ready)
+    subscribe(broker, services, catalog, runs, health=lambda: app.ready)
     return app
+
+
+def _dag(
+    settings: WorkflowSettings,
+    store: SqlEventStore,
+    broker: NatsBroker,
+    services: WorkflowServices,
+    overrides: dict[str, Any],
+) -> tuple[DagCatalog, DagRunsService]:
+    """DAG workflows: versioned definitions, runs, and the executor that drives them."""
+    config = StepToolsConfig(
+        default_timeout_seconds=settings.workflow_tool_timeout_seconds,
+        max_response_bytes=settings.workflow_tool_max_response_bytes,
+        max_redirects=settings.workflow_tool_max_redirects,
+        allowed_url_schemes=tuple(settings.workflow_tool_url_schemes),
+        denied_hosts=tuple(settings.workflow_tool_denied_hosts),
+        tool_modules=tuple(settings.workflow_tool_modules),
+        skill_modules=tuple(settings.workflow_skill_modules),
+        search_url=settings.workflow_search_url,
+    )
+    tools = overrides.get("tools") or build_tools(config)
+    skills = overrides.get("skills") or build_skills(config)
+    allowlist = frozenset(settings.workflow_env_allowlist)
+    definitions = SqlDagDefinitions(store)
+    catalog = DagCatalog(
+        store=definitions,
+        check=make_checker(allowlist, tools, skills),
+        clock=services.clock,
+        conflict_retries=settings.conflict_retries,
+    )
+    runs = SqlDagRuns(store)
+    executor = DagExecutor(
+        runs=runs,
+        runners=StepRunners(
+            agents=overrides.get("task_agents") or NatsTaskAgents(broker),
+            tools=tools,
+            skills=skills,
+            clock=services.clock,
+            agent_timeout=settings.workflow_agent_step_timeout_seconds,
+            tool_timeout=settings.workflow_tool_timeout_seconds,
+        ),
+        clock=services.clock,
+        pricing=settings.workflow_pricing,
+        notify=services.notify,
+        lease_seconds=settings.workflow_dag_lease_seconds,
+    )
+    service = DagRunsService(
+        definitions=definitions,
+        runs=runs,
+        executor=executor,
+        clock=services.clock,
+        env_allowlist=allowlist,
+        # Read once at start-up, and only the allow-listed names: a workflow never sees others.
+        env_values={k: os.environ[k] for k in allowlist if k in os.environ},
+    )
+    return catalog, service
 
 
 def _ensure_sqlite_folder(url: str) -> None:

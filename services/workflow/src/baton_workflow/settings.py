@@ -7,6 +7,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from baton_workflow.domain.dag.pricing import ModelPrice, PricingTable
+
 SHIPPED_DEFINITIONS = Path(__file__).parent / "definitions"
 
 
@@ -36,4 +38,44 @@ class WorkflowSettings(BaseSettings):
     workflow_checker_modules: list[str] = Field(
         default_factory=list,
         description="Modules with `register(registry)` adding checkers, e.g. '[\"my.checks\"]'",
+    )
+    # --- DAG workflows (seed 004) ---
+    workflow_env_allowlist: list[str] = Field(
+        default_factory=list,
+        description="Environment variables a workflow may read as {{env.KEY}}; none by default",
+    )
+    workflow_dag_lease_seconds: float = Field(
+        default=15.0, gt=0, description="How soon another process resumes a run whose driver died"
+    )
+    workflow_agent_step_timeout_seconds: float = Field(
+        default=300.0, gt=0, description="Timeout of a dispatch or handoff step that sets none"
+    )
+    workflow_pricing: PricingTable = Field(
+        default_factory=lambda: PricingTable(
+            default=ModelPrice(input_per_1k=0.001, output_per_1k=0.002), output_tokens=500
+        ),
+        description="Dry-run prices: JSON {prices: {model: {input_per_1k, output_per_1k}}, ...}",
+    )
+    workflow_tool_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="Timeout of a tool or skill step that sets none"
+    )
+    workflow_tool_max_response_bytes: int = Field(
+        default=1024 * 1024, gt=0, description="Largest HTTP body a tool or web-search reads"
+    )
+    workflow_tool_max_redirects: int = Field(default=5, ge=0, description="Redirects followed")
+    workflow_tool_url_schemes: list[str] = Field(
+        default_factory=lambda: ["http", "https"], description="URL schemes tools may use"
+    )
+    workflow_tool_denied_hosts: list[str] = Field(
+        default_factory=list,
+        description="Hosts tools may not reach: exact name, .suffix, or an IP network",
+    )
+    workflow_tool_modules: list[str] = Field(
+        default_factory=list, description="Modules with register_tools(registry)"
+    )
+    workflow_skill_modules: list[str] = Field(
+        default_factory=list, description="Modules with register_skills(registry)"
+    )
+    workflow_search_url: str | None = Field(
+        default=None, description="The web-search skill's endpoint, e.g. a SearxNG /search URL"
     )

@@ -113,10 +113,12 @@ def create_app(deps: HttpDeps) -> FastAPI:
     app.include_router(_builtin_api())
     # Imported here: the route modules import this one for api_router and the dependencies.
     from baton_notifier.entrypoints.agents_http import agents_router
+    from baton_notifier.entrypoints.dag_http import dag_router
     from baton_notifier.entrypoints.workflows_http import workflows_router
 
     app.include_router(workflows_router())
     app.include_router(agents_router())
+    app.include_router(dag_router())
     return app
 
 

@@ -10,6 +10,8 @@ from baton_contracts.agent_api import (
     CountInboxItems,
     CountMemoryFacts,
     RunAgent,
+    RunTask,
+    TaskResult,
 )
 from baton_messaging import request
 
@@ -46,4 +48,17 @@ class NatsAgents:
         """One agent turn."""
         reply = await request(self._broker, request_, timeout=self._timeout)
         assert isinstance(reply, AgentReply)
+        return reply
+
+
+class NatsTaskAgents:
+    """Asks `agent.cmd.task` for one DAG step's answer, waiting at most the step's time left."""
+
+    def __init__(self, broker: NatsBroker) -> None:
+        self._broker = broker
+
+    async def run_task(self, request_: RunTask, timeout: float) -> TaskResult:
+        """One step's answer from the agent-runner."""
+        reply = await request(self._broker, request_, timeout=timeout)
+        assert isinstance(reply, TaskResult)
         return reply

@@ -9,6 +9,19 @@ from faststream.nats import NatsBroker
 from pydantic import BaseModel
 
 from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
+from baton_contracts.dag_api import (
+    DeleteDagWorkflow,
+    DiffDagVersions,
+    GetDagRun,
+    GetDagWorkflow,
+    ListDagRuns,
+    ListDagVersions,
+    ListDagWorkflows,
+    RollbackDagWorkflow,
+    SaveDagWorkflow,
+    StartDagRun,
+    ValidateDagWorkflow,
+)
 from baton_contracts.workflow_api import (
     ExplainInstance,
     GetConversation,
@@ -22,7 +35,9 @@ from baton_contracts.workflow_api import (
     StartWorkflow,
 )
 from baton_messaging import MessagingSettings, build_broker, respond
-from baton_workflow.service import conversation, queries
+from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
+from baton_workflow.service.dag_definitions import DagCatalog
+from baton_workflow.service.dag_runs import DagRunsService
 from baton_workflow.service.handlers import WorkflowServices, start_workflow, take_turn
 
 QUEUE = "workflow"
@@ -41,10 +56,38 @@ ROUTES: list[tuple[type[Any], Callable[[WorkflowServices, Any], Awaitable[BaseMo
 ]
 
 
-def subscribe(broker: NatsBroker, svc: WorkflowServices, health: Callable[[], bool]) -> None:
+DAG_CATALOG_ROUTES: list[tuple[type[Any], Callable[[DagCatalog, Any], Awaitable[BaseModel]]]] = [
+    (ListDagWorkflows, dag_definitions.list_workflows),
+    (GetDagWorkflow, dag_definitions.get_workflow),
+    (SaveDagWorkflow, dag_definitions.save_workflow),
+    (ValidateDagWorkflow, dag_definitions.validate_workflow),
+    (DeleteDagWorkflow, dag_definitions.delete_workflow),
+    (ListDagVersions, dag_definitions.list_versions),
+    (RollbackDagWorkflow, dag_definitions.rollback_workflow),
+    (DiffDagVersions, dag_definitions.diff_versions),
+]
+
+DAG_RUN_ROUTES: list[tuple[type[Any], Callable[[DagRunsService, Any], Awaitable[BaseModel]]]] = [
+    (StartDagRun, dag_runs.start_dag_run),
+    (ListDagRuns, dag_runs.list_dag_runs),
+    (GetDagRun, dag_runs.get_dag_run),
+]
+
+
+def subscribe(
+    broker: NatsBroker,
+    svc: WorkflowServices,
+    catalog: DagCatalog,
+    runs: DagRunsService,
+    health: Callable[[], bool],
+) -> None:
     """Register every responder of the workflow service on the broker."""
     for model, use_case in ROUTES:
         respond(broker, model, _bind(use_case, svc), queue=QUEUE)
+    for model, catalog_case in DAG_CATALOG_ROUTES:
+        respond(broker, model, _bind(catalog_case, catalog), queue=QUEUE)
+    for model, run_case in DAG_RUN_ROUTES:
+        respond(broker, model, _bind(run_case, runs), queue=QUEUE)
 
     async def report(_: Query) -> HealthStatus:
         healthy = health()
@@ -54,7 +97,7 @@ def subscribe(broker: NatsBroker, svc: WorkflowServices, health: Callable[[], bo
 
 
 def _bind(
-    use_case: Callable[[WorkflowServices, Any], Awaitable[BaseModel]], svc: WorkflowServices
+    use_case: Callable[[Any, Any], Awaitable[BaseModel]], svc: Any
 ) -> Callable[[Any], Awaitable[BaseModel]]:
     async def handle(message: Any) -> BaseModel:
         return await use_case(svc, message)
@@ -65,5 +108,6 @@ def _bind(
 def documented_broker() -> NatsBroker:
     """The workflow broker with every responder declared but nothing behind it (for AsyncAPI)."""
     broker = build_broker(MessagingSettings(), "workflow")
-    subscribe(broker, cast(WorkflowServices, None), health=lambda: False)
+    none = cast(Any, None)
+    subscribe(broker, none, none, none, health=lambda: False)
     return broker

@@ -1,0 +1,142 @@
+"""DAG runs: one event stream per run, the `dag_runs` list row, and the wire events they publish."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from baton_contracts import Event as WireEvent
+from baton_eventstore import NewEvent, OutboxMessage, SqlEventStore
+from baton_workflow.adapters.dag_tables import dag_runs
+from baton_workflow.domain.dag import events as re
+from baton_workflow.domain.dag.state import RunState, fold
+from baton_workflow.service.dag_ports import RunRequestExists
+from baton_workflow.service.dag_wire import wire_events
+
+
+def run_stream(run_id: str) -> str:
+    """The event stream of one run."""
+    return f"dagrun-{run_id}"
+
+
+class SqlDagRuns:
+    """Loads and appends run events; the list row and outbox rows commit with them."""
+
+    def __init__(self, store: SqlEventStore) -> None:
+        self._store = store
+
+    async def load(self, run_id: str) -> tuple[RunState | None, int, list[re.RunEvent]]:
+        """The run's state, its stream version and its events (None, 0, [] if unknown)."""
+        records = await self._store.load(run_stream(run_id))
+        history = [re.from_payload(r.type, r.payload) for r in records]
+        return fold(history), len(records), history
+
+    async def append(
+        self,
+        run_id: str,
+        expected_version: int,
+        before: RunState | None,
+        events: Sequence[re.RunEvent],
+        *,
+        request_id: str | None = None,
+    ) -> RunState:
+        """Append after `expected_version` (ConcurrencyConflict if stale); the state after."""
+        after = fold(events, before)
+        assert after is not None
+        ids = [uuid.uuid4() for _ in events]
+        rows = [
+            NewEvent(event_id=i, type=e.type, payload=re.to_payload(e), publish=_publish(wire))
+            for i, e, wire in zip(ids, events, wire_events(before, events, ids), strict=True)
+        ]
+        values = _row(after, expected_version + len(rows))
+        async with self._store.transaction() as tx:
+            await tx.append(run_stream(run_id), expected_version, rows)
+            if expected_version == 0:
+                try:
+                    await tx.connection.execute(
+                        insert(dag_runs).values(**values, request_id=request_id)
+                    )
+                except IntegrityError:
+                    raise RunRequestExists(request_id) from None
+            else:
+                await tx.connection.execute(
+                    update(dag_runs).where(dag_runs.c.run_id == run_id).values(**values)
+                )
+        return after
+
+    async def find_request(self, owner: str, request_id: str) -> str | None:
+        """The run an earlier start with this request id made."""
+        query = select(dag_runs.c.run_id).where(
+            dag_runs.c.owner == owner, dag_runs.c.request_id == request_id
+        )
+        async with self._store.engine.connect() as conn:
+            return (await conn.execute(query)).scalar()
+
+    async def listed(self, owner: str, workflow: str | None, limit: int) -> list[dict[str, Any]]:
+        """The owner's runs (never shadow ones), newest first."""
+        query = select(dag_runs).where(dag_runs.c.owner == owner, dag_runs.c.mode != "shadow")
+        if workflow is not None:
+            query = query.where(dag_runs.c.workflow == workflow)
+        query = query.order_by(dag_runs.c.started_at.desc()).limit(limit)
+        async with self._store.engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [{k: _aware(v) for k, v in row.items()} for row in rows]
+
+    async def owner_of(self, run_id: str) -> str | None:
+        """Whose run it is (None when there is no such run)."""
+        query = select(dag_runs.c.owner).where(dag_runs.c.run_id == run_id)
+        async with self._store.engine.connect() as conn:
+            return (await conn.execute(query)).scalar()
+
+    async def running(self) -> list[str]:
+        """Runs that have not finished (to resume after a restart), oldest first."""
+        query = (
+            select(dag_runs.c.run_id)
+            .where(dag_runs.c.status == "running")
+            .order_by(dag_runs.c.started_at)
+        )
+        async with self._store.engine.connect() as conn:
+            return list((await conn.execute(query)).scalars())
+
+    async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
+        """Take or renew the right to drive a run; False while another process holds it."""
+        return await self._store.outbox.acquire_lease(f"dagrun:{run_id}", holder, ttl)
+
+    async def drop_lease(self, run_id: str, holder: str) -> None:
+        """Give the run up, so another process may take it at once."""
+        await self._store.outbox.release_lease(f"dagrun:{run_id}", holder)
+
+
+def _row(state: RunState, stream_version: int) -> dict[str, Any]:
+    return {
+        "run_id": state.run_id,
+        "owner": state.user_id,
+        "workflow": state.workflow,
+        "version": state.version,
+        "mode": state.mode,
+        "status": state.status,
+        "started_at": state.started_at,
+        "finished_at": state.finished_at,
+        "cost_usd": state.cost_usd,
+        "error": state.error or None,
+        "stream_version": stream_version,
+        "variables": dict(state.variables),
+    }
+
+
+def _publish(wire: WireEvent | None) -> OutboxMessage | None:
+    if wire is None:
+        return None
+    return OutboxMessage(subject=wire.wire_subject(), body=wire.to_bytes())
+
+
+def _aware(value: Any) -> Any:
+    # SQLite hands back naive datetimes; everything Baton stores is UTC.
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value

@@ -1,0 +1,65 @@
+"""Read models of DAG workflows: the workflow list and the run list, updated with their events."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Connection,
+    DateTime,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+COMPONENT = "workflow_dag"
+metadata = MetaData()
+
+dag_workflows = Table(
+    "dag_workflows",
+    metadata,
+    Column("owner", String(256), primary_key=True),
+    Column("name", String(128), primary_key=True),
+    Column("latest_version", Integer, nullable=False),
+    Column("description", Text, nullable=False),
+    Column("steps", Integer, nullable=False),
+    Column("deleted", Boolean, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+dag_runs = Table(
+    "dag_runs",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("owner", String(256), nullable=False),
+    Column("workflow", String(128), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("mode", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("request_id", String(200), nullable=True),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("cost_usd", Float, nullable=False),
+    Column("error", Text, nullable=True),
+    Column("stream_version", Integer, nullable=False),
+    Column("variables", JSON().with_variant(JSONB(), "postgresql"), nullable=False),
+    Index("ix_dag_runs_owner", "owner", "workflow", "started_at"),
+    Index("ix_dag_runs_status", "status"),
+    # A retried start with the same Idempotency-Key finds the run it made.
+    Index("ux_dag_runs_request", "owner", "request_id", unique=True),
+)
+
+
+def _create_v1(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[dag_workflows, dag_runs])
+
+
+STEPS = [_create_v1]
+"""Migration steps of the DAG read models; append, never edit."""

@@ -1,0 +1,307 @@
+"""Use cases for DAG workflow definitions: save (create/update), read, validate, delete, versions.
+
+A document is checked in full before anything is stored, and every problem comes back at once
+as an `invalid` error whose details carry the JSON path of each; nothing is stored then.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
+from baton_contracts.dag_api import (
+    DagRolledBack,
+    DagValidation,
+    DagVersion,
+    DagVersionDiff,
+    DagVersionList,
+    DagWorkflowDeleted,
+    DagWorkflowDocument,
+    DagWorkflowList,
+    DagWorkflowSaved,
+    DagWorkflowSummary,
+    DeleteDagWorkflow,
+    DiffDagVersions,
+    GetDagWorkflow,
+    ListDagVersions,
+    ListDagWorkflows,
+    RollbackDagWorkflow,
+    SaveDagWorkflow,
+    ValidateDagWorkflow,
+)
+from baton_eventstore import ConcurrencyConflict
+from baton_workflow.domain import dag_versions as dv
+from baton_workflow.domain.dag.parsing import load_document, parse_definition
+from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem
+from baton_workflow.service.dag_ports import DefinitionStore
+from baton_workflow.service.ports import Clock
+from baton_workflow.service.step_ports import Skills, Tools
+
+Format = Literal["json", "yaml"]
+Checker = Callable[[str, Format], dict[str, Any]]
+"""Parses a source document and checks every rule: the document as data, or InvalidWorkflow."""
+
+
+@dataclass
+class DagCatalog:
+    """What the definition use cases need, built by `bootstrap.build`."""
+
+    store: DefinitionStore
+    check: Checker
+    clock: Clock
+    conflict_retries: int = 5
+
+
+def make_checker(env_allowlist: frozenset[str], tools: Tools, skills: Skills) -> Checker:
+    """Parse and check a document: every rule of seed 004, plus the named tools and skills."""
+
+    def check(source: str, fmt: Format) -> dict[str, Any]:
+        document = load_document(source, fmt)
+        try:
+            definition = parse_definition(document, env_allowlist=env_allowlist)
+        except InvalidWorkflow as exc:
+            static = _static_problems(document, tools, skills)
+            raise InvalidWorkflow([*exc.problems, *static]) from None
+        problems = _static_problems(definition.to_document(), tools, skills)
+        if problems:
+            raise InvalidWorkflow(problems)
+        return document
+
+    return check
+
+
+def _static_problems(document: dict[str, Any], tools: Tools, skills: Skills) -> list[Problem]:
+    """Tool and skill names and static inputs, located by JSON path (best effort on bad shapes)."""
+    found: list[Problem] = []
+    steps = document.get("steps")
+    for i, step in enumerate(steps if isinstance(steps, list) else []):
+        if not isinstance(step, dict):
+            continue
+        subs = step.get("parallel")
+        located = [(f"steps[{i}]", step)] + [
+            (f"steps[{i}].parallel[{j}]", sub)
+            for j, sub in enumerate(subs if isinstance(subs, list) else [])
+            if isinstance(sub, dict)
+        ]
+        for path, item in located:
+            found += [Problem(*_split(path, p)) for p in _step_problems(item, tools, skills)]
+    return found
+
+
+def _step_problems(step: dict[str, Any], tools: Tools, skills: Skills) -> list[str]:
+    kind = step.get("type", "dispatch")
+    if kind == "tool_call" and isinstance(step.get("toolName"), str):
+        inputs = step.get("toolInput") or {}
+        if isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values()):
+            return tools.check(step["toolName"], inputs)
+    if kind == "skill" and isinstance(step.get("skill"), str):
+        args = step.get("skillArgs") or []
+        if isinstance(args, list) and all(isinstance(a, str) for a in args):
+            return skills.check(step["skill"], args)
+    return []
+
+
+def _split(path: str, problem: str) -> tuple[str, str]:
+    """`toolInput.url: required` under `steps[2]` -> (`steps[2].toolInput.url`, `required`)."""
+    field, sep, message = problem.partition(": ")
+    if not sep or " " in field:
+        return path, problem
+    return f"{path}.{field}", message
+
+
+def invalid(problems: tuple[Problem, ...] | list[Problem], what: str) -> RemoteError:
+    """The `invalid` error listing every problem with its path."""
+    details = [ErrorDetail(field=p.path or None, message=p.message) for p in problems]
+    count = len(details)
+    summary = "; ".join(str(p) for p in problems[:5]) + ("; ..." if count > 5 else "")
+    return RemoteError.of(ErrorCode.INVALID, f"{what} has {count} problem(s): {summary}", details)
+
+
+def not_found(name: str) -> RemoteError:
+    """NOT_FOUND naming the workflow (another user's workflow is not found either)."""
+    return RemoteError.of(
+        ErrorCode.NOT_FOUND,
+        f"workflow {name!r} not found",
+        [ErrorDetail(field="name", message=f"no workflow {name!r}")],
+    )
+
+
+def _checked(cat: DagCatalog, source: str, fmt: Format) -> dict[str, Any]:
+    try:
+        return cat.check(source, fmt)
+    except InvalidWorkflow as exc:
+        raise invalid(exc.problems, "the workflow") from None
+
+
+async def list_workflows(cat: DagCatalog, query: ListDagWorkflows) -> DagWorkflowList:
+    """The user's listed workflows at their latest versions."""
+    rows = await cat.store.listed(query.user_id)
+    return DagWorkflowList(
+        workflows=[
+            DagWorkflowSummary(
+                name=row["name"],
+                description=row["description"],
+                version=row["latest_version"],
+                version_id=dv.version_id(row["name"], row["latest_version"]),
+                steps=row["steps"],
+                updated_at=row["updated_at"],
+            )
+            for row in rows
+        ]
+    )
+
+
+async def get_workflow(cat: DagCatalog, query: GetDagWorkflow) -> DagWorkflowDocument:
+    """A workflow's latest version with its whole document."""
+    history = await cat.store.history(query.user_id, query.name)
+    latest = history.latest
+    if not history.live or latest is None:
+        raise not_found(query.name)
+    assert history.created_at is not None and history.updated_at is not None
+    return DagWorkflowDocument(
+        name=history.name,
+        description=str(latest.document.get("description") or ""),
+        version=latest.version,
+        version_id=latest.version_id,
+        definition=latest.document,
+        created_at=history.created_at,
+        updated_at=history.updated_at,
+    )
+
+
+async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflowSaved:
+    """Store the document as a new version, or nothing when it equals the latest one."""
+    document = _checked(cat, command.source, command.format)
+    name = str(document["name"])
+    for attempt in range(cat.conflict_retries + 1):
+        history = await cat.store.history(command.user_id, name)
+        events = dv.save(history, document, cat.clock.now())
+        try:
+            after = await cat.store.append(command.user_id, history, events)
+        except ConcurrencyConflict:
+            if attempt == cat.conflict_retries:
+                raise
+            continue
+        latest = after.latest
+        assert latest is not None
+        return DagWorkflowSaved(
+            name=name, version=latest.version, version_id=latest.version_id, changed=bool(events)
+        )
+    raise AssertionError("unreachable")
+
+
+async def validate_workflow(cat: DagCatalog, query: ValidateDagWorkflow) -> DagValidation:
+    """Check the given document (whose name must match) or the stored latest version."""
+    if query.source is None:
+        history = await cat.store.history(query.user_id, query.name)
+        latest = history.latest
+        if not history.live or latest is None:
+            raise not_found(query.name)
+        _checked(cat, json.dumps(latest.document), "json")
+        return DagValidation(name=query.name)
+    document = _checked(cat, query.source, query.format)
+    if document.get("name") != query.name:
+        raise invalid(
+            [Problem("name", f"is {document.get('name')!r} but the URL names {query.name!r}")],
+            "the workflow",
+        )
+    return DagValidation(name=query.name)
+
+
+async def delete_workflow(cat: DagCatalog, command: DeleteDagWorkflow) -> DagWorkflowDeleted:
+    """Hide the workflow from the list; its versions and runs stay."""
+    for attempt in range(cat.conflict_retries + 1):
+        history = await cat.store.history(command.user_id, command.name)
+        if not history.live:
+            raise not_found(command.name)
+        try:
+            await cat.store.append(command.user_id, history, dv.delete(history, cat.clock.now()))
+        except ConcurrencyConflict:
+            if attempt == cat.conflict_retries:
+                raise
+            continue
+        return DagWorkflowDeleted(name=command.name)
+    raise AssertionError("unreachable")
+
+
+async def list_versions(cat: DagCatalog, query: ListDagVersions) -> DagVersionList:
+    """Every version, newest first (a deleted workflow's history is still shown)."""
+    history = await cat.store.history(query.user_id, query.name)
+    if not history.versions:
+        raise not_found(query.name)
+    return DagVersionList(
+        name=query.name,
+        versions=[
+            DagVersion(
+                version=v.version,
+                version_id=v.version_id,
+                created_at=v.created_at,
+                action=v.action,
+                rolled_back_to=v.rolled_back_to,
+            )
+            for v in reversed(history.versions)
+        ],
+    )
+
+
+async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> DagRolledBack:
+    """A new version whose document is an earlier version's."""
+    target_name, target = dv.parse_version_id(command.version_id)
+    if target_name != command.name:
+        raise invalid(
+            [Problem("version_id", f"names workflow {target_name!r}, not {command.name!r}")],
+            "the rollback",
+        )
+    for attempt in range(cat.conflict_retries + 1):
+        history = await cat.store.history(command.user_id, command.name)
+        if not history.versions:
+            raise not_found(command.name)
+        try:
+            events = dv.rollback(history, target, cat.clock.now())
+        except dv.VersionNotFound:
+            raise _version_not_found(command.version_id, history) from None
+        try:
+            after = await cat.store.append(command.user_id, history, events)
+        except ConcurrencyConflict:
+            if attempt == cat.conflict_retries:
+                raise
+            continue
+        latest = after.latest
+        assert latest is not None
+        return DagRolledBack(
+            name=command.name,
+            version=latest.version,
+            version_id=latest.version_id,
+            rolled_back_to=command.version_id,
+        )
+    raise AssertionError("unreachable")
+
+
+async def diff_versions(cat: DagCatalog, query: DiffDagVersions) -> DagVersionDiff:
+    """A unified diff of two versions' documents."""
+    old = await _version(cat, query.user_id, query.from_version, "from_version")
+    new = await _version(cat, query.user_id, query.to_version, "to_version")
+    return DagVersionDiff(
+        from_version=old.version_id, to_version=new.version_id, diff=dv.unified_diff(old, new)
+    )
+
+
+async def _version(cat: DagCatalog, owner: str, value: str, field: str) -> dv.StoredVersion:
+    name, number = dv.parse_version_id(value)
+    history = await cat.store.history(owner, name)
+    stored = history.get(number)
+    if stored is None:
+        raise _version_not_found(value, history, field)
+    return stored
+
+
+def _version_not_found(value: str, history: dv.History, field: str = "version_id") -> RemoteError:
+    known = ", ".join(v.version_id for v in history.versions[-5:]) or "none"
+    return RemoteError.of(
+        ErrorCode.NOT_FOUND,
+        f"version {value!r} not found (latest versions: {known})",
+        [ErrorDetail(field=field, message=f"no version {value!r}")],
+    )

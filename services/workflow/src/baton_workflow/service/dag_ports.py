@@ -1,0 +1,81 @@
+"""Ports of the DAG workflow use cases: where definitions and runs are kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from baton_contracts.agent_api import RunTask, TaskResult
+from baton_workflow.domain.dag.events import RunEvent
+from baton_workflow.domain.dag.state import RunState
+from baton_workflow.domain.dag_versions import DefinitionEvent, History
+
+
+class RunRequestExists(Exception):
+    """A run was already started with this owner's request id (a retried start)."""
+
+
+class DefinitionStore(Protocol):
+    """Each owner's workflows as version histories (`SqlDagDefinitions`)."""
+
+    async def history(self, owner: str, name: str) -> History:
+        """Every version of the workflow; an empty history when it never existed."""
+        ...
+
+    async def append(
+        self, owner: str, before: History, events: Sequence[DefinitionEvent]
+    ) -> History:
+        """Append after `before`; ConcurrencyConflict when another writer was first."""
+        ...
+
+    async def listed(self, owner: str) -> list[dict[str, Any]]:
+        """The owner's listed workflows: name, description, latest_version, steps, updated_at."""
+        ...
+
+
+class RunStore(Protocol):
+    """DAG runs as event streams with a list row (`SqlDagRuns`)."""
+
+    async def load(self, run_id: str) -> tuple[RunState | None, int, list[RunEvent]]:
+        """The run's state, stream version and events; (None, 0, []) when unknown."""
+        ...
+
+    async def append(
+        self,
+        run_id: str,
+        expected_version: int,
+        before: RunState | None,
+        events: Sequence[RunEvent],
+        *,
+        request_id: str | None = None,
+    ) -> RunState:
+        """Append after `expected_version`; ConcurrencyConflict when another writer was first."""
+        ...
+
+    async def find_request(self, owner: str, request_id: str) -> str | None:
+        """The run an earlier start with this request id made, if any."""
+        ...
+
+    async def listed(self, owner: str, workflow: str | None, limit: int) -> list[dict[str, Any]]:
+        """The owner's runs (shadow runs left out), newest first."""
+        ...
+
+    async def running(self) -> list[str]:
+        """Ids of runs that have not finished."""
+        ...
+
+    async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
+        """Take or renew the right to drive a run; False while another process holds it."""
+        ...
+
+    async def drop_lease(self, run_id: str, holder: str) -> None:
+        """Give the run up."""
+        ...
+
+
+class TaskAgents(Protocol):
+    """Agents that answer DAG steps (`agent.cmd.task` in the agent-runner)."""
+
+    async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
+        """One step's answer; `RemoteError` (typed) when the agent-runner refuses or fails."""
+        ...

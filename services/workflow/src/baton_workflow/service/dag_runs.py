@@ -1,0 +1,516 @@
+"""DAG runs: start one, read them, and drive each one from its log until it ends.
+
+The executor loop per run: fold the log, `decide(state, now)`, append what it decided (events
+before any call, so nothing is done that the log does not know), perform the calls, append each
+result, and sleep until a result arrives or the next timer is due. A run is driven by one
+process at a time (a lease); after a restart, or when that process's lease runs out, another
+picks the run up: calls that were in flight are issued again with the same idempotency keys, so
+the agent-runner answers from its record instead of calling the model twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
+from baton_contracts.agent_api import RunTask
+from baton_contracts.dag_api import (
+    DagAgentMessage,
+    DagEstimate,
+    DagHandoff,
+    DagRunAccepted,
+    DagRunDetail,
+    DagRunList,
+    DagRunSummary,
+    DagStepView,
+    GetDagRun,
+    ListDagRuns,
+    StartDagRun,
+)
+from baton_eventstore import ConcurrencyConflict
+from baton_workflow.domain.dag import events as re
+from baton_workflow.domain.dag.actions import CallAgent, CallSkill, CallTool, CancelStep, in_flight
+from baton_workflow.domain.dag.parsing import parse_definition
+from baton_workflow.domain.dag.pricing import PricingTable
+from baton_workflow.domain.dag.problems import InvalidWorkflow
+from baton_workflow.domain.dag.scheduler import decide, start_run
+from baton_workflow.domain.dag.state import RunState
+from baton_workflow.domain.dag.validation import env_keys
+from baton_workflow.service.dag_definitions import invalid, not_found
+from baton_workflow.service.dag_ports import (
+    DefinitionStore,
+    RunRequestExists,
+    RunStore,
+    TaskAgents,
+)
+from baton_workflow.service.ports import Clock
+from baton_workflow.service.step_ports import Skills, StepActionFailed, StepTimedOut, Tools
+
+log = logging.getLogger(__name__)
+
+Call = CallAgent | CallSkill | CallTool
+AGENT_STEP_TYPES = frozenset({"dispatch", "handoff"})
+
+
+@dataclass
+class StepRunners:
+    """What performs a step's call: agents over NATS, tools and skills in process."""
+
+    agents: TaskAgents
+    tools: Tools
+    skills: Skills
+    clock: Clock
+    agent_timeout: float = 300.0
+    tool_timeout: float = 30.0
+    unavailable_retry_seconds: float = 30.0
+
+    async def perform(self, call: Call, user_id: str) -> re.StepSucceeded | re.StepFailed:
+        """The event recording the call's result; never raises (but for cancellation)."""
+        try:
+            if isinstance(call, CallAgent):
+                return await self._agent(call, user_id)
+            timeout = self._time_left(call, self.tool_timeout)
+            if isinstance(call, CallTool):
+                output = (
+                    await self.tools.call(call.tool_name, call.tool_input, timeout=timeout)
+                ).output
+            else:
+                output = (await self.skills.run(call.skill, call.args, timeout=timeout)).output
+            return call.succeeded(self.clock.now(), output)
+        except StepTimedOut as exc:
+            return call.failed(self.clock.now(), exc.message, status="timeout")
+        except StepActionFailed as exc:
+            return call.failed(self.clock.now(), exc.message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must fail the step, not stall the run
+            log.exception("step %s of run %s failed unexpectedly", call.step_id, call.run_id)
+            return call.failed(self.clock.now(), f"internal error: {type(exc).__name__}: {exc}")
+
+    async def _agent(self, call: CallAgent, user_id: str) -> re.StepSucceeded | re.StepFailed:
+        agent = call.agent or "default"
+        waited = 0.0
+        while True:
+            timeout = self._time_left(call, self.agent_timeout)
+            request = RunTask(
+                user_id=user_id,
+                agent=agent,
+                run_id=call.run_id,
+                step_id=call.step_id,
+                prompt=call.prompt or " ",
+                context=call.handoff_context or "",
+                context_from=call.handoff_from,
+                model=call.model,
+                provider=call.provider,
+                permission_mode=call.permission_mode,
+                budget_usd=call.budget_usd,
+                timeout_seconds=timeout,
+                idempotency_key=call.idempotency_key,
+            )
+            try:
+                result = await self.agents.run_task(request, timeout=timeout + 1.0)
+            except RemoteError as exc:
+                message = exc.body.message
+                if exc.code is ErrorCode.FORBIDDEN and message.startswith("budget exceeded"):
+                    return call.failed(self.clock.now(), message, status="budget_exceeded")
+                # No agent-runner at all (restarting, say) is not the step's fault: wait a while.
+                if "no responders" in message and waited < self.unavailable_retry_seconds:
+                    await asyncio.sleep(0.5)
+                    waited += 0.5
+                    continue
+                return call.failed(self.clock.now(), f"agent {agent!r}: {message}")
+            return call.succeeded(
+                self.clock.now(),
+                result.output,
+                cost_usd=result.cost_usd,
+                tokens_in=result.usage.input_tokens,
+                tokens_out=result.usage.output_tokens,
+                agent=result.agent or agent,
+                model=result.model or None,
+            )
+
+    def _time_left(self, call: Call, default: float) -> float:
+        if call.deadline is None:
+            return default
+        return max(0.05, (call.deadline - self.clock.now()).total_seconds())
+
+
+@dataclass
+class DagExecutor:
+    """Drives every run this process holds the lease of; `launch` after a start or on resume."""
+
+    runs: RunStore
+    runners: StepRunners
+    clock: Clock
+    pricing: PricingTable
+    notify: Callable[[], None]
+    lease_seconds: float = 15.0
+    holder: str = field(default_factory=lambda: uuid.uuid4().hex)
+    _tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict, repr=False)
+    _sweeper: asyncio.Task[None] | None = field(default=None, repr=False)
+    _stopping: bool = field(default=False, repr=False)
+
+    def launch(self, run_id: str) -> None:
+        """Start driving a run here, unless this process already does."""
+        task = self._tasks.get(run_id)
+        if self._stopping or (task is not None and not task.done()):
+            return
+        self._tasks[run_id] = asyncio.create_task(self._drive(run_id), name=f"dag-run-{run_id}")
+
+    async def start(self) -> None:
+        """Resume unfinished runs now, and keep looking for runs whose driver went away."""
+        await self.resume()
+        self._sweeper = asyncio.create_task(self._sweep(), name="dag-run-sweeper")
+
+    async def resume(self) -> None:
+        """Launch every unfinished run (those another process holds are left to it)."""
+        for run_id in await self.runs.running():
+            self.launch(run_id)
+
+    async def stop(self) -> None:
+        """Stop driving: cancel in-flight calls and give the leases up for another process."""
+        self._stopping = True
+        tasks = [t for t in (self._sweeper, *self._tasks.values()) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def wait_idle(self) -> None:
+        """Wait until every run driven here has ended (tests and benchmarks)."""
+        while pending := [t for t in self._tasks.values() if not t.done()]:
+            await asyncio.wait(pending)
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease_seconds / 2)
+            try:
+                await self.resume()
+            except Exception:
+                log.exception("could not look for unfinished DAG runs")
+
+    async def _drive(self, run_id: str) -> None:
+        if not await self.runs.take_lease(run_id, self.holder, self.lease_seconds):
+            return
+        drive = _RunDrive(self, run_id)
+        try:
+            await drive.run()
+        except ConcurrencyConflict:
+            log.warning("run %s was written by another process; leaving it to that one", run_id)
+        except Exception:
+            log.exception("driving run %s failed; another attempt follows", run_id)
+        finally:
+            await drive.cancel_calls()
+            with contextlib.suppress(Exception):
+                await self.runs.drop_lease(run_id, self.holder)
+
+
+class _RunDrive:
+    """One run's loop in this process."""
+
+    def __init__(self, executor: DagExecutor, run_id: str) -> None:
+        self.ex = executor
+        self.run_id = run_id
+        self.calls: dict[str, asyncio.Task[None]] = {}
+        self.results: asyncio.Queue[re.StepSucceeded | re.StepFailed] = asyncio.Queue()
+        self.state: RunState | None = None
+        self.version = 0
+        self.renewed_at = 0.0
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.renewed_at = loop.time()
+        self.state, self.version, _ = await self.ex.runs.load(self.run_id)
+        if self.state is None or self.state.finished:
+            return
+        for call in in_flight(self.state):  # after a crash: the same keys, so no double work
+            self._spawn(call)
+        while True:
+            now = self.ex.clock.now()
+            decision = decide(self.state, now, pricing=self.ex.pricing)
+            await self._append(list(decision.events))
+            for action in decision.actions:
+                if isinstance(action, CallAgent | CallSkill | CallTool):
+                    self._spawn(action)
+                elif isinstance(action, CancelStep):
+                    task = self.calls.pop(action.idempotency_key, None)
+                    if task is not None:
+                        task.cancel()
+            if self.state.finished:
+                return
+            await self._wait(decision.wake_at, now)
+            if loop.time() - self.renewed_at > self.ex.lease_seconds / 3:
+                if not await self.ex.runs.take_lease(
+                    self.run_id, self.ex.holder, self.ex.lease_seconds
+                ):
+                    log.warning("lost the lease of run %s; another process drives it", self.run_id)
+                    return
+                self.renewed_at = loop.time()
+
+    async def _wait(self, wake_at: datetime | None, now: datetime) -> None:
+        timeout = self.ex.lease_seconds / 3
+        if wake_at is not None:
+            timeout = min(timeout, max(0.0, (wake_at - now).total_seconds()))
+        try:
+            first = await asyncio.wait_for(self.results.get(), timeout=timeout)
+        except TimeoutError:
+            return
+        results = [first]
+        while not self.results.empty():
+            results.append(self.results.get_nowait())
+        assert self.state is not None
+        # A late result of a cancelled or superseded attempt is not recorded.
+        current = [
+            r
+            for r in results
+            if (s := self.state.steps.get(r.step_id)) is not None
+            and s.status == "running"
+            and s.attempt == r.attempt
+        ]
+        await self._append(current)
+
+    async def _append(self, events: Sequence[re.RunEvent]) -> None:
+        if not events:
+            return
+        self.state = await self.ex.runs.append(self.run_id, self.version, self.state, events)
+        self.version += len(events)
+        self.ex.notify()
+
+    def _spawn(self, call: Call) -> None:
+        assert self.state is not None
+        user_id = self.state.user_id
+
+        async def perform() -> None:
+            result = await self.ex.runners.perform(call, user_id)
+            self.calls.pop(call.idempotency_key, None)
+            await self.results.put(result)
+
+        old = self.calls.get(call.idempotency_key)
+        if old is not None and not old.done():
+            return
+        self.calls[call.idempotency_key] = asyncio.create_task(
+            perform(), name=f"dag-step-{call.idempotency_key}"
+        )
+
+    async def cancel_calls(self) -> None:
+        tasks = list(self.calls.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+# --- use cases ---------------------------------------------------------------------------
+
+
+@dataclass
+class DagRunsService:
+    """What the run use cases need, built by `bootstrap.build`."""
+
+    definitions: DefinitionStore
+    runs: RunStore
+    executor: DagExecutor
+    clock: Clock
+    env_allowlist: frozenset[str] = frozenset()
+    env_values: Mapping[str, str] = field(default_factory=dict)
+    new_id: Callable[[], str] = field(default_factory=lambda: lambda: uuid.uuid4().hex)
+
+
+async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAccepted:
+    """Start a run of the workflow's latest version (or return the one this request made)."""
+    if command.request_id is not None:
+        earlier = await svc.runs.find_request(command.user_id, command.request_id)
+        if earlier is not None:
+            return await _accepted(svc, earlier)
+    history = await svc.definitions.history(command.user_id, command.name)
+    latest = history.latest
+    if not history.live or latest is None:
+        raise not_found(command.name)
+    try:
+        definition = parse_definition(latest.document, env_allowlist=svc.env_allowlist)
+        started = start_run(
+            definition,
+            run_id=svc.new_id(),
+            now=svc.clock.now(),
+            variables=command.variables,
+            env={k: svc.env_values[k] for k in env_keys(definition) if k in svc.env_values},
+            mode=command.mode,
+            version=latest.version,
+            version_id=latest.version_id,
+            user_id=command.user_id,
+        )
+    except InvalidWorkflow as exc:
+        raise invalid(exc.problems, f"a run of {command.name!r}") from None
+    try:
+        await svc.runs.append(started.run_id, 0, None, [started], request_id=command.request_id)
+    except RunRequestExists:
+        assert command.request_id is not None
+        earlier = await svc.runs.find_request(command.user_id, command.request_id)
+        assert earlier is not None
+        return await _accepted(svc, earlier)
+    svc.executor.launch(started.run_id)
+    return DagRunAccepted(
+        run_id=started.run_id,
+        workflow=started.workflow,
+        version=started.version,
+        version_id=started.version_id,
+        mode=started.mode,
+        status="running",
+    )
+
+
+async def _accepted(svc: DagRunsService, run_id: str) -> DagRunAccepted:
+    state, _, _ = await svc.runs.load(run_id)
+    assert state is not None
+    return DagRunAccepted(
+        run_id=run_id,
+        workflow=state.workflow,
+        version=state.version,
+        version_id=state.version_id,
+        mode=state.mode,
+        status=state.status,
+    )
+
+
+async def list_dag_runs(svc: DagRunsService, query: ListDagRuns) -> DagRunList:
+    """The user's runs (of one workflow when asked), newest first; shadow runs are not listed."""
+    rows = await svc.runs.listed(query.user_id, query.workflow, query.limit)
+    return DagRunList(
+        runs=[
+            DagRunSummary(
+                run_id=r["run_id"],
+                workflow=r["workflow"],
+                version=r["version"],
+                version_id=f"{r['workflow']}@{r['version']}",
+                mode=r["mode"],
+                status=r["status"],
+                started_at=r["started_at"],
+                finished_at=r["finished_at"],
+                cost_usd=r["cost_usd"],
+                error=r["error"],
+            )
+            for r in rows
+        ]
+    )
+
+
+async def get_dag_run(svc: DagRunsService, query: GetDagRun) -> DagRunDetail:
+    """One of the user's runs with each step, its handoffs and its agent messages."""
+    state, _, history = await svc.runs.load(query.run_id)
+    if state is None or state.user_id != query.user_id:
+        raise RemoteError.of(
+            ErrorCode.NOT_FOUND,
+            f"run {query.run_id!r} not found",
+            [ErrorDetail(field="run_id", message=f"no run {query.run_id!r}")],
+        )
+    return run_detail(state, history)
+
+
+def run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
+    """The API view of a run from its state and log."""
+    definition = state.definition
+    steps = [
+        DagStepView(
+            id=step.id,
+            type=step.type,
+            status=_step_status(state, step.id),
+            attempts=state.steps[step.id].attempt,
+            output=state.steps[step.id].output,
+            error=state.steps[step.id].error or None,
+            started_at=state.steps[step.id].started_at,
+            finished_at=state.steps[step.id].finished_at,
+            cost_usd=state.steps[step.id].cost_usd,
+            tokens_in=state.steps[step.id].tokens_in,
+            tokens_out=state.steps[step.id].tokens_out,
+            agent=state.steps[step.id].agent,
+            parent=definition.parents.get(step.id),
+        )
+        for step in definition.all_steps()
+        if step.id in state.steps
+    ]
+    estimated = [s for s in state.steps.values() if s.estimated]
+    estimate = None
+    if state.mode == "dry_run":
+        estimate = DagEstimate(
+            tokens_in=sum(s.tokens_in for s in estimated),
+            tokens_out=sum(s.tokens_out for s in estimated),
+            cost_usd=sum(s.cost_usd for s in estimated),
+        )
+    return DagRunDetail(
+        run_id=state.run_id,
+        workflow=state.workflow,
+        version=state.version,
+        version_id=state.version_id,
+        mode=state.mode,
+        status=state.status,
+        started_at=state.started_at,
+        finished_at=state.finished_at,
+        cost_usd=state.cost_usd,
+        error=state.error or None,
+        variables=dict(state.variables),
+        steps=steps,
+        handoffs=_handoffs(state, history),
+        messages=[] if state.mode == "shadow" else _messages(state, history),
+        estimate=estimate,
+    )
+
+
+_API_STATUS: dict[str, Any] = {
+    "retry_wait": "waiting",
+    "budget_exceeded": "error",
+    "cancelled": "error",
+}
+
+
+def _step_status(state: RunState, step_id: str) -> Any:
+    status = state.steps[step_id].status
+    return _API_STATUS.get(status, status)
+
+
+def _handoffs(state: RunState, history: list[re.RunEvent]) -> list[DagHandoff]:
+    return [
+        DagHandoff(
+            from_step=e.handoff_from,
+            to_step=e.step_id,
+            agent=e.agent or "default",
+            at=e.at,
+        )
+        for e in history
+        if isinstance(e, re.StepSucceeded) and e.handoff_from and not e.estimated
+    ]
+
+
+def _messages(state: RunState, history: list[re.RunEvent]) -> list[DagAgentMessage]:
+    out: list[DagAgentMessage] = []
+    for e in history:
+        if not isinstance(e, re.StepStarted | re.StepSucceeded):
+            continue
+        if state.definition.step(e.step_id).type not in AGENT_STEP_TYPES:
+            continue
+        if isinstance(e, re.StepStarted) and e.input.prompt is not None:
+            agent = e.input.agent or "default"
+            out.append(
+                DagAgentMessage(
+                    step=e.step_id, agent=agent, role="user", text=e.input.prompt, at=e.at
+                )
+            )
+        elif isinstance(e, re.StepSucceeded) and not e.estimated:
+            out.append(
+                DagAgentMessage(
+                    step=e.step_id,
+                    agent=e.agent or "default",
+                    role="assistant",
+                    text=e.output,
+                    at=e.at,
+                )
+            )
+    return out

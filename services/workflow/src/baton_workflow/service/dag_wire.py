@@ -1,0 +1,88 @@
+"""A DAG run's log events as the contract events the platform sees (live clients, consumers).
+
+Not every fact is published: condition results and retry timers stay in the log; a step's
+status changes, the run's start and end, and notifications go out. Each wire event takes the
+id of the stored event it comes from, so the relay's `Nats-Msg-Id` makes a republish a no-op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from uuid import UUID
+
+from baton_contracts import Event as WireEvent
+from baton_contracts import workflow as wire
+from baton_workflow.domain.dag import events as re
+from baton_workflow.domain.dag.state import RunState, apply
+
+
+def wire_events(
+    before: RunState | None, events: Sequence[re.RunEvent], ids: Sequence[UUID]
+) -> list[WireEvent | None]:
+    """For each event, its contract event or None; `before` is the state the events follow."""
+    out: list[WireEvent | None] = []
+    state = before
+    for event, event_id in zip(events, ids, strict=True):
+        state = apply(state, event)
+        out.append(_one(state, event, event_id))
+    return out
+
+
+def progress(state: RunState) -> float:
+    """The share of steps (sub-steps included) that have finished."""
+    steps = list(state.steps.values())
+    return sum(1 for s in steps if s.finished) / len(steps) if steps else 1.0
+
+
+def _one(state: RunState, event: re.RunEvent, event_id: UUID) -> WireEvent | None:
+    common = {
+        "event_id": event_id,
+        "occurred_at": event.at,
+        "user_id": state.user_id,
+        "instance_id": state.run_id,
+        "workflow": state.workflow,
+    }
+    if isinstance(event, re.RunStarted):
+        return wire.RunStarted(
+            **common,
+            version_id=event.version_id,
+            mode=event.mode,
+            steps=[s.id for s in event.definition.all_steps()],
+        )
+    if isinstance(event, re.RunCompleted):
+        return wire.RunCompleted(
+            **common, status=event.status, error=event.error or None, cost_usd=event.cost_usd
+        )
+    if isinstance(event, re.NotificationRequested):
+        return wire.WorkflowNotify(
+            **common,
+            step_id=event.step_id,
+            kind=event.kind,
+            message=event.text,
+            notify_to=event.notify_to,
+        )
+    step_id = getattr(event, "step_id", None)
+    status = _STATUS.get(type(event))
+    if step_id is None or status is None:
+        return None
+    step = state.step(step_id)
+    if isinstance(event, re.StepFailed):
+        status = "timeout" if event.status == "timeout" else "error"
+    return wire.RunStepChanged(
+        **common,
+        step_id=step_id,
+        status=status,
+        attempt=step.attempt,
+        error=step.error or None,
+        progress=progress(state),
+    )
+
+
+_STATUS: dict[type, str] = {
+    re.StepStarted: "running",
+    re.StepSucceeded: "success",
+    re.StepFailed: "error",
+    re.StepSkipped: "skipped",
+    re.DelayStarted: "waiting",
+    re.RetryScheduled: "waiting",
+}

@@ -1,0 +1,59 @@
+"""Seed 004's quick-start example, created and run over the gateway's HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import Author
+
+RESEARCH = {
+    "name": "research-and-summarize",
+    "description": "Gather information and write a summary",
+    "variables": {"topic": "AI agents"},
+    "timeout": "30m",
+    "steps": [
+        {
+            "id": "research",
+            "agent": "hisui",
+            "prompt": "Search and organize the latest developments in {{topic}}, "
+            "listing 5 key points",
+        },
+        {
+            "id": "summarize",
+            "agent": "kohaku",
+            "prompt": "Write a 300-word summary based on the following:\n{{steps.research.output}}",
+            "dependsOn": ["research"],
+        },
+    ],
+}
+
+
+async def test_research_and_summarize_runs_in_order_with_the_output_passed_on(
+    author: Author, task_calls: list[dict[str, Any]]
+) -> None:
+    created = await author.create(RESEARCH)
+    assert created.status_code == 201, created.text
+    assert created.json()["version_id"] == "research-and-summarize@1"
+    started = await author.run("research-and-summarize", variables={"topic": "LLM safety"})
+    assert started["status"] == "running" and started["version"] == 1
+
+    run = await author.wait(started["run_id"])
+
+    assert run["status"] == "success", run
+    research, summarize = run["steps"]
+    assert [s["status"] for s in run["steps"]] == ["success", "success"]
+    assert "LLM safety" in research["output"] and research["agent"] == "hisui"
+    assert research["finished_at"] <= summarize["started_at"]
+    # The summary's prompt carried the research output: the template was rendered.
+    assert [c["step_id"] for c in task_calls] == ["research", "summarize"]
+    assert research["output"] in task_calls[1]["prompt"]
+    assert run["cost_usd"] > 0 and run["variables"] == {"topic": "LLM safety"}
+    roles = [(m["step"], m["role"]) for m in run["messages"]]
+    assert roles == [
+        ("research", "user"),
+        ("research", "assistant"),
+        ("summarize", "user"),
+        ("summarize", "assistant"),
+    ]
+    listed = await author.get("/workflows/research-and-summarize/runs")
+    assert [r["run_id"] for r in listed["runs"]] == [started["run_id"]]

@@ -1,0 +1,81 @@
+"""Version history of DAG workflow definitions: given past events, when a change, then events."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from baton_workflow.domain import dag_versions as dv
+
+T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+DOC = {"name": "wf", "steps": [{"id": "a", "prompt": "hi"}]}
+DOC2 = {"name": "wf", "steps": [{"id": "a", "prompt": "hello"}]}
+
+
+def history(*events: dv.DefinitionEvent) -> dv.History:
+    return dv.fold("wf", list(events))
+
+
+def saved(
+    version: int, document: dict[str, object], action: dv.Action = "update"
+) -> dv.VersionSaved:
+    return dv.VersionSaved("wf", version, document, action, T0 + timedelta(minutes=version))
+
+
+def test_first_save_creates_version_one() -> None:
+    assert dv.save(history(), DOC, T0) == [dv.VersionSaved("wf", 1, DOC, "create", T0)]
+
+
+def test_saving_the_same_document_again_stores_nothing() -> None:
+    assert dv.save(history(saved(1, DOC, "create")), DOC, T0) == []
+
+
+def test_a_changed_document_is_a_new_version() -> None:
+    (event,) = dv.save(history(saved(1, DOC, "create")), DOC2, T0)
+    assert isinstance(event, dv.VersionSaved)
+    assert (event.version, event.action, event.document) == (2, "update", DOC2)
+
+
+def test_delete_hides_the_workflow_and_a_new_create_continues_the_numbering() -> None:
+    past = history(saved(1, DOC, "create"))
+    deleted = dv.fold("wf", [saved(1, DOC, "create"), *dv.delete(past, T0)])
+    assert not deleted.live and deleted.latest is not None
+    assert dv.delete(deleted, T0) == []  # already gone: nothing to record
+    (event,) = dv.save(deleted, DOC, T0)  # same document, but it was deleted: store it again
+    assert isinstance(event, dv.VersionSaved)
+    assert (event.version, event.action) == (2, "create")
+    assert deleted.stream_version == 2
+
+
+def test_rollback_makes_a_new_version_with_the_old_document() -> None:
+    past = history(saved(1, DOC, "create"), saved(2, DOC2))
+    (event,) = dv.rollback(past, 1, T0)
+    assert isinstance(event, dv.VersionSaved)
+    assert (event.version, event.document, event.action) == (3, DOC, "rollback")
+    assert event.rolled_back_to == "wf@1"
+
+
+def test_rollback_to_a_missing_version_is_refused() -> None:
+    with pytest.raises(dv.VersionNotFound):
+        dv.rollback(history(saved(1, DOC, "create")), 7, T0)
+
+
+def test_diff_is_a_unified_diff_of_the_pretty_json() -> None:
+    past = history(saved(1, DOC, "create"), saved(2, DOC2))
+    old, new = past.get(1), past.get(2)
+    assert old is not None and new is not None
+    text = dv.unified_diff(old, new)
+    assert text.startswith("--- wf@1\n+++ wf@2\n")
+    assert '-      "prompt": "hi"\n' in text and '+      "prompt": "hello"\n' in text
+
+
+@pytest.mark.parametrize("value", ["wf", "wf@", "@2", "wf@0", "wf@x"])
+def test_malformed_version_ids_are_refused(value: str) -> None:
+    with pytest.raises(ValueError, match="version id"):
+        dv.parse_version_id(value)
+
+
+def test_events_round_trip_through_their_payloads() -> None:
+    for event in (saved(1, DOC, "create"), dv.WorkflowDeleted("wf", T0)):
+        assert dv.from_record(event.type, dv.to_payload(event)) == event
