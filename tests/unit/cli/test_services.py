@@ -80,6 +80,7 @@ def test_the_gateway_gets_nats_secret_and_http_but_no_database() -> None:
         "BATON_HTTP_HOST": "127.0.0.1",
         "BATON_HTTP_PORT": "8181",
         "BATON_LOG_LEVEL": "info",
+        "BATON_DEV_SIGN_IN": "true",  # baton up is the dev runtime: the console signs in by name
     }
 
 
@@ -122,3 +123,19 @@ def test_a_wildcard_bind_is_probed_on_loopback() -> None:
     assert http_base_url("0.0.0.0", 80) == "http://127.0.0.1:80"
     assert http_base_url("::", 80) == "http://[::1]:80"
     assert http_base_url("10.0.0.2", 80) == "http://10.0.0.2:80"
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [("127.0.0.1", "true"), ("::1", "true"), ("localhost", "true"), ("0.0.0.0", "false"),
+     ("192.168.1.5", "false"), ("gateway.example.com", "false")],
+)  # fmt: skip
+def test_dev_sign_in_is_on_only_when_the_gateway_listens_on_loopback(
+    host: str, expected: str
+) -> None:
+    runtime = Runtime(
+        data_dir=Path("/tmp/d"), nats_url="nats://x", jwt_secret="s" * 32,
+        http_host=host, http_port=8181,
+    )  # fmt: skip
+    gateway = next(s for s in SERVICES if s.name == "notifier")
+    assert service_env(gateway, runtime)["BATON_DEV_SIGN_IN"] == expected

@@ -7,6 +7,7 @@ the table may name services that later issues build.
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -27,6 +28,7 @@ class Setting(Enum):
     DATA_DIR = "data_dir"
     QDRANT = "qdrant"
     LOG_LEVEL = "log_level"
+    DEV_SIGN_IN = "dev_sign_in"
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,9 @@ SERVICES: tuple[ServiceSpec, ...] = (
         name="notifier",
         module="baton_notifier",
         health=HttpHealth(),
-        settings=frozenset({Setting.NATS, Setting.JWT, Setting.HTTP, Setting.LOG_LEVEL}),
+        settings=frozenset(
+            {Setting.NATS, Setting.JWT, Setting.HTTP, Setting.LOG_LEVEL, Setting.DEV_SIGN_IN}
+        ),
     ),
     ServiceSpec("workflow", "baton_workflow", NatsHealth("workflow"), _BACKEND),
     ServiceSpec("agent", "baton_agent_runner", NatsHealth("agent"), _BACKEND | {Setting.QDRANT}),
@@ -143,9 +147,22 @@ def service_env(spec: ServiceSpec, runtime: Runtime) -> dict[str, str]:
         # Local-mode Qdrant locks its folder, so two services cannot share one.
         Setting.QDRANT: {"BATON_QDRANT_PATH": str(runtime.data_dir / "qdrant" / spec.name)},
         Setting.LOG_LEVEL: {"BATON_LOG_LEVEL": runtime.log_level},
+        # `baton up` is the embedded dev runtime: the web console signs in with a user name.
+        # Only on loopback: on a reachable address that would hand anyone any user's token.
+        Setting.DEV_SIGN_IN: {"BATON_DEV_SIGN_IN": _loopback(runtime.http_host)},
     }
     env: dict[str, str] = {}
     for setting in Setting:
         if setting in spec.settings:
             env.update(groups[setting])
     return env
+
+
+def _loopback(host: str) -> str:
+    """ "true" when `host` is a loopback address or name, else "false"."""
+    if host == "localhost":
+        return "true"
+    try:
+        return "true" if ipaddress.ip_address(host).is_loopback else "false"
+    except ValueError:
+        return "false"

@@ -12,6 +12,7 @@ from opentelemetry.trace import TracerProvider
 from baton_messaging.broker import MessagingSettings, build_broker
 from baton_notifier.adapters.live_jetstream import JetStreamHistory, JetStreamLiveFeed, utc_now
 from baton_notifier.adapters.nats_link import NatsLink
+from baton_notifier.entrypoints.console import install_console
 from baton_notifier.entrypoints.http import HttpDeps, create_app
 from baton_notifier.entrypoints.live_routes import LiveDeps, install_live
 from baton_notifier.entrypoints.responders import SERVICE, register_responders
@@ -85,6 +86,7 @@ def build(
         max_body_bytes=settings.max_body_bytes,
     )
     notifier = Notifier(settings=settings, app=create_app(deps), forwarder=forwarder, link=link)
+    install_console(notifier.app, dev_sign_in=settings.dev_sign_in)
     if link is not None:
         _add_live_events(notifier, link)
     return notifier

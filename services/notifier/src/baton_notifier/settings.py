@@ -46,6 +46,10 @@ class NotifierSettings(BaseSettings):
     live_keepalive_seconds: float = Field(
         default=15.0, gt=0, description="SSE comment line sent after this long without a frame"
     )
+    dev_sign_in: bool = Field(
+        default=False,
+        description="Embedded dev mode: `POST /api/dev/token` mints a token for any user name",
+    )
 
     @field_validator("jwt_secret")
     @classmethod

@@ -1,0 +1,555 @@
+// Baton console: sign in, the onboarding chat, live progress over /ws, "why not done", events.
+// Plain ES module, no build step, nothing fetched from outside the gateway.
+
+const WORKFLOW_ID = "onboarding";
+const TOKEN_KEY = "baton.console.token";
+const INSTANCE_KEY = "baton.console.instance."; // + user id
+const REFRESH_DELAY_MS = 150;
+const MAX_RETRY_MS = 10000;
+
+const $ = (id) => document.getElementById(id);
+
+class ApiError extends Error {
+  constructor(status, code, message, details = []) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+const state = {
+  token: null,
+  userId: null,
+  instance: null, // {instance_id, status}
+  progress: null, // the last ProgressView
+  blocked: null, // the last refusal to move on: {step, reason, missing_criteria}
+  socket: null,
+  lastSeq: null,
+  retries: 0,
+  retryTimer: null,
+  refreshTimer: null,
+  generation: 0, // the newest reload; older answers are dropped
+  shown: new Map(), // "<client_message_id>:<role>" -> <li> in the chat log
+  lastVersion: 0, // highest event version in the event log
+  draft: null, // {text, id}: the typed message and the client_message_id kept for its retries
+  sending: false,
+};
+
+// --- HTTP ------------------------------------------------------------------------------
+
+async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (state.token) headers.Authorization = `Bearer ${state.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers, cache: "no-store",
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, "unreachable", "The gateway did not answer; is Baton running?");
+  }
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  if (response.ok) return data;
+  const error = data && data.error ? data.error : {};
+  throw new ApiError(
+    response.status,
+    error.code || `http_${response.status}`,
+    error.message || `${response.status} ${response.statusText}`,
+    Array.isArray(error.details) ? error.details : [],
+  );
+}
+
+function instancePath(suffix = "") {
+  return `/api/workflows/${encodeURIComponent(state.instance.instance_id)}${suffix}`;
+}
+
+// --- alert region ------------------------------------------------------------------------
+
+function showError(error, doing) {
+  if (error instanceof ApiError && error.status === 401 && state.token) {
+    signOut();
+    doing = "Your sign-in is no longer valid";
+  }
+  const status = error instanceof ApiError && error.status ? ` (${error.status} ${error.code})` : "";
+  $("alert-text").textContent = `${doing}${status}: ${error.message}`;
+  const details = $("alert-details");
+  details.replaceChildren();
+  for (const detail of error.details || []) {
+    if (error.message.includes(detail.message)) continue; // already said above
+    details.append(element("li", {}, `${detail.field}: ${detail.message}`));
+  }
+  $("alert").hidden = false;
+}
+
+function clearError() {
+  $("alert").hidden = true;
+}
+
+function element(tag, attributes = {}, text = "") {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text) node.textContent = text;
+  return node;
+}
+
+// --- sign in -----------------------------------------------------------------------------
+
+function tokenFromFragment() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get("token");
+  if (!token) return null;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  history.replaceState(null, "", location.pathname + location.search); // out of the address bar
+  return token;
+}
+
+async function tokenHandedOver() {
+  // An embedding app may set `#token=...` on a console that is already open.
+  const token = tokenFromFragment();
+  if (!token) return;
+  closeLive();
+  resetWorkspace();
+  state.instance = null;
+  clearError();
+  await useToken(token);
+}
+
+function showSignIn() {
+  $("sign-in").hidden = false;
+  $("who").hidden = true;
+  $("start").hidden = true;
+  $("workspace").hidden = true;
+  const first = $("dev-form").hidden ? $("token-input") : $("dev-user");
+  first.focus();
+}
+
+async function signInWithName(event) {
+  event.preventDefault();
+  clearError();
+  try {
+    const minted = await api("POST", "/api/dev/token", { user_id: $("dev-user").value });
+    await useToken(minted.token);
+  } catch (error) {
+    showError(error, "Signing in");
+  }
+}
+
+async function signInWithToken(event) {
+  event.preventDefault();
+  clearError();
+  await useToken($("token-input").value.trim());
+}
+
+async function useToken(token) {
+  state.token = token;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  await enter();
+}
+
+async function enter() {
+  try {
+    state.userId = (await api("GET", "/api/me")).user_id;
+  } catch (error) {
+    const wasToken = error.status === 401;
+    forgetToken();
+    showSignIn();
+    showError(error, wasToken ? "This token was refused" : "Signing in");
+    return;
+  }
+  $("who-name").textContent = state.userId;
+  $("who").hidden = false;
+  $("sign-in").hidden = true;
+  try {
+    await findInstance();
+  } catch (error) {
+    showError(error, "Looking for your onboarding");
+  }
+}
+
+function forgetToken() {
+  state.token = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+function signOut() {
+  closeLive();
+  forgetToken();
+  state.userId = null;
+  state.instance = null;
+  resetWorkspace();
+  showSignIn();
+}
+
+// --- the instance --------------------------------------------------------------------------
+
+async function findInstance() {
+  // The API is the source of truth; the tab's memory only finds a completed onboarding again.
+  const active = await api("GET", "/api/workflows/active");
+  let found = active.instances.find((instance) => instance.workflow_id === WORKFLOW_ID);
+  const saved = sessionStorage.getItem(INSTANCE_KEY + state.userId);
+  if (!found && saved) {
+    try {
+      found = await api("GET", `/api/workflows/${encodeURIComponent(saved)}`);
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      sessionStorage.removeItem(INSTANCE_KEY + state.userId);
+    }
+  }
+  if (found) {
+    await open(found);
+  } else {
+    $("start").hidden = false;
+    $("start-button").focus();
+  }
+}
+
+async function start() {
+  clearError();
+  $("start-button").disabled = true;
+  try {
+    // 201 for a new instance, 200 with the one already active: either way, that is ours.
+    await open(await api("POST", "/api/workflows", { workflow_id: WORKFLOW_ID }));
+  } catch (error) {
+    showError(error, "Starting the onboarding");
+  } finally {
+    $("start-button").disabled = false;
+  }
+}
+
+async function open(instance) {
+  resetWorkspace();
+  state.instance = { instance_id: instance.instance_id, status: instance.status };
+  sessionStorage.setItem(INSTANCE_KEY + state.userId, instance.instance_id);
+  $("start").hidden = true;
+  $("workspace").hidden = false;
+  connectLive();
+  await reload();
+  $("chat-text").focus();
+}
+
+function resetWorkspace() {
+  state.progress = null;
+  state.blocked = null;
+  state.lastSeq = null;
+  state.lastVersion = 0;
+  state.draft = null;
+  state.shown.clear();
+  $("chat-log").replaceChildren();
+  $("event-log").replaceChildren();
+  $("explain").replaceChildren();
+  $("steps").replaceChildren();
+}
+
+async function reload() {
+  if (!state.instance) return;
+  const generation = ++state.generation;
+  try {
+    const [progress, conversation, explanation, log] = await Promise.all([
+      api("GET", instancePath("/progress")),
+      api("GET", instancePath("/messages")),
+      api("GET", instancePath("/explain")),
+      api("GET", instancePath("/events")),
+    ]);
+    if (generation !== state.generation) return;
+    renderProgress(progress);
+    conversation.messages.forEach(addMessage);
+    renderExplain(explanation);
+    addEvents(log.events);
+  } catch (error) {
+    if (generation === state.generation) showError(error, "Loading your onboarding");
+  }
+}
+
+function refreshSoon() {
+  clearTimeout(state.refreshTimer);
+  state.refreshTimer = setTimeout(reload, REFRESH_DELAY_MS);
+}
+
+// --- progress ----------------------------------------------------------------------------
+
+function stepTitle(stepId) {
+  const step = state.progress?.steps.find((s) => s.id === stepId);
+  return step ? step.title : stepId;
+}
+
+function renderProgress(progress) {
+  state.progress = progress;
+  showStep(progress.current_step, progress.completion_percentage, progress.status);
+  $("steps").replaceChildren(...progress.steps.map((step) => {
+    const item = element("li", { "data-status": step.status, "data-step": step.id }, step.title);
+    if (step.status === "active") item.setAttribute("aria-current", "step");
+    item.append(element("span", { class: "visually-hidden" }, ` (${step.status})`));
+    return item;
+  }));
+}
+
+function showStep(stepId, percentage, status) {
+  const name = $("step-name");
+  name.dataset.step = stepId;
+  name.textContent = status === "completed" ? `${stepTitle(stepId)} (done)` : stepTitle(stepId);
+  const value = Math.round(percentage);
+  $("progress").value = value;
+  $("progress-text").textContent = `${value}%`;
+  state.instance.status = status;
+  setChatOpen(status === "active");
+}
+
+function setChatOpen(open) {
+  $("chat-text").disabled = !open;
+  $("chat-send").disabled = !open || state.sending;
+  if (!open) $("chat-status").textContent = "This onboarding is complete.";
+  else if (!state.sending) $("chat-status").textContent = "";
+}
+
+// --- conversation --------------------------------------------------------------------------
+
+function addMessage(message) {
+  const key = `${message.client_message_id}:${message.role}`;
+  const known = state.shown.get(key);
+  if (known) {
+    known.classList.remove("pending");
+    return;
+  }
+  const who = message.role === "user" ? "You" : `${message.agent} · ${stepTitle(message.step)}`;
+  const item = element("li", { class: `message ${message.role}`, "data-role": message.role });
+  if (message.pending) item.classList.add("pending");
+  item.append(element("span", { class: "meta" }, who), element("span", { class: "text" }, message.text));
+  state.shown.set(key, item);
+  const log = $("chat-log");
+  log.append(item);
+  log.scrollTop = log.scrollHeight;
+}
+
+function dropMessage(key) {
+  const item = state.shown.get(key);
+  if (item && item.classList.contains("pending")) {
+    item.remove();
+    state.shown.delete(key);
+  }
+}
+
+function newId() {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID(); // secure contexts
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)),
+    (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function send(event) {
+  event.preventDefault();
+  const box = $("chat-text");
+  const text = box.value;
+  if (state.sending || !state.instance || !text.trim()) return;
+  // The same text sent again after a failure keeps its id, so the turn is counted once.
+  if (!state.draft || state.draft.text !== text) state.draft = { text, id: newId() };
+  const id = state.draft.id;
+  clearError();
+  setSending(true);
+  addMessage({ role: "user", text, client_message_id: id, pending: true });
+  try {
+    const answer = await api("POST", instancePath("/messages"), { text, client_message_id: id });
+    addMessage({ role: "user", text, client_message_id: id });
+    addMessage(answer.reply);
+    if (box.value === text) box.value = "";
+    state.draft = null;
+    if (answer.turn.outcome === "blocked") noteBlocked(answer.turn.instance.current_step, answer.turn);
+    setSending(false);
+    renderProgress(answer.progress);
+    refreshSoon();
+  } catch (error) {
+    dropMessage(`${id}:user`);
+    setSending(false);
+    showError(error, "Your message was not sent");
+  }
+  if (!box.disabled) box.focus();
+}
+
+function setSending(sending) {
+  state.sending = sending;
+  $("chat-log").setAttribute("aria-busy", String(sending));
+  $("chat-send").disabled = sending || state.instance?.status !== "active";
+  $("chat-status").textContent = sending ? "Waiting for the agent…" : "";
+}
+
+function sendOnEnter(event) {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    $("chat-form").requestSubmit();
+  }
+}
+
+// --- why not done --------------------------------------------------------------------------
+
+function noteBlocked(step, refusal) {
+  state.blocked = { step, reason: refusal.reason, missing: refusal.missing_criteria || [] };
+}
+
+function renderExplain(explanation) {
+  const panel = $("explain");
+  if (explanation.status === "completed") {
+    panel.replaceChildren(element("p", {}, "Every step is done."));
+    return;
+  }
+  const title = stepTitle(explanation.current_step);
+  const counts = element("p", {},
+    `“${title}”: ${explanation.messages_in_step} message(s) so far, at least ` +
+    `${explanation.min_messages} and at most ${explanation.max_messages}.`);
+  const verdict = element("p", { "data-can-complete": String(explanation.can_complete) },
+    explanation.can_complete
+      ? "Everything is in place: the step closes as soon as the agent says so."
+      : "Not done yet, because:");
+  const criteria = element("ul", { class: "criteria" });
+  for (const criterion of explanation.criteria) {
+    const item = element("li", { class: criterion.met ? "met" : "unmet" },
+      `${criterion.checker}: ${criterion.detail}`);
+    item.append(element("span", { class: "visually-hidden" }, criterion.met ? " (met)" : " (not met)"));
+    criteria.append(item);
+  }
+  panel.replaceChildren(counts, verdict, criteria);
+  const blocked = state.blocked;
+  if (blocked && blocked.step === explanation.current_step) {
+    const box = element("div", { class: "blocked", id: "blocked" });
+    box.append(element("p", {}, `The last try to move on was refused: ${blocked.reason}`));
+    const missing = element("ul");
+    blocked.missing.forEach((m) => missing.append(element("li", {}, m)));
+    box.append(missing);
+    panel.append(box);
+  }
+}
+
+async function explainAgain() {
+  if (!state.instance) return;
+  try {
+    renderExplain(await api("GET", instancePath("/explain")));
+  } catch (error) {
+    showError(error, "Asking why the step is not done");
+  }
+}
+
+// --- event log -----------------------------------------------------------------------------
+
+function addEvents(events) {
+  const log = $("event-log");
+  for (const event of events) {
+    if (event.version <= state.lastVersion) continue;
+    state.lastVersion = event.version;
+    const item = element("li", { "data-type": event.type, "data-version": String(event.version) });
+    const at = new Date(event.recorded_at);
+    item.append(element("span", { class: "version" }, `#${event.version}`));
+    item.append(element("time", { datetime: event.recorded_at }, at.toLocaleTimeString()));
+    item.append(document.createTextNode(`${event.type}${summary(event.payload)}`));
+    log.append(item);
+  }
+  log.scrollTop = log.scrollHeight;
+}
+
+function summary(payload) {
+  if (payload.previous_step && payload.current_step) {
+    return ` ${payload.previous_step} → ${payload.current_step}`;
+  }
+  if (payload.reason) return ` ${payload.reason}`;
+  const step = payload.step || payload.current_step || payload.initial_step;
+  return step ? ` (${step})` : "";
+}
+
+// --- live events ---------------------------------------------------------------------------
+
+function connectLive() {
+  closeLive();
+  const params = new URLSearchParams({ instance_id: state.instance.instance_id });
+  if (state.lastSeq !== null) params.set("last_seq", String(state.lastSeq));
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  // The token travels as a subprotocol, so it stays out of URLs and access logs.
+  const socket = new WebSocket(`${scheme}//${location.host}/ws?${params}`, ["bearer", state.token]);
+  state.socket = socket;
+  socket.onmessage = (message) => onFrame(JSON.parse(message.data));
+  socket.onclose = (closed) => onClosed(socket, closed);
+}
+
+function closeLive() {
+  clearTimeout(state.retryTimer);
+  const socket = state.socket;
+  state.socket = null;
+  if (socket) socket.close(1000);
+  setLive("off");
+}
+
+function setLive(mode) {
+  const status = $("live-status");
+  status.dataset.live = mode;
+  status.textContent = `Live updates: ${mode}`;
+}
+
+function onClosed(socket, closed) {
+  if (state.socket !== socket) return; // closed on purpose
+  state.socket = null;
+  if (closed.code === 4401) {
+    showError(new ApiError(401, "unauthorized", closed.reason), "Live updates stopped");
+    return;
+  }
+  if (closed.code === 4400) {
+    setLive("off");
+    showError(new ApiError(400, "invalid", closed.reason), "Live updates stopped");
+    return;
+  }
+  setLive("reconnecting");
+  const delay = Math.min(MAX_RETRY_MS, 500 * 2 ** state.retries++);
+  state.retryTimer = setTimeout(() => state.instance && connectLive(), delay);
+}
+
+function onFrame(frame) {
+  if (frame.type === "ready") {
+    state.retries = 0;
+    setLive("on");
+    reload(); // whatever happened before this connection is read from the API
+    return;
+  }
+  if (typeof frame.seq !== "number" || !state.instance) return; // pong, error, resync notices
+  state.lastSeq = frame.seq;
+  const event = frame.payload;
+  if (event.instance_id !== state.instance.instance_id) return;
+  if (frame.type === "workflow.step_changed") {
+    showStep(event.current_step, event.progress * 100, "active");
+  } else if (frame.type === "workflow.completed") {
+    showStep(state.progress?.current_step ?? "", 100, "completed");
+  } else if (frame.type === "workflow.step_blocked") {
+    noteBlocked(event.current_step, event);
+  } else if (frame.type === "workflow.messages_exchanged") {
+    const base = { client_message_id: event.client_message_id, step: event.step };
+    addMessage({ ...base, role: "user", text: event.user_text });
+    addMessage({ ...base, role: "assistant", text: event.agent_text, agent: event.agent });
+  }
+  refreshSoon();
+}
+
+// --- start ---------------------------------------------------------------------------------
+
+async function boot() {
+  $("dev-form").addEventListener("submit", signInWithName);
+  $("token-form").addEventListener("submit", signInWithToken);
+  $("sign-out").addEventListener("click", signOut);
+  $("start-button").addEventListener("click", start);
+  $("chat-form").addEventListener("submit", send);
+  $("chat-text").addEventListener("keydown", sendOnEnter);
+  $("explain-refresh").addEventListener("click", explainAgain);
+  $("alert-close").addEventListener("click", clearError);
+  window.addEventListener("hashchange", tokenHandedOver);
+  tokenFromFragment();
+  try {
+    const config = await api("GET", "/api/console/config");
+    $("dev-form").hidden = !config.dev_sign_in;
+  } catch (error) {
+    showError(error, "Loading the console");
+  }
+  $("loading").hidden = true;
+  state.token = sessionStorage.getItem(TOKEN_KEY);
+  if (state.token) await enter();
+  else showSignIn();
+  document.body.dataset.ready = "true";
+}
+
+boot();

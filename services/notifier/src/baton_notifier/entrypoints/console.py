@@ -1,0 +1,132 @@
+"""The web console at `/`: its static files, the mode it asks for, and dev sign-in.
+
+The files are package data (`baton_notifier/console/`), read once when the app is built and
+served from memory with explicit content types. Every answer says `Cache-Control: no-cache`,
+so a browser revalidates and never runs a console older than the gateway it talks to.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from typing import Annotated
+
+from fastapi import APIRouter, Body, FastAPI, Request
+from fastapi.responses import Response
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from baton_auth import mint_token
+from baton_contracts import ErrorCode
+from baton_notifier.domain.errors import ApiError, HttpErrorResponse
+from baton_notifier.entrypoints.http import deps_of
+
+CONSOLE_PACKAGE = "baton_notifier"
+CONSOLE_FOLDER = "console"
+ASSETS = {
+    "index.html": "text/html; charset=utf-8",
+    "console.css": "text/css; charset=utf-8",
+    "console.js": "text/javascript; charset=utf-8",
+}
+MAX_USER_ID_CHARS = 128
+# A user id becomes a token of NATS subjects (`workflow.evt.<name>.<user_id>.<instance>`).
+_UNFIT_IN_SUBJECTS = frozenset(".*>")
+
+# Nothing outside the gateway: no CDN, no fonts, no frames; the live socket is same-origin.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+_HEADERS = {
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _fit_user_id(value: str) -> str:
+    if not value.strip():
+        raise PydanticCustomError("blank", "must not be blank")
+    if any(c.isspace() or not c.isprintable() or c in _UNFIT_IN_SUBJECTS for c in value):
+        raise PydanticCustomError(
+            "unfit", "must not contain spaces, control characters, '.', '*' or '>'"
+        )
+    return value
+
+
+UserId = Annotated[
+    str, Field(min_length=1, max_length=MAX_USER_ID_CHARS), AfterValidator(_fit_user_id)
+]
+
+
+class ConsoleConfig(BaseModel):
+    """`GET /api/console/config`: how the console lets a person sign in."""
+
+    dev_sign_in: bool = Field(
+        description="True in embedded dev mode: a user name is enough (`POST /api/dev/token`)"
+    )
+
+
+class DevTokenBody(BaseModel):
+    """Who to mint a token for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: UserId = Field(examples=["alice"])
+
+
+class DevToken(BaseModel):
+    """A bearer token for `user_id`, as `baton token --user <user_id>` would mint it."""
+
+    token: str
+    user_id: str
+
+
+class ConsoleAssets:
+    """The console's files, read once from the package."""
+
+    def __init__(self) -> None:
+        folder = files(CONSOLE_PACKAGE).joinpath(CONSOLE_FOLDER)
+        self.bodies = {name: folder.joinpath(name).read_bytes() for name in ASSETS}
+
+    def response(self, name: str) -> Response:
+        """The file with its content type and the no-surprises headers; 404 if unknown."""
+        if name not in self.bodies:
+            raise ApiError(404, ErrorCode.NOT_FOUND.value, f"no console file {name!r}")
+        return Response(self.bodies[name], media_type=ASSETS[name], headers=_HEADERS)
+
+
+def install_console(app: FastAPI, *, dev_sign_in: bool) -> None:
+    """Add `/`, `/console/<file>`, `/api/console/config` and, in dev mode, `/api/dev/token`."""
+    assets = ConsoleAssets()
+    router = APIRouter()
+
+    @router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+    async def index() -> Response:
+        return assets.response("index.html")
+
+    @router.api_route("/console/{name}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def asset(name: str) -> Response:
+        return assets.response(name)
+
+    @router.get("/api/console/config", response_model=ConsoleConfig, tags=["console"])
+    async def config() -> ConsoleConfig:
+        """How to sign in to the console; needs no token."""
+        return ConsoleConfig(dev_sign_in=dev_sign_in)
+
+    if dev_sign_in:
+        router.add_api_route(
+            "/api/dev/token",
+            dev_token,
+            methods=["POST"],
+            response_model=DevToken,
+            tags=["console"],
+            responses={422: {"model": HttpErrorResponse, "description": "Bad user_id"}},
+        )
+    app.include_router(router)
+
+
+async def dev_token(request: Request, body: Annotated[DevTokenBody, Body()]) -> DevToken:
+    """Embedded dev mode only (`BATON_DEV_SIGN_IN=true`): a token for any user name."""
+    token = mint_token(deps_of(request).jwt_secret, body.user_id)
+    return DevToken(token=token, user_id=body.user_id)
