@@ -33,6 +33,7 @@ from websockets.uri import parse_uri
 
 from baton_auth import mint_token
 from baton_contracts.workflow import StepChanged
+from baton_eventstore import NewEvent, OutboxMessage, OutboxRelay, SqlEventStore, create_engine
 from baton_messaging import JetStreamPublisher
 from baton_messaging.embedded import EmbeddedNatsServer, free_port
 from bench.measure import percentile
@@ -195,6 +196,34 @@ async def one_by_one(nc: Nats, readers: list[WsReader], stats: Stats) -> Row:
                 stats, start, "target: p99 < 50 ms")  # fmt: skip
 
 
+async def through_outbox(nc: Nats, readers: list[WsReader], stats: Stats, work: Path) -> Row:
+    """One event per client, each committed with its outbox row and published by the relay.
+
+    `occurred_at` is stamped just before the append, so the latency runs from the commit (as a
+    service makes it) through the relay, JetStream and the gateway to the client.
+    """
+    store = SqlEventStore(create_engine(f"sqlite+aiosqlite:///{work / 'outbox.db'}"))
+    await store.migrate()
+    relay = OutboxRelay(store, JetStreamPublisher(nc.jetstream()), lease_name="bench-live")
+    relay.start()
+    events = [prepared(reader, 100) for reader in readers]
+    before, stats.latencies = stats.received, []
+    start = time.time()
+    try:
+        for i, (subject, body, msg_id) in enumerate(events):
+            message = OutboxMessage(subject=subject, body=stamped(body))
+            event = NewEvent(event_id=uuid.UUID(msg_id), type="workflow.step_changed",
+                             payload={}, publish=message)  # fmt: skip
+            await store.append(f"bench-live-{i}", 0, [event])
+            relay.kick()
+        await wait_for_count(stats, before + len(readers))
+    finally:
+        await relay.stop()
+        await store.close()
+    label = f"{len(readers)} clients, 1 event each, committed one by one, via the relay"
+    return _row(label, stats, start, "outbox commit (SQLite) -> client; target: p99 < 50 ms")
+
+
 async def burst(nc: Nats, readers: list[WsReader], stats: Stats, rounds: int) -> Row:
     """`rounds` events per client, published back to back without waiting for acks."""
     events = [prepared(reader, n + 1) for n in range(rounds) for reader in readers]
@@ -243,9 +272,10 @@ async def fanout(opts: Options) -> list[Row]:
             readers = await connect_clients(port, count, stats)
             try:
                 rows = [await one_by_one(nc, readers, stats)]
+                rows.append(await through_outbox(nc, readers, stats, Path(tmp)))
                 rows.append(await burst(nc, readers, stats, 1))
                 rows.append(await burst(nc, readers, stats, rounds))
-                _check_exactly_once(readers, 2 + rounds)
+                _check_exactly_once(readers, 3 + rounds)
             finally:
                 for reader in readers:
                     if reader.transport is not None:
