@@ -37,6 +37,13 @@ class EventStoreContract:
 
     store: Any
 
+    async def test_names_of_the_column_width_are_stored_whole(self, store: Any) -> None:
+        stream_id, kind, subject = "s" * 255, "t" * 255, "x" * 255
+        event = NewEvent(uuid.uuid4(), kind, {}, publish=OutboxMessage(subject, b""))
+        await store.append(stream_id, 0, [event])
+        assert [(e.stream_id, e.type) for e in await store.load(stream_id)] == [(stream_id, kind)]
+        assert [r.subject for r in await store.outbox.fetch(10)] == [subject]
+
     async def test_append_then_load(self, store: Any) -> None:
         first, second = ev(1), ev(2)
         recorded = await store.append("s-1", 0, [first, second])
@@ -144,6 +151,9 @@ class EventStoreContract:
             ("s", 0, "none", "events"),
             ("s", 0, "dup", "event_id"),
             ("s", 0, "bad-json", "payload"),
+            ("s" * 256, 0, "one", "stream_id: at most 255"),
+            ("s", 0, "long-type", r"events\[0\]\.type: at most 255"),
+            ("s", 0, "long-subject", r"events\[0\]\.publish\.subject: at most 255"),
         ],
     )
     async def test_bad_input_names_the_field(
@@ -155,6 +165,10 @@ class EventStoreContract:
             "none": [],
             "dup": [same, same],
             "bad-json": [NewEvent(uuid.uuid4(), "t", {"when": object()})],
+            "long-type": [NewEvent(uuid.uuid4(), "t" * 256, {})],
+            "long-subject": [
+                NewEvent(uuid.uuid4(), "t", {}, publish=OutboxMessage("x" * 256, b""))
+            ],
         }[events]
         with pytest.raises(ValueError, match=field):
             await store.append(stream_id, version, given)

@@ -72,10 +72,16 @@ class DuplicateEventId(ValueError):
     """An event id is already stored (event ids are unique across the whole store)."""
 
 
+# The width of the `stream_id`, `type` and outbox `subject` columns (tables.py). PostgreSQL
+# refuses longer values and SQLite keeps them; checking here makes every backend agree.
+MAX_NAME_LENGTH = 255
+
+
 def validate_append(stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> None:
     """Raise ValueError naming the field when an append's arguments are malformed."""
     if not isinstance(stream_id, str) or not stream_id.strip():
         raise ValueError("stream_id: must be a non-empty string")
+    _check_length("stream_id", stream_id)
     if isinstance(expected_version, bool) or not isinstance(expected_version, int):
         raise ValueError(f"expected_version: must be an int, got {expected_version!r}")
     if expected_version < 0:
@@ -97,6 +103,7 @@ def _validate_event(index: int, event: NewEvent) -> None:
         raise ValueError(f"events[{index}].event_id: must be a UUID, got {event.event_id!r}")
     if not isinstance(event.type, str) or not event.type:
         raise ValueError(f"events[{index}].type: must be a non-empty string")
+    _check_length(f"events[{index}].type", event.type)
     for name in ("payload", "metadata"):
         value = getattr(event, name)
         if not isinstance(value, dict):
@@ -112,7 +119,13 @@ def _validate_event(index: int, event: NewEvent) -> None:
 def _validate_publish(index: int, message: OutboxMessage) -> None:
     if not isinstance(message.subject, str) or not message.subject:
         raise ValueError(f"events[{index}].publish.subject: must be a non-empty string")
+    _check_length(f"events[{index}].publish.subject", message.subject)
     if not isinstance(message.body, bytes):
         raise ValueError(f"events[{index}].publish.body: must be bytes")
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in message.headers.items()):
         raise ValueError(f"events[{index}].publish.headers: keys and values must be strings")
+
+
+def _check_length(name: str, value: str) -> None:
+    if len(value) > MAX_NAME_LENGTH:
+        raise ValueError(f"{name}: at most {MAX_NAME_LENGTH} characters, got {len(value)}")

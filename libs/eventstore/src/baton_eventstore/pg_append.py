@@ -1,43 +1,73 @@
-"""PostgreSQL's append in one round trip: guard, events and outbox rows in one statement."""
+"""PostgreSQL's append in one round trip: guard, events and outbox rows in one statement.
+
+The statement is plain SQL with `$n` parameters, so the same text runs on a SQLAlchemy
+connection inside a unit of work (`pg_append`) and on a raw asyncpg connection for a
+stand-alone append (`AsyncpgAppender`).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from baton_eventstore.model import NewEvent
 
 # The guard makes an append past the stream's head insert nothing (no version gaps); the
 # unique key on (stream_id, version) still decides between concurrent appends. Outbox rows
-# join on the inserted events, so they exist only if the events do.
-_APPEND = text(
-    """
+# join on the inserted events, so they exist only if the events do. One statement is one
+# implicit transaction: either every row is written or none is.
+APPEND_SQL = """
 WITH guard AS (
-  SELECT 1 AS ok WHERE CAST(:expected AS integer) = 0 OR EXISTS (
-    SELECT 1 FROM events WHERE stream_id = :sid AND version = CAST(:expected AS integer))
+  SELECT 1 AS ok WHERE CAST($2 AS integer) = 0 OR EXISTS (
+    SELECT 1 FROM events WHERE stream_id = $1 AND version = CAST($2 AS integer))
 ), ins AS (
   INSERT INTO events (stream_id, version, event_id, type, payload, metadata, recorded_at)
-  SELECT :sid, CAST(:expected AS integer) + e.ord, e.event_id, e.type, e.payload, e.metadata, :now
-  FROM guard, unnest(CAST(:ids AS uuid[]), CAST(:types AS text[]), CAST(:payloads AS jsonb[]),
-                     CAST(:metas AS jsonb[]))
+  SELECT $1, CAST($2 AS integer) + e.ord, e.event_id, e.type, e.payload, e.metadata,
+         CAST($3 AS timestamptz)
+  FROM guard, unnest(CAST($4 AS uuid[]), CAST($5 AS text[]), CAST($6 AS jsonb[]),
+                     CAST($7 AS jsonb[]))
        WITH ORDINALITY AS e(event_id, type, payload, metadata, ord)
   ORDER BY e.ord
   RETURNING position, event_id
 ), ob AS (
   INSERT INTO outbox (event_id, subject, body, headers, created_at)
-  SELECT o.event_id, o.subject, o.body, o.headers, :now
-  FROM unnest(CAST(:o_ids AS uuid[]), CAST(:subjects AS text[]), CAST(:bodies AS bytea[]),
-              CAST(:headers AS jsonb[])) WITH ORDINALITY AS o(event_id, subject, body, headers, ord)
+  SELECT o.event_id, o.subject, o.body, o.headers, CAST($3 AS timestamptz)
+  FROM unnest(CAST($8 AS uuid[]), CAST($9 AS text[]), CAST($10 AS bytea[]),
+              CAST($11 AS jsonb[])) WITH ORDINALITY AS o(event_id, subject, body, headers, ord)
   JOIN ins ON ins.event_id = o.event_id
   ORDER BY o.ord
 )
 SELECT position FROM ins ORDER BY position
 """
-)
+
+HEAD_SQL = "SELECT COALESCE(MAX(version), 0) FROM events WHERE stream_id = $1"
+
+# The unique index whose violation means "this event id is already stored" (tables.py).
+EVENT_ID_INDEX = "uq_events_event_id"
+
+
+def append_params(
+    stream_id: str, expected_version: int, events: Sequence[NewEvent], now: datetime
+) -> tuple[Any, ...]:
+    """APPEND_SQL's parameters, in `$n` order; JSON documents go as text."""
+    published = [(e, e.publish) for e in events if e.publish is not None]
+    return (
+        stream_id,
+        expected_version,
+        now,
+        [e.event_id for e in events],
+        [e.type for e in events],
+        [json.dumps(e.payload) for e in events],
+        [json.dumps(e.metadata) for e in events],
+        [e.event_id for e, _ in published],
+        [m.subject for _, m in published],
+        [m.body for _, m in published],
+        [json.dumps(m.headers) for _, m in published],
+    )
 
 
 async def pg_append(
@@ -47,19 +77,6 @@ async def pg_append(
     events: Sequence[NewEvent],
     now: datetime,
 ) -> list[int]:
-    """Insert events and outbox rows; the positions, or [] when the guard refused."""
-    published = [e for e in events if e.publish is not None]
-    params = {
-        "sid": stream_id,
-        "expected": expected_version,
-        "now": now,
-        "ids": [e.event_id for e in events],
-        "types": [e.type for e in events],
-        "payloads": [json.dumps(e.payload) for e in events],
-        "metas": [json.dumps(e.metadata) for e in events],
-        "o_ids": [e.event_id for e in published],
-        "subjects": [e.publish.subject for e in published if e.publish],
-        "bodies": [e.publish.body for e in published if e.publish],
-        "headers": [json.dumps(e.publish.headers) for e in published if e.publish],
-    }
-    return [row[0] for row in await conn.execute(_APPEND, params)]
+    """Insert events and outbox rows in the connection's transaction; [] if the guard refused."""
+    params = append_params(stream_id, expected_version, events, now)
+    return [row[0] for row in await conn.exec_driver_sql(APPEND_SQL, params)]

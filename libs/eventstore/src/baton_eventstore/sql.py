@@ -11,6 +11,7 @@ from sqlalchemy import Row, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from baton_eventstore.asyncpg_append import AsyncpgAppender
 from baton_eventstore.engine import create_engine
 from baton_eventstore.migrations import migrate
 from baton_eventstore.model import (
@@ -44,6 +45,8 @@ class SqlEventStore:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.outbox = SqlOutbox(engine)
+        # PostgreSQL: stand-alone appends skip SQLAlchemy (one statement on a raw asyncpg pool).
+        self.appender = AsyncpgAppender(engine) if _is_asyncpg(engine) else None
 
     @classmethod
     async def from_url(cls, url: str, **engine_options: Any) -> SqlEventStore:
@@ -57,8 +60,12 @@ class SqlEventStore:
         await migrate(self.engine, COMPONENT, STEPS)
 
     async def close(self) -> None:
-        """Close every pooled connection."""
-        await self.engine.dispose()
+        """Close every pooled connection (the engine's and the append pool's)."""
+        try:
+            if self.appender is not None:
+                await self.appender.close()
+        finally:
+            await self.engine.dispose()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqlTransaction]:
@@ -71,8 +78,12 @@ class SqlEventStore:
     ) -> list[RecordedEvent]:
         """Append in a transaction of its own."""
         validate_append(stream_id, expected_version, events)
-        async with self.transaction() as tx:
-            return await tx.append(stream_id, expected_version, events)
+        if self.appender is None:
+            async with self.transaction() as tx:
+                return await tx.append(stream_id, expected_version, events)
+        now = datetime.now(UTC)
+        positions = await self.appender.append(stream_id, expected_version, events, now)
+        return recorded_events(stream_id, expected_version, events, positions, now)
 
     async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
         """The stream's events with version > after_version, in version order."""
@@ -134,19 +145,7 @@ class SqlTransaction:
         if not positions:  # the stream is behind expected_version: appending would leave a gap
             actual = await _head(self.connection, stream_id)
             raise ConcurrencyConflict(stream_id, expected_version, actual)
-        return [
-            RecordedEvent(
-                stream_id,
-                expected_version + i + 1,
-                position,
-                e.event_id,
-                e.type,
-                e.payload,
-                e.metadata,
-                now,
-            )
-            for i, (e, position) in enumerate(zip(events, positions, strict=True))
-        ]
+        return recorded_events(stream_id, expected_version, events, positions, now)
 
     async def _insert(
         self, stream_id: str, expected_version: int, events: Sequence[NewEvent], now: datetime
@@ -171,6 +170,29 @@ class SqlTransaction:
         return ConcurrencyConflict(stream_id, expected_version, actual)
 
 
+def recorded_events(
+    stream_id: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    positions: Sequence[int],
+    now: datetime,
+) -> list[RecordedEvent]:
+    """The appended events as stored: versions from expected_version + 1, their positions."""
+    return [
+        RecordedEvent(
+            stream_id,
+            expected_version + i + 1,
+            position,
+            e.event_id,
+            e.type,
+            e.payload,
+            e.metadata,
+            now,
+        )
+        for i, (e, position) in enumerate(zip(events, positions, strict=True))
+    ]
+
+
 async def load_stream(
     conn: AsyncConnection, stream_id: str, after_version: int
 ) -> list[RecordedEvent]:
@@ -188,6 +210,10 @@ async def load_stream(
 async def _head(conn: AsyncConnection, stream_id: str) -> int:
     query = select(func.max(events.c.version)).where(events.c.stream_id == stream_id)
     return int((await conn.execute(query)).scalar() or 0)
+
+
+def _is_asyncpg(engine: AsyncEngine) -> bool:
+    return engine.dialect.name == "postgresql" and engine.dialect.driver == "asyncpg"
 
 
 def _event_row(stream_id: str, offset: int, event: NewEvent, now: datetime) -> dict[str, Any]:

@@ -1,0 +1,125 @@
+"""PostgreSQL stand-alone appends run on the store's own asyncpg pool: errors, pool lifecycle."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+from baton_eventstore import (
+    ConcurrencyConflict,
+    DuplicateEventId,
+    NewEvent,
+    OutboxMessage,
+    SqlEventStore,
+)
+
+pytestmark = pytest.mark.postgres
+
+
+def ev(n: int, publish: bool = True) -> NewEvent:
+    message = OutboxMessage(f"test.evt.{n}", b"%d" % n, {"traceparent": "00-ab-cd-01"})
+    return NewEvent(
+        uuid.uuid4(),
+        "test.happened",
+        {"n": n, "text": "naïve ☃"},
+        {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"},
+        publish=message if publish else None,
+    )
+
+
+@pytest.fixture
+async def store(postgres_url: str) -> AsyncIterator[SqlEventStore]:
+    store = await SqlEventStore.from_url(postgres_url, pool_size=3, max_overflow=0)
+    yield store
+    await store.close()
+
+
+async def connections(postgres_url: str) -> int:
+    """Other client connections to the test database (not counting the one asking)."""
+    probe = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        query = (
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return int(await probe.fetchval(query))
+    finally:
+        await probe.close()
+
+
+async def test_append_runs_on_the_append_pool_and_round_trips(store: SqlEventStore) -> None:
+    assert store.appender is not None and not store.appender.is_open
+    events = [ev(1), ev(2, publish=False)]
+    recorded = await store.append("s", 0, events)
+    assert store.appender.is_open
+    assert await store.load("s") == recorded
+    assert [(e.version, e.payload, e.metadata) for e in recorded] == [
+        (1, events[0].payload, events[0].metadata),
+        (2, events[1].payload, events[1].metadata),
+    ]
+    rows = await store.outbox.fetch(10)
+    assert [(r.event_id, r.subject, r.headers) for r in rows] == [
+        (events[0].event_id, "test.evt.1", {"traceparent": "00-ab-cd-01"})
+    ]
+
+
+async def test_conflict_names_the_actual_version_and_writes_nothing(store: SqlEventStore) -> None:
+    await store.append("s", 0, [ev(1, publish=False)])
+    await store.append("s", 1, [ev(2, publish=False)])
+    for expected in (0, 1, 5):  # two behind (unique key), one behind, ahead (guard)
+        with pytest.raises(ConcurrencyConflict) as info:
+            await store.append("s", expected, [ev(9)])
+        assert (info.value.expected_version, info.value.actual_version) == (expected, 2)
+    assert [e.version for e in await store.load("s")] == [1, 2]
+    assert await store.outbox.fetch(10) == []
+
+
+async def test_duplicate_event_id_is_refused_with_nothing_written(store: SqlEventStore) -> None:
+    stored = ev(1, publish=False)
+    await store.append("a", 0, [stored])
+    with pytest.raises(DuplicateEventId, match="events: an event id is already stored"):
+        await store.append("b", 0, [ev(2), stored])
+    assert await store.load("b") == []
+    assert await store.outbox.fetch(10) == []
+
+
+async def test_stand_alone_and_unit_of_work_appends_share_one_log(store: SqlEventStore) -> None:
+    async with store.transaction() as tx:
+        await tx.append("s", 0, [ev(1)])
+    await store.append("s", 1, [ev(2)])
+    with pytest.raises(ConcurrencyConflict):
+        async with store.transaction() as tx:
+            await tx.append("s", 1, [ev(3)])
+    assert [e.version for e in await store.load("s")] == [1, 2]
+    assert [r.subject for r in await store.outbox.fetch(10)] == ["test.evt.1", "test.evt.2"]
+
+
+async def test_first_appends_at_once_open_one_pool_within_the_limit(
+    store: SqlEventStore, postgres_url: str
+) -> None:
+    await asyncio.gather(*(store.append(f"s-{n}", 0, [ev(n)]) for n in range(20)))
+    assert len(await store.read_all()) == 20
+    # pool_size=3: at most 3 append connections, plus the engine's one from migrating.
+    assert await connections(postgres_url) <= 4
+
+
+async def test_close_ends_every_connection_and_a_later_append_reopens(
+    store: SqlEventStore, postgres_url: str
+) -> None:
+    await store.append("s", 0, [ev(1)])
+    assert await connections(postgres_url) >= 1
+    await store.close()
+    assert store.appender is not None and not store.appender.is_open
+    left = await connections(postgres_url)
+    for _ in range(50):  # a backend may linger a moment after its client said goodbye
+        if left == 0:
+            break
+        await asyncio.sleep(0.1)
+        left = await connections(postgres_url)
+    assert left == 0
+    await store.append("s", 1, [ev(2)])
+    assert [e.version for e in await store.load("s")] == [1, 2]
