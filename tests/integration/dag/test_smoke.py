@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from ...platform_stack import Stack
 from .conftest import Author
+
+
+@pytest.fixture
+def stack(module_stack: Stack) -> Stack:
+    """Every test here shares one platform (each has its own user)."""
+    return module_stack
+
 
 RESEARCH = {
     "name": "research-and-summarize",
@@ -57,3 +67,13 @@ async def test_research_and_summarize_runs_in_order_with_the_output_passed_on(
     ]
     listed = await author.get("/workflows/research-and-summarize/runs")
     assert [r["run_id"] for r in listed["runs"]] == [started["run_id"]]
+
+
+async def test_a_run_answers_202_with_its_location(author: Author) -> None:
+    await author.created(RESEARCH)
+    response = await author.post_run("research-and-summarize")
+    assert response.status_code == 202, response.text
+    run_id = response.json()["run_id"]
+    assert response.headers["Location"] == f"/workflow-runs/{run_id}"
+    assert (await author.get(response.headers["Location"]))["run_id"] == run_id
+    await author.wait(run_id)

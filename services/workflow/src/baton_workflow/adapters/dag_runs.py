@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from baton_contracts import Event as WireEvent
@@ -17,6 +17,11 @@ from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.state import RunState, fold
 from baton_workflow.service.dag_ports import RunRequestExists
 from baton_workflow.service.dag_wire import wire_events
+
+# Built once, with the values as parameters: building a statement per append cost more CPU
+# than running it. The SET clause takes the columns named in the parameters.
+_INSERT_ROW = insert(dag_runs)
+_UPDATE_ROW = update(dag_runs).where(dag_runs.c.run_id == bindparam("row_run_id"))
 
 
 def run_stream(run_id: str) -> str:
@@ -58,15 +63,11 @@ class SqlDagRuns:
             await tx.append(run_stream(run_id), expected_version, rows)
             if expected_version == 0:
                 try:
-                    await tx.connection.execute(
-                        insert(dag_runs).values(**values, request_id=request_id)
-                    )
+                    await tx.connection.execute(_INSERT_ROW, {**values, "request_id": request_id})
                 except IntegrityError:
                     raise RunRequestExists(request_id) from None
             else:
-                await tx.connection.execute(
-                    update(dag_runs).where(dag_runs.c.run_id == run_id).values(**values)
-                )
+                await tx.connection.execute(_UPDATE_ROW, {**values, "row_run_id": run_id})
         return after
 
     async def find_request(self, owner: str, request_id: str) -> str | None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import RunTask
 from baton_contracts.dag_api import (
@@ -41,7 +43,7 @@ from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.problems import InvalidWorkflow
 from baton_workflow.domain.dag.scheduler import decide, start_run
-from baton_workflow.domain.dag.state import RunState
+from baton_workflow.domain.dag.state import RunState, StepState, fold
 from baton_workflow.domain.dag.validation import env_keys
 from baton_workflow.service.dag_definitions import invalid, not_found
 from baton_workflow.service.dag_ports import (
@@ -99,21 +101,7 @@ class StepRunners:
         waited = 0.0
         while True:
             timeout = self._time_left(call, self.agent_timeout)
-            request = RunTask(
-                user_id=user_id,
-                agent=agent,
-                run_id=call.run_id,
-                step_id=call.step_id,
-                prompt=call.prompt or " ",
-                context=call.handoff_context or "",
-                context_from=call.handoff_from,
-                model=call.model,
-                provider=call.provider,
-                permission_mode=call.permission_mode,
-                budget_usd=call.budget_usd,
-                timeout_seconds=timeout,
-                idempotency_key=call.idempotency_key,
-            )
+            request = _task_request(call, user_id, agent, timeout)
             try:
                 result = await self.agents.run_task(request, timeout=timeout + 1.0)
             except RemoteError as exc:
@@ -157,12 +145,18 @@ class DagExecutor:
     _sweeper: asyncio.Task[None] | None = field(default=None, repr=False)
     _stopping: bool = field(default=False, repr=False)
 
-    def launch(self, run_id: str) -> None:
-        """Start driving a run here, unless this process already does."""
+    def launch(self, run_id: str, started: RunState | None = None) -> None:
+        """Start driving a run here, unless this process already does.
+
+        `started` is the state of a run this process has just started (its first event only),
+        so that driving it does not read back what was just written.
+        """
         task = self._tasks.get(run_id)
         if self._stopping or (task is not None and not task.done()):
             return
-        self._tasks[run_id] = asyncio.create_task(self._drive(run_id), name=f"dag-run-{run_id}")
+        self._tasks[run_id] = asyncio.create_task(
+            self._drive(run_id, started), name=f"dag-run-{run_id}"
+        )
 
     async def start(self) -> None:
         """Resume unfinished runs now, and keep looking for runs whose driver went away."""
@@ -197,20 +191,23 @@ class DagExecutor:
             except Exception:
                 log.exception("could not look for unfinished DAG runs")
 
-    async def _drive(self, run_id: str) -> None:
+    async def _drive(self, run_id: str, started: RunState | None = None) -> None:
         if not await self.runs.take_lease(run_id, self.holder, self.lease_seconds):
             return
         drive = _RunDrive(self, run_id)
         try:
-            await drive.run()
+            await drive.run(started)
         except ConcurrencyConflict:
             log.warning("run %s was written by another process; leaving it to that one", run_id)
         except Exception:
             log.exception("driving run %s failed; another attempt follows", run_id)
         finally:
             await drive.cancel_calls()
-            with contextlib.suppress(Exception):
-                await self.runs.drop_lease(run_id, self.holder)
+            # A finished run is never driven again: its lease can simply run out (one write
+            # less per run). An unfinished one is given up so another process may take it now.
+            if drive.state is None or not drive.state.finished:
+                with contextlib.suppress(Exception):
+                    await self.runs.drop_lease(run_id, self.holder)
 
 
 class _RunDrive:
@@ -225,18 +222,26 @@ class _RunDrive:
         self.version = 0
         self.renewed_at = 0.0
 
-    async def run(self) -> None:
+    async def run(self, started: RunState | None = None) -> None:
         loop = asyncio.get_running_loop()
         self.renewed_at = loop.time()
-        self.state, self.version, _ = await self.ex.runs.load(self.run_id)
+        if started is not None:  # written by this process a moment ago: version 1
+            self.state, self.version = started, 1
+        else:
+            self.state, self.version, _ = await self.ex.runs.load(self.run_id)
         if self.state is None or self.state.finished:
             return
         for call in in_flight(self.state):  # after a crash: the same keys, so no double work
             self._spawn(call)
+        results: list[re.RunEvent] = []
         while True:
             now = self.ex.clock.now()
-            decision = decide(self.state, now, pricing=self.ex.pricing)
-            await self._append(list(decision.events))
+            # Results and what they lead to are appended together: one write per step, not two.
+            # Nothing is called before the append, so the log still knows every call first.
+            current = fold(results, self.state)
+            assert current is not None
+            decision = decide(current, now, pricing=self.ex.pricing)
+            await self._append([*results, *decision.events])
             for action in decision.actions:
                 if isinstance(action, CallAgent | CallSkill | CallTool):
                     self._spawn(action)
@@ -246,7 +251,7 @@ class _RunDrive:
                         task.cancel()
             if self.state.finished:
                 return
-            await self._wait(decision.wake_at, now)
+            results = await self._wait(decision.wake_at, now)
             if loop.time() - self.renewed_at > self.ex.lease_seconds / 3:
                 if not await self.ex.runs.take_lease(
                     self.run_id, self.ex.holder, self.ex.lease_seconds
@@ -255,27 +260,28 @@ class _RunDrive:
                     return
                 self.renewed_at = loop.time()
 
-    async def _wait(self, wake_at: datetime | None, now: datetime) -> None:
+    async def _wait(self, wake_at: datetime | None, now: datetime) -> list[re.RunEvent]:
+        """The results that arrived (all that are there once one is), until a timer is due."""
         timeout = self.ex.lease_seconds / 3
         if wake_at is not None:
             timeout = min(timeout, max(0.0, (wake_at - now).total_seconds()))
         try:
             first = await asyncio.wait_for(self.results.get(), timeout=timeout)
         except TimeoutError:
-            return
+            return []
         results = [first]
         while not self.results.empty():
             results.append(self.results.get_nowait())
         assert self.state is not None
         # A late result of a cancelled or superseded attempt is not recorded.
-        current = [
+        return [
             r
             for r in results
             if (s := self.state.steps.get(r.step_id)) is not None
             and s.status == "running"
             and s.attempt == r.attempt
+            and not _past_deadline(s, r)
         ]
-        await self._append(current)
 
     async def _append(self, events: Sequence[re.RunEvent]) -> None:
         if not events:
@@ -307,6 +313,71 @@ class _RunDrive:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+# What a RunTask field is called in the step, for errors in the author's terms.
+_STEP_FIELDS = {
+    "agent": "agent",
+    "prompt": "prompt (its templates filled)",
+    "context": "the handoff context (the whole output of handoffFrom)",
+    "model": "model",
+    "provider": "provider",
+    "permission_mode": "permissionMode",
+}
+
+
+def _task_request(call: CallAgent, user_id: str, agent: str, timeout: float) -> RunTask:
+    """The agent-runner request of a call; `StepActionFailed` naming the field that cannot go.
+
+    Templates are filled at run time, so a prompt may only now be too long (a page a tool
+    fetched, say), or an agent name rendered from a variable may not be a name.
+    """
+    fields: dict[str, Any] = {
+        "agent": agent,
+        "prompt": call.prompt or " ",
+        "context": call.handoff_context or "",
+        "model": call.model,
+        "provider": call.provider,
+        "permission_mode": call.permission_mode,
+    }
+    try:
+        return RunTask(
+            user_id=user_id,
+            run_id=call.run_id,
+            step_id=call.step_id,
+            context_from=call.handoff_from,
+            budget_usd=call.budget_usd,
+            timeout_seconds=timeout,
+            idempotency_key=call.idempotency_key,
+            **fields,
+        )
+    except ValidationError as exc:
+        problems = [_field_problem(error, fields) for error in exc.errors()]
+        raise StepActionFailed(f"cannot ask agent {agent!r}: " + "; ".join(problems)) from None
+
+
+def _field_problem(error: Any, fields: Mapping[str, Any]) -> str:
+    """One pydantic error of a RunTask as the step field and what is wrong with it."""
+    name = str(error["loc"][0]) if error["loc"] else ""
+    label, value = _STEP_FIELDS.get(name, name), fields.get(name)
+    if error["type"] == "string_too_long" and isinstance(value, str):
+        limit = error.get("ctx", {}).get("max_length")
+        return f"{label} has {len(value):,} characters; an agent takes at most {limit:,}"
+    shown = repr(value)[:80] if isinstance(value, str) else value
+    return f"{label}: {error['msg']} (got {shown})"
+
+
+def _past_deadline(step: StepState, result: re.StepSucceeded | re.StepFailed) -> bool:
+    """A result that came at or after its attempt's deadline: the step timed out.
+
+    The agent-runner is given the time left as its own timeout, so it often answers "did not
+    answer within" just as the deadline passes; dropping that answer lets the next decision
+    fail the step with status `timeout`, whichever side noticed first. A failure that is
+    already a timeout (a tool's own, with its more precise message) is kept.
+    """
+    if step.deadline is None or result.at < step.deadline:
+        return False
+    return not (isinstance(result, re.StepFailed) and result.status == "timeout")
 
 
 # --- use cases ---------------------------------------------------------------------------
@@ -351,13 +422,15 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
     except InvalidWorkflow as exc:
         raise invalid(exc.problems, f"a run of {command.name!r}") from None
     try:
-        await svc.runs.append(started.run_id, 0, None, [started], request_id=command.request_id)
+        state = await svc.runs.append(
+            started.run_id, 0, None, [started], request_id=command.request_id
+        )
     except RunRequestExists:
         assert command.request_id is not None
         earlier = await svc.runs.find_request(command.user_id, command.request_id)
         assert earlier is not None
         return await _accepted(svc, earlier)
-    svc.executor.launch(started.run_id)
+    svc.executor.launch(started.run_id, state)
     return DagRunAccepted(
         run_id=started.run_id,
         workflow=started.workflow,
@@ -459,7 +532,8 @@ def run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
         variables=dict(state.variables),
         steps=steps,
         handoffs=_handoffs(state, history),
-        messages=[] if state.mode == "shadow" else _messages(state, history),
+        # Shadow runs keep no messages; a dry run sent none (its prompts were only priced).
+        messages=_messages(state, history) if state.mode == "live" else [],
         estimate=estimate,
     )
 
@@ -489,12 +563,29 @@ def _handoffs(state: RunState, history: list[re.RunEvent]) -> list[DagHandoff]:
     ]
 
 
+def _never_sent(history: list[re.RunEvent]) -> set[tuple[str, int]]:
+    """Attempts refused as they started (run budget, handoff source): no agent was asked.
+
+    Such a refusal is decided together with the start, so it carries the start's own time;
+    an agent's answer or a deadline always comes later.
+    """
+    started = {(e.step_id, e.attempt): e.at for e in history if isinstance(e, re.StepStarted)}
+    return {
+        (e.step_id, e.attempt)
+        for e in history
+        if isinstance(e, re.StepFailed) and started.get((e.step_id, e.attempt)) == e.at
+    }
+
+
 def _messages(state: RunState, history: list[re.RunEvent]) -> list[DagAgentMessage]:
     out: list[DagAgentMessage] = []
+    refused = _never_sent(history)
     for e in history:
         if not isinstance(e, re.StepStarted | re.StepSucceeded):
             continue
         if state.definition.step(e.step_id).type not in AGENT_STEP_TYPES:
+            continue
+        if isinstance(e, re.StepStarted) and (e.step_id, e.attempt) in refused:
             continue
         if isinstance(e, re.StepStarted) and e.input.prompt is not None:
             agent = e.input.agent or "default"

@@ -1,0 +1,219 @@
+"""Crash durability: the workflow service restarted mid-run carries on from the run's log."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from baton_contracts.agent_api import RunTask, TaskResult
+from baton_workflow.bootstrap import WorkflowApp
+from baton_workflow.service.dag_ports import TaskAgents
+
+from ...platform_stack import Stack
+from .conftest import Author, RestartWorkflow, steps_of
+
+
+@pytest.fixture
+def workflow_database(request: pytest.FixtureRequest) -> str | None:
+    """SQLite, or PostgreSQL for tests marked `ON_BOTH_BACKENDS` (skipped without one)."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        return None
+    request.applymarker(pytest.mark.postgres)
+    return str(request.getfixturevalue("postgres_url"))
+
+
+ON_BOTH_BACKENDS = pytest.mark.parametrize(
+    "workflow_database", ["sqlite", "postgres"], indirect=True
+)
+
+
+@pytest.fixture
+def workflow_extra() -> dict[str, Any]:
+    # A short lease: a service that died holding a run gives it up to the next one quickly.
+    return {"workflow_dag_lease_seconds": 2.0}
+
+
+async def until(done: Any) -> None:
+    """Wait (a few seconds at most) until `done()` holds."""
+    for _ in range(500):
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("gave up waiting")
+
+
+def step_status(step_id: str, *statuses: str) -> Any:
+    return lambda run: steps_of(run)[step_id]["status"] in statuses
+
+
+@ON_BOTH_BACKENDS
+async def test_a_restart_during_a_delay_keeps_its_due_time(
+    author: Author,
+    stack: Stack,
+    restart_workflow: RestartWorkflow,
+    model_runs: list[tuple[str, str]],
+) -> None:
+    document = {
+        "name": "sleep-on-it",
+        "steps": [
+            {"id": "first", "prompt": "Before the pause"},
+            {"id": "wait", "type": "delay", "delay": "1s", "dependsOn": ["first"]},
+            {"id": "after", "prompt": "After the pause", "dependsOn": ["wait"]},
+        ],
+    }
+    await author.created(document)
+    run_id = (await author.run("sleep-on-it"))["run_id"]
+    await author.wait_until(run_id, step_status("wait", "waiting"))
+    _, _, before = await stack.workflow.runs.runs.load(run_id)
+    (delay,) = [e for e in before if e.type == "workflow_run.delay_started"]
+
+    await restart_workflow()
+    run = await author.wait(run_id)
+
+    assert run["status"] == "success", run
+    _, _, history = await stack.workflow.runs.runs.load(run_id)
+    assert [e for e in history if e.type == "workflow_run.delay_started"] == [delay]
+    wait = steps_of(run)["wait"]
+    assert datetime.fromisoformat(wait["started_at"]) == delay.at
+    assert datetime.fromisoformat(wait["finished_at"]) >= delay.due_at
+    assert model_runs == [(run_id, "first"), (run_id, "after")]  # nothing ran twice
+
+
+async def test_a_restart_during_a_retry_wait_keeps_the_attempt_and_its_due_time(
+    author: Author, stack: Stack, restart_workflow: RestartWorkflow
+) -> None:
+    document = {
+        "name": "retry-later",
+        "steps": [
+            {"id": "flaky", "agent": "hisui", "prompt": "Research [[fail-attempts:1]]",
+             "onError": "retry", "retryMax": 2, "retryDelay": "1s"},
+        ],
+    }  # fmt: skip
+    await author.created(document)
+    run_id = (await author.run("retry-later"))["run_id"]
+    await author.wait_until(run_id, step_status("flaky", "waiting"))
+    _, _, before = await stack.workflow.runs.runs.load(run_id)
+    (retry,) = [e for e in before if e.type == "workflow_run.retry_scheduled"]
+
+    await restart_workflow()
+    run = await author.wait(run_id)
+
+    assert run["status"] == "success", run
+    _, _, history = await stack.workflow.runs.runs.load(run_id)
+    assert [e for e in history if e.type == "workflow_run.retry_scheduled"] == [retry]
+    second = [e for e in history if e.type == "workflow_run.step_started"][-1]
+    assert second.attempt == 2 and second.at >= retry.due_at
+    assert steps_of(run)["flaky"]["attempts"] == 2
+
+
+@dataclass
+class RecordingAgents:
+    """Wraps the workflow's `TaskAgents` port and keeps every answer it got."""
+
+    inner: TaskAgents
+    results: list[TaskResult] = field(default_factory=list)
+
+    async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
+        result = await self.inner.run_task(request, timeout)
+        self.results.append(result)
+        return result
+
+
+@ON_BOTH_BACKENDS
+async def test_a_restart_during_an_agent_call_does_not_call_the_model_twice(
+    author: Author,
+    restart_workflow: RestartWorkflow,
+    task_calls: list[dict[str, Any]],
+    model_runs: list[tuple[str, str]],
+) -> None:
+    document = {
+        "name": "long-call",
+        "steps": [
+            {"id": "think", "agent": "hisui", "prompt": "Research durable queues [[sleep:1]]"},
+            {"id": "after", "prompt": "Then:\n{{steps.think.output}}", "dependsOn": ["think"]},
+        ],
+    }
+    await author.created(document)
+    run_id = (await author.run("long-call"))["run_id"]
+    await author.wait_until(run_id, step_status("think", "running"))
+    await until(lambda: bool(task_calls))
+    recording: list[RecordingAgents] = []
+
+    def record(app: WorkflowApp) -> None:
+        runners = app.runs.executor.runners
+        recording.append(RecordingAgents(runners.agents))
+        runners.agents = recording[0]
+
+    await restart_workflow(prepare=record)
+    run = await author.wait(run_id)
+
+    assert run["status"] == "success", run
+    think = [c for c in task_calls if c["step_id"] == "think"]
+    assert [c["idempotency_key"] for c in think] == [f"{run_id}:think:1"] * 2
+    assert model_runs == [(run_id, "think"), (run_id, "after")]
+    replayed = [r.replayed for r in recording[0].results]
+    assert replayed == [True, False]  # think answered from the record, then after for real
+    assert steps_of(run)["think"]["output"] in task_calls[-1]["prompt"]
+    assert steps_of(run)["think"]["attempts"] == 1
+
+
+async def test_a_run_survives_a_restart_while_the_agent_runner_is_down(
+    author: Author, stack: Stack, restart_workflow: RestartWorkflow
+) -> None:
+    document = {
+        "name": "both-down",
+        "steps": [
+            {"id": "wait", "type": "delay", "delay": "300ms"},
+            {"id": "answer", "agent": "kohaku", "prompt": "Write after the outage",
+             "dependsOn": ["wait"]},
+        ],
+    }  # fmt: skip
+    await author.created(document)
+    run_id = (await author.run("both-down"))["run_id"]
+    await author.wait_until(run_id, step_status("wait", "waiting"))
+
+    await restart_workflow(between=stack.stop_agent_runner)
+    running = await author.wait_until(run_id, step_status("answer", "running"))
+    assert running["status"] == "running"
+    await asyncio.sleep(0.5)  # the agent-runner stays down a moment while the step waits
+    await stack.start_agent_runner()
+    run = await author.wait(run_id)
+
+    assert run["status"] == "success", run
+    assert steps_of(run)["answer"]["attempts"] == 1
+    assert steps_of(run)["answer"]["output"].startswith("Summary")
+
+
+@ON_BOTH_BACKENDS
+async def test_a_service_that_died_holding_a_run_is_taken_over_when_its_lease_ends(
+    author: Author,
+    stack: Stack,
+    restart_workflow: RestartWorkflow,
+    model_runs: list[tuple[str, str]],
+) -> None:
+    document = {
+        "name": "crashed",
+        "steps": [
+            {"id": "think", "agent": "hisui", "prompt": "Research crashes [[sleep:0.5]]"},
+            {"id": "after", "prompt": "Then:\n{{steps.think.output}}", "dependsOn": ["think"]},
+        ],
+    }
+    await author.created(document)
+    run_id = (await author.run("crashed"))["run_id"]
+    await author.wait_until(run_id, step_status("think", "running"))
+    dying = stack.workflow
+
+    async def never(run_id: str, holder: str) -> None:
+        """A killed process gives nothing back: its lease has to run out."""
+
+    dying.runs.executor.runs.drop_lease = never  # type: ignore[method-assign]
+    await restart_workflow()
+    run = await author.wait(run_id)
+
+    assert run["status"] == "success", run
+    assert model_runs == [(run_id, "think"), (run_id, "after")]
+    assert steps_of(run)["think"]["attempts"] == 1

@@ -1,0 +1,174 @@
+"""Validation over HTTP: every problem at once with its path, and nothing stored."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+import yaml  # type: ignore[import-untyped]
+
+from ...platform_stack import Stack
+from .conftest import Author
+
+
+@pytest.fixture
+def stack(module_stack: Stack) -> Stack:
+    """Every test here shares one platform (each has its own user)."""
+    return module_stack
+
+
+BROKEN: dict[str, Any] = {
+    "name": "bad name!",
+    "timeout": "soon",
+    "steps": [
+        {"id": "a", "prompt": "x", "dependsOn": ["b"]},
+        {"id": "b", "prompt": "y", "dependsOn": ["a"]},
+        {"id": "loner", "prompt": "z", "dependsOn": ["loner"]},
+        {"id": "research", "prompt": "r"},
+        {"id": "summary", "prompt": "s", "dependsOn": ["reserch"]},
+        {"id": "check", "type": "condition", "if": "1 == 1", "then": "nowhere",
+         "else": "elsewhere"},
+        {"id": "review", "type": "handoff", "agent": "ruri", "handoffFrom": "ghost"},
+        {"id": "pause", "type": "delay", "delay": "5 minutes"},
+        {"id": "slow", "prompt": "p", "timeout": "10", "retryDelay": "-1s"},
+        {"id": "no-prompt"},
+        {"id": "no-if", "type": "condition"},
+        {"id": "no-delay", "type": "delay"},
+        {"id": "no-msg", "type": "notify"},
+        {"id": "no-skill", "type": "skill"},
+        {"id": "no-subs", "type": "parallel"},
+        {"id": "no-source", "type": "handoff"},
+        {"id": "no-tool", "type": "tool_call"},
+        {"id": "fetch", "type": "tool_call", "toolName": "teleport"},
+        {"id": "bad-error", "prompt": "q", "onError": "abort"},
+    ],
+}  # fmt: skip
+
+EXPECTED = {
+    ("name", 'may use only letters, digits, "-" and "_"'),
+    ("timeout", 'invalid duration "soon"'),
+    ("steps[0].dependsOn", "dependency cycle a -> b -> a"),
+    ("steps[2].dependsOn[0]", "a step cannot depend on itself"),
+    ("steps[4].dependsOn[0]", 'unknown step "reserch" (did you mean "research"?)'),
+    ("steps[5].then", 'unknown step "nowhere"'),
+    ("steps[5].else", 'unknown step "elsewhere"'),
+    ("steps[6].handoffFrom", 'unknown step "ghost"'),
+    ("steps[7].delay", 'invalid duration "5 minutes"'),
+    ("steps[8].timeout", 'invalid duration "10": missing unit'),
+    ("steps[8].retryDelay", 'duration "-1s" cannot have a sign'),
+    ("steps[9].prompt", "required for a dispatch step"),
+    ("steps[10].if", "required for a condition step"),
+    ("steps[10].then", "required for a condition step"),
+    ("steps[11].delay", "required for a delay step"),
+    ("steps[12].notifyMsg", "required for a notify step"),
+    ("steps[13].skill", "required for a skill step"),
+    ("steps[14].parallel", "at least one sub-step"),
+    ("steps[15].handoffFrom", "required for a handoff step"),
+    ("steps[15].agent", "required for a handoff step"),
+    ("steps[16].toolName", "required for a tool_call step"),
+    ("steps[17].toolName", "unknown tool 'teleport'"),
+    ("steps[18].onError", 'must be "stop", "skip" or "retry"'),
+}
+
+
+EXPECTED_NAME = ("name", 'may use only letters, digits, "-" and "_"')
+
+
+def problems(response: httpx.Response) -> list[tuple[str, str]]:
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    return [(d["field"], d["message"]) for d in error["details"]]
+
+
+def missing(found: list[tuple[str, str]], expected: set[tuple[str, str]]) -> list[Any]:
+    return [e for e in expected if not any(f == e[0] and e[1] in m for f, m in found)]
+
+
+async def test_an_invalid_document_gets_every_problem_with_its_path_and_is_not_stored(
+    author: Author,
+) -> None:
+    found = problems(await author.create(BROKEN))
+
+    assert missing(found, EXPECTED) == [], found
+    assert len(found) == len(EXPECTED), found
+    # The same problems under a good name: still nothing stored, no history at all.
+    found = problems(await author.create({**BROKEN, "name": "broken"}))
+    assert missing(found, EXPECTED - {EXPECTED_NAME}) == [], found
+    assert (await author.get("/workflows"))["workflows"] == []
+    for path in ("/workflows/broken", "/workflows/broken/versions"):
+        response = await author.http.get(path, headers=author.headers)
+        assert response.status_code == 404, response.text
+    assert (await author.post_run("broken")).status_code == 404
+
+
+async def test_validate_route_checks_a_body_without_storing_it(author: Author) -> None:
+    broken = {**BROKEN, "name": "broken"}
+    found = problems(
+        await author.http.post("/workflows/broken/validate", json=broken, headers=author.headers)
+    )
+    assert missing(found, EXPECTED - {EXPECTED_NAME}) == [], found
+
+    good = {"name": "fine", "steps": [{"id": "a", "prompt": "x"}]}
+    answer = await author.http.post("/workflows/fine/validate", json=good, headers=author.headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"valid": True, "name": "fine", "problems": []}
+    assert (await author.get("/workflows"))["workflows"] == []
+    stored = await author.http.post("/workflows/fine/validate", headers=author.headers)
+    assert stored.status_code == 404, stored.text  # no body: the stored one, and there is none
+
+
+async def test_validate_route_without_a_body_checks_the_stored_workflow(author: Author) -> None:
+    await author.created({"name": "stored", "steps": [{"id": "a", "prompt": "x"}]})
+    answer = await author.http.post("/workflows/stored/validate", headers=author.headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["name"] == "stored"
+
+
+async def test_validate_route_refuses_a_body_naming_another_workflow(author: Author) -> None:
+    other = {"name": "other", "steps": [{"id": "a", "prompt": "x"}]}
+    found = problems(
+        await author.http.post("/workflows/mine/validate", json=other, headers=author.headers)
+    )
+    assert found == [("name", "is 'other' but the URL names 'mine'")]
+
+
+async def test_yaml_body_is_accepted(author: Author) -> None:
+    document = {
+        "name": "from-yaml",
+        "variables": {"topic": "queues"},
+        "steps": [{"id": "a", "agent": "hisui", "prompt": "Research {{topic}}"}],
+    }
+    created = await author.create(yaml.safe_dump(document), **{"Content-Type": "application/yaml"})
+    assert created.status_code == 201, created.text
+    stored = await author.get("/workflows/from-yaml")
+    assert stored["definition"]["steps"][0]["prompt"] == "Research {{topic}}"
+    bad = "name: from-yaml\nsteps:\n  - id: a\n    dependsOn: [zz]\n    prompt: x\n"
+    found = problems(await author.create(bad, **{"Content-Type": "application/yaml"}))
+    assert found == [("steps[0].dependsOn[0]", 'unknown step "zz"')]
+
+
+async def test_a_body_that_is_not_json_says_so(author: Author) -> None:
+    response = await author.create('{"name": "x", "steps": [')
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["details"], response.text
+
+
+async def test_run_variables_are_checked(author: Author) -> None:
+    await author.created(
+        {"name": "needs-topic", "variables": {"topic": ""},
+         "steps": [{"id": "a", "prompt": "About {{topic}}"}]}
+    )  # fmt: skip
+    found = problems(await author.post_run("needs-topic"))
+    assert [f for f, _ in found] == ["variables.topic"], found
+    found = problems(await author.post_run("needs-topic", variables={"topic": "x", "tpoic": "y"}))
+    assert [f for f, _ in found] == ["variables.tpoic"], found
+    assert (await author.get("/workflow-runs"))["runs"] == []
+
+
+async def test_an_unknown_workflow_cannot_run(author: Author) -> None:
+    response = await author.post_run("nothing-here")
+    assert response.status_code == 404, response.text
+    assert json.loads(response.text)["error"]["code"] == "not_found"

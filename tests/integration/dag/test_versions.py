@@ -1,0 +1,165 @@
+"""Versions: runs pinned to the version they started with; history, rollback, diff, delete."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from ...platform_stack import Stack
+from .conftest import Author, steps_of
+
+
+@pytest.fixture
+def stack(module_stack: Stack) -> Stack:
+    """Every test here shares one platform (each has its own user)."""
+    return module_stack
+
+
+def versioned(delay: str = "400ms", prompt: str = "Version one says hello") -> dict[str, Any]:
+    return {
+        "name": "versioned",
+        "timeout": "30m",
+        "steps": [
+            {"id": "wait", "type": "delay", "delay": delay},
+            {"id": "speak", "prompt": prompt, "dependsOn": ["wait"]},
+        ],
+    }
+
+
+async def test_a_run_keeps_its_version_after_an_update_and_new_runs_use_the_new_one(
+    author: Author, task_calls: list[dict[str, Any]]
+) -> None:
+    v1 = versioned()
+    assert (await author.created(v1))["version_id"] == "versioned@1"
+    old = await author.run("versioned")
+    v2 = versioned(delay="10ms", prompt="Version two says hello")
+    saved = await author.created(v2)
+    assert (saved["version"], saved["version_id"], saved["changed"]) == (2, "versioned@2", True)
+
+    new = await author.run("versioned")
+    assert new["version_id"] == "versioned@2"
+    old_run, new_run = await author.wait(old["run_id"]), await author.wait(new["run_id"])
+
+    assert (old_run["version"], old_run["version_id"]) == (1, "versioned@1")
+    assert (new_run["version"], new_run["version_id"]) == (2, "versioned@2")
+    prompts = {c["run_id"]: c["prompt"] for c in task_calls}
+    assert prompts == {
+        old["run_id"]: "Version one says hello",
+        new["run_id"]: "Version two says hello",
+    }
+    listed = await author.get("/workflows/versioned/runs")
+    assert {(r["run_id"], r["version_id"]) for r in listed["runs"]} == {
+        (old["run_id"], "versioned@1"),
+        (new["run_id"], "versioned@2"),
+    }
+    unchanged = await author.create(v2)
+    assert unchanged.status_code == 200 and unchanged.json()["changed"] is False
+
+
+async def test_history_rollback_and_diff(author: Author) -> None:
+    v1, v2 = versioned(), versioned(delay="10ms")
+    await author.created(v1)
+    await author.created(v2)
+
+    history = await author.get("/workflows/versioned/versions")
+    assert [(v["version_id"], v["action"]) for v in history["versions"]] == [
+        ("versioned@2", "update"),
+        ("versioned@1", "create"),
+    ]
+    diff = await author.get("/workflow-versions/versioned@1/diff/versioned@2")
+    assert (diff["from"], diff["to"]) == ("versioned@1", "versioned@2")
+    lines = diff["diff"].splitlines()
+    assert lines[:2] == ["--- versioned@1", "+++ versioned@2"]
+    assert lines[2].startswith("@@ ")
+    changed = [line for line in lines[2:] if line[:1] in "+-"]
+    assert [line.replace(" ", "") for line in changed] == ['-"delay":"400ms"', '+"delay":"10ms"']
+
+    back = await author.http.post(
+        "/workflows/versioned/rollback", json={"version_id": "1"}, headers=author.headers
+    )
+    assert back.status_code == 200, back.text
+    assert back.json() == {
+        "name": "versioned",
+        "version": 3,
+        "version_id": "versioned@3",
+        "rolled_back_to": "versioned@1",
+    }
+    latest = await author.get("/workflows/versioned")
+    assert (latest["version_id"], latest["definition"]) == ("versioned@3", v1)
+    history = await author.get("/workflows/versioned/versions")
+    assert history["versions"][0]["action"] == "rollback"
+    assert history["versions"][0]["rolled_back_to"] == "versioned@1"
+    same = await author.get("/workflow-versions/versioned@1/diff/versioned@3")
+    assert same["diff"] == ""
+    run = await author.wait((await author.run("versioned"))["run_id"])
+    assert run["version_id"] == "versioned@3"
+
+
+async def test_unknown_versions_are_not_found(author: Author) -> None:
+    await author.created(versioned())
+    for path in (
+        "/workflow-versions/versioned@1/diff/versioned@9",
+        "/workflow-versions/nothing@1/diff/nothing@2",
+    ):
+        response = await author.http.get(path, headers=author.headers)
+        assert response.status_code == 404, response.text
+    back = await author.http.post(
+        "/workflows/versioned/rollback", json={"version_id": "versioned@7"}, headers=author.headers
+    )
+    assert back.status_code == 404, back.text
+    assert "versioned@1" in back.json()["error"]["message"]  # it says which versions exist
+
+
+async def test_deleting_a_workflow_lets_its_running_run_finish_on_its_version(
+    author: Author, task_calls: list[dict[str, Any]]
+) -> None:
+    await author.created(versioned())
+    started = await author.run("versioned")
+    deleted = await author.http.delete("/workflows/versioned", headers=author.headers)
+    assert deleted.status_code == 204, deleted.text
+
+    run = await author.wait(started["run_id"])
+
+    assert run["status"] == "success", run
+    assert run["version_id"] == "versioned@1"
+    assert steps_of(run)["speak"]["status"] == "success"
+    assert [c["prompt"] for c in task_calls] == ["Version one says hello"]
+    assert (await author.get("/workflows"))["workflows"] == []
+    for path in ("/workflows/versioned", "/workflows/versioned/run"):
+        method = author.http.get if path.endswith("versioned") else author.http.post
+        assert (await method(path, headers=author.headers)).status_code == 404
+    history = await author.get("/workflows/versioned/versions")  # kept after delete
+    assert [v["version_id"] for v in history["versions"]] == ["versioned@1"]
+    assert [r["run_id"] for r in (await author.get("/workflow-runs"))["runs"]] == [
+        started["run_id"]
+    ]
+    again = await author.created(versioned())  # the name is free again; numbering goes on
+    assert (again["version_id"], again["changed"]) == ("versioned@2", True)
+    assert [w["name"] for w in (await author.get("/workflows"))["workflows"]] == ["versioned"]
+
+
+async def test_another_user_sees_none_of_it(author: Author) -> None:
+    await author.created(versioned(delay="10ms"))
+    run = await author.wait((await author.run("versioned"))["run_id"])
+    bob = Author(author.http, author.name + "-bob")
+
+    assert (await bob.detail(run["run_id"])).status_code == 404
+    assert (await bob.get("/workflow-runs"))["runs"] == []
+    assert (await bob.get("/workflows"))["workflows"] == []
+    for method, path in (
+        ("GET", "/workflows/versioned"),
+        ("GET", "/workflows/versioned/versions"),
+        ("POST", "/workflows/versioned/run"),
+        ("DELETE", "/workflows/versioned"),
+        ("GET", "/workflow-versions/versioned@1/diff/versioned@1"),
+    ):
+        response = await bob.http.request(method, path, headers=bob.headers)
+        assert response.status_code == 404, (path, response.text)
+    # Bob may have a workflow of the same name: it is his own.
+    mine = copy.deepcopy(versioned(delay="10ms", prompt="Bob's"))
+    assert (await bob.created(mine))["version_id"] == "versioned@1"
+    assert (await author.get("/workflows/versioned"))["version"] == 1
+    no_auth = await author.http.get("/workflows")
+    assert no_auth.status_code == 401
