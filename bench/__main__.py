@@ -14,7 +14,14 @@ from bench.registry import REGISTRY, Options, Row, Skip
 from bench.report import print_table, write_doc
 
 # One module per area; each registers its cases on import. Add new areas here.
-AREAS = ["bench.eventstore", "bench.workflow", "bench.chat", "bench.agent", "bench.live"]
+AREAS = [
+    "bench.eventstore",
+    "bench.workflow",
+    "bench.chat",
+    "bench.agent",
+    "bench.live",
+    "bench.dag",
+]
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:

@@ -1,0 +1,161 @@
+"""The DAG executor's writes: one append per step, no read-back of a run it just started.
+
+In memory (no broker, no database): a run store that records every append, load and lease
+call, and agents that answer at once. These guard the executor's cheap path (see
+`make bench`, case `dag.run.postgres`) without changing what the log holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from baton_contracts.agent_api import RunTask, TaskResult
+from baton_workflow.domain.dag.events import RunEvent
+from baton_workflow.domain.dag.parsing import parse_definition
+from baton_workflow.domain.dag.pricing import PricingTable
+from baton_workflow.domain.dag.scheduler import start_run
+from baton_workflow.domain.dag.state import RunState, fold
+from baton_workflow.service.dag_runs import DagExecutor, StepRunners
+
+T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
+LINEAR = {
+    "name": "two-steps",
+    "steps": [
+        {"id": "a", "prompt": "first"},
+        {"id": "b", "prompt": "second", "dependsOn": ["a"]},
+    ],
+}
+
+
+class FixedClock:
+    def now(self) -> datetime:
+        return T0
+
+
+class MemoryRuns:
+    """A run store that keeps what it is asked to do."""
+
+    def __init__(self) -> None:
+        self.logs: dict[str, list[RunEvent]] = {}
+        self.batches: list[list[str]] = []
+        self.loads = 0
+        self.dropped: list[str] = []
+
+    async def load(self, run_id: str) -> tuple[RunState | None, int, list[RunEvent]]:
+        self.loads += 1
+        history = list(self.logs.get(run_id, []))
+        return fold(history), len(history), history
+
+    async def append(
+        self,
+        run_id: str,
+        expected_version: int,
+        before: RunState | None,
+        events: Sequence[RunEvent],
+        *,
+        request_id: str | None = None,
+    ) -> RunState:
+        log = self.logs.setdefault(run_id, [])
+        assert len(log) == expected_version, "the executor appended after a stale version"
+        log.extend(events)
+        self.batches.append([e.type.removeprefix("workflow_run.") for e in events])
+        after = fold(events, before)
+        assert after is not None
+        return after
+
+    async def find_request(self, owner: str, request_id: str) -> str | None:
+        return None
+
+    async def listed(self, owner: str, workflow: str | None, limit: int) -> list[dict[str, Any]]:
+        return []
+
+    async def running(self) -> list[str]:
+        return []
+
+    async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
+        return True
+
+    async def drop_lease(self, run_id: str, holder: str) -> None:
+        self.dropped.append(run_id)
+
+
+class InstantAgents:
+    """Answers every step at once; with `hold`, never answers (a call stays in flight)."""
+
+    def __init__(self, hold: bool = False) -> None:
+        self.hold = hold
+        self.called = asyncio.Event()
+
+    async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
+        self.called.set()
+        if self.hold:
+            await asyncio.Event().wait()
+        return TaskResult(output=f"done {request.step_id}", agent=request.agent, cost_usd=0.001)
+
+
+def executor(runs: MemoryRuns, agents: InstantAgents) -> DagExecutor:
+    clock = FixedClock()
+    runners = StepRunners(agents=agents, tools=None, skills=None, clock=clock)  # type: ignore[arg-type]
+    return DagExecutor(
+        runs=runs, runners=runners, clock=clock, pricing=PricingTable(), notify=lambda: None
+    )
+
+
+async def started(runs: MemoryRuns, run_id: str) -> RunState:
+    event = start_run(parse_definition(LINEAR), run_id=run_id, now=T0, user_id="ada")
+    return await runs.append(run_id, 0, None, [event])
+
+
+async def test_each_result_is_appended_with_the_step_it_starts() -> None:
+    runs = MemoryRuns()
+    ex = executor(runs, InstantAgents())
+    ex.launch("r1", await started(runs, "r1"))
+    await ex.wait_idle()
+
+    assert runs.batches == [
+        ["started"],
+        ["step_started"],
+        ["step_succeeded", "step_started"],
+        ["step_succeeded", "completed"],
+    ]
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "success"
+    assert final.steps["b"].output == "done b"
+
+
+async def test_a_run_started_here_is_not_read_back_and_keeps_its_lease_once_finished() -> None:
+    runs = MemoryRuns()
+    ex = executor(runs, InstantAgents())
+    ex.launch("r1", await started(runs, "r1"))
+    await ex.wait_idle()
+
+    assert runs.loads == 0
+    assert runs.dropped == []  # a finished run is never driven again; its lease just expires
+
+
+async def test_a_resumed_run_is_loaded_from_its_log() -> None:
+    runs = MemoryRuns()
+    await started(runs, "r1")
+    ex = executor(runs, InstantAgents())
+    ex.launch("r1")
+    await ex.wait_idle()
+
+    assert runs.loads == 1
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "success"
+
+
+async def test_an_unfinished_run_gives_its_lease_back_when_the_executor_stops() -> None:
+    runs = MemoryRuns()
+    agents = InstantAgents(hold=True)
+    ex = executor(runs, agents)
+    ex.launch("r1", await started(runs, "r1"))
+    await agents.called.wait()
+
+    await ex.stop()
+
+    assert runs.dropped == ["r1"]
+    assert runs.batches[-1] == ["step_started"]  # the call in flight has no result recorded
