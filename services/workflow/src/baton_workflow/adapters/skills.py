@@ -71,13 +71,7 @@ class SkillRegistry:
 
     def __init__(self, config: StepToolsConfig | None = None) -> None:
         self.config = config or StepToolsConfig()
-        self.http = HttpxFetcher(
-            max_bytes=self.config.max_response_bytes,
-            max_redirects=self.config.max_redirects,
-            schemes=self.config.allowed_url_schemes,
-            denied_hosts=self.config.denied_hosts,
-            user_agent=self.config.user_agent,
-        )
+        self.http = self.config.fetcher()
         self._skills: dict[str, Skill] = {}
 
     def add(self, skill: Skill) -> Skill:

@@ -53,6 +53,16 @@ class StepToolsConfig:
     search_url: str | None = None
     user_agent: str = "baton-workflow"
 
+    def fetcher(self) -> HttpxFetcher:
+        """An HTTP client held to these limits (tools and the web-search skill share the rules)."""
+        return HttpxFetcher(
+            max_bytes=self.max_response_bytes,
+            max_redirects=self.max_redirects,
+            schemes=self.allowed_url_schemes,
+            denied_hosts=self.denied_hosts,
+            user_agent=self.user_agent,
+        )
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -103,13 +113,7 @@ class ToolRegistry:
 
     def __init__(self, config: StepToolsConfig | None = None) -> None:
         self.config = config or StepToolsConfig()
-        self.http = HttpxFetcher(
-            max_bytes=self.config.max_response_bytes,
-            max_redirects=self.config.max_redirects,
-            schemes=self.config.allowed_url_schemes,
-            denied_hosts=self.config.denied_hosts,
-            user_agent=self.config.user_agent,
-        )
+        self.http = self.config.fetcher()
         self._tools: dict[str, Tool] = {}
 
     def add(self, tool: Tool) -> Tool:
