@@ -50,3 +50,10 @@ def test_a_short_secret_is_refused_when_minting() -> None:
 def test_an_empty_user_is_refused_when_minting() -> None:
     with pytest.raises(ValueError, match="user_id"):
         mint_token(SECRET, "  ")
+
+
+@pytest.mark.parametrize("user", ["a b", "a.b", "a*", "a>", "tab\there", "x" * 129])
+def test_a_user_id_unfit_for_nats_subjects_is_refused_when_minting(user: str) -> None:
+    # The user id becomes a subject token: a token naming it would mint events never published.
+    with pytest.raises(ValueError, match="user_id must"):
+        mint_token(SECRET, user)

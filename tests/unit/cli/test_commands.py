@@ -64,6 +64,14 @@ def test_token_without_any_secret_says_run_baton_up(tmp_path: Path) -> None:
     assert "run 'baton up' first or set BATON_JWT_SECRET" in result.stderr
 
 
+def test_token_refuses_a_user_id_with_a_space(tmp_path: Path) -> None:
+    (tmp_path / "jwt-secret").write_text(SECRET + "\n")
+    args = ["token", "--user", "a b", "--data-dir", str(tmp_path)]
+    result = runner.invoke(app, args, env={"BATON_JWT_SECRET": ""})
+    assert result.exit_code != 0 and result.stdout == ""
+    assert "--user: must not contain spaces" in result.stderr
+
+
 def test_token_needs_a_user() -> None:
     result = runner.invoke(app, ["token"])
     assert result.exit_code == 2 and "--user" in result.stderr

@@ -1,5 +1,21 @@
 """Bearer tokens for Baton: `mint_token` for local use, `verify_token` at the gateway."""
 
-from baton_auth.tokens import Identity, InvalidToken, check_secret, mint_token, verify_token
+from baton_auth.tokens import (
+    MAX_USER_ID_CHARS,
+    Identity,
+    InvalidToken,
+    check_secret,
+    mint_token,
+    user_id_problem,
+    verify_token,
+)
 
-__all__ = ["Identity", "InvalidToken", "check_secret", "mint_token", "verify_token"]
+__all__ = [
+    "MAX_USER_ID_CHARS",
+    "Identity",
+    "InvalidToken",
+    "check_secret",
+    "mint_token",
+    "user_id_problem",
+    "verify_token",
+]

@@ -33,6 +33,23 @@ def check_secret(secret: str) -> str:
     return secret
 
 
+MAX_USER_ID_CHARS = 128
+# A user id becomes one token of NATS subjects (`workflow.evt.<name>.<user_id>.<instance>`),
+# so it may not hold a subject separator or wildcard, nor white space.
+_UNFIT_IN_SUBJECTS = frozenset(".*>")
+
+
+def user_id_problem(user_id: str) -> str | None:
+    """Why `user_id` cannot name a user, or None when it can."""
+    if not user_id.strip():
+        return "must not be blank"
+    if len(user_id) > MAX_USER_ID_CHARS:
+        return f"must have at most {MAX_USER_ID_CHARS} characters, got {len(user_id)}"
+    if any(c.isspace() or not c.isprintable() or c in _UNFIT_IN_SUBJECTS for c in user_id):
+        return "must not contain spaces, control characters, '.', '*' or '>'"
+    return None
+
+
 def mint_token(
     secret: str,
     user_id: str,
@@ -42,8 +59,8 @@ def mint_token(
     now: datetime | None = None,
 ) -> str:
     """A signed token for `user_id`, valid for `ttl` from `now`."""
-    if not user_id.strip():
-        raise ValueError("user_id must not be empty")
+    if (problem := user_id_problem(user_id)) is not None:
+        raise ValueError(f"user_id {problem}")
     issued = now or datetime.now(UTC)
     claims: dict[str, object] = {
         "sub": user_id,

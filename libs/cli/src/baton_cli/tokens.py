@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 
-from baton_auth import mint_token
+from baton_auth import mint_token, user_id_problem
 from baton_cli.datadir import read_secret
 from baton_cli.errors import CliError
 
@@ -35,8 +35,8 @@ def make_token(
     env: Mapping[str, str] = os.environ,
 ) -> str:
     """A token for `user_id` signed with the secret `baton up` uses for this data dir."""
-    if not user_id.strip():
-        raise CliError("--user: must not be empty")
+    if (problem := user_id_problem(user_id)) is not None:
+        raise CliError(f"--user: {problem}, got {user_id!r}")
     lifetime = parse_ttl(ttl)
     secret = read_secret(data_dir, env)
     return mint_token(secret, user_id, project_id=project_id or None, ttl=lifetime)
