@@ -172,3 +172,9 @@ async def test_an_unknown_workflow_cannot_run(author: Author) -> None:
     response = await author.post_run("nothing-here")
     assert response.status_code == 404, response.text
     assert json.loads(response.text)["error"]["code"] == "not_found"
+
+
+async def test_runs_of_a_workflow_that_never_existed_are_not_found(author: Author) -> None:
+    for path in ("/workflows/nothing-here/runs", "/workflow-runs?workflow=nothing-here"):
+        response = await author.http.get(path, headers=author.headers)
+        assert response.status_code == 404, (path, response.text)

@@ -457,6 +457,9 @@ async def _accepted(svc: DagRunsService, run_id: str) -> DagRunAccepted:
 async def list_dag_runs(svc: DagRunsService, query: ListDagRuns) -> DagRunList:
     """The user's runs (of one workflow when asked), newest first; shadow runs are not listed."""
     rows = await svc.runs.listed(query.user_id, query.workflow, query.limit)
+    # No runs: an empty list for a workflow that exists (or was deleted), 404 for a wrong name.
+    if query.workflow is not None and not rows and not await _known(svc, query):
+        raise not_found(query.workflow)
     return DagRunList(
         runs=[
             DagRunSummary(
@@ -474,6 +477,11 @@ async def list_dag_runs(svc: DagRunsService, query: ListDagRuns) -> DagRunList:
             for r in rows
         ]
     )
+
+
+async def _known(svc: DagRunsService, query: ListDagRuns) -> bool:
+    assert query.workflow is not None
+    return bool((await svc.definitions.history(query.user_id, query.workflow)).versions)
 
 
 async def get_dag_run(svc: DagRunsService, query: GetDagRun) -> DagRunDetail:
