@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import resource
@@ -19,7 +20,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -95,8 +96,8 @@ class WsReader(asyncio.Protocol):
 
 
 @contextlib.asynccontextmanager
-async def gateway_process(work: Path) -> AsyncIterator[tuple[str, int]]:
-    """NATS and one `python -m baton_notifier`; yields (nats_url, http port)."""
+async def gateway_process(work: Path) -> AsyncIterator[tuple[str, int, int]]:
+    """NATS and one `python -m baton_notifier`; yields (nats_url, http port, gateway pid)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
     server = EmbeddedNatsServer(store_dir=work / "nats")
@@ -105,7 +106,7 @@ async def gateway_process(work: Path) -> AsyncIterator[tuple[str, int]]:
     process = _spawn_gateway(server.url, port, work / "notifier.log")
     try:
         await _wait_healthy(port, process)
-        yield server.url, port
+        yield server.url, port, process.pid
     finally:
         process.terminate()
         try:
@@ -243,6 +244,21 @@ async def burst(nc: Nats, readers: list[WsReader], stats: Stats, rounds: int) ->
     return _row(label, stats, start, note)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def with_gateway_cpu(pid: int, measure: Awaitable[Row]) -> Row:
+    """The row, its note saying how much gateway CPU each delivery took."""
+    before = cpu_seconds(pid)
+    row = await measure
+    per_delivery = (cpu_seconds(pid) - before) / max(row.ops, 1) * 1e6
+    note = f"gateway CPU {per_delivery:.0f} us/delivery" + (f"; {row.note}" if row.note else "")
+    return dataclasses.replace(row, note=note)
+
+
 def _row(label: str, stats: Stats, start: float, note: str) -> Row:
     count = len(stats.latencies)
     return Row(
@@ -266,15 +282,15 @@ def _check_exactly_once(readers: list[WsReader], per_client: int) -> None:
 async def fanout(opts: Options) -> list[Row]:
     count, rounds = opts.size(1000, 50), opts.size(20, 2)
     with tempfile.TemporaryDirectory(prefix="baton-bench-live-") as tmp:
-        async with gateway_process(Path(tmp)) as (nats_url, port):
+        async with gateway_process(Path(tmp)) as (nats_url, port, pid):
             nc = await nats.connect(nats_url)
             stats = Stats()
             readers = await connect_clients(port, count, stats)
             try:
-                rows = [await one_by_one(nc, readers, stats)]
+                rows = [await with_gateway_cpu(pid, one_by_one(nc, readers, stats))]
                 rows.append(await through_outbox(nc, readers, stats, Path(tmp)))
-                rows.append(await burst(nc, readers, stats, 1))
-                rows.append(await burst(nc, readers, stats, rounds))
+                rows.append(await with_gateway_cpu(pid, burst(nc, readers, stats, 1)))
+                rows.append(await with_gateway_cpu(pid, burst(nc, readers, stats, rounds)))
                 _check_exactly_once(readers, 3 + rounds)
             finally:
                 for reader in readers:
