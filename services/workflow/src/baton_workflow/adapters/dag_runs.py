@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
@@ -13,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from baton_contracts import Event as WireEvent
 from baton_eventstore import NewEvent, OutboxMessage, SqlEventStore
 from baton_workflow.adapters.dag_tables import dag_runs
+from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.state import RunState, fold
 from baton_workflow.service.dag_ports import RunRequestExists
@@ -51,12 +51,12 @@ class SqlDagRuns:
         request_id: str | None = None,
     ) -> RunState:
         """Append after `expected_version` (ConcurrencyConflict if stale); the state after."""
-        after = fold(events, before)
-        assert after is not None
         ids = [uuid.uuid4() for _ in events]
+        wires, after = wire_events(before, events, ids)
+        assert after is not None
         rows = [
             NewEvent(event_id=i, type=e.type, payload=re.to_payload(e), publish=_publish(wire))
-            for i, e, wire in zip(ids, events, wire_events(before, events, ids), strict=True)
+            for i, e, wire in zip(ids, events, wires, strict=True)
         ]
         values = _row(after, expected_version + len(rows))
         async with self._store.transaction() as tx:
@@ -86,7 +86,7 @@ class SqlDagRuns:
         query = query.order_by(dag_runs.c.started_at.desc()).limit(limit)
         async with self._store.engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
-        return [{k: _aware(v) for k, v in row.items()} for row in rows]
+        return [{k: aware(v) for k, v in row.items()} for row in rows]
 
     async def owner_of(self, run_id: str) -> str | None:
         """Whose run it is (None when there is no such run)."""
@@ -134,10 +134,3 @@ def _publish(wire: WireEvent | None) -> OutboxMessage | None:
     if wire is None:
         return None
     return OutboxMessage(subject=wire.wire_subject(), body=wire.to_bytes())
-
-
-def _aware(value: Any) -> Any:
-    # SQLite hands back naive datetimes; everything Baton stores is UTC.
-    if isinstance(value, datetime) and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value

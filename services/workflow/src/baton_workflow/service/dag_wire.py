@@ -18,14 +18,17 @@ from baton_workflow.domain.dag.state import RunState, apply
 
 def wire_events(
     before: RunState | None, events: Sequence[re.RunEvent], ids: Sequence[UUID]
-) -> list[WireEvent | None]:
-    """For each event, its contract event or None; `before` is the state the events follow."""
+) -> tuple[list[WireEvent | None], RunState | None]:
+    """For each event, its contract event or None, and the state after them all.
+
+    `before` is the state the events follow; the fold is done once, here, for both.
+    """
     out: list[WireEvent | None] = []
     state = before
     for event, event_id in zip(events, ids, strict=True):
         state = apply(state, event)
         out.append(_one(state, event, event_id))
-    return out
+    return out, state
 
 
 def progress(state: RunState) -> float:
