@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -14,6 +13,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from baton_eventstore import NewEvent, SqlEventStore
 from baton_workflow.adapters.dag_tables import dag_workflows
+from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.dag_versions import (
     DefinitionEvent,
     History,
@@ -65,7 +65,7 @@ class SqlDagDefinitions:
         )
         async with self._store.engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
-        return [{k: _aware(v) for k, v in row.items()} for row in rows]
+        return [{k: aware(v) for k, v in row.items()} for row in rows]
 
 
 def _upsert(dialect: str, owner: str, history: History) -> Any:
@@ -87,10 +87,3 @@ def _upsert(dialect: str, owner: str, history: History) -> Any:
     statement = insert(dag_workflows).values(**values)
     changed = {k: v for k, v in values.items() if k not in ("owner", "name")}
     return statement.on_conflict_do_update(index_elements=["owner", "name"], set_=changed)
-
-
-def _aware(value: Any) -> Any:
-    # SQLite hands back naive datetimes; everything Baton stores is UTC.
-    if isinstance(value, datetime) and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value

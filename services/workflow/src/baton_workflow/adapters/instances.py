@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -16,6 +15,7 @@ from baton_contracts import Event as WireEvent
 from baton_contracts.workflow_api import InstanceView
 from baton_eventstore import NewEvent, OutboxMessage, RecordedEvent, SqlEventStore
 from baton_workflow.adapters.read_model import workflow_instances
+from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.events import DomainEvent, event_from_record, event_payload
 from baton_workflow.domain.state import InstanceState, fold
 
@@ -155,7 +155,7 @@ class SqlInstanceRepository:
             rows = (await conn.execute(query)).mappings().all()
         fields = set(InstanceView.model_fields)
         return [
-            InstanceView.model_validate({k: _aware(v) for k, v in r.items() if k in fields})
+            InstanceView.model_validate({k: aware(v) for k, v in r.items() if k in fields})
             for r in rows
         ]
 
@@ -167,10 +167,3 @@ def _new_event(event_id: UUID, event: DomainEvent, wire: WireEvent | None) -> Ne
     return NewEvent(
         event_id=event_id, type=event.type, payload=event_payload(event), publish=publish
     )
-
-
-def _aware(value: Any) -> Any:
-    # SQLite hands back naive datetimes; everything Baton stores is UTC.
-    if isinstance(value, datetime) and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
