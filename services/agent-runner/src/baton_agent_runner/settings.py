@@ -10,6 +10,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
 from baton_agent_runner.domain.task import DEFAULT_PRICE_ROW, ModelPrice
+from baton_messaging.process import EventLoop
 
 SHIPPED_PRICES = {
     DEFAULT_PRICE_ROW: ModelPrice(input_usd_per_1k=0.003, output_usd_per_1k=0.015),
@@ -64,6 +65,9 @@ class AgentRunnerSettings(BaseSettings):
         default=128, ge=1, description="DAG steps (agent.cmd.task) one replica runs at once"
     )
     log_level: str = "INFO"
+    event_loop: EventLoop = Field(
+        default="uvloop", description="uvloop, or asyncio for debugging (BATON_EVENT_LOOP)"
+    )
 
     @field_validator("model_prices")
     @classmethod

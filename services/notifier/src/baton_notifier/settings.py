@@ -6,6 +6,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_auth import check_secret
+from baton_messaging.process import EventLoop
 
 ENV_PREFIX = "BATON_"
 MIB = 1024 * 1024
@@ -32,6 +33,9 @@ class NotifierSettings(BaseSettings):
     )
     max_body_bytes: int = Field(default=MIB, gt=0)
     log_level: str = "INFO"
+    event_loop: EventLoop = Field(
+        default="uvloop", description="uvloop, or asyncio for debugging (BATON_EVENT_LOOP)"
+    )
     live_queue_size: int = Field(
         default=1000, ge=1, description="Frames a live socket may fall behind before it is closed"
     )

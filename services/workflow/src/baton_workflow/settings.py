@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from baton_messaging.process import EventLoop
 from baton_workflow.domain.dag.pricing import ModelPrice, PricingTable
 
 SHIPPED_DEFINITIONS = Path(__file__).parent / "definitions"
@@ -35,6 +36,9 @@ class WorkflowSettings(BaseSettings):
         default=10.0, gt=0, description="After a crash, how long until a new relay may publish"
     )
     log_level: str = "INFO"
+    event_loop: EventLoop = Field(
+        default="uvloop", description="uvloop, or asyncio for debugging (BATON_EVENT_LOOP)"
+    )
     workflow_checker_modules: list[str] = Field(
         default_factory=list,
         description="Modules with `register(registry)` adding checkers, e.g. '[\"my.checks\"]'",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import signal
@@ -13,6 +12,7 @@ import uvicorn
 from opentelemetry.trace import TracerProvider
 
 from baton_messaging.broker import MessagingSettings
+from baton_messaging.process import run_on
 from baton_notifier.bootstrap import build, messaging_broker
 from baton_notifier.entrypoints.responders import SERVICE
 from baton_notifier.entrypoints.server import GatewayServer
@@ -49,6 +49,7 @@ async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | No
         port=settings.http_port,
         log_level=settings.log_level.lower(),
         lifespan="off",
+        http="httptools",  # C parser: several times less CPU per request than h11
     )
     try:
         await _Server(config, notifier.end_live).serve()
@@ -69,7 +70,7 @@ def main() -> int:
     )
     provider = setup_telemetry(SERVICE)
     try:
-        asyncio.run(serve(settings, provider))
+        run_on(settings.event_loop, serve(settings, provider))
     finally:
         shutdown_telemetry(provider)
     return 0
