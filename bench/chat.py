@@ -7,11 +7,12 @@ import tempfile
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
 
-from bench.measure import concurrent, sequential
+from bench.measure import concurrent, cpu_note, sequential, with_cpu
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
@@ -81,10 +82,13 @@ async def turn_postgres(opts: Options) -> list[Row]:
     ):
         for _ in range(5):
             await c.turn("warm")
-        rows = [
-            await sequential("PostgreSQL: 1 conversation", opts.size(300, 30),
-                             lambda i: c.turn("solo")),
-            await concurrent("PostgreSQL: 50 conversations", 50, opts.size(20, 3),
-                             lambda w, i: c.turn(f"u{w}")),
-        ]  # fmt: skip
+        rows = []
+        for measure in (
+            lambda: sequential("PostgreSQL: 1 conversation", opts.size(300, 30),
+                               lambda i: c.turn("solo")),
+            lambda: concurrent("PostgreSQL: 50 conversations", 50, opts.size(20, 3),
+                               lambda w, i: c.turn(f"u{w}")),
+        ):  # fmt: skip
+            row, cpu = await with_cpu(measure)
+            rows.append(replace(row, note=cpu_note(cpu, row.ops, "turn").lstrip("; ")))
         return rows

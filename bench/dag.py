@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -31,7 +30,7 @@ import nats
 from nats.aio.msg import Msg
 
 from baton_workflow.settings import SHIPPED_DEFINITIONS
-from bench.measure import concurrent, sequential
+from bench.measure import concurrent, cpu_note, sequential, with_cpu
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
@@ -151,49 +150,13 @@ async def runner(workflow_url: str, agent_url: str) -> AsyncIterator[Runner]:
                 await nc.close()
 
 
-_SERVICES = {
-    "baton_workflow": "workflow",
-    "baton_agent_runner": "agent-runner",
-    "baton_notifier": "gateway",
-}
-
-
-def _cpu_seconds() -> dict[str, float]:
-    """CPU seconds used so far by this process and each platform process it spawned (Linux)."""
-    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    out: dict[str, float] = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            stat = (entry / "stat").read_text()
-            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
-        except OSError:
-            continue  # gone already, or not Linux
-        fields = stat[stat.rindex(")") + 2 :].split()
-        pid, ppid, used = int(entry.name), int(fields[1]), (int(fields[11]) + int(fields[12]))
-        if pid == os.getpid():
-            out["bench client"] = used / tick
-        elif ppid == os.getpid():
-            name = next((_SERVICES[a] for a in argv if a in _SERVICES), Path(argv[0]).name)
-            out[name] = out.get(name, 0.0) + used / tick
-    return out
-
-
-async def _with_cpu(measure: Callable[[], Awaitable[Row]]) -> tuple[Row, dict[str, float]]:
-    before = _cpu_seconds()
-    row = await measure()
-    after = _cpu_seconds()
-    return row, {k: v - before.get(k, 0.0) for k, v in after.items()}
-
-
 def _as_steps(
     row: Row, name: str, cpu: dict[str, float], retried: int, target: bool = False
 ) -> Row:
     """A row of runs as a row of steps: ops and ops/s count steps; the note gives runs/s."""
     steps = row.ops * STEPS[name]
     note = f"{row.ops_per_s:,.1f} runs/s; latency is one run's"
-    if cpu:
-        per_step = ", ".join(f"{k} {v * 1000 / steps:.1f}" for k, v in sorted(cpu.items()))
-        note += f"; CPU ms per step: {per_step}"
+    note += cpu_note(cpu, steps, "step")
     if retried:
         note += f"; {retried} starts failed (503 or connection) and were retried"
     if target:
@@ -205,12 +168,12 @@ def _as_steps(
 async def _rows(r: Runner, name: str, label: str, opts: Options) -> list[Row]:
     rows = []
     r.retried = 0
-    solo, cpu = await _with_cpu(
+    solo, cpu = await with_cpu(
         lambda: sequential(f"{label}, sequential", opts.size(100, 10), lambda i: r.run(name))
     )
     rows.append(_as_steps(solo, name, cpu, r.retried))
     r.retried = 0
-    many, cpu = await _with_cpu(
+    many, cpu = await with_cpu(
         lambda: concurrent(
             f"{label}, {IN_FLIGHT} runs in flight",
             IN_FLIGHT,

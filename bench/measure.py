@@ -1,11 +1,17 @@
-"""Timing: latency percentiles of awaited operations, sequential or from N concurrent workers."""
+"""Timing: latency percentiles of awaited operations, sequential or from N concurrent workers.
+
+Also CPU time per process (Linux), which says where an operation's time goes when the
+wall clock is shared with other work on a small machine.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from bench.registry import Row
 
@@ -55,3 +61,45 @@ def _row(label: str, latencies: list[float], elapsed: float) -> Row:
         p95_ms=percentile(ms, 95),
         p99_ms=percentile(ms, 99),
     )
+
+
+_SERVICES = {
+    "baton_workflow": "workflow",
+    "baton_agent_runner": "agent-runner",
+    "baton_notifier": "gateway",
+}
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds used so far by this process and each platform process it spawned (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    out: dict[str, float] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue  # gone already, or not Linux
+        fields = stat[stat.rindex(")") + 2 :].split()
+        pid, ppid, used = int(entry.name), int(fields[1]), (int(fields[11]) + int(fields[12]))
+        if pid == os.getpid():
+            out["bench client"] = used / tick
+        elif ppid == os.getpid():
+            name = next((_SERVICES[a] for a in argv if a in _SERVICES), Path(argv[0]).name)
+            out[name] = out.get(name, 0.0) + used / tick
+    return out
+
+
+async def with_cpu(measure: Callable[[], Awaitable[Row]]) -> tuple[Row, dict[str, float]]:
+    before = cpu_seconds()
+    row = await measure()
+    after = cpu_seconds()
+    return row, {k: v - before.get(k, 0.0) for k, v in after.items()}
+
+
+def cpu_note(cpu: dict[str, float], ops: int, unit: str) -> str:
+    """`; CPU ms per <unit>: gateway 1.2, workflow 3.4, ...` (empty without CPU figures)."""
+    if not cpu or not ops:
+        return ""
+    per_op = ", ".join(f"{k} {v * 1000 / ops:.2f}" for k, v in sorted(cpu.items()) if v > 0)
+    return f"; CPU ms per {unit}: {per_op}"

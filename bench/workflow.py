@@ -8,12 +8,13 @@ import tempfile
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import nats
 
-from bench.measure import concurrent, sequential
+from bench.measure import concurrent, cpu_note, sequential, with_cpu
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
@@ -90,11 +91,14 @@ async def _measure(label: str, database_url: str, opts: Options) -> list[Row]:
     async with driver(database_url) as d:
         await d.transition("warm")
         count = opts.size(400, 40)
-        rows.append(await sequential(f"{label}: 1 instance", count,
-                                     lambda i: d.transition("solo")))  # fmt: skip
         per = opts.size(40, 4)
-        rows.append(await concurrent(f"{label}: 50 instances", 50, per,
-                                     lambda w, i: d.transition(f"u{w}")))  # fmt: skip
+        for measure in (
+            lambda: sequential(f"{label}: 1 instance", count, lambda i: d.transition("solo")),
+            lambda: concurrent(f"{label}: 50 instances", 50, per,
+                               lambda w, i: d.transition(f"u{w}")),
+        ):  # fmt: skip
+            row, cpu = await with_cpu(measure)
+            rows.append(replace(row, note=cpu_note(cpu, row.ops, "transition").lstrip("; ")))
     return rows
 
 
