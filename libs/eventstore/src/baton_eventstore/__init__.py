@@ -13,6 +13,7 @@ from baton_eventstore.model import (
 )
 from baton_eventstore.port import EventStore, Outbox, Publisher, Transaction
 from baton_eventstore.relay import OutboxRelay
+from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.sql import SqlEventStore, SqlTransaction
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
     "OutboxRow",
     "Publisher",
     "RecordedEvent",
+    "RowConflict",
+    "RowWrite",
     "SqlEventStore",
     "SqlTransaction",
     "Step",

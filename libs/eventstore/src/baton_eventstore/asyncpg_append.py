@@ -1,5 +1,8 @@
 """`AsyncpgAppender`: stand-alone PostgreSQL appends on a raw asyncpg pool, one statement each.
 
+The outbox relay's fetch and delete run on the same pool (`fetch`): they are on every
+event's path too.
+
 `SqlEventStore.append` outside a unit of work is the hot path of an event-sourced service.
 Through SQLAlchemy it costs a pool checkout, greenlet hops and BEGIN/COMMIT round trips; here
 it is one prepared statement (cached per connection by asyncpg) in one implicit transaction,
@@ -17,7 +20,8 @@ import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent
-from baton_eventstore.pg_append import APPEND_SQL, EVENT_ID_INDEX, HEAD_SQL, append_params
+from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
+from baton_eventstore.row_write import RowConflict, RowWrite
 
 # URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
 _SQLALCHEMY_ONLY = ("prepared_statement_cache_size", "prepared_statement_name_func")
@@ -39,16 +43,23 @@ class AsyncpgAppender:
         return self._pool is not None
 
     async def append(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], now: datetime
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        now: datetime,
+        row: RowWrite | None = None,
     ) -> list[int]:
-        """Insert events and outbox rows; their positions. Raises ConcurrencyConflict or
-        DuplicateEventId, having written nothing."""
-        params = append_params(stream_id, expected_version, events, now)
+        """Insert events, outbox rows and the read `row`; the events' positions. Raises
+        ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing."""
+        params = append_params(stream_id, expected_version, events, now, row)
         pool = self._pool if self._pool is not None else await self._open()
         async with pool.acquire() as conn:
             try:
-                rows = await conn.fetch(APPEND_SQL, *params)
+                rows = await conn.fetch(append_sql(row), *params)
             except asyncpg.UniqueViolationError as exc:
+                if row is not None and exc.table_name == row.table.name:
+                    raise RowConflict(row.table.name, str(exc)) from exc
                 if exc.constraint_name == EVENT_ID_INDEX:
                     message = f"events: an event id is already stored ({exc})"
                     raise DuplicateEventId(message) from exc
@@ -56,6 +67,12 @@ class AsyncpgAppender:
             if not rows:  # the stream is behind expected_version: appending would leave a gap
                 raise await _conflict(conn, stream_id, expected_version)
         return [row[0] for row in rows]
+
+    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        """Run one more statement of the store's hot path (the relay's) on this pool."""
+        pool = self._pool if self._pool is not None else await self._open()
+        async with pool.acquire() as conn:
+            return list(await conn.fetch(sql, *args))
 
     async def close(self) -> None:
         """Close the pool's connections; a later append opens a new pool."""

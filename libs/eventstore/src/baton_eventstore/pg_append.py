@@ -15,12 +15,14 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from baton_eventstore.model import NewEvent
+from baton_eventstore.row_write import RowWrite, pg_cte, pg_params
 
 # The guard makes an append past the stream's head insert nothing (no version gaps); the
 # unique key on (stream_id, version) still decides between concurrent appends. Outbox rows
 # join on the inserted events, so they exist only if the events do. One statement is one
-# implicit transaction: either every row is written or none is.
-APPEND_SQL = """
+# implicit transaction: either every row is written or none is. `{extra}` is where a read
+# row's CTE goes (`append_sql`).
+_TEMPLATE = """
 WITH guard AS (
   SELECT 1 AS ok WHERE CAST($2 AS integer) = 0 OR EXISTS (
     SELECT 1 FROM events WHERE stream_id = $1 AND version = CAST($2 AS integer))
@@ -40,9 +42,12 @@ WITH guard AS (
               CAST($11 AS jsonb[])) WITH ORDINALITY AS o(event_id, subject, body, headers, ord)
   JOIN ins ON ins.event_id = o.event_id
   ORDER BY o.ord
-)
+){extra}
 SELECT position FROM ins ORDER BY position
 """
+APPEND_SQL = _TEMPLATE.format(extra="")
+APPEND_PARAMS = 11
+"""APPEND_SQL's parameter count; a read row's CTE numbers its own from APPEND_PARAMS + 1."""
 
 HEAD_SQL = "SELECT COALESCE(MAX(version), 0) FROM events WHERE stream_id = $1"
 
@@ -51,10 +56,15 @@ EVENT_ID_INDEX = "uq_events_event_id"
 
 
 def append_params(
-    stream_id: str, expected_version: int, events: Sequence[NewEvent], now: datetime
+    stream_id: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    now: datetime,
+    row: RowWrite | None = None,
 ) -> tuple[Any, ...]:
-    """APPEND_SQL's parameters, in `$n` order; JSON documents go as text."""
+    """`append_sql(row)`'s parameters, in `$n` order; JSON documents go as text."""
     published = [(e, e.publish) for e in events if e.publish is not None]
+    extra = () if row is None else tuple(pg_params(row))
     return (
         stream_id,
         expected_version,
@@ -67,7 +77,13 @@ def append_params(
         [m.subject for _, m in published],
         [m.body for _, m in published],
         [json.dumps(m.headers) for _, m in published],
+        *extra,
     )
+
+
+def append_sql(row: RowWrite | None) -> str:
+    """APPEND_SQL, with the read row as one more CTE when there is one."""
+    return APPEND_SQL if row is None else _TEMPLATE.format(extra=pg_cte(row, APPEND_PARAMS + 1))
 
 
 async def pg_append(

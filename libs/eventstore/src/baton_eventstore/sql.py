@@ -22,6 +22,7 @@ from baton_eventstore.model import (
     validate_append,
 )
 from baton_eventstore.pg_append import pg_append
+from baton_eventstore.row_write import RowConflict, RowWrite, write_row
 from baton_eventstore.sql_outbox import SqlOutbox
 from baton_eventstore.tables import COMPONENT, STEPS, events, outbox
 
@@ -44,9 +45,10 @@ class SqlEventStore:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.outbox = SqlOutbox(engine)
-        # PostgreSQL: stand-alone appends skip SQLAlchemy (one statement on a raw asyncpg pool).
+        # PostgreSQL: stand-alone appends and the relay's fetch and delete skip SQLAlchemy
+        # (one statement each on a raw asyncpg pool).
         self.appender = AsyncpgAppender(engine) if _is_asyncpg(engine) else None
+        self.outbox = SqlOutbox(engine, self.appender)
 
     @classmethod
     async def from_url(cls, url: str, **engine_options: Any) -> SqlEventStore:
@@ -74,15 +76,26 @@ class SqlEventStore:
             yield SqlTransaction(conn, self)
 
     async def append(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent]
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        row: RowWrite | None = None,
     ) -> list[RecordedEvent]:
-        """Append in a transaction of its own."""
+        """Append in a transaction of its own, with the read `row` when one is given.
+
+        Raises ConcurrencyConflict, DuplicateEventId or RowConflict (the row broke a unique
+        key of its table); in every case nothing was written.
+        """
         validate_append(stream_id, expected_version, events)
         if self.appender is None:
             async with self.transaction() as tx:
-                return await tx.append(stream_id, expected_version, events)
+                recorded = await tx.append(stream_id, expected_version, events)
+                if row is not None:
+                    await tx.write_row(row)
+                return recorded
         now = datetime.now(UTC)
-        positions = await self.appender.append(stream_id, expected_version, events, now)
+        positions = await self.appender.append(stream_id, expected_version, events, now, row)
         return recorded_events(stream_id, expected_version, events, positions, now)
 
     async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
@@ -146,6 +159,13 @@ class SqlTransaction:
             actual = await _head(self.connection, stream_id)
             raise ConcurrencyConflict(stream_id, expected_version, actual)
         return recorded_events(stream_id, expected_version, events, positions, now)
+
+    async def write_row(self, row: RowWrite) -> None:
+        """Insert or update one read row in this transaction; RowConflict on a unique key."""
+        try:
+            await write_row(self.connection, row)
+        except IntegrityError as exc:
+            raise RowConflict(row.table.name, str(exc.orig)) from exc
 
     async def _insert(
         self, stream_id: str, expected_version: int, events: Sequence[NewEvent], now: datetime

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 
@@ -10,18 +11,33 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from baton_eventstore.asyncpg_append import AsyncpgAppender
 from baton_eventstore.model import OutboxRow
 from baton_eventstore.tables import outbox, outbox_lease
 
+_PG_FETCH = "SELECT id, event_id, subject, body, headers FROM outbox ORDER BY id LIMIT $1"
+_PG_DELETE = "DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[]))"
+
 
 class SqlOutbox:
-    """The `outbox` and `outbox_lease` tables of one database."""
+    """The `outbox` and `outbox_lease` tables of one database.
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    With `raw` (PostgreSQL on asyncpg), fetch and delete, which run for every published
+    event, go straight to asyncpg; the lease, renewed every few seconds, stays on SQLAlchemy.
+    """
+
+    def __init__(self, engine: AsyncEngine, raw: AsyncpgAppender | None = None) -> None:
         self._engine = engine
+        self._raw = raw
 
     async def fetch(self, limit: int) -> list[OutboxRow]:
         """The oldest `limit` rows, in id order."""
+        if self._raw is not None:
+            found = await self._raw.fetch(_PG_FETCH, limit)
+            return [
+                OutboxRow(r["id"], r["event_id"], r["subject"], r["body"], json.loads(r["headers"]))
+                for r in found
+            ]
         query = select(outbox).order_by(outbox.c.id).limit(limit)
         async with self._engine.connect() as conn:
             rows = await conn.execute(query)
@@ -32,6 +48,9 @@ class SqlOutbox:
     async def delete(self, ids: Sequence[int]) -> None:
         """Forget rows that were published."""
         if not ids:
+            return
+        if self._raw is not None:
+            await self._raw.fetch(_PG_DELETE, list(ids))
             return
         async with self._engine.begin() as conn:
             await conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
