@@ -1,4 +1,5 @@
-"""The folded-instance cache: a turn reads only the log's new tail, and sees other replicas."""
+"""The folded-instance cache: a turn decides on it without reading, and stale entries are
+caught by the append's version check, reloaded and decided again."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def spy_on_loads(app: WorkflowApp) -> list[int]:
     return seen
 
 
-async def test_a_turn_reads_only_events_after_the_cached_version(
+async def test_a_turn_on_a_cached_instance_reads_nothing(
     workflow: WorkflowApp, client: Client, agent_runner: FakeAgentRunner
 ) -> None:
     instance = await start(client, "cache-1")
@@ -38,7 +39,7 @@ async def test_a_turn_reads_only_events_after_the_cached_version(
     loads = spy_on_loads(workflow)
     reply = await exchange(client, "cache-1", instance)
     assert reply.instance.messages_in_step == 4
-    assert loads == [4]  # started + 3 exchanges are cached; only the tail is asked for
+    assert loads == []  # started + 3 exchanges are cached; the append checks the version
 
 
 @pytest.fixture
@@ -62,3 +63,21 @@ async def test_a_replica_sees_what_another_appended_after_it_cached(
     loaded = await workflow.services.repo.load(instance)
     assert loaded is not None
     assert (loaded.state.messages_in_step, loaded.state.version, len(loaded.events)) == (4, 5, 5)
+
+
+async def test_a_turn_on_a_stale_cache_conflicts_reloads_the_tail_and_decides_again(
+    workflow: WorkflowApp, replica: WorkflowApp, agent_runner: FakeAgentRunner, client: Client
+) -> None:
+    instance = await start(client, "cache-3")
+    await exchange(client, "cache-3", instance)
+    await workflow.services.repo.load(instance)  # this replica caches version 2
+    for n in range(2):  # the other replica appends two more exchanges
+        cmd = RecordExchange(user_id="cache-3", instance_id=instance, command_id=f"s-{n}")
+        await take_turn(replica.services, cmd)
+    loads = spy_on_loads(workflow)
+    cmd = RecordExchange(user_id="cache-3", instance_id=instance, command_id="late")
+    reply = await take_turn(workflow.services, cmd)
+    assert loads == [2]  # the stale version was refused; only the tail was read
+    assert reply.instance.messages_in_step == 4  # decided on all four exchanges, none lost
+    records = await workflow.services.repo.records(instance)
+    assert [r.version for r in records] == [1, 2, 3, 4, 5]

@@ -8,12 +8,18 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select
 
 from baton_contracts import Event as WireEvent
 from baton_contracts.workflow_api import InstanceView
-from baton_eventstore import NewEvent, OutboxMessage, RecordedEvent, SqlEventStore
+from baton_eventstore import (
+    NewEvent,
+    OutboxMessage,
+    RecordedEvent,
+    RowConflict,
+    RowWrite,
+    SqlEventStore,
+)
 from baton_workflow.adapters.read_model import workflow_instances
 from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.events import DomainEvent, event_from_record, event_payload
@@ -62,6 +68,11 @@ class SqlInstanceRepository:
         self._cache: OrderedDict[str, LoadedInstance] = OrderedDict()
         self._cache_size = cache_size
 
+    def cached(self, instance_id: str) -> LoadedInstance | None:
+        """The instance as this process last saw it, without asking the store (may be stale:
+        good for deciding, since an append on a stale version is refused as a conflict)."""
+        return self._cache.get(instance_id)
+
     async def load(self, instance_id: str) -> LoadedInstance | None:
         """Fold the instance's log; None when there is no such instance."""
         cached = self._cache.get(instance_id)
@@ -104,25 +115,23 @@ class SqlInstanceRepository:
         return await self._store.load(stream_id(instance_id))
 
     async def save(self, expected_version: int, change: Change) -> None:
-        """Append the events (with their outbox rows) and upsert the read row, in one commit."""
+        """Append the events (with their outbox rows) and write the read row, in one commit.
+
+        Raises ConcurrencyConflict when the log moved past `expected_version`, and
+        ActiveInstanceExists when a new instance's row meets the user's active one.
+        """
         rows = [
             _new_event(i, e, w)
             for i, e, w in zip(change.event_ids, change.events, change.wire, strict=True)
         ]
         values = change.view.model_dump(mode="python") | {"version": expected_version + len(rows)}
-        async with self._store.transaction() as tx:
-            await tx.append(stream_id(change.view.instance_id), expected_version, rows)
-            try:
-                if expected_version == 0:
-                    await tx.connection.execute(insert(workflow_instances).values(**values))
-                else:
-                    await tx.connection.execute(
-                        update(workflow_instances)
-                        .where(workflow_instances.c.instance_id == change.view.instance_id)
-                        .values(**values)
-                    )
-            except IntegrityError:
-                raise ActiveInstanceExists(change.view.workflow_id) from None
+        key = {"instance_id": values.pop("instance_id")}
+        row = RowWrite(workflow_instances, key, values, create=expected_version == 0)
+        stream = stream_id(key["instance_id"])
+        try:
+            await self._store.append(stream, expected_version, rows, row)
+        except RowConflict:
+            raise ActiveInstanceExists(change.view.workflow_id) from None
         self._after_save(expected_version, change)
 
     async def find_active(self, user_id: str, workflow_id: str) -> InstanceView | None:

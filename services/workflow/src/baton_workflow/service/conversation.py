@@ -38,7 +38,9 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
     """One chat turn; the same `client_message_id` again answers from the log, asking no agent."""
     text = _text(cmd.text)
     async with svc.instance_lock(cmd.instance_id):
-        loaded = await svc.owned(cmd.instance_id, cmd.user_id)
+        # From the cache: if another replica moved the instance, the append conflicts and
+        # `commit_turn` reloads (a message it already answered is then answered from the log).
+        loaded = await svc.owned(cmd.instance_id, cmd.user_id, fresh=False)
         if cmd.client_message_id in loaded.state.outcomes:
             return _answer_from_log(svc, loaded, cmd.client_message_id)
         state = loaded.state

@@ -76,9 +76,15 @@ class WorkflowServices:
                 [ErrorDetail(field="workflow_id", message=f"no workflow {workflow_id!r}")],
             ) from None
 
-    async def owned(self, instance_id: str, user_id: str) -> LoadedInstance:
-        """The instance if it belongs to the user; NOT_FOUND otherwise (never says whose it is)."""
-        loaded = await self.repo.load(instance_id)
+    async def owned(self, instance_id: str, user_id: str, fresh: bool = True) -> LoadedInstance:
+        """The instance if it belongs to the user; NOT_FOUND otherwise (never says whose it is).
+
+        `fresh=False` may answer from this process's cache without a round trip: right for a
+        decision that is appended at the version it was made on (a stale one conflicts).
+        """
+        loaded = None if fresh else self.repo.cached(instance_id)
+        if loaded is None:
+            loaded = await self.repo.load(instance_id)
         if loaded is None or loaded.state.user_id != user_id:
             raise RemoteError.of(ErrorCode.NOT_FOUND, f"instance {instance_id!r} not found")
         return loaded
@@ -136,7 +142,7 @@ async def commit_turn(
         if attempt:  # another replica wrote first: spread the retries out
             await asyncio.sleep(random.uniform(0, 0.002 * attempt))
         if loaded is None or attempt:
-            loaded = await svc.owned(instance_id, user_id)
+            loaded = await svc.owned(instance_id, user_id, fresh=attempt > 0)
         state = loaded.state
         definition = svc.definition(state.workflow_id)
         command = command_for(state)
