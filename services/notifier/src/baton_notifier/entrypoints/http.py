@@ -39,7 +39,9 @@ def deps_of(request: Request) -> HttpDeps:
     return deps
 
 
-def current_identity(
+# Dependencies are `async def` although they never await: FastAPI runs a plain `def`
+# dependency in a worker thread, two thread hand-offs per request for a few microseconds of work.
+async def current_identity(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Identity:
@@ -54,7 +56,7 @@ def current_identity(
         raise ApiError.unauthorized(str(exc)) from None
 
 
-def forwarder(request: Request) -> Forwarder:
+async def forwarder(request: Request) -> Forwarder:
     """The forwarding helper, for routes that send a contract message to its owner."""
     return deps_of(request).forwarder
 
