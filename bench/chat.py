@@ -10,8 +10,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
-import httpx
-
+from bench.http import LeanHttp
 from bench.measure import concurrent, cpu_note, sequential, with_cpu
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
@@ -35,7 +34,7 @@ def _chat_definition(folder: Path) -> Path:
 class Chatter:
     """Users chatting through the gateway; a finished instance is replaced by a new one."""
 
-    def __init__(self, platform: Platform, http: httpx.AsyncClient) -> None:
+    def __init__(self, platform: Platform, http: LeanHttp) -> None:
         self.platform, self.http = platform, http
         self.instances: dict[str, str] = {}
 
@@ -65,12 +64,11 @@ async def chatter(database_url: str, agent_database_url: str) -> AsyncIterator[C
     with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
         work = Path(tmp)
         defs = _chat_definition(work / "defs")
-        async with running_platform(work, database_url, defs, agent_database_url) as platform:
-            limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
-            async with httpx.AsyncClient(
-                base_url=platform.gateway_url, limits=limits, timeout=30
-            ) as http:
-                yield Chatter(platform, http)
+        async with (
+            running_platform(work, database_url, defs, agent_database_url) as platform,
+            LeanHttp(platform.gateway_url, 100, timeout=30) as http,
+        ):
+            yield Chatter(platform, http)
 
 
 @case("chat.turn.postgres", "HTTP message -> scripted agent -> durable transition -> reply, PG")

@@ -25,11 +25,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import httpx
 import nats
 from nats.aio.msg import Msg
 
 from baton_workflow.settings import SHIPPED_DEFINITIONS
+from bench.http import LeanHttp
 from bench.measure import concurrent, cpu_note, sequential, with_cpu
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
@@ -75,7 +75,7 @@ STEPS = {"bench-linear": 4, "bench-fanout": 10}
 class Runner:
     """Starts runs over HTTP and learns that they ended from `workflow.run_completed` events."""
 
-    def __init__(self, platform: Platform, http: httpx.AsyncClient) -> None:
+    def __init__(self, platform: Platform, http: LeanHttp) -> None:
         self.http = http
         self.headers = platform.headers(USER)
         self.retried = 0
@@ -117,7 +117,7 @@ class Runner:
         for _ in range(START_ATTEMPTS):
             try:
                 reply = await self.http.post(f"/workflows/{name}/run", json={}, headers=headers)
-            except httpx.TransportError as exc:  # e.g. a keep-alive connection closed under us
+            except (OSError, TimeoutError, asyncio.IncompleteReadError) as exc:  # connection lost
                 problem = f"{type(exc).__name__}: {exc}"
             else:
                 if reply.status_code == 202:
@@ -137,11 +137,8 @@ async def runner(workflow_url: str, agent_url: str) -> AsyncIterator[Runner]:
         # The shipped conversation workflows: the service refuses to start without any.
         async with running_platform(work, workflow_url, SHIPPED_DEFINITIONS, agent_url) as platform:
             nc = await nats.connect(platform.nats_url)
-            limits = httpx.Limits(max_connections=IN_FLIGHT, max_keepalive_connections=IN_FLIGHT)
             try:
-                async with httpx.AsyncClient(
-                    base_url=platform.gateway_url, limits=limits, timeout=60
-                ) as http:
+                async with LeanHttp(platform.gateway_url, IN_FLIGHT, timeout=60) as http:
                     r = Runner(platform, http)
                     await nc.subscribe("workflow.evt.run_completed.>", cb=r.on_completed)
                     await nc.flush()

@@ -11,9 +11,9 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
-import httpx
 import nats
 
+from bench.http import LeanHttp
 from bench.measure import concurrent, cpu_note, sequential, with_cpu
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
@@ -37,7 +37,7 @@ def _chain_definition(folder: Path) -> Path:
 class Driver:
     """One gateway client plus one NATS subscription that routes events to their instance."""
 
-    def __init__(self, platform: Platform, http: httpx.AsyncClient) -> None:
+    def __init__(self, platform: Platform, http: LeanHttp) -> None:
         self.platform, self.http = platform, http
         self.events: defaultdict[str, asyncio.Queue[str]] = defaultdict(asyncio.Queue)
         self.instances: dict[str, tuple[str, int]] = {}
@@ -77,8 +77,7 @@ async def driver(database_url: str) -> AsyncIterator[Driver]:
         defs = _chain_definition(work / "defs")
         async with running_platform(work, database_url, defs) as platform:
             nc = await nats.connect(platform.nats_url)
-            limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
-            async with httpx.AsyncClient(base_url=platform.gateway_url, limits=limits) as http:
+            async with LeanHttp(platform.gateway_url, 100) as http:
                 d = Driver(platform, http)
                 await nc.subscribe("workflow.evt.>", cb=d.on_event)
                 await nc.flush()
