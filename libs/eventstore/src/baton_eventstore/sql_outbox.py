@@ -17,13 +17,21 @@ from baton_eventstore.tables import outbox, outbox_lease
 
 _PG_FETCH = "SELECT id, event_id, subject, body, headers FROM outbox ORDER BY id LIMIT $1"
 _PG_DELETE = "DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[]))"
+_PG_ACQUIRE = """
+INSERT INTO outbox_lease (name, holder, expires_at) VALUES ($1, $2, $3)
+ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+WHERE outbox_lease.holder = EXCLUDED.holder OR outbox_lease.expires_at < $4
+RETURNING holder
+"""
+_PG_RELEASE = "UPDATE outbox_lease SET expires_at = 0 WHERE name = $1 AND holder = $2"
 
 
 class SqlOutbox:
     """The `outbox` and `outbox_lease` tables of one database.
 
-    With `raw` (PostgreSQL on asyncpg), fetch and delete, which run for every published
-    event, go straight to asyncpg; the lease, renewed every few seconds, stays on SQLAlchemy.
+    With `raw` (PostgreSQL on asyncpg), every statement goes straight to asyncpg: fetch and
+    delete run for every published event, and leases (the relay's, and one per DAG run that
+    is being driven) are taken about as often.
     """
 
     def __init__(self, engine: AsyncEngine, raw: AsyncpgAppender | None = None) -> None:
@@ -63,6 +71,8 @@ class SqlOutbox:
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Take the lease if free or expired, renew it if ours; one atomic upsert."""
         now = time.time()
+        if self._raw is not None:
+            return bool(await self._raw.fetch(_PG_ACQUIRE, name, holder, now + ttl, now))
         insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
         statement = insert(outbox_lease).values(name=name, holder=holder, expires_at=now + ttl)
         statement = statement.on_conflict_do_update(
@@ -75,6 +85,9 @@ class SqlOutbox:
 
     async def release_lease(self, name: str, holder: str) -> None:
         """Expire the lease now if `holder` has it."""
+        if self._raw is not None:
+            await self._raw.fetch(_PG_RELEASE, name, holder)
+            return
         statement = (
             update(outbox_lease)
             .where(outbox_lease.c.name == name, outbox_lease.c.holder == holder)
