@@ -217,3 +217,28 @@ async def test_a_service_that_died_holding_a_run_is_taken_over_when_its_lease_en
     assert run["status"] == "success", run
     assert model_runs == [(run_id, "think"), (run_id, "after")]
     assert steps_of(run)["think"]["attempts"] == 1
+
+
+@ON_BOTH_BACKENDS
+async def test_a_start_repeated_with_its_idempotency_key_returns_the_first_run(
+    author: Author, task_calls: list[dict[str, Any]]
+) -> None:
+    await author.created({"name": "once", "steps": [{"id": "speak", "prompt": "only once"}]})
+    headers = {**author.headers, "Idempotency-Key": "start-once-1"}
+
+    async def start() -> Any:
+        return await author.http.post("/workflows/once/run", json={}, headers=headers)
+
+    first = await start()
+    again = await start()
+    assert (first.status_code, again.status_code) == (202, 202), again.text
+    assert again.json()["run_id"] == first.json()["run_id"]
+    await author.wait(first.json()["run_id"])
+    assert (await author.http.delete("/workflows/once", headers=author.headers)).status_code < 300
+    late = await start()  # the workflow is gone, but this request had started a run
+    assert late.status_code == 202 and late.json()["run_id"] == first.json()["run_id"]
+    assert len(task_calls) == 1
+    fresh = await author.http.post(
+        "/workflows/once/run", json={}, headers={**author.headers, "Idempotency-Key": "other"}
+    )
+    assert fresh.status_code == 404

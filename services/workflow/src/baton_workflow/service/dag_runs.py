@@ -397,14 +397,18 @@ class DagRunsService:
 
 
 async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAccepted:
-    """Start a run of the workflow's latest version (or return the one this request made)."""
-    if command.request_id is not None:
-        earlier = await svc.runs.find_request(command.user_id, command.request_id)
-        if earlier is not None:
-            return await _accepted(svc, earlier)
+    """Start a run of the workflow's latest version (or return the one this request made).
+
+    A repeated request id is found by the `dag_runs` unique key when the run is appended, so
+    a first start asks nothing more of the database than the definition and the append.
+    """
     history = await svc.definitions.history(command.user_id, command.name)
     latest = history.latest
     if not history.live or latest is None:
+        if command.request_id is not None:  # the workflow went after this request started it
+            earlier = await svc.runs.find_request(command.user_id, command.request_id)
+            if earlier is not None:
+                return await _accepted(svc, earlier)
         raise not_found(command.name)
     try:
         definition = parse_definition(latest.document, env_allowlist=svc.env_allowlist)
