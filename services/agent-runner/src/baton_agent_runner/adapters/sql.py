@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -18,7 +19,6 @@ from sqlalchemy import (
     Table,
     Text,
     func,
-    insert,
     select,
     update,
 )
@@ -27,6 +27,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from baton_agent_runner.adapters import raw_postgres
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import StoreUnavailable
@@ -94,6 +95,27 @@ Clock = Callable[[], datetime]
 _UNAVAILABLE = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, OSError)
 _WORD = re.compile(r"\w+")
 
+# The PostgreSQL statements of the hot paths (see `raw_postgres`); JSON is read as text and
+# validated straight from it.
+_COUNT_ITEMS = {
+    False: "SELECT count(*) FROM agent_inbox_items WHERE user_id = $1 AND status <> $2",
+    True: "SELECT count(*) FROM agent_inbox_items WHERE user_id = $1 AND status = $2",
+}
+_GET_REPLY = "SELECT reply::text FROM agent_replies WHERE user_id = $1 AND idempotency_key = $2"
+_PUT_REPLY = (
+    "INSERT INTO agent_replies (user_id, idempotency_key, reply, created_at) "
+    "VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, idempotency_key) DO NOTHING"
+)
+_GET_TASK = (
+    "SELECT result::text FROM agent_task_results WHERE user_id = $1 AND idempotency_key = $2"
+)
+_PUT_TASK = (
+    "INSERT INTO agent_task_results "
+    "(user_id, idempotency_key, run_id, step_id, result, created_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6) "
+    "ON CONFLICT (user_id, idempotency_key) DO NOTHING RETURNING 1"
+)
+
 
 @contextmanager
 def _reachable(store: str) -> Iterator[None]:
@@ -108,11 +130,28 @@ def _reachable(store: str) -> Iterator[None]:
         raise StoreUnavailable(f"{store}: connection lost: {exc}") from exc
 
 
+def autocommit(engine: AsyncEngine) -> AsyncEngine:
+    """On PostgreSQL, the same pool with each statement its own transaction: one read or one
+    self-contained write costs one round trip, not BEGIN, the statement and COMMIT/ROLLBACK
+    (`begin()` then sends nothing). Every caller runs one statement per connection."""
+    if engine.dialect.name != "postgresql":
+        return engine
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
+def upsert(engine: AsyncEngine, table: Table) -> Any:
+    """An INSERT of this database's dialect, which knows ON CONFLICT (PostgreSQL, SQLite)."""
+    return (pg_insert if engine.dialect.name == "postgresql" else sqlite_insert)(table)
+
+
 class SqlInboxStore:
     """Inbox items in `agent_inbox_items`."""
 
     def __init__(self, engine: AsyncEngine, now: Clock) -> None:
-        self._engine, self._now = engine, now
+        self._engine, self._now = autocommit(engine), now
+        self._insert = upsert(engine, inbox_items).on_conflict_do_nothing(
+            index_elements=["item_id"]
+        )
 
     async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
         """Save items with `source="onboarding"`; an id already saved is skipped (a retry)."""
@@ -131,26 +170,37 @@ class SqlInboxStore:
             }
             for index, item in enumerate(items)
         ]
-        dialect_insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
-        statement = dialect_insert(inbox_items).on_conflict_do_nothing(index_elements=["item_id"])
+        # One multi-row statement: all the items or none, in one round trip.
         with _reachable("inbox"):
             async with self._engine.begin() as conn:
-                await conn.execute(statement, rows)
+                await conn.execute(self._insert.values(rows))
 
     async def promote_deferred(self, user_id: str) -> list[str]:
         """Deferred items become new ones, in the order they were deferred."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred")
+        promote = (
+            update(inbox_items)
+            .where(mine)
+            .values(status="new")
+            .returning(inbox_items.c.content, inbox_items.c.created_at)
+        )
         with _reachable("inbox"):
             async with self._engine.begin() as conn:
-                found = await conn.execute(
-                    select(inbox_items.c.content).where(mine).order_by(inbox_items.c.created_at)
-                )
-                contents = [row.content for row in found]
-                await conn.execute(update(inbox_items).where(mine).values(status="new"))
-        return contents
+                found = (await conn.execute(promote)).all()
+        return [row.content for row in sorted(found, key=lambda row: row.created_at)]
 
     async def count(self, user_id: str, status: str | None) -> int:
         """Items with `status`; None counts every item that is not deferred."""
+        if raw_postgres.is_postgres(self._engine):
+            with _reachable("inbox"):
+                found = await raw_postgres.fetchval(
+                    self._engine,
+                    "inbox",
+                    _COUNT_ITEMS[bool(status)],
+                    user_id,
+                    status or "deferred",
+                )
+            return int(found or 0)
         where = inbox_items.c.user_id == user_id
         where &= inbox_items.c.status == status if status else inbox_items.c.status != "deferred"
         with _reachable("inbox"):
@@ -185,22 +235,19 @@ class SqlMemoryStore:
     """Facts in `agent_memory_facts`: the SQL stand-in for the Mem0 adapter."""
 
     def __init__(self, engine: AsyncEngine, now: Clock) -> None:
-        self._engine, self._now = engine, now
+        self._engine, self._now = autocommit(engine), now
+        self._upsert = upsert(engine, memory_facts)
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Insert, or replace the text of the same key (a correction)."""
-        keys = {"user_id": user_id, "category": category, "key": key}
+        row = {"user_id": user_id, "category": category, "key": key}
+        changes = {"text": text, "updated_at": self._now()}
+        statement = self._upsert.values(**row, **changes).on_conflict_do_update(
+            index_elements=["user_id", "category", "key"], set_=changes
+        )
         with _reachable("memory"):
             async with self._engine.begin() as conn:
-                changed = await conn.execute(
-                    update(memory_facts)
-                    .where(*(memory_facts.c[name] == value for name, value in keys.items()))
-                    .values(text=text, updated_at=self._now())
-                )
-                if changed.rowcount == 0:
-                    await conn.execute(
-                        insert(memory_facts).values(**keys, text=text, updated_at=self._now())
-                    )
+                await conn.execute(statement)
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         """The user's facts in `category`, by key."""
@@ -247,10 +294,19 @@ class SqlReplyLog:
     """Replies by (user, idempotency key) in `agent_replies`."""
 
     def __init__(self, engine: AsyncEngine, now: Clock) -> None:
-        self._engine, self._now = engine, now
+        self._engine, self._now = autocommit(engine), now
+        self._insert = upsert(engine, replies).on_conflict_do_nothing(
+            index_elements=["user_id", "idempotency_key"]
+        )
 
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         """The recorded reply, if any."""
+        if raw_postgres.is_postgres(self._engine):
+            with _reachable("replies"):
+                text = await raw_postgres.fetchval(
+                    self._engine, "replies", _GET_REPLY, user_id, key
+                )
+            return None if text is None else AgentReply.model_validate_json(text)
         query = select(replies.c.reply).where(
             replies.c.user_id == user_id, replies.c.idempotency_key == key
         )
@@ -261,28 +317,41 @@ class SqlReplyLog:
 
     async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
         """Record; a concurrent first writer wins and this one is dropped."""
+        if raw_postgres.is_postgres(self._engine):
+            args = (user_id, key, reply.model_dump_json(), self._now())
+            with _reachable("replies"):
+                await raw_postgres.fetchval(self._engine, "replies", _PUT_REPLY, *args)
+            return
         row = {
             "user_id": user_id,
             "idempotency_key": key,
             "reply": reply.model_dump(mode="json"),
             "created_at": self._now(),
         }
-        try:
-            with _reachable("replies"):
-                async with self._engine.begin() as conn:
-                    await conn.execute(insert(replies).values(**row))
-        except sa_exc.IntegrityError:
-            pass
+        with _reachable("replies"):
+            async with self._engine.begin() as conn:
+                await conn.execute(self._insert.values(**row))
 
 
 class SqlTaskLog:
     """Results of DAG steps by (user, idempotency key) in `agent_task_results`."""
 
     def __init__(self, engine: AsyncEngine, now: Clock) -> None:
-        self._engine, self._now = engine, now
+        self._engine, self._now = autocommit(engine), now
+        self._insert = (
+            upsert(engine, task_results)
+            .on_conflict_do_nothing(index_elements=["user_id", "idempotency_key"])
+            .returning(task_results.c.user_id)
+        )
 
     async def get(self, user_id: str, key: str) -> TaskResult | None:
         """The recorded result, if any."""
+        if raw_postgres.is_postgres(self._engine):
+            with _reachable("task log"):
+                text = await raw_postgres.fetchval(
+                    self._engine, "task log", _GET_TASK, user_id, key
+                )
+            return None if text is None else TaskResult.model_validate_json(text)
         query = select(task_results.c.result).where(
             task_results.c.user_id == user_id, task_results.c.idempotency_key == key
         )
@@ -293,21 +362,26 @@ class SqlTaskLog:
 
     async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
         """Record; when another writer recorded the key first, return its result (replayed)."""
-        row = {
-            "user_id": user_id,
-            "idempotency_key": key,
-            "run_id": call.run_id,
-            "step_id": call.step_id,
-            "result": result.model_dump(mode="json"),
-            "created_at": self._now(),
-        }
-        try:
+        # One statement, one round trip: it inserts, or returns no row when the key is taken.
+        if raw_postgres.is_postgres(self._engine):
+            args = (user_id, key, call.run_id, call.step_id, result.model_dump_json(), self._now())
+            with _reachable("task log"):
+                inserted = await raw_postgres.fetchval(self._engine, "task log", _PUT_TASK, *args)
+        else:
+            row = {
+                "user_id": user_id,
+                "idempotency_key": key,
+                "run_id": call.run_id,
+                "step_id": call.step_id,
+                "result": result.model_dump(mode="json"),
+                "created_at": self._now(),
+            }
             with _reachable("task log"):
                 async with self._engine.begin() as conn:
-                    await conn.execute(insert(task_results).values(**row))
-        except sa_exc.IntegrityError:
-            first = await self.get(user_id, key)
-            if first is None:
-                raise
-            return first.model_copy(update={"replayed": True})
-        return result
+                    inserted = await conn.scalar(self._insert.values(**row))
+        if inserted is not None:
+            return result
+        first = await self.get(user_id, key)
+        if first is None:
+            raise StoreUnavailable(f"task log: key {key!r} is taken but its result is not found")
+        return first.model_copy(update={"replayed": True})
