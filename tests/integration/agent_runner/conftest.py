@@ -33,9 +33,9 @@ class CountingFactory(AgentFactory):
         inner = scripted_model().function
         assert inner is not None
 
-        def counted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        async def counted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             type(self).calls += 1
-            return inner(messages, info)  # type: ignore[return-value]
+            return await inner(messages, info)  # type: ignore[no-any-return,misc]
 
         return FunctionModel(counted, model_name="scripted")
 

@@ -8,9 +8,15 @@ from dataclasses import dataclass, field
 
 from openai import APIError, AsyncOpenAI
 from pydantic import ValidationError
-from pydantic_ai import Agent
+from pydantic_ai import Agent, NativeOutput
 from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
@@ -33,15 +39,27 @@ def render_prompt(turn: scripted.Turn) -> str:
 
 
 def scripted_model() -> FunctionModel:
-    """The rule-based model: reads the turn from the prompt, answers through the output tool."""
+    """The rule-based model: reads the turn from the prompt, answers in the agent's output mode
+    (JSON text for native structured output, else a call of the output tool)."""
 
-    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        turn = _last_turn(messages)
-        output = scripted.run(turn)
-        tool = info.output_tools[0].name
-        return ModelResponse(parts=[ToolCallPart(tool, output.model_dump(mode="json"))])
+    # Async, so PydanticAI calls it on the event loop rather than on a worker thread.
+    async def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        output = scripted.run(_last_turn(messages))
+        if info.output_tools:
+            tool = info.output_tools[0].name
+            return ModelResponse(parts=[ToolCallPart(tool, output.model_dump(mode="json"))])
+        return ModelResponse(parts=[TextPart(output.model_dump_json())])
 
     return FunctionModel(answer, model_name="scripted")
+
+
+def output_spec(model_name: str) -> type[AgentOutput] | NativeOutput[AgentOutput]:
+    """How the agent asks for `AgentOutput`: the scripted model answers in native structured
+    output (JSON text; the cheapest mode, measured); an endpoint gets the output tool, which
+    every OpenAI-compatible server with tool calls understands."""
+    if model_name == "scripted":
+        return NativeOutput(AgentOutput)
+    return AgentOutput
 
 
 def _last_turn(messages: list[ModelMessage]) -> scripted.Turn:
@@ -106,9 +124,10 @@ class AgentFactory:
         """The agent for one profile in one language."""
         key = (profile.slug, language)
         if key not in self._agents:
+            name = self.model_name(profile)
             self._agents[key] = Agent(
-                self._model(self.model_name(profile)),
-                output_type=AgentOutput,
+                self._model(name),
+                output_type=output_spec(name),
                 instructions=getattr(profile.system_prompt, language),
                 name=profile.slug,
                 model_settings=ModelSettings(

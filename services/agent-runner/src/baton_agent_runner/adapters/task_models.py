@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from openai import APIError
 from pydantic import ValidationError
-from pydantic_ai import Agent, RunContext
+from pydantic_ai import Agent
 from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models import Model
@@ -106,8 +106,14 @@ class TaskAgents:
             temperature=profile.temperature, max_tokens=profile.max_tokens, timeout=timeout + 1
         )
         try:
+            # Instructions as a string per run, not a function of the deps: PydanticAI runs a
+            # plain function on a worker thread, a thread hop per step.
             result = await self._agent(profile).run(
-                render_prompt(call), model=self.model(choice), deps=call, model_settings=settings
+                render_prompt(call),
+                model=self.model(choice),
+                deps=call,
+                instructions=render_instructions(profile, call),
+                model_settings=settings,
             )
         except ModelFailed:
             raise
@@ -138,15 +144,7 @@ class TaskAgents:
 
     def _agent(self, profile: Profile) -> Agent[TaskCall, str]:
         if profile.slug not in self._agents:
-
-            def instructions(ctx: RunContext[TaskCall]) -> str:
-                return render_instructions(profile, ctx.deps)
-
             self._agents[profile.slug] = Agent(
-                output_type=str,
-                deps_type=TaskCall,
-                instructions=instructions,
-                name=profile.slug,
-                retries=0,
+                output_type=str, deps_type=TaskCall, name=profile.slug, retries=0
             )
         return self._agents[profile.slug]

@@ -65,7 +65,8 @@ class MemoryQueries:
 
     async def _within(self, store: str, work: Awaitable[T]) -> T:
         try:
-            return await asyncio.wait_for(work, self.timeout)
+            async with asyncio.timeout(self.timeout):
+                return await work
         except (StoreUnavailable, TimeoutError) as exc:
             logger.warning("%s store unavailable: %r", store, exc)
             raise RemoteError.of(

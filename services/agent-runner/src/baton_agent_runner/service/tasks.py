@@ -152,9 +152,8 @@ class TaskRunner:
         self, profile: Profile, choice: ModelChoice, call: TaskCall, timeout: float
     ) -> TaskAnswer:
         try:
-            return await asyncio.wait_for(
-                self.models.perform(profile, choice, call, timeout), timeout
-            )
+            async with asyncio.timeout(timeout):
+                return await self.models.perform(profile, choice, call, timeout)
         except TimeoutError as exc:
             logger.warning("agent %s: step %s timed out", profile.slug, call.step_id)
             raise RemoteError.of(
@@ -166,6 +165,8 @@ class TaskRunner:
 
     async def _store(self, work: Awaitable[T]) -> T:
         try:
-            return await asyncio.wait_for(work, self.store_timeout)
+            # A deadline on this task, not `wait_for`'s extra task per call.
+            async with asyncio.timeout(self.store_timeout):
+                return await work
         except TimeoutError as exc:
             raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc

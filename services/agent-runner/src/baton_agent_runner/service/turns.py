@@ -74,7 +74,9 @@ class AgentRunner:
     async def _store(self, work: Awaitable[T]) -> T:
         """Store calls get their own deadline; the model's is `timeout`."""
         try:
-            return await asyncio.wait_for(work, self.store_timeout)
+            # A deadline on this task, not `wait_for`'s extra task per call.
+            async with asyncio.timeout(self.store_timeout):
+                return await work
         except TimeoutError as exc:
             raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
 
@@ -107,7 +109,8 @@ class AgentRunner:
 
     async def _ask(self, profile: Profile, turn: Turn) -> tuple[AgentOutput, TokenUsage]:
         try:
-            answer = await asyncio.wait_for(self.agents.answer(profile, turn), self.timeout)
+            async with asyncio.timeout(self.timeout):
+                answer = await self.agents.answer(profile, turn)
         except ModelReplyInvalid as exc:
             logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)
             return AgentOutput(message=FALLBACK[turn.language]), TokenUsage()
