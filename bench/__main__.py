@@ -21,6 +21,7 @@ AREAS = [
     "bench.agent",
     "bench.live",
     "bench.dag",
+    "bench.agent_calls",
 ]
 
 
