@@ -60,7 +60,17 @@ def test_an_event_frame_carries_type_seq_time_and_the_payload_verbatim() -> None
 
 
 @pytest.mark.parametrize(
-    "raw", [b"not json", b"[1]", b'{"type": "x"}', json.dumps({"type": 1}).encode()]
+    "raw",
+    [
+        b"not json",
+        b"[1]",
+        b'{"type": "x"}',
+        json.dumps({"type": 1}).encode(),
+        body()[:-1] + b', "broken": [1,}',  # the fields are there, the rest is not JSON
+        body() + b" trailing",
+        body().replace(b'"ann"', b'""'),  # an empty user_id
+        body().replace(b"i1", b"i\xff"),  # not UTF-8
+    ],
 )
 def test_a_malformed_stream_message_is_refused(raw: bytes) -> None:
     with pytest.raises(MalformedEvent):

@@ -11,7 +11,10 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from json.encoder import encode_basestring_ascii
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 CLOSE_GOING_AWAY = 1001
 """The gateway is stopping: reconnect (to any replica) with `last_seq`."""
@@ -33,6 +36,23 @@ _SUBJECT_UNSAFE = frozenset(". *>\t\r\n")
 
 SSE_EVENT_NAMES = {"workflow.notify": "workflow_notify"}
 """SSE `event:` names that differ from the frame type (seed 004 names notify `workflow_notify`)."""
+
+
+_Text = Annotated[str, StringConstraints(min_length=1)]
+
+
+class _Envelope(BaseModel):
+    """The fields every event on the stream has; the rest of the payload is only checked as JSON."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: _Text
+    user_id: _Text
+    instance_id: _Text
+    occurred_at: _Text
+
+
+_json_string = encode_basestring_ascii  # what `json.dumps` does for a str, minus its overhead
 
 
 class MalformedEvent(ValueError):
@@ -83,23 +103,23 @@ def parse_event(seq: int, body: bytes) -> LiveEvent:
     """The live event for a stream message; its payload is embedded verbatim, never re-encoded."""
     try:
         text = body.decode()
-        raw: Any = json.loads(text)
-    except ValueError as exc:
-        raise MalformedEvent(f"event at seq {seq} is not JSON: {exc}") from None
-    if not isinstance(raw, dict):
-        raise MalformedEvent(f"event at seq {seq} is not a JSON object")
-    fields = [raw.get(name) for name in ("type", "user_id", "instance_id", "occurred_at")]
-    strings = [value for value in fields if isinstance(value, str) and value]
-    if len(strings) != len(fields):
+        # pydantic's parser checks the whole body as JSON but builds only the four strings:
+        # about half the CPU of `json.loads`, which builds every field of the payload.
+        fields = _Envelope.model_validate_json(body)
+    except ValidationError as exc:
+        if any(error["type"] == "json_invalid" for error in exc.errors()):
+            raise MalformedEvent(f"event at seq {seq} is not JSON") from None
         raise MalformedEvent(
-            f"event at seq {seq} lacks one of type, user_id, instance_id, occurred_at"
-        )
-    type_, user_id, instance_id, occurred_at = strings
+            f"event at seq {seq} is not a JSON object with type, user_id, instance_id and "
+            "occurred_at strings"
+        ) from None
+    except ValueError as exc:
+        raise MalformedEvent(f"event at seq {seq} is not UTF-8: {exc}") from None
     frame = (
-        f'{{"type":{json.dumps(type_)},"seq":{seq},'
-        f'"occurred_at":{json.dumps(occurred_at)},"payload":{text}}}'
+        f'{{"type":{_json_string(fields.type)},"seq":{seq},'
+        f'"occurred_at":{_json_string(fields.occurred_at)},"payload":{text}}}'
     )
-    return LiveEvent(seq=seq, type=type_, user_id=user_id, instance_id=instance_id, frame=frame)
+    return LiveEvent(seq, fields.type, fields.user_id, fields.instance_id, frame)
 
 
 def notice(type_: str, **fields: Any) -> Notice:
