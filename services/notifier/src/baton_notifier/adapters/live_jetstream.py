@@ -4,6 +4,10 @@ Stream sequence numbers are the `seq` clients see: stable, ordered, the same on 
 The live feed is an ordered push consumer of our own (ephemeral, no acks, idle heartbeats):
 it tracks the last stream seq it handed on, and whenever it sees a gap or stops hearing from
 the server (NATS restarted, consumer gone) it recreates the consumer just after that seq.
+
+Deliveries are taken straight from the client's protocol parser (`DeliveryTap`), not through
+nats-py's `Msg` objects, header parsing and per-subscription queue: that path cost about as
+much CPU as the rest of a delivery to a socket. Heartbeats still take nats-py's path.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from nats.js.client import JetStreamContext
 from baton_contracts import STREAMS, StreamSpec, stream_name
 from baton_contracts.workflow import WORKFLOW_EVENTS
 from baton_messaging.broker import declare_streams
+from baton_notifier.adapters.delivery_tap import DeliveryTap
 from baton_notifier.adapters.nats_link import NatsLink
 from baton_notifier.domain.live import MalformedEvent, StreamBounds, parse_event, subject_safe
 from baton_notifier.service.live import LiveHub
@@ -70,7 +75,7 @@ class JetStreamLiveFeed:
         self._task: asyncio.Task[None] | None = None
         self._last_seq = 0
         self._next_cseq = 1
-        self._last_heard = 0.0
+        self._heard = 0  # messages from the server: a count per message, the clock per heartbeat
         self._stopping = False
         self.delivered = 0
 
@@ -118,16 +123,18 @@ class JetStreamLiveFeed:
             self._last_seq = (await js.stream_info(EVENTS_STREAM.name)).state.last_seq
         inbox = nc.new_inbox()
         sub = await nc.subscribe(inbox, cb=self._on_message)
+        tap = DeliveryTap.of(nc)
+        tap.route(sub, self._on_delivery)
         consumer = None
         try:
             self._next_cseq = 1
             self._reset.clear()
             info = await js.add_consumer(EVENTS_STREAM.name, self._config(inbox))
             consumer = info.name
-            self._last_heard = asyncio.get_running_loop().time()
             self._ready.set()
             await self._watch()
         finally:
+            tap.unroute(sub)
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
             if consumer is not None and nc.is_connected:
@@ -150,6 +157,7 @@ class JetStreamLiveFeed:
     async def _watch(self) -> None:
         """Return when the consumer must be recreated: a gap, or silence past three heartbeats."""
         loop = asyncio.get_running_loop()
+        heard, heard_at = self._heard, loop.time()
         while not self._stopping:
             # asyncio.timeout, not wait_for: on 3.11 wait_for can turn a cancel into a timeout.
             with contextlib.suppress(TimeoutError):
@@ -159,18 +167,26 @@ class JetStreamLiveFeed:
                 return
             if self._reset.is_set():
                 raise RuntimeError("consumer sequence gap")
-            if loop.time() - self._last_heard > 3 * self._heartbeat:
+            if self._heard != heard:
+                heard, heard_at = self._heard, loop.time()
+            elif loop.time() - heard_at > 3 * self._heartbeat:
                 raise RuntimeError("no heartbeat from the server")
 
     async def _on_message(self, msg: Msg) -> None:
-        self._last_heard = asyncio.get_running_loop().time()
+        """nats-py's path: heartbeats (deliveries come through the tap)."""
+        self._heard += 1
         if msg.headers and msg.headers.get(Header.STATUS) == "100":  # idle heartbeat
             if stalled := msg.headers.get(Header.CONSUMER_STALLED):
                 await self._link.broker.connection.publish(stalled)
             return
-        if not msg.reply:
+        if msg.reply:
+            self._on_delivery(msg.reply, msg.data)
+
+    def _on_delivery(self, reply: str, data: bytes) -> None:
+        self._heard += 1
+        if not reply:
             return  # not a JetStream delivery
-        stream_seq, consumer_seq = ack_sequences(msg.reply)
+        stream_seq, consumer_seq = ack_sequences(reply)
         if consumer_seq != self._next_cseq:
             self._reset.set()  # something was dropped: start again after the last seq we have
             return
@@ -179,7 +195,7 @@ class JetStreamLiveFeed:
             return
         self._last_seq = stream_seq
         try:
-            event = parse_event(stream_seq, msg.data)
+            event = parse_event(stream_seq, data)
         except MalformedEvent as exc:
             log.warning("skipping a malformed event: %s", exc)
             return

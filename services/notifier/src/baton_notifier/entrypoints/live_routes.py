@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import StreamingResponse
 from starlette.requests import HTTPConnection
+from starlette.routing import WebSocketRoute
 
 from baton_auth import Identity, InvalidToken, verify_token
 from baton_notifier.domain.errors import HttpErrorResponse
@@ -47,11 +48,12 @@ def identify(connection: HTTPConnection, token: str | None) -> Identity:
 def install_live(app: FastAPI, deps: LiveDeps) -> None:
     """Add `/ws` and `/api/events` to the app, served by `deps`."""
     from baton_notifier.entrypoints.live_sse import events_stream
-    from baton_notifier.entrypoints.live_ws import websocket_events
+    from baton_notifier.entrypoints.live_ws import WebSocketEvents
 
     app.state.live = deps
     router = APIRouter()
-    router.add_api_websocket_route("/ws", websocket_events)
+    # A plain ASGI route: the writer sends frames through the raw `send` (see live_ws).
+    router.routes.append(WebSocketRoute("/ws", WebSocketEvents()))
     router.add_api_route(
         "/api/events",
         events_stream,

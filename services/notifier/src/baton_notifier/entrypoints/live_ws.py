@@ -2,6 +2,9 @@
 
 Authenticate with `?token=<jwt>` or the subprotocols `["bearer", "<jwt>"]`; narrow with
 `?instance_id=`; resume with `?last_seq=`. Close codes are in `domain.live` and the docs.
+
+Event frames go straight to the ASGI `send` the route was given: Starlette's `send_text` adds
+two coroutine layers and a state check per frame, which shows at 20,000 frames a second.
 """
 
 from __future__ import annotations
@@ -9,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable
 
-from fastapi import WebSocket
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from baton_auth import Identity, InvalidToken
 from baton_notifier.domain.live import (
@@ -19,6 +24,7 @@ from baton_notifier.domain.live import (
     CLOSE_UNAUTHORIZED,
     INTERNAL_REASON,
     BadLiveRequest,
+    Frame,
     answer_client_frame,
     parse_instance_id,
     parse_last_seq,
@@ -32,8 +38,18 @@ CLOSE_TIMEOUT_SECONDS = 5.0
 MAX_REASON_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
 
 
-async def websocket_events(websocket: WebSocket) -> None:
-    """Accept, authenticate, then replay and stream the caller's events until either side stops."""
+class WebSocketEvents:
+    """The `/ws` ASGI app (a class: Starlette passes it `scope`, `receive` and `send` as is)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one WebSocket connection."""
+        await websocket_events(WebSocket(scope, receive, send), send)
+
+
+async def websocket_events(websocket: WebSocket, send: Send) -> None:
+    """Accept, authenticate, then replay and stream the caller's events until either side stops.
+
+    `send` is the connection's ASGI `send`, which event frames go through."""
     token, subprotocol = _token_of(websocket)
     await websocket.accept(subprotocol=subprotocol)
     try:
@@ -47,7 +63,7 @@ async def websocket_events(websocket: WebSocket) -> None:
     except BadLiveRequest as exc:
         await _close(websocket, CLOSE_BAD_REQUEST, str(exc))
         return
-    await _serve(websocket, identity, instance_id, after_seq)
+    await _serve(websocket, send, identity, instance_id, after_seq)
 
 
 def _token_of(websocket: WebSocket) -> tuple[str | None, str | None]:
@@ -61,13 +77,17 @@ def _token_of(websocket: WebSocket) -> tuple[str | None, str | None]:
 
 
 async def _serve(
-    websocket: WebSocket, identity: Identity, instance_id: str | None, after_seq: int | None
+    websocket: WebSocket,
+    send: Send,
+    identity: Identity,
+    instance_id: str | None,
+    after_seq: int | None,
 ) -> None:
     events = live_of(websocket).events
     async with events.subscribe(
         identity.user_id, instance_id=instance_id, after_seq=after_seq
     ) as session:
-        writer = asyncio.create_task(_write(websocket, session))
+        writer = asyncio.create_task(_write(send, session))
         reader = asyncio.create_task(_read(websocket, session))
         ended = asyncio.create_task(session.ended_event.wait())
         tasks = (writer, reader, ended)
@@ -86,11 +106,11 @@ async def _serve(
             await _close(websocket, CLOSE_INTERNAL, INTERNAL_REASON)
 
 
-async def _write(websocket: WebSocket, session: LiveSession) -> None:
-    while True:
-        frame = await session.next()
-        assert frame is not None  # no timeout given
-        await websocket.send_text(frame.frame)
+async def _write(send: Send, session: LiveSession) -> None:
+    def send_frame(frame: Frame) -> Awaitable[None]:
+        return send({"type": "websocket.send", "text": frame.frame})
+
+    await session.pump(send_frame)
 
 
 async def _read(websocket: WebSocket, session: LiveSession) -> None:

@@ -15,8 +15,10 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator
 from datetime import datetime, timedelta
+from types import CoroutineType
+from typing import Any
 
 from baton_notifier.domain.live import (
     CLOSE_GOING_AWAY,
@@ -39,6 +41,9 @@ from baton_notifier.service.live_ports import EventHistory, HistoryUnavailable, 
 
 log = logging.getLogger(__name__)
 
+Send = Callable[[Frame], Awaitable[None]]
+"""Sends one frame to the client, waiting if the socket is backed up."""
+
 
 class SessionEnded(Exception):
     """The session is over; `code` and `reason` say why (a WebSocket close code and text)."""
@@ -50,7 +55,11 @@ class SessionEnded(Exception):
 
 
 class LiveSession:
-    """One socket: its filter, its bounded queue of frames, and the last seq queued for it."""
+    """One socket: its filter, its bounded queue of frames, and the last seq queued for it.
+
+    One task takes the frames: `next` one by one, or `pump` to send them all. While a pump
+    waits with an empty queue, the next frame is sent by whoever offers it (see `pump`).
+    """
 
     def __init__(self, filter_: Filter, queue_size: int, after_seq: int | None) -> None:
         self.filter = filter_
@@ -60,8 +69,10 @@ class LiveSession:
         self.ended: SessionEnded | None = None
         self._queue: deque[Frame] = deque()
         self._held: list[LiveEvent] | None = []  # live events that arrive during catch-up
-        self._wake = asyncio.Event()
-        self._room = asyncio.Event()
+        self._wake: asyncio.Future[None] | None = None  # the reader, waiting for a frame
+        self._room: asyncio.Future[None] | None = None  # a replay, waiting for the reader
+        self._send: Send | None = None  # the pump's, while it runs
+        self._in_flight: Awaitable[None] | BaseException | None = None  # for the pump to finish
         self.on_end: Callable[[LiveSession], None] = lambda _: None
         self.ended_event = asyncio.Event()
 
@@ -85,8 +96,11 @@ class LiveSession:
     async def put(self, frame: Frame) -> None:
         """Queue a replayed event or a notice, waiting while the queue is full (backpressure)."""
         while self.ended is None and len(self._queue) >= self.queue_size:
-            self._room.clear()
-            await self._room.wait()
+            self._room = asyncio.get_running_loop().create_future()
+            try:
+                await self._room
+            finally:
+                self._room = None
         if self.ended is not None:
             return
         if isinstance(frame, LiveEvent):
@@ -94,7 +108,7 @@ class LiveSession:
                 return
             self.last_seq = frame.seq
         self._queue.append(frame)
-        self._wake.set()
+        _wake(self._wake)
 
     def rewind(self, seq: int) -> None:
         """After a resync, deliver every held or new event after `seq`."""
@@ -108,23 +122,39 @@ class LiveSession:
 
     async def next(self, timeout: float | None = None) -> Frame | None:
         """The next frame to send; None after `timeout` seconds without one; `SessionEnded`."""
-        while True:
-            if self.ended is not None:
-                raise SessionEnded(self.ended.code, self.ended.reason)
-            if self._queue:
-                frame = self._queue.popleft()
-                if len(self._queue) < self.queue_size:
-                    self._room.set()
-                return frame
-            self._wake.clear()
-            if timeout is None:
-                await self._wake.wait()
-                continue
+        while (frame := self._take()) is None:
             try:
                 async with asyncio.timeout(timeout):  # not wait_for: it can swallow a cancel
-                    await self._wake.wait()
+                    await self._wait()
             except TimeoutError:
                 return None
+        return frame
+
+    async def pump(self, send: Send) -> None:
+        """Send every frame, in order, through `send` until the session ends (`SessionEnded`).
+
+        While the pump waits for frames, a new one is sent at once by whoever offers it (the
+        live feed): with a socket that is not backed up, `send` finishes without waiting, and
+        the frame goes out without a task switch. A send that has to wait is finished here,
+        as is one that fails (its error ends the pump).
+        """
+        self._send = send
+        try:
+            while True:
+                if self._in_flight is not None:
+                    in_flight, self._in_flight = self._in_flight, None
+                    if isinstance(in_flight, BaseException):
+                        raise in_flight
+                    await in_flight
+                elif (frame := self._take()) is not None:
+                    await send(frame)
+                else:
+                    await self._wait()
+        finally:
+            self._send = None
+            if isinstance(self._in_flight, _Rest):
+                self._in_flight.close()  # the pump was cancelled before it finished that send
+            self._in_flight = None
 
     def end(self, code: int, reason: str) -> None:
         """End the session: drop what is queued and wake everyone waiting on it."""
@@ -133,10 +163,26 @@ class LiveSession:
         self.ended = SessionEnded(code, reason)
         self._queue.clear()
         self._held = None
-        self._wake.set()
-        self._room.set()
+        _wake(self._wake)
+        _wake(self._room)
         self.ended_event.set()
         self.on_end(self)
+
+    def _take(self) -> Frame | None:
+        if self.ended is not None:
+            raise SessionEnded(self.ended.code, self.ended.reason)
+        if not self._queue:
+            return None
+        if self._room is not None:
+            _wake(self._room)
+        return self._queue.popleft()
+
+    async def _wait(self) -> None:
+        self._wake = asyncio.get_running_loop().create_future()
+        try:
+            await self._wake
+        finally:
+            self._wake = None
 
     def _push_event(self, event: LiveEvent) -> None:
         if event.seq <= self.last_seq:
@@ -148,9 +194,68 @@ class LiveSession:
         if len(self._queue) >= self.queue_size:
             self.end(CLOSE_TOO_SLOW, TOO_SLOW_REASON)
             return False
+        if self._send is not None and self._wake is not None and not self._wake.done():
+            self._send_now(self._send, frame)  # the pump is idle: nothing queued, nothing sent
+            return True
         self._queue.append(frame)
-        self._wake.set()
+        _wake(self._wake)
         return True
+
+    def _send_now(self, send: Send, frame: Frame) -> None:
+        sending = send(frame)
+        if not isinstance(sending, CoroutineType):
+            self._in_flight = sending  # not one we can step: the pump awaits it
+            _wake(self._wake)
+            return
+        try:
+            waiting_on = sending.send(None)
+        except StopIteration:
+            return  # sent
+        except Exception as exc:  # the pump raises it, not the live feed that offered the frame
+            self._in_flight = exc
+        else:
+            self._in_flight = _Rest(sending, waiting_on)
+        _wake(self._wake)
+
+
+class _Rest:
+    """The rest of a coroutine that ran up to its first wait, on `waiting_on`: await it.
+
+    This is what `await` does with a coroutine (PEP 380), picked up after its first step.
+    """
+
+    __slots__ = ("_coroutine", "_waiting_on")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, None], waiting_on: Any) -> None:
+        self._coroutine, self._waiting_on = coroutine, waiting_on
+
+    def close(self) -> None:
+        """Abandon the rest (the coroutine sees `GeneratorExit` where it waits)."""
+        self._coroutine.close()
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        coroutine, waiting_on = self._coroutine, self._waiting_on
+        while True:
+            try:
+                sent = yield waiting_on
+            except GeneratorExit:
+                coroutine.close()
+                raise
+            except BaseException as exc:  # a cancellation, passed on to the coroutine
+                try:
+                    waiting_on = coroutine.throw(exc)
+                except StopIteration:
+                    return
+            else:
+                try:
+                    waiting_on = coroutine.send(sent)
+                except StopIteration:
+                    return
+
+
+def _wake(waiter: asyncio.Future[None] | None) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)
 
 
 class LiveHub:
