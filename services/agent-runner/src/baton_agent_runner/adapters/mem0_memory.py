@@ -22,6 +22,7 @@ from baton_agent_runner.adapters.embedders import (
     HashEmbedder,
     make_embedder,
 )
+from baton_agent_runner.adapters.local_vectors import LocalUserIndex
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import MemoryFact
 
@@ -105,6 +106,13 @@ class Mem0MemoryStore:
     def __init__(self, memory: Any) -> None:
         self._memory = memory
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0")
+        store = memory.vector_store
+        # A local folder filters payloads point by point: keep each user's facts in memory.
+        self._index = (
+            LocalUserIndex(store.client, store.collection_name)
+            if getattr(store, "is_local", False)
+            else None
+        )
 
     async def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
@@ -114,19 +122,41 @@ class Mem0MemoryStore:
             raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
 
     async def _rows(self, user_id: str, **where: str) -> list[dict[str, Any]]:
+        if self._index is not None:
+            rows: list[dict[str, Any]] = await self._call(self._index.rows, user_id, where)
+            return rows
         filters = {"user_id": user_id, **where}
         found = await self._call(self._memory.get_all, filters=filters, top_k=10_000)
-        rows: list[dict[str, Any]] = found.get("results", [])
-        return rows
+        listed: list[dict[str, Any]] = found.get("results", [])
+        return listed
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Add the fact, or update the one with the same category and key (a correction)."""
         same = await self._rows(user_id, category=category, key=key)
         if same:
-            await self._call(self._memory.update, same[0]["id"], data=text)
+            await self._call(self._write, user_id, self._memory.update, same[0]["id"], data=text)
             return
         metadata = {"category": category, "key": key}
-        await self._call(self._memory.add, text, user_id=user_id, infer=False, metadata=metadata)
+        await self._call(
+            self._write, user_id, self._memory.add, text, user_id=user_id, infer=False,
+            metadata=metadata,
+        )  # fmt: skip
+
+    def _write(self, owner: str, fn: Any, /, *args: Any, **kwargs: Any) -> None:
+        """On the memory thread: a write, then the index takes the written point again."""
+        written: list[str] = []
+        try:
+            result = fn(*args, **kwargs)
+            if fn == self._memory.update:
+                written = [str(args[0])]
+            elif isinstance(result, dict):
+                written = [str(r["id"]) for r in result.get("results", []) if "id" in r]
+        finally:
+            if self._index is not None:
+                if written:
+                    self._index.refresh(owner, written)
+                else:  # failed, or said nothing of what it wrote
+                    self._index.forget(owner)
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         """The user's facts in `category`, by key."""
@@ -148,6 +178,9 @@ class Mem0MemoryStore:
         """The `limit` nearest facts by vector search, nearest first."""
         # Straight to the vector store: Mem0's `search` drops hits under a similarity
         # threshold, so it cannot promise the `limit` nearest.
+        if self._index is not None:
+            found = await self._call(self._search_local, user_id, query, category, limit)
+            return [_fact({"memory": p["data"], "metadata": p}) for p in found]
         filters = {"user_id": user_id, **_category(category)}
         vector = await self._call(self._memory.embedding_model.embed, query, "search")
         store = self._memory.vector_store
@@ -155,6 +188,13 @@ class Mem0MemoryStore:
             store.search, query=query, vectors=vector, top_k=limit, filters=filters
         )
         return [_fact({"memory": hit.payload["data"], "metadata": hit.payload}) for hit in hits]
+
+    def _search_local(
+        self, user_id: str, query: str, category: str | None, limit: int
+    ) -> list[dict[str, Any]]:
+        assert self._index is not None
+        vector = self._memory.embedding_model.embed(query, "search")
+        return self._index.search(user_id, vector, category, limit)
 
     def close(self) -> None:
         """Wait for a call still running, then release the local Qdrant folder lock."""
