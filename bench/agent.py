@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,7 +42,25 @@ async def memory_search(options: Options) -> list[Row]:
             row = await sequential(
                 f"search top 5 of {facts:,} facts (hash embedder), sequential", searches, search
             )
+
+            async def search_after_a_write(i: int) -> object:
+                await store.put_fact("bench", "notes", f"late{i}", _fact(facts + i))
+                t0 = time.perf_counter()
+                await search(i)
+                return time.perf_counter() - t0
+
+            after_write = await sequential(
+                f"the same, each right after a write of that user's ({facts:,}+ facts)",
+                options.size(30, 5),
+                search_after_a_write,
+            )
         finally:
             await asyncio.to_thread(store.close)
     verdict = "met" if (row.p95_ms or 0.0) < TARGET_P95_MS else "MISSED"
-    return [replace(row, note=f"target p95 < {TARGET_P95_MS:g} ms: {verdict}")]
+    return [
+        replace(row, note=f"target p95 < {TARGET_P95_MS:g} ms: {verdict}"),
+        replace(
+            after_write,
+            note="latency includes the write (a new fact)",
+        ),
+    ]
