@@ -151,4 +151,5 @@ class OutboxRelay:
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), seconds)
+            async with asyncio.timeout(seconds):  # not wait_for: no task per sleep
+                await self._wake.wait()

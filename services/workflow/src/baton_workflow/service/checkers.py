@@ -62,7 +62,10 @@ class CheckerRegistry:
         self, ctx: CheckContext, specs: Sequence[CriterionSpec], timeout: float
     ) -> CriteriaReport:
         """Run every criterion of the step concurrently, each bounded by `timeout`."""
-        results = await asyncio.gather(*(self._run(ctx, spec, timeout) for spec in specs))
+        if len(specs) == 1:  # the usual case: no task to gather
+            results = [await self._run(ctx, specs[0], timeout)]
+        else:
+            results = await asyncio.gather(*(self._run(ctx, spec, timeout) for spec in specs))
         return CriteriaReport(step=ctx.step.id, results=tuple(results))
 
     async def _run(self, ctx: CheckContext, spec: CriterionSpec, timeout: float) -> CriterionResult:
@@ -70,7 +73,8 @@ class CheckerRegistry:
         if checker is None:
             return _failed(spec.checker, "checker error: not registered")
         try:
-            return await asyncio.wait_for(checker(ctx, spec.params), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: no task per checker call
+                return await checker(ctx, spec.params)
         except TimeoutError:
             logger.warning("checker %s timed out after %ss", spec.checker, timeout)
             return _failed(spec.checker, f"checker error: no answer within {timeout}s")

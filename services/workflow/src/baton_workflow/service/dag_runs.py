@@ -266,7 +266,9 @@ class _RunDrive:
         if wake_at is not None:
             timeout = min(timeout, max(0.0, (wake_at - now).total_seconds()))
         try:
-            first = await asyncio.wait_for(self.results.get(), timeout=timeout)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for wraps the get in a task of its own.
+            async with asyncio.timeout(timeout):
+                first = await self.results.get()
         except TimeoutError:
             return []
         results = [first]
