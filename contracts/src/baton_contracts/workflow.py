@@ -28,6 +28,8 @@ class WorkflowStarted(Event):
     workflow_id: str
     instance_id: str
     initial_step: str
+    initial_agent: str | None = None
+    """The agent serving the first step (None from publishers older than the field)."""
 
 
 class StepChanged(Event):
@@ -43,6 +45,8 @@ class StepChanged(Event):
     progress: float = Field(ge=0.0, le=1.0)
     forced: bool = False
     warning: str | None = None
+    current_agent: str | None = None
+    """The agent serving `current_step`, so its owner can prepare the step as it starts."""
 
 
 class StepBlocked(Event):

@@ -247,3 +247,27 @@ async def test_bad_requests_get_typed_errors(workflow: WorkflowApp, client: Clie
         await exchange(client, "ivy", instance)
     ended = await ask(client, GetProgress(user_id="ivy", instance_id=instance))
     assert ended.current_step == "discovery"
+
+
+async def test_started_and_step_changed_events_name_the_agent_of_the_new_step(
+    workflow: WorkflowApp, client: Client, agent_runner: FakeAgentRunner
+) -> None:
+    queue: asyncio.Queue[dict[str, object]] = asyncio.Queue()
+
+    async def put(msg: object) -> None:
+        await queue.put(json.loads(msg.data))  # type: ignore[attr-defined]
+
+    await client.subscribe("workflow.evt.*.erin.*", cb=put)
+    await client.flush()
+    instance = await start(client, "erin")
+    started = await asyncio.wait_for(queue.get(), 5)
+    assert (started["initial_step"], started["initial_agent"]) == ("greeting", "greeter")
+
+    await exchange(client, "erin", instance)
+    await exchange(client, "erin", instance, COMPLETE)
+    changed = await asyncio.wait_for(queue.get(), 5)
+    assert (changed["type"], changed["current_step"], changed["current_agent"]) == (
+        "workflow.step_changed",
+        "discovery",
+        "discovery",
+    )

@@ -34,7 +34,11 @@ def to_wire(
     }
     match event:
         case InstanceStarted():
-            return WorkflowStarted(**common, initial_step=event.first_step)
+            return WorkflowStarted(
+                **common,
+                initial_step=event.first_step,
+                initial_agent=definition.step(event.first_step).agent_slug,
+            )
         case StepChanged():
             return WireStepChanged(
                 **common,
@@ -43,6 +47,7 @@ def to_wire(
                 progress=progress(after, definition),
                 forced=event.forced,
                 warning=event.warning,
+                current_agent=definition.step(event.current_step).agent_slug,
             )
         case StepBlocked():
             return WireStepBlocked(
