@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from baton_auth import mint_token
+from baton_auth import Identity, mint_token, verify_token
 
 SECRET = "unit-test-secret-that-is-32-bytes!"  # the conftest's
 
@@ -57,3 +57,12 @@ async def test_openapi_documents_the_bearer_scheme(client: httpx.AsyncClient) ->
     assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
     assert "/api/me" in schema["paths"]
     assert (await client.get("/docs")).status_code == 200
+
+
+def test_a_verified_identity_says_until_when_its_token_is_accepted() -> None:
+    # The live routes end a connection at `valid_until`: exactly when a reconnect with the
+    # same token would be refused (its `exp`, plus the leeway verify_token allows).
+    issued = datetime.now(UTC).replace(microsecond=0)
+    identity = verify_token(SECRET, mint_token(SECRET, "alice", now=issued, ttl=timedelta(hours=1)))
+    assert identity.valid_until == issued + timedelta(hours=1, seconds=5)
+    assert identity == Identity("alice")  # who, not until when

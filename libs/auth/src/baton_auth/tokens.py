@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import jwt
@@ -18,10 +18,16 @@ class InvalidToken(Exception):
 
 @dataclass(frozen=True)
 class Identity:
-    """Who a verified token speaks for."""
+    """Who a verified token speaks for, and until when.
+
+    `valid_until` is the moment `verify_token` starts refusing the token (its `exp` plus the
+    leeway it was checked with), for a holder of a long-lived connection to end it then; None
+    when unknown. It is not part of who: identities of two tokens of one user compare equal.
+    """
 
     user_id: str
     project_id: str | None = None
+    valid_until: datetime | None = field(default=None, compare=False)
 
 
 def check_secret(secret: str) -> str:
@@ -94,4 +100,16 @@ def verify_token(secret: str, token: str, *, leeway_seconds: float = 5.0) -> Ide
     if not isinstance(user_id, str) or not user_id.strip():
         raise InvalidToken("token names no user (claim 'sub')")
     project = claims.get("project_id")
-    return Identity(user_id=user_id, project_id=project if isinstance(project, str) else None)
+    return Identity(
+        user_id=user_id,
+        project_id=project if isinstance(project, str) else None,
+        valid_until=_valid_until(claims["exp"], leeway_seconds),
+    )
+
+
+def _valid_until(exp: float, leeway_seconds: float) -> datetime | None:
+    """`exp` (already checked to be a number) plus the leeway; None past what datetime holds."""
+    try:
+        return datetime.fromtimestamp(exp, UTC) + timedelta(seconds=leeway_seconds)
+    except (OverflowError, OSError, ValueError):
+        return None  # a year past 9999: as good as never
