@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
+import weakref
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime, timedelta
 
@@ -13,6 +15,8 @@ import pytest
 from baton_notifier.adapters.live_jetstream import ack_sequences, user_subject
 from baton_notifier.domain.live import (
     CLOSE_TOO_SLOW,
+    CLOSE_UNAUTHORIZED,
+    TOKEN_EXPIRED_REASON,
     BadLiveRequest,
     Filter,
     LiveEvent,
@@ -224,6 +228,26 @@ async def test_ending_every_session_wakes_their_readers() -> None:
         with pytest.raises(SessionEnded) as ended:
             await waiting
     assert ended.value.code == 1001
+
+
+async def test_a_session_ends_with_4401_when_its_token_expires() -> None:
+    live = _live(FakeFeed(), FakeHistory([], StreamBounds(1, 0)))
+    async with live.subscribe("ann", valid_until=NOW) as session:  # the clock says NOW
+        with pytest.raises(SessionEnded) as ended:
+            await session.next(timeout=5)  # ends at once; None (no raise) if it never does
+        assert (ended.value.code, ended.value.reason) == (CLOSE_UNAUTHORIZED, TOKEN_EXPIRED_REASON)
+        assert live.hub.sessions() == []
+
+
+async def test_a_session_that_ends_first_drops_its_expiry_timer() -> None:
+    live = _live(FakeFeed(ready=True), FakeHistory([], StreamBounds(1, 0)))
+    async with live.subscribe("ann", valid_until=NOW + timedelta(hours=12)) as session:
+        assert _kind(await session.next()) == "ready"
+        gone = weakref.ref(session)
+    assert session.ended is not None and session.ended.code == 1001
+    del session
+    gc.collect()
+    assert gone() is None  # the timer does not hold a closed connection's session for 12 hours
 
 
 # --- fakes ---------------------------------------------------------------------------------

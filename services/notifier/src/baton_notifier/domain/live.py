@@ -23,13 +23,15 @@ CLOSE_INTERNAL = 1011
 CLOSE_BAD_REQUEST = 4400
 """A query parameter is malformed (`last_seq`, `instance_id`); reconnecting as is will not help."""
 CLOSE_UNAUTHORIZED = 4401
-"""No token, or a bad or expired one: get a new token, then reconnect."""
+"""No token, a bad or expired one, or the token expired while connected: get a new token, then
+reconnect (with `last_seq`, to miss nothing)."""
 CLOSE_TOO_SLOW = 4408
 """The client fell `live_queue_size` frames behind: reconnect with `last_seq` to replay the rest."""
 
 TOO_SLOW_REASON = "resync: too slow, frames were dropped; reconnect with last_seq"
 GOING_AWAY_REASON = "gateway stopping; reconnect with last_seq"
 INTERNAL_REASON = "gateway error; reconnect with last_seq"
+TOKEN_EXPIRED_REASON = "token expired; get a new token and reconnect with last_seq"
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _SUBJECT_UNSAFE = frozenset(". *>\t\r\n")

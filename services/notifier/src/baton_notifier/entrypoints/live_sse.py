@@ -54,7 +54,7 @@ async def events_stream(
         field = "instance_id" if "instance_id" in str(exc) else "last_seq"
         raise ApiError.invalid(str(exc), [ErrorDetail(field=field, message=str(exc))]) from None
     live = live_of(request)
-    body = _stream(live.events, identity.user_id, instance, after_seq, live.keepalive_seconds)
+    body = _stream(live.events, identity, instance, after_seq, live.keepalive_seconds)
     return EventStreamResponse(
         body, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
@@ -62,18 +62,24 @@ async def events_stream(
 
 async def _stream(
     events: LiveEvents,
-    user_id: str,
+    identity: Identity,
     instance_id: str | None,
     after_seq: int | None,
     keepalive: float,
 ) -> AsyncIterator[str]:
-    async with events.subscribe(user_id, instance_id=instance_id, after_seq=after_seq) as session:
+    async with events.subscribe(
+        identity.user_id,
+        instance_id=instance_id,
+        after_seq=after_seq,
+        valid_until=identity.valid_until,  # then the session ends: a `closed` event with 4401
+    ) as session:
         yield f"retry: {RETRY_MILLISECONDS}\n\n"  # also tells the client it is subscribed
         while True:
             try:
                 frame = await session.next(timeout=keepalive)
             except SessionEnded as end:
-                # EventSource reconnects by itself when the stream ends, sending Last-Event-ID.
+                # EventSource reconnects by itself when the stream ends, sending Last-Event-ID
+                # (with the same token: after 4401 that is refused, and the client needs a new one).
                 yield sse_message(notice("closed", code=end.code, reason=end.reason))
                 return
             yield ": keepalive\n\n" if frame is None else sse_message(frame)

@@ -85,7 +85,10 @@ async def _serve(
 ) -> None:
     events = live_of(websocket).events
     async with events.subscribe(
-        identity.user_id, instance_id=instance_id, after_seq=after_seq
+        identity.user_id,
+        instance_id=instance_id,
+        after_seq=after_seq,
+        valid_until=identity.valid_until,  # then the session ends: closed with 4401
     ) as session:
         writer = asyncio.create_task(_write(send, session))
         reader = asyncio.create_task(_read(websocket, session))

@@ -3,7 +3,8 @@
 A socket's session starts by holding live events aside while it replays what the client
 missed from the stored history; then it switches to live, dropping every held event whose
 seq it already sent. So handover neither loses nor repeats an event. A session that falls
-`queue_size` frames behind is ended (`CLOSE_TOO_SLOW`) instead of slowing anyone else down.
+`queue_size` frames behind is ended (`CLOSE_TOO_SLOW`) instead of slowing anyone else down,
+and one whose token expires is ended then (`CLOSE_UNAUTHORIZED`) by a timer of its own.
 
 `LiveEvents.subscribe` is the Python API behind `/ws` and `/api/events`: "events of a user
 (or one of its instances) since seq N, then live", for any other front end to reuse.
@@ -24,8 +25,10 @@ from baton_notifier.domain.live import (
     CLOSE_GOING_AWAY,
     CLOSE_INTERNAL,
     CLOSE_TOO_SLOW,
+    CLOSE_UNAUTHORIZED,
     GOING_AWAY_REASON,
     INTERNAL_REASON,
+    TOKEN_EXPIRED_REASON,
     TOO_SLOW_REASON,
     Filter,
     Frame,
@@ -75,6 +78,7 @@ class LiveSession:
         self._in_flight: Awaitable[None] | BaseException | None = None  # for the pump to finish
         self.on_end: Callable[[LiveSession], None] = lambda _: None
         self.ended_event = asyncio.Event()
+        self._end_timer: asyncio.TimerHandle | None = None
 
     def offer(self, event: LiveEvent) -> None:
         """A live event from the hub; never waits. Overflow ends the session as too slow."""
@@ -156,10 +160,24 @@ class LiveSession:
                 self._in_flight.close()  # the pump was cancelled before it finished that send
             self._in_flight = None
 
+    def end_after(self, seconds: float, code: int, reason: str) -> None:
+        """End the session `seconds` from now (at once when not positive), unless it has ended.
+
+        One timer for the session's life, cancelled when it ends: nothing is checked per frame.
+        """
+        if self.ended is not None:
+            return
+        if self._end_timer is not None:
+            self._end_timer.cancel()
+        self._end_timer = asyncio.get_running_loop().call_later(seconds, self.end, code, reason)
+
     def end(self, code: int, reason: str) -> None:
         """End the session: drop what is queued and wake everyone waiting on it."""
         if self.ended is not None:
             return
+        if self._end_timer is not None:
+            self._end_timer.cancel()  # it holds the session: let it go now, not at its deadline
+            self._end_timer = None
         self.ended = SessionEnded(code, reason)
         self._queue.clear()
         self._held = None
@@ -313,14 +331,24 @@ class LiveEvents:
 
     @contextlib.asynccontextmanager
     async def subscribe(
-        self, user_id: str, *, instance_id: str | None = None, after_seq: int | None = None
+        self,
+        user_id: str,
+        *,
+        instance_id: str | None = None,
+        after_seq: int | None = None,
+        valid_until: datetime | None = None,
     ) -> AsyncIterator[LiveSession]:
         """A session for the user's events (one instance's, if named) after `after_seq`.
 
         Without `after_seq` only events from now on arrive. A `ready` notice marks the end
         of the replay; `resync` says the gap is gone and state must be reloaded over HTTP.
+        At `valid_until` (when the caller's token stops being accepted), if given, the
+        session ends with `CLOSE_UNAUTHORIZED`: the client gets a new token and resumes.
         """
         session = LiveSession(Filter(user_id, instance_id), self._queue_size, after_seq)
+        if valid_until is not None:
+            seconds = (valid_until - self._clock()).total_seconds()
+            session.end_after(seconds, CLOSE_UNAUTHORIZED, TOKEN_EXPIRED_REASON)
         self.hub.add(session)
         catch_up = asyncio.create_task(self._catch_up(session, after_seq))
         try:
