@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -14,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from baton_workflow.adapters.httpx_fetch import HttpRequest, HttpxFetcher, resolve
 from baton_workflow.adapters.skills import build_skills
 from baton_workflow.adapters.tools import StepToolsConfig, ToolRegistry, build_tools
 from baton_workflow.service.step_ports import (
@@ -41,8 +46,12 @@ class FakeSite(ThreadingHTTPServer):
         self.requests: list[dict[str, Any]] = []
 
     @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -98,6 +107,12 @@ class Handler(BaseHTTPRequestHandler):
     def route_to_denied(self, path: str, seen: dict[str, Any]) -> None:
         self.send_response(302)
         self.send_header("Location", "http://denied.invalid/secret")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def route_to_localhost(self, path: str, seen: dict[str, Any]) -> None:
+        self.send_response(302)
+        self.send_header("Location", f"http://localhost:{self.server.port}/text")
         self.send_header("Content-Length", "0")
         self.end_headers()
 
@@ -271,6 +286,176 @@ async def test_denied_host_is_refused_also_after_a_redirect(site: FakeSite) -> N
     assert await failure(tools, "http-get", url=f"{site.base}/to-denied") == (
         "redirect refused: host 'denied.invalid' is on the denied hosts list"
     )
+
+
+def test_a_malformed_denied_network_stops_start_up() -> None:
+    with pytest.raises(ValueError) as caught:
+        build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/33",)))
+    assert str(caught.value) == "workflow_tool_denied_hosts: '10.0.0.0/33' is not an IP network"
+
+
+async def test_an_ipv4_mapped_ipv6_address_is_denied_as_its_ipv4() -> None:
+    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8",)))
+    assert await failure(tools, "http-get", url="http://[::ffff:10.1.2.3]/") == (
+        "toolInput.url: host '::ffff:10.1.2.3' is on the denied hosts list"
+    )
+
+
+# The deny-list and names: resolved once, checked, connected to ---------------------------
+
+LOOPBACK = ("127.0.0.0/8", "::1/128")
+REFUSED_LOCALHOST = (
+    r"host 'localhost' resolves to (127\.0\.0\.1|::1), which is on the denied hosts list"
+)
+
+
+class Resolver:
+    """A resolver with a table of names (each name's answers in turn, the last one repeated),
+    recording every call; other hosts (IP literals, localhost) go to the system's resolver."""
+
+    def __init__(self, table: Mapping[str, list[list[str]]]) -> None:
+        self.table = {name: list(answers) for name, answers in table.items()}
+        self.calls: list[tuple[str, int]] = []
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        self.calls.append((host, port))
+        answers = self.table.get(host)
+        if answers is None:
+            return await resolve(host, port)
+        return answers.pop(0) if len(answers) > 1 else answers[0]
+
+
+def resolving(tools: ToolRegistry, monkeypatch: pytest.MonkeyPatch, **table: Any) -> Resolver:
+    resolver = Resolver({name.replace("_", "."): answers for name, answers in table.items()})
+    monkeypatch.setattr(tools.http, "resolve", resolver)
+    return resolver
+
+
+async def test_a_name_resolving_to_a_denied_address_is_refused(site: FakeSite) -> None:
+    tools = build_tools(StepToolsConfig(denied_hosts=LOOPBACK))
+    assert tools.check("http-get", {"url": f"http://localhost:{site.port}/text"}) == []
+    message = await failure(tools, "http-get", url=f"http://localhost:{site.port}/text")
+    assert re.fullmatch(REFUSED_LOCALHOST, message), message
+    # web-search fetches with the same rules
+    skills = build_skills(
+        StepToolsConfig(denied_hosts=LOOPBACK, search_url=f"http://localhost:{site.port}/search")
+    )
+    with pytest.raises(StepActionFailed) as caught:
+        await skills.run("web-search", ["x"], timeout=5)
+    assert re.fullmatch(REFUSED_LOCALHOST, caught.value.message), caught.value.message
+    assert site.requests == []
+
+
+async def test_a_redirect_to_a_name_resolving_to_a_denied_address_is_refused(
+    site: FakeSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8",)))
+    # One bad address among good ones is enough to refuse.
+    resolving(tools, monkeypatch, localhost=[["127.0.0.1", "10.1.2.3"]])
+    assert await failure(tools, "http-get", url=f"{site.base}/to-localhost") == (
+        "redirect refused: host 'localhost' resolves to 10.1.2.3, which is on the denied hosts list"
+    )
+    assert [seen["path"] for seen in site.requests] == ["/to-localhost"]
+
+
+async def test_an_allowed_name_is_resolved_checked_and_reached(
+    site: FakeSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8", "169.254.0.0/16")))
+    resolver = resolving(tools, monkeypatch)
+    result = await call(tools, "http-get", url=f"http://localhost:{site.port}/echo")
+    assert json.loads(result.output)["headers"]["Host"] == f"localhost:{site.port}"
+    assert result.data["url"] == f"http://localhost:{site.port}/echo"
+    assert resolver.calls == [("localhost", site.port)]
+
+
+async def test_the_connection_goes_to_the_address_that_was_checked(
+    site: FakeSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rebind.test` is known to the fake resolver only: first 127.0.0.1 (allowed), then
+    10.1.2.3 (denied). Resolving again to connect would reach 10.1.2.3 or be refused."""
+    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8",)))
+    resolver = resolving(tools, monkeypatch, rebind_test=[["127.0.0.1"], ["10.1.2.3"]])
+    result = await call(tools, "http-get", timeout=2, url=f"http://rebind.test:{site.port}/echo")
+    assert json.loads(result.output)["headers"]["Host"] == f"rebind.test:{site.port}"
+    assert resolver.calls == [("rebind.test", site.port)]
+    # The next call resolves afresh and meets the new answer.
+    assert await failure(tools, "http-get", url=f"http://rebind.test:{site.port}/echo") == (
+        "host 'rebind.test' resolves to 10.1.2.3, which is on the denied hosts list"
+    )
+
+
+class TlsSite(FakeSite):
+    """FakeSite over TLS with a certificate for `rebind.test` only; records the SNI names."""
+
+    def __init__(self, cert: Path, key: Path) -> None:
+        super().__init__()
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.server_names: list[str | None] = []
+        context.sni_callback = lambda _sock, name, _ctx: self.server_names.append(name)
+        self.socket = context.wrap_socket(self.socket, server_side=True)
+
+
+@pytest.fixture
+def rebind_cert(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate (and its key) for `rebind.test` only, no IP address in it."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1",
+         "-subj", "/CN=rebind.test", "-addext", "subjectAltName=DNS:rebind.test"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+async def test_tls_uses_the_name_for_sni_and_the_certificate(
+    rebind_cert: tuple[Path, Path],
+) -> None:
+    cert, key = rebind_cert
+    server = TlsSite(cert, key)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        fetcher = HttpxFetcher(
+            max_bytes=MIB,
+            max_redirects=0,
+            schemes=("https",),
+            denied_hosts=("10.0.0.0/8",),
+            user_agent="test",
+            resolver=Resolver({"rebind.test": [["127.0.0.1"]]}),
+            ssl_context=ssl.create_default_context(cafile=str(cert)),
+        )
+        answer = await fetcher.fetch(
+            HttpRequest("GET", f"https://rebind.test:{server.port}/echo"), 5
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert json.loads(answer.text)["headers"]["Host"] == f"rebind.test:{server.port}"
+    assert server.server_names == ["rebind.test"]
+
+
+async def test_a_proxy_from_the_environment_is_still_used(
+    site: FakeSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Proxied requests are resolved by the proxy; NO_PROXY hosts go direct, and are checked."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    monkeypatch.setenv("HTTP_PROXY", site.base)
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    tools = build_tools(StepToolsConfig(denied_hosts=LOOPBACK))
+    resolver = resolving(tools, monkeypatch, api_example_test=[["10.1.2.3"]])
+    result = await call(tools, "http-get", url="http://api.example.test/text")
+    assert result.output == "héllo wörld"
+    assert site.requests[0]["headers"]["Host"] == "api.example.test"
+    assert resolver.calls == []
+    message = await failure(tools, "http-get", url=f"http://localhost:{site.port}/text")
+    assert re.fullmatch(REFUSED_LOCALHOST, message), message
 
 
 # http-request and echo -------------------------------------------------------------------

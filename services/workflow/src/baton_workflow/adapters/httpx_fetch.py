@@ -3,6 +3,13 @@
 Every failure is a one-line `StepActionFailed` naming the host or the URL. The body is read
 as a stream and the read stops one byte past the cap, so an oversized answer is never held
 whole in memory. Redirects are followed up to a limit; each hop passes the same URL checks.
+
+The deny-list holds for names too: before each direct connection (the first URL and every
+redirect) the host is resolved once, the request is refused when any of its addresses is in
+a denied network, and the connection goes to a checked address, so a name that resolves
+differently a moment later (DNS rebinding) cannot slip past. The name is kept for the Host
+header, TLS SNI and the certificate check. A request sent through a proxy from the
+environment (`HTTP_PROXY`, ...) is resolved by the proxy, which must enforce its own rules.
 """
 
 from __future__ import annotations
@@ -12,17 +19,29 @@ import functools
 import ipaddress
 import json
 import re
+import socket
 import ssl
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
 import httpx
+from httpx._utils import get_environment_proxies
 
 from baton_workflow.service.step_ports import StepActionFailed, StepTimedOut
 
 SNIPPET_CHARS = 200
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+
+async def resolve(host: str, port: int) -> list[str]:
+    """The addresses of `host`, in the order the system prefers them, without repeats."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 @dataclass(frozen=True)
@@ -90,13 +109,17 @@ class HttpxFetcher:
         schemes: tuple[str, ...],
         denied_hosts: tuple[str, ...],
         user_agent: str,
+        resolver: Resolver = resolve,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
         self.schemes = tuple(s.lower() for s in schemes)
         self.denied_hosts = tuple(h.lower().rstrip(".") for h in denied_hosts)
+        self.denied_networks = _networks(self.denied_hosts)
         self.user_agent = user_agent
-        self._ssl = _trust_store()
+        self.resolve = resolver
+        self._ssl = ssl_context or _trust_store()
 
     def url_problem(self, url: str) -> str | None:
         """Why `url` may not be fetched (bad URL, scheme not allowed, denied host), or None."""
@@ -117,11 +140,38 @@ class HttpxFetcher:
         for entry in self.denied_hosts:
             if entry.startswith(".") and (host.endswith(entry) or host == entry[1:]):
                 return True
-            if "/" in entry and _in_network(host, entry):
-                return True
             if host == entry:
                 return True
-        return False
+        return _ip(host) is not None and self.address_denied(host)
+
+    def address_denied(self, address: str) -> bool:
+        """Whether an IP address is in a denied network (an IPv4-mapped IPv6 one as its IPv4)."""
+        ip = _ip(address)
+        if ip is None:
+            return False
+        candidates: list[Address] = [ip]
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            candidates.append(ip.ipv4_mapped)
+        return any(c in network for c in candidates for network in self.denied_networks)
+
+    async def checked_addresses(self, host: str, port: int, timeout: float | None) -> list[str]:
+        """The addresses of `host`; `StepActionFailed` when any is denied, `ConnectError` when
+        it has none."""
+        try:
+            async with asyncio.timeout(timeout):
+                addresses = await self.resolve(host, port)
+        except TimeoutError:
+            raise httpx.ConnectTimeout(f"resolving {host} took over {timeout:g}s") from None
+        except OSError as exc:
+            raise httpx.ConnectError(str(exc)) from None
+        if not addresses:
+            raise httpx.ConnectError(f"{host} has no address")
+        for address in addresses:
+            if self.address_denied(address):
+                raise StepActionFailed(
+                    f"host {host!r} resolves to {address}, which is on the denied hosts list"
+                )
+        return addresses
 
     async def fetch(self, request: HttpRequest, timeout: float) -> HttpResponse:
         """Send `request`; a non-2xx answer, a dead host, a timeout or a big body fail it."""
@@ -191,13 +241,23 @@ class HttpxFetcher:
         return b"".join(chunks), False
 
     def _client(self, timeout: float) -> httpx.AsyncClient:
+        # A transport of one's own turns off httpx's proxies from the environment; they are
+        # mounted again from httpx's own reading of it, so HTTP_PROXY / NO_PROXY act as before.
+        mounts: dict[str, httpx.AsyncBaseTransport | None] = {
+            pattern: None
+            if proxy is None
+            else httpx.AsyncHTTPTransport(verify=self._ssl, proxy=proxy)
+            for pattern, proxy in get_environment_proxies().items()
+        }
+        transport = _CheckedTransport(self)
         return httpx.AsyncClient(
-            verify=self._ssl,
+            transport=transport,
+            mounts=mounts,
             timeout=httpx.Timeout(timeout),
             follow_redirects=True,
             max_redirects=self.max_redirects,
             headers={"User-Agent": self.user_agent},
-            event_hooks={"request": [self._check_hop]},
+            event_hooks={"request": [self._check_hop, transport.count_hop]},
         )
 
     async def _check_hop(self, request: httpx.Request) -> None:
@@ -207,17 +267,86 @@ class HttpxFetcher:
             raise StepActionFailed(f"redirect refused: {problem}")
 
 
+class _CheckedTransport(httpx.AsyncHTTPTransport):
+    """Direct connections of one fetch: each request (first URL or redirect) resolves its host
+    once, is refused when an address is denied, and is sent to a checked address.
+
+    The request handed on differs only in its URL's host (the address) and the `sni_hostname`
+    extension (the name, for SNI and the certificate check); its headers, Host included, are
+    the original ones. When an address cannot be connected to, the next checked one is tried.
+    """
+
+    def __init__(self, fetcher: HttpxFetcher) -> None:
+        super().__init__(verify=fetcher._ssl)
+        self._fetcher = fetcher
+        self._hops = 0
+
+    async def count_hop(self, request: httpx.Request) -> None:
+        """The client's request hook: it sees every hop, proxied ones too, so a refusal here
+        knows whether it refuses the first URL or a redirect."""
+        self._hops += 1
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        host = url.raw_host.decode("ascii")
+        port = url.port or (443 if url.scheme == "https" else 80)
+        timeouts = request.extensions.get("timeout", {})
+        try:
+            addresses = await self._fetcher.checked_addresses(host, port, timeouts.get("connect"))
+        except StepActionFailed as exc:
+            if self._hops > 1:
+                raise StepActionFailed(f"redirect refused: {exc.message}") from None
+            raise
+        extensions = dict(request.extensions)
+        if _ip(host) is None:
+            extensions["sni_hostname"] = host
+        for address in addresses[:-1]:
+            try:
+                return await super().handle_async_request(_to(request, address, extensions))
+            except httpx.ConnectError:
+                continue
+        return await super().handle_async_request(_to(request, addresses[-1], extensions))
+
+
+def _to(request: httpx.Request, address: str, extensions: dict[str, object]) -> httpx.Request:
+    """`request` sent to `address`: the same headers (Host included), body and extensions."""
+    return httpx.Request(
+        request.method,
+        request.url.copy_with(host=address),
+        headers=request.headers,
+        stream=request.stream,
+        extensions=extensions,
+    )
+
+
 @functools.cache
 def _trust_store() -> ssl.SSLContext:
     """One TLS context for every client: building it costs 60 ms or more, so not per call."""
     return httpx.create_ssl_context()
 
 
-def _in_network(host: str, network: str) -> bool:
+def _ip(text: str) -> Address | None:
     try:
-        return ipaddress.ip_address(host) in ipaddress.ip_network(network, strict=False)
+        return ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
-        return False
+        return None
+
+
+def _networks(entries: tuple[str, ...]) -> tuple[Network, ...]:
+    """The deny-list's networks: `a.b.c.d/n` entries, and bare addresses as one-address ones.
+    A malformed network is a configuration error, not an entry that silently matches nothing."""
+    networks: list[Network] = []
+    for entry in entries:
+        if "/" in entry:
+            try:
+                networks.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                raise ValueError(
+                    f"workflow_tool_denied_hosts: {entry!r} is not an IP network"
+                ) from None
+        elif (ip := _ip(entry)) is not None:
+            networks.append(ipaddress.ip_network(ip))
+    return tuple(networks)
 
 
 def _decode(body: bytes, charset: str | None) -> str:

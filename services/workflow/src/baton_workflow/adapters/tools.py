@@ -6,7 +6,9 @@ every call by its timeout and turns any failure into a one-line `StepActionFaile
 
 Security: HTTP tools reach whatever this service can reach, internal hosts included (the
 database, NATS, a cloud metadata address). Only the URL schemes in `allowed_url_schemes` are
-accepted, and hosts in `denied_hosts` are refused, on the first request and on every redirect.
+accepted, and hosts in `denied_hosts` are refused, on the first request and on every redirect:
+by name, and by every address the name resolves to (the connection goes to a checked address;
+see `httpx_fetch`).
 """
 
 from __future__ import annotations
