@@ -8,6 +8,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Iterator, Mapping
@@ -30,6 +31,7 @@ from baton_workflow.service.step_ports import (
 )
 
 MIB = 1024 * 1024
+DOC = Path(__file__).parents[3] / "docs" / "dag-tools.md"
 FIRST_PART = 64 * 1024
 
 
@@ -456,6 +458,16 @@ async def test_a_proxy_from_the_environment_is_still_used(
     assert resolver.calls == []
     message = await failure(tools, "http-get", url=f"http://localhost:{site.port}/text")
     assert re.fullmatch(REFUSED_LOCALHOST, message), message
+
+
+def test_the_deny_list_example_of_the_docs_prints_what_the_docs_say() -> None:
+    text = DOC.read_text()
+    section = text[text.index("This runs as written") :]
+    code, output = re.findall(r"```(?:python)?\n(.*?)```", section, re.S)[:2]
+    ran = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert ran.stdout.replace("::1", "127.0.0.1") == output
 
 
 # http-request and echo -------------------------------------------------------------------
