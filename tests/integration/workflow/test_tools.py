@@ -278,12 +278,12 @@ async def test_bad_headers_json_is_refused(tools: ToolRegistry, site: FakeSite) 
 
 
 async def test_denied_host_is_refused_also_after_a_redirect(site: FakeSite) -> None:
-    tools = build_tools(StepToolsConfig(denied_hosts=("denied.invalid", "10.0.0.0/8")))
+    tools = build_tools(StepToolsConfig(denied_hosts=("denied.invalid", "127.0.0.2/32")))
     assert await failure(tools, "http-get", url="http://denied.invalid/") == (
         "toolInput.url: host 'denied.invalid' is on the denied hosts list"
     )
-    assert await failure(tools, "http-get", url="http://10.1.2.3/") == (
-        "toolInput.url: host '10.1.2.3' is on the denied hosts list"
+    assert await failure(tools, "http-get", url="http://127.0.0.2/") == (
+        "toolInput.url: host '127.0.0.2' is on the denied hosts list"
     )
     assert await failure(tools, "http-get", url=f"{site.base}/to-denied") == (
         "redirect refused: host 'denied.invalid' is on the denied hosts list"
@@ -297,9 +297,9 @@ def test_a_malformed_denied_network_stops_start_up() -> None:
 
 
 async def test_an_ipv4_mapped_ipv6_address_is_denied_as_its_ipv4() -> None:
-    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8",)))
-    assert await failure(tools, "http-get", url="http://[::ffff:10.1.2.3]/") == (
-        "toolInput.url: host '::ffff:10.1.2.3' is on the denied hosts list"
+    tools = build_tools(StepToolsConfig(denied_hosts=("127.0.0.2/32",)))
+    assert await failure(tools, "http-get", url="http://[::ffff:127.0.0.2]/") == (
+        "toolInput.url: host '::ffff:127.0.0.2' is on the denied hosts list"
     )
 
 
@@ -351,11 +351,12 @@ async def test_a_name_resolving_to_a_denied_address_is_refused(site: FakeSite) -
 async def test_a_redirect_to_a_name_resolving_to_a_denied_address_is_refused(
     site: FakeSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8",)))
+    tools = build_tools(StepToolsConfig(denied_hosts=("127.0.0.2/32",)))
     # One bad address among good ones is enough to refuse.
-    resolving(tools, monkeypatch, localhost=[["127.0.0.1", "10.1.2.3"]])
+    resolving(tools, monkeypatch, localhost=[["127.0.0.1", "127.0.0.2"]])
     assert await failure(tools, "http-get", url=f"{site.base}/to-localhost") == (
-        "redirect refused: host 'localhost' resolves to 10.1.2.3, which is on the denied hosts list"
+        "redirect refused: host 'localhost' resolves to 127.0.0.2, "
+        "which is on the denied hosts list"
     )
     assert [seen["path"] for seen in site.requests] == ["/to-localhost"]
 
@@ -363,7 +364,7 @@ async def test_a_redirect_to_a_name_resolving_to_a_denied_address_is_refused(
 async def test_an_allowed_name_is_resolved_checked_and_reached(
     site: FakeSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8", "169.254.0.0/16")))
+    tools = build_tools(StepToolsConfig(denied_hosts=("127.0.0.2/32", "169.254.0.0/16")))
     resolver = resolving(tools, monkeypatch)
     result = await call(tools, "http-get", url=f"http://localhost:{site.port}/echo")
     assert json.loads(result.output)["headers"]["Host"] == f"localhost:{site.port}"
@@ -375,15 +376,15 @@ async def test_the_connection_goes_to_the_address_that_was_checked(
     site: FakeSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`rebind.test` is known to the fake resolver only: first 127.0.0.1 (allowed), then
-    10.1.2.3 (denied). Resolving again to connect would reach 10.1.2.3 or be refused."""
-    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8",)))
-    resolver = resolving(tools, monkeypatch, rebind_test=[["127.0.0.1"], ["10.1.2.3"]])
+    127.0.0.2 (denied). Resolving again to connect would reach 127.0.0.2 or be refused."""
+    tools = build_tools(StepToolsConfig(denied_hosts=("127.0.0.2/32",)))
+    resolver = resolving(tools, monkeypatch, rebind_test=[["127.0.0.1"], ["127.0.0.2"]])
     result = await call(tools, "http-get", timeout=2, url=f"http://rebind.test:{site.port}/echo")
     assert json.loads(result.output)["headers"]["Host"] == f"rebind.test:{site.port}"
     assert resolver.calls == [("rebind.test", site.port)]
     # The next call resolves afresh and meets the new answer.
     assert await failure(tools, "http-get", url=f"http://rebind.test:{site.port}/echo") == (
-        "host 'rebind.test' resolves to 10.1.2.3, which is on the denied hosts list"
+        "host 'rebind.test' resolves to 127.0.0.2, which is on the denied hosts list"
     )
 
 
@@ -426,7 +427,7 @@ async def test_tls_uses_the_name_for_sni_and_the_certificate(
             max_bytes=MIB,
             max_redirects=0,
             schemes=("https",),
-            denied_hosts=("10.0.0.0/8",),
+            denied_hosts=("127.0.0.2/32",),
             user_agent="test",
             resolver=Resolver({"rebind.test": [["127.0.0.1"]]}),
             ssl_context=ssl.create_default_context(cafile=str(cert)),
@@ -451,7 +452,7 @@ async def test_a_proxy_from_the_environment_is_still_used(
     monkeypatch.setenv("HTTP_PROXY", site.base)
     monkeypatch.setenv("NO_PROXY", "localhost")
     tools = build_tools(StepToolsConfig(denied_hosts=LOOPBACK))
-    resolver = resolving(tools, monkeypatch, api_example_test=[["10.1.2.3"]])
+    resolver = resolving(tools, monkeypatch, api_example_test=[["127.0.0.2"]])
     result = await call(tools, "http-get", url="http://api.example.test/text")
     assert result.output == "héllo wörld"
     assert site.requests[0]["headers"]["Host"] == "api.example.test"
