@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.scripted import Turn, run
+from baton_agent_runner.domain.scripted import READS, RULES, STORED, Turn, reads, run
 
 
 def turn(agent: str, message: str, **extra: Any) -> Turn:
@@ -176,3 +176,45 @@ def test_discovery_asks_for_more_and_shows_the_summary_when_it_cannot_complete()
 def test_inbox_collector_keeps_asking_when_it_cannot_complete() -> None:
     out = run(turn("inbox_collector", "that's all", inbox_count=3, can_complete=False))
     assert not out.step_completed and out.workflow_signal and out.workflow_signal.action == "stay"
+
+
+_MESSAGES = [
+    "hello", "ready", "what's next?", "I did not get it", "work, health, family", "yes",
+    "milk, bread, eggs", "that's all", "remind me to buy milk", "привет", "готово", "да",
+    "Работа важна, а ещё здоровье", "купить молоко, хлеб", "всё",
+]  # fmt: skip
+_STORED: dict[str, Any] = {
+    "facts": {"work": "w", "health": "h", "relationships": "r"},
+    "inbox_count": 4,
+}
+_SUMMARY = [{"role": "assistant", "text": "Here is what I understood:\n- a\nIs that right?"}]
+
+
+def _without(t: Turn, fields: frozenset[str]) -> Turn:
+    """`t` as the service builds it when it does not read `fields`: those at their defaults."""
+    blank = Turn(agent=t.agent, current_step=t.current_step, message=t.message)
+    return t.model_copy(update={field: getattr(blank, field) for field in fields})
+
+
+@pytest.mark.parametrize("agent", sorted(RULES))
+@pytest.mark.parametrize("message", _MESSAGES)
+@pytest.mark.parametrize("can_complete", [True, False])
+def test_an_agent_reads_no_stored_field_its_reads_leave_out(
+    agent: str, message: str, can_complete: bool
+) -> None:
+    # The service reads only the stored fields `reads` names; leaving the others out of the
+    # turn must not change the answer.
+    for history in ([], _SUMMARY, _SUMMARY * 3):
+        full = turn(agent, message, history=history, can_complete=can_complete, **_STORED)
+        assert run(_without(full, STORED - reads(agent))) == run(full)
+
+
+@pytest.mark.parametrize(("agent", "field"), [(a, f) for a, fs in READS.items() for f in fs])
+def test_every_stored_field_an_agent_reads_changes_some_answer(agent: str, field: str) -> None:
+    answers = [turn(agent, message, history=_SUMMARY, **_STORED) for message in _MESSAGES]
+    assert any(run(_without(t, frozenset({field}))) != run(t) for t in answers)
+
+
+def test_an_agent_without_rules_reads_nothing_stored() -> None:
+    assert reads("someone_else") == frozenset()
+    assert set(READS) == set(RULES)

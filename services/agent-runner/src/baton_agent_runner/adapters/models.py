@@ -105,6 +105,12 @@ class AgentFactory:
         """The model this profile runs on (the override wins)."""
         return self.model_override or profile.model
 
+    def reads(self, profile: Profile) -> frozenset[str]:
+        """The scripted rules read what `scripted.READS` says; an endpoint reads the whole turn."""
+        if self.model_name(profile) == "scripted":
+            return scripted.reads(profile.slug)
+        return scripted.STORED
+
     async def answer(self, profile: Profile, turn: scripted.Turn) -> ModelAnswer:
         """Run the profile's agent on the turn; its failures become the port's two errors."""
         agent = self.agent(profile, turn.language)

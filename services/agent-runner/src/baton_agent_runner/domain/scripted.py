@@ -151,3 +151,19 @@ RULES: dict[str, Callable[[Turn], _Reply]] = {
     "inbox_collector": inbox_collector,
     "coordinator": coordinator,
 }
+
+STORED = frozenset({"facts", "inbox_count"})
+"""The fields of a `Turn` the service reads from its stores for the turn (not the command)."""
+
+READS: dict[str, frozenset[str]] = {
+    "greeter": frozenset(),
+    "discovery": frozenset({"facts"}),
+    "inbox_collector": frozenset({"inbox_count"}),
+    "coordinator": frozenset({"facts", "inbox_count"}),
+}
+"""Which of `STORED` each agent's rules look at; a test keeps this true of `RULES`."""
+
+
+def reads(agent: str) -> frozenset[str]:
+    """The stored fields the rules of `agent` read (an agent without rules reads none)."""
+    return READS.get(agent, frozenset())

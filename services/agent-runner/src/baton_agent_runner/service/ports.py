@@ -90,6 +90,10 @@ class AgentModels(Protocol):
     def model_name(self, profile: Profile) -> str:
         """The model this profile runs on."""
 
+    def reads(self, profile: Profile) -> frozenset[str]:
+        """Which stored fields of a `Turn` (`scripted.STORED`) this profile's model looks at;
+        the service does not read the others for the turn."""
+
     async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
         """Run the profile's agent on one turn; raises `ModelReplyInvalid` or `ModelUnavailable`."""
 

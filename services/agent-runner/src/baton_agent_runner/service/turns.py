@@ -95,14 +95,17 @@ class AgentRunner:
             if (profile.slug == "inbox_collector")
             else []
         )
+        # What the agent's model does not look at is not read: a store call per turn less
+        # (a greeter turn of the scripted model reads neither).
+        reads = self.agents.reads(profile)
         return Turn(
             agent=profile.slug,
             current_step=cmd.current_step,
             message=cmd.message,
             history=[entry.model_dump() for entry in cmd.history],
             can_complete=cmd.can_complete,
-            facts=await self.memory.facts(cmd.user_id, PRIORITIES),
-            inbox_count=await self.inbox.count(cmd.user_id, None),
+            facts=await self.memory.facts(cmd.user_id, PRIORITIES) if "facts" in reads else {},
+            inbox_count=await self.inbox.count(cmd.user_id, None) if "inbox_count" in reads else 0,
             promoted=promoted,
             language=_language(cmd),
         )
