@@ -1,0 +1,69 @@
+"""The hot-path statements on the pooled asyncpg connections: a connection that dies or a
+statement cut off by a deadline leaves the pool working, never a broken connection in it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import asyncpg
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from baton_agent_runner.adapters import raw_postgres, sql
+from baton_agent_runner.domain.task import TaskCall
+from baton_agent_runner.service.ports import StoreUnavailable
+from baton_contracts.agent_api import TaskResult, TokenUsage
+from baton_eventstore import create_engine, migrate
+
+CALL = TaskCall(agent="default", run_id="r", step_id="a", prompt="say ok")
+RESULT = TaskResult(output="ok", usage=TokenUsage(), cost_usd=0.0, agent="default", model="x")
+
+
+@pytest.fixture
+async def engine(postgres_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(postgres_url, pool_size=2)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    yield engine
+    await engine.dispose()
+
+
+async def _kill_connections(postgres_url: str) -> None:
+    """End every other session of the test's database, and wait until they are gone."""
+    dsn = postgres_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+    others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    admin = await asyncpg.connect(dsn)
+    try:
+        assert await admin.fetchval(f"SELECT count(pg_terminate_backend(pid)) {others}") >= 1
+        for _ in range(500):
+            if not await admin.fetchval(f"SELECT count(*) {others}"):
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the killed sessions are still there after 5 s")
+    finally:
+        await admin.close()
+
+
+async def test_a_dead_connection_is_unavailable_once_then_replaced(
+    engine: AsyncEngine, postgres_url: str
+) -> None:
+    log = sql.SqlTaskLog(engine, lambda: datetime.now(UTC))
+    await log.put("u", "k1", CALL, RESULT)
+    await _kill_connections(postgres_url)
+    with pytest.raises(StoreUnavailable):
+        await log.get("u", "k1")
+    # The pool let the dead connection go: the next calls get a live one.
+    for _ in range(3):
+        assert await log.get("u", "k1") == RESULT
+
+
+async def test_a_statement_cut_off_by_a_deadline_leaves_the_pool_working(
+    engine: AsyncEngine,
+) -> None:
+    for _ in range(3):  # more than the pool holds
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.2):
+                await raw_postgres.fetchval(engine, "test", "SELECT pg_sleep(5)")
+    async with asyncio.timeout(2):
+        assert await raw_postgres.fetchval(engine, "test", "SELECT $1::int + 1", 41) == 42
