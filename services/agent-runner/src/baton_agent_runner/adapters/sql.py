@@ -32,6 +32,7 @@ from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskResult
+from baton_eventstore.engine import one_writer
 
 COMPONENT = "agent_runner"
 metadata = MetaData()
@@ -172,7 +173,7 @@ class SqlInboxStore:
         ]
         # One multi-row statement: all the items or none, in one round trip.
         with _reachable("inbox"):
-            async with self._engine.begin() as conn:
+            async with one_writer(self._engine), self._engine.begin() as conn:
                 await conn.execute(self._insert.values(rows))
 
     async def promote_deferred(self, user_id: str) -> list[str]:
@@ -185,7 +186,7 @@ class SqlInboxStore:
             .returning(inbox_items.c.content, inbox_items.c.created_at)
         )
         with _reachable("inbox"):
-            async with self._engine.begin() as conn:
+            async with one_writer(self._engine), self._engine.begin() as conn:
                 found = (await conn.execute(promote)).all()
         return [row.content for row in sorted(found, key=lambda row: row.created_at)]
 
@@ -246,7 +247,7 @@ class SqlMemoryStore:
             index_elements=["user_id", "category", "key"], set_=changes
         )
         with _reachable("memory"):
-            async with self._engine.begin() as conn:
+            async with one_writer(self._engine), self._engine.begin() as conn:
                 await conn.execute(statement)
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
@@ -329,7 +330,7 @@ class SqlReplyLog:
             "created_at": self._now(),
         }
         with _reachable("replies"):
-            async with self._engine.begin() as conn:
+            async with one_writer(self._engine), self._engine.begin() as conn:
                 await conn.execute(self._insert.values(**row))
 
 
@@ -377,7 +378,7 @@ class SqlTaskLog:
                 "created_at": self._now(),
             }
             with _reachable("task log"):
-                async with self._engine.begin() as conn:
+                async with one_writer(self._engine), self._engine.begin() as conn:
                     inserted = await conn.scalar(self._insert.values(**row))
         if inserted is not None:
             return result
