@@ -85,12 +85,14 @@ class Collector:
         return self.seen
 
 
-async def consuming(url: str, spec: StreamSpec, collector: Collector) -> NatsBroker:
+async def consuming(
+    url: str, spec: StreamSpec, collector: Collector, *, from_new: bool = False
+) -> NatsBroker:
     broker = build_broker(MessagingSettings(nats_url=url), "collector")
     subject = spec.subjects[0]
-    durable_subscriber(broker, subject, consumer="collector", stream=spec, fetch_timeout=0.5)(
-        collector.handle
-    )
+    durable_subscriber(
+        broker, subject, consumer="collector", stream=spec, fetch_timeout=0.5, from_new=from_new
+    )(collector.handle)
     await start_broker(broker, [spec])
     return broker
 
@@ -126,6 +128,30 @@ async def test_durable_consumer_resumes_after_the_service_restarts(
         assert await second.wait_for(2) == ["d", "e"]
     finally:
         await broker.stop()
+    await nc.jetstream().delete_stream(spec.name)
+
+
+async def test_a_durable_from_new_skips_the_history_but_then_resumes(
+    nc: Client, nats_url: str
+) -> None:
+    spec = fresh_spec()
+    await declare_streams(nc.jetstream(), [spec])
+    await publish(nc, spec, "old")
+    first = Collector()
+    broker = await consuming(nats_url, spec, first, from_new=True)
+    await publish(nc, spec, "a")
+    assert await first.wait_for(1) == ["a"]
+    await wait_all_acked(nc, spec, 2)
+    await broker.stop()
+
+    await publish(nc, spec, "b")  # while the service is down: not new for the durable
+    second = Collector()
+    broker = await consuming(nats_url, spec, second, from_new=True)
+    try:
+        assert await second.wait_for(1) == ["b"]
+    finally:
+        await broker.stop()
+    assert first.seen == ["a"] and second.seen == ["b"]
     await nc.jetstream().delete_stream(spec.name)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from faststream.nats import JStream, NatsBroker, PullSub
-from nats.js.api import AckPolicy, ConsumerConfig
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from baton_contracts import StreamSpec, durable_name, subject_matches
 
@@ -23,12 +23,17 @@ def durable_subscriber(
     fetch_timeout: float = 5.0,
     ack_wait_seconds: float = DEFAULT_ACK_WAIT_SECONDS,
     max_deliver: int = DEFAULT_MAX_DELIVER,
+    from_new: bool = False,
 ) -> Any:
     """A pull subscriber on durable `<consumer>-<stream>`; decorate a handler with the result.
 
     Replicas of one service share the durable, so each message is handled by one of them, and
     a restarted service resumes after the last acknowledged message. The stream itself is
     declared by `start_broker`/`declare_streams`, not by FastStream.
+
+    A durable created `from_new` starts at messages published after its creation instead of
+    the stream's first one: for reactions that only make sense as things happen, a service's
+    first start must not replay the stream's whole history.
     """
     if not any(subject_matches(p, subject) or subject_matches(subject, p) for p in stream.subjects):
         raise ValueError(
@@ -45,6 +50,7 @@ def durable_subscriber(
             ack_policy=AckPolicy.EXPLICIT,
             ack_wait=ack_wait_seconds,
             max_deliver=max_deliver,
+            deliver_policy=DeliverPolicy.NEW if from_new else DeliverPolicy.ALL,
         ),
         pull_sub=PullSub(batch_size=batch_size, timeout=fetch_timeout),
         title=f"{subject}:{durable}",
