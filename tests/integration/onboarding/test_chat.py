@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -17,6 +18,15 @@ async def chat_until(user: User, step: str, texts: list[str]) -> list[dict[str, 
     for reply in replies[:-1]:
         assert reply["turn"]["instance"]["current_step"] == step, reply
     return replies
+
+
+async def inbox_soon(user: User) -> list[str]:
+    """The user's inbox once it has something (the agent-runner reacts to an event)."""
+    for _ in range(100):
+        if items := (await user.get("/api/inbox"))["items"]:
+            return [item["content"] for item in items]
+        await asyncio.sleep(0.05)
+    raise AssertionError("the inbox stayed empty for 5 s")
 
 
 async def test_full_onboarding_in_russian_with_the_off_topic_example(
@@ -51,6 +61,8 @@ async def test_full_onboarding_in_russian_with_the_off_topic_example(
     confirmed = await user.say("да")
     assert confirmed["turn"]["outcome"] == "transitioned", confirmed["turn"]
     assert confirmed["progress"]["current_step"] == "brain_dump"
+    # The deferred item lands in the inbox as brain_dump starts, before anything is said there.
+    assert await inbox_soon(user) == ["купить молоко"]
 
     first = await user.say("позвонить маме\nоплатить налог")
     assert "купить молоко" in first["reply"]["text"]

@@ -17,8 +17,9 @@ from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import load_profiles
 from baton_agent_runner.adapters.task_models import TaskAgents
-from baton_agent_runner.entrypoints.subscribers import subscribe
+from baton_agent_runner.entrypoints.subscribers import WORKFLOW_EVENTS_STREAM, subscribe
 from baton_agent_runner.service.queries import MemoryQueries
+from baton_agent_runner.service.step_starts import StepStarts
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.settings import AgentRunnerSettings
@@ -41,7 +42,8 @@ class AgentRunnerApp:
     async def start(self) -> None:
         """Migrate the agent-runner's tables, connect, answer requests."""
         await migrate(self.engine, sql.COMPONENT, sql.STEPS)
-        await start_broker(self.broker)
+        # The step-start consumers need the workflow's event stream, whoever starts first.
+        await start_broker(self.broker, [WORKFLOW_EVENTS_STREAM])
         self.ready = True
 
     async def stop(self) -> None:
@@ -94,6 +96,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         queries,
         tasks,
         health=lambda: app.ready,
+        steps=StepStarts(runner.profiles, runner.inbox, settings.store_timeout_seconds),
         task_concurrency=settings.task_concurrency,
     )
     return app

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Column,
     Connection,
     DateTime,
@@ -19,7 +20,10 @@ from sqlalchemy import (
     Table,
     Text,
     func,
+    inspect,
     select,
+    text,
+    true,
     update,
 )
 from sqlalchemy import exc as sa_exc
@@ -46,6 +50,9 @@ inbox_items = Table(
     Column("source", String(32), nullable=False),
     Column("status", String(16), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # False for an item that was deferred until the inbox collector has told the user about
+    # it: the brain dump's start promotes deferred items, its first turn mentions them.
+    Column("announced", Boolean, nullable=False, server_default=true()),
     Index("ix_agent_inbox_user", "user_id", "status"),
 )
 memory_facts = Table(
@@ -88,7 +95,18 @@ def _create_v2(conn: Connection) -> None:
     task_results.create(conn)
 
 
-STEPS = [_create_v1, _create_v2]
+def _add_announced_v3(conn: Connection) -> None:
+    # Step 1 creates today's table, which has the column already.
+    if "announced" in {c["name"] for c in inspect(conn).get_columns(inbox_items.name)}:
+        return
+    default = "TRUE" if conn.dialect.name == "postgresql" else "1"
+    column = f"announced BOOLEAN NOT NULL DEFAULT {default}"
+    conn.execute(text(f"ALTER TABLE {inbox_items.name} ADD COLUMN {column}"))
+    deferred = inbox_items.c.status == "deferred"
+    conn.execute(update(inbox_items).where(deferred).values(announced=False))
+
+
+STEPS = [_create_v1, _create_v2, _add_announced_v3]
 """Migration steps of the agent-runner's tables; append, never edit."""
 
 Clock = Callable[[], datetime]
@@ -166,6 +184,7 @@ class SqlInboxStore:
                 "content": item.content,
                 "source": "onboarding",
                 "status": item.status,
+                "announced": item.status != "deferred",
                 # One turn's items keep their order when listed newest first.
                 "created_at": now + timedelta(microseconds=index),
             }
@@ -176,18 +195,27 @@ class SqlInboxStore:
             async with one_writer(self._engine), self._engine.begin() as conn:
                 await conn.execute(self._insert.values(rows))
 
-    async def promote_deferred(self, user_id: str) -> list[str]:
-        """Deferred items become new ones, in the order they were deferred."""
+    async def promote_deferred(self, user_id: str) -> int:
+        """Deferred items become new ones (the brain dump started); how many did."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred")
-        promote = (
+        with _reachable("inbox"):
+            async with one_writer(self._engine), self._engine.begin() as conn:
+                found = await conn.execute(update(inbox_items).where(mine).values(status="new"))
+        return int(found.rowcount or 0)
+
+    async def announce_promoted(self, user_id: str) -> list[str]:
+        """Items that were deferred and not yet mentioned: promoted (if still deferred) and
+        marked mentioned; their contents in the order they were deferred."""
+        mine = (inbox_items.c.user_id == user_id) & ~inbox_items.c.announced
+        announce = (
             update(inbox_items)
             .where(mine)
-            .values(status="new")
+            .values(status="new", announced=True)
             .returning(inbox_items.c.content, inbox_items.c.created_at)
         )
         with _reachable("inbox"):
             async with one_writer(self._engine), self._engine.begin() as conn:
-                found = (await conn.execute(promote)).all()
+                found = (await conn.execute(announce)).all()
         return [row.content for row in sorted(found, key=lambda row: row.created_at)]
 
     async def count(self, user_id: str, status: str | None) -> int:

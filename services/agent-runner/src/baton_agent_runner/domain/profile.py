@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+StepStartAction = Literal["promote_deferred_inbox"]
+"""What the agent-runner does when a workflow step served by the agent starts:
+`promote_deferred_inbox` moves the user's deferred inbox items into the inbox (and the agent's
+next turn mentions them)."""
 
 
 class SystemPrompt(BaseModel):
@@ -26,5 +33,6 @@ class Profile(BaseModel):
     temperature: float = Field(default=0.3, ge=0, le=2)
     max_tokens: int = Field(default=800, gt=0)
     tools: list[str] = Field(default_factory=list)
+    on_step_start: list[StepStartAction] = Field(default_factory=list)
     input_usd_per_mtok: float = Field(default=0.0, ge=0)
     output_usd_per_mtok: float = Field(default=0.0, ge=0)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 from faststream.nats import NatsBroker
 
 from baton_agent_runner.service.queries import MemoryQueries
+from baton_agent_runner.service.step_starts import StepStarts
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
-from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
+from baton_contracts import HEALTH_QUERIES, STREAMS, HealthStatus, Query, StreamSpec
 from baton_contracts.agent_api import (
     AgentReply,
     Count,
@@ -24,9 +25,16 @@ from baton_contracts.agent_api import (
     RunTask,
     TaskResult,
 )
-from baton_messaging import MessagingSettings, build_broker, respond
+from baton_contracts.workflow import StepChanged, WorkflowStarted
+from baton_messaging import MessagingSettings, build_broker, durable_subscriber, respond
 
 QUEUE = "agent"
+CONSUMER = "agent-runner"
+
+WORKFLOW_EVENTS_STREAM: StreamSpec = next(
+    spec for spec in STREAMS if StepChanged.subject.pattern in spec.subjects
+)
+"""The workflow's event stream, which the step-start reactions consume."""
 
 
 def subscribe(
@@ -35,9 +43,10 @@ def subscribe(
     queries: MemoryQueries,
     tasks: TaskRunner,
     health: Callable[[], bool],
+    steps: StepStarts,
     task_concurrency: int = 128,
 ) -> None:
-    """Register every responder of the agent-runner on the broker."""
+    """Register every responder and event consumer of the agent-runner on the broker."""
 
     async def run(cmd: RunAgent) -> AgentReply:
         return await runner.run(cmd)
@@ -69,6 +78,28 @@ def subscribe(
     respond(broker, ListInboxItems, inbox, queue=QUEUE)
     respond(broker, ListMemoryFacts, memory, queue=QUEUE)
     respond(broker, HEALTH_QUERIES["agent"], report, queue=QUEUE)
+    on_step_starts(broker, steps)
+
+
+def on_step_starts(broker: NatsBroker, steps: StepStarts) -> None:
+    """Consume the events that start a workflow step (one durable each, shared by replicas)."""
+
+    def durable(model: type[WorkflowStarted | StepChanged], name: str) -> Any:
+        return durable_subscriber(
+            broker,
+            model.subject.pattern,
+            consumer=f"{CONSUMER}-{name}",
+            stream=WORKFLOW_EVENTS_STREAM,
+            from_new=True,
+        )
+
+    @durable(WorkflowStarted, "started")
+    async def started(event: WorkflowStarted) -> None:
+        await steps.started(event.user_id, event.instance_id, event.initial_agent)
+
+    @durable(StepChanged, "step-changed")
+    async def step_changed(event: StepChanged) -> None:
+        await steps.started(event.user_id, event.instance_id, event.current_agent)
 
 
 def documented_broker() -> NatsBroker:
@@ -80,5 +111,6 @@ def documented_broker() -> NatsBroker:
         cast(MemoryQueries, None),
         cast(TaskRunner, None),
         health=lambda: False,
+        steps=cast(StepStarts, None),
     )
     return broker

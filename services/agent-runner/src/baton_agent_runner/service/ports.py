@@ -56,8 +56,12 @@ class InboxStore(Protocol):
     async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
         """Save items with `source="onboarding"`; an item whose id is already saved is skipped."""
 
-    async def promote_deferred(self, user_id: str) -> list[str]:
-        """Turn the user's deferred items into new ones; return their contents."""
+    async def promote_deferred(self, user_id: str) -> int:
+        """Turn the user's deferred items into new ones (the brain dump started); how many."""
+
+    async def announce_promoted(self, user_id: str) -> list[str]:
+        """The deferred items the user was not yet told about, promoted if still deferred and
+        now marked told; their contents, in the order they were deferred."""
 
     async def count(self, user_id: str, status: str | None) -> int:
         """Items with that status (None: every item that is not deferred)."""

@@ -90,9 +90,10 @@ class AgentRunner:
         return self.profiles[slug]
 
     async def _turn(self, cmd: RunAgent, profile: Profile) -> Turn:
+        # Deferred items were promoted when the step started; this turn tells the user.
         promoted = (
-            await self.inbox.promote_deferred(cmd.user_id)
-            if (profile.slug == "inbox_collector")
+            await self.inbox.announce_promoted(cmd.user_id)
+            if "promote_deferred_inbox" in profile.on_step_start
             else []
         )
         # What the agent's model does not look at is not read: a store call per turn less

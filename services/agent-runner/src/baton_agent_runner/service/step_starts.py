@@ -1,0 +1,44 @@
+"""What the agent-runner does when a workflow step starts: the step's agent profile says.
+
+The workflow service announces every step that starts (`workflow.started` with the first
+step's agent, `workflow.step_changed` with the new step's); the agent-runner reacts to those
+whose agent lists actions in `on_step_start`. A reaction is idempotent, so a redelivered event
+does no harm; one that fails is raised, and JetStream redelivers the event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.service.ports import InboxStore
+
+logger = logging.getLogger("baton.agent_runner")
+
+
+@dataclass
+class StepStarts:
+    """Runs the `on_step_start` actions of the agent serving a step that just started."""
+
+    profiles: Mapping[str, Profile]
+    inbox: InboxStore
+    timeout: float
+
+    async def started(self, user_id: str, instance_id: str, agent: str | None) -> None:
+        """The step of `instance_id` served by `agent` started for `user_id`."""
+        profile = self.profiles.get(agent) if agent else None
+        if profile is None or "promote_deferred_inbox" not in profile.on_step_start:
+            return
+        async with asyncio.timeout(self.timeout):
+            promoted = await self.inbox.promote_deferred(user_id)
+        if promoted:
+            logger.info(
+                "%s's step with %s started on %s: %d deferred inbox items moved to the inbox",
+                user_id,
+                agent,
+                instance_id,
+                promoted,
+            )
