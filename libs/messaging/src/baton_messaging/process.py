@@ -6,6 +6,7 @@ A bad setting or a fatal start-up error ends the process with one line naming th
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -79,12 +80,27 @@ def run_service(
 
     async def main() -> None:
         service = build(settings)
+        freeze_start_up_heap()
         await serve(name, service, describe(service))
 
     try:
         run_on(settings.event_loop, main())
     except fatal as exc:
         sys.exit(f"{name}: {exc}")
+
+
+def freeze_start_up_heap() -> None:
+    """Leave the objects built so far out of the cyclic garbage collector's walks.
+
+    A built service holds a few hundred thousand long-lived objects (pydantic models and
+    schemas, SQLAlchemy, FastStream, PydanticAI, Mem0). Every full collection walked them all
+    (about 150 ms with the event loop stopped, measured in the agent-runner), and right after
+    start-up full collections come often. Frozen, they are never walked again; they live as
+    long as the process anyway. Only a service's process does this, not tests that build a
+    service inside their own process.
+    """
+    gc.collect()  # the start-up's garbage is freed, not frozen
+    gc.freeze()
 
 
 def run_on(event_loop: EventLoop, main: Coroutine[Any, Any, ResultT]) -> ResultT:

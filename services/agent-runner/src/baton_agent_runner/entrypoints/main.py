@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-
 from baton_agent_runner.adapters.profiles import ProfileInvalid
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.entrypoints.subscribers import documented_broker
@@ -13,22 +11,6 @@ from baton_messaging.process import run_service
 
 broker = documented_broker()
 """The responders as declared, not connected: `make docs` reads AsyncAPI here."""
-
-
-def build_frozen(settings: AgentRunnerSettings) -> AgentRunnerApp:
-    """`build`, then the objects it made are left out of the cyclic garbage collector's walks.
-
-    Start-up leaves about 290,000 long-lived objects (PydanticAI, Mem0 and Qdrant, SQLAlchemy,
-    FastStream). Every full collection walked them all, about 150 ms with the event loop
-    stopped, and right after start-up full collections come often (measured: 0.2-0.4 ms of
-    CPU per call over the first few thousand calls). Frozen, they are never walked again;
-    they live as long as the process anyway. Only the process entry point does this: the tests
-    that build the service in their own process keep their collector as it is.
-    """
-    app = build(settings)
-    gc.collect()  # garbage of the start-up is freed, not frozen
-    gc.freeze()
-    return app
 
 
 def main() -> None:
