@@ -11,15 +11,14 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import event
 
 from baton_agent_runner.adapters import sql
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
 from baton_contracts.agent_api import AgentReply, TaskResult, TokenUsage, WorkflowSignal
-from baton_eventstore import create_engine, migrate
+from baton_eventstore import migrate
+
+from ...sqlite_engines import impatient_sqlite_engine
 
 N = 20
 
@@ -43,14 +42,7 @@ def _result(n: int) -> TaskResult:
 
 
 async def test_concurrent_writes_of_every_store_all_succeed(tmp_path: Path) -> None:
-    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'agent.db'}")
-
-    @event.listens_for(engine.sync_engine, "connect")
-    def _no_busy_wait(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA busy_timeout=0")  # after create_engine's own pragmas
-        cursor.close()
-
+    engine = impatient_sqlite_engine(tmp_path / "agent.db")
     await migrate(engine, sql.COMPONENT, sql.STEPS)
     inbox, memory = sql.SqlInboxStore(engine, _now), sql.SqlMemoryStore(engine, _now)
     replies, tasks = sql.SqlReplyLog(engine, _now), sql.SqlTaskLog(engine, _now)

@@ -10,23 +10,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import event
+from baton_eventstore import NewEvent, OutboxMessage, SqlEventStore
 
-from baton_eventstore import NewEvent, OutboxMessage, SqlEventStore, create_engine
+from ...sqlite_engines import impatient_sqlite_engine
 
 
 def _impatient_store(path: Path) -> SqlEventStore:
-    engine = create_engine(f"sqlite+aiosqlite:///{path}")
-
-    @event.listens_for(engine.sync_engine, "connect")
-    def _no_busy_wait(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA busy_timeout=0")  # after create_engine's own pragmas
-        cursor.close()
-
-    return SqlEventStore(engine)
+    return SqlEventStore(impatient_sqlite_engine(path))
 
 
 def _published(n: int) -> NewEvent:
