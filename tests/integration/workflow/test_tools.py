@@ -604,3 +604,13 @@ async def test_web_search_reports_a_bad_or_dead_endpoint(site: FakeSite) -> None
     skills = build_skills(StepToolsConfig(search_url=f"http://127.0.0.1:{port}/search"))
     with pytest.raises(StepActionFailed, match=f"^cannot reach 127.0.0.1:{port}: "):
         await skills.run("web-search", ["x"], timeout=5)
+
+
+async def test_without_denied_networks_no_name_is_resolved_first(
+    site: FakeSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = build_tools(StepToolsConfig(denied_hosts=("denied.invalid",)))
+    resolver = resolving(tools, monkeypatch)
+    result = await call(tools, "http-get", url=f"http://localhost:{site.port}/text")
+    assert result.output == "héllo wörld"
+    assert resolver.calls == []

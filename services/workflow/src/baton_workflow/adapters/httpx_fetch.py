@@ -287,6 +287,9 @@ class _CheckedTransport(httpx.AsyncHTTPTransport):
         self._hops += 1
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if not self._fetcher.denied_networks:
+            # No address can be refused (the default list is empty): no lookup of our own.
+            return await super().handle_async_request(request)
         url = request.url
         host = url.raw_host.decode("ascii")
         port = url.port or (443 if url.scheme == "https" else 80)
