@@ -10,6 +10,7 @@ StepStartAction = Literal["promote_deferred_inbox"]
 """What the agent-runner does when a workflow step served by the agent starts:
 `promote_deferred_inbox` moves the user's deferred inbox items into the inbox (and the agent's
 next turn mentions them)."""
+PROMOTE_DEFERRED_INBOX: StepStartAction = "promote_deferred_inbox"
 
 
 class SystemPrompt(BaseModel):

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.service.ports import InboxStore
 
 logger = logging.getLogger("baton.agent_runner")
@@ -30,7 +30,7 @@ class StepStarts:
     async def started(self, user_id: str, instance_id: str, agent: str | None) -> None:
         """The step of `instance_id` served by `agent` started for `user_id`."""
         profile = self.profiles.get(agent) if agent else None
-        if profile is None or "promote_deferred_inbox" not in profile.on_step_start:
+        if profile is None or PROMOTE_DEFERRED_INBOX not in profile.on_step_start:
             return
         async with asyncio.timeout(self.timeout):
             promoted = await self.inbox.promote_deferred(user_id)

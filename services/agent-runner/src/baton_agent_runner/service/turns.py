@@ -11,7 +11,7 @@ from typing import TypeVar
 from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
 from baton_agent_runner.domain.language import Lang, language_of
 from baton_agent_runner.domain.output import AgentOutput, Signal
-from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.scripted import Turn
 from baton_agent_runner.service.ports import (
     AgentModels,
@@ -93,7 +93,7 @@ class AgentRunner:
         # Deferred items were promoted when the step started; this turn tells the user.
         promoted = (
             await self.inbox.announce_promoted(cmd.user_id)
-            if "promote_deferred_inbox" in profile.on_step_start
+            if PROMOTE_DEFERRED_INBOX in profile.on_step_start
             else []
         )
         # What the agent's model does not look at is not read: a store call per turn less
