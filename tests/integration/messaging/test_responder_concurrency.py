@@ -43,3 +43,54 @@ def test_concurrency_must_be_positive() -> None:
 
     with pytest.raises(ValueError, match="concurrency"):
         respond(broker, HEALTH_QUERIES["space"], handler, queue="space", concurrency=0)
+
+
+async def test_no_more_than_concurrency_requests_run_at_once(nats_url: str) -> None:
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    running = peak = 0
+
+    async def handler(_: Query) -> HealthStatus:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.05)
+        running -= 1
+        return HealthStatus(service="space", healthy=True)
+
+    respond(broker, HEALTH_QUERIES["space"], handler, queue="space", concurrency=2)
+    await start_broker(broker)
+    try:
+        replies = await asyncio.gather(
+            *(request(broker, HEALTH_QUERIES["space"](), timeout=3) for _ in range(6))
+        )
+        assert len(replies) == 6
+        assert peak == 2
+    finally:
+        await broker.stop()
+
+
+async def test_stopping_lets_a_request_in_flight_answer(nats_url: str) -> None:
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def handler(_: Query) -> HealthStatus:
+        started.set()
+        await release.wait()
+        return HealthStatus(service="space", healthy=True)
+
+    respond(broker, HEALTH_QUERIES["space"], handler, queue="space")
+    await start_broker(broker)
+    caller = build_broker(MessagingSettings(nats_url=nats_url), "caller")
+    await caller.connect()
+    try:
+        pending = asyncio.create_task(request(caller, HEALTH_QUERIES["space"](), timeout=3))
+        await asyncio.wait_for(started.wait(), 3)
+        stopping = asyncio.create_task(broker.stop())
+        await asyncio.sleep(0.05)
+        assert not stopping.done()  # waits for the handler
+        release.set()
+        reply = await pending
+        await stopping
+        assert reply.healthy  # type: ignore[attr-defined]
+    finally:
+        await caller.stop()

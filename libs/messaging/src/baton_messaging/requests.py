@@ -57,7 +57,7 @@ def _reply_model_of(message: Message) -> type[BaseModel]:
 async def _round_trip(nc: Client, subject: str, payload: bytes, timeout: float) -> bytes:
     outer = otel_context.get_current()
     with _TRACER.start_as_current_span(
-        f"{subject} request", kind=trace.SpanKind.CLIENT, attributes=_span_attributes(subject)
+        f"{subject} request", kind=trace.SpanKind.CLIENT, attributes=span_attributes(subject)
     ) as span:
         headers: dict[str, Any] = {}
         # Without an SDK our span is invalid; still pass on whatever trace came in from upstream.
@@ -77,7 +77,8 @@ async def _round_trip(nc: Client, subject: str, payload: bytes, timeout: float) 
         return msg.data
 
 
-def _span_attributes(subject: str) -> dict[str, str]:
+def span_attributes(subject: str) -> dict[str, str]:
+    """The OpenTelemetry attributes of a span about one NATS subject (request or process)."""
     return {"messaging.system": "nats", "messaging.destination.name": subject}
 
 

@@ -15,17 +15,24 @@ the load, each request answered once), decodes the request with the contract mod
 - `ErrorCode.INVALID` when the request does not validate, one `ErrorDetail` per problem;
 - `ErrorCode.INTERNAL` with a generic message for anything else (traceback logged, not sent).
 
-FastStream decodes the request against the model (so AsyncAPI documents its schema); the
-responder's own router carries `InvalidRequestReply`, which turns that decoding failure into
-an `INVALID` reply instead of silence.
+The subscriber is declared on the FastStream broker, so AsyncAPI documents it and the
+broker's `start`/`stop` start and stop it, but requests are served on the broker's nats-py
+connection directly (`_Serving`): FastStream's per-message pipeline (context, middlewares,
+dependency injection, response publisher) cost about 200 us of CPU per request against 16 us
+for the same decode, handler call and reply (measured, 2026-11-24), on every hop of a chat
+turn or a transition. What the pipeline gave is kept: the request's W3C trace context is
+continued in a `<subject> process` span, and no per-message log lines are written.
 """
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
-from faststream import BaseMiddleware, StreamMessage
 from faststream.nats import NatsBroker, NatsRouter
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+from opentelemetry import propagate, trace
 from pydantic import BaseModel, ValidationError
 
 from baton_contracts import (
@@ -38,11 +45,13 @@ from baton_contracts import (
     ReplyError,
     ReplyOk,
 )
+from baton_messaging.requests import span_attributes
 
 RequestT = TypeVar("RequestT", bound=Query | Command)
 Handler = Callable[[RequestT], Awaitable[BaseModel]]
 
 logger = logging.getLogger(__name__)
+_TRACER = trace.get_tracer(__name__)  # a proxy: follows the provider set later, if any
 
 
 DEFAULT_CONCURRENCY = 32
@@ -63,7 +72,7 @@ def respond(
         raise ValueError("queue must name a queue group, so that replicas share requests")
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    router = NatsRouter(middlewares=[InvalidRequestReply])
+    router = NatsRouter()
     subscriber = router.subscriber(
         model.subject.pattern,
         queue=queue,
@@ -76,24 +85,82 @@ def respond(
     async def on_request(request: Any) -> ReplyOk | ReplyError:
         return await run_handler(model, handler, request)
 
-    # FastStream validates the body against this annotation and documents it in AsyncAPI.
+    # AsyncAPI documents the body's schema from this annotation.
     on_request.__annotations__["request"] = model
     on_request.__name__ = getattr(handler, "__name__", model.__name__)
     subscriber(on_request)
+    serving = _Serving(broker, model, handler, queue, concurrency)
+    # The broker starts and stops its subscribers; this one serves through `_Serving` instead.
+    subscriber.start = serving.start  # type: ignore[method-assign]
+    subscriber.stop = serving.stop  # type: ignore[method-assign]
     broker.include_router(router)
     return subscriber
 
 
-class InvalidRequestReply(BaseMiddleware):
-    """Answers `INVALID` when FastStream could not decode a request into its model."""
+class _Serving:
+    """One responder's subscription on the broker's nats-py connection, `concurrency` requests
+    at a time (the rest wait in the subscription's pending queue)."""
 
-    async def consume_scope(self, call_next: Any, msg: StreamMessage[Any]) -> Any:
-        """Run the handler; a `ValidationError` escaping it can only come from decoding."""
+    def __init__(
+        self,
+        broker: NatsBroker,
+        model: type[RequestT],
+        handler: Handler[RequestT],
+        queue: str,
+        concurrency: int,
+    ) -> None:
+        self._broker, self._model, self._handler = broker, model, handler
+        self._queue, self._concurrency = queue, concurrency
+        self._subject = model.subject.pattern
+        self._sub: Subscription | None = None
+        self._slots = asyncio.Semaphore(concurrency)
+        self._in_flight: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        """Subscribe in the queue group (the broker is connected when it starts subscribers)."""
+        if self._sub is None:
+            self._slots = asyncio.Semaphore(self._concurrency)  # the running loop's
+            self._sub = await self._broker.connection.subscribe(
+                self._subject, queue=self._queue, cb=self._receive
+            )
+
+    async def stop(self) -> None:
+        """Stop taking requests, then let the ones being handled finish and answer."""
+        sub, self._sub = self._sub, None
+        if sub is not None:
+            try:
+                await sub.unsubscribe()
+            except Exception:  # the connection is already closed: nothing more arrives anyway
+                logger.debug("unsubscribing %s failed", self._subject, exc_info=True)
+        if self._in_flight:
+            await asyncio.gather(*self._in_flight, return_exceptions=True)
+
+    async def _receive(self, msg: Msg) -> None:
+        # nats-py awaits this callback before handing over the next message: waiting for a slot
+        # here is the backpressure, and the request itself runs in a task of its own.
+        await self._slots.acquire()
+        task = asyncio.create_task(self._serve(msg))
+        self._in_flight.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._in_flight.discard(task)
+        self._slots.release()
+
+    async def _serve(self, msg: Msg) -> None:
+        parent = propagate.extract(msg.headers) if msg.headers else None
         try:
-            return await call_next(msg)
-        except ValidationError as exc:
-            # FastDepends wraps the body as the handler's single `request` argument.
-            return ReplyError(error=invalid_request(exc, strip_first=True))
+            with _TRACER.start_as_current_span(
+                f"{msg.subject} process",
+                context=parent,
+                kind=trace.SpanKind.CONSUMER,
+                attributes=span_attributes(msg.subject),
+            ):
+                reply = await answer(self._model, self._handler, msg.data)
+            if msg.reply:
+                await self._broker.connection.publish(msg.reply, reply.model_dump_json().encode())
+        except Exception:  # the reply could not be sent (connection gone): the caller times out
+            logger.warning("responder for %s could not answer", self._subject, exc_info=True)
 
 
 def responder(
@@ -139,13 +206,10 @@ async def run_handler(
         )
 
 
-def invalid_request(exc: ValidationError, *, strip_first: bool = False) -> ErrorBody:
+def invalid_request(exc: ValidationError) -> ErrorBody:
     """An `INVALID` error body with one detail per validation problem, each naming its field."""
     details = [
-        ErrorDetail(
-            field=field_path(err["loc"][1:] if strip_first else err["loc"]), message=err["msg"]
-        )
-        for err in exc.errors()
+        ErrorDetail(field=field_path(err["loc"]), message=err["msg"]) for err in exc.errors()
     ]
     return ErrorBody(code=ErrorCode.INVALID, message="invalid request", details=details)
 
