@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Engine, event
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
@@ -47,20 +47,21 @@ def _sqlite_engine(url: str, **kwargs: Any) -> AsyncEngine:
 
 
 @asynccontextmanager
-async def one_writer(engine: AsyncEngine) -> AsyncIterator[None]:
-    """On SQLite, one write transaction of this process at a time; on PostgreSQL, nothing.
+async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """`engine.begin()`, and on SQLite one such write transaction of this process at a time.
 
     SQLite lets one connection write at a time and does not queue the others: a transaction
     that finds the database locked sleeps in SQLite's busy handler, in steps of 1 to 100 ms,
     until the lock is free. Two of a process's own writers (an append and the relay's delete)
     meeting there cost 50-100 ms at p99 (measured); an asyncio lock queues them instead, and
-    the busy timeout is left for writers in other processes.
+    the busy timeout is left for writers in other processes. PostgreSQL takes no lock here.
     """
     if engine.dialect.name != "sqlite":
-        yield
+        async with engine.begin() as conn:
+            yield conn
         return
     lock = _WRITE_LOCKS.get(engine.sync_engine)
     if lock is None:
         lock = _WRITE_LOCKS[engine.sync_engine] = asyncio.Lock()
-    async with lock:
-        yield
+    async with lock, engine.begin() as conn:
+        yield conn

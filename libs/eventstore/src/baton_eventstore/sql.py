@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from baton_eventstore.asyncpg_append import AsyncpgAppender
-from baton_eventstore.engine import create_engine, one_writer
+from baton_eventstore.engine import create_engine, write_transaction
 from baton_eventstore.migrations import migrate
 from baton_eventstore.model import (
     ConcurrencyConflict,
@@ -72,7 +72,7 @@ class SqlEventStore:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqlTransaction]:
         """A unit of work on one connection: commit on exit, roll back on error."""
-        async with one_writer(self.engine), self.engine.begin() as conn:
+        async with write_transaction(self.engine) as conn:
             yield SqlTransaction(conn, self)
 
     async def append(

@@ -12,7 +12,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.asyncpg_append import AsyncpgAppender
-from baton_eventstore.engine import one_writer
+from baton_eventstore.engine import write_transaction
 from baton_eventstore.model import OutboxRow
 from baton_eventstore.tables import outbox, outbox_lease
 
@@ -61,7 +61,7 @@ class SqlOutbox:
         if self._raw is not None:
             await self._raw.fetch(_PG_DELETE, list(ids))
             return
-        async with one_writer(self._engine), self._engine.begin() as conn:
+        async with write_transaction(self._engine) as conn:
             await conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
 
     async def count(self) -> int:
@@ -81,7 +81,7 @@ class SqlOutbox:
             set_={"holder": holder, "expires_at": now + ttl},
             where=(outbox_lease.c.holder == holder) | (outbox_lease.c.expires_at < now),
         ).returning(outbox_lease.c.holder)
-        async with one_writer(self._engine), self._engine.begin() as conn:
+        async with write_transaction(self._engine) as conn:
             return (await conn.execute(statement)).first() is not None
 
     async def release_lease(self, name: str, holder: str) -> None:
@@ -94,5 +94,5 @@ class SqlOutbox:
             .where(outbox_lease.c.name == name, outbox_lease.c.holder == holder)
             .values(expires_at=0.0)
         )
-        async with one_writer(self._engine), self._engine.begin() as conn:
+        async with write_transaction(self._engine) as conn:
             await conn.execute(statement)

@@ -36,7 +36,7 @@ from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskResult
-from baton_eventstore.engine import one_writer
+from baton_eventstore.engine import write_transaction
 
 COMPONENT = "agent_runner"
 metadata = MetaData()
@@ -192,14 +192,14 @@ class SqlInboxStore:
         ]
         # One multi-row statement: all the items or none, in one round trip.
         with _reachable("inbox"):
-            async with one_writer(self._engine), self._engine.begin() as conn:
+            async with write_transaction(self._engine) as conn:
                 await conn.execute(self._insert.values(rows))
 
     async def promote_deferred(self, user_id: str) -> int:
         """Deferred items become new ones (the brain dump started); how many did."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred")
         with _reachable("inbox"):
-            async with one_writer(self._engine), self._engine.begin() as conn:
+            async with write_transaction(self._engine) as conn:
                 found = await conn.execute(update(inbox_items).where(mine).values(status="new"))
         return int(found.rowcount or 0)
 
@@ -214,7 +214,7 @@ class SqlInboxStore:
             .returning(inbox_items.c.content, inbox_items.c.created_at)
         )
         with _reachable("inbox"):
-            async with one_writer(self._engine), self._engine.begin() as conn:
+            async with write_transaction(self._engine) as conn:
                 found = (await conn.execute(announce)).all()
         return [row.content for row in sorted(found, key=lambda row: row.created_at)]
 
@@ -275,7 +275,7 @@ class SqlMemoryStore:
             index_elements=["user_id", "category", "key"], set_=changes
         )
         with _reachable("memory"):
-            async with one_writer(self._engine), self._engine.begin() as conn:
+            async with write_transaction(self._engine) as conn:
                 await conn.execute(statement)
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
@@ -358,7 +358,7 @@ class SqlReplyLog:
             "created_at": self._now(),
         }
         with _reachable("replies"):
-            async with one_writer(self._engine), self._engine.begin() as conn:
+            async with write_transaction(self._engine) as conn:
                 await conn.execute(self._insert.values(**row))
 
 
@@ -406,7 +406,7 @@ class SqlTaskLog:
                 "created_at": self._now(),
             }
             with _reachable("task log"):
-                async with one_writer(self._engine), self._engine.begin() as conn:
+                async with write_transaction(self._engine) as conn:
                     inserted = await conn.scalar(self._insert.values(**row))
         if inserted is not None:
             return result
