@@ -67,3 +67,25 @@ async def test_a_statement_cut_off_by_a_deadline_leaves_the_pool_working(
                 await raw_postgres.fetchval(engine, "test", "SELECT pg_sleep(5)")
     async with asyncio.timeout(2):
         assert await raw_postgres.fetchval(engine, "test", "SELECT $1::int + 1", 41) == 42
+
+
+async def test_a_connection_whose_protocol_is_stuck_is_dropped(
+    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a session the server ended while it sat idle in the pool does to asyncpg."""
+    first = await raw_postgres.fetchval(engine, "test", "SELECT pg_backend_pid()")
+    stuck: list[asyncpg.Connection] = []
+
+    async def in_error_consume(self: asyncpg.Connection, *_: object, **__: object) -> None:
+        stuck.append(self)
+        raise asyncpg.InternalClientError(
+            "cannot switch to state 11; another operation (2) is in progress"
+        )
+
+    monkeypatch.setattr(asyncpg.Connection, "fetchval", in_error_consume)
+    with pytest.raises(StoreUnavailable, match="InternalClientError"):
+        await raw_postgres.fetchval(engine, "test", "SELECT 1")
+    monkeypatch.undo()
+    assert stuck and stuck[0].is_closed()
+    # The pool let it go: the next call runs on a new session.
+    assert await raw_postgres.fetchval(engine, "test", "SELECT pg_backend_pid()") != first

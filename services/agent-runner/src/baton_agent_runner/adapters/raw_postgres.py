@@ -19,7 +19,15 @@ from baton_agent_runner.service.ports import StoreUnavailable
 
 # What asyncpg raises when the server or the connection is gone (SQLAlchemy wraps these, but
 # here nothing does): the connection is dropped from the pool and the store is unavailable.
-_BROKEN = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError)
+# `InternalClientError` too: a session the server ended while the connection sat idle in the
+# pool sends its FATAL error unasked, which leaves asyncpg's protocol stuck in its
+# error-consuming state, and the next statement on it fails so (seen in CI).
+_BROKEN = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    OSError,
+)
 
 
 def is_postgres(engine: AsyncEngine) -> bool:
