@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -50,10 +50,33 @@ def chat(events: Iterable[DomainEvent]) -> list[Said]:
     said: list[Said] = []
     for event in events:
         if isinstance(event, ExchangeRecorded) and event.user_text is not None:
-            agent, step, key, at = event.agent or "", event.step, event.command_id, event.at
-            said.append(Said("user", event.user_text, step, agent, key, at))
-            said.append(Said("assistant", event.agent_text or "", step, agent, key, at))
+            said.extend(_said(event, event.user_text))
     return said
+
+
+def recent_chat(events: Sequence[DomainEvent], limit: int) -> list[Said]:
+    """The last `limit` messages of `chat(events)`, read from the end of the log.
+
+    A turn hands the agent only the recent history; walking the whole log for it made every
+    turn cost more than the one before, for as long as the conversation lasts.
+    """
+    said: list[Said] = []
+    if limit <= 0:
+        return said
+    for event in reversed(events):
+        if isinstance(event, ExchangeRecorded) and event.user_text is not None:
+            said.extend(reversed(_said(event, event.user_text)))
+            if len(said) >= limit:
+                break
+    return said[limit - 1 :: -1] if len(said) > limit else said[::-1]
+
+
+def _said(event: ExchangeRecorded, user_text: str) -> tuple[Said, Said]:
+    agent, step, key, at = event.agent or "", event.step, event.command_id, event.at
+    return (
+        Said("user", user_text, step, agent, key, at),
+        Said("assistant", event.agent_text or "", step, agent, key, at),
+    )
 
 
 def exchange_of(events: Iterable[DomainEvent], command_id: str) -> ExchangeRecorded | None:

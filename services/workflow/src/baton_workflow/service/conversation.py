@@ -24,6 +24,7 @@ from baton_workflow.domain.conversation import (
     chat,
     checked_text,
     exchange_of,
+    recent_chat,
 )
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.state import InstanceState
@@ -111,7 +112,7 @@ async def _ask(
     text: str,
 ) -> AgentReply:
     state = loaded.state
-    history = chat(loaded.events)[-svc.history_size :] if svc.history_size else []
+    history = recent_chat(loaded.events, svc.history_size)
     request = RunAgent(
         user_id=cmd.user_id,
         agent=step.agent_slug,
