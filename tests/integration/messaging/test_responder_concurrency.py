@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
+from faststream import BaseMiddleware, StreamMessage
 
 from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
 from baton_messaging import MessagingSettings, build_broker, request, respond, start_broker
@@ -94,3 +96,38 @@ async def test_stopping_lets_a_request_in_flight_answer(nats_url: str) -> None:
         assert reply.healthy  # type: ignore[attr-defined]
     finally:
         await caller.stop()
+
+
+async def test_requests_bypass_faststreams_per_message_pipeline(nats_url: str) -> None:
+    """`respond()` swaps its subscriber's start and stop for `_Serving`; a FastStream release
+    that starts subscribers some other way would put its pipeline back on every request (about
+    200 us of CPU each). A broker middleware sees a plain subscriber's messages, none of ours."""
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    seen: list[str] = []
+
+    class Recording(BaseMiddleware):
+        async def consume_scope(self, call_next: Any, msg: StreamMessage[Any]) -> Any:
+            seen.append(msg.raw_message.subject)
+            return await call_next(msg)
+
+    broker.add_middleware(Recording)
+    plain = asyncio.Event()
+
+    @broker.subscriber("test.plain")
+    async def on_plain(_: str) -> None:
+        plain.set()
+
+    async def handler(_: Query) -> HealthStatus:
+        return HealthStatus(service="space", healthy=True)
+
+    respond(broker, HEALTH_QUERIES["space"], handler, queue="space")
+    await start_broker(broker)
+    try:
+        for _ in range(3):
+            reply = await request(broker, HEALTH_QUERIES["space"](), timeout=3)
+            assert reply.healthy  # type: ignore[attr-defined]
+        await broker.publish("x", "test.plain")
+        await asyncio.wait_for(plain.wait(), 3)
+        assert seen == ["test.plain"]
+    finally:
+        await broker.stop()
