@@ -9,6 +9,7 @@ import os
 
 from rich.console import Console
 
+from bench.measure import reference_ms
 from bench.postgres import DEFAULT_URL
 from bench.registry import REGISTRY, Options, Row, Skip
 from bench.report import print_table, write_doc
@@ -46,8 +47,10 @@ async def run(args: argparse.Namespace, console: Console) -> None:
     options = Options(quick=args.quick, postgres_url=url)
     results: dict[str, list[Row]] = {}
     skipped: dict[str, str] = {}
+    references: dict[str, float] = {}
     for c in cases:
-        console.print(f"[bold]{c.name}[/bold] ...")
+        references[c.name] = reference_ms()
+        console.print(f"[bold]{c.name}[/bold] ... (reference loop {references[c.name]:.0f} ms)")
         try:
             results[c.name] = await c.fn(options)
         except Skip as skip:
@@ -55,7 +58,7 @@ async def run(args: argparse.Namespace, console: Console) -> None:
             console.print(f"  [yellow]skipped[/yellow]: {skip}")
     print_table(console, results)
     if not args.no_write and not args.quick:
-        console.print(f"wrote {write_doc(results, skipped)}")
+        console.print(f"wrote {write_doc(results, skipped, references)}")
 
 
 def main() -> None:

@@ -15,6 +15,27 @@ from pathlib import Path
 
 from bench.registry import Row
 
+REFERENCE_ITERATIONS = 2_000_000
+
+
+def reference_ms(repeats: int = 5) -> float:
+    """Milliseconds this machine takes, right now, for a fixed pure-Python loop (median).
+
+    Shared and virtual machines differ, and one machine's speed drifts with its neighbours;
+    every case's result is written with this figure beside it, so that runs on different
+    machines or days can be compared by it (lower is faster).
+    """
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        total, seen = 0, {}
+        for i in range(REFERENCE_ITERATIONS):
+            total += i * 3 % 7
+            if not i % 1000:
+                seen[i] = total
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
 
 def percentile(samples: list[float], q: float) -> float:
     """The q-th percentile (0..100) of samples, in the samples' unit."""

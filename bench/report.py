@@ -50,12 +50,19 @@ def print_table(console: Console, results: dict[str, list[Row]]) -> None:
     console.print(table)
 
 
-def write_doc(results: dict[str, list[Row]], skipped: dict[str, str]) -> Path:
-    """Rewrite docs/benchmarks.md: this run's rows replace their case's, other cases stay."""
+def write_doc(
+    results: dict[str, list[Row]], skipped: dict[str, str], references: dict[str, float]
+) -> Path:
+    """Rewrite docs/benchmarks.md: this run's rows replace their case's, other cases stay.
+
+    `references` holds each case's `reference_ms`, measured just before it ran.
+    """
     data = _load()
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     for name, rows in results.items():
         data["cases"][name] = {"date": now, "rows": [asdict(r) for r in rows]}
+        if name in references:
+            data["cases"][name]["reference_ms"] = round(references[name], 1)
     data["machine"], data["date"] = machine(), now
     data["skipped"] = skipped
     DOC.parent.mkdir(parents=True, exist_ok=True)
@@ -97,9 +104,15 @@ def _render(data: dict[str, Any]) -> str:
         f"Last run: {data['date']} on {m['cpu']}, {m['cores']} cores, {m['ram']} RAM, "
         f"{m['os']}, Python {m['python']}.",
         "",
+        "Each case also gives the reference loop: the milliseconds this machine took, just before",
+        "the case ran, for a fixed pure-Python loop (`bench.measure.reference_ms`, median of 5;",
+        "lower is faster). Compare runs on other machines or days by it.",
+        "",
     ]
     for name, entry in sorted(data["cases"].items()):
-        lines += [f"## {name}", "", f"Run {entry['date']}.", ""]
+        reference = entry.get("reference_ms")  # cases last run before it was measured have none
+        speed = f" Reference loop: {reference:.0f} ms." if reference is not None else ""
+        lines += [f"## {name}", "", f"Run {entry['date']}.{speed}", ""]
         lines += [
             "| row | ops | ops/s | p50 ms | p95 ms | p99 ms | note |",
             "|---|--:|--:|--:|--:|--:|---|",
