@@ -23,6 +23,7 @@ AREAS = [
     "bench.live",
     "bench.dag",
     "bench.agent_calls",
+    "bench.reference",
 ]
 
 

@@ -1,0 +1,59 @@
+"""The issues' own yardstick, measured here: one bare PydanticAI `agent.run()`.
+
+Issue 4 gives its cost on the hardware its targets were set on: about 2.2 ms with the default
+tool output and 1.7 ms with `NativeOutput`, for a function model. The same run timed on this
+machine says how this machine compares with that one; every agent turn and agent step of the
+platform runs one, so it also bounds issues 4 and 6 from below.
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic_ai import Agent, NativeOutput
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from baton_agent_runner.domain.output import AgentOutput
+from bench.measure import sequential
+from bench.registry import Options, Row, case
+
+# Issue 4: "one PydanticAI agent.run() with a function model costs about 2.2 ms with the
+# default tool output and 1.7 ms with NativeOutput", on the hardware of the targets.
+ISSUE_MS = {"default tool output": 2.2, "NativeOutput": 1.7}
+_OUTPUT = AgentOutput(message="Hello! Shall we begin?")
+
+
+async def _answer(_: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    if info.output_tools:
+        tool = info.output_tools[0].name
+        return ModelResponse(parts=[ToolCallPart(tool, _OUTPUT.model_dump(mode="json"))])
+    return ModelResponse(parts=[TextPart(_OUTPUT.model_dump_json())])
+
+
+@case("reference.pydantic_ai", "the issues' yardstick: one bare PydanticAI agent.run()")
+async def bare_agent_run(options: Options) -> list[Row]:
+    rows = []
+    for label, output in (
+        ("default tool output", AgentOutput),
+        ("NativeOutput", NativeOutput(AgentOutput)),
+    ):
+        agent = Agent(FunctionModel(_answer), output_type=output, instructions="Greet the user.")
+
+        async def run(_: int, agent: Agent[None, AgentOutput] = agent) -> None:
+            result = await agent.run("hello there")
+            assert result.output.message
+
+        await sequential("warm-up", options.size(200, 20), run)
+        cpu = time.process_time()
+        row = await sequential(f"agent.run(), {label}", options.size(2000, 100), run)
+        cpu_ms = (time.process_time() - cpu) * 1000 / row.ops
+        issue = ISSUE_MS[label]
+        note = (
+            f"CPU ms per run: {cpu_ms:.2f}; issue 4 measured {issue} on its hardware, so this "
+            f"machine is {cpu_ms / issue:.2f}x as slow"
+        )
+        rows.append(
+            Row(row.label, row.ops, row.ops_per_s, row.p50_ms, row.p99_ms, note, row.p95_ms)
+        )
+    return rows
