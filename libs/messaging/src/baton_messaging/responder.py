@@ -119,7 +119,8 @@ class _Serving:
     async def start(self) -> None:
         """Subscribe in the queue group (the broker is connected when it starts subscribers)."""
         if self._sub is None:
-            self._slots = asyncio.Semaphore(self._concurrency)  # the running loop's
+            # A fresh one: a broker started again may run on another event loop.
+            self._slots = asyncio.Semaphore(self._concurrency)
             self._sub = await self._broker.connection.subscribe(
                 self._subject, queue=self._queue, cb=self._receive
             )

@@ -68,7 +68,7 @@ def recent_chat(events: Sequence[DomainEvent], limit: int) -> list[Said]:
             said.extend(reversed(_said(event, event.user_text)))
             if len(said) >= limit:
                 break
-    return said[limit - 1 :: -1] if len(said) > limit else said[::-1]
+    return said[:limit][::-1]  # newest first so far, one pair may overshoot
 
 
 def _said(event: ExchangeRecorded, user_text: str) -> tuple[Said, Said]:
