@@ -92,7 +92,8 @@ _SERVICES = {
 
 
 def cpu_seconds() -> dict[str, float]:
-    """CPU seconds used so far by this process and each platform process it spawned (Linux)."""
+    """CPU seconds used so far by this process, each platform process it spawned, and every
+    PostgreSQL server process on the machine (Linux)."""
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     out: dict[str, float] = {}
     for entry in Path("/proc").glob("[0-9]*"):
@@ -103,7 +104,10 @@ def cpu_seconds() -> dict[str, float]:
             continue  # gone already, or not Linux
         fields = stat[stat.rindex(")") + 2 :].split()
         pid, ppid, used = int(entry.name), int(fields[1]), (int(fields[11]) + int(fields[12]))
-        if pid == os.getpid():
+        if stat[stat.index("(") + 1 : stat.rindex(")")] == "postgres":
+            # The server's backends and background writers: the database's share of the work.
+            out["postgres"] = out.get("postgres", 0.0) + used / tick
+        elif pid == os.getpid():
             out["bench client"] = used / tick
         elif ppid == os.getpid():
             name = next((_SERVICES[a] for a in argv if a in _SERVICES), Path(argv[0]).name)
