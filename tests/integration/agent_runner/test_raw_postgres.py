@@ -17,6 +17,8 @@ from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import TaskResult, TokenUsage
 from baton_eventstore import create_engine, migrate
 
+from ...postgres_sessions import kill_other_sessions
+
 CALL = TaskCall(agent="default", run_id="r", step_id="a", prompt="say ok")
 RESULT = TaskResult(output="ok", usage=TokenUsage(), cost_usd=0.0, agent="default", model="x")
 
@@ -29,28 +31,12 @@ async def engine(postgres_url: str) -> AsyncIterator[AsyncEngine]:
     await engine.dispose()
 
 
-async def _kill_connections(postgres_url: str) -> None:
-    """End every other session of the test's database, and wait until they are gone."""
-    dsn = postgres_url.replace("postgresql+asyncpg://", "postgresql://", 1)
-    others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-    admin = await asyncpg.connect(dsn)
-    try:
-        assert await admin.fetchval(f"SELECT count(pg_terminate_backend(pid)) {others}") >= 1
-        for _ in range(500):
-            if not await admin.fetchval(f"SELECT count(*) {others}"):
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError("the killed sessions are still there after 5 s")
-    finally:
-        await admin.close()
-
-
 async def test_a_dead_connection_is_unavailable_once_then_replaced(
     engine: AsyncEngine, postgres_url: str
 ) -> None:
     log = sql.SqlTaskLog(engine, lambda: datetime.now(UTC))
     await log.put("u", "k1", CALL, RESULT)
-    await _kill_connections(postgres_url)
+    await kill_other_sessions(postgres_url)
     with pytest.raises(StoreUnavailable):
         await log.get("u", "k1")
     # The pool let the dead connection go: the next calls get a live one.

@@ -15,7 +15,12 @@ from baton_eventstore import (
     NewEvent,
     OutboxMessage,
     SqlEventStore,
+    StoreUnavailable,
+    create_engine,
+    is_unavailable,
 )
+
+from ...postgres_sessions import kill_other_sessions
 
 pytestmark = pytest.mark.postgres
 
@@ -123,3 +128,60 @@ async def test_close_ends_every_connection_and_a_later_append_reopens(
     assert left == 0
     await store.append("s", 1, [ev(2)])
     assert [e.version for e in await store.load("s")] == [1, 2]
+
+
+async def test_sessions_the_server_ended_are_unavailable_then_replaced(
+    store: SqlEventStore, postgres_url: str
+) -> None:
+    """A PostgreSQL restart under a warm pool: `StoreUnavailable` (never a raw asyncpg error)
+    at most once per pooled connection, then appends work again and nothing was half-written."""
+    await asyncio.gather(*(store.append(f"warm-{n}", 0, [ev(n)]) for n in range(3)))
+    await kill_other_sessions(postgres_url)
+    version, failures = 0, 0
+    for n in range(10):
+        try:
+            await store.append("s", version, [ev(n)])
+            version += 1
+        except StoreUnavailable:
+            failures += 1
+    assert failures <= 3  # pool_size=3: each dead connection fails once and is let go
+    assert version == 10 - failures
+    # The engine's own pooled connection (reads) died too: one read fails, recognisably.
+    with pytest.raises(Exception) as dead:
+        await store.load("s")
+    assert is_unavailable(dead.value)
+    stored = await store.load("s")
+    assert [e.version for e in stored] == list(range(1, version + 1))
+    assert len(await store.outbox.fetch(100)) == 3 + version  # one outbox row per event
+
+
+async def test_a_connection_whose_protocol_is_stuck_is_closed_not_pooled(
+    store: SqlEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a session the server ended while it sat idle in the pool does to asyncpg."""
+    await store.append("s", 0, [ev(1)])
+    stuck: list[asyncpg.Connection] = []
+
+    async def in_error_consume(self: asyncpg.Connection, *_: object, **__: object) -> None:
+        stuck.append(self)
+        raise asyncpg.InternalClientError(
+            "cannot switch to state 11; another operation (2) is in progress"
+        )
+
+    monkeypatch.setattr(asyncpg.Connection, "fetch", in_error_consume)
+    with pytest.raises(StoreUnavailable, match="InternalClientError"):
+        await store.append("s", 1, [ev(2)])
+    monkeypatch.undo()
+    assert stuck and stuck[0].is_closed()
+    await store.append("s", 1, [ev(2)])
+    assert [e.version for e in await store.load("s")] == [1, 2]
+
+
+async def test_an_unreachable_server_is_unavailable(postgres_url: str) -> None:
+    authority = postgres_url.split("://", 1)[1].split("/", 1)[0].rpartition("@")[2]
+    dead = SqlEventStore(create_engine(postgres_url.replace(authority, "127.0.0.1:1", 1)))
+    try:  # nothing listens on port 1
+        with pytest.raises(StoreUnavailable, match="PostgreSQL: ConnectionRefusedError"):
+            await dead.append("s", 0, [ev(1)])
+    finally:
+        await dead.close()

@@ -15,6 +15,7 @@ from baton_eventstore.port import EventStore, Outbox, Publisher, Transaction
 from baton_eventstore.relay import OutboxRelay
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.sql import SqlEventStore, SqlTransaction
+from baton_eventstore.unavailable import StoreUnavailable, is_unavailable
 
 __all__ = [
     "ConcurrencyConflict",
@@ -34,8 +35,10 @@ __all__ = [
     "SqlEventStore",
     "SqlTransaction",
     "Step",
+    "StoreUnavailable",
     "Transaction",
     "create_engine",
+    "is_unavailable",
     "migrate",
     "schema_version",
 ]

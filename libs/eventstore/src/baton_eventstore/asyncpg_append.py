@@ -12,7 +12,8 @@ on a pool of its own that is opened on first use and sized like the engine's poo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
 from baton_eventstore.row_write import RowConflict, RowWrite
+from baton_eventstore.unavailable import ASYNCPG_BROKEN, StoreUnavailable
 
 # URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
 _SQLALCHEMY_ONLY = ("prepared_statement_cache_size", "prepared_statement_name_func")
@@ -54,7 +56,7 @@ class AsyncpgAppender:
         ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing."""
         params = append_params(stream_id, expected_version, events, now, row)
         pool = self._pool if self._pool is not None else await self._open()
-        async with pool.acquire() as conn:
+        async with self._connection(pool) as conn:
             try:
                 rows = await conn.fetch(append_sql(row), *params)
             except asyncpg.UniqueViolationError as exc:
@@ -71,8 +73,27 @@ class AsyncpgAppender:
     async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         """Run one more statement of the store's hot path (the relay's) on this pool."""
         pool = self._pool if self._pool is not None else await self._open()
-        async with pool.acquire() as conn:
+        async with self._connection(pool) as conn:
             return list(await conn.fetch(sql, *args))
+
+    @asynccontextmanager
+    async def _connection(self, pool: asyncpg.Pool) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection; one that broke (or was cut off mid-statement) is closed, not
+        given back, and a broken one is reported as `StoreUnavailable`."""
+        try:
+            conn = await pool.acquire()
+        except (*ASYNCPG_BROKEN, OSError) as exc:
+            raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
+        try:
+            yield conn
+        except (*ASYNCPG_BROKEN, OSError) as exc:
+            conn.terminate()
+            raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
+        except asyncio.CancelledError:
+            conn.terminate()  # its statement's state is unknown
+            raise
+        finally:
+            await pool.release(conn)
 
     async def close(self) -> None:
         """Close the pool's connections; a later append opens a new pool."""

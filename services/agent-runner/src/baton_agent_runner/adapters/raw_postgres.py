@@ -11,23 +11,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util.concurrency import greenlet_spawn
 
 from baton_agent_runner.service.ports import StoreUnavailable
+from baton_eventstore.unavailable import ASYNCPG_BROKEN
 
 # What asyncpg raises when the server or the connection is gone (SQLAlchemy wraps these, but
 # here nothing does): the connection is dropped from the pool and the store is unavailable.
-# `InternalClientError` too: a session the server ended while the connection sat idle in the
-# pool sends its FATAL error unasked, which leaves asyncpg's protocol stuck in its
-# error-consuming state, and the next statement on it fails so (seen in CI).
-_BROKEN = (
-    asyncpg.PostgresConnectionError,
-    asyncpg.InterfaceError,
-    asyncpg.InternalClientError,
-    OSError,
-)
+_BROKEN = (*ASYNCPG_BROKEN, OSError)
 
 
 def is_postgres(engine: AsyncEngine) -> bool:

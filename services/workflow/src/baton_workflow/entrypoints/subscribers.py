@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 from faststream.nats import NatsBroker
 from pydantic import BaseModel
 
-from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
+from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, Query, RemoteError
 from baton_contracts.dag_api import (
     DeleteDagWorkflow,
     DiffDagVersions,
@@ -34,6 +35,7 @@ from baton_contracts.workflow_api import (
     SignalWorkflow,
     StartWorkflow,
 )
+from baton_eventstore import is_unavailable
 from baton_messaging import MessagingSettings, build_broker, respond
 from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
 from baton_workflow.service.dag_definitions import DagCatalog
@@ -41,6 +43,11 @@ from baton_workflow.service.dag_runs import DagRunsService
 from baton_workflow.service.handlers import WorkflowServices, start_workflow, take_turn
 
 QUEUE = "workflow"
+STORE_UNAVAILABLE = (
+    "the workflow service's database is unavailable; try again later (a request retried with "
+    "the same command id, client_message_id or Idempotency-Key takes effect at most once)"
+)
+logger = logging.getLogger("baton.workflow")
 
 ROUTES: list[tuple[type[Any], Callable[[WorkflowServices, Any], Awaitable[BaseModel]]]] = [
     (StartWorkflow, start_workflow),
@@ -100,7 +107,17 @@ def _bind(
     use_case: Callable[[Any, Any], Awaitable[BaseModel]], svc: Any
 ) -> Callable[[Any], Awaitable[BaseModel]]:
     async def handle(message: Any) -> BaseModel:
-        return await use_case(svc, message)
+        try:
+            return await use_case(svc, message)
+        except RemoteError:
+            raise
+        except Exception as exc:
+            if not is_unavailable(exc):
+                raise  # a bug: `internal`, with the traceback logged by the responder
+            logger.warning(
+                "%s: the database is unavailable: %s", type(message).__name__, exc, exc_info=True
+            )
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, STORE_UNAVAILABLE) from exc
 
     return handle
 

@@ -1,0 +1,60 @@
+"""Telling "the database is not there" from a bug: `StoreUnavailable` and `is_unavailable`.
+
+A service answers the first with `unavailable` (HTTP 503, try again) and the second with
+`internal`. Whether a write that failed so was committed is unknown (the connection may have
+dropped after the server committed), so a caller retries only what is idempotent: a command
+with the same id, a start with the same idempotency key.
+"""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+
+import asyncpg
+from sqlalchemy import exc as sa_exc
+
+
+class StoreUnavailable(Exception):
+    """The database could not be reached, or the connection broke during the statement."""
+
+
+# asyncpg, when the server or the connection is gone. `InternalClientError`: a session the
+# server ended while the connection sat idle in a pool leaves the protocol stuck in its
+# error-consuming state until it sees the socket close, and a statement then fails so.
+# `OperatorInterventionError` (SQLSTATE class 57): shutdown, "cannot connect now", a
+# statement cancelled by the server.
+ASYNCPG_BROKEN: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    asyncpg.exceptions.OperatorInterventionError,
+)
+
+# What SQLite reports as OperationalError but is a fault of the statement or the schema.
+_SQLITE_PROGRAMMING = ("no such ", "syntax error", "has no column", "already exists")
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """True when `exc`, or an exception it was raised from, says the database is unreachable."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if _says_unavailable(current):
+            return True
+        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
+    return False
+
+
+def _says_unavailable(exc: BaseException) -> bool:
+    if isinstance(exc, StoreUnavailable | ConnectionError | socket.gaierror | sa_exc.TimeoutError):
+        return True  # TimeoutError of SQLAlchemy: no pooled connection came free in time
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    if isinstance(exc, sa_exc.OperationalError | sqlite3.OperationalError):
+        message = str(exc).lower()
+        return not any(marker in message for marker in _SQLITE_PROGRAMMING)
+    if isinstance(exc, sa_exc.InterfaceError):
+        return True
+    return isinstance(exc, ASYNCPG_BROKEN)

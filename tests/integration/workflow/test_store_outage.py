@@ -1,0 +1,79 @@
+"""The workflow's database failing under a request: 503 `unavailable`, nothing changed, and the
+same request retried takes effect once; any other failure stays a 500 `internal`."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import pytest
+from sqlalchemy import exc as sa_exc
+
+from baton_eventstore import SqlEventStore, StoreUnavailable
+
+from .test_http_api import auth
+
+LOCKED = sa_exc.OperationalError(
+    "INSERT INTO events ...", {}, sqlite3.OperationalError("database is locked")
+)
+CONNECTION_LOST = StoreUnavailable("PostgreSQL: ConnectionDoesNotExistError: connection was closed")
+
+
+def fail_next_append(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    """The store's next append raises `error` (having written nothing); later ones work."""
+    real = SqlEventStore.append
+    pending = [error]
+
+    async def append(self: SqlEventStore, *args: Any, **kwargs: Any) -> Any:
+        if pending:
+            raise pending.pop()
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SqlEventStore, "append", append)
+
+
+async def events(gateway: Any, user: str, instance: str) -> list[str]:
+    log = await gateway.get(f"/api/workflows/{instance}/events", headers=auth(gateway, user))
+    return [e["type"] for e in log.json()["events"]]
+
+
+@pytest.mark.parametrize("error", [LOCKED, CONNECTION_LOST], ids=["sqlite-locked", "pg-lost"])
+async def test_a_store_outage_is_503_and_the_retry_counts_once(
+    gateway: Any, monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "otto")
+    )
+    instance = started.json()["instance_id"]
+    before = await events(gateway, "otto", instance)
+    headers = {**auth(gateway, "otto"), "Idempotency-Key": "retry-me"}
+    body = {"action": "stay", "data": {"n": 1}}
+    fail_next_append(monkeypatch, error)
+
+    failed = await gateway.post(f"/api/workflows/{instance}/signal", json=body, headers=headers)
+    assert failed.status_code == 503, failed.text
+    assert failed.json()["error"]["code"] == "unavailable"
+    assert "database is unavailable" in failed.json()["error"]["message"]
+    assert await events(gateway, "otto", instance) == before
+
+    for _ in range(2):  # the client's retry, and a retry of the retry
+        again = await gateway.post(f"/api/workflows/{instance}/signal", json=body, headers=headers)
+        assert again.status_code == 200, again.text
+        assert again.json()["outcome"] == "stayed"
+    assert await events(gateway, "otto", instance) == [*before, "workflow.signal_received"]
+
+
+async def test_a_failure_that_is_not_the_store_stays_internal(
+    gateway: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "una")
+    )
+    instance = started.json()["instance_id"]
+    fail_next_append(monkeypatch, RuntimeError("a bug"))
+    failed = await gateway.post(
+        f"/api/workflows/{instance}/signal", json={"action": "stay"}, headers=auth(gateway, "una")
+    )
+    assert failed.status_code == 500, failed.text
+    assert failed.json()["error"]["code"] == "internal"
+    assert "a bug" not in failed.text

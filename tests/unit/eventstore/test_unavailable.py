@@ -1,0 +1,82 @@
+"""`is_unavailable` tells "the database is not there" from a fault of the statement or the code."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+
+import asyncpg
+import pytest
+from sqlalchemy import exc as sa_exc
+
+from baton_eventstore import StoreUnavailable, is_unavailable
+
+
+def wrapped(
+    orig: BaseException, kind: type[sa_exc.DBAPIError] = sa_exc.OperationalError
+) -> Exception:
+    return kind("SELECT 1", {}, orig)
+
+
+def raised_from(cause: BaseException) -> Exception:
+    try:
+        try:
+            raise cause
+        except BaseException as exc:
+            raise RuntimeError("while loading the instance") from exc
+    except RuntimeError as outer:
+        return outer
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        StoreUnavailable("PostgreSQL: gone"),
+        ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)"),
+        socket.gaierror(-2, "Name or service not known"),
+        sa_exc.TimeoutError("QueuePool limit of size 5 overflow 10 reached"),
+        wrapped(sqlite3.OperationalError("database is locked")),
+        wrapped(sqlite3.OperationalError("unable to open database file")),
+        wrapped(Exception("connection is closed"), sa_exc.InterfaceError),
+        asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+        asyncpg.InternalClientError("cannot switch to state 11"),
+        asyncpg.AdminShutdownError("terminating connection due to administrator command"),
+        asyncpg.CannotConnectNowError("the database system is starting up"),
+        raised_from(asyncpg.ConnectionDoesNotExistError("closed")),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_an_unreachable_or_broken_database_is_unavailable(error: Exception) -> None:
+    assert is_unavailable(error)
+
+
+def test_a_statement_on_a_connection_sqlalchemy_invalidated_is_unavailable() -> None:
+    error = wrapped(Exception("server closed the connection"), sa_exc.DBAPIError)
+    assert not is_unavailable(error)
+    error.connection_invalidated = True
+    assert is_unavailable(error)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        RuntimeError("a bug"),
+        KeyError("steps"),
+        FileNotFoundError("definitions/onboarding.yaml"),  # an OSError, not a connection's
+        wrapped(sqlite3.OperationalError("no such table: events")),
+        wrapped(sqlite3.OperationalError('near "SELEC": syntax error')),
+        wrapped(sqlite3.IntegrityError("UNIQUE constraint failed"), sa_exc.IntegrityError),
+        asyncpg.UniqueViolationError("duplicate key value"),
+        asyncpg.UndefinedTableError('relation "events" does not exist'),
+        raised_from(ValueError("bad payload")),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_a_fault_of_the_statement_or_the_code_is_not(error: Exception) -> None:
+    assert not is_unavailable(error)
+
+
+def test_a_cycle_of_causes_ends() -> None:
+    first, second = RuntimeError("a"), RuntimeError("b")
+    first.__cause__, second.__cause__ = second, first
+    assert not is_unavailable(first)
