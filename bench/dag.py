@@ -30,7 +30,7 @@ from nats.aio.msg import Msg
 
 from baton_workflow.settings import SHIPPED_DEFINITIONS
 from bench.http import LeanHttp
-from bench.measure import concurrent, cpu_note, sequential, with_cpu
+from bench.measure import budget_note, concurrent, cpu_note, sequential, with_cpu
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
@@ -159,6 +159,7 @@ def _as_steps(
     if target:
         met = "met" if row.ops_per_s * STEPS[name] >= TARGET_STEPS_PER_S else "not met"
         note += f"; target >= {TARGET_STEPS_PER_S:,} steps/s with {IN_FLIGHT} in flight: {met}"
+        note += budget_note(cpu, steps, "step", TARGET_STEPS_PER_S)
     return replace(row, ops=steps, ops_per_s=row.ops_per_s * STEPS[name], note=note)
 
 
