@@ -108,6 +108,13 @@ def _render(data: dict[str, Any]) -> str:
         "the case ran, for a fixed pure-Python loop (`bench.measure.reference_ms`, median of 5;",
         "lower is faster). Compare runs on other machines or days by it.",
         "",
+        "Notes give the CPU milliseconds per operation of each process: the services, NATS, the",
+        "bench client, and `postgres` (every PostgreSQL server process of the machine). A",
+        "throughput target's note also gives its CPU budget: the cores' milliseconds per second",
+        "divided by the target rate, which every process on the machine shares. A target whose",
+        "budget is below what one operation took cannot be met on these cores by waiting less:",
+        "only less CPU per operation, or more cores, meets it.",
+        "",
     ]
     for name, entry in sorted(data["cases"].items()):
         reference = entry.get("reference_ms")  # cases last run before it was measured have none
