@@ -185,3 +185,16 @@ async def test_an_unreachable_server_is_unavailable(postgres_url: str) -> None:
             await dead.append("s", 0, [ev(1)])
     finally:
         await dead.close()
+
+
+async def test_a_server_error_wrapped_by_sqlalchemy_is_recognised(store: SqlEventStore) -> None:
+    """SQLAlchemy wraps asyncpg's error twice (its own class, then the dialect's adapted one)."""
+    async with store.engine.connect() as conn:
+        await conn.exec_driver_sql("SET statement_timeout = 10")
+        with pytest.raises(Exception, match="statement timeout") as cancelled:
+            await conn.exec_driver_sql("SELECT pg_sleep(1)")
+    async with store.engine.connect() as conn:
+        with pytest.raises(Exception, match="no_such_table") as missing:
+            await conn.exec_driver_sql("SELECT * FROM no_such_table")
+    assert is_unavailable(cancelled.value)  # the server cancelled it: try again later
+    assert not is_unavailable(missing.value)  # a fault of the statement

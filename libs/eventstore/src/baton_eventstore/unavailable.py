@@ -23,12 +23,14 @@ class StoreUnavailable(Exception):
 # server ended while the connection sat idle in a pool leaves the protocol stuck in its
 # error-consuming state until it sees the socket close, and a statement then fails so.
 # `OperatorInterventionError` (SQLSTATE class 57): shutdown, "cannot connect now", a
-# statement cancelled by the server.
+# statement cancelled by the server. `InsufficientResourcesError` (class 53): too many
+# connections, disk full, out of memory.
 ASYNCPG_BROKEN: tuple[type[BaseException], ...] = (
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,
     asyncpg.InternalClientError,
     asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
 )
 
 # What SQLite reports as OperationalError but is a fault of the statement or the schema.
