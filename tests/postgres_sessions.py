@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
+import pytest
 
 
 async def kill_other_sessions(postgres_url: str) -> None:
@@ -21,3 +22,19 @@ async def kill_other_sessions(postgres_url: str) -> None:
         raise AssertionError("the killed sessions are still there after 5 s")
     finally:
         await admin.close()
+
+
+def stick_protocol(monkeypatch: pytest.MonkeyPatch, method: str) -> list[asyncpg.Connection]:
+    """Make `asyncpg.Connection.<method>` fail as on a connection whose session the server
+    ended while it sat idle in a pool (asyncpg's protocol stays in its error-consuming state);
+    the connections it was called on are listed in the returned list."""
+    stuck: list[asyncpg.Connection] = []
+
+    async def in_error_consume(self: asyncpg.Connection, *_: object, **__: object) -> None:
+        stuck.append(self)
+        raise asyncpg.InternalClientError(
+            "cannot switch to state 11; another operation (2) is in progress"
+        )
+
+    monkeypatch.setattr(asyncpg.Connection, method, in_error_consume)
+    return stuck

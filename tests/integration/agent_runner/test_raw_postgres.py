@@ -7,7 +7,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-import asyncpg
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -17,7 +16,7 @@ from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import TaskResult, TokenUsage
 from baton_eventstore import create_engine, migrate
 
-from ...postgres_sessions import kill_other_sessions
+from ...postgres_sessions import kill_other_sessions, stick_protocol
 
 CALL = TaskCall(agent="default", run_id="r", step_id="a", prompt="say ok")
 RESULT = TaskResult(output="ok", usage=TokenUsage(), cost_usd=0.0, agent="default", model="x")
@@ -60,15 +59,7 @@ async def test_a_connection_whose_protocol_is_stuck_is_dropped(
 ) -> None:
     """What a session the server ended while it sat idle in the pool does to asyncpg."""
     first = await raw_postgres.fetchval(engine, "test", "SELECT pg_backend_pid()")
-    stuck: list[asyncpg.Connection] = []
-
-    async def in_error_consume(self: asyncpg.Connection, *_: object, **__: object) -> None:
-        stuck.append(self)
-        raise asyncpg.InternalClientError(
-            "cannot switch to state 11; another operation (2) is in progress"
-        )
-
-    monkeypatch.setattr(asyncpg.Connection, "fetchval", in_error_consume)
+    stuck = stick_protocol(monkeypatch, "fetchval")
     with pytest.raises(StoreUnavailable, match="InternalClientError"):
         await raw_postgres.fetchval(engine, "test", "SELECT 1")
     monkeypatch.undo()

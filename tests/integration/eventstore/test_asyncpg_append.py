@@ -20,7 +20,7 @@ from baton_eventstore import (
     is_unavailable,
 )
 
-from ...postgres_sessions import kill_other_sessions
+from ...postgres_sessions import kill_other_sessions, stick_protocol
 
 pytestmark = pytest.mark.postgres
 
@@ -160,15 +160,7 @@ async def test_a_connection_whose_protocol_is_stuck_is_closed_not_pooled(
 ) -> None:
     """What a session the server ended while it sat idle in the pool does to asyncpg."""
     await store.append("s", 0, [ev(1)])
-    stuck: list[asyncpg.Connection] = []
-
-    async def in_error_consume(self: asyncpg.Connection, *_: object, **__: object) -> None:
-        stuck.append(self)
-        raise asyncpg.InternalClientError(
-            "cannot switch to state 11; another operation (2) is in progress"
-        )
-
-    monkeypatch.setattr(asyncpg.Connection, "fetch", in_error_consume)
+    stuck = stick_protocol(monkeypatch, "fetch")
     with pytest.raises(StoreUnavailable, match="InternalClientError"):
         await store.append("s", 1, [ev(2)])
     monkeypatch.undo()
