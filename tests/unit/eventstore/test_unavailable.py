@@ -69,6 +69,7 @@ def test_a_statement_on_a_connection_sqlalchemy_invalidated_is_unavailable() -> 
         wrapped(sqlite3.OperationalError("no such table: events")),
         wrapped(sqlite3.OperationalError('near "SELEC": syntax error')),
         wrapped(sqlite3.IntegrityError("UNIQUE constraint failed"), sa_exc.IntegrityError),
+        wrapped(sqlite3.InterfaceError("Error binding parameter 1"), sa_exc.InterfaceError),
         asyncpg.UniqueViolationError("duplicate key value"),
         asyncpg.UndefinedTableError('relation "events" does not exist'),
         raised_from(ValueError("bad payload")),

@@ -58,5 +58,6 @@ def _says_unavailable(exc: BaseException) -> bool:
         message = str(exc).lower()
         return not any(marker in message for marker in _SQLITE_PROGRAMMING)
     if isinstance(exc, sa_exc.InterfaceError):
-        return True
+        # asyncpg's "connection is closed"; SQLite's is a parameter it cannot bind (a bug).
+        return not isinstance(exc.orig, sqlite3.Error)
     return isinstance(exc, ASYNCPG_BROKEN)
