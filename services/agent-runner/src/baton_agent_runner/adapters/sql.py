@@ -26,7 +26,6 @@ from sqlalchemy import (
     true,
     update,
 )
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -36,6 +35,7 @@ from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskResult
+from baton_eventstore import is_unavailable
 from baton_eventstore.engine import write_transaction
 
 COMPONENT = "agent_runner"
@@ -110,8 +110,6 @@ STEPS = [_create_v1, _create_v2, _add_announced_v3]
 """Migration steps of the agent-runner's tables; append, never edit."""
 
 Clock = Callable[[], datetime]
-# A database that is down, refuses connections or has no free connection in the pool.
-_UNAVAILABLE = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, OSError)
 _WORD = re.compile(r"\w+")
 
 # The PostgreSQL statements of the hot paths (see `raw_postgres`); JSON is read as text and
@@ -141,12 +139,12 @@ def _reachable(store: str) -> Iterator[None]:
     """Turn "the database is not there" into the port's `StoreUnavailable`."""
     try:
         yield
-    except _UNAVAILABLE as exc:
-        raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
-    except sa_exc.DBAPIError as exc:
-        if not exc.connection_invalidated:
+    except Exception as exc:
+        # Down, refusing connections, no free pooled connection, a connection lost, SQLite
+        # locked: the event store's test, shared by every service.
+        if not is_unavailable(exc):
             raise
-        raise StoreUnavailable(f"{store}: connection lost: {exc}") from exc
+        raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
 
 
 def autocommit(engine: AsyncEngine) -> AsyncEngine:
