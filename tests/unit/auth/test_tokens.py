@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 import jwt
 import pytest
 
-from baton_auth import Identity, InvalidToken, mint_token, verify_token
+from baton_auth import Identity, InvalidToken, mint_token, tokens, verify_token
 
 SECRET = "s" * 32
 OTHER = "o" * 32
@@ -57,3 +57,45 @@ def test_a_user_id_unfit_for_nats_subjects_is_refused_when_minting(user: str) ->
     # The user id becomes a subject token: a token naming it would mint events never published.
     with pytest.raises(ValueError, match="user_id must"):
         mint_token(SECRET, user)
+
+
+class _Later(datetime):
+    """`datetime` whose `now` is an hour ahead: a token minted for minutes has expired."""
+
+    @classmethod
+    def now(cls, tz: object = None) -> "_Later":  # type: ignore[override]
+        return cls.fromtimestamp(datetime.now(UTC).timestamp() + 3600, UTC)
+
+
+def test_a_token_is_checked_once_then_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    token = mint_token(SECRET, "remembered-user")
+    decodes = []
+    real_decode = jwt.decode
+    monkeypatch.setattr(jwt, "decode", lambda *a, **k: decodes.append(1) or real_decode(*a, **k))
+    first = verify_token(SECRET, token)
+    assert verify_token(SECRET, token) == first == Identity(user_id="remembered-user")
+    assert len(decodes) == 1
+
+
+def test_a_remembered_token_is_refused_once_it_expires(monkeypatch: pytest.MonkeyPatch) -> None:
+    token = mint_token(SECRET, "bob", ttl=timedelta(minutes=5))
+    assert verify_token(SECRET, token).user_id == "bob"
+    monkeypatch.setattr(tokens, "datetime", _Later)
+    with pytest.raises(InvalidToken, match="expired"):
+        verify_token(SECRET, token)
+
+
+def test_a_remembered_token_is_refused_under_another_secret() -> None:
+    token = mint_token(SECRET, "carol")
+    assert verify_token(SECRET, token).user_id == "carol"
+    with pytest.raises(InvalidToken, match="signature"):
+        verify_token(OTHER, token)
+
+
+def test_refused_tokens_are_not_remembered_and_the_memory_is_bounded() -> None:
+    kept = tokens._verified.cache_info().currsize
+    for _ in range(3):
+        with pytest.raises(InvalidToken):
+            verify_token(SECRET, mint_token(OTHER, "mallory"))
+    assert tokens._verified.cache_info().currsize == kept
+    assert tokens._verified.cache_info().maxsize == tokens.VERIFIED_TOKENS_KEPT
