@@ -14,6 +14,8 @@ from baton_contracts.base import (
     ReplyError,
     ReplyOk,
     Subject,
+    ok_reply_json,
+    ok_result_json,
 )
 from baton_contracts.catalog import REGISTRY, STREAMS
 from baton_contracts.errors import (
@@ -53,6 +55,8 @@ __all__ = [
     "UnknownMessageType",
     "durable_name",
     "message_type",
+    "ok_reply_json",
+    "ok_result_json",
     "stream_name",
     "subject_matches",
 ]

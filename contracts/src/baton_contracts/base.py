@@ -138,12 +138,36 @@ class ErrorBody(BaseModel):
 
 
 class ReplyOk(BaseModel):
-    """A successful reply carrying the result as JSON."""
+    """A successful reply carrying the result as JSON.
+
+    On the wire it is exactly `{"ok":true,"result":<result>}` (what `model_dump_json` writes),
+    so `ok_reply_json` and `ok_result_json` can write and read it in one pass over the result.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     ok: Literal[True] = True
     result: dict[str, Any]
+
+
+_OK_HEAD, _OK_TAIL = b'{"ok":true,"result":', b"}"
+
+
+def ok_reply_json(result: BaseModel) -> bytes:
+    """`ReplyOk(result=result)` as JSON, the same bytes as going through a dict, in one pass.
+
+    Every request of a chat turn or a transition is answered this way; the dict in between
+    cost as much again as the JSON itself (measured on a 2.6 kB chat reply: 21 us against 10).
+    """
+    return _OK_HEAD + result.model_dump_json().encode() + _OK_TAIL
+
+
+def ok_result_json(raw: bytes) -> bytes | None:
+    """The result's JSON from a reply `ok_reply_json` wrote; None for any other reply (an
+    error, or one written another way), which the caller then decodes as a whole."""
+    if raw.startswith(_OK_HEAD) and raw.endswith(_OK_TAIL):
+        return raw[len(_OK_HEAD) : -len(_OK_TAIL)]
+    return None
 
 
 class ReplyError(BaseModel):

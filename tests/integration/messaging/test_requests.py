@@ -11,6 +11,7 @@ import nats
 import pytest
 from faststream.nats import NatsBroker
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ErrorCode, Kind, Query, RemoteError, Subject
@@ -204,3 +205,32 @@ async def test_request_right_after_start_is_answered(nats_url: str, nc: Client) 
 async def test_timeout_is_required_and_positive(nc: Client) -> None:
     with pytest.raises(ValueError, match="timeout"):
         await request(nc, Echo(text="x"), timeout=0)
+
+
+async def test_a_reply_written_another_way_is_still_decoded(nats_url: str, nc: Client) -> None:
+    # Another implementation of the envelope (spaces, other key order) is decoded whole.
+    async def reply(msg: Msg) -> None:
+        await nc.publish(msg.reply, b'{"result": {"text": "hi"}, "ok": true}')
+
+    sub = await nc.subscribe(Echo.subject.pattern, cb=reply)
+    try:
+        assert await request(nc, Echo(text="hi"), timeout=2) == EchoReply(text="hi")
+    finally:
+        await sub.unsubscribe()
+
+
+async def test_a_result_that_does_not_match_the_reply_model_is_internal(
+    nats_url: str, nc: Client
+) -> None:
+    async def reply(msg: Msg) -> None:
+        await nc.publish(msg.reply, b'{"ok":true,"result":{"text":7,"unknown":1}}')
+
+    sub = await nc.subscribe(Echo.subject.pattern, cb=reply)
+    try:
+        with pytest.raises(RemoteError) as caught:
+            await request(nc, Echo(text="hi"), timeout=2)
+    finally:
+        await sub.unsubscribe()
+    assert caught.value.code is ErrorCode.INTERNAL
+    assert "does not match EchoReply" in caught.value.body.message
+    assert "text" in caught.value.body.message

@@ -26,6 +26,7 @@ from baton_contracts import (
     RemoteError,
     ReplyError,
     ReplyOk,
+    ok_result_json,
 )
 
 _REPLY = TypeAdapter[ReplyOk | ReplyError](ReplyOk | ReplyError)
@@ -83,6 +84,12 @@ def span_attributes(subject: str) -> dict[str, str]:
 
 
 def _decode_reply(raw: bytes, reply_model: type[BaseModel], subject: str) -> BaseModel:
+    result = ok_result_json(raw)
+    if result is not None:  # the usual reply: its result is read in one pass
+        try:
+            return reply_model.model_validate_json(result)
+        except ValidationError:
+            pass  # decoded whole below, for the error that says what is wrong
     try:
         reply = _REPLY.validate_json(raw)
     except ValidationError:

@@ -44,6 +44,7 @@ from baton_contracts import (
     RemoteError,
     ReplyError,
     ReplyOk,
+    ok_reply_json,
 )
 from baton_messaging.requests import span_attributes
 
@@ -83,7 +84,7 @@ def respond(
     )
 
     async def on_request(request: Any) -> ReplyOk | ReplyError:
-        return await run_handler(model, handler, request)
+        return _as_reply(await run_handler(model, handler, request))
 
     # AsyncAPI documents the body's schema from this annotation.
     on_request.__annotations__["request"] = model
@@ -157,9 +158,9 @@ class _Serving:
                 kind=trace.SpanKind.CONSUMER,
                 attributes=span_attributes(msg.subject),
             ):
-                reply = await answer(self._model, self._handler, msg.data)
+                outcome = await _outcome(self._model, self._handler, msg.data)
             if msg.reply:
-                await self._broker.connection.publish(msg.reply, reply.model_dump_json().encode())
+                await self._broker.connection.publish(msg.reply, _reply_json(outcome))
         except Exception:  # the reply could not be sent (connection gone): the caller times out
             logger.warning("responder for %s could not answer", self._subject, exc_info=True)
 
@@ -180,6 +181,12 @@ async def answer(
     model: type[RequestT], handler: Handler[RequestT], body: bytes
 ) -> ReplyOk | ReplyError:
     """Decode one request, run the handler, and turn the outcome into a reply (never raises)."""
+    return _as_reply(await _outcome(model, handler, body))
+
+
+async def _outcome(
+    model: type[RequestT], handler: Handler[RequestT], body: bytes
+) -> BaseModel | ReplyError:
     try:
         request = cast(RequestT, model.model_validate_json(body))
     except ValidationError as exc:
@@ -189,15 +196,16 @@ async def answer(
 
 async def run_handler(
     model: type[RequestT], handler: Handler[RequestT], request: RequestT
-) -> ReplyOk | ReplyError:
-    """Run the handler on a decoded request; its outcome, whatever it is, becomes a reply."""
+) -> BaseModel | ReplyError:
+    """Run the handler on a decoded request: its result (a `model.reply_model`), or the
+    `ReplyError` its failure, whatever it is, becomes."""
     try:
         result = await handler(request)
         if not isinstance(result, model.reply_model):
             raise TypeError(
                 f"handler returned {type(result).__name__}, expected {model.reply_model.__name__}"
             )
-        return ReplyOk(result=result.model_dump(mode="json"))
+        return result
     except RemoteError as exc:
         return ReplyError(error=exc.body)
     except Exception:
@@ -205,6 +213,18 @@ async def run_handler(
         return ReplyError(
             error=ErrorBody(code=ErrorCode.INTERNAL, message=f"{model.__name__} failed")
         )
+
+
+def _as_reply(outcome: BaseModel | ReplyError) -> ReplyOk | ReplyError:
+    if isinstance(outcome, ReplyError):
+        return outcome
+    return ReplyOk(result=outcome.model_dump(mode="json"))
+
+
+def _reply_json(outcome: BaseModel | ReplyError) -> bytes:
+    if isinstance(outcome, ReplyError):
+        return outcome.model_dump_json().encode()
+    return ok_reply_json(outcome)
 
 
 def invalid_request(exc: ValidationError) -> ErrorBody:
