@@ -136,6 +136,18 @@ class EventStoreContract:
         ]
         assert rows[0].id < rows[1].id
 
+    async def test_delete_and_fetch_forgets_rows_and_returns_the_rest_in_order(
+        self, store: Any
+    ) -> None:
+        await store.append("s", 0, [ev(n, publish=True) for n in range(1, 6)])
+        rows = await store.outbox.fetch(10)
+        assert await store.outbox.delete_and_fetch([], 2) == rows[:2]
+        rest = await store.outbox.delete_and_fetch([rows[0].id, rows[2].id], 10)
+        assert rest == [rows[1], rows[3], rows[4]]
+        assert await store.outbox.fetch(10) == rest
+        assert await store.outbox.delete_and_fetch([r.id for r in rest], 10) == []
+        assert await store.outbox.count() == 0
+
     async def test_duplicate_event_id_across_appends_is_refused(self, store: Any) -> None:
         event = ev(1)
         await store.append("a", 0, [event])

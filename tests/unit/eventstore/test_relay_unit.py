@@ -121,3 +121,40 @@ async def test_stop_finishes_the_in_flight_batch() -> None:
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="batch_size"):
         OutboxRelay(InMemoryEventStore(), FakePublisher(), batch_size=0)
+
+
+async def test_a_batch_is_deleted_by_the_next_fetch_and_never_published_twice() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    events = [ev(n) for n in range(3)]
+    await store.append("s", 0, events)
+    relay = OutboxRelay(store, publisher, batch_size=10)
+    assert await relay.publish_batch() == 3
+    assert await store.outbox.count() == 3  # published; deleted with the next fetch
+    assert await relay.publish_batch() == 0
+    assert await store.outbox.count() == 0
+    assert [m for _, _, m, _ in publisher.sent] == [str(e.event_id) for e in events]
+
+
+async def test_stop_leaves_no_published_row_behind() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    relay = OutboxRelay(store, publisher, poll_interval=60)
+    relay.start()
+    await store.append("s", 0, [ev(1), ev(2)])
+    relay.kick()
+    while len(publisher.sent) < 2:  # noqa: ASYNC110
+        await asyncio.sleep(0.001)
+    await relay.stop()
+    assert await store.outbox.count() == 0
+    assert len(publisher.sent) == 2
+
+
+async def test_a_relay_that_lost_the_lease_still_deletes_what_it_published() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    await store.append("s", 0, [ev(1)])
+    relay = OutboxRelay(store, publisher, lease_ttl=0.01)
+    assert await relay.publish_batch() == 1
+    await asyncio.sleep(0.02)  # the lease expires and another relay takes it
+    assert await store.outbox.acquire_lease("outbox", "other", 60)
+    assert await relay.publish_batch() is None
+    assert await store.outbox.count() == 0
+    assert len(publisher.sent) == 1

@@ -168,8 +168,13 @@ class MemoryOutbox:
         gone = set(ids)
         self._state.outbox[:] = [r for r in self._state.outbox if r.id not in gone]
 
+    async def delete_and_fetch(self, ids: Sequence[int], limit: int) -> list[OutboxRow]:
+        """`delete(ids)` then `fetch(limit)`."""
+        await self.delete(ids)
+        return await self.fetch(limit)
+
     async def count(self) -> int:
-        """How many rows wait to be published."""
+        """Rows in the table: those waiting, and the relay's last batch until its next fetch."""
         return len(self._state.outbox)
 
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:

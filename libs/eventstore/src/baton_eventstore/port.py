@@ -57,6 +57,10 @@ class Outbox(Protocol):
         """Forget rows that were published."""
         ...
 
+    async def delete_and_fetch(self, ids: Sequence[int], limit: int) -> list[OutboxRow]:
+        """`delete(ids)` then `fetch(limit)`, in one round trip where the store can."""
+        ...
+
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Take or renew the lease `name` for `ttl` seconds; False when another holder has it."""
         ...

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -18,6 +19,12 @@ from baton_eventstore.tables import outbox, outbox_lease
 
 _PG_FETCH = "SELECT id, event_id, subject, body, headers FROM outbox ORDER BY id LIMIT $1"
 _PG_DELETE = "DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[]))"
+# The SELECT reads the snapshot from before the DELETE, so it leaves the deleted rows out.
+_PG_DELETE_AND_FETCH = """
+WITH gone AS (DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[])))
+SELECT id, event_id, subject, body, headers FROM outbox
+WHERE NOT (id = ANY(CAST($1 AS bigint[]))) ORDER BY id LIMIT $2
+"""
 _PG_ACQUIRE = """
 INSERT INTO outbox_lease (name, holder, expires_at) VALUES ($1, $2, $3)
 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
@@ -42,11 +49,7 @@ class SqlOutbox:
     async def fetch(self, limit: int) -> list[OutboxRow]:
         """The oldest `limit` rows, in id order."""
         if self._raw is not None:
-            found = await self._raw.fetch(_PG_FETCH, limit)
-            return [
-                OutboxRow(r["id"], r["event_id"], r["subject"], r["body"], json.loads(r["headers"]))
-                for r in found
-            ]
+            return _rows(await self._raw.fetch(_PG_FETCH, limit))
         query = select(outbox).order_by(outbox.c.id).limit(limit)
         async with self._engine.connect() as conn:
             rows = await conn.execute(query)
@@ -64,8 +67,15 @@ class SqlOutbox:
         async with write_transaction(self._engine) as conn:
             await conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
 
+    async def delete_and_fetch(self, ids: Sequence[int], limit: int) -> list[OutboxRow]:
+        """`delete(ids)` then `fetch(limit)`; one statement on PostgreSQL."""
+        if self._raw is not None:
+            return _rows(await self._raw.fetch(_PG_DELETE_AND_FETCH, list(ids), limit))
+        await self.delete(ids)
+        return await self.fetch(limit)
+
     async def count(self) -> int:
-        """How many rows wait to be published."""
+        """Rows in the table: those waiting, and the relay's last batch until its next fetch."""
         async with self._engine.connect() as conn:
             return int((await conn.execute(select(func.count()).select_from(outbox))).scalar_one())
 
@@ -96,3 +106,10 @@ class SqlOutbox:
         )
         async with write_transaction(self._engine) as conn:
             await conn.execute(statement)
+
+
+def _rows(found: Sequence[Any]) -> list[OutboxRow]:
+    return [
+        OutboxRow(r["id"], r["event_id"], r["subject"], r["body"], json.loads(r["headers"]))
+        for r in found
+    ]
