@@ -78,6 +78,8 @@ class Echoer:
             raise RuntimeError("secret internals: password=hunter2")
         if query.text == "wrong-type":
             return Echo(text="not a reply")  # type: ignore[return-value]
+        if query.text == "unencodable":
+            return EchoReply.model_construct(text=object())  # type: ignore[arg-type]
         await self.release.wait()
         return EchoReply(text=query.text * query.times)
 
@@ -153,6 +155,16 @@ async def test_handler_returning_the_wrong_model_is_internal(echoer: Echoer, nc:
     with pytest.raises(RemoteError) as caught:
         await request(nc, Echo(text="wrong-type"), timeout=2)
     assert caught.value.code is ErrorCode.INTERNAL
+
+
+async def test_a_reply_that_cannot_be_encoded_is_internal_at_once(
+    echoer: Echoer, nc: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Not a timeout: the caller learns at once that the owner failed.
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Echo(text="unencodable"), timeout=5)
+    assert caught.value.code is ErrorCode.INTERNAL
+    assert "could not be encoded" in caplog.text
 
 
 async def test_no_responder_is_unavailable(nc: Client) -> None:

@@ -84,7 +84,7 @@ def respond(
     )
 
     async def on_request(request: Any) -> ReplyOk | ReplyError:
-        return _as_reply(await run_handler(model, handler, request))
+        return _as_reply(model, await run_handler(model, handler, request))
 
     # AsyncAPI documents the body's schema from this annotation.
     on_request.__annotations__["request"] = model
@@ -160,7 +160,7 @@ class _Serving:
             ):
                 outcome = await _outcome(self._model, self._handler, msg.data)
             if msg.reply:
-                await self._broker.connection.publish(msg.reply, _reply_json(outcome))
+                await self._broker.connection.publish(msg.reply, _reply_json(self._model, outcome))
         except Exception:  # the reply could not be sent (connection gone): the caller times out
             logger.warning("responder for %s could not answer", self._subject, exc_info=True)
 
@@ -181,7 +181,7 @@ async def answer(
     model: type[RequestT], handler: Handler[RequestT], body: bytes
 ) -> ReplyOk | ReplyError:
     """Decode one request, run the handler, and turn the outcome into a reply (never raises)."""
-    return _as_reply(await _outcome(model, handler, body))
+    return _as_reply(model, await _outcome(model, handler, body))
 
 
 async def _outcome(
@@ -210,21 +210,32 @@ async def run_handler(
         return ReplyError(error=exc.body)
     except Exception:
         logger.exception("handler for %s failed", model.subject.pattern)
-        return ReplyError(
-            error=ErrorBody(code=ErrorCode.INTERNAL, message=f"{model.__name__} failed")
-        )
+        return _internal(model)
 
 
-def _as_reply(outcome: BaseModel | ReplyError) -> ReplyOk | ReplyError:
+def _internal(model: type[RequestT]) -> ReplyError:
+    return ReplyError(error=ErrorBody(code=ErrorCode.INTERNAL, message=f"{model.__name__} failed"))
+
+
+def _as_reply(model: type[RequestT], outcome: BaseModel | ReplyError) -> ReplyOk | ReplyError:
     if isinstance(outcome, ReplyError):
         return outcome
-    return ReplyOk(result=outcome.model_dump(mode="json"))
+    try:
+        return ReplyOk(result=outcome.model_dump(mode="json"))
+    except Exception:
+        logger.exception("the reply to %s could not be encoded", model.subject.pattern)
+        return _internal(model)
 
 
-def _reply_json(outcome: BaseModel | ReplyError) -> bytes:
+def _reply_json(model: type[RequestT], outcome: BaseModel | ReplyError) -> bytes:
+    """The reply's bytes; a result that cannot be encoded is an `INTERNAL` error, at once."""
     if isinstance(outcome, ReplyError):
         return outcome.model_dump_json().encode()
-    return ok_reply_json(outcome)
+    try:
+        return ok_reply_json(outcome)
+    except Exception:
+        logger.exception("the reply to %s could not be encoded", model.subject.pattern)
+        return _internal(model).model_dump_json().encode()
 
 
 def invalid_request(exc: ValidationError) -> ErrorBody:
