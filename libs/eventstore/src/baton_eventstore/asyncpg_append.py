@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
 from baton_eventstore.row_write import RowConflict, RowWrite
-from baton_eventstore.unavailable import ASYNCPG_BROKEN, StoreUnavailable
+from baton_eventstore.unavailable import CONNECTION_LOST, StoreUnavailable
 
 # URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
 _SQLALCHEMY_ONLY = ("prepared_statement_cache_size", "prepared_statement_name_func")
@@ -82,11 +82,11 @@ class AsyncpgAppender:
         given back, and a broken one is reported as `StoreUnavailable`."""
         try:
             conn = await pool.acquire()
-        except (*ASYNCPG_BROKEN, OSError) as exc:
+        except CONNECTION_LOST as exc:
             raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
         try:
             yield conn
-        except (*ASYNCPG_BROKEN, OSError) as exc:
+        except CONNECTION_LOST as exc:
             conn.terminate()
             raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
         except asyncio.CancelledError:

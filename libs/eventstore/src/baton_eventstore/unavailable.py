@@ -32,6 +32,8 @@ ASYNCPG_BROKEN: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.OperatorInterventionError,
     asyncpg.exceptions.InsufficientResourcesError,
 )
+CONNECTION_LOST: tuple[type[BaseException], ...] = (*ASYNCPG_BROKEN, OSError)
+"""What a statement on a raw asyncpg connection raises when the connection is gone."""
 
 # What SQLite reports as OperationalError but is a fault of the statement or the schema.
 _SQLITE_PROGRAMMING = ("no such ", "syntax error", "has no column", "already exists")

@@ -15,11 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util.concurrency import greenlet_spawn
 
 from baton_agent_runner.service.ports import StoreUnavailable
-from baton_eventstore.unavailable import ASYNCPG_BROKEN
-
-# What asyncpg raises when the server or the connection is gone (SQLAlchemy wraps these, but
-# here nothing does): the connection is dropped from the pool and the store is unavailable.
-_BROKEN = (*ASYNCPG_BROKEN, OSError)
+from baton_eventstore.unavailable import CONNECTION_LOST
 
 
 def is_postgres(engine: AsyncEngine) -> bool:
@@ -37,7 +33,7 @@ async def fetchval(engine: AsyncEngine, store: str, query: str, *args: Any) -> A
     try:
         driver: Any = pooled.driver_connection
         return await driver.fetchval(query, *args)
-    except _BROKEN as exc:
+    except CONNECTION_LOST as exc:  # nothing wraps these here: drop the connection
         await greenlet_spawn(pooled.invalidate)
         raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
     except asyncio.CancelledError:
