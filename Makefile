@@ -48,7 +48,13 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: install
+# The bench group adds what only the reference cases need (LangGraph and its checkpointer).
+BENCH_STAMP := $(VENV)/.synced-bench
+$(BENCH_STAMP): $(STAMP)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --locked --inexact --all-packages --group bench --quiet
+	@touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench $(ARGS)
 
 # AsyncAPI for the NATS side, generated from each service's FastStream broker.
