@@ -36,7 +36,7 @@ from baton_contracts.dag_api import (
     ListDagRuns,
     StartDagRun,
 )
-from baton_eventstore import ConcurrencyConflict
+from baton_eventstore import ConcurrencyConflict, is_unavailable
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.actions import CallAgent, CallSkill, CallTool, CancelStep, in_flight
 from baton_workflow.domain.dag.parsing import parse_definition
@@ -188,8 +188,8 @@ class DagExecutor:
             await asyncio.sleep(self.lease_seconds / 2)
             try:
                 await self.resume()
-            except Exception:
-                log.exception("could not look for unfinished DAG runs")
+            except Exception as exc:
+                _log_failure(exc, "could not look for unfinished DAG runs; looking again soon")
 
     async def _drive(self, run_id: str, started: RunState | None = None) -> None:
         if not await self.runs.take_lease(run_id, self.holder, self.lease_seconds):
@@ -199,8 +199,8 @@ class DagExecutor:
             await drive.run(started)
         except ConcurrencyConflict:
             log.warning("run %s was written by another process; leaving it to that one", run_id)
-        except Exception:
-            log.exception("driving run %s failed; another attempt follows", run_id)
+        except Exception as exc:
+            _log_failure(exc, f"driving run {run_id} failed; another attempt follows")
         finally:
             await drive.cancel_calls()
             # A finished run is never driven again: its lease can simply run out (one write
@@ -208,6 +208,17 @@ class DagExecutor:
             if drive.state is None or not drive.state.finished:
                 with contextlib.suppress(Exception):
                     await self.runs.drop_lease(run_id, self.holder)
+
+
+def _log_failure(exc: Exception, what: str) -> None:
+    """A database outage is expected and retried: one warning line, not a traceback each time.
+
+    Anything else is a bug, logged as an error with its traceback.
+    """
+    if is_unavailable(exc):
+        log.warning("%s: the database is unavailable (%s: %s)", what, type(exc).__name__, exc)
+    else:
+        log.error("%s", what, exc_info=exc)
 
 
 class _RunDrive:

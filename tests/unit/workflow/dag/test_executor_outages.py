@@ -1,0 +1,126 @@
+"""How the DAG executor logs what stops it: an outage in one line, a bug with its traceback.
+
+During a database outage the sweeper and every run's driver fail again and again until the
+database is back; a traceback for each would bury the log. A bug is still an error with its
+traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+
+import pytest
+
+from baton_eventstore import StoreUnavailable
+from baton_workflow.domain.dag.pricing import PricingTable
+from baton_workflow.domain.dag.state import RunState
+from baton_workflow.service.dag_runs import DagExecutor, StepRunners
+
+LOGGER = "baton_workflow.service.dag_runs"
+
+
+class FailingRuns:
+    """A run store that lends every lease but fails its first `failures` reads with `error`;
+    then it holds one unfinished run, "r1" (empty)."""
+
+    def __init__(self, error: Exception, failures: int = 1_000_000) -> None:
+        self.error = error
+        self.failures = failures
+        self.reads = 0
+        self.loaded = asyncio.Event()
+
+    def _read(self) -> None:
+        self.reads += 1
+        if self.reads <= self.failures:
+            raise self.error
+
+    async def running(self) -> list[str]:
+        self._read()
+        return ["r1"]
+
+    async def load(self, run_id: str) -> tuple[RunState | None, int, list[object]]:
+        self._read()
+        self.loaded.set()
+        return None, 0, []
+
+    async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
+        return True
+
+    async def drop_lease(self, run_id: str, holder: str) -> None:
+        return None
+
+
+class FixedClock:
+    def now(self) -> datetime:
+        return datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
+
+
+def executor(runs: FailingRuns) -> DagExecutor:
+    clock = FixedClock()
+    runners = StepRunners(agents=None, tools=None, skills=None, clock=clock)  # type: ignore[arg-type]
+    return DagExecutor(
+        runs=runs,  # type: ignore[arg-type]
+        runners=runners,
+        clock=clock,
+        pricing=PricingTable(),
+        notify=lambda: None,
+        lease_seconds=0.02,
+    )
+
+
+def _records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == LOGGER]
+
+
+OUTAGES = [
+    StoreUnavailable("the database is not there"),
+    ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)"),
+]
+
+
+@pytest.mark.parametrize("error", OUTAGES, ids=lambda e: type(e).__name__)
+async def test_an_outage_while_driving_a_run_is_one_warning_line(
+    caplog: pytest.LogCaptureFixture, error: Exception
+) -> None:
+    caplog.set_level(logging.INFO)
+    ex = executor(FailingRuns(error))
+    ex.launch("r1")
+    await ex.wait_idle()
+
+    (record,) = _records(caplog)
+    assert record.levelno == logging.WARNING
+    assert record.exc_info is None
+    assert "driving run r1 failed" in record.getMessage()
+    assert "the database is unavailable" in record.getMessage()
+
+
+async def test_an_outage_while_sweeping_is_a_warning_per_look_until_the_runs_are_taken_up(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    runs = FailingRuns(ConnectionRefusedError(111, "Connect call failed"), failures=3)
+    ex = executor(runs)
+    ex._sweeper = asyncio.create_task(ex._sweep())
+    await asyncio.wait_for(runs.loaded.wait(), timeout=5)  # the database is back: r1 is driven
+    await ex.stop()
+
+    records = _records(caplog)
+    assert len(records) == 3
+    assert all(r.levelno == logging.WARNING and r.exc_info is None for r in records)
+    assert "could not look for unfinished DAG runs" in records[0].getMessage()
+
+
+async def test_a_bug_while_driving_a_run_is_an_error_with_its_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    ex = executor(FailingRuns(KeyError("steps")))
+    ex.launch("r1")
+    await ex.wait_idle()
+
+    (record,) = _records(caplog)
+    assert record.levelno == logging.ERROR
+    assert record.exc_info is not None and record.exc_info[0] is KeyError
+    assert "driving run r1 failed" in record.getMessage()
