@@ -21,11 +21,11 @@ import json
 import re
 import socket
 import ssl
+import urllib.request
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
 import httpx
-from httpx._utils import get_environment_proxies
 
 from baton_workflow.service.step_ports import StepActionFailed, StepTimedOut
 
@@ -247,7 +247,7 @@ class HttpxFetcher:
             pattern: None
             if proxy is None
             else httpx.AsyncHTTPTransport(verify=self._ssl, proxy=proxy)
-            for pattern, proxy in get_environment_proxies().items()
+            for pattern, proxy in environment_proxies().items()
         }
         transport = _CheckedTransport(self)
         return httpx.AsyncClient(
@@ -265,6 +265,40 @@ class HttpxFetcher:
         problem = self.url_problem(str(request.url))
         if problem:
             raise StepActionFailed(f"redirect refused: {problem}")
+
+
+def environment_proxies(
+    proxies: Mapping[str, str] | None = None,
+) -> dict[str, str | None]:
+    """httpx mounts for the proxies of the environment, as httpx reads them for a client of
+    its own: `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` by scheme (a proxy without a scheme
+    is `http://`), and each `NO_PROXY` entry as a direct route (None) after curl's rules:
+    `example.com` is that domain and its subdomains, `.example.com` only its subdomains, an
+    IP address or `localhost` only itself, `*` no proxy at all.
+
+    `proxies` is what `urllib.request.getproxies()` gives (the environment, read each call).
+    """
+    found = urllib.request.getproxies() if proxies is None else proxies
+    mounts: dict[str, str | None] = {}
+    for scheme in ("http", "https", "all"):
+        if proxy := found.get(scheme):
+            mounts[f"{scheme}://"] = proxy if "://" in proxy else f"http://{proxy}"
+    for host in (entry.strip() for entry in found.get("no", "").split(",")):
+        if host == "*":
+            return {}
+        if not host:
+            continue
+        if "://" in host:
+            mounts[host] = None
+            continue
+        try:
+            address = ipaddress.ip_address(host.split("/")[0])  # an address, or a network
+        except ValueError:
+            exact = host.lower() == "localhost"
+            mounts[f"all://{host}" if exact else f"all://*{host}"] = None
+        else:
+            mounts[f"all://[{host}]" if address.version == 6 else f"all://{host}"] = None
+    return mounts
 
 
 class _CheckedTransport(httpx.AsyncHTTPTransport):
