@@ -21,3 +21,13 @@ def test_pool_size_can_be_chosen() -> None:
 def test_unknown_database_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="unsupported database 'mysql'"):
         create_engine("mysql://u@h/db")
+
+
+def test_a_pool_of_no_connection_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="pool_size: must be at least 1, not 0"):
+        create_engine("postgresql://u@h/db", pool_size=0)
+
+
+def test_sqlite_ignores_the_pool_size() -> None:
+    engine = create_engine("sqlite+aiosqlite:///:memory:", pool_size=5)
+    assert engine.dialect.name == "sqlite"

@@ -16,17 +16,30 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 _WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
-def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
-    """An AsyncEngine for `sqlite+aiosqlite://` or `postgresql+asyncpg://` URLs."""
+DEFAULT_POOL_SIZE = 20
+
+
+def create_engine(url: str, *, pool_size: int | None = None, **kwargs: Any) -> AsyncEngine:
+    """An AsyncEngine for `sqlite+aiosqlite://` or `postgresql+asyncpg://` URLs.
+
+    `pool_size` (PostgreSQL; SQLite ignores it) is the most connections the engine's pool
+    opens, 20 when not given; a store's append pool opens as many again (`AsyncpgAppender`).
+    """
     if url.startswith("sqlite"):
         return _sqlite_engine(url, **kwargs)
     if url.startswith("postgresql"):
         if url.startswith(("postgresql://", "postgres://")):
             url = "postgresql+asyncpg://" + url.split("://", 1)[1]
+        if pool_size is not None and pool_size < 1:
+            raise ValueError(f"pool_size: must be at least 1, not {pool_size}")
         # No overflow: an overflow connection is closed when returned, so a burst above the
         # pool size reconnects on every checkout (3x slower appends with 50 writers, measured).
         # Callers beyond the pool wait for a connection instead.
-        options: dict[str, Any] = {"pool_size": 20, "max_overflow": 0, "pool_recycle": 1800}
+        options: dict[str, Any] = {
+            "pool_size": pool_size or DEFAULT_POOL_SIZE,
+            "max_overflow": 0,
+            "pool_recycle": 1800,
+        }
         return create_async_engine(url, **{**options, **kwargs})
     raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
 

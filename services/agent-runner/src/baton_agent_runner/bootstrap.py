@@ -60,7 +60,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
     """Build the service; `overrides` replace adapters by name (agents, memory, inbox,
     task_agents, task_results, ...)."""
     _ensure_sqlite_folder(settings.database_url)
-    engine = create_engine(settings.database_url)
+    engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
     messaging = MessagingSettings(
         nats_url=settings.nats_url, request_timeout_seconds=settings.request_timeout_seconds
     )

@@ -27,6 +27,12 @@ class AgentRunnerSettings(BaseSettings):
 
     nats_url: str = "nats://127.0.0.1:4222"
     database_url: str = "sqlite+aiosqlite:///.baton/agent.db"
+    database_pool_size: int = Field(
+        default=20,
+        ge=1,
+        le=1000,
+        description="PostgreSQL connections of the database pool (BATON_DATABASE_POOL_SIZE)",
+    )
     qdrant_path: Path = Path(".baton/qdrant/agent")
     qdrant_url: str | None = Field(default=None, description="A Qdrant server; else the folder")
     memory_backend: Literal["mem0", "sql"] = "mem0"

@@ -89,7 +89,9 @@ class WorkflowApp:
 def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
     """Build the service; `overrides` replace adapters by name (agent_runner, clock, ...)."""
     _ensure_sqlite_folder(settings.database_url)
-    store = SqlEventStore(create_engine(settings.database_url))
+    store = SqlEventStore(
+        create_engine(settings.database_url, pool_size=settings.database_pool_size)
+    )
     messaging = MessagingSettings(
         nats_url=settings.nats_url, request_timeout_seconds=settings.request_timeout_seconds
     )

@@ -20,6 +20,13 @@ class WorkflowSettings(BaseSettings):
 
     nats_url: str = "nats://127.0.0.1:4222"
     database_url: str = "sqlite+aiosqlite:///.baton/workflow.db"
+    database_pool_size: int = Field(
+        default=20,
+        ge=1,
+        le=1000,
+        description="PostgreSQL connections of the database pool (BATON_DATABASE_POOL_SIZE); "
+        "the append pool opens as many again",
+    )
     workflow_definitions_dir: Path = SHIPPED_DEFINITIONS
     request_timeout_seconds: float = Field(default=5.0, gt=0)
     checker_timeout_seconds: float = Field(default=2.0, gt=0)
