@@ -37,6 +37,33 @@ async def test_a_request_waiting_on_a_later_one_is_not_deadlocked(nats_url: str)
         await broker.stop()
 
 
+async def test_by_default_a_responder_has_hundreds_of_requests_in_flight(nats_url: str) -> None:
+    """Handlers mostly wait on other services and models: a replica must not stop taking
+    requests at a few dozen waiting ones (the default was 32)."""
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    wanted = 200
+    in_flight = 0
+    everyone = asyncio.Event()
+
+    async def handler(_: Query) -> HealthStatus:
+        nonlocal in_flight
+        in_flight += 1
+        if in_flight == wanted:
+            everyone.set()
+        await asyncio.wait_for(everyone.wait(), 5)  # each answers once all are in flight
+        return HealthStatus(service="space", healthy=True)
+
+    respond(broker, HEALTH_QUERIES["space"], handler, queue="space")
+    await start_broker(broker)
+    try:
+        replies = await asyncio.gather(
+            *(request(broker, HEALTH_QUERIES["space"](), timeout=8) for _ in range(wanted))
+        )
+        assert len(replies) == wanted and in_flight == wanted
+    finally:
+        await broker.stop()
+
+
 def test_concurrency_must_be_positive() -> None:
     broker = build_broker(MessagingSettings(), "space")
 

@@ -56,9 +56,13 @@ _TRACER = trace.get_tracer(__name__)  # a proxy: follows the provider set later,
 _ENVELOPE = TypeAdapter[ReplyOk | ReplyError](ReplyOk | ReplyError)
 
 
-DEFAULT_CONCURRENCY = 32
-"""Requests one responder handles at once. FastStream's default is one at a time, which makes
-a replica's throughput 1 / latency however many callers wait."""
+DEFAULT_CONCURRENCY = 256
+"""Requests one responder handles at once; more wait in the subscription's queue. A handler
+mostly waits (on another service, a model, the database), so the cap is for memory and
+backpressure, not CPU: 32 held a workflow replica to 32 chat turns at once however idle it
+was, so 32 users waiting on a slow model made everyone else wait too. With 50 conversations
+in the chat benchmark, going from 32 to 100 took 235 to 277 turns/s and 6.98 to 5.80 CPU ms
+per turn (more requests per wake-up). FastStream's own default is one at a time."""
 
 
 def respond(
