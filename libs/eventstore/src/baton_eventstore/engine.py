@@ -36,7 +36,7 @@ def create_engine(url: str, *, pool_size: int | None = None, **kwargs: Any) -> A
         # pool size reconnects on every checkout (3x slower appends with 50 writers, measured).
         # Callers beyond the pool wait for a connection instead.
         options: dict[str, Any] = {
-            "pool_size": pool_size or DEFAULT_POOL_SIZE,
+            "pool_size": DEFAULT_POOL_SIZE if pool_size is None else pool_size,
             "max_overflow": 0,
             "pool_recycle": 1800,
         }
