@@ -3,6 +3,7 @@ same request retried takes effect once; any other failure stays a 500 `internal`
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from typing import Any
 
@@ -39,7 +40,10 @@ async def events(gateway: Any, user: str, instance: str) -> list[str]:
 
 @pytest.mark.parametrize("error", [LOCKED, CONNECTION_LOST], ids=["sqlite-locked", "pg-lost"])
 async def test_a_store_outage_is_503_and_the_retry_counts_once(
-    gateway: Any, monkeypatch: pytest.MonkeyPatch, error: Exception
+    gateway: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    error: Exception,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     started = await gateway.post(
         "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "otto")
@@ -55,6 +59,10 @@ async def test_a_store_outage_is_503_and_the_retry_counts_once(
     assert failed.json()["error"]["code"] == "unavailable"
     assert "database is unavailable" in failed.json()["error"]["message"]
     assert await events(gateway, "otto", instance) == before
+    # Logged in one line naming the fault, no traceback: an outage repeats it on every request.
+    (logged,) = [r for r in caplog.records if "database is unavailable" in r.getMessage()]
+    assert logged.levelno == logging.WARNING and logged.exc_info is None
+    assert type(error).__name__ in logged.getMessage()
 
     for _ in range(2):  # the client's retry, and a retry of the retry
         again = await gateway.post(f"/api/workflows/{instance}/signal", json=body, headers=headers)

@@ -114,8 +114,12 @@ def _bind(
         except Exception as exc:
             if not is_unavailable(exc):
                 raise  # a bug: `internal`, with the traceback logged by the responder
+            # Every request during an outage lands here: one line each, no traceback.
             logger.warning(
-                "%s: the database is unavailable: %s", type(message).__name__, exc, exc_info=True
+                "%s: the database is unavailable (%s: %s)",
+                type(message).__name__,
+                type(exc).__name__,
+                exc,
             )
             raise RemoteError.of(ErrorCode.UNAVAILABLE, STORE_UNAVAILABLE) from exc
 
