@@ -59,13 +59,29 @@ async def wait_healthy(nc: Client, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError("workflow service never answered its health query")
 
 
-async def traffic(nc: Client, users: list[str]) -> None:
+class Answers:
+    """Counts answered requests; `reached` is set once `threshold` of them came back."""
+
+    def __init__(self, threshold: int) -> None:
+        self.count, self.threshold, self.reached = 0, threshold, asyncio.Event()
+
+    def one_more(self) -> None:
+        self.count += 1
+        if self.count >= self.threshold:
+            self.reached.set()
+
+
+async def traffic(nc: Client, users: list[str], answers: Answers | None = None) -> None:
+    """Each user starts an instance and records 40 exchanges."""
+    done = answers or Answers(0)
+
     async def one(user: str) -> None:
         with contextlib.suppress(RemoteError):
             reply = await request(
                 nc, StartWorkflow(user_id=user, workflow_id="onboarding"), timeout=2
             )
             instance = reply.instance.instance_id  # type: ignore[attr-defined]
+            done.one_more()
             for n in range(40):
                 signal_ = WorkflowSignal(action="complete_step") if n % 2 else None
                 await request(
@@ -75,6 +91,7 @@ async def traffic(nc: Client, users: list[str]) -> None:
                     ),
                     timeout=2,
                 )
+                done.one_more()
 
     await asyncio.gather(*(one(u) for u in users), return_exceptions=True)
 
@@ -106,8 +123,10 @@ async def test_sigkill_mid_traffic_loses_and_doubles_nothing(
     first = spawn(nats_url, sqlite_url, tmp_path / "workflow.log")
     try:
         await wait_healthy(nc, first)
-        load = asyncio.create_task(traffic(nc, users))
-        await asyncio.sleep(1.0)
+        answers = Answers(120)  # a quarter of the 492 requests, whatever the machine's speed
+        load = asyncio.create_task(traffic(nc, users, answers))
+        await asyncio.wait([load, asyncio.create_task(answers.reached.wait())], timeout=30,
+                           return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
         assert not load.done(), "traffic ended before the kill; the test would prove nothing"
         first.send_signal(signal.SIGKILL)
         first.wait()
