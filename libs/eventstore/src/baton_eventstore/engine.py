@@ -59,6 +59,14 @@ def _sqlite_engine(url: str, **kwargs: Any) -> AsyncEngine:
     return engine
 
 
+def write_lock(engine: AsyncEngine) -> asyncio.Lock:
+    """The lock this process's writers to the engine's SQLite database queue on."""
+    lock = _WRITE_LOCKS.get(engine.sync_engine)
+    if lock is None:
+        lock = _WRITE_LOCKS[engine.sync_engine] = asyncio.Lock()
+    return lock
+
+
 @asynccontextmanager
 async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """`engine.begin()`, and on SQLite one such write transaction of this process at a time.
@@ -73,8 +81,5 @@ async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnectio
         async with engine.begin() as conn:
             yield conn
         return
-    lock = _WRITE_LOCKS.get(engine.sync_engine)
-    if lock is None:
-        lock = _WRITE_LOCKS[engine.sync_engine] = asyncio.Lock()
-    async with lock, engine.begin() as conn:
+    async with write_lock(engine), engine.begin() as conn:
         yield conn

@@ -24,6 +24,7 @@ from baton_eventstore.model import (
 from baton_eventstore.pg_append import pg_append
 from baton_eventstore.row_write import RowConflict, RowWrite, write_row
 from baton_eventstore.sql_outbox import SqlOutbox
+from baton_eventstore.sqlite_append import SqliteAppender
 from baton_eventstore.tables import COMPONENT, STEPS, events, outbox
 
 _COLUMNS = (
@@ -45,10 +46,12 @@ class SqlEventStore:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        # PostgreSQL: stand-alone appends and the relay's fetch and delete skip SQLAlchemy
-        # (one statement each on a raw asyncpg pool).
+        # Stand-alone appends and the relay's fetch and delete skip SQLAlchemy: on PostgreSQL
+        # one statement each on a raw asyncpg pool, on a SQLite file one call each on a thread
+        # that owns a sqlite3 connection.
         self.appender = AsyncpgAppender(engine) if _is_asyncpg(engine) else None
-        self.outbox = SqlOutbox(engine, self.appender)
+        self.sqlite = SqliteAppender(engine) if SqliteAppender.supports(engine) else None
+        self.outbox = SqlOutbox(engine, self.appender, self.sqlite)
 
     @classmethod
     async def from_url(cls, url: str, **engine_options: Any) -> SqlEventStore:
@@ -66,6 +69,8 @@ class SqlEventStore:
         try:
             if self.appender is not None:
                 await self.appender.close()
+            if self.sqlite is not None:
+                await self.sqlite.close()
         finally:
             await self.engine.dispose()
 
@@ -88,14 +93,15 @@ class SqlEventStore:
         key of its table); in every case nothing was written.
         """
         validate_append(stream_id, expected_version, events)
-        if self.appender is None:
+        raw = self.appender or self.sqlite
+        if raw is None:
             async with self.transaction() as tx:
                 recorded = await tx.append(stream_id, expected_version, events)
                 if row is not None:
                     await tx.write_row(row)
                 return recorded
         now = datetime.now(UTC)
-        positions = await self.appender.append(stream_id, expected_version, events, now, row)
+        positions = await raw.append(stream_id, expected_version, events, now, row)
         return recorded_events(stream_id, expected_version, events, positions, now)
 
     async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from baton_eventstore.asyncpg_append import AsyncpgAppender
 from baton_eventstore.engine import write_transaction
 from baton_eventstore.model import OutboxRow
+from baton_eventstore.sqlite_append import SqliteAppender
 from baton_eventstore.tables import outbox, outbox_lease
 
 _PG_FETCH = "SELECT id, event_id, subject, body, headers FROM outbox ORDER BY id LIMIT $1"
@@ -39,17 +40,26 @@ class SqlOutbox:
 
     With `raw` (PostgreSQL on asyncpg), every statement goes straight to asyncpg: fetch and
     delete run for every published event, and leases (the relay's, and one per DAG run that
-    is being driven) are taken about as often.
+    is being driven) are taken about as often. With `sqlite` (a SQLite file), fetch and
+    delete are one call each on the appender's thread; leases stay on SQLAlchemy.
     """
 
-    def __init__(self, engine: AsyncEngine, raw: AsyncpgAppender | None = None) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        raw: AsyncpgAppender | None = None,
+        sqlite: SqliteAppender | None = None,
+    ) -> None:
         self._engine = engine
         self._raw = raw
+        self._sqlite = sqlite
 
     async def fetch(self, limit: int) -> list[OutboxRow]:
         """The oldest `limit` rows, in id order."""
         if self._raw is not None:
             return _rows(await self._raw.fetch(_PG_FETCH, limit))
+        if self._sqlite is not None:
+            return await self._sqlite.fetch(limit)
         query = select(outbox).order_by(outbox.c.id).limit(limit)
         async with self._engine.connect() as conn:
             rows = await conn.execute(query)
@@ -64,13 +74,18 @@ class SqlOutbox:
         if self._raw is not None:
             await self._raw.fetch(_PG_DELETE, list(ids))
             return
+        if self._sqlite is not None:
+            await self._sqlite.delete(ids)
+            return
         async with write_transaction(self._engine) as conn:
             await conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
 
     async def delete_and_fetch(self, ids: Sequence[int], limit: int) -> list[OutboxRow]:
-        """`delete(ids)` then `fetch(limit)`; one statement on PostgreSQL."""
+        """`delete(ids)` then `fetch(limit)`; one statement on PostgreSQL, one call on SQLite."""
         if self._raw is not None:
             return _rows(await self._raw.fetch(_PG_DELETE_AND_FETCH, list(ids), limit))
+        if self._sqlite is not None:
+            return await self._sqlite.delete_and_fetch(ids, limit)
         await self.delete(ids)
         return await self.fetch(limit)
 
