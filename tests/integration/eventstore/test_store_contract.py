@@ -136,16 +136,18 @@ class EventStoreContract:
         ]
         assert rows[0].id < rows[1].id
 
-    async def test_delete_and_fetch_forgets_rows_and_returns_the_rest_in_order(
-        self, store: Any
-    ) -> None:
+    async def test_fetch_leaves_out_excluded_rows_and_delete_forgets_them(self, store: Any) -> None:
         await store.append("s", 0, [ev(n, publish=True) for n in range(1, 6)])
         rows = await store.outbox.fetch(10)
-        assert await store.outbox.delete_and_fetch([], 2) == rows[:2]
-        rest = await store.outbox.delete_and_fetch([rows[0].id, rows[2].id], 10)
+        assert await store.outbox.fetch(2, exclude=[]) == rows[:2]
+        rest = await store.outbox.fetch(10, exclude=[rows[0].id, rows[2].id])
         assert rest == [rows[1], rows[3], rows[4]]
+        assert await store.outbox.fetch(2, exclude=[rows[0].id, rows[2].id]) == rest[:2]
+        assert await store.outbox.fetch(10, exclude=[r.id for r in rows]) == []
+        await store.outbox.delete([rows[0].id, rows[2].id])
         assert await store.outbox.fetch(10) == rest
-        assert await store.outbox.delete_and_fetch([r.id for r in rest], 10) == []
+        assert await store.outbox.count() == 3
+        await store.outbox.delete([r.id for r in rest])
         assert await store.outbox.count() == 0
 
     async def test_duplicate_event_id_across_appends_is_refused(self, store: Any) -> None:

@@ -61,9 +61,10 @@ async def test_failed_publish_keeps_the_row_and_its_successors_in_order() -> Non
     publisher.fail = 2
     with pytest.raises(ConnectionError):
         await relay.publish_batch()
-    assert await store.outbox.count() == 3
+    assert await store.outbox.count() == 7  # four published (deleted later, together), three not
     await relay.drain()
     assert [m for _, _, m, _ in publisher.sent] == [str(e.event_id) for e in more]
+    assert await store.outbox.count() == 0
 
 
 async def test_loop_retries_after_failures_without_losing_rows() -> None:
@@ -121,18 +122,58 @@ async def test_stop_finishes_the_in_flight_batch() -> None:
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="batch_size"):
         OutboxRelay(InMemoryEventStore(), FakePublisher(), batch_size=0)
+    with pytest.raises(ValueError, match="delete_interval"):
+        OutboxRelay(InMemoryEventStore(), FakePublisher(), delete_interval=0)
+    with pytest.raises(ValueError, match="max_undeleted"):
+        OutboxRelay(InMemoryEventStore(), FakePublisher(), max_undeleted=0)
 
 
-async def test_a_batch_is_deleted_by_the_next_fetch_and_never_published_twice() -> None:
+class CountingOutbox:
+    """The in-memory outbox, counting the delete statements the relay sends."""
+
+    def __init__(self, store: InMemoryEventStore) -> None:
+        self.inner, self.deletes = store.outbox, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def delete(self, ids: Any) -> None:
+        self.deletes += 1
+        await self.inner.delete(ids)
+
+
+class CountingStore:
+    def __init__(self, store: InMemoryEventStore) -> None:
+        self.outbox = CountingOutbox(store)
+
+
+async def test_published_rows_are_left_out_of_fetches_and_deleted_together() -> None:
     store, publisher = InMemoryEventStore(), FakePublisher()
-    events = [ev(n) for n in range(3)]
-    await store.append("s", 0, events)
-    relay = OutboxRelay(store, publisher, batch_size=10)
-    assert await relay.publish_batch() == 3
-    assert await store.outbox.count() == 3  # published; deleted with the next fetch
-    assert await relay.publish_batch() == 0
-    assert await store.outbox.count() == 0
-    assert [m for _, _, m, _ in publisher.sent] == [str(e.event_id) for e in events]
+    counting = CountingStore(store)
+    relay = OutboxRelay(counting, publisher, delete_interval=60, max_undeleted=4)
+    for n in range(4):
+        await store.append(f"s{n}", 0, [ev(n)])
+        assert await relay.publish_batch() == 1  # only the new row: the published are left out
+    assert (await store.outbox.count(), counting.outbox.deletes) == (4, 0)
+    await store.append("s4", 0, [ev(4)])
+    assert await relay.publish_batch() == 1  # four were waiting: one DELETE for all of them
+    assert (await store.outbox.count(), counting.outbox.deletes) == (1, 1)
+    assert len(publisher.sent) == len({m for _, _, m, _ in publisher.sent}) == 5
+
+
+async def test_an_idle_relay_deletes_published_rows_after_the_delete_interval() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    relay = OutboxRelay(store, publisher, poll_interval=3600, delete_interval=0.02)
+    relay.start()
+    try:
+        await store.append("s", 0, [ev(1), ev(2)])
+        relay.kick()
+        async with asyncio.timeout(5):  # no kick and no poll comes: the loop wakes to delete
+            while await store.outbox.count():  # noqa: ASYNC110
+                await asyncio.sleep(0.005)
+        assert len(publisher.sent) == 2
+    finally:
+        await relay.stop()
 
 
 async def test_stop_leaves_no_published_row_behind() -> None:

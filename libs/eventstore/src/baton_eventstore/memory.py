@@ -159,22 +159,19 @@ class MemoryOutbox:
         self._state = state
         self._leases: dict[str, tuple[str, float]] = {}
 
-    async def fetch(self, limit: int) -> list[OutboxRow]:
-        """The oldest `limit` rows, in id order."""
-        return sorted(self._state.outbox, key=lambda r: r.id)[:limit]
+    async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
+        """The oldest `limit` rows not in `exclude`, in id order."""
+        left_out = set(exclude)
+        rows = [r for r in self._state.outbox if r.id not in left_out]
+        return sorted(rows, key=lambda r: r.id)[:limit]
 
     async def delete(self, ids: Sequence[int]) -> None:
         """Forget rows that were published."""
         gone = set(ids)
         self._state.outbox[:] = [r for r in self._state.outbox if r.id not in gone]
 
-    async def delete_and_fetch(self, ids: Sequence[int], limit: int) -> list[OutboxRow]:
-        """`delete(ids)` then `fetch(limit)`."""
-        await self.delete(ids)
-        return await self.fetch(limit)
-
     async def count(self) -> int:
-        """Rows in the table: those waiting, and the relay's last batch until its next fetch."""
+        """Rows in the table: those waiting, and those published but not deleted yet."""
         return len(self._state.outbox)
 
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:

@@ -49,16 +49,13 @@ class EventStore(Protocol):
 class Outbox(Protocol):
     """The outbox rows of one store, and the lease that lets one relay publish them."""
 
-    async def fetch(self, limit: int) -> list[OutboxRow]:
-        """The oldest `limit` rows, in id (= commit) order."""
+    async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
+        """The oldest `limit` rows in id (= commit) order, leaving out the `exclude` ids (rows
+        a relay published and has not deleted yet)."""
         ...
 
     async def delete(self, ids: Sequence[int]) -> None:
         """Forget rows that were published."""
-        ...
-
-    async def delete_and_fetch(self, ids: Sequence[int], limit: int) -> list[OutboxRow]:
-        """`delete(ids)` then `fetch(limit)`, in one round trip where the store can."""
         ...
 
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:

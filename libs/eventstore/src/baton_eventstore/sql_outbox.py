@@ -18,14 +18,12 @@ from baton_eventstore.model import OutboxRow
 from baton_eventstore.sqlite_append import SqliteAppender
 from baton_eventstore.tables import outbox, outbox_lease
 
-_PG_FETCH = "SELECT id, event_id, subject, body, headers FROM outbox ORDER BY id LIMIT $1"
-_PG_DELETE = "DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[]))"
-# The SELECT reads the snapshot from before the DELETE, so it leaves the deleted rows out.
-_PG_DELETE_AND_FETCH = """
-WITH gone AS (DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[])))
+# Read-only: a fetch commits nothing, so it waits for no WAL flush.
+_PG_FETCH = """
 SELECT id, event_id, subject, body, headers FROM outbox
 WHERE NOT (id = ANY(CAST($1 AS bigint[]))) ORDER BY id LIMIT $2
 """
+_PG_DELETE = "DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[]))"
 _PG_ACQUIRE = """
 INSERT INTO outbox_lease (name, holder, expires_at) VALUES ($1, $2, $3)
 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
@@ -38,10 +36,10 @@ _PG_RELEASE = "UPDATE outbox_lease SET expires_at = 0 WHERE name = $1 AND holder
 class SqlOutbox:
     """The `outbox` and `outbox_lease` tables of one database.
 
-    With `raw` (PostgreSQL on asyncpg), every statement goes straight to asyncpg: fetch and
-    delete run for every published event, and leases (the relay's, and one per DAG run that
-    is being driven) are taken about as often. With `sqlite` (a SQLite file), fetch and
-    delete are one call each on the appender's thread; leases stay on SQLAlchemy.
+    With `raw` (PostgreSQL on asyncpg), every statement goes straight to asyncpg: a fetch runs
+    for every batch the relay publishes, and leases (the relay's, and one per DAG run that is
+    being driven) are taken about as often. With `sqlite` (a SQLite file), fetch and delete
+    are one call each on the appender's thread; leases stay on SQLAlchemy.
     """
 
     def __init__(
@@ -54,13 +52,15 @@ class SqlOutbox:
         self._raw = raw
         self._sqlite = sqlite
 
-    async def fetch(self, limit: int) -> list[OutboxRow]:
-        """The oldest `limit` rows, in id order."""
+    async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
+        """The oldest `limit` rows not in `exclude`, in id order."""
         if self._raw is not None:
-            return _rows(await self._raw.fetch(_PG_FETCH, limit))
+            return _rows(await self._raw.fetch(_PG_FETCH, list(exclude), limit))
         if self._sqlite is not None:
-            return await self._sqlite.fetch(limit)
+            return await self._sqlite.fetch(limit, exclude)
         query = select(outbox).order_by(outbox.c.id).limit(limit)
+        if exclude:
+            query = query.where(outbox.c.id.not_in(list(exclude)))
         async with self._engine.connect() as conn:
             rows = await conn.execute(query)
             return [
@@ -80,17 +80,8 @@ class SqlOutbox:
         async with write_transaction(self._engine) as conn:
             await conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
 
-    async def delete_and_fetch(self, ids: Sequence[int], limit: int) -> list[OutboxRow]:
-        """`delete(ids)` then `fetch(limit)`; one statement on PostgreSQL, one call on SQLite."""
-        if self._raw is not None:
-            return _rows(await self._raw.fetch(_PG_DELETE_AND_FETCH, list(ids), limit))
-        if self._sqlite is not None:
-            return await self._sqlite.delete_and_fetch(ids, limit)
-        await self.delete(ids)
-        return await self.fetch(limit)
-
     async def count(self) -> int:
-        """Rows in the table: those waiting, and the relay's last batch until its next fetch."""
+        """Rows in the table: those waiting, and those published but not deleted yet."""
         async with self._engine.connect() as conn:
             return int((await conn.execute(select(func.count()).select_from(outbox))).scalar_one())
 

@@ -2,9 +2,9 @@
 
 Through SQLAlchemy on aiosqlite, an append is a pool checkout, BEGIN, a head check, two
 INSERTs, the read row, COMMIT and the pool's reset: each a hop to aiosqlite's thread and back
-through the event loop, and the relay's delete and fetch are as many again. Here the whole
+through the event loop, and the relay's fetches and deletes as many again. Here the whole
 transaction is one function run on one thread that owns one `sqlite3` connection, so an
-append (or a relay batch) is one hop. Values are converted by the engine's own column types,
+append (or a relay's fetch) is one hop. Values are converted by the engine's own column types,
 so rows read back through SQLAlchemy are the same as if SQLAlchemy had written them, and the
 connection takes the settings of the engine's own (journal mode, synchronous, busy timeout),
 read once from one of them.
@@ -16,6 +16,7 @@ the SQLAlchemy path for it (`SqliteAppender.supports`).
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -40,7 +41,11 @@ _EVENT_COLUMNS = ("stream_id", "version", "event_id", "type", "payload", "metada
 _INSERT_EVENT = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _OUTBOX_COLUMNS = ("event_id", "subject", "body", "headers", "created_at")
 _INSERT_OUTBOX = f"INSERT INTO outbox ({', '.join(_OUTBOX_COLUMNS)}) VALUES (?, ?, ?, ?, ?)"
-_FETCH = "SELECT id, event_id, subject, body, headers FROM outbox ORDER BY id LIMIT ?"
+# The ids left out come as one JSON array: any number of them in one parameter.
+_FETCH = """
+SELECT id, event_id, subject, body, headers FROM outbox
+WHERE id NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?
+"""
 # Per-connection settings taken from the engine's own connections (`create_engine` sets them,
 # a test's engine may set others): WAL, how hard a commit syncs, how long to wait for a lock.
 _MIRRORED = ("journal_mode", "synchronous", "busy_timeout")
@@ -101,21 +106,15 @@ class SqliteAppender:
         work = partial(_append, stream_id, expected_version, event_rows, outbox_rows, written)
         return await self._write(work)
 
-    async def fetch(self, limit: int) -> list[OutboxRow]:
-        """The oldest `limit` outbox rows, in id order."""
-        return self._bind.outbox_rows(await self._read(partial(_fetch, limit)))
+    async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
+        """The oldest `limit` outbox rows not in `exclude`, in id order."""
+        left_out = json.dumps(list(exclude))
+        return self._bind.outbox_rows(await self._read(partial(_fetch, limit, left_out)))
 
     async def delete(self, ids: Sequence[int]) -> None:
         """Forget published outbox rows."""
         if ids:
             await self._write(partial(_delete, list(ids)))
-
-    async def delete_and_fetch(self, ids: Sequence[int], limit: int) -> list[OutboxRow]:
-        """`delete(ids)` then `fetch(limit)`, in one call."""
-        if not ids:
-            return await self.fetch(limit)
-        found = await self._write(partial(_delete_and_fetch, list(ids), limit))
-        return self._bind.outbox_rows(found)
 
     async def close(self) -> None:
         """Close the connection and stop the thread; a later call opens them again."""
@@ -235,8 +234,8 @@ def _append(
     return positions
 
 
-def _fetch(limit: int, conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    return conn.execute(_FETCH, (limit,)).fetchall()
+def _fetch(limit: int, exclude: str, conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    return conn.execute(_FETCH, (exclude, limit)).fetchall()
 
 
 def _delete(ids: list[int], conn: sqlite3.Connection) -> None:
@@ -246,13 +245,6 @@ def _delete(ids: list[int], conn: sqlite3.Connection) -> None:
         marks = ", ".join("?" * len(chunk))
         conn.execute(f"DELETE FROM outbox WHERE id IN ({marks})", chunk)
     conn.commit()
-
-
-def _delete_and_fetch(
-    ids: list[int], limit: int, conn: sqlite3.Connection
-) -> list[tuple[Any, ...]]:
-    _delete(ids, conn)
-    return _fetch(limit, conn)
 
 
 @lru_cache(maxsize=64)
