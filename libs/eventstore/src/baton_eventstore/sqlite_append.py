@@ -41,7 +41,7 @@ _EVENT_COLUMNS = ("stream_id", "version", "event_id", "type", "payload", "metada
 _INSERT_EVENT = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _OUTBOX_COLUMNS = ("event_id", "subject", "body", "headers", "created_at")
 _INSERT_OUTBOX = f"INSERT INTO outbox ({', '.join(_OUTBOX_COLUMNS)}) VALUES (?, ?, ?, ?, ?)"
-# The ids left out come as one JSON array: any number of them in one parameter.
+# Ids (left out, or deleted) come as one JSON array: any number of them in one parameter.
 _FETCH = """
 SELECT id, event_id, subject, body, headers FROM outbox
 WHERE id NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?
@@ -49,8 +49,7 @@ WHERE id NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?
 # Per-connection settings taken from the engine's own connections (`create_engine` sets them,
 # a test's engine may set others): WAL, how hard a commit syncs, how long to wait for a lock.
 _MIRRORED = ("journal_mode", "synchronous", "busy_timeout")
-# SQLite's default limit on host parameters is 999 (32766 since 3.32); stay under the lower.
-_DELETE_CHUNK = 500
+_DELETE = "DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?))"
 
 
 class SqliteAppender:
@@ -108,13 +107,13 @@ class SqliteAppender:
 
     async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
         """The oldest `limit` outbox rows not in `exclude`, in id order."""
-        left_out = json.dumps(list(exclude))
-        return self._bind.outbox_rows(await self._read(partial(_fetch, limit, left_out)))
+        found = await self._read(partial(_fetch, limit, json.dumps(list(exclude))))
+        return self._bind.outbox_rows(found)
 
     async def delete(self, ids: Sequence[int]) -> None:
         """Forget published outbox rows."""
         if ids:
-            await self._write(partial(_delete, list(ids)))
+            await self._write(partial(_delete, json.dumps(list(ids))))
 
     async def close(self) -> None:
         """Close the connection and stop the thread; a later call opens them again."""
@@ -167,7 +166,8 @@ class SqliteAppender:
         return self._executor
 
     def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """On the thread: run `work` on the connection; a failure leaves no transaction open."""
+        """On the thread: run `work` on the connection; a failure (a conflict too) rolls back
+        what it began, so no transaction is left open."""
         try:
             if self._conn is None:
                 self._conn = self._open()
@@ -209,7 +209,6 @@ def _append(
     conn.execute("BEGIN IMMEDIATE")
     head = conn.execute(_HEAD, (stream_id,)).fetchone()[0]
     if head != expected_version:
-        conn.rollback()
         raise ConcurrencyConflict(stream_id, expected_version, int(head))
     positions = []
     try:
@@ -217,7 +216,6 @@ def _append(
             cursor = conn.execute(_INSERT_EVENT, params)
             positions.append(int(cursor.lastrowid or 0))
     except sqlite3.IntegrityError as exc:
-        conn.rollback()
         if "event_id" in str(exc):
             raise DuplicateEventId(f"events: an event id is already stored ({exc})") from exc
         raise
@@ -228,7 +226,6 @@ def _append(
         try:
             conn.execute(sql, params)
         except sqlite3.IntegrityError as exc:
-            conn.rollback()
             raise RowConflict(table, str(exc)) from exc
     conn.commit()
     return positions
@@ -238,12 +235,9 @@ def _fetch(limit: int, exclude: str, conn: sqlite3.Connection) -> list[tuple[Any
     return conn.execute(_FETCH, (exclude, limit)).fetchall()
 
 
-def _delete(ids: list[int], conn: sqlite3.Connection) -> None:
+def _delete(ids: str, conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
-    for start in range(0, len(ids), _DELETE_CHUNK):
-        chunk = ids[start : start + _DELETE_CHUNK]
-        marks = ", ".join("?" * len(chunk))
-        conn.execute(f"DELETE FROM outbox WHERE id IN ({marks})", chunk)
+    conn.execute(_DELETE, (ids,))
     conn.commit()
 
 
@@ -264,6 +258,7 @@ class _Binder:
 
     def __init__(self, dialect: Dialect) -> None:
         self._dialect = dialect
+        self._processors: dict[tuple[Table, str], Callable[[Any], Any] | None] = {}
         self._event = [self._processor(events, name) for name in _EVENT_COLUMNS]
         self._outbox = [self._processor(outbox, name) for name in _OUTBOX_COLUMNS]
         self._outbox_event_id = self._result(outbox, "event_id")
@@ -297,8 +292,12 @@ class _Binder:
         ]
 
     def _processor(self, table: Table, name: str) -> Callable[[Any], Any] | None:
-        column_type = table.c[name].type.dialect_impl(self._dialect)
-        return column_type.bind_processor(self._dialect)
+        """The column's bind processor, made once per column (a read row's on every append)."""
+        key = (table, name)
+        if key not in self._processors:
+            column_type = table.c[name].type.dialect_impl(self._dialect)
+            self._processors[key] = column_type.bind_processor(self._dialect)
+        return self._processors[key]
 
     def _result(self, table: Table, name: str) -> Callable[[Any], Any] | None:
         column_type = table.c[name].type.dialect_impl(self._dialect)
