@@ -67,6 +67,8 @@ async def test_a_file_store_appends_on_its_own_thread_a_memory_one_on_sqlalchemy
     memory = await SqlEventStore.from_url("sqlite+aiosqlite://")
     try:
         assert memory.sqlite is None  # a second connection would see another, empty database
+        with pytest.raises(ValueError, match="url: SqliteAppender needs a SQLite file"):
+            SqliteAppender(memory.engine)
         await memory.append("s", 0, [ev(1)])
         assert [e.version for e in await memory.load("s")] == [1]
         assert len(await memory.outbox.fetch(10)) == 1
