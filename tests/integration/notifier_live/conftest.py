@@ -12,7 +12,7 @@ import contextlib
 import json
 import socket
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +35,7 @@ from baton_contracts.workflow_api import SignalWorkflow, StartWorkflow, Workflow
 from baton_eventstore.port import msg_id_for
 from baton_messaging import JetStreamPublisher, request
 from baton_messaging.embedded import EmbeddedNatsServer, free_port
+from baton_notifier.adapters.live_jetstream import EVENTS_STREAM
 from baton_notifier.bootstrap import Notifier, build
 from baton_notifier.entrypoints.server import GatewayServer
 from baton_notifier.settings import NotifierSettings
@@ -80,6 +81,14 @@ class Gateway:
         query = "&".join(f"{k}={v}" for k, v in params.items() if v is not None)
         return f"ws://127.0.0.1:{self.port}/ws" + (f"?{query}" if query else "")
 
+    async def caught_up(self, seq: int) -> None:
+        """Return once the gateway's live feed has handed on every event up to `seq`."""
+        feed = self.notifier.live_feed
+        assert feed is not None
+        async with asyncio.timeout(WAIT):
+            while feed.last_seq < seq:  # noqa: ASYNC110 (a counter, no event to wait on)
+                await asyncio.sleep(0.005)
+
     async def stop(self) -> None:
         if self.task.done():
             return
@@ -115,21 +124,28 @@ async def start_gateway(nats_url: str, *, wait_live: bool = True, **overrides: A
     return Gateway(notifier, port, server, task)
 
 
-GatewayFactory = Callable[..., Awaitable[Gateway]]
+@dataclass
+class GatewayFactory:
+    """`await gateways(**settings)` starts a gateway on the session NATS (or on `url`)."""
+
+    nats_url: str
+    started: list[Gateway] = field(default_factory=list)
+
+    async def __call__(self, url: str | None = None, **overrides: Any) -> Gateway:
+        gateway = await start_gateway(url or self.nats_url, **overrides)
+        self.started.append(gateway)
+        return gateway
+
+    def running(self) -> list[Gateway]:
+        return [g for g in self.started if not g.task.done()]
 
 
 @pytest.fixture
 async def gateways(nats_url: str) -> AsyncIterator[GatewayFactory]:
-    """`await gateways(**settings)` starts a gateway on the session NATS; all stop after."""
-    started: list[Gateway] = []
-
-    async def make(url: str | None = None, **overrides: Any) -> Gateway:
-        gateway = await start_gateway(url or nats_url, **overrides)
-        started.append(gateway)
-        return gateway
-
-    yield make
-    for gateway in started:
+    """Starts gateways on demand; all stop after the test."""
+    factory = GatewayFactory(nats_url)
+    yield factory
+    for gateway in factory.started:
         await gateway.stop()
 
 
@@ -357,10 +373,13 @@ async def workflow(
 
 @dataclass
 class Driver:
-    """Starts chain instances and moves them on over NATS; each call returns once its event
-    is on the stream, so a test knows exactly which events exist when it (re)connects."""
+    """Starts chain instances and moves them on over NATS. Each call returns once its event
+    is on the stream and every running gateway's live feed has handed it on, so a test knows
+    exactly which events exist when it (re)connects, and a client that connects next gets
+    only later events live."""
 
     nc: Client
+    gateways: GatewayFactory
     published: dict[str, asyncio.Queue[dict[str, Any]]] = field(default_factory=dict)
 
     async def on_event(self, msg: Any) -> None:
@@ -371,6 +390,9 @@ class Driver:
         queue = self.published.setdefault(instance, asyncio.Queue())
         body = await asyncio.wait_for(queue.get(), WAIT)
         assert body["type"] == type_, body
+        newest = (await self.nc.jetstream().stream_info(EVENTS_STREAM.name)).state.last_seq
+        for gateway in self.gateways.running():
+            await gateway.caught_up(newest)
 
     async def start(self, user: str) -> str:
         reply = await request(self.nc, StartWorkflow(user_id=user, workflow_id=CHAIN), timeout=5)
@@ -389,8 +411,10 @@ class Driver:
 
 
 @pytest.fixture
-async def driver(workflow: WorkflowApp, nc: Client) -> AsyncIterator[Driver]:
-    driver = Driver(nc)
+async def driver(
+    workflow: WorkflowApp, nc: Client, gateways: GatewayFactory
+) -> AsyncIterator[Driver]:
+    driver = Driver(nc, gateways)
     sub = await nc.subscribe("workflow.evt.>", cb=driver.on_event)
     await nc.flush()
     yield driver

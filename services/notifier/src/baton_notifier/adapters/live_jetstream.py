@@ -83,6 +83,11 @@ class JetStreamLiveFeed:
         """Return once the consumer exists, so every event published from now on arrives."""
         await self._ready.wait()
 
+    @property
+    def last_seq(self) -> int:
+        """The stream seq this feed has read up to: every event at or below it is handed on."""
+        return self._last_seq
+
     async def start(self) -> None:
         """Start consuming in the background, as soon as the NATS link is up."""
         if self._task is None:
