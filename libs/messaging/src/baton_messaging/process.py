@@ -80,7 +80,7 @@ def run_service(
 
     async def main() -> None:
         service = build(settings)
-        freeze_start_up_heap()
+        tune_garbage_collector()
         await serve(name, service, describe(service))
 
     try:
@@ -89,8 +89,21 @@ def run_service(
         sys.exit(f"{name}: {exc}")
 
 
-def freeze_start_up_heap() -> None:
-    """Leave the objects built so far out of the cyclic garbage collector's walks.
+GC_THRESHOLDS = (50_000, 20, 100)
+"""The cyclic garbage collector's thresholds in a service process (CPython 3.11's: 700, 10, 10).
+
+A youngest-generation collection walks every young container object still alive, and a busy
+service always holds many: each request in flight keeps its own (a PydanticAI agent run, a
+step's state, a pending reply). Every 700 allocations was about 9% of the agent-runner's CPU
+with 100 DAG runs in flight (measured with `perf`); every 50,000 took the agent-runner's CPU
+per step from 2.27 to 2.05 ms (`dag.run.postgres`, linear, interleaved runs). Nearly all
+garbage is freed by reference counting anyway; what waits for a collection is the rare cycle,
+a few megabytes at most."""
+
+
+def tune_garbage_collector() -> None:
+    """Leave the objects built so far out of the cyclic garbage collector's walks, and collect
+    less often than CPython's default (`GC_THRESHOLDS`).
 
     A built service holds a few hundred thousand long-lived objects (pydantic models and
     schemas, SQLAlchemy, FastStream, PydanticAI, Mem0). Every full collection walked them all
@@ -101,6 +114,7 @@ def freeze_start_up_heap() -> None:
     """
     gc.collect()  # the start-up's garbage is freed, not frozen
     gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def run_on(event_loop: EventLoop, main: Coroutine[Any, Any, ResultT]) -> ResultT:

@@ -12,7 +12,7 @@ import uvicorn
 from opentelemetry.trace import TracerProvider
 
 from baton_messaging.broker import MessagingSettings
-from baton_messaging.process import freeze_start_up_heap, run_on
+from baton_messaging.process import run_on, tune_garbage_collector
 from baton_notifier.bootstrap import build, messaging_broker
 from baton_notifier.entrypoints.responders import SERVICE
 from baton_notifier.entrypoints.server import GatewayServer
@@ -42,7 +42,7 @@ class _Server(GatewayServer):
 async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | None) -> None:
     """Run until SIGTERM/SIGINT: NATS connects in the background while HTTP already answers."""
     notifier = build(settings, tracer_provider=tracer_provider)
-    freeze_start_up_heap()
+    tune_garbage_collector()
     await notifier.start()
     config = uvicorn.Config(
         notifier.app,
