@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,7 +19,7 @@ from baton_workflow.domain.dag_versions import (
     DefinitionEvent,
     History,
     apply,
-    fold,
+    fold_onto,
     from_record,
     to_payload,
 )
@@ -31,15 +32,38 @@ def definition_stream(owner: str, name: str) -> str:
 
 
 class SqlDagDefinitions:
-    """Loads a workflow's history and appends to it, keeping the list row in the same commit."""
+    """Loads a workflow's history and appends to it, keeping the list row in the same commit.
 
-    def __init__(self, store: SqlEventStore) -> None:
+    Folded histories are cached (LRU, `cache_size` workflows). A load still asks the store for
+    the events after the cached version, so versions other replicas saved are seen; the cache
+    saves reading and folding every earlier version on each run start, which would otherwise
+    grow with the workflow's number of versions.
+    """
+
+    def __init__(self, store: SqlEventStore, cache_size: int = 1024) -> None:
         self._store = store
+        self._cache: OrderedDict[tuple[str, str], History] = OrderedDict()
+        self._cache_size = cache_size
 
     async def history(self, owner: str, name: str) -> History:
         """Every version of the workflow (empty when it never existed)."""
-        records = await self._store.load(definition_stream(owner, name))
-        return fold(name, [from_record(r.type, r.payload) for r in records])
+        known = self._cache.get((owner, name)) or History(name=name)
+        records = await self._store.load(definition_stream(owner, name), known.stream_version)
+        history = fold_onto(known, [from_record(r.type, r.payload) for r in records])
+        self._remember(owner, history)
+        return history
+
+    def _remember(self, owner: str, history: History) -> None:
+        if not history.stream_version:
+            return  # never existed: nothing worth keeping
+        key = (owner, history.name)
+        known = self._cache.get(key)
+        if known is not None and known.stream_version > history.stream_version:
+            return  # a concurrent load read an older tail; keep the newer entry
+        self._cache[key] = history
+        self._cache.move_to_end(key)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
 
     async def append(
         self, owner: str, before: History, events: Sequence[DefinitionEvent]
@@ -54,6 +78,7 @@ class SqlDagDefinitions:
         async with self._store.transaction() as tx:
             await tx.append(definition_stream(owner, before.name), before.stream_version, rows)
             await tx.connection.execute(_upsert(tx.connection.dialect.name, owner, after))
+        self._remember(owner, after)
         return after
 
     async def listed(self, owner: str) -> list[dict[str, Any]]:

@@ -135,7 +135,11 @@ def apply(history: History, event: DefinitionEvent) -> History:
 
 def fold(name: str, events: list[DefinitionEvent]) -> History:
     """The history of a workflow from its events."""
-    history = History(name=name)
+    return fold_onto(History(name=name), events)
+
+
+def fold_onto(history: History, events: list[DefinitionEvent]) -> History:
+    """`history` after the events that follow it in its stream."""
     for event in events:
         history = apply(history, event)
     return history
