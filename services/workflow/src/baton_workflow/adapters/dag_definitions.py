@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from baton_eventstore import NewEvent, SqlEventStore
 from baton_workflow.adapters.dag_tables import dag_workflows
+from baton_workflow.adapters.newest_cache import NewestCache
 from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.dag_versions import (
     DefinitionEvent,
@@ -42,8 +42,9 @@ class SqlDagDefinitions:
 
     def __init__(self, store: SqlEventStore, cache_size: int = 1024) -> None:
         self._store = store
-        self._cache: OrderedDict[tuple[str, str], History] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: NewestCache[tuple[str, str], History] = NewestCache(
+            cache_size, lambda history: history.stream_version
+        )
 
     async def history(self, owner: str, name: str) -> History:
         """Every version of the workflow (empty when it never existed)."""
@@ -54,16 +55,8 @@ class SqlDagDefinitions:
         return history
 
     def _remember(self, owner: str, history: History) -> None:
-        if not history.stream_version:
-            return  # never existed: nothing worth keeping
-        key = (owner, history.name)
-        known = self._cache.get(key)
-        if known is not None and known.stream_version > history.stream_version:
-            return  # a concurrent load read an older tail; keep the newer entry
-        self._cache[key] = history
-        self._cache.move_to_end(key)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        if history.stream_version:  # one that never existed is not worth keeping
+            self._cache.put((owner, history.name), history)
 
     async def append(
         self, owner: str, before: History, events: Sequence[DefinitionEvent]

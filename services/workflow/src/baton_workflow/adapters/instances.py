@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from baton_eventstore import (
     RowWrite,
     SqlEventStore,
 )
+from baton_workflow.adapters.newest_cache import NewestCache
 from baton_workflow.adapters.read_model import workflow_instances
 from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.events import DomainEvent, event_from_record, event_payload
@@ -65,8 +65,9 @@ class SqlInstanceRepository:
 
     def __init__(self, store: SqlEventStore, cache_size: int = 10_000) -> None:
         self._store = store
-        self._cache: OrderedDict[str, LoadedInstance] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: NewestCache[str, LoadedInstance] = NewestCache(
+            cache_size, lambda loaded: loaded.state.version
+        )
 
     def cached(self, instance_id: str) -> LoadedInstance | None:
         """The instance as this process last saw it, without asking the store (may be stale:
@@ -88,27 +89,20 @@ class SqlInstanceRepository:
         return loaded
 
     def _remember(self, loaded: LoadedInstance) -> None:
-        key = loaded.state.instance_id
-        known = self._cache.get(key)
-        if known is not None and known.state.version > loaded.state.version:
-            return  # a concurrent load read an older tail; keep the newer entry
-        self._cache[key] = loaded
-        self._cache.move_to_end(key)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        self._cache.put(loaded.state.instance_id, loaded)
 
     def _after_save(self, expected_version: int, change: Change) -> None:
         key = change.view.instance_id
         before = self._cache.get(key)
         if change.state is None:
-            self._cache.pop(key, None)
+            self._cache.pop(key)
         elif expected_version == 0:
             self._remember(LoadedInstance(state=change.state, events=list(change.events)))
         elif before is not None and before.state.version == expected_version:
             events = [*before.events, *change.events]
             self._remember(LoadedInstance(state=change.state, events=events))
         else:
-            self._cache.pop(key, None)
+            self._cache.pop(key)
 
     async def records(self, instance_id: str) -> list[RecordedEvent]:
         """The raw log of an instance."""
