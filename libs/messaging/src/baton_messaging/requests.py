@@ -29,7 +29,8 @@ from baton_contracts import (
     ok_result_json,
 )
 
-_REPLY = TypeAdapter[ReplyOk | ReplyError](ReplyOk | ReplyError)
+REPLY_ENVELOPE = TypeAdapter[ReplyOk | ReplyError](ReplyOk | ReplyError)
+"""Any reply as the wire carries it: a `ReplyOk` or a `ReplyError`."""
 _TRACER = trace.get_tracer("baton_messaging.requests")
 
 
@@ -91,7 +92,7 @@ def _decode_reply(raw: bytes, reply_model: type[BaseModel], subject: str) -> Bas
         except ValidationError:
             pass  # decoded whole below, for the error that says what is wrong
     try:
-        reply = _REPLY.validate_json(raw)
+        reply = REPLY_ENVELOPE.validate_json(raw)
     except ValidationError:
         raise RemoteError.of(
             ErrorCode.INTERNAL, f"malformed reply on {subject!r}: not a ReplyOk or ReplyError"

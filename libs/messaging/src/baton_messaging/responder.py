@@ -33,7 +33,7 @@ from faststream.nats import NatsBroker, NatsRouter
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opentelemetry import propagate, trace
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from baton_contracts import (
     Command,
@@ -46,14 +46,13 @@ from baton_contracts import (
     ReplyOk,
     ok_reply_json,
 )
-from baton_messaging.requests import span_attributes
+from baton_messaging.requests import REPLY_ENVELOPE, span_attributes
 
 RequestT = TypeVar("RequestT", bound=Query | Command)
 Handler = Callable[[RequestT], Awaitable[BaseModel]]
 
 logger = logging.getLogger(__name__)
 _TRACER = trace.get_tracer(__name__)  # a proxy: follows the provider set later, if any
-_ENVELOPE = TypeAdapter[ReplyOk | ReplyError](ReplyOk | ReplyError)
 
 
 DEFAULT_CONCURRENCY = 256
@@ -224,7 +223,7 @@ def _internal(model: type[RequestT]) -> ReplyError:
 
 def _as_reply(model: type[RequestT], outcome: BaseModel | ReplyError) -> ReplyOk | ReplyError:
     # Not on the hot path (tests, the AsyncAPI handler): the reply as the wire carries it.
-    return _ENVELOPE.validate_json(_reply_json(model, outcome))
+    return REPLY_ENVELOPE.validate_json(_reply_json(model, outcome))
 
 
 def _reply_json(model: type[RequestT], outcome: BaseModel | ReplyError) -> bytes:
