@@ -10,6 +10,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
 from baton_agent_runner.domain.task import DEFAULT_PRICE_ROW, ModelPrice
+from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.process import EventLoop
 
 SHIPPED_PRICES = {
@@ -28,7 +29,7 @@ class AgentRunnerSettings(BaseSettings):
     nats_url: str = "nats://127.0.0.1:4222"
     database_url: str = "sqlite+aiosqlite:///.baton/agent.db"
     database_pool_size: int = Field(
-        default=20,
+        default=DEFAULT_POOL_SIZE,
         ge=1,
         le=1000,
         description="PostgreSQL connections of the database pool (BATON_DATABASE_POOL_SIZE)",

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.process import EventLoop
 from baton_workflow.domain.dag.pricing import ModelPrice, PricingTable
 
@@ -21,7 +22,7 @@ class WorkflowSettings(BaseSettings):
     nats_url: str = "nats://127.0.0.1:4222"
     database_url: str = "sqlite+aiosqlite:///.baton/workflow.db"
     database_pool_size: int = Field(
-        default=20,
+        default=DEFAULT_POOL_SIZE,
         ge=1,
         le=1000,
         description="PostgreSQL connections of the database pool (BATON_DATABASE_POOL_SIZE); "
