@@ -7,15 +7,15 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from nats.js import JetStreamContext
 
-from baton_eventstore import OutboxRelay, SqlEventStore
-from baton_messaging.publisher import JetStreamPublisher
+from baton_eventstore import OutboxRelay, Outgoing, SqlEventStore
+from baton_messaging.publisher import JetStreamPublisher, PublishError
 
 from .conftest import TestStream
 
@@ -40,14 +40,11 @@ class CrashAfterPublish:
     """Publishes, then fails as if the process died before deleting the row."""
 
     def __init__(self, inner: JetStreamPublisher, crash_on: int) -> None:
-        self.inner, self.crash_on, self.calls = inner, crash_on, 0
+        self.inner, self.crash_on = inner, crash_on
 
-    async def publish(self, subject: str, body: bytes, msg_id: str, headers: Any = None) -> Any:
-        self.calls += 1
-        ack = await self.inner.publish(subject, body, msg_id, headers)
-        if self.calls == self.crash_on:
-            raise ConnectionError("crashed after publishing")
-        return ack
+    async def publish_all(self, messages: Sequence[Outgoing], acknowledged: Any) -> None:
+        await self.inner.publish_all(messages[: self.crash_on], acknowledged)
+        raise ConnectionError("crashed after publishing")
 
 
 async def test_every_committed_event_is_published_once_in_order(
@@ -110,9 +107,9 @@ class CountingPublisher:
     def __init__(self, inner: JetStreamPublisher) -> None:
         self.inner, self.msg_ids = inner, []
 
-    async def publish(self, subject: str, body: bytes, msg_id: str, headers: Any = None) -> Any:
-        self.msg_ids.append(msg_id)
-        return await self.inner.publish(subject, body, msg_id, headers)
+    async def publish_all(self, messages: Sequence[Outgoing], acknowledged: Any) -> None:
+        self.msg_ids.extend(m.msg_id for m in messages)
+        await self.inner.publish_all(messages, acknowledged)
 
 
 async def test_two_relays_never_both_publish_and_hand_over(
@@ -139,3 +136,33 @@ async def test_two_relays_never_both_publish_and_hand_over(
     await relay_b.stop()
     assert b.msg_ids == [str(e.event_id) for e in second]
     assert await stream.msg_ids() == [str(e.event_id) for e in first + second]
+
+
+async def test_publish_all_stores_a_pipelined_batch_in_order(
+    stream: TestStream, js: JetStreamContext
+) -> None:
+    messages = [
+        Outgoing(f"{stream.prefix}.s{n % 4}", b"%d" % n, f"m-{n}", {"X-N": str(n)})
+        for n in range(300)
+    ]
+    acked: list[int] = []
+    await JetStreamPublisher(js).publish_all(messages, acked.append)
+    assert acked == list(range(300))
+    assert await stream.msg_ids() == [m.msg_id for m in messages]
+
+
+async def test_publish_all_stops_at_a_subject_no_stream_captures(
+    stream: TestStream, js: JetStreamContext
+) -> None:
+    messages = [
+        Outgoing(f"{stream.prefix}.a", b"0", "m-0", {}),
+        Outgoing(f"{stream.prefix}.a", b"1", "m-1", {}),
+        Outgoing("nowhere.captured", b"2", "m-2", {}),
+        Outgoing(f"{stream.prefix}.a", b"3", "m-3", {}),
+    ]
+    acked: list[int] = []
+    with pytest.raises(
+        PublishError, match=r"'nowhere\.captured' \(msg id m-2\) failed: NoStreamResponse"
+    ):
+        await JetStreamPublisher(js, timeout=5).publish_all(messages, acked.append)
+    assert acked == [0, 1]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from baton_eventstore import InMemoryEventStore, NewEvent, OutboxMessage, OutboxRelay
+from baton_eventstore import InMemoryEventStore, NewEvent, OutboxMessage, OutboxRelay, Outgoing
 
 
 def ev(n: int, stream: str = "s") -> NewEvent:
@@ -20,9 +21,16 @@ class FakePublisher:
 
     def __init__(self, fail: int = 0) -> None:
         self.sent: list[tuple[str, bytes, str, dict[str, str] | None]] = []
+        self.batches: list[list[str]] = []  # the msg ids of each publish_all call
         self.fail = fail
         self.gate: asyncio.Event | None = None
         self.entered = asyncio.Event()
+
+    async def publish_all(self, messages: Sequence[Outgoing], acknowledged: Any) -> None:
+        self.batches.append([m.msg_id for m in messages])
+        for index, message in enumerate(messages):
+            await self.publish(*message)
+            acknowledged(index)
 
     async def publish(self, subject: str, body: bytes, msg_id: str, headers: Any = None) -> None:
         self.entered.set()
@@ -65,6 +73,46 @@ async def test_failed_publish_keeps_the_row_and_its_successors_in_order() -> Non
     await relay.drain()
     assert [m for _, _, m, _ in publisher.sent] == [str(e.event_id) for e in more]
     assert await store.outbox.count() == 0
+
+
+async def test_a_batch_goes_to_the_publisher_in_one_call_in_order() -> None:
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    events = [ev(n, f"s{n % 3}") for n in range(7)]
+    for n, event in enumerate(events):
+        await store.append(f"s{n % 3}", n // 3, [event])
+    assert await OutboxRelay(store, publisher, batch_size=5).publish_batch() == 5
+    assert publisher.batches == [[str(e.event_id) for e in events[:5]]]
+
+
+class RefusingPublisher(FakePublisher):
+    """Refuses every message whose msg id is in `refused`, as a broker does a poison message."""
+
+    def __init__(self, refused: set[str]) -> None:
+        super().__init__()
+        self.refused = refused
+
+    async def publish(self, subject: str, body: bytes, msg_id: str, headers: Any = None) -> None:
+        if msg_id in self.refused:
+            raise ValueError(f"{msg_id}: refused")
+        await super().publish(subject, body, msg_id, headers)
+
+
+async def test_after_a_failed_batch_rows_go_one_at_a_time_until_one_is_published() -> None:
+    store = InMemoryEventStore()
+    events = [ev(n) for n in range(5)]
+    ids = [str(e.event_id) for e in events]
+    await store.append("s", 0, events)
+    publisher = RefusingPublisher({ids[1]})
+    relay = OutboxRelay(store, publisher)
+    for _ in range(3):  # a message refused for good holds what follows it
+        with pytest.raises(ValueError, match="refused"):
+            await relay.publish_batch()
+    assert publisher.batches == [ids, ids[1:2], ids[1:2]]
+    publisher.refused.clear()  # the broker takes it now: one row, then whole batches again
+    assert await relay.publish_batch() == 1
+    assert await relay.publish_batch() == 3
+    assert publisher.batches[3:] == [ids[1:2], ids[2:]]
+    assert [m for _, _, m, _ in publisher.sent] == ids
 
 
 async def test_loop_retries_after_failures_without_losing_rows() -> None:

@@ -11,7 +11,7 @@ from baton_eventstore.model import (
     OutboxRow,
     RecordedEvent,
 )
-from baton_eventstore.port import EventStore, Outbox, Publisher, Transaction
+from baton_eventstore.port import EventStore, Outbox, Outgoing, Publisher, Transaction
 from baton_eventstore.relay import OutboxRelay
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.sql import SqlEventStore, SqlTransaction
@@ -28,6 +28,7 @@ __all__ = [
     "OutboxMessage",
     "OutboxRelay",
     "OutboxRow",
+    "Outgoing",
     "Publisher",
     "RecordedEvent",
     "RowConflict",

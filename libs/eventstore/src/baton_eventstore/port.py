@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import NamedTuple, Protocol
 from uuid import UUID
 
 from baton_eventstore.model import NewEvent, OutboxRow, RecordedEvent
@@ -67,13 +67,27 @@ class Outbox(Protocol):
         ...
 
 
-class Publisher(Protocol):
-    """Publishes one message; `baton_messaging.publisher.JetStreamPublisher` fits."""
+class Outgoing(NamedTuple):
+    """One message for the broker: an outbox row as it is published."""
 
-    async def publish(
-        self, subject: str, body: bytes, msg_id: str, headers: dict[str, str] | None = None
-    ) -> object:
-        """Publish and wait for the broker's acknowledgement; raise on failure."""
+    subject: str
+    body: bytes
+    msg_id: str
+    headers: Mapping[str, str]
+
+
+class Publisher(Protocol):
+    """Publishes messages in order; `baton_messaging.publisher.JetStreamPublisher` fits."""
+
+    async def publish_all(
+        self, messages: Sequence[Outgoing], acknowledged: Callable[[int], object]
+    ) -> None:
+        """Publish `messages` in order, each sent without waiting for the previous one's
+        acknowledgement; call `acknowledged(i)` as message `i` is acknowledged, in order.
+
+        Raise at the first message that is not acknowledged, and acknowledge none after it
+        (those sent after it may or may not be in the broker).
+        """
         ...
 
 

@@ -11,7 +11,7 @@ import time
 import uuid
 from typing import Protocol
 
-from baton_eventstore.port import Outbox, Publisher, msg_id_for
+from baton_eventstore.port import Outbox, Outgoing, Publisher, msg_id_for
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,14 @@ class HasOutbox(Protocol):
 
 
 class OutboxRelay:
-    """Take rows in id order, publish each with msg id = event id, delete what was published.
+    """Take rows in id order, publish them with msg id = event id, delete what was published.
+
+    A batch is published pipelined (`Publisher.publish_all`): every row is sent before the
+    first acknowledgement is awaited, so a batch costs one round trip to JetStream, and the one
+    connection keeps the rows in order. The first row not acknowledged ends the batch. The rows
+    sent after it may be stored already, ahead of it; so after a failure the relay publishes one
+    row at a time until one goes through, and a row the broker refuses for good holds every row
+    behind it, as it would if nothing were pipelined.
 
     A lease row (`outbox_lease`) renewed before every batch lets exactly one relay per database
     publish; another replica waits and takes over once the lease expires (or is released on
@@ -75,6 +82,8 @@ class OutboxRelay:
         self._max_undeleted = max_undeleted
         self._published_ids: list[int] = []  # published, not deleted yet: left out of fetches
         self._delete_at = 0.0  # monotonic time by which they are to be deleted
+        self._cautious = False  # the last batch failed: publish one row at a time
+        self._more = False  # the last fetch was full: more rows may be waiting
 
     def kick(self) -> None:
         """Wake the loop now (call after a commit that wrote outbox rows)."""
@@ -130,20 +139,30 @@ class OutboxRelay:
                 or len(self._published_ids) >= self._max_undeleted
             ):
                 await self._forget_published()
-            rows = await self._outbox.fetch(self._batch_size, exclude=self._published_ids)
+            # After a failure, one row at a time until one goes through: a row the broker
+            # refuses for good then holds everything behind it, as it would unpipelined.
+            limit = 1 if self._cautious else self._batch_size
+            rows = await self._outbox.fetch(limit, exclude=self._published_ids)
+            self._more = len(rows) == limit
+            if not rows:
+                return 0
             done: list[int] = []
             try:
-                # A failure stops the batch, so no later row (of any stream) overtakes it.
-                for row in rows:
-                    await self._publisher.publish(
-                        row.subject, row.body, msg_id_for(row.event_id), dict(row.headers)
-                    )
-                    done.append(row.id)
+                # Pipelined, in order: JetStream stores them in the order sent. The first that
+                # fails ends the batch (nothing after it counts as published).
+                await self._publisher.publish_all(
+                    [Outgoing(r.subject, r.body, msg_id_for(r.event_id), r.headers) for r in rows],
+                    lambda i: done.append(rows[i].id),
+                )
+            except BaseException:
+                self._cautious = True
+                raise
             finally:
                 self.published += len(done)
                 if done and not self._published_ids:
                     self._delete_at = time.monotonic() + self._delete_interval
                 self._published_ids.extend(done)
+            self._cautious = False
             return len(done)
 
     async def _forget_published(self) -> None:
@@ -165,7 +184,7 @@ class OutboxRelay:
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, self._max_backoff)
                 continue
-            if count == self._batch_size:
+            if count is not None and self._more:
                 continue  # more rows may be waiting
             await self._sleep(self._idle_wait() if count is not None else self._lease_wait())
 
