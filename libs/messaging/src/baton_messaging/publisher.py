@@ -13,6 +13,11 @@ from nats.js.api import PubAck
 class PublishError(RuntimeError):
     """JetStream did not acknowledge a publish (no stream, timeout, or a server error)."""
 
+    @classmethod
+    def of(cls, subject: str, msg_id: str, reason: str) -> PublishError:
+        """The error for one message, named by its subject and msg id."""
+        return cls(f"publish to {subject!r} (msg id {msg_id}) failed: {reason}")
+
 
 @dataclass(frozen=True)
 class PublishAck:
@@ -38,7 +43,7 @@ class JetStreamPublisher:
         try:
             ack = await self._js.publish(subject, body, timeout=self._timeout, headers=all_headers)
         except Exception as exc:  # nats raises several unrelated types; callers need one
-            raise PublishError(f"publish to {subject!r} (msg id {msg_id}) failed: {exc}") from exc
+            raise PublishError.of(subject, msg_id, str(exc)) from exc
         return PublishAck(stream=ack.stream, seq=ack.seq, duplicate=bool(ack.duplicate))
 
     async def publish_all(
@@ -89,6 +94,4 @@ class JetStreamPublisher:
                 if isinstance(failure, TimeoutError)
                 else f"{failure.__class__.__name__}: {failure}"
             )
-            raise PublishError(
-                f"publish to {subject!r} (msg id {msg_id}) failed: {reason}"
-            ) from failure
+            raise PublishError.of(subject, msg_id, reason) from failure
