@@ -1,4 +1,4 @@
-"""`python -m bench [-k GLOB ...] [--quick] [--list] [--no-write]`."""
+"""`python -m bench [-k GLOB ...] [--quick] [--trials N] [--list] [--no-write]`."""
 
 from __future__ import annotations
 
@@ -32,9 +32,25 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("-k", "--case", action="append", default=[], help="glob of case names")
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    parser.add_argument(
+        "--trials",
+        type=_odd_positive,
+        default=3,
+        help="runs of each row that has a target; the median is reported (odd, default 3)",
+    )
     parser.add_argument("--list", action="store_true", help="list cases and exit")
     parser.add_argument("--no-write", action="store_true", help="do not rewrite the docs page")
     return parser.parse_args(argv)
+
+
+def _odd_positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1 or value % 2 == 0:
+        raise argparse.ArgumentTypeError(f"must be a positive odd number, got {value}")
+    return value
 
 
 async def run(args: argparse.Namespace, console: Console) -> None:
@@ -46,7 +62,7 @@ async def run(args: argparse.Namespace, console: Console) -> None:
             console.print(f"{c.name}  [dim]{c.description}[/dim]")
         return
     url = os.environ.get("BATON_BENCH_POSTGRES_URL", DEFAULT_URL)
-    options = Options(quick=args.quick, postgres_url=url)
+    options = Options(quick=args.quick, postgres_url=url, trials=args.trials)
     results: dict[str, list[Row]] = {}
     skipped: dict[str, str] = {}
     references: dict[str, float] = {}

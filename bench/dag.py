@@ -30,7 +30,7 @@ from nats.aio.msg import Msg
 
 from baton_workflow.settings import SHIPPED_DEFINITIONS
 from bench.http import LeanHttp
-from bench.measure import budget_note, concurrent, cpu_note, sequential, with_cpu
+from bench.measure import budget_note, concurrent, cpu_note, median_of, sequential, with_cpu
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
@@ -148,11 +148,12 @@ async def runner(workflow_url: str, agent_url: str) -> AsyncIterator[Runner]:
 
 
 def _as_steps(
-    row: Row, name: str, cpu: dict[str, float], retried: int, target: bool = False
-) -> Row:
+    row: Row, name: str, cpu: dict[str, float], retried: int, target: bool = False,
+    trials: str = "",
+) -> Row:  # fmt: skip
     """A row of runs as a row of steps: ops and ops/s count steps; the note gives runs/s."""
     steps = row.ops * STEPS[name]
-    note = f"{row.ops_per_s:,.1f} runs/s; latency is one run's"
+    note = f"{row.ops_per_s:,.1f} runs/s; latency is one run's{trials}"
     note += cpu_note(cpu, steps, "step")
     if retried:
         note += f"; {retried} starts failed (503 or connection) and were retried"
@@ -170,16 +171,19 @@ async def _rows(r: Runner, name: str, label: str, opts: Options) -> list[Row]:
         lambda: sequential(f"{label}, sequential", opts.size(100, 10), lambda i: r.run(name))
     )
     rows.append(_as_steps(solo, name, cpu, r.retried))
-    r.retried = 0
-    many, cpu = await with_cpu(
+    r.retried = 0  # over every trial of the row
+    many, cpu, trials = await median_of(
+        opts.target_trials,
         lambda: concurrent(
             f"{label}, {IN_FLIGHT} runs in flight",
             IN_FLIGHT,
             opts.size(5, 1),
             lambda w, i: r.run(name),
-        )
+        ),
+        "ops_per_s",
+        "runs/s",
     )
-    rows.append(_as_steps(many, name, cpu, r.retried, target=True))
+    rows.append(_as_steps(many, name, cpu, r.retried, target=True, trials=trials))
     return rows
 
 

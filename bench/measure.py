@@ -12,6 +12,7 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Literal
 
 from bench.registry import Row
 
@@ -120,6 +121,36 @@ async def with_cpu(measure: Callable[[], Awaitable[Row]]) -> tuple[Row, dict[str
     row = await measure()
     after = cpu_seconds()
     return row, {k: v - before.get(k, 0.0) for k, v in after.items()}
+
+
+async def median_of(
+    trials: int,
+    measure: Callable[[], Awaitable[Row]],
+    by: Literal["ops_per_s", "p50_ms"],
+    unit: str = "ops/s",
+) -> tuple[Row, dict[str, float], str]:
+    """Run `measure` `trials` times (an odd number); the median trial by `by`, its CPU seconds
+    per process, and a note giving every trial's figure in run order (empty for one trial).
+
+    A shared machine's speed drifts by a tenth or more from one run to the next; the median of
+    a few trials, with the spread beside it, keeps one lucky or unlucky run from deciding a
+    target. `unit` names what the row's ops are, for the note (`runs/s`, say).
+    """
+    if trials < 1 or trials % 2 == 0:
+        raise ValueError(f"trials: must be a positive odd number, got {trials}")
+    runs = [await with_cpu(measure) for _ in range(trials)]
+    row, cpu = sorted(runs, key=lambda run: getattr(run[0], by) or 0.0)[trials // 2]
+    if trials == 1:
+        return row, cpu, ""
+    if by == "ops_per_s":
+        figures = ", ".join(_rate(r.ops_per_s) for r, _ in runs)
+        return row, cpu, f"; median of {trials} trials ({figures} {unit})"
+    figures = ", ".join(f"{r.p50_ms or 0.0:.2f}" for r, _ in runs)
+    return row, cpu, f"; median of {trials} trials by p50 ({figures} ms)"
+
+
+def _rate(per_s: float) -> str:
+    return f"{per_s:,.0f}" if per_s >= 100 else f"{per_s:.1f}"
 
 
 def cpu_note(cpu: dict[str, float], ops: int, unit: str) -> str:

@@ -26,10 +26,17 @@ class Row:
 
 @dataclass(frozen=True)
 class Options:
-    """What every case gets: quick mode shrinks the work to a smoke run."""
+    """What every case gets: quick mode shrinks the work to a smoke run of one trial."""
 
     quick: bool = False
     postgres_url: str = ""
+    trials: int = 3
+    """Runs of each target row; the row reports the median one (`measure.median_of`)."""
+
+    @property
+    def target_trials(self) -> int:
+        """How many times a row with a target runs: one in quick mode."""
+        return 1 if self.quick else self.trials
 
     def size(self, full: int, quick: int) -> int:
         """The number of operations for this mode."""

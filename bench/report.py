@@ -115,6 +115,9 @@ def _render(data: dict[str, Any]) -> str:
         "budget is below what one operation took cannot be met on these cores by waiting less:",
         "only less CPU per operation, or more cores, meets it.",
         "",
+        "A row with a target is the median of its trials (`--trials`, 3 by default); its note",
+        "gives every trial's figure in run order, and the CPU figures are the median trial's.",
+        "",
     ]
     for name, entry in sorted(data["cases"].items()):
         reference = entry.get("reference_ms")  # cases last run before it was measured have none
