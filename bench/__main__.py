@@ -9,7 +9,7 @@ import os
 
 from rich.console import Console
 
-from bench.measure import reference_ms
+from bench.measure import checked_trials, reference_ms
 from bench.postgres import DEFAULT_URL
 from bench.registry import REGISTRY, Options, Row, Skip
 from bench.report import print_table, write_doc
@@ -48,9 +48,10 @@ def _odd_positive(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1 or value % 2 == 0:
-        raise argparse.ArgumentTypeError(f"must be a positive odd number, got {value}")
-    return value
+    try:
+        return checked_trials(value)
+    except ValueError as exc:  # argparse names the option itself
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("trials: ")) from None
 
 
 async def run(args: argparse.Namespace, console: Console) -> None:

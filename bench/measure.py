@@ -123,6 +123,13 @@ async def with_cpu(measure: Callable[[], Awaitable[Row]]) -> tuple[Row, dict[str
     return row, {k: v - before.get(k, 0.0) for k, v in after.items()}
 
 
+def checked_trials(trials: int) -> int:
+    """`trials` when it can have a median (odd and positive), else ValueError."""
+    if trials < 1 or trials % 2 == 0:
+        raise ValueError(f"trials: must be a positive odd number, got {trials}")
+    return trials
+
+
 async def median_of(
     trials: int,
     measure: Callable[[], Awaitable[Row]],
@@ -136,9 +143,7 @@ async def median_of(
     a few trials, with the spread beside it, keeps one lucky or unlucky run from deciding a
     target. `unit` names what the row's ops are, for the note (`runs/s`, say).
     """
-    if trials < 1 or trials % 2 == 0:
-        raise ValueError(f"trials: must be a positive odd number, got {trials}")
-    runs = [await with_cpu(measure) for _ in range(trials)]
+    runs = [await with_cpu(measure) for _ in range(checked_trials(trials))]
     row, cpu = sorted(runs, key=lambda run: getattr(run[0], by) or 0.0)[trials // 2]
     if trials == 1:
         return row, cpu, ""
