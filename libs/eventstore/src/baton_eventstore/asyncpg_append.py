@@ -1,4 +1,4 @@
-"""`AsyncpgAppender`: stand-alone PostgreSQL appends on a raw asyncpg pool, one statement each.
+"""`AsyncpgAppender`: stand-alone PostgreSQL appends on a raw asyncpg pool, with group commit.
 
 The outbox relay's fetch and delete run on the same pool (`fetch`): they are on every
 event's path too.
@@ -7,13 +7,22 @@ event's path too.
 Through SQLAlchemy it costs a pool checkout, greenlet hops and BEGIN/COMMIT round trips; here
 it is one prepared statement (cached per connection by asyncpg) in one implicit transaction,
 on a pool of its own that is opened on first use and sized like the engine's pool.
+
+Group commit: at most `writers` statements are in flight at once. An append that finds a
+writer free goes at once, alone; appends that arrive while every writer waits on the
+database are written together by the next free writer, in one statement (`pg_batch`), at
+most one per stream and `max_batch` in all. Under load this turns many small commits into a
+few larger ones, which costs PostgreSQL and this process a fraction of the CPU per event;
+alone, an append waits for nothing. Each append still gets exactly its own outcome.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -22,22 +31,58 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
+from baton_eventstore.pg_batch import Append, batch_statement
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.unavailable import CONNECTION_LOST, StoreUnavailable
 
 # URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
 _SQLALCHEMY_ONLY = ("prepared_statement_cache_size", "prepared_statement_name_func")
 _DEFAULT_POOL_SIZE = 10
+KEY_LOOKUPS_ONLY = {"enable_seqscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off"}
+"""Session settings of the append pool. Its statements (appends, heads, the relay's fetch and
+delete, leases) only ever need a few rows by key. On a young database, before autovacuum has
+analysed the growing tables, the planner believes them tiny and plans scans and hash joins
+whose cost then grows with every event; these settings keep every plan on the indexes."""
+DEFAULT_WRITERS = 4
+"""Append statements in flight at once; more appends than this wait and go together."""
+DEFAULT_MAX_BATCH = 256
+
+
+@dataclass
+class _Waiting:
+    """An append in the queue, and where its outcome goes."""
+
+    append: Append
+    outcome: asyncio.Future[list[int]] = field(repr=False)
 
 
 class AsyncpgAppender:
     """Appends for one PostgreSQL database (the engine's URL) on a lazily opened asyncpg pool."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        writers: int = DEFAULT_WRITERS,
+        max_batch: int = DEFAULT_MAX_BATCH,
+    ) -> None:
+        if writers < 1:
+            raise ValueError(f"writers: must be >= 1, got {writers}")
+        if max_batch < 1:
+            raise ValueError(f"max_batch: must be >= 1, got {max_batch}")
         self.max_size = pool_limit(engine)
-        self._connect_options = connect_options(engine)
+        self.writers = min(writers, self.max_size)
+        self.max_batch = max_batch
+        options = connect_options(engine)
+        self._server_settings: dict[str, str] = options.pop("server_settings", None) or {}
+        self._connect_options = options
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
+        self._queue: deque[_Waiting] = deque()
+        self._running: set[asyncio.Task[None]] = set()
+        self._writing = 0
+        self._in_flight: set[str] = set()
+        self.batches = 0
+        """Statements that wrote more than one append (for tests and benchmarks)."""
 
     @property
     def is_open(self) -> bool:
@@ -53,21 +98,118 @@ class AsyncpgAppender:
         row: RowWrite | None = None,
     ) -> list[int]:
         """Insert events, outbox rows and the read `row`; the events' positions. Raises
-        ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing."""
-        params = append_params(stream_id, expected_version, events, now, row)
-        pool = self._pool if self._pool is not None else await self._open()
-        async with self._connection(pool) as conn:
-            try:
-                rows = await conn.fetch(append_sql(row), *params)
-            except asyncpg.UniqueViolationError as exc:
-                if row is not None and exc.table_name == row.table.name:
-                    raise RowConflict(row.table.name, str(exc)) from exc
-                if exc.constraint_name == EVENT_ID_INDEX:
-                    message = f"events: an event id is already stored ({exc})"
-                    raise DuplicateEventId(message) from exc
-                raise await _conflict(conn, stream_id, expected_version) from exc
-            if not rows:  # the stream is behind expected_version: appending would leave a gap
-                raise await _conflict(conn, stream_id, expected_version)
+        ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing.
+
+        Cancelling the caller while its statement is in flight does not stop the statement
+        (other appends may share it): as with any cut-off write, it may or may not commit.
+        """
+        waiting = _Waiting(
+            Append(stream_id, expected_version, events, now, row),
+            asyncio.get_running_loop().create_future(),
+        )
+        self._queue.append(waiting)
+        if self._writing < self.writers:
+            # Counted now, not when the task ends: a writer that has just seen an empty
+            # queue must not be taken for one that will write this append.
+            self._writing += 1
+            task = asyncio.create_task(self._write_queued())
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+        return await waiting.outcome
+
+    async def _write_queued(self) -> None:
+        """One writer: take what waits and write it, until nothing is left for it."""
+        try:
+            while batch := self._take():
+                await self._write(batch)
+        finally:
+            # With no await since the last look at the queue: what waits now has a writer
+            # (one still in flight takes it after its own batch) or gets a new one.
+            self._writing -= 1
+
+    async def _write(self, batch: list[_Waiting]) -> None:
+        streams = [waiting.append.stream_id for waiting in batch]
+        self._in_flight.update(streams)
+        try:
+            pool = self._pool if self._pool is not None else await self._open()
+            async with self._connection(pool) as conn:
+                if len(batch) == 1:
+                    await _settle(batch[0], self._write_one(conn, batch[0].append))
+                else:
+                    await self._write_batch(conn, batch)
+        except Exception as exc:  # the connection broke: every append of the batch failed
+            _fail(batch, exc)
+        except BaseException:  # this writer was stopped: nothing it holds will be written
+            stopped = StoreUnavailable("PostgreSQL: the append was cut off (writer stopped)")
+            _fail([*batch, *self._queue], stopped)
+            self._queue.clear()
+            raise
+        finally:
+            self._in_flight.difference_update(streams)
+
+    def _take(self) -> list[_Waiting]:
+        """The oldest waiting appends, one per stream, skipping those whose caller gave up.
+
+        A stream's append waits while an earlier one of that stream is in flight, so the
+        appends of one stream are written in the order they were called.
+        """
+        batch: list[_Waiting] = []
+        streams = set(self._in_flight)
+        left: deque[_Waiting] = deque()
+        while self._queue and len(batch) < self.max_batch:
+            waiting = self._queue.popleft()
+            if waiting.outcome.done():
+                continue
+            if waiting.append.stream_id in streams:
+                left.append(waiting)
+                continue
+            streams.add(waiting.append.stream_id)
+            batch.append(waiting)
+        left.extend(self._queue)
+        self._queue = left
+        return batch
+
+    async def _write_batch(self, conn: asyncpg.Connection, batch: list[_Waiting]) -> None:
+        sql, params = batch_statement([waiting.append for waiting in batch])
+        try:
+            rows = await conn.fetch(sql, *params)
+        except (asyncpg.PostgresError, ValueError) as exc:
+            if _gone(exc):
+                raise
+            # Some append conflicts or is refused, and the statement wrote nothing: written
+            # alone, each append gets its own outcome.
+            for waiting in batch:
+                await _settle(waiting, self._write_one(conn, waiting.append))
+            return
+        self.batches += 1
+        positions = {row[1]: row[0] for row in rows}
+        for waiting in batch:
+            append = waiting.append
+            if append.events[0].event_id in positions:
+                written = [positions[event.event_id] for event in append.events]
+                if not waiting.outcome.done():
+                    waiting.outcome.set_result(written)
+                continue
+            # The guard refused it: the stream is behind its expected version.
+            conflict = await _conflict(conn, append.stream_id, append.expected_version)
+            if not waiting.outcome.done():
+                waiting.outcome.set_exception(conflict)
+
+    async def _write_one(self, conn: asyncpg.Connection, append: Append) -> list[int]:
+        """One append in one statement; its errors translated."""
+        stream_id, expected_version, row = append.stream_id, append.expected_version, append.row
+        params = append_params(stream_id, expected_version, append.events, append.now, row)
+        try:
+            rows = await conn.fetch(append_sql(row), *params)
+        except asyncpg.UniqueViolationError as exc:
+            if row is not None and exc.table_name == row.table.name:
+                raise RowConflict(row.table.name, str(exc)) from exc
+            if exc.constraint_name == EVENT_ID_INDEX:
+                message = f"events: an event id is already stored ({exc})"
+                raise DuplicateEventId(message) from exc
+            raise await _conflict(conn, stream_id, expected_version) from exc
+        if not rows:  # the stream is behind expected_version: appending would leave a gap
+            raise await _conflict(conn, stream_id, expected_version)
         return [row[0] for row in rows]
 
     async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
@@ -96,7 +238,11 @@ class AsyncpgAppender:
             await pool.release(conn)
 
     async def close(self) -> None:
-        """Close the pool's connections; a later append opens a new pool."""
+        """Let the appends already queued finish, then close the pool's connections; a later
+        append opens a new pool."""
+        loop = asyncio.get_running_loop()
+        mine = [task for task in self._running if task.get_loop() is loop]
+        await asyncio.gather(*mine, return_exceptions=True)
         pool, self._pool = self._pool, None
         self._opening = asyncio.Lock()  # a later append may run on another event loop
         if pool is not None:
@@ -110,8 +256,39 @@ class AsyncpgAppender:
                     max_size=self.max_size,
                     reset=_keep_session,
                     **self._connect_options,
+                    server_settings={**self._server_settings, **KEY_LOOKUPS_ONLY},
                 )
             return self._pool
+
+
+def _fail(batch: Sequence[_Waiting], exc: BaseException) -> None:
+    for waiting in batch:
+        if not waiting.outcome.done():
+            waiting.outcome.set_exception(exc)
+
+
+def _gone(exc: BaseException) -> bool:
+    """The connection is gone (every statement on it fails), not just this statement.
+
+    asyncpg's client-side `DataError` (a value it cannot encode) is an `InterfaceError` too,
+    but the connection is fine: it is the statement's fault.
+    """
+    return isinstance(exc, CONNECTION_LOST) and not isinstance(exc, ValueError)
+
+
+async def _settle(waiting: _Waiting, work: Awaitable[list[int]]) -> None:
+    """Run one append's write and hand its result or its error to the caller; an error that
+    means the connection is gone is raised, for every append still on it."""
+    try:
+        result = await work
+    except Exception as exc:
+        if _gone(exc):
+            raise
+        if not waiting.outcome.done():
+            waiting.outcome.set_exception(exc)
+        return
+    if not waiting.outcome.done():
+        waiting.outcome.set_result(result)
 
 
 async def _keep_session(_conn: asyncpg.Connection) -> None:
