@@ -86,7 +86,17 @@ async def test_appends_that_wait_share_a_statement_and_keep_their_own_versions(
     assert len(set(positions)) == len(positions)
     assert all(a.position < b.position for a, b in recorded)  # in the order of its events
     published = [r.event_id for r in await store.outbox.fetch(1000)]
-    assert published[1:] == [events[0].event_id for events in recorded]
+    assert sorted(published[1:]) == sorted(events[0].event_id for events in recorded)
+
+
+async def test_a_batch_is_written_in_stream_order(store: SqlEventStore) -> None:
+    """Two replicas' batches sharing streams lock them in the same order: no deadlock."""
+    await store.append("first", 0, [ev(0)])
+    streams = ["s-c", "s-a", "s-d", "s-b"]
+    recorded = await asyncio.gather(*(store.append(s, 0, [ev(n)]) for n, s in enumerate(streams)))
+    assert appender(store).batches == 1
+    by_position = sorted(zip(recorded, streams, strict=True), key=lambda pair: pair[0][0].position)
+    assert [stream for _, stream in by_position] == sorted(streams)
 
 
 async def test_read_rows_of_both_shapes_are_written_with_their_events(

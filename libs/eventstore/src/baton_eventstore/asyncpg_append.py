@@ -167,6 +167,9 @@ class AsyncpgAppender:
             batch.append(waiting)
         left.extend(self._queue)
         self._queue = left
+        # In stream order: two replicas' batches that share streams then take their locks
+        # (the events' unique key, the read rows) in the same order, and cannot deadlock.
+        batch.sort(key=lambda waiting: waiting.append.stream_id)
         return batch
 
     async def _write_batch(self, conn: asyncpg.Connection, batch: list[_Waiting]) -> None:
