@@ -55,6 +55,16 @@ class _Waiting:
     append: Append
     outcome: asyncio.Future[list[int]] = field(repr=False)
 
+    def succeed(self, positions: list[int]) -> None:
+        """Hand the caller its positions (unless it gave up)."""
+        if not self.outcome.done():
+            self.outcome.set_result(positions)
+
+    def fail(self, exc: BaseException) -> None:
+        """Hand the caller its error (unless it gave up)."""
+        if not self.outcome.done():
+            self.outcome.set_exception(exc)
+
 
 class AsyncpgAppender:
     """Appends for one PostgreSQL database (the engine's URL) on a lazily opened asyncpg pool."""
@@ -137,11 +147,13 @@ class AsyncpgAppender:
                     await _settle(batch[0], self._write_one(conn, batch[0].append))
                 else:
                     await self._write_batch(conn, batch)
-        except Exception as exc:  # the connection broke: every append of the batch failed
-            _fail(batch, exc)
+        except Exception as exc:  # the connection broke (or a bug): the batch's appends failed
+            for waiting in batch:
+                waiting.fail(exc)
         except BaseException:  # this writer was stopped: nothing it holds will be written
             stopped = StoreUnavailable("PostgreSQL: the append was cut off (writer stopped)")
-            _fail([*batch, *self._queue], stopped)
+            for waiting in [*batch, *self._queue]:
+                waiting.fail(stopped)
             self._queue.clear()
             raise
         finally:
@@ -189,14 +201,9 @@ class AsyncpgAppender:
         for waiting in batch:
             append = waiting.append
             if append.events[0].event_id in positions:
-                written = [positions[event.event_id] for event in append.events]
-                if not waiting.outcome.done():
-                    waiting.outcome.set_result(written)
-                continue
-            # The guard refused it: the stream is behind its expected version.
-            conflict = await _conflict(conn, append.stream_id, append.expected_version)
-            if not waiting.outcome.done():
-                waiting.outcome.set_exception(conflict)
+                waiting.succeed([positions[event.event_id] for event in append.events])
+            else:  # the guard refused it: the stream is behind its expected version
+                waiting.fail(await _conflict(conn, append.stream_id, append.expected_version))
 
     async def _write_one(self, conn: asyncpg.Connection, append: Append) -> list[int]:
         """One append in one statement; its errors translated."""
@@ -264,12 +271,6 @@ class AsyncpgAppender:
             return self._pool
 
 
-def _fail(batch: Sequence[_Waiting], exc: BaseException) -> None:
-    for waiting in batch:
-        if not waiting.outcome.done():
-            waiting.outcome.set_exception(exc)
-
-
 def _gone(exc: BaseException) -> bool:
     """The connection is gone (every statement on it fails), not just this statement.
 
@@ -287,11 +288,9 @@ async def _settle(waiting: _Waiting, work: Awaitable[list[int]]) -> None:
     except Exception as exc:
         if _gone(exc):
             raise
-        if not waiting.outcome.done():
-            waiting.outcome.set_exception(exc)
+        waiting.fail(exc)
         return
-    if not waiting.outcome.done():
-        waiting.outcome.set_result(result)
+    waiting.succeed(result)
 
 
 async def _keep_session(_conn: asyncpg.Connection) -> None:
