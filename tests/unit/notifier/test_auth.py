@@ -21,11 +21,12 @@ def _expired() -> str:
         (None, "missing or malformed"),
         ("Basic YWxpY2U6cHc=", "missing or malformed"),
         ("Bearer", "missing or malformed"),
+        ("Bearer    ", "missing or malformed"),
         ("Bearer not-a-jwt", "invalid"),
         (f"Bearer {mint_token(OTHER_SECRET, 'alice')}", "signature"),
         (f"Bearer {_expired()}", "expired"),
     ],
-    ids=["missing", "not-bearer", "empty-bearer", "garbage", "forged", "expired"],
+    ids=["missing", "not-bearer", "empty-bearer", "blank-bearer", "garbage", "forged", "expired"],
 )
 @pytest.mark.parametrize("path", ["/api/me", "/api/services"])
 async def test_api_routes_refuse_a_request_without_a_valid_token(
@@ -48,6 +49,16 @@ async def test_me_returns_the_identity_the_token_carries(
     assert response.json() == {"user_id": "alice", "project_id": "p1"}
 
 
+@pytest.mark.parametrize("template", ["bearer {}", "BEARER {}", "Bearer   {}  "])
+async def test_the_scheme_is_case_insensitive_and_spaces_around_the_token_are_ignored(
+    client: httpx.AsyncClient, template: str
+) -> None:
+    header = template.format(mint_token(SECRET, "alice"))
+    response = await client.get("/api/me", headers={"Authorization": header})
+    assert response.status_code == 200, response.text
+    assert response.json()["user_id"] == "alice"
+
+
 async def test_health_needs_no_token(client: httpx.AsyncClient) -> None:
     assert (await client.get("/health")).status_code == 200
 
@@ -55,6 +66,11 @@ async def test_health_needs_no_token(client: httpx.AsyncClient) -> None:
 async def test_openapi_documents_the_bearer_scheme(client: httpx.AsyncClient) -> None:
     schema = (await client.get("/openapi.json")).json()
     assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    # Every route behind the token says so, including those of the route modules.
+    for path in ("/api/me", "/api/workflows/{instance_id}/signal", "/workflows"):
+        for operation in schema["paths"][path].values():
+            assert operation["security"] == [{"HTTPBearer": []}], path
+    assert "security" not in schema["paths"]["/health"]["get"]
     assert "/api/me" in schema["paths"]
     assert (await client.get("/docs")).status_code == 200
 
