@@ -4,6 +4,8 @@ import httpx
 import pytest
 
 from baton_auth import Identity, mint_token, verify_token
+from baton_notifier.bootstrap import build
+from baton_notifier.settings import NotifierSettings
 
 SECRET = "unit-test-secret-that-is-32-bytes!"  # the conftest's
 
@@ -73,6 +75,17 @@ async def test_openapi_documents_the_bearer_scheme(client: httpx.AsyncClient) ->
     assert "security" not in schema["paths"]["/health"]["get"]
     assert "/api/me" in schema["paths"]
     assert (await client.get("/docs")).status_code == 200
+
+
+def test_openapi_describes_each_route_by_the_token_it_takes() -> None:
+    # Built with a NATS URL (never connected), so the live routes are there as in production.
+    app = build(NotifierSettings(jwt_secret=SECRET, nats_url="nats://127.0.0.1:1")).app
+    schema = app.openapi()
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["HTTPBearer"]["description"] == "A JWT from `baton token --user <name>`."
+    assert "?token=" in schemes["HTTPBearerOrTokenParameter"]["description"]
+    assert schema["paths"]["/api/events"]["get"]["security"] == [{"HTTPBearerOrTokenParameter": []}]
+    assert schema["paths"]["/api/me"]["get"]["security"] == [{"HTTPBearer": []}]
 
 
 def test_a_verified_identity_says_until_when_its_token_is_accepted() -> None:

@@ -21,7 +21,13 @@ from baton_notifier.domain.live import (
 from baton_notifier.entrypoints.live_routes import EventStreamResponse, identify, live_of
 from baton_notifier.service.live import LiveEvents, SessionEnded
 
-_bearer = HTTPBearer(auto_error=False, description="A JWT; or pass it as ?token=<jwt>.")
+# A scheme name of its own: under the API's `HTTPBearer` name, this description (the last one
+# registered) would be what OpenAPI said of every route's token.
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="HTTPBearerOrTokenParameter",
+    description="A JWT; or pass it as ?token=<jwt>.",
+)
 
 RETRY_MILLISECONDS = 1000
 """How long an `EventSource` waits before it reconnects (with `Last-Event-ID`)."""
