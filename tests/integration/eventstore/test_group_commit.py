@@ -23,6 +23,7 @@ from baton_eventstore import (
 )
 from baton_eventstore.asyncpg_append import AsyncpgAppender
 from baton_eventstore.pg_batch import Append, batch_statement
+from baton_eventstore.tables import outbox
 
 pytestmark = pytest.mark.postgres
 
@@ -221,3 +222,30 @@ async def test_plans_made_while_the_tables_are_small_stay_on_the_indexes(
     assert "Seq Scan" not in plan and "hashed SubPlan" not in plan, plan
     assert "Index Only Scan using uq_events_stream_version" in plan
     assert "Index Scan using boxes_pkey" in plan
+
+
+async def test_committed_appends_reach_the_log_with_the_outbox_rows_written(
+    store: SqlEventStore,
+) -> None:
+    log = store.outbox.committed
+    assert log is not None
+    log.listen()
+    alone = [ev(1), ev(2, publish=False), ev(3)]
+    await store.append("alone", 0, alone)  # a statement of its own
+    together = [[ev(10 + n)] for n in range(20)]
+    await asyncio.gather(*(store.append(f"b{n}", 0, e) for n, e in enumerate(together)))
+    with pytest.raises(ConcurrencyConflict):
+        await store.append("alone", 0, [ev(4)])  # refused: not logged
+    assert appender(store).batches >= 1
+    entries = log.take()
+    assert {e.stream_id for e in entries} == {"alone"} | {f"b{n}" for n in range(20)}
+    first = next(e for e in entries if e.stream_id == "alone")
+    assert (first.expected_version, first.version) == (0, 3)
+    assert [row.event_id for row in first.rows] == [alone[0].event_id, alone[2].event_id]
+    async with store.engine.connect() as conn:
+        stored = {
+            r.id: (r.event_id, r.subject, bytes(r.body), dict(r.headers))
+            for r in await conn.execute(select(outbox))
+        }
+    logged = {r.id: (r.event_id, r.subject, r.body, r.headers) for e in entries for r in e.rows}
+    assert logged == stored

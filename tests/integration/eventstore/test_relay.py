@@ -166,3 +166,46 @@ async def test_publish_all_stops_at_a_subject_no_stream_captures(
     ):
         await JetStreamPublisher(js, timeout=5).publish_all(messages, acked.append)
     assert acked == [0, 1]
+
+
+@pytest.mark.postgres
+async def test_postgres_relay_reads_back_only_what_another_process_wrote(
+    postgres_url: str, stream: TestStream, js: JetStreamContext
+) -> None:
+    mine = await SqlEventStore.from_url(postgres_url)
+    theirs = await SqlEventStore.from_url(postgres_url)  # another replica's store
+    fetches = 0
+    fetch = mine.outbox.fetch
+
+    async def counted(limit: int, exclude: Sequence[int] = ()) -> Any:
+        nonlocal fetches
+        fetches += 1
+        return await fetch(limit, exclude)
+
+    mine.outbox.fetch = counted  # type: ignore[method-assign]
+    relay = OutboxRelay(mine, JetStreamPublisher(js), poll_interval=0.1)
+    try:
+        relay.start()
+        await relay.drain()
+        before = fetches
+        events = [stream.event(n, f"m{n % 4}") for n in range(40)]
+        other = stream.event(99, "t")
+        for n, event in enumerate(events):
+            await mine.append(f"m{n % 4}", n // 4, [event])
+            relay.kick()
+            if n == 20:
+                await theirs.append("t", 0, [other])
+            await asyncio.sleep(0.005)
+        await relay.drain()
+        await relay.stop()
+        ids = await stream.msg_ids()
+        assert sorted(ids) == sorted(str(e.event_id) for e in [*events, other])
+        for k in range(4):  # each stream in order
+            wanted = [str(e.event_id) for e in events[k::4]]
+            assert [i for i in ids if i in set(wanted)] == wanted
+        # 40 appends, about 0.3 s: the first reads, one per poll interval, the drains' last.
+        assert fetches - before < 15
+        assert await mine.outbox.count() == 0
+    finally:
+        await mine.close()
+        await theirs.close()

@@ -14,6 +14,9 @@ database are written together by the next free writer, in one statement (`pg_bat
 most one per stream and `max_batch` in all. Under load this turns many small commits into a
 few larger ones, which costs PostgreSQL and this process a fraction of the CPU per event;
 alone, an append waits for nothing. Each append still gets exactly its own outcome.
+
+Every committed append goes to `committed` (when given) with its outbox rows' ids, which the
+statements return, so the store's relay can publish them without reading them back.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from baton_eventstore.committed import CommittedLog
 from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
 from baton_eventstore.pg_batch import Append, batch_statement
@@ -74,6 +78,7 @@ class AsyncpgAppender:
         engine: AsyncEngine,
         writers: int = DEFAULT_WRITERS,
         max_batch: int = DEFAULT_MAX_BATCH,
+        committed: CommittedLog | None = None,
     ) -> None:
         if writers < 1:
             raise ValueError(f"writers: must be >= 1, got {writers}")
@@ -82,6 +87,7 @@ class AsyncpgAppender:
         self.max_size = pool_limit(engine)
         self.writers = min(writers, self.max_size)
         self.max_batch = max_batch
+        self.committed = committed
         options = connect_options(engine)
         self._server_settings: dict[str, str] = options.pop("server_settings", None) or {}
         self._connect_options = options
@@ -197,11 +203,13 @@ class AsyncpgAppender:
                 await _settle(waiting, self._write_one(conn, waiting.append))
             return
         self.batches += 1
-        positions = {row[1]: row[0] for row in rows}
+        written = {row[1]: (row[0], row[2]) for row in rows}
         for waiting in batch:
             append = waiting.append
-            if append.events[0].event_id in positions:
-                waiting.succeed([positions[event.event_id] for event in append.events])
+            if append.events[0].event_id in written:
+                found = [written[event.event_id] for event in append.events]
+                self._committed(append, [outbox_id for _, outbox_id in found])
+                waiting.succeed([position for position, _ in found])
             else:  # the guard refused it: the stream is behind its expected version
                 waiting.fail(await _conflict(conn, append.stream_id, append.expected_version))
 
@@ -220,7 +228,12 @@ class AsyncpgAppender:
             raise await _conflict(conn, stream_id, expected_version) from exc
         if not rows:  # the stream is behind expected_version: appending would leave a gap
             raise await _conflict(conn, stream_id, expected_version)
+        self._committed(append, [row[1] for row in rows])
         return [row[0] for row in rows]
+
+    def _committed(self, append: Append, outbox_ids: list[int | None]) -> None:
+        if self.committed is not None:
+            self.committed.add(append.stream_id, append.expected_version, append.events, outbox_ids)
 
     async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         """Run one more statement of the store's hot path (the relay's) on this pool."""

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from baton_eventstore.committed import CommittedLog
 from baton_eventstore.model import (
     ConcurrencyConflict,
     DuplicateEventId,
@@ -25,6 +26,7 @@ class _State:
     log: list[RecordedEvent] = field(default_factory=list)
     outbox: list[OutboxRow] = field(default_factory=list)
     event_ids: set[object] = field(default_factory=set)
+    committed: CommittedLog = field(default_factory=CommittedLog)
 
 
 class InMemoryEventStore:
@@ -80,6 +82,10 @@ class InMemoryEventStore:
         self._state.log.extend(committed)
         self._state.event_ids.update(e.event_id for e in committed)
         self._state.outbox.extend(tx.outbox)
+        for stream_id, (base, _) in tx.staged.items():
+            self._state.committed.add(
+                stream_id, base, tx.new_events[stream_id], tx.outbox_ids[stream_id]
+            )
 
     def _next_position(self) -> int:
         return next(self._positions)
@@ -95,6 +101,8 @@ class MemoryTransaction:
         self._store = store
         self.staged: dict[str, tuple[int, list[RecordedEvent]]] = {}
         self.outbox: list[OutboxRow] = []
+        self.new_events: dict[str, list[NewEvent]] = {}
+        self.outbox_ids: dict[str, list[int | None]] = {}
 
     async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
         """Committed events plus this transaction's staged ones."""
@@ -120,7 +128,10 @@ class MemoryTransaction:
             self._record(stream_id, expected_version + i + 1, e, now) for i, e in enumerate(events)
         ]
         self.staged[stream_id] = (base, staged + new)
+        self.new_events.setdefault(stream_id, []).extend(events)
+        outbox_ids = self.outbox_ids.setdefault(stream_id, [])
         for event in events:
+            outbox_ids.append(None)
             if event.publish is not None:
                 message = event.publish
                 row = OutboxRow(
@@ -131,6 +142,7 @@ class MemoryTransaction:
                     dict(message.headers),
                 )
                 self.outbox.append(row)
+                outbox_ids[-1] = row.id
         return new
 
     def all_events(self) -> list[RecordedEvent]:
@@ -158,6 +170,11 @@ class MemoryOutbox:
     def __init__(self, state: _State) -> None:
         self._state = state
         self._leases: dict[str, tuple[str, float]] = {}
+
+    @property
+    def committed(self) -> CommittedLog:
+        """The appends committed to this store, for its relay."""
+        return self._state.committed
 
     async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
         """The oldest `limit` rows not in `exclude`, in id order."""

@@ -21,7 +21,8 @@ from baton_eventstore.row_write import RowWrite, pg_cte, pg_params
 # unique key on (stream_id, version) still decides between concurrent appends. Outbox rows
 # join on the inserted events, so they exist only if the events do. One statement is one
 # implicit transaction: either every row is written or none is. `{extra}` is where a read
-# row's CTE goes (`append_sql`).
+# row's CTE goes (`append_sql`). Each event comes back with its position and its outbox row's
+# id (NULL when it is not published), in event order.
 _TEMPLATE = """
 WITH guard AS (
   SELECT 1 AS ok WHERE CAST($2 AS integer) = 0 OR EXISTS (
@@ -42,8 +43,10 @@ WITH guard AS (
               CAST($11 AS jsonb[])) WITH ORDINALITY AS o(event_id, subject, body, headers, ord)
   JOIN ins ON ins.event_id = o.event_id
   ORDER BY o.ord
+  RETURNING id, event_id
 ){extra}
-SELECT position FROM ins ORDER BY position
+SELECT ins.position, ob.id FROM ins LEFT JOIN ob ON ob.event_id = ins.event_id
+ORDER BY ins.position
 """
 APPEND_SQL = _TEMPLATE.format(extra="")
 APPEND_PARAMS = 11

@@ -74,8 +74,10 @@ WITH req AS (
        WITH ORDINALITY AS o(event_id, subject, body, headers, at, ord)
   JOIN ins ON ins.event_id = o.event_id
   ORDER BY o.ord
+  RETURNING id, event_id
 ){rows}
-SELECT position, event_id FROM ins ORDER BY position
+SELECT ins.position, ins.event_id, ob.id FROM ins LEFT JOIN ob ON ob.event_id = ins.event_id
+ORDER BY ins.position
 """
 _FIXED_PARAMS = 14
 
@@ -83,8 +85,8 @@ _FIXED_PARAMS = 14
 def batch_statement(appends: Sequence[Append]) -> tuple[str, list[Any]]:
     """The statement writing every append (and its read row) and its parameters.
 
-    It returns (position, event_id) for each event inserted; an append whose guard refused
-    it has none.
+    It returns (position, event_id, outbox row id or NULL) for each event inserted; an append
+    whose guard refused it has none.
     """
     shapes: dict[RowShape, list[tuple[int, RowWrite]]] = {}
     for index, append in enumerate(appends, start=1):

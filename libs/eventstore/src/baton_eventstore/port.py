@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import NamedTuple, Protocol
 from uuid import UUID
 
+from baton_eventstore.committed import CommittedLog
 from baton_eventstore.model import NewEvent, OutboxRow, RecordedEvent
 
 
@@ -48,6 +49,12 @@ class EventStore(Protocol):
 
 class Outbox(Protocol):
     """The outbox rows of one store, and the lease that lets one relay publish them."""
+
+    @property
+    def committed(self) -> CommittedLog | None:
+        """The appends this process committed through the store, with their outbox rows, for
+        a relay to publish without fetching them; None when the store does not keep them."""
+        ...
 
     async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
         """The oldest `limit` rows in id (= commit) order, leaving out the `exclude` ids (rows

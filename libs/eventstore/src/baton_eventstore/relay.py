@@ -9,8 +9,11 @@ import os
 import socket
 import time
 import uuid
+from collections import OrderedDict
 from typing import Protocol
 
+from baton_eventstore.committed import CommittedAppend
+from baton_eventstore.model import OutboxRow
 from baton_eventstore.port import Outbox, Outgoing, Publisher, msg_id_for
 
 log = logging.getLogger(__name__)
@@ -44,6 +47,16 @@ class OutboxRelay:
     `max_undeleted` of them are waiting. At low load a batch is one event, and a DELETE per
     batch was one more commit (on PostgreSQL a WAL flush) per event beside the writer's own.
     `drain` and `stop` leave no published row behind.
+
+    Rows this process committed are not read back when the store keeps them (`committed`: the
+    PostgreSQL store and the in-memory one): a started relay takes them from that log and
+    publishes them as they are. It does so only while it can vouch for each stream's order:
+    an append is published from the log when this relay has published its stream up to the
+    append's `expected_version` (or the stream is new). Otherwise (another process or a unit
+    of work wrote the stream, the log dropped an entry, the lease changed hands) the relay
+    fetches, which publishes in commit order, and learns from what it fetched how far each
+    stream is published. It also fetches when the last fetch was full, after a failure, and at
+    least every `poll_interval`, so rows nobody logged (other replicas') are not held back.
     """
 
     def __init__(
@@ -59,11 +72,12 @@ class OutboxRelay:
         holder: str | None = None,
         delete_interval: float = 0.2,
         max_undeleted: int = 1000,
+        max_heads: int = 65536,
     ) -> None:
         if poll_interval <= 0 or lease_ttl <= 0 or delete_interval <= 0:
             raise ValueError("poll_interval, lease_ttl, delete_interval: must be > 0")
-        if batch_size < 1 or max_undeleted < 1:
-            raise ValueError("batch_size, max_undeleted: must be >= 1")
+        if batch_size < 1 or max_undeleted < 1 or max_heads < 1:
+            raise ValueError("batch_size, max_undeleted, max_heads: must be >= 1")
         self._outbox = store.outbox
         self._publisher = publisher
         self._poll_interval = poll_interval
@@ -81,9 +95,16 @@ class OutboxRelay:
         self._delete_interval = delete_interval
         self._max_undeleted = max_undeleted
         self._published_ids: list[int] = []  # published, not deleted yet: left out of fetches
+        self._published: set[int] = set()  # the same ids, to look up
         self._delete_at = 0.0  # monotonic time by which they are to be deleted
         self._cautious = False  # the last batch failed: publish one row at a time
-        self._more = False  # the last fetch was full: more rows may be waiting
+        self._more = False  # the last batch was full: more rows may be waiting
+        self._backlog = False  # the last fetch was full: the table holds more than the log
+        self._holding = False  # the lease was ours at the last look
+        self._fetch_at = 0.0  # monotonic time by which the next batch must fetch
+        self._pending: list[CommittedAppend] = []  # taken from the log, not published yet
+        self._heads: OrderedDict[str, int] = OrderedDict()  # stream -> published up to version
+        self._max_heads = max_heads
 
     def kick(self) -> None:
         """Wake the loop now (call after a commit that wrote outbox rows)."""
@@ -93,6 +114,8 @@ class OutboxRelay:
         """Run the relay loop in a background task."""
         if self._task is None:
             self._stopping = False
+            if self._outbox.committed is not None:
+                self._outbox.committed.listen()
             self._task = asyncio.create_task(self._run(), name=f"outbox-relay:{self.holder}")
 
     async def stop(self) -> None:
@@ -103,7 +126,11 @@ class OutboxRelay:
         self._stopping = True
         self._wake.set()
         await task
+        if self._outbox.committed is not None:
+            self._outbox.committed.stop_listening()
+        self._drop_committed()
         self._renew_at = 0.0
+        self._holding = False
         try:
             await self._forget_published()
         except Exception:  # they are republished by the next relay, and dropped as duplicates
@@ -132,18 +159,23 @@ class OutboxRelay:
         """Publish one batch if we hold the lease; the number published, None without the lease."""
         async with self._batch_lock:
             if not await self._hold_lease():
+                self._drop_committed()
                 await self._forget_published()
                 return None
+            self._take_committed()  # before any delete: it reads the published ids
+            rows = self._from_log()
             if self._published_ids and (
                 time.monotonic() >= self._delete_at
                 or len(self._published_ids) >= self._max_undeleted
             ):
                 await self._forget_published()
-            # After a failure, one row at a time until one goes through: a row the broker
-            # refuses for good then holds everything behind it, as it would unpipelined.
-            limit = 1 if self._cautious else self._batch_size
-            rows = await self._outbox.fetch(limit, exclude=self._published_ids)
-            self._more = len(rows) == limit
+            if rows is None:
+                # After a failure, one row at a time until one goes through: a row the broker
+                # refuses for good then holds everything behind it, as it would unpipelined.
+                limit = 1 if self._cautious else self._batch_size
+                rows = await self._outbox.fetch(limit, exclude=self._published_ids)
+                self._more = self._backlog = len(rows) == limit
+                self._fetch_at = time.monotonic() + self._poll_interval
             if not rows:
                 return 0
             done: list[int] = []
@@ -162,13 +194,83 @@ class OutboxRelay:
                 if done and not self._published_ids:
                     self._delete_at = time.monotonic() + self._delete_interval
                 self._published_ids.extend(done)
+                self._published.update(done)
+                self._settle_committed()
             self._cautious = False
             return len(done)
+
+    def _take_committed(self) -> None:
+        """Move what the store logged since the last batch to the pending appends."""
+        log = self._outbox.committed
+        if log is not None and len(log):
+            self._pending.extend(log.take())
+            self._settle_committed()  # a fetch may have published some of them already
+
+    def _drop_committed(self) -> None:
+        """Forget logged appends (without the lease another relay may publish them)."""
+        self._holding = False
+        self._pending.clear()
+        if self._outbox.committed is not None:
+            self._outbox.committed.take()
+
+    def _from_log(self) -> list[OutboxRow] | None:
+        """The next batch from the pending appends, or None when the relay must fetch (as it
+        must with nothing pending: rows may have come from elsewhere, and `drain` relies on an
+        empty batch meaning an empty outbox)."""
+        if not self._pending or self._backlog or self._cautious:
+            return None
+        if time.monotonic() >= self._fetch_at:
+            return None
+        # Every pending append is wholly unpublished: `_settle_committed` dropped the published
+        # ones, and one published in part (a batch that failed, or a fetch that ended inside
+        # it) leaves the relay fetching (`_cautious`, `_backlog`) until the fetch is past it.
+        heads: dict[str, int] = {}
+        rows: list[OutboxRow] = []
+        for index, append in enumerate(self._pending):
+            stream = append.stream_id
+            head = heads.get(stream, self._heads.get(stream))
+            if append.expected_version and head != append.expected_version:
+                return None  # rows of this stream may be waiting that the log does not hold
+            heads[stream] = append.version
+            rows.extend(append.rows)
+            if len(rows) >= self._batch_size:
+                self._more = index + 1 < len(self._pending)
+                return rows
+        self._more = False
+        return rows
+
+    def _settle_committed(self) -> None:
+        """Drop the pending appends that are published now, moving their streams' heads.
+
+        An append whose rows are all published is published through its version: from the
+        log only after its stream's head, and by a fetch only after every row committed
+        before it (a fetch takes rows in commit order). An append that published nothing
+        moves its stream's head only when it continues it.
+        """
+        if not self._pending:
+            return
+        published = self._published
+        waiting: set[str] = set()  # streams with an earlier append still unpublished
+        left: list[CommittedAppend] = []
+        for append in self._pending:
+            stream = append.stream_id
+            if stream not in waiting and all(row.id in published for row in append.rows):
+                head = self._heads.get(stream, 0)
+                if append.rows or head == append.expected_version:
+                    self._heads[stream] = max(head, append.version)
+                    self._heads.move_to_end(stream)
+                continue
+            waiting.add(stream)
+            left.append(append)
+        self._pending = left
+        while len(self._heads) > self._max_heads:
+            self._heads.popitem(last=False)
 
     async def _forget_published(self) -> None:
         if self._published_ids:
             await self._outbox.delete(self._published_ids)
             self._published_ids = []
+            self._published.clear()
 
     async def _run(self) -> None:
         backoff = 0.1
@@ -197,6 +299,9 @@ class OutboxRelay:
         if not await self._outbox.acquire_lease(self._lease_name, self.holder, self._lease_ttl):
             self._renew_at = 0.0
             return False
+        if not self._holding:  # taken anew: what was logged before may be published already
+            self._drop_committed()
+            self._holding = True
         self._renew_at = time.monotonic() + self._lease_ttl / 2
         return True
 

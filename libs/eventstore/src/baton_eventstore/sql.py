@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from baton_eventstore.asyncpg_append import AsyncpgAppender
+from baton_eventstore.committed import CommittedLog
 from baton_eventstore.engine import create_engine, write_transaction
 from baton_eventstore.migrations import migrate
 from baton_eventstore.model import (
@@ -49,9 +50,13 @@ class SqlEventStore:
         # Stand-alone appends and the relay's fetch and delete skip SQLAlchemy: on PostgreSQL
         # one statement each on a raw asyncpg pool, on a SQLite file one call each on a thread
         # that owns a sqlite3 connection.
-        self.appender = AsyncpgAppender(engine) if _is_asyncpg(engine) else None
+        # What the asyncpg appender commits goes to the relay as it is, not read back.
+        committed = CommittedLog() if _is_asyncpg(engine) else None
+        self.appender = (
+            AsyncpgAppender(engine, committed=committed) if committed is not None else None
+        )
         self.sqlite = SqliteAppender(engine) if SqliteAppender.supports(engine) else None
-        self.outbox = SqlOutbox(engine, self.appender, self.sqlite)
+        self.outbox = SqlOutbox(engine, self.appender, self.sqlite, committed)
 
     @classmethod
     async def from_url(cls, url: str, **engine_options: Any) -> SqlEventStore:

@@ -13,6 +13,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.asyncpg_append import AsyncpgAppender
+from baton_eventstore.committed import CommittedLog
 from baton_eventstore.engine import write_transaction
 from baton_eventstore.model import OutboxRow
 from baton_eventstore.sqlite_append import SqliteAppender
@@ -47,10 +48,17 @@ class SqlOutbox:
         engine: AsyncEngine,
         raw: AsyncpgAppender | None = None,
         sqlite: SqliteAppender | None = None,
+        committed: CommittedLog | None = None,
     ) -> None:
         self._engine = engine
         self._raw = raw
         self._sqlite = sqlite
+        self._committed = committed
+
+    @property
+    def committed(self) -> CommittedLog | None:
+        """What the store's asyncpg appender committed (PostgreSQL); None elsewhere."""
+        return self._committed
 
     async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
         """The oldest `limit` rows not in `exclude`, in id order."""
