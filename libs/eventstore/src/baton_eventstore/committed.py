@@ -85,5 +85,8 @@ class CommittedLog:
         self._entries.clear()
         return taken
 
-    def __len__(self) -> int:
+    @property
+    def waiting(self) -> int:
+        """Appends recorded and not taken yet. (No `__len__`: an empty log is still a log, and
+        `if store.outbox.committed:` must not read it as "no log".)"""
         return len(self._entries)

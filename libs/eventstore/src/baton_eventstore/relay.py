@@ -202,7 +202,7 @@ class OutboxRelay:
     def _take_committed(self) -> None:
         """Move what the store logged since the last batch to the pending appends."""
         log = self._outbox.committed
-        if log is not None and len(log):
+        if log is not None and log.waiting:
             self._pending.extend(log.take())
             self._settle_committed()  # a fetch may have published some of them already
 
