@@ -40,6 +40,9 @@ class Subject(BaseModel):
     kind: Kind
     name: str
     keys: tuple[str, ...] = ()
+    legacy_patterns: tuple[str, ...] = ()
+    """Patterns this message was published on before its keys changed. Streams keep capturing
+    them, so a publisher still on the older layout lands during a rolling upgrade."""
 
     @property
     def base(self) -> str:
@@ -50,6 +53,15 @@ class Subject(BaseModel):
     def pattern(self) -> str:
         """The subject with one `*` per key: what a subscriber or a stream listens on."""
         return ".".join([self.base, *("*" for _ in self.keys)])
+
+    def filter(self, **fixed: str) -> str:
+        """The pattern with some keys fixed: `filter(agent_token="x")` -> `...*.*.x`."""
+        unknown = set(fixed) - set(self.keys)
+        if unknown:
+            raise ValueError(
+                f"{self.base}: no key {', '.join(sorted(unknown))} (keys: {self.keys})"
+            )
+        return ".".join([self.base, *(fixed.get(key, "*") for key in self.keys)])
 
     def render(self, message: BaseModel) -> str:
         """The concrete subject for one message."""

@@ -70,7 +70,9 @@ class Registry:
         for model in self:
             if model.delivery is Delivery.STREAM:
                 key = (model.subject.owner, model.subject.kind)
-                grouped.setdefault(key, []).append(model.subject.pattern)
+                grouped.setdefault(key, []).extend(
+                    (model.subject.pattern, *model.subject.legacy_patterns)
+                )
         return [
             StreamSpec(
                 name=stream_name(owner, kind.value),

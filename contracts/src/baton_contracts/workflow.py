@@ -19,11 +19,40 @@ def _evt(name: str) -> Subject:
     return Subject(owner="workflow", kind=Kind.EVT, name=name, keys=("user_id", "instance_id"))
 
 
+NO_AGENT = "-"
+"""The agent token of a step no agent profile could serve (none named, or not a token)."""
+_NOT_IN_A_TOKEN = frozenset(". *>\t\r\n")
+
+
+def agent_token(agent: str | None) -> str:
+    """The subject token naming the agent that serves a step: its slug, else `NO_AGENT`.
+
+    A slug that could not be a subject token (a dot, a space, a wildcard) is no agent
+    profile's slug either (profiles allow `[a-z0-9_-]`), so no agent-runner misses it.
+    """
+    if not agent or any(ch in _NOT_IN_A_TOKEN for ch in agent):
+        return NO_AGENT
+    return agent
+
+
+def _step_evt(name: str) -> Subject:
+    # A step's start also names its agent, last, so that the agent's owner can consume only
+    # the starts of the agents it prepares (`Subject.filter(agent_token=...)`) instead of
+    # every step of every instance; the user and the instance stay where `_evt` puts them.
+    return Subject(
+        owner="workflow",
+        kind=Kind.EVT,
+        name=name,
+        keys=("user_id", "instance_id", "agent_token"),
+        legacy_patterns=(_evt(name).pattern,),
+    )
+
+
 class WorkflowStarted(Event):
     """An instance of a workflow was started for a user."""
 
     type: Literal["workflow.started"] = "workflow.started"
-    subject: ClassVar[Subject] = _evt("started")
+    subject: ClassVar[Subject] = _step_evt("started")
 
     workflow_id: str
     instance_id: str
@@ -31,12 +60,17 @@ class WorkflowStarted(Event):
     initial_agent: str | None = None
     """The agent serving the first step (None from publishers older than the field)."""
 
+    @property
+    def agent_token(self) -> str:
+        """The subject's last token: the first step's agent (`agent_token`)."""
+        return agent_token(self.initial_agent)
+
 
 class StepChanged(Event):
     """The instance moved from one step to the next (`forced` when `max_messages` moved it)."""
 
     type: Literal["workflow.step_changed"] = "workflow.step_changed"
-    subject: ClassVar[Subject] = _evt("step_changed")
+    subject: ClassVar[Subject] = _step_evt("step_changed")
 
     workflow_id: str
     instance_id: str
@@ -47,6 +81,11 @@ class StepChanged(Event):
     warning: str | None = None
     current_agent: str | None = None
     """The agent serving `current_step`, so its owner can prepare the step as it starts."""
+
+    @property
+    def agent_token(self) -> str:
+        """The subject's last token: the new step's agent (`agent_token`)."""
+        return agent_token(self.current_agent)
 
 
 class StepBlocked(Event):

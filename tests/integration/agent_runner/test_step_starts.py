@@ -7,17 +7,26 @@ import uuid
 from datetime import UTC, datetime
 
 from nats.aio.client import Client
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from sqlalchemy import text
 
 from baton_agent_runner.adapters import sql
-from baton_agent_runner.bootstrap import AgentRunnerApp
+from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.domain.extracted import NewInboxItem
+from baton_agent_runner.entrypoints.subscribers import (
+    CONSUMER,
+    WORKFLOW_EVENTS_STREAM,
+    step_start_filters,
+)
+from baton_contracts import durable_name
 from baton_contracts.agent_api import InboxItems, ListInboxItems
 from baton_contracts.workflow import StepChanged, WorkflowStarted
 from baton_eventstore import create_engine, migrate
 from baton_messaging import request
 
-from .conftest import Conversation
+from .conftest import Conversation, settings
+
+STEP_CHANGED_DURABLE = durable_name(f"{CONSUMER}-step-changed", WORKFLOW_EVENTS_STREAM.name)
 
 
 def step_changed(user: str, step: str, agent: str | None) -> StepChanged:
@@ -83,6 +92,64 @@ async def test_a_step_of_another_agent_leaves_deferred_items_deferred(
     await publish(client, step_changed("marker", "brain_dump", "inbox_collector"))
     assert await inbox_soon(client, "marker") == ["marker item"]
     assert await inbox(client, "oleg") == []
+
+
+async def delivered(client: Client, durable: str) -> int:
+    """How many events the step-start durable has handed to the agent-runner so far."""
+    info = await client.jetstream().consumer_info(WORKFLOW_EVENTS_STREAM.name, durable)
+    return info.delivered.consumer_seq
+
+
+async def test_only_the_starts_of_agents_with_actions_reach_the_agent_runner(
+    runner: AgentRunnerApp, client: Client
+) -> None:
+    before = await delivered(client, STEP_CHANGED_DURABLE)
+    for agent in ("greeter", "coordinator", None, "in.box"):  # in.box: no profile's slug
+        await publish(client, step_changed("quinn", "some_step", agent))
+    await runner.runner.inbox.add("quinn", [NewInboxItem("q1", "book dentist", "deferred")])
+    await publish(client, step_changed("quinn", "brain_dump", "inbox_collector"))
+    assert await inbox_soon(client, "quinn") == ["book dentist"]
+    # JetStream kept the other four from the agent-runner: one delivery, not five.
+    assert await delivered(client, STEP_CHANGED_DURABLE) == before + 1
+
+
+async def test_an_event_in_the_layout_before_the_agent_token_is_still_acted_on(
+    runner: AgentRunnerApp, client: Client
+) -> None:
+    """A workflow service not yet upgraded publishes on `...step_changed.<user>.<instance>`."""
+    await runner.runner.inbox.add("rosa", [NewInboxItem("r1", "fix bike", "deferred")])
+    event = step_changed("rosa", "brain_dump", "inbox_collector")
+    legacy = f"workflow.evt.step_changed.{event.user_id}.{event.instance_id}"
+    await client.jetstream().publish(legacy, event.to_bytes())
+    assert await inbox_soon(client, "rosa") == ["fix bike"]
+
+
+async def test_a_durable_of_the_earlier_layout_is_updated_at_start_and_keeps_its_place(
+    nats_url: str, sqlite_url: str, client: Client
+) -> None:
+    js = client.jetstream()
+    first = build(settings(nats_url, sqlite_url))  # makes the tables
+    await first.start()
+    await first.runner.inbox.add("sven", [NewInboxItem("s1", "call bank", "deferred")])
+    await first.stop()
+    old = ConsumerConfig(
+        name=STEP_CHANGED_DURABLE,
+        durable_name=STEP_CHANGED_DURABLE,
+        filter_subject="workflow.evt.step_changed.*.*",
+        ack_policy=AckPolicy.EXPLICIT,
+        deliver_policy=DeliverPolicy.NEW,
+    )
+    await js.add_consumer(WORKFLOW_EVENTS_STREAM.name, old)  # as the earlier release left it
+    app = build(settings(nats_url, sqlite_url))
+    # Published while no agent-runner runs: the durable holds it for the next start.
+    await publish(client, step_changed("sven", "brain_dump", "inbox_collector"))
+    await app.start()
+    try:
+        assert await inbox_soon(client, "sven") == ["call bank"]
+        info = await js.consumer_info(WORKFLOW_EVENTS_STREAM.name, STEP_CHANGED_DURABLE)
+        assert info.config.filter_subjects == step_start_filters(StepChanged, ["inbox_collector"])
+    finally:
+        await app.stop()
 
 
 async def test_a_workflow_whose_first_step_is_the_brain_dump_promotes_at_start(

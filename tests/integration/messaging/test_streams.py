@@ -15,6 +15,7 @@ from nats.js.api import RetentionPolicy
 
 from baton_contracts import STREAMS, Retention, StreamSpec
 from baton_messaging import (
+    ConsumerDeclarationError,
     MessagingSettings,
     build_broker,
     declare_streams,
@@ -183,3 +184,87 @@ async def test_a_refused_stream_names_itself_and_the_reason(nc: Client) -> None:
     with pytest.raises(StreamDeclarationError, match=spec.name) as caught:
         await declare_streams(nc.jetstream(), [spec])
     assert "duplicate" in str(caught.value)
+
+
+def two_key_spec() -> StreamSpec:
+    token = uuid.uuid4().hex[:8]
+    return StreamSpec(name=f"TEST_{token.upper()}", subjects=(f"test.evt.{token}.*.*",))
+
+
+async def filtered(
+    url: str, spec: StreamSpec, collector: Collector, subjects: list[str], *, from_new: bool = False
+) -> NatsBroker:
+    broker = build_broker(MessagingSettings(nats_url=url), "collector")
+    durable_subscriber(
+        broker, subjects, consumer="collector", stream=spec, fetch_timeout=0.5, from_new=from_new
+    )(collector.handle)
+    await start_broker(broker, [spec])
+    return broker
+
+
+async def test_a_durable_on_several_filters_takes_only_their_subjects(
+    nc: Client, nats_url: str
+) -> None:
+    spec = two_key_spec()
+    base = spec.subjects[0].removesuffix(".*.*")
+    collector = Collector()
+    broker = await filtered(nats_url, spec, collector, [f"{base}.a.*", f"{base}.*.x"])
+    js = nc.jetstream()
+    try:
+        for key in ("a.1", "b.1", "b.x", "c.2", "a.x"):
+            await js.publish(f"{base}.{key}", key.encode())
+        assert await collector.wait_for(3) == ["a.1", "b.x", "a.x"]
+        info = await js.consumer_info(spec.name, f"collector-{spec.name}")
+        assert info.delivered.consumer_seq == 3
+    finally:
+        await broker.stop()
+        await js.delete_stream(spec.name)
+
+
+async def test_a_changed_filter_is_applied_at_the_next_start_and_the_durable_keeps_its_place(
+    nc: Client, nats_url: str
+) -> None:
+    spec = two_key_spec()
+    base = spec.subjects[0].removesuffix(".*.*")
+    js = nc.jetstream()
+    first = Collector()
+    broker = await filtered(nats_url, spec, first, [f"{base}.a.*"])
+    await js.publish(f"{base}.a.1", b"a.1")
+    assert await first.wait_for(1) == ["a.1"]
+    await broker.stop()
+
+    for key in ("a.2", "b.2"):  # while the service is down
+        await js.publish(f"{base}.{key}", key.encode())
+    second = Collector()
+    broker = await filtered(nats_url, spec, second, [f"{base}.a.*", f"{base}.b.*"])
+    try:
+        assert await second.wait_for(2) == ["a.2", "b.2"]  # not a.1 again: same durable
+        info = await js.consumer_info(spec.name, f"collector-{spec.name}")
+        assert info.config.filter_subjects == [f"{base}.a.*", f"{base}.b.*"]
+    finally:
+        await broker.stop()
+        await js.delete_stream(spec.name)
+
+
+async def test_a_durable_change_jetstream_refuses_names_the_durable(
+    nc: Client, nats_url: str
+) -> None:
+    spec = two_key_spec()
+    subjects = [spec.subjects[0]]
+    broker = await filtered(nats_url, spec, Collector(), subjects, from_new=True)
+    await broker.stop()
+    try:
+        with pytest.raises(ConsumerDeclarationError, match=f"collector-{spec.name}") as caught:
+            await filtered(nats_url, spec, Collector(), subjects, from_new=False)
+        assert "deliver policy" in str(caught.value)
+    finally:
+        await nc.jetstream().delete_stream(spec.name)
+
+
+def test_a_durable_needs_a_subject_its_stream_captures() -> None:
+    broker = build_broker(MessagingSettings(), "collector")
+    spec = two_key_spec()
+    with pytest.raises(ValueError, match="at least one subject"):
+        durable_subscriber(broker, [], consumer="collector", stream=spec)
+    with pytest.raises(ValueError, match="'other.subject' is not captured by stream"):
+        durable_subscriber(broker, [spec.subjects[0], "other.subject"], consumer="c", stream=spec)

@@ -7,6 +7,7 @@ import asyncio
 import nats
 from nats.aio.client import Client
 
+from baton_messaging import JetStreamPublisher
 from baton_messaging.embedded import EmbeddedNatsServer
 
 from .conftest import (
@@ -14,9 +15,11 @@ from .conftest import (
     Gateway,
     GatewayFactory,
     bearer,
+    msg_id_for,
     new_user,
     publish,
     sse_client,
+    step_blocked,
     step_changed,
     ws_client,
 )
@@ -102,3 +105,27 @@ async def test_a_gap_older_than_the_stream_keeps_gets_a_resync_frame(
     async with ws_client(gateway, hal, last_seq=seqs[1]) as client:
         (replayed,) = await client.ready()
         assert replayed["seq"] == seqs[2]
+
+
+async def test_a_replay_narrowed_to_one_instance_takes_every_subject_layout(
+    gateway: Gateway, nc: Client
+) -> None:
+    """Step starts end with their agent; other events end with the instance; an older
+    publisher's step starts too. A replay for one instance takes all three, and nothing else."""
+    ivy = new_user("ivy")
+    first = await publish(nc, step_changed(ivy, "i1", 0))  # ...step_changed.ivy.i1.-
+    await publish(nc, step_blocked(ivy, "i1", "criteria"))  # ...step_blocked.ivy.i1
+    legacy = step_changed(ivy, "i1", 1)
+    await JetStreamPublisher(nc.jetstream()).publish(
+        f"workflow.evt.step_changed.{ivy}.i1", legacy.to_bytes(), msg_id_for(legacy.event_id)
+    )
+    await publish(nc, step_changed(ivy, "i2", 7))  # another instance of the same user
+    async with ws_client(gateway, ivy, instance_id="i1", last_seq=first - 1) as client:
+        missed = await client.ready()
+        await client.silent()
+    assert [f["type"] for f in missed] == [
+        "workflow.step_changed",
+        "workflow.step_blocked",
+        "workflow.step_changed",
+    ]
+    assert {f["payload"]["instance_id"] for f in missed} == {"i1"}

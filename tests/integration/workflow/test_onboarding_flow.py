@@ -53,7 +53,7 @@ async def events_of(nc: Client, user: str) -> asyncio.Queue[dict[str, object]]:
     async def put(msg: object) -> None:
         await queue.put(json.loads(msg.data))  # type: ignore[attr-defined]
 
-    await nc.subscribe(f"workflow.evt.*.{user}.*", cb=put)
+    await nc.subscribe(f"workflow.evt.*.{user}.>", cb=put)
     await nc.flush()
     return queue
 
@@ -257,7 +257,7 @@ async def test_started_and_step_changed_events_name_the_agent_of_the_new_step(
     async def put(msg: object) -> None:
         await queue.put(json.loads(msg.data))  # type: ignore[attr-defined]
 
-    await client.subscribe("workflow.evt.*.erin.*", cb=put)
+    await client.subscribe("workflow.evt.*.erin.>", cb=put)
     await client.flush()
     instance = await start(client, "erin")
     started = await asyncio.wait_for(queue.get(), 5)

@@ -12,7 +12,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from baton_notifier.adapters.live_jetstream import ack_sequences, user_subject
+from baton_contracts import subject_matches
+from baton_notifier.adapters.live_jetstream import ack_sequences, user_subjects
 from baton_notifier.domain.live import (
     CLOSE_TOO_SLOW,
     CLOSE_UNAUTHORIZED,
@@ -137,10 +138,31 @@ def test_replay_when_the_stream_holds_the_gap_and_resync_otherwise() -> None:
 
 
 def test_replay_filters_cannot_be_widened_by_a_user_id() -> None:
-    assert user_subject("ann", None) == "workflow.evt.*.ann.*"
-    assert user_subject("ann", "i1") == "workflow.evt.*.ann.i1"
+    assert user_subjects("ann", None) == ["workflow.evt.*.ann.>"]
+    assert user_subjects("ann", "i1") == ["workflow.evt.*.ann.i1", "workflow.evt.*.ann.i1.*"]
     for sneaky in ("ann.>", "*", "a b", ""):
-        assert user_subject(sneaky, None) is None
+        assert user_subjects(sneaky, None) == []
+        assert user_subjects("ann", sneaky) == []
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "workflow.evt.completed.ann.i1",  # user and instance last
+        "workflow.evt.step_changed.ann.i1.inbox_collector",  # a step's start names its agent
+        "workflow.evt.started.ann.i1.-",
+        "workflow.evt.step_changed.ann.i1",  # the layout before the agent token
+    ],
+)
+def test_replay_filters_take_each_layout_of_the_user_and_the_instance(subject: str) -> None:
+    def taken(filters: list[str], subject: str) -> bool:
+        return any(subject_matches(f, subject) for f in filters)
+
+    assert taken(user_subjects("ann", None), subject)
+    assert taken(user_subjects("ann", "i1"), subject)
+    assert not taken(user_subjects("ann", "i2"), subject)
+    assert not taken(user_subjects("bob", None), subject)
+    assert not taken(user_subjects("ann", "i"), subject)
 
 
 def test_ack_subjects_give_stream_and_consumer_sequences() -> None:

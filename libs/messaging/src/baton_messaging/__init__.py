@@ -7,18 +7,24 @@ from baton_messaging.broker import (
     start_broker,
     stream_config,
 )
-from baton_messaging.consumers import durable_subscriber
+from baton_messaging.consumers import (
+    ConsumerDeclarationError,
+    declare_durables,
+    durable_subscriber,
+)
 from baton_messaging.publisher import JetStreamPublisher, PublishAck, PublishError
 from baton_messaging.requests import request
 from baton_messaging.responder import answer, respond, responder
 
 __all__ = [
+    "ConsumerDeclarationError",
     "JetStreamPublisher",
     "MessagingSettings",
     "PublishAck",
     "PublishError",
     "answer",
     "build_broker",
+    "declare_durables",
     "declare_streams",
     "durable_subscriber",
     "request",

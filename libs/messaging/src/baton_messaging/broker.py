@@ -16,6 +16,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_contracts import StreamSpec
+from baton_messaging.consumers import declare_durables
 
 logger = logging.getLogger(__name__)
 
@@ -63,9 +64,11 @@ def build_broker(
 async def start_broker(
     broker: NatsBroker, streams: Iterable[StreamSpec] = (), *, flush_timeout: float = 5.0
 ) -> None:
-    """Connect, declare `streams`, start every subscriber, and flush so they are live."""
+    """Connect, declare `streams` and the broker's durables, start every subscriber, and
+    flush so they are live."""
     nc = await broker.connect()
     await declare_streams(nc.jetstream(), streams)
+    await declare_durables(nc.jetstream(), broker)
     await broker.start()
     # SUBs sit in nats-py's pending buffer, and its flush() writes PING straight to the socket,
     # ahead of that buffer; the first flush wakes the flusher that sends the SUBs, the second

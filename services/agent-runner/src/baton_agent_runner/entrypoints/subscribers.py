@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from faststream.nats import NatsBroker
 
+from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.service.ports import InboxStore
 from baton_agent_runner.service.queries import MemoryQueries
 from baton_agent_runner.service.step_starts import StepStarts
 from baton_agent_runner.service.tasks import TaskRunner
@@ -25,7 +27,7 @@ from baton_contracts.agent_api import (
     RunTask,
     TaskResult,
 )
-from baton_contracts.workflow import StepChanged, WorkflowStarted
+from baton_contracts.workflow import StepChanged, WorkflowStarted, agent_token
 from baton_messaging import MessagingSettings, build_broker, durable_subscriber, respond
 
 QUEUE = "agent"
@@ -81,13 +83,32 @@ def subscribe(
     on_step_starts(broker, steps)
 
 
+def step_start_filters(
+    model: type[WorkflowStarted | StepChanged], agents: Sequence[str]
+) -> list[str]:
+    """The subjects of `model`'s events that start a step of one of `agents`.
+
+    A step's start names its agent in the subject, so JetStream hands over only those; the
+    layout before that token (`legacy_patterns`) is still taken whole, for a publisher that
+    has not been upgraded yet, and the agent is then read from the event.
+    """
+    return [
+        *(model.subject.filter(agent_token=agent_token(a)) for a in sorted(agents)),
+        *model.subject.legacy_patterns,
+    ]
+
+
 def on_step_starts(broker: NatsBroker, steps: StepStarts) -> None:
-    """Consume the events that start a workflow step (one durable each, shared by replicas)."""
+    """Consume the events that start a step of an agent with `on_step_start` actions (one
+    durable each, shared by replicas); with no such agent, nothing is consumed."""
+    agents = steps.preparing_agents()
+    if not agents:
+        return
 
     def durable(model: type[WorkflowStarted | StepChanged], name: str) -> Any:
         return durable_subscriber(
             broker,
-            model.subject.pattern,
+            step_start_filters(model, agents),
             consumer=f"{CONSUMER}-{name}",
             stream=WORKFLOW_EVENTS_STREAM,
             from_new=True,
@@ -111,6 +132,6 @@ def documented_broker() -> NatsBroker:
         cast(MemoryQueries, None),
         cast(TaskRunner, None),
         health=lambda: False,
-        steps=cast(StepStarts, None),
+        steps=StepStarts(load_profiles(SHIPPED_PROFILES), cast(InboxStore, None), timeout=0),
     )
     return broker

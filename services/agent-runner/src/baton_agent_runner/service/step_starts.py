@@ -1,8 +1,9 @@
 """What the agent-runner does when a workflow step starts: the step's agent profile says.
 
 The workflow service announces every step that starts (`workflow.started` with the first
-step's agent, `workflow.step_changed` with the new step's); the agent-runner reacts to those
-whose agent lists actions in `on_step_start`. A reaction is idempotent, so a redelivered event
+step's agent, `workflow.step_changed` with the new step's, each naming the agent in its
+subject too); the agent-runner consumes only the starts of agents that list actions in
+`on_step_start`, and runs those. A reaction is idempotent, so a redelivered event
 does no harm; one that fails is raised, and JetStream redelivers the event.
 """
 
@@ -26,6 +27,10 @@ class StepStarts:
     profiles: Mapping[str, Profile]
     inbox: InboxStore
     timeout: float
+
+    def preparing_agents(self) -> list[str]:
+        """The agents whose steps' starts are acted on: those with `on_step_start` actions."""
+        return sorted(slug for slug, profile in self.profiles.items() if profile.on_step_start)
 
     async def started(self, user_id: str, instance_id: str, agent: str | None) -> None:
         """The step of `instance_id` served by `agent` started for `user_id`."""

@@ -39,7 +39,9 @@ def _events_layout() -> tuple[StreamSpec, str]:
     subjects = {model.subject for model in WORKFLOW_EVENTS}
     prefixes = {(s.owner, s.kind.value) for s in subjects}
     # Replay filters put the user and the instance at fixed tokens: contracts must agree.
-    assert len(prefixes) == 1 and {s.keys for s in subjects} == {("user_id", "instance_id")}
+    # A step's start names its agent after them: at most one more token (`user_subjects`).
+    assert len(prefixes) == 1 and {s.keys[:2] for s in subjects} == {("user_id", "instance_id")}
+    assert all(len(s.keys) <= 3 for s in subjects)
     owner, kind = prefixes.pop()
     stream = next(s for s in STREAMS if s.name == stream_name(owner, kind))
     return stream, f"{owner}.{kind}"
@@ -49,11 +51,20 @@ EVENTS_STREAM, EVENTS_PREFIX = _events_layout()
 ALL_EVENTS = f"{EVENTS_PREFIX}.>"
 
 
-def user_subject(user_id: str, instance_id: str | None) -> str | None:
-    """The filter for one user's events (one instance's); None when no subject could match."""
+def user_subjects(user_id: str, instance_id: str | None) -> list[str]:
+    """The filters for one user's events (one instance's); none when no subject could match.
+
+    Events end with the user and the instance, or with one more token after them (the agent
+    of a step that starts): one user's are `<user>.>`; one instance's take two filters.
+    """
     if not subject_safe(user_id) or (instance_id is not None and not subject_safe(instance_id)):
-        return None
-    return f"{EVENTS_PREFIX}.*.{user_id}.{instance_id or '*'}"
+        return []
+    if instance_id is None:
+        return [f"{EVENTS_PREFIX}.*.{user_id}.>"]
+    return [
+        f"{EVENTS_PREFIX}.*.{user_id}.{instance_id}",
+        f"{EVENTS_PREFIX}.*.{user_id}.{instance_id}.*",
+    ]
 
 
 def ack_sequences(reply: str) -> tuple[int, int]:
@@ -236,12 +247,13 @@ class JetStreamHistory:
         self, user_id: str, instance_id: str | None, after_seq: int
     ) -> AsyncGenerator[StoredEvent, None]:
         """The user's (instance's) events after `after_seq` stored right now, in order."""
-        subject = user_subject(user_id, instance_id)
-        if subject is None:
+        subjects = user_subjects(user_id, instance_id)
+        if not subjects:
             return
         js = self._js()
         config = ConsumerConfig(
-            filter_subject=subject,
+            filter_subject=subjects[0] if len(subjects) == 1 else None,
+            filter_subjects=subjects if len(subjects) > 1 else None,
             deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
             opt_start_seq=after_seq + 1,
             ack_policy=AckPolicy.NONE,
