@@ -1,6 +1,6 @@
 """Baton's append-only event store: SQL and in-memory stores, versioned schema, outbox relay."""
 
-from baton_eventstore.engine import create_engine
+from baton_eventstore.engine import autocommit, create_engine
 from baton_eventstore.memory import InMemoryEventStore, MemoryTransaction
 from baton_eventstore.migrations import Step, migrate, schema_version
 from baton_eventstore.model import (
@@ -38,6 +38,7 @@ __all__ = [
     "Step",
     "StoreUnavailable",
     "Transaction",
+    "autocommit",
     "create_engine",
     "is_unavailable",
     "migrate",

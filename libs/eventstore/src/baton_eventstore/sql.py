@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from baton_eventstore.asyncpg_append import AsyncpgAppender
 from baton_eventstore.committed import CommittedLog
-from baton_eventstore.engine import create_engine, write_transaction
+from baton_eventstore.engine import autocommit, create_engine, write_transaction
 from baton_eventstore.migrations import migrate
 from baton_eventstore.model import (
     ConcurrencyConflict,
@@ -47,6 +47,9 @@ class SqlEventStore:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self.reader = autocommit(engine)
+        """The engine for reads of one statement each (loads, read models): no BEGIN and
+        ROLLBACK around them on PostgreSQL."""
         # Stand-alone appends and the relay's fetch and delete skip SQLAlchemy: on PostgreSQL
         # one statement each on a raw asyncpg pool, on a SQLite file one call each on a thread
         # that owns a sqlite3 connection.
@@ -111,7 +114,7 @@ class SqlEventStore:
 
     async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
         """The stream's events with version > after_version, in version order."""
-        async with self.engine.connect() as conn:
+        async with self.reader.connect() as conn:
             return await load_stream(conn, stream_id, after_version)
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
@@ -131,12 +134,12 @@ class SqlEventStore:
             .order_by(events.c.position)
             .limit(limit)
         )
-        async with self.engine.connect() as conn:
+        async with self.reader.connect() as conn:
             return [_recorded(row) for row in await conn.execute(query)]
 
     async def stream_version(self, stream_id: str) -> int:
         """The stream's current version (0 when it does not exist)."""
-        async with self.engine.connect() as conn:
+        async with self.reader.connect() as conn:
             return await _head(conn, stream_id)
 
 

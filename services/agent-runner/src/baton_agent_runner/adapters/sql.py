@@ -35,7 +35,7 @@ from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskResult
-from baton_eventstore import is_unavailable
+from baton_eventstore import autocommit, is_unavailable
 from baton_eventstore.engine import write_transaction
 
 COMPONENT = "agent_runner"
@@ -145,15 +145,6 @@ def _reachable(store: str) -> Iterator[None]:
         if not is_unavailable(exc):
             raise
         raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
-
-
-def autocommit(engine: AsyncEngine) -> AsyncEngine:
-    """On PostgreSQL, the same pool with each statement its own transaction: one read or one
-    self-contained write costs one round trip, not BEGIN, the statement and COMMIT/ROLLBACK
-    (`begin()` then sends nothing). Every caller runs one statement per connection."""
-    if engine.dialect.name != "postgresql":
-        return engine
-    return engine.execution_options(isolation_level="AUTOCOMMIT")
 
 
 def upsert(engine: AsyncEngine, table: Table) -> Any:

@@ -81,7 +81,7 @@ class SqlDagDefinitions:
             .where(dag_workflows.c.owner == owner, dag_workflows.c.deleted.is_(False))
             .order_by(dag_workflows.c.name)
         )
-        async with self._store.engine.connect() as conn:
+        async with self._store.reader.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [{k: aware(v) for k, v in row.items()} for row in rows]
 

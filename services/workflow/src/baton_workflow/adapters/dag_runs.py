@@ -70,7 +70,7 @@ class SqlDagRuns:
         query = select(dag_runs.c.run_id).where(
             dag_runs.c.owner == owner, dag_runs.c.request_id == request_id
         )
-        async with self._store.engine.connect() as conn:
+        async with self._store.reader.connect() as conn:
             return (await conn.execute(query)).scalar()
 
     async def listed(self, owner: str, workflow: str | None, limit: int) -> list[dict[str, Any]]:
@@ -79,14 +79,14 @@ class SqlDagRuns:
         if workflow is not None:
             query = query.where(dag_runs.c.workflow == workflow)
         query = query.order_by(dag_runs.c.started_at.desc()).limit(limit)
-        async with self._store.engine.connect() as conn:
+        async with self._store.reader.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [{k: aware(v) for k, v in row.items()} for row in rows]
 
     async def owner_of(self, run_id: str) -> str | None:
         """Whose run it is (None when there is no such run)."""
         query = select(dag_runs.c.owner).where(dag_runs.c.run_id == run_id)
-        async with self._store.engine.connect() as conn:
+        async with self._store.reader.connect() as conn:
             return (await conn.execute(query)).scalar()
 
     async def running(self) -> list[str]:
@@ -96,7 +96,7 @@ class SqlDagRuns:
             .where(dag_runs.c.status == "running")
             .order_by(dag_runs.c.started_at)
         )
-        async with self._store.engine.connect() as conn:
+        async with self._store.reader.connect() as conn:
             return list((await conn.execute(query)).scalars())
 
     async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:

@@ -154,7 +154,7 @@ class SqlInstanceRepository:
         return views[0] if views else None
 
     async def _views(self, query: Any) -> list[InstanceView]:
-        async with self._store.engine.connect() as conn:
+        async with self._store.reader.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         fields = set(InstanceView.model_fields)
         return [

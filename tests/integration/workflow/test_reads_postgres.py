@@ -1,0 +1,71 @@
+"""Reads of one statement on PostgreSQL run without BEGIN and ROLLBACK around them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+import pytest
+
+from baton_eventstore import NewEvent, SqlEventStore, migrate
+from baton_workflow.adapters import dag_tables, read_model
+from baton_workflow.adapters.dag_definitions import SqlDagDefinitions
+from baton_workflow.adapters.dag_runs import SqlDagRuns
+from baton_workflow.adapters.instances import SqlInstanceRepository
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+async def store(postgres_url: str) -> AsyncIterator[SqlEventStore]:
+    store = await SqlEventStore.from_url(postgres_url, pool_size=2)
+    await migrate(store.engine, read_model.COMPONENT, read_model.STEPS)
+    await migrate(store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def transactions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every transaction asyncpg is asked to open from now on (what SQLAlchemy's BEGIN is)."""
+    opened: list[str] = []
+    real = asyncpg.Connection.transaction
+
+    def counting(self: asyncpg.Connection, **kwargs: Any) -> Any:
+        opened.append(str(kwargs.get("isolation")))
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(asyncpg.Connection, "transaction", counting)
+    return opened
+
+
+async def test_loads_and_read_model_reads_open_no_transaction(
+    store: SqlEventStore, transactions: list[str]
+) -> None:
+    await store.append("s", 0, [NewEvent(uuid.uuid4(), "t.happened", {"n": 1})])
+    assert transactions == []  # appends go through the raw asyncpg pool: one statement
+
+    assert [e.version for e in await store.load("s")] == [1]
+    assert len(await store.read_all()) == 1
+    assert await store.stream_version("s") == 1
+    instances = SqlInstanceRepository(store)
+    assert await instances.find_active("u", "onboarding") is None
+    assert await instances.list_active("u") == []
+    assert await instances.get_view("nope") is None
+    runs = SqlDagRuns(store)
+    assert await runs.find_request("u", "r") is None
+    assert await runs.listed("u", None, 10) == []
+    assert await runs.owner_of("nope") is None
+    assert await runs.running() == []
+    assert await SqlDagDefinitions(store).listed("u") == []
+    assert transactions == []
+
+
+async def test_a_transaction_of_the_store_still_opens_one(
+    store: SqlEventStore, transactions: list[str]
+) -> None:
+    async with store.transaction() as tx:
+        await tx.append("s", 0, [NewEvent(uuid.uuid4(), "t.happened", {"n": 1})])
+    assert len(transactions) == 1  # the fixture sees what it should, where it should
