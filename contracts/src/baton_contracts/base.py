@@ -31,6 +31,15 @@ class Delivery(StrEnum):
     REQUEST = "request"
 
 
+_UNFIT_IN_A_TOKEN = frozenset(". *>\t\r\n")
+
+
+def fits_a_token(value: str) -> bool:
+    """True when `value` can stand as one subject token: not empty, no separator, no
+    wildcard, no whitespace (so no wildcard can be smuggled into a filter either)."""
+    return bool(value) and not any(c in _UNFIT_IN_A_TOKEN for c in value)
+
+
 class Subject(BaseModel):
     """A subject pattern `<owner>.<kind>.<name>[.<key>...]`; keys are filled from message fields."""
 
@@ -68,7 +77,7 @@ class Subject(BaseModel):
         tokens = [self.base]
         for key in self.keys:
             value = str(getattr(message, key))
-            if not value or any(c in value for c in ". *>\t\r\n"):
+            if not fits_a_token(value):
                 raise ValueError(f"subject key {key!r} has a value unfit for a subject: {value!r}")
             tokens.append(value)
         return ".".join(tokens)

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from baton_contracts.base import Event, Kind, Subject
+from baton_contracts.base import Event, Kind, Subject, fits_a_token
 
 
 def _evt(name: str) -> Subject:
@@ -21,7 +21,6 @@ def _evt(name: str) -> Subject:
 
 NO_AGENT = "-"
 """The agent token of a step no agent profile could serve (none named, or not a token)."""
-_NOT_IN_A_TOKEN = frozenset(". *>\t\r\n")
 
 
 def agent_token(agent: str | None) -> str:
@@ -30,9 +29,7 @@ def agent_token(agent: str | None) -> str:
     A slug that could not be a subject token (a dot, a space, a wildcard) is no agent
     profile's slug either (profiles allow `[a-z0-9_-]`), so no agent-runner misses it.
     """
-    if not agent or any(ch in _NOT_IN_A_TOKEN for ch in agent):
-        return NO_AGENT
-    return agent
+    return agent if agent and fits_a_token(agent) else NO_AGENT
 
 
 def _step_evt(name: str) -> Subject:

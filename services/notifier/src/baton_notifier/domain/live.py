@@ -16,6 +16,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
+from baton_contracts.base import fits_a_token
+
 CLOSE_GOING_AWAY = 1001
 """The gateway is stopping: reconnect (to any replica) with `last_seq`."""
 CLOSE_INTERNAL = 1011
@@ -34,7 +36,6 @@ INTERNAL_REASON = "gateway error; reconnect with last_seq"
 TOKEN_EXPIRED_REASON = "token expired; get a new token and reconnect with last_seq"
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_SUBJECT_UNSAFE = frozenset(". *>\t\r\n")
 
 SSE_EVENT_NAMES = {"workflow.notify": "workflow_notify"}
 """SSE `event:` names that differ from the frame type (seed 004 names notify `workflow_notify`)."""
@@ -182,7 +183,7 @@ def parse_instance_id(value: str | None) -> str | None:
 
 def subject_safe(value: str) -> bool:
     """True when `value` can stand as one subject token (no wildcard can be smuggled in)."""
-    return bool(value) and not any(c in _SUBJECT_UNSAFE for c in value)
+    return fits_a_token(value)
 
 
 @dataclass(frozen=True, slots=True)
