@@ -89,13 +89,7 @@ class Collector:
 async def consuming(
     url: str, spec: StreamSpec, collector: Collector, *, from_new: bool = False
 ) -> NatsBroker:
-    broker = build_broker(MessagingSettings(nats_url=url), "collector")
-    subject = spec.subjects[0]
-    durable_subscriber(
-        broker, subject, consumer="collector", stream=spec, fetch_timeout=0.5, from_new=from_new
-    )(collector.handle)
-    await start_broker(broker, [spec])
-    return broker
+    return await filtered(url, spec, collector, spec.subjects[0], from_new=from_new)
 
 
 async def publish(nc: Client, spec: StreamSpec, *bodies: str) -> None:
@@ -192,7 +186,12 @@ def two_key_spec() -> StreamSpec:
 
 
 async def filtered(
-    url: str, spec: StreamSpec, collector: Collector, subjects: list[str], *, from_new: bool = False
+    url: str,
+    spec: StreamSpec,
+    collector: Collector,
+    subjects: str | list[str],
+    *,
+    from_new: bool = False,
 ) -> NatsBroker:
     broker = build_broker(MessagingSettings(nats_url=url), "collector")
     durable_subscriber(
