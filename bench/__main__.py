@@ -24,6 +24,7 @@ AREAS = [
     "bench.dag",
     "bench.agent_calls",
     "bench.reference",
+    "bench.reference_http",
     "bench.reference_langgraph",
 ]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import subprocess
 import tempfile
 import uuid
@@ -27,7 +26,7 @@ from baton_contracts import HEALTH_QUERIES, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent, RunTask, TaskResult
 from baton_messaging import request
 from baton_messaging.embedded import EmbeddedNatsServer
-from bench.measure import concurrent, sequential
+from bench.measure import concurrent, process_cpu_seconds, sequential
 from bench.platform import _spawn
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
@@ -35,16 +34,6 @@ from bench.registry import Options, Row, case
 IN_FLIGHT = 50
 TIMEOUT = 30.0
 TARGET_CPU_MS = 1.0  # per scripted call, so that a whole step or turn fits in 1-2 ms
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User plus system CPU seconds of one process so far (Linux; 0 elsewhere)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.asynccontextmanager
@@ -114,9 +103,9 @@ async def _call(nc: Client, message: RunAgent | RunTask) -> None:
 
 
 async def _with_cpu(pid: int, measure: Callable[[], Awaitable[Row]]) -> Row:
-    before = _cpu_seconds(pid)
+    before = process_cpu_seconds(pid)
     row = await measure()
-    per_call = (_cpu_seconds(pid) - before) * 1000 / row.ops
+    per_call = (process_cpu_seconds(pid) - before) * 1000 / row.ops
     verdict = "met" if per_call <= TARGET_CPU_MS else "not met"
     note = f"agent-runner CPU ms per call: {per_call:.2f} (target ~{TARGET_CPU_MS:g}: {verdict})"
     return replace(row, note=note)

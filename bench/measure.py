@@ -92,6 +92,16 @@ _SERVICES = {
 }
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds of one process so far (Linux; 0 elsewhere)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_seconds() -> dict[str, float]:
     """CPU seconds used so far by this process, each platform process it spawned, and every
     PostgreSQL server process on the machine (Linux)."""
