@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
 from baton_contracts.workflow_api import MAX_MESSAGE_CHARS, WorkflowSignal
@@ -91,6 +91,10 @@ class RunAgent(Command):
     history: list[HistoryEntry] = Field(default_factory=list, max_length=200)
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
     idempotency_key: str = Field(min_length=1, max_length=200)
+    deadline: AwareDatetime | None = None
+    """When the caller stops waiting for the reply (the workflow service sends its own wait).
+    A turn asked after it is refused, the model gets only the time left, and what the turn
+    extracted is not kept once it has passed: a caller that gave up has nothing recorded."""
 
 
 MAX_PROMPT_CHARS = 200_000

@@ -80,6 +80,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         replies=overrides.get("replies") or sql.SqlReplyLog(engine, now),
         timeout=settings.agent_timeout_seconds,
         store_timeout=settings.store_timeout_seconds,
+        now=now,
     )
     queries = MemoryQueries(runner.memory, runner.inbox, settings.store_timeout_seconds)
     tasks = TaskRunner(

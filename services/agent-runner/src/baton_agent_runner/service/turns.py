@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
@@ -46,6 +47,7 @@ class AgentRunner:
     replies: ReplyLog
     timeout: float
     store_timeout: float = 4.0
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
     async def run(self, cmd: RunAgent) -> AgentReply:
         """Answer one turn; the same idempotency key returns the recorded reply unchanged."""
@@ -61,9 +63,13 @@ class AgentRunner:
         recorded = await self._store(self.replies.get(cmd.user_id, cmd.idempotency_key))
         if recorded is not None:
             return recorded
+        self._time_left(cmd)  # a caller that has given up gets no model call
         profile = self._profile(cmd.agent)
         turn = await self._store(self._turn(cmd, profile))
-        output, usage = await self._ask(profile, turn)
+        output, usage = await self._ask(profile, turn, self._time_left(cmd))
+        # Past the deadline the caller has answered its user that nothing was recorded: keep
+        # nothing, so that a next message does not find this turn's facts or items.
+        self._time_left(cmd)
         # Written before the reply is recorded: a retry after a crash here writes the same
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
         await self._store(self._keep(cmd, output))
@@ -111,9 +117,29 @@ class AgentRunner:
             language=_language(cmd),
         )
 
-    async def _ask(self, profile: Profile, turn: Turn) -> tuple[AgentOutput, TokenUsage]:
+    def _time_left(self, cmd: RunAgent) -> float:
+        """Seconds until the caller stops waiting (`timeout` without a deadline); past it, the
+        turn ends here as `unavailable`."""
+        if cmd.deadline is None:
+            return self.timeout
+        left = (cmd.deadline - self.now()).total_seconds()
+        if left <= 0:
+            logger.warning(
+                "turn %s: its caller stopped waiting %.3fs ago; nothing is recorded",
+                cmd.idempotency_key,
+                -left,
+            )
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE,
+                f"the turn's deadline {cmd.deadline.isoformat()} has passed; nothing was recorded",
+            )
+        return left
+
+    async def _ask(
+        self, profile: Profile, turn: Turn, time_left: float
+    ) -> tuple[AgentOutput, TokenUsage]:
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(min(self.timeout, time_left)):
                 answer = await self.agents.answer(profile, turn)
         except ModelReplyInvalid as exc:
             logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)

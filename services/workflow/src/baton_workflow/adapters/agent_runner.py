@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from faststream.nats import NatsBroker
 
 from baton_contracts.agent_api import (
@@ -45,7 +47,10 @@ class NatsAgents:
         self._timeout = timeout
 
     async def run(self, request_: RunAgent) -> AgentReply:
-        """One agent turn."""
+        """One agent turn, with the moment this wait ends as the turn's `deadline`: the
+        agent-runner then records nothing of a turn this service has reported as failed."""
+        deadline = datetime.now(UTC) + timedelta(seconds=self._timeout)
+        request_ = request_.model_copy(update={"deadline": deadline})
         reply = await request(self._broker, request_, timeout=self._timeout)
         assert isinstance(reply, AgentReply)
         return reply

@@ -1,0 +1,151 @@
+"""A turn whose caller has stopped waiting: no model call once it is late, the model cut off at
+the deadline, and nothing kept of a turn that ends after it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
+from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.domain.extracted import NewInboxItem
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.scripted import Turn
+from baton_agent_runner.service.ports import ModelAnswer
+from baton_agent_runner.service.turns import AgentRunner
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.agent_api import AgentReply, RunAgent
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+OPENAI = OpenAISettings(base_url=None, api_key="x", timeout_seconds=1.0, max_retries=0)
+
+
+class Agents:
+    """The scripted agents, counting calls, each after `delay` seconds."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.scripted, self.delay, self.calls = AgentFactory(OPENAI), delay, 0
+
+    def model_name(self, profile: Profile) -> str:
+        return "scripted"
+
+    def reads(self, profile: Profile) -> frozenset[str]:
+        return self.scripted.reads(profile)
+
+    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
+        self.calls += 1
+        await asyncio.sleep(self.delay)
+        return await self.scripted.answer(profile, turn)
+
+
+class Stores:
+    """Memory, inbox and reply log in one, recording every write."""
+
+    def __init__(self) -> None:
+        self.items: list[NewInboxItem] = []
+        self.replies: dict[str, AgentReply] = {}
+        self.reads = 0  # of what a turn looks up before its model call
+
+    async def facts(self, user_id: str, category: str) -> dict[str, str]:
+        self.reads += 1
+        return {}
+
+    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
+        raise AssertionError("no facts in these turns")
+
+    async def announce_promoted(self, user_id: str) -> list[str]:
+        self.reads += 1
+        return []
+
+    async def count(self, user_id: str, status: str | None) -> int:
+        self.reads += 1
+        return len(self.items)
+
+    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
+        self.items += items
+
+    async def get(self, user_id: str, key: str) -> AgentReply | None:
+        return self.replies.get(key)
+
+    async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
+        self.replies.setdefault(key, reply)
+
+
+def _runner(agents: Agents, stores: Stores, clock: Iterator[datetime]) -> AgentRunner:
+    return AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=agents,
+        memory=stores,  # type: ignore[arg-type]
+        inbox=stores,  # type: ignore[arg-type]
+        replies=stores,
+        timeout=30.0,
+        now=lambda: next(clock),
+    )
+
+
+def _turn(deadline: datetime | None) -> RunAgent:
+    return RunAgent(
+        user_id="alice",
+        agent="inbox_collector",
+        instance_id="i-1",
+        current_step="brain_dump",
+        message="buy milk; call mum; fix the bike",
+        idempotency_key="i-1:m-1",
+        deadline=deadline,
+    )
+
+
+def _always(moment: datetime) -> Iterator[datetime]:
+    while True:
+        yield moment
+
+
+async def test_a_turn_asked_after_its_deadline_reads_nothing_and_records_nothing() -> None:
+    agents, stores = Agents(), Stores()
+    runner = _runner(agents, stores, _always(NOW))
+    with pytest.raises(RemoteError) as caught:
+        await runner.run(_turn(deadline=NOW - timedelta(milliseconds=1)))
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert "deadline" in caught.value.body.message
+    assert (agents.calls, stores.reads, stores.items, stores.replies) == (0, 0, [], {})
+    # Asked again in time, the same key reaches the model: the late turn left nothing behind.
+    reply = await runner.run(_turn(deadline=NOW + timedelta(seconds=30)))
+    assert agents.calls == 1 and len(stores.items) == 3
+    assert stores.replies == {"i-1:m-1": reply}
+
+
+async def test_the_model_gets_only_the_time_left_not_the_agent_timeout() -> None:
+    agents, stores = Agents(delay=60.0), Stores()
+    runner = _runner(agents, stores, _always(NOW))
+    # 50 ms left of a 30 s agent timeout: cut off then, not after 30 s (wait_for would say so).
+    with pytest.raises(RemoteError) as caught:
+        await asyncio.wait_for(runner.run(_turn(deadline=NOW + timedelta(milliseconds=50))), 10)
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert agents.calls == 1
+    assert (stores.items, stores.replies) == ([], {})
+
+
+async def test_what_a_turn_extracted_is_not_kept_when_it_ends_after_the_deadline() -> None:
+    # The clock reads before the turn (in time), then once the model has answered (too late).
+    agents, stores = Agents(), Stores()
+    runner = _runner(agents, stores, iter([NOW, NOW, NOW + timedelta(seconds=31)]))
+    with pytest.raises(RemoteError) as caught:
+        await runner.run(_turn(deadline=NOW + timedelta(seconds=30)))
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert agents.calls == 1  # the model answered; its items are not kept
+    assert (stores.items, stores.replies) == ([], {})
+
+
+async def test_without_a_deadline_the_turn_is_as_before() -> None:
+    agents, stores = Agents(), Stores()
+    reply = await _runner(agents, stores, iter([])).run(_turn(deadline=None))
+    assert "buy milk" in " ".join(item.content for item in stores.items)
+    assert stores.replies == {"i-1:m-1": reply}
+
+
+def test_a_deadline_without_a_time_zone_is_refused_naming_the_field() -> None:
+    with pytest.raises(ValueError, match="deadline"):
+        _turn(deadline=datetime(2026, 11, 25, 12, 0))  # naive on purpose
