@@ -27,7 +27,7 @@ from baton_contracts.agent_api import AgentReply, RunAgent, RunTask, TaskResult
 from baton_messaging import request
 from baton_messaging.embedded import EmbeddedNatsServer
 from bench.measure import concurrent, process_cpu_seconds, sequential
-from bench.platform import _spawn
+from bench.platform import _spawn, stop_process
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
 
@@ -56,11 +56,7 @@ async def _agent_runner(work: Path, database_url: str) -> AsyncIterator[tuple[Cl
         finally:
             await nc.close()
     finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process)
         server.stop()
 
 

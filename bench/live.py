@@ -38,6 +38,7 @@ from baton_eventstore import NewEvent, OutboxMessage, OutboxRelay, SqlEventStore
 from baton_messaging import JetStreamPublisher
 from baton_messaging.embedded import EmbeddedNatsServer, free_port
 from bench.measure import percentile
+from bench.platform import stop_process
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
 
@@ -109,11 +110,7 @@ async def gateway_process(work: Path) -> AsyncIterator[tuple[str, int, int]]:
         await _wait_healthy(port, process)
         yield server.url, port, process.pid
     finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process)
         server.stop()
 
 

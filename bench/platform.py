@@ -40,6 +40,15 @@ def _spawn(module: str, env: dict[str, str], log: Path) -> subprocess.Popen[byte
                                 stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
 
 
+def stop_process(process: subprocess.Popen[bytes], grace: float = 15.0) -> None:
+    """SIGTERM, then SIGKILL if the process has not exited within `grace` seconds."""
+    process.terminate()
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
 async def _wait_ready(
     platform: Platform, processes: list[subprocess.Popen[bytes]], owners: list[str]
 ) -> None:

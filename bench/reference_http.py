@@ -18,7 +18,7 @@ from pathlib import Path
 from baton_messaging.embedded import free_port
 from bench.http import LeanHttp
 from bench.measure import concurrent, process_cpu_seconds, sequential
-from bench.platform import _spawn
+from bench.platform import _spawn, stop_process
 from bench.registry import Options, Row, case
 
 _PATH = "/api/workflows/{}/signal"
@@ -70,8 +70,4 @@ async def bare_fastapi(opts: Options) -> list[Row]:
                     rows.append(replace(row, label=label, note=note))
                 return rows
         finally:
-            process.terminate()
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop_process(process)
