@@ -27,7 +27,7 @@ from baton_contracts.agent_api import AgentReply, RunAgent, RunTask, TaskResult
 from baton_messaging import request
 from baton_messaging.embedded import EmbeddedNatsServer
 from bench.measure import concurrent, process_cpu_seconds, sequential
-from bench.platform import _spawn, stop_process
+from bench.platform import spawn, stop_process
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
 
@@ -47,7 +47,7 @@ async def _agent_runner(work: Path, database_url: str) -> AsyncIterator[tuple[Cl
         "BATON_DATABASE_URL": database_url,
         "BATON_QDRANT_PATH": str(work / "qdrant"),
     }
-    process = _spawn("baton_agent_runner", env, work / "agent-runner.log")
+    process = spawn("baton_agent_runner", env, work / "agent-runner.log")
     try:
         nc = await nats.connect(server.url)
         try:

@@ -34,7 +34,8 @@ class Platform:
         return {"Authorization": f"Bearer {mint_token(SECRET, user)}"}
 
 
-def _spawn(module: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+def spawn(module: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """`python -m module` with `env` over this process's environment, its output in `log`."""
     with log.open("ab") as out:
         return subprocess.Popen([sys.executable, "-m", module], env={**os.environ, **env},
                                 stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
@@ -83,19 +84,19 @@ async def running_platform(
     port = free_port()
     common = {"BATON_NATS_URL": server.url, "BATON_LOG_LEVEL": "WARNING"}
     processes = [
-        _spawn("baton_workflow", {**common, "BATON_DATABASE_URL": database_url,
-                                  "BATON_WORKFLOW_DEFINITIONS_DIR": str(definitions)},
-               work / "workflow.log"),
-        _spawn("baton_notifier", {**common, "BATON_JWT_SECRET": SECRET,
-                                  "BATON_HTTP_PORT": str(port)}, work / "notifier.log"),
+        spawn("baton_workflow", {**common, "BATON_DATABASE_URL": database_url,
+                                 "BATON_WORKFLOW_DEFINITIONS_DIR": str(definitions)},
+              work / "workflow.log"),
+        spawn("baton_notifier", {**common, "BATON_JWT_SECRET": SECRET,
+                                 "BATON_HTTP_PORT": str(port)}, work / "notifier.log"),
     ]  # fmt: skip
     owners = ["workflow"]
     if agent_database_url is not None:
         owners.append("agent")
         processes.append(
-            _spawn("baton_agent_runner", {**common, "BATON_DATABASE_URL": agent_database_url,
-                                          "BATON_QDRANT_PATH": str(work / "qdrant")},
-                   work / "agent-runner.log")
+            spawn("baton_agent_runner", {**common, "BATON_DATABASE_URL": agent_database_url,
+                                         "BATON_QDRANT_PATH": str(work / "qdrant")},
+                  work / "agent-runner.log")
         )  # fmt: skip
     platform = Platform(gateway_url=f"http://127.0.0.1:{port}", nats_url=server.url)
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from baton_messaging.embedded import free_port
 from bench.http import LeanHttp
 from bench.measure import concurrent, process_cpu_seconds, sequential
-from bench.platform import _spawn, stop_process
+from bench.platform import spawn, stop_process
 from bench.registry import Options, Row, case
 
 _PATH = "/api/workflows/{}/signal"
@@ -49,7 +49,7 @@ async def _wait_ready(http: LeanHttp, process: subprocess.Popen[bytes]) -> None:
 async def bare_fastapi(opts: Options) -> list[Row]:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
-        process = _spawn("bench.bare_http", {"BATON_HTTP_PORT": str(port)}, Path(tmp) / "log")
+        process = spawn("bench.bare_http", {"BATON_HTTP_PORT": str(port)}, Path(tmp) / "log")
         try:
             async with LeanHttp(f"http://127.0.0.1:{port}", 100) as http:
                 await _wait_ready(http, process)
