@@ -138,6 +138,10 @@ class RunTask(Command):
     budget_usd: float | None = Field(default=None, ge=0)
     timeout_seconds: float = Field(default=300.0, gt=0)
     idempotency_key: str = Field(min_length=1, max_length=200)
+    deadline: AwareDatetime | None = None
+    """When the workflow gives the step up (its timeout or the run's, whichever is first).
+    A task asked after it is refused without a model call, and the model gets only the time
+    left, however long `timeout_seconds` is: time spent queued counts against the step."""
 
 
 class InboxItem(BaseModel):

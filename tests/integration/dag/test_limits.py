@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -40,7 +41,9 @@ async def test_step_timeout_fails_the_step_and_the_run(
     assert task_calls[0]["timeout_seconds"] <= 0.5  # the agent was told its time, too
 
 
-async def test_workflow_timeout_cancels_the_run(author: Author) -> None:
+async def test_workflow_timeout_cancels_the_run(
+    author: Author, task_calls: list[dict[str, Any]]
+) -> None:
     document = {
         "name": "short-fuse",
         "timeout": "500ms",
@@ -57,6 +60,11 @@ async def test_workflow_timeout_cancels_the_run(author: Author) -> None:
     assert steps["slow"]["status"] == "error"  # cancelled in flight
     assert steps["slow"]["error"] == "workflow timed out after 500ms"
     assert steps["after"]["status"] == "skipped"
+    # The agent-runner was told the run's deadline, so its model call ends with the run.
+    asked = task_calls[0]
+    assert asked["timeout_seconds"] <= 0.5
+    started = datetime.fromisoformat(run["started_at"])
+    assert datetime.fromisoformat(asked["deadline"]) <= started + timedelta(milliseconds=500)
 
 
 async def test_a_step_that_costs_more_than_its_budget_fails_the_run(

@@ -89,6 +89,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         results=overrides.get("task_results") or sql.SqlTaskLog(engine, now),
         prices=settings.model_prices,
         store_timeout=settings.store_timeout_seconds,
+        now=now,
     )
     app = AgentRunnerApp(settings, engine, broker, runner, queries, tasks)
     subscribe(

@@ -49,6 +49,7 @@ def test_research_and_summarize_runs_step_after_step() -> None:
             step_id="research",
             attempt=1,
             idempotency_key="run-1:research:1",
+            deadline=at(1800),  # no step timeout: the run's, 30m, is the call's deadline
             agent="hisui",
             prompt=RESEARCH_PROMPT,
         ),

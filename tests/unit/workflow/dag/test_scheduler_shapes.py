@@ -69,6 +69,23 @@ def test_calls_carry_the_step_timeout_and_the_attempt_deadline() -> None:
     assert (call.timeout, call.deadline, call.agent) == (timedelta(seconds=90), at(100), "hisui")
 
 
+def test_a_call_is_due_by_the_run_deadline_when_that_comes_before_its_own() -> None:
+    run = Run(
+        workflow(
+            {"id": "a", "prompt": "x", "timeout": "1m", "type": "skill", "skill": "word-count"},
+            {"id": "b", "prompt": "y", "timeout": "1h", "dependsOn": ["a"]},
+            timeout="10m",
+        )
+    )
+    [first] = run.decide(0).actions
+    assert first.deadline == at(60)  # its own timeout ends first
+    run.succeed("a", "3")
+    [second] = run.decide(30).actions
+    assert isinstance(second, CallAgent)
+    assert second.deadline == at(600)  # the run's ends first: the agent-runner stops then too
+    assert second.timeout == timedelta(hours=1)
+
+
 def test_graph_ancestors_include_condition_edges() -> None:
     definition = parse_definition(
         workflow(

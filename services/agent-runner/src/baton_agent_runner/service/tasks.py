@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from baton_agent_runner.domain.profile import Profile
@@ -55,6 +56,7 @@ class TaskRunner:
     results: TaskLog
     prices: Mapping[str, ModelPrice]
     store_timeout: float = 4.0
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     _keys: dict[tuple[str, str], _KeyLock] = field(default_factory=dict)
 
     async def run(self, cmd: RunTask) -> TaskResult:
@@ -86,6 +88,7 @@ class TaskRunner:
                 del self._keys[key]
 
     async def _perform(self, cmd: RunTask) -> tuple[TaskCall, TaskResult]:
+        time_left = self._time_left(cmd)  # a step the workflow has given up gets no model call
         profile = self._profile(cmd.agent)
         call, choice = self._plan(cmd, profile)
         price = price_of(self.prices, choice.name)
@@ -97,7 +100,7 @@ class TaskRunner:
             )
             detail = ErrorDetail(field="budget_usd", message=message)
             raise RemoteError.of(ErrorCode.FORBIDDEN, message, [detail])
-        answer = await self._ask(profile, choice, call, cmd.timeout_seconds)
+        answer = await self._ask(profile, choice, call, time_left)
         # A cost above the budget after the call is still returned: the model was paid for,
         # and the workflow, which knows the step and the run budget, decides what it means.
         cost = answer.cost_usd
@@ -111,6 +114,25 @@ class TaskRunner:
             model=choice.label,
         )
         return call, result
+
+    def _time_left(self, cmd: RunTask) -> float:
+        """The model's time: `timeout_seconds`, cut to what is left before the deadline (time
+        spent queued here counts); past the deadline the task ends as `unavailable`."""
+        if cmd.deadline is None:
+            return cmd.timeout_seconds
+        left = (cmd.deadline - self.now()).total_seconds()
+        if left <= 0:
+            logger.warning(
+                "task %s: the workflow gave step %s up %.3fs ago; the model is not asked",
+                cmd.idempotency_key,
+                cmd.step_id,
+                -left,
+            )
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE,
+                f"the step's deadline {cmd.deadline.isoformat()} has passed; the agent was not run",
+            )
+        return min(cmd.timeout_seconds, left)
 
     def _profile(self, slug: str) -> Profile:
         if slug not in self.profiles:

@@ -16,7 +16,7 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
@@ -101,7 +101,8 @@ class StepRunners:
         waited = 0.0
         while True:
             timeout = self._time_left(call, self.agent_timeout)
-            request = _task_request(call, user_id, agent, timeout)
+            deadline = call.deadline or self.clock.now() + timedelta(seconds=timeout)
+            request = _task_request(call, user_id, agent, timeout, deadline)
             try:
                 result = await self.agents.run_task(request, timeout=timeout + 1.0)
             except RemoteError as exc:
@@ -339,7 +340,9 @@ _STEP_FIELDS = {
 }
 
 
-def _task_request(call: CallAgent, user_id: str, agent: str, timeout: float) -> RunTask:
+def _task_request(
+    call: CallAgent, user_id: str, agent: str, timeout: float, deadline: datetime
+) -> RunTask:
     """The agent-runner request of a call; `StepActionFailed` naming the field that cannot go.
 
     Templates are filled at run time, so a prompt may only now be too long (a page a tool
@@ -362,6 +365,7 @@ def _task_request(call: CallAgent, user_id: str, agent: str, timeout: float) -> 
             budget_usd=call.budget_usd,
             timeout_seconds=timeout,
             idempotency_key=call.idempotency_key,
+            deadline=deadline,
             **fields,
         )
     except ValidationError as exc:

@@ -26,8 +26,9 @@ CALLED_TYPES = frozenset({"dispatch", "handoff", "skill", "tool_call"})
 class StepCall:
     """An attempt of a step that the executor performs; its result becomes an event.
 
-    `timeout` is the step's own limit; `deadline` is when this attempt times out (the
-    scheduler then fails it and asks for a `CancelStep`).
+    `timeout` is the step's own limit; `deadline` is when this attempt is given up: the
+    earlier of its own timeout and the run's (the scheduler then fails the step or ends the
+    run, and asks for a `CancelStep`). The agent-runner is told it, so it stops then too.
     """
 
     run_id: str
@@ -167,13 +168,14 @@ def call_for(state: RunState, step_id: str) -> CallAgent | CallSkill | CallTool:
     given = step.input or StepInput()
     key = state.idempotency_key(step_id, step.attempt)
     timeout = state.definition.step(step_id).timeout_delta
+    deadline = _earlier(step.deadline, state.deadline)
     if kind == "skill":
         return CallSkill(
             run_id=state.run_id,
             step_id=step_id,
             attempt=step.attempt,
             idempotency_key=key,
-            deadline=step.deadline,
+            deadline=deadline,
             timeout=timeout,
             skill=given.skill or "",
             args=given.args,
@@ -184,7 +186,7 @@ def call_for(state: RunState, step_id: str) -> CallAgent | CallSkill | CallTool:
             step_id=step_id,
             attempt=step.attempt,
             idempotency_key=key,
-            deadline=step.deadline,
+            deadline=deadline,
             timeout=timeout,
             tool_name=given.tool_name or "",
             tool_input=dict(given.tool_input),
@@ -194,7 +196,7 @@ def call_for(state: RunState, step_id: str) -> CallAgent | CallSkill | CallTool:
         step_id=step_id,
         attempt=step.attempt,
         idempotency_key=key,
-        deadline=step.deadline,
+        deadline=deadline,
         timeout=timeout,
         agent=given.agent,
         prompt=given.prompt or "",
@@ -206,6 +208,12 @@ def call_for(state: RunState, step_id: str) -> CallAgent | CallSkill | CallTool:
         handoff_context=given.handoff_context,
         shadow=state.mode == "shadow",
     )
+
+
+def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
+    if a is None or b is None:
+        return a or b
+    return min(a, b)
 
 
 def in_flight(state: RunState) -> list[CallAgent | CallSkill | CallTool]:

@@ -1,0 +1,124 @@
+"""A DAG step the workflow has given up: no model call once it is late, and the model cut off at
+the deadline however long the step's `timeout_seconds` is."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
+from baton_agent_runner.service.ports import TaskAnswer
+from baton_agent_runner.service.tasks import TaskRunner
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.agent_api import RunTask, TaskResult, TokenUsage
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+class Models:
+    """A model that answers after `delay` seconds, counting its calls and the time it got."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay, self.calls, self.given = delay, 0, 0.0
+
+    def agent_model(self, profile: Profile) -> str:
+        return "scripted"
+
+    async def perform(
+        self, profile: Profile, choice: ModelChoice, call: TaskCall, timeout: float
+    ) -> TaskAnswer:
+        self.calls, self.given = self.calls + 1, timeout
+        await asyncio.sleep(self.delay)
+        return TaskAnswer(output="done", usage=TokenUsage(input_tokens=3, output_tokens=1))
+
+
+class Log:
+    def __init__(self) -> None:
+        self.results: dict[str, TaskResult] = {}
+
+    async def get(self, user_id: str, key: str) -> TaskResult | None:
+        return self.results.get(key)
+
+    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
+        return self.results.setdefault(key, result)
+
+
+def _runner(models: Models, log: Log, now: datetime = NOW) -> TaskRunner:
+    return TaskRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        models=models,
+        results=log,
+        prices={"default": ModelPrice(input_usd_per_1k=0.0, output_usd_per_1k=0.0)},
+        now=lambda: now,
+    )
+
+
+def _task(deadline: datetime | None, timeout: float = 300.0) -> RunTask:
+    return RunTask(
+        user_id="alice",
+        agent="default",
+        run_id="r-1",
+        step_id="research",
+        prompt="Research the market",
+        timeout_seconds=timeout,
+        idempotency_key="r-1:research:1",
+        deadline=deadline,
+    )
+
+
+async def test_a_task_asked_after_its_deadline_is_refused_without_a_model_call() -> None:
+    models, log = Models(), Log()
+    with pytest.raises(RemoteError) as caught:
+        await _runner(models, log).run(_task(NOW - timedelta(milliseconds=1)))
+
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+    assert "deadline" in caught.value.body.message and "not run" in caught.value.body.message
+    assert models.calls == 0 and log.results == {}
+
+
+async def test_the_model_gets_only_the_time_left_not_the_step_timeout() -> None:
+    models = Models(delay=5.0)
+    runner = _runner(models, Log())
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    with pytest.raises(RemoteError) as caught:
+        # 50 ms left of a 300 s step timeout: cut off then.
+        await runner.run(_task(NOW + timedelta(milliseconds=50)))
+
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+    assert models.given == pytest.approx(0.05)
+    assert loop.time() - began < 2.0
+
+
+async def test_the_step_timeout_still_applies_when_it_ends_first() -> None:
+    models = Models()
+    result = await _runner(models, Log()).run(_task(NOW + timedelta(minutes=5), timeout=2.0))
+
+    assert result.output == "done"
+    assert models.given == 2.0
+
+
+async def test_a_recorded_result_is_returned_even_after_the_deadline() -> None:
+    models, log = Models(), Log()
+    first = await _runner(models, log).run(_task(NOW + timedelta(seconds=10)))
+    late = _runner(models, log, now=NOW + timedelta(seconds=20))
+    again = await late.run(_task(NOW + timedelta(seconds=10)))
+
+    assert again.replayed and again.output == first.output
+    assert models.calls == 1
+
+
+async def test_without_a_deadline_the_step_timeout_is_the_models_time() -> None:
+    models = Models()
+    await _runner(models, Log()).run(_task(None, timeout=7.0))
+
+    assert models.given == 7.0
+
+
+def test_a_deadline_without_a_time_zone_is_refused_naming_the_field() -> None:
+    with pytest.raises(ValueError, match="deadline"):
+        _task(datetime(2026, 11, 25, 12, 0))
