@@ -2,6 +2,7 @@
 
 from baton_contracts.base import (
     OWNERS,
+    Broadcast,
     Command,
     Delivery,
     ErrorBody,
@@ -33,6 +34,7 @@ __all__ = [
     "OWNERS",
     "REGISTRY",
     "STREAMS",
+    "Broadcast",
     "Command",
     "ContractError",
     "Delivery",

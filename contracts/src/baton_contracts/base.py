@@ -29,6 +29,7 @@ class Delivery(StrEnum):
 
     STREAM = "stream"
     REQUEST = "request"
+    BROADCAST = "broadcast"
 
 
 _UNFIT_IN_A_TOKEN = frozenset(". *>\t\r\n")
@@ -125,6 +126,15 @@ class Query(Message):
 
     delivery: ClassVar[Delivery] = Delivery.REQUEST
     reply_model: ClassVar[ReplyModel]
+
+
+class Broadcast(Message):
+    """A notice to every replica of the owner: core NATS without a queue group, no reply, not
+    stored. For what one replica holds in memory (a call in flight, a run it drives), so the
+    sender need not know which. A notice nobody hears is lost: it may only hurry up what a
+    deadline, a lease or a timer brings about anyway."""
+
+    delivery: ClassVar[Delivery] = Delivery.BROADCAST
 
 
 class ErrorCode(StrEnum):

@@ -1,5 +1,6 @@
 """Baton's NATS plumbing: one way to build a broker, declare streams, answer and make requests."""
 
+from baton_messaging.broadcasts import broadcast, listen
 from baton_messaging.broker import (
     MessagingSettings,
     build_broker,
@@ -23,10 +24,12 @@ __all__ = [
     "PublishAck",
     "PublishError",
     "answer",
+    "broadcast",
     "build_broker",
     "declare_durables",
     "declare_streams",
     "durable_subscriber",
+    "listen",
     "request",
     "respond",
     "responder",
