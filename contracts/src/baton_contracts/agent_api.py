@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
+from baton_contracts.base import Broadcast, Command, Kind, Query, ReplyModel, Subject
 from baton_contracts.workflow_api import MAX_MESSAGE_CHARS, WorkflowSignal
 
 CompletionReason = Literal["user_confirmed", "criteria_met", "max_reached"]
@@ -144,6 +144,17 @@ class RunTask(Command):
     left, however long `timeout_seconds` is: time spent queued counts against the step."""
 
 
+class CancelTask(Broadcast):
+    """The workflow gave a step up (its timeout, the run's, a cancel): the replica running the
+    task with this key cancels its model call and records nothing, so a retry asks again."""
+
+    type: Literal["agent.cancel_task"] = "agent.cancel_task"
+    subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.CMD, name="cancel_task")
+    user_id: str
+    idempotency_key: str = Field(min_length=1, max_length=200)
+    reason: str = Field(default="", max_length=500)
+
+
 class InboxItem(BaseModel):
     """One item of a user's inbox."""
 
@@ -207,6 +218,7 @@ class ListMemoryFacts(Query):
 AGENT_REQUESTS = (
     RunAgent,
     RunTask,
+    CancelTask,
     CountMemoryFacts,
     CountInboxItems,
     ListInboxItems,

@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
+from baton_contracts.base import Broadcast, Command, Kind, Query, ReplyModel, Subject
 
 MAX_DEFINITION_CHARS = 512 * 1024
 """The largest workflow document accepted, in characters of its JSON or YAML source."""
@@ -128,6 +128,16 @@ class DagRunList(_Reply):
     """Runs, newest first."""
 
     runs: list[DagRunSummary]
+
+
+class DagRunCancel(_Reply):
+    """What a cancel request found: `recorded` when this request asked for it (the run then
+    ends as `cancelled` once its in-flight calls are cancelled), False when it already had."""
+
+    run_id: str
+    status: RunStatus
+    reason: str
+    recorded: bool
 
 
 class DagStepView(_Reply):
@@ -309,6 +319,32 @@ class GetDagRun(Query):
     run_id: str = Field(min_length=1, max_length=64)
 
 
+DEFAULT_CANCEL_REASON = "cancelled by its owner"
+
+
+class CancelDagRun(Command):
+    """Cancel a running run: its calls in flight are cancelled and it ends as `cancelled`.
+
+    Asking again is harmless (the first reason is kept); a run that has already ended some
+    other way is a `conflict`.
+    """
+
+    type: Literal["workflow.dag.cancel"] = "workflow.dag.cancel"
+    subject: ClassVar[Subject] = _cmd("dag_cancel")
+    reply_model: ClassVar[ReplyModel] = DagRunCancel
+    run_id: str = Field(min_length=1, max_length=64)
+    reason: str = Field(default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500)
+
+
+class DagRunChanged(Broadcast):
+    """A run's log was written outside its driver (a cancel request): the replica driving the
+    run reads it again now, instead of at its next write or lease renewal."""
+
+    type: Literal["workflow.dag.run_changed"] = "workflow.dag.run_changed"
+    subject: ClassVar[Subject] = _cmd("dag_run_changed")
+    run_id: str = Field(min_length=1, max_length=64)
+
+
 class ListDagVersions(Query):
     """A workflow's version history, newest first."""
 
@@ -349,6 +385,8 @@ DAG_REQUESTS = (
     StartDagRun,
     ListDagRuns,
     GetDagRun,
+    CancelDagRun,
+    DagRunChanged,
     ListDagVersions,
     RollbackDagWorkflow,
     DiffDagVersions,

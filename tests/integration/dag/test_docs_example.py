@@ -66,6 +66,8 @@ async def test_the_documented_curl_session_runs_as_written(
     assert '"field": "steps[0].timeout"' in output
     assert '"status": "success"' in output
     assert "estimate:" in output
+    assert '"recorded": true' in output
+    assert "cancelled - run cancelled: wrong topic" in output
     assert "+++ draft-and-review@2" in output
     assert output.rstrip().endswith("204")
     runs = (await author.get("/workflow-runs"))["runs"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from baton_contracts.agent_api import RunTask, TaskResult
+from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
 from baton_workflow.bootstrap import WorkflowApp
 from baton_workflow.service.dag_ports import TaskAgents
 
@@ -121,6 +121,9 @@ class RecordingAgents:
         result = await self.inner.run_task(request, timeout)
         self.results.append(result)
         return result
+
+    async def cancel_task(self, notice: CancelTask) -> None:
+        await self.inner.cancel_task(notice)
 
 
 @ON_BOTH_BACKENDS

@@ -1,5 +1,6 @@
-"""A DAG step the workflow has given up: no model call once it is late, and the model cut off at
-the deadline however long the step's `timeout_seconds` is."""
+"""A DAG step the workflow has given up: no model call once it is late, the model cut off at
+the deadline however long the step's `timeout_seconds` is, and a `CancelTask` notice that
+stops the call at once and records nothing."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
 from baton_agent_runner.service.ports import TaskAnswer
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_contracts import ErrorCode, RemoteError
-from baton_contracts.agent_api import RunTask, TaskResult, TokenUsage
+from baton_contracts.agent_api import CancelTask, RunTask, TaskResult, TokenUsage
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
@@ -23,7 +24,8 @@ class Models:
     """A model that answers after `delay` seconds, counting its calls and the time it got."""
 
     def __init__(self, delay: float = 0.0) -> None:
-        self.delay, self.calls, self.given = delay, 0, 0.0
+        self.delay, self.calls, self.given, self.cut_off = delay, 0, 0.0, 0
+        self.asked = asyncio.Event()
 
     def agent_model(self, profile: Profile) -> str:
         return "scripted"
@@ -32,7 +34,12 @@ class Models:
         self, profile: Profile, choice: ModelChoice, call: TaskCall, timeout: float
     ) -> TaskAnswer:
         self.calls, self.given = self.calls + 1, timeout
-        await asyncio.sleep(self.delay)
+        self.asked.set()
+        try:
+            await asyncio.sleep(self.delay)
+        except asyncio.CancelledError:
+            self.cut_off += 1
+            raise
         return TaskAnswer(output="done", usage=TokenUsage(input_tokens=3, output_tokens=1))
 
 
@@ -122,3 +129,61 @@ async def test_without_a_deadline_the_step_timeout_is_the_models_time() -> None:
 def test_a_deadline_without_a_time_zone_is_refused_naming_the_field() -> None:
     with pytest.raises(ValueError, match="deadline"):
         _task(datetime(2026, 11, 25, 12, 0))
+
+
+async def _started(runner: TaskRunner, models: Models, task: RunTask) -> asyncio.Task[TaskResult]:
+    running = asyncio.create_task(runner.run(task))
+    await models.asked.wait()
+    return running
+
+
+async def test_a_cancel_notice_stops_the_model_call_and_records_nothing() -> None:
+    models, log = Models(delay=30.0), Log()
+    runner = _runner(models, log)
+    task = _task(None)
+    running = await _started(runner, models, task)
+    await runner.cancel(
+        CancelTask(user_id="alice", idempotency_key=task.idempotency_key, reason="run cancelled")
+    )
+
+    with pytest.raises(RemoteError) as caught:
+        await asyncio.wait_for(running, 2.0)
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+    assert "cancelled step 'research': run cancelled" in caught.value.body.message
+    assert models.cut_off == 1 and log.results == {}
+    models.delay = 0.0  # the step's retry, same key: the model is asked again
+    assert (await runner.run(task)).output == "done" and models.calls == 2
+
+
+async def test_a_notice_for_another_user_or_key_changes_nothing() -> None:
+    models = Models(delay=0.2)
+    runner = _runner(models, Log())
+    task = _task(None)
+    running = await _started(runner, models, task)
+    await runner.cancel(CancelTask(user_id="mallory", idempotency_key=task.idempotency_key))
+    await runner.cancel(CancelTask(user_id="alice", idempotency_key="r-1:other:1"))
+
+    assert (await running).output == "done"
+    assert models.cut_off == 0
+
+
+async def test_a_notice_after_the_task_ended_changes_nothing() -> None:
+    models, log = Models(), Log()
+    runner = _runner(models, log)
+    task = _task(None)
+    await runner.run(task)
+    await runner.cancel(CancelTask(user_id="alice", idempotency_key=task.idempotency_key))
+
+    assert (await runner.run(task)).replayed and models.calls == 1
+
+
+async def test_a_handler_cancelled_by_shutdown_stops_the_model_call_too() -> None:
+    models = Models(delay=30.0)
+    runner = _runner(models, Log())
+    running = await _started(runner, models, _task(None))
+    running.cancel()
+
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    await asyncio.sleep(0)
+    assert models.cut_off == 1

@@ -6,6 +6,7 @@ import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,13 @@ from sqlalchemy.engine import make_url
 
 from baton_contracts import STREAMS
 from baton_eventstore import OutboxRelay, SqlEventStore, create_engine, migrate
-from baton_messaging import JetStreamPublisher, MessagingSettings, build_broker, start_broker
+from baton_messaging import (
+    JetStreamPublisher,
+    MessagingSettings,
+    broadcast,
+    build_broker,
+    start_broker,
+)
 from baton_workflow.adapters import dag_tables, read_model
 from baton_workflow.adapters.agent_runner import (
     NatsAgentRunnerQueries,
@@ -184,6 +191,7 @@ def _dag(
         env_allowlist=allowlist,
         # Read once at start-up, and only the allow-listed names: a workflow never sees others.
         env_values={k: os.environ[k] for k in allowlist if k in os.environ},
+        announce=partial(broadcast, broker),
     )
     return catalog, service
 

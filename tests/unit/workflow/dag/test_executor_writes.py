@@ -1,4 +1,5 @@
-"""The DAG executor's writes: one append per step, no read-back of a run it just started.
+"""The DAG executor's writes: one append per step, no read-back of a run it just started, and
+a cancel appended from outside the driver (another replica's, or the cancel request itself).
 
 In memory (no broker, no database): a run store that records every append, load and lease
 call, and agents that answer at once. These guard the executor's cheap path (see
@@ -12,8 +13,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from baton_contracts.agent_api import RunTask, TaskResult
-from baton_workflow.domain.dag.events import RunEvent
+from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
+from baton_eventstore import ConcurrencyConflict
+from baton_workflow.domain.dag.events import RunCancelRequested, RunEvent
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.scheduler import start_run
@@ -59,7 +61,8 @@ class MemoryRuns:
         request_id: str | None = None,
     ) -> RunState:
         log = self.logs.setdefault(run_id, [])
-        assert len(log) == expected_version, "the executor appended after a stale version"
+        if len(log) != expected_version:
+            raise ConcurrencyConflict(run_id, expected_version, len(log))
         log.extend(events)
         self.batches.append([e.type.removeprefix("workflow_run.") for e in events])
         after = fold(events, before)
@@ -88,12 +91,17 @@ class InstantAgents:
     def __init__(self, hold: bool = False) -> None:
         self.hold = hold
         self.called = asyncio.Event()
+        self.gate = asyncio.Event()  # set: a held call answers
+        self.cancelled: list[CancelTask] = []
 
     async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
         self.called.set()
         if self.hold:
-            await asyncio.Event().wait()
+            await self.gate.wait()
         return TaskResult(output=f"done {request.step_id}", agent=request.agent, cost_usd=0.001)
+
+    async def cancel_task(self, notice: CancelTask) -> None:
+        self.cancelled.append(notice)
 
 
 def executor(runs: MemoryRuns, agents: InstantAgents) -> DagExecutor:
@@ -159,3 +167,57 @@ async def test_an_unfinished_run_gives_its_lease_back_when_the_executor_stops() 
 
     assert runs.dropped == ["r1"]
     assert runs.batches[-1] == ["step_started"]  # the call in flight has no result recorded
+
+
+async def _cancel_from_outside(runs: MemoryRuns, run_id: str) -> None:
+    state, version, _ = await runs.load(run_id)
+    cancel = RunCancelRequested(run_id=run_id, at=T0, reason="wrong topic")
+    await runs.append(run_id, version, state, [cancel])
+
+
+async def test_a_poked_drive_reads_the_cancel_and_tells_the_agent_runner_to_stop() -> None:
+    runs = MemoryRuns()
+    agents = InstantAgents(hold=True)
+    ex = executor(runs, agents)
+    ex.launch("r1", await started(runs, "r1"))
+    await agents.called.wait()
+
+    await _cancel_from_outside(runs, "r1")
+    ex.poke("r1")
+    await asyncio.wait_for(ex.wait_idle(), 5.0)
+
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "cancelled"
+    assert final.error == "run cancelled: wrong topic"
+    assert [(n.user_id, n.idempotency_key, n.reason) for n in agents.cancelled] == [
+        ("ada", "r1:a:1", "run cancelled: wrong topic")
+    ]
+
+
+async def test_a_drive_whose_write_conflicts_reads_the_log_again_and_goes_on() -> None:
+    runs = MemoryRuns()
+    agents = InstantAgents(hold=True)
+    ex = executor(runs, agents)
+    ex.launch("r1", await started(runs, "r1"))
+    await agents.called.wait()
+
+    await _cancel_from_outside(runs, "r1")  # no poke: the drive finds out when it writes
+    agents.gate.set()
+    await asyncio.wait_for(ex.wait_idle(), 5.0)
+
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "cancelled"
+    assert final.steps["a"].status == "success"  # its result was kept, not lost
+    assert final.steps["b"].status == "skipped"
+    assert runs.dropped == []  # the run ended here: its lease was not handed on
+
+
+async def test_poking_a_run_nobody_drives_takes_it_over() -> None:
+    runs = MemoryRuns()
+    await started(runs, "r1")
+    ex = executor(runs, InstantAgents())
+    ex.poke("r1")
+    await asyncio.wait_for(ex.wait_idle(), 5.0)
+
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "success"

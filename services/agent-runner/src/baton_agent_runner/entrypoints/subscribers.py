@@ -16,6 +16,7 @@ from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import HEALTH_QUERIES, STREAMS, HealthStatus, Query, StreamSpec
 from baton_contracts.agent_api import (
     AgentReply,
+    CancelTask,
     Count,
     CountInboxItems,
     CountMemoryFacts,
@@ -28,7 +29,7 @@ from baton_contracts.agent_api import (
     TaskResult,
 )
 from baton_contracts.workflow import StepChanged, WorkflowStarted, agent_token
-from baton_messaging import MessagingSettings, build_broker, durable_subscriber, respond
+from baton_messaging import MessagingSettings, build_broker, durable_subscriber, listen, respond
 
 QUEUE = "agent"
 CONSUMER = "agent-runner"
@@ -56,6 +57,9 @@ def subscribe(
     async def task(cmd: RunTask) -> TaskResult:
         return await tasks.run(cmd)
 
+    async def cancel_task(notice: CancelTask) -> None:
+        await tasks.cancel(notice)
+
     async def memory_facts(query: CountMemoryFacts) -> Count:
         return await queries.count_facts(query)
 
@@ -75,6 +79,7 @@ def subscribe(
     respond(broker, RunAgent, run, queue=QUEUE)
     # A DAG step may wait minutes on its model: more of them run at once than turns do.
     respond(broker, RunTask, task, queue=QUEUE, concurrency=task_concurrency)
+    listen(broker, CancelTask, cancel_task)  # every replica: the one running the task stops it
     respond(broker, CountMemoryFacts, memory_facts, queue=QUEUE)
     respond(broker, CountInboxItems, inbox_items, queue=QUEUE)
     respond(broker, ListInboxItems, inbox, queue=QUEUE)

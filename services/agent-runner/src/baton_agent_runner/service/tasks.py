@@ -35,7 +35,7 @@ from baton_agent_runner.service.ports import (
     TaskModels,
 )
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
-from baton_contracts.agent_api import RunTask, TaskResult
+from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
 
 logger = logging.getLogger("baton.agent_runner")
 T = TypeVar("T")
@@ -58,6 +58,10 @@ class TaskRunner:
     store_timeout: float = 4.0
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     _keys: dict[tuple[str, str], _KeyLock] = field(default_factory=dict)
+    _running: dict[tuple[str, str], asyncio.Task[tuple[TaskCall, TaskResult]]] = field(
+        default_factory=dict
+    )
+    _cancels: dict[tuple[str, str], str] = field(default_factory=dict)
 
     async def run(self, cmd: RunTask) -> TaskResult:
         """Answer the step, or return the result recorded under its idempotency key."""
@@ -67,13 +71,40 @@ class TaskRunner:
                 recorded = await self._store(self.results.get(*key))
                 if recorded is not None:
                     return recorded.model_copy(update={"replayed": True})
-                call, result = await self._perform(cmd)
+                call, result = await self._cancellable(key, cmd)
                 return await self._store(self.results.put(*key, call, result))
         except StoreUnavailable as exc:
             logger.warning("task %s: the task log is unavailable: %s", cmd.idempotency_key, exc)
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, "the agent-runner's task log is unavailable; try again"
             ) from exc
+
+    async def cancel(self, notice: CancelTask) -> None:
+        """Cancel the task with this key if it runs here: its caller gets `unavailable`, and
+        nothing is recorded, so the step's retry asks the model again."""
+        key = (notice.user_id, notice.idempotency_key)
+        work = self._running.get(key)
+        if work is None or work.done():
+            return
+        self._cancels[key] = notice.reason or "the workflow gave the step up"
+        work.cancel()
+        logger.info("task %s: cancelled by the workflow: %s", notice.idempotency_key, notice.reason)
+
+    async def _cancellable(self, key: tuple[str, str], cmd: RunTask) -> tuple[TaskCall, TaskResult]:
+        work = asyncio.create_task(self._perform(cmd), name=f"task-{cmd.idempotency_key}")
+        self._running[key] = work
+        try:
+            return await work
+        except asyncio.CancelledError:
+            reason = self._cancels.get(key)
+            current = asyncio.current_task()
+            if reason is None or (current is not None and current.cancelling()):
+                raise  # this handler itself was cancelled (a shutdown), and the call with it
+            message = f"the workflow cancelled step {cmd.step_id!r}: {reason}; nothing was recorded"
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, message) from None
+        finally:
+            self._running.pop(key, None)
+            self._cancels.pop(key, None)
 
     @asynccontextmanager
     async def _one_at_a_time(self, key: tuple[str, str]) -> AsyncIterator[None]:

@@ -14,11 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts.base import ErrorDetail
 from baton_contracts.dag_api import (
+    DEFAULT_CANCEL_REASON,
     MAX_DEFINITION_CHARS,
     VERSION_ID_PATTERN,
     WORKFLOW_NAME_PATTERN,
+    CancelDagRun,
     DagRolledBack,
     DagRunAccepted,
+    DagRunCancel,
     DagRunDetail,
     DagRunList,
     DagValidation,
@@ -71,6 +74,16 @@ class RunBody(BaseModel):
 
     variables: dict[str, str] = Field(default_factory=dict, examples=[{"topic": "AI agents"}])
     mode: RunMode = Field(default="live", description="live, dry_run (no calls) or shadow")
+
+
+class CancelBody(BaseModel):
+    """`POST /workflow-runs/{run_id}/cancel`: why (kept in the run's log and its error)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(
+        default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500, examples=["wrong topic"]
+    )
 
 
 class RollbackBody(BaseModel):
@@ -163,6 +176,19 @@ def dag_router() -> APIRouter:
         response_model=DagRunDetail,
         response_model_by_alias=True,
         responses=_ERRORS,
+    )
+    add(
+        "/workflow-runs/{run_id}/cancel",
+        cancel_run,
+        methods=["POST"],
+        response_model=DagRunCancel,
+        status_code=202,
+        responses={
+            **_ERRORS,
+            200: {"model": DagRunCancel, "description": "The run had already been cancelled"},
+            409: {"model": HttpErrorResponse, "description": "The run has already ended"},
+            422: {"model": HttpErrorResponse, "description": "A reason that is empty or too long"},
+        },
     )
     add(
         "/workflow-versions/{from_id}/diff/{to_id}",
@@ -298,6 +324,23 @@ async def list_runs(
 async def get_run(run_id: RunId, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
     """A run with every step, the handoffs and the agent messages."""
     return await forwarder.forward(GetDagRun, identity, run_id=run_id)
+
+
+async def cancel_run(
+    run_id: RunId,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    response: Response,
+    body: CancelBody | None = None,
+) -> Any:
+    """Cancel a running run: 202 once recorded (it then ends `cancelled`, its calls in flight
+    cancelled), 200 when it already was, 409 when it has ended some other way."""
+    reason = (body or CancelBody()).reason
+    reply = await forwarder.forward(CancelDagRun, identity, run_id=run_id, reason=reason)
+    assert isinstance(reply, DagRunCancel)
+    if not reply.recorded:
+        response.status_code = 200
+    return reply
 
 
 async def versions(name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:

@@ -8,6 +8,7 @@ from faststream.nats import NatsBroker
 
 from baton_contracts.agent_api import (
     AgentReply,
+    CancelTask,
     Count,
     CountInboxItems,
     CountMemoryFacts,
@@ -15,7 +16,7 @@ from baton_contracts.agent_api import (
     RunTask,
     TaskResult,
 )
-from baton_messaging import request
+from baton_messaging import broadcast, request
 
 
 class NatsAgentRunnerQueries:
@@ -67,3 +68,7 @@ class NatsTaskAgents:
         reply = await request(self._broker, request_, timeout=timeout)
         assert isinstance(reply, TaskResult)
         return reply
+
+    async def cancel_task(self, notice: CancelTask) -> None:
+        """Every agent-runner replica hears it; the one running the task stops it."""
+        await broadcast(self._broker, notice)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, cast
 
 from faststream.nats import NatsBroker
@@ -11,6 +12,8 @@ from pydantic import BaseModel
 
 from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, Query, RemoteError
 from baton_contracts.dag_api import (
+    CancelDagRun,
+    DagRunChanged,
     DeleteDagWorkflow,
     DiffDagVersions,
     GetDagRun,
@@ -36,7 +39,7 @@ from baton_contracts.workflow_api import (
     StartWorkflow,
 )
 from baton_eventstore import is_unavailable
-from baton_messaging import MessagingSettings, build_broker, respond
+from baton_messaging import MessagingSettings, build_broker, listen, respond
 from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
 from baton_workflow.service.dag_definitions import DagCatalog
 from baton_workflow.service.dag_runs import DagRunsService
@@ -78,6 +81,7 @@ DAG_RUN_ROUTES: list[tuple[type[Any], Callable[[DagRunsService, Any], Awaitable[
     (StartDagRun, dag_runs.start_dag_run),
     (ListDagRuns, dag_runs.list_dag_runs),
     (GetDagRun, dag_runs.get_dag_run),
+    (CancelDagRun, dag_runs.cancel_dag_run),
 ]
 
 
@@ -95,6 +99,7 @@ def subscribe(
         respond(broker, model, _bind(catalog_case, catalog), queue=QUEUE)
     for model, run_case in DAG_RUN_ROUTES:
         respond(broker, model, _bind(run_case, runs), queue=QUEUE)
+    listen(broker, DagRunChanged, partial(dag_runs.run_changed, runs))  # every replica
 
     async def report(_: Query) -> HealthStatus:
         healthy = health()

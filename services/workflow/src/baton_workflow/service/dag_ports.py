@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from baton_contracts.agent_api import RunTask, TaskResult
+from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
 from baton_workflow.domain.dag.events import RunEvent
 from baton_workflow.domain.dag.state import RunState
 from baton_workflow.domain.dag_versions import DefinitionEvent, History
@@ -78,4 +78,8 @@ class TaskAgents(Protocol):
 
     async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
         """One step's answer; `RemoteError` (typed) when the agent-runner refuses or fails."""
+        ...
+
+    async def cancel_task(self, notice: CancelTask) -> None:
+        """Tell the agent-runner to stop a task this service no longer waits for."""
         ...

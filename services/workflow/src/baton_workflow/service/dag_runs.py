@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,12 +22,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
-from baton_contracts.agent_api import RunTask
+from baton_contracts.agent_api import CancelTask, RunTask
 from baton_contracts.dag_api import (
+    CancelDagRun,
     DagAgentMessage,
     DagEstimate,
     DagHandoff,
     DagRunAccepted,
+    DagRunCancel,
+    DagRunChanged,
     DagRunDetail,
     DagRunList,
     DagRunSummary,
@@ -125,6 +128,19 @@ class StepRunners:
                 model=result.model or None,
             )
 
+    async def give_up(self, action: CancelStep, user_id: str) -> None:
+        """Tell the agent-runner to stop a call this process no longer waits for (its result
+        would be ignored); a notice that cannot be sent is logged, the deadline still ends it."""
+        notice = CancelTask(
+            user_id=user_id, idempotency_key=action.idempotency_key, reason=action.reason[:500]
+        )
+        try:
+            await self.agents.cancel_task(notice)
+        except Exception as exc:
+            log.warning(
+                "could not tell the agent-runner to stop %s: %s", action.idempotency_key, exc
+            )
+
     def _time_left(self, call: Call, default: float) -> float:
         if call.deadline is None:
             return default
@@ -143,6 +159,7 @@ class DagExecutor:
     lease_seconds: float = 15.0
     holder: str = field(default_factory=lambda: uuid.uuid4().hex)
     _tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict, repr=False)
+    _drives: dict[str, _RunDrive] = field(default_factory=dict, repr=False)
     _sweeper: asyncio.Task[None] | None = field(default=None, repr=False)
     _stopping: bool = field(default=False, repr=False)
 
@@ -158,6 +175,15 @@ class DagExecutor:
         self._tasks[run_id] = asyncio.create_task(
             self._drive(run_id, started), name=f"dag-run-{run_id}"
         )
+
+    def poke(self, run_id: str) -> None:
+        """The run's log was written from outside its driver (a cancel): the drive here reads
+        it again now; with no drive here, take the run if nobody else drives it."""
+        drive = self._drives.get(run_id)
+        if drive is not None:
+            drive.wake()
+        else:
+            self.launch(run_id)
 
     async def start(self) -> None:
         """Resume unfinished runs now, and keep looking for runs whose driver went away."""
@@ -196,19 +222,24 @@ class DagExecutor:
         if not await self.runs.take_lease(run_id, self.holder, self.lease_seconds):
             return
         drive = _RunDrive(self, run_id)
+        self._drives[run_id] = drive
         try:
             await drive.run(started)
-        except ConcurrencyConflict:
-            log.warning("run %s was written by another process; leaving it to that one", run_id)
         except Exception as exc:
             _log_failure(exc, f"driving run {run_id} failed; another attempt follows")
         finally:
+            if self._drives.get(run_id) is drive:
+                del self._drives[run_id]
             await drive.cancel_calls()
             # A finished run is never driven again: its lease can simply run out (one write
             # less per run). An unfinished one is given up so another process may take it now.
             if drive.state is None or not drive.state.finished:
                 with contextlib.suppress(Exception):
                     await self.runs.drop_lease(run_id, self.holder)
+
+
+_WAKE = None
+"""What `_RunDrive.wake` puts in the results queue: no result, only a reason to look again."""
 
 
 def _log_failure(exc: Exception, what: str) -> None:
@@ -229,10 +260,16 @@ class _RunDrive:
         self.ex = executor
         self.run_id = run_id
         self.calls: dict[str, asyncio.Task[None]] = {}
-        self.results: asyncio.Queue[re.StepSucceeded | re.StepFailed] = asyncio.Queue()
+        self.results: asyncio.Queue[re.StepSucceeded | re.StepFailed | None] = asyncio.Queue()
         self.state: RunState | None = None
         self.version = 0
         self.renewed_at = 0.0
+        self.stale = False  # the log was written from outside: read it again
+
+    def wake(self) -> None:
+        """Read the run's log again now (a cancel request was appended to it)."""
+        self.stale = True
+        self.results.put_nowait(_WAKE)
 
     async def run(self, started: RunState | None = None) -> None:
         loop = asyncio.get_running_loop()
@@ -250,17 +287,24 @@ class _RunDrive:
             now = self.ex.clock.now()
             # Results and what they lead to are appended together: one write per step, not two.
             # Nothing is called before the append, so the log still knows every call first.
+            if self.stale and not await self._reload():
+                return
+            results = self._wanted(results)
             current = fold(results, self.state)
             assert current is not None
             decision = decide(current, now, pricing=self.ex.pricing)
-            await self._append([*results, *decision.events])
+            try:
+                await self._append([*results, *decision.events])
+            except ConcurrencyConflict:
+                # Written from outside (a cancel request; a driver holds the lease): read it
+                # again and decide afresh, with the results still in hand.
+                self.stale = True
+                continue
             for action in decision.actions:
                 if isinstance(action, CallAgent | CallSkill | CallTool):
                     self._spawn(action)
                 elif isinstance(action, CancelStep):
-                    task = self.calls.pop(action.idempotency_key, None)
-                    if task is not None:
-                        task.cancel()
+                    await self._cancel(action)
             if self.state.finished:
                 return
             results = await self._wait(decision.wake_at, now)
@@ -271,6 +315,26 @@ class _RunDrive:
                     log.warning("lost the lease of run %s; another process drives it", self.run_id)
                     return
                 self.renewed_at = loop.time()
+
+    async def _reload(self) -> bool:
+        """Read the run again if this process still drives it; False when it does not (the
+        lease went to another process, or the run has ended)."""
+        self.stale = False
+        if not await self.ex.runs.take_lease(self.run_id, self.ex.holder, self.ex.lease_seconds):
+            log.warning("run %s is driven by another process; leaving it to that one", self.run_id)
+            return False
+        self.renewed_at = asyncio.get_running_loop().time()
+        self.state, self.version, _ = await self.ex.runs.load(self.run_id)
+        return self.state is not None and not self.state.finished
+
+    async def _cancel(self, action: CancelStep) -> None:
+        task = self.calls.pop(action.idempotency_key, None)
+        if task is None or task.done():
+            return
+        task.cancel()
+        assert self.state is not None
+        if self.state.definition.step(action.step_id).type in AGENT_STEP_TYPES:
+            await self.ex.runners.give_up(action, self.state.user_id)
 
     async def _wait(self, wake_at: datetime | None, now: datetime) -> list[re.RunEvent]:
         """The results that arrived (all that are there once one is), until a timer is due."""
@@ -286,12 +350,16 @@ class _RunDrive:
         results = [first]
         while not self.results.empty():
             results.append(self.results.get_nowait())
+        return [r for r in results if r is not None]
+
+    def _wanted(self, results: list[re.RunEvent]) -> list[re.RunEvent]:
+        """A late result of a cancelled or superseded attempt is not recorded."""
         assert self.state is not None
-        # A late result of a cancelled or superseded attempt is not recorded.
         return [
             r
             for r in results
-            if (s := self.state.steps.get(r.step_id)) is not None
+            if isinstance(r, re.StepSucceeded | re.StepFailed)
+            and (s := self.state.steps.get(r.step_id)) is not None
             and s.status == "running"
             and s.attempt == r.attempt
             and not _past_deadline(s, r)
@@ -411,6 +479,8 @@ class DagRunsService:
     env_allowlist: frozenset[str] = frozenset()
     env_values: Mapping[str, str] = field(default_factory=dict)
     new_id: Callable[[], str] = field(default_factory=lambda: lambda: uuid.uuid4().hex)
+    announce: Callable[[DagRunChanged], Awaitable[None]] | None = None
+    """Tells every workflow replica that a run's log was written outside its driver."""
 
 
 async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAccepted:
@@ -505,15 +575,69 @@ async def _known(svc: DagRunsService, query: ListDagRuns) -> bool:
     return bool((await svc.definitions.history(query.user_id, query.workflow)).versions)
 
 
+CANCEL_ATTEMPTS = 5
+
+
+async def cancel_dag_run(svc: DagRunsService, command: CancelDagRun) -> DagRunCancel:
+    """Record that the owner cancels the run; its driver then cancels what is in flight and
+    ends it as `cancelled`. Asking again changes nothing; an ended run is a `conflict`."""
+    for _ in range(CANCEL_ATTEMPTS):
+        state, version, _ = await svc.runs.load(command.run_id)
+        if state is None or state.user_id != command.user_id:
+            raise _run_not_found(command.run_id)
+        if state.cancel_requested is not None:
+            return DagRunCancel(
+                run_id=state.run_id,
+                status=state.status,
+                reason=state.cancel_requested,
+                recorded=False,
+            )
+        if state.finished:
+            raise RemoteError.of(
+                ErrorCode.CONFLICT,
+                f"run {command.run_id} already ended with status {state.status}; "
+                "only a running run can be cancelled",
+            )
+        requested = re.RunCancelRequested(
+            run_id=state.run_id, at=svc.clock.now(), reason=command.reason
+        )
+        try:
+            await svc.runs.append(state.run_id, version, state, [requested])
+        except ConcurrencyConflict:
+            continue  # its driver wrote a step's result meanwhile: look again
+        svc.executor.poke(state.run_id)
+        if svc.announce is not None:
+            try:
+                await svc.announce(DagRunChanged(run_id=state.run_id))
+            except Exception as exc:  # recorded all the same: its driver sees it at its next write
+                log.warning("could not announce the cancel of run %s: %s", state.run_id, exc)
+        return DagRunCancel(
+            run_id=state.run_id, status="running", reason=command.reason, recorded=True
+        )
+    raise RemoteError.of(
+        ErrorCode.UNAVAILABLE,
+        f"run {command.run_id} is changing too fast to record the cancel; try again",
+    )
+
+
+async def run_changed(svc: DagRunsService, notice: DagRunChanged) -> None:
+    """Another replica wrote to a run's log: the drive here, if any, reads it again."""
+    svc.executor.poke(notice.run_id)
+
+
+def _run_not_found(run_id: str) -> RemoteError:
+    return RemoteError.of(
+        ErrorCode.NOT_FOUND,
+        f"run {run_id!r} not found",
+        [ErrorDetail(field="run_id", message=f"no run {run_id!r}")],
+    )
+
+
 async def get_dag_run(svc: DagRunsService, query: GetDagRun) -> DagRunDetail:
     """One of the user's runs with each step, its handoffs and its agent messages."""
     state, _, history = await svc.runs.load(query.run_id)
     if state is None or state.user_id != query.user_id:
-        raise RemoteError.of(
-            ErrorCode.NOT_FOUND,
-            f"run {query.run_id!r} not found",
-            [ErrorDetail(field="run_id", message=f"no run {query.run_id!r}")],
-        )
+        raise _run_not_found(query.run_id)
     return run_detail(state, history)
 
 
