@@ -2,9 +2,11 @@
 
 Runs advance one move each time they are read: the first unfinished step goes pending ->
 running -> success. A step whose prompt contains `FAIL` ends in `error` (stopping the run); one
-whose prompt contains `FLAKY` needs a second attempt. Knobs: `down` refuses every connection,
-`unreachable_reads` answers 503 to that many run reads, `status_503` answers 503 to everything,
-`validates_stored_only` answers 404 to validating a document whose workflow is not stored yet.
+whose prompt contains `FLAKY` needs a second attempt. A run whose cancel was recorded ends
+`cancelled` when it is next read. Knobs: `down` refuses every connection, `unreachable_reads`
+answers 503 to that many run reads, `status_503` answers 503 to everything,
+`validates_stored_only` answers 404 to validating a document whose workflow is not stored yet,
+`late_cancels` lets a run go on to its end by itself although its cancel was recorded.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ SECRET = "s" * 40
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 T0 = "2025-01-01T10:00:00+00:00"
 T1 = "2025-01-01T10:00:01.500000+00:00"
+DEFAULT_CANCEL_REASON = "cancelled by its owner"
 
 Json = dict[str, Any]
 
@@ -71,6 +74,7 @@ class FakeGateway:
     history: dict[str, list[Json]] = field(default_factory=dict)
     deleted: set[str] = field(default_factory=set)
     runs: dict[str, Json] = field(default_factory=dict)
+    cancels: dict[str, str] = field(default_factory=dict)
     requests: list[httpx.Request] = field(default_factory=list)
     users: list[str] = field(default_factory=list)
     sleeps: list[float] = field(default_factory=list)
@@ -78,6 +82,7 @@ class FakeGateway:
     status_503: bool = False
     unreachable_reads: int = 0
     validates_stored_only: bool = False
+    late_cancels: bool = False
 
     @property
     def transport(self) -> httpx.MockTransport:
@@ -144,6 +149,8 @@ class FakeGateway:
         if parts[0] == "workflow-runs":
             if len(parts) == 1:
                 self._all_runs(request)
+            if parts[2:] == ["cancel"]:
+                self._cancel(parts[1], request)
             self._read_run(parts[1])
         if parts[0] == "workflow-versions":
             self._diff(parts[1], parts[3])
@@ -246,8 +253,24 @@ class FakeGateway:
         run = self.runs.get(run_id)
         if run is None:
             raise _error(404, "not_found", f"no run {run_id}")
-        _advance(run)
+        _advance(run, None if self.late_cancels else self.cancels.get(run_id))
         raise Reply(200, public_run(run))
+
+    def _cancel(self, run_id: str, request: httpx.Request) -> None:
+        reason = self._body(request).get("reason") if request.content else DEFAULT_CANCEL_REASON
+        if not isinstance(reason, str) or not 1 <= len(reason) <= 500:
+            found = [{"field": "reason", "message": "must be 1 to 500 characters"}]
+            raise _error(422, "invalid", "the cancel request is invalid", found)
+        run = self.runs.get(run_id)
+        if run is None:
+            raise _error(404, "not_found", f"no run {run_id}")
+        if run["status"] not in ("running", "cancelled"):
+            raise _error(409, "conflict", f"run {run_id} already ended with status "
+                         f"{run['status']}; only a running run can be cancelled")  # fmt: skip
+        recorded = run["status"] == "running" and run_id not in self.cancels
+        reason = self.cancels.setdefault(run_id, reason)  # the first reason is kept
+        raise Reply(202 if recorded else 200,
+                    {"run_id": run_id, "status": run["status"], "reason": reason})  # fmt: skip
 
     def _versions(self, name: str, _: httpx.Request) -> None:
         self._latest(name)
@@ -291,9 +314,19 @@ def _step(step: Json) -> Json:
             "_prompt": step.get("prompt", "")}  # fmt: skip
 
 
-def _advance(run: Json) -> None:
-    """One move of the first unfinished step (hidden `_prompt` says how it behaves)."""
+def _advance(run: Json, cancel: str | None) -> None:
+    """One move of the first unfinished step (hidden `_prompt` says how it behaves), or the end
+    of a run whose `cancel` was recorded: its running steps cancelled, its pending ones skipped."""
     if run["status"] != "running":
+        return
+    if cancel is not None:
+        error = f"run cancelled: {cancel}"
+        for step in run["steps"]:
+            if step["status"] == "running":
+                step.update(status="cancelled", error=error, finished_at=T1)
+            elif step["status"] == "pending":
+                step.update(status="skipped")
+        run.update(status="cancelled", finished_at=T1, error=error)
         return
     pending = [s for s in run["steps"] if s["status"] in ("pending", "running")]
     if not pending:

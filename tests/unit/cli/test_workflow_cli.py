@@ -503,6 +503,110 @@ def test_messages_of_a_run_without_any(cli: Invoke, gateway: FakeGateway) -> Non
     assert "no agent messages or handoffs" in ok(cli("msgs", "r1"))
 
 
+# --- cancel -------------------------------------------------------------------------------
+
+
+def _started(cli: Invoke, gateway: FakeGateway) -> str:
+    gateway.store(RESEARCH)
+    ok(cli("run", "research-and-summarize"))
+    return "run-1"
+
+
+def test_cancel_records_the_reason_and_the_run_ends_cancelled(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    run_id = _started(cli, gateway)
+    assert ok(cli("cancel", run_id, "--reason", "wrong topic")) == (
+        "cancelling run run-1 (reason: wrong topic)\n"
+    )
+    sent = gateway.requests[-1]
+    assert (sent.method, sent.url.path) == ("POST", "/workflow-runs/run-1/cancel")
+    assert json.loads(sent.content) == {"reason": "wrong topic"}
+    assert json.loads(ok(cli("status", run_id)))["status"] == "cancelled"
+
+
+def test_cancel_without_a_reason_leaves_it_to_the_gateway(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    run_id = _started(cli, gateway)
+    assert "(reason: cancelled by its owner)" in ok(cli("cancel", run_id))
+    assert gateway.requests[-1].content == b""
+
+
+def test_cancel_json_prints_the_reply(cli: Invoke, gateway: FakeGateway) -> None:
+    run_id = _started(cli, gateway)
+    reply = json.loads(ok(cli("cancel", run_id, "--reason", "stop", "--json")))
+    assert reply == {"run_id": "run-1", "status": "running", "reason": "stop"}
+
+
+def test_cancel_again_says_it_already_was(cli: Invoke, gateway: FakeGateway) -> None:
+    run_id = _started(cli, gateway)
+    ok(cli("cancel", run_id))
+    assert ok(cli("cancel", run_id)) == "run run-1 was already cancelled\n"  # still winding down
+    ok(cli("status", run_id))
+    assert ok(cli("cancel", run_id)) == "run run-1 was already cancelled\n"  # ended cancelled
+    assert json.loads(ok(cli("cancel", run_id, "--json")))["status"] == "cancelled"
+
+
+def test_cancel_a_finished_run_prints_the_gateways_reason(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    _finished_run(gateway, "r1", "research-and-summarize")
+    result = cli("cancel", "r1")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "error: run r1 already ended with status success; only a running run can be cancelled"
+    )
+    assert result.stdout == ""
+
+
+def test_cancel_an_unknown_run_is_not_found(cli: Invoke) -> None:
+    result = cli("cancel", "nope")
+    assert result.exit_code == 1 and result.stderr.strip() == "error: run nope not found"
+
+
+def test_cancel_with_an_empty_reason_is_refused(cli: Invoke, gateway: FakeGateway) -> None:
+    run_id = _started(cli, gateway)
+    result = cli("cancel", run_id, "--reason", "")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: cancel of run run-1 is invalid (1 problem):",
+        "reason: must be 1 to 500 characters",
+    ]
+    assert run_id not in gateway.cancels
+
+
+def test_cancel_wait_follows_the_run_until_it_is_cancelled(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    run_id = _started(cli, gateway)
+    ok(cli("status", run_id))  # its first step is now running
+    out = ok(cli("cancel", run_id, "--reason", "wrong topic", "--wait"))
+    lines = out.splitlines()
+    assert lines[0] == "cancelling run run-1 (reason: wrong topic)"
+    assert "run run-1 of research-and-summarize (research-and-summarize@1): cancelled" in out
+    assert "  error: run cancelled: wrong topic" in lines
+    assert "  research [cancelled]: -" in lines and "  summarize [skipped]: -" in lines
+
+
+def test_cancel_wait_on_an_already_cancelled_run_exits_0(cli: Invoke, gateway: FakeGateway) -> None:
+    run_id = _started(cli, gateway)
+    ok(cli("cancel", run_id))
+    out = ok(cli("cancel", run_id, "--wait"))
+    assert "run run-1 was already cancelled" in out and "): cancelled in " in out
+
+
+def test_cancel_wait_exits_1_when_the_run_ends_another_way_first(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    gateway.late_cancels = True
+    run_id = _started(cli, gateway)
+    result = cli("cancel", run_id, "--wait")
+    assert result.exit_code == 1
+    assert "cancelling run run-1" in result.stdout and "): success in " in result.stdout
+    assert result.stderr.strip() == "error: run run-1 ended with status success"
+
+
 # --- history / rollback / diff ------------------------------------------------------------
 
 

@@ -36,15 +36,21 @@ class Problem:
 class GatewayError(CliError):
     """The gateway could not be reached or refused the request.
 
-    `status` is the HTTP status (None when nothing answered), `problems` the error details.
+    `status` is the HTTP status (None when nothing answered), `problems` the error details,
+    `detail` the gateway's own message (without the HTTP status the full message starts with).
     """
 
     def __init__(
-        self, message: str, status: int | None = None, problems: tuple[Problem, ...] = ()
+        self,
+        message: str,
+        status: int | None = None,
+        problems: tuple[Problem, ...] = (),
+        detail: str = "",
     ) -> None:
         super().__init__(message)
         self.status = status
         self.problems = problems
+        self.detail = detail or message
 
     @property
     def unreachable(self) -> bool:
@@ -115,6 +121,15 @@ class GatewayClient:
         """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate."""
         return self._call("GET", f"workflow-runs/{_segment(run_id)}")
 
+    def cancel_run(self, run_id: str, reason: str | None) -> tuple[bool, Json]:
+        """`POST /workflow-runs/{id}/cancel` -> (True when this request recorded it: 202, body).
+
+        Without `reason` no body is sent and the gateway records its default reason.
+        """
+        body = None if reason is None else {"reason": reason}
+        code, answer = self._send("POST", f"workflow-runs/{_segment(run_id)}/cancel", json=body)
+        return code == 202, answer
+
     def versions(self, name: str) -> list[Json]:
         """`GET /workflows/{name}/versions`, newest first."""
         return list(self._call("GET", f"workflows/{_segment(name)}/versions")["versions"])
@@ -129,6 +144,10 @@ class GatewayClient:
         return self._call("GET", f"workflow-versions/{_segment(from_id)}/diff/{_segment(to_id)}")
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Json:
+        return self._send(method, path, **kwargs)[1]
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> tuple[int, Json]:
+        """The HTTP status and decoded body of a 2xx answer; a `GatewayError` otherwise."""
         import httpx
 
         try:
@@ -137,7 +156,7 @@ class GatewayClient:
             reason = str(exc) or type(exc).__name__
             raise GatewayError(f"cannot reach the gateway at {self.base_url}: {reason}") from None
         if response.is_success:
-            return _json_object(response) if response.content else {}
+            return response.status_code, _json_object(response) if response.content else {}
         raise _error_of(response, self.base_url)
 
 
@@ -165,7 +184,7 @@ def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
     if not isinstance(error, dict):
         message = response.text.strip()[:200] or response.reason_phrase
         error = {"code": f"http_{status}", "message": message, "details": []}
-    message = str(error.get("message") or response.reason_phrase)
+    message = detail = str(error.get("message") or response.reason_phrase)
     details = error.get("details") or []
     problems = tuple(
         Problem(str(d.get("field") or ""), str(d.get("message") or ""))
@@ -178,4 +197,4 @@ def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
         message = f"the gateway refused the token: {message} (set BATON_TOKEN; see `baton token`)"
     else:
         message = f"HTTP {status} {error.get('code', '')}: {message}".replace("  ", " ")
-    return GatewayError(message, status=status, problems=problems)
+    return GatewayError(message, status=status, problems=problems, detail=detail)

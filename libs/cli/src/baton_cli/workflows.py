@@ -83,6 +83,7 @@ def workflow_options(
 
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the gateway's JSON instead.")]
+WaitFlag = Annotated[bool, typer.Option("--wait", help="Follow the run's steps until it ends.")]
 
 
 def _checked_name(value: str | None) -> str | None:
@@ -202,9 +203,7 @@ def run(
     shadow: Annotated[
         bool, typer.Option("--shadow", help="Run for real, record nothing in history.")
     ] = False,
-    wait: Annotated[
-        bool, typer.Option("--wait", help="Follow the run's steps until it ends.")
-    ] = False,
+    wait: WaitFlag = False,
 ) -> None:
     """Start a run; with --wait, show progress and exit 1 unless it succeeds."""
     session = session_of(ctx)
@@ -223,7 +222,8 @@ def run(
     _follow(session, run_id)
 
 
-def _follow(session: Session, run_id: str) -> None:
+def _follow(session: Session, run_id: str, expected: str = "success") -> None:
+    """Wait for the run to end, print its outcome, and exit 1 unless it ended `expected`."""
     from baton_cli.workflow_wait import wait_for_run  # Rich's live display: only for --wait
 
     try:
@@ -233,8 +233,38 @@ def _follow(session: Session, run_id: str) -> None:
         typer.echo(f"\nstopped waiting; the run goes on: baton workflow status {run_id}", err=True)
         raise typer.Exit(130) from None
     render.run_outcome(session.console, final)
-    if final.get("status") != "success":
+    if final.get("status") != expected:
         fail(f"run {run_id} ended with status {final.get('status')}", 1)
+
+
+@workflow_app.command()
+def cancel(
+    ctx: typer.Context,
+    run_id: RunId,
+    reason: Annotated[
+        str | None,
+        typer.Option("--reason", help='Why, 1..500 characters; default "cancelled by its owner".'),
+    ] = None,
+    wait: WaitFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Cancel a running run; with --wait, show it wind down and exit 1 unless it ends cancelled."""
+    session = session_of(ctx)
+    with reporting(not_found=f"run {run_id} not found", invalid=f"cancel of run {run_id}"):
+        try:
+            recorded, reply = session.client().cancel_run(run_id, reason)
+        except GatewayError as error:
+            if error.status != 409:  # 409: the run already ended some other way
+                raise
+            fail(error.detail, 1)
+    if as_json:
+        render.print_json(session.console, reply)
+    elif recorded:
+        typer.echo(f"cancelling run {run_id} (reason: {reply.get('reason')})")
+    else:
+        typer.echo(f"run {run_id} was already cancelled")
+    if wait:
+        _follow(session, run_id, expected="cancelled")
 
 
 @workflow_app.command()
