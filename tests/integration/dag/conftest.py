@@ -3,9 +3,10 @@
 Fixtures: `stack` (workflow, gateway and agent-runner on the session NATS; a test overrides
 `workflow_extra` to change workflow settings), `http` and `author` (a signed-in user of the
 HTTP API), `task_calls` (every `agent.cmd.task` request seen on NATS), `model_runs` (every
-time the agent-runner's model actually ran), `notifications` (every `workflow.notify` event),
-`web` (a local HTTP server for tool steps) and `restart_workflow` (stop the workflow service
-and start a new one on the same database, as after a crash).
+time the agent-runner's model actually ran), `cut_off` (every model call it cancelled),
+`notifications` (every `workflow.notify` event), `web` (a local HTTP server for tool steps)
+and `restart_workflow` (stop the workflow service and start a new one on the same database,
+as after a crash).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -178,22 +180,56 @@ async def notifications(nats_url: str, author: Author) -> AsyncIterator[list[dic
         yield seen
 
 
-@pytest.fixture
-def model_runs(stack: Stack) -> Iterator[list[tuple[str, str]]]:
-    """(run_id, step_id) each time the agent-runner's model ran (a replayed result is not)."""
+Perform = Callable[..., Awaitable[Any]]
+
+
+@contextmanager
+def _watched_models(stack: Stack, watch: Callable[[Perform], Perform]) -> Iterator[None]:
+    """The agent-runner's task models with `perform` wrapped by `watch` while in the block."""
     assert stack.agent_runner is not None
     models = stack.agent_runner.tasks.models
     assert isinstance(models, TaskAgents)
-    seen: list[tuple[str, str]] = []
     perform = models.perform
+    models.perform = watch(perform)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        models.perform = perform  # type: ignore[method-assign]
 
-    async def counted(profile: Any, choice: Any, call: Any, timeout: float) -> Any:
-        seen.append((call.run_id, call.step_id))
-        return await perform(profile, choice, call, timeout)
 
-    models.perform = counted  # type: ignore[method-assign]
-    yield seen
-    models.perform = perform  # type: ignore[method-assign]
+@pytest.fixture
+def model_runs(stack: Stack) -> Iterator[list[tuple[str, str]]]:
+    """(run_id, step_id) each time the agent-runner's model ran (a replayed result is not)."""
+    seen: list[tuple[str, str]] = []
+
+    def watch(perform: Perform) -> Perform:
+        async def counted(profile: Any, choice: Any, call: Any, timeout: float) -> Any:
+            seen.append((call.run_id, call.step_id))
+            return await perform(profile, choice, call, timeout)
+
+        return counted
+
+    with _watched_models(stack, watch):
+        yield seen
+
+
+@pytest.fixture
+def cut_off(stack: Stack) -> Iterator[list[tuple[str, str]]]:
+    """(run_id, step_id) of each model call the agent-runner cancelled before it answered."""
+    seen: list[tuple[str, str]] = []
+
+    def watch(perform: Perform) -> Perform:
+        async def watched(profile: Any, choice: Any, call: Any, timeout: float) -> Any:
+            try:
+                return await perform(profile, choice, call, timeout)
+            except asyncio.CancelledError:
+                seen.append((call.run_id, call.step_id))
+                raise
+
+        return watched
+
+    with _watched_models(stack, watch):
+        yield seen
 
 
 RestartWorkflow = Callable[..., Awaitable[WorkflowApp]]

@@ -4,12 +4,9 @@ asking again, another user's run, an ended run and a bad reason each get their c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from baton_agent_runner.adapters.task_models import TaskAgents
 
 from ...platform_stack import Stack
 from .conftest import Author, steps_of
@@ -27,27 +24,6 @@ SLOW = {
 def stack(module_stack: Stack) -> Stack:
     """Every test here shares one platform (each has its own user)."""
     return module_stack
-
-
-@pytest.fixture
-def cut_off(stack: Stack) -> Iterator[list[tuple[str, str]]]:
-    """(run_id, step_id) of each model call the agent-runner cancelled before it answered."""
-    assert stack.agent_runner is not None
-    models = stack.agent_runner.tasks.models
-    assert isinstance(models, TaskAgents)
-    seen: list[tuple[str, str]] = []
-    perform = models.perform
-
-    async def watched(profile: Any, choice: Any, call: Any, timeout: float) -> Any:
-        try:
-            return await perform(profile, choice, call, timeout)
-        except asyncio.CancelledError:
-            seen.append((call.run_id, call.step_id))
-            raise
-
-    models.perform = watched  # type: ignore[method-assign]
-    yield seen
-    models.perform = perform  # type: ignore[method-assign]
 
 
 async def _running_slow_step(author: Author) -> str:

@@ -25,6 +25,7 @@ from opentelemetry import propagate
 from pydantic import ValidationError
 
 from baton_contracts import Broadcast
+from baton_messaging.responder import unsubscribe
 
 NoticeT = TypeVar("NoticeT", bound=Broadcast)
 
@@ -91,11 +92,7 @@ class _Listening:
 
     async def stop(self) -> None:
         sub, self._sub = self._sub, None
-        if sub is not None:
-            try:
-                await sub.unsubscribe()
-            except Exception:  # the connection is already closed: nothing more arrives anyway
-                logger.debug("unsubscribing %s failed", self._model.subject.pattern, exc_info=True)
+        await unsubscribe(sub, self._model.subject.pattern)
 
     async def _receive(self, msg: Msg) -> None:
         try:

@@ -133,11 +133,7 @@ class _Serving:
     async def stop(self) -> None:
         """Stop taking requests, then let the ones being handled finish and answer."""
         sub, self._sub = self._sub, None
-        if sub is not None:
-            try:
-                await sub.unsubscribe()
-            except Exception:  # the connection is already closed: nothing more arrives anyway
-                logger.debug("unsubscribing %s failed", self._subject, exc_info=True)
+        await unsubscribe(sub, self._subject)
         if self._in_flight:
             await asyncio.gather(*self._in_flight, return_exceptions=True)
 
@@ -167,6 +163,16 @@ class _Serving:
                 await self._broker.connection.publish(msg.reply, _reply_json(self._model, outcome))
         except Exception:  # the reply could not be sent (connection gone): the caller times out
             logger.warning("responder for %s could not answer", self._subject, exc_info=True)
+
+
+async def unsubscribe(sub: Subscription | None, subject: str) -> None:
+    """Stop a subscription; on a closed connection there is nothing left to stop."""
+    if sub is None:
+        return
+    try:
+        await sub.unsubscribe()
+    except Exception:  # the connection is already closed: nothing more arrives anyway
+        logger.debug("unsubscribing %s failed", subject, exc_info=True)
 
 
 def responder(
