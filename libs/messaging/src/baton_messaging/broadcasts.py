@@ -17,7 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
-from faststream.nats import NatsBroker, NatsRouter
+from faststream.nats import NatsBroker
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
@@ -25,7 +25,7 @@ from opentelemetry import propagate
 from pydantic import ValidationError
 
 from baton_contracts import Broadcast
-from baton_messaging.responder import unsubscribe
+from baton_messaging.responder import declare, unsubscribe
 
 NoticeT = TypeVar("NoticeT", bound=Broadcast)
 
@@ -49,26 +49,20 @@ def listen(
     (cancel a task, wake a loop). One that does not validate, or a handler that raises, is
     logged and dropped.
     """
-    router = NatsRouter()
-    subscriber = router.subscriber(
-        model.subject.pattern,
-        title=f"{model.subject.pattern}:{model.__name__}",
-        description=f"Broadcast {model.__name__} to every replica, no reply. "
-        f"{model.__doc__ or ''}".strip(),
-    )
 
     async def on_notice(notice: Any) -> None:  # documented for AsyncAPI; `_Listening` serves
         await handler(notice)
 
     on_notice.__annotations__["notice"] = model
     on_notice.__name__ = getattr(handler, "__name__", model.__name__)
-    subscriber(on_notice)
-    listening = _Listening(broker, model, handler)
-    # The broker starts and stops its subscribers; this one listens on nats-py directly.
-    subscriber.start = listening.start  # type: ignore[method-assign]
-    subscriber.stop = listening.stop  # type: ignore[method-assign]
-    broker.include_router(router)
-    return subscriber
+    return declare(
+        broker,
+        model,
+        on_notice,
+        _Listening(broker, model, handler),
+        description=f"Broadcast {model.__name__} to every replica, no reply. "
+        f"{model.__doc__ or ''}".strip(),
+    )
 
 
 class _Listening:

@@ -27,7 +27,7 @@ continued in a `<subject> process` span, and no per-message log lines are writte
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from faststream.nats import NatsBroker, NatsRouter
 from nats.aio.msg import Msg
@@ -40,6 +40,7 @@ from baton_contracts import (
     ErrorBody,
     ErrorCode,
     ErrorDetail,
+    Message,
     Query,
     RemoteError,
     ReplyError,
@@ -77,15 +78,6 @@ def respond(
         raise ValueError("queue must name a queue group, so that replicas share requests")
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    router = NatsRouter()
-    subscriber = router.subscriber(
-        model.subject.pattern,
-        queue=queue,
-        max_workers=concurrency,
-        title=f"{model.subject.pattern}:{model.__name__}",
-        description=f"Request {model.__name__}, reply {model.reply_model.__name__} "
-        f"wrapped in ReplyOk, or ReplyError. {model.__doc__ or ''}".strip(),
-    )
 
     async def on_request(request: Any) -> ReplyOk | ReplyError:
         return _as_reply(model, await run_handler(model, handler, request))
@@ -93,11 +85,47 @@ def respond(
     # AsyncAPI documents the body's schema from this annotation.
     on_request.__annotations__["request"] = model
     on_request.__name__ = getattr(handler, "__name__", model.__name__)
-    subscriber(on_request)
-    serving = _Serving(broker, model, handler, queue, concurrency)
-    # The broker starts and stops its subscribers; this one serves through `_Serving` instead.
-    subscriber.start = serving.start  # type: ignore[method-assign]
-    subscriber.stop = serving.stop  # type: ignore[method-assign]
+    return declare(
+        broker,
+        model,
+        on_request,
+        _Serving(broker, model, handler, queue, concurrency),
+        description=f"Request {model.__name__}, reply {model.reply_model.__name__} "
+        f"wrapped in ReplyOk, or ReplyError. {model.__doc__ or ''}".strip(),
+        queue=queue,
+        max_workers=concurrency,
+    )
+
+
+class Served(Protocol):
+    """What serves a declared subscriber on nats-py: the broker starts and stops it."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+def declare(
+    broker: NatsBroker,
+    model: type[Message],
+    documented: Callable[..., Awaitable[Any]],
+    served: Served,
+    *,
+    description: str,
+    **options: Any,
+) -> Any:
+    """A FastStream subscriber on `model`'s subject, so AsyncAPI documents `documented` and the
+    broker starts and stops it, whose messages `served` takes on the nats-py connection."""
+    router = NatsRouter()
+    subscriber = router.subscriber(
+        model.subject.pattern,
+        title=f"{model.subject.pattern}:{model.__name__}",
+        description=description,
+        **options,
+    )
+    subscriber(documented)
+    subscriber.start = served.start
+    subscriber.stop = served.stop
     broker.include_router(router)
     return subscriber
 
