@@ -187,7 +187,7 @@ async def test_a_database_of_the_second_schema_gains_the_announced_column(
                 )
         assert await migrate(engine, sql.COMPONENT, sql.STEPS) == len(sql.STEPS)
         store = sql.SqlInboxStore(engine, lambda: datetime.now(UTC))
-        assert await store.announce_promoted("u") == ["b"]
+        assert [m.content for m in await store.unannounced("u")] == ["b"]
         assert await store.count("u", "new") == 2
     finally:
         await engine.dispose()

@@ -14,7 +14,7 @@ from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
-from baton_agent_runner.service.ports import ModelAnswer
+from baton_agent_runner.service.ports import Mention, ModelAnswer
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent
@@ -56,7 +56,7 @@ class Stores:
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         raise AssertionError("no facts in these turns")
 
-    async def announce_promoted(self, user_id: str) -> list[str]:
+    async def unannounced(self, user_id: str) -> list[Mention]:
         self.reads += 1
         return []
 

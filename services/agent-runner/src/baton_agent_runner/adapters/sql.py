@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    case,
     func,
     inspect,
     select,
@@ -33,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from baton_agent_runner.adapters import raw_postgres
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
-from baton_agent_runner.service.ports import StoreUnavailable
+from baton_agent_runner.service.ports import Mention, StoreUnavailable
 from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskResult
 from baton_eventstore import autocommit, is_unavailable
 from baton_eventstore.engine import write_transaction
@@ -192,20 +193,32 @@ class SqlInboxStore:
                 found = await conn.execute(update(inbox_items).where(mine).values(status="new"))
         return int(found.rowcount or 0)
 
-    async def announce_promoted(self, user_id: str) -> list[str]:
-        """Items that were deferred and not yet mentioned: promoted (if still deferred) and
-        marked mentioned; their contents in the order they were deferred."""
+    async def unannounced(self, user_id: str) -> list[Mention]:
+        """Items that were deferred and not yet mentioned, promoted if still deferred (the
+        brain dump has started), in the order they were deferred; none is marked mentioned."""
         mine = (inbox_items.c.user_id == user_id) & ~inbox_items.c.announced
-        announce = (
+        promote = (
             update(inbox_items)
             .where(mine)
-            .values(status="new", announced=True)
-            .returning(inbox_items.c.content, inbox_items.c.created_at)
+            .values(
+                status=case((inbox_items.c.status == "deferred", "new"), else_=inbox_items.c.status)
+            )
+            .returning(inbox_items.c.item_id, inbox_items.c.content, inbox_items.c.created_at)
         )
         with _reachable("inbox"):
             async with write_transaction(self._engine) as conn:
-                found = (await conn.execute(announce)).all()
-        return [row.content for row in sorted(found, key=lambda row: row.created_at)]
+                found = (await conn.execute(promote)).all()
+        ordered = sorted(found, key=lambda row: (row.created_at, row.item_id))
+        return [Mention(item_id=row.item_id, content=row.content) for row in ordered]
+
+    async def mark_announced(self, user_id: str, item_ids: list[str]) -> None:
+        """These items were told to the user: no later turn mentions them again."""
+        if not item_ids:
+            return
+        told = (inbox_items.c.user_id == user_id) & inbox_items.c.item_id.in_(item_ids)
+        with _reachable("inbox"):
+            async with write_transaction(self._engine) as conn:
+                await conn.execute(update(inbox_items).where(told).values(announced=True))
 
     async def count(self, user_id: str, status: str | None) -> int:
         """Items with `status`; None counts every item that is not deferred."""

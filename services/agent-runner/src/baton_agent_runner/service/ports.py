@@ -50,6 +50,14 @@ class MemoryStore(Protocol):
         """The user's `limit` facts nearest to `query` (of one category, or all), nearest first."""
 
 
+@dataclass(frozen=True)
+class Mention:
+    """A deferred inbox item a turn is to tell the user about."""
+
+    item_id: str
+    content: str
+
+
 class InboxStore(Protocol):
     """The user's inbox items; deferred ones wait for the brain dump."""
 
@@ -59,9 +67,12 @@ class InboxStore(Protocol):
     async def promote_deferred(self, user_id: str) -> int:
         """Turn the user's deferred items into new ones (the brain dump started); how many."""
 
-    async def announce_promoted(self, user_id: str) -> list[str]:
-        """The deferred items the user was not yet told about, promoted if still deferred and
-        now marked told; their contents, in the order they were deferred."""
+    async def unannounced(self, user_id: str) -> list[Mention]:
+        """The deferred items the user was not yet told about, promoted if still deferred, in
+        the order they were deferred. Nothing is marked told: `mark_announced` does that."""
+
+    async def mark_announced(self, user_id: str, item_ids: list[str]) -> None:
+        """The user was told about these items (a reply naming them was recorded)."""
 
     async def count(self, user_id: str, status: str | None) -> int:
         """Items with that status (None: every item that is not deferred)."""

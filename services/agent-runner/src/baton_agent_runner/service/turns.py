@@ -18,6 +18,7 @@ from baton_agent_runner.service.ports import (
     AgentModels,
     InboxStore,
     MemoryStore,
+    Mention,
     ModelReplyInvalid,
     ModelUnavailable,
     ReplyLog,
@@ -65,8 +66,16 @@ class AgentRunner:
             return recorded
         self._time_left(cmd)  # a caller that has given up gets no model call
         profile = self._profile(cmd.agent)
-        turn = await self._store(self._turn(cmd, profile))
-        output, usage = await self._ask(profile, turn, self._time_left(cmd))
+        # Deferred items were promoted when the step started; this turn tells the user. They
+        # are marked told only once a reply of the model's is recorded: a failed or late turn
+        # leaves them for the next one.
+        mentions = (
+            await self._store(self.inbox.unannounced(cmd.user_id))
+            if PROMOTE_DEFERRED_INBOX in profile.on_step_start
+            else []
+        )
+        turn = await self._store(self._turn(cmd, profile, [m.content for m in mentions]))
+        output, usage, answered = await self._ask(profile, turn, self._time_left(cmd))
         # Past the deadline the caller has answered its user that nothing was recorded: keep
         # nothing, so that a next message does not find this turn's facts or items.
         self._time_left(cmd)
@@ -75,7 +84,22 @@ class AgentRunner:
         await self._store(self._keep(cmd, output))
         reply = _reply(profile, self.agents.model_name(profile), output, usage)
         await self._store(self.replies.put(cmd.user_id, cmd.idempotency_key, reply))
+        if mentions and answered:
+            await self._mark_told(cmd, mentions)
         return reply
+
+    async def _mark_told(self, cmd: RunAgent, mentions: list[Mention]) -> None:
+        """After the reply is recorded: a crash or a store failure here means the items are
+        mentioned again by a later turn, never that they go unmentioned."""
+        try:
+            await self._store(self.inbox.mark_announced(cmd.user_id, [m.item_id for m in mentions]))
+        except StoreUnavailable as exc:
+            logger.warning(
+                "turn %s: its reply is recorded, but the items it told could not be marked "
+                "told (%s); a later turn mentions them again",
+                cmd.idempotency_key,
+                exc,
+            )
 
     async def _store(self, work: Awaitable[T]) -> T:
         """Store calls get their own deadline; the model's is `timeout`."""
@@ -95,13 +119,7 @@ class AgentRunner:
             )
         return self.profiles[slug]
 
-    async def _turn(self, cmd: RunAgent, profile: Profile) -> Turn:
-        # Deferred items were promoted when the step started; this turn tells the user.
-        promoted = (
-            await self.inbox.announce_promoted(cmd.user_id)
-            if PROMOTE_DEFERRED_INBOX in profile.on_step_start
-            else []
-        )
+    async def _turn(self, cmd: RunAgent, profile: Profile, promoted: list[str]) -> Turn:
         # What the agent's model does not look at is not read: a store call per turn less
         # (a greeter turn of the scripted model reads neither).
         reads = self.agents.reads(profile)
@@ -137,13 +155,14 @@ class AgentRunner:
 
     async def _ask(
         self, profile: Profile, turn: Turn, time_left: float
-    ) -> tuple[AgentOutput, TokenUsage]:
+    ) -> tuple[AgentOutput, TokenUsage, bool]:
+        """The model's output and usage, and whether the model answered (not the fallback)."""
         try:
             async with asyncio.timeout(min(self.timeout, time_left)):
                 answer = await self.agents.answer(profile, turn)
         except ModelReplyInvalid as exc:
             logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)
-            return AgentOutput(message=FALLBACK[turn.language]), TokenUsage()
+            return AgentOutput(message=FALLBACK[turn.language]), TokenUsage(), False
         except (TimeoutError, ModelUnavailable) as exc:
             logger.warning("agent %s failed: %r", profile.slug, exc)
             raise RemoteError(
@@ -152,7 +171,7 @@ class AgentRunner:
                     message=f"agent {profile.slug} did not answer in time or failed; try again",
                 )
             ) from exc
-        return answer.output, answer.usage
+        return answer.output, answer.usage, True
 
     async def _keep(self, cmd: RunAgent, output: AgentOutput) -> None:
         """Persist what the agent extracted: priority facts, inbox items, deferred items."""
