@@ -59,6 +59,7 @@ async def test_loads_and_read_model_reads_open_no_transaction(
     assert await runs.listed("u", None, 10) == []
     assert await runs.owner_of("nope") is None
     assert await runs.running() == []
+    assert await runs.log_version("nope") == 0
     assert await SqlDagDefinitions(store).listed("u") == []
     assert transactions == []
 

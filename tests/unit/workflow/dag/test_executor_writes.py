@@ -78,6 +78,9 @@ class MemoryRuns:
     async def running(self) -> list[str]:
         return []
 
+    async def log_version(self, run_id: str) -> int:
+        return len(self.logs.get(run_id, []))
+
     async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
         return True
 
@@ -104,11 +107,16 @@ class InstantAgents:
         self.cancelled.append(notice)
 
 
-def executor(runs: MemoryRuns, agents: InstantAgents) -> DagExecutor:
+def executor(runs: MemoryRuns, agents: InstantAgents, lease_seconds: float = 15.0) -> DagExecutor:
     clock = FixedClock()
     runners = StepRunners(agents=agents, tools=None, skills=None, clock=clock)  # type: ignore[arg-type]
     return DagExecutor(
-        runs=runs, runners=runners, clock=clock, pricing=PricingTable(), notify=lambda: None
+        runs=runs,
+        runners=runners,
+        clock=clock,
+        pricing=PricingTable(),
+        notify=lambda: None,
+        lease_seconds=lease_seconds,
     )
 
 
@@ -210,6 +218,21 @@ async def test_a_drive_whose_write_conflicts_reads_the_log_again_and_goes_on() -
     assert final.steps["a"].status == "success"  # its result was kept, not lost
     assert final.steps["b"].status == "skipped"
     assert runs.dropped == []  # the run ended here: its lease was not handed on
+
+
+async def test_a_cancel_whose_notice_was_lost_is_seen_when_the_lease_is_renewed() -> None:
+    runs = MemoryRuns()
+    agents = InstantAgents(hold=True)  # the step would never answer
+    ex = executor(runs, agents, lease_seconds=0.3)
+    ex.launch("r1", await started(runs, "r1"))
+    await agents.called.wait()
+
+    await _cancel_from_outside(runs, "r1")  # no poke, and the drive has nothing to write
+    await asyncio.wait_for(ex.wait_idle(), 5.0)
+
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "cancelled"
+    assert [n.idempotency_key for n in agents.cancelled] == ["r1:a:1"]
 
 
 async def test_poking_a_run_nobody_drives_takes_it_over() -> None:

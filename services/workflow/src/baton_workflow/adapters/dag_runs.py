@@ -99,6 +99,10 @@ class SqlDagRuns:
         async with self._store.reader.connect() as conn:
             return list((await conn.execute(query)).scalars())
 
+    async def log_version(self, run_id: str) -> int:
+        """How many events the run's log holds (0 for an unknown run)."""
+        return await self._store.stream_version(run_stream(run_id))
+
     async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
         """Take or renew the right to drive a run; False while another process holds it."""
         return await self._store.outbox.acquire_lease(f"dagrun:{run_id}", holder, ttl)

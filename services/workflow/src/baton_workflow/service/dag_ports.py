@@ -64,6 +64,10 @@ class RunStore(Protocol):
         """Ids of runs that have not finished."""
         ...
 
+    async def log_version(self, run_id: str) -> int:
+        """How many events the run's log holds (0 for an unknown run)."""
+        ...
+
     async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
         """Take or renew the right to drive a run; False while another process holds it."""
         ...

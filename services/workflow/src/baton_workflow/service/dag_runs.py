@@ -308,13 +308,23 @@ class _RunDrive:
             if self.state.finished:
                 return
             results = await self._wait(decision.wake_at, now)
-            if loop.time() - self.renewed_at > self.ex.lease_seconds / 3:
-                if not await self.ex.runs.take_lease(
-                    self.run_id, self.ex.holder, self.ex.lease_seconds
-                ):
-                    log.warning("lost the lease of run %s; another process drives it", self.run_id)
-                    return
-                self.renewed_at = loop.time()
+            if (
+                loop.time() - self.renewed_at > self.ex.lease_seconds / 3
+                and not await self._renew()
+            ):
+                return
+
+    async def _renew(self) -> bool:
+        """Renew the lease (False when it was lost), and look whether the log was written from
+        outside: a `DagRunChanged` notice is heard at most once, so a cancel whose notice was
+        lost is still seen within a third of the lease, not only at the drive's next write."""
+        if not await self.ex.runs.take_lease(self.run_id, self.ex.holder, self.ex.lease_seconds):
+            log.warning("lost the lease of run %s; another process drives it", self.run_id)
+            return False
+        self.renewed_at = asyncio.get_running_loop().time()
+        if await self.ex.runs.log_version(self.run_id) > self.version:
+            self.stale = True
+        return True
 
     async def _reload(self) -> bool:
         """Read the run again if this process still drives it; False when it does not (the
