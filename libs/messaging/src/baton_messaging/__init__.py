@@ -14,7 +14,7 @@ from baton_messaging.consumers import (
     durable_subscriber,
 )
 from baton_messaging.publisher import JetStreamPublisher, PublishAck, PublishError
-from baton_messaging.requests import request
+from baton_messaging.requests import replica_gone, request
 from baton_messaging.responder import answer, respond, responder
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "declare_streams",
     "durable_subscriber",
     "listen",
+    "replica_gone",
     "request",
     "respond",
     "responder",

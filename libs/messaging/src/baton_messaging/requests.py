@@ -33,6 +33,21 @@ REPLY_ENVELOPE = TypeAdapter[ReplyOk | ReplyError](ReplyOk | ReplyError)
 """Any reply as the wire carries it: a `ReplyOk` or a `ReplyError`."""
 _TRACER = trace.get_tracer("baton_messaging.requests")
 
+NO_RESPONDERS = "no responders on"
+"""How the `unavailable` error of a request that reached no replica at all begins."""
+STOPPED_BEFORE_ANSWERING = "the service stopped before answering"
+"""What the `unavailable` reply of a replica that stopped while handling the request says."""
+
+
+def replica_gone(exc: RemoteError) -> bool:
+    """The request reached no replica, or the one it reached stopped before answering (a
+    restart, a rolling deploy): nothing was done, and the same request may be sent again for
+    another replica, or the restarted one, to answer. A timeout is not this: the owner may
+    still be working on the request."""
+    return exc.code is ErrorCode.UNAVAILABLE and (
+        exc.body.message.startswith(NO_RESPONDERS) or STOPPED_BEFORE_ANSWERING in exc.body.message
+    )
+
 
 async def request(
     client: NatsBroker | Client, message: Query | Command | Message, *, timeout: float
@@ -67,7 +82,7 @@ async def _round_trip(nc: Client, subject: str, payload: bytes, timeout: float) 
         try:
             msg = await nc.request(subject, payload, timeout=timeout, headers=headers or None)
         except nats.errors.NoRespondersError:
-            raise RemoteError.of(ErrorCode.UNAVAILABLE, f"no responders on {subject!r}") from None
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, f"{NO_RESPONDERS} {subject!r}") from None
         except (nats.errors.TimeoutError, TimeoutError):
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, f"no reply on {subject!r} within {timeout}s"

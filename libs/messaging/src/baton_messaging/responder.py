@@ -47,7 +47,7 @@ from baton_contracts import (
     ReplyOk,
     ok_reply_json,
 )
-from baton_messaging.requests import REPLY_ENVELOPE, span_attributes
+from baton_messaging.requests import REPLY_ENVELOPE, STOPPED_BEFORE_ANSWERING, span_attributes
 
 RequestT = TypeVar("RequestT", bound=Query | Command)
 Handler = Callable[[RequestT], Awaitable[BaseModel]]
@@ -64,6 +64,13 @@ was, so 32 users waiting on a slow model made everyone else wait too. With 50 co
 in the chat benchmark, going from 32 to 100 took 235 to 277 turns/s and 6.98 to 5.80 CPU ms
 per turn (more requests per wake-up). FastStream's own default is one at a time."""
 
+DEFAULT_STOP_GRACE_SECONDS = 10.0
+"""How long a stopping responder lets the requests it is handling finish before it cancels
+them. A handler may wait minutes (a DAG step on its model), and an orchestrator kills a process
+that takes too long to stop (Kubernetes after 30 s by default): a request cut off then is never
+answered, and its caller waits out its own timeout. A cancelled one is answered `unavailable`
+at once, and nothing half-done is recorded, so the caller's retry goes to another replica."""
+
 
 def respond(
     broker: NatsBroker,
@@ -72,12 +79,19 @@ def respond(
     *,
     queue: str,
     concurrency: int = DEFAULT_CONCURRENCY,
+    stop_grace_seconds: float = DEFAULT_STOP_GRACE_SECONDS,
 ) -> Any:
-    """Serve `model` requests with `handler` in queue group `queue`; returns the subscriber."""
+    """Serve `model` requests with `handler` in queue group `queue`; returns the subscriber.
+
+    When the broker stops, requests still being handled after `stop_grace_seconds` are
+    cancelled and answered `unavailable`.
+    """
     if not queue:
         raise ValueError("queue must name a queue group, so that replicas share requests")
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    if not stop_grace_seconds >= 0:
+        raise ValueError(f"stop_grace_seconds must be 0 or more, got {stop_grace_seconds}")
 
     async def on_request(request: Any) -> ReplyOk | ReplyError:
         return _as_reply(model, await run_handler(model, handler, request))
@@ -89,7 +103,7 @@ def respond(
         broker,
         model,
         on_request,
-        _Serving(broker, model, handler, queue, concurrency),
+        _Serving(broker, model, handler, queue, concurrency, stop_grace_seconds),
         description=f"Request {model.__name__}, reply {model.reply_model.__name__} "
         f"wrapped in ReplyOk, or ReplyError. {model.__doc__ or ''}".strip(),
         queue=queue,
@@ -141,9 +155,10 @@ class _Serving:
         handler: Handler[RequestT],
         queue: str,
         concurrency: int,
+        grace: float,
     ) -> None:
         self._broker, self._model, self._handler = broker, model, handler
-        self._queue, self._concurrency = queue, concurrency
+        self._queue, self._concurrency, self._grace = queue, concurrency, grace
         self._subject = model.subject.pattern
         self._sub: Subscription | None = None
         self._slots = asyncio.Semaphore(concurrency)
@@ -159,11 +174,23 @@ class _Serving:
             )
 
     async def stop(self) -> None:
-        """Stop taking requests, then let the ones being handled finish and answer."""
+        """Stop taking requests, let the ones being handled finish for up to the grace period,
+        then cancel the rest: each of their callers is answered `unavailable` at once."""
         sub, self._sub = self._sub, None
         await unsubscribe(sub, self._subject)
-        if self._in_flight:
-            await asyncio.gather(*self._in_flight, return_exceptions=True)
+        if not self._in_flight:
+            return
+        _, late = await asyncio.wait(set(self._in_flight), timeout=self._grace)
+        if late:
+            logger.warning(
+                "%s: %d request(s) still running %gs after the stop began; cancelling them",
+                self._subject,
+                len(late),
+                self._grace,
+            )
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
 
     async def _receive(self, msg: Msg) -> None:
         # nats-py awaits this callback before handing over the next message: waiting for a slot
@@ -180,13 +207,19 @@ class _Serving:
     async def _serve(self, msg: Msg) -> None:
         parent = propagate.extract(msg.headers) if msg.headers else None
         try:
-            with _TRACER.start_as_current_span(
-                f"{msg.subject} process",
-                context=parent,
-                kind=trace.SpanKind.CONSUMER,
-                attributes=span_attributes(msg.subject),
-            ):
-                outcome = await _outcome(self._model, self._handler, msg.data)
+            try:
+                with _TRACER.start_as_current_span(
+                    f"{msg.subject} process",
+                    context=parent,
+                    kind=trace.SpanKind.CONSUMER,
+                    attributes=span_attributes(msg.subject),
+                ):
+                    outcome = await _outcome(self._model, self._handler, msg.data)
+            except asyncio.CancelledError:  # the responder stopped before the handler was done
+                if msg.reply:
+                    stopped = _reply_json(self._model, _stopped(self._model))
+                    await self._broker.connection.publish(msg.reply, stopped)
+                raise
             if msg.reply:
                 await self._broker.connection.publish(msg.reply, _reply_json(self._model, outcome))
         except Exception:  # the reply could not be sent (connection gone): the caller times out
@@ -249,6 +282,15 @@ async def run_handler(
     except Exception:
         logger.exception("handler for %s failed", model.subject.pattern)
         return _internal(model)
+
+
+def _stopped(model: type[RequestT]) -> ReplyError:
+    return ReplyError(
+        error=ErrorBody(
+            code=ErrorCode.UNAVAILABLE,
+            message=f"{model.__name__}: {STOPPED_BEFORE_ANSWERING}; try again",
+        )
+    )
 
 
 def _internal(model: type[RequestT]) -> ReplyError:

@@ -1,0 +1,83 @@
+"""A stopping responder lets its requests finish for a grace period, then cancels the rest and
+answers their callers `unavailable` at once, instead of leaving them to their own timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import nats
+import pytest
+
+from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, Query, RemoteError
+from baton_messaging import MessagingSettings, build_broker, request, respond, start_broker
+
+HEALTH = HEALTH_QUERIES["space"]
+
+
+async def test_a_request_running_past_the_grace_is_cancelled_and_answered_unavailable(
+    nats_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def slow(_: Query) -> HealthStatus:
+        started.set()
+        try:
+            await asyncio.sleep(60)  # a model that would take a minute
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return HealthStatus(service="space", healthy=True)
+
+    respond(broker, HEALTH, slow, queue="space", stop_grace_seconds=0.2)
+    await start_broker(broker)
+    client = await nats.connect(nats_url)
+    try:
+        asked = asyncio.create_task(request(client, HEALTH(), timeout=30))
+        await started.wait()
+        began = time.monotonic()
+        with caplog.at_level(logging.WARNING, logger="baton_messaging.responder"):
+            await broker.stop()
+        with pytest.raises(RemoteError) as caught:
+            await asyncio.wait_for(asked, 5)  # not the caller's 30 s
+        assert time.monotonic() - began < 5
+    finally:
+        await client.close()
+    assert cancelled.is_set()
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert "stopped before answering" in caught.value.body.message
+    assert "still running 0.2s after the stop began" in caplog.text
+
+
+async def test_a_request_finishing_within_the_grace_is_answered(nats_url: str) -> None:
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    started = asyncio.Event()
+
+    async def brief(_: Query) -> HealthStatus:
+        started.set()
+        await asyncio.sleep(0.3)
+        return HealthStatus(service="space", healthy=True)
+
+    respond(broker, HEALTH, brief, queue="space", stop_grace_seconds=5)
+    await start_broker(broker)
+    client = await nats.connect(nats_url)
+    try:
+        asked = asyncio.create_task(request(client, HEALTH(), timeout=5))
+        await started.wait()
+        await broker.stop()
+        reply = await asked
+    finally:
+        await client.close()
+    assert isinstance(reply, HealthStatus) and reply.healthy
+
+
+def test_the_grace_may_not_be_negative() -> None:
+    broker = build_broker(MessagingSettings(), "space")
+
+    async def handler(_: Query) -> HealthStatus:
+        return HealthStatus(service="space", healthy=True)
+
+    with pytest.raises(ValueError, match="stop_grace_seconds must be 0 or more, got -1"):
+        respond(broker, HEALTH, handler, queue="space", stop_grace_seconds=-1)
