@@ -184,7 +184,7 @@ Perform = Callable[..., Awaitable[Any]]
 
 
 @contextmanager
-def _watched_models(stack: Stack, watch: Callable[[Perform], Perform]) -> Iterator[None]:
+def watched_models(stack: Stack, watch: Callable[[Perform], Perform]) -> Iterator[None]:
     """The agent-runner's task models with `perform` wrapped by `watch` while in the block."""
     assert stack.agent_runner is not None
     models = stack.agent_runner.tasks.models
@@ -209,17 +209,20 @@ def model_runs(stack: Stack) -> Iterator[list[tuple[str, str]]]:
 
         return counted
 
-    with _watched_models(stack, watch):
+    with watched_models(stack, watch):
         yield seen
 
 
-@pytest.fixture
-def cut_off(stack: Stack) -> Iterator[list[tuple[str, str]]]:
-    """(run_id, step_id) of each model call the agent-runner cancelled before it answered."""
-    seen: list[tuple[str, str]] = []
+def watch_cancels(
+    seen: list[tuple[str, str]], entered: asyncio.Event | None = None
+) -> Callable[[Perform], Perform]:
+    """A `_watched_models` wrapper: (run_id, step_id) of each model call cancelled before it
+    answered goes to `seen`; `entered` is set once a model call has begun."""
 
     def watch(perform: Perform) -> Perform:
         async def watched(profile: Any, choice: Any, call: Any, timeout: float) -> Any:
+            if entered is not None:
+                entered.set()
             try:
                 return await perform(profile, choice, call, timeout)
             except asyncio.CancelledError:
@@ -228,7 +231,14 @@ def cut_off(stack: Stack) -> Iterator[list[tuple[str, str]]]:
 
         return watched
 
-    with _watched_models(stack, watch):
+    return watch
+
+
+@pytest.fixture
+def cut_off(stack: Stack) -> Iterator[list[tuple[str, str]]]:
+    """(run_id, step_id) of each model call the agent-runner cancelled before it answered."""
+    seen: list[tuple[str, str]] = []
+    with watched_models(stack, watch_cancels(seen)):
         yield seen
 
 

@@ -14,7 +14,7 @@ from baton_workflow.bootstrap import WorkflowApp
 from baton_workflow.service.dag_ports import TaskAgents
 
 from ...platform_stack import Stack
-from .conftest import Author, RestartWorkflow, steps_of
+from .conftest import Author, RestartWorkflow, steps_of, watch_cancels, watched_models
 
 
 @pytest.fixture
@@ -189,6 +189,40 @@ async def test_a_run_survives_a_restart_while_the_agent_runner_is_down(
     assert run["status"] == "success", run
     assert steps_of(run)["answer"]["attempts"] == 1
     assert steps_of(run)["answer"]["output"].startswith("Summary")
+
+
+async def test_an_agent_runner_stopped_mid_step_leaves_the_step_to_the_next_one(
+    author: Author, stack: Stack
+) -> None:
+    # No test fixture may listen on agent.cmd.task here: a listener counts as interest, and a
+    # request with no agent-runner up would then wait out its timeout instead of being told
+    # at once that nobody answers.
+    # A deploy: the agent-runner gets SIGTERM while a step's model call has a while to go.
+    stack.extra["stop_grace_seconds"] = 0.2
+    await stack.stop_agent_runner()
+    await stack.start_agent_runner()
+    document = {
+        "name": "deployed-mid-step",
+        "steps": [{"id": "answer", "agent": "kohaku", "prompt": "Write it [[sleep:1.5]]"}],
+    }
+    await author.created(document)
+    cancelled: list[tuple[str, str]] = []
+    entered = asyncio.Event()
+    with watched_models(stack, watch_cancels(cancelled, entered)):
+        run_id = (await author.run("deployed-mid-step"))["run_id"]
+        await asyncio.wait_for(entered.wait(), 10)
+        await stack.stop_agent_runner()  # 0.2 s of grace, then the call is cancelled
+    assert cancelled == [(run_id, "answer")]
+
+    await asyncio.sleep(0.6)  # the workflow keeps asking while no agent-runner answers
+    await stack.start_agent_runner()
+    run = await author.wait(run_id)
+
+    assert run["status"] == "success", run
+    assert steps_of(run)["answer"]["attempts"] == 1  # not the step's failure: asked again
+    assert stack.agent_runner is not None  # the new one answered, under the first call's key
+    recorded = await stack.agent_runner.tasks.results.get(author.name, f"{run_id}:answer:1")
+    assert recorded is not None and recorded.output == steps_of(run)["answer"]["output"]
 
 
 @ON_BOTH_BACKENDS

@@ -30,7 +30,9 @@ class RestartPolicy:
     stable_after: float = 30.0  # a run this long resets the crash count
     max_crashes: int = 5
     start_timeout: float = 60.0
-    stop_grace: float = 10.0
+    # Above the services' own BATON_STOP_GRACE_SECONDS (10 s): a service that cancels the
+    # requests still running then answers them `unavailable` before it could be killed.
+    stop_grace: float = 15.0
 
     def delay(self, crashes: int) -> float:
         """Exponential backoff for the n-th fast crash in a row."""

@@ -100,6 +100,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         health=lambda: app.ready,
         steps=StepStarts(runner.profiles, runner.inbox, settings.store_timeout_seconds),
         task_concurrency=settings.task_concurrency,
+        stop_grace_seconds=settings.stop_grace_seconds,
     )
     return app
 

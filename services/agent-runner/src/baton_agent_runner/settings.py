@@ -12,6 +12,7 @@ from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
 from baton_agent_runner.domain.task import DEFAULT_PRICE_ROW, ModelPrice
 from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.process import EventLoop
+from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
 SHIPPED_PRICES = {
     DEFAULT_PRICE_ROW: ModelPrice(input_usd_per_1k=0.003, output_usd_per_1k=0.015),
@@ -70,6 +71,12 @@ class AgentRunnerSettings(BaseSettings):
     )
     task_concurrency: int = Field(
         default=128, ge=1, description="DAG steps (agent.cmd.task) one replica runs at once"
+    )
+    stop_grace_seconds: float = Field(
+        default=DEFAULT_STOP_GRACE_SECONDS,
+        ge=0,
+        description="On SIGTERM, how long requests being handled may finish before they are "
+        "cancelled and answered unavailable (BATON_STOP_GRACE_SECONDS)",
     )
     log_level: str = "INFO"
     event_loop: EventLoop = Field(

@@ -135,7 +135,14 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         runs=runs,
     )
     app_ref.append(app)
-    subscribe(broker, services, catalog, runs, health=lambda: app.ready)
+    subscribe(
+        broker,
+        services,
+        catalog,
+        runs,
+        health=lambda: app.ready,
+        stop_grace_seconds=settings.stop_grace_seconds,
+    )
     return app
 
 

@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.process import EventLoop
+from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.domain.dag.pricing import ModelPrice, PricingTable
 
 SHIPPED_DEFINITIONS = Path(__file__).parent / "definitions"
@@ -42,6 +43,12 @@ class WorkflowSettings(BaseSettings):
     conflict_retries: int = Field(default=10, ge=0)
     outbox_lease_seconds: float = Field(
         default=10.0, gt=0, description="After a crash, how long until a new relay may publish"
+    )
+    stop_grace_seconds: float = Field(
+        default=DEFAULT_STOP_GRACE_SECONDS,
+        ge=0,
+        description="On SIGTERM, how long requests being handled may finish before they are "
+        "cancelled and answered unavailable (BATON_STOP_GRACE_SECONDS)",
     )
     log_level: str = "INFO"
     event_loop: EventLoop = Field(

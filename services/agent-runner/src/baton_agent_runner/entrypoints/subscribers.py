@@ -30,6 +30,7 @@ from baton_contracts.agent_api import (
 )
 from baton_contracts.workflow import StepChanged, WorkflowStarted, agent_token
 from baton_messaging import MessagingSettings, build_broker, durable_subscriber, listen, respond
+from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
 QUEUE = "agent"
 CONSUMER = "agent-runner"
@@ -48,8 +49,10 @@ def subscribe(
     health: Callable[[], bool],
     steps: StepStarts,
     task_concurrency: int = 128,
+    stop_grace_seconds: float = DEFAULT_STOP_GRACE_SECONDS,
 ) -> None:
     """Register every responder and event consumer of the agent-runner on the broker."""
+    grace = stop_grace_seconds
 
     async def run(cmd: RunAgent) -> AgentReply:
         return await runner.run(cmd)
@@ -76,15 +79,17 @@ def subscribe(
         healthy = health()
         return HealthStatus(service="agent", healthy=healthy, checks={"database": healthy})
 
-    respond(broker, RunAgent, run, queue=QUEUE)
+    respond(broker, RunAgent, run, queue=QUEUE, stop_grace_seconds=grace)
     # A DAG step may wait minutes on its model: more of them run at once than turns do.
-    respond(broker, RunTask, task, queue=QUEUE, concurrency=task_concurrency)
+    respond(
+        broker, RunTask, task, queue=QUEUE, concurrency=task_concurrency, stop_grace_seconds=grace
+    )
     listen(broker, CancelTask, cancel_task)  # every replica: the one running the task stops it
-    respond(broker, CountMemoryFacts, memory_facts, queue=QUEUE)
-    respond(broker, CountInboxItems, inbox_items, queue=QUEUE)
-    respond(broker, ListInboxItems, inbox, queue=QUEUE)
-    respond(broker, ListMemoryFacts, memory, queue=QUEUE)
-    respond(broker, HEALTH_QUERIES["agent"], report, queue=QUEUE)
+    respond(broker, CountMemoryFacts, memory_facts, queue=QUEUE, stop_grace_seconds=grace)
+    respond(broker, CountInboxItems, inbox_items, queue=QUEUE, stop_grace_seconds=grace)
+    respond(broker, ListInboxItems, inbox, queue=QUEUE, stop_grace_seconds=grace)
+    respond(broker, ListMemoryFacts, memory, queue=QUEUE, stop_grace_seconds=grace)
+    respond(broker, HEALTH_QUERIES["agent"], report, queue=QUEUE, stop_grace_seconds=grace)
     on_step_starts(broker, steps)
 
 

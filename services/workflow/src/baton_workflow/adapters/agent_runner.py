@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from faststream.nats import NatsBroker
 
+from baton_contracts import RemoteError
 from baton_contracts.agent_api import (
     AgentReply,
     CancelTask,
@@ -16,7 +17,8 @@ from baton_contracts.agent_api import (
     RunTask,
     TaskResult,
 )
-from baton_messaging import broadcast, request
+from baton_messaging import broadcast, replica_gone, request
+from baton_workflow.service.dag_ports import AgentRunnerAway
 
 
 class NatsAgentRunnerQueries:
@@ -64,8 +66,13 @@ class NatsTaskAgents:
         self._broker = broker
 
     async def run_task(self, request_: RunTask, timeout: float) -> TaskResult:
-        """One step's answer from the agent-runner."""
-        reply = await request(self._broker, request_, timeout=timeout)
+        """One step's answer from the agent-runner; `AgentRunnerAway` when none answered."""
+        try:
+            reply = await request(self._broker, request_, timeout=timeout)
+        except RemoteError as exc:
+            if replica_gone(exc):
+                raise AgentRunnerAway(exc.body) from exc
+            raise
         assert isinstance(reply, TaskResult)
         return reply
 

@@ -40,6 +40,7 @@ from baton_contracts.workflow_api import (
 )
 from baton_eventstore import is_unavailable
 from baton_messaging import MessagingSettings, build_broker, listen, respond
+from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
 from baton_workflow.service.dag_definitions import DagCatalog
 from baton_workflow.service.dag_runs import DagRunsService
@@ -91,21 +92,23 @@ def subscribe(
     catalog: DagCatalog,
     runs: DagRunsService,
     health: Callable[[], bool],
+    stop_grace_seconds: float = DEFAULT_STOP_GRACE_SECONDS,
 ) -> None:
     """Register every responder of the workflow service on the broker."""
+    grace = stop_grace_seconds
     for model, use_case in ROUTES:
-        respond(broker, model, _bind(use_case, svc), queue=QUEUE)
+        respond(broker, model, _bind(use_case, svc), queue=QUEUE, stop_grace_seconds=grace)
     for model, catalog_case in DAG_CATALOG_ROUTES:
-        respond(broker, model, _bind(catalog_case, catalog), queue=QUEUE)
+        respond(broker, model, _bind(catalog_case, catalog), queue=QUEUE, stop_grace_seconds=grace)
     for model, run_case in DAG_RUN_ROUTES:
-        respond(broker, model, _bind(run_case, runs), queue=QUEUE)
+        respond(broker, model, _bind(run_case, runs), queue=QUEUE, stop_grace_seconds=grace)
     listen(broker, DagRunChanged, partial(dag_runs.run_changed, runs))  # every replica
 
     async def report(_: Query) -> HealthStatus:
         healthy = health()
         return HealthStatus(service="workflow", healthy=healthy, checks={"database": healthy})
 
-    respond(broker, HEALTH_QUERIES["workflow"], report, queue=QUEUE)
+    respond(broker, HEALTH_QUERIES["workflow"], report, queue=QUEUE, stop_grace_seconds=grace)
 
 
 def _bind(

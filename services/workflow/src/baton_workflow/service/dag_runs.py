@@ -50,6 +50,7 @@ from baton_workflow.domain.dag.state import RunState, StepState, fold
 from baton_workflow.domain.dag.validation import env_keys
 from baton_workflow.service.dag_definitions import invalid, not_found
 from baton_workflow.service.dag_ports import (
+    AgentRunnerAway,
     DefinitionStore,
     RunRequestExists,
     RunStore,
@@ -112,8 +113,9 @@ class StepRunners:
                 message = exc.body.message
                 if exc.code is ErrorCode.FORBIDDEN and message.startswith("budget exceeded"):
                     return call.failed(self.clock.now(), message, status="budget_exceeded")
-                # No agent-runner at all (restarting, say) is not the step's fault: wait a while.
-                if "no responders" in message and waited < self.unavailable_retry_seconds:
+                # No agent-runner at all, or one that stopped before answering (a restart, a
+                # deploy), is not the step's fault: ask again, under the same key, for a while.
+                if isinstance(exc, AgentRunnerAway) and waited < self.unavailable_retry_seconds:
                     await asyncio.sleep(0.5)
                     waited += 0.5
                     continue

@@ -1,0 +1,54 @@
+"""`BATON_STOP_GRACE_SECONDS` is how long the responders of a stopping service let requests in
+flight finish before cancelling them.
+
+Built, not started: building a service opens no connection, so these need no server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from baton_agent_runner.bootstrap import build as build_agent_runner
+from baton_agent_runner.settings import AgentRunnerSettings
+from baton_workflow.bootstrap import build as build_workflow
+from baton_workflow.settings import WorkflowSettings
+
+
+def _graces(broker: Any) -> dict[str, float]:
+    """Each responder's grace, by subject (a responder's `stop` is its `_Serving`'s)."""
+    return {
+        served._subject: served._grace
+        for sub in broker.subscribers
+        if hasattr(served := getattr(sub.stop, "__self__", None), "_grace")
+    }
+
+
+@pytest.mark.parametrize(
+    ("build", "settings", "subject"),
+    [
+        (build_workflow, WorkflowSettings, "workflow.cmd.send_message"),
+        (build_agent_runner, AgentRunnerSettings, "agent.cmd.task"),
+    ],
+)
+def test_every_responder_of_the_service_takes_the_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, build: Any, settings: type, subject: str
+) -> None:
+    monkeypatch.setenv("BATON_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/x.db")
+    monkeypatch.setenv("BATON_MEMORY_BACKEND", "sql")
+    monkeypatch.setenv("BATON_STOP_GRACE_SECONDS", "2.5")
+    graces = _graces(build(settings()).broker)
+    assert graces[subject] == 2.5
+    assert set(graces.values()) == {2.5}
+
+
+@pytest.mark.parametrize("settings", [WorkflowSettings, AgentRunnerSettings])
+@pytest.mark.parametrize("value", ["-1", "soon"])
+def test_a_bad_grace_is_refused_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch, settings: type, value: str
+) -> None:
+    monkeypatch.setenv("BATON_STOP_GRACE_SECONDS", value)
+    with pytest.raises(ValidationError, match="stop_grace_seconds"):
+        settings()
