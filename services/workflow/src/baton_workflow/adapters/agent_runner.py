@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 from faststream.nats import NatsBroker
@@ -42,6 +43,10 @@ class NatsAgentRunnerQueries:
         return reply.count
 
 
+REASK_PAUSE_SECONDS = 0.5
+"""The wait before a turn is asked again when no agent-runner took it."""
+
+
 class NatsAgents:
     """Asks `agent.cmd.run`; no answer within `timeout` raises `unavailable`."""
 
@@ -51,12 +56,26 @@ class NatsAgents:
 
     async def run(self, request_: RunAgent) -> AgentReply:
         """One agent turn, with the moment this wait ends as the turn's `deadline`: the
-        agent-runner then records nothing of a turn this service has reported as failed."""
+        agent-runner then records nothing of a turn this service has reported as failed.
+
+        When no agent-runner takes the turn, or the one that took it stopped before answering
+        (a restart, a deploy), nothing was done: the turn is asked again, under the same key,
+        while its deadline leaves time, rather than failed at once.
+        """
         deadline = datetime.now(UTC) + timedelta(seconds=self._timeout)
         request_ = request_.model_copy(update={"deadline": deadline})
-        reply = await request(self._broker, request_, timeout=self._timeout)
-        assert isinstance(reply, AgentReply)
-        return reply
+        while True:
+            left = (deadline - datetime.now(UTC)).total_seconds()
+            try:
+                reply = await request(self._broker, request_, timeout=max(left, 0.001))
+            except RemoteError as exc:
+                left = (deadline - datetime.now(UTC)).total_seconds()
+                if not replica_gone(exc) or left <= REASK_PAUSE_SECONDS:
+                    raise
+                await asyncio.sleep(REASK_PAUSE_SECONDS)
+                continue
+            assert isinstance(reply, AgentReply)
+            return reply
 
 
 class NatsTaskAgents:
