@@ -11,7 +11,14 @@ import nats
 import pytest
 
 from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, Query, RemoteError
-from baton_messaging import MessagingSettings, build_broker, request, respond, start_broker
+from baton_messaging import (
+    MessagingSettings,
+    build_broker,
+    request,
+    request_again_while_gone,
+    respond,
+    start_broker,
+)
 
 HEALTH = HEALTH_QUERIES["space"]
 
@@ -81,3 +88,48 @@ def test_the_grace_may_not_be_negative() -> None:
 
     with pytest.raises(ValueError, match="stop_grace_seconds must be 0 or more, got -1"):
         respond(broker, HEALTH, handler, queue="space", stop_grace_seconds=-1)
+
+
+async def test_a_request_nobody_takes_is_asked_again_for_retry_for_not_the_whole_timeout(
+    nats_url: str,
+) -> None:
+    client = await nats.connect(nats_url)
+    began = time.monotonic()
+    try:
+        with pytest.raises(RemoteError) as caught:
+            await request_again_while_gone(client, HEALTH(), timeout=30, retry_for=0.8)
+    finally:
+        await client.close()
+    assert "no responders" in caught.value.body.message
+    assert 0.5 <= time.monotonic() - began < 5
+
+
+async def test_a_replica_that_stops_mid_request_leaves_it_to_the_next(nats_url: str) -> None:
+    first = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    started = asyncio.Event()
+
+    async def stuck(_: Query) -> HealthStatus:
+        started.set()
+        await asyncio.sleep(60)
+        return HealthStatus(service="space", healthy=False)
+
+    async def quick(_: Query) -> HealthStatus:
+        return HealthStatus(service="space", healthy=True)
+
+    respond(first, HEALTH, stuck, queue="space", stop_grace_seconds=0.1)
+    await start_broker(first)
+    client = await nats.connect(nats_url)
+    second = build_broker(MessagingSettings(nats_url=nats_url), "space")
+    try:
+        asked = asyncio.create_task(
+            request_again_while_gone(client, HEALTH(), timeout=10, retry_for=10)
+        )
+        await started.wait()
+        await first.stop()  # a deploy: the next replica comes up a moment later
+        respond(second, HEALTH, quick, queue="space")
+        await start_broker(second)
+        reply = await asyncio.wait_for(asked, 5)
+    finally:
+        await second.stop()
+        await client.close()
+    assert isinstance(reply, HealthStatus) and reply.healthy

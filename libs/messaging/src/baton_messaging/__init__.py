@@ -14,7 +14,7 @@ from baton_messaging.consumers import (
     durable_subscriber,
 )
 from baton_messaging.publisher import JetStreamPublisher, PublishAck, PublishError
-from baton_messaging.requests import replica_gone, request
+from baton_messaging.requests import replica_gone, request, request_again_while_gone
 from baton_messaging.responder import answer, respond, responder
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "listen",
     "replica_gone",
     "request",
+    "request_again_while_gone",
     "respond",
     "responder",
     "start_broker",

@@ -8,6 +8,7 @@ own typed error, or `ErrorCode.UNAVAILABLE` when nobody answers in time.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import nats.errors
@@ -60,6 +61,29 @@ async def request(
     subject = message.wire_subject()
     raw = await _round_trip(nc, subject, message.to_bytes(), timeout)
     return _decode_reply(raw, reply_model, subject)
+
+
+async def request_again_while_gone(
+    client: NatsBroker | Client,
+    message: Query | Command | Message,
+    *,
+    timeout: float,
+    retry_for: float,
+    pause: float = 0.5,
+) -> BaseModel:
+    """`request`, sent again every `pause` seconds while no replica takes it or the one that
+    took it stopped before answering (`replica_gone`: nothing was done), for up to
+    `retry_for` seconds; `timeout` bounds the whole wait, every attempt included."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    retry_until = loop.time() + min(retry_for, timeout)
+    while True:
+        try:
+            return await request(client, message, timeout=max(end - loop.time(), 0.001))
+        except RemoteError as exc:
+            if not replica_gone(exc) or loop.time() + pause >= retry_until:
+                raise
+        await asyncio.sleep(pause)
 
 
 def _reply_model_of(message: Message) -> type[BaseModel]:

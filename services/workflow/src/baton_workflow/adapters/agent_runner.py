@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 from faststream.nats import NatsBroker
 
-from baton_contracts import RemoteError
 from baton_contracts.agent_api import (
     AgentReply,
     CancelTask,
@@ -18,8 +16,7 @@ from baton_contracts.agent_api import (
     RunTask,
     TaskResult,
 )
-from baton_messaging import broadcast, replica_gone, request
-from baton_workflow.service.dag_ports import AgentRunnerAway
+from baton_messaging import broadcast, request, request_again_while_gone
 
 
 class NatsAgentRunnerQueries:
@@ -43,10 +40,6 @@ class NatsAgentRunnerQueries:
         return reply.count
 
 
-REASK_PAUSE_SECONDS = 0.5
-"""The wait before a turn is asked again when no agent-runner took it."""
-
-
 class NatsAgents:
     """Asks `agent.cmd.run`; no answer within `timeout` raises `unavailable`."""
 
@@ -60,38 +53,34 @@ class NatsAgents:
 
         When no agent-runner takes the turn, or the one that took it stopped before answering
         (a restart, a deploy), nothing was done: the turn is asked again, under the same key,
-        while its deadline leaves time, rather than failed at once.
+        until its deadline, rather than failed at once.
         """
         deadline = datetime.now(UTC) + timedelta(seconds=self._timeout)
         request_ = request_.model_copy(update={"deadline": deadline})
-        while True:
-            left = (deadline - datetime.now(UTC)).total_seconds()
-            try:
-                reply = await request(self._broker, request_, timeout=max(left, 0.001))
-            except RemoteError as exc:
-                left = (deadline - datetime.now(UTC)).total_seconds()
-                if not replica_gone(exc) or left <= REASK_PAUSE_SECONDS:
-                    raise
-                await asyncio.sleep(REASK_PAUSE_SECONDS)
-                continue
-            assert isinstance(reply, AgentReply)
-            return reply
+        reply = await request_again_while_gone(
+            self._broker, request_, timeout=self._timeout, retry_for=self._timeout
+        )
+        assert isinstance(reply, AgentReply)
+        return reply
 
 
 class NatsTaskAgents:
-    """Asks `agent.cmd.task` for one DAG step's answer, waiting at most the step's time left."""
+    """Asks `agent.cmd.task` for one DAG step's answer, waiting at most the step's time left.
 
-    def __init__(self, broker: NatsBroker) -> None:
+    No agent-runner at all, or one that stopped before answering (a restart, a deploy), is not
+    the step's fault: the step is asked again, under the same key, for up to `retry_for`
+    seconds before the call fails.
+    """
+
+    def __init__(self, broker: NatsBroker, retry_for: float = 30.0) -> None:
         self._broker = broker
+        self._retry_for = retry_for
 
     async def run_task(self, request_: RunTask, timeout: float) -> TaskResult:
-        """One step's answer from the agent-runner; `AgentRunnerAway` when none answered."""
-        try:
-            reply = await request(self._broker, request_, timeout=timeout)
-        except RemoteError as exc:
-            if replica_gone(exc):
-                raise AgentRunnerAway(exc.body) from exc
-            raise
+        """One step's answer from the agent-runner."""
+        reply = await request_again_while_gone(
+            self._broker, request_, timeout=timeout, retry_for=self._retry_for
+        )
         assert isinstance(reply, TaskResult)
         return reply
 

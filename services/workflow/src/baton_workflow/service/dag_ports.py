@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from baton_contracts import RemoteError
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
 from baton_workflow.domain.dag.events import RunEvent
 from baton_workflow.domain.dag.state import RunState
@@ -78,17 +77,12 @@ class RunStore(Protocol):
         ...
 
 
-class AgentRunnerAway(RemoteError):
-    """No agent-runner took the request, or the one that did stopped before answering (a
-    restart, a deploy): nothing was done, and the same request may be sent again."""
-
-
 class TaskAgents(Protocol):
     """Agents that answer DAG steps (`agent.cmd.task` in the agent-runner)."""
 
     async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
-        """One step's answer; `AgentRunnerAway` when no agent-runner answered it, another
-        `RemoteError` (typed) when the agent-runner refuses or fails."""
+        """One step's answer; `RemoteError` (typed) when the agent-runner refuses or fails, or
+        none answered (restarts are waited out for a while)."""
         ...
 
     async def cancel_task(self, notice: CancelTask) -> None:

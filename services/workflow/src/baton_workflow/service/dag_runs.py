@@ -50,7 +50,6 @@ from baton_workflow.domain.dag.state import RunState, StepState, fold
 from baton_workflow.domain.dag.validation import env_keys
 from baton_workflow.service.dag_definitions import invalid, not_found
 from baton_workflow.service.dag_ports import (
-    AgentRunnerAway,
     DefinitionStore,
     RunRequestExists,
     RunStore,
@@ -75,7 +74,6 @@ class StepRunners:
     clock: Clock
     agent_timeout: float = 300.0
     tool_timeout: float = 30.0
-    unavailable_retry_seconds: float = 30.0
 
     async def perform(self, call: Call, user_id: str) -> re.StepSucceeded | re.StepFailed:
         """The event recording the call's result; never raises (but for cancellation)."""
@@ -102,33 +100,25 @@ class StepRunners:
 
     async def _agent(self, call: CallAgent, user_id: str) -> re.StepSucceeded | re.StepFailed:
         agent = call.agent or "default"
-        waited = 0.0
-        while True:
-            timeout = self._time_left(call, self.agent_timeout)
-            deadline = call.deadline or self.clock.now() + timedelta(seconds=timeout)
-            request = _task_request(call, user_id, agent, timeout, deadline)
-            try:
-                result = await self.agents.run_task(request, timeout=timeout + 1.0)
-            except RemoteError as exc:
-                message = exc.body.message
-                if exc.code is ErrorCode.FORBIDDEN and message.startswith("budget exceeded"):
-                    return call.failed(self.clock.now(), message, status="budget_exceeded")
-                # No agent-runner at all, or one that stopped before answering (a restart, a
-                # deploy), is not the step's fault: ask again, under the same key, for a while.
-                if isinstance(exc, AgentRunnerAway) and waited < self.unavailable_retry_seconds:
-                    await asyncio.sleep(0.5)
-                    waited += 0.5
-                    continue
-                return call.failed(self.clock.now(), f"agent {agent!r}: {message}")
-            return call.succeeded(
-                self.clock.now(),
-                result.output,
-                cost_usd=result.cost_usd,
-                tokens_in=result.usage.input_tokens,
-                tokens_out=result.usage.output_tokens,
-                agent=result.agent or agent,
-                model=result.model or None,
-            )
+        timeout = self._time_left(call, self.agent_timeout)
+        deadline = call.deadline or self.clock.now() + timedelta(seconds=timeout)
+        request = _task_request(call, user_id, agent, timeout, deadline)
+        try:
+            result = await self.agents.run_task(request, timeout=timeout + 1.0)
+        except RemoteError as exc:
+            message = exc.body.message
+            if exc.code is ErrorCode.FORBIDDEN and message.startswith("budget exceeded"):
+                return call.failed(self.clock.now(), message, status="budget_exceeded")
+            return call.failed(self.clock.now(), f"agent {agent!r}: {message}")
+        return call.succeeded(
+            self.clock.now(),
+            result.output,
+            cost_usd=result.cost_usd,
+            tokens_in=result.usage.input_tokens,
+            tokens_out=result.usage.output_tokens,
+            agent=result.agent or agent,
+            model=result.model or None,
+        )
 
     async def give_up(self, action: CancelStep, user_id: str) -> None:
         """Tell the agent-runner to stop a call this process no longer waits for (its result
