@@ -42,9 +42,10 @@ STOPPED_BEFORE_ANSWERING = "the service stopped before answering"
 
 def replica_gone(exc: RemoteError) -> bool:
     """The request reached no replica, or the one it reached stopped before answering (a
-    restart, a rolling deploy): nothing was done, and the same request may be sent again for
-    another replica, or the restarted one, to answer. A timeout is not this: the owner may
-    still be working on the request."""
+    restart, a rolling deploy): no answer was given, and the same request may be sent again for
+    another replica, or the restarted one, to answer (a handler cut off may have done part of
+    its work, so the request should carry an idempotency key). A timeout is not this: the owner
+    may still be working on the request."""
     return exc.code is ErrorCode.UNAVAILABLE and (
         exc.body.message.startswith(NO_RESPONDERS) or STOPPED_BEFORE_ANSWERING in exc.body.message
     )
@@ -73,15 +74,21 @@ async def request_again_while_gone(
 ) -> BaseModel:
     """`request`, sent again every `pause` seconds while no replica takes it or the one that
     took it stopped before answering (`replica_gone`: nothing was done), for up to
-    `retry_for` seconds; `timeout` bounds the whole wait, every attempt included."""
+    `retry_for` seconds from the first such answer (a replica may stop long after it took the
+    request); `timeout` bounds the whole wait, every attempt included."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
-    retry_until = loop.time() + min(retry_for, timeout)
+    retry_until: float | None = None
     while True:
         try:
             return await request(client, message, timeout=max(end - loop.time(), 0.001))
         except RemoteError as exc:
-            if not replica_gone(exc) or loop.time() + pause >= retry_until:
+            if not replica_gone(exc):
+                raise
+            now = loop.time()
+            if retry_until is None:
+                retry_until = now + retry_for
+            if now + pause >= min(retry_until, end):
                 raise
         await asyncio.sleep(pause)
 

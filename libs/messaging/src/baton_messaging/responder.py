@@ -68,8 +68,10 @@ DEFAULT_STOP_GRACE_SECONDS = 10.0
 """How long a stopping responder lets the requests it is handling finish before it cancels
 them. A handler may wait minutes (a DAG step on its model), and an orchestrator kills a process
 that takes too long to stop (Kubernetes after 30 s by default): a request cut off then is never
-answered, and its caller waits out its own timeout. A cancelled one is answered `unavailable`
-at once, and nothing half-done is recorded, so the caller's retry goes to another replica."""
+answered, and its caller waits out its own timeout. A cancelled one, and every request still
+queued behind the busy ones, is answered `unavailable` at once, so its caller may ask another
+replica (`request_again_while_gone`). A handler cancelled this way may have done part of its
+work: one that callers ask again must be idempotent by a key (the agent-runner's are)."""
 
 
 def respond(
@@ -163,12 +165,14 @@ class _Serving:
         self._sub: Subscription | None = None
         self._slots = asyncio.Semaphore(concurrency)
         self._in_flight: set[asyncio.Task[None]] = set()
+        self._stopping = False
 
     async def start(self) -> None:
         """Subscribe in the queue group (the broker is connected when it starts subscribers)."""
         if self._sub is None:
             # A fresh one: a broker started again may run on another event loop.
             self._slots = asyncio.Semaphore(self._concurrency)
+            self._stopping = False
             self._sub = await self._broker.connection.subscribe(
                 self._subject, queue=self._queue, cb=self._receive
             )
@@ -177,7 +181,11 @@ class _Serving:
         """Stop taking requests, let the ones being handled finish for up to the grace period,
         then cancel the rest: each of their callers is answered `unavailable` at once."""
         sub, self._sub = self._sub, None
-        await unsubscribe(sub, self._subject)
+        self._stopping = True
+        self._slots.release()  # wakes a request waiting for a slot: `_receive` refuses it
+        # Drained, not unsubscribed (which drops what is queued): nothing new arrives, and each
+        # request already queued here reaches `_receive`, which answers it `unavailable`.
+        await _drain(sub, self._subject)
         if not self._in_flight:
             return
         _, late = await asyncio.wait(set(self._in_flight), timeout=self._grace)
@@ -195,7 +203,11 @@ class _Serving:
     async def _receive(self, msg: Msg) -> None:
         # nats-py awaits this callback before handing over the next message: waiting for a slot
         # here is the backpressure, and the request itself runs in a task of its own.
-        await self._slots.acquire()
+        if not self._stopping:
+            await self._slots.acquire()
+        if self._stopping:  # still queued when the stop began: another replica may answer it
+            await self._answer_stopped(msg)
+            return
         task = asyncio.create_task(self._serve(msg))
         self._in_flight.add(task)
         task.add_done_callback(self._done)
@@ -216,13 +228,21 @@ class _Serving:
                 ):
                     outcome = await _outcome(self._model, self._handler, msg.data)
             except asyncio.CancelledError:  # the responder stopped before the handler was done
-                if msg.reply:
-                    stopped = _reply_json(self._model, _stopped(self._model))
-                    await self._broker.connection.publish(msg.reply, stopped)
+                await self._answer_stopped(msg)
                 raise
             if msg.reply:
                 await self._broker.connection.publish(msg.reply, _reply_json(self._model, outcome))
         except Exception:  # the reply could not be sent (connection gone): the caller times out
+            logger.warning("responder for %s could not answer", self._subject, exc_info=True)
+
+    async def _answer_stopped(self, msg: Msg) -> None:
+        """Tell the caller this replica stopped before answering (nothing was done)."""
+        if not msg.reply:
+            return
+        try:
+            stopped = _reply_json(self._model, _stopped(self._model))
+            await self._broker.connection.publish(msg.reply, stopped)
+        except Exception:  # the connection is gone: the caller times out
             logger.warning("responder for %s could not answer", self._subject, exc_info=True)
 
 
@@ -234,6 +254,18 @@ async def unsubscribe(sub: Subscription | None, subject: str) -> None:
         await sub.unsubscribe()
     except Exception:  # the connection is already closed: nothing more arrives anyway
         logger.debug("unsubscribing %s failed", subject, exc_info=True)
+
+
+async def _drain(sub: Subscription | None, subject: str) -> None:
+    """Stop a subscription once what it has queued is handled; on a closed or draining
+    connection, unsubscribe (nothing more arrives anyway)."""
+    if sub is None:
+        return
+    try:
+        await sub.drain()  # type: ignore[no-untyped-call]
+    except Exception:
+        logger.debug("draining %s failed", subject, exc_info=True)
+        await unsubscribe(sub, subject)
 
 
 def responder(
