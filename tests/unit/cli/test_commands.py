@@ -105,3 +105,15 @@ def test_state_round_trips_and_is_removed(tmp_path: Path) -> None:
 def test_restart_backoff_doubles_up_to_a_ceiling() -> None:
     policy = RestartPolicy(first_delay=0.5, max_delay=3.0)
     assert [policy.delay(n) for n in range(1, 6)] == [0.5, 1.0, 2.0, 3.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    ("env", "kill_after"),
+    [({}, 15.0), ({"BATON_STOP_GRACE_SECONDS": "30"}, 35.0),
+     ({"BATON_STOP_GRACE_SECONDS": "0"}, 5.0), ({"BATON_STOP_GRACE_SECONDS": "soon"}, 15.0)],
+)  # fmt: skip
+def test_baton_up_kills_a_service_only_after_its_own_stop_grace(
+    env: dict[str, str], kill_after: float
+) -> None:
+    policy = RestartPolicy.for_services(env, start_timeout=7.0)
+    assert (policy.stop_grace, policy.start_timeout) == (kill_after, 7.0)

@@ -9,16 +9,24 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from baton_cli.health import HealthProber
 from baton_cli.services import Runtime, ServiceSpec, service_env
+from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
 
 class ServiceFailed(Exception):
     """A service that would not start or keeps crashing; the message names it and its log."""
+
+
+GRACE_ENV = "BATON_STOP_GRACE_SECONDS"
+KILL_MARGIN_SECONDS = 5.0
+"""How long after a service's own stop grace `baton up` waits before SIGKILL: a service that
+cancels the requests still running then still answers them `unavailable` and closes its pools."""
 
 
 @dataclass(frozen=True)
@@ -30,9 +38,17 @@ class RestartPolicy:
     stable_after: float = 30.0  # a run this long resets the crash count
     max_crashes: int = 5
     start_timeout: float = 60.0
-    # Above the services' own BATON_STOP_GRACE_SECONDS (10 s): a service that cancels the
-    # requests still running then answers them `unavailable` before it could be killed.
-    stop_grace: float = 15.0
+    stop_grace: float = DEFAULT_STOP_GRACE_SECONDS + KILL_MARGIN_SECONDS
+
+    @classmethod
+    def for_services(cls, env: Mapping[str, str], **options: Any) -> RestartPolicy:
+        """A policy that kills a service only `KILL_MARGIN_SECONDS` after its own stop grace
+        (`BATON_STOP_GRACE_SECONDS` in `env`, which every service is handed) has run out."""
+        try:
+            grace = max(0.0, float(env.get(GRACE_ENV, DEFAULT_STOP_GRACE_SECONDS)))
+        except ValueError:  # the services refuse it themselves, naming the setting
+            grace = DEFAULT_STOP_GRACE_SECONDS
+        return cls(stop_grace=grace + KILL_MARGIN_SECONDS, **options)
 
     def delay(self, crashes: int) -> float:
         """Exponential backoff for the n-th fast crash in a row."""

@@ -160,7 +160,7 @@ async def _supervise(
         )  # fmt: skip
         write_state(runtime.data_dir, state)
 
-    policy = RestartPolicy(start_timeout=options.start_timeout)
+    policy = RestartPolicy.for_services(os.environ, start_timeout=options.start_timeout)
     supervisor = Supervisor(specs, runtime, policy, echo, on_change=publish_state)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
