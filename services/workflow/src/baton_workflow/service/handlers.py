@@ -160,15 +160,17 @@ async def commit_turn(
 
 
 def _check_size(signal: WorkflowSignal | None) -> None:
+    """`data` and `shared` are each held to the limit: both end up in the stored context."""
     if signal is None:
         return
-    size = len(json.dumps(signal.data, separators=(",", ":")).encode())
-    if size > MAX_SIGNAL_DATA_BYTES:
-        raise RemoteError.of(
-            ErrorCode.TOO_LARGE,
-            f"signal data is {size} bytes; the limit is {MAX_SIGNAL_DATA_BYTES}",
-            [ErrorDetail(field="data", message=f"{size} bytes > {MAX_SIGNAL_DATA_BYTES}")],
-        )
+    for name, value in (("data", signal.data), ("shared", signal.shared)):
+        size = len(json.dumps(value, separators=(",", ":")).encode())
+        if size > MAX_SIGNAL_DATA_BYTES:
+            raise RemoteError.of(
+                ErrorCode.TOO_LARGE,
+                f"signal {name} is {size} bytes; the limit is {MAX_SIGNAL_DATA_BYTES}",
+                [ErrorDetail(field=name, message=f"{size} bytes > {MAX_SIGNAL_DATA_BYTES}")],
+            )
 
 
 def _domain_command(cmd: SignalWorkflow | RecordExchange) -> dc.SendSignal | dc.RecordExchange:
