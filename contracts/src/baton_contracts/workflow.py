@@ -108,6 +108,10 @@ class WorkflowCompleted(Event):
     instance_id: str
     completed_at: datetime
     summary: dict[str, Any] = Field(default_factory=dict)
+    forced: bool = False
+    """True when `max_messages` closed the final step without its criteria."""
+    warning: str | None = None
+    """Why it was forced, as on `workflow.step_changed`; None when it was not."""
 
 
 class MessagesExchanged(Event):

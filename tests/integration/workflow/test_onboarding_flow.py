@@ -166,6 +166,28 @@ async def test_min_messages_holds_back_and_max_messages_forces(
     assert progress.messages_in_step == 0
 
 
+async def test_max_messages_on_the_final_step_completes_with_the_warning_announced(
+    workflow: WorkflowApp, client: Client, agent_runner: FakeAgentRunner
+) -> None:
+    agent_runner.facts["fay"], agent_runner.items["fay"] = 3, 3
+    instance = await start(client, "fay")
+    for messages in (2, 5, 3):  # greeting, discovery, brain_dump: min_messages, then close
+        for _ in range(messages - 1):
+            await exchange(client, "fay", instance)
+        await exchange(client, "fay", instance, COMPLETE)
+    seen = await events_of(client, "fay")
+    done = await exchange(client, "fay", instance)  # setup_complete is 1/1: no signal, forced
+    assert (done.outcome, done.instance.status) == ("completed", "completed")
+    assert done.warning == "max_messages (1) reached on 'setup_complete'; the workflow completed"
+    assert done.missing_criteria == ["agent_signal: agent has not signalled completion"]
+    event = await asyncio.wait_for(seen.get(), 5)
+    assert (event["type"], event["forced"], event["warning"]) == (
+        "workflow.completed",
+        True,
+        done.warning,
+    )
+
+
 async def test_a_raising_checker_is_named_and_the_step_stays(
     workflow: WorkflowApp, client: Client, agent_runner: FakeAgentRunner
 ) -> None:

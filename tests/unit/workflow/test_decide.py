@@ -174,6 +174,32 @@ def test_closing_the_final_step_completes_the_instance(onboarding: WorkflowDefin
         decide(done, SendSignal(command_id="late", signal=COMPLETE), onboarding, at(10))
 
 
+def test_max_messages_on_the_final_step_completes_with_a_warning(
+    onboarding: WorkflowDefinition,
+) -> None:
+    path = ["greeting", "discovery", "brain_dump", "setup_complete"]
+    history: list[DomainEvent] = [STARTED]
+    for n, (prev, nxt) in enumerate(itertools.pairwise(path), start=1):
+        history.append(
+            StepChanged(at=at(n), command_id=f"m{n}", previous_step=prev, current_step=nxt)
+        )
+    state = given(*history)
+    checked = report("setup_complete", "agent_signal")
+    events = decide(state, RecordExchange(command_id="last"), onboarding, at(9), checked)
+    assert events[-1] == InstanceCompleted(
+        at=at(9),
+        command_id="last",
+        final_step="setup_complete",
+        forced=True,
+        warning="max_messages (1) reached on 'setup_complete'; the workflow completed",
+        missing_criteria=["agent_signal"],
+        summary={"steps_completed": path, "forced": True},
+    )
+    done = fold(events, state)
+    assert done is not None and done.status == "completed"
+    assert done.step_data["setup_complete"]["warning"] == events[-1].warning  # type: ignore[union-attr]
+
+
 def test_unknown_target_step_is_refused_by_name(onboarding: WorkflowDefinition) -> None:
     state = given(STARTED)
     signal = Signal(action="complete_step", target_step="nowhere")

@@ -187,14 +187,21 @@ def _blocked_reason(step: StepDefinition, count: int) -> str:
 
 def _leave(t: _Turn, target: str | None, forced_missing: list[str] | None = None) -> DomainEvent:
     forced = forced_missing is not None
+    warning = None
+    if forced:
+        then = "moved on" if target is not None else "the workflow completed"
+        warning = f"max_messages ({t.step.max_messages}) reached on {t.step.id!r}; {then}"
     if target is None:
         summary = {"steps_completed": [*t.state.steps_completed, t.step.id], "forced": forced}
         return InstanceCompleted(
-            at=t.now, command_id=t.command_id, final_step=t.step.id, forced=forced, summary=summary
+            at=t.now,
+            command_id=t.command_id,
+            final_step=t.step.id,
+            forced=forced,
+            warning=warning,
+            missing_criteria=forced_missing or [],
+            summary=summary,
         )
-    warning = None
-    if forced:
-        warning = f"max_messages ({t.step.max_messages}) reached on {t.step.id!r}; moved on"
     return StepChanged(
         at=t.now,
         command_id=t.command_id,

@@ -77,6 +77,8 @@ class InstanceCompleted(_Fact):
     command_id: str
     final_step: str
     forced: bool = False
+    warning: str | None = None
+    missing_criteria: list[str] = Field(default_factory=list)
     summary: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -107,6 +107,8 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
             return _change_step(state, event)
         case InstanceCompleted():
             data = _merge(state.step_data, event.final_step, completed_at=event.at.isoformat())
+            if event.forced:
+                data = _merge(data, event.final_step, forced=True, warning=event.warning)
             return state.model_copy(
                 update={
                     "status": "completed",

@@ -241,7 +241,13 @@ def _reply(
                 }
             )
         elif isinstance(event, InstanceCompleted):
-            reply = reply.model_copy(update={"previous_step": event.final_step})
+            reply = reply.model_copy(
+                update={
+                    "previous_step": event.final_step,
+                    "warning": event.warning,
+                    "missing_criteria": event.missing_criteria,
+                }
+            )
     return reply
 
 

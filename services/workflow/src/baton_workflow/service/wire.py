@@ -57,7 +57,13 @@ def to_wire(
                 missing_criteria=event.missing_criteria,
             )
         case InstanceCompleted():
-            return WorkflowCompleted(**common, completed_at=event.at, summary=event.summary)
+            return WorkflowCompleted(
+                **common,
+                completed_at=event.at,
+                summary=event.summary,
+                forced=event.forced,
+                warning=event.warning,
+            )
         case ExchangeRecorded(user_text=str(user_text), agent_text=str(agent_text)):
             return MessagesExchanged(
                 **common,
