@@ -94,6 +94,11 @@ async def test_a_checker_module_adds_a_checker_without_touching_the_core(
             "      - checker: telepathy\n",
             "steps[0] (a).completion_criteria[0].checker: unknown checker 'telepathy'",
         ),
+        (
+            "id: bad\nsteps:\n  - id: a\n    agent_slug: x\n    completion_criteria:\n"
+            "      - checker: inbox_items\n        params: {min_item: 3}\n",
+            "steps[0] (a).completion_criteria[0].params.min_item: Extra inputs are not permitted",
+        ),
         ("id: bad\nsteps: [", "cannot be read"),
     ],
 )

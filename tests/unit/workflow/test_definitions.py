@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
+from baton_workflow.adapters.definitions import load_definition
 from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.errors import DefinitionInvalid
+from baton_workflow.service.checkers import builtin_checkers
 
-from .conftest import load
+from .conftest import DEFINITIONS, load
 
 
 def steps(*specs: dict[str, Any]) -> dict[str, Any]:
@@ -55,3 +60,38 @@ def test_invalid_definitions_say_what_is_wrong(document: dict[str, Any], problem
     with pytest.raises(ValidationError) as caught:
         WorkflowDefinition.model_validate(document)
     assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("criterion", "problem"),
+    [
+        (
+            {"checker": "inbox_items", "params": {"min_item": 3}},
+            "params.min_item: Extra inputs are not permitted",
+        ),
+        (
+            {"checker": "memory_facts", "params": {"min_facts": "three"}},
+            "params.min_facts: Input should be a valid integer",
+        ),
+        (
+            {"checker": "memory_facts", "params": {"min_facts": -1}},
+            "params.min_facts: Input should be greater than or equal to 0",
+        ),
+        ({"checker": "widget_completed"}, "params.widget_type: Field required"),
+        ({"checker": "agent_signal", "params": {"x": 1}}, "params.x: Extra inputs"),
+    ],
+)
+def test_checker_params_are_checked_when_definitions_load(
+    tmp_path: Path, criterion: dict[str, Any], problem: str
+) -> None:
+    path = tmp_path / "wf.yaml"
+    path.write_text(yaml.safe_dump(steps(step("a", completion_criteria=[criterion]))))
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    [found] = caught.value.problems
+    assert found.startswith(f"steps[0] (a).completion_criteria[0].{problem}"), found
+
+
+@pytest.mark.parametrize("name", ["onboarding.yaml", "onboarding-classic.yaml"])
+def test_shipped_definitions_fit_their_checkers_params(name: str) -> None:
+    load_definition(DEFINITIONS / name, builtin_checkers())

@@ -107,7 +107,7 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         builtin_checkers(), settings.workflow_checker_modules
     )
     definitions = overrides.get("definitions") or load_definitions(
-        settings.workflow_definitions_dir, checkers.names()
+        settings.workflow_definitions_dir, checkers
     )
     app_ref: list[WorkflowApp] = []
     notify: Callable[[], None] = lambda: app_ref[0].kick_relay() if app_ref else None  # noqa: E731

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 from pydantic import ValidationError
@@ -15,13 +15,21 @@ from baton_workflow.domain.errors import DefinitionInvalid
 SUFFIXES = {".yaml", ".yml", ".json"}
 
 
-def load_definitions(folder: Path, known_checkers: set[str]) -> dict[str, WorkflowDefinition]:
+class KnownCheckers(Protocol):
+    """The checker registry as definitions see it: its names and what each's params need."""
+
+    def names(self) -> set[str]: ...
+
+    def params_problems(self, name: str, params: dict[str, Any]) -> list[str]: ...
+
+
+def load_definitions(folder: Path, checkers: KnownCheckers) -> dict[str, WorkflowDefinition]:
     """Every definition in `folder` by id; the first invalid file raises `DefinitionInvalid`."""
     if not folder.is_dir():
         raise DefinitionInvalid(str(folder), ["not a folder of workflow definitions"])
     found: dict[str, WorkflowDefinition] = {}
     for path in sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES):
-        definition = load_definition(path, known_checkers)
+        definition = load_definition(path, checkers)
         if definition.id in found:
             raise DefinitionInvalid(str(path), [f"id: {definition.id!r} is defined twice"])
         found[definition.id] = definition
@@ -30,21 +38,26 @@ def load_definitions(folder: Path, known_checkers: set[str]) -> dict[str, Workfl
     return found
 
 
-def load_definition(path: Path, known_checkers: set[str]) -> WorkflowDefinition:
+def load_definition(path: Path, checkers: KnownCheckers) -> WorkflowDefinition:
     """One file, parsed and validated; problems name the step and the field."""
     raw = _parse(path)
     try:
         definition = WorkflowDefinition.model_validate(raw)
     except ValidationError as exc:
         raise DefinitionInvalid(str(path), [_locate(raw, e) for e in exc.errors()]) from None
-    unknown = [
-        f"steps[{i}] ({step.id}).completion_criteria[{j}].checker: unknown checker {c.checker!r}"
-        for i, step in enumerate(definition.steps)
-        for j, c in enumerate(step.completion_criteria)
-        if c.checker not in known_checkers
-    ]
-    if unknown:
-        raise DefinitionInvalid(str(path), unknown)
+    known, problems = checkers.names(), []
+    for i, step in enumerate(definition.steps):
+        for j, criterion in enumerate(step.completion_criteria):
+            where = f"steps[{i}] ({step.id}).completion_criteria[{j}]"
+            if criterion.checker not in known:
+                problems.append(f"{where}.checker: unknown checker {criterion.checker!r}")
+                continue
+            problems.extend(
+                f"{where}.params.{problem}"
+                for problem in checkers.params_problems(criterion.checker, criterion.params)
+            )
+    if problems:
+        raise DefinitionInvalid(str(path), problems)
     return definition
 
 

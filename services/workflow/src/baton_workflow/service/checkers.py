@@ -2,7 +2,9 @@
 
 A checker gets a `CheckContext` and its parameters and returns a `CriterionResult`. A checker
 that raises or times out is logged and counts as not met, named as a checker error: an
-instance never crashes on a checker (seed 000, risks).
+instance never crashes on a checker (seed 000, risks). A checker registered with a `params`
+model has its parameters checked when definitions load, so a typo (`min_item: 3`) stops the
+service instead of being read as the default.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.criteria import CriteriaReport, CriterionResult
@@ -37,19 +41,30 @@ class CheckContext:
 Checker = Callable[[CheckContext, dict[str, Any]], Awaitable[CriterionResult]]
 
 
+class CheckerParams(BaseModel):
+    """Base of a checker's parameter model: unknown parameters are refused by name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 class CheckerRegistry:
-    """Checkers by name."""
+    """Checkers by name, each with the model its parameters must fit (None: unchecked)."""
 
     def __init__(self) -> None:
         self._checkers: dict[str, Checker] = {}
+        self._params: dict[str, type[BaseModel] | None] = {}
 
-    def register(self, name: str) -> Callable[[Checker], Checker]:
-        """Decorator: `@registry.register("my_check")` over `async def check(ctx, params)`."""
+    def register(
+        self, name: str, params: type[BaseModel] | None = None
+    ) -> Callable[[Checker], Checker]:
+        """Decorator: `@registry.register("my_check", params=MyParams)` over
+        `async def check(ctx, params)`; the checker still gets the parameters as a dict."""
 
         def add(checker: Checker) -> Checker:
             if name in self._checkers:
                 raise ValueError(f"checker {name!r} is registered twice")
             self._checkers[name] = checker
+            self._params[name] = params
             return checker
 
         return add
@@ -57,6 +72,20 @@ class CheckerRegistry:
     def names(self) -> set[str]:
         """Every registered checker name."""
         return set(self._checkers)
+
+    def params_problems(self, name: str, params: dict[str, Any]) -> list[str]:
+        """What is wrong with `params` for checker `name`, as `field: problem` (none: [])."""
+        model = self._params.get(name)
+        if model is None:
+            return []
+        try:
+            model.model_validate(params)
+        except ValidationError as exc:
+            return [
+                f"{'.'.join(str(p) for p in e['loc']) or 'params'}: {e['msg']}"
+                for e in exc.errors()
+            ]
+        return []
 
     async def evaluate(
         self, ctx: CheckContext, specs: Sequence[CriterionSpec], timeout: float
@@ -113,34 +142,65 @@ def load_checker_modules(registry: CheckerRegistry, modules: Sequence[str]) -> C
     return registry
 
 
+class NoParams(CheckerParams):
+    """`agent_signal` takes none."""
+
+
+class MinMessagesParams(CheckerParams):
+    """`min_messages`: how many (the step's own `min_messages` when left out)."""
+
+    min: int | None = Field(default=None, ge=0, strict=True)
+
+
+class MemoryFactsParams(CheckerParams):
+    """`memory_facts`: how many facts, of which category (any when left out)."""
+
+    min_facts: int = Field(default=1, ge=0, strict=True)
+    category: str | None = Field(default=None, min_length=1)
+
+
+class InboxItemsParams(CheckerParams):
+    """`inbox_items`: how many inbox items."""
+
+    min_items: int = Field(default=1, ge=0, strict=True)
+
+
+class WidgetParams(CheckerParams):
+    """`widget_completed`: which widget, and how many items it must hold."""
+
+    widget_type: str = Field(min_length=1)
+    min_items: int = Field(default=0, ge=0, strict=True)
+
+
 def builtin_checkers() -> CheckerRegistry:
     """A registry holding the built-ins of seeds 000 and 001."""
     registry = CheckerRegistry()
 
-    @registry.register("agent_signal")
+    @registry.register("agent_signal", params=NoParams)
     async def agent_signal(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
         signalled = ctx.signal is not None and ctx.signal.action == "complete_step"
         detail = "agent signalled completion" if signalled else "agent has not signalled completion"
         return CriterionResult(checker="agent_signal", met=signalled, detail=detail)
 
-    @registry.register("min_messages")
+    @registry.register("min_messages", params=MinMessagesParams)
     async def min_messages(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
-        required = int(params.get("min", ctx.step.min_messages))
+        wanted = params.get("min")
+        required = ctx.step.min_messages if wanted is None else int(wanted)
         return _counted("min_messages", ctx.messages_in_step, required, "messages")
 
-    @registry.register("memory_facts")
+    @registry.register("memory_facts", params=MemoryFactsParams)
     async def memory_facts(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
         category = params.get("category")
         found = await ctx.agent_runner.count_memory_facts(ctx.state.user_id, category)
         what = f"facts in {category!r}" if category else "facts"
         return _counted("memory_facts", found, int(params.get("min_facts", 1)), what)
 
-    @registry.register("inbox_items")
+    @registry.register("inbox_items", params=InboxItemsParams)
     async def inbox_items(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
         found = await ctx.agent_runner.count_inbox_items(ctx.state.user_id)
         return _counted("inbox_items", found, int(params.get("min_items", 1)), "inbox items")
 
-    @registry.register("widget_completed")
+    @registry.register("widget_completed", params=WidgetParams)
     async def widget_completed(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
         return _widget(ctx, str(params.get("widget_type", "")), int(params.get("min_items", 0)))
 
