@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_contracts.workflow_api import WorkflowSignal
 from baton_messaging import MessagingSettings, build_broker, respond, start_broker
 
 from .conftest import Stack, User
@@ -117,3 +118,41 @@ class TestForcedTransition:
         assert forced["instance"]["current_step"] == "brain_dump"
         assert "max_messages (6)" in forced["warning"]
         assert any("memory_facts" in m for m in forced["missing_criteria"])
+
+
+@pytest.fixture
+async def eager_agent(stack: Stack) -> AsyncIterator[list[RunAgent]]:
+    """Replaces the agent-runner with an agent that asks to complete the step on every turn."""
+    await stack.stop_agent_runner()
+    seen: list[RunAgent] = []
+
+    async def eager(cmd: RunAgent) -> AgentReply:
+        seen.append(cmd)
+        return AgentReply(
+            message="done here", workflow_signal=WorkflowSignal(action="complete_step")
+        )
+
+    broker = build_broker(MessagingSettings(nats_url=stack.nats_url), "eager-agent")
+    respond(broker, RunAgent, eager, queue="agent")
+    await start_broker(broker)
+    yield seen
+    await broker.stop()
+
+
+async def test_a_blocked_completion_is_told_to_the_agent_on_the_next_turn(
+    stack: Stack, http: httpx.AsyncClient, eager_agent: list[RunAgent]
+) -> None:
+    user = User(http, "eager")
+    await user.start()
+    first = await user.say("hello")
+    assert (first["turn"]["outcome"], first["progress"]["current_step"]) == ("blocked", "greeting")
+    await user.say("hello again")
+    before, after = (asked.step_context for asked in eager_agent)
+    assert "last_block" not in before
+    assert after["last_block"] == {
+        "reason": first["turn"]["reason"],
+        "missing_criteria": ["min_messages: 1/2 messages"],
+    }
+    assert await user.step() == "discovery"  # the second completion went through
+    await user.say("hi")
+    assert "last_block" not in eager_agent[2].step_context  # only the turn right after a block

@@ -9,7 +9,7 @@ from typing import Literal
 
 from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.definitions import WorkflowDefinition
-from baton_workflow.domain.events import DomainEvent, ExchangeRecorded
+from baton_workflow.domain.events import DomainEvent, ExchangeRecorded, StepBlocked
 
 MAX_TEXT_CHARS = 8000
 """A user message longer than this is refused (the contract's `MAX_MESSAGE_CHARS`)."""
@@ -77,6 +77,17 @@ def _said(event: ExchangeRecorded, user_text: str) -> tuple[Said, Said]:
         Said("user", user_text, step, agent, key, at),
         Said("assistant", event.agent_text or "", step, agent, key, at),
     )
+
+
+def last_block(events: Sequence[DomainEvent], step: str) -> StepBlocked | None:
+    """The block that answered the instance's last command, if it was one on `step`.
+
+    Seed 000: a completion that is refused stays on the step and the reason goes back to the
+    agent; the next turn's agent gets it, so it does not tell the user the step is done.
+    """
+    if events and isinstance(events[-1], StepBlocked) and events[-1].step == step:
+        return events[-1]
+    return None
 
 
 def exchange_of(events: Iterable[DomainEvent], command_id: str) -> ExchangeRecorded | None:

@@ -24,6 +24,7 @@ from baton_workflow.domain.conversation import (
     chat,
     checked_text,
     exchange_of,
+    last_block,
     recent_chat,
 )
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
@@ -113,18 +114,25 @@ async def _ask(
 ) -> AgentReply:
     state = loaded.state
     history = recent_chat(loaded.events, svc.history_size)
+    step_context = {
+        "step_title": step.title,
+        "messages_in_step": state.messages_in_step,
+        "min_messages": step.min_messages,
+        "max_messages": step.max_messages,
+        "workflow": state.context(),
+    }
+    blocked = last_block(loaded.events, step.id)
+    if blocked is not None:
+        step_context["last_block"] = {
+            "reason": blocked.reason,
+            "missing_criteria": blocked.missing_criteria,
+        }
     request = RunAgent(
         user_id=cmd.user_id,
         agent=step.agent_slug,
         instance_id=state.instance_id,
         current_step=step.id,
-        step_context={
-            "step_title": step.title,
-            "messages_in_step": state.messages_in_step,
-            "min_messages": step.min_messages,
-            "max_messages": step.max_messages,
-            "workflow": state.context(),
-        },
+        step_context=step_context,
         can_complete=await _can_complete(svc, state, step),
         history=[HistoryEntry(role=s.role, text=s.text) for s in history],
         message=text,
