@@ -104,6 +104,23 @@ async def test_an_invalid_document_gets_every_problem_with_its_path_and_is_not_s
     assert (await author.post_run("broken")).status_code == 404
 
 
+async def test_durations_past_gos_longest_are_refused_not_a_server_error(author: Author) -> None:
+    document = {
+        "name": "forever",
+        "timeout": "100000000h",
+        "steps": [
+            {"id": "a", "prompt": "x", "timeout": "99999999999999999999h"},
+            {"id": "w", "type": "delay", "delay": "2562048h", "dependsOn": ["a"]},
+            {"id": "r", "prompt": "y", "onError": "retry", "retryMax": 9, "retryBackoff": 1e9},
+        ],
+    }
+    found = problems(await author.create(document))
+    fields = ["timeout", "steps[0].timeout", "steps[1].delay", "steps[2].retryBackoff"]
+    assert [field for field, _ in found] == fields
+    assert all("the longest is 2562047h47m16.854775807s" in m for _, m in found[:3]), found
+    assert (await author.get("/workflows"))["workflows"] == []
+
+
 async def test_validate_route_checks_a_body_without_storing_it(author: Author) -> None:
     broken = {**BROKEN, "name": "broken"}
     found = problems(

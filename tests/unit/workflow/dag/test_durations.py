@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from baton_workflow.domain.dag.durations import DurationError, format_duration, parse_duration
+from baton_workflow.domain.dag.durations import (
+    MAX_DURATION,
+    DurationError,
+    bounded_duration,
+    format_duration,
+    later,
+    parse_duration,
+    scaled,
+)
 
 
 @pytest.mark.parametrize(
@@ -62,3 +70,44 @@ def test_bad_durations_say_why(text: str, message: str) -> None:
 def test_format_duration_reads_back(value: timedelta, text: str) -> None:
     assert format_duration(value) == text
     assert parse_duration(text) == value
+
+
+def test_the_longest_duration_is_gos() -> None:
+    longest = parse_duration("2562047h47m16.854775807s")
+    assert longest == MAX_DURATION == timedelta(microseconds=(2**63 - 1) // 1000)
+    assert parse_duration("9223372036854775807ns") == MAX_DURATION
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2562047h47m16.854775808s",  # one nanosecond more
+        "2562048h",
+        "100000000h",
+        "99999999999999999999h",
+        "9" * 5000 + "h",  # more digits than int() reads by default
+        "1h" * 3_000_000,  # each part fits, the sum does not
+    ],
+)
+def test_a_duration_longer_than_gos_longest_is_refused_naming_the_limit(text: str) -> None:
+    with pytest.raises(DurationError, match=r"too long: the longest is 2562047h47m16\.854775807s"):
+        parse_duration(text)
+
+
+def test_a_long_fraction_is_read_to_the_nanosecond() -> None:
+    assert parse_duration("1." + "5" * 5000 + "s") == timedelta(microseconds=1_555_555)
+
+
+def test_a_stored_duration_over_the_limit_reads_as_the_limit() -> None:
+    assert bounded_duration("100000000h") == MAX_DURATION
+    assert bounded_duration("30s") == timedelta(seconds=30)
+
+
+def test_scaled_and_later_never_overflow() -> None:
+    assert scaled(timedelta(seconds=10), 2.0) == timedelta(seconds=20)
+    assert scaled(timedelta(seconds=10), 1e300) == MAX_DURATION
+    assert scaled(timedelta(seconds=10), float("inf")) == MAX_DURATION
+    assert scaled(timedelta(0), float("inf")) == timedelta(0)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert later(now, timedelta(hours=1)) == datetime(2026, 1, 1, 1, tzinfo=UTC)
+    assert later(datetime(9800, 1, 1, tzinfo=UTC), MAX_DURATION) == datetime.max.replace(tzinfo=UTC)

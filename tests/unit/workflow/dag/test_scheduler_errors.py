@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from baton_workflow.domain.dag.actions import CallAgent, CancelStep, FinishRun
+from baton_workflow.domain.dag.durations import MAX_DURATION
 from baton_workflow.domain.dag.events import RetryScheduled, RunCancelRequested, StepFailed
+from baton_workflow.domain.dag.parsing import parse_definition
 
 from .conftest import RETRY, Run, at, brief, workflow
 
@@ -63,6 +67,26 @@ def test_retry_backoff_multiplies_the_delay() -> None:
         now = (event.due_at - at(0)).total_seconds()
         run.decide(now)
     assert due == [10, 20, 40]
+
+
+def test_retry_waits_stop_growing_at_the_longest_duration() -> None:
+    document = workflow(
+        {"id": "a", "prompt": "x", "onError": "retry", "retryMax": 100_000,
+         "retryDelay": "2562047h", "retryBackoff": 100},
+    )  # fmt: skip
+    step = parse_definition(document).steps[0]
+    assert step.retry_wait(1) == timedelta(hours=2562047)
+    assert step.retry_wait(2) == step.retry_wait(100_000) == MAX_DURATION
+    run = Run(document)
+    run.decide(0)
+    run.fail("a")
+    [event] = run.decide().events
+    assert isinstance(event, RetryScheduled) and event.due_at == at(0) + timedelta(hours=2562047)
+    run.now = event.due_at
+    assert brief(run.decide().events) == [("step_started", "a")]
+    run.fail("a")
+    [event] = run.decide().events  # unclamped, this wait would pass datetime's last year
+    assert isinstance(event, RetryScheduled) and event.due_at == run.now + MAX_DURATION
 
 
 def test_retry_delay_defaults_to_five_seconds() -> None:

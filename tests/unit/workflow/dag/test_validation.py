@@ -216,8 +216,16 @@ def test_what_a_parallel_step_may_hold() -> None:
         ({"retryMax": -1}, "steps[0].retryMax: must be zero or more (got -1)"),
         (
             {"retryBackoff": 0.5},
-            "steps[0].retryBackoff: must be 1 or more (1 keeps the delay constant; got 0.5)",
+            "steps[0].retryBackoff: must be from 1 to 100 (1 keeps the delay constant; got 0.5)",
         ),
+        ({"retryBackoff": 1e6}, "steps[0].retryBackoff: must be from 1 to 100"),
+        ({"retryBackoff": float("nan")}, "steps[0].retryBackoff: must be from 1 to 100"),
+        (
+            {"timeout": "100000000h"},
+            'steps[0].timeout: duration "100000000h" is too long: '
+            "the longest is 2562047h47m16.854775807s",
+        ),
+        ({"retryDelay": "99999999999999999999h"}, "steps[0].retryDelay: duration"),
         ({"budget": -0.5}, "steps[0].budget: must be zero or more (got -0.5)"),
     ],
 )
@@ -230,6 +238,18 @@ def test_delay_must_be_a_go_duration() -> None:
     assert problems(workflow({"id": "w", "type": "delay", "delay": "1d"})) == [
         'steps[0].delay: invalid duration "1d": unknown unit "d" (ns, us, µs, ms, s, m, h)'
     ]
+
+
+def test_a_delay_or_workflow_timeout_over_gos_longest_duration_is_refused() -> None:
+    document = workflow({"id": "w", "type": "delay", "delay": "2562048h"}, timeout="3000000h")
+    assert problems(document) == [
+        'timeout: duration "3000000h" is too long: the longest is 2562047h47m16.854775807s '
+        "(about 292 years)",
+        'steps[0].delay: duration "2562048h" is too long: the longest is '
+        "2562047h47m16.854775807s (about 292 years)",
+    ]
+    longest = workflow({"id": "w", "type": "delay", "delay": "2562047h47m16.854775807s"})
+    assert parse_definition(longest).steps[0].delay_delta.days == 106751
 
 
 def test_workflow_timeout_and_budget() -> None:

@@ -7,6 +7,7 @@ steps lives in `validation`, so a definition reports all its problems at once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from datetime import timedelta
 from functools import cached_property
@@ -15,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 from pydantic.alias_generators import to_camel
 
-from baton_workflow.domain.dag.durations import parse_duration
+from baton_workflow.domain.dag.durations import bounded_duration, scaled
 
 StepType = Literal[
     "dispatch", "skill", "condition", "parallel", "handoff", "tool_call", "delay", "notify"
@@ -33,6 +34,7 @@ STEP_TYPES: tuple[StepType, ...] = (
 OnError = Literal["stop", "skip", "retry"]
 AGENT_TYPES = frozenset({"dispatch", "handoff"})
 DEFAULT_RETRY_DELAY = timedelta(seconds=5)
+MAX_RETRY_BACKOFF = 100.0
 
 
 class _Document(BaseModel):
@@ -79,17 +81,23 @@ class Step(_Document):
     @property
     def timeout_delta(self) -> timedelta | None:
         """The step timeout (only call on a validated definition)."""
-        return None if self.timeout is None else parse_duration(self.timeout)
+        return None if self.timeout is None else bounded_duration(self.timeout)
 
     @property
     def delay_delta(self) -> timedelta:
         """How long a `delay` step waits (only call on a validated definition)."""
-        return parse_duration(self.delay or "0")
+        return bounded_duration(self.delay or "0")
 
     def retry_wait(self, failed_attempt: int) -> timedelta:
-        """Wait before the attempt after `failed_attempt` (1-based): retryDelay * backoff^(n-1)."""
-        base = DEFAULT_RETRY_DELAY if self.retry_delay is None else parse_duration(self.retry_delay)
-        return base * (self.retry_backoff ** (failed_attempt - 1))
+        """Wait before the attempt after `failed_attempt` (1-based): retryDelay * backoff^(n-1),
+        at most the longest duration (so many retries with a backoff never overflow)."""
+        given = self.retry_delay
+        base = DEFAULT_RETRY_DELAY if given is None else bounded_duration(given)
+        try:
+            factor = self.retry_backoff ** (failed_attempt - 1)
+        except OverflowError:
+            factor = math.inf
+        return scaled(base, factor)
 
     @property
     def branches(self) -> tuple[str, ...]:
@@ -112,7 +120,7 @@ class WorkflowDefinition(_Document):
     @property
     def timeout_delta(self) -> timedelta | None:
         """The whole run's timeout (only call on a validated definition)."""
-        return None if self.timeout is None else parse_duration(self.timeout)
+        return None if self.timeout is None else bounded_duration(self.timeout)
 
     def all_steps(self) -> Iterator[Step]:
         """Every step in declaration order, each parallel step followed by its sub-steps."""

@@ -1,13 +1,15 @@
 """Go duration strings ("300ms", "1.5h", "2h45m"), as the workflow JSON writes timeouts and delays.
 
 Baton accepts Go's format without a sign: a duration is never negative. Precision stops at the
-microsecond (what `timedelta` holds), so "1ns" parses but is zero.
+microsecond (what `timedelta` holds), so "1ns" parses but is zero. Like Go, a duration is at
+most 2562047h47m16.854775807s (2^63 - 1 nanoseconds, about 292 years): anything longer is
+refused, so no timer or deadline computed from a duration can overflow.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 _UNIT_NS = {
     "ns": 1,
@@ -21,10 +23,19 @@ _UNIT_NS = {
 }
 _PART = re.compile(r"(\d*)(?:\.(\d*))?([^\d.]*)")
 UNITS_HELP = "ns, us, µs, ms, s, m, h"
+MAX_NANOSECONDS = 2**63 - 1
+MAX_DURATION_TEXT = "2562047h47m16.854775807s"
+MAX_DURATION = timedelta(microseconds=MAX_NANOSECONDS // 1_000)
+"""Go's longest duration (`time.Duration` is an int64 of nanoseconds), as `timedelta` holds it."""
+_FRACTION_DIGITS = 30  # digits past these change the total by far less than a nanosecond
 
 
 class DurationError(ValueError):
     """A string is not a valid Go duration; the message says what is wrong."""
+
+
+class DurationTooLong(DurationError):
+    """A well-formed duration longer than Go's longest, `MAX_DURATION_TEXT`."""
 
 
 def parse_duration(text: str) -> timedelta:
@@ -36,6 +47,33 @@ def parse_duration(text: str) -> timedelta:
     if text == "0":
         return timedelta(0)
     return timedelta(microseconds=_nanoseconds(text) // 1_000)
+
+
+def bounded_duration(text: str) -> timedelta:
+    """`parse_duration`, except that a duration over the limit is the limit.
+
+    A run started before the limit existed has its definition in its log, unchecked against
+    the limit; its timers and deadlines must still not fail on arithmetic.
+    """
+    try:
+        return parse_duration(text)
+    except DurationTooLong:
+        return MAX_DURATION
+
+
+def scaled(base: timedelta, factor: float) -> timedelta:
+    """`base * factor` for a factor >= 0, but at most `MAX_DURATION` (an infinite factor too)."""
+    if not base:
+        return base
+    if factor <= MAX_DURATION / base:
+        return min(base * factor, MAX_DURATION)
+    return MAX_DURATION
+
+
+def later(moment: datetime, delta: timedelta) -> datetime:
+    """`moment + delta`, or the last moment a datetime can hold when that is past it."""
+    last = datetime.max.replace(tzinfo=moment.tzinfo)
+    return moment + delta if delta <= last - moment else last
 
 
 def _nanoseconds(text: str) -> int:
@@ -55,11 +93,22 @@ def _nanoseconds(text: str) -> int:
         if unit not in _UNIT_NS:
             raise DurationError(f'invalid duration "{text}": unknown unit "{unit}" ({UNITS_HELP})')
         scale = _UNIT_NS[unit]
+        whole = whole.lstrip("0")
+        if len(whole) > len(str(MAX_NANOSECONDS)):  # also spares int() a huge string
+            raise DurationTooLong(_too_long(text))
         total += int(whole or "0") * scale
         if fraction:
+            fraction = fraction[:_FRACTION_DIGITS]
             total += int(fraction) * scale // 10 ** len(fraction)
+        if total > MAX_NANOSECONDS:
+            raise DurationTooLong(_too_long(text))
         position = match.end()
     return total
+
+
+def _too_long(text: str) -> str:
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return f'duration "{shown}" is too long: the longest is {MAX_DURATION_TEXT} (about 292 years)'
 
 
 def format_duration(value: timedelta) -> str:

@@ -10,6 +10,7 @@ from baton_workflow.domain.dag.actions import Notify, call_for
 from baton_workflow.domain.dag.batch import Batch
 from baton_workflow.domain.dag.conditions import parse_condition
 from baton_workflow.domain.dag.definition import Step
+from baton_workflow.domain.dag.durations import later
 from baton_workflow.domain.dag.events import (
     ConditionEvaluated,
     DelayStarted,
@@ -51,7 +52,7 @@ def _started(batch: Batch, step: Step, given: StepInput) -> StepStarted:
         attempt=attempt,
         idempotency_key=batch.state.idempotency_key(step.id, attempt),
         input=given,
-        deadline=batch.now + timeout if timeout is not None else None,
+        deadline=later(batch.now, timeout) if timeout is not None else None,
     )
 
 
@@ -86,7 +87,7 @@ def _delay(batch: Batch, step: Step) -> None:
         batch.emit(_started(batch, step, StepInput()))
         batch.succeed(step.id, f"(dry-run) would wait {step.delay}")
         return
-    due_at = batch.now + step.delay_delta
+    due_at = later(batch.now, step.delay_delta)
     batch.emit(
         DelayStarted(run_id=batch.state.run_id, at=batch.now, step_id=step.id, due_at=due_at)
     )

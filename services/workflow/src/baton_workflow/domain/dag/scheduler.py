@@ -17,6 +17,7 @@ from baton_workflow.domain.dag.actions import Action
 from baton_workflow.domain.dag.batch import Batch
 from baton_workflow.domain.dag.completion import cancel_call, complete_if_done, end_run, stop_step
 from baton_workflow.domain.dag.definition import Step, WorkflowDefinition
+from baton_workflow.domain.dag.durations import later
 from baton_workflow.domain.dag.events import (
     RetryScheduled,
     RunEvent,
@@ -79,7 +80,7 @@ def start_run(
         mode=mode,
         user_id=user_id,
         project_id=project_id,
-        deadline=now + timeout if timeout is not None else None,
+        deadline=later(now, timeout) if timeout is not None else None,
         budget_usd=budget_usd if budget_usd is not None else definition.budget,
     )
 
@@ -190,7 +191,7 @@ def _failures(batch: Batch) -> None:
                     at=batch.now,
                     step_id=step.id,
                     attempt=st.attempt + 1,
-                    due_at=batch.now + step.retry_wait(st.attempt),
+                    due_at=later(batch.now, step.retry_wait(st.attempt)),
                 )
             )
         elif ignored(step, st):

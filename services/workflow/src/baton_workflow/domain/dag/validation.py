@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from baton_workflow.domain.dag.conditions import ConditionError, parse_condition
-from baton_workflow.domain.dag.definition import Step, WorkflowDefinition
+from baton_workflow.domain.dag.definition import MAX_RETRY_BACKOFF, Step, WorkflowDefinition
 from baton_workflow.domain.dag.durations import DurationError, parse_duration
 from baton_workflow.domain.dag.graph import ancestors, find_cycles
 from baton_workflow.domain.dag.problems import (
@@ -183,10 +183,11 @@ class _Checker:
         yield from _duration(f"{path}.delay", step.delay)
         yield from _not_negative(f"{path}.budget", step.budget)
         yield from _not_negative(f"{path}.retryMax", step.retry_max)
-        if step.retry_backoff < 1:
+        if not 1 <= step.retry_backoff <= MAX_RETRY_BACKOFF:  # written so NaN fails too
             yield Problem(
                 f"{path}.retryBackoff",
-                f"must be 1 or more (1 keeps the delay constant; got {step.retry_backoff:g})",
+                f"must be from 1 to {MAX_RETRY_BACKOFF:g} "
+                f"(1 keeps the delay constant; got {step.retry_backoff:g})",
             )
 
     def references(self, item: _Located) -> Iterator[Problem]:
