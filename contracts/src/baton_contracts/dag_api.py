@@ -21,8 +21,8 @@ MAX_DEFINITION_CHARS = 512 * 1024
 WORKFLOW_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
 """Seed 004: alphanumeric, `-` and `_` only."""
 
-VERSION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}@[0-9]{1,9}$"
-"""A version id is `<name>@<version>`, unique across a user's workflows."""
+VERSION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}@0*[1-9][0-9]{0,8}$"
+"""A version id is `<name>@<version>`, unique across a user's workflows; versions start at 1."""
 
 RunMode = Literal["live", "dry_run", "shadow"]
 RunStatus = Literal["running", "success", "error", "timeout", "cancelled"]

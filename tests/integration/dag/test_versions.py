@@ -112,6 +112,27 @@ async def test_unknown_versions_are_not_found(author: Author) -> None:
     assert "versioned@1" in back.json()["error"]["message"]  # it says which versions exist
 
 
+async def test_version_zero_is_refused_naming_the_field(author: Author) -> None:
+    await author.created(versioned())
+    for given in ("0", "versioned@0", "000"):
+        back = await author.http.post(
+            "/workflows/versioned/rollback", json={"version_id": given}, headers=author.headers
+        )
+        assert back.status_code == 422, back.text
+        [detail] = back.json()["error"]["details"]
+        assert detail["field"] == "body.version_id", detail
+        assert "versions start at 1" in detail["message"], detail
+    for path, field in (
+        ("/workflow-versions/versioned@0/diff/versioned@1", "path.from_id"),
+        ("/workflow-versions/versioned@1/diff/versioned@00", "path.to_id"),
+    ):
+        response = await author.http.get(path, headers=author.headers)
+        assert response.status_code == 422, response.text
+        assert [d["field"] for d in response.json()["error"]["details"]] == [field]
+    history = await author.get("/workflows/versioned/versions")
+    assert [v["version_id"] for v in history["versions"]] == ["versioned@1"]
+
+
 async def test_deleting_a_workflow_lets_its_running_run_finish_on_its_version(
     author: Author, task_calls: list[dict[str, Any]]
 ) -> None:

@@ -644,7 +644,9 @@ def test_rollback_accepts_a_number_or_a_version_id(
 @pytest.mark.parametrize(
     ("given", "message"),
     [("other@1", "other@1 is a version of other, not of research-and-summarize"),
-     ("v1", "version-id: expected research-and-summarize@N or N, got 'v1'")],
+     ("v1", "version-id: expected research-and-summarize@N or N, got 'v1'"),
+     ("0", "version-id: versions start at 1, got '0'"),
+     ("research-and-summarize@00", "version-id: versions start at 1")],
 )  # fmt: skip
 def test_rollback_refuses_a_bad_version_id(
     cli: Invoke, gateway: FakeGateway, given: str, message: str
@@ -684,6 +686,12 @@ def test_diff_of_identical_versions_says_so(cli: Invoke, gateway: FakeGateway) -
     gateway.store(RESEARCH, "rollback", "research-and-summarize@1")
     out = ok(cli("diff", "research-and-summarize@1", "2"))
     assert "no differences between research-and-summarize@1 and research-and-summarize@2" in out
+
+
+def test_diff_refuses_version_zero(cli: Invoke, gateway: FakeGateway) -> None:
+    result = cli("diff", "research-and-summarize@1", "0")
+    assert result.exit_code == 2 and "version2: versions start at 1, got '0'" in result.stderr
+    assert gateway.requests == []
 
 
 def test_diff_needs_a_workflow_name(cli: Invoke, gateway: FakeGateway) -> None:

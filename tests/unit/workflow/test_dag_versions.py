@@ -6,7 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.dag_api import DiffDagVersions, RollbackDagWorkflow
 from baton_workflow.domain import dag_versions as dv
+from baton_workflow.service.dag_definitions import DagCatalog, diff_versions, rollback_workflow
 
 T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 DOC = {"name": "wf", "steps": [{"id": "a", "prompt": "hi"}]}
@@ -74,6 +77,41 @@ def test_diff_is_a_unified_diff_of_the_pretty_json() -> None:
 def test_malformed_version_ids_are_refused(value: str) -> None:
     with pytest.raises(ValueError, match="version id"):
         dv.parse_version_id(value)
+
+
+def test_version_zero_says_versions_start_at_one() -> None:
+    with pytest.raises(ValueError, match="versions start at 1"):
+        dv.parse_version_id("wf@0")
+
+
+class OneVersion:
+    """A definition store holding version 1 of "wf"."""
+
+    async def history(self, user_id: str, name: str) -> dv.History:
+        return history(saved(1, DOC, "create"))
+
+
+@pytest.mark.parametrize(
+    ("request_", "field"),
+    [
+        (RollbackDagWorkflow.model_construct(user_id="u", name="wf", version_id="wf@0"),
+         "version_id"),
+        (DiffDagVersions.model_construct(user_id="u", from_version="wf@1", to_version="wf@0"),
+         "to_version"),
+    ],
+)  # fmt: skip
+async def test_a_version_id_the_contract_let_through_is_still_invalid_not_a_crash(
+    request_: RollbackDagWorkflow | DiffDagVersions, field: str
+) -> None:
+    # Built without validation: the service must not rely on the contract's pattern alone.
+    catalog = DagCatalog(store=OneVersion(), check=lambda *_: {}, clock=None)  # type: ignore[arg-type]
+    use_case = rollback_workflow if isinstance(request_, RollbackDagWorkflow) else diff_versions
+    with pytest.raises(RemoteError) as caught:
+        await use_case(catalog, request_)  # type: ignore[arg-type]
+    assert caught.value.code is ErrorCode.INVALID
+    [detail] = caught.value.body.details
+    assert detail.field == field
+    assert detail.message == "'wf@0' is not a version id: versions start at 1"
 
 
 def test_events_round_trip_through_their_payloads() -> None:

@@ -91,6 +91,7 @@ def version_id_for(name: str, given: str) -> str:
     match = _VERSION_ID.match(given.strip())
     if match is None:
         raise InputError(f"version-id: expected {name}@N or N, got {given!r}")
+    _from_one("version-id", match)
     owner = match.group("name") or name
     if owner != name:
         raise InputError(f"version-id: {given} is a version of {owner}, not of {name}")
@@ -101,6 +102,12 @@ def _version_match(arg: str, value: str) -> re.Match[str]:
     match = _VERSION_ID.match(value.strip())
     if match is None:
         raise InputError(f"{arg}: expected NAME@N or N, got {value!r}")
+    return _from_one(arg, match)
+
+
+def _from_one(arg: str, match: re.Match[str]) -> re.Match[str]:
+    if int(match.group("version")) == 0:
+        raise InputError(f"{arg}: versions start at 1, got {match.group(0)!r}")
     return match
 
 

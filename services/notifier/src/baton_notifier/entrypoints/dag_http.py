@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from baton_contracts.base import ErrorDetail
 from baton_contracts.dag_api import (
@@ -94,6 +94,14 @@ class RollbackBody(BaseModel):
     version_id: str = Field(
         description="`<name>@<version>`, or the bare version number", examples=["my-workflow@2"]
     )
+
+    @field_validator("version_id")
+    @classmethod
+    def _not_version_zero(cls, value: str) -> str:
+        number = value.rpartition("@")[2]
+        if number.isdigit() and int(number) == 0:
+            raise ValueError(f"versions start at 1 (got {value!r})")
+        return value
 
 
 def dag_router() -> APIRouter:

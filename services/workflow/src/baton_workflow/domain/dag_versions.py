@@ -100,10 +100,12 @@ def version_id(name: str, version: int) -> str:
 
 
 def parse_version_id(value: str) -> tuple[str, int]:
-    """(name, version) of `<name>@<version>`; ValueError when malformed."""
+    """(name, version) of `<name>@<version>`; ValueError when malformed or version 0."""
     name, sep, number = value.rpartition("@")
-    if not sep or not name or not number.isdigit() or int(number) < 1:
+    if not sep or not name or not number.isdigit():
         raise ValueError(f"{value!r} is not a version id like 'my-workflow@2'")
+    if int(number) < 1:
+        raise ValueError(f"{value!r} is not a version id: versions start at 1")
     return name, int(number)
 
 

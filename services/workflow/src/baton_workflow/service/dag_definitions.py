@@ -249,7 +249,7 @@ async def list_versions(cat: DagCatalog, query: ListDagVersions) -> DagVersionLi
 
 async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> DagRolledBack:
     """A new version whose document is an earlier version's."""
-    target_name, target = dv.parse_version_id(command.version_id)
+    target_name, target = _parse_version_id(command.version_id, "version_id")
     if target_name != command.name:
         raise invalid(
             [Problem("version_id", f"names workflow {target_name!r}, not {command.name!r}")],
@@ -289,8 +289,17 @@ async def diff_versions(cat: DagCatalog, query: DiffDagVersions) -> DagVersionDi
     )
 
 
+def _parse_version_id(value: str, field: str) -> tuple[str, int]:
+    """(name, version), or `invalid` naming the field (the contract's pattern checks it first;
+    this keeps a malformed id a 422, never a 500, should the two ever disagree)."""
+    try:
+        return dv.parse_version_id(value)
+    except ValueError as exc:
+        raise invalid([Problem(field, str(exc))], f"the version id {value!r}") from None
+
+
 async def _version(cat: DagCatalog, owner: str, value: str, field: str) -> dv.StoredVersion:
-    name, number = dv.parse_version_id(value)
+    name, number = _parse_version_id(value, field)
     history = await cat.store.history(owner, name)
     stored = history.get(number)
     if stored is None:
