@@ -18,10 +18,13 @@ from baton_contracts.base import Broadcast, Command, Kind, Query, ReplyModel, Su
 MAX_DEFINITION_CHARS = 512 * 1024
 """The largest workflow document accepted, in characters of its JSON or YAML source."""
 
-WORKFLOW_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
+MAX_WORKFLOW_NAME_CHARS = 128
+"""The longest workflow name: routes, messages, tables and the definition validator agree."""
+
+WORKFLOW_NAME_PATTERN = rf"^[A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}$"
 """Seed 004: alphanumeric, `-` and `_` only."""
 
-VERSION_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}@0*[1-9][0-9]{0,8}$"
+VERSION_ID_PATTERN = rf"^[A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}@0*[1-9][0-9]{{0,8}}$"
 """A version id is `<name>@<version>`, unique across a user's workflows; versions start at 1."""
 
 RunMode = Literal["live", "dry_run", "shadow"]

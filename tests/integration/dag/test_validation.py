@@ -121,6 +121,15 @@ async def test_durations_past_gos_longest_are_refused_not_a_server_error(author:
     assert (await author.get("/workflows"))["workflows"] == []
 
 
+async def test_a_name_longer_than_the_routes_take_is_refused(author: Author) -> None:
+    steps = [{"id": "a", "prompt": "x"}]
+    found = problems(await author.create({"name": "n" * 129, "steps": steps}))
+    assert found == [("name", "has 129 characters; at most 128 allowed")]
+    assert (await author.get("/workflows"))["workflows"] == []
+    await author.created({"name": "n" * 128, "steps": steps})
+    assert (await author.get(f"/workflows/{'n' * 128}"))["version_id"] == "n" * 128 + "@1"
+
+
 async def test_validate_route_checks_a_body_without_storing_it(author: Author) -> None:
     broken = {**BROKEN, "name": "broken"}
     found = problems(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any
 
 import pytest
 
+from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.problems import InvalidVariables, InvalidWorkflow
 from baton_workflow.domain.dag.validation import env_keys, resolve_variables
@@ -37,6 +39,15 @@ def test_name_allows_only_alphanumerics_dash_and_underscore(name: str) -> None:
     assert problems({"name": name, "steps": [step("a")]}) == [
         f'name: "{name}" may use only letters, digits, "-" and "_"'
     ]
+
+
+def test_a_name_is_at_most_128_characters_as_the_routes_allow() -> None:
+    assert parse_definition({"name": "a" * 128, "steps": [step("a")]}).name == "a" * 128
+    assert problems({"name": "a" * 129, "steps": [step("a")]}) == [
+        "name: has 129 characters; at most 128 allowed"
+    ]
+    assert re.fullmatch(WORKFLOW_NAME_PATTERN, "a" * 128)
+    assert not re.fullmatch(WORKFLOW_NAME_PATTERN, "a" * 129)
 
 
 def test_good_names_pass() -> None:

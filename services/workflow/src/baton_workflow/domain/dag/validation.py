@@ -10,6 +10,7 @@ import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
+from baton_contracts.dag_api import MAX_WORKFLOW_NAME_CHARS
 from baton_workflow.domain.dag.conditions import ConditionError, parse_condition
 from baton_workflow.domain.dag.definition import MAX_RETRY_BACKOFF, Step, WorkflowDefinition
 from baton_workflow.domain.dag.durations import DurationError, parse_duration
@@ -122,6 +123,10 @@ class _Checker:
             yield Problem("name", "required")
         elif not NAME.match(d.name):
             yield Problem("name", f'"{d.name}" may use only letters, digits, "-" and "_"')
+        if len(d.name) > MAX_WORKFLOW_NAME_CHARS:
+            yield Problem(
+                "name", f"has {len(d.name)} characters; at most {MAX_WORKFLOW_NAME_CHARS} allowed"
+            )
         if not d.steps:
             yield Problem("steps", "at least one step is required")
         for name in d.variables:
