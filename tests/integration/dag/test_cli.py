@@ -146,6 +146,33 @@ async def test_an_invalid_file_exits_2_listing_every_problem(cli: Cli, tmp_path:
     assert "no workflows yet" in await cli.ok("list")
 
 
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [(None, "name: required"),
+     ("bad name!", 'name: "bad name!" may use only letters, digits, "-" and "_"'),
+     ("n" * 129, "name: has 129 characters; at most 128 allowed")],
+)  # fmt: skip
+async def test_a_bad_or_missing_name_is_listed_with_every_other_problem(
+    cli: Cli, tmp_path: Path, name: str | None, problem: str
+) -> None:
+    broken: dict[str, Any] = {
+        "steps": [{"id": "a", "prompt": "x", "dependsOn": ["zz"]},
+                  {"id": "b", "type": "delay", "delay": "soon"}],
+    }  # fmt: skip
+    if name is not None:
+        broken["name"] = name
+    path = write(tmp_path, "broken.json", broken)
+    for command in ("validate", "create"):
+        result = await cli(command, str(path))
+        assert result.exit_code == 2, result.output
+        assert result.stderr.splitlines()[1:] == [
+            problem,
+            'steps[0].dependsOn[0]: unknown step "zz"',
+            'steps[1].delay: invalid duration "soon": expected a number at "soon"',
+        ]
+    assert "no workflows yet" in await cli.ok("list")
+
+
 async def test_a_failed_run_exits_1(cli: Cli, tmp_path: Path) -> None:
     failing = {"name": "failing", "steps": [{"id": "boom", "prompt": "Go [[fail]]"}]}
     await cli.ok("create", str(write(tmp_path, "failing.json", failing)))

@@ -25,7 +25,7 @@ from baton_auth import InvalidToken, verify_token
 
 TOKEN = "test-token"
 SECRET = "s" * 40
-NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 T0 = "2025-01-01T10:00:00+00:00"
 T1 = "2025-01-01T10:00:01.500000+00:00"
 DEFAULT_CANCEL_REASON = "cancelled by its owner"
@@ -202,7 +202,7 @@ class FakeGateway:
             self._latest(name)
         document = self._body(request) if request.content else self._latest(name)
         found = problems_of(document)
-        if document.get("name") != name:
+        if not found and document.get("name") != name:  # checked once the document is valid
             found.append({"field": "name", "message": f"must be {name}"})
         if found:
             raise _error(422, "invalid", "workflow is invalid", found)

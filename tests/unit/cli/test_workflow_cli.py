@@ -196,8 +196,7 @@ def test_validate_unknown_name_is_not_found(cli: Invoke) -> None:
 
 @pytest.mark.parametrize(
     ("content", "expected"),
-    [("{not json", "not valid JSON"), ('["a list"]', "must be an object, got list"),
-     ('{"steps": []}', "name: required")],
+    [("{not json", "not valid JSON"), ('["a list"]', "must be an object, got list")],
 )  # fmt: skip
 def test_validate_a_bad_file_is_a_usage_error_naming_the_file(
     cli: Invoke, gateway: FakeGateway, tmp_path: Path, content: str, expected: str
@@ -208,6 +207,29 @@ def test_validate_a_bad_file_is_a_usage_error_naming_the_file(
     assert result.exit_code == 2
     assert str(path) in result.stderr and expected in result.stderr
     assert gateway.requests == []
+
+
+@pytest.mark.parametrize("command", ["validate", "create"])
+@pytest.mark.parametrize("name", [None, "bad name", "n" * 129, 7])
+def test_a_bad_or_missing_name_is_listed_with_every_other_problem(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path, command: str, name: Any
+) -> None:
+    document = {k: v for k, v in INVALID.items() if k != "name"}
+    if name is not None:
+        document["name"] = name
+    path = write(tmp_path, "bad.json", document)
+    result = cli(command, str(path))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    subject = f"workflow in {path}" if command == "create" else f"workflow {path}"
+    assert lines[0] == f"error: {subject} is invalid (3 problems):"
+    assert lines[1:] == [
+        "name: required; letters, digits, - and _ only",
+        'steps[0].dependsOn[0]: unknown step "reserch"',
+        "steps[0].onError: must be one of stop, skip, retry",
+    ]
+    assert gateway.versions == {}
+    assert [r.url.path for r in gateway.requests] == ["/workflows/unnamed/validate"]
 
 
 def test_validate_bad_yaml_names_the_line(cli: Invoke, tmp_path: Path) -> None:

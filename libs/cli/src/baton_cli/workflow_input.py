@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from baton_cli.errors import CliError
+from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
 
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_ROUTABLE_NAME = re.compile(WORKFLOW_NAME_PATTERN)
 _VERSION_ID = re.compile(r"^(?:(?P<name>[A-Za-z0-9_-]+)@)?(?P<version>[0-9]+)$")
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -62,14 +64,14 @@ def _parse_yaml(path: Path, text: str) -> Any:
     return json.loads(json.dumps(loaded, default=str))
 
 
-def document_name(path: Path, document: dict[str, Any]) -> str:
-    """The document's `name`, which picks the gateway route; an error when it cannot."""
+def document_name(document: dict[str, Any]) -> str | None:
+    """The document's `name` if a gateway route can carry it, else None.
+
+    A missing or bad name is not refused here: the gateway reports it along with every other
+    problem of the document, so one `validate` lists them all.
+    """
     name = document.get("name")
-    if not isinstance(name, str) or not name:
-        raise InputError(f"{path}: name: required (a string of letters, digits, - and _)")
-    if not NAME.match(name):
-        raise InputError(f"{path}: name: only letters, digits, - and _ are allowed, got {name!r}")
-    return name
+    return name if isinstance(name, str) and _ROUTABLE_NAME.match(name) else None
 
 
 def parse_vars(pairs: list[str]) -> dict[str, str]:

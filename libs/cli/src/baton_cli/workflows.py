@@ -129,6 +129,18 @@ def show(ctx: typer.Context, name: Name) -> None:
     render.print_json(session.console, workflow.get("definition"))
 
 
+UNNAMED = "unnamed"
+"""The route a document whose name no route can carry is validated at. Its name is a problem
+the gateway reports with all the others (it checks the document before the route's name)."""
+
+
+def _validated(session: Session, document: dict[str, Any]) -> str:
+    """The document's name once the gateway found no problem; GatewayError listing them all."""
+    name = document_name(document)
+    session.client().validate(name or UNNAMED, document)
+    return name or UNNAMED
+
+
 @workflow_app.command()
 def validate(
     ctx: typer.Context,
@@ -139,9 +151,7 @@ def validate(
     path = Path(target)
     with reporting(not_found=f"workflow {target} not found", invalid=f"workflow {target}"):
         if path.exists():
-            document = load_document(path)
-            name = document_name(path, document)
-            session.client().validate(name, document)
+            name = _validated(session, load_document(path))
         elif NAME.match(target):
             name = target
             session.client().validate(target)
@@ -161,14 +171,13 @@ def create(
         if not file.is_file():
             raise InputError(f"{file}: no such file")
         document = load_document(file)
-        name = document_name(file, document)
-        client = session.client()
         try:
-            client.validate(name, document)
+            _validated(session, document)
         except GatewayError as error:
             if error.status != 404:  # a gateway that validates only stored names: POST checks
                 raise
-        saved = client.create_workflow(document)
+        saved = session.client().create_workflow(document)
+    name = saved.get("name")
     where = f"version {saved.get('version')} ({saved.get('version_id')})"
     if saved.get("changed") is False:
         typer.echo(f"workflow {name} unchanged: still {where}")
