@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from baton_agent_runner.domain import brain_dump
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted import READS, RULES, STORED, Turn, reads, run
 
@@ -85,6 +86,13 @@ def test_discovery_correction_updates_the_fact_and_shows_the_summary_again() -> 
     assert not out.step_completed and "startup" in out.message
 
 
+def test_discovery_says_noted_only_when_it_recorded_a_fact() -> None:
+    assert run(turn("discovery", "My work matters")).message.startswith("Noted.")
+    nothing = run(turn("discovery", "I am not sure what to say"))
+    assert not nothing.extracted_data and "Noted" not in nothing.message
+    assert "Записал" not in run(turn("discovery", "Я не знаю, что сказать")).message
+
+
 def test_discovery_does_not_complete_with_fewer_than_three_areas() -> None:
     shown = [{"role": "assistant", "text": "Here is what I understood:"}]
     out = run(turn("discovery", "yes", facts={"work": "a"}, history=shown))
@@ -102,7 +110,7 @@ def test_discovery_does_not_complete_with_fewer_than_three_areas() -> None:
     ],
 )
 def test_brain_dump_splits_items(message: str, expected: list[str]) -> None:
-    assert lang.split_items(message) == expected
+    assert brain_dump.split_items(message) == expected
 
 
 def test_inbox_collector_saves_confirms_and_asks_for_more_below_three() -> None:
@@ -115,6 +123,23 @@ def test_inbox_collector_saves_confirms_and_asks_for_more_below_three() -> None:
 def test_inbox_collector_completes_on_done_with_three_items(done: str) -> None:
     out = run(turn("inbox_collector", done, inbox_count=3))
     assert out.step_completed and not out.extracted_data
+
+
+@pytest.mark.parametrize("done", ["Это всё, спасибо!", "Больше ничего нет", "That's all for now"])
+def test_inbox_collector_completes_on_a_done_phrase_inside_a_line(done: str) -> None:
+    out = run(turn("inbox_collector", done, inbox_count=3))
+    assert out.step_completed and not out.extracted_data
+
+
+@pytest.mark.parametrize(
+    ("message", "phrase"),
+    [("А что именно писать?", "выгрузка мыслей"), ("ok", "brain dump"), ("ок", "выгрузка")],
+)
+def test_inbox_collector_explains_the_brain_dump_when_a_message_holds_no_item(
+    message: str, phrase: str
+) -> None:
+    out = run(turn("inbox_collector", message))
+    assert not out.extracted_data and phrase in out.message.lower()
 
 
 def test_inbox_collector_refuses_to_complete_with_two_items() -> None:
@@ -139,6 +164,8 @@ def test_coordinator_congratulates_with_counts() -> None:
     [
         ("Запиши в inbox: купить молоко", "купить молоко", "закончим с приоритетами"),
         ("Add to my inbox: buy milk", "buy milk", "finish your priorities"),
+        ("Запиши во входящие: купить хлеб", "купить хлеб", "закончим с приоритетами"),
+        ("Add buy milk to my inbox", "buy milk", "finish your priorities"),
     ],
 )
 def test_off_topic_inbox_request_during_discovery_is_deferred(

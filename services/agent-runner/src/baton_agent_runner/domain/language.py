@@ -1,6 +1,6 @@
-"""Reading a user's message: its language, life areas, readiness, confirmation, inbox items."""
+"""Reading a user's message: its language, life areas, readiness and confirmation."""
 
-# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002  (Russian text, docstrings too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -81,27 +81,21 @@ _CONFIRM = (
     "that's right",
     "yep",
 )
-_DONE = (
-    "это всё",
-    "это все",
-    "больше ничего",
-    "готово",
-    "that's all",
-    "thats all",
-    "done",
-    "nothing else",
-)
-_INBOX_INTENT = re.compile(
-    r"(запиши|добавь|внеси|сохрани)\s+(в\s+)?(inbox|инбокс|входящ\w*)|"
-    r"(add|put|write|save)\s+(this\s+)?(to|in|into)\s+(my\s+)?inbox|\binbox\s*:",
-    re.IGNORECASE,
-)
-_BULLET = re.compile(r"^\s*(?:[-*•–]|\d+[.)])\s*")
 
 
 def language_of(text: str) -> Lang:
     """Russian when the text has Cyrillic letters, else English."""
     return "ru" if _CYRILLIC.search(text) else "en"
+
+
+def normalised(text: str) -> str:
+    """Lowercase, one apostrophe, "е" for "ё": how phrases are compared."""
+    return text.lower().replace("’", "'").replace("ё", "е")
+
+
+def words(text: str) -> list[str]:
+    """The words of `text`, normalised, punctuation dropped."""
+    return re.findall(r"[\w']+", normalised(text))
 
 
 def _words(text: str) -> str:
@@ -133,15 +127,6 @@ def confirms(text: str) -> bool:
     return not is_confused(text) and _has_phrase(text, _CONFIRM) and not areas_in(text)
 
 
-def says_done(text: str) -> bool:
-    """Some line or part of the message is just "это всё", "готово", "that's all", "done"."""
-    return any(_is_done(part) for line in text.splitlines() for part in line.split(";"))
-
-
-def _is_done(part: str) -> bool:
-    return _words(_BULLET.sub("", part)).strip() in _DONE
-
-
 def areas_in(text: str) -> dict[str, str]:
     """Life areas the text talks about, each with the clause that mentions it."""
     found: dict[str, str] = {}
@@ -151,23 +136,3 @@ def areas_in(text: str) -> dict[str, str]:
             if area not in found and any(stem in lowered for stem in stems):
                 found[area] = clause.strip()
     return found
-
-
-def inbox_request(text: str) -> str | None:
-    """The item in an off-topic "put this in my inbox" request, or None when it is not one."""
-    match = _INBOX_INTENT.search(text)
-    if match is None:
-        return None
-    rest = text[match.end() :].lstrip(" :—-").strip()
-    return rest or text.strip()
-
-
-def split_items(text: str) -> list[str]:
-    """Items of a brain dump: one per line, bullet, numbered entry or semicolon-separated part."""
-    items: list[str] = []
-    for line in text.splitlines():
-        for part in line.split(";"):
-            item = _BULLET.sub("", part).strip().rstrip(".")
-            if item and not _is_done(item):
-                items.append(item)
-    return items

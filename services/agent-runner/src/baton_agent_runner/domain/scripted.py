@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from baton_agent_runner.domain import brain_dump
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.texts import text
@@ -65,7 +66,7 @@ def _off_topic(turn: Turn) -> _Reply | None:
     """An inbox request before brain_dump: acknowledge, defer the item, keep the step."""
     if turn.agent not in ("greeter", "discovery"):
         return None
-    item = lang.inbox_request(turn.message)
+    item = brain_dump.inbox_request(turn.message)
     if item is None:
         return None
     why = text(turn.language, f"why_{turn.agent}")
@@ -105,6 +106,8 @@ def discovery(turn: Turn) -> _Reply:
         return _Reply(_summary(turn.language, facts), data=data)
     missing = [lang.AREA_NAMES[turn.language][a] for a in lang.AREAS if a not in facts]
     ask = text(turn.language, "discovery_ask", missing=", ".join(missing))
+    if found:  # "noted" only when a fact was
+        ask = f"{text(turn.language, 'discovery_noted')} {ask}"
     return _Reply(ask, data=data)
 
 
@@ -122,8 +125,10 @@ def _summary(language: lang.Lang, facts: dict[str, str]) -> str:
 
 
 def inbox_collector(turn: Turn) -> _Reply:
-    """Splits the message into inbox items, confirms them; completes on "done" with 3+ items."""
-    items = lang.split_items(turn.message)
+    """Splits the message into inbox items, confirms them; completes on "done" with 3+ items;
+    explains the brain dump when the message holds neither items nor "done"."""
+    items = brain_dump.split_items(turn.message)
+    done = brain_dump.says_done(turn.message)
     total = turn.inbox_count + len(items)
     parts = []
     if turn.promoted:
@@ -131,11 +136,14 @@ def inbox_collector(turn: Turn) -> _Reply:
     if items:
         parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
     data: dict[str, Any] = {"inbox_items": items} if items else {}
-    if lang.says_done(turn.message) and total >= MIN_ITEMS and turn.can_complete:
+    if done and total >= MIN_ITEMS and turn.can_complete:
         parts.append(text(turn.language, "inbox_done", total=total))
         return _Reply("\n".join(parts), "complete_step", "user_confirmed", data)
-    key = "inbox_more" if total < MIN_ITEMS else "inbox_anything_else"
-    parts.append(text(turn.language, key, total=total, need=max(MIN_ITEMS - total, 0)))
+    if total >= MIN_ITEMS:
+        key = "inbox_anything_else"
+    else:
+        key = "inbox_more" if items or done else "inbox_explain"
+    parts.append(text(turn.language, key, need=MIN_ITEMS - total))
     return _Reply("\n".join(parts), data=data)
 
 

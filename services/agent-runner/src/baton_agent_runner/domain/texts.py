@@ -25,9 +25,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Отлично, поехали! Расскажи, какие области жизни для тебя сейчас главные.",
         "en": "Great, let's go! Tell me which areas of your life matter most right now.",
     },
+    "discovery_noted": {"ru": "Записал.", "en": "Noted."},
     "discovery_ask": {
-        "ru": "Записал. Расскажи ещё о других областях: {missing}.",
-        "en": "Noted. Tell me about other areas too: {missing}.",
+        "ru": "Расскажи ещё о других областях: {missing}.",
+        "en": "Tell me about other areas too: {missing}.",
     },
     "summary_header": {"ru": "Вот что я понял о тебе:", "en": "Here is what I understood:"},
     "summary_question": {
@@ -76,6 +77,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "Нужно ещё хотя бы {need}.",
         "en": "Dump everything on your mind: tasks, ideas, wishes, one per line. I need at "
         "least {need} more.",
+    },
+    "inbox_explain": {
+        "ru": "Сейчас выгрузка мыслей: запиши всё, что висит в голове, — дела, идеи, желания, "
+        "по одному в строке или через «;». Записанное не нужно держать в памяти, а я помогу "
+        "разложить это по твоим приоритетам. Нужно хотя бы {need}.",
+        "en": "Now the brain dump: write down everything on your mind (tasks, ideas, wishes), "
+        'one per line or separated by ";". What is written down you need not keep in your '
+        "head, and I will help you sort it by your priorities. I need at least {need}.",
     },
     "inbox_anything_else": {
         "ru": "Что-нибудь ещё? Когда закончишь, напиши «это всё».",

@@ -1,0 +1,130 @@
+"""Reading a brain dump: its inbox items, "that's all", and requests to put something in the
+inbox made at another step."""
+
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+
+from baton_agent_runner.domain.language import words
+
+# Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
+# for now". Normalised ("е" for "ё").
+_DONE = (
+    "это все", "на этом все", "больше ничего", "вот и все", "that's all", "thats all",
+    "that is all", "nothing else", "nothing more", "i'm done", "im done", "i am done",
+)  # fmt: skip
+# Done only as the whole part, give or take a "спасибо": inside an item they are its words
+# ("get the report done", "проверить, готово ли платье").
+_DONE_ALONE = ("готово", "все", "done", "finished")
+# Words that may stand before "that's all" ("ну, вроде это всё", "I think that's all") and
+# after a lone "готово" ("готово, спасибо").
+_LEADING = frozenset({
+    "ну", "вроде", "пожалуй", "наверное", "кажется", "да", "ок", "окей", "и", "пока",
+    "well", "ok", "okay", "so", "yes", "yeah", "and", "i", "think", "guess",
+})  # fmt: skip
+_TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
+# A line of nothing but these acknowledges the agent; it is no item ("ок", "хорошо, давай").
+_ACK = frozenset({
+    "ок", "окей", "хорошо", "давай", "давайте", "ладно", "понял", "поняла", "ясно", "понятно",
+    "да", "ага", "угу", "конечно", "отлично", "супер", "поехали", "спасибо", "нет", "ну",
+    "ok", "okay", "fine", "sure", "yes", "yeah", "yep", "alright", "good", "great", "cool",
+    "thanks", "thank", "you", "got", "it", "let's", "go", "no", "nope",
+})  # fmt: skip
+_BULLET = re.compile(r"^\s*(?:[-*•–]|\d+[.)])\s*")
+_NUMBER = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+")
+# Where a line parts into phrases for finding "that's all" in it: commas, stops, dashes.
+_PHRASE_END = re.compile(r"[,.!…]+(?:\s+|$)|\s[—–-]\s")
+
+_RU_VERB = r"(?:запиши|добавь|внеси|сохрани|закинь)"
+_RU_INBOX = r"(?:в|во)\s+(?:inbox|инбокс\w*|входящ\w*)"
+_EN_VERB = r"(?:add|put|write|save|note)"
+_EN_INBOX = r"(?:to|in|into|on)\s+(?:my\s+|the\s+)?inbox"
+# First the request then the item ("Запиши во входящие: купить хлеб", "add to my inbox: buy
+# milk"), then the item inside it ("добавь купить хлеб в inbox", "add buy milk to my inbox").
+_REQUESTS = tuple(
+    re.compile(pattern, re.IGNORECASE | re.DOTALL)
+    for pattern in (
+        rf"\b{_RU_VERB}\s+(?:(?:в|во)\s+)?(?:inbox|инбокс\w*|входящ\w*)\b(?P<item>.*)",
+        rf"\b{_EN_VERB}\s+(?:(?:this|it)\s+)?{_EN_INBOX}\b(?P<item>.*)",
+        rf"\b{_RU_VERB}\s+(?P<item>.+?)\s+{_RU_INBOX}\s*[.!]*\s*$",
+        rf"\b{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}\s*[.!]*\s*$",
+        r"\binbox\s*:(?P<item>.*)",
+    )
+)
+
+
+def inbox_request(text: str) -> str | None:
+    """The item in an off-topic "put this in my inbox" request, or None when it is not one."""
+    for pattern in _REQUESTS:
+        match = pattern.search(text)
+        if match is not None:
+            item = match.group("item").strip().lstrip(":—–-").strip()
+            return item or text.strip()
+    return None
+
+
+def says_done(text: str) -> bool:
+    """Some line or part of the message says "это всё", "готово", "that's all", "done"."""
+    return any(_read(part)[1] for part in _parts(text))
+
+
+def split_items(text: str) -> list[str]:
+    """Items of a brain dump: one per line, bullet, numbered entry or semicolon-separated
+    part; not "that's all", a question, a heading ("Мои дела:") or a bare "ок"."""
+    return [item for part in _parts(text) if (item := _read(part)[0])]
+
+
+def _parts(text: str) -> list[str]:
+    return [
+        piece
+        for line in text.splitlines()
+        for entry in _numbered(line)
+        for piece in entry.split(";")
+    ]
+
+
+def _numbered(line: str) -> list[str]:
+    """A one-line numbered list ("1. молоко 2. маме 3. отчёт", after an optional "Дела:")
+    as its entries; numbers count 1, 2, 3... in order, others stay in the text."""
+    marks, expected = [], 1
+    for mark in _NUMBER.finditer(line):
+        if int(mark.group(1)) == expected:
+            marks.append(mark)
+            expected += 1
+    head = line[: marks[0].start()].strip() if marks else ""
+    if len(marks) < 2 or (head and not head.endswith(":")):
+        return [line]
+    ends = [mark.start() for mark in marks[1:]] + [len(line)]
+    return [line[mark.end() : end] for mark, end in zip(marks, ends, strict=True)]
+
+
+def _read(part: str) -> tuple[str | None, bool]:
+    """The item a part of a line holds, if any, and whether it says "that's all"."""
+    text = _BULLET.sub("", part).strip()
+    start = 0
+    for phrase_end in [*_PHRASE_END.finditer(text), None]:
+        end = len(text) if phrase_end is None else phrase_end.start()
+        if _is_done(text[start:end]):
+            return _item(text[:start]), True
+        start = len(text) if phrase_end is None else phrase_end.end()
+    return _item(text), False
+
+
+def _is_done(phrase: str) -> bool:
+    tokens = words(phrase)
+    for at in range(len(tokens) + 1):
+        if any(tokens[at : at + len(p.split())] == p.split() for p in _DONE):
+            return True
+        if at == len(tokens) or tokens[at] not in _LEADING:
+            break
+    core = [t for t in tokens if t not in _LEADING and t not in _TRAILING]
+    return len(core) == 1 and core[0] in _DONE_ALONE
+
+
+def _item(text: str) -> str | None:
+    item = text.strip().rstrip(".,;:—–- ").strip()
+    if not item or text.rstrip().endswith(("?", ":")):
+        return None
+    return None if all(token in _ACK for token in words(item)) else item
