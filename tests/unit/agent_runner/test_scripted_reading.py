@@ -1,5 +1,5 @@
-"""How the scripted agents read a brain dump: its items, "that's all", and off-topic inbox
-requests."""
+"""How the scripted agents read a message: negation, life areas, brain dump items and off-topic
+inbox requests."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -8,6 +8,68 @@ from __future__ import annotations
 import pytest
 
 from baton_agent_runner.domain import brain_dump
+from baton_agent_runner.domain import language as lang
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Я пока не готов, подожди", "I'm not ready yet", "Нет, не готов", "not ok", "Подожди"],
+)
+def test_a_negated_readiness_word_is_not_readiness(message: str) -> None:
+    assert not lang.is_ready(message) and lang.is_not_ready(message)
+
+
+@pytest.mark.parametrize(
+    "message", ["Мне не понятно", "не совсем понятно", "I don't get it", "not sure", "неясно"]
+)
+def test_a_negated_understanding_word_is_confusion(message: str) -> None:
+    assert lang.is_confused(message) and not lang.is_ready(message)
+
+
+@pytest.mark.parametrize(
+    "message", ["Понял, поехали", "Не вопрос, давай", "Почему бы и нет, поехали", "Я готова"]
+)
+def test_a_negation_in_another_clause_leaves_readiness_alone(message: str) -> None:
+    assert lang.is_ready(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Нет, это не правильно", "Не совсем верно", "No, that's not right", "да нет", "нет"],
+)
+def test_a_negated_confirmation_is_a_denial(message: str) -> None:
+    assert not lang.confirms(message) and lang.denies(message)
+
+
+@pytest.mark.parametrize("message", ["да, верно", "Всё так", "yes, that's right", "correct!"])
+def test_a_plain_confirmation_confirms(message: str) -> None:
+    assert lang.confirms(message) and not lang.denies(message)
+
+
+@pytest.mark.parametrize(
+    "message", ["просто", "transport", "персональный", "homework", "Здорово!", "семьдесят"]
+)
+def test_a_stem_inside_another_word_is_no_life_area(message: str) -> None:
+    assert lang.areas_in(message) == {}
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [
+        ("Я много работаю", {"work"}),
+        ("Мне не хватает сна и спорта", {"health"}),
+        ("Время с семьёй и друзьями", {"relationships"}),
+        ("Занимаюсь спортом, сном", {"health"}),
+        ("Хочу роста", {"growth"}),
+        ("studying, and my friends", {"growth", "relationships"}),
+        ("sports; my job", {"health", "work"}),
+        ("музыкой", {"hobbies"}),
+    ],
+)
+def test_life_areas_are_found_at_word_starts_with_their_inflections(
+    message: str, areas: set[str]
+) -> None:
+    assert set(lang.areas_in(message)) == areas
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,21 @@ def test_greeter_completes_after_three_calm_exchanges() -> None:
     assert out.step_completed and out.completion_reason == "criteria_met"
 
 
+@pytest.mark.parametrize("message", ["Я пока не готов, подожди", "I'm not ready yet"])
+def test_greeter_waits_while_the_user_is_not_ready_even_after_three_exchanges(
+    message: str,
+) -> None:
+    history = [{"role": "user", "text": "hello"}, {"role": "assistant", "text": "hi"}] * 2
+    out = run(turn("greeter", message, history=history))
+    assert out.workflow_signal and out.workflow_signal.action == "stay"
+    assert "готов" in out.message or "ready" in out.message
+
+
+def test_greeter_explains_again_when_the_user_says_it_is_not_clear() -> None:
+    out = run(turn("greeter", "Мне не понятно"))
+    assert not out.step_completed and "Объясню проще" in out.message
+
+
 def test_greeter_answers_in_the_users_language() -> None:
     assert "Привет" in run(turn("greeter", "привет")).message
     assert "Hi!" in run(turn("greeter", "hello")).message
@@ -84,6 +99,22 @@ def test_discovery_correction_updates_the_fact_and_shows_the_summary_again() -> 
     out = run(turn("discovery", "No, work is about my new startup", facts=facts, history=shown))
     assert out.extracted_data["facts"] == {"work": "No, work is about my new startup"}
     assert not out.step_completed and "startup" in out.message
+
+
+@pytest.mark.parametrize(
+    ("no", "header"),
+    [
+        ("Нет, это не правильно", "Вот что я понял о тебе:"),
+        ("Не совсем верно", "Вот что я понял о тебе:"),
+        ("No, that's not right", "Here is what I understood:"),
+    ],
+)
+def test_discovery_takes_a_negated_confirmation_as_a_correction(no: str, header: str) -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    out = run(turn("discovery", no, facts=facts, history=[{"role": "assistant", "text": header}]))
+    assert not out.step_completed and not out.extracted_data
+    assert "Что поправить?" in out.message or "What should I correct?" in out.message
+    assert header in out.message  # the summary again, so that a next "yes" confirms
 
 
 def test_discovery_says_noted_only_when_it_recorded_a_fact() -> None:
@@ -175,6 +206,11 @@ def test_off_topic_inbox_request_during_discovery_is_deferred(
     assert out.workflow_signal and out.workflow_signal.action == "stay"
     assert out.extracted_data == {"deferred_inbox_items": [item]}
     assert phrase in out.message and ("позже" in out.message or "later" in out.message)
+
+
+@pytest.mark.parametrize("message", ["Я просто устал", "public transport", "Мой персональный план"])
+def test_discovery_finds_no_area_in_a_word_that_merely_contains_a_stem(message: str) -> None:
+    assert "facts" not in run(turn("discovery", message)).extracted_data
 
 
 def test_inbox_request_in_the_brain_dump_is_an_ordinary_item() -> None:

@@ -78,10 +78,13 @@ def _user_turns(turn: Turn) -> int:
 
 
 def greeter(turn: Turn) -> _Reply:
-    """Completes on readiness, a question about the next step, or 3 calm exchanges."""
+    """Completes on readiness, a question about the next step, or 3 calm exchanges; not while
+    the user says they are not ready ("я пока не готов", "not yet")."""
     message, ru = turn.message, turn.language
     if lang.is_confused(message):
         return _Reply(text(ru, "greeter_explain"))
+    if not lang.asks_next_step(message) and lang.is_not_ready(message):
+        return _Reply(text(ru, "greeter_wait"))
     if lang.is_ready(message) or lang.asks_next_step(message):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             return _Reply(text(ru, "greeter_not_yet"))
@@ -103,7 +106,10 @@ def discovery(turn: Turn) -> _Reply:
             return _Reply(f"{more}\n{_summary(turn.language, facts)}")
         return _Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
     if len(facts) >= MIN_AREAS:
-        return _Reply(_summary(turn.language, facts), data=data)
+        summary = _summary(turn.language, facts)
+        if not found and lang.denies(turn.message):  # "нет, не так" without saying what is
+            return _Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
+        return _Reply(summary, data=data)
     missing = [lang.AREA_NAMES[turn.language][a] for a in lang.AREAS if a not in facts]
     ask = text(turn.language, "discovery_ask", missing=", ".join(missing))
     if found:  # "noted" only when a fact was

@@ -25,10 +25,18 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Отлично, поехали! Расскажи, какие области жизни для тебя сейчас главные.",
         "en": "Great, let's go! Tell me which areas of your life matter most right now.",
     },
+    "greeter_wait": {
+        "ru": "Хорошо, не торопись. Когда будешь готов, напиши «готов» или спроси, что дальше.",
+        "en": 'No rush. When you are ready, say "ready" or ask what comes next.',
+    },
     "discovery_noted": {"ru": "Записал.", "en": "Noted."},
     "discovery_ask": {
         "ru": "Расскажи ещё о других областях: {missing}.",
         "en": "Tell me about other areas too: {missing}.",
+    },
+    "discovery_correct": {
+        "ru": "Что поправить? Напиши, например: «работа — это мой новый проект».",
+        "en": 'What should I correct? Say, for example: "work means my new project".',
     },
     "summary_header": {"ru": "Вот что я понял о тебе:", "en": "Here is what I understood:"},
     "summary_question": {
