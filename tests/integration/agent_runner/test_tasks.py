@@ -194,6 +194,22 @@ async def test_concurrent_duplicates_call_the_model_once(
     assert sorted(result.replayed for result in results) == [False, True, True, True, True]
 
 
+async def test_a_shadow_step_is_answered_but_nothing_of_it_is_recorded(
+    tasks: AgentRunnerApp, client: Client, scripted: CountingScripted
+) -> None:
+    shadow = task(shadow=True)
+    first = await ask(client, shadow)
+    assert first.output.startswith("Research notes on AI agents") and first.cost_usd > 0
+    assert await tasks.tasks.results.get("alice", shadow.idempotency_key) is None
+    # The price of keeping nothing: the same key asked again (a retry after a crash) is
+    # answered again by the model, not replayed.
+    again = await ask(client, shadow)
+    assert not again.replayed and scripted.calls == 2
+    assert await tasks.tasks.results.get("alice", shadow.idempotency_key) is None
+    live = await ask(client, task())  # the same key, not shadow: recorded from now on
+    assert await tasks.tasks.results.get("alice", shadow.idempotency_key) == live
+
+
 async def test_a_key_belongs_to_its_user(
     tasks: AgentRunnerApp, client: Client, scripted: CountingScripted
 ) -> None:

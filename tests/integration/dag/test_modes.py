@@ -64,7 +64,7 @@ async def test_dry_run_calls_nothing_and_estimates_each_agent_step(
 
 
 async def test_shadow_runs_for_real_but_is_never_listed_and_keeps_no_messages(
-    author: Author, task_calls: list[dict[str, Any]]
+    stack: Stack, author: Author, task_calls: list[dict[str, Any]]
 ) -> None:
     document = {
         "name": "shadowed",
@@ -78,6 +78,11 @@ async def test_shadow_runs_for_real_but_is_never_listed_and_keeps_no_messages(
 
     assert run["status"] == "success" and run["mode"] == "shadow", run
     assert [c["step_id"] for c in task_calls] == ["draft", "review"]  # the agents really ran
+    assert all(c["shadow"] for c in task_calls)
+    assert stack.agent_runner is not None
+    results = stack.agent_runner.tasks.results
+    for step in ("draft", "review"):  # the agent-runner kept no result, output or cost either
+        assert await results.get(author.name, f"{run['run_id']}:{step}:1") is None
     assert steps_of(run)["review"]["output"].startswith("Review: ")
     assert run["messages"] == []
     assert (await author.get("/workflow-runs"))["runs"] == []
@@ -88,3 +93,5 @@ async def test_shadow_runs_for_real_but_is_never_listed_and_keeps_no_messages(
     await author.wait(live["run_id"])
     listed = await author.get("/workflow-runs")
     assert [r["run_id"] for r in listed["runs"]] == [live["run_id"]]
+    assert not task_calls[-1]["shadow"]
+    assert await results.get(author.name, f"{live['run_id']}:draft:1") is not None

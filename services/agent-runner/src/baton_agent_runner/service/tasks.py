@@ -3,7 +3,8 @@
 The same (user, idempotency key) returns the recorded result with `replayed=True` and never
 calls the model again. Duplicates arriving together are serialised by a lock per key in this
 process (the second waits and gets the first's result); across replicas the unique key of the
-task log keeps the first result recorded, and every caller gets that one.
+task log keeps the first result recorded, and every caller gets that one. A step of a shadow
+run is the exception: nothing of it is recorded (see `TaskRunner.run`).
 """
 
 from __future__ import annotations
@@ -64,8 +65,18 @@ class TaskRunner:
     _cancels: dict[tuple[str, str], str] = field(default_factory=dict)
 
     async def run(self, cmd: RunTask) -> TaskResult:
-        """Answer the step, or return the result recorded under its idempotency key."""
+        """Answer the step, or return the result recorded under its idempotency key.
+
+        A shadow step (`cmd.shadow`) is answered but never recorded, as seed 004's shadow mode
+        asks: the task log is neither read nor written, so its prompt, output and cost are kept
+        nowhere here. What that costs: the log is what makes a repeated key safe, so a shadow
+        step asked again (the workflow service crashed during the call and retries it with the
+        same key, or the request was delivered twice) calls the model again and is paid twice.
+        """
         key = (cmd.user_id, cmd.idempotency_key)
+        if cmd.shadow:
+            async with self._one_at_a_time(key):  # one call per key at a time, as for the rest
+                return (await self._cancellable(key, cmd))[1]
         try:
             async with self._one_at_a_time(key):
                 recorded = await self._store(self.results.get(*key))

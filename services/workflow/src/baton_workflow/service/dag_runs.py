@@ -436,6 +436,7 @@ def _task_request(
             timeout_seconds=timeout,
             idempotency_key=call.idempotency_key,
             deadline=deadline,
+            shadow=call.shadow,
             **fields,
         )
     except ValidationError as exc:
