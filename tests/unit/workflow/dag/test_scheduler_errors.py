@@ -220,6 +220,37 @@ def test_a_parallel_step_with_skip_lets_the_run_continue() -> None:
     ]
 
 
+def test_a_stop_that_abandons_a_sub_step_skips_its_parallel_step_too() -> None:
+    document = workflow(
+        {
+            "id": "gather",
+            "type": "parallel",
+            "parallel": [
+                {"id": "p", "prompt": "p", "onError": "retry", "retryMax": 3, "retryDelay": "10s"},
+                {"id": "q", "prompt": "q"},
+                {"id": "w", "type": "delay", "delay": "1h"},
+            ],
+        },
+        {"id": "x", "prompt": "x"},
+    )
+    run = Run(document)
+    run.decide(0)
+    run.fail("p", "flaky")
+    run.succeed("q", "Q")
+    assert brief(run.decide(1).events) == [("retry_scheduled", "p")]
+    run.fail("x", "x broke")
+    assert brief(run.decide(2).events) == [
+        ("step_skipped", "p", "run_stopped"),
+        ("step_skipped", "w", "run_stopped"),
+        ("step_skipped", "gather", "run_stopped"),
+        ("completed", "error"),
+    ]
+    gather = run.state.step("gather")
+    assert (gather.status, gather.output) == ("skipped", "")  # never a partial join
+    assert gather.error == ""
+    assert run.state.error == 'step "x" failed (error): x broke'
+
+
 def test_a_skipped_sub_step_is_left_out_of_the_join() -> None:
     document = workflow(
         {

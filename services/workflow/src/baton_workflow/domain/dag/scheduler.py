@@ -161,7 +161,13 @@ def _budget_overruns(batch: Batch) -> None:
 
 
 def _joins(batch: Batch) -> None:
-    """A parallel step ends once each sub-step succeeded, was skipped or failed for good."""
+    """A parallel step ends once each sub-step succeeded, was skipped or failed for good.
+
+    It fails if a sub-step failed for good. It is skipped if a stop skipped a sub-step that was
+    still waiting (for a retry or a delay): that sub-step was abandoned, not finished, so the
+    join never completed and its output would be partial. A sub-step skipped by its own
+    `onError: skip` finished as its author asked, and the step succeeds without its output.
+    """
 
     def settled(sub: Step) -> bool:
         st = batch.state.step(sub.id)
@@ -173,9 +179,13 @@ def _joins(batch: Batch) -> None:
     for step in _each(batch, joinable):
         children = [(sub, batch.state.step(sub.id)) for sub in step.parallel]
         failed = [c for sub, c in children if final_failure(sub, c)]
+        stopped = [c.step_id for _, c in children if c.skip_reason == "run_stopped"]
         if failed:
             detail = "; ".join(f'sub-step "{c.step_id}" {c.status}: {c.error}' for c in failed)
             batch.fail(step.id, detail)
+        elif stopped:
+            names = ", ".join(f'"{s}"' for s in stopped)
+            batch.skip(step.id, "run_stopped", f"the run stopped before sub-step {names} finished")
         else:
             outputs = [c.output for _, c in children if c.status == "success" and c.output]
             batch.succeed(step.id, PARALLEL_JOIN.join(outputs))
