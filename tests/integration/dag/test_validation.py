@@ -49,7 +49,7 @@ BROKEN: dict[str, Any] = {
 EXPECTED = {
     ("name", 'may use only letters, digits, "-" and "_"'),
     ("timeout", 'invalid duration "soon"'),
-    ("steps[0].dependsOn", "dependency cycle a -> b -> a"),
+    ("steps[0].dependsOn[0]", "dependency cycle a -> b -> a"),
     ("steps[2].dependsOn[0]", "a step cannot depend on itself"),
     ("steps[4].dependsOn[0]", 'unknown step "reserch" (did you mean "research"?)'),
     ("steps[5].then", 'unknown step "nowhere"'),

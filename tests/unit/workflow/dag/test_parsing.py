@@ -217,7 +217,7 @@ def test_all_problems_at_once_shape_and_rules_together() -> None:
     assert problems(document) == [
         'name: "bad name!" may use only letters, digits, "-" and "_"',
         'steps[0].prompt: unknown variable "topc" (did you mean "topic"?); declare it in variables',
-        "steps[0].dependsOn: dependency cycle research -> summarize -> research",
+        "steps[0].dependsOn[0]: dependency cycle research -> summarize -> research",
         'steps[1].dependsOn[1]: unknown step "reserch" (did you mean "research"?)',
         'steps[1].prompt: unknown step field "outpt" in {{steps.research.outpt}}; '
         "use output, status or error",

@@ -114,7 +114,7 @@ def test_depending_on_a_sub_step_points_to_its_parallel_step() -> None:
 
 def test_cycles_are_rejected_naming_the_cycle() -> None:
     assert problems(workflow(step("a", dependsOn=["b"]), step("b", dependsOn=["a"]))) == [
-        "steps[0].dependsOn: dependency cycle a -> b -> a"
+        "steps[0].dependsOn[0]: dependency cycle a -> b -> a"
     ]
 
 
@@ -128,8 +128,8 @@ def test_every_separate_cycle_is_reported_once() -> None:
         step("e", dependsOn=["d"]),
     )
     assert problems(document) == [
-        "steps[1].dependsOn: dependency cycle a -> c -> b -> a",
-        "steps[4].dependsOn: dependency cycle d -> e -> d",
+        "steps[1].dependsOn[0]: dependency cycle a -> c -> b -> a",
+        "steps[4].dependsOn[0]: dependency cycle d -> e -> d",
     ]
 
 
@@ -138,7 +138,21 @@ def test_a_condition_branch_waits_for_its_condition_so_it_can_close_a_cycle() ->
         {"id": "check", "type": "condition", "if": "true", "then": "a", "dependsOn": ["a"]},
         step("a"),
     )
-    assert problems(document) == ["steps[0].dependsOn: dependency cycle check -> a -> check"]
+    assert problems(document) == ["steps[0].dependsOn[0]: dependency cycle check -> a -> check"]
+
+
+def test_a_cycle_through_then_or_else_is_reported_at_the_branch_that_closes_it() -> None:
+    document = workflow(
+        step("a"),
+        {"id": "c", "type": "condition", "if": "true", "then": "a", "dependsOn": ["a"]},
+    )
+    assert problems(document) == ["steps[1].then: dependency cycle a -> c -> a"]
+    document = workflow(
+        {"id": "a", "type": "condition", "if": "true", "then": "x", "else": "c"},
+        {"id": "c", "type": "condition", "if": "true", "then": "x", "else": "a"},
+        step("x"),
+    )
+    assert problems(document) == ["steps[1].else: dependency cycle a -> c -> a"]
 
 
 def test_a_long_chain_is_fine() -> None:

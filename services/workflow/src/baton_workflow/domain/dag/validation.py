@@ -284,8 +284,21 @@ class _Checker:
             )
 
     def cycles(self) -> Iterator[Problem]:
-        for index, cycle in find_cycles(self.definition):
-            yield Problem(f"steps[{index}].dependsOn", f"dependency cycle {' -> '.join(cycle)}")
+        for _, cycle in find_cycles(self.definition):
+            path = self.edge(cycle[0], cycle[1])
+            yield Problem(path, f"dependency cycle {' -> '.join(cycle)}")
+
+    def edge(self, waiter: str, waited: str) -> str:
+        """The field that makes `waiter` wait for `waited`: a `dependsOn` entry of `waiter`, or
+        the `then`/`else` of the condition `waited` that branches to it."""
+        at: dict[str, tuple[int, Step]] = {}
+        for index, step in enumerate(self.definition.steps):
+            at.setdefault(step.id, (index, step))
+        index, step = at[waiter]
+        if waited in step.depends_on:
+            return f"steps[{index}].dependsOn[{step.depends_on.index(waited)}]"
+        index, condition = at[waited]
+        return f"steps[{index}].{'then' if condition.then == waiter else 'else'}"
 
 
 def _locate(definition: WorkflowDefinition) -> Iterator[_Located]:
