@@ -158,6 +158,17 @@ def test_wrong_shapes_are_named(step: dict[str, Any], expected: str) -> None:
     assert problems(workflow(step)) == [expected]
 
 
+def test_a_variable_with_a_bad_default_is_still_declared() -> None:
+    document = workflow(
+        {"id": "a", "prompt": "{{n}} and {{m}} of {{topic}}"},
+        variables={"n": 3, "m": ["x"], "topic": "AI"},
+    )
+    assert problems(document) == [
+        "variables.n: must be a string (got 3)",
+        'variables.m: must be a string (got ["x"])',
+    ]
+
+
 def test_a_step_that_is_not_an_object_keeps_the_others_checked() -> None:
     document = workflow({"id": "a", "prompt": "x"}, "oops", {"id": "c", "dependsOn": ["zz"]})
     assert problems(document) == [

@@ -135,6 +135,7 @@ def _set_aside(
 
 
 def _drop(document: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
+    """Set aside what is at `loc`; a variable with a bad default stays declared (with "")."""
     loc = _owner(loc)
     node: Any = document
     for key in loc[:-1]:
@@ -143,7 +144,9 @@ def _drop(document: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
         except (KeyError, IndexError, TypeError):
             return True  # already set aside by an earlier location
     last = loc[-1]
-    if isinstance(node, dict) and last in node:
+    if loc[:-1] == ("variables",) and isinstance(node, dict) and last in node:
+        node[last] = ""  # still declared, so templates naming it are not "unknown variable"
+    elif isinstance(node, dict) and last in node:
         del node[last]
     elif isinstance(node, list) and isinstance(last, int) and last < len(node):
         node[last] = {}  # keep the indexes of the steps after it
