@@ -162,6 +162,17 @@ def test_inbox_collector_completes_on_a_done_phrase_inside_a_line(done: str) -> 
     assert out.step_completed and not out.extracted_data
 
 
+def test_inbox_collector_completes_with_the_third_item_before_the_pre_check_counted_it() -> None:
+    # The workflow's pre-check ran before this message's item was saved: two items, so no.
+    step = {"inbox_count": 2, "can_complete": False, "min_messages": 3}
+    out = run(turn("inbox_collector", "сдать отчёт\nэто всё", messages_in_step=2, **step))
+    assert out.step_completed and out.extracted_data == {"inbox_items": ["сдать отчёт"]}
+    early = run(turn("inbox_collector", "сдать отчёт\nэто всё", messages_in_step=1, **step))
+    assert not early.step_completed  # the step's third message is still to come
+    unknown = run(turn("inbox_collector", "сдать отчёт\nэто всё", **step))
+    assert not unknown.step_completed  # no count from the workflow: its pre-check decides
+
+
 @pytest.mark.parametrize(
     ("message", "phrase"),
     [("А что именно писать?", "выгрузка мыслей"), ("ok", "brain dump"), ("ок", "выгрузка")],

@@ -32,6 +32,10 @@ class Turn(BaseModel):
     inbox_count: int = 0
     promoted: list[str] = Field(default_factory=list)
     language: lang.Lang = "en"
+    messages_in_step: int | None = None
+    """The step's messages before this one, as the workflow counts them (None: not told)."""
+    min_messages: int | None = None
+    """The messages the step needs before it may complete (None: not told)."""
 
 
 @dataclass
@@ -142,7 +146,7 @@ def inbox_collector(turn: Turn) -> _Reply:
     if items:
         parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
     data: dict[str, Any] = {"inbox_items": items} if items else {}
-    if done and total >= MIN_ITEMS and turn.can_complete:
+    if done and total >= MIN_ITEMS and _may_complete(turn):
         parts.append(text(turn.language, "inbox_done", total=total))
         return _Reply("\n".join(parts), "complete_step", "user_confirmed", data)
     if total >= MIN_ITEMS:
@@ -151,6 +155,17 @@ def inbox_collector(turn: Turn) -> _Reply:
         key = "inbox_more" if items or done else "inbox_explain"
     parts.append(text(turn.language, key, need=MIN_ITEMS - total))
     return _Reply("\n".join(parts), data=data)
+
+
+def _may_complete(turn: Turn) -> bool:
+    """The workflow's pre-check, or its message count alone: the pre-check counted the inbox
+    before this turn's items were saved, so a third item sent with "that's all" would never
+    complete. The workflow checks the real criteria again when it applies the signal."""
+    if turn.can_complete:
+        return True
+    if turn.messages_in_step is None or turn.min_messages is None:
+        return False
+    return turn.messages_in_step + 1 >= turn.min_messages
 
 
 def coordinator(turn: Turn) -> _Reply:

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
 from baton_agent_runner.domain.language import Lang, language_of
@@ -133,6 +133,8 @@ class AgentRunner:
             inbox_count=await self.inbox.count(cmd.user_id, None) if "inbox_count" in reads else 0,
             promoted=promoted,
             language=_language(cmd),
+            messages_in_step=_count(cmd.step_context, "messages_in_step"),
+            min_messages=_count(cmd.step_context, "min_messages"),
         )
 
     def _time_left(self, cmd: RunAgent) -> float:
@@ -188,6 +190,12 @@ def _language(cmd: RunAgent) -> Lang:
     if any(ch.isalpha() for ch in cmd.message):
         return language_of(cmd.message)
     return language_of(" ".join(entry.text for entry in cmd.history[-2:]))
+
+
+def _count(step_context: dict[str, Any], key: str) -> int | None:
+    """A count the workflow put in the step's context, or None when it is not there."""
+    value = step_context.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _reply(profile: Profile, model: str, output: AgentOutput, usage: TokenUsage) -> AgentReply:

@@ -1,0 +1,44 @@
+"""Scripted-agent turns whose outcome depends on what the workflow tells the agent-runner: the
+step's message count."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import httpx
+
+from .conftest import Stack, User
+
+
+async def _at_brain_dump(user: User) -> None:
+    await user.start()
+    # Discovery needs five messages: the summary, two that confirm nothing, "да" too early
+    # (the summary again), and the "да" that completes it.
+    for text in ("Привет", "Понял, поехали", "Работа; здоровье; семья", "ну", "хм", "да", "да"):
+        await user.say(text)
+    assert await user.step() == "brain_dump"
+
+
+async def test_the_third_item_and_that_is_all_in_one_message_complete_the_brain_dump(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "олег")
+    await _at_brain_dump(user)
+    await user.say("купить молоко")
+    await user.say("позвонить маме")
+    # The workflow's pre-check counted two items, before this message's third was saved.
+    done = await user.say("сдать отчёт\nэто всё")
+    assert done["progress"]["current_step"] == "setup_complete", done["reply"]["text"]
+    inbox = [item["content"] for item in (await user.get("/api/inbox"))["items"]]
+    assert sorted(inbox) == ["купить молоко", "позвонить маме", "сдать отчёт"]
+
+
+async def test_that_is_all_with_the_third_item_waits_for_the_steps_third_message(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "инна")
+    await _at_brain_dump(user)
+    await user.say("купить молоко")
+    early = await user.say("позвонить маме; сдать отчёт; это всё")  # 3 items, 2 messages of 3
+    assert early["turn"]["instance"]["current_step"] == "brain_dump"
+    assert (await user.say("это всё"))["progress"]["current_step"] == "setup_complete"
