@@ -252,6 +252,8 @@ def test_what_a_parallel_step_may_hold() -> None:
         ),
         ({"retryDelay": "99999999999999999999h"}, "steps[0].retryDelay: duration"),
         ({"budget": -0.5}, "steps[0].budget: must be zero or more (got -0.5)"),
+        ({"budget": float("nan")}, "steps[0].budget: must be a finite number (got nan)"),
+        ({"budget": float("inf")}, "steps[0].budget: must be a finite number (got inf)"),
     ],
 )
 def test_step_numbers_and_durations(fields: dict[str, Any], expected: str) -> None:

@@ -6,6 +6,7 @@ the JSON path of the field at fault (`steps[2].dependsOn[0]: unknown step "reser
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -321,7 +322,11 @@ def _duration(path: str, text: str | None, *, positive: bool = False) -> Iterato
 
 
 def _not_negative(path: str, value: float | None) -> Iterator[Problem]:
-    if value is not None and value < 0:
+    if value is None:
+        return
+    if not math.isfinite(value):  # JSON's NaN would refuse every call, Infinity allow any
+        yield Problem(path, f"must be a finite number (got {value})")
+    elif value < 0:
         yield Problem(path, f"must be zero or more (got {value:g})")
 
 
