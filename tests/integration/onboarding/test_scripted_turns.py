@@ -1,5 +1,5 @@
 """Scripted-agent turns whose outcome depends on what the workflow tells the agent-runner: the
-step's message count."""
+step's message count and the conversation's language."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -42,3 +42,16 @@ async def test_that_is_all_with_the_third_item_waits_for_the_steps_third_message
     early = await user.say("позвонить маме; сдать отчёт; это всё")  # 3 items, 2 messages of 3
     assert early["turn"]["instance"]["current_step"] == "brain_dump"
     assert (await user.say("это всё"))["progress"]["current_step"] == "setup_complete"
+
+
+async def test_a_short_latin_reply_keeps_the_conversations_language(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "петя")
+    await user.start()
+    await user.say("Привет! Расскажи, что это")
+    ok = await user.say("ok")
+    assert ok["progress"]["current_step"] == "discovery"
+    assert ok["reply"]["text"].startswith("Отлично, поехали!"), ok["reply"]["text"]
+    noted = await user.say("work and health matter most")  # several English words: English
+    assert noted["reply"]["text"].startswith("Noted."), noted["reply"]["text"]

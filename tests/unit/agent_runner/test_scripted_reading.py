@@ -1,5 +1,5 @@
-"""How the scripted agents read a message: negation, life areas, brain dump items and off-topic
-inbox requests."""
+"""How the scripted agents read a message: negation, life areas, brain dump items, off-topic
+inbox requests, and the reply's language."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -120,3 +120,21 @@ def test_brain_dump_items(message: str, items: list[str]) -> None:
 )
 def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None:
     assert brain_dump.inbox_request(message) == item
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "expected"),
+    [
+        ("ok", ["Привет! Расскажи, что это"], "ru"),
+        ("done", ["работа", "yes"], "ru"),  # the latest clear one
+        ("👍", ["купить молоко"], "ru"),
+        ("ok", ["hello, who are you?"], "en"),
+        ("ok", [], "en"),
+        ("work and health matter", ["привет"], "en"),
+        ("да", ["I would like to start"], "ru"),
+    ],
+)
+def test_a_short_latin_message_keeps_the_conversations_language(
+    message: str, earlier: list[str], expected: str
+) -> None:
+    assert lang.language_in(message, earlier) == expected

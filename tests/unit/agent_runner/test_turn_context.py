@@ -1,5 +1,5 @@
-"""What the turn use case tells the scripted agents from the request: the step's message count,
-from `step_context`."""
+"""What the turn use case tells the scripted agents from the request: the step's message count
+(from `step_context`) and the conversation's language (from the history)."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -14,7 +14,7 @@ from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.service.ports import Mention
 from baton_agent_runner.service.turns import AgentRunner
-from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_contracts.agent_api import AgentReply, HistoryEntry, RunAgent
 
 OPENAI = OpenAISettings(base_url=None, api_key="x", timeout_seconds=1.0, max_retries=0)
 
@@ -89,3 +89,21 @@ async def test_the_step_context_lets_the_third_item_and_done_complete(
         can_complete=False,  # the workflow counted two items, before this turn's
     )
     assert reply.step_completed is completes and stores.items == 3
+
+
+@pytest.mark.parametrize(
+    ("history", "message", "start"),
+    [
+        ([("user", "Привет! Расскажи, что это")], "ok", "Отлично"),
+        ([("user", "Привет"), ("assistant", "Hi! I am Baton")], "ok", "Отлично"),
+        ([("user", "Hello, who are you?"), ("assistant", "Привет!")], "ok", "Great"),
+        ([("user", "Привет")], "Got it, let's go", "Great"),  # several English words
+        ([], "ok", "Great"),
+    ],
+)
+async def test_a_short_latin_message_is_answered_in_the_conversations_language(
+    history: list[tuple[str, str]], message: str, start: str
+) -> None:
+    entries = [HistoryEntry.model_validate({"role": r, "text": t}) for r, t in history]
+    reply = await _run(Stores(), "greeter", message, history=entries, can_complete=True)
+    assert reply.message.startswith(start), reply.message

@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 Lang = Literal["ru", "en"]
 
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+_LATIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?", re.IGNORECASE)
+CLEAR_LATIN_WORDS = 3
+"""A Latin-only message of fewer words ("ok", "done", "got it") may be either language's."""
 
 # Patterns matched at a word's start (`\b` before them), on lowercase text with "ё" read as
 # "е": a bare stem is a prefix ("работ" finds "работе"), a trailing `\b` makes a whole word
@@ -87,6 +91,24 @@ _CLAUSE = re.compile(r"[.,;:!?()\n]+|\s[—–-]\s|\b(?:но|а|but|though)\b")
 def language_of(text: str) -> Lang:
     """Russian when the text has Cyrillic letters, else English."""
     return "ru" if _CYRILLIC.search(text) else "en"
+
+
+def clear_language(text: str) -> Lang | None:
+    """Russian for Cyrillic letters, English for several Latin words; None when it could be
+    either ("ok", "done", "👍")."""
+    if _CYRILLIC.search(text):
+        return "ru"
+    return "en" if len(_LATIN_WORD.findall(text)) >= CLEAR_LATIN_WORDS else None
+
+
+def language_in(message: str, earlier: Iterable[str]) -> Lang:
+    """The message's language when it is clear; else that of the latest clear one of the
+    user's `earlier` messages (oldest first); else the message's own guess."""
+    for text in [message, *reversed(list(earlier))]:
+        found = clear_language(text)
+        if found is not None:
+            return found
+    return language_of(message)
 
 
 def normalised(text: str) -> str:

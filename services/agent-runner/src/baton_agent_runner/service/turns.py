@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
-from baton_agent_runner.domain.language import Lang, language_of
+from baton_agent_runner.domain.language import Lang, language_in
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.scripted import Turn
@@ -186,10 +186,9 @@ class AgentRunner:
 
 
 def _language(cmd: RunAgent) -> Lang:
-    """The message's language; a message without letters takes the conversation's."""
-    if any(ch.isalpha() for ch in cmd.message):
-        return language_of(cmd.message)
-    return language_of(" ".join(entry.text for entry in cmd.history[-2:]))
+    """The message's language when it is clear; a short Latin-only one ("ok", "done") or one
+    without letters keeps the language of the user's earlier messages."""
+    return language_in(cmd.message, [entry.text for entry in cmd.history if entry.role == "user"])
 
 
 def _count(step_context: dict[str, Any], key: str) -> int | None:
