@@ -84,6 +84,9 @@ class DagWorkflowSaved(_Reply):
     version: int = Field(ge=1)
     version_id: str
     changed: bool
+    action: VersionAction | None = None
+    """How that version was made (`create` also after a delete, where numbering goes on);
+    None from a workflow service older than this field."""
 
 
 class DagWorkflowDeleted(_Reply):

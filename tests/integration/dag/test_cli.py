@@ -216,3 +216,6 @@ async def test_versions_history_diff_rollback_and_delete(cli: Cli, tmp_path: Pat
     assert "deleted workflow research-and-summarize" in await cli.ok("rm", "research-and-summarize")
     gone = await cli("show", "research-and-summarize")
     assert gone.exit_code == 1 and "not found" in gone.stderr
+    # Made again after the delete: a create, numbered on from the kept versions.
+    again = await cli.ok("create", str(path))
+    assert "created workflow research-and-summarize: version 4" in again

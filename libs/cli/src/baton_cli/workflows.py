@@ -181,7 +181,7 @@ def create(
     where = f"version {saved.get('version')} ({saved.get('version_id')})"
     if saved.get("changed") is False:
         typer.echo(f"workflow {name} unchanged: still {where}")
-    elif saved.get("version") == 1:
+    elif (saved.get("action") or ("create" if saved.get("version") == 1 else "update")) == "create":
         typer.echo(f"created workflow {name}: {where}")
     else:
         typer.echo(f"updated workflow {name}: {where}")

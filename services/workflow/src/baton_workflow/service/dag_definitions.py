@@ -188,7 +188,11 @@ async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflo
         latest = after.latest
         assert latest is not None
         return DagWorkflowSaved(
-            name=name, version=latest.version, version_id=latest.version_id, changed=bool(events)
+            name=name,
+            version=latest.version,
+            version_id=latest.version_id,
+            changed=bool(events),
+            action=latest.action,
         )
     raise AssertionError("unreachable")
 
