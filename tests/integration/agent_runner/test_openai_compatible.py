@@ -60,6 +60,21 @@ async def test_valid_structured_reply(
     assert "Ты — приветствующий агент" in json.dumps(sent, ensure_ascii=False)
 
 
+async def test_the_model_is_told_the_step_context(
+    openai_runner: Any, client: Client, fake_openai: FakeOpenAI
+) -> None:
+    context = {
+        "step_title": "Discovery",
+        "workflow": {"step_data": {"greeting": {"user_name": "Alex"}}},
+        "last_block": {"reason": "not yet", "missing_criteria": ["memory_facts: 2/3 facts"]},
+    }
+    turn = _turn("k-context").model_copy(update={"step_context": context})
+    assert isinstance(await request(client, turn, timeout=10.0), AgentReply)
+    prompt = json.dumps(fake_openai.requests[0]["messages"], ensure_ascii=False)
+    for told in ("Discovery", "Alex", "memory_facts: 2/3 facts"):
+        assert told in prompt
+
+
 @pytest.mark.parametrize("mode", ["malformed", "unsignalled"])
 async def test_malformed_or_unsignalled_reply_is_stay(
     openai_runner: Any, client: Client, fake_openai: FakeOpenAI, mode: str

@@ -36,6 +36,10 @@ class Turn(BaseModel):
     """The step's messages before this one, as the workflow counts them (None: not told)."""
     min_messages: int | None = None
     """The messages the step needs before it may complete (None: not told)."""
+    step: dict[str, Any] = Field(default_factory=dict)
+    """The request's `step_context` as the workflow sent it: the step's title and limits, the
+    workflow's context (what earlier steps found) and `last_block` after a refused completion.
+    The prompt carries it, so a model-backed agent knows where the conversation stands."""
 
 
 @dataclass

@@ -135,6 +135,7 @@ class AgentRunner:
             language=_language(cmd),
             messages_in_step=_count(cmd.step_context, "messages_in_step"),
             min_messages=_count(cmd.step_context, "min_messages"),
+            step=cmd.step_context,
         )
 
     def _time_left(self, cmd: RunAgent) -> float:
