@@ -139,6 +139,26 @@ async def test_what_a_turn_extracted_is_not_kept_when_it_ends_after_the_deadline
     assert (stores.items, stores.replies) == ([], {})
 
 
+class SlowInbox(Stores):
+    """An inbox whose writes take 2 s (slow, not failing)."""
+
+    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
+        await asyncio.sleep(2.0)
+        self.items += items
+
+
+async def test_a_write_still_running_at_the_deadline_is_cut_there() -> None:
+    agents, stores = Agents(), SlowInbox()
+    runner = _runner(agents, stores, _always(NOW))
+    # 200 ms left when the model has answered: the 2 s inbox write would land after the
+    # caller answered its user that nothing was recorded (the store's own 4 s would allow it).
+    with pytest.raises(RemoteError) as caught:
+        await asyncio.wait_for(runner.run(_turn(deadline=NOW + timedelta(milliseconds=200))), 1.5)
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert "deadline" in caught.value.body.message
+    assert (stores.items, stores.replies) == ([], {})
+
+
 async def test_without_a_deadline_the_turn_is_as_before() -> None:
     agents, stores = Agents(), Stores()
     reply = await _runner(agents, stores, iter([])).run(_turn(deadline=None))

@@ -77,13 +77,13 @@ class AgentRunner:
         turn = await self._store(self._turn(cmd, profile, [m.content for m in mentions]))
         output, usage, answered = await self._ask(profile, turn, self._time_left(cmd))
         # Past the deadline the caller has answered its user that nothing was recorded: keep
-        # nothing, so that a next message does not find this turn's facts or items.
-        self._time_left(cmd)
+        # nothing, so that a next message does not find this turn's facts or items. The writes
+        # themselves end by the deadline too: a slow store must not land them after it.
         # Written before the reply is recorded: a retry after a crash here writes the same
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
-        await self._store(self._keep(cmd, output))
+        await self._store(self._keep(cmd, output), by=cmd)
         reply = _reply(profile, self.agents.model_name(profile), output, usage)
-        await self._store(self.replies.put(cmd.user_id, cmd.idempotency_key, reply))
+        await self._store(self.replies.put(cmd.user_id, cmd.idempotency_key, reply), by=cmd)
         if mentions and answered:
             await self._mark_told(cmd, mentions)
         return reply
@@ -101,13 +101,35 @@ class AgentRunner:
                 exc,
             )
 
-    async def _store(self, work: Awaitable[T]) -> T:
-        """Store calls get their own deadline; the model's is `timeout`."""
+    async def _store(self, work: Awaitable[T], by: RunAgent | None = None) -> T:
+        """Store calls get their own deadline; the model's is `timeout`. A write `by` a turn
+        also ends at the turn's deadline, when that comes first."""
+        limit, cut_by_deadline = self.store_timeout, False
+        if by is not None:
+            try:
+                left = self._time_left(by)
+            except RemoteError:
+                if asyncio.iscoroutine(work):
+                    work.close()  # never started: nothing written
+                raise
+            cut_by_deadline = left < limit
+            limit = min(limit, left)
         try:
             # A deadline on this task, not `wait_for`'s extra task per call.
-            async with asyncio.timeout(self.store_timeout):
+            async with asyncio.timeout(limit):
                 return await work
         except TimeoutError as exc:
+            if cut_by_deadline:
+                assert by is not None
+                logger.warning(
+                    "turn %s: its caller's deadline passed during a write; what was written "
+                    "is keyed by the turn, so the same key asked again writes nothing twice",
+                    by.idempotency_key,
+                )
+                raise RemoteError.of(
+                    ErrorCode.UNAVAILABLE,
+                    f"the turn's deadline {by.deadline} passed while it was being recorded",
+                ) from exc
             raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
 
     def _profile(self, slug: str) -> Profile:
