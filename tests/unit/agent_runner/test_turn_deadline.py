@@ -140,15 +140,19 @@ async def test_what_a_turn_extracted_is_not_kept_when_it_ends_after_the_deadline
 
 
 class SlowInbox(Stores):
-    """An inbox whose writes take 2 s (slow, not failing)."""
+    """An inbox whose writes take `delay` seconds (slow, not failing)."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
 
     async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(self.delay)
         self.items += items
 
 
 async def test_a_write_still_running_at_the_deadline_is_cut_there() -> None:
-    agents, stores = Agents(), SlowInbox()
+    agents, stores = Agents(), SlowInbox(delay=2.0)
     runner = _runner(agents, stores, _always(NOW))
     # 200 ms left when the model has answered: the 2 s inbox write would land after the
     # caller answered its user that nothing was recorded (the store's own 4 s would allow it).
@@ -157,6 +161,16 @@ async def test_a_write_still_running_at_the_deadline_is_cut_there() -> None:
     assert caught.value.code == ErrorCode.UNAVAILABLE
     assert "deadline" in caught.value.body.message
     assert (stores.items, stores.replies) == ([], {})
+
+
+async def test_without_a_deadline_a_write_gets_the_stores_own_time() -> None:
+    # The model's timeout (50 ms here) is not a deadline for the writes: a 300 ms inbox write
+    # inside a 4 s store timeout completes.
+    agents, stores = Agents(), SlowInbox(delay=0.3)
+    runner = _runner(agents, stores, iter([]))
+    runner.timeout = 0.05
+    reply = await runner.run(_turn(deadline=None))
+    assert len(stores.items) == 3 and stores.replies == {"i-1:m-1": reply}
 
 
 async def test_without_a_deadline_the_turn_is_as_before() -> None:

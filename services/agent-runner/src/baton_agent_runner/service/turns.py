@@ -103,9 +103,9 @@ class AgentRunner:
 
     async def _store(self, work: Awaitable[T], by: RunAgent | None = None) -> T:
         """Store calls get their own deadline; the model's is `timeout`. A write `by` a turn
-        also ends at the turn's deadline, when that comes first."""
+        with a deadline also ends at that deadline, when it comes first."""
         limit, cut_by_deadline = self.store_timeout, False
-        if by is not None:
+        if by is not None and by.deadline is not None:
             try:
                 left = self._time_left(by)
             except RemoteError:
