@@ -142,7 +142,7 @@ class RunTask(Command):
     """When the workflow gives the step up (its timeout or the run's, whichever is first).
     A task asked after it is refused without a model call, and the model gets only the time
     left, however long `timeout_seconds` is: time spent queued counts against the step."""
-    shadow: bool = False
+    shadow: bool = Field(default=False, exclude_if=lambda shadow: not shadow)
     """A step of a shadow run: answered for real, but nothing of it is kept (no recorded
     result, so the same key asked again calls the model again)."""
 

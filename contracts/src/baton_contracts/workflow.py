@@ -108,9 +108,11 @@ class WorkflowCompleted(Event):
     instance_id: str
     completed_at: datetime
     summary: dict[str, Any] = Field(default_factory=dict)
-    forced: bool = False
+    # Left off the wire unless forced: a consumer older than these fields refuses unknown ones
+    # (`extra="forbid"`), and keeps reading every completion that was not forced.
+    forced: bool = Field(default=False, exclude_if=lambda forced: not forced)
     """True when `max_messages` closed the final step without its criteria."""
-    warning: str | None = None
+    warning: str | None = Field(default=None, exclude_if=lambda warning: warning is None)
     """Why it was forced, as on `workflow.step_changed`; None when it was not."""
 
 
