@@ -35,6 +35,37 @@ def test_a_negation_in_another_clause_leaves_readiness_alone(message: str) -> No
 
 @pytest.mark.parametrize(
     "message",
+    [
+        "Вопросов пока нет, поехали",
+        "Пока нет вопросов, давай начнём",
+        "Нет вопросов поехали",
+        "не знаю давай",
+        "Не вопрос давай",
+        "I don't know lets go",
+        "Let's go, can't wait!",
+        "I can't wait to start, let's go",
+        "I'm not sure, but let's go",
+    ],
+)
+def test_readiness_is_heard_past_no_questions_and_other_negated_words(message: str) -> None:
+    assert lang.is_ready(message) and not lang.is_not_ready(message)
+
+
+@pytest.mark.parametrize("message", ["Вопросов пока нет", "Вопросов нет", "no questions"])
+def test_no_questions_is_a_calm_answer(message: str) -> None:
+    assert not (lang.is_ready(message) or lang.is_not_ready(message) or lang.is_confused(message))
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["I'm not quite ready", "not yet ready", "I don't think I'm ready", "Понял, но подожди"],
+)
+def test_a_softened_negation_or_a_later_plea_to_wait_is_not_readiness(message: str) -> None:
+    assert lang.is_not_ready(message)
+
+
+@pytest.mark.parametrize(
+    "message",
     ["Нет, это не правильно", "Не совсем верно", "No, that's not right", "да нет", "нет"],
 )
 def test_a_negated_confirmation_is_a_denial(message: str) -> None:

@@ -58,6 +58,13 @@ def test_greeter_waits_while_the_user_is_not_ready_even_after_three_exchanges(
     assert "готов" in out.message or "ready" in out.message
 
 
+@pytest.mark.parametrize("message", ["Вопросов пока нет", "Пока нет вопросов"])
+def test_greeter_takes_no_questions_yet_as_a_calm_exchange(message: str) -> None:
+    history = [{"role": "user", "text": "привет"}, {"role": "assistant", "text": "Привет"}] * 2
+    out = run(turn("greeter", message, history=history))
+    assert out.step_completed and out.completion_reason == "criteria_met"
+
+
 def test_greeter_explains_again_when_the_user_says_it_is_not_clear() -> None:
     out = run(turn("greeter", "Мне не понятно"))
     assert not out.step_completed and "Объясню проще" in out.message

@@ -63,8 +63,14 @@ AREA_NAMES: dict[Lang, dict[str, str]] = {
 _READY = (
     "понял", "поняла", "понятно", "давай", "давайте", "поехали", "готов", "готова", "ок",
     "got it", "let's go", "lets go", "ready", "ok", "okay", "sure", "go ahead",
+    "can't wait", "cant wait", "cannot wait",
 )  # fmt: skip
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
+# "Вопросов пока нет" answers the greeter's "any questions?": its "пока нет" is no "not yet".
+_NO_QUESTIONS = re.compile(
+    r"\b(?:(?:пока|еще|больше)\s+)?(?:нет|никаких)\s+(?:(?:пока|еще|больше)\s+)?вопрос\w*"
+    r"|\bвопрос\w*\s+(?:(?:у\s+меня|пока|еще|больше|вроде|тоже)\s+)*нет\b"
+)
 _NEXT_QUESTION = (
     "что дальше", "что теперь", "какой следующий", "what's next", "what next", "what now",
     "next step",
@@ -84,7 +90,22 @@ _CONFIRM = (
 )  # fmt: skip
 _DENY_FIRST = ("нет", "не", "неа", "no", "nope", "not")
 _DENY = ("да нет", "не так", "неверно", "неправильно", "wrong", "incorrect")
-_NEGATIONS = frozenset({"не", "нет", "ни", "not", "never", "cannot"})
+_NEGATIONS = frozenset({
+    "не", "ни", "not", "never", "cannot", "dont", "didnt", "doesnt", "cant", "isnt", "arent",
+    "wasnt", "havent",
+})  # fmt: skip
+""""нет" is none: before a word it answers a question ("Нет, давай", "Вопросов нет давай")."""
+# Words that may stand between a negation and the word it negates ("не совсем понятно", "not
+# yet ready", "I don't think I'm ready"); any other word ends its reach, so "не знаю давай"
+# and "I don't know, let's go" are ready.
+_SOFTENERS = frozenset({
+    "совсем", "очень", "вполне", "пока", "еще", "до", "конца", "особо", "полностью", "так",
+    "то", "чтобы", "думаю", "что", "я", "yet", "quite", "really", "fully", "entirely",
+    "completely", "totally", "so", "very", "too", "that", "all", "think", "i", "i'm", "im",
+    "am", "feel",
+})  # fmt: skip
+_REACH = 3
+"""At most this many softeners between a negation and its word."""
 _CLAUSE = re.compile(r"[.,;:!?()\n]+|\s[—–-]\s|\b(?:но|а|but|though)\b")
 
 
@@ -131,8 +152,24 @@ def _at(tokens: list[str], phrase: str) -> list[int]:
     return [i for i in range(len(tokens)) if tokens[i : i + len(want)] == want]
 
 
+def _negation(token: str) -> bool:
+    return token in _NEGATIONS or token.endswith("n't")
+
+
 def _negated(tokens: list[str], at: int) -> bool:
-    return any(t in _NEGATIONS or t.endswith("n't") for t in tokens[:at])
+    """A negation anywhere before `at` in its clause: how a confirmation is denied ("I don't
+    think that's right")."""
+    return any(_negation(t) for t in tokens[:at])
+
+
+def _negated_next_to(tokens: list[str], at: int) -> bool:
+    """A negation right before `at`, or with only softeners between ("not quite ready")."""
+    for back in range(at - 1, max(at - 2 - _REACH, -1), -1):
+        if _negation(tokens[back]):
+            return True
+        if tokens[back] not in _SOFTENERS:
+            return False
+    return False
 
 
 def _said(text: str, phrases: tuple[str, ...], *, negated: bool) -> bool:
@@ -145,28 +182,53 @@ def _said(text: str, phrases: tuple[str, ...], *, negated: bool) -> bool:
     )
 
 
+def _hits(tokens: list[str], phrases: tuple[str, ...], *, negated: bool) -> bool:
+    """Some phrase is in the clause `tokens`, with (or without) a negation right before it."""
+    return any(
+        _negated_next_to(tokens, at) == negated for phrase in phrases for at in _at(tokens, phrase)
+    )
+
+
 def has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
     """Some phrase is in `text` as whole words, negated or not."""
     padded = " " + " ".join(words(text)) + " "
     return any(f" {p} " in padded for p in phrases)
 
 
+Readiness = Literal["confused", "waiting", "ready"]
+
+
+def readiness(text: str) -> Readiness | None:
+    """What the last clause that speaks of readiness says: confusion ("непонятно", "I don't get
+    it"), a plea to wait ("подожди", "не готов", "not yet") or readiness ("поехали", "let's go"),
+    so that "I'm not sure, but let's go" is ready and "Понял, но подожди" is not."""
+    said: Readiness | None = None
+    for tokens in _clauses(_NO_QUESTIONS.sub(" ", normalised(text))):
+        padded = " " + " ".join(tokens) + " "
+        if any(f" {p} " in padded for p in _CONFUSED) or _hits(tokens, _UNDERSTOOD, negated=True):
+            said = "confused"
+        elif _hits(tokens, _WAIT, negated=False) or _hits(tokens, _READY, negated=True):
+            said = "waiting"
+        elif _hits(tokens, _READY, negated=False):
+            said = "ready"
+    return said
+
+
 def is_confused(text: str) -> bool:
     """The user says they do not understand ("непонятно", "не понял", "not sure")."""
-    return has_phrase(text, _CONFUSED) or _said(text, _UNDERSTOOD, negated=True)
+    return readiness(text) == "confused"
 
 
 def is_not_ready(text: str) -> bool:
-    """A readiness word negated in its clause ("я пока не готов", "not ready") or a plea to
-    wait ("подожди", "not yet")."""
-    return has_phrase(text, _WAIT) or _said(text, _READY, negated=True)
+    """A readiness word negated ("я пока не готов", "not ready") or a plea to wait ("подожди",
+    "not yet"; not "can't wait", nor "вопросов пока нет")."""
+    return readiness(text) == "waiting"
 
 
 def is_ready(text: str) -> bool:
-    """Readiness words ("понял", "поехали", "got it", ...) without confusion or negation."""
-    if is_confused(text) or is_not_ready(text):
-        return False
-    return _said(text, _READY, negated=False)
+    """Readiness words ("понял", "поехали", "got it", ...), not negated, and no confusion or
+    plea to wait after them."""
+    return readiness(text) == "ready"
 
 
 def asks_next_step(text: str) -> bool:
