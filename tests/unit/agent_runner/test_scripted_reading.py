@@ -95,6 +95,11 @@ def test_a_stem_inside_another_word_is_no_life_area(message: str) -> None:
         ("studying, and my friends", {"growth", "relationships"}),
         ("sports; my job", {"health", "work"}),
         ("музыкой", {"hobbies"}),
+        ("My workload, my health and my girlfriend", {"work", "health", "relationships"}),
+        ("career, fitness, boyfriend", {"work", "health", "relationships"}),
+        ("Подработка, сон, семья", {"work", "health", "relationships"}),
+        ("My workplace, health, friendships", {"work", "health", "relationships"}),
+        ("my coworkers, my workouts", {"work", "health"}),
     ],
 )
 def test_life_areas_are_found_at_word_starts_with_their_inflections(

@@ -18,11 +18,11 @@ CLEAR_LATIN_WORDS = 3
 # Patterns matched at a word's start (`\b` before them), on lowercase text with "ё" read as
 # "е": a bare stem is a prefix ("работ" finds "работе"), a trailing `\b` makes a whole word
 # where a prefix would catch other words ("рост" in "просто" and "роста" alike, "сон" in
-# "сонный", "work" in "workout").
+# "сонный", "work" in "workout", which is health; "homework" never starts with "work").
 AREAS: dict[str, tuple[str, ...]] = {
     "work": (
-        r"work(?:s|ing)?\b", r"jobs?\b", "career", "business",
-        "работ", "заработ", "карьер", "бизнес",
+        r"(?:co-?)?work(?:s|ed|ing|ers?|loads?|places?|days?|life)?\b", r"jobs?\b", "career",
+        "business", "работ", "заработ", "подработ", "переработ", "карьер", "бизнес",
     ),
     "health": (
         "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
@@ -30,8 +30,9 @@ AREAS: dict[str, tuple[str, ...]] = {
         "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
     ),
     "relationships": (
-        "relationship", r"famil(?:y|ies)\b", "friend", "partner", r"wife\b", "husband", r"kids?\b",
-        "children", "отношени", r"семь(?:я|и|е|ю|ей)\b", "семейн", "друз", "подруг", "партнер",
+        "relationship", r"famil(?:y|ies)\b", r"(?:girl|boy|best)?friend(?!l)", "partner",
+        r"wife\b", "husband", r"kids?\b", "children",
+        "отношени", r"семь(?:я|и|е|ю|ей)\b", "семейн", "друз", "подруг", "партнер",
         r"муж(?:а|у|ем|е)?\b", r"жен(?:а|ы|у|ой|е)\b", r"дет(?:и|ей|ям|ьми|ях)\b",
     ),
     "growth": (
