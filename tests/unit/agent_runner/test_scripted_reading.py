@@ -72,8 +72,32 @@ def test_a_negated_confirmation_is_a_denial(message: str) -> None:
     assert not lang.confirms(message) and lang.denies(message)
 
 
+@pytest.mark.parametrize(
+    "message",
+    ["не верно", "not right", "wrong", "нет, это не так", "Не всё верно", "No, change it"],
+)
+def test_a_denial_stays_a_denial(message: str) -> None:
+    assert not lang.confirms(message) and lang.denies(message)
+
+
 @pytest.mark.parametrize("message", ["да, верно", "Всё так", "yes, that's right", "correct!"])
 def test_a_plain_confirmation_confirms(message: str) -> None:
+    assert lang.confirms(message) and not lang.denies(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Нет, всё верно",
+        "No, that's right",
+        "Нет, всё так",
+        "Yes, nothing wrong",
+        "Nothing wrong",
+        "Ничего не нужно менять",
+        "Да, ничего менять не надо",
+    ],
+)
+def test_a_no_that_goes_on_to_confirm_is_a_confirmation(message: str) -> None:
     assert lang.confirms(message) and not lang.denies(message)
 
 

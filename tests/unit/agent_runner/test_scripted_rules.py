@@ -124,6 +124,19 @@ def test_discovery_takes_a_negated_confirmation_as_a_correction(no: str, header:
     assert header in out.message  # the summary again, so that a next "yes" confirms
 
 
+@pytest.mark.parametrize(
+    ("yes", "header"),
+    [
+        ("Нет, всё верно", "Вот что я понял о тебе:"),
+        ("No, that's right", "Here is what I understood:"),
+    ],
+)
+def test_discovery_completes_on_a_no_that_goes_on_to_confirm(yes: str, header: str) -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    out = run(turn("discovery", yes, facts=facts, history=[{"role": "assistant", "text": header}]))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
 def test_discovery_says_noted_only_when_it_recorded_a_fact() -> None:
     assert run(turn("discovery", "My work matters")).message.startswith("Noted.")
     nothing = run(turn("discovery", "I am not sure what to say"))

@@ -90,6 +90,18 @@ _CONFIRM = (
     "exactly",
 )  # fmt: skip
 _DENY_FIRST = ("нет", "не", "неа", "no", "nope", "not")
+# After a leading "нет,"/"no," these still confirm: "Нет, всё верно", "No, that's right".
+_STILL_RIGHT = (
+    "верно", "правильно", "все так", "точно", "that's right", "thats right", "that is right",
+    "that's correct", "that is correct", "exactly",
+)  # fmt: skip
+_FIX = r"(?:менять|меняй|исправлять|исправляй|править|правь|поправлять|поправь)"
+# Confirmations made of "no" words: "Yes, nothing wrong", "ничего не нужно менять".
+_ALL_GOOD = re.compile(
+    rf"\bничего\s+(?:не\s+(?:нужно|надо)\s+{_FIX}|{_FIX}\s+не\s+(?:нужно|надо)|не\s+{_FIX})\b"
+    rf"|\b{_FIX}\s+ничего\s+не\s+(?:нужно|надо)\b"
+    r"|\bnothing(?:'s|\s+is)?\s+(?:wrong|to\s+(?:change|fix|correct))\b"
+)
 _DENY = ("да нет", "не так", "неверно", "неправильно", "wrong", "incorrect")
 _NEGATIONS = frozenset({
     "не", "ни", "not", "never", "cannot", "dont", "didnt", "doesnt", "cant", "isnt", "arent",
@@ -238,20 +250,26 @@ def asks_next_step(text: str) -> bool:
 
 
 def denies(text: str) -> bool:
-    """A "no": the message starts with "нет"/"no"/"not", or negates a confirmation
-    ("не совсем верно", "that's not right")."""
-    tokens = words(text)
-    if tokens and tokens[0] in _DENY_FIRST:
+    """A "no": "неверно", "wrong", "да нет", a negated confirmation ("не совсем верно", "that's
+    not right"), or a message that starts with "нет"/"no"/"not" and does not go on to confirm
+    ("Нет, всё верно", "No, that's right" and "nothing wrong" are no denials)."""
+    said = _ALL_GOOD.sub(",", normalised(text))
+    if has_phrase(said, _DENY) or _said(said, _CONFIRM, negated=True):
         return True
-    return has_phrase(text, _DENY) or _said(text, _CONFIRM, negated=True)
+    tokens = words(said)
+    if not tokens or tokens[0] not in _DENY_FIRST:
+        return False
+    all_good = said != normalised(text)
+    return not all_good and not _said(said, _STILL_RIGHT, negated=False)
 
 
 def confirms(text: str) -> bool:
-    """A short confirmation ("да", "верно", "yes", "correct"), neither negated nor a
-    correction naming an area."""
+    """A short confirmation ("да", "верно", "yes", "correct", "nothing wrong"), neither
+    negated nor a correction naming an area."""
     if is_confused(text) or denies(text) or areas_in(text):
         return False
-    return _said(text, _CONFIRM, negated=False)
+    said = normalised(text)
+    return bool(_ALL_GOOD.search(said)) or _said(said, _CONFIRM, negated=False)
 
 
 def areas_in(text: str) -> dict[str, str]:
