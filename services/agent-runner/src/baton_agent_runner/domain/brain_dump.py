@@ -32,7 +32,8 @@ _ACK = frozenset({
     "ok", "okay", "fine", "sure", "yes", "yeah", "yep", "alright", "good", "great", "cool",
     "thanks", "thank", "you", "got", "it", "let's", "go", "no", "nope",
 })  # fmt: skip
-_BULLET = re.compile(r"^\s*(?:[-*•–]|\d+[.)])\s*")
+# A number is a bullet only with a space after it: "1.5 литра молока" is an item as it stands.
+_BULLET = re.compile(r"^\s*(?:[-*•–]\s*|\d+[.)](?:\s+|$))")
 _NUMBER = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+")
 # Where a line parts into phrases for finding "that's all" in it: commas, stops, dashes.
 _PHRASE_END = re.compile(r"[,.!…]+(?:\s+|$)|\s[—–-]\s")
