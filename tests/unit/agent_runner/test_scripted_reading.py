@@ -133,10 +133,42 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
 
 
 @pytest.mark.parametrize(
-    "message", ["Это всё, спасибо!", "Больше ничего нет", "That's all for now", "готово!"]
+    "message",
+    [
+        "Это всё, спасибо!",
+        "Больше ничего нет",
+        "That's all for now",
+        "готово!",
+        "Это всё, что я помню",
+        "That's all, thank you so much!",
+        "Done, that's it",
+        "Всё. Хотя нет, всё",
+    ],
 )
 def test_a_completion_phrase_in_a_line_is_done_and_no_item(message: str) -> None:
     assert brain_dump.says_done(message) and brain_dump.split_items(message) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("Всё, что нужно для отпуска: купить билеты", ["купить билеты"]),
+        ("Done - pay rent", ["pay rent"]),
+        ("Всё. Хотя нет, ещё купить хлеб", ["купить хлеб"]),
+        ("Готово, отправить отчёт", ["отправить отчёт"]),
+        ("это всё\nкупить хлеб", ["купить хлеб"]),
+        ("Всё. Хотя нет", []),
+    ],
+)
+def test_an_item_or_a_second_thought_after_a_completion_phrase_is_not_done(
+    message: str, items: list[str]
+) -> None:
+    assert brain_dump.split_items(message) == items and not brain_dump.says_done(message)
+
+
+def test_a_completion_phrase_after_the_last_item_is_done() -> None:
+    message = "Всё. Хотя нет, ещё купить хлеб. Вот теперь всё"
+    assert brain_dump.split_items(message) == ["купить хлеб"] and brain_dump.says_done(message)
 
 
 @pytest.mark.parametrize(

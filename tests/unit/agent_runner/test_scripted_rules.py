@@ -182,6 +182,21 @@ def test_inbox_collector_completes_on_a_done_phrase_inside_a_line(done: str) -> 
     assert out.step_completed and not out.extracted_data
 
 
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        ("Done - pay rent", "pay rent"),
+        ("Всё, что нужно для отпуска: купить билеты", "купить билеты"),
+    ],
+)
+def test_inbox_collector_saves_an_item_after_done_and_asks_for_more(
+    message: str, item: str
+) -> None:
+    out = run(turn("inbox_collector", message, inbox_count=3))
+    assert not out.step_completed and out.extracted_data == {"inbox_items": [item]}
+    assert "Anything else?" in out.message or "Что-нибудь ещё?" in out.message
+
+
 def test_inbox_collector_completes_with_the_third_item_before_the_pre_check_counted_it() -> None:
     # The workflow's pre-check ran before this message's item was saved: two items, so no.
     step = {"inbox_count": 2, "can_complete": False, "min_messages": 3}

@@ -6,6 +6,7 @@ inbox made at another step."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from baton_agent_runner.domain.language import words
 
@@ -21,8 +22,8 @@ _DONE_ALONE = ("готово", "все", "done", "finished")
 # Words that may stand before "that's all" ("ну, вроде это всё", "I think that's all") and
 # after a lone "готово" ("готово, спасибо").
 _LEADING = frozenset({
-    "ну", "вроде", "пожалуй", "наверное", "кажется", "да", "ок", "окей", "и", "пока",
-    "well", "ok", "okay", "so", "yes", "yeah", "and", "i", "think", "guess",
+    "ну", "вроде", "пожалуй", "наверное", "кажется", "да", "ок", "окей", "и", "пока", "вот",
+    "теперь", "well", "ok", "okay", "so", "yes", "yeah", "and", "i", "think", "guess", "now",
 })  # fmt: skip
 _TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
 # A line of nothing but these acknowledges the agent; it is no item ("ок", "хорошо, давай").
@@ -35,8 +36,23 @@ _ACK = frozenset({
 # A number is a bullet only with a space after it: "1.5 литра молока" is an item as it stands.
 _BULLET = re.compile(r"^\s*(?:[-*•–]\s*|\d+[.)](?:\s+|$))")
 _NUMBER = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+")
-# Where a line parts into phrases for finding "that's all" in it: commas, stops, dashes.
-_PHRASE_END = re.compile(r"[,.!…]+(?:\s+|$)|\s[—–-]\s")
+# Where a line parts into phrases for finding "that's all" in it: commas, stops, colons,
+# dashes.
+_PHRASE_END = re.compile(r"[,.!?…:]+(?:\s+|$)|\s[—–-]\s")
+# Second thoughts after "that's all" take it back: "Всё. Хотя нет, ..." is not done yet.
+_TAKE_BACK = frozenset({"хотя", "погоди", "подожди", "стоп", "actually", "wait", "hold"})
+# After "that's all", phrases of nothing but these are thanks or second thoughts, no item
+# ("Это всё, спасибо!", "Всё. Хотя нет, ...").
+_AFTERWORDS = _ACK | _LEADING | _TRAILING | _TAKE_BACK | {
+    "ой", "хм", "за", "помощь", "bye", "oh", "hmm", "on", "the", "help", "much", "a",
+    "lot", "that's", "thats",
+}  # fmt: skip
+# ", что ..." goes on with "that's all" ("Это всё, что я помню"); a colon after it may still
+# bring an item ("Всё, что нужно для отпуска: купить билеты").
+_GOES_ON = re.compile(r",\s*(?:что|чем)\b(?!-)[^,.!?…:;]*", re.IGNORECASE)
+_SEPARATORS = " ,.!?…:—–-"
+# Words that join an afterthought on ("Всё. Хотя нет, ещё купить хлеб").
+_JOINING = re.compile(r"^(?:(?:и|а|ещ[её]|also|and|plus)\b[\s,:—–-]*)+", re.IGNORECASE)
 
 _RU_VERB = r"(?:запиши|добавь|внеси|сохрани|закинь)"
 _RU_INBOX = r"(?:в|во)\s+(?:inbox|инбокс\w*|входящ\w*)"
@@ -67,14 +83,29 @@ def inbox_request(text: str) -> str | None:
 
 
 def says_done(text: str) -> bool:
-    """Some line or part of the message says "это всё", "готово", "that's all", "done"."""
-    return any(_read(part)[1] for part in _parts(text))
+    """The message says "это всё", "готово", "that's all", "done", and no item follows."""
+    return _reading(text)[1]
 
 
 def split_items(text: str) -> list[str]:
     """Items of a brain dump: one per line, bullet, numbered entry or semicolon-separated
     part; not "that's all", a question, a heading ("Мои дела:") or a bare "ок"."""
-    return [item for part in _parts(text) if (item := _read(part)[0])]
+    return _reading(text)[0]
+
+
+def _reading(text: str) -> tuple[list[str], bool]:
+    """The message's items, and whether it says "that's all" after the last of them: an item
+    after it means the user went on, and losing an item is worse than asking again."""
+    items: list[str] = []
+    done = False
+    for part in _parts(text):
+        for said in _said(_BULLET.sub("", part).strip()):
+            if isinstance(said, bool):
+                done = said
+            else:
+                items.append(said)
+                done = False
+    return items, done
 
 
 def _parts(text: str) -> list[str]:
@@ -101,16 +132,39 @@ def _numbered(line: str) -> list[str]:
     return [line[mark.end() : end] for mark, end in zip(marks, ends, strict=True)]
 
 
-def _read(part: str) -> tuple[str | None, bool]:
-    """The item a part of a line holds, if any, and whether it says "that's all"."""
-    text = _BULLET.sub("", part).strip()
+def _said(text: str) -> Iterator[str | bool]:
+    """The items a part of a line holds, in order, with True where it says "that's all" and
+    False where it takes that back ("хотя нет")."""
     start = 0
     for phrase_end in [*_PHRASE_END.finditer(text), None]:
         end = len(text) if phrase_end is None else phrase_end.start()
         if _is_done(text[start:end]):
-            return _item(text[:start]), True
+            if item := _item(text[:start]):
+                yield item
+            rest, taken_back = _after_done(text[end:])
+            yield not taken_back
+            yield from _said(rest)
+            return
         start = len(text) if phrase_end is None else phrase_end.end()
-    return _item(text), False
+    if item := _item(text):
+        yield item
+
+
+def _after_done(rest: str) -> tuple[str, bool]:
+    """What may still be an item after "that's all", past a clause going on with it ("что я
+    помню"), its thanks and second thoughts ("спасибо", "хотя нет") and joining words; and
+    whether those took it back."""
+    if goes_on := _GOES_ON.match(rest):
+        rest = rest[goes_on.end() :]
+    taken_back = False
+    while True:
+        rest = _JOINING.sub("", rest.lstrip(_SEPARATORS))
+        phrase_end = _PHRASE_END.search(rest)
+        tokens = set(words(rest if phrase_end is None else rest[: phrase_end.start()]))
+        if not tokens or not tokens <= _AFTERWORDS:
+            return rest, taken_back
+        taken_back = taken_back or bool(tokens & _TAKE_BACK)
+        rest = "" if phrase_end is None else rest[phrase_end.end() :]
 
 
 def _is_done(phrase: str) -> bool:
