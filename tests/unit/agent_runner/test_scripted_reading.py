@@ -210,6 +210,13 @@ def test_brain_dump_items(message: str, items: list[str]) -> None:
         ("Add buy milk to my inbox", "buy milk"),
         ("Put this in my inbox: buy milk", "buy milk"),
         ("Remind me to buy milk", None),
+        ("Please add buy milk to my inbox", "buy milk"),
+        ("Can you add to my inbox: buy milk", "buy milk"),
+        ("I usually put everything in my inbox.", None),
+        ("Can you add it to my inbox later?", None),
+        ("Add everything to my inbox", None),
+        ("Put it in my inbox", None),
+        ("Добавь это во входящие", None),
     ],
 )
 def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None:

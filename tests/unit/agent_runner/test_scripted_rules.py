@@ -254,6 +254,16 @@ def test_off_topic_inbox_request_during_discovery_is_deferred(
     assert phrase in out.message and ("позже" in out.message or "later" in out.message)
 
 
+@pytest.mark.parametrize(
+    "message", ["I usually put everything in my inbox.", "Can you add it to my inbox later?"]
+)
+def test_greeter_defers_nothing_from_a_statement_or_a_question_about_the_inbox(
+    message: str,
+) -> None:
+    out = run(turn("greeter", message))
+    assert "deferred_inbox_items" not in out.extracted_data
+
+
 @pytest.mark.parametrize("message", ["Я просто устал", "public transport", "Мой персональный план"])
 def test_discovery_finds_no_area_in_a_word_that_merely_contains_a_stem(message: str) -> None:
     assert "facts" not in run(turn("discovery", message)).extracted_data

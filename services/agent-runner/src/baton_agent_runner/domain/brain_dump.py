@@ -58,27 +58,40 @@ _RU_VERB = r"(?:запиши|добавь|внеси|сохрани|закинь
 _RU_INBOX = r"(?:в|во)\s+(?:inbox|инбокс\w*|входящ\w*)"
 _EN_VERB = r"(?:add|put|write|save|note)"
 _EN_INBOX = r"(?:to|in|into|on)\s+(?:my\s+|the\s+)?inbox"
+# Where a message may start before an English request in the imperative ("Please add ...").
+_EN_START = r"^\W*(?:please\s+|pls\s+)?"
 # First the request then the item ("Запиши во входящие: купить хлеб", "add to my inbox: buy
 # milk"), then the item inside it ("добавь купить хлеб в inbox", "add buy milk to my inbox").
+# Without a colon an English request is an imperative at the message's start, so "I usually
+# put everything in my inbox." and "Can you add it to my inbox later?" are none.
 _REQUESTS = tuple(
     re.compile(pattern, re.IGNORECASE | re.DOTALL)
     for pattern in (
         rf"\b{_RU_VERB}\s+(?:(?:в|во)\s+)?(?:inbox|инбокс\w*|входящ\w*)\b(?P<item>.*)",
-        rf"\b{_EN_VERB}\s+(?:(?:this|it)\s+)?{_EN_INBOX}\b(?P<item>.*)",
+        rf"\b{_EN_VERB}\s+(?:(?:this|it)\s+)?{_EN_INBOX}\s*[:—–-]\s*(?P<item>.+)",
+        rf"{_EN_START}{_EN_VERB}\s+{_EN_INBOX}\s+(?P<item>.+)",
         rf"\b{_RU_VERB}\s+(?P<item>.+?)\s+{_RU_INBOX}\s*[.!]*\s*$",
-        rf"\b{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}\s*[.!]*\s*$",
+        rf"{_EN_START}{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}(?:\s+please)?\s*[.!]*\s*$",
         r"\binbox\s*:(?P<item>.*)",
     )
 )
+# What an item inside a request may not be: it names something said elsewhere, or nothing.
+_PRONOUNS = frozenset({
+    "it", "this", "that", "these", "those", "them", "everything", "all", "all this", "it all",
+    "this one", "это", "все", "все это", "это все", "его", "ее", "их", "то", "вот это",
+})  # fmt: skip
 
 
 def inbox_request(text: str) -> str | None:
     """The item in an off-topic "put this in my inbox" request, or None when it is not one."""
     for pattern in _REQUESTS:
         match = pattern.search(text)
-        if match is not None:
-            item = match.group("item").strip().lstrip(":—–-").strip()
-            return item or text.strip()
+        if match is None:
+            continue
+        item = match.group("item").strip().lstrip(":—–-").strip()
+        if " ".join(words(item)) in _PRONOUNS:
+            continue
+        return item or text.strip()
     return None
 
 
