@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from baton_agent_runner.domain.language import words
 
@@ -16,6 +17,7 @@ _DONE = (
     "это все", "на этом все", "больше ничего", "вот и все", "that's all", "thats all",
     "that is all", "nothing else", "nothing more", "i'm done", "im done", "i am done",
 )  # fmt: skip
+_DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
 # Done only as the whole part, give or take a "спасибо": inside an item they are its words
 # ("get the report done", "проверить, готово ли платье").
 _DONE_ALONE = ("готово", "все", "done", "finished")
@@ -103,10 +105,11 @@ def says_done(text: str) -> bool:
 def split_items(text: str) -> list[str]:
     """Items of a brain dump: one per line, bullet, numbered entry or semicolon-separated
     part; not "that's all", a question, a heading ("Мои дела:") or a bare "ок"."""
-    return _reading(text)[0]
+    return list(_reading(text)[0])
 
 
-def _reading(text: str) -> tuple[list[str], bool]:
+@lru_cache(maxsize=64)  # a turn reads its message twice: for its items, and for "that's all"
+def _reading(text: str) -> tuple[tuple[str, ...], bool]:
     """The message's items, and whether it says "that's all" after the last of them: an item
     after it means the user went on, and losing an item is worse than asking again."""
     items: list[str] = []
@@ -118,7 +121,7 @@ def _reading(text: str) -> tuple[list[str], bool]:
             else:
                 items.append(said)
                 done = False
-    return items, done
+    return tuple(items), done
 
 
 def _parts(text: str) -> list[str]:
@@ -183,7 +186,7 @@ def _after_done(rest: str) -> tuple[str, bool]:
 def _is_done(phrase: str) -> bool:
     tokens = words(phrase)
     for at in range(len(tokens) + 1):
-        if any(tokens[at : at + len(p.split())] == p.split() for p in _DONE):
+        if any(tokens[at : at + len(want)] == want for want in _DONE_WORDS):
             return True
         if at == len(tokens) or tokens[at] not in _LEADING:
             break

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache, lru_cache
 from typing import Literal
 
 Lang = Literal["ru", "en"]
@@ -159,10 +160,24 @@ def _clauses(text: str) -> list[list[str]]:
     return [words(clause) for clause in _CLAUSE.split(normalised(text))]
 
 
-def _at(tokens: list[str], phrase: str) -> list[int]:
-    """Where the words of `phrase` start in `tokens`."""
-    want = phrase.split()
-    return [i for i in range(len(tokens)) if tokens[i : i + len(want)] == want]
+@cache
+def _by_first_word(phrases: tuple[str, ...]) -> dict[str, tuple[list[str], ...]]:
+    """The phrases of a (constant) phrase list by their first word, split into words once."""
+    index: dict[str, list[list[str]]] = {}
+    for phrase in phrases:
+        want = phrase.split()
+        index.setdefault(want[0], []).append(want)
+    return {first: tuple(wants) for first, wants in index.items()}
+
+
+def _starts(tokens: list[str], phrases: tuple[str, ...]) -> Iterable[int]:
+    """Where some phrase's words start in `tokens`: one pass over the tokens, not one per
+    phrase (a turn reads its message against about a hundred phrases)."""
+    index = _by_first_word(phrases)
+    for i, token in enumerate(tokens):
+        for want in index.get(token, ()):
+            if tokens[i : i + len(want)] == want:
+                yield i
 
 
 def _negation(token: str) -> bool:
@@ -190,16 +205,13 @@ def _said(text: str, phrases: tuple[str, ...], *, negated: bool) -> bool:
     return any(
         _negated(tokens, at) == negated
         for tokens in _clauses(text)
-        for phrase in phrases
-        for at in _at(tokens, phrase)
+        for at in _starts(tokens, phrases)
     )
 
 
 def _hits(tokens: list[str], phrases: tuple[str, ...], *, negated: bool) -> bool:
     """Some phrase is in the clause `tokens`, with (or without) a negation right before it."""
-    return any(
-        _negated_next_to(tokens, at) == negated for phrase in phrases for at in _at(tokens, phrase)
-    )
+    return any(_negated_next_to(tokens, at) == negated for at in _starts(tokens, phrases))
 
 
 def has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
@@ -211,6 +223,7 @@ def has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
 Readiness = Literal["confused", "waiting", "ready"]
 
 
+@lru_cache(maxsize=64)  # a turn asks it up to three times of the same message
 def readiness(text: str) -> Readiness | None:
     """What the last clause that speaks of readiness says: confusion ("непонятно", "I don't get
     it"), a plea to wait ("подожди", "не готов", "not yet") or readiness ("поехали", "let's go"),
