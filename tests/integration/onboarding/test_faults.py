@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +49,24 @@ def workflow_extra() -> dict[str, Any]:
     return {"agent_call_timeout_seconds": 0.5}
 
 
+@asynccontextmanager
+async def agent_in_place(
+    stack: Stack, answer: Callable[[RunAgent], Awaitable[AgentReply]]
+) -> AsyncIterator[None]:
+    """`answer` serves `agent.cmd.run` instead of the agent-runner while the block runs."""
+    await stack.stop_agent_runner()
+    broker = build_broker(MessagingSettings(nats_url=stack.nats_url), "agent-in-place")
+    respond(broker, RunAgent, answer, queue="agent")
+    await start_broker(broker)
+    try:
+        yield
+    finally:
+        await broker.stop()
+
+
 @pytest.fixture
 async def slow_agent(stack: Stack) -> AsyncIterator[list[RunAgent]]:
     """Replaces the agent-runner's `agent.cmd.run` with one that answers after 2 s."""
-    await stack.stop_agent_runner()
     seen: list[RunAgent] = []
 
     async def slow(cmd: RunAgent) -> AgentReply:
@@ -59,11 +74,8 @@ async def slow_agent(stack: Stack) -> AsyncIterator[list[RunAgent]]:
         await asyncio.sleep(2.0)
         return AgentReply(message="too late")
 
-    broker = build_broker(MessagingSettings(nats_url=stack.nats_url), "slow-agent")
-    respond(broker, RunAgent, slow, queue="agent")
-    await start_broker(broker)
-    yield seen
-    await broker.stop()
+    async with agent_in_place(stack, slow):
+        yield seen
 
 
 async def test_a_timed_out_agent_leaves_the_step_and_returns_503(
@@ -123,7 +135,6 @@ class TestForcedTransition:
 @pytest.fixture
 async def eager_agent(stack: Stack) -> AsyncIterator[list[RunAgent]]:
     """Replaces the agent-runner with an agent that asks to complete the step on every turn."""
-    await stack.stop_agent_runner()
     seen: list[RunAgent] = []
 
     async def eager(cmd: RunAgent) -> AgentReply:
@@ -132,11 +143,8 @@ async def eager_agent(stack: Stack) -> AsyncIterator[list[RunAgent]]:
             message="done here", workflow_signal=WorkflowSignal(action="complete_step")
         )
 
-    broker = build_broker(MessagingSettings(nats_url=stack.nats_url), "eager-agent")
-    respond(broker, RunAgent, eager, queue="agent")
-    await start_broker(broker)
-    yield seen
-    await broker.stop()
+    async with agent_in_place(stack, eager):
+        yield seen
 
 
 async def test_a_blocked_completion_is_told_to_the_agent_on_the_next_turn(

@@ -152,21 +152,28 @@ def test_the_same_command_twice_counts_once(onboarding: WorkflowDefinition) -> N
     assert decide(state, RecordExchange(command_id="c1"), onboarding, at(2)) == []
 
 
-def test_closing_the_final_step_completes_the_instance(onboarding: WorkflowDefinition) -> None:
-    path = ["greeting", "discovery", "brain_dump", "setup_complete"]
+PATH = ["greeting", "discovery", "brain_dump", "setup_complete"]
+
+
+def on_the_final_step() -> list[DomainEvent]:
+    """An instance walked to its last step, one transition per step."""
     history: list[DomainEvent] = [STARTED]
-    for n, (prev, nxt) in enumerate(itertools.pairwise(path), start=1):
+    for n, (prev, nxt) in enumerate(itertools.pairwise(PATH), start=1):
         history.append(
             StepChanged(at=at(n), command_id=f"m{n}", previous_step=prev, current_step=nxt)
         )
-    state = given(*history)
+    return history
+
+
+def test_closing_the_final_step_completes_the_instance(onboarding: WorkflowDefinition) -> None:
+    state = given(*on_the_final_step())
     command = RecordExchange(command_id="last", signal=COMPLETE)
     events = decide(state, command, onboarding, at(9), report("setup_complete"))
     assert events[-1] == InstanceCompleted(
         at=at(9),
         command_id="last",
         final_step="setup_complete",
-        summary={"steps_completed": path, "forced": False},
+        summary={"steps_completed": PATH, "forced": False},
     )
     done = fold(events, state)
     assert done is not None and done.status == "completed"
@@ -177,13 +184,7 @@ def test_closing_the_final_step_completes_the_instance(onboarding: WorkflowDefin
 def test_max_messages_on_the_final_step_completes_with_a_warning(
     onboarding: WorkflowDefinition,
 ) -> None:
-    path = ["greeting", "discovery", "brain_dump", "setup_complete"]
-    history: list[DomainEvent] = [STARTED]
-    for n, (prev, nxt) in enumerate(itertools.pairwise(path), start=1):
-        history.append(
-            StepChanged(at=at(n), command_id=f"m{n}", previous_step=prev, current_step=nxt)
-        )
-    state = given(*history)
+    state = given(*on_the_final_step())
     checked = report("setup_complete", "agent_signal")
     events = decide(state, RecordExchange(command_id="last"), onboarding, at(9), checked)
     assert events[-1] == InstanceCompleted(
@@ -193,7 +194,7 @@ def test_max_messages_on_the_final_step_completes_with_a_warning(
         forced=True,
         warning="max_messages (1) reached on 'setup_complete'; the workflow completed",
         missing_criteria=["agent_signal"],
-        summary={"steps_completed": path, "forced": True},
+        summary={"steps_completed": PATH, "forced": True},
     )
     done = fold(events, state)
     assert done is not None and done.status == "completed"
