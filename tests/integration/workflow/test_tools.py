@@ -223,7 +223,8 @@ async def test_non_2xx_fails_with_status_and_snippet(site: FakeSite, tools: Tool
 async def test_dead_host_cannot_be_reached(tools: Tools) -> None:
     port = dead_port()
     message = await failure(tools, "http-get", url=f"http://127.0.0.1:{port}/x")
-    assert message.startswith(f"cannot reach 127.0.0.1:{port}: ")
+    # The socket's reason, not httpx's "All connection attempts failed".
+    assert message == f"cannot reach 127.0.0.1:{port}: Connection refused"
 
 
 async def test_slow_answer_times_out(site: FakeSite, tools: Tools) -> None:
@@ -300,6 +301,26 @@ async def test_an_ipv4_mapped_ipv6_address_is_denied_as_its_ipv4() -> None:
     tools = build_tools(StepToolsConfig(denied_hosts=("127.0.0.2/32",)))
     assert await failure(tools, "http-get", url="http://[::ffff:127.0.0.2]/") == (
         "toolInput.url: host '::ffff:127.0.0.2' is on the denied hosts list"
+    )
+
+
+@pytest.mark.parametrize("host", ["[::]", "0.0.0.0"])
+async def test_an_unspecified_address_is_refused_once_networks_are_denied(host: str) -> None:
+    """`::` and `0.0.0.0` reach this machine's listeners; `::1/128` does not hold `::`."""
+    tools = build_tools(StepToolsConfig(denied_hosts=("::1/128", "127.0.0.0/8")))
+    bare = host.strip("[]")
+    assert await failure(tools, "http-get", url=f"http://{host}:8080/") == (
+        f"toolInput.url: host {bare!r} is an unspecified address, which reaches this machine"
+    )
+
+
+async def test_a_name_resolving_to_an_unspecified_address_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tools = build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/8",)))
+    resolving(tools, monkeypatch, anywhere_test=[["::"]])
+    assert await failure(tools, "http-get", url="http://anywhere.test:8080/") == (
+        "host 'anywhere.test' resolves to ::, an unspecified address, which reaches this machine"
     )
 
 

@@ -18,6 +18,7 @@ import asyncio
 import functools
 import ipaddress
 import json
+import os
 import re
 import socket
 import ssl
@@ -91,7 +92,34 @@ def _short(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def _reason(exc: Exception) -> str:
+    """What went wrong, in the socket's words where there is one: httpx wraps a refused
+    connection as "All connection attempts failed", which hides why."""
+    cause = _socket_error(exc)
+    if cause is not None:
+        return cause
     return _ERRNO.sub("", str(exc)) or type(exc).__name__
+
+
+def _socket_error(exc: BaseException) -> str | None:
+    """The message of the innermost OSError with an errno in `exc`'s chain, if any."""
+    found, seen = None, 0
+    link: BaseException | None = exc
+    while link is not None and seen < 10:  # a chain is short; a cycle is not followed
+        if isinstance(link, OSError) and link.errno is not None:
+            if isinstance(link, socket.gaierror) and link.strerror:
+                found = link.strerror
+            elif link.errno > 0:
+                found = os.strerror(link.errno)
+        link, seen = link.__cause__ or link.__context__, seen + 1
+    return found
+
+
+def _unspecified(host: str) -> bool:
+    """`0.0.0.0` or `::`: connecting to it reaches this machine's own listeners, like loopback.
+    Refused whenever networks are denied, listed or not: a deny-list meant to keep tools off
+    this machine would otherwise miss it (`[::]` is not in `::1/128`)."""
+    ip = _ip(host)
+    return ip is not None and ip.is_unspecified
 
 
 def _where(url: httpx.URL) -> str:
@@ -133,6 +161,8 @@ class HttpxFetcher:
             return f"no host in {_short(url)!r}"
         if self._denied(parsed.host):
             return f"host {parsed.host!r} is on the denied hosts list"
+        if self.denied_networks and _unspecified(parsed.host):
+            return f"host {parsed.host!r} is an unspecified address, which reaches this machine"
         return None
 
     def _denied(self, host: str) -> bool:
@@ -170,6 +200,11 @@ class HttpxFetcher:
             if self.address_denied(address):
                 raise StepActionFailed(
                     f"host {host!r} resolves to {address}, which is on the denied hosts list"
+                )
+            if _unspecified(address):
+                raise StepActionFailed(
+                    f"host {host!r} resolves to {address}, an unspecified address, which "
+                    "reaches this machine"
                 )
         return addresses
 
