@@ -59,6 +59,21 @@ def test_a_user_id_unfit_for_nats_subjects_is_refused_when_minting(user: str) ->
         mint_token(SECRET, user)
 
 
+@pytest.mark.parametrize("user", ["john.doe", "a b", "a*", "a>", "x" * 129])
+def test_a_signed_token_naming_a_user_unfit_for_subjects_is_refused(user: str) -> None:
+    # From an identity provider rather than `mint_token`: every request would fail deeper.
+    token = jwt.encode({"sub": user, "iss": "baton", "exp": 4102444800}, SECRET, algorithm="HS256")
+    with pytest.raises(InvalidToken, match=r"claim 'sub'\) must"):
+        verify_token(SECRET, token)
+
+
+def test_an_expiry_sent_as_a_string_of_digits_verifies() -> None:
+    token = jwt.encode(
+        {"sub": "alice", "iss": "baton", "exp": "4102444800"}, SECRET, algorithm="HS256"
+    )
+    assert verify_token(SECRET, token).user_id == "alice"
+
+
 class _Later(datetime):
     """`datetime` whose `now` is an hour ahead: a token minted for minutes has expired."""
 

@@ -117,6 +117,11 @@ def _verified(secret: str, token: str, leeway_seconds: float) -> Identity:
     user_id = claims.get("sub")
     if not isinstance(user_id, str) or not user_id.strip():
         raise InvalidToken("token names no user (claim 'sub')")
+    # A token from elsewhere (an identity provider) may name a user Baton cannot serve: the id
+    # is a NATS subject token, so every request of theirs would fail deeper, as a 500.
+    problem = user_id_problem(user_id)
+    if problem is not None:
+        raise InvalidToken(f"token's user (claim 'sub') {problem}")
     project = claims.get("project_id")
     return Identity(
         user_id=user_id,
@@ -125,9 +130,14 @@ def _verified(secret: str, token: str, leeway_seconds: float) -> Identity:
     )
 
 
-def _valid_until(exp: float, leeway_seconds: float) -> datetime | None:
-    """`exp` (already checked to be a number) plus the leeway; None past what datetime holds."""
+def _valid_until(exp: float | str, leeway_seconds: float) -> datetime | None:
+    """`exp` plus the leeway; None past what datetime holds. PyJWT has checked that `exp`
+    reads as a whole number, but leaves it as sent: `"9999999999"` is a string here."""
     try:
-        return datetime.fromtimestamp(exp, UTC) + timedelta(seconds=leeway_seconds)
+        seconds = float(exp)
+    except (TypeError, ValueError):
+        raise InvalidToken("token's expiry (claim 'exp') is not a number") from None
+    try:
+        return datetime.fromtimestamp(seconds, UTC) + timedelta(seconds=leeway_seconds)
     except (OverflowError, OSError, ValueError):
         return None  # a year past 9999: as good as never
