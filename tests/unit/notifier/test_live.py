@@ -123,6 +123,21 @@ def test_sse_messages_have_id_event_and_data_lines() -> None:
     assert sse_message(notify).splitlines()[1] == "event: workflow_notify"
 
 
+def test_an_sse_event_with_unicode_line_separators_in_its_text_stays_one_json() -> None:
+    text = "line1\u2028line2\u2029line3\x85line4"
+    raw = json.dumps(
+        {"type": "workflow.step_blocked", "user_id": "ann", "instance_id": "i1",
+         "occurred_at": "2026-01-10T00:00:00Z", "event_id": "e", "reason": text},
+        ensure_ascii=False,
+    ).encode()  # fmt: skip
+    message = sse_message(parse_event(8, raw))
+    # What an SSE client does: split at CR/LF only, join the data lines with "\n".
+    data = "\n".join(
+        line[len("data: ") :] for line in message.split("\n") if line.startswith("data: ")
+    )
+    assert json.loads(data)["payload"]["reason"] == text
+
+
 # --- replay decisions and subjects -------------------------------------------------------
 
 

@@ -230,11 +230,17 @@ def too_old_notice(max_age: timedelta, first_seq: int) -> Notice:
     return resync_notice(f"missed events are older than the {hours:g} h replay limit", first_seq)
 
 
+_SSE_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def sse_message(frame: Frame) -> str:
     """One SSE message: `id: <seq>` and `event: <type>` for events, `event: <type>` for notices."""
     lines = []
     if isinstance(frame, LiveEvent):
         lines.append(f"id: {frame.seq}")
     lines.append(f"event: {SSE_EVENT_NAMES.get(frame.type, frame.type)}")
-    lines += [f"data: {line}" for line in frame.frame.splitlines() or [""]]
+    # SSE ends a line at CR, LF or CRLF only; `str.splitlines` also splits at U+2028, U+2029,
+    # U+0085 and more, which JSON leaves unescaped inside strings, and the client would join
+    # those pieces with a real newline, breaking the JSON.
+    lines += [f"data: {line}" for line in _SSE_LINE_END.split(frame.frame)]
     return "\n".join(lines) + "\n\n"
