@@ -251,6 +251,64 @@ def test_a_stop_that_abandons_a_sub_step_skips_its_parallel_step_too() -> None:
     assert run.state.error == 'step "x" failed (error): x broke'
 
 
+def test_a_sub_step_failing_while_the_run_stops_is_not_retried_and_its_join_fails() -> None:
+    document = workflow(
+        {"id": "a", "prompt": "a"},
+        {
+            "id": "gather",
+            "type": "parallel",
+            "parallel": [
+                {"id": "s", "prompt": "s", "onError": "retry", "retryMax": 2, "retryDelay": "1s"}
+            ],
+        },
+    )
+    run = Run(document)
+    run.decide(0)
+    run.fail("a", "a broke")
+    assert run.decide(1).events == ()  # s is in flight: it finishes first
+    run.fail("s", "s broke")
+    decision = run.decide(2)
+    assert brief(decision.events) == [("step_failed", "gather", "error"), ("completed", "error")]
+    assert run.state.step("s").attempt == 1  # the stopping run gave it no second attempt
+    assert run.state.step("gather").error == 'sub-step "s" error: s broke'
+    assert run.state.error == 'step "a" failed (error): a broke'
+    assert decision.wake_at is None
+
+
+def test_a_step_failing_while_the_run_stops_is_not_retried_and_the_cause_is_named() -> None:
+    document = workflow(
+        {"id": "b", "prompt": "b", "onError": "retry", "retryMax": 2, "retryDelay": "1s"},
+        {"id": "a", "prompt": "a"},
+    )
+    run = Run(document)
+    run.decide(0)
+    run.fail("a", "a broke")
+    assert run.decide(1).events == ()
+    run.fail("b", "b broke")
+    assert brief(run.decide(2).events) == [("completed", "error")]
+    assert (run.state.step("b").status, run.state.step("b").attempt) == ("error", 1)
+    assert run.state.error == 'step "a" failed (error): a broke'
+
+
+def test_failures_seen_together_stop_the_run_without_a_retry() -> None:
+    document = workflow(
+        {"id": "a", "prompt": "a"},
+        {
+            "id": "gather",
+            "type": "parallel",
+            "parallel": [{"id": "s", "prompt": "s", "onError": "retry", "retryMax": 2}],
+        },
+    )
+    run = Run(document)
+    run.decide(0)
+    run.fail("s", "s broke")
+    run.fail("a", "a broke")
+    assert brief(run.decide(1).events) == [
+        ("step_failed", "gather", "error"),
+        ("completed", "error"),
+    ]
+
+
 def test_a_skipped_sub_step_is_left_out_of_the_join() -> None:
     document = workflow(
         {

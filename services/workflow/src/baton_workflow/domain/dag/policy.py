@@ -20,14 +20,17 @@ def ignored(step: Step, state: StepState) -> bool:
     return step.on_error == "skip" and state.status in FAILED and state.status != "cancelled"
 
 
-def final_failure(step: Step, state: StepState) -> bool:
-    """Failed for good: no retry left and not ignored by onError skip."""
-    return state.status in FAILED and not ignored(step, state) and not retryable(step, state)
+def final_failure(step: Step, state: StepState, *, stopping: bool = False) -> bool:
+    """Failed for good: not ignored by onError skip, and no retry left, or, while the run is
+    `stopping`, none coming (a stopping run schedules no retry)."""
+    if state.status not in FAILED or ignored(step, state):
+        return False
+    return stopping or not retryable(step, state)
 
 
 def stopping(state: RunState) -> bool:
     """A top-level step failed for good: onError stop (the default) ends the run."""
-    return any(final_failure(s, state.step(s.id)) for s in state.definition.steps)
+    return first_final_failure(state) is not None
 
 
 def first_final_failure(state: RunState) -> StepState | None:

@@ -26,7 +26,13 @@ from baton_workflow.domain.dag.events import (
     SkipReason,
 )
 from baton_workflow.domain.dag.launch import launch
-from baton_workflow.domain.dag.policy import final_failure, first_final_failure, ignored, retryable
+from baton_workflow.domain.dag.policy import (
+    final_failure,
+    first_final_failure,
+    ignored,
+    retryable,
+    stopping,
+)
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.state import RunState, StepState
 from baton_workflow.domain.dag.validation import resolve_variables
@@ -126,7 +132,7 @@ def _decide(batch: Batch) -> None:
         _budget_overruns(batch)
         _joins(batch)
         _failures(batch)
-        if first_final_failure(batch.state) is not None:
+        if stopping(batch.state):
             _skip_remaining(batch)
         else:
             _timers(batch)
@@ -167,18 +173,20 @@ def _joins(batch: Batch) -> None:
     still waiting (for a retry or a delay): that sub-step was abandoned, not finished, so the
     join never completed and its output would be partial. A sub-step skipped by its own
     `onError: skip` finished as its author asked, and the step succeeds without its output.
+    A sub-step that fails while the run is stopping is not retried: that failure is final.
     """
+    stop = stopping(batch.state)
 
     def settled(sub: Step) -> bool:
         st = batch.state.step(sub.id)
-        return st.status in _DONE or final_failure(sub, st)
+        return st.status in _DONE or final_failure(sub, st, stopping=stop)
 
     def joinable(step: Step, st: StepState) -> bool:
         return st.status == "running" and bool(step.parallel) and all(map(settled, step.parallel))
 
     for step in _each(batch, joinable):
         children = [(sub, batch.state.step(sub.id)) for sub in step.parallel]
-        failed = [c for sub, c in children if final_failure(sub, c)]
+        failed = [c for sub, c in children if final_failure(sub, c, stopping=stop)]
         stopped = [c.step_id for _, c in children if c.skip_reason == "run_stopped"]
         if failed:
             detail = "; ".join(f'sub-step "{c.step_id}" {c.status}: {c.error}' for c in failed)
@@ -194,7 +202,7 @@ def _joins(batch: Batch) -> None:
 def _failures(batch: Batch) -> None:
     for step in _each(batch, lambda s, st: retryable(s, st) or ignored(s, st)):
         st = batch.state.step(step.id)
-        if retryable(step, st) and first_final_failure(batch.state) is None:
+        if retryable(step, st) and not stopping(batch.state):
             batch.emit(
                 RetryScheduled(
                     run_id=batch.state.run_id,
