@@ -97,12 +97,19 @@ async def test_a_missing_field_is_422_naming_the_field(
     assert "body.thing_id: field required" in error["message"]
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"thing_id": ',  # a decode error
+        b'{"thing_id": "\xff\xfe"}',  # not UTF-8: json.loads raises no decode error
+    ],
+)
 async def test_malformed_json_is_422_naming_the_body(
-    client: httpx.AsyncClient, auth: dict[str, str]
+    client: httpx.AsyncClient, auth: dict[str, str], body: bytes
 ) -> None:
     headers = {**auth, "Content-Type": "application/json"}
-    response = await client.post("/api/things", content=b'{"thing_id": ', headers=headers)
-    assert response.status_code == 422
+    response = await client.post("/api/things", content=body, headers=headers)
+    assert response.status_code == 422, response.text
     [detail] = response.json()["error"]["details"]
     assert detail["field"] == "body"
     assert detail["message"].startswith("body is not valid JSON")

@@ -64,7 +64,18 @@ def _validation_detail(error: dict[str, Any]) -> ErrorDetail:
     return ErrorDetail(field=field_path(loc), message=message[:1].lower() + message[1:])
 
 
+UNPARSABLE_BODY = "There was an error parsing the body"
+"""FastAPI's 400 for a body `json.loads` raised on with something other than a decode error:
+invalid UTF-8, nesting deeper than the parser goes, an integer of over 4,300 digits."""
+
+
 async def _http_exception(_: Request, exc: HTTPException) -> JSONResponse:
+    if exc.status_code == 400 and exc.detail == UNPARSABLE_BODY:
+        cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else "unreadable"
+        detail = ErrorDetail(field="body", message=f"body is not valid JSON: {cause}")
+        return error_response(
+            ApiError.invalid(f"request is invalid: body: {detail.message}", [detail])
+        )
     code = CODE_BY_STATUS.get(exc.status_code, f"http_{exc.status_code}")
     error = ApiError(exc.status_code, code, str(exc.detail), headers=exc.headers)
     return error_response(error)
