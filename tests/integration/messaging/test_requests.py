@@ -174,6 +174,16 @@ async def test_no_responder_is_unavailable(nc: Client) -> None:
     assert Nobody.subject.pattern in caught.value.body.message
 
 
+async def test_a_request_over_the_servers_payload_limit_is_too_large(
+    echoer: Echoer, nc: Client
+) -> None:
+    # Over NATS's max_payload nothing is sent: a gateway turns this into a 413, not a 500.
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Echo(text="x" * (nc.max_payload + 1)), timeout=2)
+    assert caught.value.code is ErrorCode.TOO_LARGE
+    assert f"NATS takes at most {nc.max_payload}" in caught.value.body.message
+
+
 async def test_slow_responder_is_unavailable_naming_the_timeout(echoer: Echoer, nc: Client) -> None:
     echoer.release.clear()
     with pytest.raises(RemoteError) as caught:

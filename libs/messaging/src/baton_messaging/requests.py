@@ -114,6 +114,14 @@ async def _round_trip(nc: Client, subject: str, payload: bytes, timeout: float) 
             msg = await nc.request(subject, payload, timeout=timeout, headers=headers or None)
         except nats.errors.NoRespondersError:
             raise RemoteError.of(ErrorCode.UNAVAILABLE, f"{NO_RESPONDERS} {subject!r}") from None
+        except nats.errors.MaxPayloadError:
+            # Nothing was sent: the request is larger than the server takes (`max_payload`).
+            limit = nc.max_payload
+            raise RemoteError.of(
+                ErrorCode.TOO_LARGE,
+                f"the request on {subject!r} is {len(payload)} bytes as sent; NATS takes at most "
+                f"{limit}",
+            ) from None
         except (nats.errors.TimeoutError, TimeoutError):
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, f"no reply on {subject!r} within {timeout}s"
