@@ -16,7 +16,9 @@ from baton_contracts import subject_matches
 from baton_notifier.adapters.live_jetstream import ack_sequences, user_subjects
 from baton_notifier.domain.live import (
     CLOSE_TOO_SLOW,
+    CLOSE_TRY_AGAIN,
     CLOSE_UNAUTHORIZED,
+    HISTORY_AWAY_REASON,
     TOKEN_EXPIRED_REASON,
     BadLiveRequest,
     Filter,
@@ -253,6 +255,29 @@ async def test_replay_starts_again_from_the_last_sent_seq_when_history_fails() -
         seqs = [_kind(await session.next()) for _ in range(4)]
     assert seqs == [1, 2, 3, "ready"]
     assert history.asked == [0, 2]
+
+
+async def test_a_history_away_for_long_ends_the_session_asking_to_come_back_later(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Away(FakeHistory):
+        async def bounds(self) -> StreamBounds:
+            self.asked.append(-1)
+            raise HistoryUnavailable("not connected to NATS")
+
+    history = Away([], StreamBounds(1, 0))
+    live = LiveEvents(
+        LiveHub(), FakeFeed(ready=True), history, queue_size=10,
+        replay_max_age=timedelta(days=7), clock=lambda: NOW, retry_seconds=0.01,
+        give_up_seconds=0.2,
+    )  # fmt: skip
+    async with live.subscribe("ann", after_seq=3) as session:
+        with pytest.raises(SessionEnded) as ended:
+            await asyncio.wait_for(session.next(), 5)
+    assert (ended.value.code, ended.value.reason) == (CLOSE_TRY_AGAIN, HISTORY_AWAY_REASON)
+    assert 2 <= len(history.asked) < 10  # retried, backing off
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 2  # the first failure, and giving up: not one per retry
 
 
 async def test_ending_every_session_wakes_their_readers() -> None:

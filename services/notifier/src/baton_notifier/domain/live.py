@@ -22,6 +22,9 @@ CLOSE_GOING_AWAY = 1001
 """The gateway is stopping: reconnect (to any replica) with `last_seq`."""
 CLOSE_INTERNAL = 1011
 """Something broke on the gateway side: reconnect with `last_seq`."""
+CLOSE_TRY_AGAIN = 1013
+"""The stored events could not be read for a while (NATS is away): reconnect later with
+`last_seq`; nothing is lost, the replay starts from there."""
 CLOSE_BAD_REQUEST = 4400
 """A query parameter is malformed (`last_seq`, `instance_id`); reconnecting as is will not help."""
 CLOSE_UNAUTHORIZED = 4401
@@ -34,6 +37,7 @@ TOO_SLOW_REASON = "resync: too slow, frames were dropped; reconnect with last_se
 GOING_AWAY_REASON = "gateway stopping; reconnect with last_seq"
 INTERNAL_REASON = "gateway error; reconnect with last_seq"
 TOKEN_EXPIRED_REASON = "token expired; get a new token and reconnect with last_seq"
+HISTORY_AWAY_REASON = "stored events unavailable; reconnect later with last_seq"
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

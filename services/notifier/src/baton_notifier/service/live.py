@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator
@@ -25,8 +26,10 @@ from baton_notifier.domain.live import (
     CLOSE_GOING_AWAY,
     CLOSE_INTERNAL,
     CLOSE_TOO_SLOW,
+    CLOSE_TRY_AGAIN,
     CLOSE_UNAUTHORIZED,
     GOING_AWAY_REASON,
+    HISTORY_AWAY_REASON,
     INTERNAL_REASON,
     TOKEN_EXPIRED_REASON,
     TOO_SLOW_REASON,
@@ -320,6 +323,7 @@ class LiveEvents:
         replay_max_age: timedelta,
         clock: Callable[[], datetime],
         retry_seconds: float = 0.5,
+        give_up_seconds: float = 30.0,
     ) -> None:
         self.hub = hub
         self._feed = feed
@@ -328,6 +332,7 @@ class LiveEvents:
         self._max_age = replay_max_age
         self._clock = clock
         self._retry = retry_seconds
+        self._give_up = give_up_seconds
 
     @contextlib.asynccontextmanager
     async def subscribe(
@@ -367,18 +372,38 @@ class LiveEvents:
     async def _catch_up(self, session: LiveSession, after_seq: int | None) -> None:
         try:
             await self._feed.wait_ready()
-            while after_seq is not None:
-                try:
-                    await self._replay(session)
-                    break
-                except HistoryUnavailable as exc:
-                    log.warning("replay for %s failed (%s); retrying", session.filter.user_id, exc)
-                    await asyncio.sleep(self._retry)
+            if after_seq is not None and not await self._replay_retrying(session):
+                return
             await session.put(ready_notice(session.replayed))
             session.go_live()
         except Exception:
             log.exception("catching up %s failed", session.filter.user_id)
             session.end(CLOSE_INTERNAL, INTERNAL_REASON)
+
+    async def _replay_retrying(self, session: LiveSession) -> bool:
+        """Replay, retried while the history is away, for up to `give_up_seconds`; then the
+        session ends with `CLOSE_TRY_AGAIN` (False). One warning each way per session: with
+        NATS gone, a thousand resuming clients must not log a thousand lines a second."""
+        loop = asyncio.get_running_loop()
+        give_up_at = loop.time() + self._give_up
+        pause, user = self._retry, session.filter.user_id
+        for attempt in itertools.count():
+            try:
+                await self._replay(session)
+            except HistoryUnavailable as exc:
+                if attempt == 0:
+                    log.warning("replay for %s failed (%s); retrying", user, exc)
+                if loop.time() + pause >= give_up_at:
+                    log.warning("replay for %s gave up after %gs: %s", user, self._give_up, exc)
+                    session.end(CLOSE_TRY_AGAIN, HISTORY_AWAY_REASON)
+                    return False
+                await asyncio.sleep(pause)
+                pause = min(max(pause, 0.05) * 2, 5.0)
+            else:
+                if attempt:
+                    log.info("replay for %s went through after %d retries", user, attempt)
+                return True
+        raise AssertionError("unreachable")
 
     async def _replay(self, session: LiveSession) -> None:
         bounds = await self._history.bounds()
