@@ -21,6 +21,7 @@ from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.scheduler import Decision, decide, start_run
 from baton_workflow.domain.dag.state import RunState, fold
+from baton_workflow.domain.dag.timeouts import DefaultTimeouts
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
@@ -61,9 +62,11 @@ class Run:
         env: Mapping[str, str] | None = None,
         pricing: PricingTable | None = None,
         budget_usd: float | None = None,
+        timeouts: DefaultTimeouts | None = None,
     ) -> None:
         self.definition = parse_definition(document, env_allowlist=set(env or {}))
         self.pricing = pricing
+        self.timeouts = timeouts
         self.now = T0
         self.events: list[RunEvent] = [
             start_run(
@@ -86,7 +89,7 @@ class Run:
     def decide(self, seconds: float | None = None) -> Decision:
         if seconds is not None:
             self.now = at(seconds)
-        decision = decide(self.state, self.now, pricing=self.pricing)
+        decision = decide(self.state, self.now, pricing=self.pricing, timeouts=self.timeouts)
         self.events.extend(decision.events)
         return decision
 

@@ -47,6 +47,7 @@ from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.problems import InvalidWorkflow
 from baton_workflow.domain.dag.scheduler import decide, start_run
 from baton_workflow.domain.dag.state import RunState, StepState, fold
+from baton_workflow.domain.dag.timeouts import DefaultTimeouts
 from baton_workflow.domain.dag.validation import env_keys
 from baton_workflow.service.dag_definitions import invalid, not_found
 from baton_workflow.service.dag_ports import (
@@ -74,6 +75,13 @@ class StepRunners:
     clock: Clock
     agent_timeout: float = 300.0
     tool_timeout: float = 30.0
+
+    @property
+    def timeouts(self) -> DefaultTimeouts:
+        """The limits of steps that set no timeout, for the scheduler to record as deadlines."""
+        return DefaultTimeouts(
+            agent=timedelta(seconds=self.agent_timeout), tool=timedelta(seconds=self.tool_timeout)
+        )
 
     async def perform(self, call: Call, user_id: str) -> re.StepSucceeded | re.StepFailed:
         """The event recording the call's result; never raises (but for cancellation)."""
@@ -284,7 +292,9 @@ class _RunDrive:
             results = self._wanted(results)
             current = fold(results, self.state)
             assert current is not None
-            decision = decide(current, now, pricing=self.ex.pricing)
+            decision = decide(
+                current, now, pricing=self.ex.pricing, timeouts=self.ex.runners.timeouts
+            )
             try:
                 await self._append([*results, *decision.events])
             except ConcurrencyConflict:

@@ -6,7 +6,7 @@ Public API, by module:
   `problems.InvalidWorkflow` listing every `Problem(path, message)`.
 - `validation.validate_definition`, `validation.resolve_variables`, `validation.env_keys`.
 - `templates` (`parse_template`, `RenderContext`), `conditions.parse_condition`,
-  `durations.parse_duration`, `pricing.PricingTable`.
+  `durations.parse_duration`, `pricing.PricingTable`, `timeouts.DefaultTimeouts`.
 - `events` (the run log), `state` (`apply`, `fold`, `RunState`), `actions` (what the executor
   does, `in_flight`), `scheduler` (`start_run`, `decide`, `Decision`).
 """
@@ -28,6 +28,7 @@ from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.problems import InvalidVariables, InvalidWorkflow, Problem
 from baton_workflow.domain.dag.scheduler import Decision, decide, start_run
 from baton_workflow.domain.dag.state import RunState, apply, fold
+from baton_workflow.domain.dag.timeouts import DefaultTimeouts
 from baton_workflow.domain.dag.validation import env_keys, resolve_variables, validate_definition
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "CallTool",
     "CancelStep",
     "Decision",
+    "DefaultTimeouts",
     "FinishRun",
     "InvalidVariables",
     "InvalidWorkflow",

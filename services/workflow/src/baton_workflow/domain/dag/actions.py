@@ -27,8 +27,9 @@ class StepCall:
     """An attempt of a step that the executor performs; its result becomes an event.
 
     `timeout` is the step's own limit; `deadline` is when this attempt is given up: the
-    earlier of its own timeout and the run's (the scheduler then fails the step or ends the
-    run, and asks for a `CancelStep`). The agent-runner is told it, so it stops then too.
+    earlier of the deadline its start recorded (its own timeout, or the default for its type)
+    and the run's (the scheduler then fails the step or ends the run, and asks for a
+    `CancelStep`). The agent-runner is told it, so it stops then too.
     """
 
     run_id: str

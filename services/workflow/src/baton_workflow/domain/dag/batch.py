@@ -16,6 +16,7 @@ from baton_workflow.domain.dag.events import (
 )
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.state import RunState, apply
+from baton_workflow.domain.dag.timeouts import DefaultTimeouts
 
 
 @dataclass(slots=True)
@@ -25,6 +26,7 @@ class Batch:
     state: RunState
     now: datetime
     pricing: PricingTable
+    timeouts: DefaultTimeouts = field(default_factory=DefaultTimeouts)
     events: list[RunEvent] = field(default_factory=list)
     actions: list[Action] = field(default_factory=list)
 

@@ -44,7 +44,7 @@ def launch(batch: Batch, step: Step) -> None:
 
 def _started(batch: Batch, step: Step, given: StepInput) -> StepStarted:
     attempt = batch.state.step(step.id).attempt + 1
-    timeout = step.timeout_delta
+    timeout = batch.timeouts.limit(step)
     return StepStarted(
         run_id=batch.state.run_id,
         at=batch.now,

@@ -35,6 +35,7 @@ from baton_workflow.domain.dag.policy import (
 )
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.state import RunState, StepState
+from baton_workflow.domain.dag.timeouts import DefaultTimeouts, timed_out
 from baton_workflow.domain.dag.validation import resolve_variables
 
 PARALLEL_JOIN = "\n---\n"
@@ -91,13 +92,21 @@ def start_run(
     )
 
 
-def decide(state: RunState, now: datetime, *, pricing: PricingTable | None = None) -> Decision:
+def decide(
+    state: RunState,
+    now: datetime,
+    *,
+    pricing: PricingTable | None = None,
+    timeouts: DefaultTimeouts | None = None,
+) -> Decision:
     """Everything due at `now`: starts, skips, retries, timeouts, joins and completion.
 
     Deciding again with no new event and the same `now` decides nothing. `pricing` prices
     dry runs and the run-budget check before an agent call (no pricing: estimates are 0).
+    `timeouts` are the limits of steps that set no `timeout` (none given: no limit); an
+    attempt's deadline is recorded as it starts, so a restart keeps it.
     """
-    batch = Batch(state, now, pricing or PricingTable())
+    batch = Batch(state, now, pricing or PricingTable(), timeouts or DefaultTimeouts())
     _decide(batch)
     return Decision(batch.state, tuple(batch.events), tuple(batch.actions), wake_at(batch.state))
 
@@ -154,7 +163,7 @@ def _step_deadlines(batch: Batch) -> None:
         return st.status == "running" and st.deadline is not None and batch.now >= st.deadline
 
     for step in _each(batch, overdue):
-        error = f"step timed out after {step.timeout}"
+        error = timed_out(step, batch.state.step(step.id))
         for sub in step.parallel:
             stop_step(batch, sub, f'parallel step "{step.id}" timed out', "parallel_timed_out")
         cancel_call(batch, step, error)

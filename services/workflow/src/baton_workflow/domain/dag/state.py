@@ -56,6 +56,7 @@ class StepState:
     input: StepInput | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    attempt_started_at: datetime | None = None
     deadline: datetime | None = None
     due_at: datetime | None = None
     cost_usd: float = 0.0
@@ -246,6 +247,7 @@ def _started(step: StepState, event: StepStarted) -> StepState:
         attempt=event.attempt,
         input=event.input,
         started_at=step.started_at or event.at,
+        attempt_started_at=event.at,
         deadline=event.deadline,
         due_at=None,
         output="",
