@@ -81,6 +81,59 @@ def test_a_dispatch_that_would_pass_the_run_budget_is_not_called() -> None:
     )
 
 
+FORTY_CENTS = PricingTable(default=ModelPrice(output_per_1k=0.8), output_tokens=500)
+
+
+def test_parallel_agent_calls_hold_their_estimates_so_they_fit_the_run_budget_together() -> None:
+    document = workflow(
+        {
+            "id": "gather",
+            "type": "parallel",
+            "parallel": [{"id": f"s{n}", "prompt": f"s{n}"} for n in (1, 2, 3)],
+        },
+        budget=1.0,
+    )
+    run = Run(document, pricing=FORTY_CENTS)
+    decision = run.decide(0)
+    assert [a.step_id for a in decision.actions if isinstance(a, CallAgent)] == ["s1", "s2"]
+    assert brief(decision.events)[-1] == ("step_failed", "s3", "budget_exceeded")
+    assert run.state.step("s3").error == (
+        "run budget $1.0000 would be exceeded: spent $0.0000, $0.8000 held by agent calls in "
+        "flight, this step is estimated at $0.4000"
+    )
+    run.succeed("s1", "one", cost_usd=0.4)
+    run.succeed("s2", "two", cost_usd=0.4)
+    assert brief(run.decide(1).events) == [
+        ("step_failed", "gather", "error"),
+        ("completed", "error"),
+    ]
+    assert run.state.step("gather").error.startswith('sub-step "s3" budget_exceeded: run budget')
+    assert run.state.cost_usd == pytest.approx(0.8)
+
+
+def test_a_call_in_flight_holds_its_estimate_until_its_cost_is_recorded() -> None:
+    document = workflow(
+        {"id": "a", "prompt": "a"},
+        {"id": "t", "type": "tool_call", "toolName": "echo", "toolInput": {"text": "t"}},
+        {"id": "b", "prompt": "b", "dependsOn": ["t"]},
+        budget=0.7,
+    )
+    held = Run(document, pricing=FORTY_CENTS)
+    held.decide(0)
+    held.succeed("t", "t")
+    assert brief(held.decide(1).events) == [
+        ("step_started", "b"),
+        ("step_failed", "b", "budget_exceeded"),
+    ]  # a, in flight, finishes before the run ends
+    paid = Run(document, pricing=FORTY_CENTS)
+    paid.decide(0)
+    paid.succeed("a", "cheaper than estimated", cost_usd=0.1)
+    paid.succeed("t", "t")
+    decision = paid.decide(1)
+    assert brief(decision.events) == [("step_started", "b")]
+    assert [a.step_id for a in decision.actions if isinstance(a, CallAgent)] == ["b"]
+
+
 def test_a_run_budget_given_at_start_overrides_the_definition() -> None:
     run = Run(workflow({"id": "a", "prompt": "a"}, budget=100), budget_usd=0)
     assert brief(run.decide(0).events)[1] == ("step_failed", "a", "budget_exceeded")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from baton_workflow.domain.dag.actions import Notify, call_for
 from baton_workflow.domain.dag.batch import Batch
 from baton_workflow.domain.dag.conditions import parse_condition
-from baton_workflow.domain.dag.definition import Step
+from baton_workflow.domain.dag.definition import AGENT_TYPES, Step
 from baton_workflow.domain.dag.durations import later
 from baton_workflow.domain.dag.events import (
     ConditionEvaluated,
@@ -157,9 +157,8 @@ def _agent(batch: Batch, step: Step) -> None:
             error = f'handoff source "{step.handoff_from}" did not succeed ({source.status})'
             batch.fail(step.id, error)
             return
-    text = (given.prompt or "") + (given.handoff_context or "")
-    estimate = batch.pricing.estimate(given.model, text)
-    refusal = _over_run_budget(batch, estimate.cost_usd)
+    estimate = _estimate(batch, given)
+    refusal = _over_run_budget(batch, step, estimate.cost_usd)
     if refusal:
         batch.fail(step.id, refusal, "budget_exceeded")
         return
@@ -203,12 +202,37 @@ def _agent_input(batch: Batch, step: Step) -> StepInput:
     )
 
 
-def _over_run_budget(batch: Batch, estimate: float) -> str | None:
-    """Why starting an agent call would break the run budget (None when it would not)."""
+def _estimate(batch: Batch, given: StepInput) -> Estimate:
+    """What an agent call with this input is expected to cost."""
+    text = (given.prompt or "") + (given.handoff_context or "")
+    return batch.pricing.estimate(given.model, text)
+
+
+def _over_run_budget(batch: Batch, step: Step, estimate: float) -> str | None:
+    """Why starting an agent call would break the run budget (None when it would not).
+
+    Calls in flight, those started earlier in this decision included, have not recorded their
+    cost yet: each holds its estimate, or parallel calls together would pass the budget.
+    """
     budget, spent = batch.state.budget_usd, batch.state.cost_usd
-    if budget is None or (spent < budget and spent + estimate <= budget):
+    if budget is None:
         return None
+    held = _held(batch, step.id)
+    if spent < budget and spent + held + estimate <= budget:
+        return None
+    in_flight = f", ${held:.4f} held by agent calls in flight" if held else ""
     return (
         f"run budget ${budget:.4f} would be exceeded: "
-        f"spent ${spent:.4f}, this step is estimated at ${estimate:.4f}"
+        f"spent ${spent:.4f}{in_flight}, this step is estimated at ${estimate:.4f}"
+    )
+
+
+def _held(batch: Batch, step_id: str) -> float:
+    """The estimates of the agent calls in flight but `step_id`'s, by their recorded input."""
+    return sum(
+        _estimate(batch, st.input or StepInput()).cost_usd
+        for st in batch.state.steps.values()
+        if st.status == "running"
+        and st.step_id != step_id
+        and batch.state.definition.step(st.step_id).type in AGENT_TYPES
     )
