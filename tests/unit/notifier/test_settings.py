@@ -36,6 +36,7 @@ def test_every_setting_is_read_from_its_baton_variable(monkeypatch: pytest.Monke
         "BATON_HTTP_PORT": "9000",
         "BATON_REQUEST_TIMEOUT_SECONDS": "2.5",
         "BATON_MAX_BODY_BYTES": "1000",
+        "BATON_MAX_HEADER_BYTES": "8192",
         "BATON_LOG_LEVEL": "debug",
     }
     for name, value in env.items():
@@ -47,7 +48,18 @@ def test_every_setting_is_read_from_its_baton_variable(monkeypatch: pytest.Monke
         9000,
     )
     assert (settings.request_timeout_seconds, settings.max_body_bytes) == (2.5, 1000)
+    assert settings.max_header_bytes == 8192
     assert settings.log_level == "DEBUG"
+
+
+@pytest.mark.parametrize("value", ["100", "99999999"])
+def test_a_header_cap_out_of_range_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("BATON_JWT_SECRET", SECRET)
+    monkeypatch.setenv("BATON_MAX_HEADER_BYTES", value)
+    with pytest.raises(SettingsError, match="BATON_MAX_HEADER_BYTES"):
+        load_settings()
 
 
 def test_a_missing_secret_is_refused_naming_the_variable() -> None:

@@ -32,6 +32,13 @@ class NotifierSettings(BaseSettings):
         description="How long a chat turn may take; above the workflow's agent call timeout",
     )
     max_body_bytes: int = Field(default=MIB, gt=0)
+    max_header_bytes: int = Field(
+        default=64 * 1024,
+        ge=4096,
+        le=MIB,
+        description="Largest request line and headers together; more is 431 and the connection "
+        "is closed",
+    )
     log_level: str = "INFO"
     event_loop: EventLoop = Field(
         default="uvloop", description="uvloop, or asyncio for debugging (BATON_EVENT_LOOP)"

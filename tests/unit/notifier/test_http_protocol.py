@@ -1,0 +1,58 @@
+"""The gateway's HTTP protocol: httptools with a cap on a request's head (431 past it)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from baton_messaging.embedded import free_port
+from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
+
+LIMIT = 8 * 1024
+
+
+async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers 200 with the size of the headers it was given."""
+    size = sum(len(k) + len(v) for k, v in scope["headers"])
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": str(size).encode()})
+
+
+@pytest.fixture
+async def base() -> AsyncIterator[str]:
+    port = free_port()
+    config = uvicorn.Config(
+        app, port=port, lifespan="off", log_level="error", http=bounded_head_protocol(LIMIT)
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:  # noqa: ASYNC110  (uvicorn offers a flag, not an event)
+        await asyncio.sleep(0.01)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    await task
+
+
+async def test_a_head_over_the_cap_is_431_and_the_connection_closes(base: str) -> None:
+    async with httpx.AsyncClient(base_url=base) as client:
+        big = await client.get("/", headers={"X-Big": "x" * (LIMIT * 4)})
+        assert big.status_code == 431
+        assert big.headers["connection"] == "close"
+        assert json.loads(big.content)["error"]["code"] == "too_large"
+        assert (await client.get("/", headers={"X-Small": "y" * 100})).status_code == 200
+
+
+async def test_heads_under_the_cap_pass_one_after_another_on_one_connection(base: str) -> None:
+    async with httpx.AsyncClient(base_url=base) as client:
+        for _ in range(5):  # keep-alive: each request's head is counted on its own
+            response = await client.get("/", headers={"X-Fill": "z" * (LIMIT // 2)})
+            assert response.status_code == 200
+        # A body is not part of the head: a large one goes through.
+        posted = await client.post("/", content=b"b" * (LIMIT * 8))
+        assert posted.status_code == 200
