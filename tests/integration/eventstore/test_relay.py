@@ -138,6 +138,25 @@ async def test_two_relays_never_both_publish_and_hand_over(
     assert await stream.msg_ids() == [str(e.event_id) for e in first + second]
 
 
+async def test_a_relay_that_stalled_past_its_lease_never_deletes_a_new_row(
+    store: SqlEventStore, stream: TestStream, js: JetStreamContext
+) -> None:
+    """a publishes row 1 and stalls; b takes over, republishes and deletes it; the next event
+    must not get id 1 again (SQLite reused it), or a's late delete removes it unsent."""
+    a, b = CountingPublisher(JetStreamPublisher(js)), CountingPublisher(JetStreamPublisher(js))
+    relay_a = OutboxRelay(store, a, lease_ttl=0.2, delete_interval=30, holder="a")
+    relay_b = OutboxRelay(store, b, lease_ttl=30, delete_interval=30, holder="b")
+    first, second = stream.event(0), stream.event(1)
+    await store.append("s", 0, [first])
+    assert await relay_a.publish_batch() == 1  # published, its delete put off
+    await asyncio.sleep(0.3)  # a stalls past its lease
+    await relay_b.drain()
+    await store.append("s", 1, [second])
+    assert await relay_a.publish_batch() is None  # a finds its lease gone and lets go
+    await relay_b.drain()
+    assert await stream.msg_ids() == [str(first.event_id), str(second.event_id)]
+
+
 async def test_publish_all_stores_a_pipelined_batch_in_order(
     stream: TestStream, js: JetStreamContext
 ) -> None:

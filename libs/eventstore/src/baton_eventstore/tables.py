@@ -52,6 +52,10 @@ outbox = Table(
     Column("body", LargeBinary, nullable=False),
     Column("headers", JsonDoc, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Never reuse an id (PostgreSQL's bigserial does not either): a relay deletes rows by the
+    # ids it published, and without AUTOINCREMENT SQLite hands the id of a deleted row to the
+    # next one once the table is empty, so a relay that lost its lease deleted a new, unsent row.
+    sqlite_autoincrement=True,
 )
 
 outbox_lease = Table(
@@ -68,5 +72,21 @@ def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=[events, outbox, outbox_lease])
 
 
+def _outbox_ids_never_reused(conn: Connection) -> None:
+    """SQLite: rebuild an outbox made before `sqlite_autoincrement` with it, rows kept."""
+    if conn.dialect.name != "sqlite":
+        return
+    found = conn.exec_driver_sql(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'"
+    ).scalar()
+    if found is None or "AUTOINCREMENT" in str(found).upper():
+        return
+    columns = ", ".join(column.name for column in outbox.columns)
+    conn.exec_driver_sql("ALTER TABLE outbox RENAME TO outbox_v1")
+    outbox.create(conn)
+    conn.exec_driver_sql(f"INSERT INTO outbox ({columns}) SELECT {columns} FROM outbox_v1")
+    conn.exec_driver_sql("DROP TABLE outbox_v1")
+
+
 COMPONENT = "eventstore"
-STEPS: list[Step] = [_create_v1]
+STEPS: list[Step] = [_create_v1, _outbox_ids_never_reused]
