@@ -173,6 +173,16 @@ async def test_without_a_deadline_a_write_gets_the_stores_own_time() -> None:
     assert len(stores.items) == 3 and stores.replies == {"i-1:m-1": reply}
 
 
+async def test_the_same_key_asked_twice_at_once_calls_the_model_once() -> None:
+    # A client's retry reaching another workflow replica while the first call still runs.
+    agents, stores = Agents(delay=0.1), Stores()
+    runner = _runner(agents, stores, _always(NOW))
+    turn = _turn(deadline=NOW + timedelta(seconds=30))
+    first, second = await asyncio.gather(runner.run(turn), runner.run(turn))
+    assert agents.calls == 1 and len(stores.items) == 3
+    assert first == second == stores.replies["i-1:m-1"]
+
+
 async def test_without_a_deadline_the_turn_is_as_before() -> None:
     agents, stores = Agents(), Stores()
     reply = await _runner(agents, stores, iter([])).run(_turn(deadline=None))

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
@@ -28,6 +27,7 @@ from baton_agent_runner.domain.task import (
     permission_mode,
     price_of,
 )
+from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
     ModelFailed,
     StoreUnavailable,
@@ -43,12 +43,6 @@ T = TypeVar("T")
 
 
 @dataclass
-class _KeyLock:
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    holders: int = 0
-
-
-@dataclass
 class TaskRunner:
     """The task use case: one answer of one agent for one DAG step."""
 
@@ -58,7 +52,7 @@ class TaskRunner:
     prices: Mapping[str, ModelPrice]
     store_timeout: float = 4.0
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
-    _keys: dict[tuple[str, str], _KeyLock] = field(default_factory=dict)
+    _keys: KeyLocks = field(default_factory=KeyLocks)
     _running: dict[tuple[str, str], asyncio.Task[tuple[TaskCall, TaskResult]]] = field(
         default_factory=dict
     )
@@ -75,10 +69,10 @@ class TaskRunner:
         """
         key = (cmd.user_id, cmd.idempotency_key)
         if cmd.shadow:
-            async with self._one_at_a_time(key):  # one call per key at a time, as for the rest
+            async with self._keys.one_at_a_time(key):  # one call per key at a time, as for the rest
                 return (await self._cancellable(key, cmd))[1]
         try:
-            async with self._one_at_a_time(key):
+            async with self._keys.one_at_a_time(key):
                 recorded = await self._store(self.results.get(*key))
                 if recorded is not None:
                     return recorded.model_copy(update={"replayed": True})
@@ -116,18 +110,6 @@ class TaskRunner:
         finally:
             self._running.pop(key, None)
             self._cancels.pop(key, None)
-
-    @asynccontextmanager
-    async def _one_at_a_time(self, key: tuple[str, str]) -> AsyncIterator[None]:
-        entry = self._keys.setdefault(key, _KeyLock())
-        entry.holders += 1
-        try:
-            async with entry.lock:
-                yield
-        finally:
-            entry.holders -= 1
-            if entry.holders == 0:
-                del self._keys[key]
 
     async def _perform(self, cmd: RunTask) -> tuple[TaskCall, TaskResult]:
         time_left = self._time_left(cmd)  # a step the workflow has given up gets no model call

@@ -14,6 +14,7 @@ from baton_agent_runner.domain.language import Lang, language_in
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.scripted import Turn
+from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
     AgentModels,
     InboxStore,
@@ -49,11 +50,14 @@ class AgentRunner:
     timeout: float
     store_timeout: float = 4.0
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    _keys: KeyLocks = field(default_factory=KeyLocks)
 
     async def run(self, cmd: RunAgent) -> AgentReply:
-        """Answer one turn; the same idempotency key returns the recorded reply unchanged."""
+        """Answer one turn; the same idempotency key returns the recorded reply unchanged, also
+        when it is asked again while the first call still runs in this process (it waits)."""
         try:
-            return await self._run(cmd)
+            async with self._keys.one_at_a_time((cmd.user_id, cmd.idempotency_key)):
+                return await self._run(cmd)
         except StoreUnavailable as exc:
             logger.warning("turn %s: a store is unavailable: %s", cmd.idempotency_key, exc)
             raise RemoteError.of(
