@@ -15,10 +15,10 @@ from typing import Any
 
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
 from baton_eventstore import ConcurrencyConflict
-from baton_workflow.domain.dag.events import RunCancelRequested, RunEvent
+from baton_workflow.domain.dag.events import RunCancelRequested, RunEvent, StepSucceeded
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.pricing import PricingTable
-from baton_workflow.domain.dag.scheduler import start_run
+from baton_workflow.domain.dag.scheduler import decide, start_run
 from baton_workflow.domain.dag.state import RunState, fold
 from baton_workflow.service.dag_runs import DagExecutor, StepRunners
 
@@ -218,6 +218,55 @@ async def test_a_drive_whose_write_conflicts_reads_the_log_again_and_goes_on() -
     assert final.steps["a"].status == "success"  # its result was kept, not lost
     assert final.steps["b"].status == "skipped"
     assert runs.dropped == []  # the run ended here: its lease was not handed on
+
+
+class OneStepHeld(InstantAgents):
+    """Holds the calls of `held` steps until `gate` is set; answers the others at once."""
+
+    def __init__(self, held: set[str]) -> None:
+        super().__init__()
+        self.held, self.keys = held, list[str]()
+
+    async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
+        self.keys.append(request.idempotency_key)
+        self.called.set()
+        if request.step_id in self.held:
+            await self.gate.wait()
+        return TaskResult(output=f"done {request.step_id}", agent=request.agent)
+
+
+async def test_a_step_another_drive_started_is_called_here_after_a_reload() -> None:
+    # Two drives overlapped (one stalled past its lease): the other one recorded a's result
+    # and started b, then went away with its call of b. This drive's own write of a
+    # conflicts; it reads the log again and must call b itself, or b stays running.
+    runs = MemoryRuns()
+    agents = OneStepHeld(held={"a"})
+    ex = executor(runs, agents)
+    ex.launch("r1", await started(runs, "r1"))
+    await agents.called.wait()
+    state, version, _ = await runs.load("r1")
+    assert state is not None
+    done = StepSucceeded(run_id="r1", at=T0, step_id="a", attempt=1, output="done a")
+    after = fold([done], state)
+    assert after is not None
+    elsewhere = decide(after, T0)  # what the other drive wrote: a's result and b's start
+    await runs.append("r1", version, state, [done, *elsewhere.events])
+    agents.gate.set()
+    await asyncio.wait_for(ex.wait_idle(), 5.0)
+
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "success"
+    assert agents.keys == ["r1:a:1", "r1:b:1"]
+
+
+async def test_a_finished_drive_leaves_no_entry_behind() -> None:
+    runs = MemoryRuns()
+    ex = executor(runs, InstantAgents())
+    for n in range(3):
+        ex.launch(f"r{n}", await started(runs, f"r{n}"))
+    await asyncio.wait_for(ex.wait_idle(), 5.0)
+    await asyncio.sleep(0)  # done callbacks run on the next loop turn
+    assert ex._tasks == {}
 
 
 async def test_a_cancel_whose_notice_was_lost_is_seen_when_the_lease_is_renewed() -> None:

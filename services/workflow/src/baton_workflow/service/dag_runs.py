@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -172,9 +173,15 @@ class DagExecutor:
         task = self._tasks.get(run_id)
         if self._stopping or (task is not None and not task.done()):
             return
-        self._tasks[run_id] = asyncio.create_task(
-            self._drive(run_id, started), name=f"dag-run-{run_id}"
-        )
+        task = asyncio.create_task(self._drive(run_id, started), name=f"dag-run-{run_id}")
+        self._tasks[run_id] = task
+        task.add_done_callback(functools.partial(self._forget, run_id))
+
+    def _forget(self, run_id: str, task: asyncio.Task[None]) -> None:
+        """A drive that ended leaves nothing behind: one entry per run ever driven would grow
+        the map, and every `wait_idle`, for as long as the process runs."""
+        if self._tasks.get(run_id) is task:
+            del self._tasks[run_id]
 
     def poke(self, run_id: str) -> None:
         """The run's log was written from outside its driver (a cancel): the drive here reads
@@ -260,6 +267,7 @@ class _RunDrive:
         self.ex = executor
         self.run_id = run_id
         self.calls: dict[str, asyncio.Task[None]] = {}
+        self.called: set[str] = set()  # every key this drive called (a key is one attempt)
         self.results: asyncio.Queue[re.StepSucceeded | re.StepFailed | None] = asyncio.Queue()
         self.state: RunState | None = None
         self.version = 0
@@ -287,8 +295,10 @@ class _RunDrive:
             now = self.ex.clock.now()
             # Results and what they lead to are appended together: one write per step, not two.
             # Nothing is called before the append, so the log still knows every call first.
-            if self.stale and not await self._reload():
-                return
+            if self.stale:
+                if not await self._reload():
+                    return
+                self._call_the_unattended()
             results = self._wanted(results)
             current = fold(results, self.state)
             assert current is not None
@@ -338,6 +348,19 @@ class _RunDrive:
         self.renewed_at = asyncio.get_running_loop().time()
         self.state, self.version, _ = await self.ex.runs.load(self.run_id)
         return self.state is not None and not self.state.finished
+
+    def _call_the_unattended(self) -> None:
+        """After a reload, call what the log says is in flight but nothing here ever called.
+
+        Two drives may overlap on a run (one stalled past its lease while another took it):
+        a step the other one started, and whose call went with that drive, would otherwise
+        stay `running` with no call until its deadline. The key is the same, so the
+        agent-runner answers a call that did finish from its record.
+        """
+        assert self.state is not None
+        for call in in_flight(self.state):
+            if call.idempotency_key not in self.called:
+                self._spawn(call)
 
     async def _cancel(self, action: CancelStep) -> None:
         task = self.calls.pop(action.idempotency_key, None)
@@ -396,6 +419,7 @@ class _RunDrive:
         old = self.calls.get(call.idempotency_key)
         if old is not None and not old.done():
             return
+        self.called.add(call.idempotency_key)
         self.calls[call.idempotency_key] = asyncio.create_task(
             perform(), name=f"dag-step-{call.idempotency_key}"
         )
