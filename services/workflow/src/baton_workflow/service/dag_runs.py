@@ -397,7 +397,7 @@ class _RunDrive:
             and (s := self.state.steps.get(r.step_id)) is not None
             and s.status == "running"
             and s.attempt == r.attempt
-            and not _past_deadline(s, r)
+            and not _past_deadline(s, r, self.state.deadline)
         ]
 
     async def _append(self, events: Sequence[re.RunEvent]) -> None:
@@ -489,15 +489,19 @@ def _field_problem(error: Any, fields: Mapping[str, Any]) -> str:
     return f"{label}: {error['msg']} (got {shown})"
 
 
-def _past_deadline(step: StepState, result: re.StepSucceeded | re.StepFailed) -> bool:
-    """A result that came at or after its attempt's deadline: the step timed out.
+def _past_deadline(
+    step: StepState, result: re.StepSucceeded | re.StepFailed, run_deadline: datetime | None
+) -> bool:
+    """A result that came at or after its call's deadline (the earlier of the attempt's and
+    the run's): the step, or the run, timed out.
 
     The agent-runner is given the time left as its own timeout, so it often answers "did not
     answer within" just as the deadline passes; dropping that answer lets the next decision
-    fail the step with status `timeout`, whichever side noticed first. A failure that is
-    already a timeout (a tool's own, with its more precise message) is kept.
+    fail the step with status `timeout`, or end the run, whichever side noticed first. A
+    failure that is already a timeout (a tool's own, with its more precise message) is kept.
     """
-    if step.deadline is None or result.at < step.deadline:
+    deadlines = [d for d in (step.deadline, run_deadline) if d is not None]
+    if not deadlines or result.at < min(deadlines):
         return False
     return not (isinstance(result, re.StepFailed) and result.status == "timeout")
 
