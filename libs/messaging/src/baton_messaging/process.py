@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import re
 import signal
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, NoReturn, Protocol, TypeVar
 
 from pydantic import ValidationError
+from pydantic_settings import SettingsError as PydanticSettingsError
 
 
 class Service(Protocol):
@@ -68,13 +70,20 @@ def run_service(
     fatal: tuple[type[Exception], ...] = (ValueError,),
     describe: Callable[[ServiceT], str] = lambda _: "",
 ) -> None:
-    """The body of `python -m baton_<service>`; exits with one line on a bad setting or start."""
+    """The body of `python -m baton_<service>`; exits with one line on a bad setting (status 2,
+    naming each variable) or a failed start."""
     try:
         settings = load_settings()
     except ValidationError as exc:
-        sys.exit(f"{name}: invalid settings: {exc}")
+        problems = "; ".join(_setting_problem(error) for error in exc.errors())
+        _refuse(name, problems)
+    except PydanticSettingsError as exc:  # a list or mapping setting that is not JSON
+        _refuse(name, _unparsed_setting(str(exc)))
+    level = settings.log_level.upper()
+    if not isinstance(logging.getLevelName(level), int):
+        _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
     logging.basicConfig(
-        level=settings.log_level.upper(),
+        level=level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
 
@@ -87,6 +96,32 @@ def run_service(
         run_on(settings.event_loop, main())
     except fatal as exc:
         sys.exit(f"{name}: {exc}")
+
+
+ENV_PREFIX = "BATON_"
+LEVELS = "DEBUG, INFO, WARNING, ERROR or CRITICAL"
+
+
+def _refuse(name: str, problems: str) -> NoReturn:
+    print(f"{name}: invalid settings: {problems}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _setting_problem(error: Any) -> str:
+    """`BATON_X: problem` (or `... is required but not set`) for one pydantic error."""
+    field = str(error["loc"][0]) if error["loc"] else "?"
+    variable = f"{ENV_PREFIX}{field.upper()}"
+    if error["type"] == "missing":
+        return f"{variable} is required but not set"
+    return f"{variable}: {str(error['msg']).removeprefix('Value error, ')}"
+
+
+def _unparsed_setting(message: str) -> str:
+    """pydantic-settings' 'error parsing value for field "x" from source ...' as `BATON_X`."""
+    found = re.search(r'field "([^"]+)"', message)
+    if found is None:
+        return message
+    return f"{ENV_PREFIX}{found.group(1).upper()}: not valid JSON (a list or mapping is JSON)"
 
 
 GC_THRESHOLDS = (50_000, 20, 100)
