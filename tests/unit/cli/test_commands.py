@@ -117,3 +117,9 @@ def test_baton_up_kills_a_service_only_after_its_own_stop_grace(
 ) -> None:
     policy = RestartPolicy.for_services(env, start_timeout=7.0)
     assert (policy.stop_grace, policy.start_timeout) == (kill_after, 7.0)
+
+
+@pytest.mark.parametrize("text", ["3651d", "9999999d", "99999999999d"])
+def test_a_ttl_past_ten_years_is_refused_naming_the_option(text: str) -> None:
+    with pytest.raises(CliError, match=r"--ttl: at most 3650d"):
+        parse_ttl(text)

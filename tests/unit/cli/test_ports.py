@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from baton_cli.errors import CliError
+from baton_cli.gateway_client import GatewayClient, GatewayError
 from baton_cli.ports import pick_port
+from baton_cli.workflow_wait import MAX_UNREACHABLE_POLLS, POLL_TIMEOUT_SECONDS
+from baton_messaging.embedded import port_is_free
 
 
 def free_except(*taken: int):  # type: ignore[no-untyped-def]
@@ -45,3 +50,33 @@ def test_a_requested_port_out_of_range_is_an_error(port: int) -> None:
         pick_port(
             "127.0.0.1", default=4222, requested=port, what="--nats-port", is_free=free_except()
         )
+
+
+def test_a_port_left_in_time_wait_is_free_and_a_listening_one_is_not() -> None:
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    accepted, _ = listener.accept()
+    assert not port_is_free("127.0.0.1", port)
+    accepted.close()  # the server side closes first: its end waits in TIME_WAIT
+    listener.close()
+    client.close()
+    assert port_is_free("127.0.0.1", port)  # a gateway stopped a moment ago may start again
+
+
+def test_a_poll_waits_its_own_short_time_on_a_gateway_that_never_answers() -> None:
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen()  # accepts connections, never answers
+    client = GatewayClient(f"http://127.0.0.1:{hung.getsockname()[1]}", "token")
+    try:
+        with pytest.raises(GatewayError) as caught:
+            client.get_run("r1", timeout=0.2)  # the poller passes POLL_TIMEOUT_SECONDS
+        assert caught.value.unreachable
+    finally:
+        client.close()
+        hung.close()
+    assert POLL_TIMEOUT_SECONDS * MAX_UNREACHABLE_POLLS <= 60  # a hung gateway: about a minute

@@ -117,9 +117,11 @@ class GatewayClient:
         path = f"workflows/{_segment(name)}/runs" if name else "workflow-runs"
         return list(self._call("GET", path, params={"limit": limit})["runs"])
 
-    def get_run(self, run_id: str) -> Json:
-        """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate."""
-        return self._call("GET", f"workflow-runs/{_segment(run_id)}")
+    def get_run(self, run_id: str, timeout: float | None = None) -> Json:
+        """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate; `timeout`
+        replaces the client's for this request (a poll should not wait 30 s on a hung one)."""
+        extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+        return self._call("GET", f"workflow-runs/{_segment(run_id)}", **extra)
 
     def cancel_run(self, run_id: str, reason: str | None) -> tuple[bool, Json]:
         """`POST /workflow-runs/{id}/cancel` -> (True when this request recorded it: 202, body).

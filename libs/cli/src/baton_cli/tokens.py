@@ -13,6 +13,8 @@ from baton_cli.datadir import read_secret
 from baton_cli.errors import CliError
 
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+MAX_TTL = timedelta(days=3650)
+"""Ten years: longer would not make a token more useful, and past year 9999 it cannot expire."""
 _DURATION = re.compile(r"^\s*(\d+)\s*([smhd])\s*$")
 
 
@@ -24,7 +26,14 @@ def parse_ttl(value: str) -> timedelta:
     amount, unit = int(match.group(1)), match.group(2)
     if amount <= 0:
         raise CliError(f"--ttl: must be longer than zero, got {value!r}")
-    return timedelta(**{_UNITS[unit]: amount})
+    too_long = CliError(f"--ttl: at most {MAX_TTL.days}d, got {value!r}")
+    try:
+        lifetime = timedelta(**{_UNITS[unit]: amount})
+    except OverflowError:
+        raise too_long from None
+    if lifetime > MAX_TTL:
+        raise too_long
+    return lifetime
 
 
 def make_token(

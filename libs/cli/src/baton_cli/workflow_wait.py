@@ -20,6 +20,9 @@ from baton_cli.workflow_render import step_line, steps_table
 POLL_INTERVAL = 0.3
 # Polls in a row that may fail because the gateway is briefly away (a restart) before giving up.
 MAX_UNREACHABLE_POLLS = 10
+# One poll's own limit: a gateway that accepts connections but never answers (hung, paused)
+# is given up after MAX_UNREACHABLE_POLLS of these, about 50 s, not ten times the client's 30 s.
+POLL_TIMEOUT_SECONDS = 5.0
 FINISHED = frozenset({"success", "error", "timeout", "cancelled"})
 
 Json = dict[str, Any]
@@ -43,7 +46,7 @@ class RunPoller:
                 self._sleep(POLL_INTERVAL)
             self._first = False
             try:
-                return self._client.get_run(self._run_id)
+                return self._client.get_run(self._run_id, timeout=POLL_TIMEOUT_SECONDS)
             except GatewayError as error:
                 failures += 1
                 if not error.unreachable or failures >= MAX_UNREACHABLE_POLLS:

@@ -30,8 +30,12 @@ def nats_server_binary() -> Path:
 
 
 def port_is_free(host: str, port: int) -> bool:
-    """True when nothing listens on host:port (a bind succeeds)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    """True when nothing listens on host:port (a bind succeeds). SO_REUSEADDR, as servers set
+    it: the connections of a process that stopped a moment ago (TIME_WAIT) do not make the port
+    look taken for a minute, while a listener still does."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:
