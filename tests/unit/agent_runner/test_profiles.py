@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, ProfileInvalid, load_profiles
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX
+from baton_agent_runner.settings import AgentRunnerSettings
 
 GOOD = """\
 slug: collector
@@ -34,3 +36,24 @@ def test_an_unknown_step_start_action_is_refused_naming_file_and_field(tmp_path:
 def test_a_profile_without_step_start_actions_has_none(tmp_path: Path) -> None:
     (tmp_path / "collector.yaml").write_text(GOOD)
     assert load_profiles(tmp_path)["collector"].on_step_start == []
+
+
+@pytest.mark.parametrize("model", ["bogus:x", "openai:", "gpt-4o"])
+def test_a_model_the_agent_runner_cannot_build_is_refused_at_load(
+    tmp_path: Path, model: str
+) -> None:
+    (tmp_path / "collector.yaml").write_text(GOOD + f"model: '{model}'\n")
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    assert "collector.yaml" in str(caught.value) and "model" in str(caught.value)
+
+
+@pytest.mark.parametrize("model", ["bogus:x", "openai:"])
+def test_an_agent_model_setting_it_cannot_build_is_refused_naming_it(
+    monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    monkeypatch.setenv("BATON_AGENT_MODEL", model)
+    with pytest.raises(ValidationError, match="agent_model"):
+        AgentRunnerSettings()
+    monkeypatch.setenv("BATON_AGENT_MODEL", "openai:llama3.1")
+    assert AgentRunnerSettings().agent_model == "openai:llama3.1"

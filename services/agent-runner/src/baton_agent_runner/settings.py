@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
+from baton_agent_runner.domain.profile import MODEL_NAME
 from baton_agent_runner.domain.task import DEFAULT_PRICE_ROW, ModelPrice
 from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.process import EventLoop
@@ -57,7 +58,9 @@ class AgentRunnerSettings(BaseSettings):
     )
     agent_profiles_dir: Path = SHIPPED_PROFILES
     agent_model: str | None = Field(
-        default=None, description="Overrides every profile's model: 'scripted' or 'openai:<model>'"
+        default=None,
+        pattern=MODEL_NAME,
+        description="Overrides every profile's model: 'scripted' or 'openai:<model>'",
     )
     openai_base_url: str | None = None
     openai_api_key: str = "not-needed"

@@ -12,6 +12,10 @@ StepStartAction = Literal["promote_deferred_inbox"]
 next turn mentions them)."""
 PROMOTE_DEFERRED_INBOX: StepStartAction = "promote_deferred_inbox"
 
+MODEL_NAME = r"^(scripted|openai:\S+)$"
+"""A model the agent-runner can build: the offline `scripted` one, or `openai:<model>` at the
+OpenAI-compatible endpoint. Checked when profiles and settings load, not on the first turn."""
+
 
 class SystemPrompt(BaseModel):
     """The agent's instructions in both languages the platform speaks."""
@@ -30,7 +34,7 @@ class Profile(BaseModel):
     slug: str = Field(pattern=r"^[a-z0-9_\-]+$")
     role: str
     system_prompt: SystemPrompt
-    model: str = "scripted"
+    model: str = Field(default="scripted", pattern=MODEL_NAME)
     temperature: float = Field(default=0.3, ge=0, le=2)
     max_tokens: int = Field(default=800, gt=0)
     tools: list[str] = Field(default_factory=list)
