@@ -75,7 +75,7 @@ def run_service(
     try:
         settings = load_settings()
     except ValidationError as exc:
-        problems = "; ".join(_setting_problem(error) for error in exc.errors())
+        problems = "; ".join(setting_problem(error) for error in exc.errors())
         _refuse(name, problems)
     except PydanticSettingsError as exc:  # a list or mapping setting that is not JSON
         _refuse(name, _unparsed_setting(str(exc)))
@@ -107,8 +107,9 @@ def _refuse(name: str, problems: str) -> NoReturn:
     sys.exit(2)
 
 
-def _setting_problem(error: Any) -> str:
-    """`BATON_X: problem` (or `... is required but not set`) for one pydantic error."""
+def setting_problem(error: Any) -> str:
+    """`BATON_X: problem` (or `... is required but not set`) for one pydantic error of a
+    settings class: what every service prints about a bad variable."""
     field = str(error["loc"][0]) if error["loc"] else "?"
     variable = f"{ENV_PREFIX}{field.upper()}"
     if error["type"] == "missing":

@@ -6,7 +6,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_auth import check_secret
-from baton_messaging.process import EventLoop
+from baton_messaging.process import EventLoop, setting_problem
 
 ENV_PREFIX = "BATON_"
 MIB = 1024 * 1024
@@ -81,15 +81,5 @@ def load_settings() -> NotifierSettings:
     try:
         return NotifierSettings()
     except ValidationError as exc:
-        problems = [_describe(error) for error in exc.errors()]
+        problems = [setting_problem(error) for error in exc.errors()]
         raise SettingsError("invalid settings: " + "; ".join(problems)) from None
-
-
-def _describe(error: object) -> str:
-    assert isinstance(error, dict)
-    field = str(error["loc"][0]) if error["loc"] else "?"
-    variable = f"{ENV_PREFIX}{field.upper()}"
-    if error["type"] == "missing":
-        return f"{variable} is required but not set"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return f"{variable}: {message}"
