@@ -1,10 +1,14 @@
-"""A service process's heap: start-up objects frozen, collections less often than CPython's."""
+"""A service process: its heap tuned, bad settings refused in one line, tracing around it."""
 
 from __future__ import annotations
 
+import gc
 import json
+import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,6 +16,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_messaging.process import GC_THRESHOLDS, run_service
+from baton_telemetry import start_tracing
 
 PROBE = """
 import gc, json
@@ -68,3 +73,86 @@ def test_a_bad_setting_exits_2_with_one_line_naming_the_variable(
     assert ended.value.code == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"probe: invalid settings: {said}"), line
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        # The broker's own settings, read when the service builds it, not in `_Settings`.
+        ("BATON_CONNECT_TIMEOUT_SECONDS", "soon", "BATON_CONNECT_TIMEOUT_SECONDS: Input should"),
+        # Read under their own names (validation aliases), not `BATON_` + the field name.
+        ("BATON_TELEMETRY_ENABLED", "maybe", "BATON_TELEMETRY_ENABLED: Input should be a valid"),
+        ("BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS", "0", "BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS: "),
+    ],
+)
+def test_messaging_and_tracing_settings_are_checked_before_the_service_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variable: str,
+    value: str,
+    said: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SystemExit) as ended:
+        run_service("probe", _Settings, _never_built, tracing=start_tracing)
+    assert ended.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"probe: invalid settings: {said}"), line
+
+
+class _Built:
+    def __init__(self, seen: list[str]) -> None:
+        self.seen = seen
+
+    async def start(self) -> None:
+        self.seen.append("started")
+        signal.raise_signal(signal.SIGTERM)  # as an orchestrator stopping it would
+
+    async def stop(self) -> None:
+        self.seen.append("stopped")
+
+
+@pytest.fixture
+def gc_restored() -> Iterator[None]:
+    """`run_service` tunes the collector for its process: here, that is pytest's."""
+    thresholds = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
+
+
+@pytest.mark.usefixtures("gc_restored")
+def test_tracing_starts_before_the_service_is_built_and_is_flushed_after_it_stops() -> None:
+    seen: list[str] = []
+
+    def tracing(name: str) -> Any:
+        seen.append(f"tracing {name}")
+        return lambda: seen.append("flushed")
+
+    def build(settings: _Settings) -> _Built:
+        seen.append("built")
+        return _Built(seen)
+
+    run_service("probe", _Settings, build, tracing=tracing)
+    assert seen == ["tracing probe", "built", "started", "stopped", "flushed"]
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "baton_workflow.entrypoints.main",
+        "baton_agent_runner.entrypoints.main",
+        "baton_notifier.entrypoints.main",
+    ],
+)
+def test_a_service_module_imports_whatever_the_environment_says(module: str) -> None:
+    # `make docs` imports these for their brokers; a bad setting is `main`'s to report.
+    env = {
+        **os.environ,
+        "BATON_REQUEST_TIMEOUT_SECONDS": "-1",
+        "BATON_CONNECT_TIMEOUT_SECONDS": "x",
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", f"import {module}"], env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr

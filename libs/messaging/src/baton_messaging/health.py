@@ -12,6 +12,7 @@ import nats
 
 from baton_contracts import HEALTH_QUERIES, HealthStatus, RemoteError
 from baton_messaging.broker import MessagingSettings
+from baton_messaging.process import settled
 from baton_messaging.requests import request
 
 
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1 or args[0] not in HEALTH_QUERIES:
         print(f"usage: python -m baton_messaging.health {{{','.join(sorted(HEALTH_QUERIES))}}}")
         return 2
-    settings = MessagingSettings()
+    settings = settled(args[0], MessagingSettings)
     try:
         status = asyncio.run(probe(args[0], settings.nats_url, settings.request_timeout_seconds))
     except (RemoteError, OSError, nats.errors.Error) as exc:

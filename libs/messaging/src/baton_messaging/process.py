@@ -17,6 +17,8 @@ from typing import Any, Literal, NoReturn, Protocol, TypeVar
 from pydantic import ValidationError
 from pydantic_settings import SettingsError as PydanticSettingsError
 
+from baton_messaging.broker import MessagingSettings
+
 
 class Service(Protocol):
     """What `bootstrap.build` returns in every service."""
@@ -69,16 +71,19 @@ def run_service(
     *,
     fatal: tuple[type[Exception], ...] = (ValueError,),
     describe: Callable[[ServiceT], str] = lambda _: "",
+    tracing: Callable[[str], Callable[[], None]] | None = None,
 ) -> None:
     """The body of `python -m baton_<service>`; exits with one line on a bad setting (status 2,
-    naming each variable) or a failed start."""
-    try:
-        settings = load_settings()
-    except ValidationError as exc:
-        problems = "; ".join(setting_problem(error) for error in exc.errors())
-        _refuse(name, problems)
-    except PydanticSettingsError as exc:  # a list or mapping setting that is not JSON
-        _refuse(name, _unparsed_setting(str(exc)))
+    naming each variable) or a failed start.
+
+    `tracing(name)` (`baton_telemetry.start_tracing`) turns tracing on before the service is
+    built, so its broker and responders trace through the provider it sets, and returns what
+    flushes the spans on the way out.
+    """
+    settings = settled(name, load_settings)
+    # Read again when the service builds its broker (`BATON_CONNECT_TIMEOUT_SECONDS`...):
+    # checked here, so a bad one is one line, not a traceback from inside the start.
+    settled(name, MessagingSettings)
     level = settings.log_level.upper()
     if not isinstance(logging.getLevelName(level), int):
         _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
@@ -92,10 +97,25 @@ def run_service(
         tune_garbage_collector()
         await serve(name, service, describe(service))
 
+    stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
     try:
         run_on(settings.event_loop, main())
     except fatal as exc:
         sys.exit(f"{name}: {exc}")
+    finally:
+        if stop_tracing is not None:
+            stop_tracing()
+
+
+def settled(name: str, read: Callable[[], ResultT]) -> ResultT:
+    """`read()` (settings from the environment), or exit with status 2 and one line naming each
+    bad variable."""
+    try:
+        return read()
+    except ValidationError as exc:
+        _refuse(name, "; ".join(setting_problem(error) for error in exc.errors()))
+    except PydanticSettingsError as exc:  # a list or mapping setting that is not JSON
+        _refuse(name, _unparsed_setting(str(exc)))
 
 
 ENV_PREFIX = "BATON_"
@@ -111,7 +131,8 @@ def setting_problem(error: Any) -> str:
     """`BATON_X: problem` (or `... is required but not set`) for one pydantic error of a
     settings class: what every service prints about a bad variable."""
     field = str(error["loc"][0]) if error["loc"] else "?"
-    variable = f"{ENV_PREFIX}{field.upper()}"
+    # A field read under its own variable's name (`validation_alias`) is named as it is.
+    variable = field if field.isupper() else f"{ENV_PREFIX}{field.upper()}"
     if error["type"] == "missing":
         return f"{variable} is required but not set"
     return f"{variable}: {str(error['msg']).removeprefix('Value error, ')}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -49,3 +50,15 @@ def shutdown_telemetry(provider: TracerProvider | None) -> None:
         provider.shutdown()
     except Exception:  # shutting down must never take the service's own shutdown with it
         logger.warning("tracing shutdown failed", exc_info=True)
+
+
+def start_tracing(service: str) -> Callable[[], None]:
+    """`setup_telemetry(service)` as the global provider; returns what flushes and stops it.
+
+    What `run_service` (and the gateway) call for a service process, so every service's spans
+    reach the collector, not only the gateway's: one trace then spans gateway -> service ->
+    service. A bad `BATON_TELEMETRY_*` or `OTEL_*` variable raises pydantic's ValidationError,
+    which the caller reports as a bad setting.
+    """
+    provider = setup_telemetry(service)
+    return lambda: shutdown_telemetry(provider)

@@ -54,9 +54,10 @@ class Notifier:
             await self.link.stop()
 
 
-def messaging_broker(nats_url: str, tracer_provider: TracerProvider | None = None) -> NatsBroker:
+def messaging_broker(
+    settings: MessagingSettings, tracer_provider: TracerProvider | None = None
+) -> NatsBroker:
     """The notifier's broker with its responders registered (also what AsyncAPI docs read)."""
-    settings = MessagingSettings(nats_url=nats_url)
     broker = build_broker(settings, SERVICE, tracer_provider=tracer_provider)
     return register_responders(broker)
 
@@ -72,7 +73,8 @@ def build(
     """Wire the notifier; tests pass fakes for `requester`/`connection` or a real NATS URL."""
     link = None
     if requester is None or connection is None:
-        link = NatsLink(broker or messaging_broker(settings.nats_url, tracer_provider))
+        messaging = MessagingSettings(nats_url=settings.nats_url)
+        link = NatsLink(broker or messaging_broker(messaging, tracer_provider))
     forwarder = Forwarder(
         requester or _required(link),
         settings.request_timeout_seconds,

@@ -8,6 +8,7 @@ from baton_agent_runner.entrypoints.subscribers import documented_broker
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_messaging.process import run_service
+from baton_telemetry import start_tracing
 
 broker = documented_broker()
 """The responders as declared, not connected: `make docs` reads AsyncAPI here."""
@@ -21,4 +22,11 @@ def main() -> None:
         return "agents: " + ", ".join(app.runner.profiles)
 
     fatal = (ProfileInvalid, ValueError, StoreUnavailable)
-    run_service("agent-runner", AgentRunnerSettings, build, fatal=fatal, describe=describe)
+    run_service(
+        "agent-runner",
+        AgentRunnerSettings,
+        build,
+        fatal=fatal,
+        describe=describe,
+        tracing=start_tracing,
+    )

@@ -135,7 +135,9 @@ def on_step_starts(broker: NatsBroker, steps: StepStarts) -> None:
 
 def documented_broker() -> NatsBroker:
     """The agent-runner broker with every responder declared, nothing behind it (for AsyncAPI)."""
-    broker = build_broker(MessagingSettings(), "agent-runner")
+    # The defaults, not the environment: importing this module for the docs must not fail on
+    # (or depend on) a service's settings.
+    broker = build_broker(MessagingSettings.model_construct(), "agent-runner")
     subscribe(
         broker,
         cast(AgentRunner, None),

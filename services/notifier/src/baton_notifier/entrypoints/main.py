@@ -12,7 +12,7 @@ import uvicorn
 from opentelemetry.trace import TracerProvider
 
 from baton_messaging.broker import MessagingSettings
-from baton_messaging.process import run_on, tune_garbage_collector
+from baton_messaging.process import run_on, settled, tune_garbage_collector
 from baton_notifier.bootstrap import build, messaging_broker
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 from baton_notifier.entrypoints.responders import SERVICE
@@ -22,8 +22,10 @@ from baton_telemetry import setup_telemetry, shutdown_telemetry
 
 log = logging.getLogger("baton.notifier")
 
-broker = messaging_broker(MessagingSettings().nats_url)
-"""The notifier's FastStream broker as declared (not connected): `make docs` reads AsyncAPI here."""
+broker = messaging_broker(MessagingSettings.model_construct())
+"""The notifier's FastStream broker as declared (not connected): `make docs` reads AsyncAPI here.
+Built from the defaults, not the environment: importing this module must not fail on a bad
+setting (`main` reports those, one line each)."""
 
 
 class _Server(GatewayServer):
@@ -75,7 +77,10 @@ def main() -> int:
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    provider = setup_telemetry(SERVICE)
+    # The broker's own settings (`BATON_CONNECT_TIMEOUT_SECONDS`) are read when it is built:
+    # checked here, so a bad one is one line too, not a traceback from inside the start.
+    settled("baton-notifier", MessagingSettings)
+    provider = settled("baton-notifier", lambda: setup_telemetry(SERVICE))
     try:
         run_on(settings.event_loop, serve(settings, provider))
     finally:

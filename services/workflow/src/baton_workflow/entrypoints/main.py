@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from baton_messaging.process import run_service
+from baton_telemetry import start_tracing
 from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.domain.errors import DefinitionInvalid
 from baton_workflow.entrypoints.subscribers import documented_broker
@@ -20,4 +21,4 @@ def main() -> None:
 
     # ValueError: a checker module that cannot be loaded.
     run_service("workflow", WorkflowSettings, build, fatal=(DefinitionInvalid, ValueError),
-                describe=describe)  # fmt: skip
+                describe=describe, tracing=start_tracing)  # fmt: skip

@@ -136,7 +136,9 @@ def _bind(
 
 def documented_broker() -> NatsBroker:
     """The workflow broker with every responder declared but nothing behind it (for AsyncAPI)."""
-    broker = build_broker(MessagingSettings(), "workflow")
+    # The defaults, not the environment: importing this module for the docs must not fail on
+    # (or depend on) a service's settings.
+    broker = build_broker(MessagingSettings.model_construct(), "workflow")
     none = cast(Any, None)
     subscribe(broker, none, none, none, health=lambda: False)
     return broker
