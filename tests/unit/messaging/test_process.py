@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -15,7 +17,7 @@ import pytest
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from baton_messaging.process import GC_THRESHOLDS, run_service
+from baton_messaging.process import GC_THRESHOLDS, run_service, serve
 from baton_telemetry import start_tracing
 
 PROBE = """
@@ -156,3 +158,49 @@ def test_a_service_module_imports_whatever_the_environment_says(module: str) -> 
         [sys.executable, "-c", f"import {module}"], env=env, capture_output=True, text=True
     )
     assert run.returncode == 0, run.stderr
+
+
+class _StuckStarting:
+    """A service whose start never ends, as one retrying an unreachable NATS forever."""
+
+    def __init__(self) -> None:
+        self.start_cancelled = False
+        self.stopped = False
+
+    async def start(self) -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.start_cancelled = True
+            raise
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+
+async def test_a_stop_signal_during_a_start_that_never_ends_stops_the_service(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    service = _StuckStarting()
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.3, signal.raise_signal, signal.SIGTERM)
+    with caplog.at_level(logging.INFO):
+        await asyncio.wait_for(
+            serve("probe", service, needs="NATS at nats://nowhere:4222", report_every=0.1), 10
+        )
+    assert service.start_cancelled and service.stopped
+    said = [r.getMessage() for r in caplog.records]
+    assert "probe stopping before it was ready" in said
+    assert "probe ready" not in said
+    # While it waited, it said so, naming what it needs, instead of staying silent.
+    waiting = "probe is not ready after 0 s: it needs NATS at nats://nowhere:4222; still trying"
+    assert waiting in said
+
+
+async def test_a_start_that_fails_still_raises() -> None:
+    class Broken(_StuckStarting):
+        async def start(self) -> None:
+            raise ValueError("bad checker module")
+
+    with pytest.raises(ValueError, match="bad checker module"):
+        await serve("probe", Broken(), report_every=0.1)

@@ -6,6 +6,7 @@ A bad setting or a fatal start-up error ends the process with one line naming th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import re
@@ -50,18 +51,79 @@ SettingsT = TypeVar("SettingsT", bound=HasLogLevel)
 ServiceT = TypeVar("ServiceT", bound=Service)
 
 
-async def serve(name: str, service: Service, describe: str = "") -> None:
-    """Start `service`, wait for a stop signal, stop it."""
+STILL_STARTING_EVERY = 10.0
+"""Seconds between the warnings of a service that is not ready yet (NATS unreachable...)."""
+STOP_TIMEOUT = 15.0
+"""Seconds a service stopped during its start has to release what it had opened."""
+
+
+async def serve(
+    name: str,
+    service: Service,
+    describe: str = "",
+    *,
+    needs: str = "",
+    report_every: float = STILL_STARTING_EVERY,
+) -> None:
+    """Start `service`, wait for a stop signal, stop it.
+
+    A start that takes long (the service keeps trying to reach NATS) says so every
+    `report_every` seconds, naming what it `needs`; a stop signal during the start ends it
+    there, instead of being ignored until the start completes.
+    """
     logger = logging.getLogger(f"baton.{name}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await service.start()
+    if not await _started(name, service, stop, needs, report_every, logger):
+        return
     logger.info("%s ready%s", name, f" ({describe})" if describe else "")
     await stop.wait()
     logger.info("%s stopping", name)
     await service.stop()
+
+
+async def _started(
+    name: str,
+    service: Service,
+    stop: asyncio.Event,
+    needs: str,
+    report_every: float,
+    logger: logging.Logger,
+) -> bool:
+    """Whether the service started; False when a stop signal came first (it is then stopped)."""
+    starting = asyncio.ensure_future(service.start())
+    stopping = asyncio.ensure_future(stop.wait())
+    waited = 0.0
+    try:
+        while True:
+            done, _ = await asyncio.wait(
+                {starting, stopping}, timeout=report_every, return_when=asyncio.FIRST_COMPLETED
+            )
+            if starting in done:
+                starting.result()  # a failed start raises here
+                return True
+            if stopping in done:
+                break
+            waited += report_every
+            logger.warning(
+                "%s is not ready after %.0f s%s; still trying",
+                name,
+                waited,
+                f": it needs {needs}" if needs else "",
+            )
+    finally:
+        stopping.cancel()
+    logger.info("%s stopping before it was ready", name)
+    starting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await starting
+    try:  # release what the start had opened (a database engine, a half-made connection)
+        await asyncio.wait_for(service.stop(), STOP_TIMEOUT)
+    except Exception:
+        logger.warning("%s: stopping after an unfinished start failed", name, exc_info=True)
+    return False
 
 
 def run_service(
@@ -83,7 +145,7 @@ def run_service(
     settings = settled(name, load_settings)
     # Read again when the service builds its broker (`BATON_CONNECT_TIMEOUT_SECONDS`...):
     # checked here, so a bad one is one line, not a traceback from inside the start.
-    settled(name, MessagingSettings)
+    nats_url = settled(name, MessagingSettings).nats_url
     level = settings.log_level.upper()
     if not isinstance(logging.getLevelName(level), int):
         _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
@@ -95,7 +157,7 @@ def run_service(
     async def main() -> None:
         service = build(settings)
         tune_garbage_collector()
-        await serve(name, service, describe(service))
+        await serve(name, service, describe(service), needs=f"NATS at {nats_url}")
 
     stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
     try:
