@@ -80,3 +80,17 @@ def test_a_poll_waits_its_own_short_time_on_a_gateway_that_never_answers() -> No
         client.close()
         hung.close()
     assert POLL_TIMEOUT_SECONDS * MAX_UNREACHABLE_POLLS <= 60  # a hung gateway: about a minute
+
+
+def test_an_ipv6_host_gets_a_free_port_when_the_default_is_taken() -> None:
+    # `baton up --host ::1` with 8080 taken: the free port is found on the IPv6 loopback.
+    listener = socket.socket(socket.AF_INET6)
+    listener.bind(("::1", 0))
+    listener.listen()
+    taken = listener.getsockname()[1]
+    try:
+        choice = pick_port("::1", default=taken, requested=None, what="--port")
+    finally:
+        listener.close()
+    assert choice.port != taken and choice.note == f"port {taken} is taken; using {choice.port}"
+    assert port_is_free("::1", choice.port)

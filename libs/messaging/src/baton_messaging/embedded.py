@@ -33,8 +33,7 @@ def port_is_free(host: str, port: int) -> bool:
     """True when nothing listens on host:port (a bind succeeds). SO_REUSEADDR, as servers set
     it: the connections of a process that stopped a moment ago (TIME_WAIT) do not make the port
     look taken for a minute, while a listener still does."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
+    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
@@ -43,9 +42,13 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    """A TCP port nothing listens on right now (on an IPv6 host such as `::1` too)."""
+    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
