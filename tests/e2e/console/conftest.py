@@ -116,13 +116,23 @@ class Stack:
 @pytest.fixture(scope="module")
 async def stack(nats_url: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
     """One stack for the module (each test signs in as its own user): starting it is the cost."""
-    tmp_path = tmp_path_factory.mktemp("console-stack")
+    async with running_stack(nats_url, tmp_path_factory.mktemp("console-stack")) as stack:
+        yield stack
+
+
+@contextlib.asynccontextmanager
+async def running_stack(
+    nats_url: str, tmp_path: Path, definitions: Path | None = None
+) -> AsyncIterator[Stack]:
+    """Workflow (the shipped definitions, or those in `definitions`), agent-runner, gateway."""
+    extra: dict[str, Any] = {} if definitions is None else {"workflow_definitions_dir": definitions}
     workflow = build_workflow(
         WorkflowSettings(
             nats_url=nats_url,
             database_url=f"sqlite+aiosqlite:///{tmp_path / 'workflow.db'}",
             checker_timeout_seconds=2.0,
             agent_call_timeout_seconds=10.0,
+            **extra,
         )
     )
     await workflow.start()

@@ -382,6 +382,33 @@ function sendOnEnter(event) {
   }
 }
 
+// A step closed by its message limit, without its criteria: said in the chat, right after the
+// answer that closed it (found by the turn's client_message_id), so a reload shows it there too.
+function noteForced(event) {
+  const key = `forced:${event.version}`;
+  if (state.shown.has(key)) return;
+  const payload = event.payload;
+  const step = payload.previous_step || payload.final_step;
+  const then = payload.current_step ? `moved on to “${stepTitle(payload.current_step)}”` : "finished";
+  const item = element("li", { class: "notice", "data-role": "notice", role: "note" });
+  item.append(element("span", { class: "meta" }, `Workflow · ${payload.warning || "forced"}`));
+  item.append(element("p", {},
+    `“${stepTitle(step)}” reached its message limit without being done, so the onboarding ` +
+    `${then}.`));
+  const missing = payload.missing_criteria || [];
+  if (missing.length) {
+    const list = element("ul");
+    missing.forEach((m) => list.append(element("li", {}, m)));
+    item.append(element("p", {}, "Still missing:"), list);
+  }
+  state.shown.set(key, item);
+  const log = $("chat-log");
+  const answer = state.shown.get(`${payload.command_id}:assistant`);
+  if (answer && answer.parentNode === log) answer.after(item);
+  else log.append(item);
+  log.scrollTop = log.scrollHeight;
+}
+
 // --- why not done --------------------------------------------------------------------------
 
 function noteBlocked(step, refusal) {
@@ -437,6 +464,7 @@ function addEvents(events) {
   for (const event of events) {
     if (event.version <= state.lastVersion) continue;
     state.lastVersion = event.version;
+    if (event.payload.forced) noteForced(event);
     const item = element("li", { "data-type": event.type, "data-version": String(event.version) });
     const at = new Date(event.recorded_at);
     item.append(element("span", { class: "version" }, `#${event.version}`));
@@ -448,9 +476,11 @@ function addEvents(events) {
 }
 
 function summary(payload) {
+  const forced = payload.forced ? " (forced)" : "";
   if (payload.previous_step && payload.current_step) {
-    return ` ${payload.previous_step} → ${payload.current_step}`;
+    return ` ${payload.previous_step} → ${payload.current_step}${forced}`;
   }
+  if (payload.final_step) return ` (${payload.final_step})${forced}`;
   if (payload.reason) return ` ${payload.reason}`;
   const step = payload.step || payload.current_step || payload.initial_step;
   return step ? ` (${step})` : "";
