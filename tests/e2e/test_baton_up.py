@@ -129,14 +129,44 @@ def test_a_second_baton_up_on_the_same_data_dir_is_refused(
     data = tmp_path / "data"
     first = start_baton(["--data-dir", str(data), *ports()], fake_env())
     first.wait_for(READY)
+    running = state(data)
     second = start_baton(["--data-dir", str(data), *ports()], fake_env())
     assert second.finish() != 0
-    assert (
-        f"error: Baton is already running from {data} (pid {first.process.pid})" in second.output()
+    assert second.output() == (
+        f"error: {data} is in use by baton up (pid {first.process.pid});"
+        " stop it first or use --data-dir"
     )
     assert marked_processes(second.mark) == []
-    assert state(data)["pid"] == first.process.pid  # the running one's state is left alone
+    assert state(data) == running  # the running one's state is left alone, and its processes
+    left_alone = {first.process.pid, running["nats_pid"], *running["services"].values()}  # type: ignore[union-attr]
+    assert left_alone <= set(marked_processes(first.mark))
     assert first.interrupt() == 0
+
+
+def test_what_a_killed_baton_up_left_running_is_stopped_by_the_next_one(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    args = ["--data-dir", str(data), *ports()]  # the second asks for the same ports
+    first = start_baton(args, fake_env())
+    first.wait_for(READY)
+    left = state(data)
+    pids = [*left["services"].values(), left["nats_pid"]]  # type: ignore[union-attr]
+    first.process.kill()  # SIGKILL: no cleanup at all, as when its terminal's shell is killed
+    first.process.wait()
+    assert set(pids) <= set(marked_processes(first.mark))
+
+    second = start_baton(args, fake_env())
+    url = second.wait_for(READY).split(READY, 1)[1]
+    listed = ", ".join(map(str, pids))
+    assert second.lines[0] == (
+        f"stopped 3 processes left running by an earlier baton up (pids {listed})"
+    )
+    assert marked_processes(first.mark) == []
+    assert httpx.get(f"{url}/health").status_code == 200
+    assert state(data)["pid"] == second.process.pid
+    assert second.interrupt() == 0
+    assert marked_processes(second.mark) == []
 
 
 def test_a_taken_port_is_an_error(start_baton: type[BatonUp], tmp_path: Path) -> None:

@@ -22,6 +22,9 @@ class UpState:
     nats_url: str
     nats_pid: int | None = None
     services: dict[str, int] = field(default_factory=dict)
+    started: dict[str, int] = field(default_factory=dict)
+    """pid (a string: JSON keys are) -> when that process started (`process_start`), so that
+    a later `baton up` tells this run's processes from others that got a pid after they died."""
 
 
 def state_path(data_dir: Path) -> Path:

@@ -13,7 +13,9 @@ from pathlib import Path
 from baton_cli.datadir import load_or_create_secret, prepare_data_dir
 from baton_cli.errors import CliError
 from baton_cli.health import http_base_url
+from baton_cli.leftovers import LeftoverStopper
 from baton_cli.ports import pick_port
+from baton_cli.processes import ProcProcessTable, process_start
 from baton_cli.services import (
     MODULE_OVERRIDES_ENV,
     SERVICES,
@@ -22,7 +24,7 @@ from baton_cli.services import (
     installed_services,
     parse_module_overrides,
 )
-from baton_cli.state import UpState, pid_alive, read_state, remove_state, state_path, write_state
+from baton_cli.state import UpState, remove_state, write_state
 from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor
 from baton_messaging.embedded import EmbeddedNatsServer, NatsServerError
 
@@ -58,17 +60,6 @@ def select_services(env: Mapping[str, str]) -> list[ServiceSpec]:
     if not any(spec.is_gateway for spec in specs):
         raise CliError("the gateway (baton_notifier) is not installed; run 'make install'")
     return specs
-
-
-def _refuse_second_instance(data_dir: Path) -> None:
-    if not state_path(data_dir).exists():
-        return
-    try:
-        running = read_state(data_dir)
-    except CliError:
-        return  # an unreadable leftover is overwritten below
-    if running.pid != os.getpid() and pid_alive(running.pid):
-        raise CliError(f"Baton is already running from {data_dir} (pid {running.pid})")
 
 
 @contextmanager
@@ -118,7 +109,8 @@ def run_up(options: UpOptions, echo: Echo) -> None:
     if options.nats_url and options.nats_port is not None:
         raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
     data_dir = prepare_data_dir(options.data_dir)
-    _refuse_second_instance(data_dir)
+    grace = RestartPolicy.for_services(os.environ).stop_grace
+    LeftoverStopper(ProcProcessTable(), grace=grace, echo=echo).clear(data_dir)
     secret = load_or_create_secret(data_dir, os.environ)
     specs = select_services(os.environ)
     http_port, nats_port = _pick_ports(options, echo)
@@ -154,14 +146,19 @@ async def _supervise(
     supervisor: Supervisor
 
     def publish_state() -> None:
+        nats_pid = nats.pid if nats else None
+        services = supervisor.pids()
+        pids = [os.getpid(), *([nats_pid] if nats_pid else []), *services.values()]
+        started = {str(pid): start for pid in pids if (start := process_start(pid)) is not None}
         state = UpState(
             pid=os.getpid(), gateway_url=gateway_url, nats_url=runtime.nats_url,
-            nats_pid=nats.pid if nats else None, services=supervisor.pids(),
+            nats_pid=nats_pid, services=services, started=started,
         )  # fmt: skip
         write_state(runtime.data_dir, state)
 
     policy = RestartPolicy.for_services(os.environ, start_timeout=options.start_timeout)
     supervisor = Supervisor(specs, runtime, policy, echo, on_change=publish_state)
+    publish_state()  # NATS runs already: a `baton up` killed from here on has it recorded
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
