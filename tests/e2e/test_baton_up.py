@@ -169,6 +169,18 @@ def test_what_a_killed_baton_up_left_running_is_stopped_by_the_next_one(
     assert marked_processes(second.mark) == []
 
 
+def test_a_closed_terminal_stops_everything(start_baton: type[BatonUp], tmp_path: Path) -> None:
+    previous = signal.signal(signal.SIGHUP, signal.SIG_DFL)  # even if pytest runs under nohup
+    try:
+        up = start_baton(["--data-dir", str(tmp_path / "d"), *ports()], fake_env())
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    up.wait_for(READY)
+    up.process.send_signal(signal.SIGHUP)
+    assert up.finish() == 0
+    assert marked_processes(up.mark) == []
+
+
 def test_a_taken_port_is_an_error(start_baton: type[BatonUp], tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

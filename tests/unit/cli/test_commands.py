@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import signal
 from datetime import timedelta
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from baton_cli.main import app
 from baton_cli.state import UpState, read_state, remove_state, write_state
 from baton_cli.supervisor import RestartPolicy
 from baton_cli.tokens import parse_ttl
+from baton_cli.up import stop_signals
 
 runner = CliRunner()
 SECRET = "k" * 40
@@ -123,3 +125,13 @@ def test_baton_up_kills_a_service_only_after_its_own_stop_grace(
 def test_a_ttl_past_ten_years_is_refused_naming_the_option(text: str) -> None:
     with pytest.raises(CliError, match=r"--ttl: at most 3650d"):
         parse_ttl(text)
+
+
+def test_a_closed_terminal_stops_baton_up_unless_it_runs_under_nohup() -> None:
+    previous = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    try:
+        assert signal.SIGHUP in stop_signals()
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # what `nohup baton up` hands it
+        assert stop_signals() == [signal.SIGINT, signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGHUP, previous)

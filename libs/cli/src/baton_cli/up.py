@@ -62,18 +62,28 @@ def select_services(env: Mapping[str, str]) -> list[ServiceSpec]:
     return specs
 
 
+def stop_signals() -> list[signal.Signals]:
+    """SIGINT, SIGTERM, and SIGHUP (its terminal closed) unless it runs under `nohup`: the
+    services and NATS run in sessions of their own, and would be left running without it."""
+    hangup = [] if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN else [signal.SIGHUP]
+    return [signal.SIGINT, signal.SIGTERM, *hangup]
+
+
 @contextmanager
 def _sigterm_interrupts() -> Iterator[None]:
-    """Until the event loop takes over, SIGTERM unwinds like Ctrl+C so cleanup still runs."""
+    """Until the event loop takes over, SIGTERM (and SIGHUP) unwind like Ctrl+C so cleanup
+    still runs."""
 
     def interrupt(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    unwinding = [sig for sig in stop_signals() if sig != signal.SIGINT]
+    previous = {sig: signal.signal(sig, interrupt) for sig in unwinding}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _pick_ports(options: UpOptions, echo: Echo) -> tuple[int, int | None]:
@@ -105,7 +115,7 @@ def _start_nats(data_dir: Path, port: int | None) -> EmbeddedNatsServer | None:
 
 
 def run_up(options: UpOptions, echo: Echo) -> None:
-    """Start Baton and supervise it until SIGINT/SIGTERM; `CliError` if it cannot run."""
+    """Start Baton and supervise it until SIGINT/SIGTERM/SIGHUP; `CliError` if it cannot run."""
     if options.nats_url and options.nats_port is not None:
         raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
     data_dir = prepare_data_dir(options.data_dir)
@@ -161,7 +171,7 @@ async def _supervise(
     publish_state()  # NATS runs already: a `baton up` killed from here on has it recorded
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in stop_signals():
         loop.add_signal_handler(sig, stop.set)
     starting = asyncio.create_task(supervisor.start_all())
     stopping = asyncio.create_task(stop.wait())
