@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -11,8 +13,11 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import nats
 import pytest
 
+from baton_cli.health import health_reply_ok
+from baton_contracts import HEALTH_QUERIES
 from baton_messaging.embedded import EmbeddedNatsServer, free_port
 
 from .conftest import BATON, BatonUp, fake_env, marked_processes
@@ -179,6 +184,40 @@ def test_a_closed_terminal_stops_everything(start_baton: type[BatonUp], tmp_path
     up.process.send_signal(signal.SIGHUP)
     assert up.finish() == 0
     assert marked_processes(up.mark) == []
+
+
+def test_a_killed_nats_is_restarted_and_the_services_reconnect(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    up = start_baton(["--data-dir", str(data), *ports()], fake_env())
+    url = up.wait_for(READY).split(READY, 1)[1]
+    before = state(data)
+    os.kill(before["nats_pid"], signal.SIGKILL)  # type: ignore[arg-type]
+    up.wait_for("nats exited with code -9; restarting")
+    up.wait_for("nats is healthy again")
+    after = state(data)
+    assert after["nats_pid"] != before["nats_pid"]
+    assert after["nats_url"] == before["nats_url"]  # same port: the services find it again
+    assert asyncio.run(trigger_answers(str(after["nats_url"])))
+    assert httpx.get(f"{url}/health").status_code == 200
+    assert up.interrupt() == 0
+    assert marked_processes(up.mark) == []
+
+
+async def trigger_answers(url: str) -> bool:
+    """True once the fake trigger answers its health query on `url` (it reconnects on its own)."""
+    query = HEALTH_QUERIES["trigger"]()  # type: ignore[call-arg]
+    client = await nats.connect(url)
+    try:
+        for _ in range(100):  # a bound so a broken run fails, at about 1 s a try
+            with contextlib.suppress(nats.errors.Error):
+                reply = await client.request(query.wire_subject(), query.to_bytes(), timeout=1)
+                return health_reply_ok(reply.data)
+            await asyncio.sleep(0.1)
+        return False
+    finally:
+        await client.close()
 
 
 def test_a_taken_port_is_an_error(start_baton: type[BatonUp], tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from baton_cli.health import HealthProber
 from baton_cli.services import Runtime, ServiceSpec, service_env
@@ -55,6 +55,50 @@ class RestartPolicy:
         return float(min(self.max_delay, self.first_delay * 2 ** max(0, crashes - 1)))
 
 
+class Supervised(Protocol):
+    """One process kept alive by `keep_alive`: a service, or the embedded NATS server."""
+
+    @property
+    def name(self) -> str:
+        """How restart lines and errors name it."""
+        ...
+
+    @property
+    def log(self) -> Path:
+        """Where its output goes; the error on giving up points there."""
+        ...
+
+    async def ended(self) -> str:
+        """Wait until its current process is gone; how it ended (`exited with code -9`)."""
+        ...
+
+    def uptime(self) -> float:
+        """Seconds since its current process was started."""
+        ...
+
+    async def restart(self) -> bool:
+        """Start it again and wait until it is ready; False when it died or hung meanwhile."""
+        ...
+
+
+async def keep_alive(child: Supervised, policy: RestartPolicy, echo: Callable[[str], None]) -> None:
+    """Restart `child` whenever it ends, with backoff; raise `ServiceFailed` once it has crashed
+    `policy.max_crashes` times in a row, each within `policy.stable_after` of its start."""
+    crashes = 0
+    while True:
+        ending = await child.ended()
+        crashes = crashes + 1 if child.uptime() < policy.stable_after else 1
+        if crashes >= policy.max_crashes:
+            raise ServiceFailed(
+                f"{child.name} {ending}; it crashed {crashes} times in a row,"
+                f" giving up; see {child.log}"
+            )
+        echo(f"{child.name} {ending}; restarting")
+        await asyncio.sleep(policy.delay(crashes))
+        if await child.restart():
+            echo(f"{child.name} is healthy again")
+
+
 @dataclass
 class _Running:
     spec: ServiceSpec
@@ -64,7 +108,8 @@ class _Running:
 
 
 class Supervisor:
-    """The service processes of one `baton up`."""
+    """The service processes of one `baton up`, and its embedded NATS server (`nats`), which
+    `watch` restarts under the same rule as a service."""
 
     def __init__(
         self,
@@ -73,6 +118,7 @@ class Supervisor:
         policy: RestartPolicy,
         echo: Callable[[str], None],
         on_change: Callable[[], None] = lambda: None,
+        nats: Supervised | None = None,
     ) -> None:
         self._specs = specs
         self._runtime = runtime
@@ -81,6 +127,7 @@ class Supervisor:
         self._on_change = on_change
         self._prober = HealthProber(runtime)
         self._running: dict[str, _Running] = {}
+        self._nats = nats
 
     def pids(self) -> dict[str, int]:
         """Service name -> pid of its current process."""
@@ -133,8 +180,14 @@ class Supervisor:
         )
 
     async def watch(self, stop: asyncio.Event) -> None:
-        """Keep every service alive until `stop` is set; raise `ServiceFailed` on giving up."""
-        keepers = [asyncio.create_task(self._keep_alive(name)) for name in self._running]
+        """Keep every service (and NATS, if given) alive until `stop` is set; raise
+        `ServiceFailed` on giving up."""
+        children: list[Supervised] = [_ServiceChild(self, name) for name in self._running]
+        if self._nats is not None:
+            children.append(self._nats)
+        keepers = [
+            asyncio.create_task(keep_alive(child, self._policy, self._echo)) for child in children
+        ]
         stopper = asyncio.create_task(stop.wait())
         try:
             done, _ = await asyncio.wait([*keepers, stopper], return_when=asyncio.FIRST_COMPLETED)
@@ -145,28 +198,15 @@ class Supervisor:
                 task.cancel()
             await asyncio.gather(*keepers, stopper, return_exceptions=True)
 
-    async def _keep_alive(self, name: str) -> None:
-        crashes = 0
-        while True:
-            run = self._running[name]
-            code = await run.process.wait()
-            fast = time.monotonic() - run.started < self._policy.stable_after
-            crashes = crashes + 1 if fast else 1
-            if crashes >= self._policy.max_crashes:
-                raise ServiceFailed(
-                    f"{name} exited with code {code}; it crashed {crashes} times in a row,"
-                    f" giving up; see {run.log}"
-                )
-            self._echo(f"{name} exited with code {code}; restarting")
-            await asyncio.sleep(self._policy.delay(crashes))
-            restarted = await self._spawn(run.spec)
-            try:
-                await self._wait_healthy(restarted)
-            except ServiceFailed:
-                # Dead or stuck: either way the next turn of the loop counts it as a crash.
-                _signal_group(restarted.process, signal.SIGKILL)
-                continue
-            self._echo(f"{name} is healthy again")
+    async def _restart(self, name: str) -> bool:
+        restarted = await self._spawn(self._running[name].spec)
+        try:
+            await self._wait_healthy(restarted)
+        except ServiceFailed:
+            # Dead or stuck: either way the next wait for its end counts it as a crash.
+            _signal_group(restarted.process, signal.SIGKILL)
+            return False
+        return True
 
     async def stop_all(self) -> None:
         """SIGTERM every service (last started first), wait, SIGKILL what lingers."""
@@ -184,6 +224,31 @@ class Supervisor:
         for run in runs:
             _signal_group(run.process, signal.SIGKILL)
         await self._prober.close()
+
+
+@dataclass(frozen=True)
+class _ServiceChild:
+    """A service as `keep_alive` sees it: whichever process of it runs now."""
+
+    supervisor: Supervisor
+    name: str
+
+    @property
+    def _run(self) -> _Running:
+        return self.supervisor._running[self.name]
+
+    @property
+    def log(self) -> Path:
+        return self._run.log
+
+    async def ended(self) -> str:
+        return f"exited with code {await self._run.process.wait()}"
+
+    def uptime(self) -> float:
+        return time.monotonic() - self._run.started
+
+    async def restart(self) -> bool:
+        return await self.supervisor._restart(self.name)
 
 
 def _signal_group(process: asyncio.subprocess.Process, sig: signal.Signals) -> None:

@@ -25,6 +25,7 @@ from baton_cli.services import (
     parse_module_overrides,
 )
 from baton_cli.state import UpState, remove_state, write_state
+from baton_cli.supervised_nats import SupervisedNats
 from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor
 from baton_messaging.embedded import EmbeddedNatsServer, NatsServerError
 
@@ -100,12 +101,17 @@ def _pick_ports(options: UpOptions, echo: Echo) -> tuple[int, int | None]:
     return http.port, nats.port if nats else None
 
 
+def nats_log(data_dir: Path) -> Path:
+    """Where the embedded nats-server logs."""
+    return data_dir / "logs" / "nats.log"
+
+
 def _start_nats(data_dir: Path, port: int | None) -> EmbeddedNatsServer | None:
     if port is None:
         return None
     server = EmbeddedNatsServer(
         store_dir=data_dir / "nats", host=NATS_HOST, port=port,
-        log_file=data_dir / "logs" / "nats.log",
+        log_file=nats_log(data_dir),
     )  # fmt: skip
     try:
         server.start()
@@ -167,7 +173,8 @@ async def _supervise(
         write_state(runtime.data_dir, state)
 
     policy = RestartPolicy.for_services(os.environ, start_timeout=options.start_timeout)
-    supervisor = Supervisor(specs, runtime, policy, echo, on_change=publish_state)
+    watched = SupervisedNats(nats, nats_log(runtime.data_dir), publish_state) if nats else None
+    supervisor = Supervisor(specs, runtime, policy, echo, on_change=publish_state, nats=watched)
     publish_state()  # NATS runs already: a `baton up` killed from here on has it recorded
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -1,0 +1,146 @@
+"""The restart rule `baton up` applies to every service and to its embedded NATS server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from baton_cli.services import Runtime
+from baton_cli.supervised_nats import SupervisedNats
+from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor, keep_alive
+from baton_messaging.embedded import NatsServerError
+
+NOW = RestartPolicy(first_delay=0.0, max_delay=0.0, stable_after=30.0, max_crashes=3)
+LOG = Path("/data/logs/nats.log")
+RUNTIME = Runtime(
+    data_dir=Path("/data"), nats_url="nats://127.0.0.1:4333", jwt_secret="s" * 40,
+    http_host="127.0.0.1", http_port=8181,
+)  # fmt: skip
+
+
+class Lines(list[str]):
+    """What was echoed; `seen` waits for a line (the bound only stops a broken test hanging)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._added = asyncio.Event()
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        self._added.set()
+
+    async def seen(self, line: str) -> None:
+        async def wait() -> None:
+            while line not in self:
+                self._added.clear()
+                await self._added.wait()
+
+        await asyncio.wait_for(wait(), timeout=10)
+
+
+class FakeChild:
+    """Ends once per entry of `runs` (seconds it ran); each restart answers from `restarts`."""
+
+    name = "svc"
+    log = Path("/data/logs/svc.log")
+
+    def __init__(self, runs: list[float], restarts: list[bool]) -> None:
+        self.runs = runs
+        self.restarts = restarts
+        self.current = 0.0
+
+    async def ended(self) -> str:
+        if not self.runs:
+            await asyncio.Event().wait()  # runs on for good
+        self.current = self.runs.pop(0)
+        return "exited with code 1"
+
+    def uptime(self) -> float:
+        return self.current
+
+    async def restart(self) -> bool:
+        return self.restarts.pop(0)
+
+
+async def test_a_crash_is_restarted_and_said_so() -> None:
+    lines = Lines()
+    child = FakeChild(runs=[1.0], restarts=[True])
+    keeping = asyncio.create_task(keep_alive(child, NOW, lines.append))
+    await lines.seen("svc is healthy again")
+    assert lines == ["svc exited with code 1; restarting", "svc is healthy again"]
+    keeping.cancel()
+
+
+async def test_fast_crashes_in_a_row_are_given_up_and_a_stable_run_resets_the_count() -> None:
+    lines = Lines()
+    # Two fast crashes, one after a long run (the count starts over), then three fast ones.
+    child = FakeChild(runs=[1.0, 1.0, 60.0, 1.0, 1.0], restarts=[True, False, True, True])
+    with pytest.raises(ServiceFailed) as failed:
+        await keep_alive(child, NOW, lines.append)
+    assert str(failed.value) == (
+        "svc exited with code 1; it crashed 3 times in a row, giving up; see /data/logs/svc.log"
+    )
+    assert lines.count("svc exited with code 1; restarting") == 4
+    assert lines.count("svc is healthy again") == 3  # not after the restart that failed
+
+
+class FakeNatsServer:
+    """Stands in for `EmbeddedNatsServer`: a new pid each start, which ends when told to."""
+
+    def __init__(self, starts_that_fail: int = 0) -> None:
+        self.pid: int | None = 100
+        self.calls: list[str] = []
+        self.starts_that_fail = starts_that_fail
+        self.ends: dict[int, asyncio.Future[str]] = {}
+
+    def start(self, timeout: float = 15.0) -> None:
+        self.calls.append("start")
+        assert self.pid is not None
+        self.pid += 1
+        if self.starts_that_fail:
+            self.starts_that_fail -= 1
+            raise NatsServerError(f"nats-server exited with code 1; see {LOG}")
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.calls.append("stop")
+
+    async def child_exit(self, pid: int) -> str:
+        return await self.ends.setdefault(pid, asyncio.get_running_loop().create_future())
+
+    def kill(self) -> None:
+        assert self.pid is not None
+        self.ends.setdefault(self.pid, asyncio.get_running_loop().create_future())
+        self.ends[self.pid].set_result("exited with code -9")
+
+
+async def test_a_dead_nats_is_started_again_and_the_state_file_told() -> None:
+    server, lines, changes = FakeNatsServer(), Lines(), []
+    nats = SupervisedNats(server, LOG, lambda: changes.append(server.pid), server.child_exit)
+    supervisor = Supervisor([], RUNTIME, NOW, lines.append, nats=nats)
+    stop = asyncio.Event()
+    watching = asyncio.create_task(supervisor.watch(stop))
+    server.kill()
+    await lines.seen("nats is healthy again")
+    assert lines == ["nats exited with code -9; restarting", "nats is healthy again"]
+    assert server.calls == ["stop", "start"]  # the same server: its port and store dir
+    assert changes == [101]  # baton-up.json names the new pid
+    stop.set()
+    await watching
+    await supervisor.stop_all()
+
+
+async def test_a_nats_that_will_not_start_again_is_given_up() -> None:
+    server, lines = FakeNatsServer(starts_that_fail=5), Lines()
+    nats = SupervisedNats(server, LOG, child_exit=server.child_exit)
+    supervisor = Supervisor([], RUNTIME, NOW, lines.append, nats=nats)
+    watching = asyncio.create_task(supervisor.watch(asyncio.Event()))
+    server.kill()
+    with pytest.raises(ServiceFailed) as failed:
+        await asyncio.wait_for(watching, timeout=10)  # a bound so a broken run fails
+    assert str(failed.value) == (
+        f"nats did not start again; it crashed 3 times in a row, giving up; see {LOG}"
+    )
+    assert lines == ["nats exited with code -9; restarting", "nats did not start again; restarting"]
+    await supervisor.stop_all()
