@@ -1,7 +1,12 @@
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 import pytest
+from fastapi.routing import APIRoute
+from fastapi.security.base import SecurityBase
+from starlette.routing import Route
 
 from baton_auth import Identity, mint_token, verify_token
 from baton_notifier.bootstrap import build
@@ -95,3 +100,55 @@ def test_a_verified_identity_says_until_when_its_token_is_accepted() -> None:
     identity = verify_token(SECRET, mint_token(SECRET, "alice", now=issued, ttl=timedelta(hours=1)))
     assert identity.valid_until == issued + timedelta(hours=1, seconds=5)
     assert identity == Identity("alice")  # who, not until when
+
+
+PUBLIC = {"/health", "/", "/console/{name}", "/api/console/config", "/api/dev/token"}
+"""Routes that answer without a token (the docs routes are plain Starlette routes)."""
+
+
+def test_every_route_but_the_public_ones_needs_a_token() -> None:
+    # No router adds the token dependency for its routes (that solved it twice per request):
+    # each route takes it itself, and one that forgets is caught here.
+    for dev in (False, True):
+        settings = NotifierSettings(
+            jwt_secret=SECRET, nats_url="nats://127.0.0.1:1", dev_sign_in=dev
+        )
+        routes = list(_api_routes(build(settings).app.router.routes))
+        assert len(routes) > 30
+        for route in routes:
+            schemes = [c for c in _calls(route.dependant) if isinstance(c, SecurityBase)]
+            if route.path in PUBLIC:
+                assert schemes == [], route.path
+            else:
+                assert len(schemes) == 1, (route.path, route.methods)
+
+
+def _api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        elif hasattr(route, "original_router"):  # an included router (FastAPI 0.165)
+            yield from _api_routes(route.original_router.routes)
+        elif hasattr(route, "routes") and not isinstance(route, Route):
+            yield from _api_routes(route.routes)
+
+
+def _calls(dependant: Any) -> Iterator[Any]:
+    for sub in dependant.dependencies:
+        yield sub.call
+        yield from _calls(sub)
+
+
+async def test_routes_refuse_requests_without_a_token_on_every_module(
+    client: httpx.AsyncClient,
+) -> None:
+    for method, path in (
+        ("GET", "/api/services"),
+        ("POST", "/api/workflows/i1/signal"),
+        ("POST", "/api/workflows/i1/messages"),
+        ("GET", "/api/inbox"),
+        ("GET", "/workflows"),
+        ("POST", "/workflows/x/run"),
+    ):
+        response = await client.request(method, path, json={})
+        assert response.status_code == 401, (method, path, response.text)

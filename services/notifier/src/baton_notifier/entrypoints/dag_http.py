@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Header, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from baton_contracts.base import ErrorDetail
@@ -44,7 +44,7 @@ from baton_contracts.dag_api import (
     ValidateDagWorkflow,
 )
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
-from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, current_identity
+from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
 
 Name = Annotated[str, Path(pattern=WORKFLOW_NAME_PATTERN, description="The workflow's name")]
 VersionId = Annotated[str, Path(pattern=VERSION_ID_PATTERN, examples=["my-workflow@2"])]
@@ -106,7 +106,8 @@ class RollbackBody(BaseModel):
 
 def dag_router() -> APIRouter:
     """The routes of seed 004's "Référence de l'API HTTP", plus version history and diff."""
-    router = APIRouter(dependencies=[Depends(current_identity)], tags=["dag workflows"])
+    # No router-level token dependency: each route takes `CurrentIdentity` (see `api_router`).
+    router = APIRouter(tags=["dag workflows"])
     add = router.add_api_route
     add(
         "/workflows",
