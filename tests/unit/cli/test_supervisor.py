@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from baton_cli.services import Runtime
-from baton_cli.supervised_nats import SupervisedNats
+from baton_cli.supervised_nats import SupervisedNats, child_exit
 from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor, keep_alive
 from baton_messaging.embedded import NatsServerError
 
@@ -144,3 +147,20 @@ async def test_a_nats_that_will_not_start_again_is_given_up() -> None:
     )
     assert lines == ["nats exited with code -9; restarting", "nats did not start again; restarting"]
     await supervisor.stop_all()
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polling"])
+async def test_child_exit_says_how_a_real_child_ended(
+    monkeypatch: pytest.MonkeyPatch, pidfd: bool
+) -> None:
+    # Without os.pidfd_open (macOS has none) the exit is seen by looking twice a second.
+    if not pidfd:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    script = "import time; time.sleep(0.3); exit(3)"
+    child = subprocess.Popen([sys.executable, "-c", script])  # noqa: ASYNC220
+    try:
+        assert await asyncio.wait_for(child_exit(child.pid), 10) == "exited with code 3"
+        assert child.wait(5) == 3  # left for its Popen to collect
+    finally:
+        child.kill()
+        child.wait()

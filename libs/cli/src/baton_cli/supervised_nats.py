@@ -34,6 +34,10 @@ async def child_exit(pid: int) -> str:
     """Wait until child `pid` has ended; how it did (`exited with code -9`: killed by signal
     9). It is left unreaped, for the `subprocess.Popen` that started it to collect."""
     loop = asyncio.get_running_loop()
+    if not hasattr(os, "pidfd_open"):  # Linux only (macOS has none): look twice a second
+        while (how := _how_it_ended(pid)) is None:  # noqa: ASYNC110 (a process, no event)
+            await asyncio.sleep(0.5)
+        return how
     try:
         fd = os.pidfd_open(pid)  # readable once the process has ended
     except ProcessLookupError:
@@ -52,17 +56,18 @@ async def child_exit(pid: int) -> str:
             loop.remove_reader(fd)
     finally:
         os.close(fd)
-    return _how_it_ended(pid)
+    return _how_it_ended(pid) or "exited"
 
 
-def _how_it_ended(pid: int) -> str:
+def _how_it_ended(pid: int) -> str | None:
+    """How the child ended, or None while it runs."""
     try:
-        # WNOHANG: it has ended, so this does not wait; WNOWAIT: Popen still collects it.
+        # WNOHANG: never waits; WNOWAIT: Popen still collects it.
         info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     except ChildProcessError:
-        info = None  # collected already, and its exit code with it
+        return "exited"  # collected already, and its exit code with it
     if info is None:
-        return "exited"
+        return None
     code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
     return f"exited with code {code}"
 
