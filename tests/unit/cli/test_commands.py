@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import signal
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -10,6 +12,7 @@ from typer.testing import CliRunner
 from baton_auth import verify_token
 from baton_cli.errors import CliError
 from baton_cli.main import app
+from baton_cli.processes import process_start
 from baton_cli.state import UpState, read_state, remove_state, write_state
 from baton_cli.supervisor import RestartPolicy
 from baton_cli.tokens import parse_ttl
@@ -135,3 +138,21 @@ def test_a_closed_terminal_stops_baton_up_unless_it_runs_under_nohup() -> None:
         assert stop_signals() == [signal.SIGINT, signal.SIGTERM]
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+def test_status_does_not_take_a_reused_pid_for_baton_up(tmp_path: Path) -> None:
+    # The recorded pid runs (this test's own process), but it started at another time than
+    # the one recorded: the `baton up` that wrote the file is gone and its pid was reused.
+    me = os.getpid()
+    started = process_start(me)
+    assert started is not None
+    state = UpState(pid=me, gateway_url="http://127.0.0.1:1", nats_url="nats://h:2",
+                    started={str(me): started + 1})  # fmt: skip
+    write_state(tmp_path, state)
+    result = runner.invoke(app, ["status", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1
+    assert f"'baton up' (pid {me}) has exited" in result.stderr
+    # With the start time it recorded, the same pid is still that process.
+    write_state(tmp_path, replace(state, started={str(me): started}))
+    result = runner.invoke(app, ["status", "--data-dir", str(tmp_path)])
+    assert "has exited" not in result.stderr and "gateway" in result.stderr

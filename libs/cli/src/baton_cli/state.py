@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from baton_cli.errors import CliError
+from baton_cli.processes import process_start
 
 STATE_FILE = "baton-up.json"
 
@@ -72,3 +73,13 @@ def pid_alive(pid: int) -> bool:
         stat = Path(f"/proc/{pid}/stat").read_text()
         return stat.rsplit(")", 1)[1].split()[0] != "Z"
     return True
+
+
+def still_running(state: UpState, pid: int) -> bool:
+    """The process `state` recorded under `pid` still runs: alive and, where its start time was
+    recorded and /proc tells it, started then. A pid taken since by another process is not it."""
+    if not pid_alive(pid):
+        return False
+    recorded = state.started.get(str(pid))
+    now = process_start(pid)
+    return recorded is None or now is None or now == recorded

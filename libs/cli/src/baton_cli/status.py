@@ -8,16 +8,18 @@ from pathlib import Path
 import httpx
 
 from baton_cli.errors import CliError
-from baton_cli.state import pid_alive, read_state
+from baton_cli.state import read_state, still_running
 
 
 def check_status(data_dir: Path, echo: Callable[[str], None]) -> None:
     """Print what runs; `CliError` when Baton is not running or its gateway is down."""
     state = read_state(data_dir)
-    if not pid_alive(state.pid):
+    if not still_running(state, state.pid):
         raise CliError(f"Baton is not running: 'baton up' (pid {state.pid}) has exited")
     for name, pid in sorted(state.services.items()):
-        echo(f"  {name:<10} pid {pid:<8} {'running' if pid_alive(pid) else 'not running'}")
+        echo(
+            f"  {name:<10} pid {pid:<8} {'running' if still_running(state, pid) else 'not running'}"
+        )
     echo(f"NATS: {state.nats_url}")
     url = f"{state.gateway_url}/health"
     try:
