@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 from dataclasses import replace
@@ -13,7 +14,7 @@ from baton_auth import verify_token
 from baton_cli.errors import CliError
 from baton_cli.main import app
 from baton_cli.processes import process_start
-from baton_cli.state import UpState, read_state, remove_state, write_state
+from baton_cli.state import UpState, holding_data_dir, read_state, remove_state, write_state
 from baton_cli.supervisor import RestartPolicy
 from baton_cli.tokens import parse_ttl
 from baton_cli.up import stop_signals
@@ -156,3 +157,27 @@ def test_status_does_not_take_a_reused_pid_for_baton_up(tmp_path: Path) -> None:
     write_state(tmp_path, replace(state, started={str(me): started}))
     result = runner.invoke(app, ["status", "--data-dir", str(tmp_path)])
     assert "has exited" not in result.stderr and "gateway" in result.stderr
+
+
+def test_up_refuses_a_data_dir_another_baton_up_holds(tmp_path: Path) -> None:
+    # Another `baton up` starting on it holds the lock before it has written any state file.
+    fd = os.open(tmp_path / "baton-up.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        result = runner.invoke(app, ["up", "--data-dir", str(tmp_path)])
+    finally:
+        os.close(fd)
+    assert result.exit_code == 1
+    assert "is in use by another baton up (starting or running)" in result.stderr
+    assert not (tmp_path / "jwt-secret").exists()  # refused before anything was set up
+
+
+def test_the_data_dir_lock_ends_with_its_holder(tmp_path: Path) -> None:
+    with (
+        holding_data_dir(tmp_path),
+        pytest.raises(CliError, match="in use"),
+        holding_data_dir(tmp_path),
+    ):
+        pass
+    with holding_data_dir(tmp_path):  # released: free again
+        pass

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from baton_cli.errors import CliError
 from baton_cli.processes import process_start
 
 STATE_FILE = "baton-up.json"
+LOCK_FILE = "baton-up.lock"
 
 
 @dataclass(frozen=True)
@@ -83,3 +86,34 @@ def still_running(state: UpState, pid: int) -> bool:
     recorded = state.started.get(str(pid))
     now = process_start(pid)
     return recorded is None or now is None or now == recorded
+
+
+@contextlib.contextmanager
+def holding_data_dir(data_dir: Path) -> Iterator[None]:
+    """Hold `<data-dir>/baton-up.lock` while `baton up` uses the data dir, or `CliError`.
+
+    Two `baton up`s started together on one data dir would both find no state file yet (it
+    is written once NATS runs) and start two platforms on the same files. The lock is the
+    kernel's (`flock`): it ends with the process however it ends, and the services do not
+    inherit it, so leftovers of a killed `baton up` never hold it.
+    """
+    path = data_dir.expanduser().absolute() / LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise CliError(f"{data_dir} is in use by {_holder(data_dir)}; stop it first or use "
+                           "--data-dir") from None  # fmt: skip
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _holder(data_dir: Path) -> str:
+    """Who holds the data dir: the running `baton up` its state file names, or one starting."""
+    with contextlib.suppress(CliError):
+        state = read_state(data_dir)
+        if still_running(state, state.pid):
+            return f"baton up (pid {state.pid})"
+    return "another baton up (starting or running)"

@@ -24,7 +24,7 @@ from baton_cli.services import (
     installed_services,
     parse_module_overrides,
 )
-from baton_cli.state import UpState, remove_state, write_state
+from baton_cli.state import UpState, holding_data_dir, remove_state, write_state
 from baton_cli.supervised_nats import SupervisedNats
 from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor
 from baton_messaging.embedded import EmbeddedNatsServer, NatsServerError
@@ -125,6 +125,11 @@ def run_up(options: UpOptions, echo: Echo) -> None:
     if options.nats_url and options.nats_port is not None:
         raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
     data_dir = prepare_data_dir(options.data_dir)
+    with holding_data_dir(data_dir):
+        _run_up(options, data_dir, echo)
+
+
+def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
     grace = RestartPolicy.for_services(os.environ).stop_grace
     LeftoverStopper(ProcProcessTable(), grace=grace, echo=echo).clear(data_dir)
     secret = load_or_create_secret(data_dir, os.environ)
