@@ -408,6 +408,16 @@ def test_wait_on_a_dry_run_prints_the_estimate(cli: Invoke, gateway: FakeGateway
     gateway.store(RESEARCH)
     out = ok(cli("run", "research-and-summarize", "--dry-run", "--wait"))
     assert "estimate: 1200 tokens in, 800 tokens out, $0.0123" in out
+    assert ", estimated cost $" in out and ", cost $" not in out  # nothing was spent
+
+
+def test_runs_marks_a_dry_runs_cost_as_an_estimate(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store(RESEARCH)
+    _finished_run(gateway, "live-1", "research-and-summarize", cost_usd=0.25)
+    _finished_run(gateway, "dry-1", "research-and-summarize", mode="dry_run", cost_usd=0.0123)
+    rows = ok(cli("runs", "research-and-summarize")).splitlines()
+    assert any("dry-1" in row and "~$0.0123" in row for row in rows), rows
+    assert any("live-1" in row and "$0.2500" in row and "~" not in row for row in rows), rows
 
 
 def test_wait_on_a_terminal_draws_a_live_table(cli: Invoke, gateway: FakeGateway) -> None:

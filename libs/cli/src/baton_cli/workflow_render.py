@@ -109,9 +109,20 @@ def runs_table(runs: Iterable[Json]) -> Table:
             _cell(run.get("run_id")), _cell(run.get("workflow")), _cell(run.get("version_id")),
             _cell(run.get("mode")), _status(run.get("status")), _cell(run.get("started_at")),
             _cell(duration(run.get("started_at"), run.get("finished_at"))),
-            _cell(money(run.get("cost_usd"))),
+            _cell(_listed_cost(run)),
         )  # fmt: skip
     return table
+
+
+def _cost_label(run: Json) -> str:
+    """A dry run spent nothing: its `cost_usd` is what the run would have cost."""
+    return "estimated cost" if run.get("mode") == "dry_run" else "cost"
+
+
+def _listed_cost(run: Json) -> str:
+    """The COST cell: a dry run's estimate is marked as one (`~$0.0123`), never as spent."""
+    amount = money(run.get("cost_usd"))
+    return f"~{amount}" if run.get("mode") == "dry_run" else amount
 
 
 def versions_table(versions: Iterable[Json]) -> Table:
@@ -201,7 +212,7 @@ def run_outcome(console: Console, run: Json) -> None:
         f"run {run.get('run_id')} of {run.get('workflow')} ({run.get('version_id')}): ",
         (status, STATUS_STYLES.get(status, "")),
         f" in {duration(run.get('started_at'), run.get('finished_at'))}",
-        f", cost {money(run.get('cost_usd'))}",
+        f", {_cost_label(run)} {money(run.get('cost_usd'))}",
     )
     console.print(line)
     if run.get("error"):
