@@ -143,6 +143,9 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
         "That's all, thank you so much!",
         "Done, that's it",
         "Всё. Хотя нет, всё",
+        "That's it",
+        "that's it for today, thanks",
+        "Это всё? Да, всё.",
     ],
 )
 def test_a_completion_phrase_in_a_line_is_done_and_no_item(message: str) -> None:
@@ -166,14 +169,24 @@ def test_an_item_or_a_second_thought_after_a_completion_phrase_is_not_done(
     assert brain_dump.split_items(message) == items and not brain_dump.says_done(message)
 
 
+def test_an_item_before_an_asked_completion_phrase_is_kept_and_not_done() -> None:
+    message = "купить хлеб, всё?"
+    assert brain_dump.split_items(message) == ["купить хлеб"] and not brain_dump.says_done(message)
+
+
 def test_a_completion_phrase_after_the_last_item_is_done() -> None:
     message = "Всё. Хотя нет, ещё купить хлеб. Вот теперь всё"
     assert brain_dump.split_items(message) == ["купить хлеб"] and brain_dump.says_done(message)
 
 
 @pytest.mark.parametrize(
-    "message", ["А что именно писать?", "ок", "хорошо", "давай", "ok", "sure", "хорошо, давай"]
-)
+    "message",
+    [
+        "А что именно писать?", "ок", "хорошо", "давай", "ok", "sure", "хорошо, давай",
+        # Asking whether that is all does not say it is.
+        "Всё?", "Это всё?", "Is that all?", "That's it?",
+    ],
+)  # fmt: skip
 def test_a_question_or_an_acknowledgement_is_no_item(message: str) -> None:
     assert brain_dump.split_items(message) == [] and not brain_dump.says_done(message)
 

@@ -15,7 +15,8 @@ from baton_agent_runner.domain.language import words
 # for now". Normalised ("е" for "ё").
 _DONE = (
     "это все", "на этом все", "больше ничего", "вот и все", "that's all", "thats all",
-    "that is all", "nothing else", "nothing more", "i'm done", "im done", "i am done",
+    "that is all", "that's it", "thats it", "that is it", "nothing else", "nothing more",
+    "i'm done", "im done", "i am done",
 )  # fmt: skip
 _DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
 # Done only as the whole part, give or take a "спасибо": inside an item they are its words
@@ -157,6 +158,11 @@ def _said(text: str) -> Iterator[str | bool]:
         if _is_done(text[start:end]):
             if item := _item(text[:start]):
                 yield item
+            if phrase_end is not None and "?" in phrase_end.group():
+                # Asked, it is no answer ("Всё?", "Is that all?"), and no item either: the
+                # user has yet to say it; what follows is read on its own ("Это всё? Да, всё").
+                yield from _said(text[phrase_end.end() :])
+                return
             rest, taken_back = _after_done(text[end:])
             yield not taken_back
             yield from _said(rest)
