@@ -60,26 +60,6 @@ def _never_built(settings: _Settings) -> Any:
         ("BATON_GRACE_SECONDS", "-1", "BATON_GRACE_SECONDS: Input should be greater than"),
         ("BATON_NAMES", "HOME", "BATON_NAMES: not valid JSON (a list or mapping is JSON)"),
         ("BATON_LOG_LEVEL", "bogus", "BATON_LOG_LEVEL: unknown level 'bogus'"),
-    ],
-)
-def test_a_bad_setting_exits_2_with_one_line_naming_the_variable(
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    variable: str,
-    value: str,
-    said: str,
-) -> None:
-    monkeypatch.setenv(variable, value)
-    with pytest.raises(SystemExit) as ended:
-        run_service("probe", _Settings, _never_built)
-    assert ended.value.code == 2
-    [line] = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith(f"probe: invalid settings: {said}"), line
-
-
-@pytest.mark.parametrize(
-    ("variable", "value", "said"),
-    [
         # The broker's own settings, read when the service builds it, not in `_Settings`.
         ("BATON_CONNECT_TIMEOUT_SECONDS", "soon", "BATON_CONNECT_TIMEOUT_SECONDS: Input should"),
         # Read under their own names (validation aliases), not `BATON_` + the field name.
@@ -87,7 +67,7 @@ def test_a_bad_setting_exits_2_with_one_line_naming_the_variable(
         ("BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS", "0", "BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS: "),
     ],
 )
-def test_messaging_and_tracing_settings_are_checked_before_the_service_is_built(
+def test_a_bad_setting_exits_2_with_one_line_naming_the_variable(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     variable: str,
