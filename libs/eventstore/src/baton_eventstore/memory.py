@@ -165,7 +165,7 @@ class MemoryTransaction:
 
 
 class MemoryOutbox:
-    """Outbox rows and the relay lease, in memory."""
+    """Outbox rows and leases (the relay's, one per DAG run), in memory."""
 
     def __init__(self, state: _State) -> None:
         self._state = state
@@ -204,3 +204,16 @@ class MemoryOutbox:
         """Expire the lease now if `holder` has it."""
         if self._leases.get(name, ("", 0.0))[0] == holder:
             self._leases[name] = (holder, 0.0)
+
+    async def prune_leases(self, prefix: str, expired_before: float) -> int:
+        """Forget the leases named `prefix...` that expired before `expired_before`."""
+        if not prefix:
+            raise ValueError("prefix: must not be empty (it would match every lease)")
+        gone = [
+            name
+            for name, (_, expires_at) in self._leases.items()
+            if name.startswith(prefix) and expires_at < expired_before
+        ]
+        for name in gone:
+            del self._leases[name]
+        return len(gone)

@@ -73,6 +73,16 @@ class Outbox(Protocol):
         """Give the lease up now (if `holder` has it), so a replica can take over at once."""
         ...
 
+    async def prune_leases(self, prefix: str, expired_before: float) -> int:
+        """Delete the leases whose name starts with `prefix` (a plain string, not a pattern)
+        and that expired before `expired_before` (epoch seconds); how many were deleted.
+
+        Safe whenever it runs: an expired lease is taken exactly as a missing one is. A
+        component that names a lease per item (a DAG run) calls it, or the table keeps a row
+        per item forever. An empty prefix is refused: it would reach other components' leases.
+        """
+        ...
+
 
 class Outgoing(NamedTuple):
     """One message for the broker: an outbox row as it is published."""

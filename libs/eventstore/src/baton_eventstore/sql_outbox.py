@@ -32,6 +32,16 @@ WHERE outbox_lease.holder = EXCLUDED.holder OR outbox_lease.expires_at < $4
 RETURNING holder
 """
 _PG_RELEASE = "UPDATE outbox_lease SET expires_at = 0 WHERE name = $1 AND holder = $2"
+# The prefix is compared as a string, never as a LIKE pattern: a run id may hold `_` or `%`.
+# One row back (the count), however many rows go.
+_PG_PRUNE = """
+WITH gone AS (
+    DELETE FROM outbox_lease
+    WHERE substr(name, 1, $2) = $1 AND expires_at < $3
+    RETURNING 1
+)
+SELECT count(*) AS n FROM gone
+"""
 
 
 class SqlOutbox:
@@ -120,6 +130,21 @@ class SqlOutbox:
         )
         async with write_transaction(self._engine) as conn:
             await conn.execute(statement)
+
+    async def prune_leases(self, prefix: str, expired_before: float) -> int:
+        """Delete the leases named `prefix...` that expired before `expired_before` (epoch
+        seconds); how many went. An expired lease and no lease are taken alike."""
+        if not prefix:
+            raise ValueError("prefix: must not be empty (it would match every lease)")
+        if self._raw is not None:
+            found = await self._raw.fetch(_PG_PRUNE, prefix, len(prefix), expired_before)
+            return int(found[0]["n"])
+        statement = delete(outbox_lease).where(
+            func.substr(outbox_lease.c.name, 1, len(prefix)) == prefix,
+            outbox_lease.c.expires_at < expired_before,
+        )
+        async with write_transaction(self._engine) as conn:
+            return int((await conn.execute(statement)).rowcount)
 
 
 def _rows(found: Sequence[Any]) -> list[OutboxRow]:
