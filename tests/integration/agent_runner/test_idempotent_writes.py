@@ -31,10 +31,11 @@ class CrashingReplyLog:
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         return None
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
+    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
         if self.crashes == 0:
             self.crashes += 1
             raise RuntimeError("crashed after the writes, before the reply was recorded")
+        return reply
 
 
 async def _twice(talk: Conversation, agent: str, step: str, message: str, key: str) -> None:

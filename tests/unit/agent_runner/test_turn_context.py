@@ -43,8 +43,8 @@ class Stores:
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         return None
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
-        pass
+    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
+        return reply
 
 
 async def _run(stores: Stores, agent: str, message: str, **extra: Any) -> AgentReply:

@@ -70,8 +70,8 @@ class Stores:
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         return self.replies.get(key)
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
-        self.replies.setdefault(key, reply)
+    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
+        return self.replies.setdefault(key, reply)
 
 
 def _runner(agents: Agents, stores: Stores, clock: Iterator[datetime]) -> AgentRunner:
@@ -193,3 +193,28 @@ async def test_without_a_deadline_the_turn_is_as_before() -> None:
 def test_a_deadline_without_a_time_zone_is_refused_naming_the_field() -> None:
     with pytest.raises(ValueError, match="deadline"):
         _turn(deadline=datetime(2026, 11, 25, 12, 0))  # naive on purpose
+
+
+class Replica(Agents):
+    """Another process's agents: its replies say which replica wrote them."""
+
+    def __init__(self, name: str, delay: float) -> None:
+        super().__init__(delay)
+        self.name = name
+
+    def model_name(self, profile: Profile) -> str:
+        return self.name
+
+
+async def test_two_replicas_answering_one_key_both_return_the_reply_recorded_first() -> None:
+    # The in-process lock cannot stop a retry that reaches another replica while the first
+    # still runs; both callers must then get the same, recorded reply.
+    stores = Stores()
+    slow = _runner(Replica("replica-a", delay=0.3), stores, _always(NOW))
+    fast = _runner(Replica("replica-b", delay=0.0), stores, _always(NOW))
+    turn = _turn(deadline=NOW + timedelta(seconds=30))
+    late = asyncio.create_task(slow.run(turn))
+    await asyncio.sleep(0.05)  # the slow replica is inside its model call
+    first = await fast.run(turn)
+    assert first.model == "replica-b"
+    assert await late == first == stores.replies["i-1:m-1"]

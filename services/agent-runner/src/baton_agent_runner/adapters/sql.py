@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -111,6 +111,7 @@ STEPS = [_create_v1, _create_v2, _add_announced_v3]
 """Migration steps of the agent-runner's tables; append, never edit."""
 
 Clock = Callable[[], datetime]
+R = TypeVar("R", AgentReply, TaskResult)
 _WORD = re.compile(r"\w+")
 
 # The PostgreSQL statements of the hot paths (see `raw_postgres`); JSON is read as text and
@@ -119,20 +120,6 @@ _COUNT_ITEMS = {
     False: "SELECT count(*) FROM agent_inbox_items WHERE user_id = $1 AND status <> $2",
     True: "SELECT count(*) FROM agent_inbox_items WHERE user_id = $1 AND status = $2",
 }
-_GET_REPLY = "SELECT reply::text FROM agent_replies WHERE user_id = $1 AND idempotency_key = $2"
-_PUT_REPLY = (
-    "INSERT INTO agent_replies (user_id, idempotency_key, reply, created_at) "
-    "VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, idempotency_key) DO NOTHING"
-)
-_GET_TASK = (
-    "SELECT result::text FROM agent_task_results WHERE user_id = $1 AND idempotency_key = $2"
-)
-_PUT_TASK = (
-    "INSERT INTO agent_task_results "
-    "(user_id, idempotency_key, run_id, step_id, result, created_at) "
-    "VALUES ($1, $2, $3, $4, $5, $6) "
-    "ON CONFLICT (user_id, idempotency_key) DO NOTHING RETURNING 1"
-)
 
 
 @contextmanager
@@ -321,98 +308,111 @@ def _words(text: str) -> set[str]:
     return {word.casefold() for word in _WORD.findall(text)}
 
 
+class _FirstRecorded(Generic[R]):
+    """One pydantic value per (user, idempotency key) in `table`'s JSON `column`; the first
+    value recorded under a key is the only one (replicas share the table, not a lock)."""
+
+    def __init__(
+        self, engine: AsyncEngine, table: Table, column: str, model: type[R], name: str
+    ) -> None:
+        self._engine, self._table, self._name = autocommit(engine), table, name
+        self._model: type[R] = model
+        self._column = table.c[column]
+        self._insert = (
+            upsert(engine, table)
+            .on_conflict_do_nothing(index_elements=["user_id", "idempotency_key"])
+            .returning(table.c.user_id)
+        )
+        # The PostgreSQL statements (see `raw_postgres`), from the table: JSON is read as text
+        # and validated straight from it.
+        self._columns = [c.name for c in table.c]
+        values = ", ".join(f"${n}" for n in range(1, len(self._columns) + 1))
+        self._get_sql = (
+            f"SELECT {column}::text FROM {table.name} WHERE user_id = $1 AND idempotency_key = $2"
+        )
+        self._put_sql = (
+            f"INSERT INTO {table.name} ({', '.join(self._columns)}) VALUES ({values}) "
+            "ON CONFLICT (user_id, idempotency_key) DO NOTHING RETURNING 1"
+        )
+
+    async def get(self, user_id: str, key: str) -> R | None:
+        """The recorded value, if any."""
+        if raw_postgres.is_postgres(self._engine):
+            with _reachable(self._name):
+                text = await raw_postgres.fetchval(
+                    self._engine, self._name, self._get_sql, user_id, key
+                )
+            return None if text is None else self._model.model_validate_json(text)
+        query = select(self._column).where(
+            self._table.c.user_id == user_id, self._table.c.idempotency_key == key
+        )
+        with _reachable(self._name):
+            async with self._engine.connect() as conn:
+                stored = await conn.scalar(query)
+        return None if stored is None else self._model.model_validate(stored)
+
+    async def put(self, row: dict[str, Any], value: R) -> R | None:
+        """Record `row` (every column; `value` is the JSON one's); None when it was recorded,
+        else the value another writer recorded first."""
+        # One statement, one round trip: it inserts, or returns no row when the key is taken.
+        if raw_postgres.is_postgres(self._engine):
+            args = [
+                value.model_dump_json() if c == self._column.name else row[c] for c in self._columns
+            ]
+            with _reachable(self._name):
+                inserted = await raw_postgres.fetchval(
+                    self._engine, self._name, self._put_sql, *args
+                )
+        else:
+            row = {**row, self._column.name: value.model_dump(mode="json")}
+            with _reachable(self._name):
+                async with write_transaction(self._engine) as conn:
+                    inserted = await conn.scalar(self._insert.values(**row))
+        if inserted is not None:
+            return None
+        first = await self.get(row["user_id"], row["idempotency_key"])
+        if first is None:
+            key = row["idempotency_key"]
+            raise StoreUnavailable(f"{self._name}: key {key!r} is taken but nothing is recorded")
+        return first
+
+
 class SqlReplyLog:
     """Replies by (user, idempotency key) in `agent_replies`."""
 
     def __init__(self, engine: AsyncEngine, now: Clock) -> None:
-        self._engine, self._now = autocommit(engine), now
-        self._insert = upsert(engine, replies).on_conflict_do_nothing(
-            index_elements=["user_id", "idempotency_key"]
-        )
+        self._log = _FirstRecorded(engine, replies, "reply", AgentReply, "replies")
+        self._now = now
 
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         """The recorded reply, if any."""
-        if raw_postgres.is_postgres(self._engine):
-            with _reachable("replies"):
-                text = await raw_postgres.fetchval(
-                    self._engine, "replies", _GET_REPLY, user_id, key
-                )
-            return None if text is None else AgentReply.model_validate_json(text)
-        query = select(replies.c.reply).where(
-            replies.c.user_id == user_id, replies.c.idempotency_key == key
-        )
-        with _reachable("replies"):
-            async with self._engine.connect() as conn:
-                stored = await conn.scalar(query)
-        return None if stored is None else AgentReply.model_validate(stored)
+        return await self._log.get(user_id, key)
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
-        """Record; a concurrent first writer wins and this one is dropped."""
-        if raw_postgres.is_postgres(self._engine):
-            args = (user_id, key, reply.model_dump_json(), self._now())
-            with _reachable("replies"):
-                await raw_postgres.fetchval(self._engine, "replies", _PUT_REPLY, *args)
-            return
-        row = {
-            "user_id": user_id,
-            "idempotency_key": key,
-            "reply": reply.model_dump(mode="json"),
-            "created_at": self._now(),
-        }
-        with _reachable("replies"):
-            async with write_transaction(self._engine) as conn:
-                await conn.execute(self._insert.values(**row))
+    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
+        """Record; when another writer recorded the key first, return its reply instead."""
+        row = {"user_id": user_id, "idempotency_key": key, "created_at": self._now()}
+        return await self._log.put(row, reply) or reply
 
 
 class SqlTaskLog:
     """Results of DAG steps by (user, idempotency key) in `agent_task_results`."""
 
     def __init__(self, engine: AsyncEngine, now: Clock) -> None:
-        self._engine, self._now = autocommit(engine), now
-        self._insert = (
-            upsert(engine, task_results)
-            .on_conflict_do_nothing(index_elements=["user_id", "idempotency_key"])
-            .returning(task_results.c.user_id)
-        )
+        self._log = _FirstRecorded(engine, task_results, "result", TaskResult, "task log")
+        self._now = now
 
     async def get(self, user_id: str, key: str) -> TaskResult | None:
         """The recorded result, if any."""
-        if raw_postgres.is_postgres(self._engine):
-            with _reachable("task log"):
-                text = await raw_postgres.fetchval(
-                    self._engine, "task log", _GET_TASK, user_id, key
-                )
-            return None if text is None else TaskResult.model_validate_json(text)
-        query = select(task_results.c.result).where(
-            task_results.c.user_id == user_id, task_results.c.idempotency_key == key
-        )
-        with _reachable("task log"):
-            async with self._engine.connect() as conn:
-                stored = await conn.scalar(query)
-        return None if stored is None else TaskResult.model_validate(stored)
+        return await self._log.get(user_id, key)
 
     async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
         """Record; when another writer recorded the key first, return its result (replayed)."""
-        # One statement, one round trip: it inserts, or returns no row when the key is taken.
-        if raw_postgres.is_postgres(self._engine):
-            args = (user_id, key, call.run_id, call.step_id, result.model_dump_json(), self._now())
-            with _reachable("task log"):
-                inserted = await raw_postgres.fetchval(self._engine, "task log", _PUT_TASK, *args)
-        else:
-            row = {
-                "user_id": user_id,
-                "idempotency_key": key,
-                "run_id": call.run_id,
-                "step_id": call.step_id,
-                "result": result.model_dump(mode="json"),
-                "created_at": self._now(),
-            }
-            with _reachable("task log"):
-                async with write_transaction(self._engine) as conn:
-                    inserted = await conn.scalar(self._insert.values(**row))
-        if inserted is not None:
-            return result
-        first = await self.get(user_id, key)
-        if first is None:
-            raise StoreUnavailable(f"task log: key {key!r} is taken but its result is not found")
-        return first.model_copy(update={"replayed": True})
+        row = {
+            "user_id": user_id,
+            "idempotency_key": key,
+            "run_id": call.run_id,
+            "step_id": call.step_id,
+            "created_at": self._now(),
+        }
+        first = await self._log.put(row, result)
+        return result if first is None else first.model_copy(update={"replayed": True})

@@ -87,8 +87,9 @@ class ReplyLog(Protocol):
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         """The recorded reply, if any."""
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> None:
-        """Record a reply (the first one recorded wins)."""
+    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
+        """Record a reply; the first one recorded wins and is returned (another writer's, if
+        it came first: a retry answered by another replica while this one still ran)."""
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,17 @@ class AgentRunner:
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
         await self._store(self._keep(cmd, output), by=cmd)
         reply = _reply(profile, self.agents.model_name(profile), output, usage)
-        await self._store(self.replies.put(cmd.user_id, cmd.idempotency_key, reply), by=cmd)
+        # Another replica may have answered the same key meanwhile (the caller retried while
+        # this call ran): every caller then gets the one reply that is recorded.
+        recorded = await self._store(
+            self.replies.put(cmd.user_id, cmd.idempotency_key, reply), by=cmd
+        )
+        if recorded is not reply:
+            logger.warning(
+                "turn %s: another process recorded its reply first; returning that one",
+                cmd.idempotency_key,
+            )
+            return recorded
         if mentions and answered:
             await self._mark_told(cmd, mentions)
         return reply

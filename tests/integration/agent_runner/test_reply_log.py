@@ -1,0 +1,46 @@
+"""The reply log shared by replicas: the first reply recorded under a key is the only one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from baton_agent_runner.adapters import sql
+from baton_contracts.agent_api import AgentReply, TokenUsage, WorkflowSignal
+from baton_eventstore import create_engine, migrate
+
+
+def _reply(text: str) -> AgentReply:
+    return AgentReply(
+        message=text,
+        workflow_signal=WorkflowSignal(action="stay"),
+        usage=TokenUsage(),
+        agent="greeter",
+        model="scripted",
+    )
+
+
+async def test_a_second_replica_recording_the_same_key_gets_the_first_reply_on_sqlite(
+    sqlite_url: str,
+) -> None:
+    await _first_writer_wins(sqlite_url)
+
+
+async def test_a_second_replica_recording_the_same_key_gets_the_first_reply_on_postgres(
+    postgres_url: str,
+) -> None:
+    await _first_writer_wins(postgres_url)
+
+
+async def _first_writer_wins(url: str) -> None:
+    engine = create_engine(url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    log = sql.SqlReplyLog(engine, lambda: datetime.now(UTC))
+    first = _reply("first")
+    try:
+        assert await log.put("alice", "k", first) == first
+        assert await log.put("alice", "k", _reply("second")) == first
+        assert await log.get("alice", "k") == first
+        assert await log.get("bob", "k") is None
+        assert await log.put("bob", "k", _reply("bob's")) == _reply("bob's")
+    finally:
+        await engine.dispose()
