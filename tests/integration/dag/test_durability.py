@@ -8,8 +8,10 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
+from baton_eventstore.tables import outbox_lease
 from baton_workflow.bootstrap import WorkflowApp
 from baton_workflow.service.dag_ports import TaskAgents
 
@@ -254,6 +256,35 @@ async def test_a_service_that_died_holding_a_run_is_taken_over_when_its_lease_en
     assert run["status"] == "success", run
     assert model_runs == [(run_id, "think"), (run_id, "after")]
     assert steps_of(run)["think"]["attempts"] == 1
+
+
+async def lease_names(stack: Stack) -> set[str]:
+    """The names of every row in the workflow database's lease table."""
+    async with stack.workflow.store.engine.connect() as conn:
+        return set((await conn.execute(select(outbox_lease.c.name))).scalars())
+
+
+@ON_BOTH_BACKENDS
+@pytest.mark.parametrize("workflow_extra", [{"workflow_dag_lease_seconds": 0.5}])
+async def test_the_sweep_deletes_the_leases_of_finished_runs(author: Author, stack: Stack) -> None:
+    await author.created({"name": "brief", "steps": [{"id": "speak", "prompt": "Say hi"}]})
+    outbox = stack.workflow.store.outbox
+    assert await outbox.acquire_lease("other:expired", "someone", -60)  # not a run's lease
+    run_ids = [(await author.run("brief"))["run_id"] for _ in range(3)]
+    for run_id in run_ids:
+        assert (await author.wait(run_id))["status"] == "success"
+    runs = {f"dagrun:{run_id}" for run_id in run_ids}
+    # A finished run leaves its lease to run out; the sweep (every quarter second here)
+    # deletes it once it ran out a lease period ago, a second or so after the run ended.
+    assert runs <= await lease_names(stack)
+
+    deadline = asyncio.get_running_loop().time() + 10
+    while not runs.isdisjoint(left := await lease_names(stack)):
+        assert asyncio.get_running_loop().time() < deadline, left
+        await asyncio.sleep(0.05)
+
+    assert {"workflow-outbox", "other:expired"} <= left  # the relay's, and another prefix's
+    assert await outbox.acquire_lease(f"dagrun:{run_ids[0]}", "next", 60)  # taken as before
 
 
 @ON_BOTH_BACKENDS

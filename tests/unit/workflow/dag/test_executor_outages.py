@@ -23,12 +23,17 @@ LOGGER = "baton_workflow.service.dag_runs"
 
 class FailingRuns:
     """A run store that lends every lease but fails its first `failures` reads with `error`;
-    then it holds one unfinished run, "r1" (empty)."""
+    then it holds one unfinished run, "r1" (empty). Pruning leases fails with `error` while
+    reads do, and its first `prune_failures` times."""
 
-    def __init__(self, error: Exception, failures: int = 1_000_000) -> None:
+    def __init__(
+        self, error: Exception, failures: int = 1_000_000, prune_failures: int = 0
+    ) -> None:
         self.error = error
         self.failures = failures
+        self.prune_failures = prune_failures
         self.reads = 0
+        self.prunes: list[float] = []  # `expired_for` of each attempt
         self.loaded = asyncio.Event()
 
     def _read(self) -> None:
@@ -50,6 +55,12 @@ class FailingRuns:
 
     async def drop_lease(self, run_id: str, holder: str) -> None:
         return None
+
+    async def prune_leases(self, expired_for: float) -> int:
+        self.prunes.append(expired_for)
+        if self.reads <= self.failures or len(self.prunes) <= self.prune_failures:
+            raise self.error
+        return 0
 
 
 class FixedClock:
@@ -107,9 +118,31 @@ async def test_an_outage_while_sweeping_is_a_warning_per_look_until_the_runs_are
     await ex.stop()
 
     records = _records(caplog)
-    assert len(records) == 3
+    assert len(records) == 3  # a prune of leases tried while it was down would be a fourth
     assert all(r.levelno == logging.WARNING and r.exc_info is None for r in records)
     assert "could not look for unfinished DAG runs" in records[0].getMessage()
+
+
+async def test_a_failed_prune_of_expired_leases_is_a_warning_and_the_sweep_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    runs = FailingRuns(StoreUnavailable("the database is not there"), failures=0, prune_failures=2)
+    ex = executor(runs)
+    ex._sweeper = asyncio.create_task(ex._sweep())
+    for _ in range(500):  # two fail, then two go through: the sweep keeps going
+        if len(runs.prunes) >= 4:
+            break
+        await asyncio.sleep(0.01)
+    await ex.stop()
+
+    assert len(runs.prunes) >= 4
+    assert set(runs.prunes) == {ex.lease_seconds}  # leases that ran out a lease period ago
+    assert runs.reads >= 4  # one look for unfinished runs per prune
+    records = _records(caplog)
+    assert len(records) == 2
+    assert all(r.levelno == logging.WARNING and r.exc_info is None for r in records)
+    assert "could not delete expired DAG run leases" in records[0].getMessage()
 
 
 async def test_a_bug_while_driving_a_run_is_an_error_with_its_traceback(

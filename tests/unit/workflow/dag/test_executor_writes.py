@@ -87,6 +87,9 @@ class MemoryRuns:
     async def drop_lease(self, run_id: str, holder: str) -> None:
         self.dropped.append(run_id)
 
+    async def prune_leases(self, expired_for: float) -> int:
+        return 0
+
 
 class InstantAgents:
     """Answers every step at once; with `hold`, never answers (a call stays in flight)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +17,9 @@ from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.state import RunState, fold
 from baton_workflow.service.dag_ports import RunRequestExists
 from baton_workflow.service.dag_wire import wire_events
+
+_LEASE = "dagrun:"
+"""The prefix of every run's lease name in the store's lease table."""
 
 
 def run_stream(run_id: str) -> str:
@@ -105,11 +109,18 @@ class SqlDagRuns:
 
     async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
         """Take or renew the right to drive a run; False while another process holds it."""
-        return await self._store.outbox.acquire_lease(f"dagrun:{run_id}", holder, ttl)
+        return await self._store.outbox.acquire_lease(_LEASE + run_id, holder, ttl)
 
     async def drop_lease(self, run_id: str, holder: str) -> None:
         """Give the run up, so another process may take it at once."""
-        await self._store.outbox.release_lease(f"dagrun:{run_id}", holder)
+        await self._store.outbox.release_lease(_LEASE + run_id, holder)
+
+    async def prune_leases(self, expired_for: float) -> int:
+        """Delete run leases that ran out more than `expired_for` seconds ago (one statement).
+
+        Wall-clock time, as the store's leases are: a lease's expiry is the time.time() of the
+        process that took it."""
+        return await self._store.outbox.prune_leases(_LEASE, time.time() - expired_for)
 
 
 def _row(state: RunState, stream_version: int) -> dict[str, Any]:

@@ -76,6 +76,11 @@ class RunStore(Protocol):
         """Give the run up."""
         ...
 
+    async def prune_leases(self, expired_for: float) -> int:
+        """Delete the leases of runs that ran out more than `expired_for` seconds ago, all in
+        one statement; how many went."""
+        ...
+
 
 class TaskAgents(Protocol):
     """Agents that answer DAG steps (`agent.cmd.task` in the agent-runner)."""

@@ -224,6 +224,21 @@ class DagExecutor:
                 await self.resume()
             except Exception as exc:
                 _log_failure(exc, "could not look for unfinished DAG runs; looking again soon")
+                continue  # the database is likely down: one line per look, not two
+            await self._prune_leases()
+
+    async def _prune_leases(self) -> None:
+        """Delete the leases of runs nobody drives: a finished run leaves its lease to run out,
+        so without this the lease table keeps a row per run ever driven.
+
+        An expired lease is taken as a missing one is, so deleting one is safe. Only leases
+        that ran out a whole lease period ago go: expiry times are the wall clock of whichever
+        replica wrote them, and a replica whose clock runs ahead of the writer's (by less than
+        a lease period) must not see a lease that is still held as long expired."""
+        try:
+            await self.runs.prune_leases(self.lease_seconds)
+        except Exception as exc:
+            _log_failure(exc, "could not delete expired DAG run leases; trying again soon")
 
     async def _drive(self, run_id: str, started: RunState | None = None) -> None:
         if not await self.runs.take_lease(run_id, self.holder, self.lease_seconds):
@@ -239,7 +254,8 @@ class DagExecutor:
                 del self._drives[run_id]
             await drive.cancel_calls()
             # A finished run is never driven again: its lease can simply run out (one write
-            # less per run). An unfinished one is given up so another process may take it now.
+            # less per run; the sweep deletes it later). An unfinished one is given up so
+            # another process may take it now.
             if drive.state is None or not drive.state.finished:
                 with contextlib.suppress(Exception):
                     await self.runs.drop_lease(run_id, self.holder)
