@@ -1,0 +1,152 @@
+"""A database that waiting will not make usable: `DatabaseUnusable`, found at a service's start.
+
+A file that is not a SQLite database, a folder that cannot be created, a PostgreSQL database
+that does not exist or refuses the user: the service stops with one line naming the setting,
+the database and the problem (`run_service(..., misconfigured=(DatabaseUnusable,))`). What
+waiting may fix (a server that refuses connections, a locked file) is left as it was raised;
+`is_unavailable` tells those apart once the service runs.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, InvalidRequestError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from baton_eventstore.engine import create_engine
+
+DRIVERS = "sqlite+aiosqlite or postgresql+asyncpg"
+
+
+class DatabaseUnusable(Exception):
+    """The database a setting names cannot be used, for a reason waiting will not fix."""
+
+    def __init__(self, setting: str, database: str, problem: str) -> None:
+        super().__init__(f"{setting}: cannot use {database}: {problem}")
+        self.setting = setting
+        self.database = database
+        """The URL with its password hidden."""
+        self.problem = problem
+
+
+def shown(url: str) -> str:
+    """`url` as it may be printed: its password hidden, or nothing of it when it is no URL."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "its value"  # it may hold a password that could not be found in it
+
+
+def engine_for(setting: str, url: str, *, pool_size: int | None = None) -> AsyncEngine:
+    """`create_engine(url)`, and the folder of a SQLite file created; DatabaseUnusable, naming
+    `setting`, when `url` is no database this store can use or that folder cannot be made."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseUnusable(
+            setting, shown(url), f"it is not a database URL ({DRIVERS})"
+        ) from None
+    if not parsed.drivername.startswith(("sqlite", "postgres")):
+        raise DatabaseUnusable(
+            setting, shown(url), f'unsupported database "{parsed.drivername}" ({DRIVERS})'
+        )
+    try:
+        engine = create_engine(url, pool_size=pool_size)
+    except (ArgumentError, InvalidRequestError, ImportError) as exc:  # unknown or sync driver
+        raise DatabaseUnusable(setting, shown(url), _driver_problem(parsed, exc)) from exc
+    _ensure_sqlite_folder(setting, url, parsed)
+    return engine
+
+
+@contextmanager
+def blamed_on(setting: str, url: str) -> Iterator[None]:
+    """Around a service's first use of its database (migrating it): what that raises for a
+    reason waiting will not fix becomes DatabaseUnusable naming `setting`; anything else is
+    raised as it was."""
+    try:
+        yield
+    except Exception as exc:
+        problem = unusable_problem(exc)
+        if problem is None:
+            raise
+        raise DatabaseUnusable(setting, shown(url), problem) from exc
+
+
+def unusable_problem(exc: BaseException) -> str | None:
+    """The problem in plain words when `exc`, or what it was raised from, says the database
+    cannot be used however long one waits; None otherwise."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, sqlite3.Error) and hasattr(current, "sqlite_errorcode"):
+            return _sqlite_problem(current)
+        sqlstate = getattr(current, "sqlstate", None)
+        if isinstance(sqlstate, str):  # asyncpg's error, or SQLAlchemy's adapter of it
+            return _postgres_problem(sqlstate, current)
+        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
+    return None
+
+
+# SQLite's primary result codes (the low byte of an extended one) that no wait changes.
+_SQLITE_PROBLEMS = {
+    sqlite3.SQLITE_NOTADB: "the file is not a SQLite database",
+    sqlite3.SQLITE_CORRUPT: "the file is a damaged SQLite database",
+    sqlite3.SQLITE_CANTOPEN: "the file cannot be opened or created",
+    sqlite3.SQLITE_READONLY: "the file cannot be written",
+    sqlite3.SQLITE_PERM: "access to the file is denied",
+    sqlite3.SQLITE_AUTH: "access to the file is denied",
+}
+
+
+def _sqlite_problem(exc: sqlite3.Error) -> str | None:
+    return _SQLITE_PROBLEMS.get(exc.sqlite_errorcode & 0xFF)
+
+
+# SQLSTATE prefixes: no such database (3D), authentication refused (28), no right to create
+# the tables (42501), no schema to create them in (3F). Waiting changes none of them.
+_POSTGRES_UNUSABLE = ("3D", "28", "42501", "3F")
+
+
+def _postgres_problem(sqlstate: str, exc: BaseException) -> str | None:
+    return str(exc) if sqlstate.startswith(_POSTGRES_UNUSABLE) else None
+
+
+def _driver_problem(parsed: URL, exc: Exception) -> str:
+    name = parsed.drivername
+    if isinstance(exc, ImportError):
+        return f'driver "{name}" is not installed ({DRIVERS})'
+    if isinstance(exc, InvalidRequestError):
+        return f'driver "{name}" is not an asyncio driver ({DRIVERS})'
+    return f'unknown driver "{name}" ({DRIVERS})'
+
+
+def _ensure_sqlite_folder(setting: str, url: str, parsed: URL) -> None:
+    path = _sqlite_file(parsed)
+    if path is None:
+        return
+    if path.is_dir():
+        raise DatabaseUnusable(setting, shown(url), f"{path} is a folder, not a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        problem = f"its folder {path.parent} cannot be created: {exc.strerror or exc}"
+        raise DatabaseUnusable(setting, shown(url), problem) from exc
+
+
+def _sqlite_file(parsed: URL) -> Path | None:
+    """The file of a SQLite URL; None for an in-memory database or another backend."""
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    database = parsed.database
+    if parsed.query.get("uri") == "true" and database.startswith("file:"):
+        # `sqlite:///file:/path?mode=ro&uri=true`: the path is between `file:` and any `?`.
+        database = database.removeprefix("file:").split("?", 1)[0]
+        if database in ("", ":memory:"):
+            return None
+    return Path(database)
