@@ -132,11 +132,15 @@ def run_service(
     build: Callable[[SettingsT], ServiceT],
     *,
     fatal: tuple[type[Exception], ...] = (ValueError,),
+    misconfigured: tuple[type[Exception], ...] = (),
     describe: Callable[[ServiceT], str] = lambda _: "",
     tracing: Callable[[str], Callable[[], None]] | None = None,
 ) -> None:
     """The body of `python -m baton_<service>`; exits with one line on a bad setting (status 2,
     naming each variable) or a failed start.
+
+    A `fatal` error ends it with status 1, a `misconfigured` one (a setting naming what cannot
+    be used, as `DatabaseUnusable` of `baton_eventstore`) with status 2, as a bad setting.
 
     `tracing(name)` (`baton_telemetry.start_tracing`) turns tracing on before the service is
     built, so its broker and responders trace through the provider it sets, and returns what
@@ -162,6 +166,9 @@ def run_service(
     stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
     try:
         run_on(settings.event_loop, main())
+    except misconfigured as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        sys.exit(2)
     except fatal as exc:
         sys.exit(f"{name}: {exc}")
     finally:
