@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from faststream.nats import NatsBroker
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import sql
@@ -23,8 +21,12 @@ from baton_agent_runner.service.step_starts import StepStarts
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.settings import AgentRunnerSettings
-from baton_eventstore import create_engine, migrate
+from baton_eventstore import migrate
+from baton_eventstore.unusable import blamed_on, engine_for
 from baton_messaging import MessagingSettings, build_broker, start_broker
+
+DATABASE_SETTING = "BATON_DATABASE_URL"
+"""Named when the database it points to cannot be used (`settings.database_url`)."""
 
 
 @dataclass
@@ -41,7 +43,9 @@ class AgentRunnerApp:
 
     async def start(self) -> None:
         """Migrate the agent-runner's tables, connect, answer requests."""
-        await migrate(self.engine, sql.COMPONENT, sql.STEPS)
+        # The first use of the database: one that can never serve stops the service here.
+        with blamed_on(DATABASE_SETTING, self.settings.database_url):
+            await migrate(self.engine, sql.COMPONENT, sql.STEPS)
         # The step-start consumers need the workflow's event stream, whoever starts first.
         await start_broker(self.broker, [WORKFLOW_EVENTS_STREAM])
         self.ready = True
@@ -59,8 +63,9 @@ class AgentRunnerApp:
 def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
     """Build the service; `overrides` replace adapters by name (agents, memory, inbox,
     task_agents, task_results, ...)."""
-    _ensure_sqlite_folder(settings.database_url)
-    engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
+    engine = engine_for(
+        DATABASE_SETTING, settings.database_url, pool_size=settings.database_pool_size
+    )
     messaging = MessagingSettings(
         nats_url=settings.nats_url, request_timeout_seconds=settings.request_timeout_seconds
     )
@@ -121,9 +126,3 @@ def _memory(settings: AgentRunnerSettings, engine: AsyncEngine, now: sql.Clock) 
         settings.qdrant_path, settings.qdrant_url, embedder, settings.store_timeout_seconds
     )
     return Mem0MemoryStore(memory)
-
-
-def _ensure_sqlite_folder(url: str) -> None:
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)

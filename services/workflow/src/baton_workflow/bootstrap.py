@@ -7,14 +7,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from faststream.nats import NatsBroker
-from sqlalchemy.engine import make_url
 
 from baton_contracts import STREAMS
-from baton_eventstore import OutboxRelay, SqlEventStore, create_engine, migrate
+from baton_eventstore import OutboxRelay, SqlEventStore, migrate
+from baton_eventstore.unusable import blamed_on, engine_for
 from baton_messaging import (
     JetStreamPublisher,
     MessagingSettings,
@@ -46,6 +45,9 @@ from baton_workflow.service.dag_runs import DagExecutor, DagRunsService, StepRun
 from baton_workflow.service.handlers import WorkflowServices
 from baton_workflow.settings import WorkflowSettings
 
+DATABASE_SETTING = "BATON_DATABASE_URL"
+"""Named when the database it points to cannot be used (`settings.database_url`)."""
+
 
 @dataclass
 class WorkflowApp:
@@ -62,9 +64,11 @@ class WorkflowApp:
 
     async def start(self) -> None:
         """Migrate, connect, declare the workflow streams, answer requests, start the relay."""
-        await self.store.migrate()
-        await migrate(self.store.engine, read_model.COMPONENT, read_model.STEPS)
-        await migrate(self.store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
+        # The first use of the database: one that can never serve stops the service here.
+        with blamed_on(DATABASE_SETTING, self.settings.database_url):
+            await self.store.migrate()
+            await migrate(self.store.engine, read_model.COMPONENT, read_model.STEPS)
+            await migrate(self.store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
         streams = [s for s in STREAMS if s.name.startswith("WORKFLOW_")]
         await start_broker(self.broker, streams)
         publisher = JetStreamPublisher(self.broker.connection.jetstream())
@@ -95,9 +99,8 @@ class WorkflowApp:
 
 def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
     """Build the service; `overrides` replace adapters by name (agent_runner, clock, ...)."""
-    _ensure_sqlite_folder(settings.database_url)
     store = SqlEventStore(
-        create_engine(settings.database_url, pool_size=settings.database_pool_size)
+        engine_for(DATABASE_SETTING, settings.database_url, pool_size=settings.database_pool_size)
     )
     messaging = MessagingSettings(
         nats_url=settings.nats_url, request_timeout_seconds=settings.request_timeout_seconds
@@ -201,9 +204,3 @@ def _dag(
         announce=partial(broadcast, broker),
     )
     return catalog, service
-
-
-def _ensure_sqlite_folder(url: str) -> None:
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.entrypoints.subscribers import documented_broker
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_agent_runner.settings import AgentRunnerSettings
+from baton_eventstore.unusable import DatabaseUnusable
 from baton_messaging.process import run_service
 from baton_telemetry import start_tracing
 
@@ -15,8 +16,8 @@ broker = documented_broker()
 
 
 def main() -> None:
-    """Entry point; a bad setting or profile, a missing extra, or a Qdrant server that cannot
-    be reached stops the service with one clear line."""
+    """Entry point; a bad setting or profile, a missing extra, a Qdrant server that cannot
+    be reached, or a database that cannot be used stops the service with one clear line."""
 
     def describe(app: AgentRunnerApp) -> str:
         return "agents: " + ", ".join(app.runner.profiles)
@@ -27,6 +28,7 @@ def main() -> None:
         AgentRunnerSettings,
         build,
         fatal=fatal,
+        misconfigured=(DatabaseUnusable,),
         describe=describe,
         tracing=start_tracing,
     )

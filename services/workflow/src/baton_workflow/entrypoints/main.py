@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from baton_eventstore.unusable import DatabaseUnusable
 from baton_messaging.process import run_service
 from baton_telemetry import start_tracing
 from baton_workflow.bootstrap import WorkflowApp, build
@@ -14,11 +15,13 @@ broker = documented_broker()
 
 
 def main() -> None:
-    """Entry point; a bad setting, definition or checker module stops it with one clear line."""
+    """Entry point; a bad setting, definition or checker module, or a database that cannot be
+    used, stops it with one clear line."""
 
     def describe(app: WorkflowApp) -> str:
         return "definitions: " + ", ".join(app.services.definitions)
 
     # ValueError: a checker module that cannot be loaded.
     run_service("workflow", WorkflowSettings, build, fatal=(DefinitionInvalid, ValueError),
-                describe=describe, tracing=start_tracing)  # fmt: skip
+                misconfigured=(DatabaseUnusable,), describe=describe,
+                tracing=start_tracing)  # fmt: skip
