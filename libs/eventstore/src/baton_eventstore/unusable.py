@@ -3,14 +3,16 @@
 A file that is not a SQLite database, a folder that cannot be created, a PostgreSQL database
 that does not exist or refuses the user: the service stops with one line naming the setting,
 the database and the problem (`run_service(..., misconfigured=(DatabaseUnusable,))`). What
-waiting may fix (a server that refuses connections, a locked file) is left as it was raised;
-`is_unavailable` tells those apart once the service runs.
+waiting may fix (a server that refuses connections, a locked file) is waited for at start
+(`first_use`), and answered `unavailable` once the service runs (`is_unavailable`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from sqlalchemy.exc import ArgumentError, InvalidRequestError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.engine import create_engine
+from baton_eventstore.unavailable import is_unavailable
 
 DRIVERS = "sqlite+aiosqlite or postgresql+asyncpg"
 
@@ -75,6 +78,52 @@ def blamed_on(setting: str, url: str) -> Iterator[None]:
         if problem is None:
             raise
         raise DatabaseUnusable(setting, shown(url), problem) from exc
+
+
+FIRST_RETRY_SECONDS, LONGEST_RETRY_SECONDS = 0.2, 5.0
+
+
+async def first_use(
+    setting: str,
+    url: str,
+    work: Callable[[], Awaitable[object]],
+    logger: logging.Logger,
+    *,
+    longest_wait: float = LONGEST_RETRY_SECONDS,
+) -> None:
+    """A service's first use of its database (migrating it), retried for as long as the
+    database is unavailable (a server not up yet, refusing connections, starting up, a locked
+    file), so that services and their database may start in any order.
+
+    DatabaseUnusable, naming `setting`, when it can never serve (`blamed_on`); anything else
+    (a bug) is raised at once. Each new reason to wait is logged once, with the database's
+    URL (password hidden); a stop during the wait cancels it.
+    """
+    delay, said = FIRST_RETRY_SECONDS, ""
+    while True:
+        try:
+            with blamed_on(setting, url):
+                await work()
+        except DatabaseUnusable:
+            raise
+        except Exception as exc:
+            if not is_unavailable(exc):
+                raise
+            reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            if reason != said:
+                logger.warning(
+                    "the database at %s (%s) is unavailable (%s); still trying",
+                    shown(url),
+                    setting,
+                    reason,
+                )
+                said = reason
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, longest_wait)
+            continue
+        if said:
+            logger.info("the database at %s is available", shown(url))
+        return
 
 
 def unusable_problem(exc: BaseException) -> str | None:

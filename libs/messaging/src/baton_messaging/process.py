@@ -135,12 +135,16 @@ def run_service(
     misconfigured: tuple[type[Exception], ...] = (),
     describe: Callable[[ServiceT], str] = lambda _: "",
     tracing: Callable[[str], Callable[[], None]] | None = None,
+    also_needs: Callable[[SettingsT], str] | None = None,
 ) -> None:
     """The body of `python -m baton_<service>`; exits with one line on a bad setting (status 2,
     naming each variable) or a failed start.
 
     A `fatal` error ends it with status 1, a `misconfigured` one (a setting naming what cannot
     be used, as `DatabaseUnusable` of `baton_eventstore`) with status 2, as a bad setting.
+
+    `also_needs(settings)` names what the start waits for beside NATS (its database), in the
+    line a slow start logs every 10 s.
 
     `tracing(name)` (`baton_telemetry.start_tracing`) turns tracing on before the service is
     built, so its broker and responders trace through the provider it sets, and returns what
@@ -161,7 +165,10 @@ def run_service(
     async def main() -> None:
         service = build(settings)
         tune_garbage_collector()
-        await serve(name, service, describe(service), needs=f"NATS at {nats_url}")
+        needs = f"NATS at {nats_url}"
+        if also_needs is not None:
+            needs += f" and {also_needs(settings)}"
+        await serve(name, service, describe(service), needs=needs)
 
     stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -22,8 +23,10 @@ from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_eventstore import migrate
-from baton_eventstore.unusable import blamed_on, engine_for
+from baton_eventstore.unusable import engine_for, first_use
 from baton_messaging import MessagingSettings, build_broker, start_broker
+
+logger = logging.getLogger("baton.agent_runner")
 
 DATABASE_SETTING = "BATON_DATABASE_URL"
 """Named when the database it points to cannot be used (`settings.database_url`)."""
@@ -43,9 +46,14 @@ class AgentRunnerApp:
 
     async def start(self) -> None:
         """Migrate the agent-runner's tables, connect, answer requests."""
-        # The first use of the database: one that can never serve stops the service here.
-        with blamed_on(DATABASE_SETTING, self.settings.database_url):
-            await migrate(self.engine, sql.COMPONENT, sql.STEPS)
+        # The first use of the database: waited for while it is not up yet; one that can
+        # never serve stops the service here.
+        await first_use(
+            DATABASE_SETTING,
+            self.settings.database_url,
+            lambda: migrate(self.engine, sql.COMPONENT, sql.STEPS),
+            logger,
+        )
         # The step-start consumers need the workflow's event stream, whoever starts first.
         await start_broker(self.broker, [WORKFLOW_EVENTS_STREAM])
         self.ready = True

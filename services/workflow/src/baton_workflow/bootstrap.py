@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from faststream.nats import NatsBroker
 
 from baton_contracts import STREAMS
 from baton_eventstore import OutboxRelay, SqlEventStore, migrate
-from baton_eventstore.unusable import blamed_on, engine_for
+from baton_eventstore.unusable import engine_for, first_use
 from baton_messaging import (
     JetStreamPublisher,
     MessagingSettings,
@@ -45,6 +46,8 @@ from baton_workflow.service.dag_runs import DagExecutor, DagRunsService, StepRun
 from baton_workflow.service.handlers import WorkflowServices
 from baton_workflow.settings import WorkflowSettings
 
+logger = logging.getLogger("baton.workflow")
+
 DATABASE_SETTING = "BATON_DATABASE_URL"
 """Named when the database it points to cannot be used (`settings.database_url`)."""
 
@@ -64,11 +67,9 @@ class WorkflowApp:
 
     async def start(self) -> None:
         """Migrate, connect, declare the workflow streams, answer requests, start the relay."""
-        # The first use of the database: one that can never serve stops the service here.
-        with blamed_on(DATABASE_SETTING, self.settings.database_url):
-            await self.store.migrate()
-            await migrate(self.store.engine, read_model.COMPONENT, read_model.STEPS)
-            await migrate(self.store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
+        # The first use of the database: waited for while it is not up yet; one that can
+        # never serve stops the service here.
+        await first_use(DATABASE_SETTING, self.settings.database_url, self._migrate, logger)
         streams = [s for s in STREAMS if s.name.startswith("WORKFLOW_")]
         await start_broker(self.broker, streams)
         publisher = JetStreamPublisher(self.broker.connection.jetstream())
@@ -81,6 +82,11 @@ class WorkflowApp:
         self.relay.start()
         await self.runs.executor.start()
         self.ready = True
+
+    async def _migrate(self) -> None:
+        await self.store.migrate()
+        await migrate(self.store.engine, read_model.COMPONENT, read_model.STEPS)
+        await migrate(self.store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
 
     async def stop(self) -> None:
         """Stop the relay (finishing its batch), the broker, and the database pool."""
