@@ -88,6 +88,10 @@ class TestMemoryLeasePrune(LeasePruneContract):
 class SqlLeasePrune(LeasePruneContract):
     """On SQL the rows themselves go, not only their effect."""
 
+    @pytest.fixture
+    def outbox(self, store: SqlEventStore) -> Any:
+        return store.outbox
+
     async def test_the_rows_are_deleted(self, store: SqlEventStore, outbox: Any) -> None:
         for n in range(3):
             await expired(outbox, f"dagrun:{n}")
@@ -108,10 +112,6 @@ class TestSqliteLeasePrune(SqlLeasePrune):
         yield store
         await store.close()
 
-    @pytest.fixture
-    def outbox(self, store: SqlEventStore) -> Any:
-        return store.outbox
-
 
 @pytest.mark.postgres
 class TestPostgresLeasePrune(SqlLeasePrune):
@@ -123,10 +123,6 @@ class TestPostgresLeasePrune(SqlLeasePrune):
         assert store.appender is not None  # the raw asyncpg path is the one under test
         yield store
         await store.close()
-
-    @pytest.fixture
-    def outbox(self, store: SqlEventStore) -> Any:
-        return store.outbox
 
 
 @pytest.mark.postgres
