@@ -10,7 +10,13 @@ import asyncpg
 import pytest
 from sqlalchemy import exc as sa_exc
 
-from baton_eventstore.unusable import DatabaseUnusable, blamed_on, engine_for, unusable_problem
+from baton_eventstore.unusable import (
+    DatabaseUnusable,
+    blamed_on,
+    engine_for,
+    shown,
+    unusable_problem,
+)
 
 SETTING = "BATON_DATABASE_URL"
 
@@ -109,3 +115,21 @@ def test_a_sqlite_file_gets_its_folder(tmp_path: Path) -> None:
     engine_for(SETTING, f"sqlite+aiosqlite:///file:{tmp_path}/c/w.db?mode=rwc&uri=true")
     assert (tmp_path / "a" / "b").is_dir() and (tmp_path / "c").is_dir()
     assert not Path("file:").exists()  # not a folder named after the URI's scheme
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("postgresql+asyncpg://u:p%40ss@h/db", "postgresql+asyncpg://u:***@h/db"),
+        # No password: as written, not re-rendered (which would escape `file:` as `file%3A`).
+        (
+            "sqlite+aiosqlite:///file:/data/x.db?mode=ro&uri=true",
+            "sqlite+aiosqlite:///file:/data/x.db?mode=ro&uri=true",
+        ),
+        ("postgresql+asyncpg://u@h/db?ssl=require", "postgresql+asyncpg://u@h/db?ssl=require"),
+    ],
+)
+def test_a_url_is_shown_with_its_password_hidden_and_otherwise_as_written(
+    url: str, said: str
+) -> None:
+    assert shown(url) == said

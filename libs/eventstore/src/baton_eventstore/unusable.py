@@ -40,9 +40,11 @@ class DatabaseUnusable(Exception):
 def shown(url: str) -> str:
     """`url` as it may be printed: its password hidden, or nothing of it when it is no URL."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
     except ArgumentError:
         return "its value"  # it may hold a password that could not be found in it
+    # Without a password, as the operator wrote it: rendering escapes a SQLite `file:` URI.
+    return url if parsed.password is None else parsed.render_as_string(hide_password=True)
 
 
 def engine_for(setting: str, url: str, *, pool_size: int | None = None) -> AsyncEngine:
