@@ -1,0 +1,216 @@
+"""The reply and task logs forget records older than the retention, in bounded batches, on
+SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event, inspect, text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from baton_agent_runner.adapters import sql
+from baton_agent_runner.domain.task import TaskCall
+from baton_contracts.agent_api import AgentReply, TaskResult, TokenUsage, WorkflowSignal
+from baton_eventstore import create_engine, migrate
+
+from ...sqlite_engines import impatient_sqlite_engine
+
+T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+RETENTION = timedelta(days=7)
+CUTOFF = T0 - RETENTION
+OLD = CUTOFF - timedelta(days=1)
+RECENT = T0 - timedelta(hours=1)
+CALL = TaskCall(agent="default", run_id="r", step_id="s", prompt="p")
+
+
+class Clock:
+    """A clock the test sets: what `put` stamps on the rows it records."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+def _reply(text: str) -> AgentReply:
+    return AgentReply(
+        message=text,
+        workflow_signal=WorkflowSignal(action="stay"),
+        usage=TokenUsage(),
+        agent="greeter",
+        model="scripted",
+    )
+
+
+def _result(text: str) -> TaskResult:
+    return TaskResult(output=text, usage=TokenUsage(), agent="default", model="scripted")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest) -> str:
+    return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(database_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    yield engine
+    await engine.dispose()
+
+
+async def test_old_records_go_and_recent_ones_stay_whoever_they_belong_to(
+    engine: AsyncEngine,
+) -> None:
+    clock = Clock(OLD)
+    replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
+    await replies.put("alice", "old", _reply("alice old"))
+    await replies.put("bob", "old", _reply("bob old"))
+    await tasks.put("alice", "old", CALL, _result("alice old"))
+    clock.at = CUTOFF  # exactly as old as the retention: kept
+    await replies.put("alice", "edge", _reply("alice edge"))
+    clock.at = RECENT
+    await replies.put("alice", "new", _reply("alice new"))
+    await replies.put("bob", "new", _reply("bob new"))
+    await tasks.put("bob", "new", CALL, _result("bob new"))
+
+    assert await replies.prune(CUTOFF) == 2
+    assert await tasks.prune(CUTOFF) == 1
+
+    assert await replies.get("alice", "old") is None
+    assert await replies.get("bob", "old") is None
+    assert await tasks.get("alice", "old") is None
+    assert await replies.get("alice", "edge") == _reply("alice edge")
+    assert await replies.get("alice", "new") == _reply("alice new")
+    assert await replies.get("bob", "new") == _reply("bob new")
+    assert await tasks.get("bob", "new") == _result("bob new")
+    assert await replies.prune(CUTOFF) == 0
+    assert await tasks.prune(CUTOFF) == 0
+
+
+async def test_a_pruned_key_is_recorded_anew(engine: AsyncEngine) -> None:
+    clock = Clock(OLD)
+    replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
+    await replies.put("alice", "k", _reply("first"))
+    await tasks.put("alice", "k", CALL, _result("first"))
+    assert await replies.prune(CUTOFF) == 1
+    assert await tasks.prune(CUTOFF) == 1
+    clock.at = T0
+    # Not the first value, and not replayed: the key is free again.
+    assert await replies.put("alice", "k", _reply("again")) == _reply("again")
+    assert await tasks.put("alice", "k", CALL, _result("again")) == _result("again")
+    assert await replies.get("alice", "k") == _reply("again")
+    assert await tasks.get("alice", "k") == _result("again")
+    assert await replies.prune(CUTOFF) == 0  # recorded at T0, so recent
+
+
+async def test_a_backlog_larger_than_a_batch_goes_in_several_statements(
+    engine: AsyncEngine,
+) -> None:
+    clock = Clock(OLD)
+    replies = sql.SqlReplyLog(engine, clock)
+    for n in range(11):
+        await replies.put(f"u{n}", "k", _reply(f"old {n}"))
+    clock.at = RECENT
+    await replies.put("u0", "new", _reply("new"))
+    deleted: list[int] = []
+
+    def _count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.lstrip().upper().startswith("DELETE"):
+            deleted.append(cursor.rowcount)
+
+    # SQLite's statements are SQLAlchemy's to see; PostgreSQL's go to asyncpg directly.
+    event.listen(engine.sync_engine, "after_cursor_execute", _count)
+    try:
+        assert await replies.prune(CUTOFF, batch=3) == 11
+    finally:
+        event.remove(engine.sync_engine, "after_cursor_execute", _count)
+    if engine.dialect.name == "sqlite":
+        assert deleted == [3, 3, 3, 2]
+    for n in range(11):
+        assert await replies.get(f"u{n}", "k") is None
+    assert await replies.get("u0", "new") == _reply("new")
+
+
+async def test_two_replicas_pruning_at_once_delete_each_old_row_once(
+    database_url: str, engine: AsyncEngine
+) -> None:
+    clock = Clock(OLD)
+    tasks = sql.SqlTaskLog(engine, clock)
+    for n in range(60):
+        await tasks.put(f"u{n % 7}", f"k{n}", CALL, _result(f"old {n}"))
+    other = create_engine(database_url)  # another replica: its own pool and write lock
+    try:
+        mine, theirs = await asyncio.gather(
+            tasks.prune(CUTOFF, batch=4), sql.SqlTaskLog(other, clock).prune(CUTOFF, batch=4)
+        )
+    finally:
+        await other.dispose()
+    assert mine + theirs == 60
+    assert await tasks.prune(CUTOFF) == 0
+
+
+async def test_on_sqlite_a_prune_queues_with_the_processes_other_writers(
+    tmp_path: Path,
+) -> None:
+    # With the busy timeout at zero, a prune that did not take the process's write lock
+    # would fail the writes it meets (or they it) with "database is locked".
+    engine = impatient_sqlite_engine(tmp_path / "agent.db")
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    clock = Clock(OLD)
+    replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
+    try:
+        for n in range(40):
+            await replies.put(f"u{n}", "old", _reply(f"old {n}"))
+            await tasks.put(f"u{n}", "old", CALL, _result(f"old {n}"))
+        clock.at = T0
+        writes: list[Any] = [replies.put(f"u{n}", "new", _reply(f"new {n}")) for n in range(20)]
+        writes += [tasks.put(f"u{n}", "new", CALL, _result(f"new {n}")) for n in range(20)]
+        removed = await asyncio.gather(
+            replies.prune(CUTOFF, batch=5), tasks.prune(CUTOFF, batch=5), *writes
+        )
+        assert removed[:2] == [40, 40]
+        for n in range(20):
+            assert await replies.get(f"u{n}", "new") == _reply(f"new {n}")
+            assert await tasks.get(f"u{n}", "new") == _result(f"new {n}")
+    finally:
+        await engine.dispose()
+
+
+async def test_a_database_of_the_third_schema_gains_the_created_at_indexes(
+    database_url: str,
+) -> None:
+    engine = create_engine(database_url)
+    try:
+        assert await migrate(engine, sql.COMPONENT, sql.STEPS[:3]) == 3
+        async with engine.begin() as conn:  # the tables as the third schema made them
+            for index in ("ix_agent_replies_created_at", "ix_agent_task_results_created_at"):
+                await conn.execute(text(f"DROP INDEX {index}"))
+        assert await _created_at_indexes(engine) == set()
+        assert await migrate(engine, sql.COMPONENT, sql.STEPS) == len(sql.STEPS)
+        assert await _created_at_indexes(engine) == {
+            ("agent_replies", "ix_agent_replies_created_at"),
+            ("agent_task_results", "ix_agent_task_results_created_at"),
+        }
+    finally:
+        await engine.dispose()
+
+
+async def _created_at_indexes(engine: AsyncEngine) -> set[tuple[str, str]]:
+    def read(conn: Any) -> set[tuple[str, str]]:
+        found = inspect(conn)
+        return {
+            (table, index["name"])
+            for table in ("agent_replies", "agent_task_results")
+            for index in found.get_indexes(table)
+            if index["column_names"] == ["created_at"]
+        }
+
+    async with engine.connect() as conn:
+        return await conn.run_sync(read)
