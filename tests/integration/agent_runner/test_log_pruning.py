@@ -1,9 +1,11 @@
 """The reply and task logs forget records older than the retention, in bounded batches, on
-SQLite and PostgreSQL."""
+SQLite and PostgreSQL; the running agent-runner prunes them periodically and survives a store
+that fails."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,15 +16,19 @@ from sqlalchemy import event, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import sql
+from baton_agent_runner.bootstrap import build
 from baton_agent_runner.domain.task import TaskCall
+from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import AgentReply, TaskResult, TokenUsage, WorkflowSignal
 from baton_eventstore import create_engine, migrate
 
 from ...sqlite_engines import impatient_sqlite_engine
+from .conftest import settings
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 RETENTION = timedelta(days=7)
 CUTOFF = T0 - RETENTION
+CUTOFF_ISO = "2026-11-18T12:00:00+00:00"
 OLD = CUTOFF - timedelta(days=1)
 RECENT = T0 - timedelta(hours=1)
 CALL = TaskCall(agent="default", run_id="r", step_id="s", prompt="p")
@@ -214,3 +220,93 @@ async def _created_at_indexes(engine: AsyncEngine) -> set[tuple[str, str]]:
 
     async with engine.connect() as conn:
         return await conn.run_sync(read)
+
+
+# --- the running service ------------------------------------------------------------------
+
+
+class FailingTaskLog:
+    """A task log whose prune fails: the database is down, then a bug, then it works."""
+
+    def __init__(self) -> None:
+        self.failures: list[Exception] = [
+            StoreUnavailable("task log: OperationalError: unable to open database file\nmore"),
+            RuntimeError("a bug in the prune"),
+        ]
+        self.prunes: list[datetime] = []
+
+    async def get(self, user_id: str, key: str) -> TaskResult | None:
+        return None
+
+    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
+        return result
+
+    async def prune(self, older_than: datetime) -> int:
+        self.prunes.append(older_than)
+        if self.failures:
+            raise self.failures.pop(0)
+        return 0
+
+
+async def _eventually(check: Any, within: float = 10.0) -> None:
+    """Wait until `check()` holds, looking again every 20 ms (the prunes run in the background,
+    with nothing to wait on)."""
+    async with asyncio.timeout(within):
+        while not await check():  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+
+
+async def test_the_service_prunes_periodically_and_survives_a_failing_store(
+    nats_url: str, sqlite_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = Clock(OLD)
+    engine = create_engine(sqlite_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    replies = sql.SqlReplyLog(engine, clock)
+    await replies.put("alice", "old", _reply("old"))
+    clock.at = RECENT
+    await replies.put("alice", "new", _reply("new"))
+    tasks = FailingTaskLog()
+    config = settings(nats_url, sqlite_url, memory_backend="sql", idempotency_retention_hours=168)
+    app = build(config, now=lambda: T0, task_results=tasks, prune_every=0.05)
+    caplog.set_level(logging.INFO, logger="baton.agent_runner")
+    await app.start()
+    try:
+        # The first prune, right after the start, deletes the old reply.
+        await _eventually(lambda: _gone(replies, "alice", "old"))
+        # A reply recorded long ago after that goes at a later prune: it runs periodically,
+        # and goes on after the task log's prune failed twice.
+        clock.at = OLD
+        await replies.put("bob", "old", _reply("old"))
+        await _eventually(lambda: _gone(replies, "bob", "old"))
+        await _eventually(lambda: _at_least(tasks.prunes, 3))
+        assert set(tasks.prunes) == {CUTOFF}
+        assert await replies.get("alice", "new") == _reply("new")
+    finally:
+        await app.stop()
+        await engine.dispose()
+    assert app.pruner._task is None
+    prunes = len(tasks.prunes)
+    await asyncio.sleep(0.15)
+    assert len(tasks.prunes) == prunes  # stopped: no prune after `stop`
+    deleted = [r for r in caplog.records if r.getMessage().startswith("deleted")]
+    assert {(r.levelname, r.getMessage()) for r in deleted} == {
+        (
+            "INFO",
+            f"deleted idempotency records older than 168 h (recorded before {CUTOFF_ISO}): "
+            "replies 1",
+        )
+    }
+    outage = [r for r in caplog.records if "the database is unavailable" in r.getMessage()]
+    assert len(outage) == 1 and outage[0].levelname == "WARNING"
+    assert "\n" not in outage[0].getMessage() and outage[0].exc_info is None
+    bug = [r for r in caplog.records if "could not delete task results" in r.getMessage()]
+    assert len(bug) == 1 and bug[0].levelname == "ERROR" and bug[0].exc_info is not None
+
+
+async def _gone(log: sql.SqlReplyLog, user_id: str, key: str) -> bool:
+    return await log.get(user_id, key) is None
+
+
+async def _at_least(seen: list[datetime], n: int) -> bool:
+    return len(seen) >= n

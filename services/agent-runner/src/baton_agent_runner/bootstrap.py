@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from faststream.nats import NatsBroker
@@ -17,6 +17,8 @@ from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import load_profiles
 from baton_agent_runner.adapters.task_models import TaskAgents
 from baton_agent_runner.entrypoints.subscribers import WORKFLOW_EVENTS_STREAM, subscribe
+from baton_agent_runner.service.log_pruning import LogPruner, prune_interval
+from baton_agent_runner.service.ports import PrunableLog
 from baton_agent_runner.service.queries import MemoryQueries
 from baton_agent_runner.service.step_starts import StepStarts
 from baton_agent_runner.service.tasks import TaskRunner
@@ -42,6 +44,7 @@ class AgentRunnerApp:
     runner: AgentRunner
     queries: MemoryQueries
     tasks: TaskRunner
+    pruner: LogPruner
     ready: bool = field(default=False)
 
     async def start(self) -> None:
@@ -57,10 +60,12 @@ class AgentRunnerApp:
         # The step-start consumers need the workflow's event stream, whoever starts first.
         await start_broker(self.broker, [WORKFLOW_EVENTS_STREAM])
         self.ready = True
+        self.pruner.start()
 
     async def stop(self) -> None:
-        """Stop answering, then close the database pool."""
+        """Stop answering and pruning, then close the database pool."""
         self.ready = False
+        await self.pruner.stop()
         await self.broker.stop()
         await self.engine.dispose()
         close = getattr(self.runner.memory, "close", None)
@@ -70,7 +75,8 @@ class AgentRunnerApp:
 
 def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
     """Build the service; `overrides` replace adapters by name (agents, memory, inbox,
-    task_agents, task_results, ...)."""
+    task_agents, task_results, ...); `prune_every` sets the seconds between two prunes of the
+    reply and task logs (tests make it short)."""
     engine = engine_for(
         DATABASE_SETTING, settings.database_url, pool_size=settings.database_pool_size
     )
@@ -104,7 +110,16 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         store_timeout=settings.store_timeout_seconds,
         now=now,
     )
-    app = AgentRunnerApp(settings, engine, broker, runner, queries, tasks)
+    retention = timedelta(hours=settings.idempotency_retention_hours)
+    logs = {"replies": runner.replies, "task results": tasks.results}
+    pruner = LogPruner(
+        # A log that cannot forget (a test's fake) is left alone.
+        logs={name: log for name, log in logs.items() if isinstance(log, PrunableLog)},
+        retention=retention,
+        every=overrides.get("prune_every") or prune_interval(retention),
+        now=now,
+    )
+    app = AgentRunnerApp(settings, engine, broker, runner, queries, tasks, pruner)
     subscribe(
         broker,
         runner,

@@ -22,6 +22,10 @@ SHIPPED_PRICES = {
 }
 """Prices of DAG steps when `BATON_MODEL_PRICES` does not name the model."""
 
+MAX_RETENTION_HOURS = 876_000.0
+"""100 years: at this, `BATON_IDEMPOTENCY_RETENTION_HOURS` keeps records practically for ever.
+Far longer (or infinity) could not be subtracted from today's date."""
+
 
 class AgentRunnerSettings(BaseSettings):
     """Where data lives, which model the agents use, and how long a model call may take."""
@@ -80,6 +84,15 @@ class AgentRunnerSettings(BaseSettings):
         ge=0,
         description="On SIGTERM, how long requests being handled may finish before they are "
         "cancelled and answered unavailable (BATON_STOP_GRACE_SECONDS)",
+    )
+    idempotency_retention_hours: float = Field(
+        default=168.0,
+        gt=0,
+        le=MAX_RETENTION_HOURS,
+        description="Hours a turn's reply and a DAG step's result stay recorded for retries "
+        "under the same idempotency key; then they are deleted. 168 (7 days, as long as the "
+        "NATS streams keep events) by default; 0 is refused, at most 876000 (100 years) "
+        "(BATON_IDEMPOTENCY_RETENTION_HOURS)",
     )
     log_level: str = "INFO"
     event_loop: EventLoop = Field(

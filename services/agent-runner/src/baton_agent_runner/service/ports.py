@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from datetime import datetime
+from typing import Protocol, runtime_checkable
 
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.output import AgentOutput
@@ -122,6 +123,16 @@ class TaskLog(Protocol):
 
     async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
         """Record a result; return what is recorded (another writer's, if it came first)."""
+
+
+@runtime_checkable
+class PrunableLog(Protocol):
+    """A log kept for idempotency (the reply log, the task log) that forgets old records: a
+    retry comes within minutes, so a record older than the retention serves nobody."""
+
+    async def prune(self, older_than: datetime) -> int:
+        """Delete the records made before `older_than`; how many went. A key deleted so is
+        recorded anew by its next `put`."""
 
 
 @dataclass(frozen=True)
