@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings, scripted_model
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.settings import AgentRunnerSettings
-from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_contracts.agent_api import AgentReply, RunAgent, TokenUsage, WorkflowSignal
 from baton_messaging import request
 
 from .fake_openai import FakeOpenAI, Handler
@@ -38,6 +38,17 @@ class CountingFactory(AgentFactory):
             return await inner(messages, info)  # type: ignore[no-any-return,misc]
 
         return FunctionModel(counted, model_name="scripted")
+
+
+def stay_reply(text: str) -> AgentReply:
+    """A greeter's reply saying `text` and signalling `stay`: a value for the reply log."""
+    return AgentReply(
+        message=text,
+        workflow_signal=WorkflowSignal(action="stay"),
+        usage=TokenUsage(),
+        agent="greeter",
+        model="scripted",
+    )
 
 
 def settings(nats_url: str, database_url: str, **extra: Any) -> AgentRunnerSettings:

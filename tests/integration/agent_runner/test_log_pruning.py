@@ -19,11 +19,11 @@ from baton_agent_runner.adapters import sql
 from baton_agent_runner.bootstrap import build
 from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import StoreUnavailable
-from baton_contracts.agent_api import AgentReply, TaskResult, TokenUsage, WorkflowSignal
+from baton_contracts.agent_api import TaskResult, TokenUsage
 from baton_eventstore import create_engine, migrate
 
 from ...sqlite_engines import impatient_sqlite_engine
-from .conftest import settings
+from .conftest import settings, stay_reply
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 RETENTION = timedelta(days=7)
@@ -42,16 +42,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.at
-
-
-def _reply(text: str) -> AgentReply:
-    return AgentReply(
-        message=text,
-        workflow_signal=WorkflowSignal(action="stay"),
-        usage=TokenUsage(),
-        agent="greeter",
-        model="scripted",
-    )
 
 
 def _result(text: str) -> TaskResult:
@@ -76,14 +66,14 @@ async def test_old_records_go_and_recent_ones_stay_whoever_they_belong_to(
 ) -> None:
     clock = Clock(OLD)
     replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
-    await replies.put("alice", "old", _reply("alice old"))
-    await replies.put("bob", "old", _reply("bob old"))
+    await replies.put("alice", "old", stay_reply("alice old"))
+    await replies.put("bob", "old", stay_reply("bob old"))
     await tasks.put("alice", "old", CALL, _result("alice old"))
     clock.at = CUTOFF  # exactly as old as the retention: kept
-    await replies.put("alice", "edge", _reply("alice edge"))
+    await replies.put("alice", "edge", stay_reply("alice edge"))
     clock.at = RECENT
-    await replies.put("alice", "new", _reply("alice new"))
-    await replies.put("bob", "new", _reply("bob new"))
+    await replies.put("alice", "new", stay_reply("alice new"))
+    await replies.put("bob", "new", stay_reply("bob new"))
     await tasks.put("bob", "new", CALL, _result("bob new"))
 
     assert await replies.prune(CUTOFF) == 2
@@ -92,9 +82,9 @@ async def test_old_records_go_and_recent_ones_stay_whoever_they_belong_to(
     assert await replies.get("alice", "old") is None
     assert await replies.get("bob", "old") is None
     assert await tasks.get("alice", "old") is None
-    assert await replies.get("alice", "edge") == _reply("alice edge")
-    assert await replies.get("alice", "new") == _reply("alice new")
-    assert await replies.get("bob", "new") == _reply("bob new")
+    assert await replies.get("alice", "edge") == stay_reply("alice edge")
+    assert await replies.get("alice", "new") == stay_reply("alice new")
+    assert await replies.get("bob", "new") == stay_reply("bob new")
     assert await tasks.get("bob", "new") == _result("bob new")
     assert await replies.prune(CUTOFF) == 0
     assert await tasks.prune(CUTOFF) == 0
@@ -103,15 +93,15 @@ async def test_old_records_go_and_recent_ones_stay_whoever_they_belong_to(
 async def test_a_pruned_key_is_recorded_anew(engine: AsyncEngine) -> None:
     clock = Clock(OLD)
     replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
-    await replies.put("alice", "k", _reply("first"))
+    await replies.put("alice", "k", stay_reply("first"))
     await tasks.put("alice", "k", CALL, _result("first"))
     assert await replies.prune(CUTOFF) == 1
     assert await tasks.prune(CUTOFF) == 1
     clock.at = T0
     # Not the first value, and not replayed: the key is free again.
-    assert await replies.put("alice", "k", _reply("again")) == _reply("again")
+    assert await replies.put("alice", "k", stay_reply("again")) == stay_reply("again")
     assert await tasks.put("alice", "k", CALL, _result("again")) == _result("again")
-    assert await replies.get("alice", "k") == _reply("again")
+    assert await replies.get("alice", "k") == stay_reply("again")
     assert await tasks.get("alice", "k") == _result("again")
     assert await replies.prune(CUTOFF) == 0  # recorded at T0, so recent
 
@@ -122,9 +112,9 @@ async def test_a_backlog_larger_than_a_batch_goes_in_several_statements(
     clock = Clock(OLD)
     replies = sql.SqlReplyLog(engine, clock)
     for n in range(11):
-        await replies.put(f"u{n}", "k", _reply(f"old {n}"))
+        await replies.put(f"u{n}", "k", stay_reply(f"old {n}"))
     clock.at = RECENT
-    await replies.put("u0", "new", _reply("new"))
+    await replies.put("u0", "new", stay_reply("new"))
     deleted: list[int] = []
 
     def _count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
@@ -141,7 +131,7 @@ async def test_a_backlog_larger_than_a_batch_goes_in_several_statements(
         assert deleted == [3, 3, 3, 2]
     for n in range(11):
         assert await replies.get(f"u{n}", "k") is None
-    assert await replies.get("u0", "new") == _reply("new")
+    assert await replies.get("u0", "new") == stay_reply("new")
 
 
 async def test_two_replicas_pruning_at_once_delete_each_old_row_once(
@@ -173,17 +163,17 @@ async def test_on_sqlite_a_prune_queues_with_the_processes_other_writers(
     replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
     try:
         for n in range(40):
-            await replies.put(f"u{n}", "old", _reply(f"old {n}"))
+            await replies.put(f"u{n}", "old", stay_reply(f"old {n}"))
             await tasks.put(f"u{n}", "old", CALL, _result(f"old {n}"))
         clock.at = T0
-        writes: list[Any] = [replies.put(f"u{n}", "new", _reply(f"new {n}")) for n in range(20)]
+        writes: list[Any] = [replies.put(f"u{n}", "new", stay_reply(f"new {n}")) for n in range(20)]
         writes += [tasks.put(f"u{n}", "new", CALL, _result(f"new {n}")) for n in range(20)]
         removed = await asyncio.gather(
             replies.prune(CUTOFF, batch=5), tasks.prune(CUTOFF, batch=5), *writes
         )
         assert removed[:2] == [40, 40]
         for n in range(20):
-            assert await replies.get(f"u{n}", "new") == _reply(f"new {n}")
+            assert await replies.get(f"u{n}", "new") == stay_reply(f"new {n}")
             assert await tasks.get(f"u{n}", "new") == _result(f"new {n}")
     finally:
         await engine.dispose()
@@ -263,9 +253,9 @@ async def test_the_service_prunes_periodically_and_survives_a_failing_store(
     engine = create_engine(sqlite_url)
     await migrate(engine, sql.COMPONENT, sql.STEPS)
     replies = sql.SqlReplyLog(engine, clock)
-    await replies.put("alice", "old", _reply("old"))
+    await replies.put("alice", "old", stay_reply("old"))
     clock.at = RECENT
-    await replies.put("alice", "new", _reply("new"))
+    await replies.put("alice", "new", stay_reply("new"))
     tasks = FailingTaskLog()
     config = settings(nats_url, sqlite_url, memory_backend="sql", idempotency_retention_hours=168)
     app = build(config, now=lambda: T0, task_results=tasks, prune_every=0.05)
@@ -277,11 +267,11 @@ async def test_the_service_prunes_periodically_and_survives_a_failing_store(
         # A reply recorded long ago after that goes at a later prune: it runs periodically,
         # and goes on after the task log's prune failed twice.
         clock.at = OLD
-        await replies.put("bob", "old", _reply("old"))
+        await replies.put("bob", "old", stay_reply("old"))
         await _eventually(lambda: _gone(replies, "bob", "old"))
         await _eventually(lambda: _at_least(tasks.prunes, 3))
         assert set(tasks.prunes) == {CUTOFF}
-        assert await replies.get("alice", "new") == _reply("new")
+        assert await replies.get("alice", "new") == stay_reply("new")
     finally:
         await app.stop()
         await engine.dispose()

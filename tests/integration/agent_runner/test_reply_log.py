@@ -5,18 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from baton_agent_runner.adapters import sql
-from baton_contracts.agent_api import AgentReply, TokenUsage, WorkflowSignal
 from baton_eventstore import create_engine, migrate
 
-
-def _reply(text: str) -> AgentReply:
-    return AgentReply(
-        message=text,
-        workflow_signal=WorkflowSignal(action="stay"),
-        usage=TokenUsage(),
-        agent="greeter",
-        model="scripted",
-    )
+from .conftest import stay_reply
 
 
 async def test_a_second_replica_recording_the_same_key_gets_the_first_reply_on_sqlite(
@@ -35,12 +26,12 @@ async def _first_writer_wins(url: str) -> None:
     engine = create_engine(url)
     await migrate(engine, sql.COMPONENT, sql.STEPS)
     log = sql.SqlReplyLog(engine, lambda: datetime.now(UTC))
-    first = _reply("first")
+    first = stay_reply("first")
     try:
         assert await log.put("alice", "k", first) == first
-        assert await log.put("alice", "k", _reply("second")) == first
+        assert await log.put("alice", "k", stay_reply("second")) == first
         assert await log.get("alice", "k") == first
         assert await log.get("bob", "k") is None
-        assert await log.put("bob", "k", _reply("bob's")) == _reply("bob's")
+        assert await log.put("bob", "k", stay_reply("bob's")) == stay_reply("bob's")
     finally:
         await engine.dispose()
