@@ -177,10 +177,27 @@ async def test_a_stop_signal_during_a_start_that_never_ends_stops_the_service(
     assert waiting in said
 
 
-async def test_a_start_that_fails_still_raises() -> None:
+async def test_a_start_that_fails_still_raises_once_what_it_opened_is_stopped() -> None:
     class Broken(_StuckStarting):
         async def start(self) -> None:
             raise ValueError("bad checker module")
 
+    broken = Broken()
     with pytest.raises(ValueError, match="bad checker module"):
-        await serve("probe", Broken(), report_every=0.1)
+        await serve("probe", broken, report_every=0.1)
+    assert broken.stopped
+
+
+async def test_a_stop_that_fails_after_a_failed_start_does_not_hide_the_cause(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class BrokenTwice(_StuckStarting):
+        async def start(self) -> None:
+            raise ValueError("bad checker module")
+
+        async def stop(self) -> None:
+            raise RuntimeError("never started")
+
+    with caplog.at_level(logging.WARNING), pytest.raises(ValueError, match="bad checker"):
+        await serve("probe", BrokenTwice(), report_every=0.1)
+    assert "probe: stopping after an unfinished start failed" in caplog.text

@@ -102,7 +102,11 @@ async def _started(
                 {starting, stopping}, timeout=report_every, return_when=asyncio.FIRST_COMPLETED
             )
             if starting in done:
-                starting.result()  # a failed start raises here
+                if (failure := starting.exception()) is not None:
+                    # What the start had opened (a database pool, a connection) is released
+                    # before the failure ends the process with its one line.
+                    await _stop_unfinished(name, service, logger)
+                    raise failure
                 return True
             if stopping in done:
                 break
@@ -119,11 +123,17 @@ async def _started(
     starting.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await starting
-    try:  # release what the start had opened (a database engine, a half-made connection)
+    await _stop_unfinished(name, service, logger)
+    return False
+
+
+async def _stop_unfinished(name: str, service: Service, logger: logging.Logger) -> None:
+    """Release what an unfinished start had opened (a database engine, a half-made
+    connection); a stop that fails in turn is logged, never raised over the first cause."""
+    try:
         await asyncio.wait_for(service.stop(), STOP_TIMEOUT)
     except Exception:
         logger.warning("%s: stopping after an unfinished start failed", name, exc_info=True)
-    return False
 
 
 def run_service(
