@@ -78,6 +78,25 @@ class LeasePruneContract:
             await outbox.prune_leases("", time.time())
         assert await outbox.prune_leases("outbox", time.time()) == 1  # it was left alone
 
+    async def test_one_call_deletes_at_most_limit_leases_and_the_next_the_rest(
+        self, outbox: Any
+    ) -> None:
+        # A first prune after an upgrade meets every run's lease at once: one call stays short.
+        for n in range(5):
+            await expired(outbox, f"dagrun:{n}")
+        assert await outbox.acquire_lease("dagrun:live", "me", 60)
+        assert await outbox.prune_leases("dagrun:", time.time(), limit=2) == 2
+        assert await outbox.prune_leases("dagrun:", time.time(), limit=2) == 2
+        assert await outbox.prune_leases("dagrun:", time.time(), limit=2) == 1
+        assert await outbox.prune_leases("dagrun:", time.time(), limit=2) == 0
+        assert not await outbox.acquire_lease("dagrun:live", "other", 60)
+
+    async def test_a_limit_below_one_is_refused(self, outbox: Any) -> None:
+        await expired(outbox, "dagrun:old")
+        with pytest.raises(ValueError, match="limit"):
+            await outbox.prune_leases("dagrun:", time.time(), limit=0)
+        assert await outbox.prune_leases("dagrun:", time.time()) == 1  # it was left alone
+
 
 class TestMemoryLeasePrune(LeasePruneContract):
     @pytest.fixture

@@ -18,6 +18,7 @@ from baton_eventstore.model import (
     RecordedEvent,
     validate_append,
 )
+from baton_eventstore.port import PRUNE_LIMIT, check_prune
 
 
 @dataclass
@@ -205,15 +206,16 @@ class MemoryOutbox:
         if self._leases.get(name, ("", 0.0))[0] == holder:
             self._leases[name] = (holder, 0.0)
 
-    async def prune_leases(self, prefix: str, expired_before: float) -> int:
-        """Forget the leases named `prefix...` that expired before `expired_before`."""
-        if not prefix:
-            raise ValueError("prefix: must not be empty (it would match every lease)")
+    async def prune_leases(
+        self, prefix: str, expired_before: float, limit: int = PRUNE_LIMIT
+    ) -> int:
+        """Forget up to `limit` leases named `prefix...` that expired before `expired_before`."""
+        check_prune(prefix, limit)
         gone = [
             name
             for name, (_, expires_at) in self._leases.items()
             if name.startswith(prefix) and expires_at < expired_before
-        ]
+        ][:limit]
         for name in gone:
             del self._leases[name]
         return len(gone)

@@ -10,6 +10,19 @@ from uuid import UUID
 from baton_eventstore.committed import CommittedLog
 from baton_eventstore.model import NewEvent, OutboxRow, RecordedEvent
 
+PRUNE_LIMIT = 5_000
+"""The most leases one `prune_leases` deletes: one short statement, on SQLite one short hold
+of the write lock every other writer of the process waits for."""
+
+
+def check_prune(prefix: str, limit: int) -> None:
+    """`prune_leases`' arguments, refused with the argument named: an empty prefix would reach
+    other components' leases."""
+    if not prefix:
+        raise ValueError("prefix: must not be empty (it would match every lease)")
+    if limit < 1:
+        raise ValueError(f"limit: must be at least 1, not {limit}")
+
 
 class Transaction(Protocol):
     """One unit of work: appends and loads that commit (or roll back) together."""
@@ -73,9 +86,13 @@ class Outbox(Protocol):
         """Give the lease up now (if `holder` has it), so a replica can take over at once."""
         ...
 
-    async def prune_leases(self, prefix: str, expired_before: float) -> int:
-        """Delete the leases whose name starts with `prefix` (a plain string, not a pattern)
-        and that expired before `expired_before` (epoch seconds); how many were deleted.
+    async def prune_leases(
+        self, prefix: str, expired_before: float, limit: int = PRUNE_LIMIT
+    ) -> int:
+        """Delete up to `limit` leases whose name starts with `prefix` (a plain string, not a
+        pattern) and that expired before `expired_before` (epoch seconds); how many were
+        deleted. The limit keeps one call short however long the backlog (a first prune after
+        an upgrade): call it again later for the rest.
 
         Safe whenever it runs: an expired lease is taken exactly as a missing one is. A
         component that names a lease per item (a DAG run) calls it, or the table keeps a row

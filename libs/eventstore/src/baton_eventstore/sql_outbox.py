@@ -16,6 +16,7 @@ from baton_eventstore.asyncpg_append import AsyncpgAppender
 from baton_eventstore.committed import CommittedLog
 from baton_eventstore.engine import write_transaction
 from baton_eventstore.model import OutboxRow
+from baton_eventstore.port import PRUNE_LIMIT, check_prune
 from baton_eventstore.sqlite_append import SqliteAppender
 from baton_eventstore.tables import outbox, outbox_lease
 
@@ -34,10 +35,14 @@ RETURNING holder
 _PG_RELEASE = "UPDATE outbox_lease SET expires_at = 0 WHERE name = $1 AND holder = $2"
 # The prefix is compared as a string, never as a LIKE pattern: a run id may hold `_` or `%`.
 # One row back (the count), however many rows go.
+# At most $4 rows (`PRUNE_LIMIT`); SKIP LOCKED: replicas pruning at once take other rows.
 _PG_PRUNE = """
 WITH gone AS (
-    DELETE FROM outbox_lease
-    WHERE substr(name, 1, $2) = $1 AND expires_at < $3
+    DELETE FROM outbox_lease WHERE name IN (
+        SELECT name FROM outbox_lease
+        WHERE substr(name, 1, $2) = $1 AND expires_at < $3
+        LIMIT $4 FOR UPDATE SKIP LOCKED
+    )
     RETURNING 1
 )
 SELECT count(*) AS n FROM gone
@@ -131,18 +136,24 @@ class SqlOutbox:
         async with write_transaction(self._engine) as conn:
             await conn.execute(statement)
 
-    async def prune_leases(self, prefix: str, expired_before: float) -> int:
-        """Delete the leases named `prefix...` that expired before `expired_before` (epoch
-        seconds); how many went. An expired lease and no lease are taken alike."""
-        if not prefix:
-            raise ValueError("prefix: must not be empty (it would match every lease)")
+    async def prune_leases(
+        self, prefix: str, expired_before: float, limit: int = PRUNE_LIMIT
+    ) -> int:
+        """Delete up to `limit` leases named `prefix...` that expired before `expired_before`
+        (epoch seconds); how many went. An expired lease and no lease are taken alike."""
+        check_prune(prefix, limit)
         if self._raw is not None:
-            found = await self._raw.fetch(_PG_PRUNE, prefix, len(prefix), expired_before)
+            found = await self._raw.fetch(_PG_PRUNE, prefix, len(prefix), expired_before, limit)
             return int(found[0]["n"])
-        statement = delete(outbox_lease).where(
-            func.substr(outbox_lease.c.name, 1, len(prefix)) == prefix,
-            outbox_lease.c.expires_at < expired_before,
+        expired = (
+            select(outbox_lease.c.name)
+            .where(
+                func.substr(outbox_lease.c.name, 1, len(prefix)) == prefix,
+                outbox_lease.c.expires_at < expired_before,
+            )
+            .limit(limit)
         )
+        statement = delete(outbox_lease).where(outbox_lease.c.name.in_(expired))
         async with write_transaction(self._engine) as conn:
             return int((await conn.execute(statement)).rowcount)
 

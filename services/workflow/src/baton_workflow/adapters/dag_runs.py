@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Sequence
@@ -11,6 +12,7 @@ from sqlalchemy import select
 
 from baton_contracts import Event as WireEvent
 from baton_eventstore import NewEvent, OutboxMessage, RowConflict, RowWrite, SqlEventStore
+from baton_eventstore.port import PRUNE_LIMIT
 from baton_workflow.adapters.dag_tables import dag_runs
 from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.dag import events as re
@@ -115,12 +117,20 @@ class SqlDagRuns:
         """Give the run up, so another process may take it at once."""
         await self._store.outbox.release_lease(_LEASE + run_id, holder)
 
-    async def prune_leases(self, expired_for: float) -> int:
-        """Delete run leases that ran out more than `expired_for` seconds ago (one statement).
+    async def prune_leases(self, expired_for: float, limit: int = PRUNE_LIMIT) -> int:
+        """Delete run leases that ran out more than `expired_for` seconds ago, `limit` per
+        statement until one finds fewer; how many went.
 
         Wall-clock time, as the store's leases are: a lease's expiry is the time.time() of the
-        process that took it."""
-        return await self._store.outbox.prune_leases(_LEASE, time.time() - expired_for)
+        process that took it. Short statements, with the event loop (on SQLite, the process's
+        other writers) let in between: a first prune after an upgrade meets every run's lease."""
+        before, removed = time.time() - expired_for, 0
+        while True:
+            gone = await self._store.outbox.prune_leases(_LEASE, before, limit)
+            removed += gone
+            if gone < limit:
+                return removed
+            await asyncio.sleep(0)
 
 
 def _row(state: RunState, stream_version: int) -> dict[str, Any]:
