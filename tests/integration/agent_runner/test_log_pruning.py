@@ -300,3 +300,23 @@ async def _gone(log: sql.SqlReplyLog, user_id: str, key: str) -> bool:
 
 async def _at_least(seen: list[datetime], n: int) -> bool:
     return len(seen) >= n
+
+
+async def test_a_postgres_prune_batch_with_no_answer_is_an_outage(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server that accepts connections and never answers: the batch is cut off and the
+    # pruner sees an outage (one warning, next round), instead of waiting until TCP gives up.
+    async def no_answer(*_: Any) -> Any:
+        await asyncio.sleep(3600)
+
+    monkeypatch.setattr(sql.raw_postgres, "is_postgres", lambda _: True)
+    monkeypatch.setattr(sql.raw_postgres, "fetchval", no_answer)
+    monkeypatch.setattr(sql, "PRUNE_BATCH_SECONDS", 0.05)
+    engine = create_engine(sqlite_url)
+    try:
+        replies = sql.SqlReplyLog(engine, Clock(T0))
+        with pytest.raises(StoreUnavailable, match="had no answer within 0.05s"):
+            await asyncio.wait_for(replies.prune(CUTOFF), 5)
+    finally:
+        await engine.dispose()

@@ -134,6 +134,8 @@ Clock = Callable[[], datetime]
 R = TypeVar("R", AgentReply, TaskResult)
 PRUNE_BATCH = 5_000
 """The most rows one statement of a prune deletes: each is a short transaction of its own."""
+PRUNE_BATCH_SECONDS = 30.0
+"""How long one batch of a prune may take on PostgreSQL before it counts as an outage."""
 _WORD = re.compile(r"\w+")
 
 # The PostgreSQL statements of the hot paths (see `raw_postgres`); JSON is read as text and
@@ -430,9 +432,19 @@ class _FirstRecorded(Generic[R]):
 
     async def _prune_batch(self, older_than: datetime, batch: int) -> int:
         if raw_postgres.is_postgres(self._engine):
-            found = await raw_postgres.fetchval(
-                self._engine, self._name, self._prune_sql, older_than, batch
-            )
+            # A server that takes connections but never answers would hold the pruning loop
+            # (and a pooled connection) until TCP gives up; a batch is short, so a stall is an
+            # outage. Cut off, the connection is dropped (`raw_postgres.fetchval`).
+            try:
+                async with asyncio.timeout(PRUNE_BATCH_SECONDS):
+                    found = await raw_postgres.fetchval(
+                        self._engine, self._name, self._prune_sql, older_than, batch
+                    )
+            except TimeoutError:
+                raise StoreUnavailable(
+                    f"{self._name}: a prune of {batch} rows had no answer within "
+                    f"{PRUNE_BATCH_SECONDS:g}s"
+                ) from None
             return int(found)
         rowid = literal_column("rowid", Integer)
         oldest = select(rowid).select_from(self._table)
