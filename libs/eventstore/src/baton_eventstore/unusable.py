@@ -25,6 +25,9 @@ from baton_eventstore.unavailable import is_unavailable
 
 DRIVERS = "sqlite+aiosqlite or postgresql+asyncpg"
 
+DATABASE_SETTING = "BATON_DATABASE_URL"
+"""The variable every service reads its database URL from, named when it cannot be used."""
+
 
 class DatabaseUnusable(Exception):
     """The database a setting names cannot be used, for a reason waiting will not fix."""
@@ -45,6 +48,11 @@ def shown(url: str) -> str:
         return "its value"  # it may hold a password that could not be found in it
     # Without a password, as the operator wrote it: rendering escapes a SQLite `file:` URI.
     return url if parsed.password is None else parsed.render_as_string(hide_password=True)
+
+
+def the_database(url: str) -> str:
+    """`the database at <url>` (password hidden): what a service waiting for it names."""
+    return f"the database at {shown(url)}"
 
 
 def engine_for(setting: str, url: str, *, pool_size: int | None = None) -> AsyncEngine:
@@ -114,8 +122,8 @@ async def first_use(
             reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
             if reason != said:
                 logger.warning(
-                    "the database at %s (%s) is unavailable (%s); still trying",
-                    shown(url),
+                    "%s (%s) is unavailable (%s); still trying",
+                    the_database(url),
                     setting,
                     reason,
                 )
@@ -124,7 +132,7 @@ async def first_use(
             delay = min(delay * 2, longest_wait)
             continue
         if said:
-            logger.info("the database at %s is available", shown(url))
+            logger.info("%s is available", the_database(url))
         return
 
 

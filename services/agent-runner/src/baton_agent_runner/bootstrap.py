@@ -25,13 +25,10 @@ from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_eventstore import migrate
-from baton_eventstore.unusable import engine_for, first_use
+from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
 from baton_messaging import MessagingSettings, build_broker, start_broker
 
 logger = logging.getLogger("baton.agent_runner")
-
-DATABASE_SETTING = "BATON_DATABASE_URL"
-"""Named when the database it points to cannot be used (`settings.database_url`)."""
 
 
 @dataclass

@@ -14,7 +14,7 @@ from faststream.nats import NatsBroker
 
 from baton_contracts import STREAMS
 from baton_eventstore import OutboxRelay, SqlEventStore, migrate
-from baton_eventstore.unusable import engine_for, first_use
+from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
 from baton_messaging import (
     JetStreamPublisher,
     MessagingSettings,
@@ -47,9 +47,6 @@ from baton_workflow.service.handlers import WorkflowServices
 from baton_workflow.settings import WorkflowSettings
 
 logger = logging.getLogger("baton.workflow")
-
-DATABASE_SETTING = "BATON_DATABASE_URL"
-"""Named when the database it points to cannot be used (`settings.database_url`)."""
 
 
 @dataclass

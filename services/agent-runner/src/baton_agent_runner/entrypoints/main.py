@@ -7,7 +7,7 @@ from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.entrypoints.subscribers import documented_broker
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_agent_runner.settings import AgentRunnerSettings
-from baton_eventstore.unusable import DatabaseUnusable, shown
+from baton_eventstore.unusable import DatabaseUnusable, the_database
 from baton_messaging.process import run_service
 from baton_telemetry import start_tracing
 
@@ -31,5 +31,5 @@ def main() -> None:
         misconfigured=(DatabaseUnusable,),
         describe=describe,
         tracing=start_tracing,
-        also_needs=lambda settings: f"the database at {shown(settings.database_url)}",
+        also_needs=lambda settings: the_database(settings.database_url),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from baton_eventstore.unusable import DatabaseUnusable, shown
+from baton_eventstore.unusable import DatabaseUnusable, the_database
 from baton_messaging.process import run_service
 from baton_telemetry import start_tracing
 from baton_workflow.bootstrap import WorkflowApp, build
@@ -24,4 +24,4 @@ def main() -> None:
     # ValueError: a checker module that cannot be loaded.
     run_service("workflow", WorkflowSettings, build, fatal=(DefinitionInvalid, ValueError),
                 misconfigured=(DatabaseUnusable,), describe=describe, tracing=start_tracing,
-                also_needs=lambda s: f"the database at {shown(s.database_url)}")  # fmt: skip
+                also_needs=lambda s: the_database(s.database_url))  # fmt: skip
