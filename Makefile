@@ -43,6 +43,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy contracts/src $(wildcard services/*/src/*/domain)
+	$(BIN)/mypy libs/eventstore/src
 
 format: install
 	$(BIN)/ruff format .

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.committed import CommittedLog

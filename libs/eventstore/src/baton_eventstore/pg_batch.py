@@ -144,7 +144,7 @@ def batch_sql(shapes: tuple[RowShape, ...]) -> str:
 
 def _row_cte(name: str, shape: RowShape, first: int) -> str:
     table, keys, values, create = shape
-    dialect = postgresql.dialect()
+    dialect = postgresql.dialect()  # type: ignore[no-untyped-call]  # SQLAlchemy: untyped __init__
     names = (*keys, *values)
     arrays = ", ".join(
         [f"CAST(${first} AS bigint[])"]

@@ -81,7 +81,7 @@ _WITH_EVENTS = "EXISTS (SELECT 1 FROM ins)"  # the append's guard let the events
 
 @lru_cache(maxsize=64)
 def _cte(table: Table, keys: tuple[str, ...], values: tuple[str, ...], create: bool, n: int) -> str:
-    dialect = postgresql.dialect()
+    dialect = postgresql.dialect()  # type: ignore[no-untyped-call]  # SQLAlchemy: untyped __init__
 
     def param(name: str, index: int) -> str:
         return f"CAST(${n + index} AS {table.c[name].type.compile(dialect=dialect)})"

@@ -274,7 +274,7 @@ def _outbox_row(event: NewEvent, now: datetime) -> dict[str, Any]:
     }
 
 
-def _recorded(row: Row[Any]) -> RecordedEvent:
+def _recorded(row: Row[*tuple[Any, ...]]) -> RecordedEvent:
     recorded_at = row.recorded_at
     if recorded_at.tzinfo is None:  # SQLite keeps no zone; every timestamp is written in UTC
         recorded_at = recorded_at.replace(tzinfo=UTC)

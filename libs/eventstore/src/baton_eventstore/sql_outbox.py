@@ -114,8 +114,8 @@ class SqlOutbox:
         if self._raw is not None:
             return bool(await self._raw.fetch(_PG_ACQUIRE, name, holder, now + ttl, now))
         insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
-        statement = insert(outbox_lease).values(name=name, holder=holder, expires_at=now + ttl)
-        statement = statement.on_conflict_do_update(
+        upsert = insert(outbox_lease).values(name=name, holder=holder, expires_at=now + ttl)
+        statement = upsert.on_conflict_do_update(
             index_elements=[outbox_lease.c.name],
             set_={"holder": holder, "expires_at": now + ttl},
             where=(outbox_lease.c.holder == holder) | (outbox_lease.c.expires_at < now),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 import sqlite3
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy import exc as sa_exc
 
 
