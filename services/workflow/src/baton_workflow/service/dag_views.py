@@ -1,0 +1,136 @@
+"""A DAG run's API view: each step, its handoffs and its agent messages, from the run's state
+and log; `get_dag_run` in `dag_runs` answers with it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton_contracts.dag_api import (
+    DagAgentMessage,
+    DagEstimate,
+    DagHandoff,
+    DagRunDetail,
+    DagStepView,
+)
+from baton_workflow.domain.dag import events as re
+from baton_workflow.domain.dag.state import RunState
+from baton_workflow.service.dag_steps import AGENT_STEP_TYPES
+
+
+def run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
+    """The API view of a run from its state and log."""
+    definition = state.definition
+    steps = [
+        DagStepView(
+            id=step.id,
+            type=step.type,
+            status=_step_status(state, step.id),
+            attempts=state.steps[step.id].attempt,
+            output=state.steps[step.id].output,
+            error=state.steps[step.id].error or None,
+            started_at=state.steps[step.id].started_at,
+            finished_at=state.steps[step.id].finished_at,
+            cost_usd=state.steps[step.id].cost_usd,
+            tokens_in=state.steps[step.id].tokens_in,
+            tokens_out=state.steps[step.id].tokens_out,
+            agent=state.steps[step.id].agent,
+            parent=definition.parents.get(step.id),
+        )
+        for step in definition.all_steps()
+        if step.id in state.steps
+    ]
+    estimated = [s for s in state.steps.values() if s.estimated]
+    estimate = None
+    if state.mode == "dry_run":
+        estimate = DagEstimate(
+            tokens_in=sum(s.tokens_in for s in estimated),
+            tokens_out=sum(s.tokens_out for s in estimated),
+            cost_usd=sum(s.cost_usd for s in estimated),
+        )
+    return DagRunDetail(
+        run_id=state.run_id,
+        workflow=state.workflow,
+        version=state.version,
+        version_id=state.version_id,
+        mode=state.mode,
+        status=state.status,
+        started_at=state.started_at,
+        finished_at=state.finished_at,
+        cost_usd=state.cost_usd,
+        error=state.error or None,
+        variables=dict(state.variables),
+        steps=steps,
+        handoffs=_handoffs(state, history),
+        # Shadow runs keep no messages; a dry run sent none (its prompts were only priced).
+        messages=_messages(state, history) if state.mode == "live" else [],
+        estimate=estimate,
+    )
+
+
+_API_STATUS: dict[str, Any] = {
+    "retry_wait": "waiting",
+    "budget_exceeded": "error",
+    "cancelled": "error",
+}
+
+
+def _step_status(state: RunState, step_id: str) -> Any:
+    status = state.steps[step_id].status
+    return _API_STATUS.get(status, status)
+
+
+def _handoffs(state: RunState, history: list[re.RunEvent]) -> list[DagHandoff]:
+    return [
+        DagHandoff(
+            from_step=e.handoff_from,
+            to_step=e.step_id,
+            agent=e.agent or "default",
+            at=e.at,
+        )
+        for e in history
+        if isinstance(e, re.StepSucceeded) and e.handoff_from and not e.estimated
+    ]
+
+
+def _never_sent(history: list[re.RunEvent]) -> set[tuple[str, int]]:
+    """Attempts refused as they started (run budget, handoff source): no agent was asked.
+
+    Such a refusal is decided together with the start, so it carries the start's own time;
+    an agent's answer or a deadline always comes later.
+    """
+    started = {(e.step_id, e.attempt): e.at for e in history if isinstance(e, re.StepStarted)}
+    return {
+        (e.step_id, e.attempt)
+        for e in history
+        if isinstance(e, re.StepFailed) and started.get((e.step_id, e.attempt)) == e.at
+    }
+
+
+def _messages(state: RunState, history: list[re.RunEvent]) -> list[DagAgentMessage]:
+    out: list[DagAgentMessage] = []
+    refused = _never_sent(history)
+    for e in history:
+        if not isinstance(e, re.StepStarted | re.StepSucceeded):
+            continue
+        if state.definition.step(e.step_id).type not in AGENT_STEP_TYPES:
+            continue
+        if isinstance(e, re.StepStarted) and (e.step_id, e.attempt) in refused:
+            continue
+        if isinstance(e, re.StepStarted) and e.input.prompt is not None:
+            agent = e.input.agent or "default"
+            out.append(
+                DagAgentMessage(
+                    step=e.step_id, agent=agent, role="user", text=e.input.prompt, at=e.at
+                )
+            )
+        elif isinstance(e, re.StepSucceeded) and not e.estimated:
+            out.append(
+                DagAgentMessage(
+                    step=e.step_id,
+                    agent=e.agent or "default",
+                    role="assistant",
+                    text=e.output,
+                    at=e.at,
+                )
+            )
+    return out
