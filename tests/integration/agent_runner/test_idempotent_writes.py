@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from nats.aio.client import Client
 
 from baton_agent_runner.bootstrap import build
+from baton_agent_runner.service.ports import Claim
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import (
@@ -30,6 +32,12 @@ class CrashingReplyLog:
 
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         return None
+
+    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[AgentReply]:
+        return Claim(mine=True)
+
+    async def release(self, user_id: str, key: str) -> None:
+        pass
 
     async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
         if self.crashes == 0:

@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import event, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters import sql, sql_logs
 from baton_agent_runner.bootstrap import build
 from baton_agent_runner.domain.task import TaskCall
-from baton_agent_runner.service.ports import StoreUnavailable
+from baton_agent_runner.service.ports import Claim, StoreUnavailable
 from baton_contracts.agent_api import TaskResult, TokenUsage
 from baton_eventstore import create_engine, migrate
 
@@ -65,7 +65,7 @@ async def test_old_records_go_and_recent_ones_stay_whoever_they_belong_to(
     engine: AsyncEngine,
 ) -> None:
     clock = Clock(OLD)
-    replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
+    replies, tasks = sql_logs.SqlReplyLog(engine, clock), sql_logs.SqlTaskLog(engine, clock)
     await replies.put("alice", "old", stay_reply("alice old"))
     await replies.put("bob", "old", stay_reply("bob old"))
     await tasks.put("alice", "old", CALL, _result("alice old"))
@@ -92,7 +92,7 @@ async def test_old_records_go_and_recent_ones_stay_whoever_they_belong_to(
 
 async def test_a_pruned_key_is_recorded_anew(engine: AsyncEngine) -> None:
     clock = Clock(OLD)
-    replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
+    replies, tasks = sql_logs.SqlReplyLog(engine, clock), sql_logs.SqlTaskLog(engine, clock)
     await replies.put("alice", "k", stay_reply("first"))
     await tasks.put("alice", "k", CALL, _result("first"))
     assert await replies.prune(CUTOFF) == 1
@@ -110,7 +110,7 @@ async def test_a_backlog_larger_than_a_batch_goes_in_several_statements(
     engine: AsyncEngine,
 ) -> None:
     clock = Clock(OLD)
-    replies = sql.SqlReplyLog(engine, clock)
+    replies = sql_logs.SqlReplyLog(engine, clock)
     for n in range(11):
         await replies.put(f"u{n}", "k", stay_reply(f"old {n}"))
     clock.at = RECENT
@@ -118,7 +118,7 @@ async def test_a_backlog_larger_than_a_batch_goes_in_several_statements(
     deleted: list[int] = []
 
     def _count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        if statement.lstrip().upper().startswith("DELETE"):
+        if statement.lstrip().upper().startswith("DELETE FROM AGENT_REPLIES"):  # not claims
             deleted.append(cursor.rowcount)
 
     # SQLite's statements are SQLAlchemy's to see; PostgreSQL's go to asyncpg directly.
@@ -138,13 +138,13 @@ async def test_two_replicas_pruning_at_once_delete_each_old_row_once(
     database_url: str, engine: AsyncEngine
 ) -> None:
     clock = Clock(OLD)
-    tasks = sql.SqlTaskLog(engine, clock)
+    tasks = sql_logs.SqlTaskLog(engine, clock)
     for n in range(60):
         await tasks.put(f"u{n % 7}", f"k{n}", CALL, _result(f"old {n}"))
     other = create_engine(database_url)  # another replica: its own pool and write lock
     try:
         mine, theirs = await asyncio.gather(
-            tasks.prune(CUTOFF, batch=4), sql.SqlTaskLog(other, clock).prune(CUTOFF, batch=4)
+            tasks.prune(CUTOFF, batch=4), sql_logs.SqlTaskLog(other, clock).prune(CUTOFF, batch=4)
         )
     finally:
         await other.dispose()
@@ -160,7 +160,7 @@ async def test_on_sqlite_a_prune_queues_with_the_processes_other_writers(
     engine = impatient_sqlite_engine(tmp_path / "agent.db")
     await migrate(engine, sql.COMPONENT, sql.STEPS)
     clock = Clock(OLD)
-    replies, tasks = sql.SqlReplyLog(engine, clock), sql.SqlTaskLog(engine, clock)
+    replies, tasks = sql_logs.SqlReplyLog(engine, clock), sql_logs.SqlTaskLog(engine, clock)
     try:
         for n in range(40):
             await replies.put(f"u{n}", "old", stay_reply(f"old {n}"))
@@ -228,6 +228,12 @@ class FailingTaskLog:
     async def get(self, user_id: str, key: str) -> TaskResult | None:
         return None
 
+    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[TaskResult]:
+        return Claim(mine=True)
+
+    async def release(self, user_id: str, key: str) -> None:
+        pass
+
     async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
         return result
 
@@ -252,7 +258,7 @@ async def test_the_service_prunes_periodically_and_survives_a_failing_store(
     clock = Clock(OLD)
     engine = create_engine(sqlite_url)
     await migrate(engine, sql.COMPONENT, sql.STEPS)
-    replies = sql.SqlReplyLog(engine, clock)
+    replies = sql_logs.SqlReplyLog(engine, clock)
     await replies.put("alice", "old", stay_reply("old"))
     clock.at = RECENT
     await replies.put("alice", "new", stay_reply("new"))
@@ -294,7 +300,7 @@ async def test_the_service_prunes_periodically_and_survives_a_failing_store(
     assert len(bug) == 1 and bug[0].levelname == "ERROR" and bug[0].exc_info is not None
 
 
-async def _gone(log: sql.SqlReplyLog, user_id: str, key: str) -> bool:
+async def _gone(log: sql_logs.SqlReplyLog, user_id: str, key: str) -> bool:
     return await log.get(user_id, key) is None
 
 
@@ -312,10 +318,10 @@ async def test_a_postgres_prune_batch_with_no_answer_is_an_outage(
 
     monkeypatch.setattr(sql.raw_postgres, "is_postgres", lambda _: True)
     monkeypatch.setattr(sql.raw_postgres, "fetchval", no_answer)
-    monkeypatch.setattr(sql, "PRUNE_BATCH_SECONDS", 0.05)
+    monkeypatch.setattr(sql_logs, "PRUNE_BATCH_SECONDS", 0.05)
     engine = create_engine(sqlite_url)
     try:
-        replies = sql.SqlReplyLog(engine, Clock(T0))
+        replies = sql_logs.SqlReplyLog(engine, Clock(T0))
         with pytest.raises(StoreUnavailable, match="had no answer within 0.05s"):
             await asyncio.wait_for(replies.prune(CUTOFF), 5)
     finally:

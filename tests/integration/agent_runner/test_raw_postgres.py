@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_agent_runner.adapters import raw_postgres, sql
+from baton_agent_runner.adapters import raw_postgres, sql, sql_logs
 from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import TaskResult, TokenUsage
@@ -33,7 +33,7 @@ async def engine(postgres_url: str) -> AsyncIterator[AsyncEngine]:
 async def test_a_dead_connection_is_unavailable_once_then_replaced(
     engine: AsyncEngine, postgres_url: str
 ) -> None:
-    log = sql.SqlTaskLog(engine, lambda: datetime.now(UTC))
+    log = sql_logs.SqlTaskLog(engine, lambda: datetime.now(UTC))
     await log.put("u", "k1", CALL, RESULT)
     await kill_other_sessions(postgres_url)
     with pytest.raises(StoreUnavailable):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters import sql, sql_logs
 from baton_eventstore import create_engine, migrate
 
 from .conftest import stay_reply
@@ -25,7 +25,7 @@ async def test_a_second_replica_recording_the_same_key_gets_the_first_reply_on_p
 async def _first_writer_wins(url: str) -> None:
     engine = create_engine(url)
     await migrate(engine, sql.COMPONENT, sql.STEPS)
-    log = sql.SqlReplyLog(engine, lambda: datetime.now(UTC))
+    log = sql_logs.SqlReplyLog(engine, lambda: datetime.now(UTC))
     first = stay_reply("first")
     try:
         assert await log.put("alice", "k", first) == first

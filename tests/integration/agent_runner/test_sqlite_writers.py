@@ -12,7 +12,7 @@ import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
-from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters import sql, sql_logs
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
 from baton_contracts.agent_api import AgentReply, TaskResult, TokenUsage, WorkflowSignal
@@ -45,7 +45,7 @@ async def test_concurrent_writes_of_every_store_all_succeed(tmp_path: Path) -> N
     engine = impatient_sqlite_engine(tmp_path / "agent.db")
     await migrate(engine, sql.COMPONENT, sql.STEPS)
     inbox, memory = sql.SqlInboxStore(engine, _now), sql.SqlMemoryStore(engine, _now)
-    replies, tasks = sql.SqlReplyLog(engine, _now), sql.SqlTaskLog(engine, _now)
+    replies, tasks = sql_logs.SqlReplyLog(engine, _now), sql_logs.SqlTaskLog(engine, _now)
     try:
         for n in range(N):
             await inbox.add(f"u{n}", [NewInboxItem(f"d{n}", f"later {n}", "deferred")])

@@ -19,7 +19,7 @@ from nats.aio.client import Client
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo
 
-from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters import sql, sql_logs
 from baton_agent_runner.adapters.models import OpenAISettings
 from baton_agent_runner.adapters.task_models import ScriptedTaskModel, TaskAgents
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
@@ -269,7 +269,7 @@ async def _first_writer_wins(url: str) -> None:
     """Two replicas share the database, not the lock: the unique key keeps the first result."""
     engine = create_engine(url)
     await migrate(engine, sql.COMPONENT, sql.STEPS)
-    log = sql.SqlTaskLog(engine, lambda: datetime.now(UTC))
+    log = sql_logs.SqlTaskLog(engine, lambda: datetime.now(UTC))
     step = TaskCall(agent="hisui", run_id="r", step_id="s", prompt="p")
     first = TaskResult(output="first", agent="hisui", model="scripted")
     try:

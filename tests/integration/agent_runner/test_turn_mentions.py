@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters import sql, sql_logs
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
@@ -83,7 +83,7 @@ def _runner(
         agents=agents,
         memory=sql.SqlMemoryStore(engine, lambda: NOW),  # type: ignore[arg-type]
         inbox=store_class(engine, lambda: NOW),  # type: ignore[operator]
-        replies=sql.SqlReplyLog(engine, lambda: NOW),  # type: ignore[arg-type]
+        replies=sql_logs.SqlReplyLog(engine, lambda: NOW),  # type: ignore[arg-type]
         timeout=30.0,
         now=lambda: next(clock),
     )

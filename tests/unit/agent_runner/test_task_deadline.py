@@ -12,7 +12,7 @@ import pytest
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
-from baton_agent_runner.service.ports import TaskAnswer
+from baton_agent_runner.service.ports import Claim, TaskAnswer
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult, TokenUsage
@@ -49,6 +49,12 @@ class Log:
 
     async def get(self, user_id: str, key: str) -> TaskResult | None:
         return self.results.get(key)
+
+    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[TaskResult]:
+        return Claim(recorded=self.results.get(key), mine=key not in self.results)
+
+    async def release(self, user_id: str, key: str) -> None:
+        pass
 
     async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
         return self.results.setdefault(key, result)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
-from baton_agent_runner.service.ports import Mention
+from baton_agent_runner.service.ports import Claim, Mention
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts.agent_api import AgentReply, HistoryEntry, RunAgent
 
@@ -42,6 +43,12 @@ class Stores:
 
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         return None
+
+    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[AgentReply]:
+        return Claim(mine=True)
+
+    async def release(self, user_id: str, key: str) -> None:
+        pass
 
     async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
         return reply

@@ -14,7 +14,7 @@ from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
-from baton_agent_runner.service.ports import Mention, ModelAnswer
+from baton_agent_runner.service.ports import Claim, Mention, ModelAnswer
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent
@@ -48,6 +48,8 @@ class Stores:
         self.items: list[NewInboxItem] = []
         self.replies: dict[str, AgentReply] = {}
         self.reads = 0  # of what a turn looks up before its model call
+        self.claims: dict[str, tuple[str, datetime]] = {}  # key -> (holder, until)
+        self.holder = "this process"
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         self.reads += 1
@@ -70,8 +72,30 @@ class Stores:
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         return self.replies.get(key)
 
+    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[AgentReply]:
+        if key in self.replies:
+            return Claim(recorded=self.replies[key])
+        holder, held_until = self.claims.get(key, (self.holder, NOW))
+        if holder != self.holder and held_until > NOW:
+            return Claim(held_until=held_until)
+        self.claims[key] = (self.holder, until)
+        return Claim(mine=True)
+
+    async def release(self, user_id: str, key: str) -> None:
+        if self.claims.get(key, ("",))[0] == self.holder:
+            del self.claims[key]
+
     async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
+        await self.release(user_id, key)
         return self.replies.setdefault(key, reply)
+
+
+class Replica(Stores):
+    """The same stores, seen from another process: its claims are its own."""
+
+    def __init__(self, shared: Stores, holder: str) -> None:
+        self.__dict__.update(shared.__dict__)  # the same dicts, not copies
+        self.holder = holder
 
 
 def _runner(agents: Agents, stores: Stores, clock: Iterator[datetime]) -> AgentRunner:
@@ -167,7 +191,7 @@ async def test_without_a_deadline_a_write_gets_the_stores_own_time() -> None:
     # The model's timeout (50 ms here) is not a deadline for the writes: a 300 ms inbox write
     # inside a 4 s store timeout completes.
     agents, stores = Agents(), SlowInbox(delay=0.3)
-    runner = _runner(agents, stores, iter([]))
+    runner = _runner(agents, stores, _always(NOW))
     runner.timeout = 0.05
     reply = await runner.run(_turn(deadline=None))
     assert len(stores.items) == 3 and stores.replies == {"i-1:m-1": reply}
@@ -185,7 +209,7 @@ async def test_the_same_key_asked_twice_at_once_calls_the_model_once() -> None:
 
 async def test_without_a_deadline_the_turn_is_as_before() -> None:
     agents, stores = Agents(), Stores()
-    reply = await _runner(agents, stores, iter([])).run(_turn(deadline=None))
+    reply = await _runner(agents, stores, _always(NOW)).run(_turn(deadline=None))
     assert "buy milk" in " ".join(item.content for item in stores.items)
     assert stores.replies == {"i-1:m-1": reply}
 
@@ -195,7 +219,7 @@ def test_a_deadline_without_a_time_zone_is_refused_naming_the_field() -> None:
         _turn(deadline=datetime(2026, 11, 25, 12, 0))  # naive on purpose
 
 
-class Replica(Agents):
+class Named(Agents):
     """Another process's agents: its replies say which replica wrote them."""
 
     def __init__(self, name: str, delay: float) -> None:
@@ -206,15 +230,33 @@ class Replica(Agents):
         return self.name
 
 
-async def test_two_replicas_answering_one_key_both_return_the_reply_recorded_first() -> None:
+async def test_a_second_replica_asked_the_same_key_waits_for_the_first_replicas_reply() -> None:
     # The in-process lock cannot stop a retry that reaches another replica while the first
-    # still runs; both callers must then get the same, recorded reply.
+    # still runs: the key's claim in the shared log makes it wait for the first's reply.
     stores = Stores()
-    slow = _runner(Replica("replica-a", delay=0.3), stores, _always(NOW))
-    fast = _runner(Replica("replica-b", delay=0.0), stores, _always(NOW))
+    a, b = Named("replica-a", delay=0.3), Named("replica-b", delay=0.0)
+    slow = _runner(a, stores, _always(NOW))
+    fast = _runner(b, Replica(stores, "replica-b"), _always(NOW))
     turn = _turn(deadline=NOW + timedelta(seconds=30))
     late = asyncio.create_task(slow.run(turn))
     await asyncio.sleep(0.05)  # the slow replica is inside its model call
+    waited = await fast.run(turn)
+    assert (a.calls, b.calls) == (1, 0)
+    assert waited.model == "replica-a"
+    assert await late == waited == stores.replies["i-1:m-1"]
+    assert stores.claims == {}  # recording the reply gave the claim up
+
+
+async def test_two_replicas_answering_one_key_both_return_the_reply_recorded_first() -> None:
+    # Should both still call the model (the race a claim leaves open: see `sql_logs`), every
+    # caller gets the one reply recorded first.
+    stores = Stores()
+    slow = _runner(Named("replica-a", delay=0.3), stores, _always(NOW))
+    fast = _runner(Named("replica-b", delay=0.0), Replica(stores, "replica-b"), _always(NOW))
+    turn = _turn(deadline=NOW + timedelta(seconds=30))
+    late = asyncio.create_task(slow.run(turn))
+    await asyncio.sleep(0.05)  # the slow replica is inside its model call
+    stores.claims.clear()  # as if the fast one had looked just before the claim was made
     first = await fast.run(turn)
     assert first.model == "replica-b"
     assert await late == first == stores.replies["i-1:m-1"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from faststream.nats import NatsBroker
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters import sql, sql_logs
 from baton_agent_runner.adapters.embedders import EmbedderSettings
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
@@ -74,6 +75,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
     """Build the service; `overrides` replace adapters by name (agents, memory, inbox,
     task_agents, task_results, ...); `prune_every` sets the seconds between two prunes of the
     reply and task logs (tests make it short)."""
+    holder = uuid.uuid4().hex  # this process, in the claims on keys it is calling a model for
     engine = engine_for(
         DATABASE_SETTING, settings.database_url, pool_size=settings.database_pool_size
     )
@@ -93,7 +95,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         agents=overrides.get("agents") or AgentFactory(openai, settings.agent_model),
         memory=overrides.get("memory") or _memory(settings, engine, now),
         inbox=overrides.get("inbox") or sql.SqlInboxStore(engine, now),
-        replies=overrides.get("replies") or sql.SqlReplyLog(engine, now),
+        replies=overrides.get("replies") or sql_logs.SqlReplyLog(engine, now, holder),
         timeout=settings.agent_timeout_seconds,
         store_timeout=settings.store_timeout_seconds,
         now=now,
@@ -102,7 +104,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
     tasks = TaskRunner(
         profiles=runner.profiles,
         models=overrides.get("task_agents") or TaskAgents(openai, settings.agent_model),
-        results=overrides.get("task_results") or sql.SqlTaskLog(engine, now),
+        results=overrides.get("task_results") or sql_logs.SqlTaskLog(engine, now, holder),
         prices=settings.model_prices,
         store_timeout=settings.store_timeout_seconds,
         now=now,

@@ -1,13 +1,15 @@
-"""The agent-runner's own tables: inbox items, memory facts, and replies by idempotency key."""
+"""The agent-runner's own tables and their migrations; the inbox and the SQL memory store.
+
+The reply and task logs, which use `replies`, `task_results` and `claims`, are in `sql_logs`.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -16,16 +18,13 @@ from sqlalchemy import (
     Connection,
     DateTime,
     Index,
-    Integer,
     MetaData,
     String,
     Table,
     Text,
     case,
-    delete,
     func,
     inspect,
-    literal_column,
     select,
     text,
     true,
@@ -37,9 +36,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import raw_postgres
 from baton_agent_runner.domain.extracted import NewInboxItem
-from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import Mention, StoreUnavailable
-from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskResult
+from baton_contracts.agent_api import InboxItem, MemoryFact
 from baton_eventstore import autocommit, is_unavailable
 from baton_eventstore.engine import write_transaction
 
@@ -95,6 +93,24 @@ task_results = Table(
 )
 
 
+def _claims_table(metadata: MetaData, *prefixes: str) -> Table:
+    return Table(
+        "agent_claims",
+        metadata,
+        # Which log the key is of: `replies` or `tasks` (their keys are not the same kind).
+        Column("log", String(16), primary_key=True),
+        Column("user_id", String(256), primary_key=True),
+        Column("idempotency_key", String(200), primary_key=True),
+        Column("holder", String(64), nullable=False),
+        Column("expires_at", DateTime(timezone=True), nullable=False),
+        prefixes=list(prefixes),
+    )
+
+
+claims = _claims_table(MetaData())
+"""A key whose model call is running in one replica (`sql_logs`): a row per call in flight."""
+
+
 def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn)
 
@@ -127,15 +143,18 @@ def _index_created_at_v4(conn: Connection) -> None:
             index.create(conn, checkfirst=True)
 
 
-STEPS = [_create_v1, _create_v2, _add_announced_v3, _index_created_at_v4]
+def _create_claims_v5(conn: Connection) -> None:
+    # UNLOGGED on PostgreSQL: a claim only says "a call is running now", worth nothing after a
+    # crash of the server (which empties such a table) or on a standby (which does not get
+    # it); kept out of the WAL, taking one costs no flush to disk on every model call.
+    unlogged = ["UNLOGGED"] if conn.dialect.name == "postgresql" else []
+    _claims_table(MetaData(), *unlogged).create(conn, checkfirst=True)
+
+
+STEPS = [_create_v1, _create_v2, _add_announced_v3, _index_created_at_v4, _create_claims_v5]
 """Migration steps of the agent-runner's tables; append, never edit."""
 
 Clock = Callable[[], datetime]
-R = TypeVar("R", AgentReply, TaskResult)
-PRUNE_BATCH = 5_000
-"""The most rows one statement of a prune deletes: each is a short transaction of its own."""
-PRUNE_BATCH_SECONDS = 30.0
-"""How long one batch of a prune may take on PostgreSQL before it counts as an outage."""
 _WORD = re.compile(r"\w+")
 
 # The PostgreSQL statements of the hot paths (see `raw_postgres`); JSON is read as text and
@@ -147,7 +166,7 @@ _COUNT_ITEMS = {
 
 
 @contextmanager
-def _reachable(store: str) -> Iterator[None]:
+def reachable(store: str) -> Iterator[None]:
     """Turn "the database is not there" into the port's `StoreUnavailable`."""
     try:
         yield
@@ -192,14 +211,14 @@ class SqlInboxStore:
             for index, item in enumerate(items)
         ]
         # One multi-row statement: all the items or none, in one round trip.
-        with _reachable("inbox"):
+        with reachable("inbox"):
             async with write_transaction(self._engine) as conn:
                 await conn.execute(self._insert.values(rows))
 
     async def promote_deferred(self, user_id: str) -> int:
         """Deferred items become new ones (the brain dump started); how many did."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred")
-        with _reachable("inbox"):
+        with reachable("inbox"):
             async with write_transaction(self._engine) as conn:
                 found = await conn.execute(update(inbox_items).where(mine).values(status="new"))
         return int(found.rowcount or 0)
@@ -216,7 +235,7 @@ class SqlInboxStore:
             )
             .returning(inbox_items.c.item_id, inbox_items.c.content, inbox_items.c.created_at)
         )
-        with _reachable("inbox"):
+        with reachable("inbox"):
             async with write_transaction(self._engine) as conn:
                 found = (await conn.execute(promote)).all()
         ordered = sorted(found, key=lambda row: (row.created_at, row.item_id))
@@ -227,14 +246,14 @@ class SqlInboxStore:
         if not item_ids:
             return
         told = (inbox_items.c.user_id == user_id) & inbox_items.c.item_id.in_(item_ids)
-        with _reachable("inbox"):
+        with reachable("inbox"):
             async with write_transaction(self._engine) as conn:
                 await conn.execute(update(inbox_items).where(told).values(announced=True))
 
     async def count(self, user_id: str, status: str | None) -> int:
         """Items with `status`; None counts every item that is not deferred."""
         if raw_postgres.is_postgres(self._engine):
-            with _reachable("inbox"):
+            with reachable("inbox"):
                 found = await raw_postgres.fetchval(
                     self._engine,
                     "inbox",
@@ -245,7 +264,7 @@ class SqlInboxStore:
             return int(found or 0)
         where = inbox_items.c.user_id == user_id
         where &= inbox_items.c.status == status if status else inbox_items.c.status != "deferred"
-        with _reachable("inbox"):
+        with reachable("inbox"):
             async with self._engine.connect() as conn:
                 return int(await conn.scalar(select(func.count()).where(where)) or 0)
 
@@ -257,7 +276,7 @@ class SqlInboxStore:
             .order_by(inbox_items.c.created_at.desc(), inbox_items.c.item_id.desc())
             .limit(limit)
         )
-        with _reachable("inbox"):
+        with reachable("inbox"):
             async with self._engine.connect() as conn:
                 rows = (await conn.execute(query)).all()
         return [
@@ -287,7 +306,7 @@ class SqlMemoryStore:
         statement = self._upsert.values(**row, **changes).on_conflict_do_update(
             index_elements=["user_id", "category", "key"], set_=changes
         )
-        with _reachable("memory"):
+        with reachable("memory"):
             async with write_transaction(self._engine) as conn:
                 await conn.execute(statement)
 
@@ -300,7 +319,7 @@ class SqlMemoryStore:
         where = memory_facts.c.user_id == user_id
         if category:
             where &= memory_facts.c.category == category
-        with _reachable("memory"):
+        with reachable("memory"):
             async with self._engine.connect() as conn:
                 return int(await conn.scalar(select(func.count()).where(where)) or 0)
 
@@ -322,7 +341,7 @@ class SqlMemoryStore:
         if category is not None:
             query = query.where(memory_facts.c.category == category)
         query = query.order_by(memory_facts.c.category, memory_facts.c.key)
-        with _reachable("memory"):
+        with reachable("memory"):
             async with self._engine.connect() as conn:
                 rows = (await conn.execute(query)).all()
         return [MemoryFact(category=row.category, key=row.key, text=row.text) for row in rows]
@@ -330,174 +349,3 @@ class SqlMemoryStore:
 
 def _words(text: str) -> set[str]:
     return {word.casefold() for word in _WORD.findall(text)}
-
-
-class _FirstRecorded(Generic[R]):
-    """One pydantic value per (user, idempotency key) in `table`'s JSON `column`; the first
-    value recorded under a key is the only one (replicas share the table, not a lock)."""
-
-    def __init__(
-        self, engine: AsyncEngine, table: Table, column: str, model: type[R], name: str
-    ) -> None:
-        self._engine, self._table, self._name = autocommit(engine), table, name
-        self._model: type[R] = model
-        self._column = table.c[column]
-        self._insert = (
-            upsert(engine, table)
-            .on_conflict_do_nothing(index_elements=["user_id", "idempotency_key"])
-            .returning(table.c.user_id)
-        )
-        # The PostgreSQL statements (see `raw_postgres`), from the table: JSON is read as text
-        # and validated straight from it.
-        self._columns = [c.name for c in table.c]
-        values = ", ".join(f"${n}" for n in range(1, len(self._columns) + 1))
-        self._get_sql = (
-            f"SELECT {column}::text FROM {table.name} WHERE user_id = $1 AND idempotency_key = $2"
-        )
-        self._put_sql = (
-            f"INSERT INTO {table.name} ({', '.join(self._columns)}) VALUES ({values}) "
-            "ON CONFLICT (user_id, idempotency_key) DO NOTHING RETURNING 1"
-        )
-        # One batch of a prune: up to $2 rows recorded before $1, only their count back. Found
-        # by their place (`ctid`, a TID scan), not joined on the key. SKIP LOCKED: a replica
-        # pruning at the same moment takes other old rows instead of waiting for these ones.
-        self._prune_sql = (
-            f"WITH gone AS (DELETE FROM {table.name} WHERE ctid = ANY(ARRAY("
-            f"SELECT ctid FROM {table.name} WHERE created_at < $1 LIMIT $2 "
-            "FOR UPDATE SKIP LOCKED)) RETURNING 1) SELECT count(*) FROM gone"
-        )
-
-    async def get(self, user_id: str, key: str) -> R | None:
-        """The recorded value, if any."""
-        if raw_postgres.is_postgres(self._engine):
-            with _reachable(self._name):
-                text = await raw_postgres.fetchval(
-                    self._engine, self._name, self._get_sql, user_id, key
-                )
-            return None if text is None else self._model.model_validate_json(text)
-        query = select(self._column).where(
-            self._table.c.user_id == user_id, self._table.c.idempotency_key == key
-        )
-        with _reachable(self._name):
-            async with self._engine.connect() as conn:
-                stored = await conn.scalar(query)
-        return None if stored is None else self._model.model_validate(stored)
-
-    async def put(self, row: dict[str, Any], value: R) -> R | None:
-        """Record `row` (every column; `value` is the JSON one's); None when it was recorded,
-        else the value another writer recorded first."""
-        # One statement, one round trip: it inserts, or returns no row when the key is taken.
-        if raw_postgres.is_postgres(self._engine):
-            args = [
-                value.model_dump_json() if c == self._column.name else row[c] for c in self._columns
-            ]
-            with _reachable(self._name):
-                inserted = await raw_postgres.fetchval(
-                    self._engine, self._name, self._put_sql, *args
-                )
-        else:
-            row = {**row, self._column.name: value.model_dump(mode="json")}
-            with _reachable(self._name):
-                async with write_transaction(self._engine) as conn:
-                    inserted = await conn.scalar(self._insert.values(**row))
-        if inserted is not None:
-            return None
-        first = await self.get(row["user_id"], row["idempotency_key"])
-        if first is None:
-            key = row["idempotency_key"]
-            raise StoreUnavailable(f"{self._name}: key {key!r} is taken but nothing is recorded")
-        return first
-
-    async def prune(self, older_than: datetime, batch: int = PRUNE_BATCH) -> int:
-        """Delete the values recorded before `older_than`, `batch` rows per statement (each a
-        short transaction of its own) until a statement finds fewer; how many went.
-
-        Several replicas pruning at once is harmless: they delete the same old rows, each
-        row once. A key deleted so is recorded anew by its next `put` (one that meets the
-        delete in between its insert and its read answers unavailable once, and its retry
-        records it)."""
-        if batch < 1:
-            raise ValueError(f"batch: must be at least 1, not {batch}")
-        older_than = older_than.astimezone(UTC)  # SQLite compares times as UTC text
-        removed = 0
-        while True:
-            with _reachable(self._name):
-                gone = await self._prune_batch(older_than, batch)
-            removed += gone
-            if gone < batch:
-                return removed
-            # A first prune of a long backlog runs many batches: the turns' reads and writes
-            # (on SQLite queued on the same process lock) go in between.
-            await asyncio.sleep(0)
-
-    async def _prune_batch(self, older_than: datetime, batch: int) -> int:
-        if raw_postgres.is_postgres(self._engine):
-            # A server that takes connections but never answers would hold the pruning loop
-            # (and a pooled connection) until TCP gives up; a batch is short, so a stall is an
-            # outage. Cut off, the connection is dropped (`raw_postgres.fetchval`).
-            try:
-                async with asyncio.timeout(PRUNE_BATCH_SECONDS):
-                    found = await raw_postgres.fetchval(
-                        self._engine, self._name, self._prune_sql, older_than, batch
-                    )
-            except TimeoutError:
-                raise StoreUnavailable(
-                    f"{self._name}: a prune of {batch} rows had no answer within "
-                    f"{PRUNE_BATCH_SECONDS:g}s"
-                ) from None
-            return int(found)
-        rowid = literal_column("rowid", Integer)
-        oldest = select(rowid).select_from(self._table)
-        oldest = oldest.where(self._table.c.created_at < older_than).limit(batch)
-        async with write_transaction(self._engine) as conn:
-            found = await conn.execute(delete(self._table).where(rowid.in_(oldest)))
-        return int(found.rowcount or 0)
-
-
-class SqlReplyLog:
-    """Replies by (user, idempotency key) in `agent_replies`."""
-
-    def __init__(self, engine: AsyncEngine, now: Clock) -> None:
-        self._log = _FirstRecorded(engine, replies, "reply", AgentReply, "replies")
-        self._now = now
-
-    async def get(self, user_id: str, key: str) -> AgentReply | None:
-        """The recorded reply, if any."""
-        return await self._log.get(user_id, key)
-
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
-        """Record; when another writer recorded the key first, return its reply instead."""
-        row = {"user_id": user_id, "idempotency_key": key, "created_at": self._now()}
-        return await self._log.put(row, reply) or reply
-
-    async def prune(self, older_than: datetime, batch: int = PRUNE_BATCH) -> int:
-        """Forget the replies recorded before `older_than`; how many went."""
-        return await self._log.prune(older_than, batch)
-
-
-class SqlTaskLog:
-    """Results of DAG steps by (user, idempotency key) in `agent_task_results`."""
-
-    def __init__(self, engine: AsyncEngine, now: Clock) -> None:
-        self._log = _FirstRecorded(engine, task_results, "result", TaskResult, "task log")
-        self._now = now
-
-    async def get(self, user_id: str, key: str) -> TaskResult | None:
-        """The recorded result, if any."""
-        return await self._log.get(user_id, key)
-
-    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
-        """Record; when another writer recorded the key first, return its result (replayed)."""
-        row = {
-            "user_id": user_id,
-            "idempotency_key": key,
-            "run_id": call.run_id,
-            "step_id": call.step_id,
-            "created_at": self._now(),
-        }
-        first = await self._log.put(row, result)
-        return result if first is None else first.model_copy(update={"replayed": True})
-
-    async def prune(self, older_than: datetime, batch: int = PRUNE_BATCH) -> int:
-        """Forget the results recorded before `older_than`; how many went."""
-        return await self._log.prune(older_than, batch)

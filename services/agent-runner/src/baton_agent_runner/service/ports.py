@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.output import AgentOutput
@@ -82,15 +82,42 @@ class InboxStore(Protocol):
         """Up to `limit` of the user's items that are not deferred, newest first."""
 
 
-class ReplyLog(Protocol):
+V = TypeVar("V", AgentReply, TaskResult)
+
+
+@dataclass(frozen=True)
+class Claim(Generic[V]):
+    """What asking for a key found: the value recorded under it; else, the key's claim for
+    this process (`mine`: it may call the model now) or for another one, which is calling the
+    model (`held_until`: when that claim runs out; None when it could not be read)."""
+
+    recorded: V | None = None
+    mine: bool = False
+    held_until: datetime | None = None
+
+
+class ClaimedLog(Protocol[V]):
+    """An idempotency log whose keys are claimed before the model is called, so that replicas
+    sharing the log call it once per key: the one that claims calls, the others wait."""
+
+    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[V]:
+        """The recorded value; else claim the key for this process until `until` (or renew its
+        own claim), unless another process holds a claim that has not run out."""
+
+    async def release(self, user_id: str, key: str) -> None:
+        """Drop this process's claim on the key (its call failed and recorded nothing), so
+        that another may take the key at once instead of when the claim runs out."""
+
+
+class ReplyLog(ClaimedLog[AgentReply], Protocol):
     """Replies already given, by the caller's idempotency key."""
 
     async def get(self, user_id: str, key: str) -> AgentReply | None:
         """The recorded reply, if any."""
 
     async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
-        """Record a reply; the first one recorded wins and is returned (another writer's, if
-        it came first: a retry answered by another replica while this one still ran)."""
+        """Record a reply and drop this process's claim on the key; the first reply recorded
+        wins and is returned (another writer's, if it came first)."""
 
 
 @dataclass(frozen=True)
@@ -115,14 +142,15 @@ class AgentModels(Protocol):
         """Run the profile's agent on one turn; raises `ModelReplyInvalid` or `ModelUnavailable`."""
 
 
-class TaskLog(Protocol):
+class TaskLog(ClaimedLog[TaskResult], Protocol):
     """Results of DAG steps already answered, by the caller's idempotency key."""
 
     async def get(self, user_id: str, key: str) -> TaskResult | None:
         """The recorded result, if any."""
 
     async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
-        """Record a result; return what is recorded (another writer's, if it came first)."""
+        """Record a result and drop this process's claim on the key; return what is recorded
+        (another writer's, if it came first)."""
 
 
 @runtime_checkable

@@ -2,9 +2,10 @@
 
 The same (user, idempotency key) returns the recorded result with `replayed=True` and never
 calls the model again. Duplicates arriving together are serialised by a lock per key in this
-process (the second waits and gets the first's result); across replicas the unique key of the
-task log keeps the first result recorded, and every caller gets that one. A step of a shadow
-run is the exception: nothing of it is recorded (see `TaskRunner.run`).
+process (the second waits and gets the first's result), and across replicas by a claim on the
+key in the task log (`service.claims`); should two calls of a key still both run, the unique
+key of the task log keeps the first result recorded, and every caller gets that one. A step
+of a shadow run is the exception: nothing of it is recorded (see `TaskRunner.run`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from baton_agent_runner.domain.profile import Profile
@@ -27,6 +28,7 @@ from baton_agent_runner.domain.task import (
     permission_mode,
     price_of,
 )
+from baton_agent_runner.service.claims import recorded_or_claimed, released_on_failure
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
     ModelFailed,
@@ -73,16 +75,35 @@ class TaskRunner:
                 return (await self._cancellable(key, cmd))[1]
         try:
             async with self._keys.one_at_a_time(key):
-                recorded = await self._store(self.results.get(*key))
+                recorded = await self._recorded_or_claimed(cmd)
                 if recorded is not None:
                     return recorded.model_copy(update={"replayed": True})
-                call, result = await self._cancellable(key, cmd)
-                return await self._store(self.results.put(*key, call, result))
+                async with released_on_failure(self.results, *key, self.store_timeout):
+                    call, result = await self._cancellable(key, cmd)
+                    return await self._store(self.results.put(*key, call, result))
         except StoreUnavailable as exc:
             logger.warning("task %s: the task log is unavailable: %s", cmd.idempotency_key, exc)
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, "the agent-runner's task log is unavailable; try again"
             ) from exc
+
+    async def _recorded_or_claimed(self, cmd: RunTask) -> TaskResult | None:
+        """The recorded result; else None once this process holds the key's claim (another
+        replica's call of the same key is waited for, within the step's time)."""
+        now = self.now()
+        if cmd.deadline is not None and cmd.deadline <= now:
+            # Too late to call the model; a result recorded in time is still the step's.
+            recorded = await self._store(self.results.get(cmd.user_id, cmd.idempotency_key))
+            if recorded is not None:
+                return recorded
+        time_left = self._time_left(cmd, now)  # past the deadline: unavailable, no call
+        # The claim outlives the call: the model's time, then the write of its result.
+        until = now + timedelta(seconds=time_left + 2 * self.store_timeout)
+        return await recorded_or_claimed(
+            lambda: self._store(self.results.claim(cmd.user_id, cmd.idempotency_key, until)),
+            cmd.idempotency_key,
+            wait_for=time_left,
+        )
 
     async def cancel(self, notice: CancelTask) -> None:
         """Cancel the task with this key if it runs here: its caller gets `unavailable`, and
@@ -139,12 +160,12 @@ class TaskRunner:
         )
         return call, result
 
-    def _time_left(self, cmd: RunTask) -> float:
+    def _time_left(self, cmd: RunTask, now: datetime | None = None) -> float:
         """The model's time: `timeout_seconds`, cut to what is left before the deadline (time
         spent queued here counts); past the deadline the task ends as `unavailable`."""
         if cmd.deadline is None:
             return cmd.timeout_seconds
-        left = (cmd.deadline - self.now()).total_seconds()
+        left = (cmd.deadline - (now or self.now())).total_seconds()
         if left <= 0:
             logger.warning(
                 "task %s: the workflow gave step %s up %.3fs ago; the model is not asked",

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
@@ -14,6 +14,7 @@ from baton_agent_runner.domain.language import Lang, language_in
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.scripted import Turn
+from baton_agent_runner.service.claims import recorded_or_claimed, released_on_failure
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
     AgentModels,
@@ -54,7 +55,8 @@ class AgentRunner:
 
     async def run(self, cmd: RunAgent) -> AgentReply:
         """Answer one turn; the same idempotency key returns the recorded reply unchanged, also
-        when it is asked again while the first call still runs in this process (it waits)."""
+        when it is asked again while the first call still runs, in this process or in another
+        replica (it waits for that call: `service.claims`)."""
         try:
             async with self._keys.one_at_a_time((cmd.user_id, cmd.idempotency_key)):
                 return await self._run(cmd)
@@ -65,10 +67,36 @@ class AgentRunner:
             ) from exc
 
     async def _run(self, cmd: RunAgent) -> AgentReply:
-        recorded = await self._store(self.replies.get(cmd.user_id, cmd.idempotency_key))
+        recorded = await self._recorded_or_claimed(cmd)
         if recorded is not None:
             return recorded
-        self._time_left(cmd)  # a caller that has given up gets no model call
+        async with released_on_failure(
+            self.replies, cmd.user_id, cmd.idempotency_key, self.store_timeout
+        ):
+            return await self._answer(cmd)
+
+    async def _recorded_or_claimed(self, cmd: RunAgent) -> AgentReply | None:
+        """The recorded reply; else None once this process holds the key's claim (another
+        replica's call of the same key is waited for, within the turn's time)."""
+        now = self.now()
+        if cmd.deadline is not None and cmd.deadline <= now:
+            # Too late to call the model; a reply recorded in time is still the turn's.
+            recorded = await self._store(self.replies.get(cmd.user_id, cmd.idempotency_key))
+            if recorded is not None:
+                return recorded
+        time_left = min(self.timeout, self._time_left(cmd, now))  # a caller that gave up: no call
+        # The claim outlives the turn: the model's time, and the store calls around it (the
+        # reads before the model, the writes after it), each of which has its own limit.
+        until = now + timedelta(seconds=time_left + 5 * self.store_timeout)
+        return await recorded_or_claimed(
+            lambda: self._store(self.replies.claim(cmd.user_id, cmd.idempotency_key, until)),
+            cmd.idempotency_key,
+            wait_for=time_left,
+        )
+
+    async def _answer(self, cmd: RunAgent) -> AgentReply:
+        """Call the model (this process holds the key's claim), keep what it extracted, and
+        record the reply, which gives the claim up."""
         profile = self._profile(cmd.agent)
         # Deferred items were promoted when the step started; this turn tells the user. They
         # are marked told only once a reply of the model's is recorded: a failed or late turn
@@ -174,12 +202,12 @@ class AgentRunner:
             step=cmd.step_context,
         )
 
-    def _time_left(self, cmd: RunAgent) -> float:
+    def _time_left(self, cmd: RunAgent, now: datetime | None = None) -> float:
         """Seconds until the caller stops waiting (`timeout` without a deadline); past it, the
         turn ends here as `unavailable`."""
         if cmd.deadline is None:
             return self.timeout
-        left = (cmd.deadline - self.now()).total_seconds()
+        left = (cmd.deadline - (now or self.now())).total_seconds()
         if left <= 0:
             logger.warning(
                 "turn %s: its caller stopped waiting %.3fs ago; nothing is recorded",

@@ -1,0 +1,84 @@
+"""One model call per idempotency key across agent-runner replicas.
+
+Within a process, `KeyLocks` makes a second call of a key wait for the first. Replicas share
+only the database, so before calling the model a replica claims the key in it (`ClaimedLog`):
+the one that claims calls the model; one that finds another replica's claim waits, asking
+again now and then, until the other's result is recorded (and returns it), the claim is given
+up or runs out (and takes the key itself), or its own caller's time is up (`unavailable`).
+A claim runs out some seconds after its holder's call must have ended, so a replica that died
+holding one delays a retry of that key, never blocks it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from baton_agent_runner.service.ports import Claim, ClaimedLog, V
+from baton_contracts import ErrorCode, RemoteError
+
+logger = logging.getLogger("baton.agent_runner")
+
+FIRST_PAUSE = 0.02
+"""Seconds before asking again for a key another replica holds; doubled each time..."""
+LONGEST_PAUSE = 0.5
+"""...up to this: a waiting retry learns of the result within half a second, at about two
+statements a second while it waits."""
+
+
+async def recorded_or_claimed(
+    ask: Callable[[], Awaitable[Claim[V]]],
+    key: str,
+    wait_for: float,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> V | None:
+    """The value recorded under the key, or None once this process holds its claim (the
+    caller then calls the model). While another replica holds it, wait up to `wait_for`
+    seconds; after that, `unavailable`: the caller may ask again later."""
+    pause, give_up = FIRST_PAUSE, clock() + wait_for
+    told = False
+    while True:
+        found = await ask()
+        if found.recorded is not None:
+            return found.recorded
+        if found.mine:
+            return None
+        left = give_up - clock()
+        if left <= 0:
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE,
+                f"another agent-runner replica is still answering {key!r}; ask again later",
+            )
+        if not told:  # one line per wait, not one per look
+            logger.info(
+                "%s: another replica is calling the model for this key (its claim runs until "
+                "%s); waiting for its answer",
+                key,
+                found.held_until.isoformat() if found.held_until else "unknown",
+            )
+            told = True
+        await sleep(min(pause, left))
+        pause = min(pause * 2, LONGEST_PAUSE)
+
+
+@asynccontextmanager
+async def released_on_failure(
+    log: ClaimedLog[V], user_id: str, key: str, timeout: float
+) -> AsyncIterator[None]:
+    """Give the claim up when the body fails (or is cancelled) before recording: a waiting
+    replica then calls the model at once. A release that fails is only logged: the claim
+    still runs out."""
+    try:
+        yield
+    except BaseException:
+        try:
+            async with asyncio.timeout(timeout):
+                # Shielded: a cancelled call must still let its key go.
+                await asyncio.shield(log.release(user_id, key))
+        except Exception as exc:
+            logger.warning("%s: could not give its claim up (%r); it runs out by itself", key, exc)
+        raise

@@ -1,0 +1,273 @@
+"""Replicas sharing the reply and task logs call the model once per key: the first claims the
+key, the others wait for its answer; a claim given up or run out lets the next one call.
+On SQLite and PostgreSQL, the logs alone and two task runners sharing one database."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from baton_agent_runner.adapters import sql, sql_logs
+from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
+from baton_agent_runner.service import claims as claims_module
+from baton_agent_runner.service.ports import Claim, ModelFailed, TaskAnswer
+from baton_agent_runner.service.tasks import TaskRunner
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.agent_api import RunTask, TokenUsage
+from baton_eventstore import create_engine, migrate
+
+from .conftest import stay_reply
+
+T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+UNTIL = T0 + timedelta(minutes=5)
+CALL = TaskCall(agent="default", run_id="r", step_id="s", prompt="p")
+
+
+class Clock:
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest) -> str:
+    return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(database_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    yield engine
+    await engine.dispose()
+
+
+def _replicas(engine: AsyncEngine, clock: Clock) -> tuple[sql_logs.SqlReplyLog, ...]:
+    return tuple(sql_logs.SqlReplyLog(engine, clock, holder) for holder in ("a", "b"))
+
+
+# --- the logs ------------------------------------------------------------------------------
+
+
+async def test_the_first_claim_is_taken_and_another_replica_sees_it_held(
+    engine: AsyncEngine,
+) -> None:
+    a, b = _replicas(engine, Clock(T0))
+    assert await a.claim("alice", "k", UNTIL) == Claim(mine=True)
+    assert await b.claim("alice", "k", T0 + timedelta(minutes=9)) == Claim(held_until=UNTIL)
+    assert await a.claim("alice", "k", UNTIL) == Claim(mine=True)  # its own, renewed
+    # Another user's key, and the same key of the other log, are other claims.
+    assert await b.claim("bob", "k", UNTIL) == Claim(mine=True)
+    tasks = sql_logs.SqlTaskLog(engine, Clock(T0), "b")
+    assert (await tasks.claim("alice", "k", UNTIL)).mine
+
+
+async def test_recording_gives_the_claim_up_and_the_waiting_replica_finds_the_reply(
+    engine: AsyncEngine,
+) -> None:
+    a, b = _replicas(engine, Clock(T0))
+    await a.claim("alice", "k", UNTIL)
+    assert await a.put("alice", "k", stay_reply("a's")) == stay_reply("a's")
+    assert await b.claim("alice", "k", UNTIL) == Claim(recorded=stay_reply("a's"))
+    assert await _claims(engine) == []
+
+
+async def test_a_released_claim_is_free_at_once_and_only_its_holder_releases_it(
+    engine: AsyncEngine,
+) -> None:
+    a, b = _replicas(engine, Clock(T0))
+    await a.claim("alice", "k", UNTIL)
+    await b.release("alice", "k")  # not b's: nothing happens
+    assert (await b.claim("alice", "k", UNTIL)).mine is False
+    await a.release("alice", "k")
+    assert await b.claim("alice", "k", UNTIL) == Claim(mine=True)
+
+
+async def test_a_claim_that_ran_out_is_taken_over(engine: AsyncEngine) -> None:
+    clock = Clock(T0)
+    a, b = _replicas(engine, clock)
+    await a.claim("alice", "k", UNTIL)  # then replica a dies
+    clock.at = UNTIL - timedelta(seconds=1)
+    assert (await b.claim("alice", "k", UNTIL + timedelta(minutes=5))).mine is False
+    clock.at = UNTIL + timedelta(seconds=1)
+    assert await b.claim("alice", "k", UNTIL + timedelta(minutes=5)) == Claim(mine=True)
+    # The dead one's put, had it come so late, records, but leaves b's claim alone.
+    assert await a.put("alice", "k", stay_reply("late")) == stay_reply("late")
+    assert await _claims(engine) == [("replies", "alice", "k", "b")]
+
+
+async def test_a_prune_deletes_the_claims_that_ran_out_and_keeps_the_others(
+    engine: AsyncEngine,
+) -> None:
+    clock = Clock(T0)
+    a, _ = _replicas(engine, clock)
+    tasks = sql_logs.SqlTaskLog(engine, clock, "a")
+    await a.claim("alice", "dead", T0 + timedelta(seconds=1))
+    await a.claim("alice", "live", UNTIL)
+    await tasks.claim("alice", "dead", T0 + timedelta(seconds=1))
+    clock.at = T0 + timedelta(seconds=2)
+    assert await a.prune(T0 - timedelta(days=7)) == 0  # no log rows: claims are not counted
+    assert await _claims(engine) == [
+        ("replies", "alice", "live", "a"),
+        ("tasks", "alice", "dead", "a"),
+    ]
+
+
+@pytest.mark.postgres
+async def test_many_replicas_claiming_one_key_at_once_give_it_to_one(postgres_url: str) -> None:
+    engine = create_engine(postgres_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    try:
+        logs = [sql_logs.SqlTaskLog(engine, Clock(T0), f"r{n}") for n in range(12)]
+        found = await asyncio.gather(*(log.claim("alice", "k", UNTIL) for log in logs))
+        assert sum(claim.mine for claim in found) == 1
+        async with engine.connect() as conn:
+            kind = await conn.scalar(
+                text("SELECT relpersistence::text FROM pg_class WHERE relname = 'agent_claims'")
+            )
+        assert kind == "u"  # UNLOGGED: a claim costs no WAL flush
+    finally:
+        await engine.dispose()
+
+
+async def _claims(engine: AsyncEngine) -> list[tuple[str, ...]]:
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            text(
+                "SELECT log, user_id, idempotency_key, holder FROM agent_claims "
+                "ORDER BY log, user_id, idempotency_key"
+            )
+        )
+        return [tuple(row) for row in rows]
+
+
+# --- two task runners sharing one database -------------------------------------------------
+
+
+class Gate:
+    """A model that waits until the test opens it, counting calls; `fail` raises instead."""
+
+    def __init__(self, answer: str, fail: bool = False) -> None:
+        self.answer, self.fail, self.calls = answer, fail, 0
+        self.asked, self.open = asyncio.Event(), asyncio.Event()
+
+    def agent_model(self, profile: Profile) -> str:
+        return "scripted"
+
+    async def perform(
+        self, profile: Profile, choice: ModelChoice, call: TaskCall, timeout: float
+    ) -> TaskAnswer:
+        self.calls += 1
+        self.asked.set()
+        await self.open.wait()
+        if self.fail:
+            raise ModelFailed("the endpoint answered 500")
+        return TaskAnswer(output=self.answer, usage=TokenUsage(input_tokens=1, output_tokens=1))
+
+
+def _runner(engine: AsyncEngine, holder: str, model: Gate) -> TaskRunner:
+    return TaskRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        models=model,
+        results=sql_logs.SqlTaskLog(engine, lambda: datetime.now(UTC), holder),
+        prices={"default": ModelPrice(input_usd_per_1k=0.0, output_usd_per_1k=0.0)},
+    )
+
+
+def _task(timeout: float = 30.0) -> RunTask:
+    return RunTask(
+        user_id="alice",
+        agent="default",
+        run_id="r-1",
+        step_id="research",
+        prompt="Research the market",
+        timeout_seconds=timeout,
+        idempotency_key="r-1:research:1",
+    )
+
+
+async def test_a_step_sent_again_to_another_replica_waits_for_the_first_call(
+    engine: AsyncEngine,
+) -> None:
+    # The workflow service restarted mid-call and sent the step again; another replica got it.
+    first, second = Gate("a's answer"), Gate("b's answer")
+    a, b = _runner(engine, "a", first), _runner(engine, "b", second)
+    running = asyncio.create_task(a.run(_task()))
+    await first.asked.wait()
+    waiting = asyncio.create_task(b.run(_task()))
+    await asyncio.sleep(0.2)  # b has looked several times by now
+    assert not waiting.done()
+    first.open.set()
+    answered, waited = await running, await waiting
+    assert (first.calls, second.calls) == (1, 0)
+    assert answered.output == waited.output == "a's answer"
+    assert not answered.replayed and waited.replayed
+
+
+async def test_when_the_first_call_fails_the_waiting_replica_calls_the_model(
+    engine: AsyncEngine,
+) -> None:
+    first, second = Gate("never", fail=True), Gate("b's answer")
+    second.open.set()
+    a, b = _runner(engine, "a", first), _runner(engine, "b", second)
+    running = asyncio.create_task(a.run(_task()))
+    await first.asked.wait()
+    waiting = asyncio.create_task(b.run(_task()))
+    await asyncio.sleep(0.1)
+    first.open.set()
+    with pytest.raises(RemoteError) as caught:
+        await running
+    assert caught.value.code == ErrorCode.INTERNAL
+    assert (await waiting).output == "b's answer"  # not a replay: a recorded nothing
+    assert (first.calls, second.calls) == (1, 1)
+
+
+async def test_a_replica_waits_no_longer_than_its_step_may_take(engine: AsyncEngine) -> None:
+    first, second = Gate("a's answer"), Gate("b's answer")
+    a, b = _runner(engine, "a", first), _runner(engine, "b", second)
+    running = asyncio.create_task(a.run(_task()))
+    await first.asked.wait()
+    with pytest.raises(RemoteError) as caught:
+        await b.run(_task(timeout=0.3))
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert "another agent-runner replica is still answering 'r-1:research:1'" in str(caught.value)
+    assert second.calls == 0
+    first.open.set()
+    assert (await running).output == "a's answer"
+
+
+async def test_a_cancelled_call_gives_its_claim_up(engine: AsyncEngine) -> None:
+    first, second = Gate("never"), Gate("b's answer")
+    second.open.set()
+    a, b = _runner(engine, "a", first), _runner(engine, "b", second)
+    running = asyncio.create_task(a.run(_task()))
+    await first.asked.wait()
+    running.cancel()  # a shutdown of replica a
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert await _claims(engine) == []
+    assert (await b.run(_task())).output == "b's answer"
+
+
+def test_the_wait_between_looks_grows_to_half_a_second() -> None:
+    pauses: list[float] = []
+    looks = iter([Claim(held_until=UNTIL)] * 8 + [Claim(recorded=stay_reply("done"))])
+
+    async def ask() -> Claim:  # type: ignore[type-arg]
+        return next(looks)
+
+    async def sleep(seconds: float) -> None:
+        pauses.append(seconds)
+
+    found = asyncio.run(claims_module.recorded_or_claimed(ask, "k", wait_for=60.0, sleep=sleep))
+    assert found == stay_reply("done")
+    assert pauses == [0.02, 0.04, 0.08, 0.16, 0.32, 0.5, 0.5, 0.5]
