@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,14 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from baton_agent_runner.adapters import sql
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings, scripted_model
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_contracts.agent_api import AgentReply, RunAgent, TokenUsage, WorkflowSignal
+from baton_eventstore import create_engine, migrate
 from baton_messaging import request
 
 from .fake_openai import FakeOpenAI, Handler
@@ -49,6 +53,31 @@ def stay_reply(text: str) -> AgentReply:
         agent="greeter",
         model="scripted",
     )
+
+
+class Clock:
+    """A clock the test sets: the time the stores stamp on what they write."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """Each test twice: on a SQLite file and on a fresh PostgreSQL database."""
+    return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    """The agent-runner's tables on either database (a module may define its own `engine`)."""
+    engine = create_engine(database_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    yield engine
+    await engine.dispose()
 
 
 def settings(nats_url: str, database_url: str, **extra: Any) -> AgentRunnerSettings:

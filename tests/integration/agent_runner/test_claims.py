@@ -5,7 +5,6 @@ On SQLite and PostgreSQL, the logs alone and two task runners sharing one databa
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -23,32 +22,10 @@ from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import RunTask, TokenUsage
 from baton_eventstore import create_engine, migrate
 
-from .conftest import stay_reply
+from .conftest import Clock, stay_reply
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 UNTIL = T0 + timedelta(minutes=5)
-CALL = TaskCall(agent="default", run_id="r", step_id="s", prompt="p")
-
-
-class Clock:
-    def __init__(self, at: datetime) -> None:
-        self.at = at
-
-    def __call__(self) -> datetime:
-        return self.at
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest) -> str:
-    return str(request.getfixturevalue(f"{request.param}_url"))
-
-
-@pytest.fixture
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    engine = create_engine(database_url)
-    await migrate(engine, sql.COMPONENT, sql.STEPS)
-    yield engine
-    await engine.dispose()
 
 
 def _replicas(engine: AsyncEngine, clock: Clock) -> tuple[sql_logs.SqlReplyLog, ...]:

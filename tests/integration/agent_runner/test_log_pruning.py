@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from baton_contracts.agent_api import TaskResult, TokenUsage
 from baton_eventstore import create_engine, migrate
 
 from ...sqlite_engines import impatient_sqlite_engine
-from .conftest import settings, stay_reply
+from .conftest import Clock, settings, stay_reply
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 RETENTION = timedelta(days=7)
@@ -34,31 +33,8 @@ RECENT = T0 - timedelta(hours=1)
 CALL = TaskCall(agent="default", run_id="r", step_id="s", prompt="p")
 
 
-class Clock:
-    """A clock the test sets: what `put` stamps on the rows it records."""
-
-    def __init__(self, at: datetime) -> None:
-        self.at = at
-
-    def __call__(self) -> datetime:
-        return self.at
-
-
 def _result(text: str) -> TaskResult:
     return TaskResult(output=text, usage=TokenUsage(), agent="default", model="scripted")
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest) -> str:
-    return str(request.getfixturevalue(f"{request.param}_url"))
-
-
-@pytest.fixture
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    engine = create_engine(database_url)
-    await migrate(engine, sql.COMPONENT, sql.STEPS)
-    yield engine
-    await engine.dispose()
 
 
 async def test_old_records_go_and_recent_ones_stay_whoever_they_belong_to(

@@ -290,7 +290,29 @@ def _holder() -> str:
     return uuid.uuid4().hex
 
 
-class SqlReplyLog:
+class _SqlLog(Generic[R]):
+    """What the reply log and the task log share: all but how a row is recorded."""
+
+    _log: _FirstRecorded[R]
+
+    async def get(self, user_id: str, key: str) -> R | None:
+        """The recorded value, if any."""
+        return await self._log.get(user_id, key)
+
+    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[R]:
+        """The recorded value, or the key's claim (see `_FirstRecorded.claim`)."""
+        return await self._log.claim(user_id, key, until)
+
+    async def release(self, user_id: str, key: str) -> None:
+        """Drop this process's claim on the key."""
+        await self._log.release(user_id, key)
+
+    async def prune(self, older_than: datetime, batch: int = PRUNE_BATCH) -> int:
+        """Forget the values recorded before `older_than`; how many went."""
+        return await self._log.prune(older_than, batch)
+
+
+class SqlReplyLog(_SqlLog[AgentReply]):
     """Replies by (user, idempotency key) in `agent_replies`; keys claimed as `replies`."""
 
     def __init__(self, engine: AsyncEngine, now: Clock, holder: str | None = None) -> None:
@@ -300,30 +322,14 @@ class SqlReplyLog:
         )
         self._now = now
 
-    async def get(self, user_id: str, key: str) -> AgentReply | None:
-        """The recorded reply, if any."""
-        return await self._log.get(user_id, key)
-
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[AgentReply]:
-        """The recorded reply, or the key's claim (see `_FirstRecorded.claim`)."""
-        return await self._log.claim(user_id, key, until)
-
-    async def release(self, user_id: str, key: str) -> None:
-        """Drop this process's claim on the key."""
-        await self._log.release(user_id, key)
-
     async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
         """Record (and drop the claim); when another writer recorded the key first, return
         its reply instead."""
         row = {"user_id": user_id, "idempotency_key": key, "created_at": self._now()}
         return await self._log.put(row, reply) or reply
 
-    async def prune(self, older_than: datetime, batch: int = PRUNE_BATCH) -> int:
-        """Forget the replies recorded before `older_than`; how many went."""
-        return await self._log.prune(older_than, batch)
 
-
-class SqlTaskLog:
+class SqlTaskLog(_SqlLog[TaskResult]):
     """Results of DAG steps by (user, idempotency key) in `agent_task_results`; keys claimed
     as `tasks`."""
 
@@ -333,18 +339,6 @@ class SqlTaskLog:
             engine, task_results, "result", TaskResult, names, holder or _holder(), now
         )
         self._now = now
-
-    async def get(self, user_id: str, key: str) -> TaskResult | None:
-        """The recorded result, if any."""
-        return await self._log.get(user_id, key)
-
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[TaskResult]:
-        """The recorded result, or the key's claim (see `_FirstRecorded.claim`)."""
-        return await self._log.claim(user_id, key, until)
-
-    async def release(self, user_id: str, key: str) -> None:
-        """Drop this process's claim on the key."""
-        await self._log.release(user_id, key)
 
     async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
         """Record (and drop the claim); when another writer recorded the key first, return
@@ -358,7 +352,3 @@ class SqlTaskLog:
         }
         first = await self._log.put(row, result)
         return result if first is None else first.model_copy(update={"replayed": True})
-
-    async def prune(self, older_than: datetime, batch: int = PRUNE_BATCH) -> int:
-        """Forget the results recorded before `older_than`; how many went."""
-        return await self._log.prune(older_than, batch)

@@ -16,17 +16,58 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
+from typing import Protocol, TypeVar
 
 from baton_agent_runner.service.ports import Claim, ClaimedLog, V
 from baton_contracts import ErrorCode, RemoteError
 
 logger = logging.getLogger("baton.agent_runner")
+T = TypeVar("T")
+
+
+class Limited(Protocol):
+    """Runs one store call within the caller's limit (`TaskRunner._store`, `AgentRunner._store`)."""
+
+    def __call__(self, work: Awaitable[T], /) -> Awaitable[T]: ...
+
 
 FIRST_PAUSE = 0.02
 """Seconds before asking again for a key another replica holds; doubled each time..."""
 LONGEST_PAUSE = 0.5
 """...up to this: a waiting retry learns of the result within half a second, at about two
 statements a second while it waits."""
+
+
+async def look_up_or_claim(
+    log: ClaimedLog[V],
+    user_id: str,
+    key: str,
+    *,
+    now: datetime,
+    deadline: datetime | None,
+    time_left: Callable[[], float],
+    held_after: float,
+    store: Limited,
+) -> V | None:
+    """The value recorded under the key, or None once this process holds its claim.
+
+    Past the caller's `deadline` the model is not called, but a value recorded in time is
+    still the caller's. Else the claim is taken to last the call's time (`time_left()`, which
+    refuses a caller that has given up) plus `held_after` seconds for the store calls around
+    the model's; another replica's claim is waited for, as long as the call could take.
+    `store` puts the caller's limit on each look."""
+    if deadline is not None and deadline <= now:
+        recorded = await store(log.get(user_id, key))
+        if recorded is not None:
+            return recorded
+    left = time_left()
+    until = now + timedelta(seconds=left + held_after)
+    return await recorded_or_claimed(
+        lambda: store(log.claim(user_id, key, until)),
+        key,
+        wait_for=left,
+    )
 
 
 async def recorded_or_claimed(

@@ -100,6 +100,9 @@ class ClaimedLog(Protocol[V]):
     """An idempotency log whose keys are claimed before the model is called, so that replicas
     sharing the log call it once per key: the one that claims calls, the others wait."""
 
+    async def get(self, user_id: str, key: str) -> V | None:
+        """The recorded value, if any."""
+
     async def claim(self, user_id: str, key: str, until: datetime) -> Claim[V]:
         """The recorded value; else claim the key for this process until `until` (or renew its
         own claim), unless another process holds a claim that has not run out."""
@@ -111,9 +114,6 @@ class ClaimedLog(Protocol[V]):
 
 class ReplyLog(ClaimedLog[AgentReply], Protocol):
     """Replies already given, by the caller's idempotency key."""
-
-    async def get(self, user_id: str, key: str) -> AgentReply | None:
-        """The recorded reply, if any."""
 
     async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
         """Record a reply and drop this process's claim on the key; the first reply recorded
@@ -144,9 +144,6 @@ class AgentModels(Protocol):
 
 class TaskLog(ClaimedLog[TaskResult], Protocol):
     """Results of DAG steps already answered, by the caller's idempotency key."""
-
-    async def get(self, user_id: str, key: str) -> TaskResult | None:
-        """The recorded result, if any."""
 
     async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
         """Record a result and drop this process's claim on the key; return what is recorded

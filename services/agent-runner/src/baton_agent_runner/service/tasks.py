@@ -14,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from baton_agent_runner.domain.profile import Profile
@@ -28,7 +28,7 @@ from baton_agent_runner.domain.task import (
     permission_mode,
     price_of,
 )
-from baton_agent_runner.service.claims import recorded_or_claimed, released_on_failure
+from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
     ModelFailed,
@@ -91,18 +91,15 @@ class TaskRunner:
         """The recorded result; else None once this process holds the key's claim (another
         replica's call of the same key is waited for, within the step's time)."""
         now = self.now()
-        if cmd.deadline is not None and cmd.deadline <= now:
-            # Too late to call the model; a result recorded in time is still the step's.
-            recorded = await self._store(self.results.get(cmd.user_id, cmd.idempotency_key))
-            if recorded is not None:
-                return recorded
-        time_left = self._time_left(cmd, now)  # past the deadline: unavailable, no call
-        # The claim outlives the call: the model's time, then the write of its result.
-        until = now + timedelta(seconds=time_left + 2 * self.store_timeout)
-        return await recorded_or_claimed(
-            lambda: self._store(self.results.claim(cmd.user_id, cmd.idempotency_key, until)),
+        return await look_up_or_claim(
+            self.results,
+            cmd.user_id,
             cmd.idempotency_key,
-            wait_for=time_left,
+            now=now,
+            deadline=cmd.deadline,
+            time_left=lambda: self._time_left(cmd, now),
+            held_after=2 * self.store_timeout,  # the result's write
+            store=self._store,
         )
 
     async def cancel(self, notice: CancelTask) -> None:

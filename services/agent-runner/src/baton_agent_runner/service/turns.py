@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
@@ -14,7 +14,7 @@ from baton_agent_runner.domain.language import Lang, language_in
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.scripted import Turn
-from baton_agent_runner.service.claims import recorded_or_claimed, released_on_failure
+from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
     AgentModels,
@@ -79,19 +79,16 @@ class AgentRunner:
         """The recorded reply; else None once this process holds the key's claim (another
         replica's call of the same key is waited for, within the turn's time)."""
         now = self.now()
-        if cmd.deadline is not None and cmd.deadline <= now:
-            # Too late to call the model; a reply recorded in time is still the turn's.
-            recorded = await self._store(self.replies.get(cmd.user_id, cmd.idempotency_key))
-            if recorded is not None:
-                return recorded
-        time_left = min(self.timeout, self._time_left(cmd, now))  # a caller that gave up: no call
-        # The claim outlives the turn: the model's time, and the store calls around it (the
-        # reads before the model, the writes after it), each of which has its own limit.
-        until = now + timedelta(seconds=time_left + 5 * self.store_timeout)
-        return await recorded_or_claimed(
-            lambda: self._store(self.replies.claim(cmd.user_id, cmd.idempotency_key, until)),
+        return await look_up_or_claim(
+            self.replies,
+            cmd.user_id,
             cmd.idempotency_key,
-            wait_for=time_left,
+            now=now,
+            deadline=cmd.deadline,
+            time_left=lambda: min(self.timeout, self._time_left(cmd, now)),
+            # The reads before the model and the writes after it, each with its own limit.
+            held_after=5 * self.store_timeout,
+            store=self._store,
         )
 
     async def _answer(self, cmd: RunAgent) -> AgentReply:
