@@ -15,7 +15,6 @@ from baton_agent_runner.adapters import sql, sql_logs
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
-from baton_agent_runner.service import claims as claims_module
 from baton_agent_runner.service.ports import Claim, ModelFailed, TaskAnswer
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_contracts import ErrorCode, RemoteError
@@ -233,18 +232,3 @@ async def test_a_cancelled_call_gives_its_claim_up(engine: AsyncEngine) -> None:
         await running
     assert await _claims(engine) == []
     assert (await b.run(_task())).output == "b's answer"
-
-
-def test_the_wait_between_looks_grows_to_half_a_second() -> None:
-    pauses: list[float] = []
-    looks = iter([Claim(held_until=UNTIL)] * 8 + [Claim(recorded=stay_reply("done"))])
-
-    async def ask() -> Claim:  # type: ignore[type-arg]
-        return next(looks)
-
-    async def sleep(seconds: float) -> None:
-        pauses.append(seconds)
-
-    found = asyncio.run(claims_module.recorded_or_claimed(ask, "k", wait_for=60.0, sleep=sleep))
-    assert found == stay_reply("done")
-    assert pauses == [0.02, 0.04, 0.08, 0.16, 0.32, 0.5, 0.5, 0.5]

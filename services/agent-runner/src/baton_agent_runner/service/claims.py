@@ -61,13 +61,16 @@ async def look_up_or_claim(
         recorded = await store(log.get(user_id, key))
         if recorded is not None:
             return recorded
-    left = time_left()
-    until = now + timedelta(seconds=left + held_after)
-    return await recorded_or_claimed(
-        lambda: store(log.claim(user_id, key, until)),
-        key,
-        wait_for=left,
-    )
+    left, started = time_left(), time.monotonic()
+
+    def ask() -> Awaitable[Claim[V]]:
+        # From this look on: a replica that takes the key over after a wait calls the model
+        # for as long as one that took it at once, and its claim must last as long.
+        waited = time.monotonic() - started
+        until = now + timedelta(seconds=waited + left + held_after)
+        return store(log.claim(user_id, key, until))
+
+    return await recorded_or_claimed(ask, key, wait_for=left)
 
 
 async def recorded_or_claimed(
