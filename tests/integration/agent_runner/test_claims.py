@@ -18,7 +18,7 @@ from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
 from baton_agent_runner.service.ports import Claim, ModelFailed, TaskAnswer
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_contracts import ErrorCode, RemoteError
-from baton_contracts.agent_api import RunTask, TokenUsage
+from baton_contracts.agent_api import CancelTask, RunTask, TokenUsage
 from baton_eventstore import create_engine, migrate
 
 from .conftest import Clock, stay_reply
@@ -232,3 +232,27 @@ async def test_a_cancelled_call_gives_its_claim_up(engine: AsyncEngine) -> None:
         await running
     assert await _claims(engine) == []
     assert (await b.run(_task())).output == "b's answer"
+
+
+async def test_a_step_the_workflow_gives_up_is_not_called_by_the_replica_waiting_for_it(
+    engine: AsyncEngine,
+) -> None:
+    # The cancel notice is broadcast: the replica calling the model stops, and the one waiting
+    # for that call stops waiting instead of taking the key over and calling the model.
+    first, second = Gate("never"), Gate("b's answer")
+    second.open.set()
+    a, b = _runner(engine, "a", first), _runner(engine, "b", second)
+    running = asyncio.create_task(a.run(_task()))
+    await first.asked.wait()
+    waiting = asyncio.create_task(b.run(_task()))
+    await asyncio.sleep(0.1)  # b is waiting for a's call
+    notice = CancelTask(user_id="alice", idempotency_key="r-1:research:1", reason="run timeout")
+    await b.cancel(notice)
+    await a.cancel(notice)
+    for call in (running, waiting):
+        with pytest.raises(RemoteError) as caught:
+            await call
+        assert caught.value.code == ErrorCode.UNAVAILABLE
+        assert "the workflow cancelled step 'research': run timeout" in caught.value.body.message
+    assert (first.calls, second.calls) == (1, 0)
+    assert await _claims(engine) == []

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.task import (
@@ -55,9 +55,7 @@ class TaskRunner:
     store_timeout: float = 4.0
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     _keys: KeyLocks = field(default_factory=KeyLocks)
-    _running: dict[tuple[str, str], asyncio.Task[tuple[TaskCall, TaskResult]]] = field(
-        default_factory=dict
-    )
+    _running: dict[tuple[str, str], asyncio.Task[Any]] = field(default_factory=dict)
     _cancels: dict[tuple[str, str], str] = field(default_factory=dict)
 
     async def run(self, cmd: RunTask) -> TaskResult:
@@ -72,14 +70,16 @@ class TaskRunner:
         key = (cmd.user_id, cmd.idempotency_key)
         if cmd.shadow:
             async with self._keys.one_at_a_time(key):  # one call per key at a time, as for the rest
-                return (await self._cancellable(key, cmd))[1]
+                return (await self._cancellable(key, cmd, self._perform(cmd)))[1]
         try:
             async with self._keys.one_at_a_time(key):
-                recorded = await self._recorded_or_claimed(cmd)
+                # A wait for another replica's call of the key is cancellable too: a step the
+                # workflow gave up is not called here once that other call is given up.
+                recorded = await self._cancellable(key, cmd, self._recorded_or_claimed(cmd))
                 if recorded is not None:
                     return recorded.model_copy(update={"replayed": True})
                 async with released_on_failure(self.results, *key, self.store_timeout):
-                    call, result = await self._cancellable(key, cmd)
+                    call, result = await self._cancellable(key, cmd, self._perform(cmd))
                     return await self._store(self.results.put(*key, call, result))
         except StoreUnavailable as exc:
             logger.warning("task %s: the task log is unavailable: %s", cmd.idempotency_key, exc)
@@ -103,8 +103,9 @@ class TaskRunner:
         )
 
     async def cancel(self, notice: CancelTask) -> None:
-        """Cancel the task with this key if it runs here: its caller gets `unavailable`, and
-        nothing is recorded, so the step's retry asks the model again."""
+        """Cancel the task with this key if it runs here, or waits here for another replica's
+        call of it: its caller gets `unavailable`, and nothing is recorded, so the step's retry
+        asks the model again."""
         key = (notice.user_id, notice.idempotency_key)
         work = self._running.get(key)
         if work is None or work.done():
@@ -113,8 +114,10 @@ class TaskRunner:
         work.cancel()
         logger.info("task %s: cancelled by the workflow: %s", notice.idempotency_key, notice.reason)
 
-    async def _cancellable(self, key: tuple[str, str], cmd: RunTask) -> tuple[TaskCall, TaskResult]:
-        work = asyncio.create_task(self._perform(cmd), name=f"task-{cmd.idempotency_key}")
+    async def _cancellable(
+        self, key: tuple[str, str], cmd: RunTask, coro: Coroutine[Any, Any, T]
+    ) -> T:
+        work = asyncio.create_task(coro, name=f"task-{cmd.idempotency_key}")
         self._running[key] = work
         try:
             return await work
