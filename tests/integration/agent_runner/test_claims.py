@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -13,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import sql, sql_logs
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.bootstrap import build
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
 from baton_agent_runner.service.ports import Claim, ModelFailed, TaskAnswer
@@ -21,7 +23,7 @@ from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import CancelTask, RunTask, TokenUsage
 from baton_eventstore import create_engine, migrate
 
-from .conftest import Clock, stay_reply
+from .conftest import Clock, settings, stay_reply
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 UNTIL = T0 + timedelta(minutes=5)
@@ -256,3 +258,26 @@ async def test_a_step_the_workflow_gives_up_is_not_called_by_the_replica_waiting
         assert "the workflow cancelled step 'research': run timeout" in caught.value.body.message
     assert (first.calls, second.calls) == (1, 0)
     assert await _claims(engine) == []
+
+
+async def test_two_services_built_on_one_database_are_two_claim_holders(
+    nats_url: str, database_url: str, tmp_path: Path
+) -> None:
+    # What each replica's claims are made under comes from `build`: two processes must never
+    # share a holder, or both would take one key as their own and both call the model.
+    first, second = Gate("a's answer"), Gate("b's answer")
+    config = settings(nats_url, database_url, memory_backend="sql", qdrant_path=tmp_path / "q")
+    a, b = build(config, task_agents=first), build(config, task_agents=second)
+    try:
+        await migrate(a.engine, sql.COMPONENT, sql.STEPS)
+        running = asyncio.create_task(a.tasks.run(_task()))
+        await first.asked.wait()
+        waiting = asyncio.create_task(b.tasks.run(_task()))
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        first.open.set()
+        assert (await running).output == (await waiting).output == "a's answer"
+        assert (first.calls, second.calls) == (1, 0)
+    finally:
+        for app in (a, b):
+            await app.engine.dispose()
