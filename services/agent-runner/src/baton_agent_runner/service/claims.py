@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from baton_agent_runner.service.ports import Claim, ClaimedLog, V
 from baton_contracts import ErrorCode, RemoteError
@@ -49,6 +49,7 @@ async def look_up_or_claim(
     time_left: Callable[[], float],
     held_after: float,
     store: Limited,
+    waiting: Callable[[Coroutine[Any, Any, V | None]], Awaitable[V | None]] | None = None,
 ) -> V | None:
     """The value recorded under the key, or None once this process holds its claim.
 
@@ -56,7 +57,8 @@ async def look_up_or_claim(
     still the caller's. Else the claim is taken to last the call's time (`time_left()`, which
     refuses a caller that has given up) plus `held_after` seconds for the store calls around
     the model's; another replica's claim is waited for, as long as the call could take.
-    `store` puts the caller's limit on each look."""
+    `store` puts the caller's limit on each look; `waiting` runs the wait, when there is one
+    (the task runner makes it cancellable), so the usual first look costs nothing more."""
     if deadline is not None and deadline <= now:
         recorded = await store(log.get(user_id, key))
         if recorded is not None:
@@ -70,7 +72,11 @@ async def look_up_or_claim(
         until = now + timedelta(seconds=waited + left + held_after)
         return store(log.claim(user_id, key, until))
 
-    return await recorded_or_claimed(ask, key, wait_for=left)
+    found = await ask()
+    if found.recorded is not None or found.mine:
+        return found.recorded
+    wait = recorded_or_claimed(ask, key, wait_for=left, first=found)
+    return await (wait if waiting is None else waiting(wait))
 
 
 async def recorded_or_claimed(
@@ -79,14 +85,17 @@ async def recorded_or_claimed(
     wait_for: float,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
+    first: Claim[V] | None = None,
 ) -> V | None:
     """The value recorded under the key, or None once this process holds its claim (the
     caller then calls the model). While another replica holds it, wait up to `wait_for`
-    seconds; after that, `unavailable`: the caller may ask again later."""
+    seconds; after that, `unavailable`: the caller may ask again later. `first` is what a look
+    already made found."""
     pause, give_up = FIRST_PAUSE, clock() + wait_for
     told = False
     while True:
-        found = await ask()
+        found = first if first is not None else await ask()
+        first = None
         if found.recorded is not None:
             return found.recorded
         if found.mine:

@@ -73,9 +73,7 @@ class TaskRunner:
                 return (await self._cancellable(key, cmd, self._perform(cmd)))[1]
         try:
             async with self._keys.one_at_a_time(key):
-                # A wait for another replica's call of the key is cancellable too: a step the
-                # workflow gave up is not called here once that other call is given up.
-                recorded = await self._cancellable(key, cmd, self._recorded_or_claimed(cmd))
+                recorded = await self._recorded_or_claimed(cmd)
                 if recorded is not None:
                     return recorded.model_copy(update={"replayed": True})
                 async with released_on_failure(self.results, *key, self.store_timeout):
@@ -90,7 +88,7 @@ class TaskRunner:
     async def _recorded_or_claimed(self, cmd: RunTask) -> TaskResult | None:
         """The recorded result; else None once this process holds the key's claim (another
         replica's call of the same key is waited for, within the step's time)."""
-        now = self.now()
+        now, key = self.now(), (cmd.user_id, cmd.idempotency_key)
         return await look_up_or_claim(
             self.results,
             cmd.user_id,
@@ -100,6 +98,9 @@ class TaskRunner:
             time_left=lambda: self._time_left(cmd, now),
             held_after=2 * self.store_timeout,  # the result's write
             store=self._store,
+            # A wait for another replica's call of the key is cancellable, as the call is: a
+            # step the workflow gave up is not called here once that other call is given up.
+            waiting=lambda wait: self._cancellable(key, cmd, wait),
         )
 
     async def cancel(self, notice: CancelTask) -> None:
