@@ -161,6 +161,28 @@ async def test_a_cancel_notice_stops_the_model_call_and_records_nothing() -> Non
     assert (await runner.run(task)).output == "done" and models.calls == 2
 
 
+async def test_the_same_key_queued_behind_a_cancelled_call_is_not_called_after_it() -> None:
+    # The step sent twice (a workflow restart) waits here behind the first call of its key;
+    # the workflow then gives the attempt up: both answer `unavailable`, one model call.
+    models, log = Models(delay=30.0), Log()
+    runner = _runner(models, log)
+    task = _task(None)
+    running = await _started(runner, models, task)
+    queued = asyncio.create_task(runner.run(task))
+    await asyncio.sleep(0.05)  # queued behind the first
+    await runner.cancel(
+        CancelTask(user_id="alice", idempotency_key=task.idempotency_key, reason="run cancelled")
+    )
+    for call in (running, queued):
+        with pytest.raises(RemoteError) as caught:
+            await asyncio.wait_for(call, 2.0)
+        assert caught.value.code is ErrorCode.UNAVAILABLE
+        assert "cancelled step 'research': run cancelled" in caught.value.body.message
+    assert models.calls == 1 and log.results == {}
+    models.delay = 0.0  # a retry after both have gone is the step's retry: it is called
+    assert (await runner.run(task)).output == "done" and models.calls == 2
+
+
 async def test_a_notice_for_another_user_or_key_changes_nothing() -> None:
     models = Models(delay=0.2)
     runner = _runner(models, Log())

@@ -15,6 +15,8 @@ Key = tuple[str, str]
 class _KeyLock:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     holders: int = 0
+    cancelled: str | None = None
+    """Why the key's call was cancelled while others were queued behind it."""
 
 
 @dataclass
@@ -36,6 +38,18 @@ class KeyLocks:
             entry.holders -= 1
             if entry.holders == 0:
                 del self._keys[key]
+
+    def cancel_queued(self, key: Key, reason: str) -> None:
+        """The key's call was cancelled: whoever is queued for the key now is told so
+        (`cancelled`) until they have all gone; a call of the key after that is not."""
+        entry = self._keys.get(key)
+        if entry is not None and entry.holders > 1:
+            entry.cancelled = reason
+
+    def cancelled(self, key: Key) -> str | None:
+        """Why the key's call was cancelled while the caller was queued for it, if it was."""
+        entry = self._keys.get(key)
+        return None if entry is None else entry.cancelled
 
     def __len__(self) -> int:
         return len(self._keys)

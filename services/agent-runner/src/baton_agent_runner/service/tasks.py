@@ -77,6 +77,9 @@ class TaskRunner:
                 if recorded is not None:
                     return recorded.model_copy(update={"replayed": True})
                 async with released_on_failure(self.results, *key, self.store_timeout):
+                    if (reason := self._keys.cancelled(key)) is not None:
+                        # Queued here behind the call the workflow cancelled: the same attempt.
+                        raise RemoteError.of(ErrorCode.UNAVAILABLE, _cancelled(cmd, reason))
                     call, result = await self._cancellable(key, cmd, self._perform(cmd))
                     return await self._store(self.results.put(*key, call, result))
         except StoreUnavailable as exc:
@@ -105,13 +108,15 @@ class TaskRunner:
 
     async def cancel(self, notice: CancelTask) -> None:
         """Cancel the task with this key if it runs here, or waits here for another replica's
-        call of it: its caller gets `unavailable`, and nothing is recorded, so the step's retry
-        asks the model again."""
+        call of it, and the same key's requests queued behind it here: their callers get
+        `unavailable`, and nothing is recorded, so the step's retry asks the model again."""
         key = (notice.user_id, notice.idempotency_key)
+        reason = notice.reason or "the workflow gave the step up"
+        self._keys.cancel_queued(key, reason)
         work = self._running.get(key)
         if work is None or work.done():
             return
-        self._cancels[key] = notice.reason or "the workflow gave the step up"
+        self._cancels[key] = reason
         work.cancel()
         logger.info("task %s: cancelled by the workflow: %s", notice.idempotency_key, notice.reason)
 
@@ -127,8 +132,7 @@ class TaskRunner:
             current = asyncio.current_task()
             if reason is None or (current is not None and current.cancelling()):
                 raise  # this handler itself was cancelled (a shutdown), and the call with it
-            message = f"the workflow cancelled step {cmd.step_id!r}: {reason}; nothing was recorded"
-            raise RemoteError.of(ErrorCode.UNAVAILABLE, message) from None
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, _cancelled(cmd, reason)) from None
         finally:
             self._running.pop(key, None)
             self._cancels.pop(key, None)
@@ -238,3 +242,7 @@ class TaskRunner:
                 return await work
         except TimeoutError as exc:
             raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
+
+
+def _cancelled(cmd: RunTask, reason: str) -> str:
+    return f"the workflow cancelled step {cmd.step_id!r}: {reason}; nothing was recorded"
