@@ -292,8 +292,8 @@ async def test_a_postgres_prune_batch_with_no_answer_is_an_outage(
     async def no_answer(*_: Any) -> Any:
         await asyncio.sleep(3600)
 
-    monkeypatch.setattr(sql.raw_postgres, "is_postgres", lambda _: True)
-    monkeypatch.setattr(sql.raw_postgres, "fetchval", no_answer)
+    monkeypatch.setattr(sql_logs.raw_postgres, "is_postgres", lambda _: True)
+    monkeypatch.setattr(sql_logs.raw_postgres, "fetchval", no_answer)
     monkeypatch.setattr(sql_logs, "PRUNE_BATCH_SECONDS", 0.05)
     engine = create_engine(sqlite_url)
     try:

@@ -12,7 +12,7 @@ import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
-from baton_agent_runner.adapters import sql, sql_logs
+from baton_agent_runner.adapters import sql, sql_logs, sql_stores
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.task import TaskCall
 from baton_contracts.agent_api import AgentReply, TaskResult, TokenUsage, WorkflowSignal
@@ -44,7 +44,7 @@ def _result(n: int) -> TaskResult:
 async def test_concurrent_writes_of_every_store_all_succeed(tmp_path: Path) -> None:
     engine = impatient_sqlite_engine(tmp_path / "agent.db")
     await migrate(engine, sql.COMPONENT, sql.STEPS)
-    inbox, memory = sql.SqlInboxStore(engine, _now), sql.SqlMemoryStore(engine, _now)
+    inbox, memory = sql_stores.SqlInboxStore(engine, _now), sql_stores.SqlMemoryStore(engine, _now)
     replies, tasks = sql_logs.SqlReplyLog(engine, _now), sql_logs.SqlTaskLog(engine, _now)
     try:
         for n in range(N):

@@ -10,7 +10,7 @@ from nats.aio.client import Client
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from sqlalchemy import text
 
-from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters import sql, sql_stores
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.entrypoints.subscribers import (
@@ -186,7 +186,7 @@ async def test_a_database_of_the_second_schema_gains_the_announced_column(
                     {"id": item_id, "status": status},
                 )
         assert await migrate(engine, sql.COMPONENT, sql.STEPS) == len(sql.STEPS)
-        store = sql.SqlInboxStore(engine, lambda: datetime.now(UTC))
+        store = sql_stores.SqlInboxStore(engine, lambda: datetime.now(UTC))
         assert [m.content for m in await store.unannounced("u")] == ["b"]
         assert await store.count("u", "new") == 2
     finally:

@@ -14,7 +14,7 @@ from qdrant_client import QdrantClient
 from qdrant_client.qdrant_remote import QdrantRemote
 
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
-from baton_agent_runner.adapters.sql import SqlInboxStore, SqlMemoryStore
+from baton_agent_runner.adapters.sql_stores import SqlInboxStore, SqlMemoryStore
 from baton_agent_runner.bootstrap import build
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts import ErrorCode, RemoteError

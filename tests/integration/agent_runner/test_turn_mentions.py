@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from baton_agent_runner.adapters import sql, sql_logs
+from baton_agent_runner.adapters import sql, sql_logs, sql_stores
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
@@ -53,7 +53,7 @@ class Agents:
         return await self.scripted.answer(profile, turn)
 
 
-class BrokenMarks(sql.SqlInboxStore):
+class BrokenMarks(sql_stores.SqlInboxStore):
     """The SQL inbox whose `mark_announced` cannot reach the database."""
 
     async def mark_announced(self, user_id: str, item_ids: list[str]) -> None:
@@ -68,7 +68,7 @@ async def engine(sqlite_url: str) -> AsyncIterator[object]:
     await engine.dispose()
 
 
-async def _with_deferred(inbox: sql.SqlInboxStore) -> None:
+async def _with_deferred(inbox: sql_stores.SqlInboxStore) -> None:
     """Two items deferred during discovery, one after the other."""
     await inbox.add("alice", [NewInboxItem("d-1", "buy milk", "deferred")])
     await inbox.add("alice", [NewInboxItem("d-2", "call the bank", "deferred")])
@@ -77,11 +77,11 @@ async def _with_deferred(inbox: sql.SqlInboxStore) -> None:
 def _runner(
     engine: object, agents: Agents, clock: Iterator[datetime], **inbox: object
 ) -> AgentRunner:
-    store_class = inbox.get("store", sql.SqlInboxStore)
+    store_class = inbox.get("store", sql_stores.SqlInboxStore)
     return AgentRunner(
         profiles=load_profiles(SHIPPED_PROFILES),
         agents=agents,
-        memory=sql.SqlMemoryStore(engine, lambda: NOW),  # type: ignore[arg-type]
+        memory=sql_stores.SqlMemoryStore(engine, lambda: NOW),  # type: ignore[arg-type]
         inbox=store_class(engine, lambda: NOW),  # type: ignore[operator]
         replies=sql_logs.SqlReplyLog(engine, lambda: NOW),  # type: ignore[arg-type]
         timeout=30.0,
@@ -116,7 +116,7 @@ async def test_a_turn_whose_model_fails_leaves_the_items_for_the_next(
 ) -> None:
     agents = Agents(failure)
     runner = _runner(engine, agents, _always(NOW))
-    await _with_deferred(sql.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
+    await _with_deferred(sql_stores.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
 
     with pytest.raises(RemoteError) as caught:
         await runner.run(_turn("i-1:m-1"))
@@ -133,7 +133,7 @@ async def test_a_turn_whose_model_fails_leaves_the_items_for_the_next(
 async def test_an_invalid_model_reply_is_recorded_but_tells_nothing(engine: object) -> None:
     agents = Agents(ModelReplyInvalid("no JSON"))
     runner = _runner(engine, agents, _always(NOW))
-    await _with_deferred(sql.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
+    await _with_deferred(sql_stores.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
 
     fallback = await runner.run(_turn("i-1:m-1"))
     assert "buy milk" not in fallback.message  # the fallback reply names no item
@@ -147,7 +147,7 @@ async def test_a_turn_ending_after_its_deadline_tells_nothing(engine: object) ->
     # In time before the model call, past the deadline once it has answered; then in time.
     clock = iter([NOW, NOW, NOW + timedelta(seconds=31), *[NOW] * 10])
     runner = _runner(engine, agents, clock)
-    await _with_deferred(sql.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
+    await _with_deferred(sql_stores.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
 
     with pytest.raises(RemoteError):
         await runner.run(_turn("i-1:m-1"))
@@ -158,7 +158,7 @@ async def test_a_turn_ending_after_its_deadline_tells_nothing(engine: object) ->
 async def test_a_retry_of_a_recorded_turn_returns_the_reply_that_told(engine: object) -> None:
     agents = Agents()
     runner = _runner(engine, agents, _always(NOW))
-    await _with_deferred(sql.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
+    await _with_deferred(sql_stores.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
 
     first = await runner.run(_turn("i-1:m-1"))
     again = await runner.run(_turn("i-1:m-1"))
@@ -170,7 +170,7 @@ async def test_a_reply_whose_marks_fail_is_still_answered_and_tells_again_later(
     engine: object, caplog: pytest.LogCaptureFixture
 ) -> None:
     broken = _runner(engine, Agents(), _always(NOW), store=BrokenMarks)
-    await _with_deferred(sql.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
+    await _with_deferred(sql_stores.SqlInboxStore(engine, lambda: NOW))  # type: ignore[arg-type]
 
     with caplog.at_level(logging.WARNING, logger="baton.agent_runner"):
         reply = await broken.run(_turn("i-1:m-1"))
@@ -183,7 +183,7 @@ async def test_a_reply_whose_marks_fail_is_still_answered_and_tells_again_later(
 
 
 async def test_unannounced_promotes_only_deferred_items_and_marks_nothing(engine: object) -> None:
-    inbox = sql.SqlInboxStore(engine, lambda: NOW)  # type: ignore[arg-type]
+    inbox = sql_stores.SqlInboxStore(engine, lambda: NOW)  # type: ignore[arg-type]
     await _with_deferred(inbox)
     await inbox.add("alice", [NewInboxItem("n-1", "water plants", "new")])
     await inbox.add("bob", [NewInboxItem("b-1", "bob's item", "deferred")])
