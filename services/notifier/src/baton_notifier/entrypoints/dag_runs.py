@@ -1,0 +1,107 @@
+"""DAG workflow runs: start one, list them, read one, cancel one.
+
+`POST /workflows/{name}/run` and `GET /workflows/{name}/runs` live here with the
+`/workflow-runs` routes because they speak of runs, not of the stored definition.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Header, Query, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from baton_contracts.dag_api import (
+    DEFAULT_CANCEL_REASON,
+    WORKFLOW_NAME_PATTERN,
+    CancelDagRun,
+    DagRunAccepted,
+    DagRunCancel,
+    GetDagRun,
+    ListDagRuns,
+    RunMode,
+    StartDagRun,
+)
+from baton_notifier.entrypoints.dag_params import Limit, Name, RunId
+from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
+
+
+class RunBody(BaseModel):
+    """`POST /workflows/{name}/run`: variable overrides and the execution mode."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    variables: dict[str, str] = Field(default_factory=dict, examples=[{"topic": "AI agents"}])
+    mode: RunMode = Field(default="live", description="live, dry_run (no calls) or shadow")
+
+
+class CancelBody(BaseModel):
+    """`POST /workflow-runs/{run_id}/cancel`: why (kept in the run's log and its error)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(
+        default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500, examples=["wrong topic"]
+    )
+
+
+async def run_workflow(
+    name: Name,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    response: Response,
+    body: RunBody | None = None,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+) -> Any:
+    """Start a run of the latest version: 202 with its id; it goes on in the background."""
+    body = body or RunBody()
+    reply = await forwarder.forward(
+        StartDagRun,
+        identity,
+        name=name,
+        variables=body.variables,
+        mode=body.mode,
+        request_id=idempotency_key,
+    )
+    assert isinstance(reply, DagRunAccepted)
+    response.headers["Location"] = f"/workflow-runs/{reply.run_id}"
+    return reply
+
+
+async def workflow_runs(
+    name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder, limit: Limit = 50
+) -> Any:
+    """A workflow's runs, newest first."""
+    return await forwarder.forward(ListDagRuns, identity, workflow=name, limit=limit)
+
+
+async def list_runs(
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    workflow: Annotated[str | None, Query(pattern=WORKFLOW_NAME_PATTERN)] = None,
+    limit: Limit = 50,
+) -> Any:
+    """Your runs, newest first; `?workflow=name` keeps one workflow's."""
+    return await forwarder.forward(ListDagRuns, identity, workflow=workflow, limit=limit)
+
+
+async def get_run(run_id: RunId, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
+    """A run with every step, the handoffs and the agent messages."""
+    return await forwarder.forward(GetDagRun, identity, run_id=run_id)
+
+
+async def cancel_run(
+    run_id: RunId,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    response: Response,
+    body: CancelBody | None = None,
+) -> Any:
+    """Cancel a running run: 202 once recorded (it then ends `cancelled`, its calls in flight
+    cancelled), 200 when it already was, 409 when it has ended some other way."""
+    reason = (body or CancelBody()).reason
+    reply = await forwarder.forward(CancelDagRun, identity, run_id=run_id, reason=reason)
+    assert isinstance(reply, DagRunCancel)
+    if not reply.recorded:
+        response.status_code = 200
+    return reply

@@ -1,0 +1,96 @@
+"""DAG workflow definitions: list, save, read, delete and validate (`/workflows[/{name}]`).
+
+Saving and validating read the document from the raw body, so this module also holds the
+content-type check (`YAML_TYPES`) and the size and encoding checks on that text.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import Request, Response
+
+from baton_contracts.base import ErrorDetail
+from baton_contracts.dag_api import (
+    MAX_DEFINITION_CHARS,
+    DagWorkflowSaved,
+    DeleteDagWorkflow,
+    GetDagWorkflow,
+    ListDagWorkflows,
+    SaveDagWorkflow,
+    ValidateDagWorkflow,
+)
+from baton_notifier.domain.errors import ApiError
+from baton_notifier.entrypoints.dag_params import Name
+from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
+
+YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+
+
+async def _document(
+    request: Request, *, required: bool
+) -> tuple[str | None, Literal["json", "yaml"]]:
+    """The request body as text and its format; the body limit middleware has capped its size."""
+    raw = await request.body()
+    content_type = request.headers.get("content-type", "application/json").split(";")[0].strip()
+    fmt: Literal["json", "yaml"] = "yaml" if content_type.lower() in YAML_TYPES else "json"
+    if not raw.strip():
+        if required:
+            raise ApiError.invalid(
+                "a workflow document is required",
+                [ErrorDetail(field="body", message="is empty; send the workflow JSON or YAML")],
+            )
+        return None, fmt
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError.invalid(
+            "the body is not UTF-8", [ErrorDetail(field="body", message=str(exc))]
+        ) from None
+    if len(text) > MAX_DEFINITION_CHARS:
+        raise ApiError(
+            413,
+            "too_large",
+            f"a workflow document may have at most {MAX_DEFINITION_CHARS} characters",
+            [ErrorDetail(field="body", message=f"has {len(text)} characters")],
+        )
+    return text, fmt
+
+
+async def list_workflows(identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
+    """Your workflows at their latest versions."""
+    return await forwarder.forward(ListDagWorkflows, identity)
+
+
+async def save_workflow(
+    request: Request, response: Response, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> Any:
+    """Create a workflow or store a changed document as a new version (200 when unchanged)."""
+    source, fmt = await _document(request, required=True)
+    reply = await forwarder.forward(SaveDagWorkflow, identity, source=source, format=fmt)
+    assert isinstance(reply, DagWorkflowSaved)
+    response.status_code = 201 if reply.changed else 200
+    return reply
+
+
+async def get_workflow(name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
+    """A workflow's latest version with its document."""
+    return await forwarder.forward(GetDagWorkflow, identity, name=name)
+
+
+async def delete_workflow(
+    name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> Response:
+    """Remove a workflow from the list; runs already started go on with their version."""
+    await forwarder.forward(DeleteDagWorkflow, identity, name=name)
+    return Response(status_code=204)
+
+
+async def validate_workflow(
+    name: Name, request: Request, identity: CurrentIdentity, forwarder: CurrentForwarder
+) -> Any:
+    """Check the document in the body (its `name` must be `{name}`), or the stored one."""
+    source, fmt = await _document(request, required=False)
+    return await forwarder.forward(
+        ValidateDagWorkflow, identity, name=name, source=source, format=fmt
+    )
