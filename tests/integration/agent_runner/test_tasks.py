@@ -18,6 +18,7 @@ import pytest
 from nats.aio.client import Client
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import sql, sql_logs
 from baton_agent_runner.adapters.models import OpenAISettings
@@ -253,33 +254,18 @@ async def _replayed_after_restart(client: Client, config: AgentRunnerSettings) -
     assert sorted(d.replayed for d in duplicates) == [False, True, True]
 
 
-async def test_a_second_replica_recording_the_same_key_gets_the_first_result_on_sqlite(
-    sqlite_url: str,
+async def test_a_second_replica_recording_the_same_key_gets_the_first_result(
+    engine: AsyncEngine,
 ) -> None:
-    await _first_writer_wins(sqlite_url)
-
-
-async def test_a_second_replica_recording_the_same_key_gets_the_first_result_on_postgres(
-    postgres_url: str,
-) -> None:
-    await _first_writer_wins(postgres_url)
-
-
-async def _first_writer_wins(url: str) -> None:
     """Two replicas share the database, not the lock: the unique key keeps the first result."""
-    engine = create_engine(url)
-    await migrate(engine, sql.COMPONENT, sql.STEPS)
     log = sql_logs.SqlTaskLog(engine, lambda: datetime.now(UTC))
     step = TaskCall(agent="hisui", run_id="r", step_id="s", prompt="p")
     first = TaskResult(output="first", agent="hisui", model="scripted")
-    try:
-        assert await log.put("alice", "k", step, first) == first
-        late = await log.put("alice", "k", step, first.model_copy(update={"output": "second"}))
-        assert late == first.model_copy(update={"replayed": True})
-        assert await log.get("alice", "k") == first
-        assert await log.get("bob", "k") is None
-    finally:
-        await engine.dispose()
+    assert await log.put("alice", "k", step, first) == first
+    late = await log.put("alice", "k", step, first.model_copy(update={"output": "second"}))
+    assert late == first.model_copy(update={"replayed": True})
+    assert await log.get("alice", "k") == first
+    assert await log.get("bob", "k") is None
 
 
 async def test_a_database_of_the_first_schema_gains_the_task_log(
