@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from baton_eventstore import NewEvent, SqlEventStore, create_engine
-from baton_eventstore.asyncpg_append import connect_options, pool_limit
+from baton_eventstore.asyncpg_pool import connect_options, pool_limit
 
 # Port 1 on loopback: nothing listens there, so an accidental connection attempt would fail.
 UNREACHABLE = "postgresql+asyncpg://u:secret@127.0.0.1:1/db"

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +31,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from baton_eventstore.asyncpg_pool import LazyPool
 from baton_eventstore.committed import CommittedLog
 from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
@@ -39,14 +39,6 @@ from baton_eventstore.pg_batch import Append, batch_statement
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.unavailable import CONNECTION_LOST, StoreUnavailable
 
-# URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
-_SQLALCHEMY_ONLY = ("prepared_statement_cache_size", "prepared_statement_name_func")
-_DEFAULT_POOL_SIZE = 10
-KEY_LOOKUPS_ONLY = {"enable_seqscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off"}
-"""Session settings of the append pool. Its statements (appends, heads, the relay's fetch and
-delete, leases) only ever need a few rows by key. On a young database, before autovacuum has
-analysed the growing tables, the planner believes them tiny and plans scans and hash joins
-whose cost then grows with every event; these settings keep every plan on the indexes."""
 DEFAULT_WRITERS = 4
 """Append statements in flight at once; more appends than this wait and go together."""
 DEFAULT_MAX_BATCH = 256
@@ -84,15 +76,11 @@ class AsyncpgAppender:
             raise ValueError(f"writers: must be >= 1, got {writers}")
         if max_batch < 1:
             raise ValueError(f"max_batch: must be >= 1, got {max_batch}")
-        self.max_size = pool_limit(engine)
+        self._pool = LazyPool(engine)
+        self.max_size = self._pool.max_size
         self.writers = min(writers, self.max_size)
         self.max_batch = max_batch
         self.committed = committed
-        options = connect_options(engine)
-        self._server_settings: dict[str, str] = options.pop("server_settings", None) or {}
-        self._connect_options = options
-        self._pool: asyncpg.Pool | None = None
-        self._opening = asyncio.Lock()
         self._queue: deque[_Waiting] = deque()
         self._running: set[asyncio.Task[None]] = set()
         self._writing = 0
@@ -103,7 +91,7 @@ class AsyncpgAppender:
     @property
     def is_open(self) -> bool:
         """True while the pool exists (after the first append, until `close`)."""
-        return self._pool is not None
+        return self._pool.is_open
 
     async def append(
         self,
@@ -147,8 +135,7 @@ class AsyncpgAppender:
         streams = [waiting.append.stream_id for waiting in batch]
         self._in_flight.update(streams)
         try:
-            pool = self._pool if self._pool is not None else await self._open()
-            async with self._connection(pool) as conn:
+            async with self._pool.connection() as conn:
                 if len(batch) == 1:
                     await _settle(batch[0], self._write_one(conn, batch[0].append))
                 else:
@@ -237,28 +224,8 @@ class AsyncpgAppender:
 
     async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         """Run one more statement of the store's hot path (the relay's) on this pool."""
-        pool = self._pool if self._pool is not None else await self._open()
-        async with self._connection(pool) as conn:
+        async with self._pool.connection() as conn:
             return list(await conn.fetch(sql, *args))
-
-    @asynccontextmanager
-    async def _connection(self, pool: asyncpg.Pool) -> AsyncIterator[asyncpg.Connection]:
-        """A pooled connection; one that broke (or was cut off mid-statement) is closed, not
-        given back, and a broken one is reported as `StoreUnavailable`."""
-        try:
-            conn = await pool.acquire()
-        except CONNECTION_LOST as exc:
-            raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
-        try:
-            yield conn
-        except CONNECTION_LOST as exc:
-            conn.terminate()
-            raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
-        except asyncio.CancelledError:
-            conn.terminate()  # its statement's state is unknown
-            raise
-        finally:
-            await pool.release(conn)
 
     async def close(self) -> None:
         """Let the appends already queued finish, then close the pool's connections; a later
@@ -266,22 +233,7 @@ class AsyncpgAppender:
         loop = asyncio.get_running_loop()
         mine = [task for task in self._running if task.get_loop() is loop]
         await asyncio.gather(*mine, return_exceptions=True)
-        pool, self._pool = self._pool, None
-        self._opening = asyncio.Lock()  # a later append may run on another event loop
-        if pool is not None:
-            await pool.close()
-
-    async def _open(self) -> asyncpg.Pool:
-        async with self._opening:  # fifty first appends at once must open one pool, not fifty
-            if self._pool is None:
-                self._pool = await asyncpg.create_pool(
-                    min_size=0,
-                    max_size=self.max_size,
-                    reset=_keep_session,
-                    **self._connect_options,
-                    server_settings={**self._server_settings, **KEY_LOOKUPS_ONLY},
-                )
-            return self._pool
+        await self._pool.close()
 
 
 def _gone(exc: BaseException) -> bool:
@@ -306,30 +258,9 @@ async def _settle(waiting: _Waiting, work: Awaitable[list[int]]) -> None:
     waiting.succeed(result)
 
 
-async def _keep_session(_conn: asyncpg.Connection) -> None:
-    # asyncpg's default reset on release (RESET ALL, UNLISTEN, ...) is one more round trip per
-    # append. These connections only run the append and head statements, which leave no
-    # session state; an open transaction is still rolled back by the pool before this runs.
-    return None
-
-
 async def _conflict(
     conn: asyncpg.Connection, stream_id: str, expected_version: int
 ) -> ConcurrencyConflict:
     # Autocommit: the failed statement left no aborted transaction, so ask on this connection.
     actual = await conn.fetchval(HEAD_SQL, stream_id)
     return ConcurrencyConflict(stream_id, expected_version, int(actual))
-
-
-def pool_limit(engine: AsyncEngine) -> int:
-    """The engine pool's connection limit (size + overflow), the most this pool may open."""
-    pool = engine.sync_engine.pool
-    size = pool.size() if hasattr(pool, "size") else _DEFAULT_POOL_SIZE
-    overflow = getattr(pool, "_max_overflow", 0)
-    return max(size + (overflow if overflow > 0 else 0), 1)
-
-
-def connect_options(engine: AsyncEngine) -> dict[str, Any]:
-    """asyncpg.connect keyword arguments for the engine's URL (host, port, user, database...)."""
-    _args, options = engine.dialect.create_connect_args(engine.url)
-    return {k: v for k, v in options.items() if k not in _SQLALCHEMY_ONLY}

@@ -1,0 +1,104 @@
+"""`LazyPool`: the raw asyncpg pool of the event store's hot path, opened on first use.
+
+It is configured from the SQLAlchemy engine (the same URL, and at most as many connections as
+the engine's pool may open) and keeps every session's plans on the indexes
+(`KEY_LOOKUPS_ONLY`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from baton_eventstore.unavailable import CONNECTION_LOST, StoreUnavailable
+
+# URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
+_SQLALCHEMY_ONLY = ("prepared_statement_cache_size", "prepared_statement_name_func")
+_DEFAULT_POOL_SIZE = 10
+KEY_LOOKUPS_ONLY = {"enable_seqscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off"}
+"""Session settings of the append pool. Its statements (appends, heads, the relay's fetch and
+delete, leases) only ever need a few rows by key. On a young database, before autovacuum has
+analysed the growing tables, the planner believes them tiny and plans scans and hash joins
+whose cost then grows with every event; these settings keep every plan on the indexes."""
+
+
+class LazyPool:
+    """An asyncpg pool for the engine's database, opened by the first `connection()`."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.max_size = pool_limit(engine)
+        options = connect_options(engine)
+        self._server_settings: dict[str, str] = options.pop("server_settings", None) or {}
+        self._connect_options = options
+        self._pool: asyncpg.Pool | None = None
+        self._opening = asyncio.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        """True while the pool exists (after the first connection, until `close`)."""
+        return self._pool is not None
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection; one that broke (or was cut off mid-statement) is closed, not
+        given back, and a broken one is reported as `StoreUnavailable`."""
+        pool = self._pool if self._pool is not None else await self._open()
+        try:
+            conn = await pool.acquire()
+        except CONNECTION_LOST as exc:
+            raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
+        try:
+            yield conn
+        except CONNECTION_LOST as exc:
+            conn.terminate()
+            raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
+        except asyncio.CancelledError:
+            conn.terminate()  # its statement's state is unknown
+            raise
+        finally:
+            await pool.release(conn)
+
+    async def close(self) -> None:
+        """Close the pool's connections; a later `connection()` opens a new pool."""
+        pool, self._pool = self._pool, None
+        self._opening = asyncio.Lock()  # a later connection may be on another event loop
+        if pool is not None:
+            await pool.close()
+
+    async def _open(self) -> asyncpg.Pool:
+        async with self._opening:  # fifty first appends at once must open one pool, not fifty
+            if self._pool is None:
+                self._pool = await asyncpg.create_pool(
+                    min_size=0,
+                    max_size=self.max_size,
+                    reset=_keep_session,
+                    **self._connect_options,
+                    server_settings={**self._server_settings, **KEY_LOOKUPS_ONLY},
+                )
+            return self._pool
+
+
+async def _keep_session(_conn: asyncpg.Connection) -> None:
+    # asyncpg's default reset on release (RESET ALL, UNLISTEN, ...) is one more round trip per
+    # append. These connections only run the append and head statements, which leave no
+    # session state; an open transaction is still rolled back by the pool before this runs.
+    return None
+
+
+def pool_limit(engine: AsyncEngine) -> int:
+    """The engine pool's connection limit (size + overflow), the most this pool may open."""
+    pool = engine.sync_engine.pool
+    size = pool.size() if hasattr(pool, "size") else _DEFAULT_POOL_SIZE
+    overflow = getattr(pool, "_max_overflow", 0)
+    return max(size + (overflow if overflow > 0 else 0), 1)
+
+
+def connect_options(engine: AsyncEngine) -> dict[str, Any]:
+    """asyncpg.connect keyword arguments for the engine's URL (host, port, user, database...)."""
+    _args, options = engine.dialect.create_connect_args(engine.url)
+    return {k: v for k, v in options.items() if k not in _SQLALCHEMY_ONLY}
