@@ -153,6 +153,15 @@ def test_a_completion_phrase_in_a_line_is_done_and_no_item(message: str) -> None
 
 
 @pytest.mark.parametrize(
+    "message",
+    ["Пожалуй, это всё", "Кажется, всё", "Наверное, всё", "Well, that's all", "I guess, that's it"],
+)
+def test_a_hedge_before_a_completion_phrase_is_no_item(message: str) -> None:
+    # "Пожалуй" on its own is no thought to put in the inbox.
+    assert brain_dump.says_done(message) and brain_dump.split_items(message) == []
+
+
+@pytest.mark.parametrize(
     ("message", "items"),
     [
         ("Всё, что нужно для отпуска: купить билеты", ["купить билеты"]),

@@ -44,6 +44,8 @@ _NUMBER = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+")
 _PHRASE_END = re.compile(r"[,.!?…:]+(?:\s+|$)|\s[—–-]\s")
 # Second thoughts after "that's all" take it back: "Всё. Хотя нет, ..." is not done yet.
 _TAKE_BACK = frozenset({"хотя", "погоди", "подожди", "стоп", "actually", "wait", "hold"})
+# Before "that's all", a part of nothing but these hedges or acknowledges it.
+_HEDGES = _ACK | _LEADING
 # After "that's all", phrases of nothing but these are thanks or second thoughts, no item
 # ("Это всё, спасибо!", "Всё. Хотя нет, ...").
 _AFTERWORDS = _ACK | _LEADING | _TRAILING | _TAKE_BACK | {
@@ -156,7 +158,8 @@ def _said(text: str) -> Iterator[str | bool]:
     for phrase_end in [*_PHRASE_END.finditer(text), None]:
         end = len(text) if phrase_end is None else phrase_end.start()
         if _is_done(text[start:end]):
-            if item := _item(text[:start]):
+            # A hedge of its own before it ("Пожалуй, это всё", "Well, that's all") is no item.
+            if item := _item(text[:start], _HEDGES):
                 yield item
             if phrase_end is not None and "?" in phrase_end.group():
                 # Asked, it is no answer ("Всё?", "Is that all?"), and no item either: the
@@ -200,8 +203,9 @@ def _is_done(phrase: str) -> bool:
     return len(core) == 1 and core[0] in _DONE_ALONE
 
 
-def _item(text: str) -> str | None:
+def _item(text: str, filler: frozenset[str] = _ACK) -> str | None:
+    """The item `text` holds; none when it is a question, a heading or only `filler` words."""
     item = text.strip().rstrip(".,;:—–- ").strip()
     if not item or text.rstrip().endswith(("?", ":")):
         return None
-    return None if all(token in _ACK for token in words(item)) else item
+    return None if all(token in filler for token in words(item)) else item
