@@ -30,7 +30,14 @@ def test_greeter_completes_on_readiness(message: str) -> None:
     assert out.step_completed and out.completion_reason == "user_confirmed"
 
 
-@pytest.mark.parametrize("message", ["А что дальше?", "What's next?"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "А что дальше?", "What's next?", "Что потом?", "А потом что?",
+        # The greeter's own "ask what comes next" invites these.
+        "What comes next?", "What happens next?", "So what do we do next?", "А дальше что?",
+    ],
+)  # fmt: skip
 def test_greeter_completes_on_a_question_about_the_next_step(message: str) -> None:
     assert run(turn("greeter", message)).step_completed
 

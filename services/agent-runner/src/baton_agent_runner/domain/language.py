@@ -77,6 +77,8 @@ _NEXT_QUESTION = (
     "что дальше", "что теперь", "какой следующий", "what's next", "what next", "what now",
     "next step",
 )  # fmt: skip
+# A question ending on "дальше", "потом" or "next" ("А дальше что?", "What happens next?").
+_NEXT_ASKED = re.compile(r"\b(?:(?:дальше|потом)(?:\s+что)?|next)\s*\?")
 _CONFUSED = (
     "непонятно", "неясно", "запутал", "запуталась", "запутался", "в смысле", "confused",
     "unclear", "what do you mean",
@@ -258,8 +260,8 @@ def is_ready(text: str) -> bool:
 
 
 def asks_next_step(text: str) -> bool:
-    """A question about what comes next."""
-    return has_phrase(text, _NEXT_QUESTION) or bool(re.search(r"\bдальше\s*\?", normalised(text)))
+    """A question about what comes next ("Что дальше?", "А потом что?", "What comes next?")."""
+    return has_phrase(text, _NEXT_QUESTION) or bool(_NEXT_ASKED.search(normalised(text)))
 
 
 def denies(text: str) -> bool:
