@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from baton_agent_runner.domain import brain_dump
+from baton_agent_runner.domain import brain_dump, texts
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted import READS, RULES, STORED, Turn, reads, run
 
@@ -40,6 +40,28 @@ def test_greeter_completes_on_readiness(message: str) -> None:
 )  # fmt: skip
 def test_greeter_completes_on_a_question_about_the_next_step(message: str) -> None:
     assert run(turn("greeter", message)).step_completed
+
+
+@pytest.mark.parametrize(
+    ("asked", "message"),
+    [
+        ("greeter_intro", "Да"), ("greeter_intro", "Yes"), ("greeter_not_yet", "да, конечно"),
+        ("greeter_intro", "Начинаем"), ("greeter_intro", "Да, начнём"),
+        ("greeter_not_yet", "Let's start"), ("greeter_intro", "yes, let's begin"),
+    ],
+)  # fmt: skip
+def test_greeter_completes_on_a_yes_to_its_question_whether_to_start(
+    asked: str, message: str
+) -> None:
+    language = lang.language_of(message)
+    history = [{"role": "assistant", "text": texts.text(language, asked)}]
+    out = run(turn("greeter", message, history=history))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+def test_a_yes_to_another_question_of_the_greeter_is_no_readiness() -> None:
+    history = [{"role": "assistant", "text": texts.text("ru", "greeter_explain")}]
+    assert not run(turn("greeter", "Да", history=history)).step_completed
 
 
 def test_greeter_stays_on_confusion_even_with_a_readiness_word() -> None:

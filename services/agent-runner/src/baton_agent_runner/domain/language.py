@@ -65,7 +65,8 @@ AREA_NAMES: dict[Lang, dict[str, str]] = {
 _READY = (
     "понял", "поняла", "понятно", "давай", "давайте", "поехали", "готов", "готова", "ок",
     "got it", "let's go", "lets go", "ready", "ok", "okay", "sure", "go ahead",
-    "can't wait", "cant wait", "cannot wait",
+    "can't wait", "cant wait", "cannot wait", "начнем", "начинаем", "let's start", "lets start",
+    "let's begin", "lets begin",
 )  # fmt: skip
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
 # "Вопросов пока нет" answers the greeter's "any questions?": its "пока нет" is no "not yet".

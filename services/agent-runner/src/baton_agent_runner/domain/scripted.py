@@ -93,13 +93,30 @@ def greeter(turn: Turn) -> _Reply:
         return _Reply(text(ru, "greeter_explain"))
     if not lang.asks_next_step(message) and lang.is_not_ready(message):
         return _Reply(text(ru, "greeter_wait"))
-    if lang.is_ready(message) or lang.asks_next_step(message):
+    if lang.is_ready(message) or lang.asks_next_step(message) or _yes_to_start(turn):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             return _Reply(text(ru, "greeter_not_yet"))
         return _Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed")
     if _user_turns(turn) >= GREETER_EXCHANGES and turn.can_complete:
         return _Reply(text(ru, "greeter_done"), "complete_step", "criteria_met")
     return _Reply(text(ru, "greeter_intro"))
+
+
+def _yes_to_start(turn: Turn) -> bool:
+    """A "да"/"yes" to the greeter's own "Готов начать?"/"Shall we start?"."""
+    last = _last_reply(turn)
+    asked = any(text(language, key) in last for language in ("ru", "en") for key in _STARTS)
+    return asked and lang.confirms(turn.message)
+
+
+_STARTS = ("greeter_intro", "greeter_not_yet")
+"""The greeter's texts that end asking whether the user is ready to start."""
+
+
+def _last_reply(turn: Turn) -> str:
+    """The agent's latest message in the history ("" when there is none)."""
+    last = next((e for e in reversed(turn.history) if e.get("role") == "assistant"), None)
+    return "" if last is None else last.get("text", "")
 
 
 def discovery(turn: Turn) -> _Reply:
@@ -126,9 +143,7 @@ def discovery(turn: Turn) -> _Reply:
 
 
 def _summary_shown(turn: Turn) -> bool:
-    last = next((e for e in reversed(turn.history) if e.get("role") == "assistant"), None)
-    marker = text(turn.language, "summary_header")
-    return last is not None and marker in last.get("text", "")
+    return text(turn.language, "summary_header") in _last_reply(turn)
 
 
 def _summary(language: lang.Lang, facts: dict[str, str]) -> str:
