@@ -284,6 +284,22 @@ def test_off_topic_inbox_request_during_discovery_is_deferred(
 
 
 @pytest.mark.parametrize(
+    ("message", "fact"),
+    [
+        ("Работа для меня главное. Запиши в inbox: купить молоко", "Работа для меня главное"),
+        ("Health comes first. Add to my inbox: buy milk", "Health comes first"),
+    ],
+)
+def test_discovery_keeps_the_facts_said_before_an_off_topic_request(
+    message: str, fact: str
+) -> None:
+    out = run(turn("discovery", message))
+    assert out.workflow_signal and out.workflow_signal.action == "stay"
+    assert list(out.extracted_data["facts"].values()) == [fact]
+    assert len(out.extracted_data["deferred_inbox_items"]) == 1
+
+
+@pytest.mark.parametrize(
     "message", ["I usually put everything in my inbox.", "Can you add it to my inbox later?"]
 )
 def test_greeter_defers_nothing_from_a_statement_or_a_question_about_the_inbox(

@@ -89,6 +89,13 @@ _PRONOUNS = frozenset({
 
 def inbox_request(text: str) -> str | None:
     """The item in an off-topic "put this in my inbox" request, or None when it is not one."""
+    found = inbox_request_at(text)
+    return None if found is None else found[1]
+
+
+def inbox_request_at(text: str) -> tuple[int, str] | None:
+    """Where in `text` a "put this in my inbox" request starts, and its item; None when the
+    text makes none. What comes before it is said to the current step."""
     for pattern in _REQUESTS:
         match = pattern.search(text)
         if match is None:
@@ -96,7 +103,7 @@ def inbox_request(text: str) -> str | None:
         item = match.group("item").strip().lstrip(":—–-").strip()
         if " ".join(words(item)) in _PRONOUNS:
             continue
-        return item or text.strip()
+        return match.start(), item or text.strip()
     return None
 
 

@@ -71,14 +71,19 @@ def run(turn: Turn) -> AgentOutput:
 
 
 def _off_topic(turn: Turn) -> _Reply | None:
-    """An inbox request before brain_dump: acknowledge, defer the item, keep the step."""
+    """An inbox request before brain_dump: acknowledge, defer the item, keep the step, and
+    keep what the message said to the step before the request ("Работа важна. Запиши ...")."""
     if turn.agent not in ("greeter", "discovery"):
         return None
-    item = brain_dump.inbox_request(turn.message)
-    if item is None:
+    found = brain_dump.inbox_request_at(turn.message)
+    if found is None:
         return None
+    start, item = found
+    before = turn.message[:start].strip()
+    said = RULES[turn.agent](turn.model_copy(update={"message": before})).data if before else {}
     why = text(turn.language, f"why_{turn.agent}")
-    return _Reply(text(turn.language, "deferred", why=why), data={"deferred_inbox_items": [item]})
+    data = {**said, "deferred_inbox_items": [item]}
+    return _Reply(text(turn.language, "deferred", why=why), data=data)
 
 
 def _user_turns(turn: Turn) -> int:
