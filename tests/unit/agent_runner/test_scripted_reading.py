@@ -239,6 +239,12 @@ def test_brain_dump_items(message: str, items: list[str]) -> None:
         ("Add everything to my inbox", None),
         ("Put it in my inbox", None),
         ("Добавь это во входящие", None),
+        # The item before the request, and no item at all.
+        ("Купить молоко — запиши в inbox", "Купить молоко"),
+        ("купить молоко, запиши в инбокс", "купить молоко"),
+        ("Запиши в inbox", None),
+        ("inbox:", None),
+        ("Это — запиши в inbox", None),
     ],
 )
 def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None:

@@ -103,7 +103,11 @@ def inbox_request_at(text: str) -> tuple[int, str] | None:
         item = match.group("item").strip().lstrip(":—–-").strip()
         if " ".join(words(item)) in _PRONOUNS:
             continue
-        return match.start(), item or text.strip()
+        if item:
+            return match.start(), item
+        # Nothing after it: the item came first ("Купить молоко — запиши в inbox"), or none.
+        before = text[: match.start()].strip().rstrip(_SEPARATORS + ";").strip()
+        return (0, before) if before and " ".join(words(before)) not in _PRONOUNS else None
     return None
 
 
