@@ -324,6 +324,22 @@ def test_inbox_request_in_the_brain_dump_is_an_ordinary_item() -> None:
     assert out.extracted_data == {"inbox_items": ["купить молоко"]}
 
 
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("Запиши в inbox: купить молоко", ["купить молоко"]),
+        ("Add to my inbox: buy milk; call mom", ["buy milk", "call mom"]),
+        ("хлеб\nЗапиши в inbox: молоко\nяйца", ["хлеб", "молоко", "яйца"]),
+        ("Купить молоко — запиши в inbox", ["Купить молоко"]),
+    ],
+)
+def test_an_inbox_request_in_the_brain_dump_saves_its_items_without_the_request(
+    message: str, items: list[str]
+) -> None:
+    out = run(turn("inbox_collector", message))
+    assert out.extracted_data == {"inbox_items": items}
+
+
 @pytest.mark.parametrize("message", ["поехали", "got it"])
 def test_greeter_does_not_complete_when_the_workflow_says_it_cannot(message: str) -> None:
     out = run(turn("greeter", message, can_complete=False))

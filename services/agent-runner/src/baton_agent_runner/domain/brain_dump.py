@@ -122,6 +122,16 @@ def split_items(text: str) -> list[str]:
     return list(_reading(text)[0])
 
 
+def dumped_items(text: str) -> list[str]:
+    """The items of a brain dump that may ask for them ("Запиши в inbox: купить молоко"):
+    those of `split_items`, the request's own words left out."""
+    found = inbox_request_at(text)
+    if found is None:
+        return split_items(text)
+    start, item = found
+    return split_items(text[:start]) + split_items(item)
+
+
 @lru_cache(maxsize=64)  # a turn reads its message twice: for its items, and for "that's all"
 def _reading(text: str) -> tuple[tuple[str, ...], bool]:
     """The message's items, and whether it says "that's all" after the last of them: an item

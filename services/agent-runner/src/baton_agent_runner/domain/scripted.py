@@ -161,7 +161,7 @@ def _summary(language: lang.Lang, facts: dict[str, str]) -> str:
 def inbox_collector(turn: Turn) -> _Reply:
     """Splits the message into inbox items, confirms them; completes on "done" with 3+ items;
     explains the brain dump when the message holds neither items nor "done"."""
-    items = brain_dump.split_items(turn.message)
+    items = brain_dump.dumped_items(turn.message)
     done = brain_dump.says_done(turn.message)
     total = turn.inbox_count + len(items)
     parts = []
