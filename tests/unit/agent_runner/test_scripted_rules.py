@@ -283,6 +283,13 @@ def test_off_topic_inbox_request_during_discovery_is_deferred(
     assert phrase in out.message and ("позже" in out.message or "later" in out.message)
 
 
+@pytest.mark.parametrize("agent", ["greeter", "discovery"])
+def test_a_deferred_request_of_several_items_defers_each(agent: str) -> None:
+    out = run(turn(agent, "Запиши во входящие: позвонить маме; купить хлеб\n- отчёт"))
+    items = ["позвонить маме", "купить хлеб", "отчёт"]
+    assert out.extracted_data == {"deferred_inbox_items": items}
+
+
 def test_discovery_reads_no_fact_in_an_item_named_before_its_request() -> None:
     out = run(turn("discovery", "Записаться в спортзал — запиши в inbox"))
     assert out.extracted_data == {"deferred_inbox_items": ["Записаться в спортзал"]}

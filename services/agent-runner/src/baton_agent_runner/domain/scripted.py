@@ -82,7 +82,8 @@ def _off_topic(turn: Turn) -> _Reply | None:
     before = turn.message[:start].strip()
     said = RULES[turn.agent](turn.model_copy(update={"message": before})).data if before else {}
     why = text(turn.language, f"why_{turn.agent}")
-    data = {**said, "deferred_inbox_items": [item]}
+    # Split as the brain dump would ("позвонить маме; купить хлеб" is two items).
+    data = {**said, "deferred_inbox_items": brain_dump.split_items(item) or [item]}
     return _Reply(text(turn.language, "deferred", why=why), data=data)
 
 
