@@ -146,8 +146,9 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
         "That's it",
         "that's it for today, thanks",
         "Это всё? Да, всё.",
+        "Ничего больше", "That's everything", "I'm finished", "Ну, на этом всё",
     ],
-)
+)  # fmt: skip
 def test_a_completion_phrase_in_a_line_is_done_and_no_item(message: str) -> None:
     assert brain_dump.says_done(message) and brain_dump.split_items(message) == []
 

@@ -16,7 +16,8 @@ from baton_agent_runner.domain.language import words
 _DONE = (
     "это все", "на этом все", "больше ничего", "вот и все", "that's all", "thats all",
     "that is all", "that's it", "thats it", "that is it", "nothing else", "nothing more",
-    "i'm done", "im done", "i am done",
+    "i'm done", "im done", "i am done", "ничего больше", "that's everything", "thats everything",
+    "that is everything", "i'm finished", "im finished", "i am finished",
 )  # fmt: skip
 _DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
 # Done only as the whole part, give or take a "спасибо": inside an item they are its words
