@@ -12,7 +12,8 @@ from typing import Any
 
 
 class FakeOpenAI(ThreadingHTTPServer):
-    """`mode`: valid, malformed, unsignalled, or slow (every answer waits `delay` seconds)."""
+    """`mode`: valid, malformed, unsignalled, empty (no choices), or slow (every answer waits
+    `delay` seconds)."""
 
     daemon_threads = True
     mode = "valid"
@@ -60,18 +61,17 @@ def completion(body: dict[str, Any], mode: str) -> dict[str, Any]:
         output = {"message": "No signal here"}
     arguments = "{not json" if mode == "malformed" else json.dumps(output)
     call = {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": arguments}}
+    choice = {
+        "index": 0,
+        "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+    }
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "created": 0,
         "model": "fake",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
-            }
-        ],
+        "choices": [] if mode == "empty" else [choice],
         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
 

@@ -75,7 +75,7 @@ async def test_the_model_is_told_the_step_context(
         assert told in prompt
 
 
-@pytest.mark.parametrize("mode", ["malformed", "unsignalled"])
+@pytest.mark.parametrize("mode", ["malformed", "unsignalled", "empty"])
 async def test_malformed_or_unsignalled_reply_is_stay(
     openai_runner: Any, client: Client, fake_openai: FakeOpenAI, mode: str
 ) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from openai import APIError, AsyncOpenAI
+from openai.types import chat
 from pydantic import ValidationError
 from pydantic_ai import Agent, NativeOutput
 from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
@@ -99,6 +101,23 @@ class OpenAISettings:
     max_retries: int
 
 
+class _EndpointModel(OpenAIChatModel):
+    """PydanticAI's OpenAI chat model, for endpoints that may answer with no choice at all.
+
+    PydanticAI takes the first choice of a completion unchecked: an empty `choices` list (a
+    misbehaving OpenAI-compatible server) raised `IndexError`, which reached the caller as an
+    internal error. Here it is the malformed reply it is, which the turn treats as `stay`.
+    """
+
+    # The documented hook for a subclass's own checks; its return type is private to PydanticAI.
+    def _validate_completion(self, response: chat.ChatCompletion) -> Any:
+        if not response.choices:
+            raise UnexpectedModelBehavior(
+                f"Invalid response from {self.system} chat completions endpoint: no choices"
+            )
+        return super()._validate_completion(response)
+
+
 def openai_model(settings: OpenAISettings, name: str) -> OpenAIChatModel:
     """A model of the OpenAI-compatible endpoint, by the name the endpoint knows it by."""
     client = AsyncOpenAI(
@@ -107,7 +126,7 @@ def openai_model(settings: OpenAISettings, name: str) -> OpenAIChatModel:
         timeout=settings.timeout_seconds,
         max_retries=settings.max_retries,
     )
-    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))
+    return _EndpointModel(name, provider=OpenAIProvider(openai_client=client))
 
 
 @dataclass
