@@ -123,6 +123,19 @@ async def test_bad_signals_name_the_field(
     assert field in [d["field"] for d in reply.json()["error"]["details"]]
 
 
+async def test_data_is_measured_in_utf8_bytes_not_escaped_ascii(gateway: Any) -> None:
+    """64 KiB of data is 64 KiB whatever the script: Cyrillic is 2 bytes a letter, not 6."""
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "ria")
+    )
+    instance = started.json()["instance_id"]
+    fits = await signal(gateway, "ria", instance, action="stay", data={"note": "я" * 30_000})
+    assert fits.status_code == 200, fits.text
+    over = await signal(gateway, "ria", instance, action="stay", data={"note": "я" * 33_000})
+    assert over.status_code == 413, over.text
+    assert "66011 bytes" in over.json()["error"]["message"]
+
+
 async def test_unknown_workflow_and_instance_are_404_naming_the_id(gateway: Any) -> None:
     nope = await gateway.post(
         "/api/workflows", json={"workflow_id": "nope"}, headers=auth(gateway, "fay")

@@ -160,11 +160,15 @@ async def commit_turn(
 
 
 def _check_size(signal: WorkflowSignal | None) -> None:
-    """`data` and `shared` are each held to the limit: both end up in the stored context."""
+    """`data` and `shared` are each held to the limit: both end up in the stored context.
+
+    Measured as compact UTF-8 JSON, the form it is stored in: escaping to ASCII would count a
+    Cyrillic letter as 6 bytes instead of 2 and refuse data well under the limit.
+    """
     if signal is None:
         return
     for name, value in (("data", signal.data), ("shared", signal.shared)):
-        size = len(json.dumps(value, separators=(",", ":")).encode())
+        size = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
         if size > MAX_SIGNAL_DATA_BYTES:
             raise RemoteError.of(
                 ErrorCode.TOO_LARGE,
