@@ -137,6 +137,9 @@ async def test_bad_text_is_refused_and_nothing_is_recorded(
         blank = await user.send(text)
         assert blank.status_code == 422, blank.text
         assert blank.json()["error"]["details"][0]["field"] == "text"
+    nul = await user.send("milk\u0000eggs")  # PostgreSQL's JSON cannot store U+0000
+    assert nul.status_code == 422, nul.text
+    assert nul.json()["error"]["details"][0]["field"] == "text"
     too_long = await user.send("x" * 8001)
     assert too_long.status_code == 413, too_long.text
     assert too_long.json()["error"]["details"][0]["field"] == "text"

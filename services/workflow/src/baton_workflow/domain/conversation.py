@@ -10,6 +10,7 @@ from typing import Literal
 from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.events import DomainEvent, ExchangeRecorded, StepBlocked
+from baton_workflow.domain.storable import NUL, NUL_PROBLEM
 
 MAX_TEXT_CHARS = 8000
 """A user message longer than this is refused (the contract's `MAX_MESSAGE_CHARS`)."""
@@ -21,6 +22,10 @@ class BlankText(ValueError):
 
 class TextTooLong(ValueError):
     """The message is longer than `MAX_TEXT_CHARS`."""
+
+
+class UnstorableText(ValueError):
+    """The message holds a character the log cannot keep (NUL)."""
 
 
 @dataclass(frozen=True)
@@ -36,12 +41,15 @@ class Said:
 
 
 def checked_text(text: str) -> str:
-    """The message with outer whitespace removed; raises when it is blank or too long."""
+    """The message with outer whitespace removed; raises when it is blank, too long or holds
+    a NUL."""
     stripped = text.strip()
     if not stripped:
         raise BlankText("text: must contain at least one non-whitespace character")
     if len(stripped) > MAX_TEXT_CHARS:
         raise TextTooLong(f"text: {len(stripped)} characters; the limit is {MAX_TEXT_CHARS}")
+    if NUL in stripped:
+        raise UnstorableText(f"text: {NUL_PROBLEM}")
     return stripped
 
 

@@ -20,6 +20,7 @@ from baton_workflow.domain.conversation import (
     BlankText,
     Said,
     TextTooLong,
+    UnstorableText,
     agent_signal,
     chat,
     checked_text,
@@ -29,6 +30,7 @@ from baton_workflow.domain.conversation import (
 )
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.state import InstanceState
+from baton_workflow.domain.storable import NUL_PROBLEM
 from baton_workflow.service.checkers import CheckContext
 from baton_workflow.service.handlers import WorkflowServices, commit_turn, replay_turn
 from baton_workflow.service.views import progress_view
@@ -97,6 +99,10 @@ def _text(text: str) -> str:
     except BlankText as exc:
         raise RemoteError.of(
             ErrorCode.INVALID, str(exc), [ErrorDetail(field="text", message="must not be blank")]
+        ) from None
+    except UnstorableText as exc:
+        raise RemoteError.of(
+            ErrorCode.INVALID, str(exc), [ErrorDetail(field="text", message=NUL_PROBLEM)]
         ) from None
     except TextTooLong as exc:
         raise RemoteError.of(

@@ -33,6 +33,7 @@ from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
 from baton_workflow.domain.events import DomainEvent, InstanceCompleted, StepBlocked, StepChanged
 from baton_workflow.domain.state import InstanceState, apply, with_signal
+from baton_workflow.domain.storable import NUL_PROBLEM, nul_path
 from baton_workflow.service.checkers import CheckContext, CheckerRegistry
 from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
 from baton_workflow.service.views import instance_view
@@ -116,6 +117,7 @@ async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartRepl
 async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
     """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
     _check_size(cmd.signal)
+    _check_storable(cmd.signal)
     command = _domain_command(cmd)
     async with svc.instance_lock(cmd.instance_id):
         reply, _ = await commit_turn(svc, cmd.instance_id, cmd.user_id, lambda _: command)
@@ -174,6 +176,20 @@ def _check_size(signal: WorkflowSignal | None) -> None:
                 ErrorCode.TOO_LARGE,
                 f"signal {name} is {size} bytes; the limit is {MAX_SIGNAL_DATA_BYTES}",
                 [ErrorDetail(field=name, message=f"{size} bytes > {MAX_SIGNAL_DATA_BYTES}")],
+            )
+
+
+def _check_storable(signal: WorkflowSignal | None) -> None:
+    """A NUL anywhere in `data` or `shared` is refused by its path, before anything is kept."""
+    if signal is None:
+        return
+    for name, value in (("data", signal.data), ("shared", signal.shared)):
+        where = nul_path(value, name)
+        if where is not None:
+            raise RemoteError.of(
+                ErrorCode.INVALID,
+                f"signal {where}: {NUL_PROBLEM}",
+                [ErrorDetail(field=where, message=NUL_PROBLEM)],
             )
 
 
