@@ -42,13 +42,17 @@ class CountInboxItems(Query):
     status: str | None = None
 
 
+MAX_HISTORY_CHARS = MAX_MESSAGE_CHARS * 4
+"""The longest text one history entry may carry; a longer earlier answer is sent cut to this."""
+
+
 class HistoryEntry(BaseModel):
     """One earlier message of the conversation."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     role: Literal["user", "assistant"]
-    text: str = Field(max_length=MAX_MESSAGE_CHARS * 4)
+    text: str = Field(max_length=MAX_HISTORY_CHARS)
 
 
 class TokenUsage(BaseModel):

@@ -168,3 +168,29 @@ async def test_a_blocked_completion_is_told_to_the_agent_on_the_next_turn(
     assert await user.step() == "discovery"  # the second completion went through
     await user.say("hi")
     assert "last_block" not in eager_agent[2].step_context  # only the turn right after a block
+
+
+@pytest.fixture
+async def wordy_agent(stack: Stack) -> AsyncIterator[list[RunAgent]]:
+    """An agent whose first answer is longer than a history entry may be (a model's essay)."""
+    seen: list[RunAgent] = []
+
+    async def wordy(cmd: RunAgent) -> AgentReply:
+        seen.append(cmd)
+        return AgentReply(message="essay " * 8_000 if len(seen) == 1 else "short")
+
+    async with agent_in_place(stack, wordy):
+        yield seen
+
+
+async def test_a_very_long_agent_answer_does_not_wedge_the_next_turns(
+    stack: Stack, http: httpx.AsyncClient, wordy_agent: list[RunAgent]
+) -> None:
+    user = User(http, "wordy")
+    await user.start()
+    assert len((await user.say("hello"))["reply"]["text"]) == 48_000
+    nxt = await user.send("and then?")
+    assert nxt.status_code == 200, nxt.text
+    history = wordy_agent[1].history
+    assert [h.role for h in history] == ["user", "assistant"]
+    assert history[1].text.startswith("essay essay")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
-from baton_contracts.agent_api import AgentReply, HistoryEntry, RunAgent
+from baton_contracts.agent_api import MAX_HISTORY_CHARS, AgentReply, HistoryEntry, RunAgent
 from baton_contracts.workflow_api import (
     ChatMessage,
     Conversation,
@@ -140,7 +140,9 @@ async def _ask(
         current_step=step.id,
         step_context=step_context,
         can_complete=await _can_complete(svc, state, step),
-        history=[HistoryEntry(role=s.role, text=s.text) for s in history],
+        # An agent's answer has no length limit, a history entry has: cut, not refused, or one
+        # long answer would fail every later turn of the instance.
+        history=[HistoryEntry(role=s.role, text=s.text[:MAX_HISTORY_CHARS]) for s in history],
         message=text,
         idempotency_key=f"{state.instance_id}:{cmd.client_message_id}",
     )
