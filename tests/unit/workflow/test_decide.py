@@ -119,6 +119,25 @@ def test_a_signal_naming_a_later_step_cannot_skip_a_required_one(
     assert fold(events, state).current_step == "greeting"  # type: ignore[union-attr]
 
 
+def test_at_max_messages_a_skip_attempt_still_forces_the_move_to_the_next_step(
+    onboarding: WorkflowDefinition,
+) -> None:
+    """Seed 001: max_messages moves on whatever the agent signals, so a refused skip cannot
+    hold the step past its limit; it moves to its own next step, never to the named one."""
+    state = given(STARTED, *[exchange(i, "greeting", i) for i in range(1, 10)])
+    jump = Signal(action="complete_step", target_step="setup_complete")
+    command = RecordExchange(command_id="c10", signal=jump)
+    events = decide(state, command, onboarding, at(10), report("greeting"))
+    assert events[-1] == StepChanged(
+        at=at(10),
+        command_id="c10",
+        previous_step="greeting",
+        current_step="discovery",
+        forced=True,
+        warning="max_messages (10) reached on 'greeting'; moved on",
+    )
+
+
 def test_max_messages_forces_the_transition_with_a_warning(onboarding: WorkflowDefinition) -> None:
     state = given(STARTED, *[exchange(i, "greeting", i) for i in range(1, 10)])
     checked = report("greeting", "agent_signal")

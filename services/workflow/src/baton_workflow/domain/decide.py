@@ -122,8 +122,10 @@ def _advance(t: _Turn) -> list[DomainEvent]:
     target = _target(t.definition, t.step, t.signal)
     missing = _missing(t.step, t.count, t.report)
     skipped = _skipped_required(t.definition, t.step, target)
-    if skipped:
+    if skipped and t.count < t.step.max_messages:
         return [_blocked(t, f"required step(s) cannot be skipped: {', '.join(skipped)}", missing)]
+    if skipped:  # max_messages moves on whatever the signal says, and only to the next step
+        return [_leave(t, t.step.next_step, forced_missing=missing)]
     if t.signal.action == "complete_step":
         if not missing or not t.step.is_required:
             return [_leave(t, target)]
