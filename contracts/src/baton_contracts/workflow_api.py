@@ -3,14 +3,45 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
 
 MAX_SIGNAL_DATA_BYTES = 64 * 1024
 """`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
+
+MAX_SIGNAL_DATA_DEPTH = 32
+"""How deep `data` or `shared` of a signal may nest; deeper is refused with `invalid` (HTTP 422).
+
+Every reply wraps the stored context in a few more levels, and the JSON parsers on the way
+stop near 200: data nested that deep, once stored, made every later reply unreadable.
+"""
+
+
+def _nesting(value: object) -> int:
+    """How many dicts and lists deep `value` goes (walked with a stack, not recursion)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth + 1)
+            stack.extend(
+                (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
+
+
+def _shallow(value: dict[str, Any]) -> dict[str, Any]:
+    depth = _nesting(value)
+    if depth > MAX_SIGNAL_DATA_DEPTH:
+        raise ValueError(f"nests {depth} levels deep; the limit is {MAX_SIGNAL_DATA_DEPTH}")
+    return value
+
+
+SignalData = Annotated[dict[str, Any], AfterValidator(_shallow)]
+"""A signal's `data` or `shared`: a JSON object at most `MAX_SIGNAL_DATA_DEPTH` levels deep."""
 
 MAX_MESSAGE_CHARS = 8000
 """A user message above this many characters is refused with `too_large` (HTTP 413)."""
@@ -36,8 +67,8 @@ class WorkflowSignal(_View):
     """Seed 000's `workflow_signal`; `shared` goes to the context every step sees."""
 
     action: SignalAction = "stay"
-    data: dict[str, Any] = Field(default_factory=dict)
-    shared: dict[str, Any] = Field(default_factory=dict)
+    data: SignalData = Field(default_factory=dict)
+    shared: SignalData = Field(default_factory=dict)
     target_step: str | None = None
 
 

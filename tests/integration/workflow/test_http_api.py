@@ -136,6 +136,35 @@ async def test_data_is_measured_in_utf8_bytes_not_escaped_ascii(gateway: Any) ->
     assert "66011 bytes" in over.json()["error"]["message"]
 
 
+def nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": 1}
+    for _ in range(depth - 1):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("name", "depth"), [("data", 33), ("data", 197), ("shared", 197), ("data", 400)]
+)
+async def test_deeply_nested_data_is_422_and_never_stored(
+    gateway: Any, name: str, depth: int
+) -> None:
+    """Stored, data nested ~200 deep made every later reply unparsable: the instance, and the
+    user's list of active ones, answered 500 from then on."""
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "deep")
+    )
+    instance = started.json()["instance_id"]
+    refused = await signal(gateway, "deep", instance, action="stay", **{name: nested(depth)})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["error"]["details"][0]["field"] == f"body.{name}"
+    assert "32" in refused.json()["error"]["message"]
+    fine = await signal(gateway, "deep", instance, action="stay", data=nested(32))
+    assert fine.status_code == 200, fine.text
+    active = await gateway.get("/api/workflows/active", headers=auth(gateway, "deep"))
+    assert active.status_code == 200, active.text
+
+
 async def test_unknown_workflow_and_instance_are_404_naming_the_id(gateway: Any) -> None:
     nope = await gateway.post(
         "/api/workflows", json={"workflow_id": "nope"}, headers=auth(gateway, "fay")

@@ -25,6 +25,7 @@ from baton_contracts.workflow_api import (
     ProgressView,
     SendMessage,
     SignalAction,
+    SignalData,
     SignalWorkflow,
     StartReply,
     StartWorkflow,
@@ -50,8 +51,8 @@ class SignalBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     action: SignalAction
-    data: dict[str, Any] = Field(default_factory=dict)
-    shared: dict[str, Any] = Field(default_factory=dict)
+    data: SignalData = Field(default_factory=dict)
+    shared: SignalData = Field(default_factory=dict)
     target_step: str | None = None
     command_id: str | None = Field(default=None, min_length=1, max_length=128)
 
