@@ -117,3 +117,38 @@ def test_references_are_listed_for_validation() -> None:
 def test_helpers() -> None:
     assert is_truthy(" yes ") and not is_truthy(" 0 ") and not is_truthy("")
     assert compare("10", ">", "9") and compare("b", ">", "a") and not compare("10", ">", "9a")
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [("!" * 5000 + "1", 65), ("(" * 5000 + "1" + ")" * 5000, 65), ("!(" * 2500 + "1", 65)],
+)
+def test_deep_nesting_is_a_parse_error_not_a_crash(text: str, column: int) -> None:
+    with pytest.raises(ConditionError, match="nested too deeply") as caught:
+        parse_condition(text)
+    assert caught.value.position == column - 1
+
+
+def test_nesting_up_to_the_limit_parses() -> None:
+    depth = 64
+    assert holds("(" * depth + "{{type}} == 'technical'" + ")" * depth)
+    assert holds("!" * depth + "1")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1 && " * 5000 + "1", True),
+        ("0 || " * 5000 + "1", True),
+        ("1 && " * 5000 + "0", False),
+        ("{{type}} == 'x' || " * 3000 + "{{count}} > 9", True),
+    ],
+)
+def test_long_runs_of_and_or_evaluate_without_crashing(text: str, expected: bool) -> None:
+    assert holds(text) is expected
+
+
+def test_the_deepest_allowed_nesting_evaluates() -> None:
+    text = "!(1 && " * 32 + "{{type}} == 'technical'" + ")" * 32
+    assert holds(text) is True  # an even number of "!"
+    assert parse_condition(text).references == (VariableRef("type"),)

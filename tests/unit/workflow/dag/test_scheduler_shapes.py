@@ -99,3 +99,18 @@ def test_graph_ancestors_include_condition_edges() -> None:
     assert ancestors(definition, "a") == set()
     assert definition.dependencies["b"] == ("c",)
     assert find_cycles(definition) == []
+
+
+def test_a_long_condition_the_validation_accepts_is_decided() -> None:
+    # A run of 2,000 `&&` once made evaluation recurse past Python's limit: the decision
+    # crashed on every attempt and the run stayed `running` for good.
+    document = workflow(
+        {"id": "c", "type": "condition", "if": "1 && " * 2000 + "1", "then": "a", "else": "b"},
+        {"id": "a", "prompt": "a"},
+        {"id": "b", "prompt": "b"},
+    )
+    run = Run(document)
+    assert brief(run.decide(0).events)[:2] == [
+        ("condition_evaluated", "c", "a"),
+        ("step_skipped", "b", "branch_not_taken"),
+    ]

@@ -11,6 +11,9 @@ A TEMPLATE is one `{{...}}` reference; STRING is '...' or "..." (templates insid
 too). Values are text: a comparison is numeric when both sides read as numbers, otherwise it
 compares the texts (both stripped of surrounding whitespace). On its own, a value is true when
 it is non-empty and not "false" or "0" (seed 004 truthiness).
+
+Parentheses and `!` nest at most `MAX_NESTING` deep, and a run of `&&` or `||` is one node, so
+neither parsing nor evaluating an expression a user wrote can exhaust Python's stack.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ _COMPARATORS = tuple(_OPERATORS)
 _SYMBOLS = ("&&", "||", *_COMPARATORS, "!", "(", ")")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_NESTING = 64
+"""How deep parentheses and `!` may nest (far beyond any readable condition)."""
 
 
 class ConditionError(ValueError):
@@ -113,7 +118,7 @@ class Not:
 
 @dataclass(frozen=True, slots=True)
 class Binary:
-    """A comparison, `&&` or `||`."""
+    """A comparison."""
 
     operator: str
     left: Node
@@ -124,15 +129,28 @@ class Binary:
         return "true" if self.evaluate(context) else "false"
 
     def evaluate(self, context: RenderContext) -> bool:
-        """Comparisons compare values; && and || short-circuit on truth."""
-        if self.operator == "&&":
-            return self.left.evaluate(context) and self.right.evaluate(context)
-        if self.operator == "||":
-            return self.left.evaluate(context) or self.right.evaluate(context)
+        """Compare the two values."""
         return compare(self.left.value(context), self.operator, self.right.value(context))
 
 
-Node = Value | Not | Binary
+@dataclass(frozen=True, slots=True)
+class Logical:
+    """A run of `&&` or of `||`: one node however long, so evaluating it never recurses deep."""
+
+    operator: str
+    operands: tuple[Node, ...]
+
+    def value(self, context: RenderContext) -> str:
+        """ "true" or "false"."""
+        return "true" if self.evaluate(context) else "false"
+
+    def evaluate(self, context: RenderContext) -> bool:
+        """&& and || short-circuit on truth, left to right."""
+        truths = (operand.evaluate(context) for operand in self.operands)
+        return all(truths) if self.operator == "&&" else any(truths)
+
+
+Node = Value | Not | Binary | Logical
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +175,8 @@ class Condition:
                 found.extend(node.template.references)
             elif isinstance(node, Not):
                 stack.append(node.operand)
+            elif isinstance(node, Logical):
+                stack.extend(reversed(node.operands))
             else:
                 stack.extend((node.right, node.left))
         return tuple(found)
@@ -233,6 +253,7 @@ class _Parser:
         self.source = source
         self.tokens = tokens
         self.index = 0
+        self.depth = 0
 
     @property
     def current(self) -> _Token:
@@ -243,24 +264,34 @@ class _Parser:
         self.index += 1
         return token
 
+    def nest(self, token: _Token) -> None:
+        """Go one level deeper (after a "(" or a "!"); ConditionError past `MAX_NESTING`."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ConditionError(
+                f'nested too deeply: at most {MAX_NESTING} levels of "(" and "!"', token.position
+            )
+
     def expression(self) -> Node:
-        node = self.conjunction()
+        operands = [self.conjunction()]
         while self.current.kind == "||":
             self.advance()
-            node = Binary("||", node, self.conjunction())
-        return node
+            operands.append(self.conjunction())
+        return operands[0] if len(operands) == 1 else Logical("||", tuple(operands))
 
     def conjunction(self) -> Node:
-        node = self.negation()
+        operands = [self.negation()]
         while self.current.kind == "&&":
             self.advance()
-            node = Binary("&&", node, self.negation())
-        return node
+            operands.append(self.negation())
+        return operands[0] if len(operands) == 1 else Logical("&&", tuple(operands))
 
     def negation(self) -> Node:
         if self.current.kind == "!":
-            self.advance()
-            return Not(self.negation())
+            self.nest(self.advance())
+            node = Not(self.negation())
+            self.depth -= 1
+            return node
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -278,10 +309,12 @@ class _Parser:
     def operand(self) -> Node:
         token = self.advance()
         if token.kind == "(":
+            self.nest(token)
             node = self.expression()
             if self.current.kind != ")":
                 raise ConditionError('expected ")"', self.current.position)
             self.advance()
+            self.depth -= 1
             return node
         if token.kind in ("template", "string"):
             return Value(_literal_template(token))
