@@ -19,6 +19,8 @@ def stack(module_stack: Stack) -> Stack:
     return module_stack
 
 
+DRAFT = {"id": "d", "prompt": "draft"}
+
 BROKEN: dict[str, Any] = {
     "name": "bad name!",
     "timeout": "soon",
@@ -118,6 +120,19 @@ async def test_durations_past_gos_longest_are_refused_not_a_server_error(author:
     fields = ["timeout", "steps[0].timeout", "steps[1].delay", "steps[2].retryBackoff"]
     assert [field for field, _ in found] == fields
     assert all("the longest is 2562047h47m16.854775807s" in m for _, m in found[:3]), found
+    assert (await author.get("/workflows"))["workflows"] == []
+
+
+async def test_deep_nesting_is_refused_not_a_server_error(author: Author) -> None:
+    deep_json = '{"name": "deep", "steps": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    assert problems(await author.create(deep_json)) == [
+        (None, "nested too deeply: at most 32 levels of objects and lists")
+    ]
+    condition = {"id": "c", "type": "condition", "if": "!" * 2_000 + "1", "then": "d"}
+    found = problems(await author.create({"name": "deep", "steps": [condition, DRAFT]}))
+    assert found == [
+        ("steps[0].if", 'column 65: nested too deeply: at most 64 levels of "(" and "!"')
+    ]
     assert (await author.get("/workflows"))["workflows"] == []
 
 

@@ -262,3 +262,26 @@ def test_the_documentation_examples_say_what_the_code_does() -> None:
     listed = re.search(r"the answer lists:\n\n```\n(.*?)```", doc, re.DOTALL)
     assert listed is not None
     assert problems(bad) == listed.group(1).splitlines()
+
+
+def _nested_parallel(depth: int) -> dict[str, Any]:
+    step: dict[str, Any] = {"id": "leaf", "prompt": "x"}
+    for level in range(depth):
+        step = {"id": f"p{level}", "type": "parallel", "parallel": [step]}
+    return {"name": "deep", "steps": [step]}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        '{"name": "deep", "steps": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "name: deep\nsteps: " + "[" * 5_000 + "]" * 5_000,
+        json.dumps(_nested_parallel(400)),
+        _nested_parallel(400),
+        "name: deep\nsteps: &loop [*loop]\n",  # a YAML alias that holds itself
+    ],
+    ids=["json", "yaml", "json-steps", "mapping", "yaml-cycle"],
+)
+def test_a_deeply_nested_document_is_a_problem_not_a_crash(data: str | dict[str, Any]) -> None:
+    [problem] = problems(data)
+    assert "nested too deeply" in problem

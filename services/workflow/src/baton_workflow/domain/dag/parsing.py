@@ -38,6 +38,10 @@ _TYPE_NAMES = {
     "list_type": "a list",
 }
 _MAX_PASSES = 5
+MAX_DEPTH = 32
+"""How deep objects and lists may nest in a document (a real workflow needs about 7 levels);
+deeper would exhaust Python's stack in the JSON/YAML reader or in validation."""
+_TOO_DEEP = f"nested too deeply: at most {MAX_DEPTH} levels of objects and lists"
 
 
 def parse_definition(
@@ -67,7 +71,7 @@ def load_document(
 ) -> dict[str, Any]:
     """The document as a mapping (JSON or YAML text decoded); InvalidWorkflow if it cannot be."""
     if isinstance(data, dict):
-        return data
+        return _shallow(data)
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
@@ -82,7 +86,27 @@ def load_document(
         raise InvalidWorkflow(
             [Problem("", f"a workflow must be an object with name and steps, not {kind}")]
         )
-    return loaded
+    return _shallow(loaded)
+
+
+def _shallow(document: dict[str, Any]) -> dict[str, Any]:
+    """The document, if no object or list in it is nested deeper than `MAX_DEPTH`.
+
+    A node met again at the same depth is not walked again: YAML aliases can share one node
+    so many times that walking every path would never end ("billion laughs").
+    """
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(document, ())]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        node, loc = stack.pop()
+        if (id(node), len(loc)) in seen:
+            continue
+        seen.add((id(node), len(loc)))
+        if len(loc) >= MAX_DEPTH:
+            raise InvalidWorkflow([Problem(format_path(loc), _TOO_DEEP)])
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        stack += [(v, (*loc, k)) for k, v in items if isinstance(v, dict | list)]
+    return document
 
 
 def _load_json(text: str) -> Any:
@@ -91,11 +115,15 @@ def _load_json(text: str) -> Any:
     except json.JSONDecodeError as exc:
         message = f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         raise InvalidWorkflow([Problem("", message)]) from None
+    except RecursionError:  # the reader recurses once per level of nesting
+        raise InvalidWorkflow([Problem("", _TOO_DEEP)]) from None
 
 
 def _load_yaml(text: str) -> Any:
     try:
         return yaml.safe_load(text)
+    except RecursionError:
+        raise InvalidWorkflow([Problem("", _TOO_DEEP)]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
