@@ -232,6 +232,26 @@ def test_a_bad_or_missing_name_is_listed_with_every_other_problem(
     assert [r.url.path for r in gateway.requests] == ["/workflows/unnamed/validate"]
 
 
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("deep.json", '{"name": "x", "steps": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+        ("deep.yaml", "name: x\nsteps: " + "[" * 5_000 + "]" * 5_000),
+        ("loop.yaml", "name: x\nsteps: &loop [*loop]\n"),
+    ],
+)
+def test_a_file_nested_too_deeply_is_a_usage_error_not_a_traceback(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path, name: str, content: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    result = cli("validate", str(path))
+    assert result.exit_code == 2, result.output
+    assert f"{path}: nested too deeply" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert gateway.requests == []
+
+
 def test_validate_bad_yaml_names_the_line(cli: Invoke, tmp_path: Path) -> None:
     path = tmp_path / "wf.yaml"
     path.write_text("name: x\nsteps: [\n")

@@ -31,20 +31,26 @@ def load_document(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise InputError(f"{path}: cannot read: {reason}") from None
-    if path.suffix.lower() in YAML_SUFFIXES:
-        document = _parse_yaml(path, text)
-    else:
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-            ) from None
+    try:
+        document = _parse(path, text)
+    except RecursionError:  # the readers recurse once per level of nesting
+        raise _too_deep(path) from None
     if not isinstance(document, dict):
         raise InputError(
             f"{path}: a workflow document must be an object, got {type(document).__name__}"
         )
     return document
+
+
+def _parse(path: Path, text: str) -> Any:
+    if path.suffix.lower() in YAML_SUFFIXES:
+        return _parse_yaml(path, text)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
 
 
 def _parse_yaml(path: Path, text: str) -> Any:
@@ -61,7 +67,14 @@ def _parse_yaml(path: Path, text: str) -> Any:
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"{path}: not valid YAML: {problem}{where}") from None
     # YAML has types JSON lacks (dates, timestamps): send them as the text the author wrote.
-    return json.loads(json.dumps(loaded, default=str))
+    try:
+        return json.loads(json.dumps(loaded, default=str))
+    except ValueError:  # "Circular reference detected": an alias that holds itself
+        raise _too_deep(path) from None
+
+
+def _too_deep(path: Path) -> InputError:
+    return InputError(f"{path}: nested too deeply to be a workflow")
 
 
 def document_name(document: dict[str, Any]) -> str | None:
