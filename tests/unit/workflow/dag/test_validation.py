@@ -34,7 +34,8 @@ def test_name_is_required() -> None:
     assert problems({"name": "", "steps": [step("a")]}) == ["name: required"]
 
 
-@pytest.mark.parametrize("name", ["my workflow", "a/b", "café", "x.y"])
+# "my-workflow\n": a regex `$` also matches before a final newline
+@pytest.mark.parametrize("name", ["my workflow", "a/b", "café", "x.y", "my-workflow\n"])
 def test_name_allows_only_alphanumerics_dash_and_underscore(name: str) -> None:
     assert problems({"name": name, "steps": [step("a")]}) == [
         f'name: "{name}" may use only letters, digits, "-" and "_"'
@@ -457,9 +458,11 @@ def test_templates_in_agent_model_and_provider_are_checked() -> None:
 
 
 def test_variable_names_must_be_usable_in_templates() -> None:
-    document = workflow(step("a"), variables={"my var": "x", "steps": "y", "env": "z"})
+    variables = {"my var": "x", "topic\n": "w", "steps": "y", "env": "z"}
+    document = workflow(step("a"), variables=variables)
     assert problems(document) == [
         'variables.my var: may use only letters, digits, "-" and "_"',
+        'variables.topic\n: may use only letters, digits, "-" and "_"',
         'variables.steps: "steps" is reserved for {{steps.…}}',
         'variables.env: "env" is reserved for {{env.…}}',
     ]

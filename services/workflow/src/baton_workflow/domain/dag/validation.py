@@ -31,7 +31,7 @@ from baton_workflow.domain.dag.templates import (
     scan_references,
 )
 
-NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+NAME = re.compile(r"[A-Za-z0-9_-]+")  # always fullmatch: "$" would let a final "\n" in
 RESERVED_VARIABLES = frozenset({"steps", "env"})
 REQUIRED_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "dispatch": (("prompt", "prompt"),),
@@ -122,7 +122,7 @@ class _Checker:
         d = self.definition
         if not d.name:
             yield Problem("name", "required")
-        elif not NAME.match(d.name):
+        elif not NAME.fullmatch(d.name):
             yield Problem("name", f'"{d.name}" may use only letters, digits, "-" and "_"')
         if len(d.name) > MAX_WORKFLOW_NAME_CHARS:
             yield Problem(
@@ -131,7 +131,7 @@ class _Checker:
         if not d.steps:
             yield Problem("steps", "at least one step is required")
         for name in d.variables:
-            if not NAME.match(name):
+            if not NAME.fullmatch(name):
                 yield Problem(f"variables.{name}", 'may use only letters, digits, "-" and "_"')
             elif name in RESERVED_VARIABLES:
                 yield Problem(f"variables.{name}", f'"{name}" is reserved for {{{{{name}.…}}}}')
