@@ -278,6 +278,26 @@ async def test_bad_headers_json_is_refused(tools: ToolRegistry, site: FakeSite) 
     assert site.requests == []
 
 
+@pytest.mark.parametrize(
+    ("headers", "problem"),
+    [
+        ('{"X-A\\n": "v"}', "'X-A\\n' is not a valid header name"),
+        ('{"A": "caf\\u00e9"}', "header 'A' holds 'é'; a header value is printable ASCII"),
+        ('{"A": "x\\u0000"}', "header 'A' holds '\\x00'; a header value is printable ASCII"),
+    ],
+)
+async def test_headers_http_cannot_carry_are_refused_by_name(
+    tools: ToolRegistry, site: FakeSite, headers: str, problem: str
+) -> None:
+    # Once a "UnicodeEncodeError" (with a traceback logged) or an h11 error at call time.
+    assert tools.check("http-get", {"url": "http://h", "headers": headers}) == [
+        f"toolInput.headers: {problem}"
+    ]
+    message = await failure(tools, "http-get", url=f"{site.base}/text", headers=headers)
+    assert message == f"toolInput.headers: {problem}"
+    assert site.requests == []
+
+
 async def test_denied_host_is_refused_also_after_a_redirect(site: FakeSite) -> None:
     tools = build_tools(StepToolsConfig(denied_hosts=("denied.invalid", "127.0.0.2/32")))
     assert await failure(tools, "http-get", url="http://denied.invalid/") == (

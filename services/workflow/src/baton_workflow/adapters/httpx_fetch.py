@@ -48,7 +48,8 @@ __all__ = [
     "resolve",
 ]
 
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # fullmatch: "$" lets a "\n" in
+_HEADER_VALUE_BAD = re.compile(r"[^\t\x20-\x7e]")  # httpx sends values as ASCII; no controls
 _ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
 
 
@@ -84,12 +85,14 @@ def header_problem(raw: str) -> str | None:
     if not isinstance(headers, dict):
         return f"expected a JSON object of header names to strings, got {type(headers).__name__}"
     for name, value in headers.items():
-        if not _HEADER_NAME.match(name):
+        if not _HEADER_NAME.fullmatch(name):
             return f"{name!r} is not a valid header name"
         if not isinstance(value, str):
             return f"header {name!r} must be a string, got {type(value).__name__}"
         if "\r" in value or "\n" in value:
             return f"header {name!r} holds a line break"
+        if bad := _HEADER_VALUE_BAD.search(value):
+            return f"header {name!r} holds {bad.group(0)!r}; a header value is printable ASCII"
     return None
 
 
