@@ -172,6 +172,17 @@ async def test_json_extract_bad_json_is_a_clear_error(skills: Skills) -> None:
     assert message.startswith("skillArgs[0]: not valid JSON: Expecting property name")
 
 
+async def test_json_extract_of_deeply_nested_json_is_a_clear_error(
+    skills: SkillRegistry,
+) -> None:
+    # A page a tool fetched can be nested this deep; it once failed the step with
+    # "internal error: RecursionError" and an error traceback in the log.
+    deep = "[" * 100_000 + "]" * 100_000
+    expected = "skillArgs[0]: not valid JSON: nested too deeply"
+    assert await failure(skills, "json-extract", deep, "a") == expected
+    assert skills.check("json-extract", [deep, "a"]) == [expected]
+
+
 def test_json_extract_static_checks_json_and_path(skills: SkillRegistry) -> None:
     assert skills.check("json-extract", ["[1", "a..b"]) == [
         "skillArgs[0]: not valid JSON: Expecting ',' delimiter: line 1 column 3 (char 2)",

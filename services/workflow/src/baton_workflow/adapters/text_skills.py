@@ -103,6 +103,8 @@ def _json_check(args: ParsedArgs, static: bool) -> list[str]:
             json.loads(args["json"])
         except ValueError as exc:
             problems.append(f"{args.where('json')}: not valid JSON: {exc}")
+        except RecursionError:  # the reader recurses once per level of nesting
+            problems.append(f"{args.where('json')}: not valid JSON: nested too deeply")
     if _concrete(args["path"], static):
         try:
             _path_steps(args["path"])
