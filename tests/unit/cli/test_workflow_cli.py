@@ -138,7 +138,9 @@ def test_show_unknown_workflow_is_not_found(cli: Invoke) -> None:
     no_traceback(result)
 
 
-@pytest.mark.parametrize("args", [["show", "bad name"], ["runs", "x/y"], ["delete", "../etc"]])
+@pytest.mark.parametrize(
+    "args", [["show", "bad name"], ["runs", "x/y"], ["delete", "../etc"], ["show", "abc\n"]]
+)
 def test_a_bad_workflow_name_is_a_usage_error(
     cli: Invoke, gateway: FakeGateway, args: list[str]
 ) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from baton_cli.errors import CliError
 from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
 
-NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+NAME = re.compile(r"[A-Za-z0-9_-]+\Z")  # match() anchors the start; "$" would let a final "\n" in
 _ROUTABLE_NAME = re.compile(WORKFLOW_NAME_PATTERN)
 _VERSION_ID = re.compile(r"^(?:(?P<name>[A-Za-z0-9_-]+)@)?(?P<version>[0-9]+)$")
 YAML_SUFFIXES = (".yaml", ".yml")
