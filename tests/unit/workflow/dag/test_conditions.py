@@ -6,12 +6,9 @@ import re
 
 import pytest
 
-from baton_workflow.domain.dag.conditions import (
-    ConditionError,
-    compare,
-    is_truthy,
-    parse_condition,
-)
+from baton_workflow.domain.dag.condition_nodes import compare, is_truthy
+from baton_workflow.domain.dag.condition_tokens import ConditionError
+from baton_workflow.domain.dag.conditions import parse_condition
 from baton_workflow.domain.dag.templates import RenderContext, StepOutcome, StepRef, VariableRef
 
 CONTEXT = RenderContext(

@@ -12,7 +12,8 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from baton_contracts.dag_api import MAX_WORKFLOW_NAME_CHARS
-from baton_workflow.domain.dag.conditions import ConditionError, parse_condition
+from baton_workflow.domain.dag.condition_tokens import ConditionError
+from baton_workflow.domain.dag.conditions import parse_condition
 from baton_workflow.domain.dag.definition import MAX_RETRY_BACKOFF, Step, WorkflowDefinition
 from baton_workflow.domain.dag.durations import DurationError, parse_duration
 from baton_workflow.domain.dag.graph import ancestors, find_cycles
