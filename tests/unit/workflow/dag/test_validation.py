@@ -11,7 +11,8 @@ import pytest
 from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.problems import InvalidVariables, InvalidWorkflow
-from baton_workflow.domain.dag.validation import env_keys, resolve_variables
+from baton_workflow.domain.dag.template_rules import env_keys
+from baton_workflow.domain.dag.validation import resolve_variables
 
 from .conftest import workflow
 

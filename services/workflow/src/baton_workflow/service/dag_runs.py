@@ -29,7 +29,7 @@ from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.problems import InvalidWorkflow
 from baton_workflow.domain.dag.scheduler import start_run
-from baton_workflow.domain.dag.validation import env_keys
+from baton_workflow.domain.dag.template_rules import env_keys
 from baton_workflow.service.dag_definitions import invalid, not_found
 from baton_workflow.service.dag_executor import DagExecutor
 from baton_workflow.service.dag_ports import DefinitionStore, RunRequestExists, RunStore

@@ -4,7 +4,7 @@ Public API, by module:
 
 - `parsing.parse_definition(data, format=, env_allowlist=)` -> `WorkflowDefinition`, or
   `problems.InvalidWorkflow` listing every `Problem(path, message)`.
-- `validation.validate_definition`, `validation.resolve_variables`, `validation.env_keys`.
+- `validation.validate_definition`, `validation.resolve_variables`, `template_rules.env_keys`.
 - `templates` (`parse_template`, `RenderContext`), `conditions.parse_condition`,
   `durations.parse_duration`, `pricing.PricingTable`, `timeouts.DefaultTimeouts`.
 - `events` (the run log), `state` (`apply`, `fold`, `RunState`), `actions` (what the executor
@@ -28,8 +28,9 @@ from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.problems import InvalidVariables, InvalidWorkflow, Problem
 from baton_workflow.domain.dag.scheduler import Decision, decide, start_run
 from baton_workflow.domain.dag.state import RunState, apply, fold
+from baton_workflow.domain.dag.template_rules import env_keys
 from baton_workflow.domain.dag.timeouts import DefaultTimeouts
-from baton_workflow.domain.dag.validation import env_keys, resolve_variables, validate_definition
+from baton_workflow.domain.dag.validation import resolve_variables, validate_definition
 
 __all__ = [
     "Action",

@@ -1,0 +1,101 @@
+"""The rules on the templates and conditions of a definition, and the env keys they read.
+
+`TEMPLATE_FIELDS` are the step fields that may hold `{{...}}` templates. `TemplateRules` is
+mixed into the definition checker of `validation`, which sets the attributes it declares: each
+reference must name a declared variable, an existing step or an allowed env key. `env_keys`
+lists the `{{env.KEY}}` keys a definition reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from baton_workflow.domain.dag.condition_tokens import ConditionError
+from baton_workflow.domain.dag.conditions import parse_condition
+from baton_workflow.domain.dag.definition import Step, WorkflowDefinition
+from baton_workflow.domain.dag.problems import Problem, did_you_mean
+from baton_workflow.domain.dag.templates import (
+    EnvRef,
+    Reference,
+    StepRef,
+    TemplateError,
+    VariableRef,
+    scan_references,
+)
+
+TEMPLATE_FIELDS = (
+    ("prompt", "prompt"),
+    ("agent", "agent"),
+    ("model", "model"),
+    ("provider", "provider"),
+    ("permission_mode", "permissionMode"),
+    ("notify_msg", "notifyMsg"),
+    ("notify_to", "notifyTo"),
+)
+
+
+class TemplateRules:
+    """The checks on templates and `if` conditions (mixed into the definition checker)."""
+
+    definition: WorkflowDefinition
+    all_ids: set[str]
+    env_allowlist: frozenset[str]
+
+    def templates(self, step: Step, path: str) -> Iterator[Problem]:
+        for key, alias in TEMPLATE_FIELDS:
+            yield from self.template(f"{path}.{alias}", getattr(step, key))
+        for index, arg in enumerate(step.skill_args):
+            yield from self.template(f"{path}.skillArgs[{index}]", arg)
+        for name, value in step.tool_input.items():
+            yield from self.template(f"{path}.toolInput.{name}", value)
+        if step.if_:
+            yield from self.condition(f"{path}.if", step.if_)
+
+    def template(self, path: str, text: str | None) -> Iterator[Problem]:
+        if not text:
+            return
+        for found in scan_references(text):
+            if isinstance(found, TemplateError):
+                yield Problem(path, found.message)
+            else:
+                yield from self.reference(path, found)
+
+    def condition(self, path: str, text: str) -> Iterator[Problem]:
+        try:
+            references = parse_condition(text).references
+        except ConditionError as exc:
+            yield Problem(path, str(exc))
+            return
+        for ref in references:
+            yield from self.reference(path, ref)
+
+    def reference(self, path: str, ref: Reference) -> Iterator[Problem]:
+        if isinstance(ref, VariableRef) and ref.name not in self.definition.variables:
+            hint = did_you_mean(ref.name, self.definition.variables)
+            yield Problem(path, f'unknown variable "{ref.name}"{hint}; declare it in variables')
+        elif isinstance(ref, StepRef) and ref.step_id not in self.all_ids:
+            hint = did_you_mean(ref.step_id, self.all_ids)
+            yield Problem(
+                path,
+                f'unknown step "{ref.step_id}" in {{{{steps.{ref.step_id}.{ref.field}}}}}{hint}',
+            )
+        elif isinstance(ref, EnvRef) and ref.key not in self.env_allowlist:
+            allowed = ", ".join(sorted(self.env_allowlist)) or "none"
+            yield Problem(
+                path, f"{{{{env.{ref.key}}}}} is not on the env allow-list (allowed: {allowed})"
+            )
+
+
+def env_keys(definition: WorkflowDefinition) -> frozenset[str]:
+    """The `{{env.KEY}}` keys a definition reads: the values a caller passes to `start_run`."""
+    texts = [definition.on_success, definition.on_failure]
+    for step in definition.all_steps():
+        texts += [getattr(step, key) for key, _ in TEMPLATE_FIELDS]
+        texts += [*step.skill_args, *step.tool_input.values(), step.if_]
+    return frozenset(
+        ref.key
+        for text in texts
+        if text
+        for ref in scan_references(text)
+        if isinstance(ref, EnvRef)
+    )
