@@ -17,10 +17,11 @@ from baton_workflow.domain.dag.events import (
     StepFailed,
     StepSkipped,
 )
+from baton_workflow.domain.dag.fold import fold
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.scheduler import Decision, decide, start_run
-from baton_workflow.domain.dag.state import RunState, fold
+from baton_workflow.domain.dag.state import RunState
 from baton_workflow.domain.dag.timeouts import DefaultTimeouts
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)

@@ -16,10 +16,11 @@ from typing import Any
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
 from baton_eventstore import ConcurrencyConflict
 from baton_workflow.domain.dag.events import RunCancelRequested, RunEvent, StepSucceeded
+from baton_workflow.domain.dag.fold import fold
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.scheduler import decide, start_run
-from baton_workflow.domain.dag.state import RunState, fold
+from baton_workflow.domain.dag.state import RunState
 from baton_workflow.service.dag_runs import DagExecutor, StepRunners
 
 T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)

@@ -23,9 +23,9 @@ from baton_workflow.domain.dag.events import (
     from_payload,
     to_payload,
 )
+from baton_workflow.domain.dag.fold import apply, fold
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.scheduler import start_run
-from baton_workflow.domain.dag.state import apply, fold
 
 from .conftest import DELAY, HANDOFF, PARALLEL, RESEARCH, RETRY, T0, Run, at, brief
 

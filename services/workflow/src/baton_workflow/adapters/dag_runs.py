@@ -16,7 +16,8 @@ from baton_eventstore.port import PRUNE_LIMIT
 from baton_workflow.adapters.dag_tables import dag_runs
 from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.dag import events as re
-from baton_workflow.domain.dag.state import RunState, fold
+from baton_workflow.domain.dag.fold import fold
+from baton_workflow.domain.dag.state import RunState
 from baton_workflow.service.dag_ports import RunRequestExists
 from baton_workflow.service.dag_wire import wire_events
 

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 from baton_eventstore import ConcurrencyConflict
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.actions import CallAgent, CallSkill, CallTool, CancelStep, in_flight
+from baton_workflow.domain.dag.fold import fold
 from baton_workflow.domain.dag.scheduler import decide
-from baton_workflow.domain.dag.state import RunState, StepState, fold
+from baton_workflow.domain.dag.state import RunState, StepState
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call
 
 if TYPE_CHECKING:  # the executor creates drives, so it imports this module

@@ -13,7 +13,8 @@ from uuid import UUID
 from baton_contracts import Event as WireEvent
 from baton_contracts import workflow as wire
 from baton_workflow.domain.dag import events as re
-from baton_workflow.domain.dag.state import RunState, apply
+from baton_workflow.domain.dag.fold import apply
+from baton_workflow.domain.dag.state import RunState
 
 
 def wire_events(

@@ -7,8 +7,8 @@ Public API, by module:
 - `validation.validate_definition`, `validation.resolve_variables`, `template_rules.env_keys`.
 - `templates` (`parse_template`, `RenderContext`), `conditions.parse_condition`,
   `durations.parse_duration`, `pricing.PricingTable`, `timeouts.DefaultTimeouts`.
-- `events` (the run log), `state` (`apply`, `fold`, `RunState`), `actions` (what the executor
-  does, `in_flight`), `scheduler` (`start_run`, `decide`, `Decision`).
+- `events` (the run log), `state` (`RunState`), `fold` (`apply`, `fold`), `actions` (what the
+  executor does, `in_flight`), `scheduler` (`start_run`, `decide`, `Decision`).
 """
 
 from baton_workflow.domain.dag.actions import (
@@ -23,11 +23,12 @@ from baton_workflow.domain.dag.actions import (
 )
 from baton_workflow.domain.dag.definition import Step, WorkflowDefinition
 from baton_workflow.domain.dag.events import RunEvent, from_payload, to_payload
+from baton_workflow.domain.dag.fold import apply, fold
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.problems import InvalidVariables, InvalidWorkflow, Problem
 from baton_workflow.domain.dag.scheduler import Decision, decide, start_run
-from baton_workflow.domain.dag.state import RunState, apply, fold
+from baton_workflow.domain.dag.state import RunState
 from baton_workflow.domain.dag.template_rules import env_keys
 from baton_workflow.domain.dag.timeouts import DefaultTimeouts
 from baton_workflow.domain.dag.validation import resolve_variables, validate_definition

@@ -14,8 +14,9 @@ from baton_workflow.domain.dag.events import (
     StepSkipped,
     StepSucceeded,
 )
+from baton_workflow.domain.dag.fold import apply
 from baton_workflow.domain.dag.pricing import PricingTable
-from baton_workflow.domain.dag.state import RunState, apply
+from baton_workflow.domain.dag.state import RunState
 from baton_workflow.domain.dag.timeouts import DefaultTimeouts
 
 
