@@ -1,0 +1,47 @@
+"""What every DAG workflow message shares: the size limits and name patterns, the literal
+types of run modes and statuses, the base of every reply, and the workflow's subjects.
+
+`dag_definitions`, `dag_runs` and `dag_versions` build their messages from these; `dag_api`
+re-exports the public ones.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from baton_contracts.base import Kind, Subject
+
+MAX_DEFINITION_CHARS = 512 * 1024
+"""The largest workflow document accepted, in characters of its JSON or YAML source."""
+
+MAX_WORKFLOW_NAME_CHARS = 128
+"""The longest workflow name: routes, messages, tables and the definition validator agree."""
+
+WORKFLOW_NAME_PATTERN = rf"^[A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}$"
+"""Seed 004: alphanumeric, `-` and `_` only."""
+
+VERSION_ID_PATTERN = rf"^[A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}@0*[1-9][0-9]{{0,8}}$"
+"""A version id is `<name>@<version>`, unique across a user's workflows; versions start at 1."""
+
+RunMode = Literal["live", "dry_run", "shadow"]
+RunStatus = Literal["running", "success", "error", "timeout", "cancelled"]
+StepStatus = Literal["pending", "running", "waiting", "success", "error", "skipped", "timeout"]
+VersionAction = Literal["create", "update", "rollback"]
+
+
+class Reply(BaseModel):
+    """The base of every DAG reply: frozen, and no field it does not declare."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def cmd(name: str) -> Subject:
+    """The subject of the workflow's command `name`."""
+    return Subject(owner="workflow", kind=Kind.CMD, name=name)
+
+
+def query(name: str) -> Subject:
+    """The subject of the workflow's query `name`."""
+    return Subject(owner="workflow", kind=Kind.QUERY, name=name)

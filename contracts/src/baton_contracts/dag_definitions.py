@@ -1,0 +1,131 @@
+"""The DAG workflow definitions: listing, reading, saving, validating and deleting a user's
+stored workflows, with the replies to each.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from baton_contracts.base import Command, Query, ReplyModel, Subject
+from baton_contracts.dag_base import (
+    MAX_DEFINITION_CHARS,
+    WORKFLOW_NAME_PATTERN,
+    Reply,
+    VersionAction,
+    cmd,
+    query,
+)
+
+# --- replies -----------------------------------------------------------------------------
+
+
+class DagWorkflowSummary(Reply):
+    """One stored workflow, at its latest version."""
+
+    name: str
+    description: str = ""
+    version: int = Field(ge=1)
+    version_id: str
+    steps: int = Field(ge=0)
+    updated_at: datetime
+
+
+class DagWorkflowList(Reply):
+    """A user's workflows, by name."""
+
+    workflows: list[DagWorkflowSummary]
+
+
+class DagWorkflowDocument(Reply):
+    """A workflow's latest version with its whole document."""
+
+    name: str
+    description: str = ""
+    version: int = Field(ge=1)
+    version_id: str
+    definition: dict[str, object]
+    created_at: datetime
+    updated_at: datetime
+
+
+class DagWorkflowSaved(Reply):
+    """What `create` stored: a new version, or nothing when the document did not change."""
+
+    name: str
+    version: int = Field(ge=1)
+    version_id: str
+    changed: bool
+    action: VersionAction | None = None
+    """How that version was made (`create` also after a delete, where numbering goes on);
+    None from a workflow service older than this field."""
+
+
+class DagWorkflowDeleted(Reply):
+    """The workflow is gone from the list; its versions and runs are kept."""
+
+    name: str
+    deleted: bool = True
+
+
+class DagValidation(Reply):
+    """A document that passed every rule (a failing one is an `invalid` error instead)."""
+
+    valid: Literal[True] = True
+    name: str
+    problems: list[str] = Field(default_factory=list)
+
+
+# --- requests ----------------------------------------------------------------------------
+
+
+class ListDagWorkflows(Query):
+    """The user's stored workflows."""
+
+    type: Literal["workflow.dag.list"] = "workflow.dag.list"
+    subject: ClassVar[Subject] = query("dag_list")
+    reply_model: ClassVar[ReplyModel] = DagWorkflowList
+    user_id: str
+
+
+class GetDagWorkflow(Query):
+    """One workflow's latest version."""
+
+    type: Literal["workflow.dag.get"] = "workflow.dag.get"
+    subject: ClassVar[Subject] = query("dag_get")
+    reply_model: ClassVar[ReplyModel] = DagWorkflowDocument
+    user_id: str
+    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+
+
+class SaveDagWorkflow(Command):
+    """Create a workflow, or store a new version of it (`create` in the seed's CLI)."""
+
+    type: Literal["workflow.dag.save"] = "workflow.dag.save"
+    subject: ClassVar[Subject] = cmd("dag_save")
+    reply_model: ClassVar[ReplyModel] = DagWorkflowSaved
+    source: str = Field(min_length=1, max_length=MAX_DEFINITION_CHARS)
+    format: Literal["json", "yaml"] = "json"
+
+
+class ValidateDagWorkflow(Query):
+    """Check a document (when `source` is given) or the stored one; stores nothing."""
+
+    type: Literal["workflow.dag.validate"] = "workflow.dag.validate"
+    subject: ClassVar[Subject] = query("dag_validate")
+    reply_model: ClassVar[ReplyModel] = DagValidation
+    user_id: str
+    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+    source: str | None = Field(default=None, min_length=1, max_length=MAX_DEFINITION_CHARS)
+    format: Literal["json", "yaml"] = "json"
+
+
+class DeleteDagWorkflow(Command):
+    """Remove a workflow from the list; started runs go on with their pinned version."""
+
+    type: Literal["workflow.dag.delete"] = "workflow.dag.delete"
+    subject: ClassVar[Subject] = cmd("dag_delete")
+    reply_model: ClassVar[ReplyModel] = DagWorkflowDeleted
+    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)

@@ -1,0 +1,184 @@
+"""The DAG runs: starting, listing, reading and cancelling runs, with the replies to each (a
+run's steps, handoffs, agent messages and estimate), and the broadcast that a run's log changed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar, Literal
+
+from pydantic import ConfigDict, Field
+
+from baton_contracts.base import Broadcast, Command, Query, ReplyModel, Subject
+from baton_contracts.dag_base import (
+    WORKFLOW_NAME_PATTERN,
+    Reply,
+    RunMode,
+    RunStatus,
+    StepStatus,
+    cmd,
+    query,
+)
+
+# --- replies -----------------------------------------------------------------------------
+
+
+class DagRunAccepted(Reply):
+    """A run was started (or found again by its idempotency key)."""
+
+    run_id: str
+    workflow: str
+    version: int
+    version_id: str
+    mode: RunMode
+    status: RunStatus
+
+
+class DagRunSummary(Reply):
+    """One run as the run lists show it."""
+
+    run_id: str
+    workflow: str
+    version: int
+    version_id: str
+    mode: RunMode
+    status: RunStatus
+    started_at: datetime
+    finished_at: datetime | None = None
+    cost_usd: float = 0.0
+    error: str | None = None
+
+
+class DagRunList(Reply):
+    """Runs, newest first."""
+
+    runs: list[DagRunSummary]
+
+
+class DagRunCancel(Reply):
+    """What a cancel request found: `recorded` when this request asked for it (the run then
+    ends as `cancelled` once its in-flight calls are cancelled), False when it already had."""
+
+    run_id: str
+    status: RunStatus
+    reason: str
+    recorded: bool
+
+
+class DagStepView(Reply):
+    """One step of a run (parallel sub-steps are listed as steps of their own)."""
+
+    id: str
+    type: str
+    status: StepStatus
+    attempts: int = 0
+    output: str = ""
+    error: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    cost_usd: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    agent: str | None = None
+    parent: str | None = None
+
+
+class DagHandoff(Reply):
+    """A handoff step gave one step's whole output to an agent."""
+
+    from_step: str = Field(serialization_alias="from", validation_alias="from")
+    to_step: str = Field(serialization_alias="to", validation_alias="to")
+    agent: str
+    at: datetime | None = None
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class DagAgentMessage(Reply):
+    """A prompt sent to an agent, or its answer."""
+
+    step: str
+    agent: str
+    role: Literal["user", "assistant"]
+    text: str
+    at: datetime
+
+
+class DagEstimate(Reply):
+    """A dry run's estimate for the whole run."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+
+class DagRunDetail(DagRunSummary):
+    """A run with its steps, handoffs and agent messages."""
+
+    variables: dict[str, str] = Field(default_factory=dict)
+    steps: list[DagStepView] = Field(default_factory=list)
+    handoffs: list[DagHandoff] = Field(default_factory=list)
+    messages: list[DagAgentMessage] = Field(default_factory=list)
+    estimate: DagEstimate | None = None
+
+
+# --- requests ----------------------------------------------------------------------------
+
+
+class StartDagRun(Command):
+    """Start a run of a workflow's latest version; `request_id` makes a retry return it again."""
+
+    type: Literal["workflow.dag.run"] = "workflow.dag.run"
+    subject: ClassVar[Subject] = cmd("dag_run")
+    reply_model: ClassVar[ReplyModel] = DagRunAccepted
+    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+    variables: dict[str, str] = Field(default_factory=dict)
+    mode: RunMode = "live"
+    request_id: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+class ListDagRuns(Query):
+    """Runs of the user, of one workflow when `workflow` is set; shadow runs are never listed."""
+
+    type: Literal["workflow.dag.runs"] = "workflow.dag.runs"
+    subject: ClassVar[Subject] = query("dag_runs")
+    reply_model: ClassVar[ReplyModel] = DagRunList
+    user_id: str
+    workflow: str | None = Field(default=None, pattern=WORKFLOW_NAME_PATTERN)
+    limit: int = Field(default=50, ge=1, le=1000)
+
+
+class GetDagRun(Query):
+    """One run with its steps, handoffs and agent messages."""
+
+    type: Literal["workflow.dag.run_detail"] = "workflow.dag.run_detail"
+    subject: ClassVar[Subject] = query("dag_run_detail")
+    reply_model: ClassVar[ReplyModel] = DagRunDetail
+    user_id: str
+    run_id: str = Field(min_length=1, max_length=64)
+
+
+DEFAULT_CANCEL_REASON = "cancelled by its owner"
+
+
+class CancelDagRun(Command):
+    """Cancel a running run: its calls in flight are cancelled and it ends as `cancelled`.
+
+    Asking again is harmless (the first reason is kept); a run that has already ended some
+    other way is a `conflict`.
+    """
+
+    type: Literal["workflow.dag.cancel"] = "workflow.dag.cancel"
+    subject: ClassVar[Subject] = cmd("dag_cancel")
+    reply_model: ClassVar[ReplyModel] = DagRunCancel
+    run_id: str = Field(min_length=1, max_length=64)
+    reason: str = Field(default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500)
+
+
+class DagRunChanged(Broadcast):
+    """A run's log was written outside its driver (a cancel request): the replica driving the
+    run reads it again now, instead of at its next write or lease renewal."""
+
+    type: Literal["workflow.dag.run_changed"] = "workflow.dag.run_changed"
+    subject: ClassVar[Subject] = cmd("dag_run_changed")
+    run_id: str = Field(min_length=1, max_length=64)

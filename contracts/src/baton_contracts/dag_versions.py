@@ -1,0 +1,92 @@
+"""The DAG workflow versions: a workflow's version history, rolling back to an earlier version,
+and the diff of two versions, with the replies to each.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar, Literal
+
+from pydantic import ConfigDict, Field
+
+from baton_contracts.base import Command, Query, ReplyModel, Subject
+from baton_contracts.dag_base import (
+    VERSION_ID_PATTERN,
+    WORKFLOW_NAME_PATTERN,
+    Reply,
+    VersionAction,
+    cmd,
+    query,
+)
+
+# --- replies -----------------------------------------------------------------------------
+
+
+class DagVersion(Reply):
+    """One stored version of a workflow."""
+
+    version: int = Field(ge=1)
+    version_id: str
+    created_at: datetime
+    action: VersionAction
+    rolled_back_to: str | None = None
+
+
+class DagVersionList(Reply):
+    """A workflow's versions, newest first."""
+
+    name: str
+    versions: list[DagVersion]
+
+
+class DagRolledBack(Reply):
+    """The new version a rollback made."""
+
+    name: str
+    version: int
+    version_id: str
+    rolled_back_to: str
+
+
+class DagVersionDiff(Reply):
+    """A unified diff of two versions' pretty-printed JSON documents."""
+
+    from_version: str = Field(serialization_alias="from", validation_alias="from")
+    to_version: str = Field(serialization_alias="to", validation_alias="to")
+    diff: str
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+# --- requests ----------------------------------------------------------------------------
+
+
+class ListDagVersions(Query):
+    """A workflow's version history, newest first."""
+
+    type: Literal["workflow.dag.versions"] = "workflow.dag.versions"
+    subject: ClassVar[Subject] = query("dag_versions")
+    reply_model: ClassVar[ReplyModel] = DagVersionList
+    user_id: str
+    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+
+
+class RollbackDagWorkflow(Command):
+    """Store a new version whose document is that of an earlier one."""
+
+    type: Literal["workflow.dag.rollback"] = "workflow.dag.rollback"
+    subject: ClassVar[Subject] = cmd("dag_rollback")
+    reply_model: ClassVar[ReplyModel] = DagRolledBack
+    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+    version_id: str = Field(pattern=VERSION_ID_PATTERN)
+
+
+class DiffDagVersions(Query):
+    """A unified diff between two versions (of one workflow or of two)."""
+
+    type: Literal["workflow.dag.diff"] = "workflow.dag.diff"
+    subject: ClassVar[Subject] = query("dag_diff")
+    reply_model: ClassVar[ReplyModel] = DagVersionDiff
+    user_id: str
+    from_version: str = Field(pattern=VERSION_ID_PATTERN)
+    to_version: str = Field(pattern=VERSION_ID_PATTERN)
