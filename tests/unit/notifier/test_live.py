@@ -89,6 +89,7 @@ def test_a_malformed_stream_message_is_refused(raw: bytes) -> None:
     [
         ('{"type": "ping"}', {"type": "pong"}),
         ("nope", {"type": "error", "error": {"code": "invalid", "message": "frame is not JSON"}}),
+        ("[" * 100_000, "frame is not JSON"),
         (None, "binary"),
         ("[]", "no string field 'type'"),
         ('{"type": "subscribe"}', "unknown frame type 'subscribe'"),

@@ -158,7 +158,7 @@ def answer_client_frame(text: str | None) -> Notice:
         return error_notice("binary frames are not understood; send JSON text")
     try:
         raw: Any = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the parser goes: not JSON to us
         return error_notice("frame is not JSON")
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         return error_notice("frame has no string field 'type'")
