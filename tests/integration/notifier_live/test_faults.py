@@ -21,6 +21,7 @@ from .conftest import (
     Driver,
     Gateway,
     GatewayFactory,
+    bearer,
     new_user,
     publish,
     sse_client,
@@ -126,6 +127,17 @@ async def test_clients_of_a_restarted_gateway_miss_nothing(
         assert [f["payload"]["current_step"] for f in missed] == ["s2", "s3", "s4"]
         await driver.advance(mia, instance)
         assert (await client.events(1))[0]["payload"]["current_step"] == "s5"
+
+
+async def test_a_stream_that_starts_as_the_gateway_stops_is_ended_so_the_stop_finishes(
+    gateway: Gateway,
+) -> None:
+    # A request already let in when the stop began subscribes after every session was ended;
+    # left open, it kept uvicorn (and so the gateway process) waiting until killed.
+    gateway.notifier.end_live()  # what the stop does first
+    async with sse_client(gateway, bearer(new_user("nia"))) as client:
+        closed = await client.next()
+    assert (closed.event, closed.data["code"]) == ("closed", 1001)
 
 
 async def test_nats_outage_keeps_sockets_open_and_delivery_catches_up(

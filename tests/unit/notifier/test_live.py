@@ -293,6 +293,18 @@ async def test_ending_every_session_wakes_their_readers() -> None:
     assert ended.value.code == 1001
 
 
+async def test_a_session_opened_after_every_session_was_ended_ends_too() -> None:
+    # The gateway ends every session as it starts to stop; a request already past the door
+    # subscribes a moment later, and a session left open then keeps uvicorn waiting for good.
+    live = _live(FakeFeed(ready=True), FakeHistory([], StreamBounds(1, 0)))
+    live.end_all()
+    async with live.subscribe("ann") as session:
+        with pytest.raises(SessionEnded) as ended:
+            await session.next(timeout=5)  # None (no raise) if it never ends
+    assert ended.value.code == 1001
+    assert live.hub.sessions() == []
+
+
 async def test_a_session_ends_with_4401_when_its_token_expires() -> None:
     live = _live(FakeFeed(), FakeHistory([], StreamBounds(1, 0)))
     async with live.subscribe("ann", valid_until=NOW) as session:  # the clock says NOW

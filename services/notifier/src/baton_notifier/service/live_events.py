@@ -61,6 +61,7 @@ class LiveEvents:
         self._clock = clock
         self._retry = retry_seconds
         self._give_up = give_up_seconds
+        self._ended_all: tuple[int, str] | None = None  # set once the gateway is stopping
 
     @contextlib.asynccontextmanager
     async def subscribe(
@@ -83,6 +84,8 @@ class LiveEvents:
             seconds = (valid_until - self._clock()).total_seconds()
             session.end_after(seconds, CLOSE_UNAUTHORIZED, TOKEN_EXPIRED_REASON)
         self.hub.add(session)
+        if self._ended_all is not None:
+            session.end(*self._ended_all)  # a request that got in just before the stop
         catch_up = asyncio.create_task(self._catch_up(session, after_seq))
         try:
             yield session
@@ -93,7 +96,9 @@ class LiveEvents:
             session.end(CLOSE_GOING_AWAY, GOING_AWAY_REASON)
 
     def end_all(self, code: int = CLOSE_GOING_AWAY, reason: str = GOING_AWAY_REASON) -> None:
-        """End every session (the gateway is stopping); their clients reconnect elsewhere."""
+        """End every session, and each one opened from now on (the gateway is stopping: a
+        session left open would keep it waiting); their clients reconnect elsewhere."""
+        self._ended_all = (code, reason)
         for session in self.hub.sessions():
             session.end(code, reason)
 
