@@ -9,16 +9,37 @@ import asyncio
 import sys
 
 import nats
+from nats.aio.client import Client
 
-from baton_contracts import HEALTH_QUERIES, HealthStatus, RemoteError
+from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, RemoteError
 from baton_messaging.broker import MessagingSettings
 from baton_messaging.process import settled
 from baton_messaging.requests import request
 
 
+async def _quiet(_error: Exception) -> None:
+    """nats-py logs a traceback for each failed connect; the probe says it in one line."""
+
+
+async def _connect(nats_url: str, timeout: float) -> Client:
+    """A connection within `timeout`, or `RemoteError` (unavailable) saying where it failed."""
+    try:
+        # Bounded from outside: nats-py retries a refused first connect every 2 s, for good
+        # unless `max_reconnect_attempts` is positive (0, as here before, meant no end).
+        async with asyncio.timeout(timeout):
+            return await nats.connect(
+                nats_url, connect_timeout=timeout, allow_reconnect=False, error_cb=_quiet
+            )
+    except (OSError, nats.errors.Error) as exc:  # TimeoutError is an OSError
+        reason = str(exc) or f"no answer within {timeout:g}s"
+        raise RemoteError.of(
+            ErrorCode.UNAVAILABLE, f"cannot reach NATS at {nats_url}: {reason}"
+        ) from None
+
+
 async def probe(owner: str, nats_url: str, timeout: float) -> HealthStatus:
     """Ask `<owner>.query.health` once."""
-    nc = await nats.connect(nats_url, connect_timeout=timeout, max_reconnect_attempts=0)
+    nc = await _connect(nats_url, timeout)
     try:
         query = HEALTH_QUERIES[owner].model_validate({})
         reply = await request(nc, query, timeout=timeout)
