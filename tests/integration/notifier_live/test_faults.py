@@ -55,6 +55,22 @@ async def test_websocket_without_a_valid_token_is_closed_with_4401(
     assert conn.close_reason.startswith(reason)
 
 
+async def test_a_websocket_without_a_token_is_told_how_a_websocket_sends_one(
+    gateway: Gateway,
+) -> None:
+    # The reason used to say "send 'Authorization: Bearer <jwt>'", which /ws never reads.
+    url = f"ws://127.0.0.1:{gateway.port}/ws"
+    headers = {"Authorization": f"Bearer {token('ann')}"}
+    async with connect(url, additional_headers=headers, open_timeout=WAIT) as conn:
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(conn.recv(), WAIT)
+    assert conn.close_code == 4401
+    assert (
+        conn.close_reason
+        == "missing token: send ?token=<jwt> or the subprotocols ['bearer', '<jwt>']"
+    )
+
+
 @pytest.mark.parametrize("params", [{"last_seq": "-1"}, {"last_seq": "x"}, {"instance_id": "a.b"}])
 async def test_websocket_with_malformed_parameters_is_closed_with_4400(
     gateway: Gateway, params: dict[str, str]

@@ -38,10 +38,16 @@ def live_of(connection: HTTPConnection) -> LiveDeps:
     return deps
 
 
-def identify(connection: HTTPConnection, token: str | None) -> Identity:
-    """The identity `token` carries; `InvalidToken` when there is none or it does not verify."""
+SSE_TOKEN_HINT = "send 'Authorization: Bearer <jwt>' or ?token=<jwt>"
+WS_TOKEN_HINT = "send ?token=<jwt> or the subprotocols ['bearer', '<jwt>']"
+"""How `/ws` takes a token: a WebSocket route never reads an Authorization header."""
+
+
+def identify(connection: HTTPConnection, token: str | None, hint: str) -> Identity:
+    """The identity `token` carries; `InvalidToken` when there is none (the message ends with
+    `hint`, how to send one) or it does not verify."""
     if not token:
-        raise InvalidToken("missing token: send 'Authorization: Bearer <jwt>' or ?token=<jwt>")
+        raise InvalidToken(f"missing token: {hint}")
     return verify_token(live_of(connection).jwt_secret, token)
 
 

@@ -18,7 +18,12 @@ from baton_notifier.domain.live import (
     parse_last_seq,
     sse_message,
 )
-from baton_notifier.entrypoints.live_routes import EventStreamResponse, identify, live_of
+from baton_notifier.entrypoints.live_routes import (
+    SSE_TOKEN_HINT,
+    EventStreamResponse,
+    identify,
+    live_of,
+)
 from baton_notifier.service.live import LiveEvents, SessionEnded
 
 # A scheme name of its own: under the API's `HTTPBearer` name, this description (the last one
@@ -40,7 +45,7 @@ def stream_identity(
 ) -> Identity:
     """The caller named by a bearer header or a `token` parameter, or 401."""
     try:
-        return identify(request, credentials.credentials if credentials else token)
+        return identify(request, credentials.credentials if credentials else token, SSE_TOKEN_HINT)
     except InvalidToken as exc:
         raise ApiError.unauthorized(str(exc)) from None
 

@@ -29,7 +29,12 @@ from baton_notifier.domain.live import (
     parse_instance_id,
     parse_last_seq,
 )
-from baton_notifier.entrypoints.live_routes import BEARER_PROTOCOL, identify, live_of
+from baton_notifier.entrypoints.live_routes import (
+    BEARER_PROTOCOL,
+    WS_TOKEN_HINT,
+    identify,
+    live_of,
+)
 from baton_notifier.service.live import LiveSession
 
 log = logging.getLogger(__name__)
@@ -53,7 +58,7 @@ async def websocket_events(websocket: WebSocket, send: Send) -> None:
     token, subprotocol = _token_of(websocket)
     await websocket.accept(subprotocol=subprotocol)
     try:
-        identity = identify(websocket, token)
+        identity = identify(websocket, token, WS_TOKEN_HINT)
     except InvalidToken as exc:
         await _close(websocket, CLOSE_UNAUTHORIZED, str(exc))
         return
