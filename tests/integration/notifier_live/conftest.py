@@ -21,7 +21,6 @@ from typing import Any
 import httpx
 import nats
 import pytest
-import uvicorn
 from nats.aio.client import Client
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import ClientProtocol
@@ -37,6 +36,7 @@ from baton_messaging import JetStreamPublisher, request
 from baton_messaging.embedded import EmbeddedNatsServer, free_port
 from baton_notifier.adapters.live_jetstream import EVENTS_STREAM
 from baton_notifier.bootstrap import Notifier, build
+from baton_notifier.entrypoints.main import server_config
 from baton_notifier.entrypoints.server import GatewayServer
 from baton_notifier.settings import NotifierSettings
 from baton_workflow.bootstrap import WorkflowApp
@@ -112,9 +112,8 @@ async def start_gateway(nats_url: str, *, wait_live: bool = True, **overrides: A
     if wait_live:
         assert notifier.live_feed is not None
         await asyncio.wait_for(notifier.live_feed.wait_ready(), 15)
-    config = uvicorn.Config(
-        notifier.app, host="127.0.0.1", port=port, lifespan="off", log_level="warning"
-    )
+    # The gateway's own uvicorn configuration (protocols, caps), quieter.
+    config = server_config(notifier.app, settings.model_copy(update={"log_level": "WARNING"}))
     server = _QuietServer(config, notifier.end_live)
     task = asyncio.create_task(server.serve())
     while not server.started:

@@ -110,7 +110,7 @@ async def test_malformed_frames_get_error_frames_and_the_connection_stays(
     async with ws_client(gateway, lou) as client:
         await client.ready()
         # Nested past what the JSON parser recurses into: malformed too, not a dropped socket.
-        too_deep = "[" * 100_000
+        too_deep = "[" * 50_000
         for bad in ["not json", "[1, 2]", '{"type": "subscribe"}', b"\x00\x01", too_deep]:
             await client.send(bad)
             error = await client.frame()
@@ -119,6 +119,15 @@ async def test_malformed_frames_get_error_frames_and_the_connection_stays(
         assert await client.frame() == {"type": "pong"}
         seq = await publish(nc, step_changed(lou, "i1", 0))
         assert (await client.events(1))[0]["seq"] == seq
+
+
+async def test_a_client_frame_over_64_kib_closes_the_socket_with_1009(gateway: Gateway) -> None:
+    async with ws_client(gateway, new_user("max")) as client:
+        await client.ready()
+        await client.send('{"type": "ping", "pad": "' + "x" * (64 * 1024) + '"}')
+        with pytest.raises(ConnectionClosed) as closed:
+            await client.frame()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
 
 
 async def test_clients_of_a_restarted_gateway_miss_nothing(

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 
 import uvicorn
+from fastapi import FastAPI
 from opentelemetry.trace import TracerProvider
 
 from baton_messaging.broker import MessagingSettings
@@ -42,13 +43,15 @@ class _Server(GatewayServer):
                 signal.signal(sig, handler)
 
 
-async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | None) -> None:
-    """Run until SIGTERM/SIGINT: NATS connects in the background while HTTP already answers."""
-    notifier = build(settings, tracer_provider=tracer_provider)
-    tune_garbage_collector()
-    await notifier.start()
-    config = uvicorn.Config(
-        notifier.app,
+MAX_CLIENT_FRAME_BYTES = 64 * 1024
+"""The largest WebSocket message a client may send to `/ws` (it only ever sends a small
+`ping`); a larger one closes the connection with 1009. uvicorn's default is 16 MiB."""
+
+
+def server_config(app: FastAPI, settings: NotifierSettings) -> uvicorn.Config:
+    """uvicorn's configuration for the gateway's app."""
+    return uvicorn.Config(
+        app,
         host=settings.http_host,
         port=settings.http_port,
         log_level=settings.log_level.lower(),
@@ -59,9 +62,17 @@ async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | No
         # Pinned: the least CPU per /ws frame of uvicorn's three (measured against wsproto and
         # the legacy websockets implementation).
         ws="websockets-sansio",
+        ws_max_size=MAX_CLIENT_FRAME_BYTES,
     )
+
+
+async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | None) -> None:
+    """Run until SIGTERM/SIGINT: NATS connects in the background while HTTP already answers."""
+    notifier = build(settings, tracer_provider=tracer_provider)
+    tune_garbage_collector()
+    await notifier.start()
     try:
-        await _Server(config, notifier.end_live).serve()
+        await _Server(server_config(notifier.app, settings), notifier.end_live).serve()
     finally:
         await notifier.stop()
     log.info("notifier stopped")
