@@ -79,7 +79,7 @@ async def test_a_crash_is_restarted_and_said_so() -> None:
 async def test_fast_crashes_in_a_row_are_given_up_and_a_stable_run_resets_the_count() -> None:
     lines = Lines()
     # Two fast crashes, one after a long run (the count starts over), then three fast ones.
-    child = FakeChild(runs=[1.0, 1.0, 60.0, 1.0, 1.0], restarts=[True, False, True, True])
+    child = FakeChild(runs=[1.0, 1.0, 60.0, 1.0, 1.0], restarts=[False, True, True, True])
     with pytest.raises(ServiceFailed) as failed:
         await keep_alive(child, NOW, lines.append)
     assert str(failed.value) == (
@@ -87,6 +87,17 @@ async def test_fast_crashes_in_a_row_are_given_up_and_a_stable_run_resets_the_co
     )
     assert lines.count("svc exited with code 1; restarting") == 4
     assert lines.count("svc is healthy again") == 3  # not after the restart that failed
+
+
+async def test_restarts_that_hang_past_stable_after_still_count_as_crashes() -> None:
+    lines = Lines()
+    # Each restart hangs until it is killed, 60 s later: longer than `stable_after` (30 s),
+    # but a run that never became healthy is no stable run.
+    child = FakeChild(runs=[1.0, 60.0, 60.0], restarts=[False, False])
+    with pytest.raises(ServiceFailed) as failed:
+        await keep_alive(child, NOW, lines.append)
+    assert "it crashed 3 times in a row, giving up" in str(failed.value)
+    assert "svc is healthy again" not in lines
 
 
 class FakeNatsServer:

@@ -83,11 +83,15 @@ class Supervised(Protocol):
 
 async def keep_alive(child: Supervised, policy: RestartPolicy, echo: Callable[[str], None]) -> None:
     """Restart `child` whenever it ends, with backoff; raise `ServiceFailed` once it has crashed
-    `policy.max_crashes` times in a row, each within `policy.stable_after` of its start."""
+    `policy.max_crashes` times in a row, each within `policy.stable_after` of its start or
+    without having become healthy (a restart that hung is killed only after `start_timeout`,
+    which may be longer than `stable_after`)."""
     crashes = 0
+    healthy = True
     while True:
         ending = await child.ended()
-        crashes = crashes + 1 if child.uptime() < policy.stable_after else 1
+        fast = not healthy or child.uptime() < policy.stable_after
+        crashes = crashes + 1 if fast else 1
         if crashes >= policy.max_crashes:
             raise ServiceFailed(
                 f"{child.name} {ending}; it crashed {crashes} times in a row,"
@@ -95,7 +99,8 @@ async def keep_alive(child: Supervised, policy: RestartPolicy, echo: Callable[[s
             )
         echo(f"{child.name} {ending}; restarting")
         await asyncio.sleep(policy.delay(crashes))
-        if await child.restart():
+        healthy = await child.restart()
+        if healthy:
             echo(f"{child.name} is healthy again")
 
 
