@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 
@@ -76,9 +77,16 @@ class HealthProber:
 
     async def _connection(self) -> NatsClient:
         if self._nats is None or self._nats.is_closed:
-            self._nats = await nats.connect(
-                self._runtime.nats_url, connect_timeout=PROBE_TIMEOUT, error_cb=_quiet
-            )
+            # No reconnects: nats-py would retry a refused connect every 2 s, 60 times, inside
+            # this call, far past the caller's start timeout. A connection that drops is
+            # closed, and the next probe connects anew.
+            async with asyncio.timeout(PROBE_TIMEOUT):
+                self._nats = await nats.connect(
+                    self._runtime.nats_url,
+                    connect_timeout=PROBE_TIMEOUT,
+                    allow_reconnect=False,
+                    error_cb=_quiet,
+                )
         return self._nats
 
     async def close(self) -> None:
