@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from baton_contracts import ErrorCode, Kind, Query, RemoteError, ReplyError, ReplyOk, Subject
 from baton_contracts.base import ReplyModel
 from baton_messaging import MessagingSettings
-from baton_messaging.responder import answer, field_path
+from baton_messaging.handling import answer, field_path
 
 
 class Step(BaseModel):

@@ -13,9 +13,10 @@ from baton_messaging.consumers import (
     declare_durables,
     durable_subscriber,
 )
+from baton_messaging.handling import answer
 from baton_messaging.publisher import JetStreamPublisher, PublishAck, PublishError
 from baton_messaging.requests import replica_gone, request, request_again_while_gone
-from baton_messaging.responder import answer, respond, responder
+from baton_messaging.responder import respond, responder
 
 __all__ = [
     "ConsumerDeclarationError",

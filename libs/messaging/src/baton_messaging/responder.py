@@ -8,12 +8,8 @@ Two spellings of the same thing:
     async def get_thing(query: GetThing) -> Thing: ...
 
 The subscriber listens on `GetThing.subject.pattern` in queue group `queue` (so replicas share
-the load, each request answered once), decodes the request with the contract model and answers:
-
-- `ReplyOk(result=...)` with the handler's `reply_model` instance as JSON;
-- `ReplyError(error=...)` carrying the body of a `RemoteError` the handler raised;
-- `ErrorCode.INVALID` when the request does not validate, one `ErrorDetail` per problem;
-- `ErrorCode.INTERNAL` with a generic message for anything else (traceback logged, not sent).
+the load, each request answered once), decodes the request with the contract model, runs the
+handler and answers `ReplyOk` or `ReplyError` (`handling` says which, and how).
 
 The subscriber is declared on the FastStream broker, so AsyncAPI documents it and the
 broker's `start`/`stop` start and stop it, but requests are served on the broker's nats-py
@@ -27,30 +23,28 @@ continued in a `<subject> process` span, and no per-message log lines are writte
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol
 
 from faststream.nats import NatsBroker, NatsRouter
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opentelemetry import propagate, trace
-from pydantic import BaseModel, ValidationError
 
 from baton_contracts import (
-    Command,
-    ErrorBody,
-    ErrorCode,
-    ErrorDetail,
     Message,
-    Query,
-    RemoteError,
     ReplyError,
     ReplyOk,
-    ok_reply_json,
 )
-from baton_messaging.requests import REPLY_ENVELOPE, STOPPED_BEFORE_ANSWERING, span_attributes
-
-RequestT = TypeVar("RequestT", bound=Query | Command)
-Handler = Callable[[RequestT], Awaitable[BaseModel]]
+from baton_messaging.handling import (
+    Handler,
+    RequestT,
+    as_reply,
+    outcome,
+    reply_json,
+    run_handler,
+    stopped_reply,
+)
+from baton_messaging.requests import span_attributes
 
 logger = logging.getLogger(__name__)
 _TRACER = trace.get_tracer(__name__)  # a proxy: follows the provider set later, if any
@@ -96,7 +90,7 @@ def respond(
         raise ValueError(f"stop_grace_seconds must be 0 or more, got {stop_grace_seconds}")
 
     async def on_request(request: Any) -> ReplyOk | ReplyError:
-        return _as_reply(model, await run_handler(model, handler, request))
+        return as_reply(model, await run_handler(model, handler, request))
 
     # AsyncAPI documents the body's schema from this annotation.
     on_request.__annotations__["request"] = model
@@ -226,12 +220,12 @@ class _Serving:
                     kind=trace.SpanKind.CONSUMER,
                     attributes=span_attributes(msg.subject),
                 ):
-                    outcome = await _outcome(self._model, self._handler, msg.data)
+                    result = await outcome(self._model, self._handler, msg.data)
             except asyncio.CancelledError:  # the responder stopped before the handler was done
                 await self._answer_stopped(msg)
                 raise
             if msg.reply:
-                await self._broker.connection.publish(msg.reply, _reply_json(self._model, outcome))
+                await self._broker.connection.publish(msg.reply, reply_json(self._model, result))
         except Exception:  # the reply could not be sent (connection gone): the caller times out
             logger.warning("responder for %s could not answer", self._subject, exc_info=True)
 
@@ -240,7 +234,7 @@ class _Serving:
         if not msg.reply:
             return
         try:
-            stopped = _reply_json(self._model, _stopped(self._model))
+            stopped = reply_json(self._model, stopped_reply(self._model))
             await self._broker.connection.publish(msg.reply, stopped)
         except Exception:  # the connection is gone: the caller times out
             logger.warning("responder for %s could not answer", self._subject, exc_info=True)
@@ -278,84 +272,3 @@ def responder(
         return handler
 
     return register
-
-
-async def answer(
-    model: type[RequestT], handler: Handler[RequestT], body: bytes
-) -> ReplyOk | ReplyError:
-    """Decode one request, run the handler, and turn the outcome into a reply (never raises)."""
-    return _as_reply(model, await _outcome(model, handler, body))
-
-
-async def _outcome(
-    model: type[RequestT], handler: Handler[RequestT], body: bytes
-) -> BaseModel | ReplyError:
-    try:
-        request = cast(RequestT, model.model_validate_json(body))
-    except ValidationError as exc:
-        return ReplyError(error=invalid_request(exc))
-    return await run_handler(model, handler, request)
-
-
-async def run_handler(
-    model: type[RequestT], handler: Handler[RequestT], request: RequestT
-) -> BaseModel | ReplyError:
-    """Run the handler on a decoded request: its result (a `model.reply_model`), or the
-    `ReplyError` its failure, whatever it is, becomes."""
-    try:
-        result = await handler(request)
-        if not isinstance(result, model.reply_model):
-            raise TypeError(
-                f"handler returned {type(result).__name__}, expected {model.reply_model.__name__}"
-            )
-        return result
-    except RemoteError as exc:
-        return ReplyError(error=exc.body)
-    except Exception:
-        logger.exception("handler for %s failed", model.subject.pattern)
-        return _internal(model)
-
-
-def _stopped(model: type[RequestT]) -> ReplyError:
-    return ReplyError(
-        error=ErrorBody(
-            code=ErrorCode.UNAVAILABLE,
-            message=f"{model.__name__}: {STOPPED_BEFORE_ANSWERING}; try again",
-        )
-    )
-
-
-def _internal(model: type[RequestT]) -> ReplyError:
-    return ReplyError(error=ErrorBody(code=ErrorCode.INTERNAL, message=f"{model.__name__} failed"))
-
-
-def _as_reply(model: type[RequestT], outcome: BaseModel | ReplyError) -> ReplyOk | ReplyError:
-    # Not on the hot path (tests, the AsyncAPI handler): the reply as the wire carries it.
-    return REPLY_ENVELOPE.validate_json(_reply_json(model, outcome))
-
-
-def _reply_json(model: type[RequestT], outcome: BaseModel | ReplyError) -> bytes:
-    """The reply's bytes; a result that cannot be encoded is an `INTERNAL` error, at once."""
-    if isinstance(outcome, ReplyError):
-        return outcome.model_dump_json().encode()
-    try:
-        return ok_reply_json(outcome)
-    except Exception:
-        logger.exception("the reply to %s could not be encoded", model.subject.pattern)
-        return _internal(model).model_dump_json().encode()
-
-
-def invalid_request(exc: ValidationError) -> ErrorBody:
-    """An `INVALID` error body with one detail per validation problem, each naming its field."""
-    details = [
-        ErrorDetail(field=field_path(err["loc"]), message=err["msg"]) for err in exc.errors()
-    ]
-    return ErrorBody(code=ErrorCode.INVALID, message="invalid request", details=details)
-
-
-def field_path(loc: tuple[int | str, ...]) -> str | None:
-    """`("steps", 2, "agent")` -> `steps[2].agent`; an empty location (the whole body) is None."""
-    path = ""
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path or None

@@ -1,0 +1,115 @@
+"""A responder's handling of one request, apart from NATS: decode it with its contract model, run
+the handler, and turn what happened into the reply's bytes.
+
+- the handler's `reply_model` instance becomes `ReplyOk(result=...)`;
+- a `RemoteError` it raised becomes `ReplyError` with that error's body;
+- a request that does not validate is `ErrorCode.INVALID`, one `ErrorDetail` per problem;
+- anything else is `ErrorCode.INTERNAL` with a generic message (traceback logged, not sent).
+"""
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
+
+from baton_contracts import (
+    Command,
+    ErrorBody,
+    ErrorCode,
+    ErrorDetail,
+    Query,
+    RemoteError,
+    ReplyError,
+    ReplyOk,
+    ok_reply_json,
+)
+from baton_messaging.requests import REPLY_ENVELOPE, STOPPED_BEFORE_ANSWERING
+
+RequestT = TypeVar("RequestT", bound=Query | Command)
+Handler = Callable[[RequestT], Awaitable[BaseModel]]
+
+logger = logging.getLogger(__name__)
+
+
+async def answer(
+    model: type[RequestT], handler: Handler[RequestT], body: bytes
+) -> ReplyOk | ReplyError:
+    """Decode one request, run the handler, and turn the outcome into a reply (never raises)."""
+    return as_reply(model, await outcome(model, handler, body))
+
+
+async def outcome(
+    model: type[RequestT], handler: Handler[RequestT], body: bytes
+) -> BaseModel | ReplyError:
+    """What answering the request `body` came to: the handler's result or the error reply."""
+    try:
+        request = cast(RequestT, model.model_validate_json(body))
+    except ValidationError as exc:
+        return ReplyError(error=invalid_request(exc))
+    return await run_handler(model, handler, request)
+
+
+async def run_handler(
+    model: type[RequestT], handler: Handler[RequestT], request: RequestT
+) -> BaseModel | ReplyError:
+    """Run the handler on a decoded request: its result (a `model.reply_model`), or the
+    `ReplyError` its failure, whatever it is, becomes."""
+    try:
+        result = await handler(request)
+        if not isinstance(result, model.reply_model):
+            raise TypeError(
+                f"handler returned {type(result).__name__}, expected {model.reply_model.__name__}"
+            )
+        return result
+    except RemoteError as exc:
+        return ReplyError(error=exc.body)
+    except Exception:
+        logger.exception("handler for %s failed", model.subject.pattern)
+        return _internal(model)
+
+
+def stopped_reply(model: type[RequestT]) -> ReplyError:
+    """The answer to a request this responder stopped before answering: ask again elsewhere."""
+    return ReplyError(
+        error=ErrorBody(
+            code=ErrorCode.UNAVAILABLE,
+            message=f"{model.__name__}: {STOPPED_BEFORE_ANSWERING}; try again",
+        )
+    )
+
+
+def _internal(model: type[RequestT]) -> ReplyError:
+    return ReplyError(error=ErrorBody(code=ErrorCode.INTERNAL, message=f"{model.__name__} failed"))
+
+
+def as_reply(model: type[RequestT], result: BaseModel | ReplyError) -> ReplyOk | ReplyError:
+    """The reply as the wire carries it (not on the hot path: tests, the AsyncAPI handler)."""
+    return REPLY_ENVELOPE.validate_json(reply_json(model, result))
+
+
+def reply_json(model: type[RequestT], result: BaseModel | ReplyError) -> bytes:
+    """The reply's bytes; a result that cannot be encoded is an `INTERNAL` error, at once."""
+    if isinstance(result, ReplyError):
+        return result.model_dump_json().encode()
+    try:
+        return ok_reply_json(result)
+    except Exception:
+        logger.exception("the reply to %s could not be encoded", model.subject.pattern)
+        return _internal(model).model_dump_json().encode()
+
+
+def invalid_request(exc: ValidationError) -> ErrorBody:
+    """An `INVALID` error body with one detail per validation problem, each naming its field."""
+    details = [
+        ErrorDetail(field=field_path(err["loc"]), message=err["msg"]) for err in exc.errors()
+    ]
+    return ErrorBody(code=ErrorCode.INVALID, message="invalid request", details=details)
+
+
+def field_path(loc: tuple[int | str, ...]) -> str | None:
+    """`("steps", 2, "agent")` -> `steps[2].agent`; an empty location (the whole body) is None."""
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or None
