@@ -26,7 +26,7 @@ async def migrate(engine: AsyncEngine, component: str, steps: Sequence[Step]) ->
     if not component:
         raise ValueError("component: must be a non-empty string")
     async with engine.connect() as conn:
-        await _lock(conn, component)
+        await _lock(conn)
         await conn.run_sync(lambda sync: _meta.create_all(sync, tables=[baton_schema]))
         current = await _current_version(conn, component)
         if current > len(steps):
@@ -50,11 +50,15 @@ async def schema_version(engine: AsyncEngine, component: str) -> int:
         return version
 
 
-async def _lock(conn: AsyncConnection, component: str) -> None:
-    """Serialise migrators of one database until this transaction ends."""
+_LOCK_KEY = zlib.crc32(b"baton_schema")
+
+
+async def _lock(conn: AsyncConnection) -> None:
+    """Serialise every migrator of one database, whatever its component, until this
+    transaction ends: components share `baton_schema`, and two transactions creating it at
+    once on PostgreSQL make one fail on a duplicate key of the catalogue."""
     if conn.dialect.name == "postgresql":
-        key = zlib.crc32(f"baton_schema:{component}".encode())
-        await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+        await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
     elif conn.dialect.name == "sqlite":
         # pysqlite only begins a transaction before DML; take the write lock up front instead.
         await conn.exec_driver_sql("BEGIN IMMEDIATE")
