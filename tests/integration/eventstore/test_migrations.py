@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 from sqlalchemy import Connection
 
 from baton_eventstore import create_engine, migrate, schema_version
+from baton_eventstore.unusable import DatabaseUnusable, first_use
 
 
 def _table(name: str) -> list[object]:
@@ -43,3 +45,24 @@ async def test_components_migrating_a_fresh_sqlite_database_together_all_succeed
     sqlite_url: str,
 ) -> None:
     await _migrate_together(sqlite_url)
+
+
+async def test_a_schema_newer_than_the_code_is_refused_naming_the_setting(
+    sqlite_url: str,
+) -> None:
+    engine = create_engine(sqlite_url)
+    try:
+        # A later release migrated it to version 2.
+        await migrate(engine, "newer", [*_table("newer_1"), *_table("newer_2")])
+
+        async def first_start() -> None:
+            await migrate(engine, "newer", _table("newer_1"))
+
+        with pytest.raises(DatabaseUnusable) as refused:
+            await first_use("BATON_DATABASE_URL", sqlite_url, first_start, logging.getLogger("t"))
+    finally:
+        await engine.dispose()
+    assert str(refused.value) == (
+        f"BATON_DATABASE_URL: cannot use {sqlite_url}: the schema of 'newer' is at version 2, "
+        "newer than this code (1 step); run a release that knows it"
+    )

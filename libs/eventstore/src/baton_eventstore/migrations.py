@@ -21,6 +21,17 @@ baton_schema = Table(
 )
 
 
+class SchemaTooNew(RuntimeError):
+    """The database was migrated by a later release: this code must not write to it."""
+
+    def __init__(self, component: str, version: int, known: int) -> None:
+        steps = "step" if known == 1 else "steps"
+        super().__init__(
+            f"the schema of {component!r} is at version {version}, newer than this code "
+            f"({known} {steps}); run a release that knows it"
+        )
+
+
 async def migrate(engine: AsyncEngine, component: str, steps: Sequence[Step]) -> int:
     """Apply the steps `component` has not run yet, in one transaction; return its version."""
     if not component:
@@ -30,10 +41,7 @@ async def migrate(engine: AsyncEngine, component: str, steps: Sequence[Step]) ->
         await conn.run_sync(lambda sync: _meta.create_all(sync, tables=[baton_schema]))
         current = await _current_version(conn, component)
         if current > len(steps):
-            raise RuntimeError(
-                f"schema of {component!r} is at version {current}, newer than this code "
-                f"({len(steps)} steps)"
-            )
+            raise SchemaTooNew(component, current, len(steps))
         for number, step in enumerate(steps[current:], start=current + 1):
             await conn.run_sync(step)
             await _record(conn, component, number)

@@ -21,6 +21,7 @@ from sqlalchemy.exc import ArgumentError, InvalidRequestError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.engine import create_engine
+from baton_eventstore.migrations import SchemaTooNew
 from baton_eventstore.unavailable import is_unavailable
 
 DRIVERS = "sqlite+aiosqlite or postgresql+asyncpg"
@@ -143,6 +144,8 @@ def unusable_problem(exc: BaseException) -> str | None:
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
+        if isinstance(current, SchemaTooNew):
+            return str(current)
         if isinstance(current, sqlite3.Error) and hasattr(current, "sqlite_errorcode"):
             return _sqlite_problem(current)
         sqlstate = getattr(current, "sqlstate", None)
