@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from baton_contracts import ErrorCode, RemoteError
-from baton_contracts.dag_api import DiffDagVersions, RollbackDagWorkflow
+from baton_contracts.dag_api import (
+    DeleteDagWorkflow,
+    DiffDagVersions,
+    RollbackDagWorkflow,
+    SaveDagWorkflow,
+)
+from baton_eventstore import ConcurrencyConflict
 from baton_workflow.domain import dag_versions as dv
-from baton_workflow.service.dag_definitions import DagCatalog, diff_versions, rollback_workflow
+from baton_workflow.service.dag_definitions import (
+    DagCatalog,
+    delete_workflow,
+    diff_versions,
+    rollback_workflow,
+    save_workflow,
+)
 
 T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 DOC = {"name": "wf", "steps": [{"id": "a", "prompt": "hi"}]}
@@ -117,3 +130,51 @@ async def test_a_version_id_the_contract_let_through_is_still_invalid_not_a_cras
 def test_events_round_trip_through_their_payloads() -> None:
     for event in (saved(1, DOC, "create"), dv.WorkflowDeleted("wf", T0)):
         assert dv.from_record(event.type, dv.to_payload(event)) == event
+
+
+class AlwaysOvertaken(OneVersion):
+    """A definition store where another writer always appends first."""
+
+    appends = 0
+
+    async def append(self, user_id: str, before: dv.History, events: object) -> dv.History:
+        self.appends += 1
+        raise ConcurrencyConflict("dagdef-wf", before.stream_version, before.stream_version + 1)
+
+
+class FixedClock:
+    def now(self) -> datetime:
+        return T0
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        SaveDagWorkflow(user_id="u", source=json.dumps(DOC2)),
+        DeleteDagWorkflow(user_id="u", name="wf"),
+        RollbackDagWorkflow(user_id="u", name="wf", version_id="wf@1"),
+    ],
+    ids=lambda c: type(c).__name__,
+)
+async def test_a_change_overtaken_on_every_attempt_is_a_conflict_naming_the_workflow(
+    command: SaveDagWorkflow | DeleteDagWorkflow | RollbackDagWorkflow,
+) -> None:
+    store = AlwaysOvertaken()
+    catalog = DagCatalog(
+        store=store,  # type: ignore[arg-type]
+        check=lambda source, _: json.loads(source),
+        clock=FixedClock(),
+        conflict_retries=2,
+    )
+    use_case = {
+        SaveDagWorkflow: save_workflow,
+        DeleteDagWorkflow: delete_workflow,
+        RollbackDagWorkflow: rollback_workflow,
+    }[type(command)]
+    with pytest.raises(RemoteError) as caught:
+        await use_case(catalog, command)  # type: ignore[operator]
+    assert caught.value.code is ErrorCode.CONFLICT
+    assert caught.value.body.message == (
+        "workflow 'wf' is being changed by other requests at the same moment; try again"
+    )
+    assert store.appends == 3

@@ -129,6 +129,14 @@ def not_found(name: str) -> RemoteError:
     )
 
 
+def busy(name: str) -> RemoteError:
+    """CONFLICT when every attempt was overtaken by another change of the same workflow."""
+    return RemoteError.of(
+        ErrorCode.CONFLICT,
+        f"workflow {name!r} is being changed by other requests at the same moment; try again",
+    )
+
+
 def _checked(cat: DagCatalog, source: str, fmt: Format) -> dict[str, Any]:
     try:
         return cat.check(source, fmt)
@@ -183,7 +191,7 @@ async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflo
             after = await cat.store.append(command.user_id, history, events)
         except ConcurrencyConflict:
             if attempt == cat.conflict_retries:
-                raise
+                raise busy(name) from None
             continue
         latest = after.latest
         assert latest is not None
@@ -225,7 +233,7 @@ async def delete_workflow(cat: DagCatalog, command: DeleteDagWorkflow) -> DagWor
             await cat.store.append(command.user_id, history, dv.delete(history, cat.clock.now()))
         except ConcurrencyConflict:
             if attempt == cat.conflict_retries:
-                raise
+                raise busy(command.name) from None
             continue
         return DagWorkflowDeleted(name=command.name)
     raise AssertionError("unreachable")
@@ -271,7 +279,7 @@ async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> Da
             after = await cat.store.append(command.user_id, history, events)
         except ConcurrencyConflict:
             if attempt == cat.conflict_retries:
-                raise
+                raise busy(command.name) from None
             continue
         latest = after.latest
         assert latest is not None
