@@ -41,7 +41,8 @@ from baton_workflow.service.checkers import (
     builtin_checkers,
     load_checker_modules,
 )
-from baton_workflow.service.dag_definitions import DagCatalog, make_checker
+from baton_workflow.service.dag_checking import make_checker
+from baton_workflow.service.dag_definitions import DagCatalog
 from baton_workflow.service.dag_runs import DagExecutor, DagRunsService, StepRunners
 from baton_workflow.service.handlers import WorkflowServices
 from baton_workflow.settings import WorkflowSettings

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.dag_api import (
@@ -34,15 +34,10 @@ from baton_contracts.dag_api import (
 )
 from baton_eventstore import ConcurrencyConflict
 from baton_workflow.domain import dag_versions as dv
-from baton_workflow.domain.dag.parsing import load_document, parse_definition
 from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem
+from baton_workflow.service.dag_checking import Checker, Format
 from baton_workflow.service.dag_ports import DefinitionStore
 from baton_workflow.service.ports import Clock
-from baton_workflow.service.step_ports import Skills, Tools
-
-Format = Literal["json", "yaml"]
-Checker = Callable[[str, Format], dict[str, Any]]
-"""Parses a source document and checks every rule: the document as data, or InvalidWorkflow."""
 
 
 @dataclass
@@ -53,63 +48,6 @@ class DagCatalog:
     check: Checker
     clock: Clock
     conflict_retries: int = 5
-
-
-def make_checker(env_allowlist: frozenset[str], tools: Tools, skills: Skills) -> Checker:
-    """Parse and check a document: every rule of seed 004, plus the named tools and skills."""
-
-    def check(source: str, fmt: Format) -> dict[str, Any]:
-        document = load_document(source, fmt)
-        try:
-            definition = parse_definition(document, env_allowlist=env_allowlist)
-        except InvalidWorkflow as exc:
-            static = _static_problems(document, tools, skills)
-            raise InvalidWorkflow([*exc.problems, *static]) from None
-        problems = _static_problems(definition.to_document(), tools, skills)
-        if problems:
-            raise InvalidWorkflow(problems)
-        return document
-
-    return check
-
-
-def _static_problems(document: dict[str, Any], tools: Tools, skills: Skills) -> list[Problem]:
-    """Tool and skill names and static inputs, located by JSON path (best effort on bad shapes)."""
-    found: list[Problem] = []
-    steps = document.get("steps")
-    for i, step in enumerate(steps if isinstance(steps, list) else []):
-        if not isinstance(step, dict):
-            continue
-        subs = step.get("parallel")
-        located = [(f"steps[{i}]", step)] + [
-            (f"steps[{i}].parallel[{j}]", sub)
-            for j, sub in enumerate(subs if isinstance(subs, list) else [])
-            if isinstance(sub, dict)
-        ]
-        for path, item in located:
-            found += [Problem(*_split(path, p)) for p in _step_problems(item, tools, skills)]
-    return found
-
-
-def _step_problems(step: dict[str, Any], tools: Tools, skills: Skills) -> list[str]:
-    kind = step.get("type", "dispatch")
-    if kind == "tool_call" and isinstance(step.get("toolName"), str):
-        inputs = step.get("toolInput") or {}
-        if isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values()):
-            return tools.check(step["toolName"], inputs)
-    if kind == "skill" and isinstance(step.get("skill"), str):
-        args = step.get("skillArgs") or []
-        if isinstance(args, list) and all(isinstance(a, str) for a in args):
-            return skills.check(step["skill"], args)
-    return []
-
-
-def _split(path: str, problem: str) -> tuple[str, str]:
-    """`toolInput.url: required` under `steps[2]` -> (`steps[2].toolInput.url`, `required`)."""
-    field, sep, message = problem.partition(": ")
-    if not sep or " " in field:
-        return path, problem
-    return f"{path}.{field}", message
 
 
 def invalid(problems: tuple[Problem, ...] | list[Problem], what: str) -> RemoteError:
@@ -135,6 +73,22 @@ def busy(name: str) -> RemoteError:
         ErrorCode.CONFLICT,
         f"workflow {name!r} is being changed by other requests at the same moment; try again",
     )
+
+
+async def _changed(
+    cat: DagCatalog, owner: str, name: str, change: Callable[[dv.History], list[dv.DefinitionEvent]]
+) -> tuple[dv.History, list[dv.DefinitionEvent]]:
+    """Append the events `change` makes of the workflow's history (it may raise), the history
+    read again and `change` made again when another change came first; the history after, and
+    the events. CONFLICT once every retry was overtaken."""
+    for _ in range(cat.conflict_retries + 1):
+        history = await cat.store.history(owner, name)
+        events = change(history)
+        try:
+            return await cat.store.append(owner, history, events), events
+        except ConcurrencyConflict:
+            continue
+    raise busy(name)
 
 
 def _checked(cat: DagCatalog, source: str, fmt: Format) -> dict[str, Any]:
@@ -184,25 +138,18 @@ async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflo
     """Store the document as a new version, or nothing when it equals the latest one."""
     document = _checked(cat, command.source, command.format)
     name = str(document["name"])
-    for attempt in range(cat.conflict_retries + 1):
-        history = await cat.store.history(command.user_id, name)
-        events = dv.save(history, document, cat.clock.now())
-        try:
-            after = await cat.store.append(command.user_id, history, events)
-        except ConcurrencyConflict:
-            if attempt == cat.conflict_retries:
-                raise busy(name) from None
-            continue
-        latest = after.latest
-        assert latest is not None
-        return DagWorkflowSaved(
-            name=name,
-            version=latest.version,
-            version_id=latest.version_id,
-            changed=bool(events),
-            action=latest.action,
-        )
-    raise AssertionError("unreachable")
+    after, events = await _changed(
+        cat, command.user_id, name, lambda history: dv.save(history, document, cat.clock.now())
+    )
+    latest = after.latest
+    assert latest is not None
+    return DagWorkflowSaved(
+        name=name,
+        version=latest.version,
+        version_id=latest.version_id,
+        changed=bool(events),
+        action=latest.action,
+    )
 
 
 async def validate_workflow(cat: DagCatalog, query: ValidateDagWorkflow) -> DagValidation:
@@ -225,18 +172,14 @@ async def validate_workflow(cat: DagCatalog, query: ValidateDagWorkflow) -> DagV
 
 async def delete_workflow(cat: DagCatalog, command: DeleteDagWorkflow) -> DagWorkflowDeleted:
     """Hide the workflow from the list; its versions and runs stay."""
-    for attempt in range(cat.conflict_retries + 1):
-        history = await cat.store.history(command.user_id, command.name)
+
+    def delete(history: dv.History) -> list[dv.DefinitionEvent]:
         if not history.live:
             raise not_found(command.name)
-        try:
-            await cat.store.append(command.user_id, history, dv.delete(history, cat.clock.now()))
-        except ConcurrencyConflict:
-            if attempt == cat.conflict_retries:
-                raise busy(command.name) from None
-            continue
-        return DagWorkflowDeleted(name=command.name)
-    raise AssertionError("unreachable")
+        return dv.delete(history, cat.clock.now())
+
+    await _changed(cat, command.user_id, command.name, delete)
+    return DagWorkflowDeleted(name=command.name)
 
 
 async def list_versions(cat: DagCatalog, query: ListDagVersions) -> DagVersionList:
@@ -267,29 +210,24 @@ async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> Da
             [Problem("version_id", f"names workflow {target_name!r}, not {command.name!r}")],
             "the rollback",
         )
-    for attempt in range(cat.conflict_retries + 1):
-        history = await cat.store.history(command.user_id, command.name)
+
+    def rollback(history: dv.History) -> list[dv.DefinitionEvent]:
         if not history.versions:
             raise not_found(command.name)
         try:
-            events = dv.rollback(history, target, cat.clock.now())
+            return dv.rollback(history, target, cat.clock.now())
         except dv.VersionNotFound:
             raise _version_not_found(command.version_id, history) from None
-        try:
-            after = await cat.store.append(command.user_id, history, events)
-        except ConcurrencyConflict:
-            if attempt == cat.conflict_retries:
-                raise busy(command.name) from None
-            continue
-        latest = after.latest
-        assert latest is not None
-        return DagRolledBack(
-            name=command.name,
-            version=latest.version,
-            version_id=latest.version_id,
-            rolled_back_to=command.version_id,
-        )
-    raise AssertionError("unreachable")
+
+    after, _ = await _changed(cat, command.user_id, command.name, rollback)
+    latest = after.latest
+    assert latest is not None
+    return DagRolledBack(
+        name=command.name,
+        version=latest.version,
+        version_id=latest.version_id,
+        rolled_back_to=command.version_id,
+    )
 
 
 async def diff_versions(cat: DagCatalog, query: DiffDagVersions) -> DagVersionDiff:
