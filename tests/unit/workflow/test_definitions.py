@@ -46,12 +46,12 @@ def test_shipped_definitions_follow_the_seeds() -> None:
     ("document", "problem"),
     [
         (steps(step("a", "b"), step("b")) | {"id": "Bad Id"}, "id"),
-        (steps(step("a", "zzz"), step("b")), "steps[0].next_step: unknown step 'zzz'"),
-        (steps(step("a", "b"), step("b", "a")), "exactly one step, the last"),
-        (steps(step("a"), step("b")), "exactly one step, the last"),
+        (steps(step("a", "zzz"), step("b")), "steps[0] (a).next_step: unknown step 'zzz'"),
+        (steps(step("a", "b"), step("b", "a")), "the last step ends the workflow"),
+        (steps(step("a"), step("b")), "only the last step may end the workflow"),
         (steps(step("a", "a"), step("b")), "cycle"),
-        (steps(step("a", "b"), step("a")), "repeated: a"),
-        (steps(step("a", min_messages=5, max_messages=2)), "min_messages (5) is above"),
+        (steps(step("a", "b"), step("a")), "steps[1] (a).id: repeated"),
+        (steps(step("a", min_messages=5, max_messages=2)), "min_messages: 5 is above"),
         (steps(step("a", surprise=1)), "surprise"),
         (steps(), "steps"),
     ],
@@ -95,3 +95,43 @@ def test_checker_params_are_checked_when_definitions_load(
 @pytest.mark.parametrize("name", ["onboarding.yaml", "onboarding-classic.yaml"])
 def test_shipped_definitions_fit_their_checkers_params(name: str) -> None:
     load_definition(DEFINITIONS / name, builtin_checkers())
+
+
+@pytest.mark.parametrize(
+    ("document", "problem"),
+    [
+        (steps(step("a", "zzz"), step("b")), "steps[0] (a).next_step: unknown step 'zzz'"),
+        (
+            steps(step("a", "b"), step("a", "b"), step("b")),
+            "steps[1] (a).id: repeated; steps[0] has it too",
+        ),
+        (
+            steps(step("a", "b"), step("b", "a"), step("c")),
+            "steps[1] (b).next_step: 'a' comes earlier on the path; next_step may not form a cycle",
+        ),
+        (
+            steps(step("a"), step("b")),
+            "steps[0] (a).next_step: missing; only the last step may end the workflow",
+        ),
+        (
+            steps(step("a", "b"), step("b", "a")),
+            "steps[1] (b).next_step: must be left out; the last step ends the workflow",
+        ),
+        (
+            steps(step("a", "c"), step("b", "c"), step("c")),
+            "steps[1] (b): never reached from 'a'; no next_step leads to it",
+        ),
+        (
+            steps(step("a", min_messages=5, max_messages=2)),
+            "steps[0] (a).min_messages: 5 is above max_messages (2)",
+        ),
+    ],
+)
+def test_path_mistakes_name_the_step_and_the_field(
+    tmp_path: Path, document: dict[str, Any], problem: str
+) -> None:
+    path = tmp_path / "wf.yaml"
+    path.write_text(yaml.safe_dump(document))
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    assert caught.value.problems == [problem]

@@ -71,7 +71,11 @@ def _parse(path: Path) -> Any:
 
 
 def _locate(raw: Any, error: Any) -> str:
-    """`steps[1] (discovery).max_messages: Input should be ...` from a pydantic error."""
+    """`steps[1] (discovery).max_messages: Input should be ...` from a pydantic error.
+
+    A model's own rule (a `ValueError`) already begins with the field it concerns, relative
+    to that model: it is appended to the location as it is, without pydantic's "Value error".
+    """
     parts: list[str] = []
     loc = list(error["loc"])
     for i, token in enumerate(loc):
@@ -82,6 +86,9 @@ def _locate(raw: Any, error: Any) -> str:
         else:
             parts.append(str(token))
     where = ".".join(parts) or "document"
+    if error["type"] == "value_error":
+        rule = str(error["ctx"]["error"])
+        return f"{where}.{rule}" if parts else rule
     return f"{where}: {error['msg']}"
 
 

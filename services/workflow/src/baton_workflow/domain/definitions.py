@@ -38,7 +38,7 @@ class StepDefinition(BaseModel):
     def _min_not_above_max(self) -> StepDefinition:
         if self.min_messages > self.max_messages:
             raise ValueError(
-                f"min_messages ({self.min_messages}) is above max_messages ({self.max_messages})"
+                f"min_messages: {self.min_messages} is above max_messages ({self.max_messages})"
             )
         return self
 
@@ -46,6 +46,10 @@ class StepDefinition(BaseModel):
     def is_final(self) -> bool:
         """The last step: closing it completes the workflow."""
         return self.next_step is None
+
+
+def _at(index: int, step: StepDefinition) -> str:
+    return f"steps[{index}] ({step.id})"
 
 
 class WorkflowDefinition(BaseModel):
@@ -60,30 +64,51 @@ class WorkflowDefinition(BaseModel):
 
     @model_validator(mode="after")
     def _steps_form_one_path(self) -> WorkflowDefinition:
+        # Each problem is located as `steps[i] (id).field` so the loader can name step and field.
         ids = [s.id for s in self.steps]
-        duplicates = sorted({i for i in ids if ids.count(i) > 1})
-        if duplicates:
-            raise ValueError(f"step ids must be unique; repeated: {', '.join(duplicates)}")
+        for index, step in enumerate(self.steps):
+            if step.id in ids[:index]:
+                raise ValueError(
+                    f"{_at(index, step)}.id: repeated; steps[{ids.index(step.id)}] has it too"
+                )
         for index, step in enumerate(self.steps):
             if step.next_step is not None and step.next_step not in ids:
-                raise ValueError(f"steps[{index}].next_step: unknown step {step.next_step!r}")
-        finals = [s.id for s in self.steps if s.is_final]
-        if len(finals) != 1 or finals[0] != ids[-1]:
-            raise ValueError("exactly one step, the last, must have no next_step (the final step)")
+                raise ValueError(f"{_at(index, step)}.next_step: unknown step {step.next_step!r}")
+        self._check_one_final()
         self._check_path_visits_all(ids)
         return self
 
+    def _check_one_final(self) -> None:
+        last = len(self.steps) - 1
+        for index, step in enumerate(self.steps[:last]):
+            if step.is_final:
+                raise ValueError(
+                    f"{_at(index, step)}.next_step: missing; "
+                    "only the last step may end the workflow"
+                )
+        if not self.steps[last].is_final:
+            raise ValueError(
+                f"{_at(last, self.steps[last])}.next_step: must be left out; "
+                "the last step ends the workflow"
+            )
+
     def _check_path_visits_all(self, ids: list[str]) -> None:
-        seen: list[str] = []
-        current: str | None = ids[0]
-        while current is not None:
-            if current in seen:
-                raise ValueError(f"next_step forms a cycle through {current!r}")
-            seen.append(current)
-            current = self.step(current).next_step
-        unreachable = [i for i in ids if i not in seen]
-        if unreachable:
-            raise ValueError(f"steps never reached from {ids[0]!r}: {', '.join(unreachable)}")
+        seen: set[str] = set()
+        index: int | None = 0
+        while index is not None:
+            step = self.steps[index]
+            seen.add(step.id)
+            if step.next_step in seen:
+                raise ValueError(
+                    f"{_at(index, step)}.next_step: {step.next_step!r} comes earlier on the "
+                    "path; next_step may not form a cycle"
+                )
+            index = None if step.next_step is None else ids.index(step.next_step)
+        for index, step in enumerate(self.steps):
+            if step.id not in seen:
+                raise ValueError(
+                    f"{_at(index, step)}: never reached from {ids[0]!r}; no next_step leads to it"
+                )
 
     @cached_property
     def step_index(self) -> dict[str, StepDefinition]:
