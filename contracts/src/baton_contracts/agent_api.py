@@ -42,6 +42,9 @@ class CountInboxItems(Query):
     status: str | None = None
 
 
+AGENT_SLUG_PATTERN = r"^[a-z0-9_\-]{1,64}$"
+"""An agent profile's slug, as `agent.cmd.run` carries it (a workflow step names one)."""
+
 MAX_HISTORY_CHARS = MAX_MESSAGE_CHARS * 4
 """The longest text one history entry may carry; a longer earlier answer is sent cut to this."""
 
@@ -87,7 +90,7 @@ class RunAgent(Command):
     type: Literal["agent.run"] = "agent.run"
     subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.CMD, name="run")
     reply_model: ClassVar[ReplyModel] = AgentReply
-    agent: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_\-]+$")
+    agent: str = Field(min_length=1, max_length=64, pattern=AGENT_SLUG_PATTERN)
     instance_id: str = Field(min_length=1, max_length=128)
     current_step: str = Field(min_length=1, max_length=64)
     step_context: dict[str, Any] = Field(default_factory=dict)

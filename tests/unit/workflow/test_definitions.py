@@ -135,3 +135,15 @@ def test_path_mistakes_name_the_step_and_the_field(
     with pytest.raises(DefinitionInvalid) as caught:
         load_definition(path, builtin_checkers())
     assert caught.value.problems == [problem]
+
+
+@pytest.mark.parametrize("slug", ["Greeter", "greeter ", "inbox collector", "a.b", "x" * 65])
+def test_an_agent_slug_no_agent_profile_can_have_is_refused(tmp_path: Path, slug: str) -> None:
+    # The agent-runner's profiles and its `agent.cmd.run` take only [a-z0-9_-], at most 64:
+    # such a step could never be served, and every chat turn on it would fail.
+    path = tmp_path / "wf.yaml"
+    path.write_text(yaml.safe_dump(steps(step("a", agent_slug=slug))))
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    [found] = caught.value.problems
+    assert found.startswith("steps[0] (a).agent_slug: String should"), found

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from baton_contracts.agent_api import AGENT_SLUG_PATTERN
+
 _ID = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 
 
@@ -26,7 +28,8 @@ class StepDefinition(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=_ID.pattern)
-    agent_slug: str = Field(min_length=1)
+    # A slug no agent profile can have loads otherwise, and every turn on the step then fails.
+    agent_slug: str = Field(min_length=1, max_length=64, pattern=AGENT_SLUG_PATTERN)
     completion_criteria: list[CriterionSpec] = Field(default_factory=list)
     next_step: str | None = None
     is_required: bool = True
