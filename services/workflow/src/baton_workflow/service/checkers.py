@@ -103,7 +103,7 @@ class CheckerRegistry:
             return _failed(spec.checker, "checker error: not registered")
         try:
             async with asyncio.timeout(timeout):  # not wait_for: no task per checker call
-                return await checker(ctx, spec.params)
+                answer: object = await checker(ctx, spec.params)
         except TimeoutError:
             logger.warning("checker %s timed out after %ss", spec.checker, timeout)
             return _failed(spec.checker, f"checker error: no answer within {timeout}s")
@@ -112,6 +112,16 @@ class CheckerRegistry:
                 "checker %s failed on instance %s", spec.checker, ctx.state.instance_id
             )
             return _failed(spec.checker, f"checker error: {type(exc).__name__}: {exc}")
+        return _answered(spec.checker, answer)
+
+
+def _answered(name: str, answer: object) -> CriterionResult:
+    """A plugin's answer, checked: anything but a `CriterionResult` is a checker error (not a
+    failed command), and the result is named for the criterion it answers."""
+    if not isinstance(answer, CriterionResult):
+        logger.error("checker %s answered %r, not a CriterionResult", name, answer)
+        return _failed(name, f"checker error: answered {type(answer).__name__}, not a result")
+    return answer if answer.checker == name else answer.model_copy(update={"checker": name})
 
 
 def _failed(name: str, detail: str) -> CriterionResult:
