@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from baton_workflow.adapters.definitions import load_definition
+from baton_workflow.adapters.definitions import load_definition, load_definitions
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import DefinitionInvalid
 from baton_workflow.service.checkers import builtin_checkers
@@ -147,3 +148,13 @@ def test_an_agent_slug_no_agent_profile_can_have_is_refused(tmp_path: Path, slug
         load_definition(path, builtin_checkers())
     [found] = caught.value.problems
     assert found.startswith("steps[0] (a).agent_slug: String should"), found
+
+
+def test_two_files_with_one_workflow_id_are_both_named(tmp_path: Path) -> None:
+    document = steps(step("a"))
+    (tmp_path / "first.yaml").write_text(yaml.safe_dump(document))
+    (tmp_path / "second.json").write_text(json.dumps(document))
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definitions(tmp_path, builtin_checkers())
+    assert caught.value.source == str(tmp_path / "second.json")
+    assert caught.value.problems == [f"id: 'wf' is already defined in {tmp_path / 'first.yaml'}"]

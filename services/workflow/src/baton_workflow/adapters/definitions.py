@@ -28,11 +28,15 @@ def load_definitions(folder: Path, checkers: KnownCheckers) -> dict[str, Workflo
     if not folder.is_dir():
         raise DefinitionInvalid(str(folder), ["not a folder of workflow definitions"])
     found: dict[str, WorkflowDefinition] = {}
+    origin: dict[str, Path] = {}
     for path in sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES):
         definition = load_definition(path, checkers)
         if definition.id in found:
-            raise DefinitionInvalid(str(path), [f"id: {definition.id!r} is defined twice"])
-        found[definition.id] = definition
+            first = origin[definition.id]  # both files named: the author must pick one
+            raise DefinitionInvalid(
+                str(path), [f"id: {definition.id!r} is already defined in {first}"]
+            )
+        found[definition.id], origin[definition.id] = definition, path
     if not found:
         raise DefinitionInvalid(str(folder), ["no workflow definitions (*.yaml, *.json) found"])
     return found
