@@ -158,3 +158,41 @@ def test_two_files_with_one_workflow_id_are_both_named(tmp_path: Path) -> None:
         load_definitions(tmp_path, builtin_checkers())
     assert caught.value.source == str(tmp_path / "second.json")
     assert caught.value.problems == [f"id: 'wf' is already defined in {tmp_path / 'first.yaml'}"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        (
+            "wf.yaml",
+            "id: wf\nsteps:\n  - id: a\n    agent_slug: x\n    max_messages: 30\n"
+            "    max_messages: 3\n",
+            "key 'max_messages' is given twice",
+        ),
+        ("wf.yaml", "id: wf\nid: other\nsteps: [{id: a, agent_slug: x}]\n", "'id' is given twice"),
+        (
+            "wf.json",
+            '{"id": "wf", "steps": [{"id": "a", "agent_slug": "x", "is_required": true, '
+            '"is_required": false}]}',
+            "key 'is_required' is given twice",
+        ),
+    ],
+)
+def test_a_key_given_twice_is_refused_not_read_as_the_last(
+    tmp_path: Path, name: str, text: str, problem: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    [found] = caught.value.problems
+    assert found.startswith("cannot be read: ") and problem in found, found
+
+
+def test_a_merged_key_may_still_be_overridden(tmp_path: Path) -> None:
+    path = tmp_path / "wf.yaml"
+    path.write_text(
+        "id: wf\nsteps:\n  - &chat {id: a, agent_slug: x, max_messages: 9, next_step: b}\n"
+        "  - <<: *chat\n    id: b\n    next_step: null\n"
+    )
+    assert load_definition(path, builtin_checkers()).step("b").max_messages == 9
