@@ -196,3 +196,23 @@ def test_a_merged_key_may_still_be_overridden(tmp_path: Path) -> None:
         "  - <<: *chat\n    id: b\n    next_step: null\n"
     )
     assert load_definition(path, builtin_checkers()).step("b").max_messages == 9
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        ("wf.yaml", "", "document: the file is empty; a definition is a mapping with id and steps"),
+        ("wf.yaml", "# only a comment\n", "document: the file is empty; a definition is"),
+        ("wf.yaml", "- id: a\n", "document: a list, not a mapping with id and steps"),
+        ("wf.json", '"onboarding"', "document: a str, not a mapping with id and steps"),
+    ],
+)
+def test_an_empty_or_shapeless_file_says_so(
+    tmp_path: Path, name: str, text: str, problem: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    [found] = caught.value.problems
+    assert found.startswith(problem), found

@@ -46,6 +46,13 @@ def load_definitions(folder: Path, checkers: KnownCheckers) -> dict[str, Workflo
 def load_definition(path: Path, checkers: KnownCheckers) -> WorkflowDefinition:
     """One file, parsed and validated; problems name the step and the field."""
     raw = _parse(path)
+    if not isinstance(raw, dict):  # pydantic would name its own class, not the mistake
+        problem = (
+            "the file is empty; a definition is a mapping with id and steps"
+            if raw is None
+            else f"a {type(raw).__name__}, not a mapping with id and steps"
+        )
+        raise DefinitionInvalid(str(path), [f"document: {problem}"])
     try:
         definition = WorkflowDefinition.model_validate(raw)
     except ValidationError as exc:
