@@ -9,7 +9,7 @@ import pytest
 from baton_workflow.domain.criteria import CriterionResult
 from baton_workflow.domain.definitions import CriterionSpec, StepDefinition
 from baton_workflow.domain.state import InstanceState
-from baton_workflow.service.checkers import CheckContext, CheckerRegistry
+from baton_workflow.service.checkers import CheckContext, CheckerParams, CheckerRegistry
 
 from .conftest import T0
 
@@ -61,3 +61,24 @@ async def test_a_result_is_named_for_the_criterion_it_answers() -> None:
 
     report = await registry.evaluate(context(), [CriterionSpec(checker="copied")], 1.0)
     assert report.missing() == ["copied: consent=False"]
+
+
+async def test_a_checker_class_registers_like_a_function() -> None:
+    # Issue 3: adding a checker is registering one class or function.
+    registry = CheckerRegistry()
+
+    @registry.register("consent", params=CheckerParams)
+    class Consent:
+        async def __call__(self, ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+            return CriterionResult(checker="consent", met=bool(ctx.state.shared.get("consent")))
+
+    @registry.register("plain")
+    def plain(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        return CriterionResult(checker="plain", met=True)
+
+    specs = [CriterionSpec(checker="consent"), CriterionSpec(checker="plain")]
+    report = await registry.evaluate(context(), specs, 1.0)
+    assert [(r.checker, r.met, r.error) for r in report.results] == [
+        ("consent", False, False),
+        ("plain", True, False),
+    ]

@@ -1,6 +1,7 @@
-"""Criteria checkers in a registry; adding one is registering one async function.
+"""Criteria checkers in a registry; adding one is registering one function or class.
 
-A checker gets a `CheckContext` and its parameters and returns a `CriterionResult`. A checker
+A checker gets a `CheckContext` and its parameters and returns a `CriterionResult` (or an
+awaitable of one); a class is registered as one instance of it, made with no arguments. A checker
 that raises or times out is logged and counts as not met, named as a checker error: an
 instance never crashes on a checker (seed 000, risks). A checker registered with a `params`
 model has its parameters checked when definitions load, so a typo (`min_item: 3`) stops the
@@ -11,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,7 +40,8 @@ class CheckContext:
     agent_runner: AgentRunnerQueries
 
 
-Checker = Callable[[CheckContext, dict[str, Any]], Awaitable[CriterionResult]]
+Checker = Callable[[CheckContext, dict[str, Any]], Awaitable[CriterionResult] | CriterionResult]
+Registered = TypeVar("Registered", bound=Callable[..., Any])
 
 
 class CheckerParams(BaseModel):
@@ -56,14 +59,15 @@ class CheckerRegistry:
 
     def register(
         self, name: str, params: type[BaseModel] | None = None
-    ) -> Callable[[Checker], Checker]:
+    ) -> Callable[[Registered], Registered]:
         """Decorator: `@registry.register("my_check", params=MyParams)` over
-        `async def check(ctx, params)`; the checker still gets the parameters as a dict."""
+        `async def check(ctx, params)`, a plain function, or a class whose instances are such
+        callables; the checker still gets the parameters as a dict."""
 
-        def add(checker: Checker) -> Checker:
+        def add(checker: Registered) -> Registered:
             if name in self._checkers:
                 raise ValueError(f"checker {name!r} is registered twice")
-            self._checkers[name] = checker
+            self._checkers[name] = checker() if inspect.isclass(checker) else checker
             self._params[name] = params
             return checker
 
@@ -103,7 +107,9 @@ class CheckerRegistry:
             return _failed(spec.checker, "checker error: not registered")
         try:
             async with asyncio.timeout(timeout):  # not wait_for: no task per checker call
-                answer: object = await checker(ctx, spec.params)
+                answer: object = checker(ctx, spec.params)
+                if inspect.isawaitable(answer):
+                    answer = await answer
         except TimeoutError:
             logger.warning("checker %s timed out after %ss", spec.checker, timeout)
             return _failed(spec.checker, f"checker error: no answer within {timeout}s")
