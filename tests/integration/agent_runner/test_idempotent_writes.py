@@ -88,3 +88,28 @@ async def _retried_turns(client: Client, config: AgentRunnerSettings) -> None:
         assert await request(client, deferred, timeout=5.0) == Count(count=0)
     finally:
         await app.stop()
+
+
+async def test_a_retried_turn_does_not_count_its_own_items_twice(
+    nats_url: str, database_url: str, client: Client, tmp_path: Path
+) -> None:
+    # The first attempt saved both items and crashed before its reply was recorded; the retry
+    # must answer as the first attempt did: two items so far, not four and "done".
+    replies = CrashingReplyLog()
+    config = settings(nats_url, database_url, memory_backend="sql", qdrant_path=tmp_path / "q")
+    app = build(config, replies=replies)
+    await app.start()
+    try:
+        talk = Conversation(client, "hal")
+        message = "pay rent\nfix bike\nthat's all"
+        try:
+            await talk.say("inbox_collector", "brain_dump", message, key="k-dump")
+            raise AssertionError("the first attempt should have crashed")
+        except RemoteError as exc:
+            assert exc.code == ErrorCode.INTERNAL
+        retried = await talk.say("inbox_collector", "brain_dump", message, key="k-dump")
+        assert "Items so far: 2." in retried.message
+        assert retried.workflow_signal.action == "stay"
+        assert await request(client, CountInboxItems(user_id="hal"), timeout=5.0) == Count(count=2)
+    finally:
+        await app.stop()

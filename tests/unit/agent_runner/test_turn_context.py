@@ -35,10 +35,12 @@ class Stores:
     async def unannounced(self, user_id: str) -> list[Mention]:
         return []
 
-    async def count(self, user_id: str, status: str | None) -> int:
+    async def count(self, user_id: str, status: str | None, before_turn: str | None = None) -> int:
         return self.items
 
-    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
+    async def add(
+        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+    ) -> None:
         self.items += len(items)
 
     async def get(self, user_id: str, key: str) -> AgentReply | None:

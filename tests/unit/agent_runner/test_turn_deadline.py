@@ -62,11 +62,13 @@ class Stores:
         self.reads += 1
         return []
 
-    async def count(self, user_id: str, status: str | None) -> int:
+    async def count(self, user_id: str, status: str | None, before_turn: str | None = None) -> int:
         self.reads += 1
         return len(self.items)
 
-    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
+    async def add(
+        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+    ) -> None:
         self.items += items
 
     async def get(self, user_id: str, key: str) -> AgentReply | None:
@@ -170,7 +172,9 @@ class SlowInbox(Stores):
         super().__init__()
         self.delay = delay
 
-    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
+    async def add(
+        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+    ) -> None:
         await asyncio.sleep(self.delay)
         self.items += items
 

@@ -49,6 +49,9 @@ inbox_items = Table(
     # False for an item that was deferred until the inbox collector has told the user about
     # it: the brain dump's start promotes deferred items, its first turn mentions them.
     Column("announced", Boolean, nullable=False, server_default=true()),
+    # The idempotency key of the turn that saved the item (NULL for items saved before step 6):
+    # a retried turn counts the inbox without the items its first attempt already saved.
+    Column("turn_key", String(200), nullable=True),
     Index("ix_agent_inbox_user", "user_id", "status"),
 )
 memory_facts = Table(
@@ -144,7 +147,21 @@ def _create_claims_v5(conn: Connection) -> None:
     _claims_table(MetaData(), *unlogged).create(conn, checkfirst=True)
 
 
-STEPS = [_create_v1, _create_v2, _add_announced_v3, _index_created_at_v4, _create_claims_v5]
+def _add_turn_key_v6(conn: Connection) -> None:
+    # Step 1 creates today's table, which has the column already.
+    if "turn_key" in {c["name"] for c in inspect(conn).get_columns(inbox_items.name)}:
+        return
+    conn.execute(text(f"ALTER TABLE {inbox_items.name} ADD COLUMN turn_key VARCHAR(200)"))
+
+
+STEPS = [
+    _create_v1,
+    _create_v2,
+    _add_announced_v3,
+    _index_created_at_v4,
+    _create_claims_v5,
+    _add_turn_key_v6,
+]
 """Migration steps of the agent-runner's tables; append, never edit."""
 
 Clock = Callable[[], datetime]

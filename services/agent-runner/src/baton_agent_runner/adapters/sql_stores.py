@@ -24,6 +24,7 @@ _COUNT_ITEMS = {
     False: "SELECT count(*) FROM agent_inbox_items WHERE user_id = $1 AND status <> $2",
     True: "SELECT count(*) FROM agent_inbox_items WHERE user_id = $1 AND status = $2",
 }
+_NOT_OF_TURN = " AND turn_key IS DISTINCT FROM $3"
 
 
 class SqlInboxStore:
@@ -35,8 +36,11 @@ class SqlInboxStore:
             index_elements=["item_id"]
         )
 
-    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
-        """Save items with `source="onboarding"`; an id already saved is skipped (a retry)."""
+    async def add(
+        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+    ) -> None:
+        """Save items with `source="onboarding"`, of the turn `turn_key`; an id already saved
+        is skipped (a retry)."""
         if not items:
             return
         now = self._now()
@@ -48,6 +52,7 @@ class SqlInboxStore:
                 "source": "onboarding",
                 "status": item.status,
                 "announced": item.status != "deferred",
+                "turn_key": turn_key,
                 # One turn's items keep their order when listed newest first.
                 "created_at": now + timedelta(microseconds=index),
             }
@@ -93,20 +98,20 @@ class SqlInboxStore:
             async with write_transaction(self._engine) as conn:
                 await conn.execute(update(inbox_items).where(told).values(announced=True))
 
-    async def count(self, user_id: str, status: str | None) -> int:
-        """Items with `status`; None counts every item that is not deferred."""
+    async def count(self, user_id: str, status: str | None, before_turn: str | None = None) -> int:
+        """Items with `status`; None counts every item that is not deferred. With
+        `before_turn`, that turn's own items are left out (see `InboxStore.count`)."""
         if raw_postgres.is_postgres(self._engine):
+            query, args = _COUNT_ITEMS[bool(status)], [user_id, status or "deferred"]
+            if before_turn is not None:
+                query, args = query + _NOT_OF_TURN, [*args, before_turn]
             with reachable("inbox"):
-                found = await raw_postgres.fetchval(
-                    self._engine,
-                    "inbox",
-                    _COUNT_ITEMS[bool(status)],
-                    user_id,
-                    status or "deferred",
-                )
+                found = await raw_postgres.fetchval(self._engine, "inbox", query, *args)
             return int(found or 0)
         where = inbox_items.c.user_id == user_id
         where &= inbox_items.c.status == status if status else inbox_items.c.status != "deferred"
+        if before_turn is not None:
+            where &= inbox_items.c.turn_key.is_distinct_from(before_turn)
         with reachable("inbox"):
             async with self._engine.connect() as conn:
                 return int(await conn.scalar(select(func.count()).where(where)) or 0)

@@ -62,8 +62,11 @@ class Mention:
 class InboxStore(Protocol):
     """The user's inbox items; deferred ones wait for the brain dump."""
 
-    async def add(self, user_id: str, items: list[NewInboxItem]) -> None:
-        """Save items with `source="onboarding"`; an item whose id is already saved is skipped."""
+    async def add(
+        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+    ) -> None:
+        """Save items with `source="onboarding"`, as the items of the turn `turn_key`; an item
+        whose id is already saved is skipped."""
 
     async def promote_deferred(self, user_id: str) -> int:
         """Turn the user's deferred items into new ones (the brain dump started); how many."""
@@ -75,8 +78,10 @@ class InboxStore(Protocol):
     async def mark_announced(self, user_id: str, item_ids: list[str]) -> None:
         """The user was told about these items (a reply naming them was recorded)."""
 
-    async def count(self, user_id: str, status: str | None) -> int:
-        """Items with that status (None: every item that is not deferred)."""
+    async def count(self, user_id: str, status: str | None, before_turn: str | None = None) -> int:
+        """Items with that status (None: every item that is not deferred); with `before_turn`,
+        without the items of that turn (its first attempt saved them, then failed: its retry
+        must count the inbox as the first attempt did)."""
 
     async def list_items(self, user_id: str, limit: int) -> list[InboxItem]:
         """Up to `limit` of the user's items that are not deferred, newest first."""

@@ -191,7 +191,11 @@ class AgentRunner:
             history=[entry.model_dump() for entry in cmd.history],
             can_complete=cmd.can_complete,
             facts=await self.memory.facts(cmd.user_id, PRIORITIES) if "facts" in reads else {},
-            inbox_count=await self.inbox.count(cmd.user_id, None) if "inbox_count" in reads else 0,
+            inbox_count=(
+                await self.inbox.count(cmd.user_id, None, before_turn=cmd.idempotency_key)
+                if "inbox_count" in reads
+                else 0
+            ),
             promoted=promoted,
             language=_language(cmd),
             messages_in_step=_count(cmd.step_context, "messages_in_step"),
@@ -244,7 +248,7 @@ class AgentRunner:
             await self.memory.put_fact(cmd.user_id, PRIORITIES, area, text)
         items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data)
         if items:
-            await self.inbox.add(cmd.user_id, items)
+            await self.inbox.add(cmd.user_id, items, turn_key=cmd.idempotency_key)
 
 
 def _language(cmd: RunAgent) -> Lang:
