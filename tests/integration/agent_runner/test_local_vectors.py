@@ -66,3 +66,14 @@ async def test_a_write_is_searchable_listed_and_counted_at_once(store: Mem0Memor
     assert [f.key for f in await store.search("bob", "cello lessons on monday", None, 40)].count(
         "new"
     ) == 0
+
+
+async def test_writes_of_one_key_at_once_keep_one_fact(store: Mem0MemoryStore) -> None:
+    # Two turns of one user naming the same area at the same moment: the second must find
+    # the first's fact and correct it, not add a second fact that the count would see.
+    texts = [f"my startup, take {n}" for n in range(3)]
+    await asyncio.gather(*(store.put_fact("ann", "priorities", "work", t) for t in texts))
+    await asyncio.gather(*(store.put_fact("cat", "priorities", "work", t) for t in texts))
+    assert await store.count("ann", "priorities") == 21
+    assert await store.count("cat", "priorities") == 1
+    assert (await store.facts("cat", "priorities"))["work"] in texts

@@ -122,25 +122,33 @@ class Mem0MemoryStore:
             raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
 
     async def _rows(self, user_id: str, **where: str) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = await self._call(self._rows_now, user_id, where)
+        return rows
+
+    def _rows_now(self, user_id: str, where: dict[str, str]) -> list[dict[str, Any]]:
+        """On the memory thread: the user's facts whose metadata has the `where` values."""
         if self._index is not None:
-            rows: list[dict[str, Any]] = await self._call(self._index.rows, user_id, where)
-            return rows
+            return self._index.rows(user_id, where)
         filters = {"user_id": user_id, **where}
-        found = await self._call(self._memory.get_all, filters=filters, top_k=10_000)
+        found = self._memory.get_all(filters=filters, top_k=10_000)
         listed: list[dict[str, Any]] = found.get("results", [])
         return listed
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Add the fact, or update the one with the same category and key (a correction)."""
-        same = await self._rows(user_id, category=category, key=key)
+        # The look and the write in one call on the memory thread: two writes of the same key
+        # at once (two turns of the user) must not both find nothing and both add a fact.
+        await self._call(self._put_now, user_id, category, key, text)
+
+    def _put_now(self, user_id: str, category: str, key: str, text: str) -> None:
+        same = self._rows_now(user_id, {"category": category, "key": key})
         if same:
-            await self._call(self._write, user_id, self._memory.update, same[0]["id"], data=text)
+            self._write(user_id, self._memory.update, same[0]["id"], data=text)
             return
         metadata = {"category": category, "key": key}
-        await self._call(
-            self._write, user_id, self._memory.add, text, user_id=user_id, infer=False,
-            metadata=metadata,
-        )  # fmt: skip
+        self._write(
+            user_id, self._memory.add, text, user_id=user_id, infer=False, metadata=metadata
+        )
 
     def _write(self, owner: str, fn: Any, /, *args: Any, **kwargs: Any) -> None:
         """On the memory thread: a write, then the index takes the written point again."""
