@@ -97,3 +97,13 @@ async def test_timeout_is_unavailable_with_one_request_and_nothing_recorded(
     fake_openai.mode = "valid"
     reply = await request(client, _turn("k-slow"), timeout=10.0)  # the retry reaches the model
     assert isinstance(reply, AgentReply) and reply.step_completed
+
+
+async def test_a_malformed_reply_still_counts_the_tokens_it_took(
+    openai_runner: Any, client: Client, fake_openai: FakeOpenAI
+) -> None:
+    # The endpoint was paid for the 120 tokens of the reply it could not get right.
+    fake_openai.mode = "malformed"
+    reply = await request(client, _turn("k-paid"), timeout=10.0)
+    assert isinstance(reply, AgentReply) and reply.workflow_signal.action == "stay"
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (100, 20)

@@ -10,7 +10,7 @@ from typing import Any
 from openai import APIError, AsyncOpenAI
 from openai.types import chat
 from pydantic import ValidationError
-from pydantic_ai import Agent, NativeOutput
+from pydantic_ai import Agent, NativeOutput, capture_run_messages
 from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
 from pydantic_ai.messages import (
     ModelMessage,
@@ -129,6 +129,15 @@ def openai_model(settings: OpenAISettings, name: str) -> OpenAIChatModel:
     return _EndpointModel(name, provider=OpenAIProvider(openai_client=client))
 
 
+def _usage_of(messages: list[ModelMessage]) -> TokenUsage:
+    """The tokens of the model's answers among `messages` (those of a failed run)."""
+    answers = [m.usage for m in messages if isinstance(m, ModelResponse)]
+    return TokenUsage(
+        input_tokens=sum(u.input_tokens or 0 for u in answers),
+        output_tokens=sum(u.output_tokens or 0 for u in answers),
+    )
+
+
 @dataclass
 class AgentFactory:
     """The `AgentModels` port: one PydanticAI agent per profile and language, built once."""
@@ -150,12 +159,14 @@ class AgentFactory:
     async def answer(self, profile: Profile, turn: scripted.Turn) -> ModelAnswer:
         """Run the profile's agent on the turn; its failures become the port's two errors."""
         agent = self.agent(profile, turn.language)
-        try:
-            result = await agent.run(render_prompt(turn))
-        except (UnexpectedModelBehavior, ValidationError) as exc:
-            raise ModelReplyInvalid(str(exc)) from exc
-        except (APIError, AgentRunError) as exc:
-            raise ModelUnavailable(repr(exc)) from exc
+        with capture_run_messages() as messages:
+            try:
+                result = await agent.run(render_prompt(turn))
+            except (UnexpectedModelBehavior, ValidationError) as exc:
+                # The answer was paid for even though it is unusable: keep its tokens.
+                raise ModelReplyInvalid(str(exc), _usage_of(messages)) from exc
+            except (APIError, AgentRunError) as exc:
+                raise ModelUnavailable(repr(exc)) from exc
         usage = TokenUsage(
             input_tokens=result.usage.input_tokens or 0,
             output_tokens=result.usage.output_tokens or 0,

@@ -27,7 +27,12 @@ class ModelFailed(Exception):
 
 
 class ModelReplyInvalid(Exception):
-    """The model answered something that is not a valid structured reply."""
+    """The model answered something that is not a valid structured reply; `usage` is what
+    that answer took (it was paid for all the same)."""
+
+    def __init__(self, message: str, usage: TokenUsage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage or TokenUsage()
 
 
 class MemoryStore(Protocol):

@@ -230,7 +230,7 @@ class AgentRunner:
                 answer = await self.agents.answer(profile, turn)
         except ModelReplyInvalid as exc:
             logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)
-            return AgentOutput(message=FALLBACK[turn.language]), TokenUsage(), False
+            return AgentOutput(message=FALLBACK[turn.language]), exc.usage, False
         except (TimeoutError, ModelUnavailable) as exc:
             logger.warning("agent %s failed: %r", profile.slug, exc)
             raise RemoteError(
