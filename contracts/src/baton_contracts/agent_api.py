@@ -29,7 +29,7 @@ class CountMemoryFacts(Query):
     subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.QUERY, name="memory_facts")
     reply_model: ClassVar[ReplyModel] = Count
     user_id: str
-    category: str | None = None
+    category: str | None = Field(default=None, min_length=1, max_length=64)
 
 
 class CountInboxItems(Query):

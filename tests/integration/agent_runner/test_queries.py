@@ -16,6 +16,7 @@ from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import (
     Count,
     CountInboxItems,
+    CountMemoryFacts,
     InboxItems,
     ListInboxItems,
     ListMemoryFacts,
@@ -122,6 +123,7 @@ async def _newest_first_without_deferred(client: Client, config: AgentRunnerSett
         (ListInboxItems, {"user_id": "u", "limit": 1001}, "limit"),
         (ListInboxItems, {"user_id": " "}, "user_id"),
         (ListMemoryFacts, {"user_id": "u", "category": ""}, "category"),
+        (CountMemoryFacts, {"user_id": "u", "category": ""}, "category"),
         (ListMemoryFacts, {"user_id": "u", "query": ""}, "query"),
         (ListMemoryFacts, {"user_id": ""}, "user_id"),
     ],
