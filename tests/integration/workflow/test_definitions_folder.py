@@ -13,6 +13,7 @@ from nats.aio.client import Client
 
 from baton_contracts.workflow_api import SignalWorkflow, StartWorkflow, WorkflowSignal
 from baton_workflow.bootstrap import build
+from baton_workflow.domain.errors import DefinitionInvalid
 
 from .conftest import FakeAgentRunner, ask, workflow_settings
 
@@ -122,3 +123,50 @@ def test_an_invalid_definition_stops_the_service_naming_file_step_and_field(
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert str(path) in last and message in last, last
+
+
+TWO_STEPS = """
+id: {id}
+steps:
+  - id: {first}
+    agent_slug: greeter
+    next_step: done
+  - id: done
+    agent_slug: coordinator
+"""
+
+
+async def test_definitions_that_drop_a_step_active_instances_are_on_stop_the_start(
+    nats_url: str, sqlite_url: str, tmp_path: Path, client: Client, agent_runner: FakeAgentRunner
+) -> None:
+    folder = tmp_path / "defs"
+    write(folder, "intake.yaml", TWO_STEPS.format(id="intake", first="hello"))
+    write(folder, "survey.yaml", TWO_STEPS.format(id="survey", first="ask"))
+    settings = workflow_settings(nats_url, sqlite_url, workflow_definitions_dir=folder)
+    app = build(settings)
+    await app.start()
+    try:
+        for user in ("pat", "sam"):
+            await ask(client, StartWorkflow(user_id=user, workflow_id="intake"))
+        await ask(client, StartWorkflow(user_id="pat", workflow_id="survey"))
+    finally:
+        await app.stop()
+    # A deploy renames the step two instances are on, and removes the other workflow.
+    write(folder, "intake.yaml", TWO_STEPS.format(id="intake", first="welcome"))
+    (folder / "survey.yaml").unlink()
+    refusing = build(settings)
+    with pytest.raises(DefinitionInvalid) as refused:
+        await refusing.start()
+    await refusing.stop()
+    assert refused.value.source == str(folder)
+    assert refused.value.problems == [
+        "intake.steps: no step 'hello', but 2 active instance(s) are on it; keep the step "
+        "until they have moved on",
+        "survey: no longer defined, but 1 active instance(s) are of it",
+    ]
+    # Put back as it was, the service starts and the instances carry on.
+    write(folder, "intake.yaml", TWO_STEPS.format(id="intake", first="hello"))
+    write(folder, "survey.yaml", TWO_STEPS.format(id="survey", first="ask"))
+    again = build(settings)
+    await again.start()
+    await again.stop()

@@ -32,9 +32,11 @@ from baton_workflow.adapters.clock import SystemClock
 from baton_workflow.adapters.dag_definitions import SqlDagDefinitions
 from baton_workflow.adapters.dag_runs import SqlDagRuns
 from baton_workflow.adapters.definitions import load_definitions
-from baton_workflow.adapters.instances import SqlInstanceRepository
+from baton_workflow.adapters.instances import SqlInstanceRepository, active_steps
 from baton_workflow.adapters.skills import build_skills
 from baton_workflow.adapters.tools import StepToolsConfig, build_tools
+from baton_workflow.domain.definitions import stranded
+from baton_workflow.domain.errors import DefinitionInvalid
 from baton_workflow.entrypoints.subscribers import subscribe
 from baton_workflow.service.checkers import (
     CheckerRegistry,
@@ -85,6 +87,15 @@ class WorkflowApp:
         await self.store.migrate()
         await migrate(self.store.engine, read_model.COMPONENT, read_model.STEPS)
         await migrate(self.store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
+        await self._check_active_instances()
+
+    async def _check_active_instances(self) -> None:
+        """Refuse to start on definitions that dropped a workflow or a step active instances are
+        on: every turn of theirs would fail, so the deploy is stopped instead (DefinitionInvalid,
+        naming the folder, the workflow, the step and how many instances)."""
+        problems = stranded(await active_steps(self.store), self.services.definitions)
+        if problems:
+            raise DefinitionInvalid(str(self.settings.workflow_definitions_dir), problems)
 
     async def stop(self) -> None:
         """Stop the relay (finishing its batch), the broker, and the database pool."""

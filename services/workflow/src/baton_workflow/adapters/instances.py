@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from baton_contracts import Event as WireEvent
 from baton_contracts.workflow_api import InstanceView
@@ -170,3 +170,16 @@ def _new_event(event_id: UUID, event: DomainEvent, wire: WireEvent | None) -> Ne
     return NewEvent(
         event_id=event_id, type=event.type, payload=event_payload(event), publish=publish
     )
+
+
+async def active_steps(store: SqlEventStore) -> dict[tuple[str, str], int]:
+    """How many instances are active, by (workflow id, current step)."""
+    wi = workflow_instances.c
+    query = (
+        select(wi.workflow_id, wi.current_step, func.count())
+        .where(wi.status == "active")
+        .group_by(wi.workflow_id, wi.current_step)
+    )
+    async with store.reader.connect() as conn:
+        rows = (await conn.execute(query)).all()
+    return {(workflow_id, step): int(count) for workflow_id, step, count in rows}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
@@ -145,3 +146,23 @@ class WorkflowDefinition(BaseModel):
     def checker_names(self) -> set[str]:
         """Every checker any step names (to verify against the registry at load time)."""
         return {c.checker for s in self.steps for c in s.completion_criteria}
+
+
+def stranded(
+    active: Mapping[tuple[str, str], int], definitions: Mapping[str, WorkflowDefinition]
+) -> list[str]:
+    """What would strand active instances: `active` counts them by (workflow id, current step);
+    a workflow or a step they are on that `definitions` no longer has is a problem each."""
+    problems = []
+    for (workflow_id, step_id), count in sorted(active.items()):
+        definition = definitions.get(workflow_id)
+        if definition is None:
+            problems.append(
+                f"{workflow_id}: no longer defined, but {count} active instance(s) are of it"
+            )
+        elif step_id not in definition.step_index:
+            problems.append(
+                f"{workflow_id}.steps: no step {step_id!r}, but {count} active instance(s) are "
+                "on it; keep the step until they have moved on"
+            )
+    return problems
