@@ -169,14 +169,15 @@ async def test_a_workflow_whose_first_step_is_the_brain_dump_promotes_at_start(
     assert await inbox_soon(client, "pia") == ["water plants"]
 
 
-async def test_a_database_of_the_second_schema_gains_the_announced_column(
+async def test_a_database_of_the_second_schema_gains_the_later_columns(
     sqlite_url: str,
 ) -> None:
     engine = create_engine(sqlite_url)
     try:
         assert await migrate(engine, sql.COMPONENT, sql.STEPS[:2]) == 2
         async with engine.begin() as conn:  # the table as the second schema made it
-            await conn.execute(text("ALTER TABLE agent_inbox_items DROP COLUMN announced"))
+            for later in ("announced", "turn_key"):  # columns of steps 3 and 6
+                await conn.execute(text(f"ALTER TABLE agent_inbox_items DROP COLUMN {later}"))
             for item_id, status in (("a", "new"), ("b", "deferred")):
                 await conn.execute(
                     text(
@@ -189,5 +190,6 @@ async def test_a_database_of_the_second_schema_gains_the_announced_column(
         store = sql_stores.SqlInboxStore(engine, lambda: datetime.now(UTC))
         assert [m.content for m in await store.unannounced("u")] == ["b"]
         assert await store.count("u", "new") == 2
+        assert await store.count("u", "new", before_turn="t1") == 2  # turn_key is back, NULL
     finally:
         await engine.dispose()
