@@ -238,6 +238,7 @@ function resetWorkspace() {
   state.lastSeq = null;
   state.lastVersion = 0;
   state.draft = null;
+  setSending(false); // a turn still in flight belongs to the workspace being left
   state.shown.clear();
   $("chat-log").replaceChildren();
   $("event-log").replaceChildren();
@@ -347,11 +348,13 @@ async function send(event) {
   // The same text sent again after a failure keeps its id, so the turn is counted once.
   if (!state.draft || state.draft.text !== text) state.draft = { text, id: newId() };
   const id = state.draft.id;
+  const instance = state.instance;
   clearError();
   setSending(true);
   addMessage({ role: "user", text, client_message_id: id, pending: true });
   try {
     const answer = await api("POST", instancePath("/messages"), { text, client_message_id: id });
+    if (state.instance !== instance) return; // signed out or switched meanwhile: not for this page
     addMessage({ role: "user", text, client_message_id: id });
     addMessage(answer.reply);
     if (box.value === text) box.value = "";
@@ -361,6 +364,7 @@ async function send(event) {
     renderProgress(answer.progress);
     refreshSoon();
   } catch (error) {
+    if (state.instance !== instance) return;
     dropMessage(`${id}:user`);
     setSending(false);
     showError(error, "Your message was not sent");

@@ -1,0 +1,44 @@
+"""The console when things go wrong around it: answers that come late, a gateway away."""
+
+from __future__ import annotations
+
+import asyncio
+
+from playwright.async_api import Route, expect
+
+from .conftest import Console
+
+
+async def test_an_answer_that_arrives_after_sign_out_stays_out_of_the_next_workspace(
+    console: Console,
+) -> None:
+    await console.open()
+    await console.sign_in("quinn")
+    await console.start()
+    answer_may_go = asyncio.Event()
+
+    async def hold_the_answer(route: Route) -> None:
+        if route.request.method != "POST":
+            await route.continue_()
+            return
+        answer = await route.fetch()  # quinn's turn is recorded; the page hears of it later
+        await answer_may_go.wait()
+        await route.fulfill(response=answer)
+
+    await console.page.route("**/messages", hold_the_answer)
+    await console.page.get_by_label("Your message").fill("Hello there")
+    await console.page.get_by_label("Your message").press("Enter")
+    await expect(console.page.locator("#chat-status")).to_have_text("Waiting for the agent…")
+    await console.page.get_by_role("button", name="Sign out").click()
+    await console.sign_in("rita")
+    await console.start()
+    await console.live()
+    await expect(console.page.get_by_role("button", name="Send")).to_be_enabled()
+
+    answer_may_go.set()
+    await console.page.wait_for_timeout(1000)  # room for quinn's answer to (wrongly) land
+    assert await console.messages() == []
+    assert await console.step() == "greeting" and await console.progress() == 0
+    await expect(console.page.get_by_role("alert")).to_be_hidden()
+    assert await console.say("Hello there")  # rita's own turn goes through
+    assert len(await console.messages()) == 2
