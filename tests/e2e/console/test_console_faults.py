@@ -42,3 +42,17 @@ async def test_an_answer_that_arrives_after_sign_out_stays_out_of_the_next_works
     await expect(console.page.get_by_role("alert")).to_be_hidden()
     assert await console.say("Hello there")  # rita's own turn goes through
     assert len(await console.messages()) == 2
+
+
+async def test_a_reload_while_the_gateway_is_away_keeps_the_sign_in(console: Console) -> None:
+    await console.open()
+    await console.sign_in("sasha")
+    await console.start()
+    await console.page.route("**/api/me", lambda route: route.abort("connectionrefused"))
+    await console.open(console.page.url)  # reloaded while the gateway does not answer
+    await expect(console.page.get_by_role("alert")).to_contain_text("did not answer")
+
+    await console.page.unroute("**/api/me")
+    await console.open(console.page.url)  # the gateway is back: the same session goes on
+    await console.expect_signed_in("sasha")
+    await console.expect_step("greeting")

@@ -156,7 +156,7 @@ async function enter() {
     state.userId = (await api("GET", "/api/me")).user_id;
   } catch (error) {
     const wasToken = error.status === 401;
-    forgetToken();
+    if (wasToken) forgetToken(); // kept otherwise: a reload signs in once the gateway is back
     showSignIn();
     showError(error, wasToken ? "This token was refused" : "Signing in");
     return;
