@@ -6,7 +6,7 @@ import asyncio
 
 from playwright.async_api import Route, expect
 
-from .conftest import Console
+from .conftest import Console, Stack
 
 
 async def test_an_answer_that_arrives_after_sign_out_stays_out_of_the_next_workspace(
@@ -56,3 +56,20 @@ async def test_a_reload_while_the_gateway_is_away_keeps_the_sign_in(console: Con
     await console.open(console.page.url)  # the gateway is back: the same session goes on
     await console.expect_signed_in("sasha")
     await console.expect_step("greeting")
+
+
+async def test_a_pasted_token_no_header_can_carry_is_refused_as_a_token(
+    console: Console, stack: Stack
+) -> None:
+    production = await stack.gateway(dev_sign_in=False)
+    await console.open(production.url)
+    token_box = console.page.get_by_label("Bearer token")
+    alert = console.page.get_by_role("alert")
+    for pasted in ["eyJhbGciOi\nJIUzI1NiJ9.e30.sig", "токен"]:  # a line break; not ASCII
+        await token_box.fill(pasted)
+        await console.page.get_by_role("button", name="Use this token").click()
+        await expect(alert).to_contain_text("This token was refused")
+        await expect(alert).not_to_contain_text("did not answer")
+        await expect(token_box).to_have_value(pasted)
+        stored = await console.page.evaluate("sessionStorage.getItem('baton.console.token')")
+        assert stored is None

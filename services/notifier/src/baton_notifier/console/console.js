@@ -6,6 +6,9 @@ const TOKEN_KEY = "baton.console.token";
 const INSTANCE_KEY = "baton.console.instance."; // + user id
 const REFRESH_DELAY_MS = 150;
 const MAX_RETRY_MS = 10000;
+// RFC 6750's b64token: anything else (a space, a line break, a letter outside ASCII) cannot go
+// into a header, and fetch would fail as if the gateway were down.
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 const $ = (id) => document.getElementById(id);
 
@@ -153,9 +156,13 @@ async function useToken(token) {
 
 async function enter() {
   try {
+    if (!BEARER_TOKEN.test(state.token)) {
+      throw new ApiError(0, "invalid_token",
+        "a token is one word of letters, digits and - . _ ~ + / (no spaces or line breaks)");
+    }
     state.userId = (await api("GET", "/api/me")).user_id;
   } catch (error) {
-    const wasToken = error.status === 401;
+    const wasToken = error.status === 401 || error.code === "invalid_token";
     if (wasToken) forgetToken(); // kept otherwise: a reload signs in once the gateway is back
     showSignIn();
     showError(error, wasToken ? "This token was refused" : "Signing in");
