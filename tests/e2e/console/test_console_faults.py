@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from playwright.async_api import Route, expect
 
 from .conftest import Console, Stack
@@ -73,3 +74,37 @@ async def test_a_pasted_token_no_header_can_carry_is_refused_as_a_token(
         await expect(token_box).to_have_value(pasted)
         stored = await console.page.evaluate("sessionStorage.getItem('baton.console.token')")
         assert stored is None
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [("GET", "**/api/workflows/active"), ("POST", "**/api/workflows")]
+)
+async def test_an_onboarding_found_or_started_after_sign_out_is_not_opened(
+    console: Console, method: str, path: str
+) -> None:
+    await console.open()
+    answer_may_go = asyncio.Event()
+
+    async def hold_the_answer(route: Route) -> None:
+        if route.request.method != method:
+            await route.continue_()
+            return
+        answer = await route.fetch()
+        await answer_may_go.wait()
+        await route.fulfill(response=answer)
+
+    await console.page.route(path, hold_the_answer)
+    if method == "POST":
+        await console.sign_in("uma")
+        await console.page.get_by_role("button", name="Start onboarding").click()
+    else:  # an onboarding uma started elsewhere, found while she signs in
+        await console.page.get_by_label("Your name").fill("uma")
+        await console.page.get_by_role("button", name="Sign in").click()
+        await console.expect_signed_in("uma")
+    await console.page.get_by_role("button", name="Sign out").click()
+    answer_may_go.set()
+    await console.page.wait_for_timeout(1000)  # room for the answer to (wrongly) open it
+    await expect(console.page.locator("#workspace")).to_be_hidden()
+    await expect(console.page.locator("#start")).to_be_hidden()
+    await expect(console.page.get_by_role("alert")).to_be_hidden()
+    await expect(console.page.get_by_label("Your name")).to_be_focused()

@@ -196,6 +196,7 @@ function signOut() {
 
 async function findInstance() {
   // The API is the source of truth; the tab's memory only finds a completed onboarding again.
+  const token = state.token;
   const active = await api("GET", "/api/workflows/active");
   let found = active.instances.find((instance) => instance.workflow_id === WORKFLOW_ID);
   const saved = sessionStorage.getItem(INSTANCE_KEY + state.userId);
@@ -207,6 +208,7 @@ async function findInstance() {
       sessionStorage.removeItem(INSTANCE_KEY + state.userId);
     }
   }
+  if (state.token !== token) return; // signed out (or in as someone else) meanwhile
   if (found) {
     await open(found);
   } else {
@@ -217,10 +219,12 @@ async function findInstance() {
 
 async function start() {
   clearError();
+  const token = state.token;
   $("start-button").disabled = true;
   try {
     // 201 for a new instance, 200 with the one already active: either way, that is ours.
-    await open(await api("POST", "/api/workflows", { workflow_id: WORKFLOW_ID }));
+    const instance = await api("POST", "/api/workflows", { workflow_id: WORKFLOW_ID });
+    if (state.token === token) await open(instance); // unless signed out meanwhile
   } catch (error) {
     showError(error, "Starting the onboarding");
   } finally {
