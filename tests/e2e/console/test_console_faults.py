@@ -108,3 +108,22 @@ async def test_an_onboarding_found_or_started_after_sign_out_is_not_opened(
     await expect(console.page.locator("#start")).to_be_hidden()
     await expect(console.page.get_by_role("alert")).to_be_hidden()
     await expect(console.page.get_by_label("Your name")).to_be_focused()
+
+
+async def test_dismissing_an_error_by_keyboard_keeps_the_focus_in_the_page(
+    console: Console,
+) -> None:
+    await console.open()
+    await console.sign_in("wanda")
+    await console.start()
+    box = console.page.get_by_label("Your message")
+    await box.fill("x" * 8001)
+    await box.press("Enter")
+    dismiss = console.page.get_by_role("button", name="Dismiss")
+    await expect(dismiss).to_be_visible()
+    await dismiss.focus()
+    await console.page.keyboard.press("Enter")
+    await expect(console.page.get_by_role("alert")).to_be_hidden()
+    await expect(console.page.locator("#main")).to_be_focused()  # not lost to <body>
+    await console.page.keyboard.press("Tab")
+    await expect(box).to_be_focused()  # the next Tab goes on where the work is

@@ -93,6 +93,11 @@ function clearError() {
   $("alert").hidden = true;
 }
 
+function dismissError() {
+  clearError();
+  $("main").focus(); // the Dismiss button just hid itself: keep a keyboard user in the page
+}
+
 function element(tag, attributes = {}, text = "") {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
@@ -581,7 +586,7 @@ async function boot() {
   $("chat-form").addEventListener("submit", send);
   $("chat-text").addEventListener("keydown", sendOnEnter);
   $("explain-refresh").addEventListener("click", explainAgain);
-  $("alert-close").addEventListener("click", clearError);
+  $("alert-close").addEventListener("click", dismissError);
   window.addEventListener("hashchange", tokenHandedOver);
   tokenFromFragment();
   try {
