@@ -1,7 +1,8 @@
 """A DAG run's log events as the contract events the platform sees (live clients, consumers).
 
-Not every fact is published: condition results and retry timers stay in the log; a step's
-status changes, the run's start and end, and notifications go out. Each wire event takes the
+Not every fact is published: which branch a condition chose and when a retry is due stay in
+the log; every change of a step's status (a condition's decision included), the run's start
+and end, and notifications go out. Each wire event takes the
 id of the stored event it comes from, so the relay's `Nats-Msg-Id` makes a republish a no-op.
 """
 
@@ -87,6 +88,7 @@ _STATUS: dict[type, str] = {
     re.StepSucceeded: "success",
     re.StepFailed: "error",
     re.StepSkipped: "skipped",
+    re.ConditionEvaluated: "success",  # a condition step is decided in one event
     re.DelayStarted: "waiting",
     re.RetryScheduled: "waiting",
 }
