@@ -361,6 +361,34 @@ def test_a_timed_out_step_can_be_retried() -> None:
     ]
 
 
+def test_a_delay_longer_than_its_step_timeout_times_out_and_can_be_retried() -> None:
+    document = workflow(
+        {"id": "wait", "type": "delay", "delay": "10s", "timeout": "2s", "onError": "retry",
+         "retryMax": 1, "retryDelay": "1s"},
+        {"id": "after", "prompt": "Never", "dependsOn": ["wait"]},
+    )  # fmt: skip
+    run = Run(document)
+    assert run.decide(0).wake_at == at(2)  # the timeout, not the delay
+    assert brief(run.decide(2).events) == [
+        ("step_failed", "wait", "timeout"),
+        ("retry_scheduled", "wait"),
+    ]
+    assert run.state.step("wait").error == "step timed out after 2s"
+    assert brief(run.decide(3).events) == [("delay_started", "wait")]  # attempt 2 waits again
+    assert run.state.step("wait").attempt == 2
+    assert brief(run.decide(5).events) == [
+        ("step_failed", "wait", "timeout"),
+        ("step_skipped", "after", "run_stopped"),
+        ("completed", "error"),
+    ]
+
+
+def test_a_delay_within_its_step_timeout_succeeds() -> None:
+    run = Run(workflow({"id": "wait", "type": "delay", "delay": "2s", "timeout": "2s"}))
+    assert run.decide(0).wake_at == at(2)
+    assert brief(run.decide(2).events) == [("step_succeeded", "wait"), ("completed", "success")]
+
+
 def test_a_late_result_after_a_timeout_is_ignored() -> None:
     document = workflow(
         {"id": "slow", "prompt": "x", "timeout": "1m", "onError": "retry", "retryMax": 1}

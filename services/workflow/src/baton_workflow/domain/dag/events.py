@@ -148,7 +148,8 @@ class ConditionEvaluated(_RunEvent):
 
 
 class DelayStarted(_RunEvent):
-    """A delay step is waiting; it succeeds when `due_at` has passed."""
+    """A delay step is waiting until `due_at`: it succeeds then, or times out then when its
+    step timeout is shorter than its delay."""
 
     type: Literal["workflow_run.delay_started"] = "workflow_run.delay_started"
     step_id: str

@@ -116,11 +116,21 @@ def _apply_to_step(state: RunState, step: StepState, event: RunEvent) -> StepSta
             return _skipped(step, event)
         case ConditionEvaluated() if step.status == "pending":
             return _decided(step, event)
-        case DelayStarted() if step.status == "pending":
-            return replace(
-                step, status="waiting", attempt=1, started_at=event.at, due_at=event.due_at
-            )
+        case DelayStarted() if step.status in ("pending", "retry_wait"):
+            return _waiting(step, event)
     return step
+
+
+def _waiting(step: StepState, event: DelayStarted) -> StepState:
+    return replace(
+        step,
+        status="waiting",
+        attempt=step.attempt + 1,
+        started_at=step.started_at or event.at,
+        attempt_started_at=event.at,
+        due_at=event.due_at,
+        error="",
+    )
 
 
 def _decided(step: StepState, event: ConditionEvaluated) -> StepState:

@@ -87,7 +87,10 @@ def _delay(batch: Batch, step: Step) -> None:
         batch.emit(_started(batch, step, StepInput()))
         batch.succeed(step.id, f"(dry-run) would wait {step.delay}")
         return
-    due_at = later(batch.now, step.delay_delta)
+    # A step timeout shorter than the delay ends the wait then (`delay_timed_out`).
+    limit = batch.timeouts.limit(step)
+    wait = step.delay_delta if limit is None else min(step.delay_delta, limit)
+    due_at = later(batch.now, wait)
     batch.emit(
         DelayStarted(run_id=batch.state.run_id, at=batch.now, step_id=step.id, due_at=due_at)
     )

@@ -238,10 +238,19 @@ def _timers(batch: Batch) -> None:
         return waiting and st.due_at is not None and batch.now >= st.due_at
 
     for step in _each(batch, due):
-        if batch.state.step(step.id).status == "retry_wait":
+        state = batch.state.step(step.id)
+        if state.status == "retry_wait":
             launch(batch, step)
+        elif _delay_timed_out(batch, step):
+            batch.fail(step.id, timed_out(step, state), "timeout")
         else:
             batch.succeed(step.id, f"waited {step.delay}")
+
+
+def _delay_timed_out(batch: Batch, step: Step) -> bool:
+    """A delay whose step timeout is shorter than the delay: its wait ended at the timeout."""
+    limit = batch.timeouts.limit(step)
+    return limit is not None and limit < step.delay_delta
 
 
 def _start_ready(batch: Batch) -> None:
