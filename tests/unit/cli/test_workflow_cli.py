@@ -838,3 +838,16 @@ def test_an_error_without_the_common_body_still_prints_cleanly(
     assert result.exit_code == 1
     assert "HTTP 500" in result.stderr and "Internal Server Error" in result.stderr
     no_traceback(result)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://[::1", "notaurl", "127.0.0.1:8080", "ftp://gw.test", "http://", "http://gw:port"],
+)
+def test_a_bad_url_is_a_usage_error_naming_it(cli: Invoke, gateway: FakeGateway, url: str) -> None:
+    for given in (["--url", url], []):
+        result = cli(*given, "list", env={"BATON_URL": url})
+        assert result.exit_code == 2, result.stderr
+        assert result.stderr.startswith("error: --url / BATON_URL: ") and url in result.stderr
+        no_traceback(result)
+    assert gateway.requests == []

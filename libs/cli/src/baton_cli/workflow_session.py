@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 DEFAULT_URL = "http://127.0.0.1:8080"
 LOCAL_TOKEN_TTL = "1h"
 NO_TOKEN = "set BATON_TOKEN (see `baton token`)"
+URL_OPTION = "--url / BATON_URL"
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ class Session:
     def client(self) -> GatewayClient:
         """The gateway client; resolving the token may fail with a usage error."""
         if self._client is None:
-            self._client = GatewayClient(self.url, self._token(), transport=self.deps.transport)
+            url, token = checked_url(self.url), self._token()
+            self._client = GatewayClient(url, token, transport=self.deps.transport)
         return self._client
 
     def _token(self) -> str:
@@ -72,6 +74,19 @@ class Session:
         """Release the client, if one was made."""
         if self._client is not None:
             self._client.close()
+
+
+def checked_url(url: str) -> str:
+    """`url` if it is an http(s) URL with a host; a usage error naming the option otherwise."""
+    import httpx
+
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise InputError(f"{URL_OPTION}: not a valid URL ({exc}), got {url!r}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise InputError(f"{URL_OPTION}: expected http://HOST[:PORT] or https://..., got {url!r}")
+    return url
 
 
 def local_gateway_url(data_dir: Path) -> str | None:
