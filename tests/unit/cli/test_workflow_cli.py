@@ -851,3 +851,21 @@ def test_a_bad_url_is_a_usage_error_naming_it(cli: Invoke, gateway: FakeGateway,
         assert result.stderr.startswith("error: --url / BATON_URL: ") and url in result.stderr
         no_traceback(result)
     assert gateway.requests == []
+
+
+@pytest.mark.parametrize("token", ["tök", "a\nb", "a b"])
+def test_a_token_that_cannot_be_a_jwt_is_a_usage_error(
+    cli: Invoke, gateway: FakeGateway, token: str
+) -> None:
+    result = cli("list", env={"BATON_TOKEN": token})
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: --token / BATON_TOKEN: ")
+    no_traceback(result)
+    assert gateway.requests == []
+
+
+def test_a_token_with_surrounding_whitespace_is_used_trimmed(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    ok(cli("list", env={"BATON_TOKEN": f" {TOKEN}\r\n"}))
+    assert gateway.requests[-1].headers["Authorization"] == f"Bearer {TOKEN}"

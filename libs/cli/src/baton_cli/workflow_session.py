@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import getpass
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 LOCAL_TOKEN_TTL = "1h"
 NO_TOKEN = "set BATON_TOKEN (see `baton token`)"
 URL_OPTION = "--url / BATON_URL"
+TOKEN_OPTION = "--token / BATON_TOKEN"
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,8 @@ class Session:
         return self._client
 
     def _token(self) -> str:
-        if self.token:
-            return self.token
+        if self.token and self.token.strip():
+            return checked_token(self.token.strip())
         local = local_gateway_url(self.data_dir)
         if local is not None and local.rstrip("/") == self.url.rstrip("/"):
             # The embedded gateway of this data dir: sign with its dev secret, as `baton token`.
@@ -87,6 +89,20 @@ def checked_url(url: str) -> str:
     if parsed.scheme not in ("http", "https") or not parsed.host:
         raise InputError(f"{URL_OPTION}: expected http://HOST[:PORT] or https://..., got {url!r}")
     return url
+
+
+def checked_token(token: str) -> str:
+    """`token` if it can go in an HTTP header as a JWT can; a usage error otherwise.
+
+    The token is a secret: the error says where the bad character is, never what the token is.
+    """
+    for position, char in enumerate(token, start=1):
+        if not "!" <= char <= "~":
+            raise InputError(
+                f"{TOKEN_OPTION}: a bearer token is printable ASCII without spaces; character "
+                f"{position} of {len(token)} is {unicodedata.name(char, repr(char))}"
+            )
+    return token
 
 
 def local_gateway_url(data_dir: Path) -> str | None:
