@@ -869,3 +869,12 @@ def test_a_token_with_surrounding_whitespace_is_used_trimmed(
 ) -> None:
     ok(cli("list", env={"BATON_TOKEN": f" {TOKEN}\r\n"}))
     assert gateway.requests[-1].headers["Authorization"] == f"Bearer {TOKEN}"
+
+
+def test_validate_a_name_that_is_also_a_directory_validates_the_stored_workflow(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gateway.store({**RESEARCH, "name": "docs"})
+    (tmp_path / "docs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert "workflow docs is valid" in ok(cli("validate", "docs"))

@@ -66,15 +66,18 @@ def validate(
     """Validate a workflow file (JSON, or YAML by .yaml/.yml) or a stored workflow by name."""
     session = session_of(ctx)
     path = Path(target)
+    # A directory named like the workflow (`docs`, `tests`) must not hide it: only a file
+    # is read, and a path that is not a name is read anyway so its problem is reported.
+    is_file = path.is_file() or (path.exists() and not NAME.match(target))
     with reporting(not_found=f"workflow {target} not found", invalid=f"workflow {target}"):
-        if path.exists():
+        if is_file:
             name = _validated(session, load_document(path))
         elif NAME.match(target):
             name = target
             session.client().validate(target)
         else:
             raise InputError(f"{target}: no such file (and not a workflow name)")
-    typer.echo(f"workflow {name} is valid" + (f" ({target})" if path.exists() else ""))
+    typer.echo(f"workflow {name} is valid" + (f" ({target})" if is_file else ""))
 
 
 def create(
