@@ -878,3 +878,20 @@ def test_validate_a_name_that_is_also_a_directory_validates_the_stored_workflow(
     (tmp_path / "docs").mkdir()
     monkeypatch.chdir(tmp_path)
     assert "workflow docs is valid" in ok(cli("validate", "docs"))
+
+
+@pytest.mark.parametrize("run_id", [".", ".."])
+def test_a_dot_run_id_is_looked_up_as_a_run_not_another_route(
+    cli: Invoke, gateway: FakeGateway, run_id: str
+) -> None:
+    _finished_run(gateway, "r1", "research-and-summarize")
+    result = cli("status", run_id)
+    assert result.exit_code == 1 and f"run {run_id} not found" in result.stderr
+    assert gateway.requests[-1].url.raw_path.endswith(b"/workflow-runs/" + b"%2E" * len(run_id))
+
+
+@pytest.mark.parametrize("command", ["status", "messages", "cancel"])
+def test_an_empty_run_id_is_a_usage_error(cli: Invoke, gateway: FakeGateway, command: str) -> None:
+    result = cli(command, " ")
+    assert result.exit_code == 2 and "RUN_ID" in result.stderr
+    assert gateway.requests == []

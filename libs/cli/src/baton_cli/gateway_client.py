@@ -59,7 +59,12 @@ class GatewayError(CliError):
 
 
 def _segment(value: str) -> str:
-    """A path segment, escaped so a name or id can never change which route is called."""
+    """A path segment, escaped so a name or id can never change which route is called.
+
+    `.` and `..` are escaped too: left as they are, the URL would resolve them to the parent.
+    """
+    if value.strip(".") == "":
+        return "%2E" * len(value)
     return quote(value, safe="@")
 
 

@@ -28,4 +28,16 @@ Name = Annotated[
         metavar="NAME", help="Workflow name.", show_default=False, callback=checked_name
     ),
 ]
-RunId = Annotated[str, typer.Argument(metavar="RUN_ID", help="Run id.", show_default=False)]
+
+
+def checked_run_id(value: str) -> str:
+    """A run id that names something: an empty one would call the route above it."""
+    if not value.strip():
+        raise typer.BadParameter("must not be empty")
+    return value
+
+
+RunId = Annotated[
+    str,
+    typer.Argument(metavar="RUN_ID", help="Run id.", show_default=False, callback=checked_run_id),
+]
