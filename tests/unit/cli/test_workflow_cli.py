@@ -895,3 +895,22 @@ def test_an_empty_run_id_is_a_usage_error(cli: Invoke, gateway: FakeGateway, com
     result = cli(command, " ")
     assert result.exit_code == 2 and "RUN_ID" in result.stderr
     assert gateway.requests == []
+
+
+@pytest.mark.parametrize("status", [502, 504])
+def test_wait_rides_out_a_proxy_that_has_lost_the_gateway(
+    cli: Invoke, gateway: FakeGateway, monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    import httpx
+
+    gateway.store(RESEARCH)
+    handle, lost = gateway.handle, [MAX_UNREACHABLE_POLLS - 1]
+
+    def behind_a_proxy(request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/workflow-runs/") and lost[0] > 0:
+            lost[0] -= 1
+            return httpx.Response(status, text="<html>Bad Gateway</html>")
+        return handle(request)
+
+    monkeypatch.setattr(gateway, "handle", behind_a_proxy)
+    assert "success" in ok(cli("run", "research-and-summarize", "--wait"))

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import httpx
 
 DEFAULT_TIMEOUT = 30.0
+UNREACHABLE_STATUSES = frozenset({502, 503, 504})
 
 Json = dict[str, Any]
 
@@ -54,8 +55,9 @@ class GatewayError(CliError):
 
     @property
     def unreachable(self) -> bool:
-        """True when no answer came, or the gateway said its backend is unavailable (503)."""
-        return self.status is None or self.status == 503
+        """True when no answer came, the gateway said its backend is unavailable (503), or a
+        proxy in front of it could not reach it (502, 504), as while it restarts."""
+        return self.status is None or self.status in UNREACHABLE_STATUSES
 
 
 def _segment(value: str) -> str:
@@ -198,7 +200,7 @@ def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
         for d in details
         if isinstance(d, dict)
     )
-    if status == 503:
+    if status in UNREACHABLE_STATUSES:
         message = f"cannot reach the gateway at {base_url}: {message}"
     elif status == 401:
         message = f"the gateway refused the token: {message} (set BATON_TOKEN; see `baton token`)"
