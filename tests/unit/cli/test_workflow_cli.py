@@ -14,9 +14,11 @@ import yaml  # type: ignore[import-untyped]
 from rich.console import Console
 from typer.testing import CliRunner, Result
 
+from baton_auth.tokens import user_id_problem
 from baton_cli.main import app
 from baton_cli.state import UpState, write_state
 from baton_cli.workflow_render import steps_table
+from baton_cli.workflow_session import default_user
 from baton_cli.workflow_wait import MAX_UNREACHABLE_POLLS, POLL_INTERVAL
 from baton_cli.workflows import WorkflowCliDeps
 
@@ -914,3 +916,12 @@ def test_wait_rides_out_a_proxy_that_has_lost_the_gateway(
 
     monkeypatch.setattr(gateway, "handle", behind_a_proxy)
     assert "success" in ok(cli("run", "research-and-summarize", "--wait"))
+
+
+@pytest.mark.parametrize(
+    ("login", "user"),
+    [("alex", "alex"), ("first.last", "first-last"), ("a b*c>d", "a-b-c-d"), ("...", "local")],
+)
+def test_the_default_user_is_the_login_name_made_fit_for_a_user_id(login: str, user: str) -> None:
+    assert default_user(lambda: login) == user
+    assert user_id_problem(default_user(lambda: login)) is None

@@ -113,12 +113,18 @@ def local_gateway_url(data_dir: Path) -> str | None:
         return None
 
 
-def default_user() -> str:
-    """Who a locally minted token names when `--user` is not given: the login name."""
+def default_user(login: Callable[[], str] = getpass.getuser) -> str:
+    """Who a locally minted token names when `--user` is not given: the login name, with each
+    character a user id cannot hold (`.`, `*`, `>`, white space) as `-` (`first.last` is the
+    user `first-last`); `local` when there is no login name."""
     try:
-        return getpass.getuser()
+        name = login()
     except (KeyError, OSError):
         return "local"
+    from baton_auth.tokens import MAX_USER_ID_CHARS  # the JWT stack, only when minting
+
+    fit = "".join("-" if c in ".*>" or c.isspace() or not c.isprintable() else c for c in name)
+    return fit[:MAX_USER_ID_CHARS] if fit.strip("-") else "local"
 
 
 def session_of(ctx: typer.Context) -> Session:
