@@ -216,3 +216,12 @@ def test_an_empty_or_shapeless_file_says_so(
         load_definition(path, builtin_checkers())
     [found] = caught.value.problems
     assert found.startswith(problem), found
+
+
+@pytest.mark.parametrize("name", ["wf.json", "wf.yaml"])
+def test_a_file_saved_with_a_byte_order_mark_loads(tmp_path: Path, name: str) -> None:
+    # Windows editors save UTF-8 with a BOM; it marks the encoding, it is not content.
+    path = tmp_path / name
+    dump = json.dumps if name.endswith(".json") else yaml.safe_dump
+    path.write_text(dump(steps(step("a"))), encoding="utf-8-sig")
+    assert load_definition(path, builtin_checkers()).id == "wf"

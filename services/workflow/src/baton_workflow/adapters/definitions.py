@@ -109,7 +109,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _parse(path: Path) -> Any:
     # A key given twice is a mistake (which one was meant?), not a silent override.
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (Windows editors write one) marks the encoding, it is
+        # not content; `json` refuses a document that starts with one.
+        text = path.read_text(encoding="utf-8-sig")
         if path.suffix == ".json":
             return json.loads(text, object_pairs_hook=_unique_object)
         return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: no Python objects
