@@ -225,3 +225,35 @@ def test_a_file_saved_with_a_byte_order_mark_loads(tmp_path: Path, name: str) ->
     dump = json.dumps if name.endswith(".json") else yaml.safe_dump
     path.write_text(dump(steps(step("a"))), encoding="utf-8-sig")
     assert load_definition(path, builtin_checkers()).id == "wf"
+
+
+def _hidden_files(folder: Path) -> None:
+    """What macOS and editors leave next to a definition: none of it is a definition."""
+    (folder / "._wf.yaml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")
+    (folder / ".#wf.yaml").symlink_to("alice@host.1234:1700000000")  # Emacs lock: dangling
+    (folder / ".wf.yaml.swp").write_bytes(b"b0VIM 9.0\x00")
+    (folder / ".draft.json").write_text("{")
+
+
+def test_hidden_files_in_the_folder_are_not_definitions(tmp_path: Path) -> None:
+    (tmp_path / "wf.yaml").write_text(yaml.safe_dump(steps(step("a"))))
+    _hidden_files(tmp_path)
+    assert list(load_definitions(tmp_path, builtin_checkers())) == ["wf"]
+
+
+def test_an_invalid_file_next_to_hidden_ones_still_stops_the_load(tmp_path: Path) -> None:
+    (tmp_path / "wf.yaml").write_text(yaml.safe_dump(steps(step("a", max_messages="ten"))))
+    _hidden_files(tmp_path)
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definitions(tmp_path, builtin_checkers())
+    assert caught.value.source == str(tmp_path / "wf.yaml")
+
+
+def test_a_folder_of_only_hidden_files_says_they_are_skipped(tmp_path: Path) -> None:
+    _hidden_files(tmp_path)
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definitions(tmp_path, builtin_checkers())
+    assert caught.value.problems == [
+        "no workflow definitions (*.yaml, *.yml, *.json) found; "
+        "files whose name starts with '.' are skipped"
+    ]

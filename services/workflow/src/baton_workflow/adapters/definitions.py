@@ -30,7 +30,7 @@ def load_definitions(folder: Path, checkers: KnownCheckers) -> dict[str, Workflo
         raise DefinitionInvalid(str(folder), ["not a folder of workflow definitions"])
     found: dict[str, WorkflowDefinition] = {}
     origin: dict[str, Path] = {}
-    for path in sorted(p for p in folder.iterdir() if p.suffix in SUFFIXES):
+    for path in sorted(p for p in folder.iterdir() if _is_definition_file(p)):
         definition = load_definition(path, checkers)
         if definition.id in found:
             first = origin[definition.id]  # both files named: the author must pick one
@@ -39,8 +39,21 @@ def load_definitions(folder: Path, checkers: KnownCheckers) -> dict[str, Workflo
             )
         found[definition.id], origin[definition.id] = definition, path
     if not found:
-        raise DefinitionInvalid(str(folder), ["no workflow definitions (*.yaml, *.json) found"])
+        raise DefinitionInvalid(
+            str(folder),
+            [
+                "no workflow definitions (*.yaml, *.yml, *.json) found; "
+                "files whose name starts with '.' are skipped"
+            ],
+        )
     return found
+
+
+def _is_definition_file(path: Path) -> bool:
+    # A dotfile is never an author's definition: macOS leaves `._x.yaml` (binary metadata),
+    # Emacs `.#x.yaml` (a lock, often a dangling link), Vim `.x.yaml.swp`. Read as one, any of
+    # them would stop the service.
+    return path.suffix in SUFFIXES and not path.name.startswith(".")
 
 
 def load_definition(path: Path, checkers: KnownCheckers) -> WorkflowDefinition:
