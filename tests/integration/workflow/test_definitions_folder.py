@@ -91,6 +91,11 @@ async def test_a_checker_module_adds_a_checker_without_touching_the_core(
             "steps[1] (b).max_messages: Input should be a valid integer",
         ),
         (
+            "id: bad\nsteps:\n  - id: a\n    agent_slug: x\n    next_step: b\n"
+            '  - id: b\n    agent_slug: y\n    is_required: "no"\n',
+            'steps[1] (b).is_required: Input should be a valid boolean, got the string "no"',
+        ),
+        (
             "id: bad\nsteps:\n  - id: a\n    agent_slug: x\n    completion_criteria:\n"
             "      - checker: telepathy\n",
             "steps[0] (a).completion_criteria[0].checker: unknown checker 'telepathy'",

@@ -257,3 +257,42 @@ def test_a_folder_of_only_hidden_files_says_they_are_skipped(tmp_path: Path) -> 
         "no workflow definitions (*.yaml, *.yml, *.json) found; "
         "files whose name starts with '.' are skipped"
     ]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("is_required", "yes", 'Input should be a valid boolean, got the string "yes"'),
+        ("is_required", "false", 'Input should be a valid boolean, got the string "false"'),
+        ("is_required", 1, "Input should be a valid boolean, got the number 1"),
+        ("is_required", 0, "Input should be a valid boolean, got the number 0"),
+        ("min_messages", "5", 'Input should be a valid integer, got the string "5"'),
+        ("min_messages", 5.0, "Input should be a valid integer, got the number 5.0"),
+        ("min_messages", True, "Input should be a valid integer, got the boolean true"),
+        ("max_messages", "10", 'Input should be a valid integer, got the string "10"'),
+        ("max_messages", None, "Input should be a valid integer, got null"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_refused_not_converted(
+    tmp_path: Path, field: str, value: Any, problem: str
+) -> None:
+    # A definition is written by people: "yes" or "5" in quotes, or 5.0, is a mistake to
+    # point at, not a value to guess (pydantic's lax mode read "false" as False, 5.0 as 5).
+    path = tmp_path / "wf.json"
+    path.write_text(json.dumps(steps(step("a", "b"), step("b", **{field: value}))))
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    assert caught.value.source == str(path)
+    assert caught.value.problems == [f"steps[1] (b).{field}: {problem}"]
+
+
+def test_yaml_booleans_and_whole_numbers_load_as_written(tmp_path: Path) -> None:
+    # YAML gives real bools (`true`, and YAML 1.1's `yes`/`no`) and ints: no coercion needed.
+    path = tmp_path / "wf.yaml"
+    path.write_text(
+        "id: wf\nsteps:\n  - {id: a, agent_slug: x, is_required: no, min_messages: 2, "
+        "max_messages: 4, next_step: b}\n  - {id: b, agent_slug: y, is_required: true}\n"
+    )
+    definition = load_definition(path, builtin_checkers())
+    a, b = definition.path()
+    assert (a.is_required, a.min_messages, a.max_messages, b.is_required) == (False, 2, 4, True)

@@ -152,7 +152,23 @@ def _locate(raw: Any, error: Any) -> str:
     if error["type"] == "value_error":
         rule = str(error["ctx"]["error"])
         return f"{where}.{rule}" if parts else rule
+    if error["type"].endswith("_type"):  # "should be a valid integer" reads wrong next to `"5"`
+        return f"{where}: {error['msg']}, got {_given(error.get('input'))}"
     return f"{where}: {error['msg']}"
+
+
+def _given(value: Any) -> str:
+    """What the author wrote, as YAML and JSON spell it: `the string "5"`, `the number 5.0`."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {json.dumps(value)}"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else f"{value[:40]}..."
+        return f"the string {json.dumps(shown, ensure_ascii=False)}"
+    return "a mapping" if isinstance(value, dict) else f"a {type(value).__name__}"
 
 
 def _step_name(raw: Any, index: int) -> str:

@@ -13,11 +13,16 @@ from baton_contracts.agent_api import AGENT_SLUG_PATTERN
 
 _ID = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 
+# Strict: a definition is written by people, and YAML and JSON already give real bools and
+# ints. Lax mode read `is_required: "false"` as False, `1` as True, `min_messages: "5"` or
+# `5.0` as 5 and `true` as 1: each a mistake to point at, not a value to guess.
+_STRICT = ConfigDict(frozen=True, extra="forbid", strict=True)
+
 
 class CriterionSpec(BaseModel):
     """One completion criterion: a registered checker name and its parameters."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _STRICT
 
     checker: str = Field(min_length=1)
     params: dict[str, Any] = Field(default_factory=dict)
@@ -26,7 +31,7 @@ class CriterionSpec(BaseModel):
 class StepDefinition(BaseModel):
     """A step: which agent serves it, when it may close, and where it leads."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _STRICT
 
     id: str = Field(pattern=_ID.pattern)
     # A slug no agent profile can have loads otherwise, and every turn on the step then fails.
@@ -59,7 +64,7 @@ def _at(index: int, step: StepDefinition) -> str:
 class WorkflowDefinition(BaseModel):
     """A conversation workflow: steps in order, starting at the first, ending at the final one."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = _STRICT
 
     id: str = Field(pattern=_ID.pattern)
     title: str = ""
