@@ -25,6 +25,7 @@ from baton_workflow.domain.events import (
     StepChanged,
 )
 from baton_workflow.domain.lifecycle import allowed
+from baton_workflow.domain.progress import step_progress
 from baton_workflow.domain.state import InstanceState
 
 
@@ -226,9 +227,6 @@ def needs_criteria(state: InstanceState, command: Command, definition: WorkflowD
 
 
 def progress(state: InstanceState, definition: WorkflowDefinition) -> float:
-    """Completed steps over the steps before the final one (seed 000 §7: 1/3 = 33%)."""
-    if state.status == "completed":
-        return 1.0
-    before_final = {s.id for s in definition.path() if not s.is_final}
-    done = len(before_final.intersection(state.steps_completed))
-    return round(done / len(before_final), 4) if before_final else 0.0
+    """Steps done (completed or skipped) over the steps before the final one (seed 000 §7:
+    greeting done, discovery active = 1/3 = 33%)."""
+    return step_progress(definition, state.current_step, state.status, state.steps_completed)[1]

@@ -10,11 +10,11 @@ from baton_contracts.workflow_api import (
     InstanceView,
     ProgressView,
     StepProgress,
-    StepStatus,
 )
 from baton_workflow.domain.criteria import CriteriaReport
 from baton_workflow.domain.decide import progress
 from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.progress import step_progress
 from baton_workflow.domain.state import InstanceState
 
 
@@ -38,14 +38,10 @@ def instance_view(
 
 def progress_view(view: InstanceView, definition: WorkflowDefinition) -> ProgressView:
     """Seed 001 component 10, from the read row."""
-    done = set(view.context.get("steps_completed", []))
+    done = view.context.get("steps_completed", [])
+    statuses, share = step_progress(definition, view.current_step, view.status, done)
     steps = [
-        StepProgress(
-            id=s.id,
-            title=s.title or s.id,
-            agent_slug=s.agent_slug,
-            status=_status(s.id, view, done),
-        )
+        StepProgress(id=s.id, title=s.title or s.id, agent_slug=s.agent_slug, status=statuses[s.id])
         for s in definition.path()
     ]
     return ProgressView(
@@ -54,14 +50,8 @@ def progress_view(view: InstanceView, definition: WorkflowDefinition) -> Progres
         status=view.status,
         steps=steps,
         messages_in_step=view.messages_in_step,
-        completion_percentage=round(view.progress * 100, 2),
+        completion_percentage=round(share * 100, 2),
     )
-
-
-def _status(step_id: str, view: InstanceView, done: set[str]) -> StepStatus:
-    if step_id in done:
-        return "completed"
-    return "active" if step_id == view.current_step and view.status == "active" else "pending"
 
 
 def explanation(
