@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection
@@ -66,3 +68,27 @@ async def test_a_schema_newer_than_the_code_is_refused_naming_the_setting(
         f"BATON_DATABASE_URL: cannot use {sqlite_url}: the schema of 'newer' is at version 2, "
         "newer than this code (1 step); run a release that knows it"
     )
+
+
+async def test_an_engine_opened_while_a_fresh_database_is_being_written_waits_for_it(
+    tmp_path: Path,
+) -> None:
+    # A fresh file is in rollback-journal mode until a first connection switches it to WAL;
+    # switching takes the write lock, and SQLite answers "database is locked" at once, busy
+    # timeout or not, while another connection holds it (seen: six components migrating one
+    # fresh database together, on a busy machine, one failed to connect).
+    path = tmp_path / "baton.db"
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("CREATE TABLE first (id INTEGER PRIMARY KEY)")
+    release = asyncio.get_running_loop().call_later(0.3, writer.execute, "COMMIT")
+    engine = create_engine(f"sqlite+aiosqlite:///{path}")
+    try:
+        assert await migrate(engine, "late", _table("late")) == 1
+        async with engine.connect() as conn:
+            mode = (await conn.exec_driver_sql("PRAGMA journal_mode")).scalar()
+        assert mode == "wal"
+    finally:
+        release.cancel()
+        await engine.dispose()
+        writer.close()

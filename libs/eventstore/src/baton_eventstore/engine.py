@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -61,13 +63,37 @@ def _sqlite_engine(url: str, **kwargs: Any) -> AsyncEngine:
     @event.listens_for(engine.sync_engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+        dbapi_connection.run_async(_use_wal)
+        cursor = dbapi_connection.cursor()
         # NORMAL under WAL loses at most the last commits on power loss, never corrupts.
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.close()
 
     return engine
+
+
+async def _use_wal(conn: Any) -> None:
+    """Put the database in WAL mode (the file keeps it), waiting out another writer.
+
+    Switching a file to WAL takes its write lock, and while another connection holds that
+    lock SQLite answers "database is locked" at once, without calling the busy handler: a
+    fresh database's first connections (components migrating it together) met that and
+    failed to connect. They retry here, as the busy handler would, up to the busy timeout,
+    sleeping on the event loop; a file already in WAL mode answers at once.
+    """
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    pause = 0.001
+    while True:
+        try:
+            await (await conn.execute("PRAGMA journal_mode=WAL")).close()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                raise
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def write_lock(engine: AsyncEngine) -> asyncio.Lock:
