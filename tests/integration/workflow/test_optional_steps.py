@@ -121,3 +121,33 @@ async def test_a_skipped_step_shows_as_skipped_and_counts_as_passed(gateway: Any
         "completed",
     ]
     assert progress["completion_percentage"] == 100.0
+
+
+async def test_explain_says_an_optional_step_closes_on_the_signal_alone(gateway: Any) -> None:
+    user = User(gateway, "opt")
+    await user.start()
+    await user.signal(action="complete_step")  # hello -> survey
+    why = await user.get("/explain")
+    assert why["current_step"] == "survey"
+    assert [(c["checker"], c["met"]) for c in why["criteria"]] == [
+        ("agent_signal", False),
+        ("memory_facts", False),
+    ]
+    # Unmet criteria and min_messages do not hold an optional step: a signal would close it.
+    assert (why["messages_in_step"], why["min_messages"], why["can_complete"]) == (0, 2, True)
+    moved = await user.signal(action="complete_step")
+    assert (moved["outcome"], moved["instance"]["current_step"]) == ("transitioned", "notes")
+
+
+async def test_the_agent_of_an_optional_step_is_told_it_can_complete(
+    gateway: Any, agents: Agents
+) -> None:
+    user = User(gateway, "pre")
+    await user.start()
+    await user.signal(action="complete_step")  # hello -> survey
+    answer = await gateway.post(
+        f"/api/workflows/{user.instance}/messages", json={"text": "hi"}, headers=user.headers
+    )
+    assert answer.status_code == 200, answer.text
+    [asked] = agents.asked
+    assert (asked.current_step, asked.can_complete) == ("survey", True)

@@ -240,3 +240,43 @@ def test_criteria_are_needed_only_when_the_step_could_move(onboarding: WorkflowD
     state = given(STARTED)
     assert not needs_criteria(state, RecordExchange(command_id="a"), onboarding)
     assert needs_criteria(state, RecordExchange(command_id="a", signal=COMPLETE), onboarding)
+
+
+OPTIONAL = WorkflowDefinition.model_validate(
+    {
+        "id": "intake",
+        "steps": [
+            {"id": "hello", "agent_slug": "a", "next_step": "survey"},
+            {
+                "id": "survey",
+                "agent_slug": "a",
+                "is_required": False,
+                "min_messages": 2,
+                "completion_criteria": [{"checker": "agent_signal"}, {"checker": "memory_facts"}],
+                "next_step": "wrap",
+            },
+            {"id": "wrap", "agent_slug": "a"},
+        ],
+    }
+)
+ON_SURVEY = InstanceStarted(
+    at=at(0), instance_id="i-2", workflow_id="intake", user_id="alice", first_step="survey"
+)
+
+
+def test_a_signal_naming_a_later_step_skips_an_optional_one() -> None:
+    state = given(ON_SURVEY.model_copy(update={"first_step": "hello"}))
+    jump = Signal(action="complete_step", target_step="wrap")
+    events = decide(state, SendSignal(command_id="s1", signal=jump), OPTIONAL, at(1))
+    assert events[-1] == StepChanged(
+        at=at(1), command_id="s1", previous_step="hello", current_step="wrap"
+    )
+
+
+def test_an_optional_step_closes_on_the_signal_with_its_criteria_unmet() -> None:
+    state = given(ON_SURVEY)
+    unmet = report("survey", "memory_facts", memory_facts=(0, 1))
+    events = decide(state, SendSignal(command_id="s1", signal=COMPLETE), OPTIONAL, at(1), unmet)
+    assert events[-1] == StepChanged(
+        at=at(1), command_id="s1", previous_step="survey", current_step="wrap"
+    )

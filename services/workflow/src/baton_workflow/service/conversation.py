@@ -161,6 +161,8 @@ async def _ask(
 
 async def _can_complete(svc: WorkflowServices, state: InstanceState, step: StepDefinition) -> bool:
     """Seed 000's pre-check: would the step close now if the agent asked to complete it?"""
+    if not step.is_required:  # `decide` closes an optional step on the signal alone
+        return True
     if state.messages_in_step + 1 < step.min_messages:
         return False
     if not step.completion_criteria:

@@ -61,6 +61,9 @@ def explanation(
     step = definition.step(state.current_step)
     criteria = [CriterionView.model_validate(r.model_dump()) for r in report.results]
     others_met = all(r.met for r in report.results if r.checker != "agent_signal")
+    # As `decide` has it: an optional step closes on the signal alone, a required one when
+    # min_messages is reached and every criterion but the signal itself passes.
+    closes = not step.is_required or (state.messages_in_step >= step.min_messages and others_met)
     return Explanation(
         instance_id=state.instance_id,
         status=state.status,
@@ -68,8 +71,6 @@ def explanation(
         messages_in_step=state.messages_in_step,
         min_messages=step.min_messages,
         max_messages=step.max_messages,
-        can_complete=state.status == "active"
-        and state.messages_in_step >= step.min_messages
-        and others_met,
+        can_complete=state.status == "active" and closes,
         criteria=criteria,
     )
