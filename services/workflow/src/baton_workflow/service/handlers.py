@@ -31,11 +31,12 @@ from baton_workflow.domain import commands as dc
 from baton_workflow.domain.decide import decide, needs_criteria
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
-from baton_workflow.domain.events import DomainEvent, InstanceCompleted, StepBlocked, StepChanged
+from baton_workflow.domain.events import DomainEvent
 from baton_workflow.domain.state import InstanceState, apply, with_signal
 from baton_workflow.domain.storable import NUL_PROBLEM, nul_path
 from baton_workflow.service.checkers import CheckContext, CheckerRegistry
 from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
+from baton_workflow.service.replies import require_same_command, turn_reply
 from baton_workflow.service.views import instance_view
 from baton_workflow.service.wire import to_wire
 
@@ -120,8 +121,10 @@ async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange)
     _check_storable(cmd.signal)
     command = _domain_command(cmd)
     async with svc.instance_lock(cmd.instance_id):
-        reply, _ = await commit_turn(svc, cmd.instance_id, cmd.user_id, lambda _: command)
-        return reply
+        reply, replayed = await commit_turn(svc, cmd.instance_id, cmd.user_id, lambda _: command)
+    if replayed is not None:
+        require_same_command(replayed.events, command)
+    return reply
 
 
 CommandFor = Callable[[InstanceState], dc.SendSignal | dc.RecordExchange]
@@ -157,7 +160,7 @@ async def commit_turn(
         except ConcurrencyConflict:
             continue
         svc.notify()
-        return _reply(command.command_id, events, after, change), None
+        return turn_reply(command.command_id, events, after, change), None
     raise RemoteError.of(ErrorCode.CONFLICT, f"instance {instance_id!r} is busy; try again")
 
 
@@ -242,38 +245,9 @@ def _change(
     return Change(event_ids=ids, events=events, wire=wire, view=view, state=state), state
 
 
-def _reply(
-    command_id: str, events: list[DomainEvent], after: InstanceState, change: Change
-) -> TurnReply:
-    mine = [e for e in events if getattr(e, "command_id", None) == command_id]
-    reply = TurnReply(outcome=after.outcomes.get(command_id, "stayed"), instance=change.view)
-    for event in mine:
-        if isinstance(event, StepBlocked):
-            reply = reply.model_copy(
-                update={"reason": event.reason, "missing_criteria": event.missing_criteria}
-            )
-        elif isinstance(event, StepChanged):
-            reply = reply.model_copy(
-                update={
-                    "previous_step": event.previous_step,
-                    "warning": event.warning,
-                    "missing_criteria": event.missing_criteria,
-                }
-            )
-        elif isinstance(event, InstanceCompleted):
-            reply = reply.model_copy(
-                update={
-                    "previous_step": event.final_step,
-                    "warning": event.warning,
-                    "missing_criteria": event.missing_criteria,
-                }
-            )
-    return reply
-
-
 def replay_turn(
     loaded: LoadedInstance, command_id: str, definition: WorkflowDefinition, svc: WorkflowServices
 ) -> TurnReply:
     view = instance_view(loaded.state, definition, svc.clock.now())
     change = Change(event_ids=(), events=(), wire=(), view=view)
-    return _reply(command_id, loaded.events, loaded.state, change)
+    return turn_reply(command_id, loaded.events, loaded.state, change)

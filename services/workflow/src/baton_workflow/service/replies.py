@@ -1,0 +1,75 @@
+"""What a turn answers, and which retry may be answered from the log."""
+
+from __future__ import annotations
+
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
+from baton_contracts.workflow_api import TurnReply
+from baton_workflow.adapters.instances import Change
+from baton_workflow.domain import commands as dc
+from baton_workflow.domain.events import (
+    DomainEvent,
+    ExchangeRecorded,
+    InstanceCompleted,
+    SignalReceived,
+    StepBlocked,
+    StepChanged,
+)
+from baton_workflow.domain.state import InstanceState
+
+
+def turn_reply(
+    command_id: str, events: list[DomainEvent], after: InstanceState, change: Change
+) -> TurnReply:
+    """The answer to a turn: its outcome, and what blocked or moved the step."""
+    mine = [e for e in events if getattr(e, "command_id", None) == command_id]
+    reply = TurnReply(outcome=after.outcomes.get(command_id, "stayed"), instance=change.view)
+    for event in mine:
+        if isinstance(event, StepBlocked):
+            reply = reply.model_copy(
+                update={"reason": event.reason, "missing_criteria": event.missing_criteria}
+            )
+        elif isinstance(event, StepChanged):
+            reply = reply.model_copy(
+                update={
+                    "previous_step": event.previous_step,
+                    "warning": event.warning,
+                    "missing_criteria": event.missing_criteria,
+                }
+            )
+        elif isinstance(event, InstanceCompleted):
+            reply = reply.model_copy(
+                update={
+                    "previous_step": event.final_step,
+                    "warning": event.warning,
+                    "missing_criteria": event.missing_criteria,
+                }
+            )
+    return reply
+
+
+def require_same_command(
+    events: list[DomainEvent], command: dc.SendSignal | dc.RecordExchange
+) -> None:
+    """A retry repeats its command; another command under a used `command_id` is refused.
+
+    Answered with the first command's outcome, the second would be dropped unseen (a signal
+    sent by hand under an exchange's id was never applied, yet got a reply). The log tells
+    the two apart: an exchange records `ExchangeRecorded`, a signal its `SignalReceived`.
+    """
+    mine = [e for e in events if getattr(e, "command_id", None) == command.command_id]
+    exchanged = any(isinstance(e, ExchangeRecorded) for e in mine)
+    received = next((e for e in mine if isinstance(e, SignalReceived)), None)
+    sent = command.signal
+    same_signal = (received is None and sent is None) or (
+        received is not None
+        and sent is not None
+        and (received.action, received.data, received.shared)
+        == (sent.action, sent.data, sent.shared)
+    )
+    if exchanged != isinstance(command, dc.RecordExchange) or not same_signal:
+        raise RemoteError.of(
+            ErrorCode.CONFLICT,
+            f"command_id {command.command_id!r} was already used for a different command; "
+            "send a new command with a new id",
+            [ErrorDetail(field="command_id", message="already used for a different command")],
+        )
