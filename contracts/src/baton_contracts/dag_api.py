@@ -19,6 +19,7 @@ from baton_contracts.dag_base import (
     WORKFLOW_NAME_PATTERN,
     RunMode,
     RunStatus,
+    StepErrorCode,
     StepStatus,
     VersionAction,
 )
@@ -118,6 +119,7 @@ __all__ = [
     "RunStatus",
     "SaveDagWorkflow",
     "StartDagRun",
+    "StepErrorCode",
     "StepStatus",
     "ValidateDagWorkflow",
     "VersionAction",

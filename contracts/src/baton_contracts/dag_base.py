@@ -28,6 +28,8 @@ VERSION_ID_PATTERN = rf"^[A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}@0*[1-9][0-
 RunMode = Literal["live", "dry_run", "shadow"]
 RunStatus = Literal["running", "success", "error", "timeout", "cancelled"]
 StepStatus = Literal["pending", "running", "waiting", "success", "error", "skipped", "timeout"]
+StepErrorCode = Literal["error", "timeout", "budget_exceeded", "cancelled"]
+"""Why a step failed: seed 004's `error` status covers a budget stop and a cancellation too."""
 VersionAction = Literal["create", "update", "rollback"]
 
 

@@ -15,6 +15,7 @@ from baton_contracts.dag_base import (
     Reply,
     RunMode,
     RunStatus,
+    StepErrorCode,
     StepStatus,
     cmd,
     query,
@@ -66,7 +67,12 @@ class DagRunCancel(Reply):
 
 
 class DagStepView(Reply):
-    """One step of a run (parallel sub-steps are listed as steps of their own)."""
+    """One step of a run (parallel sub-steps are listed as steps of their own).
+
+    `status` keeps seed 004's values; a failed step's `error_code` says why it failed:
+    `error`, `timeout`, `budget_exceeded` (its status is `error`) or `cancelled` (`error` too:
+    the run timed out or was cancelled while it ran). None for a step that has not failed.
+    """
 
     id: str
     type: str
@@ -74,6 +80,7 @@ class DagStepView(Reply):
     attempts: int = 0
     output: str = ""
     error: str | None = None
+    error_code: StepErrorCode | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None
     cost_usd: float = 0.0

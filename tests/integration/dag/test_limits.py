@@ -36,6 +36,7 @@ async def test_step_timeout_fails_the_step_and_the_run(
     steps = steps_of(run)
     assert steps["slow"]["status"] == "timeout"
     assert steps["slow"]["error"] == "step timed out after 500ms"
+    assert steps["slow"]["error_code"] == "timeout"
     assert steps["after"]["status"] == "skipped"
     assert "timeout" in run["error"]
     assert task_calls[0]["timeout_seconds"] <= 0.5  # the agent was told its time, too
@@ -57,7 +58,7 @@ async def test_workflow_timeout_cancels_the_run(
     assert run["status"] == "timeout", run
     assert run["error"] == "workflow timed out after 500ms"
     steps = steps_of(run)
-    assert steps["slow"]["status"] == "error"  # cancelled in flight
+    assert (steps["slow"]["status"], steps["slow"]["error_code"]) == ("error", "cancelled")
     assert steps["slow"]["error"] == "workflow timed out after 500ms"
     assert steps["after"]["status"] == "skipped"
     # The agent-runner was told the run's deadline, so its model call ends with the run.
@@ -82,7 +83,7 @@ async def test_a_step_that_costs_more_than_its_budget_fails_the_run(
     assert run["status"] == "error", run
     assert "budget" in run["error"]
     pricey = steps_of(run)["pricey"]
-    assert pricey["status"] == "error"
+    assert (pricey["status"], pricey["error_code"]) == ("error", "budget_exceeded")
     assert pricey["error"] == "step cost $0.5000 exceeded its budget $0.1000"
     assert pricey["cost_usd"] == 0.5 and run["cost_usd"] == 0.5  # what was paid is kept
     assert steps_of(run)["after"]["status"] == "skipped"
@@ -106,9 +107,10 @@ async def test_the_run_budget_stops_the_run_once_spent(
     assert run["status"] == "error", run
     assert "budget" in run["error"]
     first = steps_of(run)["first"]
-    assert first["status"] == "error"
+    assert (first["status"], first["error_code"]) == ("error", "budget_exceeded")
     assert first["error"] == "run cost $0.5000 exceeded the run budget $0.3000"
     assert steps_of(run)["second"]["status"] == "skipped"
+    assert steps_of(run)["second"]["error_code"] is None
     assert [c["step_id"] for c in task_calls] == ["first"]
 
 
@@ -120,6 +122,7 @@ async def test_a_run_budget_of_zero_allows_no_agent_call(
 
     assert run["status"] == "error", run
     assert steps_of(run)["a"]["error"].startswith("run budget $0.0000 would be exceeded")
+    assert steps_of(run)["a"]["error_code"] == "budget_exceeded"
     assert task_calls == []
     assert run["messages"] == []  # no prompt was sent, so none is shown
 

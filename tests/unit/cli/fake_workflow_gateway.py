@@ -1,7 +1,8 @@
 """An in-memory gateway speaking the DAG workflow HTTP contract, behind `httpx.MockTransport`.
 
 Runs advance one move each time they are read: the first unfinished step goes pending ->
-running -> success. A step whose prompt contains `FAIL` ends in `error` (stopping the run); one
+running -> success. A step whose prompt contains `FAIL` ends in `error` (stopping the run), one
+with `OVER_BUDGET` too but with `error_code` `budget_exceeded`; one
 whose prompt contains `FLAKY` needs a second attempt. A run whose cancel was recorded ends
 `cancelled` when it is next read. Knobs: `down` refuses every connection, `unreachable_reads`
 answers 503 to that many run reads, `status_503` answers 503 to everything,
@@ -309,7 +310,8 @@ def public_run(run: Json) -> Json:
 
 def _step(step: Json) -> Json:
     return {"id": step["id"], "type": step.get("type", "dispatch"), "status": "pending",
-            "attempts": 0, "output": "", "error": None, "started_at": None, "finished_at": None,
+            "attempts": 0, "output": "", "error": None, "error_code": None, "started_at": None,
+            "finished_at": None,
             "cost_usd": 0.0, "tokens_in": 0, "tokens_out": 0, "agent": step.get("agent"),
             "_prompt": step.get("prompt", "")}  # fmt: skip
 
@@ -338,8 +340,13 @@ def _advance(run: Json, cancel: str | None) -> None:
         step.update(status="running", attempts=1, started_at=T0)
     elif "FLAKY" in prompt and step["attempts"] == 1:
         step.update(attempts=2)
-    elif "FAIL" in prompt:
-        step.update(status="error", error="agent hisui failed: model refused", finished_at=T1)
+    elif "FAIL" in prompt or "OVER_BUDGET" in prompt:
+        if "FAIL" in prompt:
+            step.update(error="agent hisui failed: model refused", error_code="error")
+        else:
+            step.update(error="step cost $0.5000 exceeded its budget $0.1000",
+                        error_code="budget_exceeded")  # fmt: skip
+        step.update(status="error", finished_at=T1)
         for other in pending[1:]:
             other.update(status="skipped")
         run.update(status="error", finished_at=T1, error=f"step {step['id']} failed")

@@ -428,6 +428,15 @@ def test_wait_exits_1_when_the_run_fails(cli: Invoke, gateway: FakeGateway) -> N
     assert "run run-1 ended with status error" in result.stderr
 
 
+def test_wait_names_a_budget_stop(cli: Invoke, gateway: FakeGateway) -> None:
+    gateway.store({"name": "pricey", "steps": [{"id": "a", "prompt": "OVER_BUDGET"}]})
+    result = cli("run", "pricey", "--wait")
+    assert result.exit_code == 1
+    budget = "step cost $0.5000 exceeded its budget $0.1000"
+    assert f"step a: error (budget_exceeded, attempt 1, 1.5s, {budget})" in result.stdout
+    assert f"a [error]: budget_exceeded: {budget}" in result.stdout
+
+
 def test_wait_on_a_dry_run_prints_the_estimate(cli: Invoke, gateway: FakeGateway) -> None:
     gateway.store(RESEARCH)
     out = ok(cli("run", "research-and-summarize", "--dry-run", "--wait"))

@@ -193,11 +193,18 @@ def step_line(step: Json) -> str:
     if not step.get("attempts"):
         return f"step {step.get('id')}: {status}"
     details = [f"attempt {step['attempts']}"]
+    if _failure(step) != status:  # a budget stop or a cancellation, which the status calls error
+        details.insert(0, str(_failure(step)))
     if step.get("finished_at"):
         details.append(duration(step.get("started_at"), step.get("finished_at")))
     if status in ("error", "timeout") and step.get("error"):
         details.append(str(step["error"]))
     return f"step {step.get('id')}: {status} ({', '.join(details)})"
+
+
+def _failure(step: Json) -> Any:
+    """Why a failed step failed (`budget_exceeded`...), or its status from an older gateway."""
+    return step.get("error_code") or step.get("status")
 
 
 def _preview(text: Any) -> str:
@@ -222,7 +229,7 @@ def run_outcome(console: Console, run: Json) -> None:
         console.print(Text("outputs:"))
     for step in steps:
         if step.get("status") in ("error", "timeout"):
-            body = Text(f"{step.get('status')}: {step.get('error')}", style="red")
+            body = Text(f"{_failure(step)}: {step.get('error')}", style="red")
         else:
             body = Text(_preview(step.get("output")) if step.get("output") else "-")
         console.print(Text.assemble(f"  {step.get('id')} [{step.get('status')}]: ", body))

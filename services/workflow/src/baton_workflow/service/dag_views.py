@@ -13,7 +13,7 @@ from baton_contracts.dag_api import (
     DagStepView,
 )
 from baton_workflow.domain.dag import events as re
-from baton_workflow.domain.dag.state import RunState
+from baton_workflow.domain.dag.state import FAILED, RunState
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES
 
 
@@ -28,6 +28,7 @@ def run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
             attempts=state.steps[step.id].attempt,
             output=state.steps[step.id].output,
             error=state.steps[step.id].error or None,
+            error_code=_error_code(state, step.id),
             started_at=state.steps[step.id].started_at,
             finished_at=state.steps[step.id].finished_at,
             cost_usd=state.steps[step.id].cost_usd,
@@ -77,6 +78,12 @@ _API_STATUS: dict[str, Any] = {
 def _step_status(state: RunState, step_id: str) -> Any:
     status = state.steps[step_id].status
     return _API_STATUS.get(status, status)
+
+
+def _error_code(state: RunState, step_id: str) -> Any:
+    """The failure kind of a failed step, which `_API_STATUS` folds into `error`."""
+    status = state.steps[step_id].status
+    return status if status in FAILED else None
 
 
 def _handoffs(state: RunState, history: list[re.RunEvent]) -> list[DagHandoff]:
