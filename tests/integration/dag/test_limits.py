@@ -68,6 +68,35 @@ async def test_workflow_timeout_cancels_the_run(
     assert datetime.fromisoformat(asked["deadline"]) <= started + timedelta(milliseconds=500)
 
 
+async def test_a_stop_lets_a_step_already_in_flight_finish_and_keeps_its_output(
+    author: Author, cut_off: list[tuple[str, str]]
+) -> None:
+    # Seed 004's `stop` skips the steps that remain, as Tetora does: a call already running
+    # (here an independent root) is not cancelled; its answer and cost are recorded.
+    document = {
+        "name": "stop-in-flight",
+        "steps": [
+            {"id": "slow", "agent": "hisui", "prompt": "Research slowly [[sleep:1]]"},
+            {"id": "broken", "agent": "kohaku", "prompt": "Draft [[fail]]"},
+            {"id": "after", "prompt": "Never", "dependsOn": ["slow"]},
+        ],
+    }
+    run = await author.run_to_end(document)
+
+    assert run["status"] == "error", run
+    assert run["error"].startswith('step "broken" failed (error)')
+    steps = steps_of(run)
+    assert steps["broken"]["status"] == "error"
+    assert steps["slow"]["status"] == "success" and steps["slow"]["output"]
+    assert steps["slow"]["cost_usd"] > 0 and run["cost_usd"] == steps["slow"]["cost_usd"]
+    finished = {
+        k: datetime.fromisoformat(v["finished_at"]) for k, v in steps.items() if k != "after"
+    }
+    assert finished["slow"] > finished["broken"]
+    assert steps["after"]["status"] == "skipped"
+    assert cut_off == []  # no model call was cancelled
+
+
 async def test_a_step_that_costs_more_than_its_budget_fails_the_run(
     author: Author, task_calls: list[dict[str, Any]]
 ) -> None:
