@@ -43,9 +43,19 @@ def workflow_extra() -> dict[str, Any]:
 
 
 @pytest.fixture
-def workflow_database() -> str | None:
-    """The workflow service's database URL; None: a SQLite file in the test's folder."""
-    return None
+def workflow_database(request: pytest.FixtureRequest) -> str | None:
+    """The workflow service's database URL; None: a SQLite file in the test's folder.
+
+    PostgreSQL for tests marked `ON_BOTH_BACKENDS` (skipped without one)."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        return None
+    request.applymarker(pytest.mark.postgres)
+    return str(request.getfixturevalue("postgres_url"))
+
+
+ON_BOTH_BACKENDS = pytest.mark.parametrize(
+    "workflow_database", ["sqlite", "postgres"], indirect=True
+)
 
 
 @pytest.fixture

@@ -16,20 +16,13 @@ from baton_workflow.bootstrap import WorkflowApp
 from baton_workflow.service.dag_ports import TaskAgents
 
 from ...platform_stack import Stack
-from .conftest import Author, RestartWorkflow, steps_of, watch_cancels, watched_models
-
-
-@pytest.fixture
-def workflow_database(request: pytest.FixtureRequest) -> str | None:
-    """SQLite, or PostgreSQL for tests marked `ON_BOTH_BACKENDS` (skipped without one)."""
-    if getattr(request, "param", "sqlite") == "sqlite":
-        return None
-    request.applymarker(pytest.mark.postgres)
-    return str(request.getfixturevalue("postgres_url"))
-
-
-ON_BOTH_BACKENDS = pytest.mark.parametrize(
-    "workflow_database", ["sqlite", "postgres"], indirect=True
+from .conftest import (
+    ON_BOTH_BACKENDS,
+    Author,
+    RestartWorkflow,
+    steps_of,
+    watch_cancels,
+    watched_models,
 )
 
 

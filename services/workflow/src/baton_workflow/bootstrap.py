@@ -33,6 +33,7 @@ from baton_workflow.adapters.dag_definitions import SqlDagDefinitions
 from baton_workflow.adapters.dag_runs import SqlDagRuns
 from baton_workflow.adapters.definitions import load_definitions
 from baton_workflow.adapters.instances import SqlInstanceRepository, active_steps
+from baton_workflow.adapters.replica_id import ReplicaIdFile
 from baton_workflow.adapters.skills import build_skills
 from baton_workflow.adapters.tools import StepToolsConfig, build_tools
 from baton_workflow.domain.definitions import stranded
@@ -64,6 +65,7 @@ class WorkflowApp:
     runs: DagRunsService
     relay: OutboxRelay | None = None
     ready: bool = field(default=False)
+    replica: ReplicaIdFile | None = None
 
     async def start(self) -> None:
         """Migrate, connect, declare the workflow streams, answer requests, start the relay."""
@@ -73,15 +75,29 @@ class WorkflowApp:
         streams = [s for s in STREAMS if s.name.startswith("WORKFLOW_")]
         await start_broker(self.broker, streams)
         publisher = JetStreamPublisher(self.broker.connection.jetstream())
+        holder = self._claim_replica_id()
+        if holder is not None:
+            self.runs.executor.holder = holder
         self.relay = OutboxRelay(
             self.store,
             publisher,
             lease_name="workflow-outbox",
             lease_ttl=self.settings.outbox_lease_seconds,
+            holder=holder,
         )
         self.relay.start()
         await self.runs.executor.start()
         self.ready = True
+
+    def _claim_replica_id(self) -> str | None:
+        """The lease holder this replica had before a restart (None: a new one per process).
+
+        Leases a killed process left behind are then renewed at once by its successor, not
+        waited out; the file's lock keeps two live processes from sharing the name."""
+        if self.settings.data_dir is None:
+            return None
+        self.replica = ReplicaIdFile(self.settings.data_dir)
+        return self.replica.claim()
 
     async def _migrate(self) -> None:
         await self.store.migrate()
@@ -100,11 +116,15 @@ class WorkflowApp:
     async def stop(self) -> None:
         """Stop the relay (finishing its batch), the broker, and the database pool."""
         self.ready = False
-        await self.runs.executor.stop()
-        if self.relay is not None:
-            await self.relay.stop()
-        await self.broker.stop()
-        await self.store.close()
+        try:
+            await self.runs.executor.stop()
+            if self.relay is not None:
+                await self.relay.stop()
+            await self.broker.stop()
+            await self.store.close()
+        finally:
+            if self.replica is not None:  # last: the leases under its name were given up above
+                self.replica.release()
 
     def kick_relay(self) -> None:
         """Wake the relay right after a commit."""

@@ -66,6 +66,11 @@ class WorkflowSettings(BaseSettings):
     workflow_dag_lease_seconds: float = Field(
         default=15.0, gt=0, description="How soon another process resumes a run whose driver died"
     )
+    data_dir: Path | None = Field(
+        default=None,
+        description="This replica's own folder (BATON_DATA_DIR, set by `baton up`): it keeps the "
+        "replica's id, so that after a kill the restarted process resumes its runs at once",
+    )
     workflow_agent_step_timeout_seconds: float = Field(
         default=300.0, gt=0, description="Timeout of a dispatch or handoff step that sets none"
     )
