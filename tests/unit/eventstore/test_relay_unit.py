@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -174,6 +175,41 @@ def test_bad_settings_are_refused() -> None:
         OutboxRelay(InMemoryEventStore(), FakePublisher(), delete_interval=0)
     with pytest.raises(ValueError, match="max_undeleted"):
         OutboxRelay(InMemoryEventStore(), FakePublisher(), max_undeleted=0)
+    with pytest.raises(ValueError, match="duplicate_window"):
+        OutboxRelay(InMemoryEventStore(), FakePublisher(), duplicate_window=0)
+
+
+class HoldingPublisher(FakePublisher):
+    """A broker that already holds the msg ids in `held`, and says which it was asked about."""
+
+    def __init__(self, held: set[str]) -> None:
+        super().__init__()
+        self.held, self.asked = held, []
+
+    async def stored(self, messages: Sequence[Outgoing], since: datetime) -> set[str]:
+        self.asked.append([m.msg_id for m in messages])
+        return self.held & {m.msg_id for m in messages}
+
+
+async def test_rows_older_than_half_the_window_are_sent_only_if_the_broker_lacks_them() -> None:
+    store = InMemoryEventStore()
+    events = [ev(n) for n in range(4)]
+    ids = [str(e.event_id) for e in events]
+    await store.append("s", 0, events)
+    publisher = HoldingPublisher({ids[0], ids[2]})  # published before, long ago
+    relay = OutboxRelay(store, publisher, duplicate_window=1e-9)  # every row is old by now
+    assert await relay.publish_batch() == 4
+    assert publisher.asked == [ids]
+    assert [m for _, _, m, _ in publisher.sent] == [ids[1], ids[3]]
+    await relay.drain()
+    assert await store.outbox.count() == 0
+
+
+async def test_rows_committed_just_now_are_sent_without_asking_the_broker() -> None:
+    store, publisher = InMemoryEventStore(), HoldingPublisher(set())
+    await store.append("s", 0, [ev(1), ev(2)])
+    assert await OutboxRelay(store, publisher).publish_batch() == 2
+    assert (publisher.asked, len(publisher.sent)) == ([], 2)
 
 
 class CountingOutbox:

@@ -220,7 +220,9 @@ class AsyncpgAppender:
 
     def _committed(self, append: Append, outbox_ids: list[int | None]) -> None:
         if self.committed is not None:
-            self.committed.add(append.stream_id, append.expected_version, append.events, outbox_ids)
+            self.committed.add(
+                append.stream_id, append.expected_version, append.events, outbox_ids, append.now
+            )
 
     async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         """Run one more statement of the store's hot path (the relay's) on this pool."""

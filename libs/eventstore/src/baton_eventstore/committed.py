@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from baton_eventstore.model import NewEvent, OutboxRow
 
@@ -59,8 +60,10 @@ class CommittedLog:
         expected_version: int,
         events: Sequence[NewEvent],
         outbox_ids: Sequence[int | None],
+        created_at: datetime | None = None,
     ) -> None:
-        """Record a committed append; `outbox_ids[i]` is the outbox row of `events[i]`."""
+        """Record a committed append; `outbox_ids[i]` is the outbox row of `events[i]`, and
+        `created_at` the time its rows were written with."""
         if not self._listeners:
             return
         rows = []
@@ -71,7 +74,14 @@ class CommittedLog:
             if row_id is None:  # not knowing a row, the relay must read them all back
                 return
             rows.append(
-                OutboxRow(row_id, event.event_id, message.subject, message.body, message.headers)
+                OutboxRow(
+                    row_id,
+                    event.event_id,
+                    message.subject,
+                    message.body,
+                    message.headers,
+                    created_at,
+                )
             )
         self._entries.append(
             CommittedAppend(

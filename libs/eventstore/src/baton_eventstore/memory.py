@@ -83,9 +83,10 @@ class InMemoryEventStore:
         self._state.log.extend(committed)
         self._state.event_ids.update(e.event_id for e in committed)
         self._state.outbox.extend(tx.outbox)
+        now = datetime.now(UTC)
         for stream_id, (base, _) in tx.staged.items():
             self._state.committed.add(
-                stream_id, base, tx.new_events[stream_id], tx.outbox_ids[stream_id]
+                stream_id, base, tx.new_events[stream_id], tx.outbox_ids[stream_id], now
             )
 
     def _next_position(self) -> int:
@@ -141,6 +142,7 @@ class MemoryTransaction:
                     message.subject,
                     message.body,
                     dict(message.headers),
+                    now,
                 )
                 self.outbox.append(row)
                 outbox_ids[-1] = row.id

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -53,6 +53,14 @@ class OutboxRow:
     subject: str
     body: bytes
     headers: dict[str, str]
+    created_at: datetime | None = None
+    """When it was committed (the writer's clock, UTC), None if not known: no broker may
+    hold it from before then, which tells the relay how far back a first publish can be."""
+
+
+def as_utc(value: datetime) -> datetime:
+    """A stored timestamp with its zone: SQLite keeps none, and every one is written in UTC."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 class ConcurrencyConflict(Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from datetime import datetime
 from typing import NamedTuple, Protocol
 from uuid import UUID
 
@@ -124,7 +125,18 @@ class Publisher(Protocol):
         """
         ...
 
+    async def stored(self, messages: Sequence[Outgoing], since: datetime) -> set[str]:
+        """The msg ids of `messages` the broker holds, looking at what it stored from `since`
+        on: the relay asks before publishing a row again whose first publish may lie further
+        back than the broker's duplicate window, which would no longer drop the copy."""
+        ...
+
 
 def msg_id_for(event_id: UUID) -> str:
     """The Nats-Msg-Id of an event's outbox message."""
     return str(event_id)
+
+
+def outgoing(row: OutboxRow) -> Outgoing:
+    """An outbox row as it is published, its msg id the event id."""
+    return Outgoing(row.subject, row.body, msg_id_for(row.event_id), row.headers)

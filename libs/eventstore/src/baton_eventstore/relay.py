@@ -14,7 +14,8 @@ from typing import Protocol
 
 from baton_eventstore.committed import CommittedAppend
 from baton_eventstore.model import OutboxRow
-from baton_eventstore.port import Outbox, Outgoing, Publisher, msg_id_for
+from baton_eventstore.port import Outbox, Publisher, outgoing
+from baton_eventstore.window import DuplicateWindow
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,9 @@ class OutboxRelay:
     A lease row (`outbox_lease`) renewed before every batch lets exactly one relay per database
     publish; another replica waits and takes over once the lease expires (or is released on
     stop). A row is deleted only after JetStream acknowledged it, so a crash republishes it and
-    JetStream's duplicate window drops the second copy.
+    JetStream's duplicate window (`duplicate_window` seconds) drops the second copy. A row
+    committed more than half that window ago is first looked up in JetStream, as its first
+    publish may lie outside the window (`DuplicateWindow`); one JetStream holds is not sent.
 
     Published rows are deleted together, not batch by batch: the relay remembers their ids
     and leaves them out of its next fetches (a read, which commits nothing), and deletes them
@@ -73,6 +76,7 @@ class OutboxRelay:
         delete_interval: float = 0.2,
         max_undeleted: int = 1000,
         max_heads: int = 65536,
+        duplicate_window: float = 120.0,
     ) -> None:
         if poll_interval <= 0 or lease_ttl <= 0 or delete_interval <= 0:
             raise ValueError("poll_interval, lease_ttl, delete_interval: must be > 0")
@@ -105,6 +109,7 @@ class OutboxRelay:
         self._pending: list[CommittedAppend] = []  # taken from the log, not published yet
         self._heads: OrderedDict[str, int] = OrderedDict()  # stream -> published up to version
         self._max_heads = max_heads
+        self._window = DuplicateWindow(duplicate_window)
 
     def kick(self) -> None:
         """Wake the loop now (call after a commit that wrote outbox rows)."""
@@ -180,11 +185,13 @@ class OutboxRelay:
                 return 0
             done: list[int] = []
             try:
+                if held := await self._window.held(rows, self._publisher):
+                    done.extend(held)  # published before: a copy now would be stored twice
+                    rows = [r for r in rows if r.id not in held]
                 # Pipelined, in order: JetStream stores them in the order sent. The first that
                 # fails ends the batch (nothing after it counts as published).
                 await self._publisher.publish_all(
-                    [Outgoing(r.subject, r.body, msg_id_for(r.event_id), r.headers) for r in rows],
-                    lambda i: done.append(rows[i].id),
+                    [outgoing(r) for r in rows], lambda i: done.append(rows[i].id)
                 )
             except BaseException:
                 self._cautious = True
@@ -293,7 +300,8 @@ class OutboxRelay:
     async def _hold_lease(self) -> bool:
         # Renewing is a write transaction; doing it only once half the TTL has gone keeps it
         # off the per-event path. A relay that stalls past its TTL may overlap its successor
-        # for one batch, and JetStream's duplicate window drops those copies.
+        # for one batch: JetStream's duplicate window drops those copies, and after a stall
+        # longer than half the window the rows are old and looked up first (`DuplicateWindow`).
         if time.monotonic() < self._renew_at:
             return True
         if not await self._outbox.acquire_lease(self._lease_name, self.holder, self._lease_ttl):

@@ -20,6 +20,7 @@ from baton_eventstore.model import (
     DuplicateEventId,
     NewEvent,
     RecordedEvent,
+    as_utc,
     validate_append,
 )
 from baton_eventstore.pg_append import pg_append
@@ -275,9 +276,6 @@ def _outbox_row(event: NewEvent, now: datetime) -> dict[str, Any]:
 
 
 def _recorded(row: Row[*tuple[Any, ...]]) -> RecordedEvent:
-    recorded_at = row.recorded_at
-    if recorded_at.tzinfo is None:  # SQLite keeps no zone; every timestamp is written in UTC
-        recorded_at = recorded_at.replace(tzinfo=UTC)
     return RecordedEvent(
         stream_id=row.stream_id,
         version=row.version,
@@ -286,5 +284,5 @@ def _recorded(row: Row[*tuple[Any, ...]]) -> RecordedEvent:
         type=row.type,
         payload=row.payload,
         metadata=row.metadata,
-        recorded_at=recorded_at,
+        recorded_at=as_utc(row.recorded_at),
     )

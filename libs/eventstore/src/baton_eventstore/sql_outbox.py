@@ -15,14 +15,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from baton_eventstore.asyncpg_append import AsyncpgAppender
 from baton_eventstore.committed import CommittedLog
 from baton_eventstore.engine import write_transaction
-from baton_eventstore.model import OutboxRow
+from baton_eventstore.model import OutboxRow, as_utc
 from baton_eventstore.port import PRUNE_LIMIT, check_prune
 from baton_eventstore.sqlite_append import SqliteAppender
 from baton_eventstore.tables import outbox, outbox_lease
 
 # Read-only: a fetch commits nothing, so it waits for no WAL flush.
 _PG_FETCH = """
-SELECT id, event_id, subject, body, headers FROM outbox
+SELECT id, event_id, subject, body, headers, created_at FROM outbox
 WHERE NOT (id = ANY(CAST($1 AS bigint[]))) ORDER BY id LIMIT $2
 """
 _PG_DELETE = "DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[]))"
@@ -87,7 +87,15 @@ class SqlOutbox:
         async with self._engine.connect() as conn:
             rows = await conn.execute(query)
             return [
-                OutboxRow(r.id, r.event_id, r.subject, bytes(r.body), dict(r.headers)) for r in rows
+                OutboxRow(
+                    r.id,
+                    r.event_id,
+                    r.subject,
+                    bytes(r.body),
+                    dict(r.headers),
+                    as_utc(r.created_at),
+                )
+                for r in rows
             ]
 
     async def delete(self, ids: Sequence[int]) -> None:
@@ -160,6 +168,13 @@ class SqlOutbox:
 
 def _rows(found: Sequence[Any]) -> list[OutboxRow]:
     return [
-        OutboxRow(r["id"], r["event_id"], r["subject"], r["body"], json.loads(r["headers"]))
+        OutboxRow(
+            r["id"],
+            r["event_id"],
+            r["subject"],
+            r["body"],
+            json.loads(r["headers"]),
+            r["created_at"],
+        )
         for r in found
     ]

@@ -29,7 +29,13 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.engine import write_lock
-from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent, OutboxRow
+from baton_eventstore.model import (
+    ConcurrencyConflict,
+    DuplicateEventId,
+    NewEvent,
+    OutboxRow,
+    as_utc,
+)
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.tables import events, outbox
 from baton_eventstore.unavailable import StoreUnavailable, is_unavailable
@@ -43,7 +49,7 @@ _OUTBOX_COLUMNS = ("event_id", "subject", "body", "headers", "created_at")
 _INSERT_OUTBOX = f"INSERT INTO outbox ({', '.join(_OUTBOX_COLUMNS)}) VALUES (?, ?, ?, ?, ?)"
 # Ids (left out, or deleted) come as one JSON array: any number of them in one parameter.
 _FETCH = """
-SELECT id, event_id, subject, body, headers FROM outbox
+SELECT id, event_id, subject, body, headers, created_at FROM outbox
 WHERE id NOT IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?
 """
 # Per-connection settings taken from the engine's own connections (`create_engine` sets them,
@@ -263,6 +269,7 @@ class _Binder:
         self._outbox = [self._processor(outbox, name) for name in _OUTBOX_COLUMNS]
         self._outbox_event_id = self._result(outbox, "event_id")
         self._outbox_headers = self._result(outbox, "headers")
+        self._outbox_created_at = self._result(outbox, "created_at")
 
     def event(self, stream_id: str, version: int, e: NewEvent, now: datetime) -> tuple[Any, ...]:
         raw = (stream_id, version, e.event_id, e.type, e.payload, e.metadata, now)
@@ -287,8 +294,9 @@ class _Binder:
                 subject,
                 bytes(body),
                 dict(_convert(self._outbox_headers, headers)),
+                as_utc(_convert(self._outbox_created_at, created_at)),
             )
-            for id_, event_id, subject, body, headers in found
+            for id_, event_id, subject, body, headers, created_at in found
         ]
 
     def _processor(self, table: Table, name: str) -> Callable[[Any], Any] | None:

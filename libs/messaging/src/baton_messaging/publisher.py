@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from nats.js import JetStreamContext
-from nats.js.api import PubAck
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, PubAck
+from nats.js.errors import NotFoundError
+
+Message = tuple[str, bytes, str, Mapping[str, str]]
+"""`(subject, body, msg_id, headers)`: `baton_eventstore.Outgoing` has this shape."""
+LOOKUP_BATCH = 256
+"""Headers fetched per request when looking msg ids up."""
 
 
 class PublishError(RuntimeError):
@@ -48,7 +57,7 @@ class JetStreamPublisher:
 
     async def publish_all(
         self,
-        messages: Sequence[tuple[str, bytes, str, Mapping[str, str]]],
+        messages: Sequence[Message],
         acknowledged: Callable[[int], object],
     ) -> None:
         """Publish `(subject, body, msg_id, headers)` messages in order, pipelined.
@@ -95,3 +104,55 @@ class JetStreamPublisher:
                 else f"{failure.__class__.__name__}: {failure}"
             )
             raise PublishError.of(subject, msg_id, reason) from failure
+
+    async def stored(self, messages: Sequence[Message], since: datetime) -> set[str]:
+        """The msg ids of `messages` that their streams hold, among what they stored from
+        `since` on (the relay asks before it publishes a row again that may have been
+        published before the stream's duplicate window).
+
+        Each stream is read by a consumer of its own that lives for this call, delivers
+        headers only, and is filtered on the messages' subjects: Baton's carry the user's and
+        the instance's ids, so only that instance's messages are read.
+        """
+        by_stream: dict[str, set[str]] = {}
+        try:
+            for subject, *_ in messages:
+                with contextlib.suppress(NotFoundError):  # no stream: held nowhere
+                    stream = await self._js.find_stream_name_by_subject(subject)
+                    by_stream.setdefault(stream, set()).add(subject)
+            held: set[str] = set()
+            for stream, subjects in by_stream.items():
+                held |= await self._msg_ids(stream, sorted(subjects), since)
+        except Exception as exc:  # nats raises several unrelated types; callers need one
+            raise PublishError(
+                f"looking up {len(messages)} msg ids in JetStream failed: "
+                f"{exc.__class__.__name__}: {exc}"
+            ) from exc
+        return held & {msg_id for _, _, msg_id, _ in messages}
+
+    async def _msg_ids(self, stream: str, subjects: list[str], since: datetime) -> set[str]:
+        name = f"msg-id-lookup-{uuid.uuid4().hex}"
+        config = ConsumerConfig(
+            name=name,
+            deliver_policy=DeliverPolicy.BY_START_TIME,
+            opt_start_time=since,
+            filter_subjects=subjects,
+            headers_only=True,
+            ack_policy=AckPolicy.NONE,
+            mem_storage=True,
+            inactive_threshold=60.0,  # gone by itself if this process dies reading
+        )
+        info = await self._js.add_consumer(stream, config, timeout=self._timeout)
+        ids: set[str] = set()
+        left = info.num_pending or 0
+        sub = await self._js.pull_subscribe_bind(consumer=name, stream=stream)
+        try:
+            while left > 0:
+                found = await sub.fetch(min(left, LOOKUP_BATCH), timeout=self._timeout)
+                ids.update((msg.headers or {}).get("Nats-Msg-Id", "") for msg in found)
+                left = found[-1].metadata.num_pending if found else 0
+        finally:
+            await sub.unsubscribe()
+            with contextlib.suppress(Exception):  # it expires by itself
+                await self._js.delete_consumer(stream, name)
+        return ids

@@ -84,6 +84,7 @@ class WorkflowApp:
             lease_name="workflow-outbox",
             lease_ttl=self.settings.outbox_lease_seconds,
             holder=holder,
+            duplicate_window=min(s.duplicate_window_seconds for s in streams),
         )
         self.relay.start()
         await self.runs.executor.start()
