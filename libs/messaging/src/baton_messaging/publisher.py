@@ -116,7 +116,7 @@ class JetStreamPublisher:
         """
         by_stream: dict[str, set[str]] = {}
         try:
-            for subject, *_ in messages:
+            for subject in sorted({subject for subject, *_ in messages}):
                 with contextlib.suppress(NotFoundError):  # no stream: held nowhere
                     stream = await self._js.find_stream_name_by_subject(subject)
                     by_stream.setdefault(stream, set()).add(subject)
