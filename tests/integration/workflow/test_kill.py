@@ -103,7 +103,7 @@ async def published(nc: Client, prefix: str) -> Counter[str]:
     while True:
         try:
             batch = await sub.fetch(500, timeout=1)
-        except nats.errors.TimeoutError:
+        except TimeoutError:  # nats-py raises its own subclass, or asyncio's (the builtin)
             break
         for msg in batch:
             body = json.loads(msg.data)
