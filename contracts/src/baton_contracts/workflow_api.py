@@ -8,6 +8,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
+from baton_contracts.storable import first_unstorable
 
 MAX_SIGNAL_DATA_BYTES = 64 * 1024
 """`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
@@ -20,23 +21,10 @@ stop near 200: data nested that deep, once stored, made every later reply unread
 """
 
 
-def _nesting(value: object) -> int:
-    """How many dicts and lists deep `value` goes (walked with a stack, not recursion)."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            deepest = max(deepest, depth + 1)
-            stack.extend(
-                (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
-            )
-    return deepest
-
-
 def _shallow(value: dict[str, Any]) -> dict[str, Any]:
-    depth = _nesting(value)
-    if depth > MAX_SIGNAL_DATA_DEPTH:
-        raise ValueError(f"nests {depth} levels deep; the limit is {MAX_SIGNAL_DATA_DEPTH}")
+    if first_unstorable(value, max_depth=MAX_SIGNAL_DATA_DEPTH, nul=False) is not None:
+        limit = MAX_SIGNAL_DATA_DEPTH
+        raise ValueError(f"nests more than {limit} levels deep; the limit is {limit}")
     return value
 
 

@@ -6,6 +6,7 @@ import logging
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import MAX_HISTORY_CHARS, AgentReply, HistoryEntry, RunAgent
+from baton_contracts.storable import NUL_PROBLEM
 from baton_contracts.workflow_api import (
     ChatMessage,
     Conversation,
@@ -30,7 +31,6 @@ from baton_workflow.domain.conversation import (
 )
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.state import InstanceState
-from baton_workflow.domain.storable import NUL_PROBLEM
 from baton_workflow.service.checkers import CheckContext
 from baton_workflow.service.handlers import WorkflowServices, commit_turn, replay_turn
 from baton_workflow.service.views import progress_view

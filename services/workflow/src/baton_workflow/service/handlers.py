@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
+from baton_contracts.storable import first_unstorable
 from baton_contracts.workflow_api import (
     MAX_SIGNAL_DATA_BYTES,
     RecordExchange,
@@ -33,7 +34,6 @@ from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
 from baton_workflow.domain.events import DomainEvent
 from baton_workflow.domain.state import InstanceState, apply, with_signal
-from baton_workflow.domain.storable import NUL_PROBLEM, nul_path
 from baton_workflow.service.checkers import CheckContext, CheckerRegistry
 from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
 from baton_workflow.service.replies import require_same_command, turn_reply
@@ -117,8 +117,7 @@ async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartRepl
 
 async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
     """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
-    _check_size(cmd.signal)
-    _check_storable(cmd.signal)
+    _check_data(cmd.signal)
     command = _domain_command(cmd)
     async with svc.instance_lock(cmd.instance_id):
         reply, replayed = await commit_turn(svc, cmd.instance_id, cmd.user_id, lambda _: command)
@@ -164,35 +163,36 @@ async def commit_turn(
     raise RemoteError.of(ErrorCode.CONFLICT, f"instance {instance_id!r} is busy; try again")
 
 
-def _check_size(signal: WorkflowSignal | None) -> None:
-    """`data` and `shared` are each held to the limit: both end up in the stored context.
+def _check_data(signal: WorkflowSignal | None) -> None:
+    """`data` and `shared` are each held to the size limit (both end up in the stored
+    context), and a NUL anywhere in either is refused by its path, before anything is kept.
 
     Measured as compact UTF-8 JSON, the form it is stored in: escaping to ASCII would count a
-    Cyrillic letter as 6 bytes instead of 2 and refuse data well under the limit.
+    Cyrillic letter as 6 bytes instead of 2 and refuse data well under the limit. That text
+    also shows whether a NUL may be there (written as `\\u0000`): only then is it walked.
     """
     if signal is None:
         return
-    for name, value in (("data", signal.data), ("shared", signal.shared)):
-        size = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+    texts = {
+        name: json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        for name, value in (("data", signal.data), ("shared", signal.shared))
+    }
+    for name, text in texts.items():
+        size = len(text.encode())
         if size > MAX_SIGNAL_DATA_BYTES:
             raise RemoteError.of(
                 ErrorCode.TOO_LARGE,
                 f"signal {name} is {size} bytes; the limit is {MAX_SIGNAL_DATA_BYTES}",
                 [ErrorDetail(field=name, message=f"{size} bytes > {MAX_SIGNAL_DATA_BYTES}")],
             )
-
-
-def _check_storable(signal: WorkflowSignal | None) -> None:
-    """A NUL anywhere in `data` or `shared` is refused by its path, before anything is kept."""
-    if signal is None:
-        return
-    for name, value in (("data", signal.data), ("shared", signal.shared)):
-        where = nul_path(value, name)
-        if where is not None:
+    for name, text in texts.items():
+        found = first_unstorable(getattr(signal, name)) if "\\u0000" in text else None
+        if found is not None:
+            where = found.path(name)
             raise RemoteError.of(
                 ErrorCode.INVALID,
-                f"signal {where}: {NUL_PROBLEM}",
-                [ErrorDetail(field=where, message=NUL_PROBLEM)],
+                f"signal {where}: {found.problem}",
+                [ErrorDetail(field=where, message=found.problem)],
             )
 
 

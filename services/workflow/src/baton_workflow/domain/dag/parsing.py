@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml  # type: ignore[import-untyped]  # safe_load parses text; no I/O
 from pydantic import ValidationError
 
+from baton_contracts.storable import first_unstorable
 from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import (
     InvalidWorkflow,
@@ -90,22 +91,10 @@ def load_document(
 
 
 def _shallow(document: dict[str, Any]) -> dict[str, Any]:
-    """The document, if no object or list in it is nested deeper than `MAX_DEPTH`.
-
-    A node met again at the same depth is not walked again: YAML aliases can share one node
-    so many times that walking every path would never end ("billion laughs").
-    """
-    stack: list[tuple[Any, tuple[int | str, ...]]] = [(document, ())]
-    seen: set[tuple[int, int]] = set()
-    while stack:
-        node, loc = stack.pop()
-        if (id(node), len(loc)) in seen:
-            continue
-        seen.add((id(node), len(loc)))
-        if len(loc) >= MAX_DEPTH:
-            raise InvalidWorkflow([Problem(format_path(loc), _TOO_DEEP)])
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        stack += [(v, (*loc, k)) for k, v in items if isinstance(v, dict | list)]
+    """The document, if no object or list in it is nested deeper than `MAX_DEPTH`."""
+    found = first_unstorable(document, max_depth=MAX_DEPTH, nul=False)
+    if found is not None:
+        raise InvalidWorkflow([Problem(found.path(), _TOO_DEEP)])
     return document
 
 

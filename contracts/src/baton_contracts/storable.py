@@ -1,0 +1,75 @@
+"""What a JSON value must be for every store to keep it as it came, checked in one walk.
+
+PostgreSQL's JSON and text types cannot hold a NUL character (U+0000). Nesting is capped
+where a value is stored and sent back inside replies: JSON readers on the way give up near
+200 levels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+NUL = "\x00"
+NUL_PROBLEM = "contains a NUL character (U+0000), which cannot be stored"
+
+Loc = tuple[str | int, ...]
+Kind = Literal["depth", "nul"]
+
+
+@dataclass(frozen=True)
+class Unstorable:
+    """The first value, in document order, that cannot be stored: where it is and why.
+
+    `loc` is relative to the walked value; a problem in a key names the mapping holding it.
+    """
+
+    loc: Loc
+    kind: Kind
+    problem: str
+
+    def path(self, prefix: str = "") -> str:
+        """`loc` written after `prefix`: `data` + `("notes", 1)` -> `data.notes[1]`."""
+        return format_path(self.loc, prefix)
+
+
+def format_path(loc: Loc, prefix: str = "") -> str:
+    """`("steps", 2, "dependsOn")` -> `steps[2].dependsOn`, after `prefix` when one is given."""
+    path = prefix
+    for key in loc:
+        path += f"[{key}]" if isinstance(key, int) else (f".{key}" if path else key)
+    return path
+
+
+def first_unstorable(
+    value: object, *, max_depth: int | None = None, nul: bool = True
+) -> Unstorable | None:
+    """The first problem in `value`, or None: objects and lists nested more than `max_depth`
+    levels (the value itself is level 1) and, when `nul`, a NUL character in a string or key.
+
+    Walked with a stack, not recursion: how deep a caller's JSON nests is up to the caller.
+    A container met again at the same depth is not walked again: YAML aliases can share one
+    node so many times that walking every path would never end ("billion laughs"); and the
+    walk goes no deeper than `max_depth`, so a YAML node holding itself ends it too.
+    """
+    stack: list[tuple[Loc, object]] = [((), value)]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        loc, item = stack.pop()
+        if isinstance(item, str):
+            if nul and NUL in item:
+                return Unstorable(loc, "nul", NUL_PROBLEM)
+        elif isinstance(item, dict | list):
+            depth = len(loc) + 1
+            if max_depth is not None and depth > max_depth:
+                return Unstorable(loc, "depth", f"nested more than {max_depth} levels deep")
+            if (id(item), depth) in seen:
+                continue
+            seen.add((id(item), depth))
+            if isinstance(item, dict):
+                if nul and any(NUL in str(key) for key in item):
+                    return Unstorable(loc, "nul", NUL_PROBLEM)
+                stack.extend(((*loc, k), v) for k, v in reversed(item.items()))
+            else:
+                stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(item))))
+    return None

@@ -1,0 +1,58 @@
+"""The one walk over a JSON value that finds what no store can keep, by its path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_contracts.storable import NUL_PROBLEM, first_unstorable
+
+
+def nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": 1}
+    for _ in range(depth - 1):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ({"note": "a\u0000b"}, "data.note"),
+        ({"notes": ["ok", "a\u0000b"]}, "data.notes[1]"),
+        ({"k\u0000": 1}, "data"),
+        ({"a": [{"b": "\u0000"}], "z": "\u0000"}, "data.a[0].b"),
+    ],
+)
+def test_a_nul_is_found_by_its_path_first_in_document_order(value: Any, path: str) -> None:
+    found = first_unstorable(value)
+    assert found is not None
+    assert (found.path("data"), found.kind, found.problem) == (path, "nul", NUL_PROBLEM)
+
+
+def test_nul_is_not_looked_for_when_not_asked() -> None:
+    assert first_unstorable({"note": "\u0000"}, nul=False) is None
+
+
+def test_nesting_past_the_limit_names_the_first_container_too_deep() -> None:
+    assert first_unstorable(nested(32), max_depth=32) is None
+    found = first_unstorable(nested(33), max_depth=32)
+    assert found is not None and found.kind == "depth"
+    assert found.path() == ".".join(["a"] * 32)
+
+
+def test_a_shared_or_self_holding_node_ends_the_walk() -> None:
+    shared: list[Any] = ["x"]
+    for _ in range(60):  # 2**60 paths, each node once per depth
+        shared = [shared, shared]
+    found = first_unstorable({"steps": shared}, max_depth=32)
+    assert found is not None and found.kind == "depth"
+    looped: list[Any] = []
+    looped.append(looped)
+    found = first_unstorable(looped, max_depth=32)
+    assert found is not None and found.kind == "depth"
+
+
+def test_a_value_that_can_be_stored_has_no_problem() -> None:
+    assert first_unstorable({"a": [1, 2.5, None, True, "текст", {"b": "😀"}]}, max_depth=3) is None
