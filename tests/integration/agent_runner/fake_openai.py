@@ -12,8 +12,9 @@ from typing import Any
 
 
 class FakeOpenAI(ThreadingHTTPServer):
-    """`mode`: valid, malformed, unsignalled, empty (no choices), or slow (every answer waits
-    `delay` seconds)."""
+    """`mode`: valid, malformed, unsignalled, empty (no choices), unstorable (NUL characters
+    in the message and the data, as `UNSTORABLE`), or slow (every answer waits `delay`
+    seconds)."""
 
     daemon_threads = True
     mode = "valid"
@@ -59,6 +60,8 @@ def completion(body: dict[str, Any], mode: str) -> dict[str, Any]:
     }
     if mode == "unsignalled":
         output = {"message": "No signal here"}
+    if mode == "unstorable":
+        output = UNSTORABLE
     arguments = "{not json" if mode == "malformed" else json.dumps(output)
     call = {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": arguments}}
     choice = {
@@ -74,6 +77,17 @@ def completion(body: dict[str, Any], mode: str) -> dict[str, Any]:
         "choices": [] if mode == "empty" else [choice],
         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
+
+
+UNSTORABLE: dict[str, Any] = {
+    "message": "Hello\u0000 from the model",
+    "extracted_data": {
+        "inbox_items": ["buy milk\u0000", "call mom"],
+        "facts\u0000": {"work": "ship it"},
+    },
+    "workflow_signal": {"action": "stay", "data": {"note": "a\u0000b", "k\u0000": 1, "n": 2}},
+}
+"""A reply PostgreSQL cannot store as written: NUL characters in texts and in keys."""
 
 
 def embeddings(body: dict[str, Any], dims: int) -> dict[str, Any]:

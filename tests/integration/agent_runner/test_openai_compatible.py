@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ from nats.aio.client import Client
 
 from baton_agent_runner.bootstrap import build
 from baton_contracts import ErrorCode, RemoteError
-from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_contracts.agent_api import AgentReply, InboxItems, ListInboxItems, RunAgent
 from baton_messaging import request
 
 from .conftest import settings
@@ -107,3 +108,43 @@ async def test_a_malformed_reply_still_counts_the_tokens_it_took(
     reply = await request(client, _turn("k-paid"), timeout=10.0)
     assert isinstance(reply, AgentReply) and reply.workflow_signal.action == "stay"
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (100, 20)
+
+
+@pytest.fixture
+async def runner_on(
+    nats_url: str, database_url: str, tmp_path: Path, fake_openai: FakeOpenAI
+) -> Any:
+    """The runner on the fake endpoint, on SQLite and on PostgreSQL."""
+    port = fake_openai.server_address[1]
+    app = build(
+        settings(
+            nats_url,
+            database_url,
+            agent_model="openai:fake-model",
+            openai_base_url=f"http://127.0.0.1:{port}/v1",
+            model_max_retries=0,
+            qdrant_path=tmp_path / "qdrant",
+        )
+    )
+    await app.start()
+    yield app
+    await app.stop()
+
+
+async def test_what_the_model_wrote_that_cannot_be_stored_is_left_out_of_the_turn(
+    runner_on: Any, client: Client, fake_openai: FakeOpenAI
+) -> None:
+    # PostgreSQL's JSON and text types refuse U+0000: the reply log and the inbox failed there,
+    # and the paid-for answer ended in an internal error.
+    fake_openai.mode = "unstorable"
+    reply = await request(client, _turn("k-nul"), timeout=10.0)
+    assert isinstance(reply, AgentReply)
+    assert reply.message == "Hello from the model"
+    assert reply.extracted_data == {"inbox_items": ["buy milk", "call mom"]}
+    assert reply.workflow_signal.data == {"note": "ab", "n": 2}
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (100, 20)
+    inbox = await request(client, ListInboxItems(user_id="u"), timeout=5.0)
+    assert isinstance(inbox, InboxItems)
+    assert sorted(item.content for item in inbox.items) == ["buy milk", "call mom"]
+    again = await request(client, _turn("k-nul"), timeout=10.0)  # recorded: not asked again
+    assert again == reply and len(fake_openai.requests) == 1

@@ -14,6 +14,7 @@ from baton_agent_runner.domain.language import Lang, language_in
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.scripted import Turn
+from baton_agent_runner.domain.storable_output import storable_output
 from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
@@ -224,7 +225,8 @@ class AgentRunner:
     async def _ask(
         self, profile: Profile, turn: Turn, time_left: float
     ) -> tuple[AgentOutput, TokenUsage, bool]:
-        """The model's output and usage, and whether the model answered (not the fallback)."""
+        """The model's output as it can be stored, its usage, and whether the model answered
+        (not the fallback)."""
         try:
             async with asyncio.timeout(min(self.timeout, time_left)):
                 answer = await self.agents.answer(profile, turn)
@@ -239,7 +241,16 @@ class AgentRunner:
                     message=f"agent {profile.slug} did not answer in time or failed; try again",
                 )
             ) from exc
-        return answer.output, answer.usage, True
+        output, changed = storable_output(answer.output)
+        if changed:
+            logger.warning(
+                "agent %s wrote what cannot be stored; left out of %s",
+                profile.slug,
+                ", ".join(changed),
+            )
+            if not output.message.strip():  # nothing of the message is left: as if malformed
+                return AgentOutput(message=FALLBACK[turn.language]), answer.usage, False
+        return output, answer.usage, True
 
     async def _keep(self, cmd: RunAgent, output: AgentOutput) -> None:
         """Persist what the agent extracted: priority facts, inbox items, deferred items."""
