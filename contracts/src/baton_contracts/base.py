@@ -85,9 +85,13 @@ class Subject(BaseModel):
 
 
 class Message(BaseModel):
-    """Any wire message. Frozen, strict about unknown fields, with a stable `type` string."""
+    """Any wire message. Frozen, strict about unknown fields, with a stable `type` string.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    A float field refuses NaN and Infinity: JSON has neither, and the message would carry
+    `null` in their place.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     type: str
     subject: ClassVar[Subject]

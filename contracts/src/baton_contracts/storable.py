@@ -1,12 +1,15 @@
 """What a JSON value must be for every store to keep it as it came, checked in one walk.
 
-PostgreSQL's JSON and text types cannot hold a NUL character (U+0000). Nesting is capped
-where a value is stored and sent back inside replies: JSON readers on the way give up near
-200 levels.
+PostgreSQL's JSON and text types cannot hold a NUL character (U+0000). JSON has no NaN or
+Infinity, yet Python's readers accept them (and turn an overflowing number like 1e999 into
+Infinity) and its writers put `null` in their place, so the value would change on the way.
+Nesting is capped where a value is stored and sent back inside replies: JSON readers on the
+way give up near 200 levels.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -14,7 +17,13 @@ NUL = "\x00"
 NUL_PROBLEM = "contains a NUL character (U+0000), which cannot be stored"
 
 Loc = tuple[str | int, ...]
-Kind = Literal["depth", "nul"]
+Kind = Literal["depth", "nul", "number"]
+
+
+def not_a_number_problem(value: float) -> str:
+    """Why a NaN or an infinite number cannot be stored."""
+    shown = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return f"is {shown}, which is not a JSON number and cannot be stored as sent"
 
 
 @dataclass(frozen=True)
@@ -42,10 +51,11 @@ def format_path(loc: Loc, prefix: str = "") -> str:
 
 
 def first_unstorable(
-    value: object, *, max_depth: int | None = None, nul: bool = True
+    value: object, *, max_depth: int | None = None, nul: bool = True, numbers: bool = True
 ) -> Unstorable | None:
     """The first problem in `value`, or None: objects and lists nested more than `max_depth`
-    levels (the value itself is level 1) and, when `nul`, a NUL character in a string or key.
+    levels (the value itself is level 1), when `nul` a NUL character in a string or key, and
+    when `numbers` a NaN or an infinite number.
 
     Walked with a stack, not recursion: how deep a caller's JSON nests is up to the caller.
     A container met again at the same depth is not walked again: YAML aliases can share one
@@ -59,6 +69,9 @@ def first_unstorable(
         if isinstance(item, str):
             if nul and NUL in item:
                 return Unstorable(loc, "nul", NUL_PROBLEM)
+        elif isinstance(item, float):
+            if numbers and not math.isfinite(item):
+                return Unstorable(loc, "number", not_a_number_problem(item))
         elif isinstance(item, dict | list):
             depth = len(loc) + 1
             if max_depth is not None and depth > max_depth:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
 from baton_contracts.storable import first_unstorable
@@ -21,15 +22,23 @@ stop near 200: data nested that deep, once stored, made every later reply unread
 """
 
 
-def _shallow(value: dict[str, Any]) -> dict[str, Any]:
-    if first_unstorable(value, max_depth=MAX_SIGNAL_DATA_DEPTH, nul=False) is not None:
+def _storable(value: dict[str, Any]) -> dict[str, Any]:
+    """`value`, unless it nests too deep or holds a number JSON has none for (NaN, Infinity),
+    which would reach the store as `null`: refused by its path inside the field."""
+    found = first_unstorable(value, max_depth=MAX_SIGNAL_DATA_DEPTH, nul=False)
+    if found is None:
+        return value
+    if found.kind == "depth":
         limit = MAX_SIGNAL_DATA_DEPTH
         raise ValueError(f"nests more than {limit} levels deep; the limit is {limit}")
-    return value
+    error = PydanticCustomError("unstorable", found.problem)
+    line = InitErrorDetails(type=error, loc=found.loc, input=value)
+    raise ValidationError.from_exception_data("SignalData", [line])
 
 
-SignalData = Annotated[dict[str, Any], AfterValidator(_shallow)]
-"""A signal's `data` or `shared`: a JSON object at most `MAX_SIGNAL_DATA_DEPTH` levels deep."""
+SignalData = Annotated[dict[str, Any], AfterValidator(_storable)]
+"""A signal's `data` or `shared`: a JSON object at most `MAX_SIGNAL_DATA_DEPTH` levels deep,
+with no NaN or infinite number."""
 
 MAX_MESSAGE_CHARS = 8000
 """A user message above this many characters is refused with `too_large` (HTTP 413)."""

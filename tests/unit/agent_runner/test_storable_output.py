@@ -46,3 +46,12 @@ def test_signal_data_nested_deeper_than_a_signal_may_is_left_out() -> None:
     assert stored.workflow_signal.data["ok"] == 1
     WorkflowSignal(data=stored.workflow_signal.data)  # what the reply carries accepts it
     assert changed == ["workflow_signal.data.deep" + ".a" * 31]
+
+
+def test_numbers_json_has_none_for_are_left_out() -> None:
+    data = {"n": float("nan"), "l": [1.5, float("inf"), -float("inf")], "ok": 2.5}
+    output = AgentOutput(message="hi", extracted_data=data, workflow_signal=Signal(data=data))
+    stored, changed = storable_output(output)
+    assert stored.extracted_data == {"l": [1.5], "ok": 2.5}
+    assert stored.workflow_signal == Signal(data={"l": [1.5], "ok": 2.5})
+    assert changed[:3] == ["extracted_data.n", "extracted_data.l[1]", "extracted_data.l[2]"]

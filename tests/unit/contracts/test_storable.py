@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
+from baton_contracts.agent_api import RunTask
 from baton_contracts.storable import NUL_PROBLEM, first_unstorable
 
 
@@ -56,3 +58,22 @@ def test_a_shared_or_self_holding_node_ends_the_walk() -> None:
 
 def test_a_value_that_can_be_stored_has_no_problem() -> None:
     assert first_unstorable({"a": [1, 2.5, None, True, "текст", {"b": "😀"}]}, max_depth=3) is None
+
+
+@pytest.mark.parametrize(
+    ("number", "shown"), [(float("nan"), "NaN"), (1e999, "Infinity"), (-1e999, "-Infinity")]
+)
+def test_a_number_json_has_none_for_is_found_by_its_path(number: float, shown: str) -> None:
+    found = first_unstorable({"a": [0.5, number]})
+    assert found is not None and (found.path("data"), found.kind) == ("data.a[1]", "number")
+    assert found.problem.startswith(f"is {shown}, which is not a JSON number")
+    assert first_unstorable({"a": number}, numbers=False) is None
+
+
+def test_a_float_field_of_a_wire_message_refuses_nan_and_infinity() -> None:
+    body = b'{"user_id":"u","agent":"a","step_id":"s","run_id":"r","prompt":"p",'
+    for bad in (b"NaN", b"Infinity", b"1e999"):
+        with pytest.raises(ValidationError, match="finite number"):
+            RunTask.model_validate_json(
+                body + b'"idempotency_key":"k","timeout_seconds":' + bad + b"}"
+            )

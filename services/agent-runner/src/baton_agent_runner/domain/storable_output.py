@@ -1,14 +1,16 @@
 """A model's output as it can be stored: what no store can keep is taken out, never refused.
 
-A model may write what the stores cannot hold, a NUL character (U+0000) for one, which
-PostgreSQL's JSON and text types refuse. Refusing the turn would throw away an answer that was
-paid for and leave the user's message unrecorded for no fault of theirs, so the turn goes on
-with the rest: a NUL is dropped from a text, an entry whose key holds one is left out, and so
-is data nested deeper than a signal may be. Every change is named by its path for the log.
+A model may write what the stores cannot hold: a NUL character (U+0000), which PostgreSQL's
+JSON and text types refuse, or a NaN or infinite number, which JSON has none for. Refusing
+the turn would throw away an answer that was paid for and leave the user's message
+unrecorded for no fault of theirs, so the turn goes on with the rest: a NUL is dropped from a
+text, an entry whose key holds one is left out, and so are such numbers and data nested
+deeper than a signal may be. Every change is named by its path for the log.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from baton_agent_runner.domain.output import AgentOutput
@@ -41,6 +43,9 @@ def _storable(value: Any, loc: tuple[str | int, ...], depth: int, changed: list[
             changed.append(format_path(loc))
             return value.replace(NUL, "")
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        changed.append(format_path(loc))
+        return _LEFT_OUT
     if not isinstance(value, dict | list):
         return value
     if depth >= MAX_SIGNAL_DATA_DEPTH:
