@@ -3,13 +3,15 @@
 PostgreSQL's JSON and text types cannot hold a NUL character (U+0000). JSON has no NaN or
 Infinity, yet Python's readers accept them (and turn an overflowing number like 1e999 into
 Infinity) and its writers put `null` in their place, so the value would change on the way.
-Nesting is capped where a value is stored and sent back inside replies: JSON readers on the
-way give up near 200 levels.
+A lone UTF-16 surrogate (U+D800 to U+DFFF, which `\\ud800` in JSON text reads as) is no
+character: no UTF-8 writer can put it out. Nesting is capped where a value is stored and sent
+back inside replies: JSON readers on the way give up near 200 levels.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,7 +19,20 @@ NUL = "\x00"
 NUL_PROBLEM = "contains a NUL character (U+0000), which cannot be stored"
 
 Loc = tuple[str | int, ...]
-Kind = Literal["depth", "nul", "number"]
+Kind = Literal["depth", "nul", "number", "surrogate"]
+SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone surrogate in a Python string (a pair read from JSON is one character already)."""
+
+
+def _text_problem(text: str, nul: bool) -> tuple[Kind, str] | None:
+    if nul and NUL in text:
+        return "nul", NUL_PROBLEM
+    if not text.isascii():
+        found = SURROGATE.search(text)
+        if found is not None:
+            code = f"U+{ord(found.group()):04X}"
+            return "surrogate", f"contains a lone surrogate ({code}), which cannot be stored"
+    return None
 
 
 def not_a_number_problem(value: float) -> str:
@@ -54,8 +69,8 @@ def first_unstorable(
     value: object, *, max_depth: int | None = None, nul: bool = True, numbers: bool = True
 ) -> Unstorable | None:
     """The first problem in `value`, or None: objects and lists nested more than `max_depth`
-    levels (the value itself is level 1), when `nul` a NUL character in a string or key, and
-    when `numbers` a NaN or an infinite number.
+    levels (the value itself is level 1), a lone surrogate in a string or key, when `nul` a
+    NUL character in one, and when `numbers` a NaN or an infinite number.
 
     Walked with a stack, not recursion: how deep a caller's JSON nests is up to the caller.
     A container met again at the same depth is not walked again: YAML aliases can share one
@@ -67,8 +82,9 @@ def first_unstorable(
     while stack:
         loc, item = stack.pop()
         if isinstance(item, str):
-            if nul and NUL in item:
-                return Unstorable(loc, "nul", NUL_PROBLEM)
+            text = _text_problem(item, nul)
+            if text is not None:
+                return Unstorable(loc, *text)
         elif isinstance(item, float):
             if numbers and not math.isfinite(item):
                 return Unstorable(loc, "number", not_a_number_problem(item))
@@ -80,8 +96,10 @@ def first_unstorable(
                 continue
             seen.add((id(item), depth))
             if isinstance(item, dict):
-                if nul and any(NUL in str(key) for key in item):
-                    return Unstorable(loc, "nul", NUL_PROBLEM)
+                for key in item:
+                    text = _text_problem(str(key), nul)
+                    if text is not None:
+                        return Unstorable(loc, *text)
                 stack.extend(((*loc, k), v) for k, v in reversed(item.items()))
             else:
                 stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(item))))

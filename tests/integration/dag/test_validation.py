@@ -219,3 +219,23 @@ async def test_runs_of_a_workflow_that_never_existed_are_not_found(author: Autho
     for path in ("/workflows/nothing-here/runs", "/workflow-runs?workflow=nothing-here"):
         response = await author.http.get(path, headers=author.headers)
         assert response.status_code == 404, (path, response.text)
+
+
+async def test_a_lone_surrogate_in_a_document_or_a_variable_is_refused_by_its_path(
+    author: Author,
+) -> None:
+    # Stored, the document made its workflow unreadable: every GET answered 500.
+    document = '{"name": "odd", "steps": [{"id": "a", "prompt": "x \\ud800"}]}'
+    assert problems(await author.create(document)) == [
+        ("steps[0].prompt", "contains a lone surrogate (U+D800), which cannot be stored")
+    ]
+    assert (await author.get("/workflows"))["workflows"] == []
+    await author.created({"name": "odd", "variables": {"v": "1"}, "steps": [DRAFT]})
+    refused = await author.http.post(
+        "/workflows/odd/run",
+        content=b'{"variables": {"v": "\\udc00"}}',
+        headers={**author.headers, "Content-Type": "application/json"},
+    )
+    assert problems(refused) == [
+        ("body.variables.v", "contains a lone surrogate (U+DC00), which cannot be stored")
+    ]

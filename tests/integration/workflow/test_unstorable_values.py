@@ -63,3 +63,38 @@ async def test_nan_in_a_signal_sent_over_nats_is_invalid_naming_the_field(
     assert b'"code":"invalid"' in reply.data
     assert b'"field":"signal.data.x"' in reply.data and b"is NaN" in reply.data
     assert len(await _events(gateway, "nan-nats", instance)) == 1  # only the start
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "field"),
+    [
+        ("signal", b'{"action":"stay","data":{"x":"a\\ud800"}}', "body.data.x"),
+        ("signal", b'{"action":"stay","data":{"\\udc00":1}}', "body.data"),
+        ("signal", b'{"action":"stay","target_step":"\\ud800"}', "body.target_step"),
+        ("signal", b'{"action":"stay","data":{"x":"\xed\xa0\x80"}}', "body.data.x"),
+        ("messages", b'{"text":"hi \\udfff"}', "body.text"),
+    ],
+)
+async def test_a_lone_surrogate_in_a_body_is_422_naming_the_field(
+    gateway: Any, route: str, body: bytes, field: str
+) -> None:
+    # Nothing can write one out as UTF-8: forwarding it was a 500, and in a key it reached
+    # the store as other characters.
+    instance = await _started(gateway, "surrogate")
+    refused = await gateway.post(
+        f"/api/workflows/{instance}/{route}",
+        content=body,
+        headers={**auth(gateway, "surrogate"), "Content-Type": "application/json"},
+    )
+    assert refused.status_code == 422, refused.text
+    [detail] = refused.json()["error"]["details"]
+    assert detail["field"] == field
+    assert detail["message"].startswith("contains a lone surrogate (U+D")
+    assert len(await _events(gateway, "surrogate", instance)) == 1  # only the start
+    paired = await gateway.post(  # an escaped pair is one character, and fine
+        f"/api/workflows/{instance}/signal",
+        content=b'{"action":"stay","data":{"x":"\\ud83d\\ude00"}}',
+        headers={**auth(gateway, "surrogate"), "Content-Type": "application/json"},
+    )
+    assert paired.status_code == 200, paired.text
+    assert (await _events(gateway, "surrogate", instance))[-1]["payload"]["data"] == {"x": "😀"}

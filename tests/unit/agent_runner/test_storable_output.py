@@ -55,3 +55,13 @@ def test_numbers_json_has_none_for_are_left_out() -> None:
     assert stored.extracted_data == {"l": [1.5], "ok": 2.5}
     assert stored.workflow_signal == Signal(data={"l": [1.5], "ok": 2.5})
     assert changed[:3] == ["extracted_data.n", "extracted_data.l[1]", "extracted_data.l[2]"]
+
+
+def test_a_lone_surrogate_becomes_a_replacement_character_and_its_key_is_left_out() -> None:
+    # A message with a length limit refuses one when validated; data takes it.
+    output = AgentOutput.model_construct(
+        message="a\ud800b", extracted_data={"k\udc00": 1, "t": "\udfff"}
+    )
+    stored, changed = storable_output(output)
+    assert (stored.message, stored.extracted_data) == ("a\ufffdb", {"t": "\ufffd"})
+    assert changed == ["message", "extracted_data", "extracted_data.t"]

@@ -77,3 +77,13 @@ def test_a_float_field_of_a_wire_message_refuses_nan_and_infinity() -> None:
             RunTask.model_validate_json(
                 body + b'"idempotency_key":"k","timeout_seconds":' + bad + b"}"
             )
+
+
+@pytest.mark.parametrize(
+    ("value", "path", "code"),
+    [({"t": "a\ud800"}, "data.t", "U+D800"), ({"k\udfff": 1}, "data", "U+DFFF")],
+)
+def test_a_lone_surrogate_is_found_by_its_path(value: Any, path: str, code: str) -> None:
+    found = first_unstorable(value, nul=False, numbers=False)
+    assert found is not None and (found.path("data"), found.kind) == (path, "surrogate")
+    assert found.problem == f"contains a lone surrogate ({code}), which cannot be stored"

@@ -1,11 +1,12 @@
 """A model's output as it can be stored: what no store can keep is taken out, never refused.
 
 A model may write what the stores cannot hold: a NUL character (U+0000), which PostgreSQL's
-JSON and text types refuse, or a NaN or infinite number, which JSON has none for. Refusing
-the turn would throw away an answer that was paid for and leave the user's message
-unrecorded for no fault of theirs, so the turn goes on with the rest: a NUL is dropped from a
-text, an entry whose key holds one is left out, and so are such numbers and data nested
-deeper than a signal may be. Every change is named by its path for the log.
+JSON and text types refuse, a lone surrogate, which no UTF-8 text can hold, or a NaN or
+infinite number, which JSON has none for. Refusing the turn would throw away an answer that
+was paid for and leave the user's message unrecorded for no fault of theirs, so the turn goes
+on with the rest: a NUL is dropped from a text and a lone surrogate becomes U+FFFD, an entry
+whose key holds either is left out, and so are such numbers and data nested deeper than a
+signal may be. Every change is named by its path for the log.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import math
 from typing import Any
 
 from baton_agent_runner.domain.output import AgentOutput
-from baton_contracts.storable import NUL, format_path
+from baton_contracts.storable import NUL, SURROGATE, format_path
 from baton_contracts.workflow_api import MAX_SIGNAL_DATA_DEPTH
 
 _LEFT_OUT = object()
@@ -39,10 +40,10 @@ def _storable(value: Any, loc: tuple[str | int, ...], depth: int, changed: list[
     """`value` made storable; `_LEFT_OUT` when nothing of it can be. `depth` is how many
     objects and lists hold it, so an object or list at `depth` is at level `depth + 1`."""
     if isinstance(value, str):
-        if NUL in value:
+        text = SURROGATE.sub("\ufffd", value.replace(NUL, ""))
+        if text != value:
             changed.append(format_path(loc))
-            return value.replace(NUL, "")
-        return value
+        return text
     if isinstance(value, float) and not math.isfinite(value):
         changed.append(format_path(loc))
         return _LEFT_OUT
@@ -56,7 +57,7 @@ def _storable(value: Any, loc: tuple[str | int, ...], depth: int, changed: list[
         return [item for item in items if item is not _LEFT_OUT]
     kept: dict[str, Any] = {}
     for key, item in value.items():
-        if NUL in str(key):
+        if NUL in str(key) or SURROGATE.search(str(key)):
             changed.append(format_path(loc))
             continue
         item = _storable(item, (*loc, key), depth + 1, changed)

@@ -47,6 +47,7 @@ from baton_notifier.entrypoints.dag_workflows import (
     save_workflow,
     validate_workflow,
 )
+from baton_notifier.entrypoints.json_body import CheckedJsonRoute
 
 __all__ = [
     "YAML_TYPES",
@@ -90,7 +91,7 @@ _INVALID: dict[int | str, dict[str, Any]] = {
 def dag_router() -> APIRouter:
     """The routes of seed 004's "Référence de l'API HTTP", plus version history and diff."""
     # No router-level token dependency: each route takes `CurrentIdentity` (see `api_router`).
-    router = APIRouter(tags=["dag workflows"])
+    router = APIRouter(tags=["dag workflows"], route_class=CheckedJsonRoute)
     add = router.add_api_route
     add(
         "/workflows",

@@ -16,6 +16,7 @@ from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.domain.health import ServiceReport
 from baton_notifier.entrypoints.body_limit import BodyLimitMiddleware
 from baton_notifier.entrypoints.http_errors import install_error_handlers
+from baton_notifier.entrypoints.json_body import CheckedJsonRoute
 from baton_notifier.service.forwarding import Forwarder
 from baton_notifier.service.ports import Connection, Requester
 from baton_notifier.service.services_health import check_services
@@ -109,6 +110,7 @@ def api_router() -> APIRouter:
     """
     return APIRouter(
         prefix="/api",
+        route_class=CheckedJsonRoute,
         responses={401: {"model": HttpErrorResponse, "description": "No valid bearer token"}},
     )
 

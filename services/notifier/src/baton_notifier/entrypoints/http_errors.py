@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException
 
 from baton_contracts import ErrorCode, ErrorDetail
 from baton_notifier.domain.errors import ApiError, field_path
+from baton_notifier.entrypoints.json_body import UnstorableBody
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,10 @@ invalid UTF-8, nesting deeper than the parser goes, an integer of over 4,300 dig
 
 
 async def _http_exception(_: Request, exc: HTTPException) -> JSONResponse:
+    if exc.status_code == 400 and isinstance(exc.__cause__, UnstorableBody):
+        found = exc.__cause__.found
+        detail = ErrorDetail(field=found.path("body"), message=found.problem)
+        return error_response(ApiError.invalid(f"request is invalid: {exc.__cause__}", [detail]))
     if exc.status_code == 400 and exc.detail == UNPARSABLE_BODY:
         cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else "unreadable"
         detail = ErrorDetail(field="body", message=f"body is not valid JSON: {cause}")

@@ -91,14 +91,16 @@ def load_document(
 
 
 def _shallow(document: dict[str, Any]) -> dict[str, Any]:
-    """The document, if no object or list in it is nested deeper than `MAX_DEPTH`.
+    """The document, if no object or list in it is nested deeper than `MAX_DEPTH` and no
+    string holds a lone surrogate (stored, it made the workflow unreadable).
 
     Numbers are left to validation, which names the field's own rule (no field takes any
     JSON value, so a NaN can never be stored unchecked).
     """
     found = first_unstorable(document, max_depth=MAX_DEPTH, nul=False, numbers=False)
     if found is not None:
-        raise InvalidWorkflow([Problem(found.path(), _TOO_DEEP)])
+        problem = _TOO_DEEP if found.kind == "depth" else found.problem
+        raise InvalidWorkflow([Problem(found.path(), problem)])
     return document
 
 
