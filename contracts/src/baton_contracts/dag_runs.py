@@ -20,6 +20,7 @@ from baton_contracts.dag_base import (
     cmd,
     query,
 )
+from baton_contracts.storable import NulFreeText
 
 # --- replies -----------------------------------------------------------------------------
 
@@ -139,9 +140,9 @@ class StartDagRun(Command):
     subject: ClassVar[Subject] = cmd("dag_run")
     reply_model: ClassVar[ReplyModel] = DagRunAccepted
     name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
-    variables: dict[str, str] = Field(default_factory=dict)
+    variables: dict[str, NulFreeText] = Field(default_factory=dict)
     mode: RunMode = "live"
-    request_id: str | None = Field(default=None, min_length=1, max_length=200)
+    request_id: NulFreeText | None = Field(default=None, min_length=1, max_length=200)
 
 
 class ListDagRuns(Query):

@@ -13,7 +13,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator
+from pydantic_core import PydanticCustomError
 
 NUL = "\x00"
 NUL_PROBLEM = "contains a NUL character (U+0000), which cannot be stored"
@@ -104,3 +107,14 @@ def first_unstorable(
             else:
                 stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(item))))
     return None
+
+
+def _without_nul(text: str) -> str:
+    if NUL in text:
+        raise PydanticCustomError("nul_character", NUL_PROBLEM)
+    return text
+
+
+NulFreeText = Annotated[str, AfterValidator(_without_nul)]
+"""A string every store keeps: no NUL character (U+0000), which PostgreSQL's text and JSON
+types refuse. For the ids and values a request carries into the store as they are."""

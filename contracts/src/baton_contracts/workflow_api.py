@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
-from baton_contracts.storable import first_unstorable
+from baton_contracts.storable import NulFreeText, first_unstorable
 
 MAX_SIGNAL_DATA_BYTES = 64 * 1024
 """`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
@@ -186,7 +186,7 @@ class SignalWorkflow(Command):
     subject: ClassVar[Subject] = _cmd("signal")
     reply_model: ClassVar[ReplyModel] = TurnReply
     instance_id: str
-    command_id: str = Field(min_length=1, max_length=128)
+    command_id: NulFreeText = Field(min_length=1, max_length=128)
     signal: WorkflowSignal
 
 
@@ -197,7 +197,7 @@ class RecordExchange(Command):
     subject: ClassVar[Subject] = _cmd("record_exchange")
     reply_model: ClassVar[ReplyModel] = TurnReply
     instance_id: str
-    command_id: str = Field(min_length=1, max_length=128)
+    command_id: NulFreeText = Field(min_length=1, max_length=128)
     signal: WorkflowSignal | None = None
 
 
@@ -286,7 +286,7 @@ class SendMessage(Command):
     subject: ClassVar[Subject] = _cmd("send_message")
     reply_model: ClassVar[ReplyModel] = MessageReply
     instance_id: str
-    client_message_id: str = Field(min_length=1, max_length=128)
+    client_message_id: NulFreeText = Field(min_length=1, max_length=128)
     text: str
 
 

@@ -8,7 +8,9 @@ import pytest
 from pydantic import ValidationError
 
 from baton_contracts.agent_api import RunTask
+from baton_contracts.dag_api import StartDagRun
 from baton_contracts.storable import NUL_PROBLEM, first_unstorable
+from baton_contracts.workflow_api import RecordExchange, SendMessage, SignalWorkflow
 
 
 def nested(depth: int) -> dict[str, Any]:
@@ -87,3 +89,28 @@ def test_a_lone_surrogate_is_found_by_its_path(value: Any, path: str, code: str)
     found = first_unstorable(value, nul=False, numbers=False)
     assert found is not None and (found.path("data"), found.kind) == (path, "surrogate")
     assert found.problem == f"contains a lone surrogate ({code}), which cannot be stored"
+
+
+@pytest.mark.parametrize(
+    ("message", "field"),
+    [
+        (
+            lambda: SignalWorkflow(user_id="u", instance_id="i", command_id="a\0", signal={}),
+            "command_id",
+        ),
+        (lambda: RecordExchange(user_id="u", instance_id="i", command_id="\0"), "command_id"),
+        (
+            lambda: SendMessage(user_id="u", instance_id="i", client_message_id="m\0", text="hi"),
+            "client_message_id",
+        ),
+        (lambda: StartDagRun(user_id="u", name="w", variables={"v": "x\0"}), "variables.v"),
+        (lambda: StartDagRun(user_id="u", name="w", request_id="r\0"), "request_id"),
+    ],
+)
+def test_ids_and_run_variables_refuse_a_nul_by_name(message: Any, field: str) -> None:
+    # Each goes into PostgreSQL as it is, which refuses U+0000 with an internal error.
+    with pytest.raises(ValidationError) as refused:
+        message()
+    [error] = refused.value.errors()
+    assert ".".join(str(part) for part in error["loc"]) == field
+    assert error["msg"] == NUL_PROBLEM

@@ -92,12 +92,13 @@ def load_document(
 
 def _shallow(document: dict[str, Any]) -> dict[str, Any]:
     """The document, if no object or list in it is nested deeper than `MAX_DEPTH` and no
-    string holds a lone surrogate (stored, it made the workflow unreadable).
+    string holds a lone surrogate (stored, it made the workflow unreadable) or a NUL character
+    (PostgreSQL refuses one: the save failed with an internal error).
 
     Numbers are left to validation, which names the field's own rule (no field takes any
     JSON value, so a NaN can never be stored unchecked).
     """
-    found = first_unstorable(document, max_depth=MAX_DEPTH, nul=False, numbers=False)
+    found = first_unstorable(document, max_depth=MAX_DEPTH, numbers=False)
     if found is not None:
         problem = _TOO_DEEP if found.kind == "depth" else found.problem
         raise InvalidWorkflow([Problem(found.path(), problem)])
