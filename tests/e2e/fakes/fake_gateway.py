@@ -15,6 +15,9 @@ from pathlib import Path
 
 from baton_auth import InvalidToken, verify_token
 
+HEALTHY = {"status": "ok", "checks": {"nats": True}}
+"""The notifier's `/health` body: `baton up` and `baton status` read it."""
+
 
 class Health(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
@@ -23,14 +26,14 @@ class Health(BaseHTTPRequestHandler):
             return
         header = self.headers.get("Authorization", "")
         if not header.startswith("Bearer "):
-            self._answer(200, {"healthy": True})
+            self._answer(200, HEALTHY)
             return
         try:
             identity = verify_token(os.environ["BATON_JWT_SECRET"], header.removeprefix("Bearer "))
         except InvalidToken as exc:
             self._answer(401, {"error": str(exc)})
             return
-        self._answer(200, {"healthy": True, "user_id": identity.user_id})
+        self._answer(200, {**HEALTHY, "user_id": identity.user_id})
 
     def _answer(self, status: int, body: dict[str, object]) -> None:
         data = json.dumps(body).encode()

@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from baton_cli import gateway_bodies as bodies
 from baton_cli.errors import CliError
+from baton_cli.gateway_bodies import Json, Shape
 
 if TYPE_CHECKING:
     import httpx
 
 DEFAULT_TIMEOUT = 30.0
 UNREACHABLE_STATUSES = frozenset({502, 503, 504})
-
-Json = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -96,39 +96,40 @@ class GatewayClient:
 
     def list_workflows(self) -> list[Json]:
         """`GET /workflows`."""
-        return list(self._call("GET", "workflows")["workflows"])
+        return list(self._call("GET", "workflows", bodies.WORKFLOW_LIST)["workflows"])
 
     def get_workflow(self, name: str) -> Json:
         """`GET /workflows/{name}`."""
-        return self._call("GET", f"workflows/{_segment(name)}")
+        return self._call("GET", f"workflows/{_segment(name)}", bodies.WORKFLOW_DOCUMENT)
 
     def create_workflow(self, document: Json) -> Json:
         """`POST /workflows`: a new version, or `changed: false` when identical to the latest."""
-        return self._call("POST", "workflows", json=document)
+        return self._call("POST", "workflows", bodies.WORKFLOW_SAVED, json=document)
 
     def delete_workflow(self, name: str) -> None:
         """`DELETE /workflows/{name}`."""
-        self._call("DELETE", f"workflows/{_segment(name)}")
+        self._call("DELETE", f"workflows/{_segment(name)}", bodies.NOTHING)
 
     def validate(self, name: str, document: Json | None = None) -> Json:
         """`POST /workflows/{name}/validate`: `document` if given, else the stored latest."""
-        return self._call("POST", f"workflows/{_segment(name)}/validate", json=document)
+        path = f"workflows/{_segment(name)}/validate"
+        return self._call("POST", path, bodies.VALIDATION, json=document)
 
     def start_run(self, name: str, variables: dict[str, str], mode: str) -> Json:
         """`POST /workflows/{name}/run` -> the 202 body with `run_id`."""
         body = {"variables": variables, "mode": mode}
-        return self._call("POST", f"workflows/{_segment(name)}/run", json=body)
+        return self._call("POST", f"workflows/{_segment(name)}/run", bodies.RUN_ACCEPTED, json=body)
 
     def list_runs(self, name: str | None, limit: int) -> list[Json]:
         """`GET /workflows/{name}/runs`, or `GET /workflow-runs` for every workflow."""
         path = f"workflows/{_segment(name)}/runs" if name else "workflow-runs"
-        return list(self._call("GET", path, params={"limit": limit})["runs"])
+        return list(self._call("GET", path, bodies.RUN_LIST, params={"limit": limit})["runs"])
 
     def get_run(self, run_id: str, timeout: float | None = None) -> Json:
         """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate; `timeout`
         replaces the client's for this request (a poll should not wait 30 s on a hung one)."""
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-        return self._call("GET", f"workflow-runs/{_segment(run_id)}", **extra)
+        return self._call("GET", f"workflow-runs/{_segment(run_id)}", bodies.RUN_DETAIL, **extra)
 
     def cancel_run(self, run_id: str, reason: str | None) -> tuple[bool, Json]:
         """`POST /workflow-runs/{id}/cancel` -> (True when this request recorded it: 202, body).
@@ -136,27 +137,33 @@ class GatewayClient:
         Without `reason` no body is sent and the gateway records its default reason.
         """
         body = None if reason is None else {"reason": reason}
-        code, answer = self._send("POST", f"workflow-runs/{_segment(run_id)}/cancel", json=body)
+        path = f"workflow-runs/{_segment(run_id)}/cancel"
+        code, answer = self._send("POST", path, bodies.RUN_CANCEL, json=body)
         return code == 202, answer
 
     def versions(self, name: str) -> list[Json]:
         """`GET /workflows/{name}/versions`, newest first."""
-        return list(self._call("GET", f"workflows/{_segment(name)}/versions")["versions"])
+        path = f"workflows/{_segment(name)}/versions"
+        return list(self._call("GET", path, bodies.VERSION_LIST)["versions"])
 
     def rollback(self, name: str, version_id: str) -> Json:
         """`POST /workflows/{name}/rollback`: a new version equal to `version_id`."""
         body = {"version_id": version_id}
-        return self._call("POST", f"workflows/{_segment(name)}/rollback", json=body)
+        return self._call(
+            "POST", f"workflows/{_segment(name)}/rollback", bodies.ROLLED_BACK, json=body
+        )
 
     def diff(self, from_id: str, to_id: str) -> Json:
         """`GET /workflow-versions/{from}/diff/{to}`."""
-        return self._call("GET", f"workflow-versions/{_segment(from_id)}/diff/{_segment(to_id)}")
+        path = f"workflow-versions/{_segment(from_id)}/diff/{_segment(to_id)}"
+        return self._call("GET", path, bodies.VERSION_DIFF)
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Json:
-        return self._send(method, path, **kwargs)[1]
+    def _call(self, method: str, path: str, shape: Shape, **kwargs: Any) -> Json:
+        return self._send(method, path, shape, **kwargs)[1]
 
-    def _send(self, method: str, path: str, **kwargs: Any) -> tuple[int, Json]:
-        """The HTTP status and decoded body of a 2xx answer; a `GatewayError` otherwise."""
+    def _send(self, method: str, path: str, shape: Shape, **kwargs: Any) -> tuple[int, Json]:
+        """The HTTP status and decoded body of a 2xx answer whose body has `shape`; a
+        `GatewayError` otherwise (a body the CLI cannot read names the route and the problem)."""
         import httpx
 
         try:
@@ -164,23 +171,12 @@ class GatewayClient:
         except httpx.HTTPError as exc:
             reason = str(exc) or type(exc).__name__
             raise GatewayError(f"cannot reach the gateway at {self.base_url}: {reason}") from None
-        if response.is_success:
-            return response.status_code, _json_object(response) if response.content else {}
-        raise _error_of(response, self.base_url)
-
-
-def _json_object(response: httpx.Response) -> Json:
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        raise GatewayError(
-            f"the gateway answered HTTP {response.status_code} with a body that is not a JSON "
-            f"object: {response.text[:200]!r}",
-            status=response.status_code,
-        )
-    return body
+        if not response.is_success:
+            raise _error_of(response, self.base_url)
+        try:
+            return response.status_code, bodies.read_body(response, shape)
+        except bodies.UnreadableBody as exc:
+            raise GatewayError(str(exc), status=response.status_code) from None
 
 
 def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
@@ -188,7 +184,7 @@ def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
     status = response.status_code
     try:
         error = response.json().get("error")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         error = None
     if not isinstance(error, dict):
         message = response.text.strip()[:200] or response.reason_phrase

@@ -10,6 +10,7 @@ import httpx
 import nats
 from nats.aio.client import Client as NatsClient
 
+from baton_cli.gateway_bodies import HEALTH, UnreadableBody, read_body
 from baton_cli.services import HttpHealth, NatsHealth, Runtime, ServiceSpec
 from baton_contracts import HEALTH_QUERIES
 
@@ -25,12 +26,15 @@ def http_base_url(host: str, port: int) -> str:
 
 
 async def http_healthy(client: httpx.AsyncClient, url: str) -> bool:
-    """True when `url` answers 200."""
+    """True when `url` answers 200 with the gateway's health body (`{"status": "ok", ...}`)."""
     try:
         response = await client.get(url, timeout=PROBE_TIMEOUT)
-    except httpx.HTTPError:
+        if response.status_code != 200:
+            return False
+        read_body(response, HEALTH)  # a 200 from something else on the port is not the gateway
+    except (httpx.HTTPError, UnreadableBody):
         return False
-    return response.status_code == 200
+    return True
 
 
 def health_reply_ok(data: bytes) -> bool:

@@ -33,7 +33,7 @@ class Setting(Enum):
 
 @dataclass(frozen=True)
 class HttpHealth:
-    """Healthy when `GET <path>` on the service's HTTP port answers 200."""
+    """Healthy when `GET <path>` on the service's HTTP port answers 200 with `"status": "ok"`."""
 
     path: str = "/health"
 

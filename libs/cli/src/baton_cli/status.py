@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 
 from baton_cli.errors import CliError
+from baton_cli.gateway_bodies import HEALTH, read_body
 from baton_cli.state import read_state, still_running
 
 
@@ -28,4 +29,5 @@ def check_status(data_dir: Path, echo: Callable[[str], None]) -> None:
         raise CliError(f"gateway {url} is down: {exc}") from None
     if response.status_code != 200:
         raise CliError(f"gateway {url} is unhealthy: HTTP {response.status_code}")
+    read_body(response, HEALTH)  # a 200 from something else on the port is no healthy gateway
     echo(f"Baton is up: {state.gateway_url}")
