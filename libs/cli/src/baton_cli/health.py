@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 
 import httpx
-import nats
 from nats.aio.client import Client as NatsClient
 
 from baton_cli.gateway_bodies import HEALTH, UnreadableBody, read_body
 from baton_cli.services import HttpHealth, NatsHealth, Runtime, ServiceSpec
 from baton_contracts import HEALTH_QUERIES
+from baton_messaging.health import connect_once
 
 PROBE_TIMEOUT = 1.0
 
@@ -49,10 +48,6 @@ def health_reply_ok(data: bytes) -> bool:
     return isinstance(result, dict) and result.get("healthy") is True
 
 
-async def _quiet(_error: Exception) -> None:
-    """nats-py logs every failed connect; a probe that fails just answers False."""
-
-
 class HealthProber:
     """Probes services; keeps one HTTP client and one NATS connection for all of them."""
 
@@ -81,16 +76,10 @@ class HealthProber:
 
     async def _connection(self) -> NatsClient:
         if self._nats is None or self._nats.is_closed:
-            # No reconnects: nats-py would retry a refused connect every 2 s, 60 times, inside
-            # this call, far past the caller's start timeout. A connection that drops is
+            # `connect_once` never reconnects (nats-py would retry a refused connect inside
+            # this call, far past the caller's start timeout): a connection that drops is
             # closed, and the next probe connects anew.
-            async with asyncio.timeout(PROBE_TIMEOUT):
-                self._nats = await nats.connect(
-                    self._runtime.nats_url,
-                    connect_timeout=PROBE_TIMEOUT,
-                    allow_reconnect=False,
-                    error_cb=_quiet,
-                )
+            self._nats = await connect_once(self._runtime.nats_url, PROBE_TIMEOUT)
         return self._nats
 
     async def close(self) -> None:

@@ -18,11 +18,12 @@ from baton_messaging.requests import request
 
 
 async def _quiet(_error: Exception) -> None:
-    """nats-py logs a traceback for each failed connect; the probe says it in one line."""
+    """nats-py logs a traceback for each failed connect; a probe says it in one line."""
 
 
-async def _connect(nats_url: str, timeout: float) -> Client:
-    """A connection within `timeout`, or `RemoteError` (unavailable) saying where it failed."""
+async def connect_once(nats_url: str, timeout: float) -> Client:
+    """A connection within `timeout` that never reconnects, for a probe (this command's, and
+    `baton up`'s); `RemoteError` (unavailable) saying where it failed otherwise."""
     try:
         # Bounded from outside: nats-py retries a refused first connect every 2 s, for good
         # unless `max_reconnect_attempts` is positive (0, as here before, meant no end).
@@ -39,7 +40,7 @@ async def _connect(nats_url: str, timeout: float) -> Client:
 
 async def probe(owner: str, nats_url: str, timeout: float) -> HealthStatus:
     """Ask `<owner>.query.health` once."""
-    nc = await _connect(nats_url, timeout)
+    nc = await connect_once(nats_url, timeout)
     try:
         query = HEALTH_QUERIES[owner].model_validate({})
         reply = await request(nc, query, timeout=timeout)
