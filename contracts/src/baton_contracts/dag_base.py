@@ -1,17 +1,13 @@
-"""What every DAG workflow message shares: the size limits and name patterns, the literal
-types of run modes and statuses, the base of every reply, and the workflow's subjects.
+"""What every DAG workflow message shares: the size limits and name patterns, and the literal
+types of run modes and statuses.
 
-`dag_definitions`, `dag_runs` and `dag_versions` build their messages from these; `dag_api`
-re-exports the public ones.
+`dag_definitions`, `dag_runs` and `dag_versions` build their messages from these, and from the
+reply base and subjects of `workflow_base`; `dag_api` re-exports the public ones.
 """
 
 from __future__ import annotations
 
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
-
-from baton_contracts.base import Kind, Subject
 
 MAX_DEFINITION_CHARS = 512 * 1024
 """The largest workflow document accepted, in characters of its JSON or YAML source."""
@@ -31,19 +27,3 @@ StepStatus = Literal["pending", "running", "waiting", "success", "error", "skipp
 StepErrorCode = Literal["error", "timeout", "budget_exceeded", "cancelled"]
 """Why a step failed: seed 004's `error` status covers a budget stop and a cancellation too."""
 VersionAction = Literal["create", "update", "rollback"]
-
-
-class Reply(BaseModel):
-    """The base of every DAG reply: frozen, and no field it does not declare."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def cmd(name: str) -> Subject:
-    """The subject of the workflow's command `name`."""
-    return Subject(owner="workflow", kind=Kind.CMD, name=name)
-
-
-def query(name: str) -> Subject:
-    """The subject of the workflow's query `name`."""
-    return Subject(owner="workflow", kind=Kind.QUERY, name=name)

@@ -13,11 +13,9 @@ from baton_contracts.base import Command, Query, ReplyModel, Subject
 from baton_contracts.dag_base import (
     MAX_DEFINITION_CHARS,
     WORKFLOW_NAME_PATTERN,
-    Reply,
     VersionAction,
-    cmd,
-    query,
 )
+from baton_contracts.workflow_base import Reply, cmd, query
 
 # --- replies -----------------------------------------------------------------------------
 

@@ -12,15 +12,13 @@ from pydantic import ConfigDict, Field
 from baton_contracts.base import Broadcast, Command, Query, ReplyModel, Subject
 from baton_contracts.dag_base import (
     WORKFLOW_NAME_PATTERN,
-    Reply,
     RunMode,
     RunStatus,
     StepErrorCode,
     StepStatus,
-    cmd,
-    query,
 )
 from baton_contracts.storable import NulFreeText
+from baton_contracts.workflow_base import Reply, cmd, query
 
 # --- replies -----------------------------------------------------------------------------
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from baton_contracts.base import Command, Kind, Query, ReplyModel, Subject
+from baton_contracts.base import Command, Query, ReplyModel, Subject
 from baton_contracts.storable import NulFreeText, first_unstorable
+from baton_contracts.workflow_base import Reply, cmd, query
 
 MAX_SIGNAL_DATA_BYTES = 64 * 1024
 """`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
@@ -50,19 +51,7 @@ StepStatus = Literal["completed", "active", "skipped", "pending"]
 which a step with `is_required: false` allows)."""
 
 
-class _View(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def _cmd(name: str) -> Subject:
-    return Subject(owner="workflow", kind=Kind.CMD, name=name)
-
-
-def _query(name: str) -> Subject:
-    return Subject(owner="workflow", kind=Kind.QUERY, name=name)
-
-
-class WorkflowSignal(_View):
+class WorkflowSignal(Reply):
     """Seed 000's `workflow_signal`; `shared` goes to the context every step sees."""
 
     action: SignalAction = "stay"
@@ -71,7 +60,7 @@ class WorkflowSignal(_View):
     target_step: str | None = None
 
 
-class InstanceView(_View):
+class InstanceView(Reply):
     """An instance as the `workflow_instances` read model holds it."""
 
     instance_id: str
@@ -86,14 +75,14 @@ class InstanceView(_View):
     updated_at: datetime
 
 
-class StartReply(_View):
+class StartReply(Reply):
     """The started instance, or the user's active one (`created` false)."""
 
     created: bool
     instance: InstanceView
 
 
-class TurnReply(_View):
+class TurnReply(Reply):
     """What a signal or an exchange led to."""
 
     outcome: Outcome
@@ -104,13 +93,13 @@ class TurnReply(_View):
     warning: str | None = None
 
 
-class InstanceList(_View):
+class InstanceList(Reply):
     """A user's instances."""
 
     instances: list[InstanceView]
 
 
-class StepProgress(_View):
+class StepProgress(Reply):
     """One step of the path and where the instance stands with it."""
 
     id: str
@@ -119,7 +108,7 @@ class StepProgress(_View):
     status: StepStatus
 
 
-class ProgressView(_View):
+class ProgressView(Reply):
     """Seed 001 component 10: current step, every step's status, counter, percentage."""
 
     instance_id: str
@@ -130,7 +119,7 @@ class ProgressView(_View):
     completion_percentage: float
 
 
-class LoggedEvent(_View):
+class LoggedEvent(Reply):
     """One event of an instance's log."""
 
     version: int
@@ -139,14 +128,14 @@ class LoggedEvent(_View):
     recorded_at: datetime
 
 
-class EventLog(_View):
+class EventLog(Reply):
     """An instance's log, in order."""
 
     instance_id: str
     events: list[LoggedEvent]
 
 
-class CriterionView(_View):
+class CriterionView(Reply):
     """One criterion of the current step: met or not, with the numbers behind it."""
 
     checker: str
@@ -157,7 +146,7 @@ class CriterionView(_View):
     error: bool = False
 
 
-class Explanation(_View):
+class Explanation(Reply):
     """Why an instance is (not) advancing."""
 
     instance_id: str
@@ -174,7 +163,7 @@ class StartWorkflow(Command):
     """Start a workflow for the user, or return the user's active instance of it."""
 
     type: Literal["workflow.start"] = "workflow.start"
-    subject: ClassVar[Subject] = _cmd("start")
+    subject: ClassVar[Subject] = cmd("start")
     reply_model: ClassVar[ReplyModel] = StartReply
     workflow_id: str = Field(min_length=1, max_length=64)
 
@@ -183,7 +172,7 @@ class SignalWorkflow(Command):
     """A signal by hand; it counts as the agent's signal on the current step."""
 
     type: Literal["workflow.signal"] = "workflow.signal"
-    subject: ClassVar[Subject] = _cmd("signal")
+    subject: ClassVar[Subject] = cmd("signal")
     reply_model: ClassVar[ReplyModel] = TurnReply
     instance_id: str
     command_id: NulFreeText = Field(min_length=1, max_length=128)
@@ -194,7 +183,7 @@ class RecordExchange(Command):
     """One user/agent exchange on the current step, with the agent's signal if it sent one."""
 
     type: Literal["workflow.record_exchange"] = "workflow.record_exchange"
-    subject: ClassVar[Subject] = _cmd("record_exchange")
+    subject: ClassVar[Subject] = cmd("record_exchange")
     reply_model: ClassVar[ReplyModel] = TurnReply
     instance_id: str
     command_id: NulFreeText = Field(min_length=1, max_length=128)
@@ -210,7 +199,7 @@ class ListActiveInstances(Query):
     """The user's active instances."""
 
     type: Literal["workflow.list_active"] = "workflow.list_active"
-    subject: ClassVar[Subject] = _query("list_active")
+    subject: ClassVar[Subject] = query("list_active")
     reply_model: ClassVar[ReplyModel] = InstanceList
     user_id: str
 
@@ -219,7 +208,7 @@ class GetInstance(_InstanceQuery):
     """One instance with its context."""
 
     type: Literal["workflow.get_instance"] = "workflow.get_instance"
-    subject: ClassVar[Subject] = _query("get_instance")
+    subject: ClassVar[Subject] = query("get_instance")
     reply_model: ClassVar[ReplyModel] = InstanceView
 
 
@@ -227,7 +216,7 @@ class GetProgress(_InstanceQuery):
     """An instance's progress through its steps."""
 
     type: Literal["workflow.get_progress"] = "workflow.get_progress"
-    subject: ClassVar[Subject] = _query("get_progress")
+    subject: ClassVar[Subject] = query("get_progress")
     reply_model: ClassVar[ReplyModel] = ProgressView
 
 
@@ -235,7 +224,7 @@ class GetInstanceEvents(_InstanceQuery):
     """An instance's event log."""
 
     type: Literal["workflow.get_events"] = "workflow.get_events"
-    subject: ClassVar[Subject] = _query("get_events")
+    subject: ClassVar[Subject] = query("get_events")
     reply_model: ClassVar[ReplyModel] = EventLog
 
 
@@ -243,11 +232,11 @@ class ExplainInstance(_InstanceQuery):
     """Each criterion of the current step, met or not, and the message counter."""
 
     type: Literal["workflow.explain"] = "workflow.explain"
-    subject: ClassVar[Subject] = _query("explain")
+    subject: ClassVar[Subject] = query("explain")
     reply_model: ClassVar[ReplyModel] = Explanation
 
 
-class ChatMessage(_View):
+class ChatMessage(Reply):
     """One message of an instance's conversation."""
 
     role: Literal["user", "assistant"]
@@ -258,14 +247,14 @@ class ChatMessage(_View):
     at: datetime
 
 
-class Conversation(_View):
+class Conversation(Reply):
     """An instance's conversation, oldest first."""
 
     instance_id: str
     messages: list[ChatMessage]
 
 
-class MessageReply(_View):
+class MessageReply(Reply):
     """What one conversation turn led to: the agent's answer, the outcome and the progress."""
 
     reply: ChatMessage
@@ -283,7 +272,7 @@ class SendMessage(Command):
     """
 
     type: Literal["workflow.send_message"] = "workflow.send_message"
-    subject: ClassVar[Subject] = _cmd("send_message")
+    subject: ClassVar[Subject] = cmd("send_message")
     reply_model: ClassVar[ReplyModel] = MessageReply
     instance_id: str
     client_message_id: NulFreeText = Field(min_length=1, max_length=128)
@@ -294,7 +283,7 @@ class GetConversation(_InstanceQuery):
     """An instance's conversation."""
 
     type: Literal["workflow.get_conversation"] = "workflow.get_conversation"
-    subject: ClassVar[Subject] = _query("conversation")
+    subject: ClassVar[Subject] = query("conversation")
     reply_model: ClassVar[ReplyModel] = Conversation
 
 
