@@ -17,7 +17,17 @@ import httpx
 import pytest
 from typer.testing import CliRunner, Result
 
-from baton_cli.gateway_bodies import NOTHING, RUN_DETAIL, UnreadableBody, read_body
+from baton_cli.gateway_bodies import (
+    NOTHING,
+    RUN_ACCEPTED,
+    RUN_DETAIL,
+    VALIDATION,
+    WORKFLOW_DOCUMENT,
+    WORKFLOW_SAVED,
+    Shape,
+    UnreadableBody,
+    read_body,
+)
 from baton_cli.health import http_healthy
 from baton_cli.main import app
 from baton_cli.processes import process_start
@@ -151,6 +161,34 @@ def test_a_route_that_answers_nothing_reads_as_an_empty_object() -> None:
     assert read_body(httpx.Response(204, request=request), NOTHING) == {}
     with pytest.raises(UnreadableBody, match=r"DELETE http://gw.test/workflows/x \(HTTP 200\)"):
         read_body(httpx.Response(200, text="<html>", request=request), RUN_DETAIL)
+
+
+@pytest.mark.parametrize(
+    ("shape", "body", "problem"),
+    [
+        (WORKFLOW_SAVED, {"name": NAME, "version": "1", "version_id": "v"},
+         'version: expected an integer, got "1"'),
+        (WORKFLOW_SAVED, {"name": NAME, "version": True, "version_id": "v"},
+         "version: expected an integer, got true"),
+        (VALIDATION, {"valid": 1}, "valid: expected true or false, got 1"),
+        (RUN_ACCEPTED, {"run_id": "  "}, 'run_id: expected a non-empty string, got "  "'),
+        (WORKFLOW_DOCUMENT, {"definition": {"steps": [{"dependsOn": ["a", 2]}]}},
+         "definition.steps[0].dependsOn[1]: expected a string, got 2"),
+        (RUN_DETAIL, [], "the body: expected an object, got an array"),
+    ],
+)  # fmt: skip
+def test_no_value_is_taken_for_another_json_type(shape: Shape, body: Any, problem: str) -> None:
+    request = httpx.Request("GET", f"{URL}/x")
+    with pytest.raises(UnreadableBody) as caught:
+        read_body(httpx.Response(200, json=body, request=request), shape)
+    assert str(caught.value).endswith(f"(HTTP 200): {problem}")
+
+
+def test_a_body_is_read_as_decoded() -> None:
+    body = {"status": "running", "run_id": "r1", "estimate": None, "new": {"b": 1, "a": 2}}
+    request = httpx.Request("GET", f"{URL}/workflow-runs/r1")
+    read = read_body(httpx.Response(200, json=body, request=request), RUN_DETAIL)
+    assert list(read.items()) == list(body.items())
 
 
 # --- the /health probes of `baton status` and `baton up` --------------------------------

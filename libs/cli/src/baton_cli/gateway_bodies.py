@@ -3,76 +3,83 @@
 A 2xx answer whose body is not JSON, or lacks a key the CLI reads, or holds one as another JSON
 type (a proxy's HTML page, a truncated answer, another server on the port) is one problem
 naming the key and what is wrong, instead of a traceback somewhere in a command. Only what the
-CLI reads is checked: keys a newer gateway adds pass, and the body is used as it came.
+CLI reads is checked, by pydantic in strict mode (`"1"` is no integer, `true` no number): keys
+a newer gateway adds pass, and the body is used as it came, not as pydantic would convert it.
 """
 
+# ruff: noqa: UP013  (one line per route reads as a table; class syntax would double the module)
 from __future__ import annotations
 
+import ast
+import functools
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
+
+from pydantic import BeforeValidator, StrictBool, StringConstraints, TypeAdapter, ValidationError
+from typing_extensions import TypedDict  # pydantic takes no `typing.TypedDict` before 3.12
 
 from baton_cli.errors import CliError
 
 if TYPE_CHECKING:
     import httpx
+    from pydantic_core import ErrorDetails
 
-
-@dataclass(frozen=True)
-class Kind:
-    """A JSON value that is not a container: what a message calls it, and the test."""
-
-    name: str
-    test: Callable[[Any], bool]
-
-
-@dataclass(frozen=True)
-class Shape:
-    """A JSON object: the keys the CLI needs, and those it reads when present and not null."""
-
-    needs: Mapping[str, Expected] = field(default_factory=dict)
-    reads: Mapping[str, Expected] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ListOf:
-    """A JSON array whose every item is `item`."""
-
-    item: Expected
-
-
-Expected = Kind | Shape | ListOf
 Json = dict[str, Any]
+Shape = type  # one of the TypedDicts below
+Id = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
+# pydantic's Literal[True] also takes 1 and 1.0 (equal in Python): only JSON `true` is.
+JsonTrue = Annotated[Literal[True], BeforeValidator(TypeAdapter(StrictBool).validate_python)]
 
-TEXT = Kind("a string", lambda value: isinstance(value, str))
-ID = Kind("a non-empty string", lambda value: isinstance(value, str) and value.strip() != "")
-INTEGER = Kind("an integer", lambda value: isinstance(value, int) and not isinstance(value, bool))
-FLAG = Kind("true or false", lambda value: isinstance(value, bool))
-OBJECTS = ListOf(Shape())
+# One shape per route, named for the answer (the routes are in `gateway_client`). A key the CLI
+# reads only when it is there and not null is `NotRequired[... | None]`.
+NOTHING = TypedDict("NOTHING", {})
+WORKFLOW_LIST = TypedDict("WORKFLOW_LIST", {"workflows": list[Json]})
+Step = TypedDict("Step", {"dependsOn": NotRequired[list[str] | None]})
+Definition = TypedDict("Definition", {"steps": NotRequired[list[Step] | None]})
+WORKFLOW_DOCUMENT = TypedDict("WORKFLOW_DOCUMENT", {"definition": Definition})
+WORKFLOW_SAVED = TypedDict(
+    "WORKFLOW_SAVED",
+    {
+        "name": str,
+        "version": int,
+        "version_id": str,
+        "changed": NotRequired[bool | None],
+        "action": NotRequired[str | None],
+    },
+)
+VALIDATION = TypedDict("VALIDATION", {"valid": JsonTrue})
+RUN_ACCEPTED = TypedDict(
+    "RUN_ACCEPTED",
+    {"run_id": Id, "version_id": NotRequired[str | None], "mode": NotRequired[str | None]},
+)
+RUN_LIST = TypedDict("RUN_LIST", {"runs": list[Json]})
+RUN_DETAIL = TypedDict(
+    "RUN_DETAIL",
+    {
+        "run_id": Id,
+        "status": str,
+        "steps": NotRequired[list[Json] | None],
+        "handoffs": NotRequired[list[Json] | None],
+        "messages": NotRequired[list[Json] | None],
+        "estimate": NotRequired[Json | None],
+    },
+)
+RUN_CANCEL = TypedDict("RUN_CANCEL", {"run_id": Id, "status": str, "reason": str})
+VERSION_LIST = TypedDict("VERSION_LIST", {"versions": list[Json]})
+ROLLED_BACK = TypedDict("ROLLED_BACK", {"version": int, "version_id": str})
+VERSION_DIFF = TypedDict("VERSION_DIFF", {"diff": str})
+HEALTH = TypedDict("HEALTH", {"status": Literal["ok"], "checks": Json})
 
-# One shape per route, named for the answer (the routes are in `gateway_client`).
-NOTHING = Shape()
-WORKFLOW_LIST = Shape(needs={"workflows": OBJECTS})
-WORKFLOW_DOCUMENT = Shape(
-    needs={"definition": Shape(reads={"steps": ListOf(Shape(reads={"dependsOn": ListOf(TEXT)}))})}
-)
-WORKFLOW_SAVED = Shape(
-    needs={"name": TEXT, "version": INTEGER, "version_id": TEXT},
-    reads={"changed": FLAG, "action": TEXT},
-)
-VALIDATION = Shape(needs={"valid": Kind("true", lambda value: value is True)})
-RUN_ACCEPTED = Shape(needs={"run_id": ID}, reads={"version_id": TEXT, "mode": TEXT})
-RUN_LIST = Shape(needs={"runs": OBJECTS})
-RUN_DETAIL = Shape(
-    needs={"run_id": ID, "status": TEXT},
-    reads={"steps": OBJECTS, "handoffs": OBJECTS, "messages": OBJECTS, "estimate": Shape()},
-)
-RUN_CANCEL = Shape(needs={"run_id": ID, "status": TEXT, "reason": TEXT})
-VERSION_LIST = Shape(needs={"versions": OBJECTS})
-ROLLED_BACK = Shape(needs={"version": INTEGER, "version_id": TEXT})
-VERSION_DIFF = Shape(needs={"diff": TEXT})
-HEALTH = Shape(needs={"status": Kind('"ok"', lambda value: value == "ok"), "checks": Shape()})
+# What a pydantic error type says was expected, in a JSON reader's words.
+EXPECTED = {
+    "dict_type": "an object",
+    "list_type": "an array",
+    "string_type": "a string",
+    "string_too_short": "a non-empty string",
+    "string_pattern_mismatch": "a non-empty string",
+    "int_type": "an integer",
+    "bool_type": "true or false",
+}
 
 
 class UnreadableBody(CliError):
@@ -80,64 +87,48 @@ class UnreadableBody(CliError):
 
 
 def read_body(response: httpx.Response, shape: Shape) -> Json:
-    """The decoded body of a 2xx answer, or `UnreadableBody` when it does not have `shape`.
+    """The body of a 2xx answer as decoded, or `UnreadableBody` when it does not have `shape`.
 
     An empty body is `{}`: right for a route that answers nothing (204), missing keys otherwise.
     """
-    body: Any = {}
-    found = "the body is empty" if shape.needs else None
-    if response.content:
-        try:
-            body = response.json()
-        except ValueError:
-            found = f"the body is not JSON: {response.text[:200]!r}"
-        except RecursionError:
-            found = "the body nests too deeply to read"
-        else:
-            found = problem(body, shape)
-    if found is not None:
-        request = response.request
-        route = request.url.copy_with(query=None)
-        raise UnreadableBody(
-            f"unexpected answer from the gateway to {request.method} {route} "
-            f"(HTTP {response.status_code}): {found}"
-        )
-    result: Json = body
-    return result
-
-
-def problem(value: Any, expected: Expected, where: str = "") -> str | None:
-    """The first way `value` is not `expected`, as `path: what is wrong`; None when it fits."""
-    if isinstance(expected, Shape):
-        return _object_problem(value, expected, where)
-    if isinstance(expected, ListOf):
-        if not isinstance(value, list):
-            return _wrong(where, "an array", value)
-        found = (problem(item, expected.item, f"{where}[{i}]") for i, item in enumerate(value))
-        return next((p for p in found if p is not None), None)
-    return None if expected.test(value) else _wrong(where, expected.name, value)
-
-
-def _object_problem(value: Any, shape: Shape, where: str) -> str | None:
-    if not isinstance(value, dict):
-        return _wrong(where, "an object", value)
-    if (missing := next((key for key in shape.needs if key not in value), None)) is not None:
-        return f"{_path(where, missing)}: missing"
-    present = {key: e for key, e in shape.reads.items() if value.get(key) is not None}
-    found = (
-        problem(value[key], e, _path(where, key)) for key, e in {**shape.needs, **present}.items()
-    )
-    return next((p for p in found if p is not None), None)
-
-
-def _path(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def _wrong(where: str, expected: str, value: Any) -> str:
-    if isinstance(value, dict | list):
-        shown = "an object" if isinstance(value, dict) else "an array"
+    try:
+        body: Json = response.json() if response.content else {}
+        _adapter(shape).validate_python(body, strict=True)
+    except ValidationError as error:  # before ValueError, which it is too
+        found = _problem(error.errors()[0]) if response.content else "the body is empty"
+    except ValueError:
+        found = f"the body is not JSON: {response.text[:200]!r}"
+    except RecursionError:
+        found = "the body nests too deeply to read"
     else:
-        shown = json.dumps(value, ensure_ascii=False)
-        shown = shown if len(shown) <= 60 else shown[:59] + "…"
-    return f"{where or 'the body'}: expected {expected}, got {shown}"
+        return body
+    request = response.request
+    raise UnreadableBody(
+        f"unexpected answer from the gateway to {request.method} "
+        f"{request.url.copy_with(query=None)} (HTTP {response.status_code}): {found}"
+    )
+
+
+@functools.cache  # built when a route is first read, not for every route at import
+def _adapter(shape: Shape) -> TypeAdapter[Json]:
+    return TypeAdapter(shape)
+
+
+def _problem(error: ErrorDetails) -> str:
+    """`path: what is wrong` for one pydantic error, the path as `a.b[0].c`."""
+    where = "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in error["loc"])
+    where = where.removeprefix(".") or "the body"
+    if error["type"] == "missing":
+        return f"{where}: missing"
+    expected = EXPECTED.get(error["type"])
+    if error["type"] == "literal_error":  # pydantic spells the one allowed value in Python
+        expected = json.dumps(ast.literal_eval(error["ctx"]["expected"]))
+    wrong = f"expected {expected}" if expected else error["msg"]
+    return f"{where}: {wrong}, got {_shown(error['input'])}"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return "an object" if isinstance(value, dict) else "an array"
+    shown = json.dumps(value, ensure_ascii=False)
+    return shown if len(shown) <= 60 else shown[:59] + "…"
