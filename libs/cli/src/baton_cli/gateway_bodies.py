@@ -19,6 +19,7 @@ from pydantic import BeforeValidator, StrictBool, StringConstraints, TypeAdapter
 from typing_extensions import TypedDict  # pydantic takes no `typing.TypedDict` before 3.12
 
 from baton_cli.errors import CliError
+from baton_contracts.storable import format_path
 
 if TYPE_CHECKING:
     import httpx
@@ -116,8 +117,7 @@ def _adapter(shape: Shape) -> TypeAdapter[Json]:
 
 def _problem(error: ErrorDetails) -> str:
     """`path: what is wrong` for one pydantic error, the path as `a.b[0].c`."""
-    where = "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in error["loc"])
-    where = where.removeprefix(".") or "the body"
+    where = format_path(error["loc"]) or "the body"
     if error["type"] == "missing":
         return f"{where}: missing"
     expected = EXPECTED.get(error["type"])
