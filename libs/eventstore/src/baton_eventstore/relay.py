@@ -9,12 +9,11 @@ import os
 import socket
 import time
 import uuid
-from collections import OrderedDict
 from typing import Protocol
 
-from baton_eventstore.committed import CommittedAppend
-from baton_eventstore.model import OutboxRow
 from baton_eventstore.port import Outbox, Publisher, outgoing
+from baton_eventstore.relay_appends import LoggedAppends
+from baton_eventstore.relay_lease import RelayLease
 from baton_eventstore.window import DuplicateWindow
 
 log = logging.getLogger(__name__)
@@ -60,6 +59,9 @@ class OutboxRelay:
     fetches, which publishes in commit order, and learns from what it fetched how far each
     stream is published. It also fetches when the last fetch was full, after a failure, and at
     least every `poll_interval`, so rows nobody logged (other replicas') are not held back.
+
+    The lease is kept by `RelayLease` (`relay_lease.py`), the appends taken from the log and
+    each stream's published head by `LoggedAppends` (`relay_appends.py`).
     """
 
     def __init__(
@@ -86,16 +88,17 @@ class OutboxRelay:
         self._publisher = publisher
         self._poll_interval = poll_interval
         self._batch_size = batch_size
-        self._lease_name = lease_name
-        self._lease_ttl = lease_ttl
         self._max_backoff = max_backoff
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._logged = LoggedAppends(self._outbox.committed, max_heads)
+        self._lease = RelayLease(
+            self._outbox, lease_name, self.holder, lease_ttl, on_taken=self._logged.drop
+        )
         self._wake = asyncio.Event()
         self._batch_lock = asyncio.Lock()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
         self.published = 0
-        self._renew_at = 0.0  # monotonic time after which the lease must be renewed
         self._delete_interval = delete_interval
         self._max_undeleted = max_undeleted
         self._published_ids: list[int] = []  # published, not deleted yet: left out of fetches
@@ -104,11 +107,7 @@ class OutboxRelay:
         self._cautious = False  # the last batch failed: publish one row at a time
         self._more = False  # the last batch was full: more rows may be waiting
         self._backlog = False  # the last fetch was full: the table holds more than the log
-        self._holding = False  # the lease was ours at the last look
         self._fetch_at = 0.0  # monotonic time by which the next batch must fetch
-        self._pending: list[CommittedAppend] = []  # taken from the log, not published yet
-        self._heads: OrderedDict[str, int] = OrderedDict()  # stream -> published up to version
-        self._max_heads = max_heads
         self._window = DuplicateWindow(duplicate_window)
 
     def kick(self) -> None:
@@ -119,8 +118,7 @@ class OutboxRelay:
         """Run the relay loop in a background task."""
         if self._task is None:
             self._stopping = False
-            if self._outbox.committed is not None:
-                self._outbox.committed.listen()
+            self._logged.listen()
             self._task = asyncio.create_task(self._run(), name=f"outbox-relay:{self.holder}")
 
     async def stop(self) -> None:
@@ -131,16 +129,14 @@ class OutboxRelay:
         self._stopping = True
         self._wake.set()
         await task
-        if self._outbox.committed is not None:
-            self._outbox.committed.stop_listening()
-        self._drop_committed()
-        self._renew_at = 0.0
-        self._holding = False
+        self._logged.stop_listening()
+        self._logged.drop()
+        self._lease.lapse()
         try:
             await self._forget_published()
         except Exception:  # they are republished by the next relay, and dropped as duplicates
             log.warning("outbox relay: deleting published rows on stop failed", exc_info=True)
-        await self._outbox.release_lease(self._lease_name, self.holder)
+        await self._lease.release()
 
     async def drain(self, timeout: float = 30.0) -> None:
         """Publish until the outbox is empty (waits for the lease if another relay holds it)."""
@@ -163,12 +159,17 @@ class OutboxRelay:
     async def publish_batch(self) -> int | None:
         """Publish one batch if we hold the lease; the number published, None without the lease."""
         async with self._batch_lock:
-            if not await self._hold_lease():
-                self._drop_committed()
+            if not await self._lease.hold():
+                self._logged.drop()
                 await self._forget_published()
                 return None
-            self._take_committed()  # before any delete: it reads the published ids
-            rows = self._from_log()
+            self._logged.take(self._published)  # before any delete: it reads the published ids
+            # Fetched, not taken from the log, after a failure or while fetches come back full.
+            rows = (
+                None
+                if self._backlog or self._cautious
+                else self._logged.next_rows(self._batch_size, self._fetch_at)
+            )
             if self._published_ids and (
                 time.monotonic() >= self._delete_at
                 or len(self._published_ids) >= self._max_undeleted
@@ -181,6 +182,8 @@ class OutboxRelay:
                 rows = await self._outbox.fetch(limit, exclude=self._published_ids)
                 self._more = self._backlog = len(rows) == limit
                 self._fetch_at = time.monotonic() + self._poll_interval
+            else:
+                self._more = self._logged.more
             if not rows:
                 return 0
             done: list[int] = []
@@ -202,76 +205,9 @@ class OutboxRelay:
                     self._delete_at = time.monotonic() + self._delete_interval
                 self._published_ids.extend(done)
                 self._published.update(done)
-                self._settle_committed()
+                self._logged.settle(self._published)
             self._cautious = False
             return len(done)
-
-    def _take_committed(self) -> None:
-        """Move what the store logged since the last batch to the pending appends."""
-        log = self._outbox.committed
-        if log is not None and log.waiting:
-            self._pending.extend(log.take())
-            self._settle_committed()  # a fetch may have published some of them already
-
-    def _drop_committed(self) -> None:
-        """Forget logged appends (without the lease another relay may publish them)."""
-        self._holding = False
-        self._pending.clear()
-        if self._outbox.committed is not None:
-            self._outbox.committed.take()
-
-    def _from_log(self) -> list[OutboxRow] | None:
-        """The next batch from the pending appends, or None when the relay must fetch (as it
-        must with nothing pending: rows may have come from elsewhere, and `drain` relies on an
-        empty batch meaning an empty outbox)."""
-        if not self._pending or self._backlog or self._cautious:
-            return None
-        if time.monotonic() >= self._fetch_at:
-            return None
-        # Every pending append is wholly unpublished: `_settle_committed` dropped the published
-        # ones, and one published in part (a batch that failed, or a fetch that ended inside
-        # it) leaves the relay fetching (`_cautious`, `_backlog`) until the fetch is past it.
-        heads: dict[str, int] = {}
-        rows: list[OutboxRow] = []
-        for index, append in enumerate(self._pending):
-            stream = append.stream_id
-            head = heads.get(stream, self._heads.get(stream))
-            if append.expected_version and head != append.expected_version:
-                return None  # rows of this stream may be waiting that the log does not hold
-            heads[stream] = append.version
-            rows.extend(append.rows)
-            if len(rows) >= self._batch_size:
-                self._more = index + 1 < len(self._pending)
-                return rows
-        self._more = False
-        return rows
-
-    def _settle_committed(self) -> None:
-        """Drop the pending appends that are published now, moving their streams' heads.
-
-        An append whose rows are all published is published through its version: from the
-        log only after its stream's head, and by a fetch only after every row committed
-        before it (a fetch takes rows in commit order). An append that published nothing
-        moves its stream's head only when it continues it.
-        """
-        if not self._pending:
-            return
-        published = self._published
-        waiting: set[str] = set()  # streams with an earlier append still unpublished
-        left: list[CommittedAppend] = []
-        for append in self._pending:
-            stream = append.stream_id
-            if stream not in waiting and all(row.id in published for row in append.rows):
-                head = self._heads.get(stream, 0)
-                if append.rows or head == append.expected_version:
-                    self._heads[stream] = max(head, append.version)
-                    self._heads.move_to_end(stream)
-                continue
-            waiting.add(stream)
-            left.append(append)
-        self._pending = left
-        while len(self._heads) > self._max_heads:
-            self._heads.popitem(last=False)
 
     async def _forget_published(self) -> None:
         if self._published_ids:
@@ -297,22 +233,6 @@ class OutboxRelay:
                 continue  # more rows may be waiting
             await self._sleep(self._idle_wait() if count is not None else self._lease_wait())
 
-    async def _hold_lease(self) -> bool:
-        # Renewing is a write transaction; doing it only once half the TTL has gone keeps it
-        # off the per-event path. A relay that stalls past its TTL may overlap its successor
-        # for one batch: JetStream's duplicate window drops those copies, and after a stall
-        # longer than half the window the rows are old and looked up first (`DuplicateWindow`).
-        if time.monotonic() < self._renew_at:
-            return True
-        if not await self._outbox.acquire_lease(self._lease_name, self.holder, self._lease_ttl):
-            self._renew_at = 0.0
-            return False
-        if not self._holding:  # taken anew: what was logged before may be published already
-            self._drop_committed()
-            self._holding = True
-        self._renew_at = time.monotonic() + self._lease_ttl / 2
-        return True
-
     def _idle_wait(self) -> float:
         """Until the next poll, or sooner when published rows are due to be deleted."""
         if not self._published_ids:
@@ -320,7 +240,7 @@ class OutboxRelay:
         return min(self._poll_interval, max(self._delete_at - time.monotonic(), 0.0))
 
     def _lease_wait(self) -> float:
-        return min(self._poll_interval * 2, self._lease_ttl / 3)
+        return min(self._poll_interval * 2, self._lease.ttl / 3)
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
