@@ -4,10 +4,10 @@ Through SQLAlchemy on aiosqlite, an append is a pool checkout, BEGIN, a head che
 INSERTs, the read row, COMMIT and the pool's reset: each a hop to aiosqlite's thread and back
 through the event loop, and the relay's fetches and deletes as many again. Here the whole
 transaction is one function run on one thread that owns one `sqlite3` connection, so an
-append (or a relay's fetch) is one hop. Values are converted by the engine's own column types,
-so rows read back through SQLAlchemy are the same as if SQLAlchemy had written them, and the
-connection takes the settings of the engine's own (journal mode, synchronous, busy timeout),
-read once from one of them.
+append (or a relay's fetch) is one hop. Values are converted by the engine's own column types
+(`SqliteBinder`), so rows read back through SQLAlchemy are the same as if SQLAlchemy had
+written them, and the connection takes the settings of the engine's own (journal mode,
+synchronous, busy timeout), read once from one of them.
 
 File databases only: an in-memory database is private to its connection, so the store keeps
 the SQLAlchemy path for it (`SqliteAppender.supports`).
@@ -25,28 +25,19 @@ from functools import lru_cache, partial
 from typing import Any, TypeVar
 
 from sqlalchemy import Table
-from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.engine import write_lock
-from baton_eventstore.model import (
-    ConcurrencyConflict,
-    DuplicateEventId,
-    NewEvent,
-    OutboxRow,
-    as_utc,
-)
+from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent, OutboxRow
 from baton_eventstore.row_write import RowConflict, RowWrite
-from baton_eventstore.tables import events, outbox
+from baton_eventstore.sqlite_binding import EVENT_COLUMNS, OUTBOX_COLUMNS, SqliteBinder
 from baton_eventstore.unavailable import StoreUnavailable, is_unavailable
 
 T = TypeVar("T")
 
 _HEAD = "SELECT COALESCE(MAX(version), 0) FROM events WHERE stream_id = ?"
-_EVENT_COLUMNS = ("stream_id", "version", "event_id", "type", "payload", "metadata", "recorded_at")
-_INSERT_EVENT = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)"
-_OUTBOX_COLUMNS = ("event_id", "subject", "body", "headers", "created_at")
-_INSERT_OUTBOX = f"INSERT INTO outbox ({', '.join(_OUTBOX_COLUMNS)}) VALUES (?, ?, ?, ?, ?)"
+_INSERT_EVENT = f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_INSERT_OUTBOX = f"INSERT INTO outbox ({', '.join(OUTBOX_COLUMNS)}) VALUES (?, ?, ?, ?, ?)"
 # Ids (left out, or deleted) come as one JSON array: any number of them in one parameter.
 _FETCH = """
 SELECT id, event_id, subject, body, headers, created_at FROM outbox
@@ -79,7 +70,7 @@ class SqliteAppender:
         self._conn: sqlite3.Connection | None = None
         self._pragmas: list[str] | None = None
         self._executor: ThreadPoolExecutor | None = None
-        self._bind = _Binder(engine.dialect)
+        self._bind = SqliteBinder(engine.dialect)
 
     @staticmethod
     def supports(engine: AsyncEngine) -> bool:
@@ -249,7 +240,7 @@ def _delete(ids: str, conn: sqlite3.Connection) -> None:
 
 @lru_cache(maxsize=64)
 def _row_sql(table: Table, keys: tuple[str, ...], values: tuple[str, ...], create: bool) -> str:
-    """The row's statement; its parameters are `_Binder.row`'s, in the same order."""
+    """The row's statement; its parameters are `SqliteBinder.row`'s, in the same order."""
     if create:
         names = (*keys, *values)
         marks = ", ".join("?" * len(names))
@@ -257,67 +248,3 @@ def _row_sql(table: Table, keys: tuple[str, ...], values: tuple[str, ...], creat
     sets = ", ".join(f"{name} = ?" for name in values)
     where = " AND ".join(f"{name} = ?" for name in keys)
     return f"UPDATE {table.name} SET {sets} WHERE {where}"
-
-
-class _Binder:
-    """Python values to what SQLite stores and back, by the dialect's own column types."""
-
-    def __init__(self, dialect: Dialect) -> None:
-        self._dialect = dialect
-        self._processors: dict[tuple[Table, str], Callable[[Any], Any] | None] = {}
-        self._event = [self._processor(events, name) for name in _EVENT_COLUMNS]
-        self._outbox = [self._processor(outbox, name) for name in _OUTBOX_COLUMNS]
-        self._outbox_event_id = self._result(outbox, "event_id")
-        self._outbox_headers = self._result(outbox, "headers")
-        self._outbox_created_at = self._result(outbox, "created_at")
-
-    def event(self, stream_id: str, version: int, e: NewEvent, now: datetime) -> tuple[Any, ...]:
-        raw = (stream_id, version, e.event_id, e.type, e.payload, e.metadata, now)
-        return _apply(self._event, raw)
-
-    def outbox(self, e: NewEvent, now: datetime) -> tuple[Any, ...]:
-        assert e.publish is not None
-        m = e.publish
-        return _apply(self._outbox, (e.event_id, m.subject, m.body, m.headers, now))
-
-    def row(self, row: RowWrite) -> tuple[Any, ...]:
-        """The row's parameters: values then keys for an UPDATE, keys then values to insert."""
-        names = (*row.key, *row.values) if row.create else (*row.values, *row.key)
-        merged = {**row.values, **row.key}
-        return tuple(_convert(self._processor(row.table, name), merged[name]) for name in names)
-
-    def outbox_rows(self, found: list[tuple[Any, ...]]) -> list[OutboxRow]:
-        return [
-            OutboxRow(
-                int(id_),
-                _convert(self._outbox_event_id, event_id),
-                subject,
-                bytes(body),
-                dict(_convert(self._outbox_headers, headers)),
-                as_utc(_convert(self._outbox_created_at, created_at)),
-            )
-            for id_, event_id, subject, body, headers, created_at in found
-        ]
-
-    def _processor(self, table: Table, name: str) -> Callable[[Any], Any] | None:
-        """The column's bind processor, made once per column (a read row's on every append)."""
-        key = (table, name)
-        if key not in self._processors:
-            column_type = table.c[name].type.dialect_impl(self._dialect)
-            self._processors[key] = column_type.bind_processor(self._dialect)
-        return self._processors[key]
-
-    def _result(self, table: Table, name: str) -> Callable[[Any], Any] | None:
-        column_type = table.c[name].type.dialect_impl(self._dialect)
-        return column_type.result_processor(self._dialect, None)
-
-
-def _convert(processor: Callable[[Any], Any] | None, value: Any) -> Any:
-    # None goes through the processor too: a JSON column stores it as `null`, as SQLAlchemy does.
-    return value if processor is None else processor(value)
-
-
-def _apply(
-    processors: list[Callable[[Any], Any] | None], values: tuple[Any, ...]
-) -> tuple[Any, ...]:
-    return tuple(_convert(p, v) for p, v in zip(processors, values, strict=True))
