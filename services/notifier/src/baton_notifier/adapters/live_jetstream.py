@@ -1,4 +1,4 @@
-"""Workflow events from JetStream: the process's one live consumer, and per-user replay.
+"""Workflow events from JetStream: the process's one live consumer.
 
 Stream sequence numbers are the `seq` clients see: stable, ordered, the same on every replica.
 The live feed is an ordered push consumer of our own (ephemeral, no acks, idle heartbeats):
@@ -8,6 +8,10 @@ the server (NATS restarted, consumer gone) it recreates the consumer just after 
 Deliveries are taken straight from the client's protocol parser (`DeliveryTap`), not through
 nats-py's `Msg` objects, header parsing and per-subscription queue: that path cost about as
 much CPU as the rest of a delivery to a socket. Heartbeats still take nats-py's path.
+
+Per-user replay is `JetStreamHistory` (`history_jetstream.py`), and the stream and its
+subjects are in `events_stream.py`; this module re-exports them, so callers keep importing
+them from here.
 """
 
 from __future__ import annotations
@@ -15,56 +19,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator
-from datetime import UTC, datetime
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, Header
-from nats.js.client import JetStreamContext
 
-from baton_contracts import STREAMS, StreamSpec, stream_name
-from baton_contracts.workflow import WORKFLOW_EVENTS
 from baton_messaging.broker import declare_streams
 from baton_notifier.adapters.delivery_tap import DeliveryTap
+from baton_notifier.adapters.events_stream import ALL_EVENTS, EVENTS_STREAM, user_subjects
+from baton_notifier.adapters.history_jetstream import JetStreamHistory, utc_now
 from baton_notifier.adapters.nats_link import NatsLink
-from baton_notifier.domain.live import MalformedEvent, StreamBounds, parse_event, subject_safe
+from baton_notifier.domain.live import MalformedEvent, parse_event
 from baton_notifier.service.live import LiveHub
-from baton_notifier.service.live_ports import HistoryUnavailable, StoredEvent
+
+__all__ = [
+    "EVENTS_STREAM",
+    "JetStreamHistory",
+    "JetStreamLiveFeed",
+    "ack_sequences",
+    "user_subjects",
+    "utc_now",
+]
 
 log = logging.getLogger(__name__)
-
-
-def _events_layout() -> tuple[StreamSpec, str]:
-    subjects = {model.subject for model in WORKFLOW_EVENTS}
-    prefixes = {(s.owner, s.kind.value) for s in subjects}
-    # Replay filters put the user and the instance at fixed tokens: contracts must agree.
-    # A step's start names its agent after them: at most one more token (`user_subjects`).
-    assert len(prefixes) == 1 and {s.keys[:2] for s in subjects} == {("user_id", "instance_id")}
-    assert all(len(s.keys) <= 3 for s in subjects)
-    owner, kind = prefixes.pop()
-    stream = next(s for s in STREAMS if s.name == stream_name(owner, kind))
-    return stream, f"{owner}.{kind}"
-
-
-EVENTS_STREAM, EVENTS_PREFIX = _events_layout()
-ALL_EVENTS = f"{EVENTS_PREFIX}.>"
-
-
-def user_subjects(user_id: str, instance_id: str | None) -> list[str]:
-    """The filters for one user's events (one instance's); none when no subject could match.
-
-    Events end with the user and the instance, or with one more token after them (the agent
-    of a step that starts): one user's are `<user>.>`; one instance's take two filters.
-    """
-    if not subject_safe(user_id) or (instance_id is not None and not subject_safe(instance_id)):
-        return []
-    if instance_id is None:
-        return [f"{EVENTS_PREFIX}.*.{user_id}.>"]
-    return [
-        f"{EVENTS_PREFIX}.*.{user_id}.{instance_id}",
-        f"{EVENTS_PREFIX}.*.{user_id}.{instance_id}.*",
-    ]
 
 
 def ack_sequences(reply: str) -> tuple[int, int]:
@@ -217,90 +194,3 @@ class JetStreamLiveFeed:
             return
         self.delivered += 1
         self._hub.deliver(event)
-
-
-class JetStreamHistory:
-    """Reads one user's stored events back with a short-lived pull consumer."""
-
-    def __init__(self, link: NatsLink, *, batch: int = 256, timeout: float = 5.0) -> None:
-        self._link = link
-        self._batch = batch
-        self._timeout = timeout
-
-    def _js(self) -> JetStreamContext:
-        if not self._link.is_connected:
-            raise HistoryUnavailable("not connected to NATS")
-        nc: Client = self._link.broker.connection
-        return nc.jetstream(timeout=self._timeout)
-
-    async def bounds(self) -> StreamBounds:
-        """The first and last seq the events stream holds now."""
-        try:
-            state = (await self._js().stream_info(EVENTS_STREAM.name)).state
-        except HistoryUnavailable:
-            raise
-        except Exception as exc:
-            raise HistoryUnavailable(f"stream info: {exc}") from exc
-        return StreamBounds(first_seq=state.first_seq, last_seq=state.last_seq)
-
-    async def since(
-        self, user_id: str, instance_id: str | None, after_seq: int
-    ) -> AsyncGenerator[StoredEvent, None]:
-        """The user's (instance's) events after `after_seq` stored right now, in order."""
-        subjects = user_subjects(user_id, instance_id)
-        if not subjects:
-            return
-        js = self._js()
-        config = ConsumerConfig(
-            filter_subject=subjects[0] if len(subjects) == 1 else None,
-            filter_subjects=subjects if len(subjects) > 1 else None,
-            deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
-            opt_start_seq=after_seq + 1,
-            ack_policy=AckPolicy.NONE,
-            inactive_threshold=30.0,
-            mem_storage=True,
-            num_replicas=1,
-        )
-        try:
-            info = await js.add_consumer(EVENTS_STREAM.name, config)
-        except Exception as exc:
-            raise HistoryUnavailable(f"replay consumer: {exc}") from exc
-        try:
-            remaining = info.num_pending or 0
-            if remaining:
-                async for stored in self._read(js, info.name, remaining):
-                    yield stored
-        finally:
-            with contextlib.suppress(Exception):
-                await js.delete_consumer(EVENTS_STREAM.name, info.name)
-
-    async def _read(
-        self, js: JetStreamContext, consumer: str, remaining: int
-    ) -> AsyncGenerator[StoredEvent, None]:
-        try:
-            sub = await js.pull_subscribe_bind(consumer=consumer, stream=EVENTS_STREAM.name)
-        except Exception as exc:
-            raise HistoryUnavailable(f"replay subscription: {exc}") from exc
-        try:
-            while remaining > 0:
-                try:
-                    messages = await sub.fetch(min(self._batch, remaining), timeout=self._timeout)
-                except Exception as exc:
-                    raise HistoryUnavailable(f"replay fetch: {exc}") from exc
-                for msg in messages:
-                    meta = msg.metadata
-                    remaining = meta.num_pending
-                    try:
-                        event = parse_event(meta.sequence.stream, msg.data)
-                    except MalformedEvent as exc:
-                        log.warning("replay skips a malformed event: %s", exc)
-                        continue
-                    yield StoredEvent(event, meta.timestamp.astimezone(UTC))
-        finally:
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
-
-
-def utc_now() -> datetime:
-    """The clock replay limits are measured with."""
-    return datetime.now(UTC)
