@@ -42,8 +42,8 @@ test-postgres: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy contracts/src $(wildcard services/*/src/*/domain)
-	$(BIN)/mypy libs/eventstore/src
+	$(BIN)/mypy contracts/src $(wildcard libs/*/src) services/workflow/src services/notifier/src \
+		services/agent-runner/src/baton_agent_runner/domain
 
 format: install
 	$(BIN)/ruff format .

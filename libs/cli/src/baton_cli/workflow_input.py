@@ -55,7 +55,7 @@ def _parse(path: Path, text: str) -> Any:
 
 def _parse_yaml(path: Path, text: str) -> Any:
     try:  # imported only when a YAML file is read
-        import yaml  # type: ignore[import-untyped]
+        import yaml
     except ImportError:
         raise InputError(f"{path}: reading YAML needs PyYAML (pip install pyyaml)") from None
 

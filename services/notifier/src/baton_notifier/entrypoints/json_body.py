@@ -8,7 +8,7 @@ an internal error, or, in a key, reached the owner turned into other characters.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fastapi import Request, Response
@@ -45,7 +45,7 @@ class CheckedJsonRequest(Request):
 class CheckedJsonRoute(APIRoute):
     """A route reading its JSON body through `CheckedJsonRequest`."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def checked(request: Request) -> Response:

@@ -16,7 +16,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -67,7 +67,10 @@ class CheckerRegistry:
         def add(checker: Registered) -> Registered:
             if name in self._checkers:
                 raise ValueError(f"checker {name!r} is registered twice")
-            self._checkers[name] = checker() if inspect.isclass(checker) else checker
+            if inspect.isclass(checker):  # a class: one instance serves every check
+                self._checkers[name] = cast(Checker, checker())
+            else:
+                self._checkers[name] = checker
             self._params[name] = params
             return checker
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
-import yaml  # type: ignore[import-untyped]  # safe_load parses text; no I/O
+import yaml  # safe_load parses text; no I/O
 from pydantic import ValidationError
 
 from baton_contracts.storable import first_unstorable
