@@ -655,3 +655,24 @@ async def test_without_denied_networks_no_name_is_resolved_first(
     result = await call(tools, "http-get", url=f"http://localhost:{site.port}/text")
     assert result.output == "héllo wörld"
     assert resolver.calls == []
+
+
+async def test_http_request_sends_the_attempts_idempotency_key_with_a_change(
+    site: FakeSite, tools: Tools
+) -> None:
+    # A step in flight when the service died runs again after the restart with the same key
+    # (run:step:attempt), so a server that honours Idempotency-Key does the work once.
+    url = f"{site.base}/echo"
+    key = "run-1:post:1"
+    for _ in range(2):
+        result = await tools.call(
+            "http-request", {"method": "POST", "url": url}, timeout=5, idempotency_key=key
+        )
+        assert json.loads(result.output)["headers"]["Idempotency-Key"] == key
+    mine = {"method": "PUT", "url": url, "headers": '{"idempotency-key": "own"}'}
+    result = await tools.call("http-request", mine, timeout=5, idempotency_key=key)
+    headers = json.loads(result.output)["headers"]
+    assert headers.get("idempotency-key") == "own" and "Idempotency-Key" not in headers
+    for safe in ({"method": "GET", "url": url}, {"url": url}):
+        result = await tools.call("http-request", safe, timeout=5, idempotency_key=key)
+        assert "Idempotency-Key" not in json.loads(result.output)["headers"]

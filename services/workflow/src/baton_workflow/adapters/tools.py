@@ -72,6 +72,8 @@ class ToolCall:
 
     inputs: Mapping[str, str]
     timeout: float
+    idempotency_key: str = ""
+    """The same on every run of this attempt of the step, one after a crash included."""
 
 
 ToolFunction = Callable[[ToolCall], Awaitable[ToolResult]]
@@ -156,7 +158,9 @@ class ToolRegistry:
             return [f"toolName: {exc.message}"]
         return tool.problems(inputs, static=True)
 
-    async def call(self, name: str, inputs: Mapping[str, str], *, timeout: float) -> ToolResult:
+    async def call(
+        self, name: str, inputs: Mapping[str, str], *, timeout: float, idempotency_key: str = ""
+    ) -> ToolResult:
         """Run a tool on rendered inputs within `timeout`; every failure is `StepActionFailed`."""
         tool = self.get(name)
         problems = tool.problems(inputs, static=False)
@@ -164,7 +168,8 @@ class ToolRegistry:
             raise StepActionFailed("; ".join(problems))
         try:
             async with asyncio.timeout(backstop(timeout)):
-                return await tool.run(ToolCall(inputs=dict(inputs), timeout=timeout))
+                call = ToolCall(dict(inputs), timeout, idempotency_key)
+                return await tool.run(call)
         except StepActionFailed:
             raise
         except TimeoutError:
@@ -245,11 +250,21 @@ def shipped_tools(http: HttpxFetcher) -> list[Tool]:
     ]
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD"})
+"""Methods that change nothing on the server: no `Idempotency-Key` is sent with them."""
+
+
 async def _http(http: HttpxFetcher, call: ToolCall, method: str) -> ToolResult:
     headers = json.loads(call.inputs["headers"]) if call.inputs.get("headers") else {}
     content_type = call.inputs.get("content_type")
     if content_type:
         headers["Content-Type"] = content_type
+    # A step re-run after a crash sends the same key, so a server that honours the header (the
+    # IETF's Idempotency-Key draft, Stripe and many APIs) does the work once. A key the step
+    # sets itself wins.
+    mine = any(name.lower() == "idempotency-key" for name in headers)
+    if method not in SAFE_METHODS and call.idempotency_key and not mine:
+        headers["Idempotency-Key"] = call.idempotency_key
     body = call.inputs.get("body")
     response = await http.fetch(
         HttpRequest(method, call.inputs["url"], headers, body.encode() if body else None),

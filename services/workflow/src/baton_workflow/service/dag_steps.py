@@ -59,7 +59,12 @@ class StepRunners:
             timeout = self._time_left(call, self.tool_timeout)
             if isinstance(call, CallTool):
                 output = (
-                    await self.tools.call(call.tool_name, call.tool_input, timeout=timeout)
+                    await self.tools.call(
+                        call.tool_name,
+                        call.tool_input,
+                        timeout=timeout,
+                        idempotency_key=call.idempotency_key,
+                    )
                 ).output
             else:
                 output = (await self.skills.run(call.skill, call.args, timeout=timeout)).output

@@ -76,8 +76,14 @@ class Tools(Protocol):
         """Problems with a step's static `toolInput`: `toolName: ...` or `toolInput.KEY: ...`."""
         ...
 
-    async def call(self, name: str, inputs: Mapping[str, str], *, timeout: float) -> ToolResult:
-        """Run a tool on rendered inputs; raises `StepActionFailed` (or `UnknownTool`)."""
+    async def call(
+        self, name: str, inputs: Mapping[str, str], *, timeout: float, idempotency_key: str = ""
+    ) -> ToolResult:
+        """Run a tool on rendered inputs; raises `StepActionFailed` (or `UnknownTool`).
+
+        `idempotency_key` is the same for every run of one attempt of a step, a run after a
+        crash included: a tool with side effects hands it on (http-request sends it as
+        `Idempotency-Key`) so the other side can tell a repeat from a new request."""
         ...
 
 
