@@ -36,15 +36,27 @@ def facts_of(data: dict[str, Any]) -> dict[str, str]:
     return {str(area): str(text) for area, text in facts.items()}
 
 
-def inbox_items_of(user_id: str, turn_key: str, data: dict[str, Any]) -> list[NewInboxItem]:
-    """`inbox_items` (status new), then `deferred_inbox_items` (status deferred), numbered
-    across both lists, so a retry of the same turn produces exactly the same items."""
+def inbox_items_of(
+    user_id: str, turn_key: str, data: dict[str, Any], *, defer: bool = True
+) -> list[NewInboxItem]:
+    """`inbox_items` (status new), then `deferred_inbox_items` (status deferred, or new when
+    not `defer`: no inbox step lies ahead to take them), numbered across both lists, so a
+    retry of the same turn produces exactly the same items."""
     found: list[NewInboxItem] = []
-    for key, status in (("inbox_items", "new"), ("deferred_inbox_items", "deferred")):
-        items = data.get(key)
-        if not isinstance(items, list):
-            continue
-        for content in (str(item) for item in items):
-            if content.strip():
-                found.append(NewInboxItem(item_id(user_id, turn_key, len(found)), content, status))
+    later = "deferred" if defer else "new"
+    for key, status in (("inbox_items", "new"), ("deferred_inbox_items", later)):
+        for content in _contents(data, key):
+            found.append(NewInboxItem(item_id(user_id, turn_key, len(found)), content, status))
     return found
+
+
+def deferred_contents(data: dict[str, Any]) -> list[str]:
+    """The items `extracted_data` asks to keep for the inbox step."""
+    return _contents(data, "deferred_inbox_items")
+
+
+def _contents(data: dict[str, Any], key: str) -> list[str]:
+    items = data.get(key)
+    if not isinstance(items, list):
+        return []
+    return [content for content in (str(item) for item in items) if content.strip()]

@@ -31,6 +31,9 @@ class Turn(BaseModel):
     facts: dict[str, str] = Field(default_factory=dict)
     inbox_count: int = 0
     promoted: list[str] = Field(default_factory=list)
+    inbox_ahead: bool = True
+    """Whether a step still ahead in the workflow takes deferred items into the inbox as it
+    starts; when none does, an inbox request is saved at once, not deferred for ever."""
     language: lang.Lang = "en"
     messages_in_step: int | None = None
     """The step's messages before this one, as the workflow counts them (None: not told)."""
@@ -71,20 +74,41 @@ def run(turn: Turn) -> AgentOutput:
 
 
 def _off_topic(turn: Turn) -> _Reply | None:
-    """An inbox request before brain_dump: acknowledge, defer the item, keep the step, and
-    keep what the message said to the step before the request ("Работа важна. Запиши ...")."""
-    if turn.agent not in ("greeter", "discovery"):
+    """An inbox request outside the brain dump: acknowledge it, and keep it for the inbox step
+    when one lies ahead, else save it now. The step goes on, with what the message said to it
+    before the request ("Работа важна. Запиши ...")."""
+    if turn.agent not in ("greeter", "discovery", "coordinator"):
         return None
     found = brain_dump.inbox_request_at(turn.message)
     if found is None:
         return None
     start, item = found
+    # Split as the brain dump would ("позвонить маме; купить хлеб" is two items).
+    items = brain_dump.split_items(item) or [item]
+    key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
+    if turn.agent == "coordinator":  # the last step: it closes whatever the message says
+        return _noted_at_the_end(turn, items, key)
     before = turn.message[:start].strip()
     said = RULES[turn.agent](turn.model_copy(update={"message": before})).data if before else {}
     why = text(turn.language, f"why_{turn.agent}")
-    # Split as the brain dump would ("позвонить маме; купить хлеб" is two items).
-    data = {**said, "deferred_inbox_items": brain_dump.split_items(item) or [item]}
-    return _Reply(text(turn.language, "deferred", why=why), data=data)
+    data = {**said, key: items}
+    if turn.inbox_ahead:
+        return _Reply(text(turn.language, "deferred", why=why), data=data)
+    return _Reply(text(turn.language, "noted_now", items="; ".join(items), why=why), data=data)
+
+
+def _noted_at_the_end(turn: Turn, items: list[str], key: str) -> _Reply:
+    """The coordinator's wrap-up, after saying what became of the request."""
+    if turn.inbox_ahead:
+        said = text(turn.language, "deferred", why="").strip()
+        wrap_up = coordinator(turn)
+    else:
+        said = text(turn.language, "noted", items="; ".join(items))
+        counted = turn.inbox_count + len(items)
+        wrap_up = coordinator(turn.model_copy(update={"inbox_count": counted}))
+    wrap_up.message = f"{said}\n{wrap_up.message}"
+    wrap_up.data = {**wrap_up.data, key: items}
+    return wrap_up
 
 
 def _user_turns(turn: Turn) -> int:

@@ -63,6 +63,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Great thought! We will record it a bit later, at the inbox step; I will not "
         "forget it. {why}",
     },
+    "noted_now": {
+        "ru": "Отличная мысль! Записал это в inbox сразу: {items}. {why}",
+        "en": "Great thought! I have saved it to your inbox right away: {items}. {why}",
+    },
+    "noted": {"ru": "Записал в inbox: {items}.", "en": "Saved to your inbox: {items}."},
     "why_discovery": {
         "ru": "Сейчас давай закончим с приоритетами — это поможет мне лучше организовать твои "
         "задачи.",

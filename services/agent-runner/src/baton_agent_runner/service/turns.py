@@ -11,12 +11,13 @@ from typing import Any, TypeVar
 
 from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
 from baton_agent_runner.domain.language import Lang, language_in
-from baton_agent_runner.domain.output import AgentOutput, Signal
+from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.scripted import Turn
 from baton_agent_runner.domain.storable_output import storable_output
 from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure
 from baton_agent_runner.service.key_locks import KeyLocks
+from baton_agent_runner.service.late_inbox import inbox_ahead, told_saved_now
 from baton_agent_runner.service.ports import (
     AgentModels,
     InboxStore,
@@ -27,9 +28,9 @@ from baton_agent_runner.service.ports import (
     ReplyLog,
     StoreUnavailable,
 )
+from baton_agent_runner.service.replies import reply_of
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent, TokenUsage
-from baton_contracts.workflow_api import WorkflowSignal
 
 logger = logging.getLogger("baton.agent_runner")
 T = TypeVar("T")
@@ -106,13 +107,15 @@ class AgentRunner:
         )
         turn = await self._store(self._turn(cmd, profile, [m.content for m in mentions]))
         output, usage, answered = await self._ask(profile, turn, self._time_left(cmd))
+        if not turn.inbox_ahead:
+            output = told_saved_now(output, turn.language)
         # Past the deadline the caller has answered its user that nothing was recorded: keep
         # nothing, so that a next message does not find this turn's facts or items. The writes
         # themselves end by the deadline too: a slow store must not land them after it.
         # Written before the reply is recorded: a retry after a crash here writes the same
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
-        await self._store(self._keep(cmd, output), by=cmd)
-        reply = _reply(profile, self.agents.model_name(profile), output, usage)
+        await self._store(self._keep(cmd, output, defer=turn.inbox_ahead), by=cmd)
+        reply = reply_of(profile, self.agents.model_name(profile), output, usage)
         # Another replica may have answered the same key meanwhile (the caller retried while
         # this call ran): every caller then gets the one reply that is recorded.
         recorded = await self._store(
@@ -198,6 +201,7 @@ class AgentRunner:
                 else 0
             ),
             promoted=promoted,
+            inbox_ahead=inbox_ahead(self.profiles, cmd.step_context),
             language=_language(cmd),
             messages_in_step=_count(cmd.step_context, "messages_in_step"),
             min_messages=_count(cmd.step_context, "min_messages"),
@@ -252,12 +256,13 @@ class AgentRunner:
                 return AgentOutput(message=FALLBACK[turn.language]), answer.usage, False
         return output, answer.usage, True
 
-    async def _keep(self, cmd: RunAgent, output: AgentOutput) -> None:
-        """Persist what the agent extracted: priority facts, inbox items, deferred items."""
+    async def _keep(self, cmd: RunAgent, output: AgentOutput, *, defer: bool) -> None:
+        """Persist what the agent extracted: priority facts, inbox items, deferred items (new
+        ones when not `defer`: no inbox step lies ahead)."""
         data = output.extracted_data
         for area, text in facts_of(data).items():
             await self.memory.put_fact(cmd.user_id, PRIORITIES, area, text)
-        items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data)
+        items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)
         if items:
             await self.inbox.add(cmd.user_id, items, turn_key=cmd.idempotency_key)
 
@@ -272,26 +277,3 @@ def _count(step_context: dict[str, Any], key: str) -> int | None:
     """A count the workflow put in the step's context, or None when it is not there."""
     value = step_context.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _reply(profile: Profile, model: str, output: AgentOutput, usage: TokenUsage) -> AgentReply:
-    signal = output.workflow_signal
-    if signal is None:
-        logger.warning("agent %s returned no workflow_signal; treating it as stay", profile.slug)
-        signal = Signal()
-    cost = (
-        usage.input_tokens * profile.input_usd_per_mtok
-        + usage.output_tokens * profile.output_usd_per_mtok
-    ) / 1_000_000
-    return AgentReply(
-        message=output.message,
-        step_completed=output.step_completed and signal.action == "complete_step",
-        completion_reason=output.completion_reason,
-        extracted_data=output.extracted_data,
-        next_action=output.next_action,
-        workflow_signal=WorkflowSignal(action=signal.action, data=signal.data),
-        usage=usage,
-        cost_usd=cost,
-        agent=profile.slug,
-        model=model,
-    )

@@ -110,6 +110,13 @@ def _text(text: str) -> str:
         ) from None
 
 
+def _agents_ahead(definition: WorkflowDefinition, step: StepDefinition) -> list[str]:
+    """The agents of the steps after `step` on the workflow's path, in order."""
+    path = definition.path()
+    at = next(index for index, each in enumerate(path) if each.id == step.id)
+    return [each.agent_slug for each in path[at + 1 :]]
+
+
 async def _ask(
     svc: WorkflowServices,
     loaded: LoadedInstance,
@@ -126,6 +133,9 @@ async def _ask(
         "min_messages": step.min_messages,
         "max_messages": step.max_messages,
         "workflow": state.context(),
+        # Which agents serve the steps still ahead: the agent-runner keeps an inbox request
+        # for a later inbox step only when one is there, else saves it at once.
+        "agents_ahead": _agents_ahead(definition, step),
     }
     blocked = last_block(loaded.events, step.id)
     if blocked is not None:

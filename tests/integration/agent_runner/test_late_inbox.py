@@ -1,0 +1,104 @@
+"""A model that defers an inbox item where no inbox step lies ahead: the item is saved now, and
+the reply says so after whatever the model said."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.adapters import sql, sql_logs, sql_stores
+from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.domain.output import AgentOutput, Signal
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.scripted import Turn
+from baton_agent_runner.service.ports import ModelAnswer
+from baton_agent_runner.service.turns import AgentRunner
+from baton_contracts.agent_api import RunAgent, TokenUsage
+from baton_eventstore import create_engine, migrate
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+class Deferring:
+    """A model-backed agent that always defers what it is asked to note."""
+
+    def __init__(self) -> None:
+        self.turns: list[Turn] = []
+
+    def model_name(self, profile: Profile) -> str:
+        return "openai:fake"
+
+    def reads(self, profile: Profile) -> frozenset[str]:
+        return frozenset()
+
+    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
+        self.turns.append(turn)
+        data = {"deferred_inbox_items": ["buy milk"]}
+        output = AgentOutput(
+            message="I will note that at the inbox step.",
+            extracted_data=data,
+            workflow_signal=Signal(action="stay", data=data),
+        )
+        return ModelAnswer(output=output, usage=TokenUsage())
+
+
+@pytest.fixture
+async def engine(sqlite_url: str) -> AsyncIterator[Any]:
+    engine = create_engine(sqlite_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    yield engine
+    await engine.dispose()
+
+
+def _runner(engine: Any, agents: Deferring) -> tuple[AgentRunner, sql_stores.SqlInboxStore]:
+    inbox = sql_stores.SqlInboxStore(engine, lambda: NOW)
+    runner = AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=agents,
+        memory=sql_stores.SqlMemoryStore(engine, lambda: NOW),
+        inbox=inbox,
+        replies=sql_logs.SqlReplyLog(engine, lambda: NOW),
+        timeout=30.0,
+        now=lambda: NOW,
+    )
+    return runner, inbox
+
+
+def _turn(key: str, ahead: list[str] | None) -> RunAgent:
+    context: dict[str, Any] = {} if ahead is None else {"agents_ahead": ahead}
+    return RunAgent(
+        user_id="alice",
+        agent="discovery",
+        instance_id="i-1",
+        current_step="discovery",
+        step_context=context,
+        message="add to my inbox: buy milk",
+        idempotency_key=key,
+    )
+
+
+async def test_with_no_inbox_step_ahead_the_item_is_saved_and_the_reply_says_so(
+    engine: Any,
+) -> None:
+    agents = Deferring()
+    runner, inbox = _runner(engine, agents)
+    reply = await runner.run(_turn("i-1:m-1", ["coordinator"]))
+    assert agents.turns[0].inbox_ahead is False  # the model's prompt says so too
+    assert [i.content for i in await inbox.list_items("alice", 10)] == ["buy milk"]
+    assert reply.message.endswith("Saved to your inbox: buy milk."), reply.message
+    again = await runner.run(_turn("i-1:m-1", ["coordinator"]))  # a retry: one item
+    assert again == reply and await inbox.count("alice", None) == 1
+
+
+async def test_with_the_inbox_step_ahead_the_item_waits_for_it(engine: Any) -> None:
+    for key, ahead in [("i-1:m-1", ["inbox_collector", "coordinator"]), ("i-1:m-2", None)]:
+        agents = Deferring()
+        runner, inbox = _runner(engine, agents)
+        reply = await runner.run(_turn(key, ahead))
+        assert agents.turns[0].inbox_ahead is True
+        assert reply.message == "I will note that at the inbox step."
+    assert await inbox.count("alice", None) == 0
+    assert await inbox.count("alice", "deferred") == 2
