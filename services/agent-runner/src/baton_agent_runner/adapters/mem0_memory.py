@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 from openai import APIError
-from qdrant_client import QdrantClient
+from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from baton_agent_runner.adapters.embedders import (
@@ -29,6 +29,7 @@ from baton_contracts.agent_api import MemoryFact
 __all__ = ["COLLECTION", "HashEmbedder", "Mem0MemoryStore", "open_memory"]
 
 COLLECTION = "baton_facts"
+_PAGE = 1000
 # What a Qdrant server, a dead network or the embedding endpoint raise when they are down.
 _UNAVAILABLE = (
     ResponseHandlingException,
@@ -126,13 +127,34 @@ class Mem0MemoryStore:
         return rows
 
     def _rows_now(self, user_id: str, where: dict[str, str]) -> list[dict[str, Any]]:
-        """On the memory thread: the user's facts whose metadata has the `where` values."""
+        """On the memory thread: the user's facts whose metadata has the `where` values, as
+        Mem0's `get_all` lists them, every one: `get_all` stops at its `top_k`."""
         if self._index is not None:
             return self._index.rows(user_id, where)
-        filters = {"user_id": user_id, **where}
-        found = self._memory.get_all(filters=filters, top_k=10_000)
-        listed: list[dict[str, Any]] = found.get("results", [])
-        return listed
+        store = self._memory.vector_store
+        rows: list[dict[str, Any]] = []
+        offset: Any = None
+        while True:
+            points, offset = store.client.scroll(
+                store.collection_name,
+                scroll_filter=_matching(user_id, where),
+                limit=_PAGE,
+                offset=offset,
+                with_payload=True,
+            )
+            rows += [_row(str(point.id), dict(point.payload or {})) for point in points]
+            if offset is None:
+                return rows
+
+    def _count_now(self, user_id: str, where: dict[str, str]) -> int:
+        """On the memory thread: how many of the user's facts have the `where` values."""
+        if self._index is not None:
+            return len(self._index.rows(user_id, where))
+        store = self._memory.vector_store
+        found = store.client.count(
+            store.collection_name, count_filter=_matching(user_id, where), exact=True
+        )
+        return int(found.count)
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Add the fact, or update the one with the same category and key (a correction)."""
@@ -173,7 +195,7 @@ class Mem0MemoryStore:
 
     async def count(self, user_id: str, category: str | None) -> int:
         """How many facts the user has, in one category or all."""
-        return len(await self._rows(user_id, **_category(category)))
+        return int(await self._call(self._count_now, user_id, _category(category)))
 
     async def list_facts(self, user_id: str, category: str | None, limit: int) -> list[MemoryFact]:
         """Up to `limit` facts, by category and key."""
@@ -210,6 +232,22 @@ class Mem0MemoryStore:
         client = getattr(getattr(self._memory, "vector_store", None), "client", None)
         if client is not None:
             client.close()
+
+
+def _matching(user_id: str, where: dict[str, str]) -> models.Filter:
+    """The user's points whose payload has the `where` values."""
+    wanted = {"user_id": user_id, **where}
+    return models.Filter(
+        must=[
+            models.FieldCondition(key=name, match=models.MatchValue(value=value))
+            for name, value in wanted.items()
+        ]
+    )
+
+
+def _row(point_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A point as `get_all` lists it: `id`, `memory` (the text), `metadata`."""
+    return {"id": point_id, "memory": payload.get("data"), "metadata": payload}
 
 
 def _meta(row: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,70 @@
+"""A user's facts are counted exactly on a Qdrant server, however many there are (Mem0's
+`get_all` stops at its `top_k`).
+
+The server's code path is taken on a local Qdrant folder by leaving out the folder's
+in-memory index.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from qdrant_client import models
+
+from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
+
+
+class ServerStore(Mem0MemoryStore):
+    """A store as it runs against a Qdrant server: without the local folder's in-memory index,
+    so it lists and counts through Qdrant."""
+
+    def __init__(self, memory: Any) -> None:
+        super().__init__(memory)
+        self._index = None
+
+
+@pytest.fixture
+async def memory(tmp_path: Path) -> AsyncIterator[Any]:
+    memory = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
+    yield memory
+    await asyncio.to_thread(memory.vector_store.client.close)
+
+
+def _many_facts(memory: Any, user_id: str, n: int) -> None:
+    """`n` facts of `user_id` written straight into the collection, the last one's key first."""
+    store, dims = memory.vector_store, memory.embedding_model.dims
+    for start in range(0, n, 2000):
+        points = [
+            models.PointStruct(
+                id=str(uuid.UUID(int=i + 1)),  # scrolled in this order
+                vector=[1.0] * dims,
+                payload={
+                    "user_id": user_id,
+                    "category": "priorities" if i % 2 else "notes",
+                    "key": "a-first" if i == n - 1 else f"k{i:06d}",
+                    "data": f"fact {i}",
+                },
+            )
+            for i in range(start, min(start + 2000, n))
+        ]
+        store.client.upsert(store.collection_name, points=points)
+
+
+async def test_a_user_with_more_than_ten_thousand_facts_is_counted_exactly(memory: Any) -> None:
+    # Ten seconds of a local folder's writes: a cap of 10,000 needs more to show.
+    await asyncio.to_thread(_many_facts, memory, "big", 10_001)
+    server = ServerStore(memory)
+    local = Mem0MemoryStore(memory)
+    assert local._index is not None
+    for store in (server, local):
+        assert await store.count("big", None) == 10_001
+        assert await store.count("big", "priorities") == 5_000
+        assert await store.count("big", "notes") == 5_001
+        assert await store.count("nobody", None) == 0
+        [first] = await store.list_facts("big", None, 1)
+        assert first.key == "a-first"
