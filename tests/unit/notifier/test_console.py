@@ -20,11 +20,11 @@ from .conftest import SECRET, FakeConnection, FakeRequester
 async def dev_client(
     requester: FakeRequester, connection: FakeConnection
 ) -> AsyncIterator[httpx.AsyncClient]:
-    """A gateway built as `baton up` runs it: `BATON_DEV_SIGN_IN=true`."""
+    """A gateway built as `baton up` runs it (`BATON_DEV_SIGN_IN=true`), asked on loopback."""
     settings = NotifierSettings(jwt_secret=SECRET, dev_sign_in=True)
     app = build(settings, requester=requester, connection=connection).app
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as http:
         yield http
 
 
@@ -128,3 +128,77 @@ async def test_dev_token_refuses_a_bad_user_id_naming_the_field(
     field = "body.admin" if "admin" in body else "body.user_id"
     assert error["details"][0]["field"] == field
     assert problem in error["details"][0]["message"].lower()
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "[::1]", "127.0.0.2"]
+)
+async def test_dev_token_answers_a_loopback_host_and_the_gateway_own_origin(
+    dev_client: httpx.AsyncClient, host: str
+) -> None:
+    headers = {"Host": host}
+    assert (
+        await dev_client.post("/api/dev/token", json={"user_id": "a"}, headers=headers)
+    ).is_success
+    headers["Origin"] = f"http://{host}"  # the console, opened at that address
+    response = await dev_client.post("/api/dev/token", json={"user_id": "a"}, headers=headers)
+    assert response.status_code == 200, response.text
+
+
+REBOUND_HOSTS = [
+    "evil.example:8080",  # DNS rebinding: the attacker's name, resolved to 127.0.0.1
+    "evil.example",
+    "127.0.0.1.evil.example",
+    "localhost.evil.example:8080",
+    "evil@localhost:8080",
+    "localhost:99999",
+    "192.168.1.5:8080",
+    "0.0.0.0:8080",
+]
+
+
+@pytest.mark.parametrize("host", REBOUND_HOSTS)
+async def test_dev_token_refuses_a_host_that_is_not_loopback_naming_it(
+    dev_client: httpx.AsyncClient, host: str
+) -> None:
+    body = {"user_id": "alice"}
+    response = await dev_client.post("/api/dev/token", json=body, headers={"Host": host})
+    assert response.status_code == 403, response.text
+    error = response.json()["error"]
+    assert error["code"] == "forbidden"
+    assert f"host {host!r} is not a loopback address" in error["message"]
+    assert "token" not in response.json()
+    # Refused before the body is read: a bad name is not even looked at.
+    bad = await dev_client.post("/api/dev/token", json={"user_id": ""}, headers={"Host": host})
+    assert bad.status_code == 403
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://evil.example:8080",  # a page elsewhere posting to the loopback gateway
+        "http://localhost:8080",  # the same machine, but another origin than the one asked
+        "http://127.0.0.1:3000",  # another local app's page
+        "https://127.0.0.1:8080",
+        "null",  # a sandboxed frame or a file:// page
+        "",
+    ],
+)
+async def test_dev_token_refuses_a_page_of_another_origin_naming_it(
+    dev_client: httpx.AsyncClient, origin: str
+) -> None:
+    headers = {"Host": "127.0.0.1:8080", "Origin": origin}
+    response = await dev_client.post("/api/dev/token", json={"user_id": "a"}, headers=headers)
+    assert response.status_code == 403, response.text
+    message = response.json()["error"]["message"]
+    assert f"origin {origin!r} is not this gateway's own ('http://127.0.0.1:8080')" in message
+
+
+async def test_the_rest_of_the_api_still_answers_any_host_with_a_token(
+    dev_client: httpx.AsyncClient,
+) -> None:
+    # A bearer token in a header is what protects the API; a rebound page has none to send.
+    token = (await dev_client.post("/api/dev/token", json={"user_id": "a"})).json()["token"]
+    headers = {"Host": "gateway.internal", "Authorization": f"Bearer {token}"}
+    assert (await dev_client.get("/api/me", headers=headers)).json()["user_id"] == "a"
+    assert (await dev_client.get("/api/me", headers={"Host": "evil.example"})).status_code == 401

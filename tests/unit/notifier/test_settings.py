@@ -1,5 +1,6 @@
 import pytest
 
+from baton_notifier.entrypoints.main import dev_sign_in_warning
 from baton_notifier.settings import MIB, NotifierSettings, SettingsError, load_settings
 
 SECRET = "s" * 32
@@ -87,3 +88,19 @@ def test_several_problems_are_named_on_one_line(monkeypatch: pytest.MonkeyPatch)
 
 def test_the_secret_is_not_shown_in_the_settings_repr() -> None:
     assert SECRET not in repr(NotifierSettings(jwt_secret=SECRET))
+
+
+@pytest.mark.parametrize(
+    ("host", "dev", "warned"),
+    [("127.0.0.1", True, False), ("::1", True, False), ("[::1]", True, False),
+     ("localhost", True, False), ("0.0.0.0", True, True), ("::", True, True),
+     ("10.0.0.2", True, True), ("gateway.lan", True, True), ("0.0.0.0", False, False)],
+)  # fmt: skip
+def test_dev_sign_in_on_a_reachable_address_is_warned_about(
+    host: str, dev: bool, warned: bool
+) -> None:
+    settings = NotifierSettings(jwt_secret=SECRET, http_host=host, dev_sign_in=dev)
+    warning = dev_sign_in_warning(settings)
+    assert (warning is not None) == warned
+    if warning:
+        assert repr(host) in warning and "any client that reaches it" in warning

@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import Annotated
 
-from fastapi import APIRouter, Body, FastAPI, Request
+from fastapi import APIRouter, Body, Depends, FastAPI, Request
 from fastapi.responses import Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
@@ -18,6 +18,7 @@ from pydantic_core import PydanticCustomError
 from baton_auth import MAX_USER_ID_CHARS, mint_token, user_id_problem
 from baton_contracts import ErrorCode
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
+from baton_notifier.domain.loopback import host_problem, origin_problem
 from baton_notifier.entrypoints.http import deps_of
 
 CONSOLE_PACKAGE = "baton_notifier"
@@ -115,12 +116,38 @@ def install_console(app: FastAPI, *, dev_sign_in: bool) -> None:
             methods=["POST"],
             response_model=DevToken,
             tags=["console"],
-            responses={422: {"model": HttpErrorResponse, "description": "Bad user_id"}},
+            dependencies=[Depends(own_loopback_page)],
+            responses={
+                403: {"model": HttpErrorResponse, "description": "Not asked on loopback"},
+                422: {"model": HttpErrorResponse, "description": "Bad user_id"},
+            },
         )
     app.include_router(router)
 
 
+async def own_loopback_page(request: Request) -> None:
+    """403 unless the request names a loopback host and, if it has an Origin, is this page's.
+
+    Checked before the body, so a page that is refused learns nothing about names. The rest of
+    the API needs no such check: it wants a bearer token in a header, which a page of another
+    origin can neither read from the console's storage nor, now, mint here.
+    """
+    host = request.headers.get("host")
+    problem = host_problem(host) or origin_problem(
+        request.headers.get("origin"), request.url.scheme, host or ""
+    )
+    if problem is not None:
+        raise ApiError(
+            403,
+            ErrorCode.FORBIDDEN.value,
+            f"dev sign-in answers only pages of this gateway opened on a loopback address: "
+            f"{problem}; open the console at http://127.0.0.1:<port>, or sign in with a token "
+            f"from `baton token --user <name>`",
+        )
+
+
 async def dev_token(request: Request, body: Annotated[DevTokenBody, Body()]) -> DevToken:
-    """Embedded dev mode only (`BATON_DEV_SIGN_IN=true`): a token for any user name."""
+    """Embedded dev mode only (`BATON_DEV_SIGN_IN=true`): a token for any user name, asked
+    on a loopback address by a page of this gateway (or a client that sends no Origin)."""
     token = mint_token(deps_of(request).jwt_secret, body.user_id)
     return DevToken(token=token, user_id=body.user_id)

@@ -15,6 +15,7 @@ from opentelemetry.trace import TracerProvider
 from baton_messaging.broker import MessagingSettings
 from baton_messaging.process import run_on, settled, tune_garbage_collector
 from baton_notifier.bootstrap import build, messaging_broker
+from baton_notifier.domain.loopback import is_loopback
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 from baton_notifier.entrypoints.responders import SERVICE
 from baton_notifier.entrypoints.server import GatewayServer
@@ -66,8 +67,27 @@ def server_config(app: FastAPI, settings: NotifierSettings) -> uvicorn.Config:
     )
 
 
+def dev_sign_in_warning(settings: NotifierSettings) -> str | None:
+    """What to tell an operator who turned dev sign-in on for a reachable address, or None.
+
+    Browsers elsewhere are refused (the Host they send is not a loopback one), but any other
+    client can send `Host: localhost`: on such an address anyone who reaches it is anyone.
+    `baton up` never does this (it turns dev sign-in off off loopback); a container that must
+    listen on 0.0.0.0 behind a port published on loopback may, so it is said, not refused.
+    """
+    if not settings.dev_sign_in or is_loopback(settings.http_host.strip("[]")):
+        return None
+    return (
+        f"BATON_DEV_SIGN_IN is on while the gateway listens on {settings.http_host!r}, not a "
+        "loopback address: any client that reaches it can mint a token for any user by "
+        "sending a loopback Host header; turn it off unless only this machine can connect"
+    )
+
+
 async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | None) -> None:
     """Run until SIGTERM/SIGINT: NATS connects in the background while HTTP already answers."""
+    if (warning := dev_sign_in_warning(settings)) is not None:
+        log.warning(warning)
     notifier = build(settings, tracer_provider=tracer_provider)
     tune_garbage_collector()
     await notifier.start()
