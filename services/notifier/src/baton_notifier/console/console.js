@@ -33,6 +33,9 @@ const state = {
   retryTimer: null,
   refreshTimer: null,
   generation: 0, // the newest reload; older answers are dropped
+  asked: 0, // numbers every request whose answer paints a panel, in the order they are made
+  floor: 0, // the number taken when the workspace was last reset: answers asked before are old
+  painted: {}, // panel -> number of the request whose answer it shows
   shown: new Map(), // "<client_message_id>:<role>" -> <li> in the chat log
   lastVersion: 0, // highest event version in the event log
   draft: null, // {text, id}: the typed message and the client_message_id kept for its retries
@@ -69,6 +72,25 @@ async function api(method, path, body) {
 
 function instancePath(suffix = "") {
   return `/api/workflows/${encodeURIComponent(state.instance.instance_id)}${suffix}`;
+}
+
+// --- answers that come late ------------------------------------------------------------
+// A panel that is replaced whole (the explanation) shows the answer to the newest request made
+// for it: an older answer that comes in later (a slow "Check again", a reload begun before it)
+// is dropped, and so is any answer asked for a workspace since left (sign-out, another user).
+
+function ask() {
+  return ++state.asked;
+}
+
+function current(ticket) {
+  return ticket > state.floor;
+}
+
+function newest(panel, ticket) {
+  if (!current(ticket) || ticket < (state.painted[panel] ?? 0)) return false;
+  state.painted[panel] = ticket;
+  return true;
 }
 
 // --- alert region ------------------------------------------------------------------------
@@ -249,6 +271,8 @@ async function open(instance) {
 }
 
 function resetWorkspace() {
+  state.floor = ask();
+  state.painted = {};
   state.progress = null;
   state.blocked = null;
   state.lastSeq = null;
@@ -265,6 +289,7 @@ function resetWorkspace() {
 async function reload() {
   if (!state.instance) return;
   const generation = ++state.generation;
+  const ticket = ask();
   try {
     const [progress, conversation, explanation, log] = await Promise.all([
       api("GET", instancePath("/progress")),
@@ -275,7 +300,7 @@ async function reload() {
     if (generation !== state.generation) return;
     renderProgress(progress);
     conversation.messages.forEach(addMessage);
-    renderExplain(explanation);
+    if (newest("explain", ticket)) renderExplain(explanation);
     addEvents(log.events);
   } catch (error) {
     if (generation === state.generation) showError(error, "Loading your onboarding");
@@ -470,10 +495,15 @@ function renderExplain(explanation) {
 
 async function explainAgain() {
   if (!state.instance) return;
+  const ticket = ask();
   try {
-    renderExplain(await api("GET", instancePath("/explain")));
+    const explanation = await api("GET", instancePath("/explain"));
+    if (newest("explain", ticket)) renderExplain(explanation);
   } catch (error) {
-    showError(error, "Asking why the step is not done");
+    // A failure is news only while no newer answer is shown, and only for this workspace.
+    if (current(ticket) && ticket >= (state.painted.explain ?? 0)) {
+      showError(error, "Asking why the step is not done");
+    }
   }
 }
 

@@ -1,0 +1,110 @@
+"""Answers that come in after a newer one, or after the workspace they were asked for is gone.
+
+Each test holds one answer at the browser (the gateway has already answered it: the page hears
+of it later), lets the page move on, then lets the old answer in and checks that it changed
+nothing: a panel shows the newest answer asked for the instance on screen, and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from playwright.async_api import Route, expect
+
+from .conftest import Console
+
+ROOM_MS = 1000  # room for a released answer to (wrongly) land
+
+
+class HeldAnswer:
+    """Holds the next `method` request's answer, fetched at once, until `release()`."""
+
+    def __init__(self, method: str = "GET") -> None:
+        self.method = method
+        self.armed = True
+        self.fetched = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def route(self, route: Route) -> None:
+        if not self.armed or route.request.method != self.method:
+            await route.continue_()
+            return
+        self.armed = False
+        answer = await route.fetch()  # the state at the time it was asked
+        self.fetched.set()
+        await self.go.wait()
+        await route.fulfill(response=answer)
+
+    def release(self) -> None:
+        self.go.set()
+
+
+WATCH = """id => { window.painted = [];
+    new MutationObserver(() => window.painted.push(document.getElementById(id).innerText))
+        .observe(document.getElementById(id), {childList: true, subtree: true}); }"""
+
+
+async def painted_after(console: Console, panel: str, held: HeldAnswer) -> list[str]:
+    """Every text `panel` showed from `held`'s release on, even for a moment: a later reload
+    may paint over a stale answer, which is still one the person saw."""
+    await console.page.evaluate(WATCH, panel)
+    held.release()
+    await console.page.wait_for_timeout(ROOM_MS)
+    painted: list[str] = await console.page.evaluate("window.painted")
+    return painted
+
+
+async def check_again(console: Console) -> None:
+    await console.page.get_by_role("button", name="Check again").click()
+
+
+async def test_a_check_that_answers_late_does_not_replace_a_newer_answer(
+    console: Console,
+) -> None:
+    await console.open()
+    await console.sign_in("vera")
+    await console.start()
+    await console.live()
+    explain = console.page.locator("#explain")
+    await expect(explain).to_contain_text("0 message(s) so far")
+    held = HeldAnswer()
+    await console.page.route("**/explain", held.route)
+    await check_again(console)
+    await held.fetched.wait()  # "0 message(s)", on its way
+
+    await console.say("Hello there")  # the explain fetched after the live events says 1
+    await expect(explain).to_contain_text("1 message(s) so far")
+    await check_again(console)  # and so does a newer check
+    await expect(explain).to_contain_text("1 message(s) so far")
+
+    assert not [
+        text for text in await painted_after(console, "explain", held) if ": 0 message(s)" in text
+    ]
+    await expect(explain).to_contain_text("1 message(s) so far")
+
+
+async def test_a_check_asked_before_sign_out_stays_out_of_the_next_workspace(
+    console: Console,
+) -> None:
+    await console.open()
+    await console.sign_in("wes")
+    await console.start()
+    await console.say("Hello there")
+    explain = console.page.locator("#explain")
+    await expect(explain).to_contain_text("1 message(s) so far")
+    held = HeldAnswer()
+    await console.page.route("**/explain", held.route)
+    await check_again(console)
+    await held.fetched.wait()  # wes's instance: 1 message
+
+    await console.page.get_by_role("button", name="Sign out").click()
+    await console.sign_in("xena")
+    await console.start()
+    await console.live()
+    await expect(explain).to_contain_text("0 message(s) so far")
+
+    assert not [
+        text for text in await painted_after(console, "explain", held) if ": 1 message(s)" in text
+    ]
+    await expect(explain).to_contain_text("0 message(s) so far")
+    await expect(console.page.get_by_role("alert")).to_be_hidden()
