@@ -11,7 +11,7 @@ import asyncio
 
 from playwright.async_api import Route, expect
 
-from .conftest import Console
+from .conftest import Console, Stack, body_of
 
 ROOM_MS = 1000  # room for a released answer to (wrongly) land
 
@@ -108,3 +108,53 @@ async def test_a_check_asked_before_sign_out_stays_out_of_the_next_workspace(
     ]
     await expect(explain).to_contain_text("0 message(s) so far")
     await expect(console.page.get_by_role("alert")).to_be_hidden()
+
+
+async def test_a_reload_that_answers_after_sign_out_shows_nothing(console: Console) -> None:
+    await console.open()
+    await console.sign_in("yuri")
+    await console.start()
+    await console.live()
+    held = HeldAnswer()
+    await console.page.route("**/progress", held.route)
+    await console.say("Hello there")  # the live events that follow ask for a reload
+    await held.fetched.wait()
+
+    await console.page.get_by_role("button", name="Sign out").click()
+    held.release()
+    await console.page.wait_for_timeout(ROOM_MS)
+    await expect(console.page.get_by_role("alert")).to_be_hidden()  # no error for a page left
+    await expect(console.page.get_by_label("Your name")).to_be_focused()
+    await console.sign_in("yuri")  # and signing in again finds the onboarding as it is
+    await console.expect_step("greeting")
+    await expect(console.page.locator("#explain")).to_contain_text("1 message(s) so far")
+
+
+async def test_a_reload_begun_before_a_turn_does_not_put_the_old_step_back(
+    console: Console, stack: Stack
+) -> None:
+    await console.page.clock.install()  # runs as usual until paused below
+    await console.open()
+    await console.sign_in("zack")
+    await console.start()
+    await console.live()
+    await console.say("Hello there")
+    await expect(console.page.locator("#explain")).to_contain_text("1 message(s) so far")
+    held = HeldAnswer()
+    await console.page.route("**/progress", held.route)
+    instance = await console.page.evaluate("sessionStorage.getItem('baton.console.instance.zack')")
+    async with stack.api("zack") as api:  # a refused move elsewhere: the page reloads
+        body_of(
+            await api.post(f"/api/workflows/{instance}/signal", json={"action": "complete_step"})
+        )
+    await held.fetched.wait()  # still on greeting, 0%
+
+    # The page's timers stop: the reload a turn schedules does not start until they go on.
+    await console.page.clock.pause_at(await console.page.evaluate("Date.now() + 1000"))
+    await console.page.get_by_label("Your message").fill("Got it, let's go")
+    await console.page.get_by_label("Your message").press("Enter")
+    await console.expect_step("discovery")
+    assert await console.progress() == 33
+    assert "Greeting" not in await painted_after(console, "step-name", held)
+    assert await console.step() == "discovery" and await console.progress() == 33
+    await console.page.clock.resume()

@@ -32,7 +32,7 @@ const state = {
   retries: 0,
   retryTimer: null,
   refreshTimer: null,
-  generation: 0, // the newest reload; older answers are dropped
+  reloading: 0, // the number of the newest reload: only its failure is shown
   asked: 0, // numbers every request whose answer paints a panel, in the order they are made
   floor: 0, // the number taken when the workspace was last reset: answers asked before are old
   painted: {}, // panel -> number of the request whose answer it shows
@@ -75,9 +75,11 @@ function instancePath(suffix = "") {
 }
 
 // --- answers that come late ------------------------------------------------------------
-// A panel that is replaced whole (the explanation) shows the answer to the newest request made
-// for it: an older answer that comes in later (a slow "Check again", a reload begun before it)
-// is dropped, and so is any answer asked for a workspace since left (sign-out, another user).
+// A panel that is replaced whole (progress, the explanation) shows the answer to the newest
+// request made for it (or live frame): an older answer that comes in later (a slow "Check
+// again", a reload begun before a turn) is dropped, and so is any answer asked for a workspace
+// since left (sign-out, another user). The conversation and the event log only ever add what
+// they lack (by message id, by version), so any answer for the workspace on screen is merged.
 
 function ask() {
   return ++state.asked;
@@ -288,8 +290,8 @@ function resetWorkspace() {
 
 async function reload() {
   if (!state.instance) return;
-  const generation = ++state.generation;
   const ticket = ask();
+  state.reloading = ticket;
   try {
     const [progress, conversation, explanation, log] = await Promise.all([
       api("GET", instancePath("/progress")),
@@ -297,13 +299,13 @@ async function reload() {
       api("GET", instancePath("/explain")),
       api("GET", instancePath("/events")),
     ]);
-    if (generation !== state.generation) return;
-    renderProgress(progress);
+    if (!current(ticket)) return; // asked for a workspace since left
+    if (newest("progress", ticket)) renderProgress(progress);
     conversation.messages.forEach(addMessage);
     if (newest("explain", ticket)) renderExplain(explanation);
     addEvents(log.events);
   } catch (error) {
-    if (generation === state.generation) showError(error, "Loading your onboarding");
+    if (current(ticket) && ticket === state.reloading) showError(error, "Loading your onboarding");
   }
 }
 
@@ -390,6 +392,7 @@ async function send(event) {
   if (!state.draft || state.draft.text !== text) state.draft = { text, id: newId() };
   const id = state.draft.id;
   const instance = state.instance;
+  const ticket = ask();
   clearError();
   setSending(true);
   addMessage({ role: "user", text, client_message_id: id, pending: true });
@@ -402,7 +405,7 @@ async function send(event) {
     state.draft = null;
     if (answer.turn.outcome === "blocked") noteBlocked(answer.turn.instance.current_step, answer.turn);
     setSending(false);
-    renderProgress(answer.progress);
+    if (newest("progress", ticket)) renderProgress(answer.progress);
     refreshSoon();
   } catch (error) {
     if (state.instance !== instance) return;
@@ -593,8 +596,10 @@ function onFrame(frame) {
   const event = frame.payload;
   if (event.instance_id !== state.instance.instance_id) return;
   if (frame.type === "workflow.step_changed") {
+    state.painted.progress = ask(); // newer than any reload still on its way
     showStep(event.current_step, event.progress * 100, "active");
   } else if (frame.type === "workflow.completed") {
+    state.painted.progress = ask();
     showStep(state.progress?.current_step ?? "", 100, "completed");
   } else if (frame.type === "workflow.step_blocked") {
     noteBlocked(event.current_step, event);
