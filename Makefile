@@ -42,8 +42,7 @@ test-postgres: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy contracts/src $(wildcard libs/*/src) services/workflow/src services/notifier/src \
-		services/agent-runner/src/baton_agent_runner/domain
+	$(BIN)/mypy contracts/src $(wildcard libs/*/src) $(wildcard services/*/src)
 
 format: install
 	$(BIN)/ruff format .

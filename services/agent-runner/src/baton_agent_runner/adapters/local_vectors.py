@@ -13,7 +13,7 @@ A Qdrant server (`BATON_QDRANT_URL`) indexes payloads itself and does not use th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from qdrant_client import QdrantClient, models
@@ -74,10 +74,11 @@ class LocalUserIndex:
             self.forget(user_id)
             return
         for point in points:
-            if not isinstance(point.vector, list):
+            vector = _dense(point.vector)
+            if vector is None:
                 self.forget(user_id)
                 return
-            facts.put(str(point.id), dict(point.payload or {}), point.vector)
+            facts.put(str(point.id), dict(point.payload or {}), vector)
 
     def rows(self, user_id: str, where: dict[str, str]) -> list[dict[str, Any]]:
         """The user's facts whose payload has the `where` values, as Mem0's `get_all` lists
@@ -125,9 +126,9 @@ class LocalUserIndex:
                 with_vectors=True,
             )
             found += [
-                (str(point.id), dict(point.payload or {}), point.vector)
+                (str(point.id), dict(point.payload or {}), vector)
                 for point in points
-                if isinstance(point.vector, list)
+                if (vector := _dense(point.vector)) is not None
             ]
             if offset is None:
                 return _UserFacts.of(found)
@@ -136,3 +137,11 @@ class LocalUserIndex:
 def _unit(rows: Matrix) -> Matrix:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return rows / np.where(norms == 0, 1.0, norms)
+
+
+def _dense(vector: object) -> list[float] | None:
+    """A point's vector when it is one dense vector (Baton's collection holds only those), or
+    None for anything else Qdrant can return (none, named or multi-vectors)."""
+    if isinstance(vector, list) and not (vector and isinstance(vector[0], list)):
+        return cast(list[float], vector)
+    return None

@@ -55,7 +55,7 @@ def open_memory(
     # mem0 reads these at import time: no telemetry, and its own files next to our data.
     os.environ["MEM0_TELEMETRY"] = "False"
     os.environ.setdefault("MEM0_DIR", str(qdrant_path / "mem0"))
-    from mem0 import Memory
+    from mem0 import Memory  # type: ignore[import-untyped]  # mem0 ships no type hints
 
     store: dict[str, Any] = {"collection_name": COLLECTION, "embedding_model_dims": vectors.dims}
     if qdrant_url:

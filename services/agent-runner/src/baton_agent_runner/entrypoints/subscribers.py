@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 
 from faststream.nats import NatsBroker
@@ -39,6 +39,11 @@ WORKFLOW_EVENTS_STREAM: StreamSpec = next(
     spec for spec in STREAMS if StepChanged.subject.pattern in spec.subjects
 )
 """The workflow's event stream, which the step-start reactions consume."""
+
+
+Handler = Callable[[Any], Awaitable[None]]
+Decorator = Callable[[Handler], Handler]
+"""What `durable_subscriber` gives: a decorator that subscribes a handler and returns it."""
 
 
 def subscribe(
@@ -115,14 +120,15 @@ def on_step_starts(broker: NatsBroker, steps: StepStarts) -> None:
     if not agents:
         return
 
-    def durable(model: type[WorkflowStarted | StepChanged], name: str) -> Any:
-        return durable_subscriber(
+    def durable(model: type[WorkflowStarted | StepChanged], name: str) -> Decorator:
+        subscribe: Decorator = durable_subscriber(
             broker,
             step_start_filters(model, agents),
             consumer=f"{CONSUMER}-{name}",
             stream=WORKFLOW_EVENTS_STREAM,
             from_new=True,
         )
+        return subscribe
 
     @durable(WorkflowStarted, "started")
     async def started(event: WorkflowStarted) -> None:
