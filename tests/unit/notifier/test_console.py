@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
+from importlib.resources import files
 from pathlib import Path
 
 import httpx
@@ -14,6 +16,10 @@ from baton_notifier.bootstrap import build
 from baton_notifier.settings import NotifierSettings
 
 from .conftest import SECRET, FakeConnection, FakeRequester
+
+# Every module the package ships, found in the package, not in the gateway's list of files.
+CONSOLE_FOLDER = Path(str(files("baton_notifier").joinpath("console")))
+CONSOLE_MODULES = sorted(path.name for path in CONSOLE_FOLDER.glob("*.js"))
 
 
 @pytest.fixture
@@ -66,14 +72,49 @@ async def test_the_page_loads_only_files_of_the_gateway(client: httpx.AsyncClien
     page = (await client.get("/")).text
     assert '<script type="module" src="/console/console.js">' in page
     assert 'href="/console/console.css"' in page
-    for text in (page, (await client.get("/console/console.js")).text):
-        assert "http://" not in text and "https://" not in text  # no CDN, no fonts
+    for name in (*CONSOLE_MODULES, "index.html"):
+        text = (await client.get(f"/console/{name}")).text
+        assert "http://" not in text and "https://" not in text, name  # no CDN, no fonts
 
 
-async def test_an_unknown_console_file_is_a_404_with_the_error_body(
-    client: httpx.AsyncClient,
+@pytest.mark.parametrize("name", CONSOLE_MODULES)
+async def test_each_module_of_the_console_is_served_as_javascript(
+    client: httpx.AsyncClient, name: str
 ) -> None:
-    response = await client.get("/console/secrets.txt")
+    # A browser refuses to run a module served with any other type (or not at all).
+    response = await client.get(f"/console/{name}")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.content == (CONSOLE_FOLDER / name).read_bytes()
+
+
+async def test_every_module_a_module_imports_is_served(client: httpx.AsyncClient) -> None:
+    imported = {
+        target
+        for name in CONSOLE_MODULES
+        for target in re.findall(r'from "\./([^"]+)"', (CONSOLE_FOLDER / name).read_text())
+    }
+    assert imported == set(CONSOLE_MODULES) - {"console.js"}  # console.js starts the page
+    for name in imported:
+        assert (await client.get(f"/console/{name}")).status_code == 200, name
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "secrets.txt",
+        "missing.js",
+        "Console.js",
+        "__init__.py",
+        "..%2Fentrypoints%2Fconsole.py",
+        "..%2F..%2Fbaton_notifier%2Fsettings.py",
+    ],
+)
+async def test_an_unknown_console_file_is_a_404_with_the_error_body(
+    client: httpx.AsyncClient, name: str
+) -> None:
+    response = await client.get(f"/console/{name}")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
 

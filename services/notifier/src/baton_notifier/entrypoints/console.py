@@ -23,10 +23,31 @@ from baton_notifier.entrypoints.http import deps_of
 
 CONSOLE_PACKAGE = "baton_notifier"
 CONSOLE_FOLDER = "console"
+JAVASCRIPT = "text/javascript; charset=utf-8"
+# The ES modules: `console.js` starts the page and imports the others by relative URL
+# (`./api.js` is `/console/api.js`). A browser refuses a module served as anything but
+# JavaScript, and a file not listed here is a 404, so a new module is added here too.
+MODULES = (
+    "console.js",
+    "alert.js",
+    "answers.js",
+    "api.js",
+    "conversation.js",
+    "dom.js",
+    "event-log.js",
+    "explanation.js",
+    "live.js",
+    "progress.js",
+    "reload.js",
+    "sending.js",
+    "session.js",
+    "state.js",
+    "workspace.js",
+)
 ASSETS = {
     "index.html": "text/html; charset=utf-8",
     "console.css": "text/css; charset=utf-8",
-    "console.js": "text/javascript; charset=utf-8",
+    **dict.fromkeys(MODULES, JAVASCRIPT),
 }
 
 # Nothing outside the gateway: no CDN, no fonts, no frames; the live socket is same-origin.

@@ -1,0 +1,111 @@
+// Signing in and out: a dev name, a pasted token or one handed over in the URL fragment, kept
+// in the tab's sessionStorage until sign-out or until the gateway refuses it.
+
+import { clearError, showError } from "./alert.js";
+import { ApiError, api } from "./api.js";
+import { $ } from "./dom.js";
+import { closeLive } from "./live.js";
+import { state } from "./state.js";
+import { findInstance, resetWorkspace } from "./workspace.js";
+
+const TOKEN_KEY = "baton.console.token";
+// RFC 6750's b64token: anything else (a space, a line break, a letter outside ASCII) cannot go
+// into a header, and fetch would fail as if the gateway were down.
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+export function tokenFromFragment() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get("token");
+  if (!token) return null;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  history.replaceState(null, "", location.pathname + location.search); // out of the address bar
+  return token;
+}
+
+export async function tokenHandedOver() {
+  // An embedding app may set `#token=...` on a console that is already open.
+  const token = tokenFromFragment();
+  if (!token) return;
+  closeLive();
+  resetWorkspace();
+  state.instance = null;
+  clearError();
+  await useToken(token);
+}
+
+// The token this tab kept (a reload), or the sign-in form.
+export async function resume() {
+  state.token = sessionStorage.getItem(TOKEN_KEY);
+  if (state.token) await enter();
+  else showSignIn();
+}
+
+function showSignIn() {
+  $("sign-in").hidden = false;
+  $("who").hidden = true;
+  $("start").hidden = true;
+  $("workspace").hidden = true;
+  const first = $("dev-form").hidden ? $("token-input") : $("dev-user");
+  first.focus();
+}
+
+export async function signInWithName(event) {
+  event.preventDefault();
+  clearError();
+  try {
+    const minted = await api("POST", "/api/dev/token", { user_id: $("dev-user").value });
+    await useToken(minted.token);
+  } catch (error) {
+    showError(error, "Signing in");
+  }
+}
+
+export async function signInWithToken(event) {
+  event.preventDefault();
+  clearError();
+  await useToken($("token-input").value.trim());
+}
+
+async function useToken(token) {
+  state.token = token;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  await enter();
+}
+
+async function enter() {
+  try {
+    if (!BEARER_TOKEN.test(state.token)) {
+      throw new ApiError(0, "invalid_token",
+        "a token is one word of letters, digits and - . _ ~ + / (no spaces or line breaks)");
+    }
+    state.userId = (await api("GET", "/api/me")).user_id;
+  } catch (error) {
+    const wasToken = error.status === 401 || error.code === "invalid_token";
+    if (wasToken) forgetToken(); // kept otherwise: a reload signs in once the gateway is back
+    showSignIn();
+    showError(error, wasToken ? "This token was refused" : "Signing in");
+    return;
+  }
+  $("who-name").textContent = state.userId;
+  $("who").hidden = false;
+  $("sign-in").hidden = true;
+  try {
+    await findInstance();
+  } catch (error) {
+    showError(error, "Looking for your onboarding");
+  }
+}
+
+function forgetToken() {
+  state.token = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+export function signOut() {
+  closeLive();
+  forgetToken();
+  state.userId = null;
+  state.instance = null;
+  resetWorkspace();
+  showSignIn();
+}
