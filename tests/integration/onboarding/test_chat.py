@@ -128,6 +128,26 @@ async def test_the_same_client_message_id_twice_is_one_turn_and_one_agent_call(
     assert len((await user.get(f"/api/workflows/{user.instance}/messages"))["messages"]) == 2
 
 
+async def test_another_text_under_a_used_client_message_id_is_refused_not_answered(
+    stack: Stack, http: httpx.AsyncClient, agent_calls: list[bytes]
+) -> None:
+    # A page that restarts its id counter after a reload sends "m-1" again with a new text:
+    # answered with the first reply, the new message would be dropped without a word.
+    user = User(http, "reused")
+    await user.start()
+    first = await user.send("Hello", client_message_id="m-1")
+    assert first.status_code == 200, first.text
+    again = await user.send("  Hello \n", client_message_id="m-1")  # a retry, spaced otherwise
+    assert again.status_code == 200 and again.json()["replayed"] is True, again.text
+    other = await user.send("Got it, let's go", client_message_id="m-1")
+    assert other.status_code == 409, other.text
+    assert other.json()["error"]["details"][0]["field"] == "client_message_id"
+    assert len(agent_calls) == 1
+    said = (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"]
+    assert [m["text"] for m in said if m["role"] == "user"] == ["Hello"]
+    assert await user.step() == "greeting"
+
+
 async def test_bad_text_is_refused_and_nothing_is_recorded(
     stack: Stack, http: httpx.AsyncClient, agent_calls: list[bytes]
 ) -> None:

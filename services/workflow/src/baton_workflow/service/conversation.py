@@ -46,7 +46,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
         # `commit_turn` reloads (a message it already answered is then answered from the log).
         loaded = await svc.owned(cmd.instance_id, cmd.user_id, fresh=False)
         if cmd.client_message_id in loaded.state.outcomes:
-            return _answer_from_log(svc, loaded, cmd.client_message_id)
+            return _answer_from_log(svc, loaded, cmd.client_message_id, text)
         state = loaded.state
         if state.status != "active":
             raise RemoteError.of(
@@ -73,7 +73,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
             svc, cmd.instance_id, cmd.user_id, exchange, loaded=loaded
         )
         if replayed is not None:
-            return _answer_from_log(svc, replayed, cmd.client_message_id)
+            return _answer_from_log(svc, replayed, cmd.client_message_id, text)
         answer = ChatMessage(
             role="assistant",
             text=reply.message,
@@ -184,8 +184,11 @@ async def _can_complete(svc: WorkflowServices, state: InstanceState, step: StepD
 
 
 def _answer_from_log(
-    svc: WorkflowServices, loaded: LoadedInstance, command_id: str
+    svc: WorkflowServices, loaded: LoadedInstance, command_id: str, text: str
 ) -> MessageReply:
+    """The recorded answer to a retry; a different message under a used id is refused: answered
+    with the first message's reply, it would be dropped unseen (a page that restarts its id
+    counter after a reload, say)."""
     definition = svc.definition(loaded.state.workflow_id)
     turn = replay_turn(loaded, command_id, definition, svc)
     recorded = exchange_of(loaded.events, command_id)
@@ -195,6 +198,13 @@ def _answer_from_log(
             f"client_message_id {command_id!r} was already used for a command that is not a "
             "chat message",
             [ErrorDetail(field="client_message_id", message="already used")],
+        )
+    if recorded.user_text != text:
+        raise RemoteError.of(
+            ErrorCode.CONFLICT,
+            f"client_message_id {command_id!r} was already used for a different message; "
+            "send a new message with a new id",
+            [ErrorDetail(field="client_message_id", message="already used for another text")],
         )
     answer = ChatMessage(
         role="assistant",
