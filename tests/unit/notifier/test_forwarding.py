@@ -115,6 +115,28 @@ async def test_malformed_json_is_422_naming_the_body(
     assert detail["message"].startswith("body is not valid JSON")
 
 
+@pytest.mark.parametrize(
+    ("content_type", "got"),
+    [
+        ("application/x-www-form-urlencoded", "got 'application/x-www-form-urlencoded'"),  # curl -d
+        ("text/plain; charset=utf-8", "got 'text/plain; charset=utf-8'"),
+        (None, "none was sent"),
+    ],
+)
+async def test_a_json_body_sent_as_another_type_is_422_saying_which_type_to_send(
+    client: httpx.AsyncClient, auth: dict[str, str], content_type: str | None, got: str
+) -> None:
+    headers = dict(auth) if content_type is None else {**auth, "Content-Type": content_type}
+    body = b'{"thing_id": "t1"}'
+    response = await client.post("/api/things", content=body, headers=headers)
+    assert response.status_code == 422, response.text
+    [detail] = response.json()["error"]["details"]
+    expected = f"send it as JSON with Content-Type: application/json ({got})"
+    assert detail == {"field": "body", "message": expected}
+    typed = {**auth, "Content-Type": "application/merge-patch+json"}
+    assert (await client.post("/api/things", content=body, headers=typed)).status_code == 200
+
+
 def test_a_body_that_fits_the_route_but_not_the_contract_is_422_naming_the_field(
     notifier: Notifier, start_thing: type[Command]
 ) -> None:

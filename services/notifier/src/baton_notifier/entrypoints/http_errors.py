@@ -49,8 +49,18 @@ async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
     return error_response(exc)
 
 
-async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     details = [_validation_detail(error) for error in exc.errors()]
+    content_type = request.headers.get("content-type", "")
+    if not _is_json(content_type):
+        # FastAPI reads a body as JSON only when it is declared so; any other body reaches the
+        # model as bytes, and "input should be a valid dictionary" blamed a body that was fine.
+        got = f"got {content_type!r}" if content_type else "none was sent"
+        wrong_type = f"send it as JSON with Content-Type: application/json ({got})"
+        details = [
+            ErrorDetail(field="body", message=wrong_type) if d.field == "body" else d
+            for d in details
+        ]
     summary = "; ".join(f"{d.field}: {d.message}" for d in details)
     return error_response(ApiError.invalid(f"request is invalid: {summary}", details))
 
@@ -63,6 +73,14 @@ def _validation_detail(error: dict[str, Any]) -> ErrorDetail:
         return ErrorDetail(field="body", message=f"body is not valid JSON: {reason}")
     message = str(error.get("msg", "invalid"))
     return ErrorDetail(field=field_path(loc), message=message[:1].lower() + message[1:])
+
+
+def _is_json(content_type: str) -> bool:
+    """Whether FastAPI reads a body of this type as JSON: `application/json` or `.../*+json`."""
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (
+        kind.startswith("application/") and kind.endswith("+json")
+    )
 
 
 UNPARSABLE_BODY = "There was an error parsing the body"
