@@ -248,6 +248,15 @@ def test_inbox_collector_explains_the_brain_dump_when_a_message_holds_no_item(
     assert not out.extracted_data and phrase in out.message.lower()
 
 
+@pytest.mark.parametrize("count", [3, 4, 5, 21])
+def test_inbox_collector_says_the_count_in_russian_whatever_form_the_number_takes(
+    count: int,
+) -> None:
+    # "в inbox 3 записей" was wrong for 3, 4 and 21 ("3 записи", "21 запись"): no noun after it.
+    out = run(turn("inbox_collector", "это всё", inbox_count=count))
+    assert out.step_completed and out.message.endswith(f"записей в inbox: {count}."), out.message
+
+
 def test_inbox_collector_refuses_to_complete_with_two_items() -> None:
     out = run(turn("inbox_collector", "готово", inbox_count=2))
     assert not out.step_completed and "ещё хотя бы 1" in out.message

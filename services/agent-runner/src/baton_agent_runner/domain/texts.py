@@ -104,7 +104,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'Anything else? When you are finished, say "that\'s all".',
     },
     "inbox_done": {
-        "ru": "Отлично, в inbox {total} записей.",
+        # Not "в inbox {total} записей": the noun's form follows the number ("3 записи", "21
+        # запись"), and a label before the count needs none.
+        "ru": "Отлично, записей в inbox: {total}.",
         "en": "Great, your inbox holds {total} items.",
     },
     "coordinator": {
