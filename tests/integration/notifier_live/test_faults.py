@@ -94,13 +94,30 @@ async def test_sse_without_a_valid_token_is_401_with_the_error_body(
     assert response.json()["error"]["code"] == "unauthorized"
 
 
-async def test_sse_with_a_malformed_last_event_id_is_422(gateway: Gateway) -> None:
+@pytest.mark.parametrize(
+    ("headers", "params", "field", "message"),
+    [
+        # The error names what the client sent: an EventSource's author never wrote last_seq.
+        ({"Last-Event-ID": "x"}, {}, "Last-Event-ID", "must be a whole number >= 0, got 'x'"),
+        ({}, {"last_seq": "-1"}, "last_seq", "must be a whole number >= 0, got '-1'"),
+        ({}, {"last_seq": "9" * 20}, "last_seq", "must have at most 19 digits"),
+        ({"Last-Event-ID": "5"}, {"instance_id": "a.b"}, "instance_id", "1-64 letters"),
+    ],
+)
+async def test_sse_with_a_malformed_resume_point_is_422_naming_what_was_sent(
+    gateway: Gateway,
+    headers: dict[str, str],
+    params: dict[str, str],
+    field: str,
+    message: str,
+) -> None:
+    headers = {"Authorization": f"Bearer {token('ann')}", **headers}
     async with httpx.AsyncClient(base_url=gateway.http_url) as http:
-        response = await http.get(
-            "/api/events", headers={"Authorization": f"Bearer {token('ann')}", "Last-Event-ID": "x"}
-        )
-    assert response.status_code == 422
-    assert response.json()["error"]["details"][0]["field"] == "last_seq"
+        response = await http.get("/api/events", headers=headers, params=params)
+    assert response.status_code == 422, response.text
+    [detail] = response.json()["error"]["details"]
+    assert detail["field"] == field and message in detail["message"], detail
+    assert detail["message"].startswith(field), detail
 
 
 async def test_malformed_frames_get_error_frames_and_the_connection_stays(

@@ -63,6 +63,24 @@ async def test_sse_replays_after_last_event_id(gateway: Gateway, driver: Driver)
     assert [e.id for e in missed] == [str(e.data["seq"]) for e in missed]
 
 
+async def test_an_empty_last_event_id_leaves_last_seq_in_charge(
+    gateway: Gateway, driver: Driver
+) -> None:
+    # A proxy (or a client library) that sends the header empty must not turn a resume into
+    # a live-only stream: the missed events would be skipped without a word.
+    hal = new_user("hal")
+    instance = await driver.start(hal)
+    async with sse_client(gateway, bearer(hal)) as client:
+        await client.ready()
+        await driver.advance(hal, instance)
+        last_id = (await client.next()).id
+    await driver.advance(hal, instance)
+    headers = {**bearer(hal), "Last-Event-ID": ""}
+    async with sse_client(gateway, headers, last_seq=last_id) as client:
+        missed = await client.ready()
+    assert [e.data["payload"]["current_step"] for e in missed] == ["s2"]
+
+
 async def test_live_events_during_replay_are_neither_lost_nor_repeated(
     gateway: Gateway, nc: Client
 ) -> None:

@@ -167,12 +167,15 @@ def answer_client_frame(text: str | None) -> Notice:
     return PONG
 
 
-def parse_last_seq(value: str | None) -> int | None:
-    """`last_seq` / `Last-Event-ID`: absent is None (live only), else a sequence number >= 0."""
+def parse_last_seq(value: str | None, name: str = "last_seq") -> int | None:
+    """`last_seq` / `Last-Event-ID` (`name`, which the error says): absent is None (live
+    only), else a sequence number >= 0."""
     if value is None or value == "":
         return None
-    if not value.isascii() or not value.isdigit() or len(value) > 19:
-        raise BadLiveRequest(f"last_seq must be a whole number >= 0, got {value[:40]!r}")
+    if not value.isascii() or not value.isdigit():
+        raise BadLiveRequest(f"{name} must be a whole number >= 0, got {value[:40]!r}")
+    if len(value) > 19:
+        raise BadLiveRequest(f"{name} must have at most 19 digits, got {value[:40]!r}")
     return int(value)
 
 

@@ -58,17 +58,26 @@ async def events_stream(
     last_event_id: Annotated[str | None, Header(description="Set by EventSource")] = None,
 ) -> EventStreamResponse:
     """Your events as they happen; after `Last-Event-ID` (or `last_seq`), the missed ones first."""
+    # An empty Last-Event-ID (a proxy's, or an EventSource's that saw no id yet) resumes
+    # nothing: `?last_seq` then still counts.
+    resume = ("Last-Event-ID", last_event_id) if last_event_id else ("last_seq", last_seq)
     try:
         instance = parse_instance_id(instance_id)
-        after_seq = parse_last_seq(last_event_id if last_event_id is not None else last_seq)
     except BadLiveRequest as exc:
-        field = "instance_id" if "instance_id" in str(exc) else "last_seq"
-        raise ApiError.invalid(str(exc), [ErrorDetail(field=field, message=str(exc))]) from None
+        raise _invalid("instance_id", exc) from None
+    try:
+        after_seq = parse_last_seq(resume[1], name=resume[0])
+    except BadLiveRequest as exc:
+        raise _invalid(resume[0], exc) from None
     live = live_of(request)
     body = _stream(live.events, identity, instance, after_seq, live.keepalive_seconds)
     return EventStreamResponse(
         body, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
+
+
+def _invalid(field: str, exc: BadLiveRequest) -> ApiError:
+    return ApiError.invalid(str(exc), [ErrorDetail(field=field, message=str(exc))])
 
 
 async def _stream(
