@@ -98,6 +98,7 @@ async def test_a_timed_out_agent_leaves_the_step_and_returns_503(
     asked = slow_agent[0]
     assert (asked.agent, asked.current_step, asked.can_complete) == ("greeter", "greeting", False)
     assert asked.step_context["min_messages"] == 2
+    assert asked.step_context["criteria"] == ["agent_signal"]  # what closes the step
     assert asked.idempotency_key.endswith(response.request.read().decode().split('"')[-2])
 
 

@@ -419,3 +419,30 @@ def test_every_stored_field_an_agent_reads_changes_some_answer(agent: str, field
 def test_an_agent_without_rules_reads_nothing_stored() -> None:
     assert reads("someone_else") == frozenset()
     assert set(READS) == set(RULES)
+
+
+@pytest.mark.parametrize(
+    ("language_text", "phrase"),
+    [("that's all", "list form is completed"), ("это всё", "заполнен список в форме")],
+)
+def test_inbox_collector_on_a_widget_step_says_the_form_closes_it_not_that_it_is_done(
+    language_text: str, phrase: str
+) -> None:
+    # onboarding-classic: brain_dump closes on a completed list_input widget. The message count
+    # alone let "that's all" signal completion, answered "your inbox holds 3 items" as if done,
+    # and the workflow refused the move, again on every "that's all".
+    step = {"criteria": ["agent_signal", "widget_completed"]}
+    out = run(
+        turn("inbox_collector", language_text, inbox_count=3, can_complete=False,
+             messages_in_step=5, min_messages=3, step=step)
+    )  # fmt: skip
+    assert not out.step_completed and phrase in out.message, out.message
+
+
+def test_inbox_collector_completes_on_its_own_items_where_they_are_the_criteria() -> None:
+    step = {"criteria": ["agent_signal", "inbox_items"], "min_messages": 3}
+    out = run(
+        turn("inbox_collector", "сдать отчёт\nэто всё", inbox_count=2, can_complete=False,
+             messages_in_step=2, min_messages=3, step=step)
+    )  # fmt: skip
+    assert out.step_completed

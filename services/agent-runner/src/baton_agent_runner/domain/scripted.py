@@ -198,23 +198,42 @@ def inbox_collector(turn: Turn) -> _Reply:
     if done and total >= MIN_ITEMS and _may_complete(turn):
         parts.append(text(turn.language, "inbox_done", total=total))
         return _Reply("\n".join(parts), "complete_step", "user_confirmed", data)
-    if total >= MIN_ITEMS:
+    if done and total >= MIN_ITEMS and "widget_completed" in (_criteria(turn) or ()):
+        key = "inbox_widget"  # "that's all" said: what still closes the step is the form
+    elif total >= MIN_ITEMS:
         key = "inbox_anything_else"
     else:
         key = "inbox_more" if items or done else "inbox_explain"
-    parts.append(text(turn.language, key, need=MIN_ITEMS - total))
+    parts.append(text(turn.language, key, need=MIN_ITEMS - total, total=total))
     return _Reply("\n".join(parts), data=data)
 
 
 def _may_complete(turn: Turn) -> bool:
     """The workflow's pre-check, or its message count alone: the pre-check counted the inbox
     before this turn's items were saved, so a third item sent with "that's all" would never
-    complete. The workflow checks the real criteria again when it applies the signal."""
+    complete. The workflow checks the real criteria again when it applies the signal. The
+    count alone is enough only on a step whose criteria the turn itself can meet: on one
+    closed by a widget, "that's all" completed nothing, yet the answer said it had."""
     if turn.can_complete:
         return True
     if turn.messages_in_step is None or turn.min_messages is None:
         return False
+    criteria = _criteria(turn)
+    if criteria is not None and not criteria <= _MET_BY_THE_TURN:
+        return False  # another criterion (a widget the user completes) is not this turn's
     return turn.messages_in_step + 1 >= turn.min_messages
+
+
+_MET_BY_THE_TURN = frozenset({"agent_signal", "min_messages", "inbox_items"})
+"""Criteria this turn itself can meet: its signal, its message, the items it saves."""
+
+
+def _criteria(turn: Turn) -> frozenset[str] | None:
+    """The step's criteria as the workflow sent them (None from one that does not say)."""
+    criteria = turn.step.get("criteria")
+    if not isinstance(criteria, list):
+        return None
+    return frozenset(name for name in criteria if isinstance(name, str))
 
 
 def coordinator(turn: Turn) -> _Reply:

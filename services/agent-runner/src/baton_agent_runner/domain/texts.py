@@ -103,6 +103,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Что-нибудь ещё? Когда закончишь, напиши «это всё».",
         "en": 'Anything else? When you are finished, say "that\'s all".',
     },
+    "inbox_widget": {
+        "ru": "Записей в inbox: {total}. Этот шаг закрывается, когда заполнен список в форме: "
+        "заполни его, чтобы пойти дальше.",
+        "en": "Your inbox holds {total} items. This step closes once the list form is "
+        "completed: fill it in to go on.",
+    },
     "inbox_done": {
         # Not "в inbox {total} записей": the noun's form follows the number ("3 записи", "21
         # запись"), and a label before the count needs none.

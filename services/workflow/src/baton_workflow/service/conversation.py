@@ -136,6 +136,9 @@ async def _ask(
         # Which agents serve the steps still ahead: the agent-runner keeps an inbox request
         # for a later inbox step only when one is there, else saves it at once.
         "agents_ahead": _agents_ahead(definition, step),
+        # What closes the step: an agent then knows whether its own turn can meet the criteria
+        # (items it saves now) or something else must (a widget the user completes).
+        "criteria": [criterion.checker for criterion in step.completion_criteria],
     }
     blocked = last_block(loaded.events, step.id)
     if blocked is not None:
