@@ -153,7 +153,7 @@ async def test_bad_text_is_refused_and_nothing_is_recorded(
 ) -> None:
     user = User(http, "bad")
     await user.start()
-    for text in ("", "   \n\t "):
+    for text in ("", "   \n\t ", "\u200b\u200b", "\ufeff \u2060\u200d"):  # zero-width: blank
         blank = await user.send(text)
         assert blank.status_code == 422, blank.text
         assert blank.json()["error"]["details"][0]["field"] == "text"

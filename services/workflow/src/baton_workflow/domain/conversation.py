@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,13 +45,20 @@ def checked_text(text: str) -> str:
     """The message with outer whitespace removed; raises when it is blank, too long or holds
     a NUL."""
     stripped = text.strip()
-    if not stripped:
+    if not _shows(stripped):
         raise BlankText("text: must contain at least one non-whitespace character")
     if len(stripped) > MAX_TEXT_CHARS:
         raise TextTooLong(f"text: {len(stripped)} characters; the limit is {MAX_TEXT_CHARS}")
     if NUL in stripped:
         raise UnstorableText(f"text: {NUL_PROBLEM}")
     return stripped
+
+
+def _shows(text: str) -> bool:
+    """Whether a character of `text` shows: one that is neither whitespace nor an invisible
+    format character (zero-width space and joiners, the byte-order mark: Unicode's Cf). A
+    message of zero-width spaces alone read as empty, yet counted toward `min_messages`."""
+    return any(not char.isspace() and unicodedata.category(char) != "Cf" for char in text)
 
 
 def chat(events: Iterable[DomainEvent]) -> list[Said]:
