@@ -216,3 +216,16 @@ async def _until_health(http: httpx.AsyncClient, status: int) -> None:
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"/health never answered {status}")
+
+
+async def test_plain_http_on_the_websocket_path_is_426_saying_how_to_connect(
+    gateway: Gateway,
+) -> None:
+    # It was a 404 "not found", which reads like a wrong path.
+    async with httpx.AsyncClient() as http:
+        answer = await http.get(f"http://127.0.0.1:{gateway.port}/ws")
+    assert answer.status_code == 426, answer.text
+    assert answer.headers["upgrade"] == "websocket"
+    error = answer.json()["error"]
+    assert error["code"] == "upgrade_required"
+    assert "WebSocket client" in error["message"] and "/api/events" in error["message"]

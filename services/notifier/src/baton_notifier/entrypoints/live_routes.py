@@ -10,7 +10,7 @@ from starlette.requests import HTTPConnection
 from starlette.routing import WebSocketRoute
 
 from baton_auth import Identity, InvalidToken, verify_token
-from baton_notifier.domain.errors import HttpErrorResponse
+from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.service.live import LiveEvents
 
 BEARER_PROTOCOL = "bearer"
@@ -60,6 +60,11 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
     router = APIRouter()
     # A plain ASGI route: the writer sends frames through the raw `send` (see live_ws).
     router.routes.append(WebSocketRoute("/ws", WebSocketEvents()))
+    # Plain HTTP on `/ws` (a browser tab, curl without an upgrade) matched no route and got
+    # "not found", which reads like a wrong path.
+    router.add_api_route(
+        "/ws", websocket_only, methods=["GET"], include_in_schema=False, status_code=426
+    )
     router.add_api_route(
         "/api/events",
         events_stream,
@@ -72,3 +77,14 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
         },
     )
     app.include_router(router)
+
+
+async def websocket_only() -> None:
+    """426: `/ws` speaks WebSocket only, and says how to reach the events over plain HTTP."""
+    raise ApiError(
+        426,
+        "upgrade_required",
+        "/ws is a WebSocket endpoint: connect with a WebSocket client (" + WS_TOKEN_HINT + "), "
+        "or read the same events as server-sent events from GET /api/events",
+        headers={"Upgrade": "websocket", "Connection": "Upgrade"},
+    )
