@@ -47,8 +47,7 @@ MAX_MESSAGE_CHARS = 8000
 SignalAction = Literal["complete_step", "stay", "need_input"]
 Outcome = Literal["transitioned", "stayed", "blocked", "forced", "completed"]
 StepStatus = Literal["completed", "active", "skipped", "pending"]
-"""`skipped`: the instance moved past a step without closing it (a signal named a later step,
-which a step with `is_required: false` allows)."""
+"""`skipped`: passed without closing it (a signal named a later step; `is_required: false`)."""
 
 
 class WorkflowSignal(Reply):

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import event, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_agent_runner.adapters import sql, sql_logs
+from baton_agent_runner.adapters import first_recorded, sql, sql_logs
 from baton_agent_runner.bootstrap import build
 from baton_agent_runner.domain.task import TaskCall
 from baton_agent_runner.service.ports import Claim, StoreUnavailable
@@ -292,9 +292,9 @@ async def test_a_postgres_prune_batch_with_no_answer_is_an_outage(
     async def no_answer(*_: Any) -> Any:
         await asyncio.sleep(3600)
 
-    monkeypatch.setattr(sql_logs.raw_postgres, "is_postgres", lambda _: True)
-    monkeypatch.setattr(sql_logs.raw_postgres, "fetchval", no_answer)
-    monkeypatch.setattr(sql_logs, "PRUNE_BATCH_SECONDS", 0.05)
+    monkeypatch.setattr(first_recorded.raw_postgres, "is_postgres", lambda _: True)
+    monkeypatch.setattr(first_recorded.raw_postgres, "fetchval", no_answer)
+    monkeypatch.setattr(first_recorded, "PRUNE_BATCH_SECONDS", 0.05)
     engine = create_engine(sqlite_url)
     try:
         replies = sql_logs.SqlReplyLog(engine, Clock(T0))

@@ -70,7 +70,7 @@ replies = Table(
     Column("idempotency_key", String(200), primary_key=True),
     Column("reply", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    # For the prune (`_FirstRecorded.prune`), as is task_results'; see step 4.
+    # For the prune (`FirstRecorded.prune`), as is task_results'; see step 4.
     Index("ix_agent_replies_created_at", "created_at"),
 )
 
