@@ -241,6 +241,14 @@ def test_what_a_parallel_step_may_hold() -> None:
         ({"retryDelay": "ten seconds"}, 'steps[0].retryDelay: invalid duration "ten seconds"'),
         ({"retryDelay": "-5s"}, 'steps[0].retryDelay: duration "-5s" cannot have a sign'),
         ({"retryMax": -1}, "steps[0].retryMax: must be zero or more (got -1)"),
+        # Past a float's range, the check for NaN raised (a 500); Go's int is the limit.
+        (
+            {"retryMax": 10**400},
+            "steps[0].retryMax: must be at most 9223372036854775807 "
+            "(got 1000000000...0000000000 (401 digits))",
+        ),
+        ({"retryMax": 2**63}, "steps[0].retryMax: must be at most 9223372036854775807 (got 9"),
+        ({"retryMax": -(10**400)}, "steps[0].retryMax: must be zero or more (got -100000000."),
         (
             {"retryBackoff": 0.5},
             "steps[0].retryBackoff: must be from 1 to 100 (1 keeps the delay constant; got 0.5)",
@@ -290,6 +298,11 @@ def test_workflow_timeout_and_budget() -> None:
 
 def test_retry_max_without_retry_is_accepted() -> None:
     assert parse_definition(workflow(step("a", retryMax=3))).steps[0].retry_max == 3
+
+
+def test_retry_max_may_be_gos_largest_int() -> None:
+    document = workflow(step("a", onError="retry", retryMax=2**63 - 1))
+    assert parse_definition(document).steps[0].retry_max == 2**63 - 1
 
 
 def test_on_error_values() -> None:

@@ -35,6 +35,8 @@ OnError = Literal["stop", "skip", "retry"]
 AGENT_TYPES = frozenset({"dispatch", "handoff"})
 DEFAULT_RETRY_DELAY = timedelta(seconds=5)
 MAX_RETRY_BACKOFF = 100.0
+MAX_RETRY_MAX = 2**63 - 1
+"""The most retries a step may ask for: Go's largest int, as Tetora's `retryMax` is one."""
 
 
 class _Document(BaseModel):

@@ -15,7 +15,12 @@ import re
 from collections.abc import Collection, Iterator, Mapping
 
 from baton_contracts.dag_api import MAX_WORKFLOW_NAME_CHARS
-from baton_workflow.domain.dag.definition import MAX_RETRY_BACKOFF, Step, WorkflowDefinition
+from baton_workflow.domain.dag.definition import (
+    MAX_RETRY_BACKOFF,
+    MAX_RETRY_MAX,
+    Step,
+    WorkflowDefinition,
+)
 from baton_workflow.domain.dag.durations import DurationError, parse_duration
 from baton_workflow.domain.dag.link_rules import LinkRules, Located
 from baton_workflow.domain.dag.problems import (
@@ -168,6 +173,9 @@ class _Checker(LinkRules, TemplateRules):
         yield from _duration(f"{path}.delay", step.delay)
         yield from _not_negative(f"{path}.budget", step.budget)
         yield from _not_negative(f"{path}.retryMax", step.retry_max)
+        if step.retry_max > MAX_RETRY_MAX:
+            given = _short(step.retry_max)
+            yield Problem(f"{path}.retryMax", f"must be at most {MAX_RETRY_MAX} (got {given})")
         if not 1 <= step.retry_backoff <= MAX_RETRY_BACKOFF:  # written so NaN fails too
             yield Problem(
                 f"{path}.retryBackoff",
@@ -198,7 +206,16 @@ def _duration(path: str, text: str | None, *, positive: bool = False) -> Iterato
 def _not_negative(path: str, value: float | None) -> Iterator[Problem]:
     if value is None:
         return
-    if not math.isfinite(value):  # JSON's NaN would refuse every call, Infinity allow any
+    # An int is always finite, and may be too big for a float (math.isfinite raised on it).
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON's NaN would refuse every call, Infinity allow any
         yield Problem(path, f"must be a finite number (got {value})")
     elif value < 0:
-        yield Problem(path, f"must be zero or more (got {value:g})")
+        shown = _short(value) if isinstance(value, int) else f"{value:g}"
+        yield Problem(path, f"must be zero or more (got {shown})")
+
+
+def _short(number: int) -> str:
+    """An integer as written, its middle cut out when it is long (it can have 4,300 digits)."""
+    text = str(number)
+    return text if len(text) <= 24 else f"{text[:10]}...{text[-10:]} ({len(text)} digits)"
