@@ -285,3 +285,36 @@ def _nested_parallel(depth: int) -> dict[str, Any]:
 def test_a_deeply_nested_document_is_a_problem_not_a_crash(data: str | dict[str, Any]) -> None:
     [problem] = problems(data)
     assert "nested too deeply" in problem
+
+
+_HUGE = "1" + "0" * 5000  # over Python's 4,300 digits for reading an integer
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            '{"name": "w", "steps": [{"id": "a", "prompt": "x", "retryMax": ' + _HUGE + "}]}",
+            "not valid JSON: a number has more than 4300 digits",
+        ),
+        (
+            f"name: w\nsteps:\n  - id: a\n    prompt: x\n    retryMax: {_HUGE}\n",
+            "not valid YAML: a number has more than 4300 digits",
+        ),
+        (
+            "name: w\ndescription: !!timestamp 2024-13-45\nsteps:\n  - {id: a, prompt: x}\n",
+            "not valid YAML: month must be in 1..12",
+        ),
+    ],
+    ids=["json-number", "yaml-number", "yaml-explicit-date"],
+)
+def test_a_value_the_reader_cannot_build_is_a_problem_not_a_crash(data: str, expected: str) -> None:
+    assert problems(data) == [expected]
+
+
+def test_an_unquoted_yaml_date_is_text_as_no_field_holds_a_date() -> None:
+    # Read as a date, "2024-01-05" was refused as not a string, and "2024-13-45" crashed.
+    for date in ("2024-01-05", "2024-13-45", "2024-01-05T10:00:00Z"):
+        text = f"name: w\ndescription: {date}\nsteps:\n  - id: a\n    prompt: on {date}\n"
+        definition = parse_definition(text)
+        assert (definition.description, definition.steps[0].prompt) == (date, f"on {date}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
@@ -43,6 +44,26 @@ MAX_DEPTH = 32
 """How deep objects and lists may nest in a document (a real workflow needs about 7 levels);
 deeper would exhaust Python's stack in the JSON/YAML reader or in validation."""
 _TOO_DEEP = f"nested too deeply: at most {MAX_DEPTH} levels of objects and lists"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """PyYAML's safe loader reading an unquoted date as text: no field of a workflow holds a
+    date, a date read as one is refused as "not a string", and one that does not exist
+    (`2024-13-45`) made the reader raise."""
+
+
+_YamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _unreadable_value(exc: ValueError) -> str:
+    """What a reader's ValueError (not a syntax error) means: a value Python cannot build."""
+    if "integer string conversion" in str(exc):
+        return f"a number has more than {sys.get_int_max_str_digits()} digits"
+    return str(exc)
 
 
 def parse_definition(
@@ -113,13 +134,17 @@ def _load_json(text: str) -> Any:
         raise InvalidWorkflow([Problem("", message)]) from None
     except RecursionError:  # the reader recurses once per level of nesting
         raise InvalidWorkflow([Problem("", _TOO_DEEP)]) from None
+    except ValueError as exc:  # after JSONDecodeError, which is one
+        raise InvalidWorkflow([Problem("", f"not valid JSON: {_unreadable_value(exc)}")]) from None
 
 
 def _load_yaml(text: str) -> Any:
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_YamlLoader)  # a SafeLoader that reads dates as text
     except RecursionError:
         raise InvalidWorkflow([Problem("", _TOO_DEEP)]) from None
+    except ValueError as exc:  # an explicit `!!timestamp 2024-13-45`, a 5,000-digit number
+        raise InvalidWorkflow([Problem("", f"not valid YAML: {_unreadable_value(exc)}")]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
