@@ -29,7 +29,9 @@ from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.problems import InvalidWorkflow
 from baton_workflow.domain.dag.scheduler import start_run
+from baton_workflow.domain.dag.state import RunState
 from baton_workflow.domain.dag.template_rules import env_keys
+from baton_workflow.domain.dag.validation import resolve_variables
 from baton_workflow.service.dag_definitions import invalid, not_found
 from baton_workflow.service.dag_executor import DagExecutor
 from baton_workflow.service.dag_ports import DefinitionStore, RunRequestExists, RunStore
@@ -87,7 +89,7 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
         if command.request_id is not None:  # the workflow went after this request started it
             earlier = await svc.runs.find_request(command.user_id, command.request_id)
             if earlier is not None:
-                return await _accepted(svc, earlier)
+                return await _accepted(svc, earlier, command)
         raise not_found(command.name)
     try:
         definition = parse_definition(latest.document, env_allowlist=svc.env_allowlist)
@@ -112,7 +114,7 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
         assert command.request_id is not None
         earlier = await svc.runs.find_request(command.user_id, command.request_id)
         assert earlier is not None
-        return await _accepted(svc, earlier)
+        return await _accepted(svc, earlier, command)
     svc.executor.launch(started.run_id, state)
     return DagRunAccepted(
         run_id=started.run_id,
@@ -124,9 +126,10 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
     )
 
 
-async def _accepted(svc: DagRunsService, run_id: str) -> DagRunAccepted:
+async def _accepted(svc: DagRunsService, run_id: str, command: StartDagRun) -> DagRunAccepted:
     state, _, _ = await svc.runs.load(run_id)
     assert state is not None
+    _require_same_start(state, command)
     return DagRunAccepted(
         run_id=run_id,
         workflow=state.workflow,
@@ -134,6 +137,30 @@ async def _accepted(svc: DagRunsService, run_id: str) -> DagRunAccepted:
         version_id=state.version_id,
         mode=state.mode,
         status=state.status,
+    )
+
+
+def _require_same_start(state: RunState, command: StartDagRun) -> None:
+    """A retry repeats its start; another start under a used request id is refused.
+
+    Answered with the first run, a start of another workflow, or with other variables or
+    another mode, was dropped unseen while its caller was told it had started. Variables are
+    compared as the run resolved them, so leaving out one that has its default is the same.
+    """
+    try:
+        same_variables = resolve_variables(state.definition, command.variables) == dict(
+            state.variables
+        )
+    except InvalidWorkflow:
+        same_variables = False
+    if (state.workflow, state.mode) == (command.name, command.mode) and same_variables:
+        return
+    raise RemoteError.of(
+        ErrorCode.CONFLICT,
+        f"request id (Idempotency-Key) {command.request_id!r} already started run "
+        f"{state.run_id} of {state.workflow!r} ({state.mode}) with other inputs; "
+        "send a new start with a new key",
+        [ErrorDetail(field="request_id", message="already used for a different start")],
     )
 
 
