@@ -68,3 +68,18 @@ async def test_a_key_that_only_leaves_out_a_default_is_the_same_start(author: Au
     )
     assert (first.status_code, spelled.status_code) == (202, 202), spelled.text
     assert spelled.json()["run_id"] == first.json()["run_id"]
+
+
+async def test_an_empty_key_is_refused_naming_the_header(author: Author) -> None:
+    await author.created(notify("empty-key"))
+    headers = {**author.headers, "Idempotency-Key": ""}
+    answer = await author.http.post("/workflows/empty-key/run", json={}, headers=headers)
+    assert answer.status_code == 422
+    assert answer.json()["error"]["details"] == [
+        {
+            "field": "header.idempotency-key",
+            "message": "string should have at least 1 character",
+        }
+    ]
+    runs = await author.http.get("/workflow-runs", headers=author.headers)
+    assert runs.json()["runs"] == []

@@ -51,7 +51,7 @@ async def run_workflow(
     forwarder: CurrentForwarder,
     response: Response,
     body: RunBody | None = None,
-    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    idempotency_key: Annotated[str | None, Header(min_length=1, max_length=200)] = None,
 ) -> Any:
     """Start a run of the latest version: 202 with its id; it goes on in the background."""
     body = body or RunBody()
