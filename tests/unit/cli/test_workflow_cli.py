@@ -256,6 +256,31 @@ def test_a_file_nested_too_deeply_is_a_usage_error_not_a_traceback(
     assert gateway.requests == []
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        (
+            "big.json",
+            '{"name": "x", "steps": [{"id": "a", "prompt": "p", "retryMax": 1' + "0" * 5000 + "}]}",
+            "not valid JSON: a number has more than 4300 digits",
+        ),
+        ("big.yaml", "name: x\nretries: 1" + "0" * 5000, "not valid YAML: a number has more"),
+        ("date.yaml", "name: x\nwhen: !!timestamp 2024-13-45\n", "not valid YAML: month must be"),
+    ],
+)
+def test_a_value_python_cannot_build_is_a_usage_error_not_a_traceback(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path, name: str, content: str, expected: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    for command in ("validate", "create"):
+        result = cli(command, str(path))
+        assert result.exit_code == 2, result.output
+        assert f"{path}: {expected}" in result.stderr
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert gateway.requests == []
+
+
 def test_validate_bad_yaml_names_the_line(cli: Invoke, tmp_path: Path) -> None:
     path = tmp_path / "wf.yaml"
     path.write_text("name: x\nsteps: [\n")
@@ -265,9 +290,16 @@ def test_validate_bad_yaml_names_the_line(cli: Invoke, tmp_path: Path) -> None:
 
 def test_yaml_dates_are_sent_as_text(cli: Invoke, gateway: FakeGateway, tmp_path: Path) -> None:
     path = tmp_path / "wf.yaml"
-    path.write_text(yaml.safe_dump(RESEARCH) + "released: 2025-01-31\n")
+    dates = "released: 2025-01-31\nwhen: 2025-01-31T10:00:00Z\nodd: 2024-13-45\n"
+    path.write_text(yaml.safe_dump(RESEARCH) + dates)
     ok(cli("validate", str(path)))
-    assert json.loads(gateway.requests[-1].content)["released"] == "2025-01-31"
+    sent = json.loads(gateway.requests[-1].content)
+    # As written: a timestamp is not respelled, and a date that does not exist is no traceback.
+    assert (sent["released"], sent["when"], sent["odd"]) == (
+        "2025-01-31",
+        "2025-01-31T10:00:00Z",
+        "2024-13-45",
+    )
 
 
 def test_yaml_without_pyyaml_says_what_to_install(

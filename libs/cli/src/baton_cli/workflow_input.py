@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ NAME = re.compile(r"[A-Za-z0-9_-]+\Z")  # match() anchors the start; "$" would l
 _ROUTABLE_NAME = re.compile(WORKFLOW_NAME_PATTERN)
 _VERSION_ID = re.compile(r"^(?:(?P<name>[A-Za-z0-9_-]+)@)?(?P<version>[0-9]+)$")
 YAML_SUFFIXES = (".yaml", ".yml")
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 
 class InputError(CliError):
@@ -51,6 +53,14 @@ def _parse(path: Path, text: str) -> Any:
         raise InputError(
             f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except ValueError as exc:  # a value Python cannot build (a 5,000-digit number)
+        raise InputError(f"{path}: not valid JSON: {_unbuildable(exc)}") from None
+
+
+def _unbuildable(exc: ValueError) -> str:
+    if "integer string conversion" in str(exc):
+        return f"a number has more than {sys.get_int_max_str_digits()} digits"
+    return str(exc)
 
 
 def _parse_yaml(path: Path, text: str) -> Any:
@@ -59,14 +69,24 @@ def _parse_yaml(path: Path, text: str) -> Any:
     except ImportError:
         raise InputError(f"{path}: reading YAML needs PyYAML (pip install pyyaml)") from None
 
+    class DatesAsText(yaml.SafeLoader):
+        """No workflow field holds a date: an unquoted one is the text the author wrote (read as
+        a date, `2024-13-45` raised, and a timestamp came back in Python's spelling)."""
+
+    DatesAsText.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
     try:
-        loaded = yaml.safe_load(text)
+        loaded = yaml.load(text, Loader=DatesAsText)  # a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"{path}: not valid YAML: {problem}{where}") from None
-    # YAML has types JSON lacks (dates, timestamps): send them as the text the author wrote.
+    except ValueError as exc:  # `!!timestamp 2024-13-45`, a 5,000-digit number
+        raise InputError(f"{path}: not valid YAML: {_unbuildable(exc)}") from None
+    # An explicit `!!timestamp` or `!!binary` has no JSON type: send it as text.
     try:
         return json.loads(json.dumps(loaded, default=str))
     except ValueError:  # "Circular reference detected": an alias that holds itself
