@@ -885,7 +885,16 @@ def test_an_error_without_the_common_body_still_prints_cleanly(
 
 @pytest.mark.parametrize(
     "url",
-    ["http://[::1", "notaurl", "127.0.0.1:8080", "ftp://gw.test", "http://", "http://gw:port"],
+    [
+        "http://[::1",
+        "notaurl",
+        "127.0.0.1:8080",
+        "ftp://gw.test",
+        "http://",
+        "http://gw:port",
+        "http://gw:0",  # httpx takes any number; a connection then said "Connection refused"
+        "http://gw:99999",
+    ],
 )
 def test_a_bad_url_is_a_usage_error_naming_it(cli: Invoke, gateway: FakeGateway, url: str) -> None:
     for given in (["--url", url], []):

@@ -78,6 +78,9 @@ class Session:
             self._client.close()
 
 
+MAX_PORT = 65535
+
+
 def checked_url(url: str) -> str:
     """`url` if it is an http(s) URL with a host; a usage error naming the option otherwise."""
     import httpx
@@ -88,6 +91,8 @@ def checked_url(url: str) -> str:
         raise InputError(f"{URL_OPTION}: not a valid URL ({exc}), got {url!r}") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
         raise InputError(f"{URL_OPTION}: expected http://HOST[:PORT] or https://..., got {url!r}")
+    if parsed.port is not None and not 1 <= parsed.port <= MAX_PORT:  # httpx takes any number
+        raise InputError(f"{URL_OPTION}: the port is 1 to {MAX_PORT}, got {url!r}")
     return url
 
 
