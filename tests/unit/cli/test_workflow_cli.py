@@ -19,7 +19,11 @@ from baton_cli.main import app
 from baton_cli.state import UpState, write_state
 from baton_cli.workflow_render import steps_table
 from baton_cli.workflow_session import default_user
-from baton_cli.workflow_wait import MAX_UNREACHABLE_POLLS, POLL_INTERVAL
+from baton_cli.workflow_wait import (
+    POLL_INTERVAL,
+    UNREACHABLE_GRACE_SECONDS,
+    UNREACHABLE_INTERVAL,
+)
 from baton_cli.workflows import WorkflowCliDeps
 
 from .fake_workflow_gateway import SECRET, T0, TOKEN, FakeGateway, public_run
@@ -505,18 +509,25 @@ def test_the_live_table_indents_parallel_sub_steps() -> None:
     assert any(row.startswith("  search-papers ") for row in rows)
 
 
-def test_wait_rides_out_a_short_gateway_outage(cli: Invoke, gateway: FakeGateway) -> None:
+# Polls refused while the gateway is away that --wait rides out (about a minute of them).
+AWAY_POLLS = int(UNREACHABLE_GRACE_SECONDS / UNREACHABLE_INTERVAL)
+
+
+def test_wait_rides_out_a_gateway_restart(cli: Invoke, gateway: FakeGateway) -> None:
+    # `baton up` takes 10 to 20 s to come back; ten polls (3 s) gave up on every restart.
     gateway.store(RESEARCH)
-    gateway.unreachable_reads = MAX_UNREACHABLE_POLLS - 1
+    gateway.unreachable_reads = AWAY_POLLS
     assert "success" in ok(cli("run", "research-and-summarize", "--wait"))
+    assert sorted(set(gateway.sleeps)) == [POLL_INTERVAL, UNREACHABLE_INTERVAL]
 
 
 def test_wait_gives_up_when_the_gateway_stays_away(cli: Invoke, gateway: FakeGateway) -> None:
     gateway.store(RESEARCH)
-    gateway.unreachable_reads = MAX_UNREACHABLE_POLLS
+    gateway.unreachable_reads = 10 * AWAY_POLLS
     result = cli("run", "research-and-summarize", "--wait")
     assert result.exit_code == 1
     assert f"cannot reach the gateway at {URL}: workflow service restarting" in result.stderr
+    assert UNREACHABLE_GRACE_SECONDS <= sum(gateway.sleeps) <= UNREACHABLE_GRACE_SECONDS + 2
     no_traceback(result)
 
 
@@ -956,7 +967,7 @@ def test_wait_rides_out_a_proxy_that_has_lost_the_gateway(
     import httpx
 
     gateway.store(RESEARCH)
-    handle, lost = gateway.handle, [MAX_UNREACHABLE_POLLS - 1]
+    handle, lost = gateway.handle, [AWAY_POLLS]
 
     def behind_a_proxy(request: httpx.Request) -> httpx.Response:
         if request.url.path.startswith("/workflow-runs/") and lost[0] > 0:

@@ -6,6 +6,7 @@ printed each time a step's status or attempt count changes, so logs stay readabl
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -18,10 +19,14 @@ from baton_cli.gateway_client import GatewayClient, GatewayError
 from baton_cli.workflow_render import step_line, steps_table
 
 POLL_INTERVAL = 0.3
-# Polls in a row that may fail because the gateway is briefly away (a restart) before giving up.
-MAX_UNREACHABLE_POLLS = 10
-# One poll's own limit: a gateway that accepts connections but never answers (hung, paused)
-# is given up after MAX_UNREACHABLE_POLLS of these, about 50 s, not ten times the client's 30 s.
+# How long the gateway may stay away (a restart of `baton up` takes 10 to 20 s, a container's
+# about as long) before waiting gives up: counted in the waits between polls plus the polls'
+# own time, so a refused connection and a hung gateway are both given up after about a minute.
+# Ten polls in a row (3 s of refused connections) gave up on every restart.
+UNREACHABLE_GRACE_SECONDS = 60.0
+# The wait between polls while the gateway is away (no need to knock three times a second).
+UNREACHABLE_INTERVAL = 1.0
+# One poll's own limit: a gateway that accepts connections but never answers (hung, paused).
 POLL_TIMEOUT_SECONDS = 5.0
 FINISHED = frozenset({"success", "error", "timeout", "cancelled"})
 
@@ -40,17 +45,21 @@ class RunPoller:
 
     def next(self) -> Json:
         """The run's current state (after waiting one interval, except the first time)."""
-        failures = 0
+        away, pause = 0.0, POLL_INTERVAL
         while True:
             if not self._first:
-                self._sleep(POLL_INTERVAL)
+                self._sleep(pause)
             self._first = False
+            asked = time.monotonic()
             try:
                 return self._client.get_run(self._run_id, timeout=POLL_TIMEOUT_SECONDS)
             except GatewayError as error:
-                failures += 1
-                if not error.unreachable or failures >= MAX_UNREACHABLE_POLLS:
+                if not error.unreachable:
                     raise
+                away += pause + (time.monotonic() - asked)
+                if away >= UNREACHABLE_GRACE_SECONDS:
+                    raise
+                pause = UNREACHABLE_INTERVAL
 
 
 def wait_for_run(client: GatewayClient, run_id: str, console: Console, sleep: Sleep) -> Json:
