@@ -72,7 +72,7 @@ def test_calls_carry_the_step_timeout_and_the_attempt_deadline() -> None:
 def test_a_call_is_due_by_the_run_deadline_when_that_comes_before_its_own() -> None:
     run = Run(
         workflow(
-            {"id": "a", "prompt": "x", "timeout": "1m", "type": "skill", "skill": "word-count"},
+            {"id": "a", "timeout": "1m", "type": "skill", "skill": "word-count"},
             {"id": "b", "prompt": "y", "timeout": "1h", "dependsOn": ["a"]},
             timeout="10m",
         )

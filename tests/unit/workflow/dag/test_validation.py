@@ -200,6 +200,38 @@ def test_required_fields_per_type(fields: dict[str, Any], expected: list[str]) -
     assert problems(workflow({"id": "s", **fields})) == expected
 
 
+def test_a_field_of_another_step_type_is_refused_naming_the_type_that_takes_it() -> None:
+    # Ignored, sub-steps under a notify step never ran (the run waited for them forever) and a
+    # dispatch's handoffFrom was never checked (an unknown step crashed the run's driver).
+    document = workflow(
+        step("draft"),
+        step("review", handoffFrom="zz", then="nowhere", dependsOn=["draft"]),
+        {"id": "tell", "type": "notify", "notifyMsg": "hi", "agent": "ruri",
+         "parallel": [{"id": "sub", "type": "notify", "notifyMsg": "sub"}]},
+        {"id": "wait", "delay": "30s"},
+    )  # fmt: skip
+    assert problems(document) == [
+        'steps[1].then: only condition steps take then; this is a dispatch step (set "type": '
+        '"condition", or remove it)',
+        "steps[1].handoffFrom: only handoff steps take handoffFrom; this is a dispatch step (set "
+        '"type": "handoff", or remove it)',
+        "steps[2].agent: only dispatch and handoff steps take agent; this is a notify step "
+        "(remove it)",
+        'steps[2].parallel: only parallel steps take parallel; this is a notify step (set "type": '
+        '"parallel", or remove it)',
+        "steps[3].prompt: required for a dispatch step",
+        'steps[3].delay: only delay steps take delay; this is a dispatch step (set "type": '
+        '"delay", or remove it)',
+    ]
+
+
+def test_the_fields_every_type_takes_are_fine_anywhere() -> None:
+    common = {"dependsOn": [], "timeout": "1m", "onError": "retry", "retryMax": 1,
+              "retryDelay": "1s", "retryBackoff": 2}  # fmt: skip
+    document = workflow({"id": "w", "type": "delay", "delay": "1s", **common})
+    assert parse_definition(document).steps[0].retry_max == 1
+
+
 def test_sub_steps_need_their_fields_too() -> None:
     document = workflow({"id": "g", "type": "parallel", "parallel": [{"id": "p"}]})
     assert problems(document) == ["steps[0].parallel[0].prompt: required for a dispatch step"]

@@ -43,6 +43,20 @@ REQUIRED_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "notify": (("notify_msg", "notifyMsg"),),
 }
 NOT_IN_PARALLEL = frozenset({"condition", "parallel"})
+_AGENT = ("dispatch", "handoff")
+FIELD_OWNERS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("agent", "prompt", "model", "provider", "budget", "permissionMode"), _AGENT),
+    **dict.fromkeys(("skill", "skillArgs"), ("skill",)),
+    **dict.fromkeys(("if", "then", "else"), ("condition",)),
+    "handoffFrom": ("handoff",),
+    "parallel": ("parallel",),
+    **dict.fromkeys(("toolName", "toolInput"), ("tool_call",)),
+    "delay": ("delay",),
+    **dict.fromkeys(("notifyMsg", "notifyTo"), ("notify",)),
+}
+"""The step types that use a field; the others (id, type, dependsOn, timeout, onError, the
+retry fields) every type takes. Elsewhere a field was ignored: sub-steps under a notify step
+never ran and the run waited for them forever, a dispatch's handoffFrom was never checked."""
 
 
 def validate_definition(
@@ -141,6 +155,7 @@ class _Checker(LinkRules, TemplateRules):
         for key, alias in REQUIRED_FIELDS.get(step.type, ()):
             if not getattr(step, key):
                 yield Problem(f"{path}.{alias}", f"required for a {step.type} step")
+        yield from _foreign_fields(step, path)
         if step.type == "parallel" and not step.parallel:
             yield Problem(f"{path}.parallel", "a parallel step needs at least one sub-step")
         if step.type == "parallel" and step.on_error == "retry":
@@ -181,6 +196,23 @@ class _Checker(LinkRules, TemplateRules):
                 f"{path}.retryBackoff",
                 f"must be from 1 to {MAX_RETRY_BACKOFF:g} "
                 f"(1 keeps the delay constant; got {step.retry_backoff:g})",
+            )
+
+
+def _foreign_fields(step: Step, path: str) -> Iterator[Problem]:
+    """A field that only other step types use (a missing or wrong `type`, most often)."""
+    given = step.model_fields_set
+    for name, declared in Step.model_fields.items():  # in the order of the seed's table
+        if name not in given:
+            continue
+        alias = declared.alias or name
+        owners = FIELD_OWNERS.get(alias, (step.type,))
+        if step.type not in owners:
+            fix = f'set "type": "{owners[0]}", or remove it' if len(owners) == 1 else "remove it"
+            yield Problem(
+                f"{path}.{alias}",
+                f"only {' and '.join(owners)} steps take {alias}; "
+                f"this is a {step.type} step ({fix})",
             )
 
 
