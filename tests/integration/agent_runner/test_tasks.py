@@ -25,6 +25,7 @@ from baton_agent_runner.adapters.models import OpenAISettings
 from baton_agent_runner.adapters.task_models import ScriptedTaskModel, TaskAgents
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.domain.task import TaskCall
+from baton_agent_runner.service.tasks import usd
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import RunTask, TaskResult
@@ -326,6 +327,11 @@ async def test_a_step_estimated_above_its_budget_is_refused_before_the_call(
     assert error.body.message.startswith("budget exceeded: agent hisui on scripted")
     assert error.body.details[0].field == "budget_usd" and scripted.calls == 0
     estimate = math.ceil(len(RESEARCH) / 4) * SCRIPTED_IN / 1000
+    # Both sums readable: at six decimals they were "$0.000000 above the budget of $0.000000".
+    assert error.body.message.endswith(
+        f"would cost about {usd(estimate)} for the prompt alone, above the budget of $0.00000010"
+    )
+    assert usd(estimate) != "$0.000000"
     assert not (await ask(client, task(budget_usd=estimate, idempotency_key="ok"))).replayed
 
 

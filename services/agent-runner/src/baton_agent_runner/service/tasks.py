@@ -146,7 +146,7 @@ class TaskRunner:
         if cmd.budget_usd is not None and estimate > cmd.budget_usd:
             message = (
                 f"budget exceeded: agent {profile.slug} on {choice.label} would cost about "
-                f"${estimate:.6f} for the prompt alone, above the budget of ${cmd.budget_usd:.6f}"
+                f"{usd(estimate)} for the prompt alone, above the budget of {usd(cmd.budget_usd)}"
             )
             detail = ErrorDetail(field="budget_usd", message=message)
             raise RemoteError.of(ErrorCode.FORBIDDEN, message, [detail])
@@ -242,6 +242,16 @@ class TaskRunner:
                 return await work
         except TimeoutError as exc:
             raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
+
+
+def usd(amount: float) -> str:
+    """Dollars with six decimals, or as many as show two significant digits of a smaller sum:
+    at six, a scripted prompt's $0.0000003 against a budget of $0.0000001 read as "$0.000000
+    above the budget of $0.000000"."""
+    decimals = 6
+    while 0 < abs(amount) < 10 ** -(decimals - 1) and decimals < 15:
+        decimals += 1
+    return f"${amount:.{decimals}f}"
 
 
 def _cancelled(cmd: RunTask, reason: str) -> str:
