@@ -200,6 +200,25 @@ def test_dry_run_prices_every_agent_step_and_calls_nothing() -> None:
     assert completed.tokens_out == 1000
 
 
+@pytest.mark.parametrize("budgets", [{"budget": 0.001}, {}], ids=["step", "run"])
+def test_a_dry_run_step_over_a_budget_fails_before_its_dependents_start(
+    budgets: dict[str, Any],
+) -> None:
+    # The estimate succeeded the step and, in the same decision, the next step started and
+    # read its status as success; only then was the step failed (and skipped by onError).
+    run_budget = {} if budgets else {"budget": 0.001}
+    document = workflow(
+        {"id": "a", "prompt": "a", "onError": "skip", **budgets},
+        {"id": "n", "type": "notify", "notifyMsg": "{{steps.a.status}}", "dependsOn": ["a"]},
+        **run_budget,
+    )
+    run = Run(document, mode="dry_run", pricing=PRICING)
+    run.decide(0)
+    assert run.state.step("a").status == "skipped"
+    assert "budget" in run.state.step("a").error
+    assert run.state.step("n").output == "(dry-run) would notify the default channel: skipped"
+
+
 def test_dry_run_evaluates_conditions_normally() -> None:
     run = Run(CONDITION, mode="dry_run", variables={"type": "creative"})
     decision = run.decide(0)

@@ -261,7 +261,7 @@ def _start_ready(batch: Batch) -> None:
         skip = _branch_skip(batch.state, step.id)
         if skip is not None:
             batch.skip(step.id, *skip)
-        elif all(batch.state.step(dep).status in _DONE for dep in definition.dependencies[step.id]):
+        elif all(_settled(batch.state.step(dep)) for dep in definition.dependencies[step.id]):
             launch(batch, step)
     for step in definition.steps:
         parent = batch.state.step(step.id)
@@ -272,6 +272,12 @@ def _start_ready(batch: Batch) -> None:
                 launch(batch, sub)
             elif parent.status == "skipped":
                 batch.skip(sub.id, parent.skip_reason or "run_stopped", f'"{step.id}" was skipped')
+
+
+def _settled(step: StepState) -> bool:
+    """Done for the steps that wait on it. A success over a budget is not: it fails at the next
+    pass (a dry run's estimate succeeds the step in this very pass, before that check)."""
+    return step.status in _DONE and step.over_budget is None
 
 
 def _branch_skip(state: RunState, step_id: str) -> tuple[SkipReason, str] | None:
