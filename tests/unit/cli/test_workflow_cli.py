@@ -416,6 +416,31 @@ def test_a_bad_var_is_a_usage_error_naming_it(
     assert gateway.requests == []
 
 
+# What the shell passes for a byte that is not UTF-8 (a Latin-1 terminal, a pasted file name).
+NOT_UTF8 = b"\xff".decode("utf-8", "surrogateescape")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "research-and-summarize", "--var", f"topic=caf{NOT_UTF8}"],
+        ["status", f"run-{NOT_UTF8}"],
+        ["msgs", f"run-{NOT_UTF8}"],
+        ["cancel", "run-1", "--reason", f"caf{NOT_UTF8}"],
+    ],
+    ids=["var", "status", "msgs", "cancel-reason"],
+)
+def test_an_argument_that_is_not_utf8_is_a_usage_error_not_a_traceback(
+    cli: Invoke, gateway: FakeGateway, args: list[str]
+) -> None:
+    gateway.store(RESEARCH)
+    result = cli(*args)
+    assert result.exit_code == 2, result.output
+    assert "holds a byte that is not UTF-8 text" in result.stderr
+    no_traceback(result)
+    assert gateway.requests == []
+
+
 def test_run_with_a_missing_or_unknown_variable_lists_both(
     cli: Invoke, gateway: FakeGateway
 ) -> None:

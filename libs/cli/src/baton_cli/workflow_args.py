@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from baton_cli.workflow_input import NAME
+from baton_cli.workflow_input import NAME, not_utf8
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the gateway's JSON instead.")]
 WaitFlag = Annotated[bool, typer.Option("--wait", help="Follow the run's steps until it ends.")]
@@ -34,6 +34,15 @@ def checked_run_id(value: str) -> str:
     """A run id that names something: an empty one would call the route above it."""
     if not value.strip():
         raise typer.BadParameter("must not be empty")
+    checked_text(value)
+    return value
+
+
+def checked_text(value: str | None) -> str | None:
+    """Text the gateway can be sent: a usage error for a byte that is not UTF-8."""
+    problem = None if value is None else not_utf8(value)
+    if problem:
+        raise typer.BadParameter(problem)
     return value
 
 

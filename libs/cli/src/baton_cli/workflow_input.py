@@ -107,10 +107,24 @@ def document_name(document: dict[str, Any]) -> str | None:
     return name if isinstance(name, str) and _ROUTABLE_NAME.match(name) else None
 
 
+def not_utf8(value: str) -> str | None:
+    """Why `value` cannot be sent, if it cannot: the shell passed a byte that is not UTF-8 (a
+    Latin-1 terminal, a pasted file name), which Python keeps as a lone surrogate and which
+    neither JSON nor a URL can carry (sending it raised a traceback)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"holds a byte that is not UTF-8 text (character {exc.start + 1})"
+    return None
+
+
 def parse_vars(pairs: list[str]) -> dict[str, str]:
     """`--var key=value` pairs; the value may contain `=`; a key given twice is an error."""
     variables: dict[str, str] = {}
     for pair in pairs:
+        problem = not_utf8(pair)
+        if problem:
+            raise InputError(f"--var: {pair!r} {problem}")
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or not key:

@@ -11,7 +11,7 @@ import typer
 
 from baton_cli import workflow_render as render
 from baton_cli.gateway_client import GatewayError
-from baton_cli.workflow_args import JsonFlag, Name, RunId, WaitFlag, checked_name
+from baton_cli.workflow_args import JsonFlag, Name, RunId, WaitFlag, checked_name, checked_text
 from baton_cli.workflow_input import InputError, parse_vars
 from baton_cli.workflow_session import Session, fail, reporting, session_of
 
@@ -70,7 +70,11 @@ def cancel(
     run_id: RunId,
     reason: Annotated[
         str | None,
-        typer.Option("--reason", help='Why, 1..500 characters; default "cancelled by its owner".'),
+        typer.Option(
+            "--reason",
+            help='Why, 1..500 characters; default "cancelled by its owner".',
+            callback=checked_text,
+        ),
     ] = None,
     wait: WaitFlag = False,
     as_json: JsonFlag = False,
