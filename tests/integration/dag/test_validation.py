@@ -9,6 +9,8 @@ import httpx
 import pytest
 import yaml  # type: ignore[import-untyped]
 
+from baton_workflow.domain.dag import validation
+
 from ...platform_stack import Stack
 from .conftest import Author
 
@@ -239,3 +241,20 @@ async def test_a_lone_surrogate_in_a_document_or_a_variable_is_refused_by_its_pa
     assert problems(refused) == [
         ("body.variables.v", "contains a lone surrogate (U+DC00), which cannot be stored")
     ]
+
+
+async def test_a_version_saved_before_the_rule_on_other_types_fields_still_runs(
+    author: Author, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Saved by a release that ignored a field of another step type, a version must still run
+    # after the upgrade; a new save of the same document is refused.
+    document = {
+        "name": "older",
+        "steps": [{"id": "tell", "type": "notify", "notifyMsg": "hi", "model": "x"}],
+    }
+    with monkeypatch.context() as before:
+        before.setattr(validation, "_foreign_fields", lambda *_: iter(()))
+        await author.created(document)
+    assert (await author.create({**document, "name": "newer"})).status_code == 422
+    started = await author.run("older")
+    assert (await author.wait(started["run_id"]))["status"] == "success"

@@ -546,3 +546,22 @@ def test_extra_variables_are_allowed_when_asked() -> None:
     assert resolve_variables(definition, {"event_type": "deploy"}, allow_extra=True) == {
         "event_type": "deploy"
     }
+
+
+def test_a_stored_version_runs_with_a_field_of_another_type_unless_it_breaks_the_run() -> None:
+    # Saved before the rule, such a version ran with the field ignored; an upgrade must not stop
+    # it. Sub-steps under a notify step, or a dispatch's handoffFrom, broke runs: still refused.
+    ignored = workflow(
+        {"id": "tell", "type": "notify", "notifyMsg": "hi", "agent": "ruri", "model": "x"}
+    )
+    assert parse_definition(ignored, stored=True).steps[0].notify_msg == "hi"
+    with pytest.raises(InvalidWorkflow):
+        parse_definition(ignored)
+    breaking = workflow(
+        {"id": "tell", "type": "notify", "notifyMsg": "hi",
+         "parallel": [{"id": "sub", "type": "notify", "notifyMsg": "sub"}]},
+        step("draft", handoffFrom="tell"),
+    )  # fmt: skip
+    with pytest.raises(InvalidWorkflow) as refused:
+        parse_definition(breaking, stored=True)
+    assert [p.path for p in refused.value.problems] == ["steps[0].parallel", "steps[1].handoffFrom"]

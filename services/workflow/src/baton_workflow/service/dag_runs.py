@@ -92,7 +92,7 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
                 return await _accepted(svc, earlier, command)
         raise not_found(command.name)
     try:
-        definition = parse_definition(latest.document, env_allowlist=svc.env_allowlist)
+        definition = parse_definition(latest.document, env_allowlist=svc.env_allowlist, stored=True)
         started = start_run(
             definition,
             run_id=svc.new_id(),

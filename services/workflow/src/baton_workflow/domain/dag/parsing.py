@@ -71,16 +71,18 @@ def parse_definition(
     *,
     format: Format | None = None,
     env_allowlist: Collection[str] = frozenset(),
+    stored: bool = False,
 ) -> WorkflowDefinition:
     """The validated definition; InvalidWorkflow listing every problem otherwise.
 
     `format` is "json" or "yaml"; None picks JSON for text starting with "{", YAML otherwise.
-    `env_allowlist` names the `{{env.KEY}}` keys the workflow may read.
+    `env_allowlist` names the `{{env.KEY}}` keys the workflow may read. `stored`: a version
+    saved before, read to start a run (see `validate_definition`).
     """
     raw = load_document(data, format)
     definition, problems, bad = _shape(raw)
     if definition is not None:
-        rules = validate_definition(definition, env_allowlist=env_allowlist)
+        rules = validate_definition(definition, env_allowlist=env_allowlist, stored=stored)
         problems += [p for p in rules if not any(_within(p.path, b) for b in bad)]
     if problems:
         raise InvalidWorkflow(in_document_order(problems))

@@ -57,16 +57,26 @@ FIELD_OWNERS: dict[str, tuple[str, ...]] = {
 """The step types that use a field; the others (id, type, dependsOn, timeout, onError, the
 retry fields) every type takes. Elsewhere a field was ignored: sub-steps under a notify step
 never ran and the run waited for them forever, a dispatch's handoffFrom was never checked."""
+BREAK_A_RUN = frozenset({"parallel", "handoffFrom"})
+"""The fields of another type that break a run, not merely go unread: refused in a version
+stored before the rule too, when a run of it starts."""
 
 
 def validate_definition(
-    definition: WorkflowDefinition, *, env_allowlist: Collection[str] = frozenset()
+    definition: WorkflowDefinition,
+    *,
+    env_allowlist: Collection[str] = frozenset(),
+    stored: bool = False,
 ) -> list[Problem]:
     """Every problem of the definition; an empty list means it is valid.
 
     `env_allowlist` names the `{{env.KEY}}` keys a workflow may read (none by default).
+    `stored`: a version saved before, checked again to start a run. A field of another step
+    type (`FIELD_OWNERS`) is then a problem only when it breaks the run (`BREAK_A_RUN`):
+    versions saved before that rule ran with the others ignored, and an upgrade must not stop
+    them (a new save is held to the whole rule).
     """
-    checker = _Checker(definition, frozenset(env_allowlist))
+    checker = _Checker(definition, frozenset(env_allowlist), stored)
     return in_document_order(checker.problems())
 
 
@@ -102,9 +112,12 @@ def _suggest(word: str, candidates: Collection[str]) -> str:
 
 
 class _Checker(LinkRules, TemplateRules):
-    def __init__(self, definition: WorkflowDefinition, env_allowlist: frozenset[str]) -> None:
+    def __init__(
+        self, definition: WorkflowDefinition, env_allowlist: frozenset[str], stored: bool
+    ) -> None:
         self.definition = definition
         self.env_allowlist = env_allowlist
+        self.stored = stored
         self.located = list(_locate(definition))
         self.top_ids = {s.id for s in definition.steps if s.id}
         self.all_ids = {s.id for s in definition.all_steps() if s.id}
@@ -155,7 +168,7 @@ class _Checker(LinkRules, TemplateRules):
         for key, alias in REQUIRED_FIELDS.get(step.type, ()):
             if not getattr(step, key):
                 yield Problem(f"{path}.{alias}", f"required for a {step.type} step")
-        yield from _foreign_fields(step, path)
+        yield from _foreign_fields(step, path, BREAK_A_RUN if self.stored else None)
         if step.type == "parallel" and not step.parallel:
             yield Problem(f"{path}.parallel", "a parallel step needs at least one sub-step")
         if step.type == "parallel" and step.on_error == "retry":
@@ -199,13 +212,16 @@ class _Checker(LinkRules, TemplateRules):
             )
 
 
-def _foreign_fields(step: Step, path: str) -> Iterator[Problem]:
-    """A field that only other step types use (a missing or wrong `type`, most often)."""
+def _foreign_fields(step: Step, path: str, only: frozenset[str] | None) -> Iterator[Problem]:
+    """A field that only other step types use (a missing or wrong `type`, most often); of
+    those in `only` when it is given."""
     given = step.model_fields_set
     for name, declared in Step.model_fields.items():  # in the order of the seed's table
         if name not in given:
             continue
         alias = declared.alias or name
+        if only is not None and alias not in only:
+            continue
         owners = FIELD_OWNERS.get(alias, (step.type,))
         if step.type not in owners:
             fix = f'set "type": "{owners[0]}", or remove it' if len(owners) == 1 else "remove it"
