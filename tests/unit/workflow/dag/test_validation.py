@@ -565,3 +565,25 @@ def test_a_stored_version_runs_with_a_field_of_another_type_unless_it_breaks_the
     with pytest.raises(InvalidWorkflow) as refused:
         parse_definition(breaking, stored=True)
     assert [p.path for p in refused.value.problems] == ["steps[0].parallel", "steps[1].handoffFrom"]
+
+
+@pytest.mark.parametrize(
+    ("step_id", "problem"),
+    [
+        ("my step", "'my step' cannot be named in a template"),
+        ("line\nbreak", "'line\\nbreak' cannot be named in a template"),
+        ("{{x}}", "'{{x}}' cannot be named in a template"),
+        ("x" * 129, "129 characters; a step id has at most 128"),
+    ],
+)
+def test_a_step_id_must_be_one_a_template_can_name(step_id: str, problem: str) -> None:
+    # Unrestricted, an id with a space could never be named in {{steps.ID.output}}, and one
+    # with a line break broke the CLI's step lines.
+    found = problems(workflow(step(step_id)))
+    assert len(found) == 1 and found[0].startswith(f"steps[0].id: {problem}"), found
+    assert parse_definition(workflow(step(step_id)), stored=True).steps[0].id == step_id
+
+
+def test_step_ids_in_any_script_are_fine() -> None:
+    document = workflow(step("résumé-étape"), step("итог", dependsOn=["résumé-étape"]))
+    assert [s.id for s in parse_definition(document).steps] == ["résumé-étape", "итог"]

@@ -165,6 +165,8 @@ class _Checker(LinkRules, TemplateRules):
         step, path = item.step, item.path
         if not step.id:
             yield Problem(f"{path}.id", "required")
+        elif not self.stored and (problem := step_id_problem(step.id)):
+            yield Problem(f"{path}.id", problem)
         for key, alias in REQUIRED_FIELDS.get(step.type, ()):
             if not getattr(step, key):
                 yield Problem(f"{path}.{alias}", f"required for a {step.type} step")
@@ -210,6 +212,24 @@ class _Checker(LinkRules, TemplateRules):
                 f"must be from 1 to {MAX_RETRY_BACKOFF:g} "
                 f"(1 keeps the delay constant; got {step.retry_backoff:g})",
             )
+
+
+MAX_STEP_ID_CHARS = 128
+_STEP_ID = re.compile(r"[^\s{}\x00-\x1f\x7f]+")
+
+
+def step_id_problem(step_id: str) -> str | None:
+    """Why a step id cannot be one (**Baton**; the seed only asks for one): it must be usable
+    in `{{steps.ID.output}}` and print on one line. A version stored before this rule still
+    runs (`stored`)."""
+    if len(step_id) > MAX_STEP_ID_CHARS:
+        return f"{len(step_id):,} characters; a step id has at most {MAX_STEP_ID_CHARS}"
+    if not _STEP_ID.fullmatch(step_id):
+        return (
+            f"{step_id[:40]!r} cannot be named in a template ({{{{steps.ID.output}}}}): "
+            "no spaces, line breaks, control characters or braces"
+        )
+    return None
 
 
 def _foreign_fields(step: Step, path: str, only: frozenset[str] | None) -> Iterator[Problem]:
