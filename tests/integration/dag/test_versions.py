@@ -184,3 +184,15 @@ async def test_another_user_sees_none_of_it(author: Author) -> None:
     assert (await author.get("/workflows/versioned"))["version"] == 1
     no_auth = await author.http.get("/workflows")
     assert no_auth.status_code == 401
+
+
+async def test_a_rollback_brings_a_deleted_workflow_back_as_that_version(author: Author) -> None:
+    await author.created(versioned())
+    deleted = await author.http.delete("/workflows/versioned", headers=author.headers)
+    assert deleted.status_code == 204, deleted.text
+    back = await author.http.post(
+        "/workflows/versioned/rollback", json={"version_id": "versioned@1"}, headers=author.headers
+    )
+    assert back.status_code in (200, 201), back.text
+    shown = await author.get("/workflows/versioned")
+    assert shown["definition"] == versioned()
