@@ -156,6 +156,9 @@ class RunStepChanged(Event):
     status: Literal["running", "waiting", "success", "error", "skipped", "timeout"]
     attempt: int = Field(default=0, ge=0)
     error: str | None = None
+    error_code: Literal["error", "timeout", "budget_exceeded", "cancelled"] | None = None
+    """Why a failed step failed, as the run's detail says it (`error` also covers a budget
+    stop and a cancellation); None unless the step failed."""
     progress: float = Field(ge=0.0, le=1.0)
 
 

@@ -190,6 +190,13 @@ async def notifications(nats_url: str, author: Author) -> AsyncIterator[list[dic
         yield seen
 
 
+@pytest.fixture
+async def step_events(nats_url: str, author: Author) -> AsyncIterator[list[dict[str, Any]]]:
+    """The author's `workflow.run_step_changed` events, as the live feed relays them."""
+    async for seen in _listen(nats_url, "workflow.evt.run_step_changed.>", author.name):
+        yield seen
+
+
 Perform = Callable[..., Awaitable[Any]]
 
 

@@ -98,7 +98,7 @@ async def test_a_stop_lets_a_step_already_in_flight_finish_and_keeps_its_output(
 
 
 async def test_a_step_that_costs_more_than_its_budget_fails_the_run(
-    author: Author, task_calls: list[dict[str, Any]]
+    author: Author, task_calls: list[dict[str, Any]], step_events: list[dict[str, Any]]
 ) -> None:
     document = {
         "name": "pricey-step",
@@ -118,6 +118,9 @@ async def test_a_step_that_costs_more_than_its_budget_fails_the_run(
     assert steps_of(run)["after"]["status"] == "skipped"
     assert [c["step_id"] for c in task_calls] == ["pricey"]
     assert task_calls[0]["budget_usd"] == 0.1
+    # The live event says it too (it said only "error").
+    [failed] = [e for e in step_events if e["step_id"] == "pricey" and e["status"] == "error"]
+    assert failed["error_code"] == "budget_exceeded"
 
 
 async def test_the_run_budget_stops_the_run_once_spent(

@@ -71,14 +71,16 @@ def _one(state: RunState, event: re.RunEvent, event_id: UUID) -> WireEvent | Non
     if step_id is None or status is None:
         return None
     step = state.step(step_id)
-    if isinstance(event, re.StepFailed):
-        status = "timeout" if event.status == "timeout" else "error"
+    failure = event.status if isinstance(event, re.StepFailed) else None
+    if failure is not None:
+        status = "timeout" if failure == "timeout" else "error"
     return wire.RunStepChanged(
         **common,
         step_id=step_id,
         status=status,
         attempt=step.attempt,
         error=step.error or None,
+        error_code=failure,
         progress=progress(state),
     )
 
