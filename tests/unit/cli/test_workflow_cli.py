@@ -366,6 +366,23 @@ def test_create_a_missing_file_is_a_usage_error(cli: Invoke, gateway: FakeGatewa
     assert gateway.requests == []
 
 
+def test_create_a_folder_says_it_is_a_folder(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path
+) -> None:
+    (tmp_path / "flows.json").mkdir()
+    result = cli("create", str(tmp_path / "flows.json"))
+    assert result.exit_code == 2 and "flows.json: a folder, not a file" in result.stderr
+    assert gateway.requests == []
+
+
+def test_a_json_file_saved_with_a_byte_order_mark_is_read(cli: Invoke, tmp_path: Path) -> None:
+    # Windows editors save "UTF-8 with BOM"; json refused it ("Unexpected UTF-8 BOM").
+    path = tmp_path / "wf.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(RESEARCH).encode())
+    result = cli("validate", str(path))
+    assert result.exit_code == 0, result.stderr
+
+
 @pytest.mark.parametrize("command", ["delete", "rm"])
 def test_delete_and_its_alias(cli: Invoke, gateway: FakeGateway, command: str) -> None:
     gateway.store(RESEARCH)

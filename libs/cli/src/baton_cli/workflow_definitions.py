@@ -88,7 +88,9 @@ def create(
     session = session_of(ctx)
     with reporting(invalid=f"workflow in {file}"):
         if not file.is_file():
-            raise InputError(f"{file}: no such file")
+            raise InputError(
+                f"{file}: " + ("a folder, not a file" if file.is_dir() else "no such file")
+            )
         document = load_document(file)
         try:
             _validated(session, document)

@@ -29,7 +29,9 @@ class InputError(CliError):
 def load_document(path: Path) -> dict[str, Any]:
     """A workflow document from a JSON file, or YAML when the name ends in .yaml/.yml."""
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (Windows editors write one) is no content; `json`
+        # refuses a text that starts with one.
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise InputError(f"{path}: cannot read: {reason}") from None
