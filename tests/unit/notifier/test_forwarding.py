@@ -1,3 +1,4 @@
+import json
 from typing import Any
 
 import httpx
@@ -8,6 +9,7 @@ from baton_auth import Identity
 from baton_contracts import Command, ErrorCode, ErrorDetail, Query, RemoteError
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.domain.errors import ApiError
+from baton_notifier.entrypoints import http_errors
 
 
 class _Raise:
@@ -113,6 +115,34 @@ async def test_malformed_json_is_422_naming_the_body(
     [detail] = response.json()["error"]["details"]
     assert detail["field"] == "body"
     assert detail["message"].startswith("body is not valid JSON")
+
+
+async def test_a_body_that_is_not_utf8_says_so_and_where(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    headers = {**auth, "Content-Type": "application/json"}
+    response = await client.post("/api/things", content=b'{"t": "\xff"}', headers=headers)
+    assert response.status_code == 422, response.text
+    [detail] = response.json()["error"]["details"]
+    assert detail == {
+        "field": "body",
+        "message": "body is not valid JSON: it is not UTF-8 (byte 7)",
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b'{"n": ' + b"9" * 5000 + b"}", "a number has more than 4,300 digits"),
+        (b"[" * 100_000 + b"]" * 100_000, "it nests deeper than the parser reads"),
+    ],
+)
+def test_what_json_could_not_read_is_said_in_words(body: bytes, why: str) -> None:
+    # FastAPI hands over what json.loads raised; "body is not valid JSON: ValueError" said
+    # nothing of a number of 5,000 digits. (These bodies are over the test gateway's limit.)
+    with pytest.raises((ValueError, RecursionError)) as raised:
+        json.loads(body)
+    assert http_errors._why(raised.value) == why
 
 
 @pytest.mark.parametrize(

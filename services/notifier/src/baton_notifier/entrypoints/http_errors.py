@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -88,14 +89,25 @@ UNPARSABLE_BODY = "There was an error parsing the body"
 invalid UTF-8, nesting deeper than the parser goes, an integer of over 4,300 digits."""
 
 
+def _why(cause: BaseException | None) -> str:
+    """Why `json.loads` could not read a body, in words (the exception's class alone, such as
+    "ValueError", said nothing of a number of 5,000 digits)."""
+    if isinstance(cause, RecursionError):
+        return "it nests deeper than the parser reads"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"it is not UTF-8 (byte {cause.start})"
+    if isinstance(cause, ValueError) and "integer string conversion" in str(cause):
+        return f"a number has more than {sys.get_int_max_str_digits():,} digits"
+    return type(cause).__name__ if cause is not None else "unreadable"
+
+
 async def _http_exception(_: Request, exc: HTTPException) -> JSONResponse:
     if exc.status_code == 400 and isinstance(exc.__cause__, UnstorableBody):
         found = exc.__cause__.found
         detail = ErrorDetail(field=found.path("body"), message=found.problem)
         return error_response(ApiError.invalid(f"request is invalid: {exc.__cause__}", [detail]))
     if exc.status_code == 400 and exc.detail == UNPARSABLE_BODY:
-        cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else "unreadable"
-        detail = ErrorDetail(field="body", message=f"body is not valid JSON: {cause}")
+        detail = ErrorDetail(field="body", message=f"body is not valid JSON: {_why(exc.__cause__)}")
         return error_response(
             ApiError.invalid(f"request is invalid: body: {detail.message}", [detail])
         )
