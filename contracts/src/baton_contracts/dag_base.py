@@ -21,6 +21,21 @@ WORKFLOW_NAME_PATTERN = rf"^[A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}$"
 VERSION_ID_PATTERN = rf"^[A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}@0*[1-9][0-9]{{0,8}}$"
 """A version id is `<name>@<version>`, unique across a user's workflows; versions start at 1."""
 
+RUN_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+"""A run's id as routes take it (Baton makes 32 hex digits)."""
+
+PATTERN_MEANINGS = {
+    WORKFLOW_NAME_PATTERN: (
+        f"a workflow name is 1 to {MAX_WORKFLOW_NAME_CHARS} letters, digits, '-' or '_'"
+    ),
+    VERSION_ID_PATTERN: (
+        "a version id is <name>@<version>, the version a whole number from 1 to 999,999,999 "
+        "(my-workflow@2)"
+    ),
+    RUN_ID_PATTERN: "a run id is 1 to 64 letters, digits, '-' or '_'",
+}
+"""What each pattern asks, in words, for an error that would otherwise quote the regex."""
+
 RunMode = Literal["live", "dry_run", "shadow"]
 RunStatus = Literal["running", "success", "error", "timeout", "cancelled"]
 StepStatus = Literal["pending", "running", "waiting", "success", "error", "skipped", "timeout"]

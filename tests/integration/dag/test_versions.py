@@ -196,3 +196,28 @@ async def test_a_rollback_brings_a_deleted_workflow_back_as_that_version(author:
     assert back.status_code in (200, 201), back.text
     shown = await author.get("/workflows/versioned")
     assert shown["definition"] == versioned()
+
+
+async def test_a_malformed_version_or_name_is_said_in_words_not_as_a_regex(author: Author) -> None:
+    # A version past 999,999,999 (or a name with a space) got "String should match pattern
+    # '^[A-Za-z0-9_-]{1,128}@0*[1-9][0-9]{0,8}$'".
+    await author.created(versioned())
+    back = await author.http.post(
+        "/workflows/versioned/rollback",
+        json={"version_id": "versioned@9999999999"},
+        headers=author.headers,
+    )
+    assert back.status_code == 422, back.text
+    [detail] = back.json()["error"]["details"]
+    assert detail["field"] == "body.version_id"
+    assert detail["message"].startswith("a version id is <name>@<version>"), detail
+    for path, words in (
+        ("/workflow-versions/versioned@1/diff/versioned@1234567890", "a version id is"),
+        ("/workflows/two%20words", "a workflow name is 1 to 128 letters"),
+        ("/workflow-runs/" + "r" * 65, "a run id is 1 to 64 letters"),
+    ):
+        response = await author.http.get(path, headers=author.headers)
+        assert response.status_code == 422, response.text
+        [detail] = response.json()["error"]["details"]
+        assert detail["message"].startswith(words), (path, detail)
+        assert "pattern" not in detail["message"]

@@ -10,9 +10,9 @@ from typing import Annotated
 
 from fastapi import Path, Query
 
-from baton_contracts.dag_api import VERSION_ID_PATTERN, WORKFLOW_NAME_PATTERN
+from baton_contracts.dag_api import RUN_ID_PATTERN, VERSION_ID_PATTERN, WORKFLOW_NAME_PATTERN
 
 Name = Annotated[str, Path(pattern=WORKFLOW_NAME_PATTERN, description="The workflow's name")]
 VersionId = Annotated[str, Path(pattern=VERSION_ID_PATTERN, examples=["my-workflow@2"])]
-RunId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+RunId = Annotated[str, Path(pattern=RUN_ID_PATTERN)]
 Limit = Annotated[int, Query(ge=1, le=1000)]

@@ -6,11 +6,19 @@ forward, never rewriting a stored version.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
-from baton_contracts.dag_api import DiffDagVersions, ListDagVersions, RollbackDagWorkflow
+from baton_contracts.dag_api import (
+    PATTERN_MEANINGS,
+    VERSION_ID_PATTERN,
+    DiffDagVersions,
+    ListDagVersions,
+    RollbackDagWorkflow,
+)
 from baton_notifier.entrypoints.dag_params import Name, VersionId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
 
@@ -29,7 +37,10 @@ class RollbackBody(BaseModel):
     def _not_version_zero(cls, value: str) -> str:
         number = value.rpartition("@")[2]
         if number.isdigit() and int(number) == 0:
-            raise ValueError(f"versions start at 1 (got {value!r})")
+            raise PydanticCustomError("version_zero", f"versions start at 1 (got {value!r})")
+        if not re.match(VERSION_ID_PATTERN, value if "@" in value else f"name@{value}"):
+            meaning = PATTERN_MEANINGS[VERSION_ID_PATTERN]
+            raise PydanticCustomError("version_id", f"{meaning} (got {value[:80]!r})")
         return value
 
 

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ValidationError
 
 from baton_auth import Identity
 from baton_contracts import Command, ErrorDetail, Query, RemoteError
-from baton_notifier.domain.errors import ApiError, field_path, from_remote
+from baton_contracts.dag_api import PATTERN_MEANINGS
+from baton_notifier.domain.errors import ApiError, field_path, from_remote, pydantic_problem
 from baton_notifier.service.ports import Requester
 
 M = TypeVar("M", bound=Query | Command)
@@ -75,4 +76,5 @@ def _detail(error: Any, body: Mapping[str, Any]) -> ErrorDetail:
     loc = tuple(error["loc"])
     # Name the field the way the caller wrote it: inside the body, or as a path parameter.
     prefix: tuple[str | int, ...] = ("body",) if loc and loc[0] in body else ()
-    return ErrorDetail(field=field_path(prefix + loc), message=str(error["msg"]))
+    message = pydantic_problem(error, PATTERN_MEANINGS) or str(error["msg"])
+    return ErrorDetail(field=field_path(prefix + loc), message=message)
