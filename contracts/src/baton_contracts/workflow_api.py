@@ -143,6 +143,9 @@ class CriterionView(Reply):
     observed: int | None = None
     required: int | None = None
     error: bool = False
+    params: dict[str, Any] = Field(default_factory=dict)
+    """The criterion's parameters as its workflow definition gives them (`{"widget_type":
+    "list_input", "min_items": 1}`), so a client can offer what meets it before it is met."""
 
 
 class Explanation(Reply):

@@ -59,7 +59,11 @@ def explanation(
 ) -> Explanation:
     """Each criterion of the current step with the numbers, and whether a signal would pass."""
     step = definition.step(state.current_step)
-    criteria = [CriterionView.model_validate(r.model_dump()) for r in report.results]
+    # `evaluate` answers the step's criteria in their order, one result each.
+    criteria = [
+        CriterionView.model_validate({**r.model_dump(), "params": spec.params})
+        for spec, r in zip(step.completion_criteria, report.results, strict=True)
+    ]
     others_met = all(r.met for r in report.results if r.checker != "agent_signal")
     # As `decide` has it: an optional step closes on the signal alone, a required one when
     # min_messages is reached and every criterion but the signal itself passes.
