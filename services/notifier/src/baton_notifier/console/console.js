@@ -1,19 +1,22 @@
-// Baton console: sign in, the onboarding chat, live progress over /ws, "why not done", events.
+// Baton console: sign in, the onboarding chat and its list widget, live progress over /ws,
+// "why not done", events.
 // Plain ES modules, no build step, nothing fetched from outside the gateway. This one starts
 // the page; each panel, the API client, the session and the live feed have a module of their own.
 
 import { dismissError, showError, whenTokenRefused } from "./alert.js";
 import { api } from "./api.js";
 import { $ } from "./dom.js";
-import { explainAgain } from "./explanation.js";
+import { explainAgain, whenExplained } from "./explanation.js";
 import { send, sendOnEnter } from "./sending.js";
 import {
   resume, signInWithName, signInWithToken, signOut, tokenFromFragment, tokenHandedOver,
 } from "./session.js";
+import { addItem, completeWidget, offerWidget } from "./widget.js";
 import { start } from "./workspace.js";
 
 async function boot() {
   whenTokenRefused(signOut); // the gateway refusing the token (401) signs out
+  whenExplained(offerWidget); // a step closed by a list widget offers it under the chat
   $("dev-form").addEventListener("submit", signInWithName);
   $("token-form").addEventListener("submit", signInWithToken);
   $("sign-out").addEventListener("click", signOut);
@@ -21,6 +24,8 @@ async function boot() {
   $("chat-form").addEventListener("submit", send);
   $("chat-text").addEventListener("keydown", sendOnEnter);
   $("explain-refresh").addEventListener("click", explainAgain);
+  $("widget-form").addEventListener("submit", addItem);
+  $("widget-done").addEventListener("click", completeWidget);
   $("alert-close").addEventListener("click", dismissError);
   window.addEventListener("hashchange", tokenHandedOver);
   tokenFromFragment();

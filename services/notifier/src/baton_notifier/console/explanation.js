@@ -8,6 +8,13 @@ import { $, element } from "./dom.js";
 import { state, stepTitle } from "./state.js";
 
 let blocked = null; // the last refusal to move on: {step, reason, missing}
+// Told each explanation painted (the list widget follows the step's criteria): handed in by
+// console.js, as the widget's module reads this one.
+let explained = () => {};
+
+export function whenExplained(handler) {
+  explained = handler;
+}
 
 export function clearExplanation() {
   blocked = null;
@@ -19,6 +26,7 @@ export function noteBlocked(step, refusal) {
 }
 
 export function renderExplain(explanation) {
+  explained(explanation);
   const panel = $("explain");
   if (explanation.status === "completed") {
     panel.replaceChildren(element("p", {}, "Every step is done."));

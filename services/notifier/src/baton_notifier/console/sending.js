@@ -17,7 +17,7 @@ export function forgetDraft() {
   draft = null;
 }
 
-function newId() {
+export function newId() {
   if (typeof crypto.randomUUID === "function") return crypto.randomUUID(); // secure contexts
   return Array.from(crypto.getRandomValues(new Uint8Array(16)),
     (b) => b.toString(16).padStart(2, "0")).join("");

@@ -1,4 +1,5 @@
-// The onboarding on screen: found through the API (or started), opened, and reset when left.
+// The onboarding on screen: found through the API (or started, the one chosen), opened, and
+// reset when left.
 
 import { clearError, showError } from "./alert.js";
 import { forgetAnswers } from "./answers.js";
@@ -12,16 +13,24 @@ import { clearProgress } from "./progress.js";
 import { reload } from "./reload.js";
 import { forgetDraft } from "./sending.js";
 import { state } from "./state.js";
+import { clearWidget } from "./widget.js";
 
-const WORKFLOW_ID = "onboarding";
 const INSTANCE_KEY = "baton.console.instance."; // + user id
 
+// The workflows the console offers, as the start form lists them: the one checked is started.
+function choices() {
+  return [...document.querySelectorAll("#start-choice input[name=workflow]")];
+}
+
 export async function findInstance() {
-  // The API is the source of truth; the tab's memory only finds a completed onboarding again.
+  // The API is the source of truth; the tab's memory finds a completed onboarding again, and
+  // picks the one this tab showed when the user has several active.
   const token = state.token;
+  const offered = choices().map((choice) => choice.value);
   const active = await api("GET", "/api/workflows/active");
-  let found = active.instances.find((instance) => instance.workflow_id === WORKFLOW_ID);
+  const ours = active.instances.filter((instance) => offered.includes(instance.workflow_id));
   const saved = sessionStorage.getItem(INSTANCE_KEY + state.userId);
+  let found = ours.find((instance) => instance.instance_id === saved) ?? ours[0];
   if (!found && saved) {
     try {
       found = await api("GET", `/api/workflows/${encodeURIComponent(saved)}`);
@@ -45,7 +54,8 @@ export async function start() {
   $("start-button").disabled = true;
   try {
     // 201 for a new instance, 200 with the one already active: either way, that is ours.
-    const instance = await api("POST", "/api/workflows", { workflow_id: WORKFLOW_ID });
+    const chosen = choices().find((choice) => choice.checked)?.value ?? "onboarding";
+    const instance = await api("POST", "/api/workflows", { workflow_id: chosen });
     if (state.token === token) await open(instance); // unless signed out meanwhile
   } catch (error) {
     showError(error, "Starting the onboarding");
@@ -74,4 +84,5 @@ export function resetWorkspace() {
   clearEventLog();
   clearExplanation();
   clearProgress();
+  clearWidget();
 }

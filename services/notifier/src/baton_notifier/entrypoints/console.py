@@ -42,6 +42,7 @@ MODULES = (
     "sending.js",
     "session.js",
     "state.js",
+    "widget.js",
     "workspace.js",
 )
 ASSETS = {
