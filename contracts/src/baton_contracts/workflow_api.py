@@ -3,43 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import Field
 
 from baton_contracts.base import Command, Query, ReplyModel, Subject
-from baton_contracts.storable import NulFreeText, first_unstorable
+from baton_contracts.signal_data import SignalData
+from baton_contracts.storable import NulFreeText
 from baton_contracts.workflow_base import Reply, cmd, query
-
-MAX_SIGNAL_DATA_BYTES = 64 * 1024
-"""`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
-
-MAX_SIGNAL_DATA_DEPTH = 32
-"""How deep `data` or `shared` of a signal may nest; deeper is refused with `invalid` (HTTP 422).
-
-Every reply wraps the stored context in a few more levels, and the JSON parsers on the way
-stop near 200: data nested that deep, once stored, made every later reply unreadable.
-"""
-
-
-def _storable(value: dict[str, Any]) -> dict[str, Any]:
-    """`value`, unless it nests too deep or holds a number JSON has none for (NaN, Infinity),
-    which would reach the store as `null`: refused by its path inside the field."""
-    found = first_unstorable(value, max_depth=MAX_SIGNAL_DATA_DEPTH, nul=False)
-    if found is None:
-        return value
-    if found.kind == "depth":
-        limit = MAX_SIGNAL_DATA_DEPTH
-        raise ValueError(f"nests more than {limit} levels deep; the limit is {limit}")
-    error = PydanticCustomError("unstorable", found.problem)
-    line = InitErrorDetails(type=error, loc=found.loc, input=value)
-    raise ValidationError.from_exception_data("SignalData", [line])
-
-
-SignalData = Annotated[dict[str, Any], AfterValidator(_storable)]
-"""A signal's `data` or `shared`: a JSON object at most `MAX_SIGNAL_DATA_DEPTH` levels deep,
-with no NaN or infinite number."""
 
 MAX_MESSAGE_CHARS = 8000
 """A user message above this many characters is refused with `too_large` (HTTP 413)."""

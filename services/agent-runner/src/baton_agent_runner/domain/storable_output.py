@@ -15,8 +15,8 @@ import math
 from typing import Any
 
 from baton_agent_runner.domain.output import AgentOutput
+from baton_contracts.signal_data import MAX_SIGNAL_DATA_DEPTH
 from baton_contracts.storable import NUL, SURROGATE, format_path
-from baton_contracts.workflow_api import MAX_SIGNAL_DATA_DEPTH
 
 _LEFT_OUT = object()
 

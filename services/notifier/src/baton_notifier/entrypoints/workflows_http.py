@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from baton_contracts.signal_data import SignalData
 from baton_contracts.workflow_api import (
     MAX_MESSAGE_CHARS,
     Conversation,
@@ -25,7 +26,6 @@ from baton_contracts.workflow_api import (
     ProgressView,
     SendMessage,
     SignalAction,
-    SignalData,
     SignalWorkflow,
     StartReply,
     StartWorkflow,

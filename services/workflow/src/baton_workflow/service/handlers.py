@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
+from baton_contracts.signal_data import MAX_SIGNAL_DATA_BYTES
 from baton_contracts.storable import first_unstorable
 from baton_contracts.workflow_api import (
-    MAX_SIGNAL_DATA_BYTES,
     RecordExchange,
     SignalWorkflow,
     StartReply,
