@@ -20,7 +20,7 @@ from baton_agent_runner.entrypoints.subscribers import (
 )
 from baton_contracts import durable_name
 from baton_contracts.agent_api import InboxItems, ListInboxItems
-from baton_contracts.workflow import StepChanged, WorkflowStarted
+from baton_contracts.workflow import StepChanged, WorkflowCompleted, WorkflowStarted
 from baton_eventstore import create_engine, migrate
 from baton_messaging import request
 
@@ -43,7 +43,18 @@ def step_changed(user: str, step: str, agent: str | None) -> StepChanged:
     )
 
 
-async def publish(client: Client, event: StepChanged | WorkflowStarted) -> None:
+def completed(user: str, instance: str) -> WorkflowCompleted:
+    return WorkflowCompleted(
+        event_id=uuid.uuid4(),
+        occurred_at=datetime.now(UTC),
+        user_id=user,
+        workflow_id="optional-dump",
+        instance_id=instance,
+        completed_at=datetime.now(UTC),
+    )
+
+
+async def publish(client: Client, event: StepChanged | WorkflowStarted | WorkflowCompleted) -> None:
     await client.jetstream().publish(
         event.wire_subject(), event.to_bytes(), headers={"Nats-Msg-Id": str(event.event_id)}
     )
@@ -176,7 +187,7 @@ async def test_a_database_of_the_second_schema_gains_the_later_columns(
     try:
         assert await migrate(engine, sql.COMPONENT, sql.STEPS[:2]) == 2
         async with engine.begin() as conn:  # the table as the second schema made it
-            for later in ("announced", "turn_key"):  # columns of steps 3 and 6
+            for later in ("announced", "turn_key", "instance_id"):  # steps 3, 6 and 7
                 await conn.execute(text(f"ALTER TABLE agent_inbox_items DROP COLUMN {later}"))
             for item_id, status in (("a", "new"), ("b", "deferred")):
                 await conn.execute(
@@ -191,5 +202,32 @@ async def test_a_database_of_the_second_schema_gains_the_later_columns(
         assert [m.content for m in await store.unannounced("u")] == ["b"]
         assert await store.count("u", "new") == 2
         assert await store.count("u", "new", before_turn="t1") == 2  # turn_key is back, NULL
+        await store.add("u", [NewInboxItem("c", "c", "deferred")], instance_id="i-u")
+        assert await store.promote_deferred_of("u", "i-u") == 1  # instance_id is back
     finally:
         await engine.dispose()
+
+
+async def test_an_instance_that_ends_moves_its_deferred_items_in_once(
+    runner: AgentRunnerApp, client: Client
+) -> None:
+    """Its inbox step never started (skipped): the end is the last chance to move them."""
+    talk = Conversation(client, "uma")  # its turns are of instance "i-1"
+    await talk.say("discovery", "discovery", "Запиши в inbox: купить молоко")
+    elsewhere = [NewInboxItem("u2", "of another instance", "deferred")]
+    await runner.runner.inbox.add("uma", elsewhere, instance_id="i-2")
+    end = completed("uma", "i-1")
+    await publish(client, end)
+    assert await inbox_soon(client, "uma") == ["купить молоко"]
+    # Redelivered (published again under another id): nothing is moved twice, and the
+    # deferred item of the instance still running stays deferred.
+    await publish(client, end.model_copy(update={"event_id": uuid.uuid4()}))
+    await runner.runner.inbox.add("marker2", [NewInboxItem("m2", "marker", "deferred")])
+    await publish(client, completed("marker2", "i-m"))
+    assert await inbox_soon(client, "marker2") == ["marker"]  # no instance: an older item
+    assert await inbox(client, "uma") == ["купить молоко"]
+    assert await runner.runner.inbox.count("uma", "new") == 1
+    assert await runner.runner.inbox.count("uma", "deferred") == 1
+    # Still unannounced: the next inbox step of the user tells them, as after a step start.
+    told = [m.content for m in await runner.runner.inbox.unannounced("uma")]
+    assert "купить молоко" in told

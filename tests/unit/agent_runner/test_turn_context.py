@@ -39,7 +39,11 @@ class Stores:
         return self.items
 
     async def add(
-        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+        self,
+        user_id: str,
+        items: list[NewInboxItem],
+        turn_key: str | None = None,
+        instance_id: str | None = None,
     ) -> None:
         self.items += len(items)
 

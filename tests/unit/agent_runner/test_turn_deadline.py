@@ -67,7 +67,11 @@ class Stores:
         return len(self.items)
 
     async def add(
-        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+        self,
+        user_id: str,
+        items: list[NewInboxItem],
+        turn_key: str | None = None,
+        instance_id: str | None = None,
     ) -> None:
         self.items += items
 
@@ -173,7 +177,11 @@ class SlowInbox(Stores):
         self.delay = delay
 
     async def add(
-        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+        self,
+        user_id: str,
+        items: list[NewInboxItem],
+        turn_key: str | None = None,
+        instance_id: str | None = None,
     ) -> None:
         await asyncio.sleep(self.delay)
         self.items += items

@@ -52,6 +52,9 @@ inbox_items = Table(
     # The idempotency key of the turn that saved the item (NULL for items saved before step 6):
     # a retried turn counts the inbox without the items its first attempt already saved.
     Column("turn_key", String(200), nullable=True),
+    # The workflow instance whose turn saved the item (NULL for items saved before step 7):
+    # a deferred item of an instance that ends without its inbox step is moved in then.
+    Column("instance_id", String(128), nullable=True),
     Index("ix_agent_inbox_user", "user_id", "status"),
 )
 memory_facts = Table(
@@ -154,6 +157,15 @@ def _add_turn_key_v6(conn: Connection) -> None:
     conn.execute(text(f"ALTER TABLE {inbox_items.name} ADD COLUMN turn_key VARCHAR(200)"))
 
 
+def _add_instance_id_v7(conn: Connection) -> None:
+    # Step 1 creates today's table, which has the column already. Items saved before it keep
+    # NULL: which instance deferred them is not known, so any end of the user's instances
+    # moves them in (see `SqlInboxStore.promote_deferred_of`).
+    if "instance_id" in {c["name"] for c in inspect(conn).get_columns(inbox_items.name)}:
+        return
+    conn.execute(text(f"ALTER TABLE {inbox_items.name} ADD COLUMN instance_id VARCHAR(128)"))
+
+
 STEPS = [
     _create_v1,
     _create_v2,
@@ -161,6 +173,7 @@ STEPS = [
     _index_created_at_v4,
     _create_claims_v5,
     _add_turn_key_v6,
+    _add_instance_id_v7,
 ]
 """Migration steps of the agent-runner's tables; append, never edit."""
 

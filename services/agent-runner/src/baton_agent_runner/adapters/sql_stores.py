@@ -37,10 +37,14 @@ class SqlInboxStore:
         )
 
     async def add(
-        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+        self,
+        user_id: str,
+        items: list[NewInboxItem],
+        turn_key: str | None = None,
+        instance_id: str | None = None,
     ) -> None:
-        """Save items with `source="onboarding"`, of the turn `turn_key`; an id already saved
-        is skipped (a retry)."""
+        """Save items with `source="onboarding"`, of the turn `turn_key` of `instance_id`; an
+        id already saved is skipped (a retry)."""
         if not items:
             return
         now = self._now()
@@ -53,6 +57,7 @@ class SqlInboxStore:
                 "status": item.status,
                 "announced": item.status != "deferred",
                 "turn_key": turn_key,
+                "instance_id": instance_id,
                 # One turn's items keep their order when listed newest first.
                 "created_at": now + timedelta(microseconds=index),
             }
@@ -66,6 +71,16 @@ class SqlInboxStore:
     async def promote_deferred(self, user_id: str) -> int:
         """Deferred items become new ones (the brain dump started); how many did."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred")
+        with reachable("inbox"):
+            async with write_transaction(self._engine) as conn:
+                found = await conn.execute(update(inbox_items).where(mine).values(status="new"))
+        return int(found.rowcount or 0)
+
+    async def promote_deferred_of(self, user_id: str, instance_id: str) -> int:
+        """The deferred items of `instance_id` (and those saved before instances were kept)
+        become new ones: the instance ended; how many did. They stay unannounced."""
+        of = (inbox_items.c.instance_id == instance_id) | inbox_items.c.instance_id.is_(None)
+        mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred") & of
         with reachable("inbox"):
             async with write_transaction(self._engine) as conn:
                 found = await conn.execute(update(inbox_items).where(mine).values(status="new"))

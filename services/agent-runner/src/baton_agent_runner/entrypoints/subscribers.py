@@ -28,7 +28,7 @@ from baton_contracts.agent_api import (
     RunTask,
     TaskResult,
 )
-from baton_contracts.workflow import StepChanged, WorkflowStarted, agent_token
+from baton_contracts.workflow import StepChanged, WorkflowCompleted, WorkflowStarted, agent_token
 from baton_messaging import MessagingSettings, build_broker, durable_subscriber, listen, respond
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
@@ -96,6 +96,7 @@ def subscribe(
     respond(broker, ListMemoryFacts, memory, queue=QUEUE, stop_grace_seconds=grace)
     respond(broker, HEALTH_QUERIES["agent"], report, queue=QUEUE, stop_grace_seconds=grace)
     on_step_starts(broker, steps)
+    on_instance_ends(broker, steps)
 
 
 def step_start_filters(
@@ -137,6 +138,25 @@ def on_step_starts(broker: NatsBroker, steps: StepStarts) -> None:
     @durable(StepChanged, "step-changed")
     async def step_changed(event: StepChanged) -> None:
         await steps.started(event.user_id, event.instance_id, event.current_agent)
+
+
+def on_instance_ends(broker: NatsBroker, steps: StepStarts) -> None:
+    """Consume every instance's end (one durable, shared by replicas) when an agent moves
+    deferred items into the inbox; with none, no item is ever deferred and nothing is."""
+    if not steps.promotes():
+        return
+
+    durable: Decorator = durable_subscriber(
+        broker,
+        WorkflowCompleted.subject.pattern,
+        consumer=f"{CONSUMER}-completed",
+        stream=WORKFLOW_EVENTS_STREAM,
+        from_new=True,
+    )
+
+    @durable
+    async def completed(event: WorkflowCompleted) -> None:
+        await steps.instance_ended(event.user_id, event.instance_id)
 
 
 def documented_broker() -> NatsBroker:

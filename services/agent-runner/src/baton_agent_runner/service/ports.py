@@ -68,13 +68,21 @@ class InboxStore(Protocol):
     """The user's inbox items; deferred ones wait for the brain dump."""
 
     async def add(
-        self, user_id: str, items: list[NewInboxItem], turn_key: str | None = None
+        self,
+        user_id: str,
+        items: list[NewInboxItem],
+        turn_key: str | None = None,
+        instance_id: str | None = None,
     ) -> None:
-        """Save items with `source="onboarding"`, as the items of the turn `turn_key`; an item
-        whose id is already saved is skipped."""
+        """Save items with `source="onboarding"`, as the items of the turn `turn_key` of the
+        workflow instance `instance_id`; an item whose id is already saved is skipped."""
 
     async def promote_deferred(self, user_id: str) -> int:
         """Turn the user's deferred items into new ones (the brain dump started); how many."""
+
+    async def promote_deferred_of(self, user_id: str, instance_id: str) -> int:
+        """Turn the deferred items of one instance (and those of no known instance) into new
+        ones: the instance ended; how many. None is marked told."""
 
     async def unannounced(self, user_id: str) -> list[Mention]:
         """The deferred items the user was not yet told about, promoted if still deferred, in

@@ -264,7 +264,9 @@ class AgentRunner:
             await self.memory.put_fact(cmd.user_id, PRIORITIES, area, text)
         items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)
         if items:
-            await self.inbox.add(cmd.user_id, items, turn_key=cmd.idempotency_key)
+            await self.inbox.add(
+                cmd.user_id, items, turn_key=cmd.idempotency_key, instance_id=cmd.instance_id
+            )
 
 
 def _language(cmd: RunAgent) -> Lang:
