@@ -102,3 +102,58 @@ async def test_with_the_inbox_step_ahead_the_item_waits_for_it(engine: Any) -> N
         assert reply.message == "I will note that at the inbox step."
     assert await inbox.count("alice", None) == 0
     assert await inbox.count("alice", "deferred") == 2
+
+
+class Wrapping:
+    """A model-backed coordinator that says nothing of earlier inbox requests."""
+
+    def __init__(self) -> None:
+        self.turns: list[Turn] = []
+
+    def model_name(self, profile: Profile) -> str:
+        return "openai:fake"
+
+    def reads(self, profile: Profile) -> frozenset[str]:
+        return frozenset()
+
+    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
+        self.turns.append(turn)
+        output = AgentOutput(message="Well done!", workflow_signal=Signal(action="stay"))
+        return ModelAnswer(output=output, usage=TokenUsage())
+
+
+def _wrap_up(key: str, instance: str = "i-1") -> RunAgent:
+    return RunAgent(
+        user_id="alice",
+        agent="coordinator",
+        instance_id=instance,
+        current_step="setup_complete",
+        step_context={"agents_ahead": []},
+        message="thanks",
+        idempotency_key=key,
+    )
+
+
+async def test_past_a_skipped_inbox_step_the_next_turn_saves_the_instances_deferred_items(
+    engine: Any,
+) -> None:
+    runner, inbox = _runner(engine, Deferring())
+    await runner.run(_turn("i-1:m-1", ["inbox_collector", "coordinator"]))  # deferred by i-1
+    await runner.run(
+        _turn("i-2:m-1", ["inbox_collector", "coordinator"]).model_copy(
+            update={"instance_id": "i-2"}
+        )
+    )
+    assert await inbox.count("alice", "deferred") == 2
+
+    wrapping = Wrapping()
+    runner, inbox = _runner(engine, wrapping)
+    reply = await runner.run(_wrap_up("i-1:m-2"))  # i-1's brain dump was skipped
+    assert (
+        reply.message == "Well done!\nI have already added what you asked me to note "
+        "earlier: buy milk."
+    ), reply.message
+    assert await inbox.count("alice", None) == 1  # i-1's item; i-2's still waits for its step
+    assert await inbox.count("alice", "deferred") == 1
+    again = await runner.run(_wrap_up("i-1:m-3"))
+    assert again.message == "Well done!"  # told once

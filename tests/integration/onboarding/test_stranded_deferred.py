@@ -100,3 +100,19 @@ async def test_a_deferred_item_lands_in_the_inbox_when_the_instance_completes_pa
     await signal(user, action="complete_step")
     assert (await user.get(f"/api/workflows/{user.instance}"))["status"] == "completed"
     assert await inbox_soon(user) == ["купить молоко"]
+
+
+async def test_the_first_turn_past_a_skipped_brain_dump_moves_the_deferred_item_and_says_so(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "skip-and-talk")
+    await _deferred_at_discovery(user)
+    await signal(user, action="complete_step", target_step="setup_complete")
+    assert await user.step() == "setup_complete"
+    final = await user.say("Спасибо")
+    text = final["reply"]["text"]
+    # Told in the reply that moved it, and counted in the summary before the instance ended.
+    assert "купить молоко" in text and "позже" not in text, text
+    assert "inbox: 1" in text, text
+    assert await inbox(user) == ["купить молоко"]
+    assert final["progress"]["status"] == "completed"

@@ -32,7 +32,7 @@ class Stores:
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         pass
 
-    async def unannounced(self, user_id: str) -> list[Mention]:
+    async def unannounced(self, user_id: str, instance_id: str | None = None) -> list[Mention]:
         return []
 
     async def count(self, user_id: str, status: str | None, before_turn: str | None = None) -> int:

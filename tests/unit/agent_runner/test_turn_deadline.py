@@ -58,7 +58,7 @@ class Stores:
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         raise AssertionError("no facts in these turns")
 
-    async def unannounced(self, user_id: str) -> list[Mention]:
+    async def unannounced(self, user_id: str, instance_id: str | None = None) -> list[Mention]:
         self.reads += 1
         return []
 

@@ -86,10 +86,20 @@ class SqlInboxStore:
                 found = await conn.execute(update(inbox_items).where(mine).values(status="new"))
         return int(found.rowcount or 0)
 
-    async def unannounced(self, user_id: str) -> list[Mention]:
+    async def unannounced(self, user_id: str, instance_id: str | None = None) -> list[Mention]:
         """Items that were deferred and not yet mentioned, promoted if still deferred (the
-        brain dump has started), in the order they were deferred; none is marked mentioned."""
+        brain dump has started), in the order they were deferred; none is marked mentioned.
+        With `instance_id`, only that instance's (no inbox step lies ahead of it)."""
         mine = (inbox_items.c.user_id == user_id) & ~inbox_items.c.announced
+        if instance_id is not None:
+            mine &= inbox_items.c.instance_id == instance_id
+            # Asked on every turn with no inbox step ahead, which almost never finds one: a
+            # read, not a write transaction that every other turn's writes would queue behind.
+            first = select(inbox_items.c.item_id).where(mine).limit(1)
+            with reachable("inbox"):
+                async with self._engine.connect() as conn:
+                    if await conn.scalar(first) is None:
+                        return []
         promote = (
             update(inbox_items)
             .where(mine)

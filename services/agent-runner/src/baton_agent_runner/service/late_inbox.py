@@ -3,6 +3,12 @@
 A deferred item waits for a step whose agent moves deferred items into the inbox as it starts
 (`promote_deferred_inbox`). Deferred at a step after it, or in a workflow without one, nothing
 would ever move it: the user's words would be kept out of their sight for good.
+
+Deferred while an inbox step lay ahead, an item can still find none: an optional inbox step
+skipped by a signal naming a later step. The next turn of that instance, with no inbox step
+ahead any more, moves what the instance keeps deferred into the inbox and its reply says so
+(`to_mention`, `told_promoted`); an instance that ends first moves them as it ends
+(`StepStarts.instance_ended`).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from baton_agent_runner.domain.language import Lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.texts import text
+from baton_agent_runner.service.ports import InboxStore, Mention
+from baton_contracts.agent_api import RunAgent
 
 
 def inbox_ahead(profiles: Mapping[str, Profile], step_context: dict[str, Any]) -> bool:
@@ -38,4 +46,31 @@ def told_saved_now(output: AgentOutput, language: Lang) -> AgentOutput:
     if not deferred:
         return output
     note = text(language, "noted", items="; ".join(deferred))
+    return output.model_copy(update={"message": f"{output.message}\n{note}"})
+
+
+def mentioned_by_model(profile: Profile) -> bool:
+    """Whether the agent itself tells the user about promoted items (the inbox collector's
+    model gets them in its turn); any other agent's reply gets them added by the service."""
+    return PROMOTE_DEFERRED_INBOX in profile.on_step_start
+
+
+async def to_mention(
+    inbox: InboxStore, profiles: Mapping[str, Profile], profile: Profile, cmd: RunAgent
+) -> list[Mention]:
+    """The deferred items this turn tells the user about, promoted if still deferred: at an
+    inbox step, every one of the user's not yet told; at a step with no inbox step ahead, those
+    its own instance still keeps (its inbox step was skipped); else none."""
+    if mentioned_by_model(profile):
+        return await inbox.unannounced(cmd.user_id)
+    if not inbox_ahead(profiles, cmd.step_context):
+        return await inbox.unannounced(cmd.user_id, cmd.instance_id)
+    return []
+
+
+def told_promoted(output: AgentOutput, language: Lang, mentions: list[Mention]) -> AgentOutput:
+    """The reply of an agent that does not mention promoted items itself, followed by them."""
+    if not mentions:
+        return output
+    note = text(language, "promoted", items="; ".join(m.content for m in mentions))
     return output.model_copy(update={"message": f"{output.message}\n{note}"})

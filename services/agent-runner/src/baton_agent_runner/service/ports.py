@@ -84,9 +84,10 @@ class InboxStore(Protocol):
         """Turn the deferred items of one instance (and those of no known instance) into new
         ones: the instance ended; how many. None is marked told."""
 
-    async def unannounced(self, user_id: str) -> list[Mention]:
+    async def unannounced(self, user_id: str, instance_id: str | None = None) -> list[Mention]:
         """The deferred items the user was not yet told about, promoted if still deferred, in
-        the order they were deferred. Nothing is marked told: `mark_announced` does that."""
+        the order they were deferred; with `instance_id`, only those of that instance. Nothing
+        is marked told: `mark_announced` does that."""
 
     async def mark_announced(self, user_id: str, item_ids: list[str]) -> None:
         """The user was told about these items (a reply naming them was recorded)."""

@@ -12,12 +12,18 @@ from typing import Any, TypeVar
 from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
 from baton_agent_runner.domain.language import Lang, language_in
 from baton_agent_runner.domain.output import AgentOutput
-from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
+from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
 from baton_agent_runner.domain.storable_output import storable_output
 from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure
 from baton_agent_runner.service.key_locks import KeyLocks
-from baton_agent_runner.service.late_inbox import inbox_ahead, told_saved_now
+from baton_agent_runner.service.late_inbox import (
+    inbox_ahead,
+    mentioned_by_model,
+    to_mention,
+    told_promoted,
+    told_saved_now,
+)
 from baton_agent_runner.service.ports import (
     AgentModels,
     InboxStore,
@@ -97,18 +103,18 @@ class AgentRunner:
         """Call the model (this process holds the key's claim), keep what it extracted, and
         record the reply, which gives the claim up."""
         profile = self._profile(cmd.agent)
-        # Deferred items were promoted when the step started; this turn tells the user. They
-        # are marked told only once a reply of the model's is recorded: a failed or late turn
-        # leaves them for the next one.
-        mentions = (
-            await self._store(self.inbox.unannounced(cmd.user_id))
-            if PROMOTE_DEFERRED_INBOX in profile.on_step_start
-            else []
-        )
-        turn = await self._store(self._turn(cmd, profile, [m.content for m in mentions]))
+        # Deferred items were promoted when the step started (or are now, past a skipped inbox
+        # step); this turn tells the user. They are marked told only once a reply naming them
+        # is recorded: a failed or late turn leaves them for the next one.
+        mentions = await self._store(to_mention(self.inbox, self.profiles, profile, cmd))
+        by_model = mentioned_by_model(profile)
+        promoted = [m.content for m in mentions] if by_model else []
+        turn = await self._store(self._turn(cmd, profile, promoted))
         output, usage, answered = await self._ask(profile, turn, self._time_left(cmd))
         if not turn.inbox_ahead:
             output = told_saved_now(output, turn.language)
+        if not by_model:
+            output = told_promoted(output, turn.language, mentions)
         # Past the deadline the caller has answered its user that nothing was recorded: keep
         # nothing, so that a next message does not find this turn's facts or items. The writes
         # themselves end by the deadline too: a slow store must not land them after it.
@@ -127,7 +133,7 @@ class AgentRunner:
                 cmd.idempotency_key,
             )
             return recorded
-        if mentions and answered:
+        if mentions and (answered or not by_model):
             await self._mark_told(cmd, mentions)
         return reply
 
