@@ -258,3 +258,15 @@ async def test_a_version_saved_before_the_rule_on_other_types_fields_still_runs(
     assert (await author.create({**document, "name": "newer"})).status_code == 422
     started = await author.run("older")
     assert (await author.wait(started["run_id"]))["status"] == "success"
+
+
+async def test_a_key_given_twice_in_a_yaml_or_json_document_is_refused(author: Author) -> None:
+    # Both readers kept the last value: the first prompt was dropped without a word.
+    twice = "name: twice\nsteps:\n  - id: a\n    prompt: first\n    prompt: second\n"
+    found = problems(await author.create(twice, **{"Content-Type": "application/yaml"}))
+    assert found == [(None, "not valid YAML: key 'prompt' is given twice at line 5, column 5")]
+    json_twice = '{"name": "twice", "steps": [{"id": "a", "prompt": "x", "prompt": "y"}]}'
+    refused = await author.create(json_twice)
+    assert refused.status_code == 422, refused.text
+    assert "key 'prompt' is given twice" in refused.text
+    assert (await author.get("/workflows"))["workflows"] == []

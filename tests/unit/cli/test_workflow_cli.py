@@ -1028,3 +1028,14 @@ def test_wait_rides_out_a_proxy_that_has_lost_the_gateway(
 def test_the_default_user_is_the_login_name_made_fit_for_a_user_id(login: str, user: str) -> None:
     assert default_user(lambda: login) == user
     assert user_id_problem(default_user(lambda: login)) is None
+
+
+def test_a_workflow_file_with_a_key_given_twice_is_a_usage_error(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path
+) -> None:
+    # The reader kept the last value; the gateway never saw the first.
+    path = tmp_path / "wf.json"
+    path.write_text('{"name": "w", "steps": [{"id": "a", "prompt": "x", "prompt": "y"}]}')
+    result = cli("create", str(path))
+    assert result.exit_code == 2 and "key 'prompt' is given twice" in result.stderr
+    assert gateway.requests == []

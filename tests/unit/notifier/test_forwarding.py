@@ -130,6 +130,21 @@ async def test_a_body_that_is_not_utf8_says_so_and_where(
     }
 
 
+async def test_a_body_with_a_key_given_twice_is_422_naming_the_key(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    # The JSON reader kept the last value: the first was dropped without a word.
+    headers = {**auth, "Content-Type": "application/json"}
+    body = b'{"thing_id": "a", "thing_id": "b"}'
+    response = await client.post("/api/things", content=body, headers=headers)
+    assert response.status_code == 422, response.text
+    [detail] = response.json()["error"]["details"]
+    assert detail == {
+        "field": "body",
+        "message": "body is not valid JSON: key 'thing_id' is given twice in one object",
+    }
+
+
 @pytest.mark.parametrize(
     ("body", "why"),
     [

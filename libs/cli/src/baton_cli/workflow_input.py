@@ -14,12 +14,12 @@ from typing import Any
 
 from baton_cli.errors import CliError
 from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
+from baton_contracts.documents import read_json, yaml_loader
 
 NAME = re.compile(r"[A-Za-z0-9_-]+\Z")  # match() anchors the start; "$" would let a final "\n" in
 _ROUTABLE_NAME = re.compile(WORKFLOW_NAME_PATTERN)
 _VERSION_ID = re.compile(r"^(?:(?P<name>[A-Za-z0-9_-]+)@)?(?P<version>[0-9]+)$")
 YAML_SUFFIXES = (".yaml", ".yml")
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 
 class InputError(CliError):
@@ -50,7 +50,7 @@ def _parse(path: Path, text: str) -> Any:
     if path.suffix.lower() in YAML_SUFFIXES:
         return _parse_yaml(path, text)
     try:
-        return json.loads(text)
+        return read_json(text)  # refuses a key given twice
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -71,16 +71,8 @@ def _parse_yaml(path: Path, text: str) -> Any:
     except ImportError:
         raise InputError(f"{path}: reading YAML needs PyYAML (pip install pyyaml)") from None
 
-    class DatesAsText(yaml.SafeLoader):
-        """No workflow field holds a date: an unquoted one is the text the author wrote (read as
-        a date, `2024-13-45` raised, and a timestamp came back in Python's spelling)."""
-
-    DatesAsText.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
     try:
-        loaded = yaml.load(text, Loader=DatesAsText)  # a SafeLoader
+        loaded = yaml.load(text, Loader=yaml_loader())  # dates as text, no repeated key
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""

@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 
 from baton_contracts import ErrorCode, ErrorDetail
 from baton_contracts.dag_api import PATTERN_MEANINGS
+from baton_contracts.documents import RepeatedKey
 from baton_notifier.domain.errors import ApiError, field_path, pydantic_problem
 from baton_notifier.entrypoints.json_body import UnstorableBody
 
@@ -94,6 +95,8 @@ invalid UTF-8, nesting deeper than the parser goes, an integer of over 4,300 dig
 def _why(cause: BaseException | None) -> str:
     """Why `json.loads` could not read a body, in words (the exception's class alone, such as
     "ValueError", said nothing of a number of 5,000 digits)."""
+    if isinstance(cause, RepeatedKey):
+        return str(cause)
     if isinstance(cause, RecursionError):
         return "it nests deeper than the parser reads"
     if isinstance(cause, UnicodeDecodeError):

@@ -7,13 +7,13 @@ an internal error, or, in a key, reached the owner turned into other characters.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
+from baton_contracts.documents import read_json
 from baton_contracts.storable import Unstorable, first_unstorable
 
 
@@ -32,7 +32,7 @@ class CheckedJsonRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
             body = await self.body()
-            value = json.loads(body)
+            value = read_json(body)  # a key given twice: RepeatedKey, a 422 naming it
             # A lone surrogate needs a \u escape or a byte past ASCII: only then is it looked for.
             if b"\\u" in body or not body.isascii():
                 found = first_unstorable(value, nul=False, numbers=False)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable
 from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
 from pydantic import ValidationError
 
+from baton_contracts.documents import read_json, yaml_loader
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import DefinitionInvalid
 
@@ -86,39 +86,6 @@ def load_definition(path: Path, checkers: KnownCheckers) -> WorkflowDefinition:
     return definition
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """Safe YAML that refuses a key given twice in one mapping (PyYAML keeps the last)."""
-
-
-def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Hashable] = set()
-    for key_node, _ in node.value:
-        if key_node.tag == "tag:yaml.org,2002:merge":
-            continue  # `<<: *defaults`: a key next to it overrides the merged one, on purpose
-        key = loader.construct_object(key_node)
-        if not isinstance(key, Hashable):
-            continue  # construct_mapping says what is wrong with it
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key {key!r} is given twice", key_node.start_mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
-
-
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose keys are unique (`json` too keeps the last of a repeated key)."""
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise ValueError(f"key {key!r} is given twice in one object")
-        found[key] = value
-    return found
-
-
 def _parse(path: Path) -> Any:
     # A key given twice is a mistake (which one was meant?), not a silent override.
     try:
@@ -126,8 +93,8 @@ def _parse(path: Path) -> Any:
         # not content; `json` refuses a document that starts with one.
         text = path.read_text(encoding="utf-8-sig")
         if path.suffix == ".json":
-            return json.loads(text, object_pairs_hook=_unique_object)
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: no Python objects
+            return read_json(text)
+        return yaml.load(text, Loader=yaml_loader())  # a SafeLoader: no Python objects
     except (OSError, ValueError, yaml.YAMLError) as exc:
         one_line = " ".join(str(exc).split())  # YAML errors span lines; the service prints one
         raise DefinitionInvalid(str(path), [f"cannot be read: {one_line}"]) from None

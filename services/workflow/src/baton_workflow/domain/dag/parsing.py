@@ -16,6 +16,7 @@ from typing import Any, Literal
 import yaml  # safe_load parses text; no I/O
 from pydantic import ValidationError
 
+from baton_contracts.documents import read_json, yaml_loader
 from baton_contracts.storable import first_unstorable
 from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import (
@@ -44,19 +45,6 @@ MAX_DEPTH = 32
 """How deep objects and lists may nest in a document (a real workflow needs about 7 levels);
 deeper would exhaust Python's stack in the JSON/YAML reader or in validation."""
 _TOO_DEEP = f"nested too deeply: at most {MAX_DEPTH} levels of objects and lists"
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-
-
-class _YamlLoader(yaml.SafeLoader):
-    """PyYAML's safe loader reading an unquoted date as text: no field of a workflow holds a
-    date, a date read as one is refused as "not a string", and one that does not exist
-    (`2024-13-45`) made the reader raise."""
-
-
-_YamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 
 
 def _unreadable_value(exc: ValueError) -> str:
@@ -130,7 +118,7 @@ def _shallow(document: dict[str, Any]) -> dict[str, Any]:
 
 def _load_json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return read_json(text)  # refuses a key given twice
     except json.JSONDecodeError as exc:
         message = f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         raise InvalidWorkflow([Problem("", message)]) from None
@@ -142,7 +130,8 @@ def _load_json(text: str) -> Any:
 
 def _load_yaml(text: str) -> Any:
     try:
-        return yaml.load(text, Loader=_YamlLoader)  # a SafeLoader that reads dates as text
+        # A SafeLoader that reads dates as text and refuses a key given twice.
+        return yaml.load(text, Loader=yaml_loader())
     except RecursionError:
         raise InvalidWorkflow([Problem("", _TOO_DEEP)]) from None
     except ValueError as exc:  # an explicit `!!timestamp 2024-13-45`, a 5,000-digit number
