@@ -22,8 +22,8 @@ from baton_eventstore import create_engine, migrate
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
-class Deferring:
-    """A model-backed agent that always defers what it is asked to note."""
+class FakeModel:
+    """A model-backed agent's model that answers in code; `turns` is what it was asked."""
 
     def __init__(self) -> None:
         self.turns: list[Turn] = []
@@ -33,6 +33,10 @@ class Deferring:
 
     def reads(self, profile: Profile) -> frozenset[str]:
         return frozenset()
+
+
+class Deferring(FakeModel):
+    """A model-backed agent that always defers what it is asked to note."""
 
     async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
         self.turns.append(turn)
@@ -104,17 +108,8 @@ async def test_with_the_inbox_step_ahead_the_item_waits_for_it(engine: Any) -> N
     assert await inbox.count("alice", "deferred") == 2
 
 
-class Wrapping:
+class Wrapping(FakeModel):
     """A model-backed coordinator that says nothing of earlier inbox requests."""
-
-    def __init__(self) -> None:
-        self.turns: list[Turn] = []
-
-    def model_name(self, profile: Profile) -> str:
-        return "openai:fake"
-
-    def reads(self, profile: Profile) -> frozenset[str]:
-        return frozenset()
 
     async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
         self.turns.append(turn)

@@ -51,3 +51,19 @@ async def agent_calls(nats_url: str) -> AsyncIterator[list[bytes]]:
     yield seen
     await asyncio.sleep(0)
     await nc.close()
+
+
+def definitions_with(folder: Path, name: str, text: str) -> dict[str, Any]:
+    """`workflow_extra` for a folder of the shipped definitions plus `name` holding `text`."""
+    from baton_workflow.settings import SHIPPED_DEFINITIONS
+
+    folder.mkdir()
+    for shipped in SHIPPED_DEFINITIONS.glob("*.yaml"):
+        (folder / shipped.name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / name).write_text(text, encoding="utf-8")
+    return {"workflow_definitions_dir": folder}
+
+
+async def inbox(user: User) -> list[str]:
+    """The contents of the user's inbox, newest first."""
+    return [item["content"] for item in (await user.get("/api/inbox"))["items"]]

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import Stack, User
+from .conftest import Stack, User, definitions_with, inbox
 
 PRIORITIES_ONLY = """\
 id: priorities
@@ -36,18 +36,7 @@ steps:
 @pytest.fixture
 def workflow_extra(tmp_path: Path) -> dict[str, Any]:
     """The shipped definitions and one without an inbox step."""
-    from baton_workflow.settings import SHIPPED_DEFINITIONS
-
-    folder = tmp_path / "definitions"
-    folder.mkdir()
-    for shipped in SHIPPED_DEFINITIONS.glob("*.yaml"):
-        (folder / shipped.name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
-    (folder / "priorities.yaml").write_text(PRIORITIES_ONLY, encoding="utf-8")
-    return {"workflow_definitions_dir": folder}
-
-
-async def inbox(user: User) -> list[str]:
-    return [item["content"] for item in (await user.get("/api/inbox"))["items"]]
+    return definitions_with(tmp_path / "definitions", "priorities.yaml", PRIORITIES_ONLY)
 
 
 async def _at_setup_complete(user: User, english: bool = False) -> None:

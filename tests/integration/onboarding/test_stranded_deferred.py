@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import Stack, User
+from .conftest import Stack, User, definitions_with, inbox
 
 OPTIONAL_DUMP = """\
 id: optional-dump
@@ -50,18 +50,7 @@ steps:
 @pytest.fixture
 def workflow_extra(tmp_path: Path) -> dict[str, Any]:
     """The shipped definitions and one whose brain dump may be skipped."""
-    from baton_workflow.settings import SHIPPED_DEFINITIONS
-
-    folder = tmp_path / "definitions"
-    folder.mkdir()
-    for shipped in SHIPPED_DEFINITIONS.glob("*.yaml"):
-        (folder / shipped.name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
-    (folder / "optional-dump.yaml").write_text(OPTIONAL_DUMP, encoding="utf-8")
-    return {"workflow_definitions_dir": folder}
-
-
-async def inbox(user: User) -> list[str]:
-    return [item["content"] for item in (await user.get("/api/inbox"))["items"]]
+    return definitions_with(tmp_path / "definitions", "optional-dump.yaml", OPTIONAL_DUMP)
 
 
 async def inbox_soon(user: User) -> list[str]:
