@@ -201,16 +201,20 @@ class FailingTaskLog:
         ]
         self.prunes: list[datetime] = []
 
-    async def get(self, user_id: str, key: str) -> TaskResult | None:
+    async def get(self, user_id: str, key: str, digest: str | None = None) -> TaskResult | None:
         return None
 
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[TaskResult]:
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[TaskResult]:
         return Claim(mine=True)
 
     async def release(self, user_id: str, key: str) -> None:
         pass
 
-    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
+    async def put(
+        self, user_id: str, key: str, call: TaskCall, result: TaskResult, digest: str | None = None
+    ) -> TaskResult:
         return result
 
     async def prune(self, older_than: datetime) -> int:

@@ -25,11 +25,13 @@ class HeldLog:
         self.held, self.then = held, then
         self.gets = 0
 
-    async def get(self, user_id: str, key: str) -> TaskResult | None:
+    async def get(self, user_id: str, key: str, digest: str | None = None) -> TaskResult | None:
         self.gets += 1
         return RESULT if self.then.recorded else None
 
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[TaskResult]:
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[TaskResult]:
         self.looks.append(until)
         if len(self.looks) <= self.held:
             return Claim(held_until=NOW + timedelta(minutes=1))
@@ -50,8 +52,8 @@ async def _look(log: HeldLog, deadline: datetime | None = None, left: float = 30
         return left
 
     return await claims.look_up_or_claim(
-        log, "alice", "k", now=NOW, deadline=deadline, time_left=time_left, held_after=8.0,
-        store=_as_is,  # type: ignore[arg-type]
+        log, "alice", "k", digest="asked", now=NOW, deadline=deadline, time_left=time_left,
+        held_after=8.0, store=_as_is,  # type: ignore[arg-type]
     )  # fmt: skip
 
 

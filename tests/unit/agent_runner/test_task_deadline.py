@@ -47,16 +47,20 @@ class Log:
     def __init__(self) -> None:
         self.results: dict[str, TaskResult] = {}
 
-    async def get(self, user_id: str, key: str) -> TaskResult | None:
+    async def get(self, user_id: str, key: str, digest: str | None = None) -> TaskResult | None:
         return self.results.get(key)
 
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[TaskResult]:
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[TaskResult]:
         return Claim(recorded=self.results.get(key), mine=key not in self.results)
 
     async def release(self, user_id: str, key: str) -> None:
         pass
 
-    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
+    async def put(
+        self, user_id: str, key: str, call: TaskCall, result: TaskResult, digest: str | None = None
+    ) -> TaskResult:
         return self.results.setdefault(key, result)
 
 

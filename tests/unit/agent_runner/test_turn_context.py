@@ -47,16 +47,20 @@ class Stores:
     ) -> None:
         self.items += len(items)
 
-    async def get(self, user_id: str, key: str) -> AgentReply | None:
+    async def get(self, user_id: str, key: str, digest: str | None = None) -> AgentReply | None:
         return None
 
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[AgentReply]:
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[AgentReply]:
         return Claim(mine=True)
 
     async def release(self, user_id: str, key: str) -> None:
         pass
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
+    async def put(
+        self, user_id: str, key: str, reply: AgentReply, digest: str | None = None
+    ) -> AgentReply:
         return reply
 
 

@@ -75,10 +75,12 @@ class Stores:
     ) -> None:
         self.items += items
 
-    async def get(self, user_id: str, key: str) -> AgentReply | None:
+    async def get(self, user_id: str, key: str, digest: str | None = None) -> AgentReply | None:
         return self.replies.get(key)
 
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[AgentReply]:
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[AgentReply]:
         if key in self.replies:
             return Claim(recorded=self.replies[key])
         holder, held_until = self.claims.get(key, (self.holder, NOW))
@@ -91,7 +93,9 @@ class Stores:
         if self.claims.get(key, ("",))[0] == self.holder:
             del self.claims[key]
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
+    async def put(
+        self, user_id: str, key: str, reply: AgentReply, digest: str | None = None
+    ) -> AgentReply:
         await self.release(user_id, key)
         return self.replies.setdefault(key, reply)
 

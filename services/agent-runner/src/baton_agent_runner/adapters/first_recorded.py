@@ -18,12 +18,14 @@ from baton_agent_runner.adapters.sql import (
     reachable,
     upsert,
 )
-from baton_agent_runner.service.ports import Claim, StoreUnavailable
+from baton_agent_runner.service.ports import Claim, KeyReused, StoreUnavailable
 from baton_contracts.agent_api import AgentReply, TaskResult
 from baton_eventstore import autocommit
 from baton_eventstore.engine import write_transaction
 
 R = TypeVar("R", AgentReply, TaskResult)
+DIGEST = "request_digest"
+"""The column of what was asked (`request_digest`), in both logs' tables."""
 PRUNE_BATCH = 5_000
 """The most rows one statement of a prune deletes: each is a short transaction of its own."""
 PRUNE_BATCH_SECONDS = 30.0
@@ -59,22 +61,27 @@ class FirstRecorded(Generic[R]):
         assert self._columns[:2] == ["user_id", "idempotency_key"], "the statements say $1, $2"
         self._sql = log_statements(table.name, column, self._columns)
 
-    async def get(self, user_id: str, key: str) -> R | None:
-        """The recorded value, if any."""
+    async def get(self, user_id: str, key: str, digest: str | None = None) -> R | None:
+        """The value recorded for the request `digest`, if any (see `_answering`)."""
         if raw_postgres.is_postgres(self._engine):
             with reachable(self._name):
-                text = await raw_postgres.fetchval(
+                row = await raw_postgres.fetchrow(
                     self._engine, self._name, self._sql["get"], user_id, key
                 )
-            return None if text is None else self._model.model_validate_json(text)
+            if row is None:
+                return None
+            return self._answering(key, digest, row["digest"], row["value"])
         with reachable(self._name):
             async with self._engine.connect() as conn:
-                stored = await conn.scalar(self._select_value(user_id, key))
-        return None if stored is None else self._model.model_validate(stored)
+                stored = (await conn.execute(self._select_value(user_id, key))).first()
+        return None if stored is None else self._answering(key, digest, stored[1], stored[0])
 
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[R]:
-        """The recorded value; else the key claimed for this process until `until`, unless
-        another holds a claim that has not run out (then when it runs out, if known)."""
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[R]:
+        """The value recorded for `digest` (as `get`); else the key claimed for this process
+        until `until`, unless another holds a claim that has not run out (then when it runs
+        out, if known)."""
         until, now = until.astimezone(UTC), self._now().astimezone(UTC)
         if raw_postgres.is_postgres(self._engine):
             # One round trip, as the plain look-up it replaces: the claim's row is UNLOGGED,
@@ -85,13 +92,13 @@ class FirstRecorded(Generic[R]):
                     self._engine, self._name, self._sql["claim"], *args
                 )
             if row["value"] is not None:
-                return Claim(recorded=self._model.model_validate_json(row["value"]))
+                return Claim(recorded=self._answering(key, digest, row["digest"], row["value"]))
             return Claim(mine=row["mine"], held_until=None if row["mine"] else row["held_until"])
         with reachable(self._name):
             async with write_transaction(self._engine) as conn:
-                stored = await conn.scalar(self._select_value(user_id, key))
+                stored = (await conn.execute(self._select_value(user_id, key))).first()
                 if stored is not None:
-                    return Claim(recorded=self._model.model_validate(stored))
+                    return Claim(recorded=self._answering(key, digest, stored[1], stored[0]))
                 if await conn.scalar(self._take(user_id, key, until, now)) is not None:
                     return Claim(mine=True)
                 held = await conn.scalar(select(claims.c.expires_at).where(*self._of(user_id, key)))
@@ -133,7 +140,7 @@ class FirstRecorded(Generic[R]):
                     await conn.execute(delete(claims).where(*mine))
         if inserted is not None:
             return None
-        first = await self.get(user_id, key)
+        first = await self.get(user_id, key, row.get(DIGEST))
         if first is None:
             raise StoreUnavailable(f"{self._name}: key {key!r} is taken but nothing is recorded")
         return first
@@ -202,8 +209,17 @@ class FirstRecorded(Generic[R]):
                 f"{self._name}: a prune had no answer within {seconds:g}s"
             ) from None
 
+    def _answering(self, key: str, digest: str | None, recorded: str | None, value: Any) -> R:
+        """The recorded `value` (JSON text or parsed), if it answered the request `digest`;
+        one recorded before the digest was kept (None) answers any request."""
+        if digest is not None and recorded is not None and recorded != digest:
+            raise KeyReused(f"{self._name}: key {key!r} was recorded for another request")
+        if isinstance(value, str):
+            return self._model.model_validate_json(value)
+        return self._model.model_validate(value)
+
     def _select_value(self, user_id: str, key: str) -> Any:
-        return select(self._column).where(
+        return select(self._column, self._table.c[DIGEST]).where(
             self._table.c.user_id == user_id, self._table.c.idempotency_key == key
         )
 

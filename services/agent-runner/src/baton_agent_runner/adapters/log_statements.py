@@ -11,12 +11,16 @@ def log_statements(table: str, column: str, columns: list[str]) -> dict[str, str
     log, holder = f"${len(columns) + 1}", f"${len(columns) + 2}"
     where_key = "user_id = $1 AND idempotency_key = $2"
     return {
-        "get": f"SELECT {column}::text FROM {table} WHERE {where_key}",
+        "get": (
+            f"SELECT {column}::text AS value, request_digest AS digest FROM {table} "
+            f"WHERE {where_key}"
+        ),
         # The recorded value; else the claim inserted, or taken over when it ran out ($6 is
         # now) or is this holder's; and else when the other's claim runs out. The last look
         # sees the table as the statement began: a claim made meanwhile reads as NULL.
         "claim": (
-            f"WITH recorded AS (SELECT {column}::text AS value FROM {table} WHERE {where_key}), "
+            f"WITH recorded AS (SELECT {column}::text AS value, request_digest AS digest "
+            f"FROM {table} WHERE {where_key}), "
             "taken AS (INSERT INTO agent_claims AS c "
             "(log, user_id, idempotency_key, holder, expires_at) "
             "SELECT $3::varchar, $1::varchar, $2::varchar, $4::varchar, $5::timestamptz "
@@ -24,7 +28,8 @@ def log_statements(table: str, column: str, columns: list[str]) -> dict[str, str
             "ON CONFLICT (log, user_id, idempotency_key) DO UPDATE "
             "SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at "
             "WHERE c.expires_at < $6 OR c.holder = EXCLUDED.holder RETURNING 1) "
-            "SELECT (SELECT value FROM recorded) AS value, EXISTS (SELECT 1 FROM taken) AS mine, "
+            "SELECT (SELECT value FROM recorded) AS value, "
+            "(SELECT digest FROM recorded) AS digest, EXISTS (SELECT 1 FROM taken) AS mine, "
             "(SELECT expires_at FROM agent_claims "
             f"WHERE log = $3 AND {where_key}) AS held_until"
         ),

@@ -73,6 +73,9 @@ replies = Table(
     Column("idempotency_key", String(200), primary_key=True),
     Column("reply", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # What was asked (`request_digest`; NULL for replies recorded before step 8): the same key
+    # with another question is refused, not answered with this reply. So is task_results'.
+    Column("request_digest", String(64), nullable=True),
     # For the prune (`FirstRecorded.prune`), as is task_results'; see step 4.
     Index("ix_agent_replies_created_at", "created_at"),
 )
@@ -88,6 +91,7 @@ task_results = Table(
     Column("step_id", String(128), nullable=False),
     Column("result", JSON, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("request_digest", String(64), nullable=True),
     Index("ix_agent_task_results_created_at", "created_at"),
 )
 
@@ -166,6 +170,15 @@ def _add_instance_id_v7(conn: Connection) -> None:
     conn.execute(text(f"ALTER TABLE {inbox_items.name} ADD COLUMN instance_id VARCHAR(128)"))
 
 
+def _add_request_digest_v8(conn: Connection) -> None:
+    # Steps 1 and 2 create today's tables, which have the column already. Rows recorded before
+    # it keep NULL: what they answered is not known, so they answer their key as before.
+    for table in (replies, task_results):
+        if "request_digest" in {c["name"] for c in inspect(conn).get_columns(table.name)}:
+            continue
+        conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN request_digest VARCHAR(64)"))
+
+
 STEPS = [
     _create_v1,
     _create_v2,
@@ -174,6 +187,7 @@ STEPS = [
     _create_claims_v5,
     _add_turn_key_v6,
     _add_instance_id_v7,
+    _add_request_digest_v8,
 ]
 """Migration steps of the agent-runner's tables; append, never edit."""
 

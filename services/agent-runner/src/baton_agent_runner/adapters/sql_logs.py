@@ -34,13 +34,15 @@ class _SqlLog(Generic[R]):
 
     _log: FirstRecorded[R]
 
-    async def get(self, user_id: str, key: str) -> R | None:
-        """The recorded value, if any."""
-        return await self._log.get(user_id, key)
+    async def get(self, user_id: str, key: str, digest: str | None = None) -> R | None:
+        """The value recorded for the request `digest`, if any (`KeyReused` for another's)."""
+        return await self._log.get(user_id, key, digest)
 
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[R]:
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[R]:
         """The recorded value, or the key's claim (see `FirstRecorded.claim`)."""
-        return await self._log.claim(user_id, key, until)
+        return await self._log.claim(user_id, key, until, digest)
 
     async def release(self, user_id: str, key: str) -> None:
         """Drop this process's claim on the key."""
@@ -61,10 +63,18 @@ class SqlReplyLog(_SqlLog[AgentReply]):
         )
         self._now = now
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
-        """Record (and drop the claim); when another writer recorded the key first, return
-        its reply instead."""
-        row = {"user_id": user_id, "idempotency_key": key, "created_at": self._now()}
+    async def put(
+        self, user_id: str, key: str, reply: AgentReply, digest: str | None = None
+    ) -> AgentReply:
+        """Record the reply to the request `digest` (and drop the claim); when another writer
+        recorded the key first, return its reply instead (`KeyReused` if it answered another
+        request)."""
+        row = {
+            "user_id": user_id,
+            "idempotency_key": key,
+            "created_at": self._now(),
+            "request_digest": digest,
+        }
         return await self._log.put(row, reply) or reply
 
 
@@ -79,15 +89,24 @@ class SqlTaskLog(_SqlLog[TaskResult]):
         )
         self._now = now
 
-    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
-        """Record (and drop the claim); when another writer recorded the key first, return
-        its result (replayed)."""
+    async def put(
+        self,
+        user_id: str,
+        key: str,
+        call: TaskCall,
+        result: TaskResult,
+        digest: str | None = None,
+    ) -> TaskResult:
+        """Record the result of the request `digest` (and drop the claim); when another writer
+        recorded the key first, return its result (replayed; `KeyReused` if it answered
+        another request)."""
         row = {
             "user_id": user_id,
             "idempotency_key": key,
             "run_id": call.run_id,
             "step_id": call.step_id,
             "created_at": self._now(),
+            "request_digest": digest,
         }
         first = await self._log.put(row, result)
         return result if first is None else first.model_copy(update={"replayed": True})

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from baton_agent_runner.service.ports import Claim, ClaimedLog, V
-from baton_contracts import ErrorCode, RemoteError
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 
 logger = logging.getLogger("baton.agent_runner")
 T = TypeVar("T")
@@ -44,6 +44,7 @@ async def look_up_or_claim(
     user_id: str,
     key: str,
     *,
+    digest: str,
     now: datetime,
     deadline: datetime | None,
     time_left: Callable[[], float],
@@ -51,7 +52,8 @@ async def look_up_or_claim(
     store: Limited,
     waiting: Callable[[Coroutine[Any, Any, V | None]], Awaitable[V | None]] | None = None,
 ) -> V | None:
-    """The value recorded under the key, or None once this process holds its claim.
+    """The value recorded under the key for the request `digest`, or None once this process
+    holds its claim; `KeyReused` when the key's value answered another request.
 
     Past the caller's `deadline` the model is not called, but a value recorded in time is
     still the caller's. Else the claim is taken to last the call's time (`time_left()`, which
@@ -60,7 +62,7 @@ async def look_up_or_claim(
     `store` puts the caller's limit on each look; `waiting` runs the wait, when there is one
     (the task runner makes it cancellable), so the usual first look costs nothing more."""
     if deadline is not None and deadline <= now:
-        recorded = await store(log.get(user_id, key))
+        recorded = await store(log.get(user_id, key, digest))
         if recorded is not None:
             return recorded
     left, started = time_left(), time.monotonic()
@@ -70,7 +72,7 @@ async def look_up_or_claim(
         # for as long as one that took it at once, and its claim must last as long.
         waited = time.monotonic() - started
         until = now + timedelta(seconds=waited + left + held_after)
-        return store(log.claim(user_id, key, until))
+        return store(log.claim(user_id, key, until, digest))
 
     found = await ask()
     if found.recorded is not None or found.mine:
@@ -116,6 +118,17 @@ async def recorded_or_claimed(
             told = True
         await sleep(min(pause, left))
         pause = min(pause * 2, LONGEST_PAUSE)
+
+
+def reused(key: str) -> RemoteError:
+    """`conflict` for a key sent again with another question (`KeyReused`): answered with the
+    first question's answer, the new one would be dropped unseen."""
+    message = (
+        f"idempotency key {key!r} was used for another request (another agent, step, message "
+        "or prompt); its recorded answer is not this request's: send it under a new key"
+    )
+    detail = ErrorDetail(field="idempotency_key", message="already used for another request")
+    return RemoteError.of(ErrorCode.CONFLICT, message, [detail])
 
 
 @asynccontextmanager

@@ -18,6 +18,11 @@ class StoreUnavailable(Exception):
     """A store (database, Qdrant, the embedder) cannot be reached or did not answer."""
 
 
+class KeyReused(Exception):
+    """What is recorded under an idempotency key answered another request (another message,
+    agent, step or prompt): the caller sent a key it had used for something else."""
+
+
 class ModelUnavailable(Exception):
     """The model failed or could not be reached; the turn may be tried again."""
 
@@ -119,12 +124,17 @@ class ClaimedLog(Protocol[V]):
     """An idempotency log whose keys are claimed before the model is called, so that replicas
     sharing the log call it once per key: the one that claims calls, the others wait."""
 
-    async def get(self, user_id: str, key: str) -> V | None:
-        """The recorded value, if any."""
+    async def get(self, user_id: str, key: str, digest: str | None = None) -> V | None:
+        """The value recorded for the request `digest` (`request_digest`), if any; `KeyReused`
+        when the key's value answered another request. A value recorded without a digest
+        (before the logs kept one) answers any, and so does any value when `digest` is None."""
 
-    async def claim(self, user_id: str, key: str, until: datetime) -> Claim[V]:
-        """The recorded value; else claim the key for this process until `until` (or renew its
-        own claim), unless another process holds a claim that has not run out."""
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[V]:
+        """The value recorded for `digest` (`KeyReused` as `get`); else claim the key for this
+        process until `until` (or renew its own claim), unless another process holds a claim
+        that has not run out."""
 
     async def release(self, user_id: str, key: str) -> None:
         """Drop this process's claim on the key (its call failed and recorded nothing), so
@@ -134,9 +144,12 @@ class ClaimedLog(Protocol[V]):
 class ReplyLog(ClaimedLog[AgentReply], Protocol):
     """Replies already given, by the caller's idempotency key."""
 
-    async def put(self, user_id: str, key: str, reply: AgentReply) -> AgentReply:
-        """Record a reply and drop this process's claim on the key; the first reply recorded
-        wins and is returned (another writer's, if it came first)."""
+    async def put(
+        self, user_id: str, key: str, reply: AgentReply, digest: str | None = None
+    ) -> AgentReply:
+        """Record a reply to the request `digest` and drop this process's claim on the key; the
+        first reply recorded wins and is returned (another writer's, if it came first; and
+        `KeyReused` when that one answered another request)."""
 
 
 @dataclass(frozen=True)
@@ -164,9 +177,12 @@ class AgentModels(Protocol):
 class TaskLog(ClaimedLog[TaskResult], Protocol):
     """Results of DAG steps already answered, by the caller's idempotency key."""
 
-    async def put(self, user_id: str, key: str, call: TaskCall, result: TaskResult) -> TaskResult:
-        """Record a result and drop this process's claim on the key; return what is recorded
-        (another writer's, if it came first)."""
+    async def put(
+        self, user_id: str, key: str, call: TaskCall, result: TaskResult, digest: str | None = None
+    ) -> TaskResult:
+        """Record a result of the request `digest` and drop this process's claim on the key;
+        return what is recorded (another writer's, if it came first; `KeyReused` when that one
+        answered another request)."""
 
 
 @runtime_checkable

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.request_digest import task_digest
 from baton_agent_runner.domain.task import (
     ModelChoice,
     ModelPrice,
@@ -28,9 +29,10 @@ from baton_agent_runner.domain.task import (
     permission_mode,
     price_of,
 )
-from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure
+from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure, reused
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
+    KeyReused,
     ModelFailed,
     StoreUnavailable,
     TaskAnswer,
@@ -81,7 +83,10 @@ class TaskRunner:
                         # Queued here behind the call the workflow cancelled: the same attempt.
                         raise RemoteError.of(ErrorCode.UNAVAILABLE, _cancelled(cmd, reason))
                     call, result = await self._cancellable(key, cmd, self._perform(cmd))
-                    return await self._store(self.results.put(*key, call, result))
+                    digest = task_digest(cmd)
+                    return await self._store(self.results.put(*key, call, result, digest))
+        except KeyReused as exc:
+            raise reused(cmd.idempotency_key) from exc
         except StoreUnavailable as exc:
             logger.warning("task %s: the task log is unavailable: %s", cmd.idempotency_key, exc)
             raise RemoteError.of(
@@ -96,6 +101,7 @@ class TaskRunner:
             self.results,
             cmd.user_id,
             cmd.idempotency_key,
+            digest=task_digest(cmd),
             now=now,
             deadline=cmd.deadline,
             time_left=lambda: self._time_left(cmd, now),

@@ -13,9 +13,10 @@ from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_item
 from baton_agent_runner.domain.language import Lang, language_in
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.request_digest import turn_digest
 from baton_agent_runner.domain.scripted import Turn
 from baton_agent_runner.domain.storable_output import storable_output
-from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure
+from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure, reused
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.late_inbox import (
     inbox_ahead,
@@ -27,6 +28,7 @@ from baton_agent_runner.service.late_inbox import (
 from baton_agent_runner.service.ports import (
     AgentModels,
     InboxStore,
+    KeyReused,
     MemoryStore,
     Mention,
     ModelReplyInvalid,
@@ -68,6 +70,8 @@ class AgentRunner:
         try:
             async with self._keys.one_at_a_time((cmd.user_id, cmd.idempotency_key)):
                 return await self._run(cmd)
+        except KeyReused as exc:
+            raise reused(cmd.idempotency_key) from exc
         except StoreUnavailable as exc:
             logger.warning("turn %s: a store is unavailable: %s", cmd.idempotency_key, exc)
             raise RemoteError.of(
@@ -91,6 +95,7 @@ class AgentRunner:
             self.replies,
             cmd.user_id,
             cmd.idempotency_key,
+            digest=turn_digest(cmd),
             now=now,
             deadline=cmd.deadline,
             time_left=lambda: min(self.timeout, self._time_left(cmd, now)),
@@ -125,7 +130,7 @@ class AgentRunner:
         # Another replica may have answered the same key meanwhile (the caller retried while
         # this call ran): every caller then gets the one reply that is recorded.
         recorded = await self._store(
-            self.replies.put(cmd.user_id, cmd.idempotency_key, reply), by=cmd
+            self.replies.put(cmd.user_id, cmd.idempotency_key, reply, turn_digest(cmd)), by=cmd
         )
         if recorded is not reply:
             logger.warning(
