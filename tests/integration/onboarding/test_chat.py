@@ -5,11 +5,27 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+import nats
+from nats.aio.client import Client
+
+from baton_contracts.agent_api import RunAgent
+from baton_messaging import request
 
 from .conftest import Stack, User
+
+
+@asynccontextmanager
+async def nats_client(stack: Stack) -> AsyncIterator[Client]:
+    nc = await nats.connect(stack.nats_url)
+    try:
+        yield nc
+    finally:
+        await nc.close()
 
 
 async def chat_until(user: User, step: str, texts: list[str]) -> list[dict[str, Any]]:
@@ -146,6 +162,35 @@ async def test_another_text_under_a_used_client_message_id_is_refused_not_answer
     said = (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"]
     assert [m["text"] for m in said if m["role"] == "user"] == ["Hello"]
     assert await user.step() == "greeting"
+
+
+async def test_another_text_under_an_id_the_agent_answered_but_the_workflow_lost_is_a_409(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    # The agent answered "Hello" under m-1, then the turn failed in the workflow (its append,
+    # or the gateway timed out): the workflow recorded nothing, the agent-runner the reply.
+    user = User(http, "lost-turn")
+    await user.start()
+    lost = RunAgent(
+        user_id="lost-turn",
+        agent="greeter",
+        instance_id=user.instance,
+        current_step="greeting",
+        message="Hello",
+        idempotency_key=f"{user.instance}:m-1",
+    )
+    async with nats_client(stack) as nc:
+        await request(nc, lost, timeout=10.0)
+    other = await user.send("Got it, let's go", client_message_id="m-1")
+    assert other.status_code == 409, other.text
+    assert other.json()["error"]["details"][0]["field"] == "client_message_id"
+    assert "different message" in other.json()["error"]["message"]
+    assert (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"] == []
+    assert await user.step() == "greeting"
+    # The client's honest retry of m-1 gets the reply the agent gave it.
+    retry = await user.send("Hello", client_message_id="m-1")
+    assert retry.status_code == 200, retry.text
+    assert retry.json()["turn"]["instance"]["messages_in_step"] == 1
 
 
 async def test_bad_text_is_refused_and_nothing_is_recorded(

@@ -162,6 +162,10 @@ async def _ask(
     try:
         return await svc.agents.run(request)
     except RemoteError as exc:
+        if _key_reused(exc):
+            # The agent answered another text under this id, and that turn was lost here (its
+            # append failed, or the gateway gave up): the same 409 as for a recorded one.
+            raise _another_text(cmd.client_message_id) from None
         if exc.body.code not in (ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL):
             raise
         logger.warning("agent %s failed on %s: %s", step.agent_slug, state.instance_id, exc)
@@ -203,12 +207,7 @@ def _answer_from_log(
             [ErrorDetail(field="client_message_id", message="already used")],
         )
     if recorded.user_text != text:
-        raise RemoteError.of(
-            ErrorCode.CONFLICT,
-            f"client_message_id {command_id!r} was already used for a different message; "
-            "send a new message with a new id",
-            [ErrorDetail(field="client_message_id", message="already used for another text")],
-        )
+        raise _another_text(command_id)
     answer = ChatMessage(
         role="assistant",
         text=recorded.agent_text or "",
@@ -218,6 +217,21 @@ def _answer_from_log(
         at=recorded.at,
     )
     return _message_reply(svc, answer, turn, replayed=True)
+
+
+def _another_text(command_id: str) -> RemoteError:
+    return RemoteError.of(
+        ErrorCode.CONFLICT,
+        f"client_message_id {command_id!r} was already used for a different message; "
+        "send a new message with a new id",
+        [ErrorDetail(field="client_message_id", message="already used for another text")],
+    )
+
+
+def _key_reused(exc: RemoteError) -> bool:
+    """The agent-runner's answer to a key it recorded for another request."""
+    fields = {detail.field for detail in exc.body.details}
+    return exc.body.code is ErrorCode.CONFLICT and "idempotency_key" in fields
 
 
 def _message_reply(
