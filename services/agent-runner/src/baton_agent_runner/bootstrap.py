@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import sql, sql_logs, sql_stores
 from baton_agent_runner.adapters.embedders import EmbedderSettings
+from baton_agent_runner.adapters.fact_locks import fact_locks
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import load_profiles
@@ -147,4 +148,5 @@ def _memory(settings: AgentRunnerSettings, engine: AsyncEngine, now: sql.Clock) 
     memory = open_memory(
         settings.qdrant_path, settings.qdrant_url, embedder, settings.store_timeout_seconds
     )
-    return Mem0MemoryStore(memory)
+    # Replicas on one Qdrant server save a fact one at a time, under a lock in the database.
+    return Mem0MemoryStore(memory, fact_locks(engine))

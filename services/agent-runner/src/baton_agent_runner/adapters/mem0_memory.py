@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -22,10 +23,12 @@ from baton_agent_runner.adapters.embedders import (
     HashEmbedder,
     make_embedder,
 )
+from baton_agent_runner.adapters.fact_locks import FactLocks, ProcessFactLocks
 from baton_agent_runner.adapters.local_vectors import LocalUserIndex
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import MemoryFact
 
+logger = logging.getLogger("baton.agent_runner")
 __all__ = ["COLLECTION", "HashEmbedder", "Mem0MemoryStore", "open_memory"]
 
 COLLECTION = "baton_facts"
@@ -104,9 +107,11 @@ class Mem0MemoryStore:
     queue behind it, so the folder never sees two at once.
     """
 
-    def __init__(self, memory: Any) -> None:
+    def __init__(self, memory: Any, locks: FactLocks | None = None) -> None:
         self._memory = memory
+        self._locks: FactLocks = locks or ProcessFactLocks()
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0")
+        self._writes: set[asyncio.Task[None]] = set()
         store = memory.vector_store
         # A local folder filters payloads point by point: keep each user's facts in memory.
         self._index = (
@@ -158,9 +163,34 @@ class Mem0MemoryStore:
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Add the fact, or update the one with the same category and key (a correction)."""
-        # The look and the write in one call on the memory thread: two writes of the same key
-        # at once (two turns of the user) must not both find nothing and both add a fact.
-        await self._call(self._put_now, user_id, category, key, text)
+        # The look and the write in one call on the memory thread, under the fact's lock: two
+        # writes of the same key at once (two turns of the user, on two replicas) must not
+        # both find nothing and both add a fact. The lock is let go once the thread's write
+        # has ended, also when this caller stopped waiting for it (its store limit).
+        write = asyncio.create_task(self._put_held(user_id, category, key, text))
+        self._writes.add(write)
+        write.add_done_callback(self._writes.discard)
+        try:
+            await asyncio.shield(write)
+        except asyncio.CancelledError:
+            write.cancel()  # still waiting for the lock, or queued: then nothing is written
+            raise
+
+    async def _put_held(self, user_id: str, category: str, key: str, text: str) -> None:
+        async with self._locks.held(user_id, category, key):
+            written = self._thread.submit(self._put_now, user_id, category, key, text)
+            try:
+                await asyncio.wrap_future(written)
+            except _UNAVAILABLE as exc:
+                raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
+            except asyncio.CancelledError:
+                if not written.cancelled():  # on the thread already: hold on until it ends
+                    ended = asyncio.wrap_future(written)
+                    await asyncio.wait([ended])
+                    failed = None if ended.cancelled() else ended.exception()
+                    if failed is not None:
+                        logger.warning("memory: a write its caller gave up on failed: %r", failed)
+                raise
 
     def _put_now(self, user_id: str, category: str, key: str, text: str) -> None:
         same = self._rows_now(user_id, {"category": category, "key": key})

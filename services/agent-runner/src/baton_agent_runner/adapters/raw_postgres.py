@@ -9,7 +9,8 @@ engine's pool; SQLite keeps the SQLAlchemy statements.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -32,6 +33,32 @@ async def fetchval(engine: AsyncEngine, store: str, query: str, *args: Any) -> A
 async def fetchrow(engine: AsyncEngine, store: str, query: str, *args: Any) -> Any:
     """The first row of `query` (an asyncpg `Record`; None without a row), one round trip."""
     return await _on_pooled(engine, store, lambda driver: driver.fetchrow(query, *args))
+
+
+@asynccontextmanager
+async def advisory_lock(engine: AsyncEngine, store: str, lock_id: int) -> AsyncIterator[None]:
+    """Hold the advisory lock `lock_id` while the block runs, on a pooled connection of its
+    own: whoever else asks for the same id, in any process on the database, waits until the
+    block has ended (or the connection is gone, which lets the lock go too)."""
+    pooled = await engine.raw_connection()
+    driver: Any = pooled.driver_connection
+    try:
+        await driver.execute("SELECT pg_advisory_lock($1)", lock_id)
+        try:
+            yield
+        finally:
+            # Shielded: a block that was cancelled must still let the lock go.
+            await asyncio.shield(driver.execute("SELECT pg_advisory_unlock($1)", lock_id))
+    except BaseException as exc:
+        if isinstance(exc, (*CONNECTION_LOST, asyncio.CancelledError)):
+            # Cut off mid-statement (a deadline) or gone: the connection's state, and whether
+            # it still holds the lock, are unknown; dropped, it holds nothing.
+            await asyncio.shield(greenlet_spawn(pooled.invalidate))
+        if isinstance(exc, CONNECTION_LOST):
+            raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
+        raise
+    finally:
+        await greenlet_spawn(pooled.close)  # back to the pool
 
 
 async def _on_pooled(

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-Key = tuple[str, str]
-"""(user id, idempotency key)."""
+Key = tuple[str, ...]
+"""(user id, idempotency key), or any other tuple naming one thing to do one at a time."""
 
 
 @dataclass
