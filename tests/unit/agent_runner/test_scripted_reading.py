@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from baton_agent_runner.domain import brain_dump
+from baton_agent_runner.domain import brain_dump, readiness
 from baton_agent_runner.domain import language as lang
 
 
@@ -16,21 +16,21 @@ from baton_agent_runner.domain import language as lang
     ["Я пока не готов, подожди", "I'm not ready yet", "Нет, не готов", "not ok", "Подожди"],
 )
 def test_a_negated_readiness_word_is_not_readiness(message: str) -> None:
-    assert not lang.is_ready(message) and lang.is_not_ready(message)
+    assert not readiness.is_ready(message) and readiness.is_not_ready(message)
 
 
 @pytest.mark.parametrize(
     "message", ["Мне не понятно", "не совсем понятно", "I don't get it", "not sure", "неясно"]
 )
 def test_a_negated_understanding_word_is_confusion(message: str) -> None:
-    assert lang.is_confused(message) and not lang.is_ready(message)
+    assert readiness.is_confused(message) and not readiness.is_ready(message)
 
 
 @pytest.mark.parametrize(
     "message", ["Понял, поехали", "Не вопрос, давай", "Почему бы и нет, поехали", "Я готова"]
 )
 def test_a_negation_in_another_clause_leaves_readiness_alone(message: str) -> None:
-    assert lang.is_ready(message)
+    assert readiness.is_ready(message)
 
 
 @pytest.mark.parametrize(
@@ -48,12 +48,16 @@ def test_a_negation_in_another_clause_leaves_readiness_alone(message: str) -> No
     ],
 )
 def test_readiness_is_heard_past_no_questions_and_other_negated_words(message: str) -> None:
-    assert lang.is_ready(message) and not lang.is_not_ready(message)
+    assert readiness.is_ready(message) and not readiness.is_not_ready(message)
 
 
 @pytest.mark.parametrize("message", ["Вопросов пока нет", "Вопросов нет", "no questions"])
 def test_no_questions_is_a_calm_answer(message: str) -> None:
-    assert not (lang.is_ready(message) or lang.is_not_ready(message) or lang.is_confused(message))
+    assert not (
+        readiness.is_ready(message)
+        or readiness.is_not_ready(message)
+        or readiness.is_confused(message)
+    )
 
 
 @pytest.mark.parametrize(
@@ -61,7 +65,7 @@ def test_no_questions_is_a_calm_answer(message: str) -> None:
     ["I'm not quite ready", "not yet ready", "I don't think I'm ready", "Понял, но подожди"],
 )
 def test_a_softened_negation_or_a_later_plea_to_wait_is_not_readiness(message: str) -> None:
-    assert lang.is_not_ready(message)
+    assert readiness.is_not_ready(message)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from baton_agent_runner.domain.language import words
+from baton_agent_runner.domain.wording import words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
 # for now". Normalised ("е" for "ё").

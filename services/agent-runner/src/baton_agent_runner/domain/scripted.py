@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from baton_agent_runner.domain import brain_dump
+from baton_agent_runner.domain import brain_dump, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.texts import text
@@ -119,11 +119,11 @@ def greeter(turn: Turn) -> _Reply:
     """Completes on readiness, a question about the next step, or 3 calm exchanges; not while
     the user says they are not ready ("я пока не готов", "not yet")."""
     message, ru = turn.message, turn.language
-    if lang.is_confused(message):
+    if readiness.is_confused(message):
         return _Reply(text(ru, "greeter_explain"))
-    if not lang.asks_next_step(message) and lang.is_not_ready(message):
+    if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
         return _Reply(text(ru, "greeter_wait"))
-    if lang.is_ready(message) or lang.asks_next_step(message) or _yes_to_start(turn):
+    if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             return _Reply(text(ru, "greeter_not_yet"))
         return _Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed")

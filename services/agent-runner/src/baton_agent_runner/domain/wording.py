@@ -1,0 +1,105 @@
+"""Words of a message as the scripted agents compare them: normalised, in clauses, and the
+negations before a word."""
+
+# ruff: noqa: RUF001, RUF002  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+_NEGATIONS = frozenset({
+    "не", "ни", "not", "never", "cannot", "dont", "didnt", "doesnt", "cant", "isnt", "arent",
+    "wasnt", "havent",
+})  # fmt: skip
+""""нет" is none: before a word it answers a question ("Нет, давай", "Вопросов нет давай")."""
+# Words that may stand between a negation and the word it negates ("не совсем понятно", "not
+# yet ready", "I don't think I'm ready"); any other word ends its reach, so "не знаю давай"
+# and "I don't know, let's go" are ready.
+_SOFTENERS = frozenset({
+    "совсем", "очень", "вполне", "пока", "еще", "до", "конца", "особо", "полностью", "так",
+    "то", "чтобы", "думаю", "что", "я", "yet", "quite", "really", "fully", "entirely",
+    "completely", "totally", "so", "very", "too", "that", "all", "think", "i", "i'm", "im",
+    "am", "feel",
+})  # fmt: skip
+_REACH = 3
+"""At most this many softeners between a negation and its word."""
+_CLAUSE = re.compile(r"[.,;:!?()\n]+|\s[—–-]\s|\b(?:но|а|but|though)\b")
+
+
+def normalised(text: str) -> str:
+    """Lowercase, one apostrophe, "е" for "ё": how phrases and stems are compared."""
+    return text.lower().replace("’", "'").replace("ё", "е")
+
+
+def words(text: str) -> list[str]:
+    """The words of `text`, normalised, punctuation dropped."""
+    return re.findall(r"[\w']+", normalised(text))
+
+
+def clauses(text: str) -> list[list[str]]:
+    """The words of each clause of `text` (clauses end at punctuation, a spaced dash, "но",
+    "а", "but", "though")."""
+    return [words(clause) for clause in _CLAUSE.split(normalised(text))]
+
+
+@cache
+def _by_first_word(phrases: tuple[str, ...]) -> dict[str, tuple[list[str], ...]]:
+    """The phrases of a (constant) phrase list by their first word, split into words once."""
+    index: dict[str, list[list[str]]] = {}
+    for phrase in phrases:
+        want = phrase.split()
+        index.setdefault(want[0], []).append(want)
+    return {first: tuple(wants) for first, wants in index.items()}
+
+
+def starts(tokens: list[str], phrases: tuple[str, ...]) -> Iterable[int]:
+    """Where some phrase's words start in `tokens`: one pass over the tokens, not one per
+    phrase (a turn reads its message against about a hundred phrases)."""
+    index = _by_first_word(phrases)
+    for i, token in enumerate(tokens):
+        for want in index.get(token, ()):
+            if tokens[i : i + len(want)] == want:
+                yield i
+
+
+def is_negation(token: str) -> bool:
+    """ "не", "not", "never", a word ending in "n't"... ("нет" is none: see `_NEGATIONS`)."""
+    return token in _NEGATIONS or token.endswith("n't")
+
+
+def negated_before(tokens: list[str], at: int) -> bool:
+    """A negation anywhere before `at` in its clause: how a confirmation is denied ("I don't
+    think that's right")."""
+    return any(is_negation(t) for t in tokens[:at])
+
+
+def negated_next_to(tokens: list[str], at: int) -> bool:
+    """A negation right before `at`, or with only softeners between ("not quite ready")."""
+    for back in range(at - 1, max(at - 2 - _REACH, -1), -1):
+        if is_negation(tokens[back]):
+            return True
+        if tokens[back] not in _SOFTENERS:
+            return False
+    return False
+
+
+def said(text: str, phrases: tuple[str, ...], *, negated: bool) -> bool:
+    """Some phrase is in `text`, with (or without) a negation before it in its clause."""
+    return any(
+        negated_before(tokens, at) == negated
+        for tokens in clauses(text)
+        for at in starts(tokens, phrases)
+    )
+
+
+def hits(tokens: list[str], phrases: tuple[str, ...], *, negated: bool) -> bool:
+    """Some phrase is in the clause `tokens`, with (or without) a negation right before it."""
+    return any(negated_next_to(tokens, at) == negated for at in starts(tokens, phrases))
+
+
+def has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
+    """Some phrase is in `text` as whole words, negated or not."""
+    padded = " " + " ".join(words(text)) + " "
+    return any(f" {p} " in padded for p in phrases)
