@@ -77,6 +77,72 @@ def test_greeter_completes_after_three_calm_exchanges() -> None:
     assert out.step_completed and out.completion_reason == "criteria_met"
 
 
+def _third(message: str) -> Any:
+    """The greeter's answer to `message`, the user's third, after its own "ready to start?"."""
+    language = lang.language_of(message)
+    said = [{"role": "user", "text": "hi"}, {"role": "assistant", "text": "hello"}]
+    asked = [{"role": "user", "text": "?"}]
+    asked += [{"role": "assistant", "text": texts.text(language, "greeter_intro")}]
+    return run(turn("greeter", message, history=said + asked))
+
+
+@pytest.mark.parametrize(
+    "message", ["Нет", "No", "Nope", "Not really", "Не-а", "Нет, спасибо", "no thanks"]
+)
+def test_greeter_waits_on_a_no_to_its_question_even_at_the_third_message(message: str) -> None:
+    out = _third(message)
+    assert not out.step_completed
+    assert out.message == texts.text(lang.language_of(message), "greeter_wait")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Давай позже", "давай не сейчас", "Не сейчас", "Может, потом", "Давай попозже",
+        "Let's do it later", "maybe later", "Not now", "Later, please",
+    ],
+)  # fmt: skip
+def test_greeter_waits_when_the_user_puts_it_off(message: str) -> None:
+    out = _third(message)
+    assert not out.step_completed
+    assert out.message == texts.text(lang.language_of(message), "greeter_wait")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Не понял, давай ещё раз", "Повтори, пожалуйста", "Объясни ещё раз",
+        "Explain again please", "Can you explain that once more?", "Say that again?",
+    ],
+)  # fmt: skip
+def test_greeter_explains_again_when_asked_to(message: str) -> None:
+    out = _third(message)
+    assert not out.step_completed
+    assert out.message == texts.text(lang.language_of(message), "greeter_explain")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Я не уверен, что готов", "Не знаю, готов ли я", "Готов ли я? Не знаю",
+        "I don't know if I'm ready", "not sure whether I'm ready",
+    ],
+)  # fmt: skip
+def test_greeter_does_not_take_a_doubt_about_readiness_for_readiness(message: str) -> None:
+    assert not _third(message).step_completed
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Поехали, потом разберусь", "Let's go, I'll read the details later", "Нет, давай",
+        "Я думаю, что готов", "No questions, let's go", "No questions", "Вопросов нет",
+    ],
+)  # fmt: skip
+def test_a_later_or_a_no_about_something_else_leaves_readiness_alone(message: str) -> None:
+    assert _third(message).step_completed
+
+
 @pytest.mark.parametrize("message", ["Я пока не готов, подожди", "I'm not ready yet"])
 def test_greeter_waits_while_the_user_is_not_ready_even_after_three_exchanges(
     message: str,

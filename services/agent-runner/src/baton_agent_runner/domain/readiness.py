@@ -8,7 +8,15 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from baton_agent_runner.domain.wording import clauses, has_phrase, hits, normalised
+from baton_agent_runner.domain.wording import (
+    clauses,
+    has_phrase,
+    hits,
+    negated_next_to,
+    normalised,
+    starts,
+    words,
+)
 
 # Phrases are matched as whole words on the normalised text (lowercase, "е" for "ё").
 _READY = (
@@ -18,11 +26,31 @@ _READY = (
     "let's begin", "lets begin",
 )  # fmt: skip
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
-# "Вопросов пока нет" answers the greeter's "any questions?": its "пока нет" is no "not yet".
+# "Вопросов пока нет" answers the greeter's "any questions?": its "пока нет" is no "not yet",
+# and its "нет" (as "no questions") no "no" to starting.
 _NO_QUESTIONS = re.compile(
     r"\b(?:(?:пока|еще|больше)\s+)?(?:нет|никаких)\s+(?:(?:пока|еще|больше)\s+)?вопрос\w*"
     r"|\bвопрос\w*\s+(?:(?:у\s+меня|пока|еще|больше|вроде|тоже)\s+)*нет\b"
+    r"|\bno\s+(?:more\s+)?questions?\b"
 )
+# Putting it off: a clause of these words alone, with one of `_LATER` ("Давай позже", "maybe
+# later", "не сейчас", "not now"); "Поехали, потом разберусь" is ready.
+_LATER = frozenset({"позже", "попозже", "потом", "later", "завтра", "tomorrow"})
+_NOT_NOW = ("не сейчас", "not now", "not right now", "другой раз", "another time")
+_PUTTING_OFF = _LATER | {
+    "давай", "давайте", "может", "можно", "лучше", "ну", "пожалуйста", "тогда", "в", "как",
+    "нибудь", "не", "сейчас", "другой", "раз", "maybe", "perhaps", "let's", "lets", "do", "it",
+    "this", "please", "not", "now", "right", "another", "time", "some", "other", "then",
+}  # fmt: skip
+# A bare "no" to starting: every word one of these, one of them a "no" ("Нет", "Не-а", "Not
+# really", "No thanks"); "Нет, давай" is ready, "Нет вопросов" a calm answer.
+_NO = frozenset({"нет", "неа", "не", "no", "nope", "nah", "not"})
+_SAYING_NO = _NO | {
+    "а", "пока", "еще", "совсем", "спасибо", "извини", "ну", "really", "quite", "yet", "thanks",
+    "thank", "you", "sorry", "well", "i", "think", "guess",
+}  # fmt: skip
+# A readiness word asked about, not said: "готов ли я", "if I'm ready", "whether I'm ready".
+_ASKED_AFTER, _ASKED_BEFORE = "ли", frozenset({"if", "whether"})
 _NEXT_QUESTION = (
     "что дальше", "что теперь", "какой следующий", "what's next", "what next", "what now",
     "next step",
@@ -31,7 +59,8 @@ _NEXT_QUESTION = (
 _NEXT_ASKED = re.compile(r"\b(?:(?:дальше|потом)(?:\s+что)?|next)\s*\?")
 _CONFUSED = (
     "непонятно", "неясно", "запутал", "запуталась", "запутался", "в смысле", "confused",
-    "unclear", "what do you mean",
+    "unclear", "what do you mean", "еще раз", "повтори", "объясни", "поясни", "explain",
+    "once more", "one more time", "say that again", "repeat",
 )  # fmt: skip
 _UNDERSTOOD = (
     "понял", "поняла", "понятно", "понимаю", "ясно", "уверен", "уверена",
@@ -49,15 +78,43 @@ def readiness(text: str) -> Readiness | None:
     it"), a plea to wait ("подожди", "не готов", "not yet") or readiness ("поехали", "let's go"),
     so that "I'm not sure, but let's go" is ready and "Понял, но подожди" is not."""
     said: Readiness | None = None
-    for tokens in clauses(_NO_QUESTIONS.sub(" ", normalised(text))):
+    told = _NO_QUESTIONS.sub(" ", normalised(text))
+    for tokens in clauses(told):
         padded = " " + " ".join(tokens) + " "
         if any(f" {p} " in padded for p in _CONFUSED) or hits(tokens, _UNDERSTOOD, negated=True):
             said = "confused"
-        elif hits(tokens, _WAIT, negated=False) or hits(tokens, _READY, negated=True):
+        elif hits(tokens, _WAIT, negated=False) or _puts_off(tokens) or _unready(tokens):
             said = "waiting"
         elif hits(tokens, _READY, negated=False):
             said = "ready"
+    if said is None and _says_no(words(told)):
+        said = "waiting"
     return said
+
+
+def _puts_off(tokens: list[str]) -> bool:
+    """The clause puts it off ("давай позже", "не сейчас", "maybe later")."""
+    later = bool(_LATER.intersection(tokens)) or any(True for _ in starts(tokens, _NOT_NOW))
+    return later and all(token in _PUTTING_OFF for token in tokens)
+
+
+def _unready(tokens: list[str]) -> bool:
+    """A readiness word negated ("не готов") or asked about ("готов ли я", "if I'm ready")."""
+    for at in starts(tokens, _READY):
+        after = tokens[at + 1 : at + 2]
+        if negated_next_to(tokens, at) or after == [_ASKED_AFTER] or _asked(tokens, at):
+            return True
+    return False
+
+
+def _asked(tokens: list[str], at: int) -> bool:
+    """"if" or "whether" before the word at `at`, with only "I'm", "I am" between."""
+    before = [token for token in tokens[:at] if token not in ("i", "i'm", "im", "am", "we're")]
+    return bool(before) and before[-1] in _ASKED_BEFORE
+
+
+def _says_no(tokens: list[str]) -> bool:
+    return bool(_NO.intersection(tokens)) and all(token in _SAYING_NO for token in tokens)
 
 
 def is_confused(text: str) -> bool:
@@ -66,8 +123,9 @@ def is_confused(text: str) -> bool:
 
 
 def is_not_ready(text: str) -> bool:
-    """A readiness word negated ("я пока не готов", "not ready") or a plea to wait ("подожди",
-    "not yet"; not "can't wait", nor "вопросов пока нет")."""
+    """A readiness word negated ("я пока не готов", "not ready") or asked about ("готов ли я"),
+    a plea to wait ("подожди", "not yet"; not "can't wait", nor "вопросов пока нет"), putting
+    it off ("давай позже", "not now"), or a bare "no" ("Нет", "Not really")."""
     return readiness(text) == "waiting"
 
 

@@ -25,7 +25,9 @@ _SOFTENERS = frozenset({
 })  # fmt: skip
 _REACH = 3
 """At most this many softeners between a negation and its word."""
-_CLAUSE = re.compile(r"[.,;:!?()\n]+|\s[—–-]\s|\b(?:но|а|but|though)\b")
+# A comma before "что" joins what it says to the clause before it: "Я не уверен, что готов"
+# is one doubt, "Я думаю, что готов" one readiness.
+_CLAUSE = re.compile(r"(?:[.;:!?()\n]|,(?!\s*что\b))+|\s[—–-]\s|\b(?:но|а|but|though)\b")
 
 
 def normalised(text: str) -> str:
@@ -39,8 +41,8 @@ def words(text: str) -> list[str]:
 
 
 def clauses(text: str) -> list[list[str]]:
-    """The words of each clause of `text` (clauses end at punctuation, a spaced dash, "но",
-    "а", "but", "though")."""
+    """The words of each clause of `text` (clauses end at punctuation, but for a comma before
+    "что", at a spaced dash, "но", "а", "but", "though")."""
     return [words(clause) for clause in _CLAUSE.split(normalised(text))]
 
 
