@@ -206,6 +206,42 @@ def test_a_question_or_an_acknowledgement_is_no_item(message: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "message",
+    [
+        "Я пока не готов", "Я пока не готов, дай подумать", "I'm not ready yet",
+        "Hmm, let me think", "Подожди, секунду", "Это не всё", "ещё не всё", "Нет, не всё",
+        "That's not all", "not done yet", "не готово", "Ничего не приходит в голову",
+        "Nothing comes to mind", "Не знаю, что писать", "I don't know what to write",
+        "Не хочу ничего записывать",
+    ],
+)  # fmt: skip
+def test_hesitation_or_a_not_yet_is_neither_an_item_nor_done(message: str) -> None:
+    assert brain_dump.split_items(message) == [] and not brain_dump.says_done(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("— купить молоко\n— позвонить маме", ["купить молоко", "позвонить маме"]),
+        ("· milk\n◦ bread\n▪ eggs\n→ call mom", ["milk", "bread", "eggs", "call mom"]),
+        ("- [ ] купить молоко\n- [x] позвонить маме", ["купить молоко", "позвонить маме"]),
+        ("[ ] pay rent\n[X] book a dentist", ["pay rent", "book a dentist"]),
+        ("✅ купить молоко\n☐ позвонить маме", ["купить молоко", "позвонить маме"]),
+        # Not bullets: a dash inside a line, a word in brackets.
+        ("купить молоко — 2 литра", ["купить молоко — 2 литра"]),
+        ("[срочно] позвонить в банк", ["[срочно] позвонить в банк"]),
+        ("подумать об отпуске", ["подумать об отпуске"]),
+        ("wait for the delivery", ["wait for the delivery"]),
+        ("не забыть про день рождения мамы", ["не забыть про день рождения мамы"]),
+    ],
+)
+def test_a_bullet_of_another_kind_or_a_checkbox_is_no_part_of_its_item(
+    message: str, items: list[str]
+) -> None:
+    assert brain_dump.split_items(message) == items
+
+
+@pytest.mark.parametrize(
     ("message", "items"),
     [
         (

@@ -37,8 +37,23 @@ _ACK = frozenset({
     "ok", "okay", "fine", "sure", "yes", "yeah", "yep", "alright", "good", "great", "cool",
     "thanks", "thank", "you", "got", "it", "let's", "go", "no", "nope",
 })  # fmt: skip
-# A number is a bullet only with a space after it: "1.5 литра молока" is an item as it stands.
-_BULLET = re.compile(r"^\s*(?:[-*•–]\s*|\d+[.)](?:\s+|$))")
+# A line of nothing but these is hesitation or "not yet", no item: "Я пока не готов", "Hmm, let
+# me think", "Это не всё", "Nothing comes to mind", "Не знаю, что писать".
+_HESITATION = frozenset({
+    "я", "пока", "еще", "не", "готов", "готова", "готово", "подожди", "погоди", "подождите",
+    "секунду", "секундочку", "минутку", "сейчас", "дай", "дайте", "подумать", "подумаю",
+    "думаю", "хм", "хмм", "эм", "ммм", "это", "все", "ничего", "приходит", "в", "голову", "знаю",
+    "что", "писать", "написать", "записывать", "хочу", "i", "i'm", "im", "am", "not", "yet",
+    "ready", "wait", "hold", "on", "one", "moment", "second", "sec", "minute", "let", "me",
+    "think", "hmm", "um", "uh", "that's", "thats", "that", "is", "all", "done", "finished",
+    "nothing", "comes", "to", "mind", "don't", "dont", "know", "what", "write", "have", "want",
+})  # fmt: skip
+# A bullet, numbered or not, and a checkbox ("- [ ]", "[x]", "☐") after it are no part of the
+# item. A number is a bullet only with a space after it: "1.5 литра молока" is an item as it
+# stands; "—", "·", "→" and the like are bullets as "-" is (phones turn "- " into "— ").
+_BULLET = re.compile(
+    r"^\s*(?:[-*•–—·◦▪▫‣⁃→►▸✓✔✅☐☑]\ufe0f?\s*|\d+[.)](?:\s+|$))?(?:\[[ xX✓]?\]\s*)?"
+)
 _NUMBER = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+")
 # Where a line parts into phrases for finding "that's all" in it: commas, stops, colons,
 # dashes.
@@ -225,8 +240,9 @@ def _is_done(phrase: str) -> bool:
     return len(core) == 1 and core[0] in _DONE_ALONE
 
 
-def _item(text: str, filler: frozenset[str] = _ACK) -> str | None:
-    """The item `text` holds; none when it is a question, a heading or only `filler` words."""
+def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
+    """The item `text` holds; none when it is a question, a heading or only `filler` words
+    (acknowledgements and hesitation, unless told otherwise)."""
     item = text.strip().rstrip(".,;:—–- ").strip()
     if not item or text.rstrip().endswith(("?", ":")):
         return None
