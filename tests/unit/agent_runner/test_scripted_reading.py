@@ -115,6 +115,28 @@ def test_a_stem_inside_another_word_is_no_life_area(message: str) -> None:
 @pytest.mark.parametrize(
     ("message", "areas"),
     [
+        ("У меня нет хобби", set()), ("Хобби у меня нет", set()), ("Семьи нет", set()),
+        ("No hobbies really", set()), ("I don't have any hobbies", set()),
+        ("I have no time for hobbies", set()), ("Работа не важна", set()),
+        ("Work isn't a priority right now", set()), ("Работа меня не волнует", set()),
+        ("I don't care about work", set()), ("Мне не важна работа", set()),
+        ("Не работа, а здоровье", {"health"}), ("Главное — не работа, а семья", {"relationships"}),
+        ("Работа важна, а хобби нет", {"work"}), ("Я не работаю, учусь", {"growth"}),
+        # A "no" answering the summary, or a negation of another word, leaves the area alone.
+        ("No, work means my startup", {"work"}), ("Нет, работа — это мой стартап", {"work"}),
+        ("Не могу без спорта", {"health"}), ("Нет ничего важнее семьи", {"relationships"}),
+        ("Мне не хватает сна", {"health"}),
+        ("не только работа, но и семья", {"work", "relationships"}),
+        ("Work is important, I can't neglect it", {"work"}),
+    ],
+)  # fmt: skip
+def test_an_area_said_not_to_matter_is_no_priority(message: str, areas: set[str]) -> None:
+    assert set(lang.areas_in(message)) == areas
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [
         ("Я много работаю", {"work"}),
         ("Мне не хватает сна и спорта", {"health"}),
         ("Время с семьёй и друзьями", {"relationships"}),

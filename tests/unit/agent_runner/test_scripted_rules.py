@@ -239,6 +239,20 @@ def test_discovery_says_noted_only_when_it_recorded_a_fact() -> None:
     assert "Записал" not in run(turn("discovery", "Я не знаю, что сказать")).message
 
 
+@pytest.mark.parametrize(
+    ("message", "declined"),
+    [("У меня нет хобби", "хобби"), ("I don't have any hobbies", "hobbies")],
+)
+def test_discovery_keeps_no_fact_of_an_area_the_user_has_not_and_asks_for_the_others(
+    message: str, declined: str
+) -> None:
+    out = run(turn("discovery", message, facts={"work": "a", "health": "b"}))
+    assert not out.extracted_data and not out.step_completed
+    assert "Записал" not in out.message and "Noted" not in out.message
+    assert declined not in out.message  # not asked for again
+    assert ("отношения" in out.message) or ("relationships" in out.message)
+
+
 def test_discovery_does_not_complete_with_fewer_than_three_areas() -> None:
     shown = [{"role": "assistant", "text": "Here is what I understood:"}]
     out = run(turn("discovery", "yes", facts={"work": "a"}, history=shown))

@@ -1,6 +1,6 @@
 """Reading a user's message: its language, the life areas it names, and confirmation."""
 
-# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from baton_agent_runner.domain.readiness import is_confused
-from baton_agent_runner.domain.wording import has_phrase, normalised, said, words
+from baton_agent_runner.domain.wording import has_phrase, is_negation, normalised, said, words
 
 Lang = Literal["ru", "en"]
 
@@ -49,6 +49,18 @@ AREAS: dict[str, tuple[str, ...]] = {
         "хобби", "увлечени", "увлека", "музык", "гитар", "рисова",
     ),
 }  # fmt: skip
+# Words that may stand between a negation and the area it declines ("у меня нет хобби", "I
+# don't have any hobbies", "мне не важна работа"), and after the area before its "нет".
+_BETWEEN = frozenset({
+    "у", "меня", "нас", "мне", "особо", "вообще", "сейчас", "пока", "никакого", "никаких",
+    "have", "has", "any", "really", "much", "time", "for", "about", "care", "i", "i've", "my",
+    "me", "right", "now", "is", "are", "a", "the", "important", "важна", "важно", "важен",
+    "главное",
+})  # fmt: skip
+_DECLINE_REACH = 4
+_MATTERS = ("важн", "главн", "приоритет", "волну", "интерес", "нуж", "important", "priorit",
+            "matter", "care")  # fmt: skip
+_PHRASE_START = re.compile(r"[,:—–]|\s-\s")
 _AREA_PATTERNS = {
     area: re.compile(r"\b(?:" + "|".join(stems) + ")") for area, stems in AREAS.items()
 }
@@ -130,11 +142,50 @@ def confirms(text: str) -> bool:
 
 
 def areas_in(text: str) -> dict[str, str]:
-    """Life areas the text talks about, each with the clause that mentions it."""
-    found: dict[str, str] = {}
+    """Life areas the text talks about as priorities, each with the clause that mentions it;
+    not those it says the user has not or that do not matter ("у меня нет хобби", "work isn't
+    a priority", "не работа, а здоровье": health only)."""
+    return {area: clause for area, clause, declined in _mentions(text) if not declined}
+
+
+def declined_areas(text: str) -> set[str]:
+    """The areas the text names only to say they are no priority ("У меня нет хобби")."""
+    named = areas_in(text)
+    return {area for area, _, declined in _mentions(text) if declined and area not in named}
+
+
+def _mentions(text: str) -> list[tuple[str, str, bool]]:
+    """Each area a clause of the text names, the clause, and whether it declines it."""
+    found: list[tuple[str, str, bool]] = []
     for clause in re.split(r"[.;!?\n]+|,\s+(?:а|и|but|and)\s+", text):
         lowered = normalised(clause)
         for area, pattern in _AREA_PATTERNS.items():
-            if area not in found and pattern.search(lowered):
-                found[area] = clause.strip()
+            hits = list(pattern.finditer(lowered))
+            if hits:
+                declined = all(_declines(lowered, hit.start()) for hit in hits)
+                found.append((area, clause.strip(), declined))
     return found
+
+
+def _declines(clause: str, at: int) -> bool:
+    """The area word at `at` is negated: a negation before it in its phrase, past words such as
+    "have", "any", "у меня" ("нет хобби", "I don't have any hobbies"); or after it a "нет"
+    ("хобби у меня нет") or a negation of its importance ("работа не важна", "isn't a
+    priority"). A "no" answering the summary ("No, work means ...") is a phrase of its own."""
+    before = words(_PHRASE_START.split(clause[:at])[-1])
+    for token in reversed(before[-_DECLINE_REACH:]):
+        if is_negation(token) or token in ("нет", "no"):
+            return True
+        if token not in _BETWEEN:
+            break
+    after = words(clause[at:])[1:]
+    for n, token in enumerate(after[:_DECLINE_REACH]):
+        if token == "нет" or (is_negation(token) and _matters(after[n + 1 : n + 3])):
+            return True
+        if token not in _BETWEEN:
+            return False
+    return False
+
+
+def _matters(tokens: list[str]) -> bool:
+    return any(token.startswith(_MATTERS) for token in tokens)

@@ -108,7 +108,7 @@ def _unready(tokens: list[str]) -> bool:
 
 
 def _asked(tokens: list[str], at: int) -> bool:
-    """"if" or "whether" before the word at `at`, with only "I'm", "I am" between."""
+    """ "if" or "whether" before the word at `at`, with only "I'm", "I am" between."""
     before = [token for token in tokens[:at] if token not in ("i", "i'm", "im", "am", "we're")]
     return bool(before) and before[-1] in _ASKED_BEFORE
 

@@ -165,7 +165,10 @@ def discovery(turn: Turn) -> _Reply:
         if not found and lang.denies(turn.message):  # "нет, не так" without saying what is
             return _Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
         return _Reply(summary, data=data)
-    missing = [lang.AREA_NAMES[turn.language][a] for a in lang.AREAS if a not in facts]
+    # Not asked for again: an area the user has just said is none of theirs ("нет хобби").
+    skip = facts.keys() | lang.declined_areas(turn.message)
+    unsaid = [a for a in lang.AREAS if a not in skip] or [a for a in lang.AREAS if a not in facts]
+    missing = [lang.AREA_NAMES[turn.language][a] for a in unsaid]
     ask = text(turn.language, "discovery_ask", missing=", ".join(missing))
     if found:  # "noted" only when a fact was
         ask = f"{text(turn.language, 'discovery_noted')} {ask}"
