@@ -308,6 +308,14 @@ def test_brain_dump_items(message: str, items: list[str]) -> None:
         ("Запиши в inbox", None),
         ("inbox:", None),
         ("Это — запиши в inbox", None),
+        # A request not to, and an item in quotes.
+        ("Не записывай в inbox: купить молоко", None),
+        ("Не надо добавлять в inbox: купить молоко", None),
+        ("Don't put in my inbox: buy milk", None),
+        ("Я не знаю. Запиши в inbox: купить молоко", "купить молоко"),
+        ("Please add 'buy milk' to my inbox", "buy milk"),
+        ("Запиши в inbox: «купить молоко»", "купить молоко"),
+        ('Add to my inbox: "call mom"', "call mom"),
     ],
 )
 def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from baton_agent_runner.domain.wording import words
+from baton_agent_runner.domain.wording import is_negation, words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
 # for now". Normalised ("е" for "ё").
@@ -96,6 +96,9 @@ _REQUESTS = tuple(
         r"\binbox\s*:(?P<item>.*)",
     )
 )
+# Where the phrase said just before a request starts: a negation in it refuses the request.
+_PHRASES = re.compile(r"[.!?;,:—–]")
+_QUOTES = "'\"«»“”„‘’"
 # What an item inside a request may not be: it names something said elsewhere, or nothing.
 _PRONOUNS = frozenset({
     "it", "this", "that", "these", "those", "them", "everything", "all", "all this", "it all",
@@ -116,7 +119,9 @@ def inbox_request_at(text: str) -> tuple[int, str] | None:
         match = pattern.search(text)
         if match is None:
             continue
-        item = match.group("item").strip().lstrip(":—–-").strip()
+        if any(is_negation(word) for word in words(_PHRASES.split(text[: match.start()])[-1])):
+            return None  # asked not to ("Не записывай в inbox: ...", "Don't put in my inbox")
+        item = match.group("item").strip().lstrip(":—–-").strip().strip(_QUOTES).strip()
         if " ".join(words(item)) in _PRONOUNS:
             continue
         if item:
