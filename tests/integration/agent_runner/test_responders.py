@@ -8,13 +8,13 @@ import pytest
 from faststream.nats import NatsBroker
 from nats.aio.client import Client
 
-from baton_agent_runner.bootstrap import AgentRunnerApp
+from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, RemoteError
 from baton_contracts.agent_api import Count, CountInboxItems, CountMemoryFacts, RunAgent
 from baton_messaging import MessagingSettings, build_broker, request, start_broker
 from baton_workflow.adapters.agent_runner import NatsAgentRunnerQueries
 
-from .conftest import Conversation, CountingFactory
+from .conftest import Conversation, CountingFactory, settings
 
 
 async def test_full_onboarding_in_russian_with_the_off_topic_item(
@@ -77,6 +77,25 @@ async def test_a_correction_replaces_the_fact(runner: AgentRunnerApp, client: Cl
     await talk.say("discovery", "discovery", "no, work means my startup")
     facts = await runner.runner.memory.facts("dave", "priorities")
     assert facts["work"] == "no, work means my startup" and len(facts) == 3
+
+
+@pytest.mark.parametrize("backend", ["mem0", "sql"])
+async def test_an_area_the_user_takes_back_is_forgotten(
+    nats_url: str, sqlite_url: str, client: Client, backend: str
+) -> None:
+    app = build(settings(nats_url, sqlite_url, memory_backend=backend))
+    await app.start()
+    try:
+        talk = Conversation(client, "gail")
+        await talk.say("discovery", "discovery", "work; health; hobbies")
+        corrected = await talk.say("discovery", "discovery", "Actually I don't care about work")
+        facts = await app.runner.memory.facts("gail", "priorities")
+        assert set(facts) == {"health", "hobbies"}, facts
+        assert "work:" not in corrected.message and not corrected.step_completed
+        await talk.say("discovery", "discovery", "Убери хобби")
+        assert set(await app.runner.memory.facts("gail", "priorities")) == {"health"}
+    finally:
+        await app.stop()
 
 
 async def test_same_idempotency_key_returns_the_recorded_reply_without_a_model_call(

@@ -253,6 +253,33 @@ def test_discovery_keeps_no_fact_of_an_area_the_user_has_not_and_asks_for_the_ot
     assert ("отношения" in out.message) or ("relationships" in out.message)
 
 
+@pytest.mark.parametrize(
+    ("message", "dropped", "kept"),
+    [
+        ("Не работа, а здоровье", ["work"], {"health": "здоровье"}),
+        ("Actually I don't care about work", ["work"], {}),
+        ("Убери хобби", ["hobbies"], {}),
+        ("Remove hobbies, and work is my startup", ["hobbies"], {"work": "work is my startup"}),
+    ],
+)  # fmt: skip
+def test_discovery_forgets_an_area_the_user_takes_back(
+    message: str, dropped: list[str], kept: dict[str, str]
+) -> None:
+    facts = {"work": "a", "health": "b", "hobbies": "c"}
+    shown = [{"role": "assistant", "text": "Here is what I understood:\n- work: a"}]
+    out = run(turn("discovery", message, facts=facts, history=shown))
+    assert out.extracted_data.get("facts", {}) == kept
+    assert out.extracted_data["dropped_facts"] == dropped
+    assert not out.step_completed
+    for area in dropped:
+        assert f"{area}:" not in out.message and f"{area}," not in out.message
+
+
+def test_discovery_forgets_nothing_the_user_never_named() -> None:
+    out = run(turn("discovery", "У меня нет хобби", facts={"work": "a"}))
+    assert "dropped_facts" not in out.extracted_data
+
+
 def test_discovery_does_not_complete_with_fewer_than_three_areas() -> None:
     shown = [{"role": "assistant", "text": "Here is what I understood:"}]
     out = run(turn("discovery", "yes", facts={"work": "a"}, history=shown))

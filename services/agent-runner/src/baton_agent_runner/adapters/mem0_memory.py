@@ -1,103 +1,27 @@
-"""Long-term memory in Mem0 over Qdrant (a local folder, or a server by URL)."""
+"""Long-term memory in Mem0 over Qdrant (a local folder, or a server by URL); `mem0_open`
+opens it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-import httpx
-from openai import APIError
-from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from qdrant_client import models
 
-from baton_agent_runner.adapters.embedders import (
-    Embedder,
-    EmbedderSettings,
-    EmbeddingDimsMismatch,
-    HashEmbedder,
-    make_embedder,
-)
+from baton_agent_runner.adapters.embedders import HashEmbedder
 from baton_agent_runner.adapters.fact_locks import FactLocks, ProcessFactLocks
 from baton_agent_runner.adapters.local_vectors import LocalUserIndex
+from baton_agent_runner.adapters.mem0_open import COLLECTION, UNAVAILABLE, open_memory
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import MemoryFact
 
 logger = logging.getLogger("baton.agent_runner")
 __all__ = ["COLLECTION", "HashEmbedder", "Mem0MemoryStore", "open_memory"]
 
-COLLECTION = "baton_facts"
 _PAGE = 1000
-# What a Qdrant server, a dead network or the embedding endpoint raise when they are down.
-_UNAVAILABLE = (
-    ResponseHandlingException,
-    UnexpectedResponse,
-    httpx.TransportError,
-    APIError,
-    OSError,
-    TimeoutError,
-)
-
-
-def open_memory(
-    qdrant_path: Path,
-    qdrant_url: str | None,
-    embedder: EmbedderSettings | None = None,
-    timeout_seconds: float = 5.0,
-) -> Any:
-    """A Mem0 `Memory` on Qdrant with the configured embedder; telemetry off, state under the
-    path. A collection made for vectors of another size stops here (`EmbeddingDimsMismatch`)."""
-    settings = embedder or EmbedderSettings()
-    vectors = make_embedder(settings)  # before touching Qdrant: a missing extra fails first
-    qdrant_path.mkdir(parents=True, exist_ok=True)
-    # mem0 reads these at import time: no telemetry, and its own files next to our data.
-    os.environ["MEM0_TELEMETRY"] = "False"
-    os.environ.setdefault("MEM0_DIR", str(qdrant_path / "mem0"))
-    from mem0 import Memory  # type: ignore[import-untyped]  # mem0 ships no type hints
-
-    store: dict[str, Any] = {"collection_name": COLLECTION, "embedding_model_dims": vectors.dims}
-    if qdrant_url:
-        store["client"] = QdrantClient(url=qdrant_url, timeout=math.ceil(timeout_seconds))
-    else:
-        store.update({"path": str(qdrant_path), "on_disk": True})
-    try:
-        memory = Memory.from_config(
-            {
-                "vector_store": {"provider": "qdrant", "config": store},
-                # Neither client is called: facts are added with infer=False and embedded by ours.
-                "embedder": {
-                    "provider": "openai",
-                    "config": {"api_key": "unused", "embedding_dims": vectors.dims},
-                },
-                "llm": {"provider": "openai", "config": {"api_key": "unused"}},
-                "history_db_path": str(qdrant_path / "history.db"),
-            }
-        )
-        memory.embedding_model = vectors
-        _check_dims(memory, vectors, settings.kind)
-    except _UNAVAILABLE as exc:
-        raise StoreUnavailable(f"memory: Qdrant at {qdrant_url} is unreachable: {exc}") from exc
-    return memory
-
-
-def _check_dims(memory: Any, vectors: Embedder, kind: str) -> None:
-    """Mem0 reuses an existing collection whatever its size; vectors of another size would
-    then fail on every write (or, on some servers, be stored beside incomparable ones)."""
-    client = memory.vector_store.client
-    params = client.get_collection(COLLECTION).config.params.vectors
-    size = params.size if hasattr(params, "size") else params[""].size
-    if size != vectors.dims:
-        client.close()
-        raise EmbeddingDimsMismatch(
-            f"memory: the Qdrant collection {COLLECTION!r} holds {size}-dimensional vectors, "
-            f"but the {kind!r} embedder makes {vectors.dims}-dimensional ones; use the embedder "
-            f"the collection was made with, or a new Qdrant folder or server"
-        )
 
 
 class Mem0MemoryStore:
@@ -124,7 +48,7 @@ class Mem0MemoryStore:
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._thread, partial(fn, *args, **kwargs))
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE as exc:
             raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
 
     async def _rows(self, user_id: str, **where: str) -> list[dict[str, Any]]:
@@ -163,25 +87,32 @@ class Mem0MemoryStore:
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Add the fact, or update the one with the same category and key (a correction)."""
-        # The look and the write in one call on the memory thread, under the fact's lock: two
-        # writes of the same key at once (two turns of the user, on two replicas) must not
-        # both find nothing and both add a fact. The lock is let go once the thread's write
-        # has ended, also when this caller stopped waiting for it (its store limit).
-        write = asyncio.create_task(self._put_held(user_id, category, key, text))
-        self._writes.add(write)
-        write.add_done_callback(self._writes.discard)
+        await self._locked(user_id, category, key, partial(self._put_now, text=text))
+
+    async def forget_fact(self, user_id: str, category: str, key: str) -> None:
+        """Delete the fact of that category and key, if there is one."""
+        await self._locked(user_id, category, key, self._forget_now)
+
+    async def _locked(self, user_id: str, category: str, key: str, write: Any) -> None:
+        """`write(user_id, category, key)` on the memory thread, under the fact's lock: the look
+        and the write of two replicas at once (two turns of the user) must not both find
+        nothing and both add a fact. The lock is let go once the thread's write has ended,
+        also when this caller stopped waiting for it (its store limit)."""
+        task = asyncio.create_task(self._held(user_id, category, key, write))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
         try:
-            await asyncio.shield(write)
+            await asyncio.shield(task)
         except asyncio.CancelledError:
-            write.cancel()  # still waiting for the lock, or queued: then nothing is written
+            task.cancel()  # still waiting for the lock, or queued: then nothing is written
             raise
 
-    async def _put_held(self, user_id: str, category: str, key: str, text: str) -> None:
+    async def _held(self, user_id: str, category: str, key: str, write: Any) -> None:
         async with self._locks.held(user_id, category, key):
-            written = self._thread.submit(self._put_now, user_id, category, key, text)
+            written = self._thread.submit(write, user_id, category, key)
             try:
                 await asyncio.wrap_future(written)
-            except _UNAVAILABLE as exc:
+            except UNAVAILABLE as exc:
                 raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
             except asyncio.CancelledError:
                 if not written.cancelled():  # on the thread already: hold on until it ends
@@ -192,7 +123,15 @@ class Mem0MemoryStore:
                         logger.warning("memory: a write its caller gave up on failed: %r", failed)
                 raise
 
-    def _put_now(self, user_id: str, category: str, key: str, text: str) -> None:
+    def _forget_now(self, user_id: str, category: str, key: str) -> None:
+        for row in self._rows_now(user_id, {"category": category, "key": key}):
+            try:
+                self._memory.delete(row["id"])
+            finally:
+                if self._index is not None:
+                    self._index.forget(user_id)
+
+    def _put_now(self, user_id: str, category: str, key: str, *, text: str) -> None:
         same = self._rows_now(user_id, {"category": category, "key": key})
         if same:
             self._write(user_id, self._memory.update, same[0]["id"], data=text)

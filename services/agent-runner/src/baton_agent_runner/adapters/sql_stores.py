@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, timedelta
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import raw_postgres
@@ -182,6 +182,13 @@ class SqlMemoryStore:
         with reachable("memory"):
             async with write_transaction(self._engine) as conn:
                 await conn.execute(statement)
+
+    async def forget_fact(self, user_id: str, category: str, key: str) -> None:
+        """Delete the fact of that key, if there is one."""
+        fact = (memory_facts.c.user_id == user_id) & (memory_facts.c.category == category)
+        with reachable("memory"):
+            async with write_transaction(self._engine) as conn:
+                await conn.execute(delete(memory_facts).where(fact & (memory_facts.c.key == key)))
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         """The user's facts in `category`, by key."""

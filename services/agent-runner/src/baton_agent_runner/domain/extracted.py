@@ -36,6 +36,11 @@ def facts_of(data: dict[str, Any]) -> dict[str, str]:
     return {str(area): str(text) for area, text in facts.items()}
 
 
+def dropped_facts_of(data: dict[str, Any]) -> list[str]:
+    """`extracted_data.dropped_facts`: the areas whose facts the user took back."""
+    return _contents(data, "dropped_facts")
+
+
 def inbox_items_of(
     user_id: str, turn_key: str, data: dict[str, Any], *, defer: bool = True
 ) -> list[NewInboxItem]:

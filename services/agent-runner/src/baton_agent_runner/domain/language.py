@@ -55,9 +55,14 @@ _BETWEEN = frozenset({
     "у", "меня", "нас", "мне", "особо", "вообще", "сейчас", "пока", "никакого", "никаких",
     "have", "has", "any", "really", "much", "time", "for", "about", "care", "i", "i've", "my",
     "me", "right", "now", "is", "are", "a", "the", "important", "важна", "важно", "важен",
-    "главное",
+    "главное", "про", "о", "об", "all", "пожалуйста", "please",
 })  # fmt: skip
 _DECLINE_REACH = 4
+# Asking to take an area out of the summary: it is declined too.
+_REMOVE = frozenset({
+    "убери", "уберите", "удали", "удалите", "вычеркни", "забудь", "убрать", "удалить",
+    "remove", "delete", "drop", "forget", "scrap",
+})  # fmt: skip
 _MATTERS = ("важн", "главн", "приоритет", "волну", "интерес", "нуж", "important", "priorit",
             "matter", "care")  # fmt: skip
 _PHRASE_START = re.compile(r"[,:—–]|\s-\s")
@@ -171,9 +176,13 @@ def _declines(clause: str, at: int) -> bool:
     """The area word at `at` is negated: a negation before it in its phrase, past words such as
     "have", "any", "у меня" ("нет хобби", "I don't have any hobbies"); or after it a "нет"
     ("хобби у меня нет") or a negation of its importance ("работа не важна", "isn't a
-    priority"). A "no" answering the summary ("No, work means ...") is a phrase of its own."""
+    priority"), or asked to be taken out ("убери хобби", "remove work"). A "no" answering the
+    summary ("No, work means ...") is a phrase of its own."""
     before = words(_PHRASE_START.split(clause[:at])[-1])
-    for token in reversed(before[-_DECLINE_REACH:]):
+    for back in range(len(before) - 1, max(len(before) - 1 - _DECLINE_REACH, -1), -1):
+        token = before[back]
+        if token in _REMOVE:  # "Убери хобби", "forget about work"; not "не забудь про спорт"
+            return back == 0 or not is_negation(before[back - 1])
         if is_negation(token) or token in ("нет", "no"):
             return True
         if token not in _BETWEEN:

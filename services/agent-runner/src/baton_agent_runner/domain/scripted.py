@@ -150,29 +150,42 @@ def _last_reply(turn: Turn) -> str:
 
 
 def discovery(turn: Turn) -> _Reply:
-    """Saves a `priorities` fact per area; summarises at 3 areas; completes once confirmed."""
-    found = lang.areas_in(turn.message)
-    facts = {**turn.facts, **found}
+    """Saves a `priorities` fact per area, forgets one the user takes back; summarises at 3
+    areas; completes once confirmed."""
+    found, declined = lang.areas_in(turn.message), lang.declined_areas(turn.message)
+    dropped = [area for area in lang.AREAS if area in declined and area in turn.facts]
+    facts = {area: fact for area, fact in {**turn.facts, **found}.items() if area not in dropped}
     data: dict[str, Any] = {"facts": found} if found else {}
-    confirmed = not found and _summary_shown(turn) and lang.confirms(turn.message)
+    if dropped:
+        data["dropped_facts"] = dropped
+    confirmed = not data and _summary_shown(turn) and lang.confirms(turn.message)
     if confirmed and len(facts) >= MIN_AREAS:
         if not turn.can_complete:  # not enough said yet: ask for more, show the summary again
             more = text(turn.language, "discovery_not_yet")
             return _Reply(f"{more}\n{_summary(turn.language, facts)}")
         return _Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
+    forgot = _forgot(turn.language, dropped)
     if len(facts) >= MIN_AREAS:
         summary = _summary(turn.language, facts)
-        if not found and lang.denies(turn.message):  # "нет, не так" without saying what is
+        if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
             return _Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
-        return _Reply(summary, data=data)
+        return _Reply(forgot + summary, data=data)
     # Not asked for again: an area the user has just said is none of theirs ("нет хобби").
-    skip = facts.keys() | lang.declined_areas(turn.message)
+    skip = facts.keys() | declined
     unsaid = [a for a in lang.AREAS if a not in skip] or [a for a in lang.AREAS if a not in facts]
     missing = [lang.AREA_NAMES[turn.language][a] for a in unsaid]
     ask = text(turn.language, "discovery_ask", missing=", ".join(missing))
     if found:  # "noted" only when a fact was
         ask = f"{text(turn.language, 'discovery_noted')} {ask}"
-    return _Reply(ask, data=data)
+    return _Reply(forgot + ask, data=data)
+
+
+def _forgot(language: lang.Lang, dropped: list[str]) -> str:
+    """ "Убрал: хобби." before the reply, when the turn forgets facts."""
+    if not dropped:
+        return ""
+    names = ", ".join(lang.AREA_NAMES[language][area] for area in dropped)
+    return text(language, "discovery_forgot", areas=names) + "\n"
 
 
 def _summary_shown(turn: Turn) -> bool:

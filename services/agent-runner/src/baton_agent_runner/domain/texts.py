@@ -30,6 +30,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'No rush. When you are ready, say "ready" or ask what comes next.',
     },
     "discovery_noted": {"ru": "Записал.", "en": "Noted."},
+    "discovery_forgot": {"ru": "Убрал: {areas}.", "en": "Removed: {areas}."},
     "discovery_ask": {
         "ru": "Расскажи ещё о других областях: {missing}.",
         "en": "Tell me about other areas too: {missing}.",

@@ -46,6 +46,9 @@ class MemoryStore(Protocol):
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
         """Save or correct one fact."""
 
+    async def forget_fact(self, user_id: str, category: str, key: str) -> None:
+        """Delete one fact, if the user has it."""
+
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         """The user's facts in one category, by key."""
 

@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from baton_agent_runner.domain.extracted import PRIORITIES, facts_of, inbox_items_of
+from baton_agent_runner.domain.extracted import (
+    PRIORITIES,
+    dropped_facts_of,
+    facts_of,
+    inbox_items_of,
+)
 from baton_agent_runner.domain.language import Lang, language_in
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import Profile
@@ -268,9 +273,11 @@ class AgentRunner:
         return output, answer.usage, True
 
     async def _keep(self, cmd: RunAgent, output: AgentOutput, *, defer: bool) -> None:
-        """Persist what the agent extracted: priority facts, inbox items, deferred items (new
-        ones when not `defer`: no inbox step lies ahead)."""
+        """Persist what the agent extracted: priority facts (and the ones taken back), inbox
+        items, deferred items (new ones when not `defer`: no inbox step lies ahead)."""
         data = output.extracted_data
+        for area in dropped_facts_of(data):
+            await self.memory.forget_fact(cmd.user_id, PRIORITIES, area)
         for area, text in facts_of(data).items():
             await self.memory.put_fact(cmd.user_id, PRIORITIES, area, text)
         items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)

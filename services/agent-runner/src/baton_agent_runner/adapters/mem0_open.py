@@ -1,0 +1,89 @@
+"""Opening Mem0 over Qdrant (a local folder, or a server by URL) with Baton's embedder, and
+what its stores raise when they are down."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+from openai import APIError
+from qdrant_client import QdrantClient
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from baton_agent_runner.adapters.embedders import (
+    Embedder,
+    EmbedderSettings,
+    EmbeddingDimsMismatch,
+    make_embedder,
+)
+from baton_agent_runner.service.ports import StoreUnavailable
+
+COLLECTION = "baton_facts"
+# What a Qdrant server, a dead network or the embedding endpoint raise when they are down.
+UNAVAILABLE = (
+    ResponseHandlingException,
+    UnexpectedResponse,
+    httpx.TransportError,
+    APIError,
+    OSError,
+    TimeoutError,
+)
+
+
+def open_memory(
+    qdrant_path: Path,
+    qdrant_url: str | None,
+    embedder: EmbedderSettings | None = None,
+    timeout_seconds: float = 5.0,
+) -> Any:
+    """A Mem0 `Memory` on Qdrant with the configured embedder; telemetry off, state under the
+    path. A collection made for vectors of another size stops here (`EmbeddingDimsMismatch`)."""
+    settings = embedder or EmbedderSettings()
+    vectors = make_embedder(settings)  # before touching Qdrant: a missing extra fails first
+    qdrant_path.mkdir(parents=True, exist_ok=True)
+    # mem0 reads these at import time: no telemetry, and its own files next to our data.
+    os.environ["MEM0_TELEMETRY"] = "False"
+    os.environ.setdefault("MEM0_DIR", str(qdrant_path / "mem0"))
+    from mem0 import Memory  # type: ignore[import-untyped]  # mem0 ships no type hints
+
+    store: dict[str, Any] = {"collection_name": COLLECTION, "embedding_model_dims": vectors.dims}
+    if qdrant_url:
+        store["client"] = QdrantClient(url=qdrant_url, timeout=math.ceil(timeout_seconds))
+    else:
+        store.update({"path": str(qdrant_path), "on_disk": True})
+    try:
+        memory = Memory.from_config(
+            {
+                "vector_store": {"provider": "qdrant", "config": store},
+                # Neither client is called: facts are added with infer=False and embedded by ours.
+                "embedder": {
+                    "provider": "openai",
+                    "config": {"api_key": "unused", "embedding_dims": vectors.dims},
+                },
+                "llm": {"provider": "openai", "config": {"api_key": "unused"}},
+                "history_db_path": str(qdrant_path / "history.db"),
+            }
+        )
+        memory.embedding_model = vectors
+        _check_dims(memory, vectors, settings.kind)
+    except UNAVAILABLE as exc:
+        raise StoreUnavailable(f"memory: Qdrant at {qdrant_url} is unreachable: {exc}") from exc
+    return memory
+
+
+def _check_dims(memory: Any, vectors: Embedder, kind: str) -> None:
+    """Mem0 reuses an existing collection whatever its size; vectors of another size would
+    then fail on every write (or, on some servers, be stored beside incomparable ones)."""
+    client = memory.vector_store.client
+    params = client.get_collection(COLLECTION).config.params.vectors
+    size = params.size if hasattr(params, "size") else params[""].size
+    if size != vectors.dims:
+        client.close()
+        raise EmbeddingDimsMismatch(
+            f"memory: the Qdrant collection {COLLECTION!r} holds {size}-dimensional vectors, "
+            f"but the {kind!r} embedder makes {vectors.dims}-dimensional ones; use the embedder "
+            f"the collection was made with, or a new Qdrant folder or server"
+        )
