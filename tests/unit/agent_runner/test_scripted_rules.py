@@ -195,6 +195,26 @@ def test_discovery_completes_only_after_confirming_the_summary(yes: str, header:
     assert out.step_completed and out.completion_reason == "user_confirmed"
 
 
+@pytest.mark.parametrize(
+    "yes",
+    ["Ага", "Угу", "ок", "Окей", "Именно", "Так и есть", "ok", "okay", "yup", "sure", "perfect",
+     "All good", "Looks good to me", "Sounds good"],
+)  # fmt: skip
+def test_discovery_takes_a_casual_yes_to_its_summary_as_a_confirmation(yes: str) -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    header = texts.text(lang.language_of(yes), "summary_header")
+    out = run(turn("discovery", yes, facts=facts, history=[{"role": "assistant", "text": header}]))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+@pytest.mark.parametrize("no", ["не ок", "not ok", "not perfect", "doesn't look good"])
+def test_a_casual_yes_negated_is_a_correction(no: str) -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    header = texts.text(lang.language_of(no), "summary_header")
+    out = run(turn("discovery", no, facts=facts, history=[{"role": "assistant", "text": header}]))
+    assert not out.step_completed
+
+
 def test_discovery_correction_updates_the_fact_and_shows_the_summary_again() -> None:
     facts = {"work": "a", "health": "b", "growth": "c"}
     shown = [{"role": "assistant", "text": "Here is what I understood:\n- work: a"}]

@@ -81,8 +81,9 @@ AREA_NAMES: dict[Lang, dict[str, str]] = {
 }
 
 _CONFIRM = (
-    "да", "верно", "правильно", "точно", "все так", "yes", "yeah", "yep", "correct", "right",
-    "exactly",
+    "да", "верно", "правильно", "точно", "все так", "ага", "угу", "ок", "окей", "именно",
+    "так и есть", "yes", "yeah", "yep", "yup", "correct", "right", "exactly", "ok", "okay",
+    "sure", "perfect", "all good", "looks good", "sounds good",
 )  # fmt: skip
 _DENY_FIRST = ("нет", "не", "неа", "no", "nope", "not")
 # After a leading "нет,"/"no," these still confirm: "Нет, всё верно", "No, that's right".
