@@ -266,6 +266,28 @@ def test_a_bullet_of_another_kind_or_a_checkbox_is_no_part_of_its_item(
 @pytest.mark.parametrize(
     ("message", "items"),
     [
+        # Answering "anything else?" before the item: the answer is no part of it.
+        ("Да, купить хлеб", ["купить хлеб"]),
+        ("Нет, ещё: купить хлеб", ["купить хлеб"]),
+        ("Готово? Нет, ещё отчёт", ["отчёт"]),
+        ("Ok, and call mom", ["call mom"]),
+        ("Хм, не знаю, наверное купить молоко", ["наверное купить молоко"]),
+        ("1 - купить молоко\n2 – позвонить маме", ["купить молоко", "позвонить маме"]),
+        # A first phrase that says something stays.
+        ("Нет молока", ["Нет молока"]),
+        ("Купить: молоко, хлеб", ["Купить: молоко, хлеб"]),
+        ("Да, конечно", []),
+    ],
+)
+def test_an_answer_or_a_hedge_before_an_item_is_no_part_of_it(
+    message: str, items: list[str]
+) -> None:
+    assert brain_dump.split_items(message) == items
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
         (
             "1. купить молоко 2. позвонить маме 3. отчёт",
             ["купить молоко", "позвонить маме", "отчёт"],

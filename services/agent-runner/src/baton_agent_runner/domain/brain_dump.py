@@ -52,12 +52,15 @@ _HESITATION = frozenset({
 # item. A number is a bullet only with a space after it: "1.5 литра молока" is an item as it
 # stands; "—", "·", "→" and the like are bullets as "-" is (phones turn "- " into "— ").
 _BULLET = re.compile(
-    r"^\s*(?:[-*•–—·◦▪▫‣⁃→►▸✓✔✅☐☑]\ufe0f?\s*|\d+[.)](?:\s+|$))?(?:\[[ xX✓]?\]\s*)?"
+    r"^\s*(?:[-*•–—·◦▪▫‣⁃→►▸✓✔✅☐☑]\ufe0f?\s*|\d+(?:[.)]|\s+[-–—])(?:\s+|$))?"
+    r"(?:\[[ xX✓]?\]\s*)?"
 )
 _NUMBER = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+")
 # Where a line parts into phrases for finding "that's all" in it: commas, stops, colons,
 # dashes.
 _PHRASE_END = re.compile(r"[,.!?…:]+(?:\s+|$)|\s[—–-]\s")
+# Phrases of nothing but these before an item answer the agent or hedge; no part of the item.
+_PREAMBLE = _ACK | _HESITATION | _LEADING | {"еще", "а", "also", "plus"}
 # Second thoughts after "that's all" take it back: "Всё. Хотя нет, ..." is not done yet.
 _TAKE_BACK = frozenset({"хотя", "погоди", "подожди", "стоп", "actually", "wait", "hold"})
 # Before "that's all", a part of nothing but these hedges or acknowledges it.
@@ -217,6 +220,17 @@ def _said(text: str) -> Iterator[str | bool]:
         yield item
 
 
+def _past_preamble(text: str) -> str:
+    """`text` from its first phrase that is not only answers, hedges and joining words, and
+    past the joining words that open it ("and call mom", "ещё отчёт")."""
+    start = 0
+    for phrase_end in _PHRASE_END.finditer(text):
+        if not set(words(text[start : phrase_end.start()])) <= _PREAMBLE:
+            break
+        start = phrase_end.end()
+    return _JOINING.sub("", text[start:].lstrip())
+
+
 def _after_done(rest: str) -> tuple[str, bool]:
     """What may still be an item after "that's all", past a clause going on with it ("что я
     помню"), its thanks and second thoughts ("спасибо", "хотя нет") and joining words; and
@@ -246,9 +260,10 @@ def _is_done(phrase: str) -> bool:
 
 
 def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
-    """The item `text` holds; none when it is a question, a heading or only `filler` words
+    """The item `text` holds, past the answer or hedge before it ("Да, купить хлеб", "Нет,
+    ещё: отчёт"); none when it is a question, a heading or only `filler` words
     (acknowledgements and hesitation, unless told otherwise)."""
-    item = text.strip().rstrip(".,;:—–- ").strip()
+    item = _past_preamble(text).strip().rstrip(".,;:—–- ").strip()
     if not item or text.rstrip().endswith(("?", ":")):
         return None
     return None if all(token in filler for token in words(item)) else item
