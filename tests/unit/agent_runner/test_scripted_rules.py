@@ -295,6 +295,32 @@ def test_discovery_forgets_an_area_the_user_takes_back(
         assert f"{area}:" not in out.message and f"{area}," not in out.message
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Всё правильно, кроме работы", "Всё верно, кроме здоровья", "Неверно про работу",
+        "Everything is right except work", "Wrong about work", "All correct apart from health",
+    ],
+)  # fmt: skip
+def test_discovery_asks_what_to_correct_when_told_only_which_area_is_wrong(message: str) -> None:
+    facts = {"work": "a", "health": "b", "hobbies": "c"}
+    header = texts.text(lang.language_of(message), "summary_header")
+    out = run(
+        turn("discovery", message, facts=facts, history=[{"role": "assistant", "text": header}])
+    )
+    assert not out.extracted_data and not out.step_completed
+    assert "Что поправить?" in out.message or "What should I correct?" in out.message
+    assert header in out.message
+
+
+def test_an_area_said_to_be_wrong_with_what_is_right_is_a_correction() -> None:
+    facts = {"work": "a", "health": "b", "hobbies": "c"}
+    shown = [{"role": "assistant", "text": "Вот что я понял о тебе:"}]
+    message = "Всё верно, кроме работы — это мой стартап"
+    out = run(turn("discovery", message, facts=facts, history=shown))
+    assert out.extracted_data == {"facts": {"work": message}}
+
+
 def test_discovery_forgets_nothing_the_user_never_named() -> None:
     out = run(turn("discovery", "У меня нет хобби", facts={"work": "a"}))
     assert "dropped_facts" not in out.extracted_data

@@ -55,9 +55,11 @@ _BETWEEN = frozenset({
     "у", "меня", "нас", "мне", "особо", "вообще", "сейчас", "пока", "никакого", "никаких",
     "have", "has", "any", "really", "much", "time", "for", "about", "care", "i", "i've", "my",
     "me", "right", "now", "is", "are", "a", "the", "important", "важна", "важно", "важен",
-    "главное", "про", "о", "об", "all", "пожалуйста", "please",
+    "главное", "про", "о", "об", "all", "пожалуйста", "please", "from",
 })  # fmt: skip
 _DECLINE_REACH = 4
+# Pointing at an area as the wrong one, without saying what is right ("кроме работы").
+_WRONG = frozenset({"кроме", "except", "wrong", "неверно", "неправильно", "насчет", "apart"})
 # Asking to take an area out of the summary: it is declined too.
 _REMOVE = frozenset({
     "убери", "уберите", "удали", "удалите", "вычеркни", "забудь", "убрать", "удалить",
@@ -126,10 +128,11 @@ def language_in(message: str, earlier: Iterable[str]) -> Lang:
 
 def denies(text: str) -> bool:
     """A "no": "неверно", "wrong", "да нет", a negated confirmation ("не совсем верно", "that's
-    not right"), or a message that starts with "нет"/"no"/"not" and does not go on to confirm
-    ("Нет, всё верно", "No, that's right" and "nothing wrong" are no denials)."""
+    not right"), an area said to be wrong ("всё верно, кроме работы"), or a message that
+    starts with "нет"/"no"/"not" and does not go on to confirm ("Нет, всё верно", "No, that's
+    right" and "nothing wrong" are no denials)."""
     told = _ALL_GOOD.sub(",", normalised(text))
-    if has_phrase(told, _DENY) or said(told, _CONFIRM, negated=True):
+    if has_phrase(told, _DENY) or said(told, _CONFIRM, negated=True) or _wrong_areas(text):
         return True
     tokens = words(told)
     if not tokens or tokens[0] not in _DENY_FIRST:
@@ -150,51 +153,63 @@ def confirms(text: str) -> bool:
 def areas_in(text: str) -> dict[str, str]:
     """Life areas the text talks about as priorities, each with the clause that mentions it;
     not those it says the user has not or that do not matter ("у меня нет хобби", "work isn't
-    a priority", "не работа, а здоровье": health only)."""
-    return {area: clause for area, clause, declined in _mentions(text) if not declined}
+    a priority", "не работа, а здоровье": health only), nor one it only says is wrong ("всё
+    верно, кроме работы")."""
+    return {area: clause for area, clause, said in _mentions(text) if said == "named"}
 
 
 def declined_areas(text: str) -> set[str]:
     """The areas the text names only to say they are no priority ("У меня нет хобби")."""
-    named = areas_in(text)
-    return {area for area, _, declined in _mentions(text) if declined and area not in named}
+    return {area for area, _, said in _mentions(text) if said == "declined"}
 
 
-def _mentions(text: str) -> list[tuple[str, str, bool]]:
-    """Each area a clause of the text names, the clause, and whether it declines it."""
-    found: list[tuple[str, str, bool]] = []
+def _wrong_areas(text: str) -> set[str]:
+    """The areas the text names only to say they are wrong ("кроме работы", "wrong about")."""
+    return {area for area, _, said in _mentions(text) if said == "wrong"}
+
+
+Mention = Literal["named", "declined", "wrong"]
+
+
+def _mentions(text: str) -> list[tuple[str, str, Mention]]:
+    """Each area a clause of the text names, the clause, and what it says of it: named (any of
+    its words in the clause), else wrong, else declined."""
+    found: dict[str, tuple[str, str, Mention]] = {}
     for clause in re.split(r"[.;!?\n]+|,\s+(?:а|и|but|and)\s+", text):
         lowered = normalised(clause)
         for area, pattern in _AREA_PATTERNS.items():
-            hits = list(pattern.finditer(lowered))
-            if hits:
-                declined = all(_declines(lowered, hit.start()) for hit in hits)
-                found.append((area, clause.strip(), declined))
-    return found
+            said = {_said_of(lowered, hit.start()) for hit in pattern.finditer(lowered)}
+            for kind in ("named", "wrong", "declined"):
+                if kind in said and (area not in found or found[area][2] != "named"):
+                    found[area] = (area, clause.strip(), kind)
+                    break
+    return list(found.values())
 
 
-def _declines(clause: str, at: int) -> bool:
-    """The area word at `at` is negated: a negation before it in its phrase, past words such as
-    "have", "any", "у меня" ("нет хобби", "I don't have any hobbies"); or after it a "нет"
-    ("хобби у меня нет") or a negation of its importance ("работа не важна", "isn't a
-    priority"), or asked to be taken out ("убери хобби", "remove work"). A "no" answering the
-    summary ("No, work means ...") is a phrase of its own."""
-    before = words(_PHRASE_START.split(clause[:at])[-1])
+def _said_of(clause: str, at: int) -> Mention:
+    """What the clause says of the area word at `at`: "wrong" after "кроме", "except", "wrong
+    about", with nothing after it; "declined" after a negation, past words such as "have",
+    "any", "у меня" ("нет хобби", "I don't have any hobbies"), asked to be taken out ("убери
+    хобби"), with a "нет" after it ("хобби у меня нет") or its importance negated ("работа не
+    важна", "isn't a priority"); else "named". A "no" answering the summary ("No, work means
+    ...") is a phrase of its own."""
+    before, after = words(_PHRASE_START.split(clause[:at])[-1]), words(clause[at:])[1:]
     for back in range(len(before) - 1, max(len(before) - 1 - _DECLINE_REACH, -1), -1):
         token = before[back]
+        if token in _WRONG:  # with what is right after it, a correction like any other
+            return "wrong" if set(after) <= _BETWEEN else "named"
         if token in _REMOVE:  # "Убери хобби", "forget about work"; not "не забудь про спорт"
-            return back == 0 or not is_negation(before[back - 1])
+            return "declined" if back == 0 or not is_negation(before[back - 1]) else "named"
         if is_negation(token) or token in ("нет", "no"):
-            return True
+            return "declined"
         if token not in _BETWEEN:
             break
-    after = words(clause[at:])[1:]
     for n, token in enumerate(after[:_DECLINE_REACH]):
         if token == "нет" or (is_negation(token) and _matters(after[n + 1 : n + 3])):
-            return True
+            return "declined"
         if token not in _BETWEEN:
-            return False
-    return False
+            break
+    return "named"
 
 
 def _matters(tokens: list[str]) -> bool:
