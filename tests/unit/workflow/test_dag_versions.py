@@ -86,6 +86,63 @@ def test_diff_is_a_unified_diff_of_the_pretty_json() -> None:
     assert '-      "prompt": "hi"\n' in text and '+      "prompt": "hello"\n' in text
 
 
+def diff_of(before: dict[str, object], after: dict[str, object]) -> str:
+    past = history(saved(1, before, "create"), saved(2, after))
+    old, new = past.get(1), past.get(2)
+    assert old is not None and new is not None
+    return dv.unified_diff(old, new)
+
+
+def test_diff_of_documents_that_differ_only_in_key_order_is_empty() -> None:
+    before = {
+        "name": "wf", "variables": {"a": "1", "b": "2"},
+        "steps": [{"id": "a", "agent": "hisui", "prompt": "hi", "toolInput": {}}],
+    }  # fmt: skip
+    after = {
+        "steps": [{"toolInput": {}, "prompt": "hi", "id": "a", "agent": "hisui"}],
+        "variables": {"b": "2", "a": "1"}, "name": "wf",
+    }  # fmt: skip
+    assert diff_of(before, after) == ""
+
+
+def test_diff_shows_only_the_real_change_when_keys_also_moved() -> None:
+    before = {
+        "name": "wf", "timeout": "30m",
+        "steps": [
+            {"id": "a", "agent": "hisui", "prompt": "hi"},
+            {"id": "p", "type": "parallel", "parallel": [{"id": "s", "prompt": "x"}]},
+        ],
+    }  # fmt: skip
+    after = {
+        "timeout": "1h", "name": "wf",
+        "steps": [
+            {"prompt": "hi", "agent": "hisui", "id": "a"},
+            {"parallel": [{"prompt": "x", "id": "s"}], "type": "parallel", "id": "p"},
+        ],
+    }  # fmt: skip
+    changed = [
+        line for line in diff_of(before, after).splitlines()[2:]
+        if line.startswith(("+", "-"))
+    ]  # fmt: skip
+    assert changed == ['-  "timeout": "30m",', '+  "timeout": "1h",']
+
+
+def test_diff_lays_keys_out_in_the_seed_order_whatever_order_they_were_written_in() -> None:
+    after = {"steps": [{"prompt": "hello", "id": "a"}], "name": "wf"}
+    text = diff_of(DOC, after)
+    assert text.splitlines()[2:] == [
+        "@@ -3,7 +3,7 @@",
+        '   "steps": [',
+        "     {",
+        '       "id": "a",',
+        '-      "prompt": "hi"',
+        '+      "prompt": "hello"',
+        "     }",
+        "   ]",
+        " }",
+    ]
+
+
 @pytest.mark.parametrize("value", ["wf", "wf@", "@2", "wf@0", "wf@x"])
 def test_malformed_version_ids_are_refused(value: str) -> None:
     with pytest.raises(ValueError, match="version id"):

@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
+from baton_workflow.domain.dag.definition import Step, WorkflowDefinition
+
 Action = Literal["create", "update", "rollback"]
 
 VERSION_SAVED = "workflow.dag_version_saved"
@@ -187,11 +189,51 @@ def delete(history: History, now: datetime) -> list[DefinitionEvent]:
 
 
 def unified_diff(old: StoredVersion, new: StoredVersion) -> str:
-    """A readable unified diff of two versions' documents, pretty-printed as JSON."""
-    before = json.dumps(old.document, indent=2, ensure_ascii=False).splitlines(keepends=True)
-    after = json.dumps(new.document, indent=2, ensure_ascii=False).splitlines(keepends=True)
+    """A readable unified diff of two versions' canonical documents, pretty-printed as JSON.
+
+    Canonical, because `save` already counts two documents that differ only in key order as
+    the same (dicts compare equal): the diff must not show keys that merely moved as changes.
+    """
+    before = _pretty(canonical(old.document))
+    after = _pretty(canonical(new.document))
     lines = difflib.unified_diff(before, after, fromfile=old.version_id, tofile=new.version_id)
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _pretty(document: Any) -> list[str]:
+    return json.dumps(document, indent=2, ensure_ascii=False).splitlines(keepends=True)
+
+
+_WORKFLOW_KEYS = tuple(f.alias or n for n, f in WorkflowDefinition.model_fields.items())
+_STEP_KEYS = tuple(f.alias or n for n, f in Step.model_fields.items())
+
+
+def canonical(document: Any) -> Any:
+    """The document with its keys in one order whatever order they were written in: a
+    workflow's and each step's fields in the seed's order (`name` first, `id` first), any
+    other key after them, sorted, and the keys of maps (`variables`, `toolInput`) sorted."""
+    return _ordered(document, _WORKFLOW_KEYS)
+
+
+def _ordered(value: Any, known: tuple[str, ...]) -> Any:
+    if not isinstance(value, dict):
+        return _sorted(value)
+    keys = [k for k in known if k in value] + sorted((k for k in value if k not in known), key=str)
+    return {k: _child(k, value[k]) for k in keys}
+
+
+def _child(key: str, value: Any) -> Any:
+    if key in ("steps", "parallel") and isinstance(value, list):
+        return [_ordered(step, _STEP_KEYS) for step in value]
+    return _sorted(value)
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
 
 
 def to_payload(event: DefinitionEvent) -> dict[str, Any]:
