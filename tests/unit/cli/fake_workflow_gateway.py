@@ -351,7 +351,7 @@ def _advance(run: Json, cancel: str | None) -> None:
             other.update(status="skipped")
         run.update(status="error", finished_at=T1, error=f"step {step['id']} failed")
     else:
-        step.update(status="success", output=f"[{step['id']}] done: {prompt[:40]}",
-                    finished_at=T1, cost_usd=0.001)  # fmt: skip
+        output = prompt if "LONG" in prompt else f"[{step['id']}] done: {prompt[:40]}"
+        step.update(status="success", output=output, finished_at=T1, cost_usd=0.001)
         if run["mode"] == "dry_run":
             run["estimate"] = {"tokens_in": 1200, "tokens_out": 800, "cost_usd": 0.0123}

@@ -28,13 +28,18 @@ STATUS_STYLES = {
     "skipped": "dim",
 }
 OUTPUT_PREVIEW = 200
+PIPE_WIDTH = 100_000
+"""The width of a pipe: past any line the CLI prints (a step's preview line is its 200
+characters plus the step id; a message line or a workflow name may be longer than 200), so a
+script or a CI log gets each record on one line, never folded. Tables take only what their
+cells need, so nothing is padded to this width."""
 
 
 def make_console() -> Console:
     """Stdout; when it is not a terminal, wide enough that scripts get whole lines."""
     console = Console(highlight=False)
     if not console.is_terminal:
-        console.width = 200
+        console.width = PIPE_WIDTH
     return console
 
 
