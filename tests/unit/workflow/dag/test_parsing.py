@@ -178,6 +178,16 @@ def test_a_step_that_is_not_an_object_keeps_the_others_checked() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("value", "shown"), [(None, "null"), (5, "5"), (["dispatch"], '["dispatch"]')]
+)
+def test_a_type_that_is_not_text_is_shown_as_json_with_no_guess(value: Any, shown: str) -> None:
+    assert problems(workflow({"id": "a", "type": value, "prompt": "x"})) == [
+        "steps[0].type: must be a string, one of dispatch, skill, condition, parallel, handoff, "
+        f"tool_call, delay, notify (got {shown})"
+    ]
+
+
 def test_a_bad_type_does_not_add_rules_of_the_wrong_type() -> None:
     document = workflow({"id": "a", "type": "skil", "skill": "web-search"})
     assert problems(document) == [

@@ -208,7 +208,9 @@ def _message(error: Mapping[str, Any]) -> str:
         known = _STEP_FIELDS if len(loc) > 1 else _TOP_FIELDS
         return f'unknown field "{loc[-1]}"{did_you_mean(str(loc[-1]), known)}'
     if kind == "literal_error" and loc[-1] == "type":
-        hint = did_you_mean(str(value), STEP_TYPES)
+        if not isinstance(value, str):  # null or 5 is no misspelt type: show it as JSON has it
+            return f"must be a string, one of {', '.join(STEP_TYPES)} (got {_show(value)})"
+        hint = did_you_mean(value, STEP_TYPES)
         return f'unknown step type "{value}"{hint}; use one of {", ".join(STEP_TYPES)}'
     if kind == "literal_error" and loc[-1] == "onError":
         return f'must be "stop", "skip" or "retry" (got {_show(value)})'
