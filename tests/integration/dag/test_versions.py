@@ -198,6 +198,25 @@ async def test_a_rollback_brings_a_deleted_workflow_back_as_that_version(author:
     assert shown["definition"] == versioned()
 
 
+async def test_a_rollback_to_another_workflows_version_names_the_body_field(
+    author: Author,
+) -> None:
+    # It named `version_id`, while every other problem of the same body field names
+    # `body.version_id`, as the gateway names any field of a request body.
+    await author.created(versioned())
+    back = await author.http.post(
+        "/workflows/versioned/rollback", json={"version_id": "other@1"}, headers=author.headers
+    )
+    assert back.status_code == 422, back.text
+    [detail] = back.json()["error"]["details"]
+    assert detail == {
+        "field": "body.version_id",
+        "message": "names workflow 'other', not 'versioned'",
+    }
+    history = await author.get("/workflows/versioned/versions")
+    assert [v["version_id"] for v in history["versions"]] == ["versioned@1"]
+
+
 async def test_a_malformed_version_or_name_is_said_in_words_not_as_a_regex(author: Author) -> None:
     # A version past 999,999,999 (or a name with a space) got "String should match pattern
     # '^[A-Za-z0-9_-]{1,128}@0*[1-9][0-9]{0,8}$'".
