@@ -158,7 +158,8 @@ class FakeGateway:
 
     def _latest(self, name: str) -> Json:
         if name not in self.versions or name in self.deleted:
-            raise _error(404, "not_found", f"no workflow {name}")
+            missing = [{"field": "name", "message": f"no workflow {name!r}"}]
+            raise _error(404, "not_found", f"workflow {name!r} not found", missing)
         return self.versions[name][-1]
 
     def _list(self) -> None:
@@ -280,22 +281,21 @@ class FakeGateway:
     def _rollback(self, name: str, request: httpx.Request) -> None:
         self._latest(name)
         target = json.loads(request.content)["version_id"]
-        number = int(target.split("@")[1])
-        if number > len(self.versions[name]):
-            raise _error(404, "not_found", f"no version {target}")
-        answer = self.store(self.versions[name][number - 1], "rollback", target)
+        answer = self.store(self._document(target, "version_id"), "rollback", target)
         answer.pop("changed")
         raise Reply(200, {**answer, "rolled_back_to": target})
 
-    def _document(self, version_id: str) -> Json:
+    def _document(self, version_id: str, field: str) -> Json:
+        """The version's document; a 404 naming `field`, as the gateway's does."""
         name, _, number = version_id.partition("@")
         if name not in self.versions or int(number) > len(self.versions[name]):
-            raise _error(404, "not_found", f"no version {version_id}")
+            missing = [{"field": field, "message": f"no version {version_id!r}"}]
+            raise _error(404, "not_found", f"version {version_id!r} not found", missing)
         return self.versions[name][int(number) - 1]
 
     def _diff(self, from_id: str, to_id: str) -> None:
-        a, b = (json.dumps(self._document(v), indent=2).splitlines(keepends=True)
-                for v in (from_id, to_id))  # fmt: skip
+        a, b = (json.dumps(self._document(v, f), indent=2).splitlines(keepends=True)
+                for v, f in ((from_id, "from_version"), (to_id, "to_version")))  # fmt: skip
         text = "".join(difflib.unified_diff(a, b, fromfile=from_id, tofile=to_id))
         raise Reply(200, {"from": from_id, "to": to_id, "diff": text})
 

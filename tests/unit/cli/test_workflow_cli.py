@@ -809,7 +809,13 @@ def test_rollback_refuses_a_bad_version_id(
 def test_rollback_to_a_missing_version_is_not_found(cli: Invoke, gateway: FakeGateway) -> None:
     gateway.store(RESEARCH)
     result = cli("rollback", "research-and-summarize", "9")
-    assert result.exit_code == 1 and "research-and-summarize@9 not found" in result.stderr
+    assert result.exit_code == 1
+    assert result.stderr == "error: version research-and-summarize@9 not found\n"
+
+
+def test_rollback_of_a_missing_workflow_names_the_workflow(cli: Invoke) -> None:
+    result = cli("rollback", "ghost", "1")
+    assert result.exit_code == 1 and result.stderr == "error: workflow ghost not found\n"
 
 
 @pytest.mark.parametrize("second", ["research-and-summarize@3", "3"])
@@ -850,10 +856,21 @@ def test_diff_needs_a_workflow_name(cli: Invoke, gateway: FakeGateway) -> None:
     assert gateway.requests == []
 
 
-def test_diff_of_an_unknown_version_is_not_found(cli: Invoke, gateway: FakeGateway) -> None:
+@pytest.mark.parametrize(
+    ("first", "second", "missing"),
+    [
+        ("research-and-summarize@1", "7", "research-and-summarize@7"),
+        ("research-and-summarize@7", "1", "research-and-summarize@7"),
+        ("ghost@1", "research-and-summarize@1", "ghost@1"),
+    ],
+)
+def test_diff_of_an_unknown_version_names_that_version(
+    cli: Invoke, gateway: FakeGateway, first: str, second: str, missing: str
+) -> None:
+    # It said "version A or B not found" although the gateway names the one that is missing.
     gateway.store(RESEARCH)
-    result = cli("diff", "research-and-summarize@1", "7")
-    assert result.exit_code == 1 and "research-and-summarize@7 not found" in result.stderr
+    result = cli("diff", first, second)
+    assert result.exit_code == 1 and result.stderr == f"error: version {missing} not found\n"
 
 
 # --- gateway failures, URL and token ------------------------------------------------------

@@ -22,7 +22,7 @@ from baton_cli.workflow_input import (
     load_document,
     version_id_for,
 )
-from baton_cli.workflow_session import Session, reporting, session_of
+from baton_cli.workflow_session import Session, missing_by_field, reporting, session_of
 
 
 def list_workflows(ctx: typer.Context, as_json: JsonFlag = False) -> None:
@@ -134,7 +134,11 @@ def rollback(
     """Make the given old version the latest again (as a new version)."""
     with reporting():
         target = version_id_for(name, version_id)
-    with reporting(not_found=f"workflow {name} or its version {target} not found"):
+    missing = missing_by_field(
+        {"name": f"workflow {name} not found", "version_id": f"version {target} not found"},
+        f"workflow {name} or its version {target} not found",
+    )
+    with reporting(not_found=missing):
         done = session_of(ctx).client().rollback(name, target)
     typer.echo(
         f"rolled back {name} to {target}: "
@@ -151,7 +155,11 @@ def diff(
     session = session_of(ctx)
     with reporting():
         first, second = diff_ids(version1, version2)
-    with reporting(not_found=f"version {first} or {second} not found"):
+    missing = missing_by_field(
+        {"from_version": f"version {first} not found", "to_version": f"version {second} not found"},
+        f"version {first} or {second} not found",
+    )
+    with reporting(not_found=missing):
         answer = session.client().diff(first, second)
     text = str(answer.get("diff") or "")
     if not text.strip():

@@ -144,8 +144,23 @@ def fail(message: str, code: int) -> NoReturn:
     raise typer.Exit(code)
 
 
+NotFound = str | Callable[[GatewayError], str] | None
+"""What a 404 says: one message, or one chosen from the error (see `missing_by_field`)."""
+
+
+def missing_by_field(by_field: dict[str, str], otherwise: str) -> Callable[[GatewayError], str]:
+    """A 404's message chosen by the field the gateway names as missing (a request that names
+    two things, such as the two versions of a diff, says which one is missing)."""
+
+    def say(error: GatewayError) -> str:
+        named = (by_field[p.field] for p in error.problems if p.field in by_field)
+        return next(named, otherwise)
+
+    return say
+
+
 @contextmanager
-def reporting(not_found: str | None = None, invalid: str | None = None) -> Iterator[None]:
+def reporting(not_found: NotFound = None, invalid: str | None = None) -> Iterator[None]:
     """Turn failures into messages and exit codes; `not_found` / `invalid` name the subject."""
     try:
         yield
@@ -155,7 +170,7 @@ def reporting(not_found: str | None = None, invalid: str | None = None) -> Itera
         if error.status == 422:
             _invalid(error, invalid)
         if error.status == 404 and not_found:
-            fail(not_found, 1)
+            fail(not_found(error) if callable(not_found) else not_found, 1)
         fail(str(error), 1)
     except CliError as error:
         fail(str(error), 1)
