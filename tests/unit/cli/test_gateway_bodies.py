@@ -174,6 +174,8 @@ def test_a_route_that_answers_nothing_reads_as_an_empty_object() -> None:
         (RUN_ACCEPTED, {"run_id": "  "}, 'run_id: expected a non-empty string, got "  "'),
         (WORKFLOW_DOCUMENT, {"definition": {"steps": [{"dependsOn": ["a", 2]}]}},
          "definition.steps[0].dependsOn[1]: expected a string, got 2"),
+        (WORKFLOW_DOCUMENT, {"definition": {"steps": [{"parallel": ["a"]}]}},
+         'definition.steps[0].parallel[0]: expected an object, got "a"'),
         (RUN_DETAIL, [], "the body: expected an object, got an array"),
     ],
 )  # fmt: skip

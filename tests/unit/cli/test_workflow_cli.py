@@ -137,6 +137,27 @@ def test_show_prints_a_summary_then_the_definition_json(cli: Invoke, gateway: Fa
     assert json.loads("{" + definition) == RESEARCH
 
 
+def test_show_lists_the_sub_steps_of_a_parallel_step(cli: Invoke, gateway: FakeGateway) -> None:
+    # The table listed top-level steps only: a parallel step's sub-steps, which run agents and
+    # can be named in templates, did not appear in the summary at all.
+    gateway.store({"name": "fan", "steps": [
+        {"id": "gather", "type": "parallel", "parallel": [
+            {"id": "search-papers", "agent": "hisui", "prompt": "papers"},
+            {"id": "search-code", "type": "skill", "skill": "web-search"},
+        ]},
+        {"id": "sum", "agent": "kohaku", "prompt": "x", "dependsOn": ["gather"]},
+    ]})  # fmt: skip
+    summary = ok(cli("show", "fan")).partition("\n{")[0].splitlines()
+    assert "  steps (2, and 2 sub-steps):" in summary
+    rows = [line.split() for line in summary[summary.index("  steps (2, and 2 sub-steps):") + 2 :]]
+    assert rows == [
+        ["gather", "parallel", "-", "-"],
+        ["search-papers", "dispatch", "hisui", "(in", "gather)"],
+        ["search-code", "skill", "-", "(in", "gather)"],
+        ["sum", "dispatch", "kohaku", "gather"],
+    ]
+
+
 def test_show_unknown_workflow_is_not_found(cli: Invoke) -> None:
     result = cli("show", "nope")
     assert result.exit_code == 1

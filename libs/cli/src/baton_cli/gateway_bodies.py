@@ -35,7 +35,9 @@ JsonTrue = Annotated[Literal[True], BeforeValidator(TypeAdapter(StrictBool).vali
 # reads only when it is there and not null is `NotRequired[... | None]`.
 NOTHING = TypedDict("NOTHING", {})
 WORKFLOW_LIST = TypedDict("WORKFLOW_LIST", {"workflows": list[Json]})
-Step = TypedDict("Step", {"dependsOn": NotRequired[list[str] | None]})
+Step = TypedDict(
+    "Step", {"dependsOn": NotRequired[list[str] | None], "parallel": NotRequired[list[Json] | None]}
+)
 Definition = TypedDict("Definition", {"steps": NotRequired[list[Step] | None]})
 WORKFLOW_DOCUMENT = TypedDict("WORKFLOW_DOCUMENT", {"definition": Definition})
 WORKFLOW_SAVED = TypedDict(

@@ -161,12 +161,20 @@ def definition_summary(console: Console, workflow: Json) -> None:
             console.print(Text(f"  {label + ':':<13}{value}"))
     steps = definition.get("steps") or []
     table = _table("STEP", "TYPE", "AGENT", "DEPENDS ON")
+    subs = 0
     for step in steps:
         table.add_row(
             _cell(step.get("id"), "bold"), _cell(step.get("type") or "dispatch"),
             _cell(step.get("agent")), _cell(", ".join(step.get("dependsOn") or [])),
         )  # fmt: skip
-    console.print(Text(f"  steps ({len(steps)}):"))
+        for sub in step.get("parallel") or []:  # they start with their parallel step
+            subs += 1
+            table.add_row(
+                _cell(f"  {sub.get('id')}"), _cell(sub.get("type") or "dispatch"),
+                _cell(sub.get("agent")), _cell(f"(in {step.get('id')})", "dim"),
+            )  # fmt: skip
+    counted = f"{len(steps)}, and {subs} sub-step{'s' * (subs != 1)}" if subs else len(steps)
+    console.print(Text(f"  steps ({counted}):"))
     console.print(table)
 
 
