@@ -12,6 +12,9 @@ from baton_contracts.workflow_api import MAX_MESSAGE_CHARS, WorkflowSignal
 
 CompletionReason = Literal["user_confirmed", "criteria_met", "max_reached"]
 NextAction = Literal["continue", "transition", "wait_for_input"]
+PERMISSION_MODES = ("default", "plan", "acceptEdits", "bypassPermissions")
+"""Claude Code's permission modes: what `RunTask.permission_mode` may be (none: `default`).
+The workflow refuses another in a definition, the agent-runner in a task (a rendered template)."""
 
 
 class Count(BaseModel):
@@ -142,6 +145,8 @@ class RunTask(Command):
     model: str | None = Field(default=None, max_length=200)
     provider: str | None = Field(default=None, max_length=64)
     permission_mode: str | None = Field(default=None, max_length=64)
+    """One of `PERMISSION_MODES`; checked by the agent-runner, so the task's other problems
+    are reported with it."""
     budget_usd: float | None = Field(default=None, ge=0)
     timeout_seconds: float = Field(default=300.0, gt=0)
     idempotency_key: str = Field(min_length=1, max_length=200)

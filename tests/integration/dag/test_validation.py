@@ -270,3 +270,34 @@ async def test_a_key_given_twice_in_a_yaml_or_json_document_is_refused(author: A
     assert refused.status_code == 422, refused.text
     assert "key 'prompt' is given twice" in refused.text
     assert (await author.get("/workflows"))["workflows"] == []
+
+
+PERMISSION_MODE = {"name": "pm", "steps": [{"id": "e", "prompt": "x", "permissionMode": "weird"}]}
+
+
+async def test_an_unknown_permission_mode_is_refused_before_anything_runs(author: Author) -> None:
+    # It was stored, and passed a dry run; only a live run failed, in the agent-runner.
+    unknown = (
+        "steps[0].permissionMode",
+        'unknown mode "weird"; known: default, plan, acceptEdits, bypassPermissions',
+    )
+    validate = await author.http.post(
+        "/workflows/pm/validate", json=PERMISSION_MODE, headers=author.headers
+    )
+    assert problems(validate) == [unknown]
+    assert problems(await author.create(PERMISSION_MODE)) == [unknown]
+    assert (await author.get("/workflows"))["workflows"] == []
+
+
+async def test_a_version_saved_before_the_permission_mode_rule_still_runs(
+    author: Author, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As before the rule: a dry run passes it, a live run's step is refused by the agent-runner.
+    with monkeypatch.context() as before:
+        before.setattr(validation._Checker, "permission_mode", lambda *_: iter(()))
+        await author.created(PERMISSION_MODE)
+    dry = await author.wait((await author.run("pm", mode="dry_run"))["run_id"])
+    assert dry["status"] == "success"
+    live = await author.wait((await author.run("pm"))["run_id"])
+    assert live["status"] == "error"
+    assert "permission_mode: unknown mode 'weird'" in live["steps"][0]["error"]

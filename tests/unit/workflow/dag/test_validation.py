@@ -500,6 +500,44 @@ def test_templates_in_agent_model_and_provider_are_checked() -> None:
     ]
 
 
+def test_an_unknown_permission_mode_is_refused_with_every_other_problem() -> None:
+    # It was only refused by the agent-runner when the step ran, so a dry run passed it.
+    document = workflow(
+        step("a", permissionMode="weird"),
+        {"id": "g", "type": "parallel", "parallel": [step("s", permissionMode="acceptedits")]},
+        step("b", permissionMode="plan", dependsOn=["ghost"]),
+    )
+    known = "known: default, plan, acceptEdits, bypassPermissions"
+    assert problems(document) == [
+        f'steps[0].permissionMode: unknown mode "weird"; {known}',
+        f'steps[1].parallel[0].permissionMode: unknown mode "acceptedits" '
+        f'(did you mean "acceptEdits"?); {known}',
+        'steps[2].dependsOn[0]: unknown step "ghost"',
+    ]
+
+
+@pytest.mark.parametrize("mode", ["default", "plan", "acceptEdits", "bypassPermissions", ""])
+def test_a_known_permission_mode_is_fine(mode: str) -> None:
+    # "" renders as no mode, which the agent-runner takes as default
+    definition = parse_definition(workflow(step("a", permissionMode=mode)))
+    assert definition.steps[0].permission_mode == mode
+
+
+def test_a_permission_mode_template_is_checked_when_rendered_not_before() -> None:
+    document = workflow(step("a", permissionMode="{{mode}}"), variables={"mode": "weird"})
+    assert parse_definition(document).steps[0].permission_mode == "{{mode}}"
+    assert problems(workflow(step("a", permissionMode="{{mood}}"), variables={"mode": ""})) == [
+        'steps[0].permissionMode: unknown variable "mood" (did you mean "mode"?); '
+        "declare it in variables"
+    ]
+
+
+def test_a_stored_version_with_an_unknown_permission_mode_still_loads() -> None:
+    # Saved before the rule, it ran until the agent-runner refused the mode; it still does.
+    document = workflow(step("a", permissionMode="weird"))
+    assert parse_definition(document, stored=True).steps[0].permission_mode == "weird"
+
+
 # variables
 
 

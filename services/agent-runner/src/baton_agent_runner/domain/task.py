@@ -17,14 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from baton_agent_runner.domain.language import language_of
 from baton_agent_runner.domain.profile import Profile
+from baton_contracts.agent_api import PERMISSION_MODES
 
-PERMISSION_MODES: dict[str, str] = {
+_TOLD: dict[str, str] = {
     "default": "ask before any action that changes something",
     "plan": "plan only: describe what you would do, change nothing",
     "acceptEdits": "you may edit files without asking; ask before anything else",
     "bypassPermissions": "every action is allowed without asking",
 }
-"""Claude Code's permission modes, and what each tells the agent."""
+MODE_INSTRUCTIONS: dict[str, str] = {mode: _TOLD[mode] for mode in PERMISSION_MODES}
+"""What each permission mode of the contract tells the agent (a mode added to the
+contract without its words here fails at import, not on the first task that asks for it)."""
 
 PROVIDERS = ("openai", "scripted")
 """Model providers: `scripted` (offline, deterministic) and `openai` (any compatible endpoint)."""
@@ -162,7 +165,7 @@ def render_instructions(profile: Profile, call: TaskCall) -> str:
         "step_id": call.step_id,
         "permission_mode": call.permission_mode,
     }
-    mode = PERMISSION_MODES[call.permission_mode]
+    mode = MODE_INSTRUCTIONS[call.permission_mode]
     return "\n".join(
         [
             getattr(profile.system_prompt, language).strip(),

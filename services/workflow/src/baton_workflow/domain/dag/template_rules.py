@@ -2,17 +2,20 @@
 
 `TEMPLATE_FIELDS` are the step fields that may hold `{{...}}` templates. `TemplateRules` is
 mixed into the definition checker of `validation`, which sets the attributes it declares: each
-reference must name a declared variable, an existing step or an allowed env key. `env_keys`
-lists the `{{env.KEY}}` keys a definition reads.
+reference must name a declared variable, an existing step or an allowed env key, and a field
+with a fixed vocabulary (`permissionMode`) must hold one of its words unless it is a template,
+which can only be checked once rendered. `env_keys` lists the `{{env.KEY}}` keys a definition
+reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from baton_contracts.agent_api import PERMISSION_MODES
 from baton_workflow.domain.dag.condition_tokens import ConditionError
 from baton_workflow.domain.dag.conditions import parse_condition
-from baton_workflow.domain.dag.definition import Step, WorkflowDefinition
+from baton_workflow.domain.dag.definition import AGENT_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import Problem, did_you_mean
 from baton_workflow.domain.dag.templates import (
     EnvRef,
@@ -40,10 +43,13 @@ class TemplateRules:
     definition: WorkflowDefinition
     all_ids: set[str]
     env_allowlist: frozenset[str]
+    stored: bool
 
     def templates(self, step: Step, path: str) -> Iterator[Problem]:
         for key, alias in TEMPLATE_FIELDS:
             yield from self.template(f"{path}.{alias}", getattr(step, key))
+        if step.type in AGENT_TYPES:  # elsewhere the field itself is refused
+            yield from self.permission_mode(f"{path}.permissionMode", step.permission_mode)
         for index, arg in enumerate(step.skill_args):
             yield from self.template(f"{path}.skillArgs[{index}]", arg)
         for name, value in step.tool_input.items():
@@ -59,6 +65,18 @@ class TemplateRules:
                 yield Problem(path, found.message)
             else:
                 yield from self.reference(path, found)
+
+    def permission_mode(self, path: str, mode: str | None) -> Iterator[Problem]:
+        # A template is checked by the agent-runner once rendered; "" renders as no mode, the
+        # default. A version stored before this rule ran until the agent-runner refused the
+        # mode, and still does: an upgrade must not stop it.
+        if not mode or self.stored or scan_references(mode) or mode in PERMISSION_MODES:
+            return
+        yield Problem(
+            path,
+            f'unknown mode "{mode}"{did_you_mean(mode, PERMISSION_MODES)}; '
+            f"known: {', '.join(PERMISSION_MODES)}",
+        )
 
     def condition(self, path: str, text: str) -> Iterator[Problem]:
         try:

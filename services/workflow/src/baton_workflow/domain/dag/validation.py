@@ -74,7 +74,8 @@ def validate_definition(
     `stored`: a version saved before, checked again to start a run. A field of another step
     type (`FIELD_OWNERS`) is then a problem only when it breaks the run (`BREAK_A_RUN`):
     versions saved before that rule ran with the others ignored, and an upgrade must not stop
-    them (a new save is held to the whole rule).
+    them (a new save is held to the whole rule). So are a step id no template can name and an
+    unknown permission mode (the agent-runner refuses it when the step runs, as it did).
     """
     checker = _Checker(definition, frozenset(env_allowlist), stored)
     return in_document_order(checker.problems())
