@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from baton_contracts.base import Broadcast, Command, Kind, Query, ReplyModel, Subject
+from baton_contracts.money import Usd
 from baton_contracts.workflow_api import MAX_MESSAGE_CHARS, WorkflowSignal
 
 CompletionReason = Literal["user_confirmed", "criteria_met", "max_reached"]
@@ -82,7 +83,7 @@ class AgentReply(BaseModel):
     next_action: NextAction = "continue"
     workflow_signal: WorkflowSignal = Field(default_factory=WorkflowSignal)
     usage: TokenUsage = Field(default_factory=TokenUsage)
-    cost_usd: float = Field(default=0.0, ge=0)
+    cost_usd: Usd = Field(default=0.0, ge=0)
     agent: str = ""
     model: str = ""
 
@@ -118,7 +119,7 @@ class TaskResult(BaseModel):
 
     output: str
     usage: TokenUsage = Field(default_factory=TokenUsage)
-    cost_usd: float = Field(default=0.0, ge=0)
+    cost_usd: Usd = Field(default=0.0, ge=0)
     agent: str
     model: str = ""
     replayed: bool = False

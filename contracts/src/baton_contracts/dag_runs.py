@@ -17,6 +17,7 @@ from baton_contracts.dag_base import (
     StepErrorCode,
     StepStatus,
 )
+from baton_contracts.money import Usd
 from baton_contracts.storable import NulFreeText
 from baton_contracts.workflow_base import Reply, cmd, query
 
@@ -45,7 +46,7 @@ class DagRunSummary(Reply):
     status: RunStatus
     started_at: datetime
     finished_at: datetime | None = None
-    cost_usd: float = 0.0
+    cost_usd: Usd = 0.0
     error: str | None = None
 
 
@@ -82,7 +83,7 @@ class DagStepView(Reply):
     error_code: StepErrorCode | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None
-    cost_usd: float = 0.0
+    cost_usd: Usd = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
     agent: str | None = None
@@ -115,7 +116,7 @@ class DagEstimate(Reply):
 
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: Usd = 0.0
 
 
 class DagRunDetail(DagRunSummary):

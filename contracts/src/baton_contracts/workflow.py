@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from baton_contracts.base import Event, Kind, Subject, fits_a_token
+from baton_contracts.money import Usd
 
 
 def _evt(name: str) -> Subject:
@@ -172,7 +173,7 @@ class RunCompleted(Event):
     workflow: str
     status: Literal["success", "error", "timeout", "cancelled"]
     error: str | None = None
-    cost_usd: float = Field(default=0.0, ge=0)
+    cost_usd: Usd = Field(default=0.0, ge=0)
 
 
 class WorkflowNotify(Event):

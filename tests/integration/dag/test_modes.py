@@ -95,3 +95,14 @@ async def test_shadow_runs_for_real_but_is_never_listed_and_keeps_no_messages(
     assert [r["run_id"] for r in listed["runs"]] == [live["run_id"]]
     assert "shadow" not in task_calls[-1]  # left off the wire at its default (older readers)
     assert await results.get(author.name, f"{live['run_id']}:draft:1") is not None
+
+
+async def test_a_dry_runs_costs_are_sent_as_decimals(author: Author) -> None:
+    # Summed as floats, a 12-step dry run was sent as "cost_usd":0.0050539999999999995.
+    steps = [{"id": f"s{i}", "prompt": "x" * 20} for i in range(12)]
+    run = await author.run_to_end({"name": "twelve", "steps": steps}, mode="dry_run")
+    # the default prices: (5 tokens * $0.001 + 500 * $0.002) / 1000 each
+    assert {s["cost_usd"] for s in run["steps"]} == {0.001005}
+    assert run["cost_usd"] == run["estimate"]["cost_usd"] == 0.01206
+    sent = (await author.detail(run["run_id"])).text + str(await author.get("/workflow-runs"))
+    assert "99999" not in sent and "00000000" not in sent, sent

@@ -251,6 +251,14 @@ def test_a_model_the_table_does_not_name_has_the_default_price() -> None:
     assert price_of(table, "other").cost(500, 250) == 1.0
 
 
+def test_a_cost_reads_as_the_decimal_it_is() -> None:
+    # As floats, 5 tokens at $0.001/1k and 500 at $0.002/1k cost 0.0010049999999999998: the
+    # number a task result carried and the one compared with the step's budget.
+    price = ModelPrice(input_usd_per_1k=0.001, output_usd_per_1k=0.002)
+    assert price.cost(5, 500) == 0.001005
+    assert price.cost(5, 0) == 0.000005
+
+
 def test_prices_from_the_environment_are_merged_over_the_shipped_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

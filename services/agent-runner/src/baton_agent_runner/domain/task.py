@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from baton_agent_runner.domain.language import language_of
 from baton_agent_runner.domain.profile import Profile
 from baton_contracts.agent_api import PERMISSION_MODES
+from baton_contracts.money import usd
 
 _TOLD: dict[str, str] = {
     "default": "ask before any action that changes something",
@@ -57,10 +58,10 @@ class ModelPrice(BaseModel):
     output_usd_per_1k: float = Field(ge=0)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """The cost of that many tokens in and out."""
-        return (
-            input_tokens * self.input_usd_per_1k + output_tokens * self.output_usd_per_1k
-        ) / 1000
+        """The cost of that many tokens in and out (to `usd`'s places, as every cost is)."""
+        return usd(
+            (input_tokens * self.input_usd_per_1k + output_tokens * self.output_usd_per_1k) / 1000
+        )
 
 
 class ModelChoice(BaseModel):

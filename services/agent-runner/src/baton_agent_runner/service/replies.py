@@ -7,6 +7,7 @@ import logging
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import Profile
 from baton_contracts.agent_api import AgentReply, TokenUsage
+from baton_contracts.money import usd
 from baton_contracts.workflow_api import WorkflowSignal
 
 logger = logging.getLogger("baton.agent_runner")
@@ -18,10 +19,13 @@ def reply_of(profile: Profile, model: str, output: AgentOutput, usage: TokenUsag
     if signal is None:
         logger.warning("agent %s returned no workflow_signal; treating it as stay", profile.slug)
         signal = Signal()
-    cost = (
-        usage.input_tokens * profile.input_usd_per_mtok
-        + usage.output_tokens * profile.output_usd_per_mtok
-    ) / 1_000_000
+    cost = usd(
+        (
+            usage.input_tokens * profile.input_usd_per_mtok
+            + usage.output_tokens * profile.output_usd_per_mtok
+        )
+        / 1_000_000
+    )
     return AgentReply(
         message=output.message,
         step_completed=output.step_completed and signal.action == "complete_step",

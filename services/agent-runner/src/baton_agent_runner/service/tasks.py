@@ -152,7 +152,8 @@ class TaskRunner:
         if cmd.budget_usd is not None and estimate > cmd.budget_usd:
             message = (
                 f"budget exceeded: agent {profile.slug} on {choice.label} would cost about "
-                f"{usd(estimate)} for the prompt alone, above the budget of {usd(cmd.budget_usd)}"
+                f"{dollars(estimate)} for the prompt alone, "
+                f"above the budget of {dollars(cmd.budget_usd)}"
             )
             detail = ErrorDetail(field="budget_usd", message=message)
             raise RemoteError.of(ErrorCode.FORBIDDEN, message, [detail])
@@ -250,7 +251,7 @@ class TaskRunner:
             raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
 
 
-def usd(amount: float) -> str:
+def dollars(amount: float) -> str:
     """Dollars with six decimals, or as many as show two significant digits of a smaller sum:
     at six, a scripted prompt's $0.0000003 against a budget of $0.0000001 read as "$0.000000
     above the budget of $0.000000"."""

@@ -12,6 +12,7 @@ from baton_contracts.dag_api import (
     DagRunDetail,
     DagStepView,
 )
+from baton_contracts.money import usd
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.state import FAILED, RunState
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES
@@ -46,7 +47,7 @@ def run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
         estimate = DagEstimate(
             tokens_in=sum(s.tokens_in for s in estimated),
             tokens_out=sum(s.tokens_out for s in estimated),
-            cost_usd=sum(s.cost_usd for s in estimated),
+            cost_usd=usd(sum(s.cost_usd for s in estimated)),
         )
     return DagRunDetail(
         run_id=state.run_id,

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_serializer
 
+from baton_contracts.money import Usd
 from baton_workflow.domain.dag.definition import WorkflowDefinition
 
 RunMode = Literal["live", "dry_run", "shadow"]
@@ -98,7 +99,7 @@ class StepSucceeded(_RunEvent):
     step_id: str
     attempt: int
     output: str = ""
-    cost_usd: float = 0.0
+    cost_usd: Usd = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
     agent: str | None = None
@@ -115,7 +116,7 @@ class StepFailed(_RunEvent):
     attempt: int
     status: FailureStatus = "error"
     error: str
-    cost_usd: float = 0.0
+    cost_usd: Usd = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
 
@@ -180,7 +181,7 @@ class RunCompleted(_RunEvent):
     type: Literal["workflow_run.completed"] = "workflow_run.completed"
     status: RunStatus
     error: str = ""
-    cost_usd: float = 0.0
+    cost_usd: Usd = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
     estimated: bool = False

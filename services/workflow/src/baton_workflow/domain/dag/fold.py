@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from baton_contracts.money import usd
 from baton_workflow.domain.dag.events import (
     ConditionEvaluated,
     DelayStarted,
@@ -96,7 +97,7 @@ def _apply_to(state: RunState, event: RunEvent) -> RunState:
     return replace(
         state,
         steps={**state.steps, step.step_id: updated},
-        cost_usd=state.cost_usd + spent,
+        cost_usd=usd(state.cost_usd + spent),
         tokens_in=state.tokens_in + tokens[0],
         tokens_out=state.tokens_out + tokens[1],
     )
@@ -167,7 +168,7 @@ def _failed(step: StepState, event: StepFailed) -> StepState:
         error=event.error,
         finished_at=event.at,
         deadline=None,
-        cost_usd=step.cost_usd + event.cost_usd,
+        cost_usd=usd(step.cost_usd + event.cost_usd),
         tokens_in=step.tokens_in + event.tokens_in,
         tokens_out=step.tokens_out + event.tokens_out,
         over_budget=None,
@@ -209,7 +210,7 @@ def _succeed(state: RunState, step: StepState, event: StepSucceeded) -> StepStat
         finished_at=event.at,
         deadline=None,
         due_at=None,
-        cost_usd=step.cost_usd + event.cost_usd,
+        cost_usd=usd(step.cost_usd + event.cost_usd),
         tokens_in=step.tokens_in + event.tokens_in,
         tokens_out=step.tokens_out + event.tokens_out,
         agent=event.agent,
@@ -224,7 +225,7 @@ def _over_budget(state: RunState, step_id: str, cost: float) -> str | None:
     limit = state.definition.step(step_id).budget
     if limit is not None and cost > limit:
         return f"step cost ${cost:.4f} exceeded its budget ${limit:.4f}"
-    total = state.cost_usd + cost
+    total = usd(state.cost_usd + cost)
     if state.budget_usd is not None and total > state.budget_usd:
         return f"run cost ${total:.4f} exceeded the run budget ${state.budget_usd:.4f}"
     return None

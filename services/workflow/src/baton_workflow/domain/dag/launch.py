@@ -6,6 +6,7 @@ inside the same decision.
 
 from __future__ import annotations
 
+from baton_contracts.money import usd
 from baton_workflow.domain.dag.actions import Notify, call_for
 from baton_workflow.domain.dag.batch import Batch
 from baton_workflow.domain.dag.conditions import parse_condition
@@ -221,7 +222,7 @@ def _over_run_budget(batch: Batch, step: Step, estimate: float) -> str | None:
     if budget is None:
         return None
     held = _held(batch, step.id)
-    if spent < budget and spent + held + estimate <= budget:
+    if spent < budget and usd(spent + held + estimate) <= budget:
         return None
     in_flight = f", ${held:.4f} held by agent calls in flight" if held else ""
     return (
@@ -232,10 +233,11 @@ def _over_run_budget(batch: Batch, step: Step, estimate: float) -> str | None:
 
 def _held(batch: Batch, step_id: str) -> float:
     """The estimates of the agent calls in flight but `step_id`'s, by their recorded input."""
-    return sum(
+    held = (
         _estimate(batch, st.input or StepInput()).cost_usd
         for st in batch.state.steps.values()
         if st.status == "running"
         and st.step_id != step_id
         and batch.state.definition.step(st.step_id).type in AGENT_TYPES
     )
+    return usd(sum(held))

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from baton_contracts.money import usd
+
 
 def estimate_tokens(text: str) -> int:
     """A rough token count: one token per four characters, rounded up."""
@@ -50,5 +52,7 @@ class PricingTable(BaseModel):
         """Tokens in from `text`, tokens out as configured, and their cost for `model`."""
         price = self.price_for(model)
         tokens_in = estimate_tokens(text)
-        cost = (tokens_in * price.input_per_1k + self.output_tokens * price.output_per_1k) / 1000
+        cost = usd(
+            (tokens_in * price.input_per_1k + self.output_tokens * price.output_per_1k) / 1000
+        )
         return Estimate(model or self.default_model, tokens_in, self.output_tokens, cost)
