@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]
 from rich.console import Console
+from rich.text import Text
 from typer.testing import CliRunner, Result
 
 from baton_auth.tokens import user_id_problem
@@ -570,6 +571,20 @@ def test_the_live_table_indents_parallel_sub_steps() -> None:
     rows = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
     assert any(row.startswith("gather ") for row in rows)
     assert any(row.startswith("  search-papers ") for row in rows)
+
+
+def test_a_tables_lines_end_at_their_last_character_on_a_terminal_too() -> None:
+    steps = [
+        {"id": "a", "status": "success", "attempts": 1, "started_at": T0,
+         "finished_at": "2025-01-01T10:00:01+00:00"},
+        {"id": "b", "status": "pending"},
+    ]  # fmt: skip
+    console = terminal()
+    console.print(steps_table({"run_id": "r", "steps": steps}))
+    drawn = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "\x1b[" in drawn
+    lines = [Text.from_ansi(line).plain for line in drawn.splitlines()]
+    assert len(lines) == 4 and [line for line in lines if line != line.rstrip()] == [], lines
 
 
 # Polls refused while the gateway is away that --wait rides out (about a minute of them).

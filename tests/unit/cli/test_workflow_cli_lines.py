@@ -65,3 +65,19 @@ def test_runs_prints_one_line_per_run_with_the_longest_name(
     lines = cli(gateway, tmp_path, "runs", LONG_NAME).stdout.splitlines()
     assert len(lines) == 3  # the header and one line per run
     assert all(f"{LONG_NAME}@1" in line for line in lines[1:])
+
+
+def test_table_lines_end_at_their_last_character(gateway: FakeGateway, tmp_path: Path) -> None:
+    # Rich padded every cell to its column's width, the last column's too: the rows of list,
+    # runs, history and show ended in spaces (which a diff or `grep 'x$'` trips on).
+    steps = [{"id": "a", "prompt": "x"}, {"id": "b", "prompt": "y", "dependsOn": ["a"]}]
+    gateway.store({"name": "wf", "description": "a longer description", "steps": steps})
+    gateway.store({"name": "wf", "steps": steps}, "update")
+    gateway.store({"name": "wf", "steps": steps}, "rollback", "wf@1")
+    gateway.store({"name": "other", "steps": steps})
+    finished_run(gateway, "run-1", "wf")
+    finished_run(gateway, "run-2", "wf", mode="dry_run")
+    for command in (["list"], ["runs"], ["history", "wf"], ["show", "wf"]):
+        lines = cli(gateway, tmp_path, *command).stdout.splitlines()
+        assert len(lines) > 2, lines
+        assert [line for line in lines if line != line.rstrip()] == [], command

@@ -1,7 +1,8 @@
-"""How `baton workflow` shows things: Rich tables, run progress, outcomes, coloured diffs.
+"""How `baton workflow` shows things: tables, the summary of a workflow, run progress,
+outcomes, coloured diffs.
 
 Every value from the gateway goes into a `Text`, never into markup, so a step output containing
-`[brackets]` prints as written.
+`[brackets]` prints as written. The tables are `workflow_tables`' (no line ends in padding).
 """
 
 from __future__ import annotations
@@ -15,18 +16,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from baton_cli.workflow_tables import STATUS_STYLES, cell, status_cell, table_of
+
 Json = dict[str, Any]
 
-STATUS_STYLES = {
-    "success": "green",
-    "error": "red",
-    "timeout": "red",
-    "cancelled": "red",
-    "running": "yellow",
-    "waiting": "yellow",
-    "pending": "dim",
-    "skipped": "dim",
-}
 OUTPUT_PREVIEW = 200
 PIPE_WIDTH = 100_000
 """The width of a pipe: past any line the CLI prints (a step's preview line is its 200
@@ -41,21 +34,6 @@ def make_console() -> Console:
     if not console.is_terminal:
         console.width = PIPE_WIDTH
     return console
-
-
-def _cell(value: Any, style: str = "") -> Text:
-    return Text("-" if value is None or value == "" else str(value), style=style)
-
-
-def _status(status: Any) -> Text:
-    return _cell(status, STATUS_STYLES.get(str(status), ""))
-
-
-def _table(*columns: str) -> Table:
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in columns:
-        table.add_column(column, overflow="fold")
-    return table
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -97,24 +75,25 @@ def print_json(console: Console, value: Any) -> None:
 
 def workflows_table(workflows: Iterable[Json]) -> Table:
     """`list`: one row per workflow."""
-    table = _table("NAME", "VERSION", "STEPS", "UPDATED", "DESCRIPTION")
+    table = table_of("NAME", "VERSION", "STEPS", "UPDATED", "DESCRIPTION")
     for wf in workflows:
         table.add_row(
-            _cell(wf.get("name"), "bold"), _cell(wf.get("version_id")), _cell(wf.get("steps")),
-            _cell(wf.get("updated_at")), _cell(wf.get("description")),
+            cell(wf.get("name"), "bold"), cell(wf.get("version_id")), cell(wf.get("steps")),
+            cell(wf.get("updated_at")), cell(wf.get("description")),
         )  # fmt: skip
     return table
 
 
 def runs_table(runs: Iterable[Json]) -> Table:
     """`runs`: one row per run, newest first as the gateway sends them."""
-    table = _table("RUN ID", "WORKFLOW", "VERSION", "MODE", "STATUS", "STARTED", "DURATION", "COST")
+    columns = ("RUN ID", "WORKFLOW", "VERSION", "MODE", "STATUS", "STARTED", "DURATION", "COST")
+    table = table_of(*columns)
     for run in runs:
         table.add_row(
-            _cell(run.get("run_id")), _cell(run.get("workflow")), _cell(run.get("version_id")),
-            _cell(run.get("mode")), _status(run.get("status")), _cell(run.get("started_at")),
-            _cell(duration(run.get("started_at"), run.get("finished_at"))),
-            _cell(_listed_cost(run)),
+            cell(run.get("run_id")), cell(run.get("workflow")), cell(run.get("version_id")),
+            cell(run.get("mode")), status_cell(run.get("status")), cell(run.get("started_at")),
+            cell(duration(run.get("started_at"), run.get("finished_at"))),
+            cell(_listed_cost(run)),
         )  # fmt: skip
     return table
 
@@ -132,14 +111,14 @@ def _listed_cost(run: Json) -> str:
 
 def versions_table(versions: Iterable[Json]) -> Table:
     """`history`: one row per version, newest first."""
-    table = _table("VERSION", "VERSION ID", "CREATED", "ACTION")
+    table = table_of("VERSION", "VERSION ID", "CREATED", "ACTION")
     for version in versions:
         action = str(version.get("action") or "-")
         if version.get("rolled_back_to"):
             action += f" to {version['rolled_back_to']}"
         table.add_row(
-            _cell(version.get("version")), _cell(version.get("version_id"), "bold"),
-            _cell(version.get("created_at")), _cell(action),
+            cell(version.get("version")), cell(version.get("version_id"), "bold"),
+            cell(version.get("created_at")), cell(action),
         )  # fmt: skip
     return table
 
@@ -160,18 +139,18 @@ def definition_summary(console: Console, workflow: Json) -> None:
         if value:
             console.print(Text(f"  {label + ':':<13}{value}"))
     steps = definition.get("steps") or []
-    table = _table("STEP", "TYPE", "AGENT", "DEPENDS ON")
+    table = table_of("STEP", "TYPE", "AGENT", "DEPENDS ON")
     subs = 0
     for step in steps:
         table.add_row(
-            _cell(step.get("id"), "bold"), _cell(step.get("type") or "dispatch"),
-            _cell(step.get("agent")), _cell(", ".join(step.get("dependsOn") or [])),
+            cell(step.get("id"), "bold"), cell(step.get("type") or "dispatch"),
+            cell(step.get("agent")), cell(", ".join(step.get("dependsOn") or [])),
         )  # fmt: skip
         for sub in step.get("parallel") or []:  # they start with their parallel step
             subs += 1
             table.add_row(
-                _cell(f"  {sub.get('id')}"), _cell(sub.get("type") or "dispatch"),
-                _cell(sub.get("agent")), _cell(f"(in {step.get('id')})", "dim"),
+                cell(f"  {sub.get('id')}"), cell(sub.get("type") or "dispatch"),
+                cell(sub.get("agent")), cell(f"(in {step.get('id')})", "dim"),
             )  # fmt: skip
     counted = f"{len(steps)}, and {subs} sub-step{'s' * (subs != 1)}" if subs else len(steps)
     console.print(Text(f"  steps ({counted}):"))
@@ -186,16 +165,16 @@ def _variables(variables: Any) -> str:
 
 def steps_table(run: Json, now: datetime | None = None) -> Table:
     """Live progress of a run: one row per step."""
-    table = _table("STEP", "TYPE", "AGENT", "STATUS", "ATTEMPTS", "DURATION")
+    table = table_of("STEP", "TYPE", "AGENT", "STATUS", "ATTEMPTS", "DURATION")
     table.title = Text(f"run {run.get('run_id')}  {run.get('workflow')}  {run.get('status')}")
     for step in run.get("steps") or []:
         # A parallel step's sub-steps name it as `parent`: indent them under it.
         indent = "  " if step.get("parent") else ""
         table.add_row(
-            _cell(f"{indent}{step.get('id')}", "bold"), _cell(step.get("type")),
-            _cell(step.get("agent")),
-            _status(step.get("status")), _cell(step.get("attempts")),
-            _cell(duration(step.get("started_at"), step.get("finished_at"), now)),
+            cell(f"{indent}{step.get('id')}", "bold"), cell(step.get("type")),
+            cell(step.get("agent")),
+            status_cell(step.get("status")), cell(step.get("attempts")),
+            cell(duration(step.get("started_at"), step.get("finished_at"), now)),
         )  # fmt: skip
     return table
 
