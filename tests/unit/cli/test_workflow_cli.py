@@ -138,6 +138,27 @@ def test_show_prints_a_summary_then_the_definition_json(cli: Invoke, gateway: Fa
     assert json.loads("{" + definition) == RESEARCH
 
 
+def test_show_summarises_the_budget_and_notifications_too(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    # budget, onSuccess and onFailure were only in the JSON below the summary
+    gateway.store({
+        **RESEARCH, "variables": {"topic": "", "tone": "dry"}, "budget": 2.5,
+        "onSuccess": "Published: {{steps.summarize.output}}",
+        "onFailure": "Failed:\n{{steps.summarize.error}}",
+    })  # fmt: skip
+    summary = ok(cli("show", "research-and-summarize")).partition("\n{")[0].splitlines()
+    assert summary[summary.index("  timeout:     30m") :][:5] == [
+        "  timeout:     30m",
+        "  budget:      $2.5",
+        "  variables:   topic (required), tone='dry'",
+        "  onSuccess:   Published: {{steps.summarize.output}}",
+        "  onFailure:   Failed:\\n{{steps.summarize.error}}",  # one line, as in the JSON
+    ]
+    gateway.store({"name": "free", "budget": 0, "steps": [{"id": "a", "prompt": "x"}]})
+    assert "  budget:      $0" in ok(cli("show", "free")).splitlines()  # no agent call at all
+
+
 def test_show_lists_the_sub_steps_of_a_parallel_step(cli: Invoke, gateway: FakeGateway) -> None:
     # The table listed top-level steps only: a parallel step's sub-steps, which run agents and
     # can be named in templates, did not appear in the summary at all.

@@ -124,20 +124,12 @@ def versions_table(versions: Iterable[Json]) -> Table:
 
 
 def definition_summary(console: Console, workflow: Json) -> None:
-    """`show`: name, version, variables and a steps table before the JSON."""
+    """`show`: name, version, every top-level field and a steps table before the JSON."""
     definition = workflow.get("definition") or {}
     console.print(Text.assemble(("workflow ", ""), (str(workflow.get("name")), "bold")))
-    rows = [
-        ("description", workflow.get("description") or definition.get("description")),
-        ("version", f"{workflow.get('version')} ({workflow.get('version_id')})"),
-        ("created", workflow.get("created_at")),
-        ("updated", workflow.get("updated_at")),
-        ("timeout", definition.get("timeout")),
-        ("variables", _variables(definition.get("variables"))),
-    ]
-    for label, value in rows:
-        if value:
-            console.print(Text(f"  {label + ':':<13}{value}"))
+    for label, value in _summary_rows(workflow, definition):
+        if value:  # a line break (a template's) is shown as JSON writes it: one line a field
+            console.print(Text(f"  {label + ':':<13}{value}".replace("\n", "\\n")))
     steps = definition.get("steps") or []
     table = table_of("STEP", "TYPE", "AGENT", "DEPENDS ON")
     subs = 0
@@ -155,6 +147,26 @@ def definition_summary(console: Console, workflow: Json) -> None:
     counted = f"{len(steps)}, and {subs} sub-step{'s' * (subs != 1)}" if subs else len(steps)
     console.print(Text(f"  steps ({counted}):"))
     console.print(table)
+
+
+def _summary_rows(workflow: Json, definition: Json) -> list[tuple[str, Any]]:
+    """Every top-level field of the definition, with the version's number and dates."""
+    return [
+        ("description", workflow.get("description") or definition.get("description")),
+        ("version", f"{workflow.get('version')} ({workflow.get('version_id')})"),
+        ("created", workflow.get("created_at")),
+        ("updated", workflow.get("updated_at")),
+        ("timeout", definition.get("timeout")),
+        ("budget", _budget(definition.get("budget"))),
+        ("variables", _variables(definition.get("variables"))),
+        ("onSuccess", definition.get("onSuccess")),
+        ("onFailure", definition.get("onFailure")),
+    ]
+
+
+def _budget(budget: Any) -> str:
+    """As written (`$2.5`): a budget of 0 is one too (no agent call), unlike no budget."""
+    return f"${json.dumps(budget)}" if isinstance(budget, int | float) else ""
 
 
 def _variables(variables: Any) -> str:
