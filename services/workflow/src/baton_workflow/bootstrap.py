@@ -12,7 +12,6 @@ from typing import Any
 
 from faststream.nats import NatsBroker
 
-from baton_contracts import STREAMS
 from baton_eventstore import OutboxRelay, SqlEventStore, migrate
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
 from baton_messaging import (
@@ -48,7 +47,7 @@ from baton_workflow.service.dag_checking import make_checker
 from baton_workflow.service.dag_definitions import DagCatalog
 from baton_workflow.service.dag_runs import DagExecutor, DagRunsService, StepRunners
 from baton_workflow.service.handlers import WorkflowServices
-from baton_workflow.settings import WorkflowSettings
+from baton_workflow.settings import DUPLICATE_WINDOW_SECONDS, STREAMS_OWNED, WorkflowSettings
 
 logger = logging.getLogger("baton.workflow")
 
@@ -72,8 +71,7 @@ class WorkflowApp:
         # The first use of the database: waited for while it is not up yet; one that can
         # never serve stops the service here.
         await first_use(DATABASE_SETTING, self.settings.database_url, self._migrate, logger)
-        streams = [s for s in STREAMS if s.name.startswith("WORKFLOW_")]
-        await start_broker(self.broker, streams)
+        await start_broker(self.broker, STREAMS_OWNED)
         publisher = JetStreamPublisher(self.broker.connection.jetstream())
         holder = self._claim_replica_id()
         if holder is not None:
@@ -84,7 +82,7 @@ class WorkflowApp:
             lease_name="workflow-outbox",
             lease_ttl=self.settings.outbox_lease_seconds,
             holder=holder,
-            duplicate_window=min(s.duplicate_window_seconds for s in streams),
+            duplicate_window=DUPLICATE_WINDOW_SECONDS,
         )
         self.relay.start()
         await self.runs.executor.start()

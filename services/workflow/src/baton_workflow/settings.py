@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from baton_contracts import STREAMS
 from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.process import EventLoop
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.domain.dag.pricing import ModelPrice, PricingTable
 
 SHIPPED_DEFINITIONS = Path(__file__).parent / "definitions"
+STREAMS_OWNED = [s for s in STREAMS if s.name.startswith("WORKFLOW_")]
+"""The JetStream streams this service declares and publishes to."""
+DUPLICATE_WINDOW_SECONDS = min(s.duplicate_window_seconds for s in STREAMS_OWNED)
+"""How long after a publish JetStream still drops a copy of it (the shortest of those streams)."""
 
 
 class WorkflowSettings(BaseSettings):
@@ -103,3 +108,18 @@ class WorkflowSettings(BaseSettings):
     workflow_search_url: str | None = Field(
         default=None, description="The web-search skill's endpoint, e.g. a SearxNG /search URL"
     )
+
+    @field_validator("outbox_lease_seconds")
+    @classmethod
+    def _lease_inside_the_duplicate_window(cls, value: float) -> float:
+        # A relay that takes over after a crash publishes again what the dead one had
+        # published and not yet deleted; JetStream drops those copies only inside its window.
+        # A longer lease would leave every takeover's copies to the relay's own look-up alone.
+        if value >= DUPLICATE_WINDOW_SECONDS:
+            raise ValueError(
+                f"must be less than {DUPLICATE_WINDOW_SECONDS:g} s, JetStream's duplicate "
+                f"window of the workflow streams, got {value:g}: a relay taking over after a "
+                "crash publishes again what the dead one published last, and JetStream drops "
+                "those copies only within that window"
+            )
+        return value
