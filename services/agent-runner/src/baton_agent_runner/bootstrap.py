@@ -27,10 +27,13 @@ from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_eventstore import migrate
+from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
 from baton_messaging import MessagingSettings, build_broker, start_broker
 
 logger = logging.getLogger("baton.agent_runner")
+REPLICA_ID_FILE = "agent-replica-id"
+"""In `BATON_DATA_DIR`: the name this replica claims keys under, kept across restarts."""
 
 
 @dataclass
@@ -45,6 +48,7 @@ class AgentRunnerApp:
     tasks: TaskRunner
     pruner: LogPruner
     ready: bool = field(default=False)
+    replica: ReplicaIdFile | None = None
 
     async def start(self) -> None:
         """Migrate the agent-runner's tables, connect, answer requests."""
@@ -70,13 +74,15 @@ class AgentRunnerApp:
         close = getattr(self.runner.memory, "close", None)
         if close is not None:
             close()
+        if self.replica is not None:  # last: nothing is called under its name any more
+            self.replica.release()
 
 
 def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
     """Build the service; `overrides` replace adapters by name (agents, memory, inbox,
     task_agents, task_results, ...); `prune_every` sets the seconds between two prunes of the
     reply and task logs (tests make it short)."""
-    holder = uuid.uuid4().hex  # this process, in the claims on keys it is calling a model for
+    replica, holder = _holder(settings)
     engine = engine_for(
         DATABASE_SETTING, settings.database_url, pool_size=settings.database_pool_size
     )
@@ -119,7 +125,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         every=overrides.get("prune_every") or prune_interval(retention),
         now=now,
     )
-    app = AgentRunnerApp(settings, engine, broker, runner, queries, tasks, pruner)
+    app = AgentRunnerApp(settings, engine, broker, runner, queries, tasks, pruner, replica=replica)
     subscribe(
         broker,
         runner,
@@ -131,6 +137,17 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         stop_grace_seconds=settings.stop_grace_seconds,
     )
     return app
+
+
+def _holder(settings: AgentRunnerSettings) -> tuple[ReplicaIdFile | None, str]:
+    """The name this process claims keys under (while it calls their model): the replica's,
+    kept in `data_dir` so that after a kill the restarted process takes its claims up at once,
+    or a new one per process (another process holds the folder, or there is none)."""
+    if settings.data_dir is None:
+        return None, uuid.uuid4().hex
+    replica = ReplicaIdFile(settings.data_dir, REPLICA_ID_FILE)
+    holder = replica.claim()
+    return (replica, holder) if holder is not None else (None, uuid.uuid4().hex)
 
 
 def _memory(settings: AgentRunnerSettings, engine: AsyncEngine, now: sql.Clock) -> Any:

@@ -94,6 +94,12 @@ class AgentRunnerSettings(BaseSettings):
         "NATS streams keep events) by default; 0 is refused, at most 876000 (100 years) "
         "(BATON_IDEMPOTENCY_RETENTION_HOURS)",
     )
+    data_dir: Path | None = Field(
+        default=None,
+        description="This replica's own folder (BATON_DATA_DIR, set by `baton up`): it keeps the "
+        "replica's id, so that after a kill the restarted process takes up at once the keys it "
+        "was calling a model for",
+    )
     log_level: str = "INFO"
     event_loop: EventLoop = Field(
         default="uvloop", description="uvloop, or asyncio for debugging (BATON_EVENT_LOOP)"

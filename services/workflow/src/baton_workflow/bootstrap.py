@@ -13,6 +13,7 @@ from typing import Any
 from faststream.nats import NatsBroker
 
 from baton_eventstore import OutboxRelay, SqlEventStore, migrate
+from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
 from baton_messaging import (
     JetStreamPublisher,
@@ -32,7 +33,6 @@ from baton_workflow.adapters.dag_definitions import SqlDagDefinitions
 from baton_workflow.adapters.dag_runs import SqlDagRuns
 from baton_workflow.adapters.definitions import load_definitions
 from baton_workflow.adapters.instances import SqlInstanceRepository, active_steps
-from baton_workflow.adapters.replica_id import ReplicaIdFile
 from baton_workflow.adapters.skills import build_skills
 from baton_workflow.adapters.tools import StepToolsConfig, build_tools
 from baton_workflow.domain.definitions import stranded
@@ -50,6 +50,8 @@ from baton_workflow.service.handlers import WorkflowServices
 from baton_workflow.settings import DUPLICATE_WINDOW_SECONDS, STREAMS_OWNED, WorkflowSettings
 
 logger = logging.getLogger("baton.workflow")
+REPLICA_ID_FILE = "workflow-replica-id"
+"""In `BATON_DATA_DIR`: the name this replica holds its leases under, kept across restarts."""
 
 
 @dataclass
@@ -95,7 +97,7 @@ class WorkflowApp:
         waited out; the file's lock keeps two live processes from sharing the name."""
         if self.settings.data_dir is None:
             return None
-        self.replica = ReplicaIdFile(self.settings.data_dir)
+        self.replica = ReplicaIdFile(self.settings.data_dir, REPLICA_ID_FILE)
         return self.replica.claim()
 
     async def _migrate(self) -> None:

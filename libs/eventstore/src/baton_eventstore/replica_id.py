@@ -1,8 +1,10 @@
-"""This replica's name as a lease holder, kept in its data folder so that a restart reuses it.
+"""A replica's name as a holder of leases and claims, kept in its data folder so that a
+restart reuses it.
 
 A process killed without stopping (SIGKILL, the OOM killer, a power cut) gives nothing back:
-the leases of the runs it drove (and of its outbox relay) stay until they run out. A restarted
-process that holds leases under the same name renews them at once instead of waiting.
+what it held under its name stays until it runs out (the workflow service's leases on the runs
+it drove and on its outbox relay, the agent-runner's claims on the keys it was calling a model
+for). A restarted process that holds them under the same name takes them up at once instead.
 
 That is safe only while no other live process uses the name, and an exclusive lock on the file
 makes sure of it: the kernel drops the lock when its process ends, however it ends, so the
@@ -21,15 +23,15 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "workflow-replica-id"
 _ID = re.compile(r"[0-9a-f]{32}")
 
 
 class ReplicaIdFile:
-    """`<folder>/workflow-replica-id`: the id in it, locked for as long as this process holds it."""
+    """`<folder>/<name>` (`workflow-replica-id`, `agent-replica-id`: services may share a
+    folder): the id in it, locked for as long as this process holds it."""
 
-    def __init__(self, folder: Path) -> None:
-        self.path = folder.expanduser().absolute() / FILE_NAME
+    def __init__(self, folder: Path, name: str) -> None:
+        self.path = folder.expanduser().absolute() / name
         self._fd: int | None = None
 
     def claim(self) -> str | None:
@@ -50,7 +52,7 @@ class ReplicaIdFile:
             os.close(fd)
             log.warning(
                 "%s is held by another running process; this one uses a new replica id, so it "
-                "waits for the leases that process holds to run out",
+                "waits for the leases and claims that process holds to run out",
                 self.path,
             )
             return None
