@@ -71,17 +71,25 @@ async def request_again_while_gone(
     timeout: float,
     retry_for: float,
     pause: float = 0.5,
+    resend_after: float | None = None,
 ) -> BaseModel:
     """`request`, sent again every `pause` seconds while no replica takes it or the one that
     took it stopped before answering (`replica_gone`: nothing was done), for up to
     `retry_for` seconds from the first such answer (a replica may stop long after it took the
-    request); `timeout` bounds the whole wait, every attempt included."""
+    request); `timeout` bounds the whole wait, every attempt included.
+
+    With `resend_after`, a request still unanswered after that many seconds is sent again
+    too, then after twice as long each time (up to `RESEND_LONGEST`), the earlier sends still
+    waited for: the replica that took it may have died (SIGKILL tells the requester nothing,
+    and a request/reply has no other sign of it) or its answer been lost while NATS restarted.
+    Only for a message with an idempotency key whose owner answers a repeat from the same work
+    (the agent-runner waits for the call in flight, or returns its recorded result)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     retry_until: float | None = None
     while True:
         try:
-            return await request(client, message, timeout=max(end - loop.time(), 0.001))
+            return await _first_answer(client, message, end, resend_after)
         except RemoteError as exc:
             if not replica_gone(exc):
                 raise
@@ -91,6 +99,38 @@ async def request_again_while_gone(
             if now + pause >= min(retry_until, end):
                 raise
         await asyncio.sleep(pause)
+
+
+RESEND_LONGEST = 60.0
+"""The longest wait before an unanswered request is sent again (`resend_after` doubles)."""
+
+
+async def _first_answer(
+    client: NatsBroker | Client,
+    message: Query | Command | Message,
+    end: float,
+    resend_after: float | None,
+) -> BaseModel:
+    """The first answer (or error) to `message` by the loop time `end`, sent again each time
+    `resend_after` seconds, doubling, pass without one."""
+    loop = asyncio.get_running_loop()
+    if resend_after is None:
+        return await request(client, message, timeout=max(end - loop.time(), 0.001))
+    sent: list[asyncio.Task[BaseModel]] = []
+    wait = resend_after
+    try:
+        while True:
+            left = end - loop.time()
+            if left > 0 or not sent:
+                sent.append(asyncio.create_task(request(client, message, timeout=max(left, 0.001))))
+            done, _ = await asyncio.wait(sent, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            if done:  # an answer if one came, else the first error
+                first = next((t for t in sent if t in done and t.exception() is None), None)
+                return (first or next(t for t in sent if t in done)).result()
+            wait = min(wait * 2, RESEND_LONGEST)
+    finally:
+        for task in sent:
+            task.cancel()
 
 
 def _reply_model_of(message: Message) -> type[BaseModel]:

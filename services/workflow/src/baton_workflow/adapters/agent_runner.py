@@ -18,6 +18,11 @@ from baton_contracts.agent_api import (
 )
 from baton_messaging import broadcast, request, request_again_while_gone
 
+RESEND_AFTER = 5.0
+"""Seconds without an answer before a turn or a step is asked again under the same key (then
+twice as long each time): the agent-runner that took it may have been killed, or its answer
+lost while NATS restarted; a live one answers the repeat from the call in flight."""
+
 
 class NatsAgentRunnerQueries:
     """Asks `agent.query.*`; a missing or slow agent-runner raises, and the checker says so."""
@@ -53,12 +58,17 @@ class NatsAgents:
 
         When no agent-runner takes the turn, or the one that took it stopped before answering
         (a restart, a deploy), nothing was done: the turn is asked again, under the same key,
-        until its deadline, rather than failed at once.
+        until its deadline, rather than failed at once. So is a turn left unanswered for
+        `RESEND_AFTER` seconds: its agent-runner may have been killed mid-call.
         """
         deadline = datetime.now(UTC) + timedelta(seconds=self._timeout)
         request_ = request_.model_copy(update={"deadline": deadline})
         reply = await request_again_while_gone(
-            self._broker, request_, timeout=self._timeout, retry_for=self._timeout
+            self._broker,
+            request_,
+            timeout=self._timeout,
+            retry_for=self._timeout,
+            resend_after=RESEND_AFTER,
         )
         assert isinstance(reply, AgentReply)
         return reply
@@ -69,7 +79,8 @@ class NatsTaskAgents:
 
     No agent-runner at all, or one that stopped before answering (a restart, a deploy), is not
     the step's fault: the step is asked again, under the same key, for up to `retry_for`
-    seconds before the call fails.
+    seconds before the call fails. A step left unanswered is asked again too (`RESEND_AFTER`),
+    so that one whose agent-runner was killed mid-call is taken up by the next one.
     """
 
     def __init__(self, broker: NatsBroker, retry_for: float = 30.0) -> None:
@@ -78,8 +89,13 @@ class NatsTaskAgents:
 
     async def run_task(self, request_: RunTask, timeout: float) -> TaskResult:
         """One step's answer from the agent-runner."""
+        # A shadow step's result is not recorded: a repeat would call its model again.
         reply = await request_again_while_gone(
-            self._broker, request_, timeout=timeout, retry_for=self._retry_for
+            self._broker,
+            request_,
+            timeout=timeout,
+            retry_for=self._retry_for,
+            resend_after=None if request_.shadow else RESEND_AFTER,
         )
         assert isinstance(reply, TaskResult)
         return reply

@@ -1,0 +1,81 @@
+"""A request left unanswered is sent again (`request_again_while_gone(resend_after=...)`): the
+replica that took it may have been killed, which tells the requester nothing. The earlier sends
+are still waited for, and whichever answer comes first is the caller's."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import nats
+import pytest
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+
+from baton_contracts import HEALTH_QUERIES, HealthStatus, ReplyOk
+from baton_messaging import request_again_while_gone
+
+HEALTH = HEALTH_QUERIES["space"]
+
+
+def answer(healthy: bool) -> bytes:
+    status = HealthStatus(service="space", healthy=healthy)
+    return ReplyOk(result=status.model_dump(mode="json")).model_dump_json().encode()
+
+
+class Owner:
+    """Answers the n-th send after `delays[n]` seconds (None: never, as a killed replica)."""
+
+    def __init__(self, delays: list[float | None]) -> None:
+        self.delays, self.sends = delays, 0
+
+    async def on_request(self, msg: Msg) -> None:
+        delay = self.delays[min(self.sends, len(self.delays) - 1)]
+        self.sends += 1
+        if delay is not None:  # healthy: the first send's answer, to tell it from the others
+            body = answer(healthy=self.sends == 1)
+            asyncio.get_running_loop().call_later(
+                delay, lambda: asyncio.ensure_future(msg.respond(body))
+            )
+
+
+@pytest.fixture
+async def client(nats_url: str) -> AsyncIterator[Client]:
+    nc = await nats.connect(nats_url)
+    yield nc
+    await nc.close()
+
+
+async def serve(client: Client, owner: Owner) -> None:
+    await client.subscribe(HEALTH().wire_subject(), cb=owner.on_request)
+    await client.flush()
+
+
+async def test_a_request_its_replica_never_answers_is_answered_by_the_resend(
+    client: Client,
+) -> None:
+    owner = Owner([None, 0.0])  # the first replica died holding it; the next answers at once
+    await serve(client, owner)
+    reply = await asyncio.wait_for(
+        request_again_while_gone(client, HEALTH(), timeout=30, retry_for=1, resend_after=0.2), 5
+    )
+    assert isinstance(reply, HealthStatus)
+    assert owner.sends == 2
+
+
+async def test_the_first_send_still_counts_when_it_answers_first(client: Client) -> None:
+    owner = Owner([1.0, None])  # a live replica, slower than the resend
+    await serve(client, owner)
+    reply = await request_again_while_gone(
+        client, HEALTH(), timeout=30, retry_for=1, resend_after=0.2
+    )
+    assert isinstance(reply, HealthStatus) and reply.healthy  # the first send's answer
+    assert owner.sends >= 2  # sent again after 0.2 s (and after 0.4 s more)
+
+
+async def test_without_resend_after_a_request_is_sent_once(client: Client) -> None:
+    owner = Owner([0.6])
+    await serve(client, owner)
+    reply = await request_again_while_gone(client, HEALTH(), timeout=30, retry_for=1)
+    assert isinstance(reply, HealthStatus)
+    assert owner.sends == 1
