@@ -27,11 +27,16 @@ class FailingRuns:
     reads do, and its first `prune_failures` times."""
 
     def __init__(
-        self, error: Exception, failures: int = 1_000_000, prune_failures: int = 0
+        self,
+        error: Exception,
+        failures: int = 1_000_000,
+        prune_failures: int = 0,
+        lease_failures: int = 0,
     ) -> None:
         self.error = error
         self.failures = failures
         self.prune_failures = prune_failures
+        self.lease_failures = lease_failures
         self.reads = 0
         self.prunes: list[float] = []  # `expired_for` of each attempt
         self.loaded = asyncio.Event()
@@ -51,6 +56,9 @@ class FailingRuns:
         return None, 0, []
 
     async def take_lease(self, run_id: str, holder: str, ttl: float) -> bool:
+        if self.lease_failures:
+            self.lease_failures -= 1
+            raise self.error
         return True
 
     async def drop_lease(self, run_id: str, holder: str) -> None:
@@ -103,6 +111,24 @@ async def test_an_outage_while_driving_a_run_is_one_warning_line(
     (record,) = _records(caplog)
     assert record.levelno == logging.WARNING
     assert record.exc_info is None
+    assert "driving run r1 failed" in record.getMessage()
+    assert "the database is unavailable" in record.getMessage()
+
+
+async def test_an_outage_while_taking_a_runs_lease_is_one_warning_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    ex = executor(FailingRuns(StoreUnavailable("connection reset"), failures=0, lease_failures=1))
+    ex.launch("r1")
+    drive = ex._tasks["r1"]
+    await ex.wait_idle()
+
+    # An exception left in the task is logged by asyncio, traceback and all, as "Task
+    # exception was never retrieved" (seen while PostgreSQL's connections were being cut).
+    assert drive.exception() is None
+    (record,) = _records(caplog)
+    assert record.levelno == logging.WARNING and record.exc_info is None
     assert "driving run r1 failed" in record.getMessage()
     assert "the database is unavailable" in record.getMessage()
 

@@ -125,7 +125,11 @@ class DagExecutor:
             _log_failure(exc, "could not delete expired DAG run leases; trying again soon")
 
     async def _drive(self, run_id: str, started: RunState | None = None) -> None:
-        if not await self.runs.take_lease(run_id, self.holder, self.lease_seconds):
+        try:
+            if not await self.runs.take_lease(run_id, self.holder, self.lease_seconds):
+                return
+        except Exception as exc:  # the sweep launches the run again
+            _log_failure(exc, f"driving run {run_id} failed; another attempt follows")
             return
         drive = RunDrive(self, run_id)
         self._drives[run_id] = drive
