@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
-from baton_agent_runner.service.ports import Claim, ClaimedLog, V
+from baton_agent_runner.service.ports import Claim, ClaimedLog, StoreUnavailable, V
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 
 logger = logging.getLogger("baton.agent_runner")
@@ -148,3 +148,21 @@ async def released_on_failure(
         except Exception as exc:
             logger.warning("%s: could not give its claim up (%r); it runs out by itself", key, exc)
         raise
+
+
+async def written(write: Callable[[], Awaitable[T]]) -> T:
+    """`write()`, tried again while the store is unavailable, until it goes through or the
+    caller's limit (`Limited`) cancels it.
+
+    For what records a model's answer: failing at the first error (a connection cut
+    mid-statement, a pool of connections a restarted server has dropped) threw the answer
+    away, and the retry of the key paid the model again. Only for writes that may be repeated:
+    upserts by key, and a put whose first recorded value wins."""
+    pause = FIRST_PAUSE
+    while True:
+        try:
+            return await write()
+        except StoreUnavailable as exc:
+            logger.info("a store write failed (%s); trying again", exc)
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, LONGEST_PAUSE)

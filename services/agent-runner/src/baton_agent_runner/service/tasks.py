@@ -29,7 +29,12 @@ from baton_agent_runner.domain.task import (
     permission_mode,
     price_of,
 )
-from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure, reused
+from baton_agent_runner.service.claims import (
+    look_up_or_claim,
+    released_on_failure,
+    reused,
+    written,
+)
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.ports import (
     KeyReused,
@@ -84,7 +89,10 @@ class TaskRunner:
                         raise RemoteError.of(ErrorCode.UNAVAILABLE, _cancelled(cmd, reason))
                     call, result = await self._cancellable(key, cmd, self._perform(cmd))
                     digest = task_digest(cmd)
-                    return await self._store(self.results.put(*key, call, result, digest))
+                    # The model was paid: a cut connection must not lose its answer.
+                    return await self._store(
+                        written(lambda: self.results.put(*key, call, result, digest))
+                    )
         except KeyReused as exc:
             raise reused(cmd.idempotency_key) from exc
         except StoreUnavailable as exc:

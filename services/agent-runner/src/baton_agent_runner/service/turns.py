@@ -21,7 +21,12 @@ from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.request_digest import turn_digest
 from baton_agent_runner.domain.scripted import Turn
 from baton_agent_runner.domain.storable_output import storable_output
-from baton_agent_runner.service.claims import look_up_or_claim, released_on_failure, reused
+from baton_agent_runner.service.claims import (
+    look_up_or_claim,
+    released_on_failure,
+    reused,
+    written,
+)
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.late_inbox import (
     inbox_ahead,
@@ -130,12 +135,16 @@ class AgentRunner:
         # themselves end by the deadline too: a slow store must not land them after it.
         # Written before the reply is recorded: a retry after a crash here writes the same
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
-        await self._store(self._keep(cmd, output, defer=turn.inbox_ahead), by=cmd)
+        # The model was paid: a cut connection must not lose its answer (`written`).
+        await self._store(written(lambda: self._keep(cmd, output, defer=turn.inbox_ahead)), by=cmd)
         reply = reply_of(profile, self.agents.model_name(profile), output, usage)
         # Another replica may have answered the same key meanwhile (the caller retried while
         # this call ran): every caller then gets the one reply that is recorded.
         recorded = await self._store(
-            self.replies.put(cmd.user_id, cmd.idempotency_key, reply, turn_digest(cmd)), by=cmd
+            written(
+                lambda: self.replies.put(cmd.user_id, cmd.idempotency_key, reply, turn_digest(cmd))
+            ),
+            by=cmd,
         )
         if recorded is not reply:
             logger.warning(
