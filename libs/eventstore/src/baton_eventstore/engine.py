@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Engine, event
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -42,8 +43,22 @@ def create_engine(url: str, *, pool_size: int | None = None, **kwargs: Any) -> A
             "max_overflow": 0,
             "pool_recycle": 1800,
         }
-        return create_async_engine(url, **{**options, **kwargs})
+        engine = create_async_engine(url, **{**options, **kwargs})
+        event.listen(engine.sync_engine, "checkout", _replace_if_closed)
+        return engine
     raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
+
+
+def _replace_if_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """A pooled connection the server has ended is replaced as it is checked out.
+
+    asyncpg learns that the server ended a connection (`pg_terminate_backend`, a restart, a
+    failover) when its socket closes, also while it sits idle in the pool; a statement on it
+    then fails at once (`connection is closed`), so a pool of them failed that many statements
+    after every cut. The pool opens a new connection instead when told so here. Unlike
+    `pool_pre_ping` this costs no round trip: it asks asyncpg what it already knows."""
+    if dbapi_connection.driver_connection.is_closed():
+        raise DisconnectionError("the server ended this pooled connection")
 
 
 def autocommit(engine: AsyncEngine) -> AsyncEngine:
