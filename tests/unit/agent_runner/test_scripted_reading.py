@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from baton_agent_runner.domain import brain_dump, readiness
+from baton_agent_runner.domain import brain_dump, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
 
 
@@ -341,7 +341,7 @@ def test_brain_dump_items(message: str, items: list[str]) -> None:
     ],
 )
 def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None:
-    assert brain_dump.inbox_request(message) == item
+    assert inbox_requests.inbox_request(message) == item
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from baton_agent_runner.domain import brain_dump, readiness
+from baton_agent_runner.domain import brain_dump, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.texts import text
@@ -79,7 +79,7 @@ def _off_topic(turn: Turn) -> _Reply | None:
     before the request ("Работа важна. Запиши ...")."""
     if turn.agent not in ("greeter", "discovery", "coordinator"):
         return None
-    found = brain_dump.inbox_request_at(turn.message)
+    found = inbox_requests.inbox_request_at(turn.message)
     if found is None:
         return None
     start, item = found
