@@ -316,7 +316,7 @@ def test_brain_dump_items(message: str, items: list[str]) -> None:
         ("Добавь купить хлеб во входящие", "купить хлеб"),
         ("Add buy milk to my inbox", "buy milk"),
         ("Put this in my inbox: buy milk", "buy milk"),
-        ("Remind me to buy milk", None),
+        ("Remind me to buy milk", "buy milk"),
         ("Please add buy milk to my inbox", "buy milk"),
         ("Can you add to my inbox: buy milk", "buy milk"),
         ("I usually put everything in my inbox.", None),
@@ -341,6 +341,39 @@ def test_brain_dump_items(message: str, items: list[str]) -> None:
     ],
 )
 def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None:
+    assert inbox_requests.inbox_request(message) == item
+
+
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        # Asking to be reminded, or to put it on a to-do list, is asking to note it.
+        ("Напомни купить молоко", "купить молоко"),
+        ("Напомни мне позвонить маме, пожалуйста", "позвонить маме"),
+        ("Добавь в список дел: позвонить маме", "позвонить маме"),
+        ("Добавь купить хлеб в список дел", "купить хлеб"),
+        ("Запиши в мои задачи: сдать отчёт", "сдать отчёт"),
+        ("Добавь в список: купить хлеб", "купить хлеб"),
+        ("Запомни: сдать отчёт", "сдать отчёт"),
+        ("remind me to buy bread", "buy bread"),
+        ("Please remind me about the dentist", "the dentist"),
+        ("Can you remind me to buy milk?", "buy milk"),
+        ("add to my list: call mom", "call mom"),
+        ("Add call mom to my to-do list", "call mom"),
+        ("Remember: call mom", "call mom"),
+        # Asking about something said, a list of something else, "remind me of": none.
+        ("Напомни, что это за шаги", None),
+        ("Напомни, о чём мы говорили?", None),
+        ("Напомни что дальше", None),
+        ("Добавь в список приоритетов здоровье", None),
+        ("Запомни, что работа для меня главное", None),
+        ("You remind me of my brother", None),
+        ("Put it on my list", None),
+        ("Не напоминай про работу", None),
+        ("Don't remind me to buy milk", None),
+    ],
+)
+def test_a_reminder_or_a_to_do_list_request_names_its_item(message: str, item: str | None) -> None:
     assert inbox_requests.inbox_request(message) == item
 
 

@@ -445,6 +445,37 @@ def test_off_topic_inbox_request_during_discovery_is_deferred(
     assert phrase in out.message and ("позже" in out.message or "later" in out.message)
 
 
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        ("Напомни купить молоко", "купить молоко"),
+        ("Добавь в список дел: позвонить маме", "позвонить маме"),
+        ("Запомни: сдать отчёт", "сдать отчёт"),
+        ("remind me to buy bread", "buy bread"),
+        ("add to my list: call mom", "call mom"),
+    ],
+)
+def test_a_reminder_or_a_to_do_list_request_during_discovery_is_deferred(
+    message: str, item: str
+) -> None:
+    # Seed 000's "перескок" names "Запиши в inbox"; these ask the same in other words.
+    out = run(turn("discovery", message))
+    assert out.extracted_data == {"deferred_inbox_items": [item]}
+    assert "позже" in out.message or "later" in out.message
+
+
+@pytest.mark.parametrize(
+    ("message", "area"),
+    [("Запомни: работа для меня важнее всего", "work"), ("Add health to my list", "health")],
+)
+def test_a_memo_about_a_life_area_is_told_to_discovery_not_deferred(
+    message: str, area: str
+) -> None:
+    # Neither names an inbox or a to-do list: at discovery they state a priority.
+    out = run(turn("discovery", message))
+    assert out.extracted_data == {"facts": {area: message}}
+
+
 @pytest.mark.parametrize("agent", ["greeter", "discovery"])
 def test_a_deferred_request_of_several_items_defers_each(agent: str) -> None:
     out = run(turn(agent, "Запиши во входящие: позвонить маме; купить хлеб\n- отчёт"))
@@ -500,6 +531,9 @@ def test_inbox_request_in_the_brain_dump_is_an_ordinary_item() -> None:
         ("Add to my inbox: buy milk; call mom", ["buy milk", "call mom"]),
         ("хлеб\nЗапиши в inbox: молоко\nяйца", ["хлеб", "молоко", "яйца"]),
         ("Купить молоко — запиши в inbox", ["Купить молоко"]),
+        ("Напомни купить молоко", ["купить молоко"]),
+        ("Добавь в список дел: позвонить маме; отчёт", ["позвонить маме", "отчёт"]),
+        ("remind me to renew my passport", ["renew my passport"]),
     ],
 )
 def test_an_inbox_request_in_the_brain_dump_saves_its_items_without_the_request(

@@ -96,8 +96,7 @@ def dumped_items(text: str) -> list[str]:
     found = inbox_request_at(text)
     if found is None:
         return split_items(text)
-    start, item = found
-    return split_items(text[:start]) + split_items(item)
+    return split_items(text[: found.start]) + split_items(found.item)
 
 
 @lru_cache(maxsize=64)  # a turn reads its message twice: for its items, and for "that's all"

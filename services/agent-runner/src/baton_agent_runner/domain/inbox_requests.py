@@ -6,6 +6,7 @@ buy milk to my inbox". Elsewhere than in the brain dump the item is kept for it.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from baton_agent_runner.domain.wording import is_negation, words
 
@@ -13,28 +14,48 @@ from baton_agent_runner.domain.wording import is_negation, words
 _SEPARATORS = " ,.!?…:;—–-"
 
 _RU_VERB = r"(?:запиши|добавь|внеси|сохрани|закинь)"
-_RU_INBOX = r"(?:в|во)\s+(?:inbox|инбокс\w*|входящ\w*)"
+# A to-do list is the inbox too ("в список дел", "в мои задачи", "в туду"); a bare "список"
+# only before a colon ("Добавь в список: ..."), so "в список приоритетов" is none.
+_RU_LIST = (
+    r"(?:(?:мой|свой)\s+)?(?:список\s+(?:дел|задач)|(?P<vague>список)(?=\s*:)"
+    r"|(?:to-?do|туду)(?:[\s-]*(?:лист|list|список))?)|(?:(?:мои|свои)\s+)?(?:дела|задачи)"
+)
+_RU_PLACE = rf"(?:inbox|инбокс\w*|входящ\w*|{_RU_LIST})"
+_RU_INBOX = rf"(?:в|во)\s+{_RU_PLACE}"
 _EN_VERB = r"(?:add|put|write|save|note)"
-_EN_INBOX = r"(?:to|in|into|on)\s+(?:my\s+|the\s+)?inbox"
+_EN_LIST = r"(?:to-?do\s+list|to-?dos?|task\s+list|tasks)"
+_EN_INBOX = rf"(?:to|in|into|on)\s+(?:my\s+|the\s+)?(?:inbox|{_EN_LIST}|(?P<vague>list))\b"
 # Where a message may start before an English request in the imperative ("Please add ...").
 _EN_START = r"^\W*(?:please\s+|pls\s+)?"
+# "Напомни ..." names its item right after it; "Напомни, что ..." or "Напомни, как ..." asks
+# about something said, and a question ("Напомни мне, о чём мы?") asks nothing to be noted;
+# "Can you remind me to ...?" does.
+_ASKED = r"(?:что|как\w*|зачем|почему|где|когда|кто|ч[её]м|сколько|о\s+ч[её]м|ещ[её]\s+раз)\b"
 # First the request then the item ("Запиши во входящие: купить хлеб", "add to my inbox: buy
 # milk"), then the item inside it ("добавь купить хлеб в inbox", "add buy milk to my inbox").
 # Without a colon an English request is an imperative at the message's start, so "I usually
-# put everything in my inbox." and "Can you add it to my inbox later?" are none.
+# put everything in my inbox." and "Can you add it to my inbox later?" are none. A group
+# `vague` marks a request that names no inbox ("Запомни: ...", "add to my list: ..."): at
+# discovery, one about a life area ("Запомни: работа важнее всего") is said to discovery.
 _REQUESTS = tuple(
     re.compile(pattern, re.IGNORECASE | re.DOTALL)
     for pattern in (
-        rf"\b{_RU_VERB}\s+(?:(?:в|во)\s+)?(?:inbox|инбокс\w*|входящ\w*)\b(?P<item>.*)",
+        rf"\b{_RU_VERB}\s+(?:(?:в|во)\s+)?{_RU_PLACE}\b(?P<item>.*)",
         rf"\b{_EN_VERB}\s+(?:(?:this|it)\s+)?{_EN_INBOX}\s*[:—–-]\s*(?P<item>.+)",
         rf"{_EN_START}{_EN_VERB}\s+{_EN_INBOX}\s+(?P<item>.+)",
         rf"\b{_RU_VERB}\s+(?P<item>.+?)\s+{_RU_INBOX}\s*[.!]*\s*$",
         rf"{_EN_START}{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}(?:\s+please)?\s*[.!]*\s*$",
         r"\binbox\s*:(?P<item>.*)",
+        rf"\bнапомни(?:те)?(?:\s+мне)?(?:\s*[:—–]\s*|\s+)(?!{_ASKED})(?P<item>[^?]+?)\s*[.!]*$",
+        r"\bremind\s+me\s+to\s+(?P<item>[^?]+?)\s*[.!?]*$",
+        r"\bremind\s+me\s*(?::\s*|\s+about\s+)(?P<item>[^?]+?)\s*[.!]*$",
+        r"\b(?P<vague>запомни(?:те)?|remember)\s*[:—–]\s*(?P<item>.+)",
     )
 )
 # Where the phrase said just before a request starts: a negation in it refuses the request.
 _PHRASES = re.compile(r"[.!?;,:—–]")
+# A "please" closing the request is no part of its item ("Напомни купить хлеб, пожалуйста").
+_PLEASE = re.compile(r"[\s,]*\b(?:пожалуйста|please|pls)\W*$", re.IGNORECASE)
 _QUOTES = "'\"«»“”„‘’"
 # What an item inside a request may not be: it names something said elsewhere, or nothing.
 _PRONOUNS = frozenset({
@@ -43,13 +64,23 @@ _PRONOUNS = frozenset({
 })  # fmt: skip
 
 
+class Request(NamedTuple):
+    """An inbox request: where it starts in the message, and its item."""
+
+    start: int
+    item: str
+    vague: bool = False
+    """It names no inbox or to-do list ("Запомни: ...", "add to my list: ..."): an item about
+    a life area may be a priority, told to discovery."""
+
+
 def inbox_request(text: str) -> str | None:
     """The item in an off-topic "put this in my inbox" request, or None when it is not one."""
     found = inbox_request_at(text)
-    return None if found is None else found[1]
+    return None if found is None else found.item
 
 
-def inbox_request_at(text: str) -> tuple[int, str] | None:
+def inbox_request_at(text: str) -> Request | None:
     """Where in `text` a "put this in my inbox" request starts, and its item; None when the
     text makes none. What comes before it is said to the current step."""
     for pattern in _REQUESTS:
@@ -58,12 +89,16 @@ def inbox_request_at(text: str) -> tuple[int, str] | None:
             continue
         if any(is_negation(word) for word in words(_PHRASES.split(text[: match.start()])[-1])):
             return None  # asked not to ("Не записывай в inbox: ...", "Don't put in my inbox")
-        item = match.group("item").strip().lstrip(":—–-").strip().strip(_QUOTES).strip()
+        vague = match.groupdict().get("vague") is not None
+        item = _PLEASE.sub("", match.group("item").strip().lstrip(":—–-").strip())
+        item = item.strip().strip(_QUOTES).strip()
         if " ".join(words(item)) in _PRONOUNS:
             continue
         if item:
-            return match.start(), item
+            return Request(match.start(), item, vague)
         # Nothing after it: the item came first ("Купить молоко — запиши в inbox"), or none.
         before = text[: match.start()].strip().rstrip(_SEPARATORS).strip()
-        return (0, before) if before and " ".join(words(before)) not in _PRONOUNS else None
+        if before and " ".join(words(before)) not in _PRONOUNS:
+            return Request(0, before, vague)
+        return None
     return None

@@ -80,9 +80,9 @@ def _off_topic(turn: Turn) -> _Reply | None:
     if turn.agent not in ("greeter", "discovery", "coordinator"):
         return None
     found = inbox_requests.inbox_request_at(turn.message)
-    if found is None:
-        return None
-    start, item = found
+    if found is None or (found.vague and turn.agent == "discovery" and lang.areas_in(found.item)):
+        return None  # "Запомни: работа важнее всего" tells discovery a priority
+    start, item = found.start, found.item
     # Split as the brain dump would ("позвонить маме; купить хлеб" is two items).
     items = brain_dump.split_items(item) or [item]
     key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
