@@ -298,7 +298,23 @@ def test_an_answer_or_a_hedge_before_an_item_is_no_part_of_it(
         ("купить 1.5 литра молока", ["купить 1.5 литра молока"]),
         ("1.5 литра молока", ["1.5 литра молока"]),
         ("1. 1.5 литра молока\n2.", ["1.5 литра молока"]),
-        ("взять 2) ключи 3) зонт", ["взять 2) ключи 3) зонт"]),  # not counted from 1
+        ("взять 2) ключи 3) зонт", ["взять 2) ключи 3) зонт"]),  # not at the line's start
+        # Lettered, bracketed, counted from another number, a number with no space after it.
+        ("a) milk b) bread", ["milk", "bread"]),
+        ("а) молоко б) хлеб в) яйца", ["молоко", "хлеб", "яйца"]),
+        ("(a) milk (b) bread", ["milk", "bread"]),
+        ("a. milk b. bread", ["milk", "bread"]),
+        ("(1) milk (2) bread", ["milk", "bread"]),
+        ("10. x 11. y", ["x", "y"]),
+        ("1.milk 2.bread", ["milk", "bread"]),
+        ("Дела: а) налог б) врач", ["налог", "врач"]),
+        ("a) milk\nb) bread", ["milk", "bread"]),
+        ("(1) milk\n(2) bread", ["milk", "bread"]),
+        ("1.milk\n2.bread", ["milk", "bread"]),
+        # Not lists: marks of two kinds, a letter's dot with no space, a version number.
+        ("1) milk (2) bread", ["milk (2) bread"]),
+        ("e.g. milk", ["e.g. milk"]),
+        ("update to 2.0 then 3.x", ["update to 2.0 then 3.x"]),
         ("сдать отчёт\nэто всё", ["сдать отчёт"]),
         ("купить хлеб, это всё", ["купить хлеб"]),
         ("get the report done", ["get the report done"]),

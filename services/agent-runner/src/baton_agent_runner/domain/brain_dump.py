@@ -48,14 +48,26 @@ _HESITATION = frozenset({
     "think", "hmm", "um", "uh", "that's", "thats", "that", "is", "all", "done", "finished",
     "nothing", "comes", "to", "mind", "don't", "dont", "know", "what", "write", "have", "want",
 })  # fmt: skip
-# A bullet, numbered or not, and a checkbox ("- [ ]", "[x]", "☐") after it are no part of the
-# item. A number is a bullet only with a space after it: "1.5 литра молока" is an item as it
-# stands; "—", "·", "→" and the like are bullets as "-" is (phones turn "- " into "— ").
+# A bullet, numbered or lettered or not, and a checkbox ("- [ ]", "[x]", "☐") after it are no
+# part of the item. A number is a bullet with a space or a letter after it ("1. milk", "1.milk",
+# "(1) milk"): "1.5 литра молока" is an item as it stands. A letter is one before ")" ("a)",
+# "(б)"), or lowercase before ". "; "—", "·", "→" and the like are bullets as "-" is (phones
+# turn "- " into "— ").
 _BULLET = re.compile(
-    r"^\s*(?:[-*•–—·◦▪▫‣⁃→►▸✓✔✅☐☑]\ufe0f?\s*|\d+(?:[.)]|\s+[-–—])(?:\s+|$))?"
-    r"(?:\[[ xX✓]?\]\s*)?"
+    r"^\s*(?:[-*•–—·◦▪▫‣⁃→►▸✓✔✅☐☑]\ufe0f?\s*|\d+(?:[.)]|\s+[-–—])(?:\s+|$)"
+    r"|\d+[.)](?=[^\W\d_])|\((?:\d+|[a-zа-яё])\)\s*|[a-zа-яё]\)\s+|(?-i:[a-zа-яё])\.\s+)?"
+    r"(?:\[[ xX✓]?\]\s*)?",
+    re.IGNORECASE,
 )
-_NUMBER = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+")
+# Where an entry of a one-line list may start: "1. ", "1.milk", "1) ", "(1) ", "a) ", "(a) ",
+# "a. " (a letter's dot wants a space: "e.g." is no list).
+_MARK = re.compile(
+    r"(?<!\S)(?:\((?P<paren>\d{1,2}|[a-zа-я])\)|(?P<num>\d{1,2})[.)](?=\s|[^\W\d_])"
+    r"|(?P<letter>[a-zа-я])[.)](?=\s))\s*",
+    re.IGNORECASE,
+)
+# The letters a list counts by ("ё", "й", "ъ", "ы", "ь" are left out of Russian ones).
+_ALPHABETS = ("abcdefghijklmnopqrstuvwxyz", "абвгдежзиклмнопрстуфхцчшщэюя")
 # Where a line parts into phrases for finding "that's all" in it: commas, stops, colons,
 # dashes.
 _PHRASE_END = re.compile(r"[,.!?…:]+(?:\s+|$)|\s[—–-]\s")
@@ -125,18 +137,38 @@ def _parts(text: str) -> list[str]:
 
 
 def _numbered(line: str) -> list[str]:
-    """A one-line numbered list ("1. молоко 2. маме 3. отчёт", after an optional "Дела:")
-    as its entries; numbers count 1, 2, 3... in order, others stay in the text."""
-    marks, expected = [], 1
-    for mark in _NUMBER.finditer(line):
-        if int(mark.group(1)) == expected:
+    """A one-line numbered or lettered list ("1. молоко 2. маме", "a) milk b) bread", "(1) x
+    (2) y", "10. x 11. y", at the line's start or after a heading such as "Дела:") as its
+    entries; marks count on by one from the first, others stay in the text."""
+    marks: list[re.Match[str]] = []
+    for mark in _MARK.finditer(line):
+        if not marks:
+            head = line[: mark.start()].strip()
+            if head and not head.endswith(":"):
+                return [line]  # "взять 2) ключи 3) зонт" is no list
             marks.append(mark)
-            expected += 1
-    head = line[: marks[0].start()].strip() if marks else ""
-    if len(marks) < 2 or (head and not head.endswith(":")):
+        elif _ordinal(mark) == _next(_ordinal(marks[-1])):
+            marks.append(mark)
+    if len(marks) < 2:
         return [line]
     ends = [mark.start() for mark in marks[1:]] + [len(line)]
     return [line[mark.end() : end] for mark, end in zip(marks, ends, strict=True)]
+
+
+def _ordinal(mark: re.Match[str]) -> tuple[str, int]:
+    """The kind of a list mark ("(1)" and "1." are not one list) and its place in its count."""
+    style = "(" if mark.group("paren") else "."
+    value = (mark.group("paren") or mark.group("num") or mark.group("letter")).lower()
+    if value.isdigit():
+        return style + "1", int(value)
+    for alphabet in _ALPHABETS:
+        if value in alphabet:
+            return style + alphabet[0], alphabet.index(value)
+    return style + value, -2  # a letter no list counts by: nothing follows it
+
+
+def _next(ordinal: tuple[str, int]) -> tuple[str, int]:
+    return ordinal[0], ordinal[1] + 1
 
 
 def _said(text: str) -> Iterator[str | bool]:
