@@ -205,6 +205,33 @@ def test_an_item_or_a_second_thought_after_a_completion_phrase_is_not_done(
     assert brain_dump.split_items(message) == items and not brain_dump.says_done(message)
 
 
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("Больше ничего, кроме отчёта", ["отчёта"]),
+        ("Больше ничего кроме отчёта", ["отчёта"]),
+        ("Больше ничего нет, кроме как позвонить маме", ["позвонить маме"]),
+        ("Это всё, разве что купить хлеб", ["купить хлеб"]),
+        ("Кроме отчёта, больше ничего", ["отчёта"]),
+        ("That's it, except renew passport", ["renew passport"]),
+        ("That's all except for renewing my passport", ["renewing my passport"]),
+        ("Nothing else apart from the dentist", ["the dentist"]),
+        ("Except renew passport, that's it", ["renew passport"]),
+    ],
+)
+def test_an_exception_to_a_completion_phrase_is_its_last_item_and_done(
+    message: str, items: list[str]
+) -> None:
+    # "Nothing else but the report": the report is saved, without its "кроме", and the user
+    # has said that it is all.
+    assert brain_dump.split_items(message) == items and brain_dump.says_done(message)
+
+
+def test_an_exception_inside_an_item_stays_in_it() -> None:
+    message = "купить всё кроме молока"
+    assert brain_dump.split_items(message) == [message] and not brain_dump.says_done(message)
+
+
 def test_an_item_before_an_asked_completion_phrase_is_kept_and_not_done() -> None:
     message = "купить хлеб, всё?"
     assert brain_dump.split_items(message) == ["купить хлеб"] and not brain_dump.says_done(message)

@@ -379,6 +379,20 @@ def test_inbox_collector_saves_an_item_after_done_and_asks_for_more(
     assert "Anything else?" in out.message or "Что-нибудь ещё?" in out.message
 
 
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        ("Больше ничего, кроме отчёта", "отчёта"),
+        ("That's it, except renew passport", "renew passport"),
+    ],
+)
+def test_inbox_collector_saves_the_item_a_done_excepts_and_completes(
+    message: str, item: str
+) -> None:
+    out = run(turn("inbox_collector", message, inbox_count=2))
+    assert out.extracted_data == {"inbox_items": [item]} and out.step_completed
+
+
 def test_inbox_collector_completes_with_the_third_item_before_the_pre_check_counted_it() -> None:
     # The workflow's pre-check ran before this message's item was saved: two items, so no.
     step = {"inbox_count": 2, "can_complete": False, "min_messages": 3}

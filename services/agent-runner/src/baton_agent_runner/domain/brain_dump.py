@@ -68,9 +68,16 @@ _MARK = re.compile(
 )
 # The letters a list counts by ("ё", "й", "ъ", "ы", "ь" are left out of Russian ones).
 _ALPHABETS = ("abcdefghijklmnopqrstuvwxyz", "абвгдежзиклмнопрстуфхцчшщэюя")
+_EXCEPTING = (
+    r"(?:кроме(?:\s+как)?|помимо|разве\s+что|за\s+исключением|except(?:\s+for)?|apart\s+from"
+    r"|aside\s+from|besides|other\s+than)\b"
+)
+# After "that's all", an exception names the last item ("Больше ничего, кроме отчёта", "That's
+# it, except renew passport"): it is saved without its "кроме", and the list is done.
+_EXCEPT = re.compile(rf"^\s*{_EXCEPTING}[\s,:—–-]*", re.IGNORECASE)
 # Where a line parts into phrases for finding "that's all" in it: commas, stops, colons,
-# dashes.
-_PHRASE_END = re.compile(r"[,.!?…:]+(?:\s+|$)|\s[—–-]\s")
+# dashes, and before an exception ("больше ничего кроме отчёта").
+_PHRASE_END = re.compile(rf"[,.!?…:]+(?:\s+|$)|\s[—–-]\s|\s+(?={_EXCEPTING})", re.IGNORECASE)
 # Phrases of nothing but these before an item answer the agent or hedge; no part of the item.
 _PREAMBLE = _ACK | _HESITATION | _LEADING | {"еще", "а", "also", "plus"}
 # Second thoughts after "that's all" take it back: "Всё. Хотя нет, ..." is not done yet.
@@ -179,14 +186,18 @@ def _said(text: str) -> Iterator[str | bool]:
         end = len(text) if phrase_end is None else phrase_end.start()
         if _is_done(text[start:end]):
             # A hedge of its own before it ("Пожалуй, это всё", "Well, that's all") is no item.
-            if item := _item(text[:start], _HEDGES):
-                yield item
+            if item := _item(_EXCEPT.sub("", text[:start]), _HEDGES):
+                yield item  # "Кроме отчёта, больше ничего" keeps "отчёта"
             if phrase_end is not None and "?" in phrase_end.group():
                 # Asked, it is no answer ("Всё?", "Is that all?"), and no item either: the
                 # user has yet to say it; what follows is read on its own ("Это всё? Да, всё").
                 yield from _said(text[phrase_end.end() :])
                 return
             rest, taken_back = _after_done(text[end:])
+            if not taken_back and (excepted := _EXCEPT.match(rest)):
+                yield from _said(rest[excepted.end() :])  # the last item, then done
+                yield True
+                return
             yield not taken_back
             yield from _said(rest)
             return
