@@ -269,6 +269,35 @@ def test_hesitation_or_a_not_yet_is_neither_an_item_nor_done(message: str) -> No
 
 
 @pytest.mark.parametrize(
+    "message",
+    [
+        "wait a moment", "Wait a sec", "hold on a sec", "just a moment", "one moment please",
+        "give me a minute", "hang on", "Подожди немного", "Дай мне минутку", "Погоди чуть-чуть",
+        "Подожди, ещё вспомню", "Секунду, ещё кое-что", "Let me remember",
+        # After "that's all" it takes it back.
+        "Done. Wait a moment", "Это всё. Подожди немного",
+    ],
+)  # fmt: skip
+def test_asking_for_a_moment_is_neither_an_item_nor_done(message: str) -> None:
+    assert brain_dump.split_items(message) == [] and not brain_dump.says_done(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("wait a moment, buy milk", ["buy milk"]),
+        ("Подожди, купить хлеб", ["купить хлеб"]),
+        ("wait for the delivery", ["wait for the delivery"]),
+        ("hold the door for the movers", ["hold the door for the movers"]),
+    ],
+)
+def test_an_item_after_asking_for_a_moment_is_kept_and_one_about_waiting_too(
+    message: str, items: list[str]
+) -> None:
+    assert brain_dump.split_items(message) == items
+
+
+@pytest.mark.parametrize(
     ("message", "items"),
     [
         ("— купить молоко\n— позвонить маме", ["купить молоко", "позвонить маме"]),

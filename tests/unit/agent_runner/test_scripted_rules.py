@@ -415,6 +415,12 @@ def test_inbox_collector_explains_the_brain_dump_when_a_message_holds_no_item(
     assert not out.extracted_data and phrase in out.message.lower()
 
 
+@pytest.mark.parametrize("message", ["wait a moment", "Подожди немного"])
+def test_inbox_collector_saves_nothing_when_asked_to_wait(message: str) -> None:
+    out = run(turn("inbox_collector", message, inbox_count=1))
+    assert out.extracted_data == {} and not out.step_completed
+
+
 @pytest.mark.parametrize("count", [3, 4, 5, 21])
 def test_inbox_collector_says_the_count_in_russian_whatever_form_the_number_takes(
     count: int,

@@ -47,7 +47,21 @@ _HESITATION = frozenset({
     "ready", "wait", "hold", "on", "one", "moment", "second", "sec", "minute", "let", "me",
     "think", "hmm", "um", "uh", "that's", "thats", "that", "is", "all", "done", "finished",
     "nothing", "comes", "to", "mind", "don't", "dont", "know", "what", "write", "have", "want",
+    "вспомню", "вспомнить", "допишу", "соображу", "кое", "remember", "thinking",
 })  # fmt: skip
+# Asking for a moment is no item either: a phrase of these words with one of `_WAIT` in it
+# ("wait a moment", "hold on a sec", "Подожди немного", "Дай мне минутку"); "wait for the
+# delivery" is an item.
+_WAIT = frozenset({
+    "подожди", "подождите", "погоди", "погодите", "секунду", "секундочку", "сек", "минутку",
+    "минуточку", "минуту", "момент", "мгновение", "wait", "hold", "hang", "moment", "sec",
+    "second", "minute",
+})  # fmt: skip
+_WAITING = _WAIT | {
+    "немного", "чуть", "чуток", "одну", "пару", "мне", "пожалуйста", "a", "just", "give",
+    "gimme", "please", "bit", "little", "few", "moments", "seconds", "secs", "minutes", "mins",
+    "for", "it",
+}  # fmt: skip
 # A bullet, numbered or lettered or not, and a checkbox ("- [ ]", "[x]", "☐") after it are no
 # part of the item. A number is a bullet with a space or a letter after it ("1. milk", "1.milk",
 # "(1) milk"): "1.5 литра молока" is an item as it stands. A letter is one before ")" ("a)",
@@ -211,7 +225,8 @@ def _past_preamble(text: str) -> str:
     past the joining words that open it ("and call mom", "ещё отчёт")."""
     start = 0
     for phrase_end in _PHRASE_END.finditer(text):
-        if not set(words(text[start : phrase_end.start()])) <= _PREAMBLE:
+        phrase = text[start : phrase_end.start()]
+        if not (set(words(phrase)) <= _PREAMBLE or _waits(phrase)):
             break
         start = phrase_end.end()
     return _JOINING.sub("", text[start:].lstrip())
@@ -228,9 +243,10 @@ def _after_done(rest: str) -> tuple[str, bool]:
         rest = _JOINING.sub("", rest.lstrip(_SEPARATORS))
         phrase_end = _PHRASE_END.search(rest)
         tokens = set(words(rest if phrase_end is None else rest[: phrase_end.start()]))
-        if not tokens or not tokens <= _AFTERWORDS:
+        waits = _waits(" ".join(tokens))  # "Done. Wait a moment": not done yet
+        if not tokens or not (tokens <= _AFTERWORDS or waits):
             return rest, taken_back
-        taken_back = taken_back or bool(tokens & _TAKE_BACK)
+        taken_back = taken_back or waits or bool(tokens & _TAKE_BACK)
         rest = "" if phrase_end is None else rest[phrase_end.end() :]
 
 
@@ -252,4 +268,10 @@ def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     item = _past_preamble(text).strip().rstrip(".,;:—–- ").strip()
     if not item or text.rstrip().endswith(("?", ":")):
         return None
-    return None if all(token in filler for token in words(item)) else item
+    return None if all(token in filler for token in words(item)) or _waits(item) else item
+
+
+def _waits(text: str) -> bool:
+    """The text only asks for a moment ("wait a moment", "Подожди немного")."""
+    tokens = set(words(text))
+    return bool(tokens & _WAIT) and tokens <= _WAITING | _HESITATION | _ACK
