@@ -159,6 +159,39 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
 
 
 @pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        (
+            "Работа, здоровье и семья",
+            {"work": "Работа", "health": "здоровье", "relationships": "семья"},
+        ),
+        (
+            "My workload, my health and my girlfriend",
+            {"work": "My workload", "health": "my health", "relationships": "my girlfriend"},
+        ),
+        ("не только работа, но и семья", {"work": "не только работа", "relationships": "семья"}),
+        ("работа/учёба", {"work": "работа", "growth": "учёба"}),
+        (
+            "Работа — мой стартап, здоровье — бегаю по утрам",
+            {"work": "Работа — мой стартап", "health": "здоровье — бегаю по утрам"},
+        ),
+        # A lead-in goes with the first area; a declined area takes its part away.
+        (
+            "Для меня важны работа и здоровье",
+            {"work": "Для меня важны работа", "health": "здоровье"},
+        ),
+        ("Работа и здоровье, хобби нет", {"work": "Работа", "health": "здоровье"}),
+        # One area named twice keeps the whole clause.
+        ("Время с семьёй и друзьями", {"relationships": "Время с семьёй и друзьями"}),
+    ],
+)
+def test_each_area_a_clause_lists_gets_its_own_part_of_it(
+    message: str, facts: dict[str, str]
+) -> None:
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize(
     "message",
     [
         "Это всё, спасибо!",

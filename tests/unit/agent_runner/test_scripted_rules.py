@@ -183,6 +183,16 @@ def test_discovery_summarises_at_three_areas_and_waits_for_confirmation() -> Non
     assert "relationships: My family comes first" in out.message and not out.step_completed
 
 
+def test_discovery_summary_gives_each_listed_area_its_own_part() -> None:
+    out = run(turn("discovery", "Работа, здоровье и семья"))
+    assert out.extracted_data["facts"] == {
+        "work": "Работа",
+        "health": "здоровье",
+        "relationships": "семья",
+    }
+    assert "- работа: Работа\n- здоровье: здоровье\n- отношения: семья\n" in out.message
+
+
 @pytest.mark.parametrize(
     ("yes", "header"),
     [("yes", "Here is what I understood:"), ("да, верно", "Вот что я понял о тебе:")],

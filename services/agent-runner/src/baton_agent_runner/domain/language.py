@@ -68,6 +68,13 @@ _REMOVE = frozenset({
 _MATTERS = ("важн", "главн", "приоритет", "волну", "интерес", "нуж", "important", "priorit",
             "matter", "care")  # fmt: skip
 _PHRASE_START = re.compile(r"[,:—–]|\s-\s")
+# Where a clause that lists several areas parts: commas (and the joining words after them:
+# "не только работа, но и семья"), "и", "или", "and", "or", "/", "&", "+".
+_LISTED = re.compile(
+    r"\s*,\s*(?:(?:и|а|но|или|также|and|but|or|also|plus)\s+)*"
+    r"|\s+(?:и|или|а\s+также|and|or|as\s+well\s+as|plus|&|\+)\s+|\s*/\s*",
+    re.IGNORECASE,
+)
 _AREA_PATTERNS = {
     area: re.compile(r"\b(?:" + "|".join(stems) + ")") for area, stems in AREAS.items()
 }
@@ -172,18 +179,48 @@ Mention = Literal["named", "declined", "wrong"]
 
 
 def _mentions(text: str) -> list[tuple[str, str, Mention]]:
-    """Each area a clause of the text names, the clause, and what it says of it: named (any of
-    its words in the clause), else wrong, else declined."""
+    """Each area a clause of the text names, its part of the clause, and what it says of it:
+    named (any of its words in the clause), else wrong, else declined."""
     found: dict[str, tuple[str, str, Mention]] = {}
     for clause in re.split(r"[.;!?\n]+|,\s+(?:а|и|but|and)\s+", text):
         lowered = normalised(clause)
+        parts = _parts(clause)
         for area, pattern in _AREA_PATTERNS.items():
             said = {_said_of(lowered, hit.start()) for hit in pattern.finditer(lowered)}
             for kind in ("named", "wrong", "declined"):
                 if kind in said and (area not in found or found[area][2] != "named"):
-                    found[area] = (area, clause.strip(), kind)
+                    found[area] = (area, parts.get(area, clause.strip()), kind)
                     break
     return list(found.values())
+
+
+def _parts(clause: str) -> dict[str, str]:
+    """Each area's own part of a clause that lists several ("Работа, здоровье и семья"): from
+    the piece naming it to the next piece naming another area, a lead-in ("Для меня важны")
+    with the first. A clause of one area is its own part (none here)."""
+    groups: list[tuple[int, int, set[str]]] = []  # (start, end, areas) of consecutive pieces
+    start = 0
+    for separator in [*_LISTED.finditer(clause), None]:
+        end = len(clause) if separator is None else separator.start()
+        areas = _areas_named_in(clause[start:end])
+        if groups and not (areas and groups[-1][2] and not areas <= groups[-1][2]):
+            first, _, known = groups.pop()  # the same areas, or none: the same part goes on
+            groups.append((first, end, known | areas))
+        else:
+            groups.append((start, end, areas))
+        start = len(clause) if separator is None else separator.end()
+    if len(set().union(*(areas for _, _, areas in groups))) < 2:
+        return {}
+    parts: dict[str, str] = {}
+    for first, end, areas in groups:
+        for area in areas:
+            parts.setdefault(area, clause[first:end].strip())
+    return parts
+
+
+def _areas_named_in(piece: str) -> set[str]:
+    lowered = normalised(piece)
+    return {area for area, pattern in _AREA_PATTERNS.items() if pattern.search(lowered)}
 
 
 def _said_of(clause: str, at: int) -> Mention:
