@@ -284,6 +284,28 @@ def test_discovery_keeps_no_fact_of_an_area_the_user_has_not_and_asks_for_the_ot
 
 
 @pytest.mark.parametrize(
+    ("earlier", "message", "declined", "asked"),
+    [
+        ("хобби нет", "Удали работу", "хобби", "здоровье"),
+        ("I don't have any hobbies", "Remove work", "hobbies", "health"),
+        ("У меня нет хобби", "Работа важна", "хобби", "здоровье"),
+    ],
+)
+def test_discovery_does_not_ask_again_for_an_area_declined_in_an_earlier_message(
+    earlier: str, message: str, declined: str, asked: str
+) -> None:
+    history = [{"role": "user", "text": earlier}, {"role": "assistant", "text": "..."}]
+    out = run(turn("discovery", message, facts={"work": "a"}, history=history))
+    assert declined not in out.message and asked in out.message, out.message
+
+
+def test_discovery_asks_again_for_an_area_declined_earlier_by_the_assistant_not_the_user() -> None:
+    history = [{"role": "assistant", "text": "У тебя нет хобби?"}]
+    out = run(turn("discovery", "Работа важна", history=history))
+    assert "хобби" in out.message
+
+
+@pytest.mark.parametrize(
     ("message", "dropped", "kept"),
     [
         ("Не работа, а здоровье", ["work"], {"health": "здоровье"}),

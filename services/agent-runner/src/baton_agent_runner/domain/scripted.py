@@ -170,14 +170,22 @@ def discovery(turn: Turn) -> _Reply:
         if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
             return _Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
         return _Reply(forgot + summary, data=data)
-    # Not asked for again: an area the user has just said is none of theirs ("нет хобби").
-    skip = facts.keys() | declined
-    unsaid = [a for a in lang.AREAS if a not in skip] or [a for a in lang.AREAS if a not in facts]
-    missing = [lang.AREA_NAMES[turn.language][a] for a in unsaid]
-    ask = text(turn.language, "discovery_ask", missing=", ".join(missing))
+    ask = _ask_for_more(turn, facts, declined)
     if found:  # "noted" only when a fact was
         ask = f"{text(turn.language, 'discovery_noted')} {ask}"
     return _Reply(forgot + ask, data=data)
+
+
+def _ask_for_more(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
+    """The request to tell about the areas still untold; not one the user has said is none of
+    theirs ("no hobbies"), in this message or in an earlier one."""
+    earlier = (entry.get("text", "") for entry in turn.history if entry.get("role") == "user")
+    skip = (
+        facts.keys() | declined | {area for said in earlier for area in lang.declined_areas(said)}
+    )
+    unsaid = [a for a in lang.AREAS if a not in skip] or [a for a in lang.AREAS if a not in facts]
+    missing = [lang.AREA_NAMES[turn.language][a] for a in unsaid]
+    return text(turn.language, "discovery_ask", missing=", ".join(missing))
 
 
 def _forgot(language: lang.Lang, dropped: list[str]) -> str:
