@@ -55,3 +55,27 @@ async def test_a_short_latin_reply_keeps_the_conversations_language(
     assert ok["reply"]["text"].startswith("Отлично, поехали!"), ok["reply"]["text"]
     noted = await user.say("work and health matter most")  # several English words: English
     assert noted["reply"]["text"].startswith("Noted."), noted["reply"]["text"]
+
+
+async def test_a_listed_area_a_reminder_and_a_lettered_list_reach_memory_and_the_inbox(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "зоя")
+    await user.start()
+    await user.say("Привет")
+    await user.say("Понял, поехали")
+    reminder = await user.say("Напомни купить молоко")  # seed 000's "перескок", other words
+    assert reminder["turn"]["instance"]["current_step"] == "discovery"
+    summary = await user.say("Работа, здоровье и семья")
+    assert "- работа: Работа\n- здоровье: здоровье\n- отношения: семья" in summary["reply"]["text"]
+    facts = await user.get("/api/memory", category="priorities")
+    assert sorted(fact["text"] for fact in facts["facts"]) == ["Работа", "здоровье", "семья"]
+    for text in ("ну", "да", "да"):
+        await user.say(text)
+    assert await user.step() == "brain_dump"
+    await user.say("a) хлеб b) яйца")
+    await user.say("Подожди немного")
+    done = await user.say("Больше ничего, кроме как сдать отчёт")
+    assert done["progress"]["current_step"] == "setup_complete", done["reply"]["text"]
+    inbox = [item["content"] for item in (await user.get("/api/inbox"))["items"]]
+    assert sorted(inbox) == ["купить молоко", "сдать отчёт", "хлеб", "яйца"]
