@@ -455,6 +455,8 @@ def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None
         # Asking to be reminded, or to put it on a to-do list, is asking to note it.
         ("Напомни купить молоко", "купить молоко"),
         ("Напомни мне позвонить маме, пожалуйста", "позвонить маме"),
+        ("Напомните записаться к врачу", "записаться к врачу"),
+        ("Напомни про отчёт", "про отчёт"),
         ("Добавь в список дел: позвонить маме", "позвонить маме"),
         ("Добавь купить хлеб в список дел", "купить хлеб"),
         ("Запиши в мои задачи: сдать отчёт", "сдать отчёт"),
@@ -470,6 +472,8 @@ def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None
         ("Напомни, что это за шаги", None),
         ("Напомни, о чём мы говорили?", None),
         ("Напомни что дальше", None),
+        ("Напомни маме про день рождения", None),  # a task of the user's own
+        ("Add me to the list", None),
         ("Добавь в список приоритетов здоровье", None),
         ("Запомни, что работа для меня главное", None),
         ("You remind me of my brother", None),

@@ -586,6 +586,7 @@ def test_inbox_request_in_the_brain_dump_is_an_ordinary_item() -> None:
         ("Напомни купить молоко", ["купить молоко"]),
         ("Добавь в список дел: позвонить маме; отчёт", ["позвонить маме", "отчёт"]),
         ("remind me to renew my passport", ["renew my passport"]),
+        ("Напомни маме про день рождения", ["Напомни маме про день рождения"]),
     ],
 )
 def test_an_inbox_request_in_the_brain_dump_saves_its_items_without_the_request(

@@ -27,6 +27,11 @@ _EN_LIST = r"(?:to-?do\s+list|to-?dos?|task\s+list|tasks)"
 _EN_INBOX = rf"(?:to|in|into|on)\s+(?:my\s+|the\s+)?(?:inbox|{_EN_LIST}|(?P<vague>list))\b"
 # Where a message may start before an English request in the imperative ("Please add ...").
 _EN_START = r"^\W*(?:please\s+|pls\s+)?"
+# "Напомни мне ...", "Напомни: ...", and "Напомни" before an infinitive or "про" ask to be
+# reminded; "Напомни маме про день рождения" is a task of the user's own.
+_RU_REMIND = (
+    r"(?:\s+мне\s+|\s*[:—–]\s*|\s+(?=\w+(?:ть|ти|чь|ться|тись)\b|(?:про|о|об|насч[её]т)\s))"
+)
 # "Напомни ..." names its item right after it; "Напомни, что ..." or "Напомни, как ..." asks
 # about something said, and a question ("Напомни мне, о чём мы?") asks nothing to be noted;
 # "Can you remind me to ...?" does.
@@ -46,7 +51,7 @@ _REQUESTS = tuple(
         rf"\b{_RU_VERB}\s+(?P<item>.+?)\s+{_RU_INBOX}\s*[.!]*\s*$",
         rf"{_EN_START}{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}(?:\s+please)?\s*[.!]*\s*$",
         r"\binbox\s*:(?P<item>.*)",
-        rf"\bнапомни(?:те)?(?:\s+мне)?(?:\s*[:—–]\s*|\s+)(?!{_ASKED})(?P<item>[^?]+?)\s*[.!]*$",
+        rf"\bнапомни(?:те)?{_RU_REMIND}(?!{_ASKED})(?P<item>[^?]+?)\s*[.!]*$",
         r"\bremind\s+me\s+to\s+(?P<item>[^?]+?)\s*[.!?]*$",
         r"\bremind\s+me\s*(?::\s*|\s+about\s+)(?P<item>[^?]+?)\s*[.!]*$",
         r"\b(?P<vague>запомни(?:те)?|remember)\s*[:—–]\s*(?P<item>.+)",
@@ -60,7 +65,8 @@ _QUOTES = "'\"«»“”„‘’"
 # What an item inside a request may not be: it names something said elsewhere, or nothing.
 _PRONOUNS = frozenset({
     "it", "this", "that", "these", "those", "them", "everything", "all", "all this", "it all",
-    "this one", "это", "все", "все это", "это все", "его", "ее", "их", "то", "вот это",
+    "this one", "это", "все", "все это", "это все", "его", "ее", "их", "то", "вот это", "me",
+    "us", "меня", "нас",
 })  # fmt: skip
 
 
