@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from playwright.async_api import Route, expect
 
 from .conftest import Console, Stack, body_of
@@ -37,43 +40,43 @@ async def test_the_classic_onboarding_finishes_through_its_list_widget(
     await expect(items).to_have_text(["taxes", "call the bank"])  # a blank item is no item
     await page.get_by_role("button", name="Remove “call the bank”").click()
     await expect(items).to_have_text(["taxes"])
+    # brain_dump wants one message to its agent before anything closes it: Done says so and
+    # waits, instead of being refused and having to be pressed again after the message.
+    await expect(done).to_be_disabled()
+    await expect(widget).to_contain_text("first it needs 1 more message to the agent")
+    await expect(done).to_have_accessible_description(re.compile("1 more message to the agent"))
+    await console.say("taxes")
     await expect(done).to_be_enabled()
+    await expect(widget).not_to_contain_text("more message")
 
-    # The signal is recorded but its answer is lost: the alert says so and the list stays.
-    async def lose_the_answer(route: Route) -> None:
-        await route.fetch()
+    # The first try never reaches the gateway; the second is recorded but its answer is lost.
+    # The alert says so each time, the list stays, and both carry one command_id.
+    sent: list[Any] = []
+    console.page.on(
+        "request", lambda r: sent.append(r.post_data_json) if r.url.endswith("/signal") else None
+    )
+
+    async def unavailable(route: Route) -> None:
         body = {"error": {"code": "unavailable", "message": "the gateway went away"}}
         await route.fulfill(status=503, json=body)
 
-    await page.route("**/signal", lose_the_answer)
+    async def lose_the_answer(route: Route) -> None:
+        await route.fetch()
+        await unavailable(route)
+
+    await page.route("**/signal", unavailable)
     await done.click()
     alert = page.get_by_role("alert")
     await expect(alert).to_contain_text("Your list was not sent (503 unavailable)")
     await expect(items).to_have_text(["taxes"])
     await page.unroute("**/signal")
-
-    # Sent again, the same signal is answered once: brain_dump wants a message first.
-    await done.click()
-    await expect(alert).to_be_hidden()
-    await expect(widget).to_contain_text("is saved, but “Brain dump” did not close yet")
-    await expect(page.locator("#blocked")).to_contain_text("needs at least 1 messages")
-    signals = page.locator("#event-log li[data-type='workflow.signal_received']").filter(
-        has_text="(brain_dump)"
-    )
-    await expect(signals).to_have_count(1)
-    await console.expect_step("brain_dump")
-
-    await page.reload()  # the list already sent comes back with the page
-    await console.expect_step("brain_dump")
-    await expect(items).to_have_text(["taxes"])
-    await console.say("taxes")
-    await console.expect_step("brain_dump")  # the chat alone does not close it
-    await new_item.fill("call the bank")
-    await new_item.press("Enter")
-    await done.click()
+    await page.route("**/signal", lose_the_answer)
+    await done.click()  # one press closes the step: the live events move the page on
     await console.expect_step("completed")
     await expect(widget).to_be_hidden()
-    await expect(page.get_by_label("Your message")).to_be_focused()
+    await page.unroute("**/signal")
+    assert len(sent) == 2 and sent[0]["command_id"] == sent[1]["command_id"], sent
+    await page.get_by_role("button", name="Dismiss").click()
 
     final = await console.say("thanks")
     assert "inbox" in final.lower(), final
@@ -85,12 +88,17 @@ async def test_the_classic_onboarding_finishes_through_its_list_widget(
     instance = await page.evaluate("sessionStorage.getItem('baton.console.instance.hana')")
     async with stack.api("hana") as api:
         view = body_of(await api.get(f"/api/workflows/{instance}"))
+        log = body_of(await api.get(f"/api/workflows/{instance}/events"))["events"]
     assert view["workflow_id"] == "onboarding-classic" and view["status"] == "completed"
     assert view["context"]["step_data"]["brain_dump"]["widget"] == {
         "type": "list_input",
         "completed": True,
-        "items": ["taxes", "call the bank"],
+        "items": ["taxes"],
     }
+    on_brain_dump = [e for e in log if e["payload"].get("step") == "brain_dump"]
+    manual = [e for e in on_brain_dump if e["payload"].get("source") == "manual"]
+    assert len(manual) == 1, manual  # the list was signalled once, and not refused
+    assert not [e for e in on_brain_dump if e["type"] == "workflow.step_blocked"], on_brain_dump
 
 
 async def test_an_active_classic_onboarding_is_opened_after_sign_in(
@@ -105,3 +113,33 @@ async def test_an_active_classic_onboarding_is_opened_after_sign_in(
     opened = await console.page.evaluate("sessionStorage.getItem('baton.console.instance.ivan')")
     assert opened == started["instance_id"]
     await expect(console.page.locator("#steps li")).to_have_count(4)  # the classic's steps
+
+
+async def test_a_list_sent_elsewhere_comes_back_and_waits_for_the_message(
+    console: Console, stack: Stack
+) -> None:
+    async with stack.api("olga") as api:  # another app: to brain_dump, then the list, refused
+        classic = {"workflow_id": "onboarding-classic"}
+        instance = body_of(await api.post("/api/workflows", json=classic))["instance_id"]
+        for number, text in enumerate(TO_BRAIN_DUMP):
+            said = {"text": text, "client_message_id": f"m{number}"}
+            body_of(await api.post(f"/api/workflows/{instance}/messages", json=said))
+        widget = {"type": "list_input", "completed": True, "items": ["taxes"]}
+        signal = {"action": "complete_step", "data": {"widget": widget}}
+        refused = body_of(await api.post(f"/api/workflows/{instance}/signal", json=signal))
+    assert refused["outcome"] == "blocked", refused
+
+    page = console.page
+    await console.open()
+    await console.sign_in("olga")
+    await console.expect_step("brain_dump")
+    items = page.locator("#widget-items .text")
+    done = page.get_by_role("button", name="Done")
+    await expect(items).to_have_text(["taxes"])  # the list already sent comes back
+    await expect(page.locator("#widget")).to_contain_text("first it needs 1 more message")
+    await expect(done).to_be_disabled()
+    await console.say("that's my list")
+    await expect(done).to_be_enabled()
+    await done.click()
+    await console.expect_step("completed")
+    await expect(page.locator("#widget")).to_be_hidden()

@@ -1,21 +1,21 @@
 // The list-input widget: a step that closes on a completed `list_input` widget (a
 // `widget_completed` criterion in /explain) gets a list to fill in under the chat. "Done" sends
 // it as the step's data with a complete_step signal; the signal's answer paints the step, and
-// the panels are read again as after a turn.
+// the panels are read again as after a turn. While the step needs something else first (a
+// message to its agent), Done waits and says so, rather than be refused and pressed again.
 
 import { clearError, showError } from "./alert.js";
 import { ask, newest } from "./answers.js";
 import { api, instancePath } from "./api.js";
 import { $, element } from "./dom.js";
 import { noteBlocked } from "./explanation.js";
+import { LIST_INPUT, listCriterion, neededBeforeDone } from "./list-step.js";
 import { showStep } from "./progress.js";
 import { refreshSoon } from "./reload.js";
 import { newId } from "./sending.js";
 import { state, stepTitle } from "./state.js";
 
-const LIST_INPUT = "list_input";
-
-let offered = null; // {key, step, min}: the widget on screen, for the step (of the instance) asking
+let offered = null; // {key, step, min, needed}: the widget on screen, for the step asking
 let items = []; // what the user listed, kept until the step closes or the workspace is left
 let pending = null; // {key, id}: the list sent and the command_id kept for its retries
 let busy = false;
@@ -33,8 +33,7 @@ export function clearWidget() {
 
 // Called with each explanation painted: the widget shows while the step asks for one.
 export function offerWidget(explanation) {
-  const criterion = explanation.status === "active" && explanation.criteria.find(
-    (c) => c.checker === "widget_completed" && c.params?.widget_type === LIST_INPUT);
+  const criterion = listCriterion(explanation);
   if (!criterion || !state.instance) {
     if (offered) clearWidget();
     return;
@@ -46,9 +45,8 @@ export function offerWidget(explanation) {
     if (criterion.met) listSent(key); // a reload, another tab: show the list already sent
   }
   offered.min = Math.max(0, Number(criterion.params.min_items) || 0);
-  $("widget-hint").textContent =
-    `“${stepTitle(offered.step)}” closes once this list is done: add at least ` +
-    `${offered.min} item(s), one at a time, then press Done.`;
+  offered.needed = neededBeforeDone(explanation);
+  showHint();
   if (criterion.met && !$("widget-status").textContent) {
     $("widget-status").textContent = `A list of ${criterion.observed ?? 0} item(s) was received.`;
   }
@@ -71,6 +69,14 @@ async function listSent(key) {
   }
 }
 
+function showHint() {
+  let hint = `“${stepTitle(offered.step)}” closes once this list is done: add at least ` +
+    `${offered.min} item(s), one at a time, then press Done.`;
+  // What the step needs first, so Done waits rather than be refused (a message to the agent).
+  if (offered.needed.length) hint += ` Done waits: first it needs ${offered.needed.join("; ")}.`;
+  $("widget-hint").textContent = hint;
+}
+
 function renderItems() {
   $("widget-items").replaceChildren(...items.map((text, index) => {
     const item = element("li", { "data-index": String(index) });
@@ -85,7 +91,7 @@ function renderItems() {
 
 function showDone() {
   const done = $("widget-done");
-  done.disabled = busy || !offered || items.length < offered.min;
+  done.disabled = busy || !offered || items.length < offered.min || offered.needed.length > 0;
   done.textContent = `Done (${items.length} item${items.length === 1 ? "" : "s"})`;
 }
 
@@ -114,6 +120,7 @@ function setBusy(value) {
 
 export async function completeWidget() {
   if (busy || !offered || !state.instance || items.length < offered.min) return;
+  if (offered.needed.length) return; // Done waits (and says so): it would only be refused
   const sent = [...items];
   // The same list sent again after a failure keeps its id, so the signal counts once.
   const key = JSON.stringify(sent);

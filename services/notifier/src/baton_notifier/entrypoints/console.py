@@ -36,6 +36,7 @@ MODULES = (
     "dom.js",
     "event-log.js",
     "explanation.js",
+    "list-step.js",
     "live.js",
     "progress.js",
     "reload.js",
