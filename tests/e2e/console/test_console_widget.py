@@ -45,9 +45,20 @@ async def test_the_classic_onboarding_finishes_through_its_list_widget(
     await expect(done).to_be_disabled()
     await expect(widget).to_contain_text("first it needs 1 more message to the agent")
     await expect(done).to_have_accessible_description(re.compile("1 more message to the agent"))
+    # The explanation tells what Done does: it sends the signal, which is no criterion left to
+    # the user; what Done waits for is said instead.
+    signal = page.locator("#explain li", has_text="agent_signal")
+    await expect(signal).to_have_class("by-done")
+    await expect(signal).to_contain_text("sent when you press Done on your list")
+    verdict = page.locator("#explain [data-done]")
+    await expect(verdict).to_have_attribute("data-done", "waits")
+    await expect(verdict).to_contain_text("first this step needs 1 more message to the agent")
     await console.say("taxes")
     await expect(done).to_be_enabled()
     await expect(widget).not_to_contain_text("more message")
+    await expect(verdict).to_have_attribute("data-done", "closes")
+    await expect(verdict).to_contain_text("Done on your list closes “Brain dump”")
+    await expect(signal).to_have_class("by-done")
 
     # The first try never reaches the gateway; the second is recorded but its answer is lost.
     # The alert says so each time, the list stays, and both carry one command_id.

@@ -1,10 +1,12 @@
 // The "Why is this step not done?" panel: the step's messages against its limits, each
-// criterion met or not, and the last refusal to move on; asked again on "Check again".
+// criterion met or not (on a step closed by the list widget, what Done will do), and the last
+// refusal to move on; asked again on "Check again".
 
 import { showError } from "./alert.js";
 import { ask, failureIsNews, newest } from "./answers.js";
 import { api, instancePath } from "./api.js";
 import { $, element } from "./dom.js";
+import { listCriterion, neededBeforeDone } from "./list-step.js";
 import { state, stepTitle } from "./state.js";
 
 let blocked = null; // the last refusal to move on: {step, reason, missing}
@@ -36,26 +38,60 @@ export function renderExplain(explanation) {
   const counts = element("p", {},
     `“${title}”: ${explanation.messages_in_step} message(s) so far, at least ` +
     `${explanation.min_messages} and at most ${explanation.max_messages}.`);
-  const verdict = element("p", { "data-can-complete": String(explanation.can_complete) },
+  const list = listCriterion(explanation);
+  const criteria = element("ul", { class: "criteria" });
+  for (const criterion of explanation.criteria) criteria.append(criterionItem(criterion, list));
+  const verdict = list ? doneVerdict(explanation, list, title) : chatVerdict(explanation);
+  panel.replaceChildren(counts, verdict, criteria);
+  if (blocked && blocked.step === explanation.current_step) panel.append(blockedBox());
+}
+
+function chatVerdict(explanation) {
+  return element("p", { "data-can-complete": String(explanation.can_complete) },
     explanation.can_complete
       ? "Everything is in place: the step closes as soon as the agent says so."
       : "Not done yet, because:");
-  const criteria = element("ul", { class: "criteria" });
-  for (const criterion of explanation.criteria) {
-    const item = element("li", { class: criterion.met ? "met" : "unmet" },
-      `${criterion.checker}: ${criterion.detail}`);
-    item.append(element("span", { class: "visually-hidden" }, criterion.met ? " (met)" : " (not met)"));
-    criteria.append(item);
+}
+
+// On a step closed by the list widget, what Done does: it sends the completion signal with the
+// list, so the verdict says whether that closes the step, or what it waits for first.
+function doneVerdict(explanation, list, title) {
+  const needed = neededBeforeDone(explanation);
+  const min = Number(list.params.min_items) || 0;
+  const attributes = {
+    "data-can-complete": String(explanation.can_complete),
+    "data-done": needed.length ? "waits" : "closes",
+  };
+  return element("p", attributes, needed.length
+    ? `Done on your list waits: first this step needs ${needed.join("; ")}. Then Done ` +
+      `sends your list with the completion signal and closes “${title}”.`
+    : `Done on your list closes “${title}”: it sends the completion signal with the list, ` +
+      `which needs at least ${min} item(s).`);
+}
+
+// Each criterion met (✓) or not (✗); on a list step the signal is Done's to send (→), not a
+// criterion the user could meet another way.
+function criterionItem(criterion, list) {
+  if (list && criterion.checker === "agent_signal") {
+    const item = element("li", { class: "by-done" },
+      "agent_signal: sent when you press Done on your list");
+    item.append(element("span", { class: "visually-hidden" }, " (sent by Done)"));
+    return item;
   }
-  panel.replaceChildren(counts, verdict, criteria);
-  if (blocked && blocked.step === explanation.current_step) {
-    const box = element("div", { class: "blocked", id: "blocked" });
-    box.append(element("p", {}, `The last try to move on was refused: ${blocked.reason}`));
-    const missing = element("ul");
-    blocked.missing.forEach((m) => missing.append(element("li", {}, m)));
-    box.append(missing);
-    panel.append(box);
-  }
+  const item = element("li", { class: criterion.met ? "met" : "unmet" },
+    `${criterion.checker}: ${criterion.detail}`);
+  const said = criterion.met ? " (met)" : " (not met)";
+  item.append(element("span", { class: "visually-hidden" }, said));
+  return item;
+}
+
+function blockedBox() {
+  const box = element("div", { class: "blocked", id: "blocked" });
+  box.append(element("p", {}, `The last try to move on was refused: ${blocked.reason}`));
+  const missing = element("ul");
+  blocked.missing.forEach((m) => missing.append(element("li", {}, m)));
+  box.append(missing);
+  return box;
 }
 
 export async function explainAgain() {
