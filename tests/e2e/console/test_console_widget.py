@@ -154,3 +154,39 @@ async def test_a_list_sent_elsewhere_comes_back_and_waits_for_the_message(
     await done.click()
     await console.expect_step("completed")
     await expect(page.locator("#widget")).to_be_hidden()
+
+
+async def test_both_onboardings_in_progress_are_listed_and_either_can_be_shown(
+    console: Console, stack: Stack
+) -> None:
+    async with stack.api("pavel") as api:  # both started elsewhere, the classic one first
+        started = {
+            workflow: body_of(await api.post("/api/workflows", json={"workflow_id": workflow}))
+            for workflow in ("onboarding-classic", "onboarding")
+        }
+    page = console.page
+    await console.open()
+    await console.sign_in("pavel")
+    await console.expect_step("greeting")
+    shown = "sessionStorage.getItem('baton.console.instance.pavel')"
+    first = await page.evaluate(shown)
+    other = next(s for s in started.values() if s["instance_id"] != first)
+    other_name = "Onboarding" if other["workflow_id"] == "onboarding" else "Classic onboarding"
+
+    listing = page.get_by_role("region", name="Your onboardings")
+    await expect(listing).to_be_visible()
+    await expect(listing.locator("li")).to_have_count(2)
+    await expect(listing.locator("li[aria-current=true]")).to_contain_text("shown here")
+    await page.get_by_role("button", name=f"Show {other_name}").click()
+    await console.expect_step("greeting")
+    await expect(listing.locator("li[aria-current=true]")).to_contain_text(other_name)
+    assert await page.evaluate(shown) == other["instance_id"]
+    last_step = "setup_complete" if other["workflow_id"] == "onboarding" else "completed"
+    await expect(page.locator("#steps li").last).to_have_attribute("data-step", last_step)
+    await expect(page.get_by_label("Your message")).to_be_focused()
+
+    await page.reload()  # the one picked stays on screen, the other one a button away
+    await console.expect_step("greeting")
+    assert await page.evaluate(shown) == other["instance_id"]
+    await expect(listing.locator("li")).to_have_count(2)
+    await expect(page.get_by_role("button", name=re.compile("^Show "))).to_have_count(1)

@@ -1,5 +1,5 @@
 // The onboarding on screen: found through the API (or started, the one chosen), opened, and
-// reset when left.
+// reset when left; with several in progress, the one picked from their list.
 
 import { clearError, showError } from "./alert.js";
 import { forgetAnswers } from "./answers.js";
@@ -9,6 +9,7 @@ import { $ } from "./dom.js";
 import { clearEventLog } from "./event-log.js";
 import { clearExplanation } from "./explanation.js";
 import { connectLive, forgetLastSeq } from "./live.js";
+import { choices, showOnboardings } from "./onboardings.js";
 import { clearProgress } from "./progress.js";
 import { reload } from "./reload.js";
 import { forgetDraft } from "./sending.js";
@@ -17,34 +18,52 @@ import { clearWidget } from "./widget.js";
 
 const INSTANCE_KEY = "baton.console.instance."; // + user id
 
-// The workflows the console offers, as the start form lists them: the one checked is started.
-function choices() {
-  return [...document.querySelectorAll("#start-choice input[name=workflow]")];
+// The user's active instances of the workflows the console offers.
+async function activeOnboardings() {
+  const offered = choices().map((choice) => choice.value);
+  const active = await api("GET", "/api/workflows/active");
+  return active.instances.filter((instance) => offered.includes(instance.workflow_id));
 }
 
 export async function findInstance() {
   // The API is the source of truth; the tab's memory finds a completed onboarding again, and
-  // picks the one this tab showed when the user has several active.
+  // picks the one this tab showed when the user has several active (the others are listed).
   const token = state.token;
-  const offered = choices().map((choice) => choice.value);
-  const active = await api("GET", "/api/workflows/active");
-  const ours = active.instances.filter((instance) => offered.includes(instance.workflow_id));
+  const ours = await activeOnboardings();
   const saved = sessionStorage.getItem(INSTANCE_KEY + state.userId);
   let found = ours.find((instance) => instance.instance_id === saved) ?? ours[0];
-  if (!found && saved) {
-    try {
-      found = await api("GET", `/api/workflows/${encodeURIComponent(saved)}`);
-    } catch (error) {
-      if (error.status !== 404) throw error;
-      sessionStorage.removeItem(INSTANCE_KEY + state.userId);
-    }
-  }
+  if (!found && saved) found = await savedInstance(saved);
   if (state.token !== token) return; // signed out (or in as someone else) meanwhile
   if (found) {
-    await open(found);
+    await open(found, ours);
   } else {
     $("start").hidden = false;
     $("start-button").focus();
+  }
+}
+
+// The instance this tab showed last (a completed one), or undefined once it is gone.
+async function savedInstance(saved) {
+  try {
+    return await api("GET", `/api/workflows/${encodeURIComponent(saved)}`);
+  } catch (error) {
+    if (error.status !== 404) throw error;
+    sessionStorage.removeItem(INSTANCE_KEY + state.userId);
+    return undefined;
+  }
+}
+
+// Another of the user's onboardings, chosen in the list of those in progress.
+async function pick(instanceId) {
+  clearError();
+  const token = state.token;
+  try {
+    const ours = await activeOnboardings();
+    const chosen = ours.find((instance) => instance.instance_id === instanceId)
+      ?? await api("GET", `/api/workflows/${encodeURIComponent(instanceId)}`); // completed since
+    if (state.token === token) await open(chosen, ours);
+  } catch (error) {
+    showError(error, "Showing the other onboarding");
   }
 }
 
@@ -64,10 +83,11 @@ export async function start() {
   }
 }
 
-async function open(instance) {
+async function open(instance, active = []) {
   resetWorkspace();
   state.instance = { instance_id: instance.instance_id, status: instance.status };
   sessionStorage.setItem(INSTANCE_KEY + state.userId, instance.instance_id);
+  showOnboardings(active, instance, pick);
   $("start").hidden = true;
   $("workspace").hidden = false;
   connectLive();

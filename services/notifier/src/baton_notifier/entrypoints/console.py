@@ -38,6 +38,7 @@ MODULES = (
     "explanation.js",
     "list-step.js",
     "live.js",
+    "onboardings.js",
     "progress.js",
     "reload.js",
     "sending.js",
