@@ -25,10 +25,11 @@ from baton_agent_runner.adapters.models import OpenAISettings
 from baton_agent_runner.adapters.task_models import ScriptedTaskModel, TaskAgents
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.domain.task import TaskCall
-from baton_agent_runner.service.tasks import dollars
+from baton_agent_runner.service.tasks import PLACES
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import RunTask, TaskResult
+from baton_contracts.money import dollars
 from baton_eventstore import create_engine, migrate, schema_version
 from baton_messaging import request as send
 
@@ -329,10 +330,10 @@ async def test_a_step_estimated_above_its_budget_is_refused_before_the_call(
     estimate = math.ceil(len(RESEARCH) / 4) * SCRIPTED_IN / 1000
     # Both sums readable: at six decimals they were "$0.000000 above the budget of $0.000000".
     assert error.body.message.endswith(
-        f"would cost about {dollars(estimate)} for the prompt alone, "
+        f"would cost about {dollars(estimate, PLACES)} for the prompt alone, "
         "above the budget of $0.00000010"
     )
-    assert dollars(estimate) != "$0.000000"
+    assert dollars(estimate, PLACES) != "$0.000000"
     assert not (await ask(client, task(budget_usd=estimate, idempotency_key="ok"))).replayed
 
 

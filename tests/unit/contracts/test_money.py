@@ -8,12 +8,13 @@ import pkgutil
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
+import pytest
 from pydantic import BaseModel
 
 import baton_contracts
 from baton_contracts.agent_api import TaskResult, TokenUsage
 from baton_contracts.dag_runs import DagEstimate, DagRunDetail, DagStepView
-from baton_contracts.money import usd
+from baton_contracts.money import dollars, usd
 
 
 def test_an_amount_is_rounded_to_ten_places_and_small_ones_are_kept() -> None:
@@ -72,3 +73,25 @@ def test_every_cost_in_a_contract_is_kept_to_ten_places() -> None:
     }
     assert len(found) >= 6, found  # AgentReply, TaskResult, RunCompleted, the DAG run views
     assert {name: fields for name, fields in found.items() if fields} == {}
+
+
+@pytest.mark.parametrize(
+    ("amount", "places", "shown"),
+    [
+        (0.0, 4, "$0.0000"),
+        (0.0021, 4, "$0.0021"),
+        (0.25, 4, "$0.2500"),
+        (0.001, 4, "$0.0010"),
+        (0.0005, 4, "$0.00050"),  # two significant digits, not "$0.0005"
+        (3.14e-05, 4, "$0.000031"),  # the scripted model's draft-and-review run, not "$0.0000"
+        (5.62e-05, 4, "$0.000056"),  # research-and-summarize, not "$0.0001"
+        (1e-10, 4, "$0.00000000010"),  # the smallest amount kept
+        (3e-07, 6, "$0.00000030"),  # the agent-runner's six places (commit 8b6ff60)
+        (0.5, 6, "$0.500000"),
+        (12.3456789, 2, "$12.35"),
+    ],
+)
+def test_an_amount_is_shown_with_the_places_asked_or_two_significant_digits(
+    amount: float, places: int, shown: str
+) -> None:
+    assert dollars(amount, places) == shown

@@ -46,9 +46,12 @@ from baton_agent_runner.service.ports import (
 )
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
+from baton_contracts.money import dollars
 
 logger = logging.getLogger("baton.agent_runner")
 T = TypeVar("T")
+PLACES = 6
+"""A budget refusal's decimal places: a prompt alone costs millionths of a dollar."""
 
 
 @dataclass
@@ -160,8 +163,8 @@ class TaskRunner:
         if cmd.budget_usd is not None and estimate > cmd.budget_usd:
             message = (
                 f"budget exceeded: agent {profile.slug} on {choice.label} would cost about "
-                f"{dollars(estimate)} for the prompt alone, "
-                f"above the budget of {dollars(cmd.budget_usd)}"
+                f"{dollars(estimate, PLACES)} for the prompt alone, "
+                f"above the budget of {dollars(cmd.budget_usd, PLACES)}"
             )
             detail = ErrorDetail(field="budget_usd", message=message)
             raise RemoteError.of(ErrorCode.FORBIDDEN, message, [detail])
@@ -257,16 +260,6 @@ class TaskRunner:
                 return await work
         except TimeoutError as exc:
             raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
-
-
-def dollars(amount: float) -> str:
-    """Dollars with six decimals, or as many as show two significant digits of a smaller sum:
-    at six, a scripted prompt's $0.0000003 against a budget of $0.0000001 read as "$0.000000
-    above the budget of $0.000000"."""
-    decimals = 6
-    while 0 < abs(amount) < 10 ** -(decimals - 1) and decimals < 15:
-        decimals += 1
-    return f"${amount:.{decimals}f}"
 
 
 def _cancelled(cmd: RunTask, reason: str) -> str:
