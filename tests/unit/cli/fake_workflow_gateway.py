@@ -84,6 +84,8 @@ class FakeGateway:
     unreachable_reads: int = 0
     validates_stored_only: bool = False
     late_cancels: bool = False
+    run_cost: float = 0.0021  # what a run costs once it succeeds
+    estimate_cost: float = 0.0123  # a dry run's estimate
 
     @property
     def transport(self) -> httpx.MockTransport:
@@ -255,7 +257,7 @@ class FakeGateway:
         run = self.runs.get(run_id)
         if run is None:
             raise _error(404, "not_found", f"no run {run_id}")
-        _advance(run, None if self.late_cancels else self.cancels.get(run_id))
+        _advance(run, None if self.late_cancels else self.cancels.get(run_id), self)
         raise Reply(200, public_run(run))
 
     def _cancel(self, run_id: str, request: httpx.Request) -> None:
@@ -316,7 +318,7 @@ def _step(step: Json) -> Json:
             "_prompt": step.get("prompt", "")}  # fmt: skip
 
 
-def _advance(run: Json, cancel: str | None) -> None:
+def _advance(run: Json, cancel: str | None, costs: FakeGateway) -> None:
     """One move of the first unfinished step (hidden `_prompt` says how it behaves), or the end
     of a run whose `cancel` was recorded: its running steps cancelled, its pending ones skipped."""
     if run["status"] != "running":
@@ -332,7 +334,7 @@ def _advance(run: Json, cancel: str | None) -> None:
         return
     pending = [s for s in run["steps"] if s["status"] in ("pending", "running")]
     if not pending:
-        run.update(status="success", finished_at=T1, cost_usd=0.0021)
+        run.update(status="success", finished_at=T1, cost_usd=costs.run_cost)
         return
     step = pending[0]
     prompt = step["_prompt"]
@@ -354,4 +356,5 @@ def _advance(run: Json, cancel: str | None) -> None:
         output = prompt if "LONG" in prompt else f"[{step['id']}] done: {prompt[:40]}"
         step.update(status="success", output=output, finished_at=T1, cost_usd=0.001)
         if run["mode"] == "dry_run":
-            run["estimate"] = {"tokens_in": 1200, "tokens_out": 800, "cost_usd": 0.0123}
+            estimate = costs.estimate_cost
+            run["estimate"] = {"tokens_in": 1200, "tokens_out": 800, "cost_usd": estimate}

@@ -18,6 +18,7 @@ from typer.testing import CliRunner, Result
 from baton_auth.tokens import user_id_problem
 from baton_cli.main import app
 from baton_cli.state import UpState, write_state
+from baton_cli.workflow_json import print_json
 from baton_cli.workflow_render import steps_table
 from baton_cli.workflow_session import default_user
 from baton_cli.workflow_wait import (
@@ -572,6 +573,36 @@ def test_runs_marks_a_dry_runs_cost_as_an_estimate(cli: Invoke, gateway: FakeGat
     rows = ok(cli("runs", "research-and-summarize")).splitlines()
     assert any("dry-1" in row and "~$0.0123" in row for row in rows), rows
     assert any("live-1" in row and "$0.2500" in row and "~" not in row for row in rows), rows
+
+
+def test_a_small_cost_shows_its_first_digits_wherever_the_cli_prints_one(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    """The scripted model's draft-and-review run costs $0.0000314: at four decimals, `$0.0000`."""
+    gateway.store(RESEARCH)
+    gateway.run_cost = gateway.estimate_cost = 3.14e-05
+    out = ok(cli("run", "research-and-summarize", "--wait"))
+    assert any(line.endswith("success in 1.5s, cost $0.000031") for line in out.splitlines()), out
+    out = ok(cli("run", "research-and-summarize", "--dry-run", "--wait"))
+    assert "estimated cost $0.000031" in out and "tokens out, $0.000031" in out, out
+    rows = ok(cli("runs")).splitlines()
+    assert any(row.startswith("run-1 ") and row.endswith(" $0.000031") for row in rows), rows
+    assert any(row.startswith("run-2 ") and row.endswith(" ~$0.000031") for row in rows), rows
+    # JSON keeps the number, written as the decimal it is rather than as 3.14e-05.
+    status = ok(cli("status", "run-1"))
+    assert '  "cost_usd": 0.0000314,' in status.splitlines(), status
+    assert json.loads(status) == public_run(gateway.runs["run-1"])
+    assert '"cost_usd": 0.0000314' in ok(cli("runs", "--json"))
+
+
+def test_json_writes_a_small_number_as_its_decimal_and_nothing_else_changes() -> None:
+    value = {"note": '"cost_usd": 1e-05,', "costs": [1e-05, 2.5e-07], "big": 1e20, "half": 0.5}
+    console = Console(file=io.StringIO(), width=40)
+    print_json(console, value)
+    written = console.file.getvalue()  # type: ignore[attr-defined]
+    assert json.loads(written) == value
+    assert "    0.00001,\n    0.00000025\n" in written and '"big": 1e+20,' in written
+    assert '"note": "\\"cost_usd\\": 1e-05,",' in written  # a string is left as it is
 
 
 def test_wait_on_a_terminal_draws_a_live_table(cli: Invoke, gateway: FakeGateway) -> None:

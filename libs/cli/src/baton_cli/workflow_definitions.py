@@ -22,6 +22,7 @@ from baton_cli.workflow_input import (
     load_document,
     version_id_for,
 )
+from baton_cli.workflow_json import print_json
 from baton_cli.workflow_session import Session, missing_by_field, reporting, session_of
 
 
@@ -31,7 +32,7 @@ def list_workflows(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     with reporting():
         workflows = session.client().list_workflows()
     if as_json:
-        render.print_json(session.console, workflows)
+        print_json(session.console, workflows)
     elif not workflows:
         typer.echo("no workflows yet; add one with `baton workflow create FILE`")
     else:
@@ -44,7 +45,7 @@ def show(ctx: typer.Context, name: Name) -> None:
     with reporting(not_found=f"workflow {name} not found"):
         workflow = session.client().get_workflow(name)
     render.definition_summary(session.console, workflow)
-    render.print_json(session.console, workflow.get("definition"))
+    print_json(session.console, workflow.get("definition"))
 
 
 UNNAMED = "unnamed"
@@ -121,7 +122,7 @@ def history(ctx: typer.Context, name: Name, as_json: JsonFlag = False) -> None:
     with reporting(not_found=f"workflow {name} not found"):
         versions = session.client().versions(name)
     if as_json:
-        render.print_json(session.console, versions)
+        print_json(session.console, versions)
     else:
         session.console.print(render.versions_table(versions))
 

@@ -17,10 +17,13 @@ from rich.table import Table
 from rich.text import Text
 
 from baton_cli.workflow_tables import STATUS_STYLES, cell, status_cell, table_of
+from baton_contracts.money import dollars
 
 Json = dict[str, Any]
 
 OUTPUT_PREVIEW = 200
+MONEY_PLACES = 4
+"""A cost's decimal places (more for a smaller cost: `dollars`)."""
 PIPE_WIDTH = 100_000
 """The width of a pipe: past any line the CLI prints (a step's preview line is its 200
 characters plus the step id; a message line or a workflow name may be longer than 200), so a
@@ -64,13 +67,8 @@ def duration(started: Any, finished: Any, now: datetime | None = None) -> str:
 
 
 def money(value: Any) -> str:
-    """A USD amount, `-` when unknown."""
-    return f"${float(value):.4f}" if isinstance(value, int | float) else "-"
-
-
-def print_json(console: Console, value: Any) -> None:
-    """Pretty JSON, exactly as `json.dumps` writes it (no Rich reflow), for scripts."""
-    console.out(json.dumps(value, indent=2, ensure_ascii=False), highlight=False)
+    """A USD amount (`$0.0021`; `$0.000031`, not `$0.0000`, for a smaller one), `-` when unknown."""
+    return dollars(float(value), MONEY_PLACES) if isinstance(value, int | float) else "-"
 
 
 def workflows_table(workflows: Iterable[Json]) -> Table:

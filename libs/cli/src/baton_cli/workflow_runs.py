@@ -13,6 +13,7 @@ from baton_cli import workflow_render as render
 from baton_cli.gateway_client import GatewayError
 from baton_cli.workflow_args import JsonFlag, Name, RunId, WaitFlag, checked_name, checked_text
 from baton_cli.workflow_input import InputError, parse_vars
+from baton_cli.workflow_json import print_json
 from baton_cli.workflow_session import Session, fail, reporting, session_of
 
 MODES = {(False, False): "live", (True, False): "dry_run", (False, True): "shadow"}
@@ -89,7 +90,7 @@ def cancel(
                 raise
             fail(error.detail, 1)
     if as_json:
-        render.print_json(session.console, reply)
+        print_json(session.console, reply)
     elif recorded:
         typer.echo(f"cancelling run {run_id} (reason: {reply.get('reason')})")
     else:
@@ -112,7 +113,7 @@ def runs(
     with reporting(not_found=f"workflow {name} not found"):
         found = session.client().list_runs(name, limit)
     if as_json:
-        render.print_json(session.console, found)
+        print_json(session.console, found)
     elif not found:
         typer.echo("no runs" + (f" of {name}" if name else ""))
     else:
@@ -124,7 +125,7 @@ def status(ctx: typer.Context, run_id: RunId) -> None:
     session = session_of(ctx)
     with reporting(not_found=f"run {run_id} not found"):
         detail = session.client().get_run(run_id)
-    render.print_json(session.console, detail)
+    print_json(session.console, detail)
 
 
 def messages(ctx: typer.Context, run_id: RunId, as_json: JsonFlag = False) -> None:
@@ -134,6 +135,6 @@ def messages(ctx: typer.Context, run_id: RunId, as_json: JsonFlag = False) -> No
         detail = session.client().get_run(run_id)
     if as_json:
         body: dict[str, Any] = {k: detail.get(k) or [] for k in ("handoffs", "messages")}
-        render.print_json(session.console, body)
+        print_json(session.console, body)
     else:
         render.messages_view(session.console, detail)
