@@ -265,3 +265,23 @@ def test_dry_run_sends_no_completion_notification() -> None:
     assert brief(decision.events)[-1] == ("completed", "success")
     assert "notification_requested" not in [kind for kind, *_ in brief(decision.events)]
     assert decision.actions == (FinishRun(run_id="run-1", status="success"),)
+
+
+def test_small_sums_in_a_dry_run_and_a_budget_stop_show_their_first_digits() -> None:
+    # At four decimals a cheap model's estimate read "$0.0000", and a stop "step cost $0.0000
+    # exceeded its budget $0.0000"; the CLI prints these texts as they are.
+    cheap = PricingTable(prices={"cheap": ModelPrice(output_per_1k=0.00005)}, output_tokens=500)
+    cheap_step = {"id": "a", "prompt": "a", "model": "cheap"}
+    dry = Run(workflow(cheap_step), mode="dry_run", pricing=cheap)
+    dry.decide(0)
+    assert dry.state.step("a").output.endswith("~500 out, $0.000025"), dry.state.step("a").output
+    live = Run(workflow({"id": "a", "prompt": "a", "budget": 0.00001}))
+    live.decide(0)
+    live.succeed("a", "x", cost_usd=0.0000314)
+    live.decide(1)
+    assert live.state.step("a").error == "step cost $0.000031 exceeded its budget $0.000010"
+    over = Run(workflow(cheap_step, budget=0.00002), pricing=cheap)
+    over.decide(0)
+    assert over.state.step("a").error == (
+        "run budget $0.000020 would be exceeded: spent $0.0000, this step is estimated at $0.000025"
+    )

@@ -25,6 +25,7 @@ from baton_workflow.domain.dag.events import (
     StepStarted,
     StepSucceeded,
 )
+from baton_workflow.domain.dag.pricing import shown
 from baton_workflow.domain.dag.state import FAILED, RunState, StepState
 
 
@@ -224,8 +225,8 @@ def _over_budget(state: RunState, step_id: str, cost: float) -> str | None:
     """Why this result breaks a budget: the step's own, or the run's once it is added."""
     limit = state.definition.step(step_id).budget
     if limit is not None and cost > limit:
-        return f"step cost ${cost:.4f} exceeded its budget ${limit:.4f}"
+        return f"step cost {shown(cost)} exceeded its budget {shown(limit)}"
     total = usd(state.cost_usd + cost)
     if state.budget_usd is not None and total > state.budget_usd:
-        return f"run cost ${total:.4f} exceeded the run budget ${state.budget_usd:.4f}"
+        return f"run cost {shown(total)} exceeded the run budget {shown(state.budget_usd)}"
     return None

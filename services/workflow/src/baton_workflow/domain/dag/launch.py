@@ -20,7 +20,7 @@ from baton_workflow.domain.dag.events import (
     StepSkipped,
     StepStarted,
 )
-from baton_workflow.domain.dag.pricing import Estimate
+from baton_workflow.domain.dag.pricing import Estimate, shown
 from baton_workflow.domain.dag.templates import RenderContext, render
 
 
@@ -176,7 +176,7 @@ def _estimated(batch: Batch, step: Step, given: StepInput, estimate: Estimate) -
     """A dry run's agent step: succeed at once with what the call would use and cost."""
     summary = (
         f"(dry-run) agent {given.agent or 'default'}, model {estimate.model}: "
-        f"~{estimate.tokens_in} tokens in, ~{estimate.tokens_out} out, ${estimate.cost_usd:.4f}"
+        f"~{estimate.tokens_in} tokens in, ~{estimate.tokens_out} out, {shown(estimate.cost_usd)}"
     )
     batch.succeed(
         step.id,
@@ -224,10 +224,10 @@ def _over_run_budget(batch: Batch, step: Step, estimate: float) -> str | None:
     held = _held(batch, step.id)
     if spent < budget and usd(spent + held + estimate) <= budget:
         return None
-    in_flight = f", ${held:.4f} held by agent calls in flight" if held else ""
+    in_flight = f", {shown(held)} held by agent calls in flight" if held else ""
     return (
-        f"run budget ${budget:.4f} would be exceeded: "
-        f"spent ${spent:.4f}{in_flight}, this step is estimated at ${estimate:.4f}"
+        f"run budget {shown(budget)} would be exceeded: "
+        f"spent {shown(spent)}{in_flight}, this step is estimated at {shown(estimate)}"
     )
 
 

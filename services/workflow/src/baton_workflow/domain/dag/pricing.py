@@ -7,7 +7,16 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from baton_contracts.money import usd
+from baton_contracts.money import dollars, usd
+
+SHOWN_PLACES = 4
+"""The decimal places of a sum in a step's text (a dry-run estimate, a budget stop), as the
+CLI prints a cost; a smaller sum gets the places that show its first two digits."""
+
+
+def shown(amount: float) -> str:
+    """`amount` as a step's text says it: `$0.0021`, and `$0.000031` rather than `$0.0000`."""
+    return dollars(amount, SHOWN_PLACES)
 
 
 def estimate_tokens(text: str) -> int:
