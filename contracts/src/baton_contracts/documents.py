@@ -5,7 +5,8 @@ text written.
 JSON's and YAML's usual readers keep the last of a repeated key without a word, so one of the
 author's two values is lost; which one they meant cannot be known. No document field holds a
 date: read as one, `2024-01-05` was refused as "not a string", and `2024-13-45` made the
-reader raise.
+reader raise. No document nests deeper than `MAX_YAML_DEPTH` either, and the YAML reader stops
+at that level rather than reading on.
 """
 
 from __future__ import annotations
@@ -15,9 +16,25 @@ import json
 from collections.abc import Hashable
 from typing import Any
 
+MAX_YAML_DEPTH = 64
+"""How deep a YAML document may nest objects and lists. PyYAML's reader spends time growing with
+the square of the depth of `[[[...` (2 KB of them held a service for seconds, since every
+`[` might start a key it keeps looking back at), and recurses once per level; past this level
+it stops at once. Documents have rules of their own well below it."""
+
 
 class RepeatedKey(ValueError):
     """A JSON object with a key given twice."""
+
+
+class TooDeep(ValueError):
+    """A YAML document nesting objects and lists deeper than `MAX_YAML_DEPTH`."""
+
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__(
+            f"nested deeper than {MAX_YAML_DEPTH} levels of objects and lists"
+            f" (line {line + 1}, column {column + 1})"
+        )
 
 
 def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -42,12 +59,33 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 @functools.cache
 def yaml_loader() -> Any:
     """PyYAML's safe loader, refusing a key given twice in one mapping (a `ConstructorError`
-    with its line and column) and reading an unquoted date as text. PyYAML is imported here:
-    only readers of YAML need it."""
+    with its line and column), reading an unquoted date as text, and raising `TooDeep` where a
+    document nests past `MAX_YAML_DEPTH`. PyYAML is imported here: only readers of YAML need it."""
     import yaml
 
     class DocumentLoader(yaml.SafeLoader):
-        pass
+        def __init__(self, stream: Any) -> None:
+            super().__init__(stream)
+            self.depth = 0
+
+        def fetch_flow_collection_start(self, token_class: Any) -> None:
+            # Refused as the scanner meets it, before it reads ahead through the levels below.
+            if self.flow_level >= MAX_YAML_DEPTH:
+                mark = self.get_mark()
+                raise TooDeep(mark.line, mark.column)
+            super().fetch_flow_collection_start(token_class)
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            # Block collections (`- - - x`, indented mappings) nest here, one call per level.
+            leaf = self.check_event(yaml.ScalarEvent, yaml.AliasEvent)
+            if self.depth >= MAX_YAML_DEPTH and not leaf:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise TooDeep(mark.line, mark.column)
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
 
     def unique_mapping(loader: Any, node: Any) -> dict[Any, Any]:
         seen: set[Hashable] = set()

@@ -14,7 +14,7 @@ from typing import Any
 
 from baton_cli.errors import CliError
 from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
-from baton_contracts.documents import read_json, yaml_loader
+from baton_contracts.documents import TooDeep, read_json, yaml_loader
 
 NAME = re.compile(r"[A-Za-z0-9_-]+\Z")  # match() anchors the start; "$" would let a final "\n" in
 _ROUTABLE_NAME = re.compile(WORKFLOW_NAME_PATTERN)
@@ -78,6 +78,8 @@ def _parse_yaml(path: Path, text: str) -> Any:
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"{path}: not valid YAML: {problem}{where}") from None
+    except TooDeep:
+        raise _too_deep(path) from None
     except ValueError as exc:  # `!!timestamp 2024-13-45`, a 5,000-digit number
         raise InputError(f"{path}: not valid YAML: {_unbuildable(exc)}") from None
     # An explicit `!!timestamp` or `!!binary` has no JSON type: send it as text.

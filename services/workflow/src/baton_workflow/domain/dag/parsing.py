@@ -16,7 +16,7 @@ from typing import Any, Literal
 import yaml  # safe_load parses text; no I/O
 from pydantic import ValidationError
 
-from baton_contracts.documents import read_json, yaml_loader
+from baton_contracts.documents import TooDeep, read_json, yaml_loader
 from baton_contracts.storable import first_unstorable
 from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import (
@@ -132,7 +132,7 @@ def _load_yaml(text: str) -> Any:
     try:
         # A SafeLoader that reads dates as text and refuses a key given twice.
         return yaml.load(text, Loader=yaml_loader())
-    except RecursionError:
+    except (RecursionError, TooDeep):
         raise InvalidWorkflow([Problem("", _TOO_DEEP)]) from None
     except ValueError as exc:  # an explicit `!!timestamp 2024-13-45`, a 5,000-digit number
         raise InvalidWorkflow([Problem("", f"not valid YAML: {_unreadable_value(exc)}")]) from None
