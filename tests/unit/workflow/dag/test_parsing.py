@@ -297,6 +297,23 @@ def test_a_deeply_nested_document_is_a_problem_not_a_crash(data: str | dict[str,
     assert "nested too deeply" in problem
 
 
+def _repeating(prompt_chars: int, steps: int) -> str:
+    """A YAML workflow whose steps share one prompt through an alias."""
+    lines = ["name: repeats", f"description: &prompt {'x' * prompt_chars}", "steps:"]
+    lines += [f"  - {{id: s{i}, agent: kohaku, prompt: *prompt}}" for i in range(steps)]
+    return "\n".join(lines)
+
+
+def test_yaml_aliases_may_not_write_out_past_the_size_limit() -> None:
+    # 100 KB of YAML was saved as a 5 MB workflow, which no reply could carry afterwards.
+    [problem] = problems(_repeating(100_000, 50))
+    written = r"is ([\d,]+) characters as JSON, its YAML aliases written out; "
+    found = re.fullmatch(written + "a workflow may have at most 524,288", problem)
+    assert found is not None, problem
+    assert int(found.group(1).replace(",", "")) > 5_000_000
+    assert len(parse_definition(_repeating(100_000, 4)).steps) == 4
+
+
 _HUGE = "1" + "0" * 5000  # over Python's 4,300 digits for reading an integer
 
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import yaml  # safe_load parses text; no I/O
 from pydantic import ValidationError
 
+from baton_contracts.dag_base import MAX_DEFINITION_CHARS
 from baton_contracts.documents import TooDeep, read_json, yaml_loader
 from baton_contracts.storable import first_unstorable
 from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
@@ -98,7 +99,44 @@ def load_document(
         raise InvalidWorkflow(
             [Problem("", f"a workflow must be an object with name and steps, not {kind}")]
         )
-    return _shallow(loaded)
+    document = _shallow(loaded)
+    if chosen == "yaml":  # only YAML can repeat a part of itself: a JSON document is its text
+        _check_expanded(document)
+    return document
+
+
+def _check_expanded(document: dict[str, Any]) -> None:
+    """InvalidWorkflow when the document, its YAML aliases written out, is over the limit its
+    text is held to: 100 KB repeating one prompt 50 times was saved as 5 MB, which no reply
+    could then carry, and 150 KB of aliased steps took the service seconds to check."""
+    size = _json_chars(document, {})
+    if size > MAX_DEFINITION_CHARS:
+        raise InvalidWorkflow(
+            [
+                Problem(
+                    "",
+                    f"is {size:,} characters as JSON, its YAML aliases written out; "
+                    f"a workflow may have at most {MAX_DEFINITION_CHARS:,}",
+                )
+            ]
+        )
+
+
+def _json_chars(value: Any, sizes: dict[int, int]) -> int:
+    """About how many characters `value` takes as JSON: a node an alias shares is counted
+    every time it appears, but measured once (`sizes`, by id), so this takes as long as the
+    text, however many times the aliases repeat it."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if not isinstance(value, dict | list):
+        return len(str(value))
+    if id(value) not in sizes:
+        pairs = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+        sizes[id(value)] = 2 + sum(
+            (0 if key is None else len(str(key)) + 4) + _json_chars(item, sizes)
+            for key, item in pairs
+        )
+    return sizes[id(value)]
 
 
 def _shallow(document: dict[str, Any]) -> dict[str, Any]:
