@@ -184,6 +184,19 @@ async def test_a_request_over_the_servers_payload_limit_is_too_large(
     assert f"NATS takes at most {nc.max_payload}" in caught.value.body.message
 
 
+async def test_a_reply_over_the_servers_payload_limit_is_internal_at_once(
+    echoer: Echoer, nc: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Unsent, it left the caller waiting out its timeout, then told to try again: in vain.
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Echo(text="x" * (nc.max_payload // 2 + 1), times=2), timeout=5)
+    assert caught.value.code is ErrorCode.INTERNAL
+    size = nc.max_payload + 2 + len('{"ok":true,"result":{"text":"","trace_id":0}}')
+    message = f"the reply to Echo is {size} bytes; NATS carries {nc.max_payload}"
+    assert caught.value.body.message == message
+    assert message in caplog.text
+
+
 async def test_slow_responder_is_unavailable_naming_the_timeout(echoer: Echoer, nc: Client) -> None:
     echoer.release.clear()
     with pytest.raises(RemoteError) as caught:

@@ -88,15 +88,25 @@ def as_reply(model: type[RequestT], result: BaseModel | ReplyError) -> ReplyOk |
     return REPLY_ENVELOPE.validate_json(reply_json(model, result))
 
 
-def reply_json(model: type[RequestT], result: BaseModel | ReplyError) -> bytes:
-    """The reply's bytes; a result that cannot be encoded is an `INTERNAL` error, at once."""
+def reply_json(
+    model: type[RequestT], result: BaseModel | ReplyError, max_bytes: int | None = None
+) -> bytes:
+    """The reply's bytes; a result that cannot be encoded, or whose reply is over `max_bytes`
+    (the server's `max_payload`: NATS would not carry it, and the caller waited out its
+    timeout for an answer that never came), is an `INTERNAL` error, at once."""
     if isinstance(result, ReplyError):
         return result.model_dump_json().encode()
     try:
-        return ok_reply_json(result)
+        data = ok_reply_json(result)
     except Exception:
         logger.exception("the reply to %s could not be encoded", model.subject.pattern)
         return _internal(model).model_dump_json().encode()
+    if max_bytes is not None and len(data) > max_bytes:
+        message = f"the reply to {model.__name__} is {len(data)} bytes; NATS carries {max_bytes}"
+        logger.error("%s: %s", model.subject.pattern, message)
+        body = ErrorBody(code=ErrorCode.INTERNAL, message=message)
+        return ReplyError(error=body).model_dump_json().encode()
+    return data
 
 
 def invalid_request(exc: ValidationError) -> ErrorBody:

@@ -225,7 +225,9 @@ class _Serving:
                 await self._answer_stopped(msg)
                 raise
             if msg.reply:
-                await self._broker.connection.publish(msg.reply, reply_json(self._model, result))
+                connection = self._broker.connection
+                reply = reply_json(self._model, result, connection.max_payload)
+                await connection.publish(msg.reply, reply)
         except Exception:  # the reply could not be sent (connection gone): the caller times out
             logger.warning("responder for %s could not answer", self._subject, exc_info=True)
 
