@@ -11,6 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from baton_contracts import ErrorCode, ErrorDetail
 from baton_contracts.dag_api import PATTERN_MEANINGS
@@ -87,6 +88,9 @@ def _is_json(content_type: str) -> bool:
     )
 
 
+HTTP_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+"""The methods a 405's `Allow` may name."""
+
 UNPARSABLE_BODY = "There was an error parsing the body"
 """FastAPI's 400 for a body `json.loads` raised on with something other than a decode error:
 invalid UTF-8, nesting deeper than the parser goes, an integer of over 4,300 digits."""
@@ -106,7 +110,7 @@ def _why(cause: BaseException | None) -> str:
     return type(cause).__name__ if cause is not None else "unreadable"
 
 
-async def _http_exception(_: Request, exc: HTTPException) -> JSONResponse:
+async def _http_exception(request: Request, exc: HTTPException) -> JSONResponse:
     if exc.status_code == 400 and isinstance(exc.__cause__, UnstorableBody):
         found = exc.__cause__.found
         detail = ErrorDetail(field=found.path("body"), message=found.problem)
@@ -117,8 +121,22 @@ async def _http_exception(_: Request, exc: HTTPException) -> JSONResponse:
             ApiError.invalid(f"request is invalid: body: {detail.message}", [detail])
         )
     code = CODE_BY_STATUS.get(exc.status_code, f"http_{exc.status_code}")
-    error = ApiError(exc.status_code, code, str(exc.detail), headers=exc.headers)
+    headers = exc.headers
+    if exc.status_code == 405:
+        headers = {**(headers or {}), "Allow": _allowed_methods(request)}
+    error = ApiError(exc.status_code, code, str(exc.detail), headers=headers)
     return error_response(error)
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method some route serves at the request's path. Starlette's 405 names only the
+    first route whose path matched: `Allow: GET` on `/workflows`, which takes a POST too."""
+    allowed = []
+    for method in HTTP_METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return ", ".join(allowed)
 
 
 async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
