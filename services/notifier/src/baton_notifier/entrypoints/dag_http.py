@@ -79,6 +79,9 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": HttpErrorResponse, "description": "No such workflow, version or run (of yours)"},
     503: {"model": HttpErrorResponse, "description": "The workflow service did not answer"},
 }
+_OVERTAKEN: dict[int | str, dict[str, Any]] = {
+    409: {"model": HttpErrorResponse, "description": "Other changes of it kept coming first"},
+}
 _INVALID: dict[int | str, dict[str, Any]] = {
     422: {
         "model": HttpErrorResponse,
@@ -106,8 +109,13 @@ def dag_router() -> APIRouter:
         methods=["POST"],
         response_model=DagWorkflowSaved,
         status_code=201,
-        responses={**_ERRORS, **_INVALID},
-        openapi_extra=_DOCUMENT_BODY,
+        responses={
+            **_ERRORS,
+            **_INVALID,
+            **_OVERTAKEN,
+            200: {"model": DagWorkflowSaved, "description": "Unchanged: the latest version"},
+        },
+        openapi_extra={"requestBody": {**_DOCUMENT_BODY["requestBody"], "required": True}},
     )
     add(
         "/workflows/{name}",
@@ -122,7 +130,7 @@ def dag_router() -> APIRouter:
         methods=["DELETE"],
         status_code=204,
         response_class=Response,
-        responses=_ERRORS,
+        responses={**_ERRORS, **_OVERTAKEN},
     )
     add(
         "/workflows/{name}/validate",
@@ -138,7 +146,14 @@ def dag_router() -> APIRouter:
         methods=["POST"],
         response_model=DagRunAccepted,
         status_code=202,
-        responses={**_ERRORS, **_INVALID},
+        responses={
+            **_ERRORS,
+            **_INVALID,
+            409: {
+                "model": HttpErrorResponse,
+                "description": "The Idempotency-Key started another run with other inputs",
+            },
+        },
     )
     add(
         "/workflows/{name}/runs",
@@ -159,7 +174,7 @@ def dag_router() -> APIRouter:
         rollback,
         methods=["POST"],
         response_model=DagRolledBack,
-        responses={**_ERRORS, **_INVALID},
+        responses={**_ERRORS, **_INVALID, **_OVERTAKEN},
     )
     add("/workflow-runs", list_runs, methods=["GET"], response_model=DagRunList, responses=_ERRORS)
     add(

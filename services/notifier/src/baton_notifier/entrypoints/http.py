@@ -121,7 +121,10 @@ def create_app(deps: HttpDeps) -> FastAPI:
         title="Baton gateway",
         version="0.1.0",
         description="HTTP edge of Baton: every `/api` route needs `Authorization: Bearer <jwt>`.",
-        responses={422: {"model": HttpErrorResponse, "description": "Invalid request"}},
+        responses={
+            413: {"model": HttpErrorResponse, "description": "Body over BATON_MAX_BODY_BYTES"},
+            422: {"model": HttpErrorResponse, "description": "Invalid request"},
+        },
         # Added last (below): FastAPI matches a request against the routes in order, and each
         # route passed costs the API's hot routes (a signal, a chat turn) about 40k
         # instructions (measured with callgrind), so the documentation comes after them.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import StreamingResponse
@@ -72,11 +73,18 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
         response_class=EventStreamResponse,
         responses={
             200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"},
-            401: {"model": HttpErrorResponse, "description": "No valid token"},
-            422: {"model": HttpErrorResponse, "description": "Malformed last_seq/instance_id"},
+            401: _json_error("No valid token"),
+            422: _json_error("Malformed last_seq/instance_id"),
         },
     )
     app.include_router(router)
+
+
+def _json_error(description: str) -> dict[str, Any]:
+    """A refusal of the events route, documented as the JSON error body it is: given as a
+    `model`, FastAPI documented it as the route's own `text/event-stream`."""
+    schema = {"$ref": f"#/components/schemas/{HttpErrorResponse.__name__}"}
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
 async def websocket_only() -> None:

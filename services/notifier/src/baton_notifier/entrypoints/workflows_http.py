@@ -115,7 +115,10 @@ def workflows_router() -> APIRouter:
         methods=["POST"],
         response_model=InstanceView,
         status_code=201,
-        responses=_ERRORS,
+        responses={
+            **_ERRORS,
+            200: {"model": InstanceView, "description": "Your active instance of it, as it is"},
+        },
     )
     router.add_api_route(
         "/workflows/active", active, methods=["GET"], response_model=InstanceList, responses=_ERRORS

@@ -1,0 +1,65 @@
+"""The OpenAPI document says every status and body a route answers with (found by fuzzing it
+with schemathesis against `/openapi.json`)."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+
+from baton_notifier.bootstrap import Notifier
+from baton_notifier.entrypoints.live_routes import LiveDeps, install_live
+from baton_notifier.service.live import LiveEvents
+
+from .conftest import SECRET
+
+
+@pytest.fixture
+def spec(notifier: Notifier) -> dict[str, Any]:
+    # The live routes without a feed: only their documentation is read here.
+    install_live(notifier.app, LiveDeps(SECRET, cast(LiveEvents, None), keepalive_seconds=1))
+    return notifier.app.openapi()
+
+
+def statuses(spec: dict[str, Any], method: str, path: str) -> set[str]:
+    return set(spec["paths"][path][method]["responses"])
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("post", "/api/workflows", "200"),  # your active instance, already started
+        ("post", "/workflows", "200"),  # a document equal to the latest version
+        ("post", "/workflows", "409"),  # overtaken by other saves of the same workflow
+        ("delete", "/workflows/{name}", "409"),
+        ("post", "/workflows/{name}/rollback", "409"),
+        ("post", "/workflows/{name}/run", "409"),  # an Idempotency-Key used for another start
+    ],
+)
+def test_a_status_a_route_answers_with_is_documented(
+    spec: dict[str, Any], method: str, path: str, status: str
+) -> None:
+    assert status in statuses(spec, method, path)
+
+
+def test_every_route_documents_the_body_limit(spec: dict[str, Any]) -> None:
+    # The limit is checked before any route, by Content-Length: a GET with a body gets it too.
+    missing = [
+        f"{method.upper()} {path}"
+        for path, operations in spec["paths"].items()
+        for method, operation in operations.items()
+        if "413" not in operation["responses"]
+    ]
+    assert missing == []
+
+
+def test_saving_a_workflow_requires_a_document(spec: dict[str, Any]) -> None:
+    assert spec["paths"]["/workflows"]["post"]["requestBody"]["required"] is True
+    assert not spec["paths"]["/workflows/{name}/validate"]["post"]["requestBody"].get("required")
+
+
+def test_live_events_refusals_are_documented_as_json(spec: dict[str, Any]) -> None:
+    responses = spec["paths"]["/api/events"]["get"]["responses"]
+    assert list(responses["200"]["content"]) == ["text/event-stream"]
+    for status in ("401", "422"):
+        assert list(responses[status]["content"]) == ["application/json"], status
