@@ -63,7 +63,7 @@ async def test_the_documented_curl_session_runs_as_written(
     print(output)
     assert process.returncode == 0, err.decode() + output
     assert '"version_id":"draft-and-review@1","changed":true' in output
-    assert '"field": "steps[0].timeout"' in output
+    assert '"field": "body.steps[0].timeout"' in output
     assert '"status": "success"' in output
     assert "error budget_exceeded - step cost $0.5000 exceeded its budget $0.1000" in output
     assert "estimate:" in output

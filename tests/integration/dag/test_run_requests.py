@@ -50,8 +50,8 @@ async def test_a_key_reused_for_another_start_is_refused_and_starts_nothing(
         error = again.json()["error"]
         assert error["code"] == "conflict"
         assert f"already started run {run_id} of 'first' (live)" in error["message"]
-        assert error["details"] == [
-            {"field": "request_id", "message": "already used for a different start"}
+        assert error["details"] == [  # the request's `request_id`, sent as the header
+            {"field": "header.idempotency-key", "message": "already used for a different start"}
         ]
     await author.wait(run_id)
     runs = await author.http.get("/workflow-runs", headers=author.headers)

@@ -80,11 +80,18 @@ EXPECTED = {
 EXPECTED_NAME = ("name", 'may use only letters, digits, "-" and "_"')
 
 
-def problems(response: httpx.Response) -> list[tuple[str, str]]:
+def problems(response: httpx.Response) -> list[tuple[str | None, str]]:
+    """Each problem as (its path in the document or run body, None for the whole; message).
+    The gateway names each as a field of the body: `body.steps[0].prompt`, or `body`."""
     assert response.status_code == 422, response.text
     error = response.json()["error"]
     assert error["code"] == "invalid"
-    return [(d["field"], d["message"]) for d in error["details"]]
+    fields = [d["field"] for d in error["details"]]
+    assert all(f == "body" or f.startswith("body.") for f in fields), fields
+    return [
+        (d["field"].removeprefix("body").removeprefix(".") or None, d["message"])
+        for d in error["details"]
+    ]
 
 
 def missing(found: list[tuple[str, str]], expected: set[tuple[str, str]]) -> list[Any]:
@@ -239,7 +246,7 @@ async def test_a_lone_surrogate_in_a_document_or_a_variable_is_refused_by_its_pa
         headers={**author.headers, "Content-Type": "application/json"},
     )
     assert problems(refused) == [
-        ("body.variables.v", "contains a lone surrogate (U+DC00), which cannot be stored")
+        ("variables.v", "contains a lone surrogate (U+DC00), which cannot be stored")
     ]
 
 

@@ -98,10 +98,10 @@ async def test_sse_without_a_valid_token_is_401_with_the_error_body(
     ("headers", "params", "field", "message"),
     [
         # The error names what the client sent: an EventSource's author never wrote last_seq.
-        ({"Last-Event-ID": "x"}, {}, "Last-Event-ID", "must be a whole number >= 0, got 'x'"),
-        ({}, {"last_seq": "-1"}, "last_seq", "must be a whole number >= 0, got '-1'"),
-        ({}, {"last_seq": "9" * 20}, "last_seq", "must have at most 19 digits"),
-        ({"Last-Event-ID": "5"}, {"instance_id": "a.b"}, "instance_id", "1-64 letters"),
+        ({"Last-Event-ID": "x"}, {}, "header.last-event-id", "Last-Event-ID must be a whole"),
+        ({}, {"last_seq": "-1"}, "query.last_seq", "last_seq must be a whole number >= 0"),
+        ({}, {"last_seq": "9" * 20}, "query.last_seq", "last_seq must have at most 19 digits"),
+        ({"Last-Event-ID": "5"}, {"instance_id": "a.b"}, "query.instance_id", "instance_id must"),
     ],
 )
 async def test_sse_with_a_malformed_resume_point_is_422_naming_what_was_sent(
@@ -116,8 +116,7 @@ async def test_sse_with_a_malformed_resume_point_is_422_naming_what_was_sent(
         response = await http.get("/api/events", headers=headers, params=params)
     assert response.status_code == 422, response.text
     [detail] = response.json()["error"]["details"]
-    assert detail["field"] == field and message in detail["message"], detail
-    assert detail["message"].startswith(field), detail
+    assert detail["field"] == field and detail["message"].startswith(message), detail
 
 
 async def test_malformed_frames_get_error_frames_and_the_connection_stays(

@@ -52,7 +52,7 @@ async def test_a_nul_in_a_command_id_is_422_and_the_instance_goes_on(gateway: An
     refused = await signal(gateway, "nul-id", instance, action="stay", command_id="a\u0000")
     assert refused.status_code == 422, refused.text
     [detail] = refused.json()["error"]["details"]
-    assert detail == {"field": "command_id", "message": NUL_PROBLEM}
+    assert detail == {"field": "body.command_id", "message": NUL_PROBLEM}
     fine = await signal(gateway, "nul-id", instance, action="stay", command_id="a")
     assert fine.status_code == 200, fine.text
 
@@ -65,7 +65,8 @@ async def test_a_nul_in_a_dag_document_or_run_variable_is_422_and_nothing_is_sto
     bad = {"name": "w", "variables": {"v": "x\u0000"}, "steps": [step]}
     refused = await gateway.post("/workflows", json=bad, headers=headers)
     assert refused.status_code == 422, refused.text
-    assert refused.json()["error"]["details"] == [{"field": "variables.v", "message": NUL_PROBLEM}]
+    expected = [{"field": "body.variables.v", "message": NUL_PROBLEM}]
+    assert refused.json()["error"]["details"] == expected
     assert (await gateway.get("/workflows", headers=headers)).json()["workflows"] == []
 
     saved = await gateway.post("/workflows", json={**bad, "variables": {"v": "x"}}, headers=headers)
@@ -74,5 +75,5 @@ async def test_a_nul_in_a_dag_document_or_run_variable_is_422_and_nothing_is_sto
         "/workflows/w/run", json={"variables": {"v": "\u0000"}}, headers=headers
     )
     assert run.status_code == 422, run.text
-    assert run.json()["error"]["details"] == [{"field": "variables.v", "message": NUL_PROBLEM}]
+    assert run.json()["error"]["details"] == expected
     assert (await gateway.get("/workflows/w/runs", headers=headers)).json()["runs"] == []

@@ -160,7 +160,7 @@ class FakeGateway:
 
     def _latest(self, name: str) -> Json:
         if name not in self.versions or name in self.deleted:
-            missing = [{"field": "name", "message": f"no workflow {name!r}"}]
+            missing = [{"field": "path.name", "message": f"no workflow {name!r}"}]
             raise _error(404, "not_found", f"workflow {name!r} not found", missing)
         return self.versions[name][-1]
 
@@ -283,7 +283,7 @@ class FakeGateway:
     def _rollback(self, name: str, request: httpx.Request) -> None:
         self._latest(name)
         target = json.loads(request.content)["version_id"]
-        answer = self.store(self._document(target, "version_id"), "rollback", target)
+        answer = self.store(self._document(target, "body.version_id"), "rollback", target)
         answer.pop("changed")
         raise Reply(200, {**answer, "rolled_back_to": target})
 
@@ -297,7 +297,7 @@ class FakeGateway:
 
     def _diff(self, from_id: str, to_id: str) -> None:
         a, b = (json.dumps(self._document(v, f), indent=2).splitlines(keepends=True)
-                for v, f in ((from_id, "from_version"), (to_id, "to_version")))  # fmt: skip
+                for v, f in ((from_id, "path.from_id"), (to_id, "path.to_id")))  # fmt: skip
         text = "".join(difflib.unified_diff(a, b, fromfile=from_id, tofile=to_id))
         raise Reply(200, {"from": from_id, "to": to_id, "diff": text})
 

@@ -9,6 +9,7 @@ from baton_auth import Identity
 from baton_contracts import Command, ErrorCode, ErrorDetail, Query, RemoteError
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.domain.errors import ApiError
+from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints import http_errors
 
 
@@ -68,7 +69,8 @@ async def test_each_typed_error_becomes_its_http_status_with_the_common_body(
         "error": {
             "code": code.value,
             "message": "owner says no",
-            "details": [{"field": "thing_id", "message": "taken"}],
+            # The owner names the message's field; the client sent it in the body.
+            "details": [{"field": "body.thing_id", "message": "taken"}],
         }
     }
 
@@ -160,26 +162,40 @@ def test_what_json_could_not_read_is_said_in_words(body: bytes, why: str) -> Non
     assert http_errors._why(raised.value) == why
 
 
+JSON_THING = b'{"thing_id": "t1"}'
+
+
 @pytest.mark.parametrize(
     ("content_type", "got"),
     [
-        ("application/x-www-form-urlencoded", "got 'application/x-www-form-urlencoded'"),  # curl -d
+        # curl -d
+        ("application/x-www-form-urlencoded", "got 'application/x-www-form-urlencoded'"),
         ("text/plain; charset=utf-8", "got 'text/plain; charset=utf-8'"),
         (None, "none was sent"),
     ],
 )
-async def test_a_json_body_sent_as_another_type_is_422_saying_which_type_to_send(
+async def test_a_json_body_sent_as_another_type_is_422_naming_the_content_type(
     client: httpx.AsyncClient, auth: dict[str, str], content_type: str | None, got: str
 ) -> None:
     headers = dict(auth) if content_type is None else {**auth, "Content-Type": content_type}
-    body = b'{"thing_id": "t1"}'
-    response = await client.post("/api/things", content=body, headers=headers)
+    response = await client.post("/api/things", content=JSON_THING, headers=headers)
     assert response.status_code == 422, response.text
     [detail] = response.json()["error"]["details"]
     expected = f"send it as JSON with Content-Type: application/json ({got})"
-    assert detail == {"field": "body", "message": expected}
+    # The body was fine: the header is what to change.
+    assert detail == {"field": "header.content-type", "message": expected}
     typed = {**auth, "Content-Type": "application/merge-patch+json"}
-    assert (await client.post("/api/things", content=body, headers=typed)).status_code == 200
+    assert (await client.post("/api/things", content=JSON_THING, headers=typed)).status_code == 200
+
+
+async def test_no_body_at_all_is_422_naming_the_body(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await client.post("/api/things", headers=auth)
+    assert response.status_code == 422, response.text
+    [detail] = response.json()["error"]["details"]
+    expected = "send it as JSON with Content-Type: application/json (none was sent)"
+    assert detail == {"field": "body", "message": expected}
 
 
 def test_a_body_that_fits_the_route_but_not_the_contract_is_422_naming_the_field(
@@ -192,12 +208,13 @@ def test_a_body_that_fits_the_route_but_not_the_contract_is_422_naming_the_field
     assert detail.field == "body.size"
 
 
-def test_path_fields_are_named_without_the_body_prefix(
+def test_path_fields_are_named_as_path_parameters(
     notifier: Notifier, start_thing: type[Command]
 ) -> None:
+    in_path = Origins({"thing_id": "path.thing_id"})
     with pytest.raises(ApiError) as caught:
-        notifier.forwarder.build(start_thing, Identity("alice"), {}, thing_id=None)
-    assert caught.value.body.error.details[0].field == "thing_id"
+        notifier.forwarder.build(start_thing, Identity("alice"), {}, thing_id=None, origins=in_path)
+    assert caught.value.body.error.details[0].field == "path.thing_id"
 
 
 async def test_an_unknown_route_answers_the_common_error_body(client: httpx.AsyncClient) -> None:

@@ -136,7 +136,10 @@ def rollback(
     with reporting():
         target = version_id_for(name, version_id)
     missing = missing_by_field(
-        {"name": f"workflow {name} not found", "version_id": f"version {target} not found"},
+        {
+            "path.name": f"workflow {name} not found",
+            "body.version_id": f"version {target} not found",
+        },
         f"workflow {name} or its version {target} not found",
     )
     with reporting(not_found=missing):
@@ -157,7 +160,7 @@ def diff(
     with reporting():
         first, second = diff_ids(version1, version2)
     missing = missing_by_field(
-        {"from_version": f"version {first} not found", "to_version": f"version {second} not found"},
+        {"path.from_id": f"version {first} not found", "path.to_id": f"version {second} not found"},
         f"version {first} or {second} not found",
     )
     with reporting(not_found=missing):

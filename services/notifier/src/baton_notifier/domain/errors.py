@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail
+from baton_notifier.domain.origins import NOWHERE, Origins
 
 STATUS_BY_CODE: Mapping[ErrorCode, int] = {
     ErrorCode.NOT_FOUND: 404,
@@ -71,12 +72,14 @@ class ApiError(Exception):
         return cls(422, ErrorCode.INVALID.value, message, details)
 
 
-def from_remote(error: ErrorBody) -> ApiError:
-    """The HTTP error for an owner's typed error."""
+def from_remote(error: ErrorBody, origins: Origins = NOWHERE) -> ApiError:
+    """The HTTP error for an owner's typed error, each detail naming its field where the
+    request held it (`origins`): the owner names it by its path in the message."""
     status = STATUS_BY_CODE[error.code]
     if error.code is ErrorCode.FORBIDDEN:
         return ApiError(status, ErrorCode.NOT_FOUND.value, "not found")
-    return ApiError(status, error.code.value, error.message, error.details)
+    details = [ErrorDetail(field=origins.name(d.field), message=d.message) for d in error.details]
+    return ApiError(status, error.code.value, error.message, details)
 
 
 def field_path(loc: Sequence[str | int]) -> str:

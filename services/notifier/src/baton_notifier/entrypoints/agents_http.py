@@ -8,11 +8,16 @@ from fastapi import APIRouter, Query
 
 from baton_contracts.agent_api import InboxItems, ListInboxItems, ListMemoryFacts, MemoryFacts
 from baton_notifier.domain.errors import HttpErrorResponse
+from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": HttpErrorResponse, "description": "The agent-runner or its store is down"},
 }
+
+# Where each message field came from, so an error names it so (see `Origins`).
+INBOX = Origins({"limit": "query.limit"})
+MEMORY = Origins({"category": "query.category", "query": "query.q", "limit": "query.limit"})
 
 
 def agents_router() -> APIRouter:
@@ -33,7 +38,7 @@ async def inbox(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> Any:
     """Your inbox items, newest first (items kept for a later step are not shown yet)."""
-    return await forwarder.forward(ListInboxItems, identity, limit=limit)
+    return await forwarder.forward(ListInboxItems, identity, limit=limit, origins=INBOX)
 
 
 async def memory(
@@ -45,5 +50,5 @@ async def memory(
 ) -> Any:
     """Your long-term memory facts, of one `category` if given; with `q`, the nearest to it."""
     return await forwarder.forward(
-        ListMemoryFacts, identity, category=category, query=q, limit=limit
+        ListMemoryFacts, identity, category=category, query=q, limit=limit, origins=MEMORY
     )

@@ -22,8 +22,23 @@ from baton_contracts.dag_api import (
     RunMode,
     StartDagRun,
 )
+from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
+
+# Where each message field came from, so an error names it so (see `Origins`).
+START = Origins(
+    {
+        "name": "path.name",
+        "variables": "body.variables",
+        "mode": "body.mode",
+        "request_id": IDEMPOTENCY_KEY,
+    }
+)
+RUNS_OF_NAME = Origins({"workflow": "path.name", "limit": "query.limit"})
+RUNS = Origins({"workflow": "query.workflow", "limit": "query.limit"})
+RUN = Origins({"run_id": "path.run_id"})
+CANCEL = Origins({"run_id": "path.run_id", "reason": "body.reason"})
 
 
 class RunBody(BaseModel):
@@ -62,6 +77,7 @@ async def run_workflow(
         variables=body.variables,
         mode=body.mode,
         request_id=idempotency_key,
+        origins=START,
     )
     assert isinstance(reply, DagRunAccepted)
     response.headers["Location"] = f"/workflow-runs/{reply.run_id}"
@@ -72,7 +88,9 @@ async def workflow_runs(
     name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder, limit: Limit = 50
 ) -> Any:
     """A workflow's runs, newest first."""
-    return await forwarder.forward(ListDagRuns, identity, workflow=name, limit=limit)
+    return await forwarder.forward(
+        ListDagRuns, identity, workflow=name, limit=limit, origins=RUNS_OF_NAME
+    )
 
 
 async def list_runs(
@@ -82,12 +100,14 @@ async def list_runs(
     limit: Limit = 50,
 ) -> Any:
     """Your runs, newest first; `?workflow=name` keeps one workflow's."""
-    return await forwarder.forward(ListDagRuns, identity, workflow=workflow, limit=limit)
+    return await forwarder.forward(
+        ListDagRuns, identity, workflow=workflow, limit=limit, origins=RUNS
+    )
 
 
 async def get_run(run_id: RunId, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
     """A run with every step, the handoffs and the agent messages."""
-    return await forwarder.forward(GetDagRun, identity, run_id=run_id)
+    return await forwarder.forward(GetDagRun, identity, run_id=run_id, origins=RUN)
 
 
 async def cancel_run(
@@ -100,7 +120,9 @@ async def cancel_run(
     """Cancel a running run: 202 once recorded (it then ends `cancelled`, its calls in flight
     cancelled), 200 when it already was, 409 when it has ended some other way."""
     reason = (body or CancelBody()).reason
-    reply = await forwarder.forward(CancelDagRun, identity, run_id=run_id, reason=reason)
+    reply = await forwarder.forward(
+        CancelDagRun, identity, run_id=run_id, reason=reason, origins=CANCEL
+    )
     assert isinstance(reply, DagRunCancel)
     if not reply.recorded:
         response.status_code = 200

@@ -21,8 +21,14 @@ from baton_contracts.dag_api import (
     RollbackDagWorkflow,
 )
 from baton_notifier.domain.errors import ApiError
+from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints.dag_params import Name, VersionId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
+
+# Where each message field came from, so an error names it so (see `Origins`).
+NAMED = Origins({"name": "path.name"})
+ROLLBACK = Origins({"name": "path.name", "version_id": "body.version_id"})
+DIFF = Origins({"from_version": "path.from_id", "to_version": "path.to_id"})
 
 
 class RollbackBody(BaseModel):
@@ -48,7 +54,7 @@ class RollbackBody(BaseModel):
 
 async def versions(name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
     """A workflow's versions, newest first."""
-    return await forwarder.forward(ListDagVersions, identity, name=name)
+    return await forwarder.forward(ListDagVersions, identity, name=name, origins=NAMED)
 
 
 async def rollback(
@@ -65,7 +71,9 @@ async def rollback(
         problem = f"names workflow {owner!r}, not {name!r}"
         detail = ErrorDetail(field="body.version_id", message=problem)
         raise ApiError.invalid(f"request is invalid: body.version_id: {problem}", [detail])
-    return await forwarder.forward(RollbackDagWorkflow, identity, name=name, version_id=version_id)
+    return await forwarder.forward(
+        RollbackDagWorkflow, identity, name=name, version_id=version_id, origins=ROLLBACK
+    )
 
 
 async def diff(
@@ -73,5 +81,5 @@ async def diff(
 ) -> Any:
     """A unified diff of two versions' documents."""
     return await forwarder.forward(
-        DiffDagVersions, identity, from_version=from_id, to_version=to_id
+        DiffDagVersions, identity, from_version=from_id, to_version=to_id, origins=DIFF
     )

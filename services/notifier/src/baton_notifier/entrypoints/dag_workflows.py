@@ -21,10 +21,16 @@ from baton_contracts.dag_api import (
     ValidateDagWorkflow,
 )
 from baton_notifier.domain.errors import ApiError
+from baton_notifier.domain.origins import BODY, Origins
 from baton_notifier.entrypoints.dag_params import Name
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
 
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+
+# Where each message field came from, so an error names it so (see `Origins`). An owner names
+# a document's problems by their paths in it (`steps[0].prompt`): the body's.
+DOCUMENT = Origins(rest=BODY)
+NAMED = Origins({"name": "path.name"})
 
 
 async def _document(
@@ -67,7 +73,9 @@ async def save_workflow(
 ) -> Any:
     """Create a workflow or store a changed document as a new version (200 when unchanged)."""
     source, fmt = await _document(request, required=True)
-    reply = await forwarder.forward(SaveDagWorkflow, identity, source=source, format=fmt)
+    reply = await forwarder.forward(
+        SaveDagWorkflow, identity, source=source, format=fmt, origins=DOCUMENT
+    )
     assert isinstance(reply, DagWorkflowSaved)
     response.status_code = 201 if reply.changed else 200
     return reply
@@ -75,14 +83,14 @@ async def save_workflow(
 
 async def get_workflow(name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
     """A workflow's latest version with its document."""
-    return await forwarder.forward(GetDagWorkflow, identity, name=name)
+    return await forwarder.forward(GetDagWorkflow, identity, name=name, origins=NAMED)
 
 
 async def delete_workflow(
     name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder
 ) -> Response:
     """Remove a workflow from the list; runs already started go on with their version."""
-    await forwarder.forward(DeleteDagWorkflow, identity, name=name)
+    await forwarder.forward(DeleteDagWorkflow, identity, name=name, origins=NAMED)
     return Response(status_code=204)
 
 
@@ -91,6 +99,8 @@ async def validate_workflow(
 ) -> Any:
     """Check the document in the body (its `name` must be `{name}`), or the stored one."""
     source, fmt = await _document(request, required=False)
+    # With no document the stored one is checked, and only a name can be wrong.
+    origins = NAMED if source is None else DOCUMENT
     return await forwarder.forward(
-        ValidateDagWorkflow, identity, name=name, source=source, format=fmt
+        ValidateDagWorkflow, identity, name=name, source=source, format=fmt, origins=origins
     )

@@ -59,10 +59,15 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
     if not _is_json(content_type):
         # FastAPI reads a body as JSON only when it is declared so; any other body reaches the
         # model as bytes, and "input should be a valid dictionary" blamed a body that was fine.
+        # The header is what to change, when a body came; with none, the body is missing.
         got = f"got {content_type!r}" if content_type else "none was sent"
         wrong_type = f"send it as JSON with Content-Type: application/json ({got})"
+        sent = request.headers.get("content-length", "0") != "0" or (
+            "transfer-encoding" in request.headers
+        )
+        field = "header.content-type" if sent else "body"
         details = [
-            ErrorDetail(field="body", message=wrong_type) if d.field == "body" else d
+            ErrorDetail(field=field, message=wrong_type) if d.field == "body" else d
             for d in details
         ]
     summary = "; ".join(f"{d.field}: {d.message}" for d in details)

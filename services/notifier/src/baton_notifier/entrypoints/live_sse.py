@@ -60,15 +60,20 @@ async def events_stream(
     """Your events as they happen; after `Last-Event-ID` (or `last_seq`), the missed ones first."""
     # An empty Last-Event-ID (a proxy's, or an EventSource's that saw no id yet) resumes
     # nothing: `?last_seq` then still counts.
-    resume = ("Last-Event-ID", last_event_id) if last_event_id else ("last_seq", last_seq)
+    resume = (
+        ("Last-Event-ID", "header.last-event-id", last_event_id)
+        if last_event_id
+        else ("last_seq", "query.last_seq", last_seq)
+    )
     try:
         instance = parse_instance_id(instance_id)
     except BadLiveRequest as exc:
-        raise _invalid("instance_id", exc) from None
+        raise _invalid("query.instance_id", exc) from None
+    name, field, value = resume
     try:
-        after_seq = parse_last_seq(resume[1], name=resume[0])
+        after_seq = parse_last_seq(value, name=name)
     except BadLiveRequest as exc:
-        raise _invalid(resume[0], exc) from None
+        raise _invalid(field, exc) from None
     live = live_of(request)
     body = _stream(live.events, identity, instance, after_seq, live.keepalive_seconds)
     return EventStreamResponse(

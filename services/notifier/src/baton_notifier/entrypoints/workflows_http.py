@@ -32,9 +32,20 @@ from baton_contracts.workflow_api import (
     TurnReply,
 )
 from baton_notifier.domain.errors import HttpErrorResponse
+from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router, deps_of
 
 InstanceId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+
+# Where each message field came from, so an error names it so (see `Origins`). An id a retry
+# repeats is the body's when given there, else the Idempotency-Key's.
+_INSTANCE = {"instance_id": "path.instance_id"}
+IN_PATH = Origins(_INSTANCE)
+SIGNAL_ID_IN_BODY = Origins({**_INSTANCE, "signal": "body", "command_id": "body.command_id"})
+SIGNAL_ID_IN_HEADER = Origins({**_INSTANCE, "signal": "body", "command_id": IDEMPOTENCY_KEY})
+_MESSAGE = {**_INSTANCE, "text": "body.text"}
+MESSAGE_ID_IN_BODY = Origins({**_MESSAGE, "client_message_id": "body.client_message_id"})
+MESSAGE_ID_IN_HEADER = Origins({**_MESSAGE, "client_message_id": IDEMPOTENCY_KEY})
 
 
 class StartBody(BaseModel):
@@ -180,14 +191,14 @@ async def instance(
     instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
 ) -> Any:
     """One of your instances, with its context."""
-    return await forwarder.forward(GetInstance, identity, instance_id=instance_id)
+    return await forwarder.forward(GetInstance, identity, instance_id=instance_id, origins=IN_PATH)
 
 
 async def progress(
     instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
 ) -> Any:
     """Current step, every step's status, messages in the step, completion percentage."""
-    return await forwarder.forward(GetProgress, identity, instance_id=instance_id)
+    return await forwarder.forward(GetProgress, identity, instance_id=instance_id, origins=IN_PATH)
 
 
 async def signal(
@@ -201,8 +212,15 @@ async def signal(
     forwarder = deps_of(request).forwarder  # not a dependency: see `send_message`
     command_id = body.command_id or idempotency_key or uuid.uuid4().hex
     fields = body.model_dump(exclude={"command_id"})
+    keyed = idempotency_key and not body.command_id
+    origins = SIGNAL_ID_IN_HEADER if keyed else SIGNAL_ID_IN_BODY
     return await forwarder.forward(
-        SignalWorkflow, identity, instance_id=instance_id, command_id=command_id, signal=fields
+        SignalWorkflow,
+        identity,
+        instance_id=instance_id,
+        command_id=command_id,
+        signal=fields,
+        origins=origins,
     )
 
 
@@ -219,32 +237,41 @@ async def send_message(
     # route and `signal` are the two of every turn.
     forwarder = deps_of(request).forwarder
     client_message_id = body.client_message_id or idempotency_key or uuid.uuid4().hex
+    keyed = idempotency_key and not body.client_message_id
+    origins = MESSAGE_ID_IN_HEADER if keyed else MESSAGE_ID_IN_BODY
     message = forwarder.build(
         SendMessage,
         identity,
         instance_id=instance_id,
         client_message_id=client_message_id,
         text=body.text,
+        origins=origins,
     )
-    return await forwarder.send(message, slow=True)
+    return await forwarder.send(message, origins=origins, slow=True)
 
 
 async def messages(
     instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
 ) -> Any:
     """The instance's conversation, oldest first."""
-    return await forwarder.forward(GetConversation, identity, instance_id=instance_id)
+    return await forwarder.forward(
+        GetConversation, identity, instance_id=instance_id, origins=IN_PATH
+    )
 
 
 async def events(
     instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
 ) -> Any:
     """The instance's event log, in order."""
-    return await forwarder.forward(GetInstanceEvents, identity, instance_id=instance_id)
+    return await forwarder.forward(
+        GetInstanceEvents, identity, instance_id=instance_id, origins=IN_PATH
+    )
 
 
 async def explain(
     instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
 ) -> Any:
     """Why the instance is (not) advancing: each criterion with its numbers, and the counter."""
-    return await forwarder.forward(ExplainInstance, identity, instance_id=instance_id)
+    return await forwarder.forward(
+        ExplainInstance, identity, instance_id=instance_id, origins=IN_PATH
+    )

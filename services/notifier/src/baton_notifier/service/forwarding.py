@@ -11,6 +11,7 @@ from baton_auth import Identity
 from baton_contracts import Command, ErrorDetail, Query, RemoteError
 from baton_contracts.dag_api import PATTERN_MEANINGS
 from baton_notifier.domain.errors import ApiError, field_path, from_remote, pydantic_problem
+from baton_notifier.domain.origins import NOWHERE, Origins
 from baton_notifier.service.ports import Requester
 
 M = TypeVar("M", bound=Query | Command)
@@ -20,7 +21,12 @@ IDENTITY_FIELDS = ("user_id", "project_id")
 
 
 class Forwarder:
-    """Builds the contract message for a caller and sends it to its owner with a timeout."""
+    """Builds the contract message for a caller and sends it to its owner with a timeout.
+
+    `origins` says where in the request each field of the message came from, so that an
+    error names it as the client sent it (`path.instance_id`); a field of a `body` given
+    here is `body.<field>` unless `origins` says otherwise.
+    """
 
     def __init__(
         self, requester: Requester, timeout: float, slow_timeout: float | None = None
@@ -34,6 +40,8 @@ class Forwarder:
         model: type[M],
         identity: Identity,
         body: Mapping[str, Any] | None = None,
+        *,
+        origins: Origins = NOWHERE,
         **fields: Any,
     ) -> M:
         """The message from the body and path fields, with `user_id` taken from the identity."""
@@ -46,11 +54,15 @@ class Forwarder:
         try:
             message = cast(M, model.model_validate(data))
         except ValidationError as exc:
-            details = [_detail(error, body) for error in exc.errors()]
-            raise ApiError.invalid("request is invalid", details) from None
+            named = origins.with_body(body)
+            details = [_detail(error, named) for error in exc.errors()]
+            summary = "; ".join(f"{d.field}: {d.message}" for d in details)
+            raise ApiError.invalid(f"request is invalid: {summary}", details) from None
         return message
 
-    async def send(self, message: Query | Command, *, slow: bool = False) -> BaseModel:
+    async def send(
+        self, message: Query | Command, *, origins: Origins = NOWHERE, slow: bool = False
+    ) -> BaseModel:
         """The owner's reply, or the `ApiError` its typed error maps to.
 
         `slow` requests (a chat turn waits for a model) get `slow_timeout` instead of `timeout`.
@@ -59,22 +71,23 @@ class Forwarder:
         try:
             return await self._requester.request(message, timeout=timeout)
         except RemoteError as exc:
-            raise from_remote(exc.body) from exc
+            raise from_remote(exc.body, origins) from exc
 
     async def forward(
         self,
         model: type[M],
         identity: Identity,
         body: Mapping[str, Any] | None = None,
+        *,
+        origins: Origins = NOWHERE,
         **fields: Any,
     ) -> BaseModel:
         """`build` then `send`: the one call a route makes."""
-        return await self.send(self.build(model, identity, body, **fields))
+        message = self.build(model, identity, body, origins=origins, **fields)
+        return await self.send(message, origins=origins.with_body(body) if body else origins)
 
 
-def _detail(error: Any, body: Mapping[str, Any]) -> ErrorDetail:
-    loc = tuple(error["loc"])
-    # Name the field the way the caller wrote it: inside the body, or as a path parameter.
-    prefix: tuple[str | int, ...] = ("body",) if loc and loc[0] in body else ()
-    message = pydantic_problem(error, PATTERN_MEANINGS) or str(error["msg"])
-    return ErrorDetail(field=field_path(prefix + loc), message=message)
+def _detail(error: Any, origins: Origins) -> ErrorDetail:
+    message = str(error["msg"])
+    message = pydantic_problem(error, PATTERN_MEANINGS) or message[:1].lower() + message[1:]
+    return ErrorDetail(field=origins.name(field_path(tuple(error["loc"]))), message=message)

@@ -1,0 +1,213 @@
+"""`error.details[].field` names a field where the request held it, whichever side refused it:
+`body[.<path>]`, `query.<name>`, `path.<name>` or `header.<name>`.
+
+An owner sees only the contract message and names its fields (`text`, `signal.data.x`,
+`request_id`); the gateway, which alone knows where each came from, renames them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import BaseModel
+
+from baton_contracts import Command, ErrorCode, ErrorDetail, Query, RemoteError
+
+from .conftest import FakeRequester
+
+LOCATIONS = ("body", "query", "path", "header")
+
+
+def refuse(*fields: str | None, code: ErrorCode = ErrorCode.INVALID) -> Any:
+    """An owner refusing every request, naming `fields` as it would."""
+
+    def answer(_: Query | Command) -> BaseModel:
+        details = [ErrorDetail(field=f, message="refused") for f in fields]
+        raise RemoteError.of(code, "refused", details)
+
+    return answer
+
+
+def fields_of(response: httpx.Response) -> list[str | None]:
+    assert response.status_code >= 400, response.text
+    return [d["field"] for d in response.json()["error"]["details"]]
+
+
+async def test_a_body_field_has_one_name_whichever_side_refuses_it(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    # The gateway refused `body.text`; the workflow service's `text` was the same field.
+    url = "/api/workflows/i1/messages"
+    assert fields_of(await client.post(url, json={"text": 5}, headers=auth)) == ["body.text"]
+    requester.answer = refuse("text")
+    assert fields_of(await client.post(url, json={"text": " "}, headers=auth)) == ["body.text"]
+
+
+async def test_a_path_parameter_is_named_path(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    refused = await client.get("/api/workflows/a.b/progress", headers=auth)
+    assert fields_of(refused) == ["path.instance_id"]
+    requester.answer = refuse("instance_id", code=ErrorCode.NOT_FOUND)
+    missing = await client.get("/api/workflows/i1/progress", headers=auth)
+    assert fields_of(missing) == ["path.instance_id"]
+    requester.answer = refuse("from_version", "to_version", code=ErrorCode.NOT_FOUND)
+    diff = await client.get("/workflow-versions/w@1/diff/w@2", headers=auth)
+    assert fields_of(diff) == ["path.from_id", "path.to_id"]
+
+
+async def test_a_query_parameter_is_named_query_as_spelled_in_the_url(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    assert fields_of(await client.get("/api/memory?limit=0", headers=auth)) == ["query.limit"]
+    requester.answer = refuse("query", "category")  # `q` in the URL
+    refused = await client.get("/api/memory?q=x&category=c", headers=auth)
+    assert fields_of(refused) == ["query.q", "query.category"]
+
+
+async def test_a_header_is_named_header_in_lower_case(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    empty = {**auth, "Idempotency-Key": ""}
+    url = "/workflows/w/run"
+    assert fields_of(await client.post(url, json={}, headers=empty)) == ["header.idempotency-key"]
+    requester.answer = refuse("request_id", code=ErrorCode.CONFLICT)
+    keyed = {**auth, "Idempotency-Key": "k1"}
+    assert fields_of(await client.post(url, json={}, headers=keyed)) == ["header.idempotency-key"]
+
+
+async def test_an_id_is_named_where_it_was_given(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    requester.answer = refuse("command_id", code=ErrorCode.CONFLICT)
+    url = "/api/workflows/i1/signal"
+    keyed = {**auth, "Idempotency-Key": "k1"}
+    in_header = await client.post(url, json={"action": "stay"}, headers=keyed)
+    assert fields_of(in_header) == ["header.idempotency-key"]
+    in_body = await client.post(url, json={"action": "stay", "command_id": "c1"}, headers=keyed)
+    assert fields_of(in_body) == ["body.command_id"]
+    requester.answer = refuse("client_message_id", code=ErrorCode.CONFLICT)
+    message = await client.post("/api/workflows/i1/messages", json={"text": "hi"}, headers=keyed)
+    assert fields_of(message) == ["header.idempotency-key"]
+
+
+async def test_a_signals_fields_are_the_bodys(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    # The body becomes the message's `signal`: its fields are the body's.
+    requester.answer = refuse("signal.data.notes[1]", "signal.target_step", "signal")
+    refused = await client.post("/api/workflows/i1/signal", json={"action": "stay"}, headers=auth)
+    assert fields_of(refused) == ["body.data.notes[1]", "body.target_step", "body"]
+
+
+async def test_a_documents_problems_are_named_by_their_path_in_the_body(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    requester.answer = refuse("steps[0].prompt", "name", "user_id", None)
+    for url in ("/workflows", "/workflows/w/validate"):
+        refused = await client.post(url, json={"name": "w"}, headers=auth)
+        named = ["body.steps[0].prompt", "body.name", "body.user_id", "body"]
+        assert fields_of(refused) == named, url
+    # Validating the stored version sends no document: only the name in the URL can be wrong.
+    requester.answer = refuse("name", code=ErrorCode.NOT_FOUND)
+    assert fields_of(await client.post("/workflows/w/validate", headers=auth)) == ["path.name"]
+
+
+async def test_the_callers_identity_is_named_by_its_token(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    requester.answer = refuse("user_id")
+    assert fields_of(await client.get("/api/inbox", headers=auth)) == ["header.authorization"]
+
+
+ROUTES: list[tuple[str, str, dict[str, Any]]] = [
+    ("POST", "/api/workflows", {"json": {"workflow_id": "onboarding"}}),
+    ("GET", "/api/workflows/active", {}),
+    ("GET", "/api/workflows/i1", {}),
+    ("GET", "/api/workflows/i1/progress", {}),
+    ("GET", "/api/workflows/i1/messages", {}),
+    ("GET", "/api/workflows/i1/events", {}),
+    ("GET", "/api/workflows/i1/explain", {}),
+    ("POST", "/api/workflows/i1/signal", {"json": {"action": "stay", "command_id": "c"}}),
+    ("POST", "/api/workflows/i1/messages", {"json": {"text": "hi", "client_message_id": "m"}}),
+    ("GET", "/api/inbox", {}),
+    ("GET", "/api/memory?category=c&q=x", {}),
+    ("GET", "/workflows", {}),
+    ("POST", "/workflows", {"json": {"name": "w"}}),
+    ("GET", "/workflows/w", {}),
+    ("DELETE", "/workflows/w", {}),
+    ("POST", "/workflows/w/validate", {"json": {"name": "w"}}),
+    ("POST", "/workflows/w/run", {"json": {}, "headers": {"Idempotency-Key": "k"}}),
+    ("GET", "/workflows/w/runs", {}),
+    ("GET", "/workflows/w/versions", {}),
+    ("POST", "/workflows/w/rollback", {"json": {"version_id": "1"}}),
+    ("GET", "/workflow-runs?workflow=w", {}),
+    ("GET", "/workflow-runs/r1", {}),
+    ("POST", "/workflow-runs/r1/cancel", {"json": {"reason": "why"}}),
+    ("GET", "/workflow-versions/w@1/diff/w@2", {}),
+    ("POST", "/api/things", {"json": {"thing_id": "t1"}}),  # the route conftest adds
+]
+"""One request on every route that forwards to an owner."""
+
+NOT_FORWARDED = {
+    "/health",
+    "/api/me",
+    "/api/services",
+    "/api/console/config",
+    "/api/dev/token",
+    "/api/events",
+}
+
+
+def test_every_forwarding_route_is_tried(client: httpx.AsyncClient) -> None:
+    spec = client._transport.app.openapi()  # type: ignore[attr-defined]
+    documented = {
+        (method.upper(), path)
+        for path, operations in spec["paths"].items()
+        if path not in NOT_FORWARDED
+        for method in operations
+    }
+    tried = {
+        (method, _template(url.split("?")[0], method, documented)) for method, url, _ in ROUTES
+    }
+    assert documented - tried == set()
+
+
+def _template(path: str, method: str, documented: set[tuple[str, str]]) -> str | None:
+    """The route template `path` is matched by: the one with the fewest parameters."""
+    fits = [t for m, t in documented if m == method and _fits(t, path)]
+    return min(fits, key=lambda t: t.count("{"), default=None)
+
+
+def _fits(template: str, path: str) -> bool:
+    parts, wanted = template.split("/"), path.split("/")
+    return len(parts) == len(wanted) and all(
+        p == w or p.startswith("{") for p, w in zip(parts, wanted, strict=True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "options"), ROUTES, ids=[f"{m} {u}" for m, u, _ in ROUTES]
+)
+async def test_every_field_a_route_sends_is_named_where_the_request_held_it(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    method: str,
+    url: str,
+    options: dict[str, Any],
+) -> None:
+    def refuse_every_field(message: Query | Command) -> BaseModel:
+        sent = sorted(message.model_fields_set - {"type"})
+        raise RemoteError.of(
+            ErrorCode.INVALID, "refused", [ErrorDetail(field=f, message="bad") for f in sent]
+        )
+
+    requester.answer = refuse_every_field
+    headers = {**auth, **options.get("headers", {})}
+    response = await client.request(method, url, headers=headers, json=options.get("json"))
+    named = fields_of(response)
+    assert named, "the route sent no field at all"
+    assert [f for f in named if f is None or f.split(".")[0].split("[")[0] not in LOCATIONS] == []
