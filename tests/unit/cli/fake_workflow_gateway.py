@@ -47,22 +47,23 @@ def _error(status: int, code: str, message: str, details: list[Json] | None = No
 
 
 def problems_of(document: Json) -> list[Json]:
-    """A few of the real rules, enough to report several problems at once."""
+    """A few of the real rules, enough to report several problems at once, each named as the
+    gateway names it: by its path in the body."""
     found: list[Json] = []
     name = document.get("name")
     if not isinstance(name, str) or not NAME.match(name):
-        found.append({"field": "name", "message": "required; letters, digits, - and _ only"})
+        found.append({"field": "body.name", "message": "required; letters, digits, - and _ only"})
     steps = document.get("steps") or []
     if not steps:
-        found.append({"field": "steps", "message": "at least one step is required"})
+        found.append({"field": "body.steps", "message": "at least one step is required"})
     ids = {step.get("id") for step in steps}
     for i, step in enumerate(steps):
         for j, dep in enumerate(step.get("dependsOn") or []):
             if dep not in ids:
-                found.append({"field": f"steps[{i}].dependsOn[{j}]",
+                found.append({"field": f"body.steps[{i}].dependsOn[{j}]",
                               "message": f'unknown step "{dep}"'})  # fmt: skip
         if step.get("onError", "stop") not in ("stop", "skip", "retry"):
-            found.append({"field": f"steps[{i}].onError",
+            found.append({"field": f"body.steps[{i}].onError",
                           "message": "must be one of stop, skip, retry"})  # fmt: skip
     return found
 
@@ -207,7 +208,7 @@ class FakeGateway:
         document = self._body(request) if request.content else self._latest(name)
         found = problems_of(document)
         if not found and document.get("name") != name:  # checked once the document is valid
-            found.append({"field": "name", "message": f"must be {name}"})
+            found.append({"field": "body.name", "message": f"must be {name}"})
         if found:
             raise _error(422, "invalid", "workflow is invalid", found)
         raise Reply(200, {"valid": True, "name": name, "problems": []})
@@ -217,9 +218,9 @@ class FakeGateway:
         body = self._body(request)
         defaults: dict[str, str] = doc.get("variables") or {}
         given: dict[str, str] = body.get("variables") or {}
-        found = [{"field": f"variables.{k}", "message": "required variable has no value"}
+        found = [{"field": f"body.variables.{k}", "message": "required variable has no value"}
                  for k, v in defaults.items() if v == "" and k not in given]  # fmt: skip
-        found += [{"field": f"variables.{k}", "message": "unknown variable"}
+        found += [{"field": f"body.variables.{k}", "message": "unknown variable"}
                   for k in given if k not in defaults]  # fmt: skip
         if found:
             raise _error(422, "invalid", "variables are invalid", found)
@@ -263,7 +264,7 @@ class FakeGateway:
     def _cancel(self, run_id: str, request: httpx.Request) -> None:
         reason = self._body(request).get("reason") if request.content else DEFAULT_CANCEL_REASON
         if not isinstance(reason, str) or not 1 <= len(reason) <= 500:
-            found = [{"field": "reason", "message": "must be 1 to 500 characters"}]
+            found = [{"field": "body.reason", "message": "must be 1 to 500 characters"}]
             raise _error(422, "invalid", "the cancel request is invalid", found)
         run = self.runs.get(run_id)
         if run is None:

@@ -23,15 +23,27 @@ DEFAULT_TIMEOUT = 30.0
 UNREACHABLE_STATUSES = frozenset({502, 503, 504})
 
 
+REQUEST_PARTS = ("body", "query", "path", "header")
+"""Where the gateway says a field was in the request: `body.steps[0].agent`, `query.limit`."""
+
+
 @dataclass(frozen=True)
 class Problem:
-    """One problem the gateway reported: the JSON path of the field and what is wrong with it."""
+    """One problem the gateway reported: the field, as the gateway names it (where in the
+    request, then its path: `body.steps[0].agent`), and what is wrong with it."""
 
     field: str
     message: str
 
+    @property
+    def path(self) -> str:
+        """The field without the part of the request: a CLI user wrote a file or an option,
+        not a body (`steps[0].agent`, `variables.topic`); empty for the document as a whole."""
+        part, _, path = self.field.partition(".")
+        return path if part in REQUEST_PARTS else self.field
+
     def __str__(self) -> str:
-        return f"{self.field}: {self.message}" if self.field else self.message
+        return f"{self.path}: {self.message}" if self.path else self.message
 
 
 class GatewayError(CliError):
