@@ -109,7 +109,10 @@ async def test_another_users_instance_is_404_everywhere(gateway: Any) -> None:
         ({"action": "fly"}, 422, "body.action"),
         ({"action": "stay", "data": [1, 2]}, 422, "body.data"),
         ({"action": "stay", "surprise": 1}, 422, "body.surprise"),
-        ({"action": "stay", "data": {"x": "y" * 70_000}}, 413, "data"),
+        # The workflow service refuses these: it names them as the gateway does.
+        ({"action": "stay", "data": {"x": "y" * 70_000}}, 413, "body.data"),
+        ({"action": "stay", "shared": {"x": "y" * 70_000}}, 413, "body.shared"),
+        ({"action": "complete_step", "target_step": "nowhere"}, 422, "body.target_step"),
     ],
 )
 async def test_bad_signals_name_the_field(

@@ -22,10 +22,10 @@ def sqlite_url(postgres_url: str) -> str:
 @pytest.mark.parametrize(
     ("body", "field"),
     [
-        ({"data": {"note": "a\u0000b"}}, "data.note"),
-        ({"data": {"notes": ["ok", "a\u0000b"]}}, "data.notes[1]"),
-        ({"data": {"k\u0000": 1}}, "data"),
-        ({"shared": {"name": "\u0000"}}, "shared.name"),
+        ({"data": {"note": "a\u0000b"}}, "body.data.note"),
+        ({"data": {"notes": ["ok", "a\u0000b"]}}, "body.data.notes[1]"),
+        ({"data": {"k\u0000": 1}}, "body.data"),
+        ({"shared": {"name": "\u0000"}}, "body.shared.name"),
     ],
 )
 async def test_a_nul_in_signal_data_is_422_and_the_instance_goes_on(

@@ -266,7 +266,8 @@ async def test_bad_requests_get_typed_errors(workflow: WorkflowApp, client: Clie
             )
             await ask(client, signal)
         assert too_large.value.code is ErrorCode.TOO_LARGE
-        assert [d.field for d in too_large.value.body.details] == [field]
+        # Named by its path in the command, as a field it failed to validate would be.
+        assert [d.field for d in too_large.value.body.details] == [f"signal.{field}"]
     for _ in range(10):
         await exchange(client, "ivy", instance)
     ended = await ask(client, GetProgress(user_id="ivy", instance_id=instance))

@@ -166,6 +166,7 @@ async def commit_turn(
 def _check_data(signal: WorkflowSignal | None) -> None:
     """`data` and `shared` are each held to the size limit (both end up in the stored
     context), and a NUL anywhere in either is refused by its path, before anything is kept.
+    Each is named by its path in the command (`signal.data.notes[1]`), like every field.
 
     Measured as compact UTF-8 JSON, the form it is stored in: escaping to ASCII would count a
     Cyrillic letter as 6 bytes instead of 2 and refuse data well under the limit. That text
@@ -183,15 +184,19 @@ def _check_data(signal: WorkflowSignal | None) -> None:
             raise RemoteError.of(
                 ErrorCode.TOO_LARGE,
                 f"signal {name} is {size} bytes; the limit is {MAX_SIGNAL_DATA_BYTES}",
-                [ErrorDetail(field=name, message=f"{size} bytes > {MAX_SIGNAL_DATA_BYTES}")],
+                [
+                    ErrorDetail(
+                        field=f"signal.{name}", message=f"{size} bytes > {MAX_SIGNAL_DATA_BYTES}"
+                    )
+                ],
             )
     for name, text in texts.items():
         found = first_unstorable(getattr(signal, name)) if "\\u0000" in text else None
         if found is not None:
-            where = found.path(name)
+            where = found.path(f"signal.{name}")
             raise RemoteError.of(
                 ErrorCode.INVALID,
-                f"signal {where}: {found.problem}",
+                f"{where}: {found.problem}",
                 [ErrorDetail(field=where, message=found.problem)],
             )
 
@@ -225,7 +230,9 @@ async def _decide(
         raise RemoteError.of(ErrorCode.CONFLICT, str(exc)) from None
     except UnknownStep as exc:
         raise RemoteError.of(
-            ErrorCode.INVALID, str(exc), [ErrorDetail(field="target_step", message=str(exc))]
+            ErrorCode.INVALID,
+            str(exc),
+            [ErrorDetail(field="signal.target_step", message=str(exc))],
         ) from None
 
 
