@@ -58,6 +58,20 @@ def test_saving_a_workflow_requires_a_document(spec: dict[str, Any]) -> None:
     assert not spec["paths"]["/workflows/{name}/validate"]["post"]["requestBody"].get("required")
 
 
+def test_live_events_are_documented_one_event_at_a_time(spec: dict[str, Any]) -> None:
+    # `{"type": "string"}` for the whole stream read, to a client of OpenAPI 3.1, as the
+    # schema of each event, which none met.
+    [(media_type, stream)] = spec["paths"]["/api/events"]["get"]["responses"]["200"][
+        "content"
+    ].items()
+    assert media_type == "text/event-stream"
+    assert "schema" not in stream
+    event = stream["itemSchema"]
+    assert event["type"] == "object"
+    assert set(event["properties"]) == {"data", "event", "id", "retry"}
+    assert event["properties"]["data"]["contentMediaType"] == "application/json"
+
+
 def test_live_events_refusals_are_documented_as_json(spec: dict[str, Any]) -> None:
     responses = spec["paths"]["/api/events"]["get"]["responses"]
     assert list(responses["200"]["content"]) == ["text/event-stream"]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from starlette.requests import HTTPConnection
 from starlette.routing import WebSocketRoute
 
@@ -25,6 +25,19 @@ class LiveDeps:
     jwt_secret: str
     events: LiveEvents
     keepalive_seconds: float
+
+
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "data": {"type": "string", "contentMediaType": "application/json"},
+        "event": {"type": "string"},
+        "id": {"type": "string"},
+        "retry": {"type": "integer", "minimum": 0},
+    },
+}
+"""One server-sent event, as OpenAPI 3.2 describes a stream's items: `id` its seq, `event` its
+type, `data` the JSON frame (docs/live-events.md)."""
 
 
 class EventStreamResponse(StreamingResponse):
@@ -70,21 +83,19 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
         "/api/events",
         events_stream,
         methods=["GET"],
-        response_class=EventStreamResponse,
+        # Documented by `responses` alone (the route returns its `EventStreamResponse`): as
+        # the response class, FastAPI called the stream a string, and its errors a stream.
+        response_class=Response,
         responses={
-            200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"},
-            401: _json_error("No valid token"),
-            422: _json_error("Malformed last_seq/instance_id"),
+            200: {
+                "content": {"text/event-stream": {"itemSchema": SSE_EVENT}},
+                "description": "Server-sent events",
+            },
+            401: {"model": HttpErrorResponse, "description": "No valid token"},
+            422: {"model": HttpErrorResponse, "description": "Malformed last_seq/instance_id"},
         },
     )
     app.include_router(router)
-
-
-def _json_error(description: str) -> dict[str, Any]:
-    """A refusal of the events route, documented as the JSON error body it is: given as a
-    `model`, FastAPI documented it as the route's own `text/event-stream`."""
-    schema = {"$ref": f"#/components/schemas/{HttpErrorResponse.__name__}"}
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
 async def websocket_only() -> None:
