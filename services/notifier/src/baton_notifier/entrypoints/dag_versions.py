@@ -12,7 +12,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from baton_contracts.base import ErrorDetail
 from baton_contracts.dag_api import (
     PATTERN_MEANINGS,
     VERSION_ID_PATTERN,
@@ -20,7 +19,6 @@ from baton_contracts.dag_api import (
     ListDagVersions,
     RollbackDagWorkflow,
 )
-from baton_notifier.domain.errors import ApiError
 from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints.dag_params import Name, VersionId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
@@ -64,13 +62,6 @@ async def rollback(
     version_id = body.version_id
     if version_id.isdigit():
         version_id = f"{name}@{version_id}"
-    owner = version_id.rpartition("@")[0]
-    if owner != name:
-        # The workflow service refuses it too, but can only name its own field (`version_id`);
-        # here it is a field of the body, named as every other problem of it is.
-        problem = f"names workflow {owner!r}, not {name!r}"
-        detail = ErrorDetail(field="body.version_id", message=problem)
-        raise ApiError.invalid(f"request is invalid: body.version_id: {problem}", [detail])
     return await forwarder.forward(
         RollbackDagWorkflow, identity, name=name, version_id=version_id, origins=ROLLBACK
     )
