@@ -127,3 +127,27 @@ async def test_dismissing_an_error_by_keyboard_keeps_the_focus_in_the_page(
     await expect(console.page.locator("#main")).to_be_focused()  # not lost to <body>
     await console.page.keyboard.press("Tab")
     await expect(box).to_be_focused()  # the next Tab goes on where the work is
+
+
+async def test_an_error_detail_that_names_no_field_is_shown_without_one(console: Console) -> None:
+    # The gateway leaves `field` out of a detail about nothing in the request (docs/gateway.md,
+    # "Which field"); the alert shows the detail's words alone, never "null: ...".
+    await console.open()
+    await console.sign_in("sam")
+    await console.start()
+    body = {
+        "error": {
+            "code": "unavailable",
+            "message": "the agent did not answer",
+            "details": [{"field": None, "message": "the agent-runner is restarting"}],
+        }
+    }
+
+    async def refuse(route: Route) -> None:
+        await route.fulfill(status=503, json=body)
+
+    await console.page.route("**/messages", refuse)
+    await console.page.get_by_label("Your message").fill("Hello there")
+    await console.page.get_by_label("Your message").press("Enter")
+    details = console.page.locator("#alert-details li")
+    await expect(details).to_have_text(["the agent-runner is restarting"])

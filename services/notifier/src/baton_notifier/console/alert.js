@@ -22,7 +22,9 @@ export function showError(error, doing) {
   details.replaceChildren();
   for (const detail of error.details || []) {
     if (error.message.includes(detail.message)) continue; // already said above
-    details.append(element("li", {}, `${detail.field}: ${detail.message}`));
+    // A detail about nothing in the request names no field: its words alone.
+    const text = detail.field ? `${detail.field}: ${detail.message}` : detail.message;
+    details.append(element("li", {}, text));
   }
   $("alert").hidden = false;
 }
