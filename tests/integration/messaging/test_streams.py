@@ -126,6 +126,67 @@ async def test_durable_consumer_resumes_after_the_service_restarts(
     await nc.jetstream().delete_stream(spec.name)
 
 
+class FailingFirst(Collector):
+    """Fails on the first `failures` deliveries, then records as a collector does."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures, self.tries = failures, 0
+
+    async def handle(self, body: str) -> None:
+        self.tries += 1
+        if self.tries <= self.failures:
+            raise RuntimeError(f"failure {self.tries} of {self.failures}")
+        await super().handle(body)
+
+
+async def test_a_message_whose_handler_raises_is_delivered_again(nc: Client, nats_url: str) -> None:
+    spec = fresh_spec()
+    failing = FailingFirst(failures=2)
+    broker = await consuming(nats_url, spec, failing)
+    try:
+        await publish(nc, spec, "a")
+        assert await failing.wait_for(1) == ["a"]
+        await wait_all_acked(nc, spec, 1)
+        assert failing.tries == 3
+    finally:
+        await broker.stop()
+        await nc.jetstream().delete_stream(spec.name)
+
+
+async def test_a_handler_that_always_raises_is_given_max_deliver_tries_then_the_next_message(
+    nc: Client, nats_url: str
+) -> None:
+    spec = fresh_spec()
+    seen: list[str] = []
+    passed = Collector()
+
+    async def fails_on_a(body: str) -> None:
+        seen.append(body)
+        if body == "a":
+            raise RuntimeError("a is refused")
+        await passed.handle(body)
+
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "collector")
+    durable_subscriber(
+        broker, spec.subjects[0], consumer="collector", stream=spec, fetch_timeout=0.5,
+        max_deliver=3,
+    )(fails_on_a)  # fmt: skip
+    await start_broker(broker, [spec])
+    try:
+        await publish(nc, spec, "a", "b")
+        assert await passed.wait_for(1) == ["b"]
+        for _ in range(100):
+            if seen.count("a") >= 3:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)  # a fourth try of "a" would have come by now
+        assert seen.count("a") == 3, seen
+    finally:
+        await broker.stop()
+        await nc.jetstream().delete_stream(spec.name)
+
+
 async def test_a_durable_from_new_skips_the_history_but_then_resumes(
     nc: Client, nats_url: str
 ) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from faststream import AckPolicy as HandlerAckPolicy
 from faststream.nats import JStream, NatsBroker, PullSub
 from nats.js import JetStreamManager
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -56,6 +57,10 @@ def durable_subscriber(
     here: `start_broker` creates it, or updates one that exists with other filters or
     limits, before the subscriber binds, so a changed filter takes effect at the next start
     and the durable keeps its place in the stream.
+
+    A handler that raises has its message negatively acknowledged, so JetStream delivers it
+    again, up to `max_deliver` times in all: an event's handler fails alone and is retried.
+    (FastStream's own default terminates such a message: it was never seen again.)
     """
     subjects = [subject] if isinstance(subject, str) else list(subject)
     if not subjects:
@@ -83,6 +88,7 @@ def durable_subscriber(
         stream=JStream(name=stream.name, declare=False),
         durable=durable,
         config=config,
+        ack_policy=HandlerAckPolicy.NACK_ON_ERROR,
         pull_sub=PullSub(batch_size=batch_size, timeout=fetch_timeout),
         title=f"{', '.join(subjects)}:{durable}",
     )
