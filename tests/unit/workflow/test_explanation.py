@@ -58,3 +58,15 @@ def test_a_criterion_without_parameters_still_reads_as_before() -> None:
     # A reply from a workflow service that predates `params` still validates.
     old = {"checker": "agent_signal", "met": False, "detail": "agent has not signalled"}
     assert CriterionView.model_validate(old).params == {}
+
+
+async def test_a_widget_counts_only_its_entries_that_are_text(
+    classic: WorkflowDefinition,
+) -> None:
+    # Blank entries and ones that are not text are no items: such a list once closed the brain
+    # dump, and nothing of it could become an inbox item.
+    blank = {"widget": {"type": "list_input", "completed": True, "items": ["", "  ", 7, None]}}
+    widget = (await explain(classic, blank)).criteria[1]
+    assert (widget.met, widget.observed, widget.detail) == (False, 0, "0/1 items in list_input")
+    mixed = {"widget": {"type": "list_input", "completed": True, "items": [" taxes ", {}, ""]}}
+    assert (await explain(classic, mixed)).criteria[1].observed == 1

@@ -24,6 +24,7 @@ from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.criteria import CriteriaReport, CriterionResult
 from baton_workflow.domain.definitions import CriterionSpec, StepDefinition
 from baton_workflow.domain.state import InstanceState
+from baton_workflow.domain.widgets import widget_of
 from baton_workflow.service.ports import AgentRunnerQueries
 
 logger = logging.getLogger(__name__)
@@ -227,16 +228,15 @@ def builtin_checkers() -> CheckerRegistry:
 
 
 def _widget(ctx: CheckContext, widget_type: str, min_items: int) -> CriterionResult:
-    """A widget counts once step data holds it completed: `{"widget": {type, completed, items}}`."""
-    widget = ctx.state.step_data.get(ctx.step.id, {}).get("widget")
-    if not isinstance(widget, dict) or widget.get("type") != widget_type:
+    """A widget counts once step data holds it completed: `{"widget": {type, completed, items}}`;
+    its items are its text entries that are not blank (`domain.widgets`)."""
+    widget = widget_of(ctx.state.step_data.get(ctx.step.id, {}))
+    if widget is None or widget.widget_type != widget_type:
         return CriterionResult(
             checker="widget_completed", met=False, detail=f"no {widget_type} widget yet"
         )
-    if not widget.get("completed"):
+    if not widget.completed:
         return CriterionResult(
             checker="widget_completed", met=False, detail=f"{widget_type} widget not completed"
         )
-    items = widget.get("items") or []
-    count = len(items) if isinstance(items, list) else 0
-    return _counted("widget_completed", count, min_items, f"items in {widget_type}")
+    return _counted("widget_completed", len(widget.items), min_items, f"items in {widget_type}")

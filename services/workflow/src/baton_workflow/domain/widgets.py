@@ -1,0 +1,45 @@
+"""A widget the user fills in on a step (seed 000: a `list_input` brain dump), as its data holds it.
+
+A client completes one by a signal whose `data` is `{"widget": {"type": ..., "completed": true,
+"items": [...]}}`; the signal's data merges into the step's, so the step holds the last widget
+sent. Its items are the entries that are text with something besides spaces, trimmed: a blank
+entry, or one that is not text, is no item, so it neither counts towards `min_items` nor
+reaches whoever takes the items (the agent-runner's inbox).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+WIDGET_KEY = "widget"
+"""The key of a step's data that holds its widget."""
+
+
+@dataclass(frozen=True)
+class Widget:
+    """The widget a step's data holds: its type, whether it is completed, and its items."""
+
+    widget_type: str | None
+    completed: bool
+    items: tuple[str, ...]
+
+
+def widget_of(step_data: dict[str, Any]) -> Widget | None:
+    """The widget in a step's data, None when it holds none (or not an object)."""
+    widget = step_data.get(WIDGET_KEY)
+    if not isinstance(widget, dict):
+        return None
+    kind = widget.get("type")
+    return Widget(
+        widget_type=kind if isinstance(kind, str) else None,
+        completed=bool(widget.get("completed")),
+        items=items_of(widget.get("items")),
+    )
+
+
+def items_of(entries: Any) -> tuple[str, ...]:
+    """The items of a widget's `items`: its text entries, trimmed, blank ones left out."""
+    if not isinstance(entries, list):
+        return ()
+    return tuple(entry.strip() for entry in entries if isinstance(entry, str) and entry.strip())
