@@ -132,6 +132,26 @@ class MessagesExchanged(Event):
     agent_text: str
 
 
+class WidgetCompleted(Event):
+    """A step closed holding a widget the user completed (seed 000: the brain dump's
+    `list_input` list), with its items as the step closed on them.
+
+    Published once per step, as it closes, whatever closed it (the signal carrying the widget,
+    a later one, `max_messages`): a widget sent again before that replaced the earlier one in
+    the step's data, so only the last one sent is announced. `items` are the widget's entries
+    that are text with more than spaces, trimmed, in the order given.
+    """
+
+    type: Literal["workflow.widget_completed"] = "workflow.widget_completed"
+    subject: ClassVar[Subject] = _evt("widget_completed")
+
+    workflow_id: str
+    instance_id: str
+    step: str
+    widget_type: str
+    items: list[str] = Field(default_factory=list)
+
+
 class RunStarted(Event):
     """A DAG workflow run started, pinned to one version of its definition."""
 
@@ -200,6 +220,7 @@ WORKFLOW_EVENTS = (
     StepBlocked,
     WorkflowCompleted,
     MessagesExchanged,
+    WidgetCompleted,
     RunStarted,
     RunStepChanged,
     RunCompleted,

@@ -109,6 +109,7 @@ async def test_classic_onboarding_closes_brain_dump_with_a_list_input_widget(
     workflow: WorkflowApp, client: Client, agent_runner: FakeAgentRunner
 ) -> None:
     agent_runner.facts["bob"] = 3
+    seen = await events_of(client, "bob")
     instance = await start(client, "bob", "onboarding-classic")
     for _ in range(2):
         await exchange(client, "bob", instance, COMPLETE)
@@ -127,6 +128,18 @@ async def test_classic_onboarding_closes_brain_dump_with_a_list_input_widget(
     assert moved.instance.current_step == "completed"
     done = await exchange(client, "bob", instance, COMPLETE)
     assert done.instance.status == "completed"
+    # The refused empty list announced nothing; the list the step closed on, once, before the
+    # step's change, for the agent-runner to put its items in the inbox.
+    published = [await asyncio.wait_for(seen.get(), 5) for _ in range(7)]
+    widgets = [e for e in published if e["type"] == "workflow.widget_completed"]
+    assert [(e["step"], e["widget_type"], e["items"]) for e in widgets] == [
+        ("brain_dump", "list_input", ["buy milk"])
+    ]
+    assert [e["type"] for e in published][-3:] == [
+        "workflow.widget_completed",
+        "workflow.step_changed",
+        "workflow.completed",
+    ]
 
 
 async def test_a_skip_attempt_is_blocked_and_announced(

@@ -29,6 +29,7 @@ SAMPLE_VALUES: dict[str, object] = {
     "idempotency_key": "k-1",
     "signal": {"action": "complete_step", "data": {"user_name": "Alex"}},
     "step": "discovery",
+    "widget_type": "list_input",
     "client_message_id": "m-1",
     "user_text": "work and health",
     "agent_text": "Noted: work, health.",

@@ -23,10 +23,12 @@ from baton_workflow.domain.events import (
     SignalReceived,
     StepBlocked,
     StepChanged,
+    WidgetCompleted,
 )
 from baton_workflow.domain.lifecycle import allowed
 from baton_workflow.domain.progress import step_progress
 from baton_workflow.domain.state import InstanceState
+from baton_workflow.domain.widgets import widget_of
 
 
 def decide(
@@ -120,6 +122,31 @@ def _received(
 
 
 def _advance(t: _Turn) -> list[DomainEvent]:
+    moved = _move(t)
+    if moved and isinstance(moved[-1], StepChanged | InstanceCompleted):
+        return [*_closing_widget(t), *moved]
+    return moved
+
+
+def _closing_widget(t: _Turn) -> list[DomainEvent]:
+    """The completed widget the step closes holding: the signal's, else the last one sent on
+    the step (a refused signal's data stays in the step's)."""
+    widget = widget_of({**t.state.step_data.get(t.step.id, {}), **t.signal.data})
+    if widget is None or not widget.completed or widget.widget_type is None:
+        return []
+    return [
+        WidgetCompleted(
+            at=t.now,
+            command_id=t.command_id,
+            step=t.step.id,
+            widget_type=widget.widget_type,
+            items=list(widget.items),
+        )
+    ]
+
+
+def _move(t: _Turn) -> list[DomainEvent]:
+    """Whether the step closes, is refused, or stays: at most one event."""
     target = _target(t.definition, t.step, t.signal)
     missing = _missing(t.step, t.count, t.report)
     skipped = _skipped_required(t.definition, t.step, target)

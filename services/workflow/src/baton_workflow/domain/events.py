@@ -58,6 +58,17 @@ class StepBlocked(_Fact):
     missing_criteria: list[str]
 
 
+class WidgetCompleted(_Fact):
+    """The step closed holding a completed widget; `items` are its items as the step closed on
+    them (the step's data keeps the widget itself)."""
+
+    type: Literal["workflow.widget_completed"] = "workflow.widget_completed"
+    command_id: str
+    step: str
+    widget_type: str
+    items: list[str] = Field(default_factory=list)
+
+
 class StepChanged(_Fact):
     """The instance left `previous_step` for `current_step` (`forced` at max_messages)."""
 
@@ -87,6 +98,7 @@ DomainEvent = Annotated[
     | ExchangeRecorded
     | SignalReceived
     | StepBlocked
+    | WidgetCompleted
     | StepChanged
     | InstanceCompleted,
     Field(discriminator="type"),

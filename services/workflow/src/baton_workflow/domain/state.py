@@ -17,6 +17,7 @@ from baton_workflow.domain.events import (
     SignalReceived,
     StepBlocked,
     StepChanged,
+    WidgetCompleted,
 )
 
 Outcome = Literal["transitioned", "stayed", "blocked", "forced", "completed"]
@@ -103,6 +104,8 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
             return state.model_copy(
                 update={"outcomes": {**state.outcomes, event.command_id: "blocked"}}
             )
+        case WidgetCompleted():  # the step's data holds the widget already
+            return state
         case StepChanged():
             return _change_step(state, event)
         case InstanceCompleted():

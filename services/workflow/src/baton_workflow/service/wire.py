@@ -8,6 +8,7 @@ from baton_contracts import Event as WireEvent
 from baton_contracts.workflow import MessagesExchanged, WorkflowCompleted, WorkflowStarted
 from baton_contracts.workflow import StepBlocked as WireStepBlocked
 from baton_contracts.workflow import StepChanged as WireStepChanged
+from baton_contracts.workflow import WidgetCompleted as WireWidgetCompleted
 from baton_workflow.domain.decide import progress
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.events import (
@@ -17,6 +18,7 @@ from baton_workflow.domain.events import (
     InstanceStarted,
     StepBlocked,
     StepChanged,
+    WidgetCompleted,
 )
 from baton_workflow.domain.state import InstanceState
 
@@ -55,6 +57,10 @@ def to_wire(
                 current_step=event.step,
                 reason=event.reason,
                 missing_criteria=event.missing_criteria,
+            )
+        case WidgetCompleted():
+            return WireWidgetCompleted(
+                **common, step=event.step, widget_type=event.widget_type, items=event.items
             )
         case InstanceCompleted():
             return WorkflowCompleted(
