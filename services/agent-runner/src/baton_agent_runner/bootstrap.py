@@ -25,6 +25,7 @@ from baton_agent_runner.service.queries import MemoryQueries
 from baton_agent_runner.service.step_starts import StepStarts
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
+from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_eventstore import migrate
 from baton_eventstore.replica_id import ReplicaIdFile
@@ -60,7 +61,8 @@ class AgentRunnerApp:
             lambda: migrate(self.engine, sql.COMPONENT, sql.STEPS),
             logger,
         )
-        # The step-start consumers need the workflow's event stream, whoever starts first.
+        # The step-start and list consumers need the workflow's event stream, whoever starts
+        # first.
         await start_broker(self.broker, [WORKFLOW_EVENTS_STREAM])
         self.ready = True
         self.pruner.start()
@@ -133,6 +135,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         tasks,
         health=lambda: app.ready,
         steps=StepStarts(runner.profiles, runner.inbox, settings.store_timeout_seconds),
+        lists=WidgetLists(runner.inbox, settings.store_timeout_seconds),
         task_concurrency=settings.task_concurrency,
         stop_grace_seconds=settings.stop_grace_seconds,
     )

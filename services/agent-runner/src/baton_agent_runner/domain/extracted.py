@@ -1,4 +1,5 @@
-"""What a turn keeps from `extracted_data`: priority facts and inbox items with stable ids."""
+"""What a turn keeps from `extracted_data`: priority facts and inbox items with stable ids; and
+the inbox items of a list the user completed on a workflow step, with ids as stable."""
 
 from __future__ import annotations
 
@@ -26,6 +27,22 @@ class NewInboxItem:
 def item_id(user_id: str, turn_key: str, index: int) -> str:
     """The id of the `index`-th item of the user's turn `turn_key` (UUID5, as 32 hex digits)."""
     return uuid.uuid5(_ITEM_IDS, json.dumps([user_id, turn_key, index])).hex
+
+
+def widget_item_id(user_id: str, event_id: str, index: int) -> str:
+    """The id of the `index`-th item of the list the workflow announced in event `event_id`
+    (a list of four, never equal to a turn's three, so no turn's item can share it)."""
+    return uuid.uuid5(_ITEM_IDS, json.dumps([user_id, "widget", event_id, index])).hex
+
+
+def widget_inbox_items(user_id: str, event_id: str, items: list[str]) -> list[NewInboxItem]:
+    """The inbox items (status new) of a completed list: the same event always gives the same
+    items, so a redelivered or republished one saves nothing twice."""
+    texts = [item.strip() for item in items if item.strip()]
+    return [
+        NewInboxItem(widget_item_id(user_id, event_id, index), content, "new")
+        for index, content in enumerate(texts)
+    ]
 
 
 def facts_of(data: dict[str, Any]) -> dict[str, str]:

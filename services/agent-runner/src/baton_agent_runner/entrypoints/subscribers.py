@@ -13,6 +13,7 @@ from baton_agent_runner.service.queries import MemoryQueries
 from baton_agent_runner.service.step_starts import StepStarts
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
+from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_contracts import HEALTH_QUERIES, STREAMS, HealthStatus, Query, StreamSpec
 from baton_contracts.agent_api import (
     AgentReply,
@@ -28,7 +29,13 @@ from baton_contracts.agent_api import (
     RunTask,
     TaskResult,
 )
-from baton_contracts.workflow import StepChanged, WorkflowCompleted, WorkflowStarted, agent_token
+from baton_contracts.workflow import (
+    StepChanged,
+    WidgetCompleted,
+    WorkflowCompleted,
+    WorkflowStarted,
+    agent_token,
+)
 from baton_messaging import MessagingSettings, build_broker, durable_subscriber, listen, respond
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
@@ -53,6 +60,7 @@ def subscribe(
     tasks: TaskRunner,
     health: Callable[[], bool],
     steps: StepStarts,
+    lists: WidgetLists,
     task_concurrency: int = 128,
     stop_grace_seconds: float = DEFAULT_STOP_GRACE_SECONDS,
 ) -> None:
@@ -97,6 +105,7 @@ def subscribe(
     respond(broker, HEALTH_QUERIES["agent"], report, queue=QUEUE, stop_grace_seconds=grace)
     on_step_starts(broker, steps)
     on_instance_ends(broker, steps)
+    on_completed_lists(broker, lists)
 
 
 def step_start_filters(
@@ -159,6 +168,27 @@ def on_instance_ends(broker: NatsBroker, steps: StepStarts) -> None:
         await steps.instance_ended(event.user_id, event.instance_id)
 
 
+def on_completed_lists(broker: NatsBroker, lists: WidgetLists) -> None:
+    """Consume every list a user completed on a workflow step (one durable, shared by
+    replicas), and save a brain dump's items to the inbox.
+
+    Not `from_new`: a new durable starts at the stream's first such event. The workflow service
+    announces lists only since this consumer exists, so that is exactly the lists not yet
+    saved, for an agent-runner upgraded after the workflow service or created after a list was
+    sent; their ids make any seen before a no-op.
+    """
+    durable: Decorator = durable_subscriber(
+        broker,
+        WidgetCompleted.subject.pattern,
+        consumer=f"{CONSUMER}-widget-completed",
+        stream=WORKFLOW_EVENTS_STREAM,
+    )
+
+    @durable
+    async def widget_completed(event: WidgetCompleted) -> None:
+        await lists.completed(event)
+
+
 def documented_broker() -> NatsBroker:
     """The agent-runner broker with every responder declared, nothing behind it (for AsyncAPI)."""
     # The defaults, not the environment: importing this module for the docs must not fail on
@@ -171,5 +201,6 @@ def documented_broker() -> NatsBroker:
         cast(TaskRunner, None),
         health=lambda: False,
         steps=StepStarts(load_profiles(SHIPPED_PROFILES), cast(InboxStore, None), timeout=0),
+        lists=WidgetLists(cast(InboxStore, None), timeout=0),
     )
     return broker
