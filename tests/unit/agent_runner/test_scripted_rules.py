@@ -661,22 +661,39 @@ def test_an_agent_without_rules_reads_nothing_stored() -> None:
     assert set(READS) == set(RULES)
 
 
+WIDGET_STEP = {"criteria": ["agent_signal", "widget_completed"]}
+FILL_IN = {
+    "en": "fill it in, one task, idea or wish per item, and press Done",
+    "ru": "заполни его — каждое дело, идею или желание отдельным пунктом — и нажми «Done»",
+}
+
+
 @pytest.mark.parametrize(
-    ("language_text", "phrase"),
-    [("that's all", "list form is completed"), ("это всё", "заполнен список в форме")],
-)
-def test_inbox_collector_on_a_widget_step_says_the_form_closes_it_not_that_it_is_done(
-    language_text: str, phrase: str
+    ("message", "language", "inbox_count"),
+    [
+        ("that's all", "en", 3), ("это всё", "ru", 3),  # "done", and the chat's count met
+        ("buy milk", "en", 0), ("купить молоко", "ru", 0),  # an item, far from 3
+        ("ok", "en", 0), ("хорошо", "ru", 1),  # neither
+    ],
+)  # fmt: skip
+def test_inbox_collector_on_a_widget_step_asks_for_the_list_not_for_more_items(
+    message: str, language: lang.Lang, inbox_count: int
 ) -> None:
-    # onboarding-classic: brain_dump closes on a completed list_input widget. The message count
-    # alone let "that's all" signal completion, answered "your inbox holds 3 items" as if done,
-    # and the workflow refused the move, again on every "that's all".
-    step = {"criteria": ["agent_signal", "widget_completed"]}
-    out = run(
-        turn("inbox_collector", language_text, inbox_count=3, can_complete=False,
-             messages_in_step=5, min_messages=3, step=step)
-    )  # fmt: skip
-    assert not out.step_completed and phrase in out.message, out.message
+    # onboarding-classic: brain_dump closes on a completed list_input widget. The chat was
+    # answered as if it closed the step: "I need at least 2 more items", "that's all" taken for
+    # done; what closes it is the list, so every answer says to fill it in and press Done.
+    said = turn("inbox_collector", message, inbox_count=inbox_count, can_complete=False,
+                messages_in_step=5, min_messages=1, step=WIDGET_STEP)  # fmt: skip
+    out = run(said.model_copy(update={"language": language}))
+    assert not out.step_completed, out.message
+    assert FILL_IN[language] in out.message, out.message
+    assert "more" not in out.message and "ещё" not in out.message, out.message
+
+
+def test_inbox_collector_on_a_widget_step_still_saves_an_item_and_says_so() -> None:
+    out = run(turn("inbox_collector", "купить молоко", can_complete=False, step=WIDGET_STEP))
+    assert out.extracted_data == {"inbox_items": ["купить молоко"]}
+    assert out.message.startswith("Записал в inbox: купить молоко."), out.message
 
 
 def test_inbox_collector_completes_on_its_own_items_where_they_are_the_criteria() -> None:

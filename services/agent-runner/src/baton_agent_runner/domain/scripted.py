@@ -222,8 +222,8 @@ def inbox_collector(turn: Turn) -> _Reply:
     if done and total >= MIN_ITEMS and _may_complete(turn):
         parts.append(text(turn.language, "inbox_done", total=total))
         return _Reply("\n".join(parts), "complete_step", "user_confirmed", data)
-    if done and total >= MIN_ITEMS and "widget_completed" in (_criteria(turn) or ()):
-        key = "inbox_widget"  # "that's all" said: what still closes the step is the form
+    if "widget_completed" in (_criteria(turn) or ()):
+        key = "inbox_widget"  # a list the user fills in closes the step, not items counted here
     elif total >= MIN_ITEMS:
         key = "inbox_anything_else"
     else:

@@ -105,10 +105,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'Anything else? When you are finished, say "that\'s all".',
     },
     "inbox_widget": {
-        "ru": "Записей в inbox: {total}. Этот шаг закрывается, когда заполнен список в форме: "
-        "заполни его, чтобы пойти дальше.",
-        "en": "Your inbox holds {total} items. This step closes once the list form is "
-        "completed: fill it in to go on.",
+        "ru": "Этот шаг закрывается списком: заполни его — каждое дело, идею или желание "
+        "отдельным пунктом — и нажми «Done». Всё из списка попадёт в inbox.",
+        "en": "This step closes with your list: fill it in, one task, idea or wish per item, "
+        "and press Done. Everything on the list goes into your inbox.",
     },
     "inbox_done": {
         # Not "в inbox {total} записей": the noun's form follows the number ("3 записи", "21
