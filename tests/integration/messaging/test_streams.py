@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -126,15 +129,21 @@ async def test_durable_consumer_resumes_after_the_service_restarts(
     await nc.jetstream().delete_stream(spec.name)
 
 
+FIRST_RETRY = 0.2
+"""Seconds before a failed message comes again, in these tests (a second in services)."""
+
+
 class FailingFirst(Collector):
     """Fails on the first `failures` deliveries, then records as a collector does."""
 
     def __init__(self, failures: int) -> None:
         super().__init__()
         self.failures, self.tries = failures, 0
+        self.times: list[float] = []
 
     async def handle(self, body: str) -> None:
         self.tries += 1
+        self.times.append(time.monotonic())
         if self.tries <= self.failures:
             raise RuntimeError(f"failure {self.tries} of {self.failures}")
         await super().handle(body)
@@ -154,9 +163,30 @@ async def test_a_message_whose_handler_raises_is_delivered_again(nc: Client, nat
         await nc.jetstream().delete_stream(spec.name)
 
 
-async def test_a_handler_that_always_raises_is_given_max_deliver_tries_then_the_next_message(
+async def test_a_failed_message_comes_again_later_and_later_each_time(
     nc: Client, nats_url: str
 ) -> None:
+    # At once, every try of a store that is down for a minute would fail within seconds, and
+    # the message would be given up while the store is still away.
+    spec = fresh_spec()
+    failing = FailingFirst(failures=3)
+    broker = await consuming(nats_url, spec, failing)
+    try:
+        await publish(nc, spec, "a")
+        assert await failing.wait_for(1) == ["a"]
+    finally:
+        await broker.stop()
+        await nc.jetstream().delete_stream(spec.name)
+    gaps = [b - a for a, b in itertools.pairwise(failing.times)]
+    assert len(gaps) == 3
+    assert gaps[0] >= FIRST_RETRY * 0.9, gaps
+    assert gaps[1] >= 2 * FIRST_RETRY * 0.9 and gaps[2] >= 4 * FIRST_RETRY * 0.9, gaps
+
+
+async def test_a_handler_that_always_raises_is_given_max_deliver_tries_then_the_next_message(
+    nc: Client, nats_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, "baton_messaging.consumers")
     spec = fresh_spec()
     seen: list[str] = []
     passed = Collector()
@@ -170,7 +200,7 @@ async def test_a_handler_that_always_raises_is_given_max_deliver_tries_then_the_
     broker = build_broker(MessagingSettings(nats_url=nats_url), "collector")
     durable_subscriber(
         broker, spec.subjects[0], consumer="collector", stream=spec, fetch_timeout=0.5,
-        max_deliver=3,
+        max_deliver=3, first_retry_seconds=FIRST_RETRY,
     )(fails_on_a)  # fmt: skip
     await start_broker(broker, [spec])
     try:
@@ -180,8 +210,12 @@ async def test_a_handler_that_always_raises_is_given_max_deliver_tries_then_the_
             if seen.count("a") >= 3:
                 break
             await asyncio.sleep(0.05)
-        await asyncio.sleep(0.3)  # a fourth try of "a" would have come by now
+        await asyncio.sleep(1.0)  # a fourth try of "a" would have come by now (0.8 s after)
         assert seen.count("a") == 3, seen
+        mine = [r for r in caplog.records if r.name == "baton_messaging.consumers"]
+        given_up = [r for r in mine if r.levelno == logging.ERROR]
+        assert len(given_up) == 1 and "gave" in given_up[0].getMessage(), caplog.text
+        assert "after 3 tries" in given_up[0].getMessage()
     finally:
         await broker.stop()
         await nc.jetstream().delete_stream(spec.name)
@@ -256,8 +290,9 @@ async def filtered(
 ) -> NatsBroker:
     broker = build_broker(MessagingSettings(nats_url=url), "collector")
     durable_subscriber(
-        broker, subjects, consumer="collector", stream=spec, fetch_timeout=0.5, from_new=from_new
-    )(collector.handle)
+        broker, subjects, consumer="collector", stream=spec, fetch_timeout=0.5, from_new=from_new,
+        first_retry_seconds=FIRST_RETRY,
+    )(collector.handle)  # fmt: skip
     await start_broker(broker, [spec])
     return broker
 

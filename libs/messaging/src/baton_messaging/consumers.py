@@ -14,11 +14,11 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import APIError
 
 from baton_contracts import StreamSpec, durable_name, subject_matches
+from baton_messaging.redelivery import DEFAULT_MAX_DELIVER, FIRST_DELAY_SECONDS, retried_later
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_ACK_WAIT_SECONDS = 30.0
-DEFAULT_MAX_DELIVER = 5
 
 _DURABLES: WeakKeyDictionary[NatsBroker, dict[str, tuple[str, ConsumerConfig]]] = (
     WeakKeyDictionary()
@@ -41,6 +41,7 @@ def durable_subscriber(
     ack_wait_seconds: float = DEFAULT_ACK_WAIT_SECONDS,
     max_deliver: int = DEFAULT_MAX_DELIVER,
     from_new: bool = False,
+    first_retry_seconds: float = FIRST_DELAY_SECONDS,
 ) -> Any:
     """A pull subscriber on durable `<consumer>-<stream>`; decorate a handler with the result.
 
@@ -58,8 +59,10 @@ def durable_subscriber(
     limits, before the subscriber binds, so a changed filter takes effect at the next start
     and the durable keeps its place in the stream.
 
-    A handler that raises has its message negatively acknowledged, so JetStream delivers it
-    again, up to `max_deliver` times in all: an event's handler fails alone and is retried.
+    A handler that raises has its message negatively acknowledged with a delay, so JetStream
+    delivers it again later: `first_retry_seconds` after the first failure, twice as long after
+    each next one (`redelivery`), up to `max_deliver` times in all (0 or less: no limit). An
+    event's handler fails alone and is retried, also past an outage of the store it writes to.
     (FastStream's own default terminates such a message: it was never seen again.)
     """
     subjects = [subject] if isinstance(subject, str) else list(subject)
@@ -83,7 +86,7 @@ def durable_subscriber(
         filter_subjects=subjects if len(subjects) > 1 else None,
     )
     _DURABLES.setdefault(broker, {})[durable] = (stream.name, config)
-    return broker.subscriber(
+    subscriber = broker.subscriber(
         subjects[0] if len(subjects) == 1 else "",
         stream=JStream(name=stream.name, declare=False),
         durable=durable,
@@ -92,6 +95,13 @@ def durable_subscriber(
         pull_sub=PullSub(batch_size=batch_size, timeout=fetch_timeout),
         title=f"{', '.join(subjects)}:{durable}",
     )
+
+    def subscribe(handler: Any) -> Any:
+        return subscriber(
+            retried_later(broker, durable, max_deliver, handler, first=first_retry_seconds)
+        )
+
+    return subscribe
 
 
 async def declare_durables(js: JetStreamManager, broker: NatsBroker) -> None:
