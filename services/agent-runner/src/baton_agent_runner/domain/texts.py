@@ -7,6 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 TEXTS: dict[str, dict[str, str]] = {
+    # Any agent, when its model's reply could not be used (malformed, or nothing storable).
+    "model_fallback": {
+        "ru": "Извини, я не смог разобрать ответ. Повтори, пожалуйста, другими словами.",
+        "en": "Sorry, I could not work that out. Could you say it again in other words?",
+    },
     "greeter_intro": {
         "ru": "Привет! Я Baton — помогаю разложить по полочкам приоритеты и дела. Онбординг "
         "пройдёт в три шага: знакомство, разговор о твоих приоритетах и выгрузка всех мыслей "

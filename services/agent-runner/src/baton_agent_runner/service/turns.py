@@ -7,7 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from baton_agent_runner.domain.extracted import (
     PRIORITIES,
@@ -15,12 +15,14 @@ from baton_agent_runner.domain.extracted import (
     facts_of,
     inbox_items_of,
 )
-from baton_agent_runner.domain.language import Lang, language_in
+from baton_agent_runner.domain.language import language_in
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.request_digest import turn_digest
 from baton_agent_runner.domain.scripted import Turn
+from baton_agent_runner.domain.step_context import context_count
 from baton_agent_runner.domain.storable_output import storable_output
+from baton_agent_runner.domain.texts import text
 from baton_agent_runner.service.claims import (
     look_up_or_claim,
     released_on_failure,
@@ -52,11 +54,6 @@ from baton_contracts.agent_api import AgentReply, RunAgent, TokenUsage
 
 logger = logging.getLogger("baton.agent_runner")
 T = TypeVar("T")
-
-FALLBACK = {
-    "ru": "Извини, я не смог разобрать ответ. Повтори, пожалуйста, другими словами.",
-    "en": "Sorry, I could not work that out. Could you say it again in other words?",
-}
 
 
 @dataclass
@@ -227,9 +224,11 @@ class AgentRunner:
             ),
             promoted=promoted,
             inbox_ahead=inbox_ahead(self.profiles, cmd.step_context),
-            language=_language(cmd),
-            messages_in_step=_count(cmd.step_context, "messages_in_step"),
-            min_messages=_count(cmd.step_context, "min_messages"),
+            # The message's language when it is clear; a short Latin-only one ("ok") or one
+            # without letters keeps the language of the user's earlier messages.
+            language=language_in(cmd.message, [e.text for e in cmd.history if e.role == "user"]),
+            messages_in_step=context_count(cmd.step_context, "messages_in_step"),
+            min_messages=context_count(cmd.step_context, "min_messages"),
             step=cmd.step_context,
         )
 
@@ -261,7 +260,7 @@ class AgentRunner:
                 answer = await self.agents.answer(profile, turn)
         except ModelReplyInvalid as exc:
             logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)
-            return AgentOutput(message=FALLBACK[turn.language]), exc.usage, False
+            return AgentOutput(message=text(turn.language, "model_fallback")), exc.usage, False
         except (TimeoutError, ModelUnavailable) as exc:
             logger.warning("agent %s failed: %r", profile.slug, exc)
             raise RemoteError(
@@ -278,7 +277,11 @@ class AgentRunner:
                 ", ".join(changed),
             )
             if not output.message.strip():  # nothing of the message is left: as if malformed
-                return AgentOutput(message=FALLBACK[turn.language]), answer.usage, False
+                return (
+                    AgentOutput(message=text(turn.language, "model_fallback")),
+                    answer.usage,
+                    False,
+                )
         return output, answer.usage, True
 
     async def _keep(self, cmd: RunAgent, output: AgentOutput, *, defer: bool) -> None:
@@ -287,22 +290,10 @@ class AgentRunner:
         data = output.extracted_data
         for area in dropped_facts_of(data):
             await self.memory.forget_fact(cmd.user_id, PRIORITIES, area)
-        for area, text in facts_of(data).items():
-            await self.memory.put_fact(cmd.user_id, PRIORITIES, area, text)
+        for area, fact in facts_of(data).items():
+            await self.memory.put_fact(cmd.user_id, PRIORITIES, area, fact)
         items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)
         if items:
             await self.inbox.add(
                 cmd.user_id, items, turn_key=cmd.idempotency_key, instance_id=cmd.instance_id
             )
-
-
-def _language(cmd: RunAgent) -> Lang:
-    """The message's language when it is clear; a short Latin-only one ("ok", "done") or one
-    without letters keeps the language of the user's earlier messages."""
-    return language_in(cmd.message, [entry.text for entry in cmd.history if entry.role == "user"])
-
-
-def _count(step_context: dict[str, Any], key: str) -> int | None:
-    """A count the workflow put in the step's context, or None when it is not there."""
-    value = step_context.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
