@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
 from baton_contracts.base import Broadcast, Command, Kind, Query, ReplyModel, Subject
+from baton_contracts.ids import in_words
 from baton_contracts.money import Usd
 from baton_contracts.workflow_api import MAX_MESSAGE_CHARS, WorkflowSignal
 
@@ -48,6 +49,19 @@ class CountInboxItems(Query):
 
 AGENT_SLUG_PATTERN = r"^[a-z0-9_\-]{1,64}$"
 """An agent profile's slug, as `agent.cmd.run` carries it (a workflow step names one)."""
+AgentSlug = Annotated[
+    str,
+    StringConstraints(pattern=AGENT_SLUG_PATTERN),
+    in_words("an agent slug is 1 to 64 lower-case letters, digits, '-' or '_'"),
+]
+
+TASK_AGENT_PATTERN = r"^[A-Za-z0-9_\-]+$"
+"""The agent a DAG step names, as `agent.cmd.task` carries it (its length is checked apart)."""
+TaskAgent = Annotated[
+    str,
+    StringConstraints(pattern=TASK_AGENT_PATTERN),
+    in_words("an agent is named by letters, digits, '-' or '_' only"),
+]
 
 MAX_HISTORY_CHARS = MAX_MESSAGE_CHARS * 4
 """The longest text one history entry may carry; a longer earlier answer is sent cut to this."""
@@ -94,7 +108,7 @@ class RunAgent(Command):
     type: Literal["agent.run"] = "agent.run"
     subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.CMD, name="run")
     reply_model: ClassVar[ReplyModel] = AgentReply
-    agent: str = Field(min_length=1, max_length=64, pattern=AGENT_SLUG_PATTERN)
+    agent: AgentSlug = Field(min_length=1, max_length=64)
     instance_id: str = Field(min_length=1, max_length=128)
     current_step: str = Field(min_length=1, max_length=64)
     step_context: dict[str, Any] = Field(default_factory=dict)
@@ -137,7 +151,7 @@ class RunTask(Command):
     subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.CMD, name="task")
     reply_model: ClassVar[ReplyModel] = TaskResult
 
-    agent: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")
+    agent: TaskAgent = Field(min_length=1, max_length=64)
     run_id: str = Field(min_length=1, max_length=64)
     step_id: str = Field(min_length=1, max_length=128)
     prompt: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS)

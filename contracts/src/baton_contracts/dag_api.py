@@ -15,7 +15,6 @@ from __future__ import annotations
 from baton_contracts.dag_base import (
     MAX_DEFINITION_CHARS,
     MAX_WORKFLOW_NAME_CHARS,
-    PATTERN_MEANINGS,
     RUN_ID_PATTERN,
     VERSION_ID_PATTERN,
     WORKFLOW_NAME_PATTERN,
@@ -86,7 +85,6 @@ __all__ = [
     "DEFAULT_CANCEL_REASON",
     "MAX_DEFINITION_CHARS",
     "MAX_WORKFLOW_NAME_CHARS",
-    "PATTERN_MEANINGS",
     "RUN_ID_PATTERN",
     "VERSION_ID_PATTERN",
     "WORKFLOW_NAME_PATTERN",

@@ -1,5 +1,5 @@
-"""What every DAG workflow message shares: the size limits and name patterns, and the literal
-types of run modes and statuses.
+"""What every DAG workflow message shares: the size limits and name patterns (the types that
+say them in words are in `ids`), and the literal types of run modes and statuses.
 
 `dag_definitions`, `dag_runs` and `dag_versions` build their messages from these, and from the
 reply base and subjects of `workflow_base`; `dag_api` re-exports the public ones.
@@ -23,18 +23,6 @@ VERSION_ID_PATTERN = rf"^[A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}@0*[1-9][0-
 
 RUN_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 """A run's id as routes take it (Baton makes 32 hex digits)."""
-
-PATTERN_MEANINGS = {
-    WORKFLOW_NAME_PATTERN: (
-        f"a workflow name is 1 to {MAX_WORKFLOW_NAME_CHARS} letters, digits, '-' or '_'"
-    ),
-    VERSION_ID_PATTERN: (
-        "a version id is <name>@<version>, the version a whole number from 1 to 999,999,999 "
-        "(my-workflow@2)"
-    ),
-    RUN_ID_PATTERN: "a run id is 1 to 64 letters, digits, '-' or '_'",
-}
-"""What each pattern asks, in words, for an error that would otherwise quote the regex."""
 
 RunMode = Literal["live", "dry_run", "shadow"]
 RunStatus = Literal["running", "success", "error", "timeout", "cancelled"]

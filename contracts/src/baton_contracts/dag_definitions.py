@@ -12,9 +12,9 @@ from pydantic import Field
 from baton_contracts.base import Command, Query, ReplyModel, Subject
 from baton_contracts.dag_base import (
     MAX_DEFINITION_CHARS,
-    WORKFLOW_NAME_PATTERN,
     VersionAction,
 )
+from baton_contracts.ids import WorkflowName
 from baton_contracts.workflow_base import Reply, cmd, query
 
 # --- replies -----------------------------------------------------------------------------
@@ -95,7 +95,7 @@ class GetDagWorkflow(Query):
     subject: ClassVar[Subject] = query("dag_get")
     reply_model: ClassVar[ReplyModel] = DagWorkflowDocument
     user_id: str
-    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+    name: WorkflowName
 
 
 class SaveDagWorkflow(Command):
@@ -115,7 +115,7 @@ class ValidateDagWorkflow(Query):
     subject: ClassVar[Subject] = query("dag_validate")
     reply_model: ClassVar[ReplyModel] = DagValidation
     user_id: str
-    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+    name: WorkflowName
     source: str | None = Field(default=None, min_length=1, max_length=MAX_DEFINITION_CHARS)
     format: Literal["json", "yaml"] = "json"
 
@@ -126,4 +126,4 @@ class DeleteDagWorkflow(Command):
     type: Literal["workflow.dag.delete"] = "workflow.dag.delete"
     subject: ClassVar[Subject] = cmd("dag_delete")
     reply_model: ClassVar[ReplyModel] = DagWorkflowDeleted
-    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+    name: WorkflowName

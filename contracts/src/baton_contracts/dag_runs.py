@@ -11,12 +11,12 @@ from pydantic import ConfigDict, Field
 
 from baton_contracts.base import Broadcast, Command, Query, ReplyModel, Subject
 from baton_contracts.dag_base import (
-    WORKFLOW_NAME_PATTERN,
     RunMode,
     RunStatus,
     StepErrorCode,
     StepStatus,
 )
+from baton_contracts.ids import WorkflowName
 from baton_contracts.money import Usd
 from baton_contracts.storable import NulFreeText
 from baton_contracts.workflow_base import Reply, cmd, query
@@ -138,7 +138,7 @@ class StartDagRun(Command):
     type: Literal["workflow.dag.run"] = "workflow.dag.run"
     subject: ClassVar[Subject] = cmd("dag_run")
     reply_model: ClassVar[ReplyModel] = DagRunAccepted
-    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+    name: WorkflowName
     variables: dict[str, NulFreeText] = Field(default_factory=dict)
     mode: RunMode = "live"
     request_id: NulFreeText | None = Field(default=None, min_length=1, max_length=200)
@@ -151,7 +151,7 @@ class ListDagRuns(Query):
     subject: ClassVar[Subject] = query("dag_runs")
     reply_model: ClassVar[ReplyModel] = DagRunList
     user_id: str
-    workflow: str | None = Field(default=None, pattern=WORKFLOW_NAME_PATTERN)
+    workflow: WorkflowName | None = None
     limit: int = Field(default=50, ge=1, le=1000)
 
 

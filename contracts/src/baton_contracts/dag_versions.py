@@ -10,11 +10,8 @@ from typing import ClassVar, Literal
 from pydantic import ConfigDict, Field
 
 from baton_contracts.base import Command, Query, ReplyModel, Subject
-from baton_contracts.dag_base import (
-    VERSION_ID_PATTERN,
-    WORKFLOW_NAME_PATTERN,
-    VersionAction,
-)
+from baton_contracts.dag_base import VersionAction
+from baton_contracts.ids import VersionId, WorkflowName
 from baton_contracts.workflow_base import Reply, cmd, query
 
 # --- replies -----------------------------------------------------------------------------
@@ -66,7 +63,7 @@ class ListDagVersions(Query):
     subject: ClassVar[Subject] = query("dag_versions")
     reply_model: ClassVar[ReplyModel] = DagVersionList
     user_id: str
-    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
+    name: WorkflowName
 
 
 class RollbackDagWorkflow(Command):
@@ -75,8 +72,8 @@ class RollbackDagWorkflow(Command):
     type: Literal["workflow.dag.rollback"] = "workflow.dag.rollback"
     subject: ClassVar[Subject] = cmd("dag_rollback")
     reply_model: ClassVar[ReplyModel] = DagRolledBack
-    name: str = Field(pattern=WORKFLOW_NAME_PATTERN)
-    version_id: str = Field(pattern=VERSION_ID_PATTERN)
+    name: WorkflowName
+    version_id: VersionId
 
 
 class DiffDagVersions(Query):
@@ -86,5 +83,5 @@ class DiffDagVersions(Query):
     subject: ClassVar[Subject] = query("dag_diff")
     reply_model: ClassVar[ReplyModel] = DagVersionDiff
     user_id: str
-    from_version: str = Field(pattern=VERSION_ID_PATTERN)
-    to_version: str = Field(pattern=VERSION_ID_PATTERN)
+    from_version: VersionId
+    to_version: VersionId

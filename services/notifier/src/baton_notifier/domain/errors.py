@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -91,11 +90,3 @@ def field_path(loc: Sequence[str | int]) -> str:
         else:
             path += f".{part}" if path else part
     return path
-
-
-def pydantic_problem(error: Mapping[str, Any], known: Mapping[str, str]) -> str | None:
-    """What a pattern the caller missed asks, in words, when `known` says it (pydantic's own
-    message quotes the regex); None for any other error."""
-    if error.get("type") != "string_pattern_mismatch":
-        return None
-    return known.get(str((error.get("ctx") or {}).get("pattern")))

@@ -10,9 +10,10 @@ from typing import Annotated
 
 from fastapi import Path, Query
 
-from baton_contracts.dag_api import RUN_ID_PATTERN, VERSION_ID_PATTERN, WORKFLOW_NAME_PATTERN
+from baton_contracts import ids
 
-Name = Annotated[str, Path(pattern=WORKFLOW_NAME_PATTERN, description="The workflow's name")]
-VersionId = Annotated[str, Path(pattern=VERSION_ID_PATTERN, examples=["my-workflow@2"])]
-RunId = Annotated[str, Path(pattern=RUN_ID_PATTERN)]
+# The contracts' types, so a value that misses its pattern is told what it should be in words.
+Name = Annotated[ids.WorkflowName, Path(description="The workflow's name")]
+VersionId = Annotated[ids.VersionId, Path(examples=["my-workflow@2"])]
+RunId = Annotated[ids.RunId, Path()]
 Limit = Annotated[int, Query(ge=1, le=1000)]

@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts.dag_api import (
     DEFAULT_CANCEL_REASON,
-    WORKFLOW_NAME_PATTERN,
     CancelDagRun,
     DagRunAccepted,
     DagRunCancel,
@@ -22,6 +21,7 @@ from baton_contracts.dag_api import (
     RunMode,
     StartDagRun,
 )
+from baton_contracts.ids import WorkflowName
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
@@ -96,7 +96,7 @@ async def workflow_runs(
 async def list_runs(
     identity: CurrentIdentity,
     forwarder: CurrentForwarder,
-    workflow: Annotated[str | None, Query(pattern=WORKFLOW_NAME_PATTERN)] = None,
+    workflow: Annotated[WorkflowName | None, Query()] = None,
     limit: Limit = 50,
 ) -> Any:
     """Your runs, newest first; `?workflow=name` keeps one workflow's."""

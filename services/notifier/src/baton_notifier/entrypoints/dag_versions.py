@@ -13,12 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from baton_contracts.dag_api import (
-    PATTERN_MEANINGS,
     VERSION_ID_PATTERN,
     DiffDagVersions,
     ListDagVersions,
     RollbackDagWorkflow,
 )
+from baton_contracts.ids import VERSION_ID_MEANING
 from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints.dag_params import Name, VersionId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
@@ -45,8 +45,7 @@ class RollbackBody(BaseModel):
         if number.isdigit() and int(number) == 0:
             raise PydanticCustomError("version_zero", f"versions start at 1 (got {value!r})")
         if not re.match(VERSION_ID_PATTERN, value if "@" in value else f"name@{value}"):
-            meaning = PATTERN_MEANINGS[VERSION_ID_PATTERN]
-            raise PydanticCustomError("version_id", f"{meaning} (got {value[:80]!r})")
+            raise PydanticCustomError("version_id", f"{VERSION_ID_MEANING} (got {value[:80]!r})")
         return value
 
 

@@ -14,9 +14,8 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
 from baton_contracts import ErrorCode, ErrorDetail
-from baton_contracts.dag_api import PATTERN_MEANINGS
 from baton_contracts.documents import RepeatedKey
-from baton_notifier.domain.errors import ApiError, field_path, pydantic_problem
+from baton_notifier.domain.errors import ApiError, field_path
 from baton_notifier.entrypoints.json_body import UnstorableBody
 
 log = logging.getLogger(__name__)
@@ -81,8 +80,8 @@ def _validation_detail(error: dict[str, Any]) -> ErrorDetail:
         reason = (error.get("ctx") or {}).get("error", "JSON decode error")
         return ErrorDetail(field="body", message=f"body is not valid JSON: {reason}")
     message = str(error.get("msg", "invalid"))
-    message = pydantic_problem(error, PATTERN_MEANINGS) or message[:1].lower() + message[1:]
-    return ErrorDetail(field=field_path(loc), message=message)
+    # A missed pattern says what it asks in words: the types carry them (`baton_contracts.ids`).
+    return ErrorDetail(field=field_path(loc), message=message[:1].lower() + message[1:])
 
 
 def _is_json(content_type: str) -> bool:

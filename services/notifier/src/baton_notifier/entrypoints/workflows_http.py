@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from baton_contracts import ids
 from baton_contracts.signal_data import SignalData
 from baton_contracts.workflow_api import (
     MAX_MESSAGE_CHARS,
@@ -35,7 +36,7 @@ from baton_notifier.domain.errors import HttpErrorResponse
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router, deps_of
 
-InstanceId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+InstanceId = Annotated[ids.InstanceId, Path()]
 
 # Where each message field came from, so an error names it so (see `Origins`). An id a retry
 # repeats is the body's when given there, else the Idempotency-Key's.

@@ -9,8 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from baton_auth import Identity
 from baton_contracts import Command, ErrorDetail, Query, RemoteError
-from baton_contracts.dag_api import PATTERN_MEANINGS
-from baton_notifier.domain.errors import ApiError, field_path, from_remote, pydantic_problem
+from baton_notifier.domain.errors import ApiError, field_path, from_remote
 from baton_notifier.domain.origins import NOWHERE, Origins
 from baton_notifier.service.ports import Requester
 
@@ -89,5 +88,5 @@ class Forwarder:
 
 def _detail(error: Any, origins: Origins) -> ErrorDetail:
     message = str(error["msg"])
-    message = pydantic_problem(error, PATTERN_MEANINGS) or message[:1].lower() + message[1:]
+    message = message[:1].lower() + message[1:]
     return ErrorDetail(field=origins.name(field_path(tuple(error["loc"]))), message=message)
