@@ -53,6 +53,17 @@ def test_every_route_documents_the_body_limit(spec: dict[str, Any]) -> None:
     assert missing == []
 
 
+def test_every_route_documents_the_refusal_of_a_compressed_body(spec: dict[str, Any]) -> None:
+    # Checked before any route, like the limit.
+    missing = [
+        f"{method.upper()} {path}"
+        for path, operations in spec["paths"].items()
+        for method, operation in operations.items()
+        if "415" not in operation["responses"]
+    ]
+    assert missing == []
+
+
 def test_saving_a_workflow_requires_a_document(spec: dict[str, Any]) -> None:
     assert spec["paths"]["/workflows"]["post"]["requestBody"]["required"] is True
     assert not spec["paths"]["/workflows/{name}/validate"]["post"]["requestBody"].get("required")

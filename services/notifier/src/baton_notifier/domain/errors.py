@@ -22,6 +22,8 @@ STATUS_BY_CODE: Mapping[ErrorCode, int] = {
 """HTTP status for each typed error an owner may answer with."""
 
 UNAUTHORIZED = "unauthorized"
+UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+"""A body compressed, or of a media type its route does not read (415)."""
 
 
 class HttpErrorBody(BaseModel):

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from baton_auth import Identity, InvalidToken, verify_token
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.domain.health import ServiceReport
-from baton_notifier.entrypoints.body_limit import BodyLimitMiddleware
+from baton_notifier.entrypoints.body_gate import BodyGateMiddleware
 from baton_notifier.entrypoints.http_errors import install_error_handlers
 from baton_notifier.entrypoints.json_body import CheckedJsonRoute
 from baton_notifier.service.forwarding import Forwarder
@@ -123,6 +123,7 @@ def create_app(deps: HttpDeps) -> FastAPI:
         description="HTTP edge of Baton: every `/api` route needs `Authorization: Bearer <jwt>`.",
         responses={
             413: {"model": HttpErrorResponse, "description": "Body over BATON_MAX_BODY_BYTES"},
+            415: {"model": HttpErrorResponse, "description": "Body sent compressed"},
             422: {"model": HttpErrorResponse, "description": "Invalid request"},
         },
         # Added last (below): FastAPI matches a request against the routes in order, and each
@@ -134,7 +135,7 @@ def create_app(deps: HttpDeps) -> FastAPI:
     )
     app.state.deps = deps
     install_error_handlers(app)
-    app.add_middleware(BodyLimitMiddleware, max_body_bytes=deps.max_body_bytes)
+    app.add_middleware(BodyGateMiddleware, max_body_bytes=deps.max_body_bytes)
     app.add_api_route(
         "/health",
         health,

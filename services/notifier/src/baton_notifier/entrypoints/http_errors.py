@@ -15,7 +15,7 @@ from starlette.routing import Match
 
 from baton_contracts import ErrorCode, ErrorDetail
 from baton_contracts.documents import RepeatedKey
-from baton_notifier.domain.errors import ApiError, field_path
+from baton_notifier.domain.errors import UNSUPPORTED_MEDIA_TYPE, ApiError, field_path
 from baton_notifier.entrypoints.json_body import UnstorableBody
 
 log = logging.getLogger(__name__)
@@ -28,6 +28,7 @@ CODE_BY_STATUS = {
     405: "method_not_allowed",
     409: ErrorCode.CONFLICT.value,
     413: ErrorCode.TOO_LARGE.value,
+    415: UNSUPPORTED_MEDIA_TYPE,
     422: ErrorCode.INVALID.value,
     503: ErrorCode.UNAVAILABLE.value,
 }

@@ -1,14 +1,19 @@
-"""A pure ASGI middleware refusing request bodies over a byte limit, without buffering them."""
+"""The first thing every request body meets: refused when compressed (415) or over the byte
+limit (413), before any route reads it and without buffering it.
+
+One pure ASGI middleware for every route, so no route that reads a body can forget either
+check, and a request carries one more layer, not two.
+"""
 
 from __future__ import annotations
 
-from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from baton_contracts import ErrorCode
-from baton_notifier.domain.errors import HttpErrorBody, HttpErrorResponse
+from baton_contracts import ErrorCode, ErrorDetail
+from baton_notifier.domain.errors import UNSUPPORTED_MEDIA_TYPE, HttpErrorBody, HttpErrorResponse
+from baton_notifier.domain.media import IDENTITY, coding_refusal
 
 
 class BodyTooLarge(HTTPException):
@@ -34,8 +39,23 @@ def too_large_response(limit: int) -> JSONResponse:
     return JSONResponse(body.model_dump(mode="json"), status_code=413)
 
 
-class BodyLimitMiddleware:
-    """413 when Content-Length is over `max_body_bytes`, or when a chunked body grows past it."""
+def compressed_response(content_encoding: str, problem: str) -> JSONResponse:
+    """The 415 for a compressed body, with `Accept-Encoding: identity` (RFC 7694: what a
+    server that takes no coding answers)."""
+    detail = ErrorDetail(field="header.content-encoding", message=problem)
+    coding = content_encoding.strip()[:80]
+    message = f"request body is compressed (Content-Encoding: {coding}); send it uncompressed"
+    body = HttpErrorResponse(
+        error=HttpErrorBody(code=UNSUPPORTED_MEDIA_TYPE, message=message, details=[detail])
+    )
+    return JSONResponse(
+        body.model_dump(mode="json"), status_code=415, headers={"Accept-Encoding": IDENTITY}
+    )
+
+
+class BodyGateMiddleware:
+    """415 for a body sent with a `Content-Encoding`; 413 when Content-Length is over
+    `max_body_bytes`, or when a chunked body grows past it."""
 
     def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
         self.app = app
@@ -45,7 +65,13 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if _declared_length(scope) > self.max_body_bytes:
+        length, coding, chunked = _body_headers(scope)
+        if coding is not None and (length > 0 or chunked):
+            problem = coding_refusal(coding)
+            if problem is not None:
+                await compressed_response(coding, problem)(scope, receive, send)
+                return
+        if length > self.max_body_bytes:
             await too_large_response(self.max_body_bytes)(scope, receive, send)
             return
         await self._limited(scope, receive, send)
@@ -77,9 +103,18 @@ class BodyLimitMiddleware:
             await too_large_response(limit)(scope, receive, send)
 
 
-def _declared_length(scope: Scope) -> int:
-    value = Headers(scope=scope).get("content-length")
-    try:
-        return int(value) if value is not None else 0
-    except ValueError:
-        return 0
+def _body_headers(scope: Scope) -> tuple[int, str | None, bool]:
+    """Content-Length (0 when absent or unreadable), Content-Encoding, and whether the body is
+    chunked: one pass over the raw headers, which every request pays for."""
+    length, coding, chunked = 0, None, False
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                length = int(value)
+            except ValueError:
+                length = 0
+        elif name == b"content-encoding":
+            coding = value.decode("latin-1")
+        elif name == b"transfer-encoding":
+            chunked = True
+    return length, coding, chunked
