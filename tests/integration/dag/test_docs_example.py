@@ -63,6 +63,8 @@ async def test_the_documented_curl_session_runs_as_written(
     print(output)
     assert process.returncode == 0, err.decode() + output
     assert '"version_id":"draft-and-review@1","changed":true' in output
+    form = "header.content-type: is 'application/x-www-form-urlencoded'; send the document as"
+    assert form in output  # curl's default type is refused, not read as a document
     assert '"field": "body.steps[0].timeout"' in output
     assert '"status": "success"' in output
     assert "error budget_exceeded - step cost $0.5000 exceeded its budget $0.1000" in output

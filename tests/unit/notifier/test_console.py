@@ -134,6 +134,14 @@ async def test_dev_token_does_not_exist_without_dev_sign_in(client: httpx.AsyncC
     assert "/api/dev/token" not in (await client.get("/openapi.json")).json()["paths"]
 
 
+async def test_dev_token_reads_its_body_only_as_json(dev_client: httpx.AsyncClient) -> None:
+    # A page may post text/plain to another origin without asking first; it is not read.
+    headers = {"Content-Type": "text/plain"}
+    response = await dev_client.post("/api/dev/token", content=b'{"user_id": "a"}', headers=headers)
+    assert response.status_code == 415, response.text
+    assert response.json()["error"]["details"][0]["field"] == "header.content-type"
+
+
 async def test_dev_token_mints_a_token_the_api_accepts(dev_client: httpx.AsyncClient) -> None:
     response = await dev_client.post("/api/dev/token", json={"user_id": "маша"})
     assert response.status_code == 200, response.text

@@ -166,22 +166,22 @@ JSON_THING = b'{"thing_id": "t1"}'
 
 
 @pytest.mark.parametrize(
-    ("content_type", "got"),
+    ("content_type", "sent"),
     [
         # curl -d
-        ("application/x-www-form-urlencoded", "got 'application/x-www-form-urlencoded'"),
-        ("text/plain; charset=utf-8", "got 'text/plain; charset=utf-8'"),
-        (None, "none was sent"),
+        ("application/x-www-form-urlencoded", "is 'application/x-www-form-urlencoded'"),
+        ("text/plain; charset=utf-8", "is 'text/plain; charset=utf-8'"),
+        (None, "was not sent"),
     ],
 )
-async def test_a_json_body_sent_as_another_type_is_422_naming_the_content_type(
-    client: httpx.AsyncClient, auth: dict[str, str], content_type: str | None, got: str
+async def test_a_json_body_sent_as_another_type_is_415_naming_the_content_type(
+    client: httpx.AsyncClient, auth: dict[str, str], content_type: str | None, sent: str
 ) -> None:
     headers = dict(auth) if content_type is None else {**auth, "Content-Type": content_type}
     response = await client.post("/api/things", content=JSON_THING, headers=headers)
-    assert response.status_code == 422, response.text
+    assert response.status_code == 415, response.text
     [detail] = response.json()["error"]["details"]
-    expected = f"send it as JSON with Content-Type: application/json ({got})"
+    expected = f"{sent}; send the body as JSON (application/json or application/*+json)"
     # The body was fine: the header is what to change.
     assert detail == {"field": "header.content-type", "message": expected}
     typed = {**auth, "Content-Type": "application/merge-patch+json"}

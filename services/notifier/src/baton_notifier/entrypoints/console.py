@@ -20,6 +20,7 @@ from baton_contracts import ErrorCode
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.domain.loopback import host_problem, origin_problem
 from baton_notifier.entrypoints.http import deps_of
+from baton_notifier.entrypoints.json_body import CheckedJsonRoute
 
 CONSOLE_PACKAGE = "baton_notifier"
 CONSOLE_FOLDER = "console"
@@ -118,7 +119,7 @@ class ConsoleAssets:
 def install_console(app: FastAPI, *, dev_sign_in: bool) -> None:
     """Add `/`, `/console/<file>`, `/api/console/config` and, in dev mode, `/api/dev/token`."""
     assets = ConsoleAssets()
-    router = APIRouter()
+    router = APIRouter(route_class=CheckedJsonRoute)  # the dev token's body, as every route's
 
     @router.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def index() -> Response:

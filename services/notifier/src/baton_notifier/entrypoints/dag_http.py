@@ -28,6 +28,7 @@ from baton_contracts.dag_api import (
     DagWorkflowSaved,
 )
 from baton_notifier.domain.errors import HttpErrorResponse
+from baton_notifier.domain.media import YAML_TYPES
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId, VersionId
 from baton_notifier.entrypoints.dag_runs import (
     CancelBody,
@@ -40,17 +41,15 @@ from baton_notifier.entrypoints.dag_runs import (
 )
 from baton_notifier.entrypoints.dag_versions import RollbackBody, diff, rollback, versions
 from baton_notifier.entrypoints.dag_workflows import (
-    YAML_TYPES,
     delete_workflow,
     get_workflow,
     list_workflows,
     save_workflow,
     validate_workflow,
 )
-from baton_notifier.entrypoints.json_body import CheckedJsonRoute
+from baton_notifier.entrypoints.json_body import CheckedJsonRoute, DocumentRoute
 
 __all__ = [
-    "YAML_TYPES",
     "CancelBody",
     "Limit",
     "Name",
@@ -116,6 +115,7 @@ def dag_router() -> APIRouter:
             200: {"model": DagWorkflowSaved, "description": "Unchanged: the latest version"},
         },
         openapi_extra={"requestBody": {**_DOCUMENT_BODY["requestBody"], "required": True}},
+        route_class_override=DocumentRoute,
     )
     add(
         "/workflows/{name}",
@@ -139,6 +139,7 @@ def dag_router() -> APIRouter:
         response_model=DagValidation,
         responses={**_ERRORS, **_INVALID},
         openapi_extra=_DOCUMENT_BODY,
+        route_class_override=DocumentRoute,
     )
     add(
         "/workflows/{name}/run",
@@ -211,10 +212,11 @@ def dag_router() -> APIRouter:
 
 _DOCUMENT_BODY: dict[str, Any] = {
     "requestBody": {
-        "description": "The workflow document (seed 004's JSON; YAML with a YAML content type)",
+        "description": "The workflow document: seed 004's JSON (also as application/*+json), "
+        "or YAML with a YAML content type; any other type is 415",
         "content": {
             "application/json": {"schema": {"type": "object"}},
-            "application/yaml": {"schema": {"type": "string"}},
+            **{kind: {"schema": {"type": "string"}} for kind in YAML_TYPES},
         },
     }
 }

@@ -1,12 +1,13 @@
 """DAG workflow definitions: list, save, read, delete and validate (`/workflows[/{name}]`).
 
 Saving and validating read the document from the raw body, so this module also holds the
-content-type check (`YAML_TYPES`) and the size and encoding checks on that text.
+size and encoding checks on that text; its route class (`DocumentRoute`) has already refused
+a media type that is neither JSON nor YAML (`domain/media.py`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import Request, Response
 
@@ -21,11 +22,10 @@ from baton_contracts.dag_api import (
     ValidateDagWorkflow,
 )
 from baton_notifier.domain.errors import ApiError
+from baton_notifier.domain.media import DOCUMENT_BODY, BodyFormat, media_type
 from baton_notifier.domain.origins import BODY, Origins
 from baton_notifier.entrypoints.dag_params import Name
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
-
-YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 
 # Where each message field came from, so an error names it so (see `Origins`). An owner names
 # a document's problems by their paths in it (`steps[0].prompt`): the body's.
@@ -33,13 +33,11 @@ DOCUMENT = Origins(rest=BODY)
 NAMED = Origins({"name": "path.name"})
 
 
-async def _document(
-    request: Request, *, required: bool
-) -> tuple[str | None, Literal["json", "yaml"]]:
-    """The request body as text and its format; the body limit middleware has capped its size."""
+async def _document(request: Request, *, required: bool) -> tuple[str | None, BodyFormat]:
+    """The request body as text and its format; the body gate middleware has capped its size,
+    and the route class refused a body of any other media type (or none)."""
     raw = await request.body()
-    content_type = request.headers.get("content-type", "application/json").split(";")[0].strip()
-    fmt: Literal["json", "yaml"] = "yaml" if content_type.lower() in YAML_TYPES else "json"
+    fmt = DOCUMENT_BODY.format(media_type(request.headers.get("content-type"))) or "json"
     if not raw.strip():
         if required:
             raise ApiError.invalid(

@@ -123,7 +123,10 @@ def create_app(deps: HttpDeps) -> FastAPI:
         description="HTTP edge of Baton: every `/api` route needs `Authorization: Bearer <jwt>`.",
         responses={
             413: {"model": HttpErrorResponse, "description": "Body over BATON_MAX_BODY_BYTES"},
-            415: {"model": HttpErrorResponse, "description": "Body sent compressed"},
+            415: {
+                "model": HttpErrorResponse,
+                "description": "Body sent compressed, or as a media type the route does not read",
+            },
             422: {"model": HttpErrorResponse, "description": "Invalid request"},
         },
         # Added last (below): FastAPI matches a request against the routes in order, and each

@@ -16,6 +16,7 @@ from starlette.routing import Match
 from baton_contracts import ErrorCode, ErrorDetail
 from baton_contracts.documents import RepeatedKey
 from baton_notifier.domain.errors import UNSUPPORTED_MEDIA_TYPE, ApiError, field_path
+from baton_notifier.domain.media import is_json, media_type
 from baton_notifier.entrypoints.json_body import UnstorableBody
 
 log = logging.getLogger(__name__)
@@ -56,18 +57,13 @@ async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
 async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     details = [_validation_detail(error) for error in exc.errors()]
     content_type = request.headers.get("content-type", "")
-    if not _is_json(content_type):
-        # FastAPI reads a body as JSON only when it is declared so; any other body reaches the
-        # model as bytes, and "input should be a valid dictionary" blamed a body that was fine.
-        # The header is what to change, when a body came; with none, the body is missing.
+    if not is_json(media_type(content_type)):
+        # A body of another type was refused before (415, `refuse_unread_type`), so here no
+        # body came; "field required" did not say how to send one.
         got = f"got {content_type!r}" if content_type else "none was sent"
         wrong_type = f"send it as JSON with Content-Type: application/json ({got})"
-        sent = request.headers.get("content-length", "0") != "0" or (
-            "transfer-encoding" in request.headers
-        )
-        field = "header.content-type" if sent else "body"
         details = [
-            ErrorDetail(field=field, message=wrong_type) if d.field == "body" else d
+            ErrorDetail(field="body", message=wrong_type) if d.field == "body" else d
             for d in details
         ]
     summary = "; ".join(f"{d.field}: {d.message}" for d in details)
@@ -83,14 +79,6 @@ def _validation_detail(error: dict[str, Any]) -> ErrorDetail:
     message = str(error.get("msg", "invalid"))
     # A missed pattern says what it asks in words: the types carry them (`baton_contracts.ids`).
     return ErrorDetail(field=field_path(loc), message=message[:1].lower() + message[1:])
-
-
-def _is_json(content_type: str) -> bool:
-    """Whether FastAPI reads a body of this type as JSON: `application/json` or `.../*+json`."""
-    kind = content_type.split(";", 1)[0].strip().lower()
-    return kind == "application/json" or (
-        kind.startswith("application/") and kind.endswith("+json")
-    )
 
 
 HTTP_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")

@@ -1,4 +1,5 @@
-"""JSON request bodies as every route reads them: what no store can keep is refused by its path.
+"""Request bodies as every route reads them: of a media type the route takes (else 415), and,
+as JSON, with nothing in it that no store can keep (refused by its path).
 
 Python's JSON reader takes a lone surrogate (a `\\ud800` escape, or its bytes in the body)
 into a string that nothing can write out again as UTF-8: forwarding such a body failed with
@@ -13,8 +14,11 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
+from baton_contracts import ErrorDetail
 from baton_contracts.documents import read_json
 from baton_contracts.storable import Unstorable, first_unstorable
+from baton_notifier.domain.errors import UNSUPPORTED_MEDIA_TYPE, ApiError
+from baton_notifier.domain.media import DOCUMENT_BODY, JSON_BODY, Accepts, media_type
 
 
 class UnstorableBody(ValueError):
@@ -43,12 +47,48 @@ class CheckedJsonRequest(Request):
 
 
 class CheckedJsonRoute(APIRoute):
-    """A route reading its JSON body through `CheckedJsonRequest`."""
+    """A route reading its JSON body through `CheckedJsonRequest`, and refusing a body of a
+    media type it does not read (when it reads a body at all) before anything else."""
+
+    reads_documents = False
+    """True on `DocumentRoute`: the body is a workflow document, JSON or YAML."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        accepts: Accepts | None = JSON_BODY if self.body_field is not None else None
+        if self.reads_documents:
+            accepts = DOCUMENT_BODY
 
         async def checked(request: Request) -> Response:
-            return await handler(CheckedJsonRequest(request.scope, request.receive))
+            checked_request = CheckedJsonRequest(request.scope, request.receive)
+            if accepts is not None:
+                await refuse_unread_type(checked_request, accepts)
+            return await handler(checked_request)
 
         return checked
+
+
+class DocumentRoute(CheckedJsonRoute):
+    """A route whose body is a workflow document: JSON, or YAML with a YAML media type."""
+
+    reads_documents = True
+
+
+async def refuse_unread_type(request: Request, accepts: Accepts) -> None:
+    """415 naming `header.content-type` when a body came as a type the route does not read.
+
+    FastAPI read such a body as bytes and answered 422 "input should be a valid dictionary";
+    a document route read it as JSON whatever it was. A request with no body at all passes:
+    an optional body may be left out with no `Content-Type`. Only then is the body read here,
+    and the request keeps it for the route.
+    """
+    content_type = request.headers.get("content-type")
+    if accepts.format(media_type(content_type)) is not None or not await request.body():
+        return
+    problem = accepts.refusal(content_type)
+    raise ApiError(
+        415,
+        UNSUPPORTED_MEDIA_TYPE,
+        f"unsupported media type: header.content-type: {problem}",
+        [ErrorDetail(field="header.content-type", message=problem)],
+    )
