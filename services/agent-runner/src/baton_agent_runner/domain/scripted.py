@@ -3,77 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from baton_agent_runner.domain import brain_dump, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.output import AgentOutput, Signal
+from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.domain.scripted_discovery import discovery
+from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, user_turns
 from baton_agent_runner.domain.texts import text
 
-MIN_AREAS = 3
+__all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run"]
+
 MIN_ITEMS = 3
 GREETER_EXCHANGES = 3
-
-
-class Turn(BaseModel):
-    """Everything a turn's rules may look at; the service fills it, the prompt carries it."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    agent: str
-    current_step: str
-    message: str
-    history: list[dict[str, str]] = Field(default_factory=list)
-    can_complete: bool = False
-    facts: dict[str, str] = Field(default_factory=dict)
-    inbox_count: int = 0
-    promoted: list[str] = Field(default_factory=list)
-    inbox_ahead: bool = True
-    """Whether a step still ahead in the workflow takes deferred items into the inbox as it
-    starts; when none does, an inbox request is saved at once, not deferred for ever."""
-    language: lang.Lang = "en"
-    messages_in_step: int | None = None
-    """The step's messages before this one, as the workflow counts them (None: not told)."""
-    min_messages: int | None = None
-    """The messages the step needs before it may complete (None: not told)."""
-    step: dict[str, Any] = Field(default_factory=dict)
-    """The request's `step_context` as the workflow sent it: the step's title and limits, the
-    workflow's context (what earlier steps found) and `last_block` after a refused completion.
-    The prompt carries it, so a model-backed agent knows where the conversation stands."""
-
-
-@dataclass
-class _Reply:
-    message: str
-    action: str = "stay"
-    reason: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def output(self) -> AgentOutput:
-        done = self.action == "complete_step"
-        return AgentOutput(
-            message=self.message,
-            step_completed=done,
-            completion_reason=self.reason if done else None,
-            extracted_data=self.data,
-            next_action="transition" if done else "wait_for_input",
-            workflow_signal=Signal(action=self.action, data=self.data),
-        )
 
 
 def run(turn: Turn) -> AgentOutput:
     """One turn of the scripted agent named by `turn.agent`."""
     rules = RULES.get(turn.agent)
     if rules is None:
-        return _Reply(text(turn.language, "unknown_agent", agent=turn.agent)).output()
+        return Reply(text(turn.language, "unknown_agent", agent=turn.agent)).output()
     deferred = _off_topic(turn)
     return (deferred or rules(turn)).output()
 
 
-def _off_topic(turn: Turn) -> _Reply | None:
+def _off_topic(turn: Turn) -> Reply | None:
     """An inbox request outside the brain dump: acknowledge it, and keep it for the inbox step
     when one lies ahead, else save it now. The step goes on, with what the message said to it
     before the request ("Работа важна. Запиши ...")."""
@@ -93,11 +47,11 @@ def _off_topic(turn: Turn) -> _Reply | None:
     why = text(turn.language, f"why_{turn.agent}")
     data = {**said, key: items}
     if turn.inbox_ahead:
-        return _Reply(text(turn.language, "deferred", why=why), data=data)
-    return _Reply(text(turn.language, "noted_now", items="; ".join(items), why=why), data=data)
+        return Reply(text(turn.language, "deferred", why=why), data=data)
+    return Reply(text(turn.language, "noted_now", items="; ".join(items), why=why), data=data)
 
 
-def _noted_at_the_end(turn: Turn, items: list[str], key: str) -> _Reply:
+def _noted_at_the_end(turn: Turn, items: list[str], key: str) -> Reply:
     """The coordinator's wrap-up, after saying what became of the request."""
     if turn.inbox_ahead:
         said = text(turn.language, "deferred", why="").strip()
@@ -111,30 +65,26 @@ def _noted_at_the_end(turn: Turn, items: list[str], key: str) -> _Reply:
     return wrap_up
 
 
-def _user_turns(turn: Turn) -> int:
-    return 1 + sum(1 for entry in turn.history if entry.get("role") == "user")
-
-
-def greeter(turn: Turn) -> _Reply:
+def greeter(turn: Turn) -> Reply:
     """Completes on readiness, a question about the next step, or 3 calm exchanges; not while
     the user says they are not ready ("я пока не готов", "not yet")."""
     message, ru = turn.message, turn.language
     if readiness.is_confused(message):
-        return _Reply(text(ru, "greeter_explain"))
+        return Reply(text(ru, "greeter_explain"))
     if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
-        return _Reply(text(ru, "greeter_wait"))
+        return Reply(text(ru, "greeter_wait"))
     if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
-            return _Reply(text(ru, "greeter_not_yet"))
-        return _Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed")
-    if _user_turns(turn) >= GREETER_EXCHANGES and turn.can_complete:
-        return _Reply(text(ru, "greeter_done"), "complete_step", "criteria_met")
-    return _Reply(text(ru, "greeter_intro"))
+            return Reply(text(ru, "greeter_not_yet"))
+        return Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed")
+    if user_turns(turn) >= GREETER_EXCHANGES and turn.can_complete:
+        return Reply(text(ru, "greeter_done"), "complete_step", "criteria_met")
+    return Reply(text(ru, "greeter_intro"))
 
 
 def _yes_to_start(turn: Turn) -> bool:
     """A "да"/"yes" to the greeter's own "Готов начать?"/"Shall we start?"."""
-    last = _last_reply(turn)
+    last = last_reply(turn)
     asked = any(text(language, key) in last for language in ("ru", "en") for key in _STARTS)
     return asked and lang.confirms(turn.message)
 
@@ -143,71 +93,7 @@ _STARTS = ("greeter_intro", "greeter_not_yet")
 """The greeter's texts that end asking whether the user is ready to start."""
 
 
-def _last_reply(turn: Turn) -> str:
-    """The agent's latest message in the history ("" when there is none)."""
-    last = next((e for e in reversed(turn.history) if e.get("role") == "assistant"), None)
-    return "" if last is None else last.get("text", "")
-
-
-def discovery(turn: Turn) -> _Reply:
-    """Saves a `priorities` fact per area, forgets one the user takes back; summarises at 3
-    areas; completes once confirmed."""
-    found, declined = lang.areas_in(turn.message), lang.declined_areas(turn.message)
-    dropped = [area for area in lang.AREAS if area in declined and area in turn.facts]
-    facts = {area: fact for area, fact in {**turn.facts, **found}.items() if area not in dropped}
-    data: dict[str, Any] = {"facts": found} if found else {}
-    if dropped:
-        data["dropped_facts"] = dropped
-    confirmed = not data and _summary_shown(turn) and lang.confirms(turn.message)
-    if confirmed and len(facts) >= MIN_AREAS:
-        if not turn.can_complete:  # not enough said yet: ask for more, show the summary again
-            more = text(turn.language, "discovery_not_yet")
-            return _Reply(f"{more}\n{_summary(turn.language, facts)}")
-        return _Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
-    forgot = _forgot(turn.language, dropped)
-    if len(facts) >= MIN_AREAS:
-        summary = _summary(turn.language, facts)
-        if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
-            return _Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
-        return _Reply(forgot + summary, data=data)
-    ask = _ask_for_more(turn, facts, declined)
-    if found:  # "noted" only when a fact was
-        ask = f"{text(turn.language, 'discovery_noted')} {ask}"
-    return _Reply(forgot + ask, data=data)
-
-
-def _ask_for_more(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
-    """The request to tell about the areas still untold; not one the user has said is none of
-    theirs ("no hobbies"), in this message or in an earlier one."""
-    earlier = (entry.get("text", "") for entry in turn.history if entry.get("role") == "user")
-    skip = (
-        facts.keys() | declined | {area for said in earlier for area in lang.declined_areas(said)}
-    )
-    unsaid = [a for a in lang.AREAS if a not in skip] or [a for a in lang.AREAS if a not in facts]
-    missing = [lang.AREA_NAMES[turn.language][a] for a in unsaid]
-    return text(turn.language, "discovery_ask", missing=", ".join(missing))
-
-
-def _forgot(language: lang.Lang, dropped: list[str]) -> str:
-    """ "Убрал: хобби." before the reply, when the turn forgets facts."""
-    if not dropped:
-        return ""
-    names = ", ".join(lang.AREA_NAMES[language][area] for area in dropped)
-    return text(language, "discovery_forgot", areas=names) + "\n"
-
-
-def _summary_shown(turn: Turn) -> bool:
-    return text(turn.language, "summary_header") in _last_reply(turn)
-
-
-def _summary(language: lang.Lang, facts: dict[str, str]) -> str:
-    names = lang.AREA_NAMES[language]
-    lines = [f"- {names.get(area, area)}: {fact}" for area, fact in facts.items()]
-    header, question = text(language, "summary_header"), text(language, "summary_question")
-    return "\n".join([header, *lines, question])
-
-
-def inbox_collector(turn: Turn) -> _Reply:
+def inbox_collector(turn: Turn) -> Reply:
     """Splits the message into inbox items, confirms them; completes on "done" with 3+ items;
     explains the brain dump when the message holds neither items nor "done"."""
     items = brain_dump.dumped_items(turn.message)
@@ -221,7 +107,7 @@ def inbox_collector(turn: Turn) -> _Reply:
     data: dict[str, Any] = {"inbox_items": items} if items else {}
     if done and total >= MIN_ITEMS and _may_complete(turn):
         parts.append(text(turn.language, "inbox_done", total=total))
-        return _Reply("\n".join(parts), "complete_step", "user_confirmed", data)
+        return Reply("\n".join(parts), "complete_step", "user_confirmed", data)
     if "widget_completed" in (_criteria(turn) or ()):
         key = "inbox_widget"  # a list the user fills in closes the step, not items counted here
     elif total >= MIN_ITEMS:
@@ -229,7 +115,7 @@ def inbox_collector(turn: Turn) -> _Reply:
     else:
         key = "inbox_more" if items or done else "inbox_explain"
     parts.append(text(turn.language, key, need=MIN_ITEMS - total, total=total))
-    return _Reply("\n".join(parts), data=data)
+    return Reply("\n".join(parts), data=data)
 
 
 def _may_complete(turn: Turn) -> bool:
@@ -260,13 +146,13 @@ def _criteria(turn: Turn) -> frozenset[str] | None:
     return frozenset(name for name in criteria if isinstance(name, str))
 
 
-def coordinator(turn: Turn) -> _Reply:
+def coordinator(turn: Turn) -> Reply:
     """Congratulates with the counts and explains what comes next; the workflow completes."""
     message = text(turn.language, "coordinator", facts=len(turn.facts), items=turn.inbox_count)
-    return _Reply(message, "complete_step", "criteria_met")
+    return Reply(message, "complete_step", "criteria_met")
 
 
-RULES: dict[str, Callable[[Turn], _Reply]] = {
+RULES: dict[str, Callable[[Turn], Reply]] = {
     "greeter": greeter,
     "discovery": discovery,
     "inbox_collector": inbox_collector,
