@@ -116,3 +116,18 @@ async def test_a_list_completed_while_the_agent_runner_is_down_reaches_the_inbox
     assert sorted(item["content"] for item in items) == ["купить молоко", "позвонить маме"]
     final = await user.say("спасибо")
     assert "мыслей в inbox: 2" in final["reply"]["text"], final["reply"]
+
+
+async def test_an_item_typed_in_the_chat_and_listed_too_is_in_the_inbox_once(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "ilse")
+    await at_brain_dump(user)
+    typed = await user.say("Buy milk")
+    assert "Saved to your inbox: Buy milk." in typed["reply"]["text"], typed["reply"]
+    done = await send_list(user, "list-1", "buy  milk", "call mom")
+    assert done["instance"]["current_step"] == "completed", done
+    items = await inbox_of(user, 2)
+    assert sorted(item["content"] for item in items) == ["Buy milk", "call mom"]
+    final = await user.say("thanks")
+    assert "inbox items: 2" in final["reply"]["text"], final["reply"]

@@ -1,4 +1,7 @@
-"""The items of a completed list, as the agent-runner saves them: stable ids, a store retried."""
+"""The items of a completed list, as the agent-runner saves them: stable ids, a store retried,
+none the instance's inbox holds already."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -7,7 +10,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from baton_agent_runner.domain.extracted import NewInboxItem, item_id, widget_inbox_items
+from baton_agent_runner.domain.extracted import (
+    NewInboxItem,
+    item_id,
+    not_yet_saved,
+    same_item,
+    widget_inbox_items,
+)
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_contracts.workflow import WidgetCompleted
@@ -44,6 +53,16 @@ class FlakyInbox:
         for item in items:
             self.saved.setdefault(item.item_id, (item.content, instance_id))
 
+    async def contents(self, user_id: str, instance_id: str) -> list[str]:
+        if self.failures:
+            self.failures -= 1
+            raise StoreUnavailable("inbox: connection refused")
+        return [content for content, of in self.saved.values() if of == instance_id]
+
+    def typed_in_chat(self, content: str, instance_id: str = "i-1") -> None:
+        """An item a chat turn saved on the instance (its id is a turn's, not the list's)."""
+        self.saved[item_id("alice", f"turn-{len(self.saved)}", 0)] = (content, instance_id)
+
 
 def test_a_list_gives_the_same_ids_every_time_and_none_a_turn_could_give() -> None:
     first = widget_inbox_items("alice", "e-1", ["buy milk", " ", "call mom"])
@@ -69,3 +88,43 @@ async def test_a_store_down_for_longer_fails_the_event_so_that_it_is_delivered_a
     await WidgetLists(inbox, timeout=5.0).completed(EVENT)  # type: ignore[arg-type]
     await WidgetLists(inbox, timeout=5.0).completed(EVENT)  # type: ignore[arg-type]
     assert len(inbox.saved) == 2
+
+
+def test_items_are_the_same_trimmed_case_folded_and_with_inner_whitespace_collapsed() -> None:
+    assert same_item("  Buy   Milk\t") == same_item("buy milk") == "buy milk"
+    assert same_item(" Позвонить  МАМЕ") == "позвонить маме"
+    assert same_item("buy milk") != same_item("buy milk!")
+
+
+def test_an_item_already_saved_or_listed_before_is_left_out_and_the_rest_keep_their_ids() -> None:
+    items = widget_inbox_items("alice", "e-1", ["Call  Mom", "taxes", "TAXES ", "dentist"])
+    kept = not_yet_saved(items, [" call mom", "something else"])
+    assert [(i.item_id, i.content) for i in kept] == [
+        (items[1].item_id, "taxes"),
+        (items[3].item_id, "dentist"),
+    ]
+
+
+async def test_an_item_typed_in_the_chat_and_listed_too_is_saved_once() -> None:
+    # onboarding-classic's brain dump: the user wrote "Buy milk" in the chat (a turn saved it),
+    # then listed it in the widget too; the inbox held it twice.
+    inbox = FlakyInbox(failures=0)
+    inbox.typed_in_chat("Buy milk")
+    event = EVENT.model_copy(update={"items": ["buy  milk ", "call mom", "Call Mom"]})
+    assert await WidgetLists(inbox, timeout=5.0).completed(event) == 1  # type: ignore[arg-type]
+    assert sorted(inbox.saved.values()) == [("Buy milk", "i-1"), ("call mom", "i-1")]
+    # Delivered again: nothing more, and the list's item keeps its id.
+    listed = widget_inbox_items("alice", str(EVENT.event_id), event.items)[1]
+    assert await WidgetLists(inbox, timeout=5.0).completed(event) == 0  # type: ignore[arg-type]
+    assert inbox.saved[listed.item_id] == ("call mom", "i-1") and len(inbox.saved) == 2
+
+
+async def test_an_item_of_another_instance_does_not_keep_the_list_s_out() -> None:
+    inbox = FlakyInbox(failures=0)
+    inbox.typed_in_chat("buy milk", instance_id="i-0")  # an earlier onboarding's
+    assert await WidgetLists(inbox, timeout=5.0).completed(EVENT) == 2  # type: ignore[arg-type]
+    assert sorted(inbox.saved.values()) == [
+        ("buy milk", "i-0"),
+        ("buy milk", "i-1"),
+        ("call mom", "i-1"),
+    ]

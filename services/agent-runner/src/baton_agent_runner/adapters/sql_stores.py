@@ -68,6 +68,13 @@ class SqlInboxStore:
             async with write_transaction(self._engine) as conn:
                 await conn.execute(self._insert.values(rows))
 
+    async def contents(self, user_id: str, instance_id: str) -> list[str]:
+        """The contents of the user's items of `instance_id`, whatever their status."""
+        mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.instance_id == instance_id)
+        with reachable("inbox"):
+            async with self._engine.connect() as conn:
+                return list((await conn.scalars(select(inbox_items.c.content).where(mine))).all())
+
     async def promote_deferred(self, user_id: str) -> int:
         """Deferred items become new ones (the brain dump started); how many did."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,25 @@ def widget_inbox_items(user_id: str, event_id: str, items: list[str]) -> list[Ne
         NewInboxItem(widget_item_id(user_id, event_id, index), content, "new")
         for index, content in enumerate(texts)
     ]
+
+
+def same_item(content: str) -> str:
+    """What two items are compared by: the content trimmed, case-folded, its inner whitespace
+    collapsed ("Buy  milk " and "buy milk" are one item)."""
+    return " ".join(content.split()).casefold()
+
+
+def not_yet_saved(items: list[NewInboxItem], saved: Iterable[str]) -> list[NewInboxItem]:
+    """The items whose content (`same_item`) is neither among the contents `saved` nor an
+    earlier item's; each keeps its id, so a list saved in part is completed, not renumbered."""
+    seen = {same_item(content) for content in saved}
+    kept: list[NewInboxItem] = []
+    for item in items:
+        key = same_item(item.content)
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept
 
 
 def facts_of(data: dict[str, Any]) -> dict[str, str]:

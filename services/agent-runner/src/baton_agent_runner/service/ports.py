@@ -85,6 +85,10 @@ class InboxStore(Protocol):
         """Save items with `source="onboarding"`, as the items of the turn `turn_key` of the
         workflow instance `instance_id`; an item whose id is already saved is skipped."""
 
+    async def contents(self, user_id: str, instance_id: str) -> list[str]:
+        """The contents of the user's items of the workflow instance `instance_id`, whatever
+        their status (deferred ones too: the brain dump promotes them)."""
+
     async def promote_deferred(self, user_id: str) -> int:
         """Turn the user's deferred items into new ones (the brain dump started); how many."""
 

@@ -4,7 +4,9 @@ The workflow service announces a step that closed holding a completed widget
 (`workflow.widget_completed`, with the items the step closed on). A `list_input` list is the
 brain dump: each item is saved as an inbox item of the instance, `new`, its id derived from the
 event and the item's place in the list, so a redelivered or republished event saves nothing
-twice. Another widget type is none of the inbox's business.
+twice. An item the instance's inbox already holds (the user typed it in the chat, then listed
+it too; compared trimmed, case-folded, inner whitespace collapsed) is not saved again. Another
+widget type is none of the inbox's business.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from baton_agent_runner.domain.extracted import widget_inbox_items
+from baton_agent_runner.domain.extracted import NewInboxItem, not_yet_saved, widget_inbox_items
 from baton_agent_runner.service.claims import written
 from baton_agent_runner.service.ports import InboxStore
 from baton_contracts.workflow import WidgetCompleted
@@ -32,7 +34,7 @@ class WidgetLists:
     timeout: float
 
     async def completed(self, event: WidgetCompleted) -> int:
-        """Save the list's items (those already saved are skipped); how many it holds.
+        """Save the list's items that the instance's inbox does not hold yet; how many.
 
         A store that is down is tried again for `timeout`; then this raises, and JetStream
         delivers the event again."""
@@ -42,14 +44,24 @@ class WidgetLists:
         if not items:
             return 0
         async with asyncio.timeout(self.timeout):
-            await written(
-                lambda: self.inbox.add(event.user_id, items, instance_id=event.instance_id)
-            )
+            saved = await written(lambda: self._save_new(event, items))
         logger.info(
-            "%s's list on step %s of %s: %d item(s) in the inbox",
+            "%s's list on step %s of %s: %d item(s), %d new in the inbox",
             event.user_id,
             event.step,
             event.instance_id,
             len(items),
+            saved,
         )
-        return len(items)
+        return saved
+
+    async def _save_new(self, event: WidgetCompleted, items: list[NewInboxItem]) -> int:
+        """Read what the instance's inbox holds, then add what it lacks. An event delivered
+        again finds its own items there and adds nothing; their ids would skip them anyway.
+        A read, then a write: only a chat turn of the same step racing the list's Done could
+        slip an item in between, and the step closes on that Done."""
+        held = await self.inbox.contents(event.user_id, event.instance_id)
+        new = not_yet_saved(items, held)
+        if new:
+            await self.inbox.add(event.user_id, new, instance_id=event.instance_id)
+        return len(new)
