@@ -131,3 +131,19 @@ async def test_an_item_typed_in_the_chat_and_listed_too_is_in_the_inbox_once(
     assert sorted(item["content"] for item in items) == ["Buy milk", "call mom"]
     final = await user.say("thanks")
     assert "inbox items: 2" in final["reply"]["text"], final["reply"]
+
+
+async def test_that_s_all_closes_the_brain_dump_once_its_list_is_in(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "томас")
+    await at_brain_dump(user, english=False)
+    # Done pressed before the step's first message: refused, and the list stays in the step.
+    early = await send_list(user, "list-1", "купить молоко", "позвонить маме")
+    assert early["outcome"] == "blocked", early
+    # "Это всё" was answered "fill in the list and press Done", the list being there already.
+    done = await user.say("это всё")
+    assert "список принят" in done["reply"]["text"], done["reply"]
+    assert await user.step() == "completed"
+    items = await inbox_of(user, 2)
+    assert sorted(item["content"] for item in items) == ["купить молоко", "позвонить маме"]

@@ -57,3 +57,15 @@ def test_an_agent_model_setting_it_cannot_build_is_refused_naming_it(
         AgentRunnerSettings()
     monkeypatch.setenv("BATON_AGENT_MODEL", "openai:llama3.1")
     assert AgentRunnerSettings().agent_model == "openai:llama3.1"
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_inbox_collector_prompt_tells_a_model_that_a_widget_step_closes_on_its_list(
+    language: str,
+) -> None:
+    # A model behind an endpoint was told only "ask for more while there are fewer than 3":
+    # on onboarding-classic's brain_dump it demanded 3 chat items of a user who said "that's
+    # all", where the list widget is what closes the step (the turn's step.criteria says so).
+    prompt = getattr(load_profiles(SHIPPED_PROFILES)["inbox_collector"].system_prompt, language)
+    assert "step.criteria" in prompt and "widget_completed" in prompt, prompt
+    assert "Done" in prompt and "can_complete" in prompt, prompt

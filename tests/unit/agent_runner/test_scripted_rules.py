@@ -696,6 +696,38 @@ def test_inbox_collector_on_a_widget_step_still_saves_an_item_and_says_so() -> N
     assert out.message.startswith("Записал в inbox: купить молоко."), out.message
 
 
+@pytest.mark.parametrize(
+    ("message", "done_text"),
+    [
+        ("это всё", "список принят"), ("всё", "список принят"), ("Всё, спасибо", "список принят"),
+        ("that's all", "your list is in"), ("done", "your list is in"),
+    ],
+)  # fmt: skip
+def test_inbox_collector_on_a_widget_step_completes_on_done_once_the_list_is_in(
+    message: str, done_text: str
+) -> None:
+    # The list was completed already (a Done refused before the step's first message stays
+    # in the step), so the workflow's pre-check says the step can close: "that's all" asked
+    # for 3 chat items, and the list, which is what closes the step, waited for them.
+    out = run(turn("inbox_collector", message, inbox_count=0, can_complete=True,
+                   messages_in_step=1, min_messages=1, step=WIDGET_STEP))  # fmt: skip
+    assert out.step_completed and out.completion_reason == "user_confirmed", out.message
+    assert done_text in out.message, out.message
+    assert "3" not in out.message and "ещё" not in out.message, out.message
+
+
+@pytest.mark.parametrize(
+    ("message", "need"),
+    [("это всё", "ещё хотя бы 3"), ("всё", "ещё хотя бы 3"), ("that's all", "at least 3 more")],
+)
+def test_inbox_collector_off_a_widget_step_still_wants_three_items_for_done(
+    message: str, need: str
+) -> None:
+    step = {"criteria": ["agent_signal", "inbox_items"]}
+    out = run(turn("inbox_collector", message, inbox_count=0, can_complete=True, step=step))
+    assert not out.step_completed and need in out.message, out.message
+
+
 def test_inbox_collector_completes_on_its_own_items_where_they_are_the_criteria() -> None:
     step = {"criteria": ["agent_signal", "inbox_items"], "min_messages": 3}
     out = run(

@@ -95,20 +95,26 @@ _STARTS = ("greeter_intro", "greeter_not_yet")
 
 def inbox_collector(turn: Turn) -> Reply:
     """Splits the message into inbox items, confirms them; completes on "done" with 3+ items;
-    explains the brain dump when the message holds neither items nor "done"."""
+    explains the brain dump when the message holds neither items nor "done". On a step a list
+    widget closes, the list is what counts: no chat items are asked for, "done" completes once
+    the workflow says the step can close, and until then the reply asks for the list."""
     items = brain_dump.dumped_items(turn.message)
     done = brain_dump.says_done(turn.message)
     total = turn.inbox_count + len(items)
+    widget_step = "widget_completed" in (_criteria(turn) or ())
     parts = []
     if turn.promoted:
         parts.append(text(turn.language, "promoted", items="; ".join(turn.promoted)))
     if items:
         parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
     data: dict[str, Any] = {"inbox_items": items} if items else {}
+    if done and widget_step and turn.can_complete:  # the list is in: the chat's count is not
+        parts.append(text(turn.language, "inbox_widget_done"))
+        return Reply("\n".join(parts), "complete_step", "user_confirmed", data)
     if done and total >= MIN_ITEMS and _may_complete(turn):
         parts.append(text(turn.language, "inbox_done", total=total))
         return Reply("\n".join(parts), "complete_step", "user_confirmed", data)
-    if "widget_completed" in (_criteria(turn) or ()):
+    if widget_step:
         key = "inbox_widget"  # a list the user fills in closes the step, not items counted here
     elif total >= MIN_ITEMS:
         key = "inbox_anything_else"

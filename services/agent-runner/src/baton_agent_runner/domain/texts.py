@@ -115,6 +115,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "This step closes with your list: fill it in, one task, idea or wish per item, "
         "and press Done. Everything on the list goes into your inbox.",
     },
+    "inbox_widget_done": {
+        # No count: the list's items reach the inbox once the step has closed on it.
+        "ru": "Отлично, список принят: всё из него попадёт в inbox.",
+        "en": "Great, your list is in: everything on it goes into your inbox.",
+    },
     "inbox_done": {
         # Not "в inbox {total} записей": the noun's form follows the number ("3 записи", "21
         # запись"), and a label before the count needs none.
