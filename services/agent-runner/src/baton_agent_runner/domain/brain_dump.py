@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from baton_agent_runner.domain.inbox_requests import inbox_request_at
-from baton_agent_runner.domain.wording import words
+from baton_agent_runner.domain.wording import INITIAL_DOT, without_end, words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
 # for now". Normalised ("е" for "ё").
@@ -91,7 +91,11 @@ _EXCEPTING = (
 _EXCEPT = re.compile(rf"^\s*{_EXCEPTING}[\s,:—–-]*", re.IGNORECASE)
 # Where a line parts into phrases for finding "that's all" in it: commas, stops, colons,
 # dashes, and before an exception ("больше ничего кроме отчёта").
-_PHRASE_END = re.compile(rf"[,.!?…:]+(?:\s+|$)|\s[—–-]\s|\s+(?={_EXCEPTING})", re.IGNORECASE)
+# An initial's dot ends no phrase: "В. Петрову позвонить" keeps its "В." ("в" alone would be
+# a hedge's word, and "I." or "А." no part of the item).
+_PHRASE_END = re.compile(
+    rf"(?!{INITIAL_DOT})[,.!?…:]+(?:\s+|$)|\s[—–-]\s|\s+(?={_EXCEPTING})", re.IGNORECASE
+)
 # Phrases of nothing but these before an item answer the agent or hedge; no part of the item.
 _PREAMBLE = _ACK | _HESITATION | _LEADING | {"еще", "а", "also", "plus"}
 # Second thoughts after "that's all" take it back: "Всё. Хотя нет, ..." is not done yet.
@@ -108,8 +112,9 @@ _AFTERWORDS = _ACK | _LEADING | _TRAILING | _TAKE_BACK | {
 # bring an item ("Всё, что нужно для отпуска: купить билеты").
 _GOES_ON = re.compile(r",\s*(?:что|чем)\b(?!-)[^,.!?…:;]*", re.IGNORECASE)
 _SEPARATORS = " ,.!?…:—–-"
-# Words that join an afterthought on ("Всё. Хотя нет, ещё купить хлеб").
-_JOINING = re.compile(r"^(?:(?:и|а|ещ[её]|also|and|plus)\b[\s,:—–-]*)+", re.IGNORECASE)
+# Words that join an afterthought on ("Всё. Хотя нет, ещё купить хлеб"); an initial is none
+# ("А. Иванову написать").
+_JOINING = re.compile(r"^(?:(?:и|а|ещ[её]|also|and|plus)\b(?!\.)[\s,:—–-]*)+", re.IGNORECASE)
 
 
 def says_done(text: str) -> bool:
@@ -265,7 +270,7 @@ def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     """The item `text` holds, past the answer or hedge before it ("Да, купить хлеб", "Нет,
     ещё: отчёт"); none when it is a question, a heading or only `filler` words
     (acknowledgements and hesitation, unless told otherwise)."""
-    item = _past_preamble(text).strip().rstrip(".,;:—–- ").strip()
+    item = without_end(_past_preamble(text).strip(), ".,;:—–- ").strip()
     if not item or text.rstrip().endswith(("?", ":")):
         return None
     return None if all(token in filler for token in words(item)) or _waits(item) else item

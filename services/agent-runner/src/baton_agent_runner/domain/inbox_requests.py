@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from baton_agent_runner.domain.wording import is_negation, words
+from baton_agent_runner.domain.wording import is_negation, without_end, words
 
 # Trimmed off an item taken from before its request ("Купить молоко — запиши в inbox").
 _SEPARATORS = " ,.!?…:;—–-"
@@ -96,14 +96,17 @@ def inbox_request_at(text: str) -> Request | None:
         if any(is_negation(word) for word in words(_PHRASES.split(text[: match.start()])[-1])):
             return None  # asked not to ("Не записывай в inbox: ...", "Don't put in my inbox")
         vague = match.groupdict().get("vague") is not None
-        item = _PLEASE.sub("", match.group("item").strip().lstrip(":—–-").strip())
+        item = match.group("item")
+        if text[match.end("item") :].startswith("."):  # the request's end took an initial's dot
+            item = without_end(item + ".", ".")  # "Напомни позвонить Петрову В."
+        item = _PLEASE.sub("", item.strip().lstrip(":—–-").strip())
         item = item.strip().strip(_QUOTES).strip()
         if " ".join(words(item)) in _PRONOUNS:
             continue
         if item:
             return Request(match.start(), item, vague)
         # Nothing after it: the item came first ("Купить молоко — запиши в inbox"), or none.
-        before = text[: match.start()].strip().rstrip(_SEPARATORS).strip()
+        before = without_end(text[: match.start()].strip(), _SEPARATORS).strip()
         if before and " ".join(words(before)) not in _PRONOUNS:
             return Request(0, before, vague)
         return None

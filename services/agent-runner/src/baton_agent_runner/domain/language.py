@@ -9,7 +9,15 @@ from collections.abc import Iterable
 from typing import Literal
 
 from baton_agent_runner.domain.readiness import is_confused
-from baton_agent_runner.domain.wording import has_phrase, is_negation, normalised, said, words
+from baton_agent_runner.domain.wording import (
+    INITIAL_DOT,
+    has_phrase,
+    is_negation,
+    normalised,
+    said,
+    without_end,
+    words,
+)
 
 Lang = Literal["ru", "en"]
 
@@ -75,6 +83,7 @@ _LISTED = re.compile(
     r"|\s+(?:и|или|а\s+также|and|or|as\s+well\s+as|plus|&|\+)\s+|\s*/\s*",
     re.IGNORECASE,
 )
+_CLAUSE_END = re.compile(rf"(?:(?!{INITIAL_DOT})[.;!?\n])+|,\s+(?:а|и|but|and)\s+")
 _AREA_PATTERNS = {
     area: re.compile(r"\b(?:" + "|".join(stems) + ")") for area, stems in AREAS.items()
 }
@@ -182,7 +191,7 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
     """Each area a clause of the text names, its part of the clause, and what it says of it:
     named (any of its words in the clause), else wrong, else declined."""
     found: dict[str, tuple[str, str, Mention]] = {}
-    for clause in re.split(r"[.;!?\n]+|,\s+(?:а|и|but|and)\s+", text):
+    for clause in _clauses(text):
         lowered = normalised(clause)
         parts = _parts(clause)
         for area, pattern in _AREA_PATTERNS.items():
@@ -192,6 +201,19 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
                     found[area] = (area, parts.get(area, clause.strip()), kind)
                     break
     return list(found.values())
+
+
+def _clauses(text: str) -> list[str]:
+    """The clauses of `text`: parted at sentence ends and at ", а", ", и", ", but", ", and";
+    an initial's dot is no sentence end, and one after a name stays ("Петров В.")."""
+    found, start = [], 0
+    for end in [*_CLAUSE_END.finditer(text), None]:
+        clause = text[start : len(text) if end is None else end.start()]
+        if end is not None and end.group().startswith("."):
+            clause = without_end(clause + ".", ".")  # the dot back, if an initial's
+        found.append(clause)
+        start = len(text) if end is None else end.end()
+    return found
 
 
 def _parts(clause: str) -> dict[str, str]:

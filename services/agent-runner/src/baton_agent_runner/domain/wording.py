@@ -1,7 +1,7 @@
 """Words of a message as the scripted agents compare them: normalised, in clauses, and the
 negations before a word."""
 
-# ruff: noqa: RUF001, RUF002  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -28,6 +28,32 @@ _REACH = 3
 # A comma before "что" joins what it says to the clause before it: "Я не уверен, что готов"
 # is one doubt, "Я думаю, что готов" one readiness.
 _CLAUSE = re.compile(r"(?:[.;:!?()\n]|,(?!\s*что\b))+|\s[—–-]\s|\b(?:но|а|but|though)\b")
+
+
+_CAPITAL, _SMALL = "A-ZА-ЯЁ", "a-zа-яё"
+_LONGEST_NAME = 24
+# After a name a lone capital is an initial that ends it ("Петров В. Работа важна"), so its dot
+# may end a sentence: one negative lookbehind per length of the name before it, since `re`
+# wants each of one width.
+_NOT_AFTER_A_NAME = "".join(
+    rf"(?<!\b(?-i:[{_CAPITAL}][{_SMALL}]{{{n}}}\s[{_CAPITAL}]))" for n in range(1, _LONGEST_NAME)
+)
+INITIAL_DOT = rf"(?<=\b(?-i:[{_CAPITAL}])){_NOT_AFTER_A_NAME}\.(?=[^\S\n]*(?-i:[{_CAPITAL}]))"
+"""A pattern for the dot of an initial before a name ("В. Петрову", "J. Smith", "А.С. Пушкину"):
+a lone capital's dot before a capital, not after a name. It ends no sentence: a pattern that
+parts text at dots puts `(?!INITIAL_DOT)` before them, so that the initial stays with its name."""
+_ENDS_WITH_INITIAL = re.compile(
+    rf"(?-i:[{_CAPITAL}][{_SMALL}]+)\s+(?:(?-i:[{_CAPITAL}])\.\s*)*(?-i:[{_CAPITAL}])$"
+)
+
+
+def without_end(text: str, chars: str) -> str:
+    """`text` without the `chars` that end it, but for the dot of an initial after a name
+    ("позвонить Петрову В.", "call Smith J.", "Петрову В.В.")."""
+    trimmed = text.rstrip(chars)
+    if text[len(trimmed) :].startswith(".") and _ENDS_WITH_INITIAL.search(trimmed):
+        return trimmed + "."
+    return trimmed
 
 
 def normalised(text: str) -> str:
