@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
 from baton_agent_runner.domain.texts import text
 
@@ -16,7 +17,7 @@ def discovery(turn: Turn) -> Reply:
     """Saves a `priorities` fact per area, forgets one the user takes back; summarises at 3
     areas; completes once confirmed."""
     found, declined = lang.areas_in(turn.message), lang.declined_areas(turn.message)
-    dropped = [area for area in lang.AREAS if area in declined and area in turn.facts]
+    dropped = [area for area in AREAS if area in declined and area in turn.facts]
     facts = {area: fact for area, fact in {**turn.facts, **found}.items() if area not in dropped}
     data: dict[str, Any] = {"facts": found} if found else {}
     if dropped:
@@ -46,7 +47,7 @@ def _ask_for_more(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
     skip = (
         facts.keys() | declined | {area for said in earlier for area in lang.declined_areas(said)}
     )
-    unsaid = [a for a in lang.AREAS if a not in skip] or [a for a in lang.AREAS if a not in facts]
+    unsaid = [a for a in AREAS if a not in skip] or [a for a in AREAS if a not in facts]
     missing = [lang.AREA_NAMES[turn.language][a] for a in unsaid]
     return text(turn.language, "discovery_ask", missing=", ".join(missing))
 

@@ -1,0 +1,84 @@
+"""The life areas discovery asks about (seed 001: work, health, relationships, growth,
+hobbies), the words that name them, and each area's own part of a clause that lists several."""
+
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+
+from baton_agent_runner.domain.wording import normalised
+
+# Patterns matched at a word's start (`\b` before them), on lowercase text with "ё" read as
+# "е": a bare stem is a prefix ("работ" finds "работе"), a trailing `\b` makes a whole word
+# where a prefix would catch other words ("рост" in "просто" and "роста" alike, "сон" in
+# "сонный", "work" in "workout", which is health; "homework" never starts with "work").
+AREAS: dict[str, tuple[str, ...]] = {
+    "work": (
+        r"(?:co-?)?work(?:s|ed|ing|ers?|loads?|places?|days?|life)?\b", r"jobs?\b", "career",
+        "business", "работ", "заработ", "подработ", "переработ", "карьер", "бизнес",
+    ),
+    "health": (
+        "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
+        "здоровь", r"здоров(?:ый|ая|ое|ые|ым|ой|ыми|ого|ом)?\b", "спорт", "фитнес",
+        "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
+    ),
+    "relationships": (
+        "relationship", r"famil(?:y|ies)\b", r"(?:girl|boy|best)?friend(?!l)", "partner",
+        r"wife\b", "husband", r"kids?\b", "children",
+        "отношени", r"семь(?:я|и|е|ю|ей)\b", "семейн", "друз", "подруг", "партнер",
+        r"муж(?:а|у|ем|е)?\b", r"жен(?:а|ы|у|ой|е)\b", r"дет(?:и|ей|ям|ьми|ях)\b",
+    ),
+    "growth": (
+        "growth", r"grow(?:s|ing)?\b", "learn", r"stud(?:y|ies|ying)\b",
+        r"develop(?:ing|ment)?\b", "educat",
+        "развити", "развива", "саморазвит", "учеб", "обучени", r"уч(?:усь|иться|ишься)\b",
+        r"рост(?:а|у|ом|е)?\b", "образовани",
+    ),
+    "hobbies": (
+        r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing",
+        "хобби", "увлечени", "увлека", "музык", "гитар", "рисова",
+    ),
+}  # fmt: skip
+AREA_PATTERNS = {
+    area: re.compile(r"\b(?:" + "|".join(stems) + ")") for area, stems in AREAS.items()
+}
+"""Each area's stems as one pattern, for lowercase text with "ё" read as "е" (`normalised`)."""
+
+# Where a clause that lists several areas parts: commas (and the joining words after them:
+# "не только работа, но и семья"), "и", "или", "and", "or", "/", "&", "+".
+_LISTED = re.compile(
+    r"\s*,\s*(?:(?:и|а|но|или|также|and|but|or|also|plus)\s+)*"
+    r"|\s+(?:и|или|а\s+также|and|or|as\s+well\s+as|plus|&|\+)\s+|\s*/\s*",
+    re.IGNORECASE,
+)
+
+
+def parts_of(clause: str) -> dict[str, str]:
+    """Each area's own part of a clause that lists several ("Работа, здоровье и семья"): from
+    the piece naming it to the next piece naming another area, a lead-in ("Для меня важны")
+    with the first. A clause of one area is its own part (none here)."""
+    groups: list[tuple[int, int, set[str]]] = []  # (start, end, areas) of consecutive pieces
+    start = 0
+    for separator in [*_LISTED.finditer(clause), None]:
+        end = len(clause) if separator is None else separator.start()
+        areas = named_in(clause[start:end])
+        if groups and not (areas and groups[-1][2] and not areas <= groups[-1][2]):
+            first, _, known = groups.pop()  # the same areas, or none: the same part goes on
+            groups.append((first, end, known | areas))
+        else:
+            groups.append((start, end, areas))
+        start = len(clause) if separator is None else separator.end()
+    if len(set().union(*(areas for _, _, areas in groups))) < 2:
+        return {}
+    parts: dict[str, str] = {}
+    for first, end, areas in groups:
+        for area in areas:
+            parts.setdefault(area, clause[first:end].strip())
+    return parts
+
+
+def named_in(piece: str) -> set[str]:
+    """The areas a piece of text names."""
+    lowered = normalised(piece)
+    return {area for area, pattern in AREA_PATTERNS.items() if pattern.search(lowered)}
