@@ -192,6 +192,38 @@ def test_each_area_a_clause_lists_gets_its_own_part_of_it(
 
 
 @pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        # The predicate was the last area's alone: work was saved as "работа", "work".
+        ("работа и здоровье важнее всего", dict.fromkeys(("work", "health"),
+         "работа и здоровье важнее всего")),
+        ("Работа, здоровье и семья — вот что главное", dict.fromkeys(
+         ("work", "health", "relationships"), "Работа, здоровье и семья — вот что главное")),
+        ("work and health matter most", dict.fromkeys(("work", "health"),
+         "work and health matter most")),
+        ("My job and my family come first", dict.fromkeys(("work", "relationships"),
+         "My job and my family come first")),
+        ("I care about work and health the most", dict.fromkeys(("work", "health"),
+         "I care about work and health the most")),
+        # Only the areas listed bare before it share it; one that says its own keeps that.
+        ("Работа — мой стартап, здоровье и семья важнее всего",
+         {"work": "Работа — мой стартап", "health": "здоровье и семья важнее всего",
+          "relationships": "здоровье и семья важнее всего"}),
+        ("Work, health and family matter most, hobbies less",
+         {**dict.fromkeys(("work", "health", "relationships"),
+                          "Work, health and family matter most"), "hobbies": "hobbies less"}),
+        # A "no" after the last area is its own, not the others'.
+        ("Работа и здоровье, хобби нет", {"work": "Работа", "health": "здоровье"}),
+        ("work and health, hobbies don't matter", {"work": "work", "health": "health"}),
+    ],
+)  # fmt: skip
+def test_areas_listed_before_what_they_share_each_get_it(
+    message: str, facts: dict[str, str]
+) -> None:
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize(
     "message",
     [
         "Это всё, спасибо!",

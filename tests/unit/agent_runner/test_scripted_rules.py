@@ -170,6 +170,21 @@ def test_greeter_answers_in_the_users_language() -> None:
     assert "Hi!" in run(turn("greeter", "hello")).message
 
 
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("Работа и здоровье важнее всего", "важнее всего"),
+        ("Work and health matter most", "matter most"),
+    ],
+)
+def test_discovery_saves_each_listed_area_with_what_they_share(message: str, said: str) -> None:
+    # Work was saved as "Работа" / "Work": the predicate went to the last area alone.
+    out = run(turn("discovery", message, facts={"relationships": "семья"}))
+    facts = out.extracted_data["facts"]
+    assert set(facts) == {"work", "health"} and all(said in fact for fact in facts.values())
+    assert out.message.count(said) == 2, out.message  # the summary shows both
+
+
 def test_discovery_extracts_one_fact_per_area_and_asks_for_more() -> None:
     out = run(turn("discovery", "Работа важна, а ещё здоровье"))
     assert set(out.extracted_data["facts"]) == {"work", "health"}

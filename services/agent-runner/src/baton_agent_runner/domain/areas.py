@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from baton_agent_runner.domain.wording import normalised
+from baton_agent_runner.domain.wording import is_negation, normalised, words
 
 # Patterns matched at a word's start (`\b` before them), on lowercase text with "ё" read as
 # "е": a bare stem is a prefix ("работ" finds "работе"), a trailing `\b` makes a whole word
@@ -52,12 +52,20 @@ _LISTED = re.compile(
     r"|\s+(?:и|или|а\s+также|and|or|as\s+well\s+as|plus|&|\+)\s+|\s*/\s*",
     re.IGNORECASE,
 )
+# Words that only say whose an area is: a listed area with none but these is bare ("my health").
+_OWNING = frozenset({
+    "my", "our", "the", "мой", "моя", "мое", "мои", "моих", "наш", "наша", "наше", "наши",
+    "свой", "своя", "свое", "свои",
+})  # fmt: skip
 
 
 def parts_of(clause: str) -> dict[str, str]:
     """Each area's own part of a clause that lists several ("Работа, здоровье и семья"): from
     the piece naming it to the next piece naming another area, a lead-in ("Для меня важны")
-    with the first. A clause of one area is its own part (none here)."""
+    with the first. Areas listed bare before one piece that goes on ("работа и здоровье
+    важнее всего", "work, health and family matter most") share what it says: each gets the
+    listing, from its first area (or its lead-in) to the end. A clause of one area is its own
+    part (none here)."""
     groups: list[tuple[int, int, set[str]]] = []  # (start, end, areas) of consecutive pieces
     start = 0
     for separator in [*_LISTED.finditer(clause), None]:
@@ -72,10 +80,53 @@ def parts_of(clause: str) -> dict[str, str]:
     if len(set().union(*(areas for _, _, areas in groups))) < 2:
         return {}
     parts: dict[str, str] = {}
-    for first, end, areas in groups:
+    for (_, _, areas), (first, end) in zip(groups, _spans(clause, groups), strict=True):
         for area in areas:
             parts.setdefault(area, clause[first:end].strip())
     return parts
+
+
+def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[int, int]]:
+    """Each group's part of the clause: its own, or, for a group listed bare before one that
+    says something after its area, from the first such group (or a lead-in's group before
+    them) to the end of the one that says it. What says no ("хобби нет", "hobbies don't
+    matter") is not shared."""
+    spans = [(first, end) for first, end, _ in groups]
+    said = [_around(clause[first:end]) for first, end, _ in groups]
+    for at, (_, after) in enumerate(said):
+        if not after or any(is_negation(word) or word in ("нет", "no") for word in after):
+            continue
+        first = at
+        while first > 0 and not said[first - 1][1]:
+            first -= 1
+            if said[first][0]:
+                break  # a lead-in ("Для меня важны работа") opens the listing
+        for each in range(first, at + 1):
+            spans[each] = (groups[first][0], groups[at][1])
+    return spans
+
+
+def _around(piece: str) -> tuple[list[str], list[str]]:
+    """The words of `piece` before its first area word and after its last one, but for the
+    words that only own it ("my", "мой")."""
+    lowered = normalised(piece)
+    spans = [
+        (hit.start(), _word_end(lowered, hit.end()))
+        for pattern in AREA_PATTERNS.values()
+        for hit in pattern.finditer(lowered)
+    ]
+    if not spans:
+        return words(piece), []
+    first, last = min(start for start, _ in spans), max(end for _, end in spans)
+    before = [w for w in words(lowered[:first]) if w not in _OWNING]
+    return before, [w for w in words(lowered[last:]) if w not in _OWNING]
+
+
+def _word_end(text: str, at: int) -> int:
+    """Where the word that goes on at `at` ends (a stem's match ends inside its word)."""
+    while at < len(text) and (text[at].isalnum() or text[at] == "_"):
+        at += 1
+    return at
 
 
 def named_in(piece: str) -> set[str]:
