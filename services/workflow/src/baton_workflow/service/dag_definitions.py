@@ -1,11 +1,14 @@
 """Use cases for DAG workflow definitions: save (create/update), read, validate, delete, versions.
 
 A document is checked in full before anything is stored, and every problem comes back at once
-as an `invalid` error whose details carry the JSON path of each; nothing is stored then.
+as an `invalid` error whose details carry the JSON path of each; nothing is stored then. The
+check runs in a worker thread: a 500 KB document takes the pure parser a second or more, and
+on the event loop every other request and run of this replica would wait for it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,9 +94,16 @@ async def _changed(
     raise busy(name)
 
 
-def _checked(cat: DagCatalog, source: str, fmt: Format) -> dict[str, Any]:
+async def _checked(cat: DagCatalog, source: str | dict[str, Any], fmt: Format) -> dict[str, Any]:
+    """The checked document (`source` as text, or a stored document, read as its JSON), checked
+    off the event loop; `invalid` listing every problem otherwise."""
+
+    def check() -> dict[str, Any]:
+        text = source if isinstance(source, str) else json.dumps(source)
+        return cat.check(text, fmt)
+
     try:
-        return cat.check(source, fmt)
+        return await asyncio.to_thread(check)
     except InvalidWorkflow as exc:
         raise invalid(exc.problems, "the workflow") from None
 
@@ -136,7 +146,7 @@ async def get_workflow(cat: DagCatalog, query: GetDagWorkflow) -> DagWorkflowDoc
 
 async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflowSaved:
     """Store the document as a new version, or nothing when it equals the latest one."""
-    document = _checked(cat, command.source, command.format)
+    document = await _checked(cat, command.source, command.format)
     name = str(document["name"])
     after, events = await _changed(
         cat, command.user_id, name, lambda history: dv.save(history, document, cat.clock.now())
@@ -159,9 +169,9 @@ async def validate_workflow(cat: DagCatalog, query: ValidateDagWorkflow) -> DagV
         latest = history.latest
         if not history.live or latest is None:
             raise not_found(query.name)
-        _checked(cat, json.dumps(latest.document), "json")
+        await _checked(cat, latest.document, "json")
         return DagValidation(name=query.name)
-    document = _checked(cat, query.source, query.format)
+    document = await _checked(cat, query.source, query.format)
     if document.get("name") != query.name:
         raise invalid(
             [Problem("name", f"is {document.get('name')!r} but the URL names {query.name!r}")],
