@@ -204,7 +204,7 @@ def test_a_bad_type_does_not_add_rules_of_the_wrong_type() -> None:
         (
             "name: x\n  bad: indent: here",
             {},
-            "not valid YAML: mapping values are not allowed here at line 2",
+            "not valid YAML: mapping values are not allowed in this context at line 2, column 6",
         ),
         ("- a\n- b", {}, "a workflow must be an object with name and steps, not a list"),
         ("", {}, "a workflow must be an object with name and steps, not empty"),
