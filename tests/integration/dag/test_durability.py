@@ -112,8 +112,8 @@ class RecordingAgents:
     inner: TaskAgents
     results: list[TaskResult] = field(default_factory=list)
 
-    async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
-        result = await self.inner.run_task(request, timeout)
+    async def run_task(self, request: RunTask, timeout: float, retry_for: float) -> TaskResult:
+        result = await self.inner.run_task(request, timeout, retry_for)
         self.results.append(result)
         return result
 

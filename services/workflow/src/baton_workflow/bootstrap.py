@@ -223,6 +223,7 @@ def _dag(
             clock=services.clock,
             agent_timeout=settings.workflow_agent_step_timeout_seconds,
             tool_timeout=settings.workflow_tool_timeout_seconds,
+            agent_runner_wait=settings.workflow_agent_runner_wait_seconds,
         ),
         clock=services.clock,
         pricing=settings.workflow_pricing,

@@ -79,6 +79,13 @@ class WorkflowSettings(BaseSettings):
     workflow_agent_step_timeout_seconds: float = Field(
         default=300.0, gt=0, description="Timeout of a dispatch or handoff step that sets none"
     )
+    workflow_agent_runner_wait_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="How long a dispatch or handoff step that sets no timeout waits for a down "
+        "agent-runner (none running, or restarting) before it fails; a step with a timeout "
+        "waits for it up to that timeout (BATON_WORKFLOW_AGENT_RUNNER_WAIT_SECONDS)",
+    )
     workflow_pricing: PricingTable = Field(
         default_factory=lambda: PricingTable(
             default=ModelPrice(input_per_1k=0.001, output_per_1k=0.002), output_tokens=500

@@ -101,7 +101,7 @@ class InstantAgents:
         self.gate = asyncio.Event()  # set: a held call answers
         self.cancelled: list[CancelTask] = []
 
-    async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
+    async def run_task(self, request: RunTask, timeout: float, retry_for: float) -> TaskResult:
         self.called.set()
         if self.hold:
             await self.gate.wait()
@@ -231,7 +231,7 @@ class OneStepHeld(InstantAgents):
         super().__init__()
         self.held, self.keys = held, list[str]()
 
-    async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
+    async def run_task(self, request: RunTask, timeout: float, retry_for: float) -> TaskResult:
         self.keys.append(request.idempotency_key)
         self.called.set()
         if request.step_id in self.held:

@@ -78,23 +78,23 @@ class NatsTaskAgents:
     """Asks `agent.cmd.task` for one DAG step's answer, waiting at most the step's time left.
 
     No agent-runner at all, or one that stopped before answering (a restart, a deploy), is not
-    the step's fault: the step is asked again, under the same key, for up to `retry_for`
-    seconds before the call fails. A step left unanswered is asked again too (`RESEND_AFTER`),
-    so that one whose agent-runner was killed mid-call is taken up by the next one.
+    the step's fault: the step is asked again, under the same key, for up to the `retry_for`
+    its caller gives (the step's own timeout, or `BATON_WORKFLOW_AGENT_RUNNER_WAIT_SECONDS`)
+    before the call fails. A step left unanswered is asked again too (`RESEND_AFTER`), so that
+    one whose agent-runner was killed mid-call is taken up by the next one.
     """
 
-    def __init__(self, broker: NatsBroker, retry_for: float = 30.0) -> None:
+    def __init__(self, broker: NatsBroker) -> None:
         self._broker = broker
-        self._retry_for = retry_for
 
-    async def run_task(self, request_: RunTask, timeout: float) -> TaskResult:
+    async def run_task(self, request_: RunTask, timeout: float, retry_for: float) -> TaskResult:
         """One step's answer from the agent-runner."""
         # A shadow step's result is not recorded: a repeat would call its model again.
         reply = await request_again_while_gone(
             self._broker,
             request_,
             timeout=timeout,
-            retry_for=self._retry_for,
+            retry_for=retry_for,
             resend_after=None if request_.shadow else RESEND_AFTER,
         )
         assert isinstance(reply, TaskResult)

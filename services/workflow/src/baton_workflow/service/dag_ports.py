@@ -85,9 +85,10 @@ class RunStore(Protocol):
 class TaskAgents(Protocol):
     """Agents that answer DAG steps (`agent.cmd.task` in the agent-runner)."""
 
-    async def run_task(self, request: RunTask, timeout: float) -> TaskResult:
-        """One step's answer; `RemoteError` (typed) when the agent-runner refuses or fails, or
-        none answered (restarts are waited out for a while)."""
+    async def run_task(self, request: RunTask, timeout: float, retry_for: float) -> TaskResult:
+        """One step's answer within `timeout`; `RemoteError` (typed) when the agent-runner
+        refuses or fails, or none answered. An agent-runner that is down (none takes the
+        step, or the one that took it stopped) is waited for up to `retry_for` seconds."""
         ...
 
     async def cancel_task(self, notice: CancelTask) -> None:

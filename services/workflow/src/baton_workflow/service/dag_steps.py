@@ -43,6 +43,9 @@ class StepRunners:
     clock: Clock
     agent_timeout: float = 300.0
     tool_timeout: float = 30.0
+    agent_runner_wait: float = 300.0
+    """How long a down agent-runner is waited for on a step that sets no timeout of its own
+    (one that sets one waits for it until that timeout)."""
 
     @property
     def timeouts(self) -> DefaultTimeouts:
@@ -84,8 +87,11 @@ class StepRunners:
         timeout = self._time_left(call, self.agent_timeout)
         deadline = call.deadline or self.clock.now() + timedelta(seconds=timeout)
         request = _task_request(call, user_id, agent, timeout, deadline)
+        # A restart of the agent-runner on a loaded host can take minutes: the step that says
+        # how long it may take is given all of it; another, the setting's time (within its own).
+        waited = timeout if call.timeout is not None else min(timeout, self.agent_runner_wait)
         try:
-            result = await self.agents.run_task(request, timeout=timeout + 1.0)
+            result = await self.agents.run_task(request, timeout=timeout + 1.0, retry_for=waited)
         except RemoteError as exc:
             message = exc.body.message
             if exc.code is ErrorCode.FORBIDDEN and message.startswith("budget exceeded"):
