@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
 
+from baton_contracts import ErrorCode, RemoteError
 from baton_workflow.domain.criteria import CriterionResult
 from baton_workflow.domain.definitions import CriterionSpec, StepDefinition
 from baton_workflow.domain.state import InstanceState
-from baton_workflow.service.checkers import CheckContext, CheckerParams, CheckerRegistry
+from baton_workflow.service.checkers import (
+    CheckContext,
+    CheckerParams,
+    CheckerRegistry,
+    builtin_checkers,
+)
 
 from .conftest import T0
 
@@ -82,3 +89,81 @@ async def test_a_checker_class_registers_like_a_function() -> None:
         ("consent", False, False),
         ("plain", True, False),
     ]
+
+
+class DownAgentRunner:
+    """The agent-runner as a checker's queries find it while it restarts (or as the checker's
+    timeout, raised where the query waits, finds a hung one)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def count_memory_facts(self, user_id: str, category: str | None) -> int:
+        raise self.error
+
+    async def count_inbox_items(self, user_id: str) -> int:
+        return await self.count_memory_facts(user_id, None)
+
+
+def down_context(agent_runner: DownAgentRunner) -> CheckContext:
+    ctx = context()
+    return CheckContext(ctx.state, ctx.step, None, 0, agent_runner)
+
+
+NO_RESPONDERS = RemoteError.of(ErrorCode.UNAVAILABLE, "no responders on 'agent.query.memory_facts'")
+
+
+@pytest.mark.parametrize(
+    ("error", "cause"),
+    [
+        (NO_RESPONDERS, "unavailable: no responders on 'agent.query.memory_facts'"),
+        (TimeoutError(), "no answer within 0.05s"),
+    ],
+    ids=["unavailable", "timeout"],
+)
+async def test_an_agent_runner_outage_is_one_warning_line_and_a_checker_error(
+    caplog: pytest.LogCaptureFixture, error: Exception, cause: str
+) -> None:
+    registry = builtin_checkers()
+    ctx = down_context(DownAgentRunner(error))
+    with caplog.at_level(logging.INFO, logger="baton_workflow.service.checkers"):
+        report = await registry.evaluate(ctx, [CriterionSpec(checker="memory_facts")], 0.05)
+
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING
+    assert record.exc_info is None and "Traceback" not in caplog.text
+    assert record.getMessage() == (
+        f"checker memory_facts on instance i-1 could not answer (counted as not met): {cause}"
+    )
+    [missing] = report.missing()
+    assert missing.startswith("memory_facts: checker error: ")
+    assert not report.results[0].met and report.results[0].error
+
+
+async def test_another_refusal_from_the_agent_runner_is_an_error_line_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    refused = RemoteError.of(ErrorCode.INTERNAL, "CountMemoryFacts failed")
+    ctx = down_context(DownAgentRunner(refused))
+    with caplog.at_level(logging.INFO, logger="baton_workflow.service.checkers"):
+        report = await builtin_checkers().evaluate(ctx, [CriterionSpec(checker="inbox_items")], 1)
+    [record] = caplog.records
+    assert (record.levelno, record.exc_info) == (logging.ERROR, None)
+    assert "inbox_items on instance i-1" in record.getMessage()
+    assert "internal: CountMemoryFacts failed" in record.getMessage()
+    assert report.missing()[0].startswith("inbox_items: checker error: ")
+
+
+async def test_a_bug_in_a_checker_keeps_its_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    registry = CheckerRegistry()
+
+    @registry.register("buggy")
+    async def buggy(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        return {}["missing"]  # type: ignore[no-any-return]
+
+    with caplog.at_level(logging.INFO, logger="baton_workflow.service.checkers"):
+        report = await registry.evaluate(context(), [CriterionSpec(checker="buggy")], 1.0)
+    [record] = caplog.records
+    assert record.levelno == logging.ERROR and record.exc_info is not None
+    assert record.getMessage() == "checker buggy failed on instance i-1"
+    assert report.missing() == ["buggy: checker error: KeyError: 'missing'"]

@@ -20,6 +20,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from baton_contracts import ErrorCode, RemoteError
 from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.criteria import CriteriaReport, CriterionResult
 from baton_workflow.domain.definitions import CriterionSpec, StepDefinition
@@ -115,14 +116,34 @@ class CheckerRegistry:
                 if inspect.isawaitable(answer):
                     answer = await answer
         except TimeoutError:
-            logger.warning("checker %s timed out after %ss", spec.checker, timeout)
-            return _failed(spec.checker, f"checker error: no answer within {timeout}s")
-        except Exception as exc:
+            cause = f"no answer within {timeout}s"
+            _outage(spec.checker, ctx, cause)
+            return _failed(spec.checker, f"checker error: {cause}")
+        except RemoteError as exc:  # the service asked (the agent-runner) is down or refused
+            # Down is expected (a restart); another answer is worth an error, but its traceback
+            # would show only this call: the cause is in the answering service's log.
+            level = logging.WARNING if exc.code is ErrorCode.UNAVAILABLE else logging.ERROR
+            _outage(spec.checker, ctx, str(exc), level)
+            return _failed(spec.checker, f"checker error: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # a bug in the checker: its traceback is what to read
             logger.exception(
                 "checker %s failed on instance %s", spec.checker, ctx.state.instance_id
             )
             return _failed(spec.checker, f"checker error: {type(exc).__name__}: {exc}")
         return _answered(spec.checker, answer)
+
+
+def _outage(name: str, ctx: CheckContext, cause: str, level: int = logging.WARNING) -> None:
+    """One line for a checker that could not get its answer from another service: an outage
+    (the agent-runner restarting, say) is expected and says nothing a traceback would add,
+    while one traceback per blocked step would bury the log."""
+    logger.log(
+        level,
+        "checker %s on instance %s could not answer (counted as not met): %s",
+        name,
+        ctx.state.instance_id,
+        cause,
+    )
 
 
 def _answered(name: str, answer: object) -> CriterionResult:
