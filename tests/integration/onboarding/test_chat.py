@@ -13,8 +13,11 @@ import httpx
 import nats
 from nats.aio.client import Client
 
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import RunAgent
 from baton_messaging import request
+from baton_workflow.domain import commands as dc
+from baton_workflow.service.handlers import commit_turn
 
 from .conftest import Stack, User
 
@@ -158,6 +161,10 @@ async def test_another_text_under_a_used_client_message_id_is_refused_not_answer
     other = await user.send("Got it, let's go", client_message_id="m-1")
     assert other.status_code == 409, other.text
     assert other.json()["error"]["details"][0]["field"] == "body.client_message_id"
+    assert other.json()["error"]["message"] == (
+        "client_message_id 'm-1' was already used for another text ('Hello'); "
+        "send a new message with a new id"
+    )
     assert len(agent_calls) == 1
     said = (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"]
     assert [m["text"] for m in said if m["role"] == "user"] == ["Hello"]
@@ -184,13 +191,83 @@ async def test_another_text_under_an_id_the_agent_answered_but_the_workflow_lost
     other = await user.send("Got it, let's go", client_message_id="m-1")
     assert other.status_code == 409, other.text
     assert other.json()["error"]["details"][0]["field"] == "body.client_message_id"
-    assert "different message" in other.json()["error"]["message"]
+    assert other.json()["error"]["message"] == unrecorded("m-1", "greeting", "greeter")
     assert (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"] == []
     assert await user.step() == "greeting"
     # The client's honest retry of m-1 gets the reply the agent gave it.
     retry = await user.send("Hello", client_message_id="m-1")
     assert retry.status_code == 200, retry.text
     assert retry.json()["turn"]["instance"]["messages_in_step"] == 1
+
+
+def unrecorded(message_id: str, step: str, agent: str) -> str:
+    return (
+        f"client_message_id '{message_id}' was already used for a turn the agent answered but "
+        "this instance did not record (it failed after the answer), and that turn asked "
+        "something else: another text, or this text on another step or to another agent "
+        f"than now (step '{step}', agent '{agent}'); send the message with a new id"
+    )
+
+
+async def test_the_same_text_under_an_id_lost_on_another_step_is_not_called_another_text(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    # The agent answered "Hello" under m-1 on the discovery step and the turn was lost; the
+    # instance is on greeting now. The text is the same: only the step differs.
+    user = User(http, "lost-step")
+    await user.start()
+    lost = RunAgent(
+        user_id="lost-step",
+        agent="greeter",
+        instance_id=user.instance,
+        current_step="discovery",
+        message="Hello",
+        idempotency_key=f"{user.instance}:m-1",
+    )
+    async with nats_client(stack) as nc:
+        await request(nc, lost, timeout=10.0)
+    again = await user.send("Hello", client_message_id="m-1")
+    assert again.status_code == 409, again.text
+    error = again.json()["error"]
+    assert error["message"] == unrecorded("m-1", "greeting", "greeter")
+    assert error["details"] == [
+        {
+            "field": "body.client_message_id",
+            "message": "already used for an unrecorded turn that asked something else",
+        }
+    ]
+    assert (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"] == []
+
+
+class RecordedElsewhere:
+    """The agent-runner refusing a key whose turn another replica has just recorded (with
+    another text): the workflow reads its log again and says what differs."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.svc = stack.workflow.services
+
+    async def run(self, turn: RunAgent) -> Any:
+        instance, command_id = turn.idempotency_key.split(":", 1)
+        first = dc.RecordExchange(
+            command_id=command_id, signal=None, user_text="Hi", agent_text="Hello!", agent="x"
+        )
+        await commit_turn(self.svc, instance, turn.user_id, lambda _: first)
+        detail = ErrorDetail(field="idempotency_key", message="already used for another request")
+        raise RemoteError.of(ErrorCode.CONFLICT, "idempotency key used", [detail])
+
+
+async def test_a_key_refused_for_a_turn_recorded_meanwhile_is_answered_from_the_log(
+    stack: Stack, http: httpx.AsyncClient, monkeypatch: Any
+) -> None:
+    user = User(http, "raced")
+    await user.start()
+    monkeypatch.setattr(stack.workflow.services, "agents", RecordedElsewhere(stack))
+    other = await user.send("Hello", client_message_id="m-1")
+    assert other.status_code == 409, other.text
+    assert other.json()["error"]["message"] == (
+        "client_message_id 'm-1' was already used for another text ('Hi'); "
+        "send a new message with a new id"
+    )
 
 
 async def test_bad_text_is_refused_and_nothing_is_recorded(

@@ -54,7 +54,12 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
             )
         definition = svc.definition(state.workflow_id)
         step = definition.step(state.current_step)
-        reply = await _ask(svc, loaded, definition, step, cmd, text)
+        try:
+            reply = await _ask(svc, loaded, definition, step, cmd, text)
+        except RemoteError as exc:
+            if not _key_reused(exc):
+                raise
+            return await _after_key_reused(svc, cmd, text, step)
         signal = dc.Signal.model_validate(reply.workflow_signal.model_dump())
 
         def exchange(now: InstanceState) -> dc.RecordExchange:
@@ -162,10 +167,6 @@ async def _ask(
     try:
         return await svc.agents.run(request)
     except RemoteError as exc:
-        if _key_reused(exc):
-            # The agent answered another text under this id, and that turn was lost here (its
-            # append failed, or the gateway gave up): the same 409 as for a recorded one.
-            raise _another_text(cmd.client_message_id) from None
         if exc.body.code not in (ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL):
             raise
         logger.warning("agent %s failed on %s: %s", step.agent_slug, state.instance_id, exc)
@@ -207,7 +208,7 @@ def _answer_from_log(
             [ErrorDetail(field="client_message_id", message="already used")],
         )
     if recorded.user_text != text:
-        raise _another_text(command_id)
+        raise _another_text(command_id, recorded.user_text)
     answer = ChatMessage(
         role="assistant",
         text=recorded.agent_text or "",
@@ -219,12 +220,40 @@ def _answer_from_log(
     return _message_reply(svc, answer, turn, replayed=True)
 
 
-def _another_text(command_id: str) -> RemoteError:
+def _another_text(command_id: str, first: str) -> RemoteError:
+    shown = first if len(first) <= 40 else first[:37] + "..."
     return RemoteError.of(
         ErrorCode.CONFLICT,
-        f"client_message_id {command_id!r} was already used for a different message; "
+        f"client_message_id {command_id!r} was already used for another text ({shown!r}); "
         "send a new message with a new id",
         [ErrorDetail(field="client_message_id", message="already used for another text")],
+    )
+
+
+async def _after_key_reused(
+    svc: WorkflowServices, cmd: SendMessage, text: str, step: StepDefinition
+) -> MessageReply:
+    """The agent-runner refused the id's key: it answered another question under it. If that
+    turn is on the instance by now (another replica recorded it meanwhile), the log says what
+    differs; if not, it was lost here after the agent answered (the append failed, or the
+    gateway gave up), and what it asked is known only to the agent-runner: another text, or
+    this one on another step or to another agent."""
+    loaded = await svc.owned(cmd.instance_id, cmd.user_id)
+    if cmd.client_message_id in loaded.state.outcomes:
+        return _answer_from_log(svc, loaded, cmd.client_message_id, text)
+    raise RemoteError.of(
+        ErrorCode.CONFLICT,
+        f"client_message_id {cmd.client_message_id!r} was already used for a turn the "
+        "agent answered but this instance did not record (it failed after the answer), and "
+        "that turn asked something else: another text, or this text on another step or to "
+        f"another agent than now (step {step.id!r}, agent {step.agent_slug!r}); "
+        "send the message with a new id",
+        [
+            ErrorDetail(
+                field="client_message_id",
+                message="already used for an unrecorded turn that asked something else",
+            )
+        ],
     )
 
 
