@@ -69,3 +69,65 @@ def test_the_inbox_collector_prompt_tells_a_model_that_a_widget_step_closes_on_i
     prompt = getattr(load_profiles(SHIPPED_PROFILES)["inbox_collector"].system_prompt, language)
     assert "step.criteria" in prompt and "widget_completed" in prompt, prompt
     assert "Done" in prompt and "can_complete" in prompt, prompt
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (
+            "model: 'gpt-4o'",
+            "model: a model is 'scripted' or 'openai:<model>' (openai:gpt-4o-mini), with no "
+            "spaces, got 'gpt-4o'",
+        ),
+        (
+            "model: 'openai:gpt 4o'",
+            "model: a model is 'scripted' or 'openai:<model>' (openai:gpt-4o-mini), with no "
+            "spaces, got 'openai:gpt 4o'",
+        ),
+    ],
+)
+def test_a_model_that_misses_its_form_is_told_the_form_in_words(
+    tmp_path: Path, line: str, problem: str
+) -> None:
+    (tmp_path / "collector.yaml").write_text(GOOD + line + "\n")
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    # One line, as the service stops on it: the file, the field, the form in words.
+    assert str(caught.value) == f"{tmp_path / 'collector.yaml'}: {problem}"
+
+
+@pytest.mark.parametrize("slug", ["Collector", "inbox collector", "a.b", "x" * 65])
+def test_a_slug_no_turn_could_name_is_refused_in_words(tmp_path: Path, slug: str) -> None:
+    # `agent.cmd.run` and a workflow step take 1 to 64 of [a-z0-9_-]; a profile with any
+    # other slug loaded before, and then no turn could ever reach it.
+    (tmp_path / "collector.yaml").write_text(GOOD.replace("slug: collector", f"slug: '{slug}'"))
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path / 'collector.yaml'}: slug: an agent slug is 1 to 64 lower-case letters, "
+        f"digits, '-' or '_', got {slug!r}"
+    )
+
+
+def test_every_problem_of_a_profile_is_named_on_one_line(tmp_path: Path) -> None:
+    (tmp_path / "collector.yaml").write_text(
+        "slug: collector\nrole: r\nsystem_prompt: {en: x}\ntemperature: 3\n"
+    )
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "system_prompt.ru: Field required" in message
+    assert "temperature: Input should be less than or equal to 2" in message
+
+
+def test_an_agent_model_setting_that_misses_its_form_is_told_it_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BATON_AGENT_MODEL", "gpt-4o")
+    with pytest.raises(ValidationError) as caught:
+        AgentRunnerSettings()
+    [error] = caught.value.errors()
+    assert error["msg"] == (
+        "a model is 'scripted' or 'openai:<model>' (openai:gpt-4o-mini), with no spaces"
+    )

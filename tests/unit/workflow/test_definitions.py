@@ -147,7 +147,43 @@ def test_an_agent_slug_no_agent_profile_can_have_is_refused(tmp_path: Path, slug
     with pytest.raises(DefinitionInvalid) as caught:
         load_definition(path, builtin_checkers())
     [found] = caught.value.problems
-    assert found.startswith("steps[0] (a).agent_slug: String should"), found
+    assert found == (
+        "steps[0] (a).agent_slug: an agent slug is 1 to 64 lower-case letters, digits, '-' or "
+        f"'_', got the string {json.dumps(slug if len(slug) <= 40 else slug[:40] + '...')}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("document", "problem"),
+    [
+        (
+            steps(step("a")) | {"id": "Onboarding"},
+            "id: a workflow id is 1 to 63 lower-case letters, digits, '-' or '_', starting "
+            'with a letter, got the string "Onboarding"',
+        ),
+        (
+            steps(step("a", "brain dump"), step("brain dump")),
+            "steps[1] (brain dump).id: a step id is 1 to 63 lower-case letters, digits, '-' or "
+            "'_', starting with a letter, got the string \"brain dump\"",
+        ),
+        (
+            steps(step("1st")),
+            "steps[0] (1st).id: a step id is 1 to 63 lower-case letters, digits, '-' or '_', "
+            'starting with a letter, got the string "1st"',
+        ),
+    ],
+)
+def test_an_id_that_misses_its_form_is_told_the_form_in_words(
+    tmp_path: Path, document: dict[str, Any], problem: str
+) -> None:
+    # The service stops on this message; a regex (`^[a-z][a-z0-9_-]{0,62}$`) is for a reader
+    # of the source, not for the author of a definition file.
+    path = tmp_path / "wf.yaml"
+    path.write_text(yaml.safe_dump(document))
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    assert problem in caught.value.problems
+    assert not any("pattern" in p for p in caught.value.problems)
 
 
 def test_two_files_with_one_workflow_id_are_both_named(tmp_path: Path) -> None:

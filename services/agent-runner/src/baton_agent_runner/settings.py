@@ -9,7 +9,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
-from baton_agent_runner.domain.profile import MODEL_NAME
+from baton_agent_runner.domain.profile import ModelName
 from baton_agent_runner.domain.task import DEFAULT_PRICE_ROW, ModelPrice
 from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.process import EventLoop
@@ -61,9 +61,8 @@ class AgentRunnerSettings(BaseSettings):
         default=4.0, gt=0, description="One store call of a query or turn; then it is unavailable"
     )
     agent_profiles_dir: Path = SHIPPED_PROFILES
-    agent_model: str | None = Field(
+    agent_model: ModelName | None = Field(
         default=None,
-        pattern=MODEL_NAME,
         description="Overrides every profile's model: 'scripted' or 'openai:<model>'",
     )
     openai_base_url: str | None = None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from baton_contracts.agent_api import AgentSlug
+from baton_contracts.ids import in_words
 
 StepStartAction = Literal["promote_deferred_inbox"]
 """What the agent-runner does when a workflow step served by the agent starts:
@@ -15,6 +18,12 @@ PROMOTE_DEFERRED_INBOX: StepStartAction = "promote_deferred_inbox"
 MODEL_NAME = r"^(scripted|openai:\S+)$"
 """A model the agent-runner can build: the offline `scripted` one, or `openai:<model>` at the
 OpenAI-compatible endpoint. Checked when profiles and settings load, not on the first turn."""
+ModelName = Annotated[
+    str,
+    StringConstraints(pattern=MODEL_NAME),
+    in_words("a model is 'scripted' or 'openai:<model>' (openai:gpt-4o-mini), with no spaces"),
+]
+"""A model name whose refusal says the two forms in words, for a profile and for the setting."""
 
 
 class SystemPrompt(BaseModel):
@@ -31,10 +40,12 @@ class Profile(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    slug: str = Field(pattern=r"^[a-z0-9_\-]+$")
+    # The slug `agent.cmd.run` and a workflow step carry: a longer one loaded, but no turn
+    # could ever name it.
+    slug: AgentSlug
     role: str
     system_prompt: SystemPrompt
-    model: str = Field(default="scripted", pattern=MODEL_NAME)
+    model: ModelName = "scripted"
     temperature: float = Field(default=0.3, ge=0, le=2)
     max_tokens: int = Field(default=800, gt=0)
     tools: list[str] = Field(default_factory=list)

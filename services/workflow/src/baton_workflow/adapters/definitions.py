@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from baton_contracts.documents import read_json, yaml_loader
+from baton_contracts.ids import PATTERN_MISMATCH
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import DefinitionInvalid
 
@@ -119,7 +120,9 @@ def _locate(raw: Any, error: Any) -> str:
     if error["type"] == "value_error":
         rule = str(error["ctx"]["error"])
         return f"{where}.{rule}" if parts else rule
-    if error["type"].endswith("_type"):  # "should be a valid integer" reads wrong next to `"5"`
+    # "should be a valid integer" reads wrong next to `"5"`; a form in words wants the value
+    # it refused next to it, as the author may not see which character broke it.
+    if error["type"].endswith("_type") or error["type"] == PATTERN_MISMATCH:
         return f"{where}: {error['msg']}, got {_given(error.get('input'))}"
     return f"{where}: {error['msg']}"
 

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from baton_contracts.agent_api import AGENT_SLUG_PATTERN
+from baton_contracts.agent_api import AgentSlug
+from baton_contracts.ids import in_words
 
-_ID = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+_ID = r"^[a-z][a-z0-9_-]{0,62}$"
+_ID_FORM = "1 to 63 lower-case letters, digits, '-' or '_', starting with a letter"
+# The author reads the form in words when the service refuses to start, not the regex.
+WorkflowId = Annotated[
+    str, StringConstraints(pattern=_ID), in_words(f"a workflow id is {_ID_FORM}")
+]
+StepId = Annotated[str, StringConstraints(pattern=_ID), in_words(f"a step id is {_ID_FORM}")]
 
 # Strict: a definition is written by people, and YAML and JSON already give real bools and
 # ints. Lax mode read `is_required: "false"` as False, `1` as True, `min_messages: "5"` or
@@ -33,9 +39,9 @@ class StepDefinition(BaseModel):
 
     model_config = _STRICT
 
-    id: str = Field(pattern=_ID.pattern)
+    id: StepId
     # A slug no agent profile can have loads otherwise, and every turn on the step then fails.
-    agent_slug: str = Field(min_length=1, max_length=64, pattern=AGENT_SLUG_PATTERN)
+    agent_slug: AgentSlug
     completion_criteria: list[CriterionSpec] = Field(default_factory=list)
     next_step: str | None = None
     is_required: bool = True
@@ -66,7 +72,7 @@ class WorkflowDefinition(BaseModel):
 
     model_config = _STRICT
 
-    id: str = Field(pattern=_ID.pattern)
+    id: WorkflowId
     title: str = ""
     description: str = ""
     steps: list[StepDefinition] = Field(min_length=1)
