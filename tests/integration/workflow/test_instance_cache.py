@@ -8,12 +8,13 @@ from typing import Any
 import pytest
 from nats.aio.client import Client
 
-from baton_contracts.workflow_api import RecordExchange
+from baton_contracts.workflow_api import RecordExchange, WorkflowSignal
 from baton_workflow.bootstrap import WorkflowApp, build
+from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.handlers import take_turn
 
 from .conftest import FakeAgentRunner, workflow_settings
-from .test_onboarding_flow import exchange, start
+from .test_onboarding_flow import COMPLETE, exchange, start
 
 
 def spy_on_loads(app: WorkflowApp) -> list[int]:
@@ -81,3 +82,34 @@ async def test_a_turn_on_a_stale_cache_conflicts_reloads_the_tail_and_decides_ag
     assert reply.instance.messages_in_step == 4  # decided on all four exchanges, none lost
     records = await workflow.services.repo.records(instance)
     assert [r.version for r in records] == [1, 2, 3, 4, 5]
+
+
+async def test_an_instance_knows_each_event_id_as_stored_whether_cached_or_read(
+    workflow: WorkflowApp, replica: WorkflowApp, agent_runner: FakeAgentRunner, client: Client
+) -> None:
+    # A turn carries a completed list under its announcement's event id, which the
+    # agent-runner keys the list's inbox items by: a wrong id would save them twice.
+    agent_runner.facts["cache-4"] = 3
+    instance = await start(client, "cache-4", "onboarding-classic")
+    await workflow.services.repo.load(instance)  # cached at version 1, then extended
+    for _ in range(2):
+        await exchange(client, "cache-4", instance, COMPLETE)
+    widget = {"type": "list_input", "completed": True, "items": ["buy milk"]}
+    filled = WorkflowSignal(action="complete_step", data={"widget": widget})
+    await exchange(client, "cache-4", instance, filled)
+
+    records = await workflow.services.repo.records(instance)
+    [announced] = [r.event_id for r in records if r.type == "workflow.widget_completed"]
+    expected = [
+        {
+            "event_id": str(announced),
+            "step": "brain_dump",
+            "widget_type": "list_input",
+            "items": ["buy milk"],
+        }
+    ]
+    for repo in (workflow.services.repo, replica.services.repo):  # cached; read from the log
+        loaded = await repo.load(instance)
+        assert loaded is not None
+        assert loaded.event_ids == [r.event_id for r in records]
+        assert widgets_completed(loaded.events, loaded.event_ids) == expected

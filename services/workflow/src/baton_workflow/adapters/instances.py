@@ -36,6 +36,9 @@ class LoadedInstance:
 
     state: InstanceState
     events: list[DomainEvent]
+    event_ids: list[UUID]
+    """Each event's id in the log, in the order of `events`: what a consumer of its wire twin
+    keys its work by (the agent-runner's inbox items of a completed list)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,11 @@ class SqlInstanceRepository:
         new = [event_from_record(r.type, r.payload) for r in records]
         state = fold(new, cached.state if cached is not None else None)
         assert state is not None
-        loaded = LoadedInstance(state=state, events=[*(cached.events if cached else ()), *new])
+        loaded = LoadedInstance(
+            state=state,
+            events=[*(cached.events if cached else ()), *new],
+            event_ids=[*(cached.event_ids if cached else ()), *(r.event_id for r in records)],
+        )
         self._remember(loaded)
         return loaded
 
@@ -97,10 +104,13 @@ class SqlInstanceRepository:
         if change.state is None:
             self._cache.pop(key)
         elif expected_version == 0:
-            self._remember(LoadedInstance(state=change.state, events=list(change.events)))
+            self._remember(
+                LoadedInstance(change.state, list(change.events), list(change.event_ids))
+            )
         elif before is not None and before.state.version == expected_version:
             events = [*before.events, *change.events]
-            self._remember(LoadedInstance(state=change.state, events=events))
+            ids = [*before.event_ids, *change.event_ids]
+            self._remember(LoadedInstance(change.state, events, ids))
         else:
             self._cache.pop(key)
 

@@ -9,8 +9,12 @@ reaches whoever takes the items (the agent-runner's inbox).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
+
+from baton_workflow.domain.events import DomainEvent, WidgetCompleted
 
 WIDGET_KEY = "widget"
 """The key of a step's data that holds its widget."""
@@ -43,3 +47,23 @@ def items_of(entries: Any) -> tuple[str, ...]:
     if not isinstance(entries, list):
         return ()
     return tuple(entry.strip() for entry in entries if isinstance(entry, str) and entry.strip())
+
+
+def widgets_completed(events: Sequence[DomainEvent], event_ids: Sequence[UUID]) -> list[Any]:
+    """Every widget the instance's steps closed on, as `workflow.widget_completed` announced
+    it, with that event's id: `[{"event_id", "step", "widget_type", "items"}]`.
+
+    A turn carries them so its agent-runner can save a list's items, keyed by the event id as
+    its consumer of the announcement keys them, before it counts the inbox: the consumer may
+    not have had the announcement yet.
+    """
+    return [
+        {
+            "event_id": str(event_id),
+            "step": event.step,
+            "widget_type": event.widget_type,
+            "items": list(event.items),
+        }
+        for event_id, event in zip(event_ids, events, strict=True)
+        if isinstance(event, WidgetCompleted)
+    ]

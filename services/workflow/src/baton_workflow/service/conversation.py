@@ -31,6 +31,7 @@ from baton_workflow.domain.conversation import (
 )
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.state import InstanceState
+from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.checkers import CheckContext
 from baton_workflow.service.handlers import WorkflowServices, commit_turn, replay_turn
 from baton_workflow.service.views import progress_view
@@ -144,6 +145,8 @@ async def _ask(
         # What closes the step: an agent then knows whether its own turn can meet the criteria
         # (items it saves now) or something else must (a widget the user completes).
         "criteria": [criterion.checker for criterion in step.completion_criteria],
+        # Its announcement may reach the agent-runner after this turn does (`widgets.py`).
+        "widgets_completed": widgets_completed(loaded.events, loaded.event_ids),
     }
     blocked = last_block(loaded.events, step.id)
     if blocked is not None:
