@@ -9,7 +9,9 @@ from typing import Any
 
 import httpx
 import nats
+import pytest
 
+from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_contracts import STREAMS
 from baton_contracts.workflow import WidgetCompleted
 
@@ -147,3 +149,33 @@ async def test_that_s_all_closes_the_brain_dump_once_its_list_is_in(
     assert await user.step() == "completed"
     items = await inbox_of(user, 2)
     assert sorted(item["content"] for item in items) == ["купить молоко", "позвонить маме"]
+
+
+async def test_the_count_after_the_list_includes_it_while_its_announcement_is_still_on_the_way(
+    stack: Stack, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The agent-runner's consumer of `workflow.widget_completed` is held, as a busy or slow one
+    # is: the coordinator's turn comes first and must still count the list's items.
+    let_through, consumed = asyncio.Event(), asyncio.Event()
+    save = WidgetLists.completed
+
+    async def held(lists: WidgetLists, event: WidgetCompleted) -> int:
+        await let_through.wait()
+        saved = await save(lists, event)
+        consumed.set()
+        return saved
+
+    monkeypatch.setattr(WidgetLists, "completed", held)
+    user = User(http, "mira")
+    await at_brain_dump(user)
+    await user.say("ok")
+    done = await send_list(user, "list-1", "buy milk", "call mom", "pay rent")
+    assert done["instance"]["current_step"] == "completed", done
+
+    final = await user.say("thanks")
+    assert "inbox items: 3" in final["reply"]["text"], final["reply"]
+    assert sorted(await inbox(user)) == ["buy milk", "call mom", "pay rent"]
+
+    let_through.set()  # the announcement arrives after all: nothing is saved twice
+    await consumed.wait()
+    assert sorted(await inbox(user)) == ["buy milk", "call mom", "pay rent"]

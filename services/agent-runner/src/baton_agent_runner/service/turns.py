@@ -49,6 +49,7 @@ from baton_agent_runner.service.ports import (
     StoreUnavailable,
 )
 from baton_agent_runner.service.replies import reply_of
+from baton_agent_runner.service.turn_lists import save_carried_lists
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent, TokenUsage
 
@@ -115,6 +116,7 @@ class AgentRunner:
         """Call the model (this process holds the key's claim), keep what it extracted, and
         record the reply, which gives the claim up."""
         profile = self._profile(cmd.agent)
+        await self._store(save_carried_lists(self.inbox, cmd))  # before any inbox read
         # Deferred items were promoted when the step started (or are now, past a skipped inbox
         # step); this turn tells the user. They are marked told only once a reply naming them
         # is recorded: a failed or late turn leaves them for the next one.
