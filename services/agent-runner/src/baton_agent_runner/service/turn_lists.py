@@ -15,10 +15,10 @@ saves a list that no turn ever follows.
 
 from __future__ import annotations
 
-from baton_agent_runner.domain.extracted import not_yet_saved, widget_inbox_items
+from baton_agent_runner.domain.extracted import widget_inbox_items
 from baton_agent_runner.domain.step_context import widgets_completed
 from baton_agent_runner.service.ports import InboxStore
-from baton_agent_runner.service.widget_lists import LIST_INPUT
+from baton_agent_runner.service.widget_lists import LIST_INPUT, save_new_items
 from baton_contracts.agent_api import RunAgent
 
 
@@ -33,7 +33,4 @@ async def save_carried_lists(inbox: InboxStore, cmd: RunAgent) -> int:
     ]
     if not items:
         return 0
-    new = not_yet_saved(items, await inbox.contents(cmd.user_id, cmd.instance_id))
-    if new:
-        await inbox.add(cmd.user_id, new, instance_id=cmd.instance_id)
-    return len(new)
+    return await save_new_items(inbox, cmd.user_id, cmd.instance_id, items)

@@ -56,12 +56,18 @@ class WidgetLists:
         return saved
 
     async def _save_new(self, event: WidgetCompleted, items: list[NewInboxItem]) -> int:
-        """Read what the instance's inbox holds, then add what it lacks. An event delivered
-        again finds its own items there and adds nothing; their ids would skip them anyway.
-        A read, then a write: only a chat turn of the same step racing the list's Done could
-        slip an item in between, and the step closes on that Done."""
-        held = await self.inbox.contents(event.user_id, event.instance_id)
-        new = not_yet_saved(items, held)
-        if new:
-            await self.inbox.add(event.user_id, new, instance_id=event.instance_id)
-        return len(new)
+        return await save_new_items(self.inbox, event.user_id, event.instance_id, items)
+
+
+async def save_new_items(
+    inbox: InboxStore, user_id: str, instance_id: str, items: list[NewInboxItem]
+) -> int:
+    """Read what the instance's inbox holds, then add the items it lacks; how many. A list
+    saved again (an event delivered again, or a turn carrying a list the consumer saved) finds
+    its own items there and adds nothing; their ids would skip them anyway. A read, then a
+    write: only a chat turn of the same step racing the list's Done could slip an item in
+    between, and the step closes on that Done."""
+    new = not_yet_saved(items, await inbox.contents(user_id, instance_id))
+    if new:
+        await inbox.add(user_id, new, instance_id=instance_id)
+    return len(new)
