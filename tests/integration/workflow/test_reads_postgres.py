@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -70,3 +71,34 @@ async def test_a_transaction_of_the_store_still_opens_one(
     async with store.transaction() as tx:
         await tx.append("s", 0, [NewEvent(uuid.uuid4(), "t.happened", {"n": 1})])
     assert len(transactions) == 1  # the fixture sees what it should, where it should
+
+
+async def test_the_active_instance_reads_as_sqlalchemy_reads_it(store: SqlEventStore) -> None:
+    """`find_active` skips SQLAlchemy on PostgreSQL; what it answers is the read row as
+    `get_view` (through SQLAlchemy) gives it, JSON context and zoned timestamps included."""
+    at = datetime(2026, 11, 28, 19, 0, 1, 123456, tzinfo=UTC)
+    row = {
+        "user_id": "u", "workflow_id": "onboarding", "current_step": "discovery",
+        "progress": 0.25, "messages_in_step": 3, "version": 4, "created_at": at,
+        "updated_at": at + timedelta(seconds=5),
+        "context": {"shared": {"name": "Анна", "n": [1, 2.5, None]}, "step_data": {}},
+    }  # fmt: skip
+    async with store.engine.begin() as conn:
+        await conn.execute(
+            read_model.workflow_instances.insert(),
+            [
+                {**row, "instance_id": "done", "status": "completed"},
+                {**row, "instance_id": "live", "status": "active"},
+                {**row, "instance_id": "other", "status": "active", "workflow_id": "chat"},
+            ],
+        )
+    instances = SqlInstanceRepository(store)
+
+    found = await instances.find_active("u", "onboarding")
+
+    assert found is not None
+    assert found == await instances.get_view("live")
+    assert found.context["shared"] == {"name": "Анна", "n": [1, 2.5, None]}
+    assert found.created_at == at and found.created_at.tzinfo is not None
+    assert await instances.find_active("u", "nothing") is None
+    assert await instances.find_active("someone else", "onboarding") is None
