@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
 
 from baton_eventstore import ConcurrencyConflict, InMemoryEventStore, NewEvent, OutboxMessage
-from baton_eventstore.model import validate_append
+from baton_eventstore.model import json_text, validate_append
 
 
 def ev(**changes: object) -> NewEvent:
@@ -47,3 +48,20 @@ async def test_commit_rechecks_versions_a_concurrent_transaction_moved() -> None
             await store.append("s", 0, [ev()])  # commits first
     assert len(await store.load("s")) == 1
     assert len(await store.read_all()) == 1
+
+
+@pytest.mark.parametrize("field", ["payload", "metadata"])
+def test_a_value_json_refuses_is_refused_in_json_s_words(field: str) -> None:
+    value = {"x": [1.0, float("inf")]}
+    with pytest.raises(ValueError) as expected:
+        json.dumps(value, allow_nan=False)
+
+    with pytest.raises(ValueError) as caught:
+        validate_append("s", 0, [ev(**{field: value})])
+
+    assert str(caught.value) == f"events[0].{field}: not JSON-serialisable ({expected.value})"
+
+
+@pytest.mark.parametrize("value", [{}, {"a": [1, "é", None, 2.5]}, {"k": {"": {}}}])
+def test_json_text_is_what_json_dumps_writes(value: dict[str, object]) -> None:
+    assert json_text(value) == json.dumps(value)

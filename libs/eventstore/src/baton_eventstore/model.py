@@ -80,6 +80,17 @@ class DuplicateEventId(ValueError):
     """An event id is already stored (event ids are unique across the whole store)."""
 
 
+_STRICT_JSON = json.JSONEncoder(allow_nan=False)
+"""The encoder `json.dumps(value, allow_nan=False)` builds anew on every call, built once: it
+holds no state between calls, and every append checks its payloads with it."""
+
+
+def json_text(value: dict[str, Any]) -> str:
+    """`json.dumps(value)`, with `{}` (most events' metadata, most outbox headers) not encoded:
+    an append's statement takes its JSON columns as text."""
+    return json.dumps(value) if value else "{}"
+
+
 # The width of the `stream_id`, `type` and outbox `subject` columns (tables.py). PostgreSQL
 # refuses longer values and SQLite keeps them; checking here makes every backend agree.
 MAX_NAME_LENGTH = 255
@@ -117,7 +128,8 @@ def _validate_event(index: int, event: NewEvent) -> None:
         if not isinstance(value, dict):
             raise ValueError(f"events[{index}].{name}: must be a dict, got {type(value).__name__}")
         try:
-            json.dumps(value, allow_nan=False)
+            if value:  # `{}` is JSON: most events' metadata needs no check
+                _STRICT_JSON.encode(value)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"events[{index}].{name}: not JSON-serialisable ({exc})") from None
     if event.publish is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from baton_eventstore.model import NewEvent
+from baton_eventstore.model import NewEvent, json_text
 from baton_eventstore.row_write import RowWrite, pg_cte, pg_params
 
 # The guard makes an append past the stream's head insert nothing (no version gaps); the
@@ -75,11 +75,11 @@ def append_params(
         [e.event_id for e in events],
         [e.type for e in events],
         [json.dumps(e.payload) for e in events],
-        [json.dumps(e.metadata) for e in events],
+        [json_text(e.metadata) for e in events],
         [e.event_id for e, _ in published],
         [m.subject for _, m in published],
         [m.body for _, m in published],
-        [json.dumps(m.headers) for _, m in published],
+        [json_text(m.headers) for _, m in published],
         *extra,
     )
 

@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql
 
-from baton_eventstore.model import NewEvent
+from baton_eventstore.model import NewEvent, json_text
 from baton_eventstore.row_write import RowWrite, pg_params
 
 
@@ -118,13 +118,13 @@ def _event_params(appends: Sequence[Append]) -> list[Any]:
             ids.append(event.event_id)
             types.append(event.type)
             payloads.append(json.dumps(event.payload))
-            metadata.append(json.dumps(event.metadata))
+            metadata.append(json_text(event.metadata))
             at.append(append.now)
             if event.publish is not None:
                 ob_ids.append(event.event_id)
                 subjects.append(event.publish.subject)
                 bodies.append(event.publish.body)
-                headers.append(json.dumps(event.publish.headers))
+                headers.append(json_text(event.publish.headers))
                 ob_at.append(append.now)
     return [
         streams, expected, idx, ord_, ids, types, payloads, metadata, at,

@@ -163,6 +163,11 @@ async def commit_turn(
     raise RemoteError.of(ErrorCode.CONFLICT, f"instance {instance_id!r} is busy; try again")
 
 
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+"""`json.dumps(value, separators=(",", ":"), ensure_ascii=False)` without a new encoder per
+call (it keeps no state): every signal's data and shared are measured with it."""
+
+
 def _check_data(signal: WorkflowSignal | None) -> None:
     """`data` and `shared` are each held to the size limit (both end up in the stored
     context), and a NUL anywhere in either is refused by its path, before anything is kept.
@@ -175,7 +180,7 @@ def _check_data(signal: WorkflowSignal | None) -> None:
     if signal is None:
         return
     texts = {
-        name: json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        name: _COMPACT_JSON.encode(value)
         for name, value in (("data", signal.data), ("shared", signal.shared))
     }
     for name, text in texts.items():
