@@ -21,6 +21,7 @@ continued in a `<subject> process` span, and no per-message log lines are writte
 """
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -44,7 +45,7 @@ from baton_messaging.handling import (
     run_handler,
     stopped_reply,
 )
-from baton_messaging.requests import span_attributes
+from baton_messaging.requests import span_attributes, tracing_on
 
 logger = logging.getLogger(__name__)
 _TRACER = trace.get_tracer(__name__)  # a proxy: follows the provider set later, if any
@@ -212,14 +213,20 @@ class _Serving:
 
     async def _serve(self, msg: Msg) -> None:
         parent = propagate.extract(msg.headers) if msg.headers else None
+        # No trace came in and none is kept: the span would be a no-op (`tracing_on`).
+        span = (
+            _TRACER.start_as_current_span(
+                f"{msg.subject} process",
+                context=parent,
+                kind=trace.SpanKind.CONSUMER,
+                attributes=span_attributes(msg.subject),
+            )
+            if parent is not None or tracing_on()
+            else contextlib.nullcontext()
+        )
         try:
             try:
-                with _TRACER.start_as_current_span(
-                    f"{msg.subject} process",
-                    context=parent,
-                    kind=trace.SpanKind.CONSUMER,
-                    attributes=span_attributes(msg.subject),
-                ):
+                with span:
                     result = await outcome(self._model, self._handler, msg.data)
             except asyncio.CancelledError:  # the responder stopped before the handler was done
                 await self._answer_stopped(msg)
