@@ -1,23 +1,21 @@
 """A model that defers an inbox item where no inbox step lies ahead: the item is saved now, and
-the reply says so after whatever the model said."""
+the reply says so after whatever the model said. On SQLite and on PostgreSQL (the conftest's
+`engine`), whose stores ask whether an instance keeps such items by different statements."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
-import pytest
-
-from baton_agent_runner.adapters import sql, sql_logs, sql_stores
+from baton_agent_runner.adapters import sql_logs, sql_stores
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
 from baton_agent_runner.service.ports import ModelAnswer
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts.agent_api import RunAgent, TokenUsage
-from baton_eventstore import create_engine, migrate
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
@@ -47,14 +45,6 @@ class Deferring(FakeModel):
             workflow_signal=Signal(action="stay", data=data),
         )
         return ModelAnswer(output=output, usage=TokenUsage())
-
-
-@pytest.fixture
-async def engine(sqlite_url: str) -> AsyncIterator[Any]:
-    engine = create_engine(sqlite_url)
-    await migrate(engine, sql.COMPONENT, sql.STEPS)
-    yield engine
-    await engine.dispose()
 
 
 def _runner(engine: Any, agents: Deferring) -> tuple[AgentRunner, sql_stores.SqlInboxStore]:
@@ -152,3 +142,19 @@ async def test_past_a_skipped_inbox_step_the_next_turn_saves_the_instances_defer
     assert await inbox.count("alice", "deferred") == 1
     again = await runner.run(_wrap_up("i-1:m-3"))
     assert again.message == "Well done!"  # told once
+
+
+async def test_an_instance_keeps_only_its_own_untold_items(engine: Any) -> None:
+    inbox = sql_stores.SqlInboxStore(engine, lambda: NOW)
+    await inbox.add("alice", [NewInboxItem("d-1", "buy milk", "deferred")], instance_id="i-1")
+    await inbox.add("alice", [NewInboxItem("n-1", "water plants", "new")], instance_id="i-1")
+    await inbox.add("alice", [NewInboxItem("d-2", "call the bank", "deferred")], instance_id="i-2")
+    await inbox.add("bob", [NewInboxItem("b-1", "bob's item", "deferred")], instance_id="i-3")
+    await inbox.add("alice", [NewInboxItem("d-0", "from before", "deferred")])  # no instance
+
+    assert await inbox.unannounced("alice", "i-3") == []  # bob's instance, not alice's
+    assert await inbox.unannounced("alice", "i-4") == []
+    assert [m.item_id for m in await inbox.unannounced("alice", "i-1")] == ["d-1"]
+    await inbox.mark_announced("alice", ["d-1"])
+    assert await inbox.unannounced("alice", "i-1") == []  # told: no longer kept
+    assert [m.item_id for m in await inbox.unannounced("bob", "i-3")] == ["b-1"]
