@@ -101,12 +101,13 @@ class SqlInboxStore:
         """Items that were deferred and not yet mentioned, promoted if still deferred (the
         brain dump has started), in the order they were deferred; none is marked mentioned.
         With `instance_id`, only that instance's (no inbox step lies ahead of it)."""
+        # Asked on every turn with no inbox step ahead, which almost never finds one: a read,
+        # not a write transaction that every other turn's writes would queue behind; and
+        # before any statement is built (SQLAlchemy's expressions cost CPU too).
+        if instance_id is not None and not await self._any_unannounced(user_id, instance_id):
+            return []
         mine = (inbox_items.c.user_id == user_id) & ~inbox_items.c.announced
         if instance_id is not None:
-            # Asked on every turn with no inbox step ahead, which almost never finds one: a
-            # read, not a write transaction that every other turn's writes would queue behind.
-            if not await self._any_unannounced(user_id, instance_id):
-                return []
             mine &= inbox_items.c.instance_id == instance_id
         promote = (
             update(inbox_items)
