@@ -87,15 +87,16 @@ class AgentRunner:
             ) from exc
 
     async def _run(self, cmd: RunAgent) -> AgentReply:
-        recorded = await self._recorded_or_claimed(cmd)
+        digest = turn_digest(cmd)  # once: the claim and the reply's record both keep it
+        recorded = await self._recorded_or_claimed(cmd, digest)
         if recorded is not None:
             return recorded
         async with released_on_failure(
             self.replies, cmd.user_id, cmd.idempotency_key, self.store_timeout
         ):
-            return await self._answer(cmd)
+            return await self._answer(cmd, digest)
 
-    async def _recorded_or_claimed(self, cmd: RunAgent) -> AgentReply | None:
+    async def _recorded_or_claimed(self, cmd: RunAgent, digest: str) -> AgentReply | None:
         """The recorded reply; else None once this process holds the key's claim (another
         replica's call of the same key is waited for, within the turn's time)."""
         now = self.now()
@@ -103,7 +104,7 @@ class AgentRunner:
             self.replies,
             cmd.user_id,
             cmd.idempotency_key,
-            digest=turn_digest(cmd),
+            digest=digest,
             now=now,
             deadline=cmd.deadline,
             time_left=lambda: min(self.timeout, self._time_left(cmd, now)),
@@ -112,7 +113,7 @@ class AgentRunner:
             store=self._store,
         )
 
-    async def _answer(self, cmd: RunAgent) -> AgentReply:
+    async def _answer(self, cmd: RunAgent, digest: str) -> AgentReply:
         """Call the model (this process holds the key's claim), keep what it extracted, and
         record the reply, which gives the claim up."""
         profile = self._profile(cmd.agent)
@@ -140,9 +141,7 @@ class AgentRunner:
         # Another replica may have answered the same key meanwhile (the caller retried while
         # this call ran): every caller then gets the one reply that is recorded.
         recorded = await self._store(
-            written(
-                lambda: self.replies.put(cmd.user_id, cmd.idempotency_key, reply, turn_digest(cmd))
-            ),
+            written(lambda: self.replies.put(cmd.user_id, cmd.idempotency_key, reply, digest)),
             by=cmd,
         )
         if recorded is not reply:
