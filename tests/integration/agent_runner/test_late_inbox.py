@@ -158,3 +158,23 @@ async def test_an_instance_keeps_only_its_own_untold_items(engine: Any) -> None:
     await inbox.mark_announced("alice", ["d-1"])
     assert await inbox.unannounced("alice", "i-1") == []  # told: no longer kept
     assert [m.item_id for m in await inbox.unannounced("bob", "i-3")] == ["b-1"]
+
+
+async def test_an_ended_instance_moves_in_its_own_deferred_items_and_those_of_none(
+    engine: Any,
+) -> None:
+    inbox = sql_stores.SqlInboxStore(engine, lambda: NOW)
+    await inbox.add("alice", [NewInboxItem("d-1", "buy milk", "deferred")], instance_id="i-1")
+    await inbox.add("alice", [NewInboxItem("d-0", "from before", "deferred")])  # no instance
+    await inbox.add("alice", [NewInboxItem("d-2", "call the bank", "deferred")], instance_id="i-2")
+    await inbox.add("alice", [NewInboxItem("n-1", "water plants", "new")], instance_id="i-1")
+    await inbox.add("bob", [NewInboxItem("b-1", "bob's item", "deferred")], instance_id="i-1")
+
+    assert await inbox.promote_deferred_of("alice", "i-1") == 2
+    assert await inbox.promote_deferred_of("alice", "i-1") == 0  # an end redelivered
+    assert await inbox.count("alice", "new") == 3
+    assert await inbox.count("alice", "deferred") == 1  # i-2's waits for its own end
+    assert await inbox.count("bob", "deferred") == 1
+    # Moved in, not told: the next turn at an inbox step mentions them.
+    told = {m.item_id for m in await inbox.unannounced("alice")}
+    assert told == {"d-0", "d-1", "d-2"}

@@ -25,6 +25,11 @@ _COUNT_ITEMS = {
     True: "SELECT count(*) FROM agent_inbox_items WHERE user_id = $1 AND status = $2",
 }
 _NOT_OF_TURN = " AND turn_key IS DISTINCT FROM $3"
+_PROMOTE_OF = (
+    "WITH moved AS (UPDATE agent_inbox_items SET status = 'new'"
+    " WHERE user_id = $1 AND status = 'deferred' AND (instance_id = $2 OR instance_id IS NULL)"
+    " RETURNING 1) SELECT count(*) FROM moved"
+)
 _ANY_UNANNOUNCED = (
     "SELECT 1 FROM agent_inbox_items"
     " WHERE user_id = $1 AND NOT announced AND instance_id = $2 LIMIT 1"
@@ -90,6 +95,15 @@ class SqlInboxStore:
     async def promote_deferred_of(self, user_id: str, instance_id: str) -> int:
         """The deferred items of `instance_id` (and those saved before instances were kept)
         become new ones: the instance ended; how many did. They stay unannounced."""
+        if raw_postgres.is_postgres(self._engine):
+            # Every instance's end asks, and almost never finds one: one statement, its own
+            # transaction, not BEGIN, UPDATE, COMMIT through SQLAlchemy (0.13 ms of CPU, not
+            # 0.53; once per conversation, about every 20 turns of the chat bench).
+            with reachable("inbox"):
+                found = await raw_postgres.fetchval(
+                    self._engine, "inbox", _PROMOTE_OF, user_id, instance_id
+                )
+            return int(found)
         of = (inbox_items.c.instance_id == instance_id) | inbox_items.c.instance_id.is_(None)
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.status == "deferred") & of
         with reachable("inbox"):
