@@ -139,6 +139,35 @@ async def test_kick_wakes_a_sleeping_loop() -> None:
     assert len(publisher.sent) == 1
 
 
+async def test_a_kick_lets_what_the_loop_already_has_to_do_run_before_the_relay() -> None:
+    # A handler kicks after its commit and then publishes its reply, which nats-py's flusher
+    # task writes on its next run: the relay must not build and send its batch ahead of that.
+    order: list[str] = []
+
+    class Publisher(FakePublisher):
+        async def publish(self, *args: Any, **kwargs: Any) -> None:
+            order.append("relay")
+            await super().publish(*args, **kwargs)
+
+    store, publisher = InMemoryEventStore(), Publisher()
+    relay = OutboxRelay(store, publisher, poll_interval=3600)
+    relay.start()
+    for _ in range(3):  # let the loop find the outbox empty and go to sleep
+        await asyncio.sleep(0)
+    await store.append("s", 0, [ev(1)])
+    relay.kick()
+    asyncio.get_running_loop().call_soon(order.append, "flusher")  # as a publish wakes it
+    await asyncio.wait_for(publisher.entered.wait(), timeout=30)
+    await relay.stop()
+    assert order == ["flusher", "relay"]
+
+
+def test_a_kick_outside_an_event_loop_still_wakes_the_relay() -> None:
+    relay = OutboxRelay(InMemoryEventStore(), FakePublisher(), poll_interval=3600)
+    relay.kick()
+    assert relay._wake.is_set()
+
+
 async def test_second_relay_waits_for_the_lease_and_takes_over_on_stop() -> None:
     store = InMemoryEventStore()
     first, second = FakePublisher(), FakePublisher()

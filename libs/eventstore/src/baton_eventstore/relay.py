@@ -111,8 +111,21 @@ class OutboxRelay:
         self._window = DuplicateWindow(duplicate_window)
 
     def kick(self) -> None:
-        """Wake the loop now (call after a commit that wrote outbox rows)."""
-        self._wake.set()
+        """Wake the loop (call after a commit that wrote outbox rows), on the event loop's next
+        pass rather than at once.
+
+        The caller usually goes on, in the same step, to publish its reply; nats-py writes that
+        reply when its flusher task next runs, and a relay woken at once runs first: the batch it
+        builds and publishes then holds the reply back. Measured over one chat turn at a time on
+        the benchmark's platform, the workflow service's reply reached the gateway 0.46-0.52 ms
+        after it was published with the relay woken at once, 0.25-0.28 ms with this.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop running (a caller outside one): nothing waits to be flushed
+            self._wake.set()
+            return
+        loop.call_soon(self._wake.set)
 
     def start(self) -> None:
         """Run the relay loop in a background task."""
