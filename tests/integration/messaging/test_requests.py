@@ -16,7 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ErrorCode, Kind, Query, RemoteError, Subject
 from baton_contracts.base import ReplyModel
-from baton_messaging import MessagingSettings, build_broker, request, respond, start_broker
+from baton_messaging import (
+    MessagingSettings,
+    build_broker,
+    request,
+    request_json,
+    respond,
+    start_broker,
+)
 
 
 class EchoReply(BaseModel):
@@ -269,3 +276,39 @@ async def test_a_result_that_does_not_match_the_reply_model_is_internal(
     assert caught.value.code is ErrorCode.INTERNAL
     assert "does not match EchoReply" in caught.value.body.message
     assert "text" in caught.value.body.message
+
+
+async def test_request_json_answers_the_result_as_the_owner_encoded_it(
+    echoer: Echoer, nc: Client
+) -> None:
+    assert await request_json(nc, Echo(text="ab", times=2), timeout=2) == (
+        EchoReply(text="abab").model_dump_json().encode()
+    )
+    with pytest.raises(RemoteError) as caught:  # the owner's typed error, as `request` raises it
+        await request_json(nc, Echo(text="missing"), timeout=2)
+    assert caught.value.code is ErrorCode.NOT_FOUND
+    with pytest.raises(ValueError, match="timeout"):
+        await request_json(nc, Echo(text="x"), timeout=0)
+
+
+async def test_request_json_checks_and_encodes_a_reply_written_another_way(
+    nats_url: str, nc: Client
+) -> None:
+    answers = [
+        b'{"result": {"text": "hi"}, "ok": true}',
+        b'{"result": {"text": 7}, "ok": true}',
+    ]
+
+    async def reply(msg: Msg) -> None:
+        await nc.publish(msg.reply, answers.pop(0))
+
+    sub = await nc.subscribe(Echo.subject.pattern, cb=reply)
+    try:
+        encoded = await request_json(nc, Echo(text="hi"), timeout=2)
+        with pytest.raises(RemoteError) as caught:
+            await request_json(nc, Echo(text="hi"), timeout=2)
+    finally:
+        await sub.unsubscribe()
+    assert encoded == EchoReply(text="hi").model_dump_json().encode()
+    assert caught.value.code is ErrorCode.INTERNAL
+    assert "does not match EchoReply" in caught.value.body.message

@@ -51,6 +51,7 @@ class FakeRequester:
         self.sent: list[Query | Command] = []
         self.timeouts: list[float] = []
         self.answer: Callable[[Query | Command], BaseModel] = self._echo
+        self.raw: bytes | None = None
 
     @staticmethod
     def _echo(message: Query | Command) -> BaseModel:
@@ -61,6 +62,14 @@ class FakeRequester:
         self.sent.append(message)
         self.timeouts.append(timeout)
         return self.answer(message)
+
+    async def request_json(self, message: Query | Command, *, timeout: float) -> bytes:
+        """As the owner sends it: the JSON of its reply model, or `raw` when that is set."""
+        if self.raw is None:
+            return (await self.request(message, timeout=timeout)).model_dump_json().encode()
+        self.sent.append(message)
+        self.timeouts.append(timeout)
+        return self.raw
 
 
 class FakeConnection:

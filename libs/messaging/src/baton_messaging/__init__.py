@@ -15,7 +15,12 @@ from baton_messaging.consumers import (
 )
 from baton_messaging.handling import answer
 from baton_messaging.publisher import JetStreamPublisher, PublishAck, PublishError
-from baton_messaging.requests import replica_gone, request, request_again_while_gone
+from baton_messaging.requests import (
+    replica_gone,
+    request,
+    request_again_while_gone,
+    request_json,
+)
 from baton_messaging.responder import respond, responder
 
 __all__ = [
@@ -34,6 +39,7 @@ __all__ = [
     "replica_gone",
     "request",
     "request_again_while_gone",
+    "request_json",
     "respond",
     "responder",
     "start_broker",

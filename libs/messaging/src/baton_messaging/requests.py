@@ -64,6 +64,26 @@ async def request(
     return _decode_reply(raw, reply_model, subject)
 
 
+async def request_json(
+    client: NatsBroker | Client, message: Query | Command | Message, *, timeout: float
+) -> bytes:
+    """`request`, answering the typed reply as the JSON its owner encoded it in, for an edge
+    that sends it on unchanged. The usual reply's result is cut out of it as it came: neither
+    decoded here nor encoded again (for a chat turn's reply, about 40 us of the gateway's CPU
+    between the two, measured). Errors are the same `RemoteError`s as `request`'s; a reply
+    written another way is decoded, checked, and encoded."""
+    reply_model = _reply_model_of(message)
+    if timeout <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    nc = client.connection if isinstance(client, NatsBroker) else client
+    subject = message.wire_subject()
+    raw = await _round_trip(nc, subject, message.to_bytes(), timeout)
+    result = ok_result_json(raw)
+    if result is not None:
+        return result
+    return _decode_reply(raw, reply_model, subject).model_dump_json().encode()
+
+
 async def request_again_while_gone(
     client: NatsBroker | Client,
     message: Query | Command | Message,

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from baton_contracts import Command, ErrorCode, Query, RemoteError
 from baton_messaging.broker import start_broker
-from baton_messaging.requests import request
+from baton_messaging.requests import request, request_json
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,12 @@ class NatsLink:
         if not self.is_connected:
             raise RemoteError.of(ErrorCode.UNAVAILABLE, "the gateway is not connected to NATS")
         return await request(self.broker, message, timeout=timeout)
+
+    async def request_json(self, message: Query | Command, *, timeout: float) -> bytes:
+        """The owner's reply as the JSON it sent (`request_json`); errors as `request`'s."""
+        if not self.is_connected:
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, "the gateway is not connected to NATS")
+        return await request_json(self.broker, message, timeout=timeout)
 
     async def stop(self) -> None:
         """Stop connecting, drain subscriptions when connected, and close the client."""

@@ -215,7 +215,7 @@ async def signal(
     fields = body.model_dump(exclude={"command_id"})
     keyed = idempotency_key and not body.command_id
     origins = SIGNAL_ID_IN_HEADER if keyed else SIGNAL_ID_IN_BODY
-    return await forwarder.forward(
+    message = forwarder.build(
         SignalWorkflow,
         identity,
         instance_id=instance_id,
@@ -223,6 +223,7 @@ async def signal(
         signal=fields,
         origins=origins,
     )
+    return await forwarder.send_json(message, origins=origins)
 
 
 async def send_message(
@@ -248,7 +249,7 @@ async def send_message(
         text=body.text,
         origins=origins,
     )
-    return await forwarder.send(message, origins=origins, slow=True)
+    return await forwarder.send_json(message, origins=origins, slow=True)
 
 
 async def messages(

@@ -18,6 +18,10 @@ class Requester(Protocol):
 
     async def request(self, message: Query | Command, *, timeout: float) -> BaseModel: ...
 
+    async def request_json(self, message: Query | Command, *, timeout: float) -> bytes:
+        """The same reply as `request`'s, as the owner's JSON, to be sent on unchanged."""
+        ...
+
 
 class Connection(Protocol):
     """Whether the link to NATS is up right now."""
