@@ -131,3 +131,50 @@ def test_an_agent_model_setting_that_misses_its_form_is_told_it_in_words(
     assert error["msg"] == (
         "a model is 'scripted' or 'openai:<model>' (openai:gpt-4o-mini), with no spaces"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("", "the file is empty"),
+        ("# nothing but a comment\n", "the file is empty"),
+        ("- slug: collector\n", "a list, not a mapping"),
+        ("collector\n", "a str, not a mapping"),
+    ],
+)
+def test_a_profile_that_is_not_a_mapping_is_refused_saying_what_it_is(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    (tmp_path / "collector.yaml").write_text(text)
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path / 'collector.yaml'}: document: {problem}; a profile is a mapping with slug, "
+        "role and system_prompt (en and ru)"
+    )
+
+
+def test_a_profile_that_is_not_utf8_is_refused_naming_the_byte(tmp_path: Path) -> None:
+    (tmp_path / "collector.yaml").write_bytes(b"slug: coll\xe9ctor\n")
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path / 'collector.yaml'}: cannot be read: not UTF-8 text (byte 10 is 0xe9)"
+    )
+
+
+def test_dotfiles_beside_the_profiles_are_skipped(tmp_path: Path) -> None:
+    (tmp_path / "collector.yaml").write_text(GOOD)
+    (tmp_path / "._collector.yaml").write_bytes(b"\x00\x05\x16\x07Mac OS X        \xff\xfe")
+    (tmp_path / ".#collector.yaml").write_text("not: [a profile")
+    assert list(load_profiles(tmp_path)) == ["collector"]
+
+
+def test_a_folder_of_dotfiles_alone_has_no_profiles(tmp_path: Path) -> None:
+    (tmp_path / "._collector.yaml").write_bytes(b"\x00\x05\x16\x07")
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path}: no agent profiles (*.yaml) found; files whose name starts with '.' are "
+        "skipped"
+    )

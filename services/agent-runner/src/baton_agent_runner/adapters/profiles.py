@@ -27,20 +27,46 @@ class ProfileInvalid(ValueError):
 def load_profiles(folder: Path) -> dict[str, Profile]:
     """Every `*.yaml` profile of `folder`, by slug; a bad file raises `ProfileInvalid`."""
     profiles: dict[str, Profile] = {}
-    for path in sorted(folder.glob("*.yaml")):
+    # A dotfile is never an author's profile: macOS leaves `._greeter.yaml` (binary metadata)
+    # beside a copied file, Emacs `.#greeter.yaml` (a lock). Read as one, it would stop the
+    # service.
+    for path in sorted(p for p in folder.glob("*.yaml") if not p.name.startswith(".")):
+        raw = _read(path)
+        if not isinstance(raw, dict):  # pydantic would name its own class, not the mistake
+            problem = (
+                "the file is empty" if raw is None else f"a {type(raw).__name__}, not a mapping"
+            )
+            raise ProfileInvalid(f"{path}: document: {problem}; {_SHAPE}")
         try:
-            profile = Profile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+            profile = Profile.model_validate(raw)
         except ValidationError as exc:
             problems = "; ".join(_problem(error) for error in exc.errors())
             raise ProfileInvalid(f"{path}: {problems}") from None
-        except yaml.YAMLError as exc:
-            raise ProfileInvalid(f"{path}: cannot be read: {' '.join(str(exc).split())}") from None
         if profile.slug in profiles:
             raise ProfileInvalid(f"{path}: slug {profile.slug!r} is defined twice")
         profiles[profile.slug] = profile
     if not profiles:
-        raise ProfileInvalid(f"{folder}: no agent profiles (*.yaml) found")
+        raise ProfileInvalid(
+            f"{folder}: no agent profiles (*.yaml) found; files whose name starts with '.' "
+            "are skipped"
+        )
     return profiles
+
+
+_SHAPE = "a profile is a mapping with slug, role and system_prompt (en and ru)"
+
+
+def _read(path: Path) -> object:
+    """The file's YAML, or `ProfileInvalid` saying why it cannot be read."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start]
+        raise ProfileInvalid(
+            f"{path}: cannot be read: not UTF-8 text (byte {exc.start} is {byte:#04x})"
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ProfileInvalid(f"{path}: cannot be read: {' '.join(str(exc).split())}") from None
 
 
 def _problem(error: ErrorDetails) -> str:
