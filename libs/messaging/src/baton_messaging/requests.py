@@ -55,12 +55,7 @@ async def request(
     client: NatsBroker | Client, message: Query | Command | Message, *, timeout: float
 ) -> BaseModel:
     """Send `message` to its owner and return the typed reply, or raise `RemoteError`."""
-    reply_model = _reply_model_of(message)
-    if timeout <= 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    nc = client.connection if isinstance(client, NatsBroker) else client
-    subject = message.wire_subject()
-    raw = await _round_trip(nc, subject, message.to_bytes(), timeout)
+    raw, reply_model, subject = await _exchange(client, message, timeout)
     return _decode_reply(raw, reply_model, subject)
 
 
@@ -72,16 +67,23 @@ async def request_json(
     decoded here nor encoded again (for a chat turn's reply, about 40 us of the gateway's CPU
     between the two, measured). Errors are the same `RemoteError`s as `request`'s; a reply
     written another way is decoded, checked, and encoded."""
+    raw, reply_model, subject = await _exchange(client, message, timeout)
+    result = ok_result_json(raw)
+    if result is not None:
+        return result
+    return _decode_reply(raw, reply_model, subject).model_dump_json().encode()
+
+
+async def _exchange(
+    client: NatsBroker | Client, message: Query | Command | Message, timeout: float
+) -> tuple[bytes, type[BaseModel], str]:
+    """Send `message` to its owner: the raw reply, the model it holds, and the subject."""
     reply_model = _reply_model_of(message)
     if timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     nc = client.connection if isinstance(client, NatsBroker) else client
     subject = message.wire_subject()
-    raw = await _round_trip(nc, subject, message.to_bytes(), timeout)
-    result = ok_result_json(raw)
-    if result is not None:
-        return result
-    return _decode_reply(raw, reply_model, subject).model_dump_json().encode()
+    return await _round_trip(nc, subject, message.to_bytes(), timeout), reply_model, subject
 
 
 async def request_again_while_gone(
