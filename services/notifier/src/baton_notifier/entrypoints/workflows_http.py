@@ -92,6 +92,12 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+def as_sent(reply: bytes) -> Response:
+    """The owner's reply JSON as the answer, unchanged: the route's `response_model` documents
+    it, and FastAPI neither checks nor encodes a `Response` again."""
+    return Response(content=reply, media_type="application/json")
+
+
 def workflows_router() -> APIRouter:
     """Routes of seed 000 §8 plus `/events` and `/explain`."""
     router = api_router()
@@ -223,7 +229,7 @@ async def signal(
         signal=fields,
         origins=origins,
     )
-    return await forwarder.send_json(message, origins=origins)
+    return as_sent(await forwarder.send_json(message, origins=origins))
 
 
 async def send_message(
@@ -249,7 +255,7 @@ async def send_message(
         text=body.text,
         origins=origins,
     )
-    return await forwarder.send_json(message, origins=origins, slow=True)
+    return as_sent(await forwarder.send_json(message, origins=origins, slow=True))
 
 
 async def messages(

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
-from starlette.responses import Response
 
 from baton_auth import Identity
 from baton_contracts import Command, ErrorDetail, Query, RemoteError
@@ -75,17 +74,15 @@ class Forwarder:
 
     async def send_json(
         self, message: Query | Command, *, origins: Origins = NOWHERE, slow: bool = False
-    ) -> Response:
-        """`send`, answered with the owner's reply JSON as it came (its contract model is the
-        route's `response_model`, which documents it): the hot routes of a turn (a signal, a
-        chat message) then neither decode the reply nor have FastAPI check and encode it
-        again."""
+    ) -> bytes:
+        """`send`, answered with the owner's reply JSON as it came, for a route to send on
+        unchanged: the hot routes of a turn (a signal, a chat message) then neither decode the
+        reply nor have FastAPI check and encode it again."""
         timeout = self.slow_timeout if slow else self.timeout
         try:
-            body = await self._requester.request_json(message, timeout=timeout)
+            return await self._requester.request_json(message, timeout=timeout)
         except RemoteError as exc:
             raise from_remote(exc.body, origins) from exc
-        return Response(content=body, media_type="application/json")
 
     async def forward(
         self,
