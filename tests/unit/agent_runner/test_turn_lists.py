@@ -4,7 +4,7 @@ ids the consumer of their announcement gives them: the count includes them, once
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
@@ -15,19 +15,11 @@ from baton_agent_runner.service.turn_lists import save_carried_lists
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_contracts.agent_api import AgentReply, RunAgent
-from baton_contracts.workflow import WidgetCompleted
+
+from .test_widget_lists import EVENT
 
 EVENT_ID = uuid.UUID("00000000-0000-4000-8000-00000000000b")
-ANNOUNCED = WidgetCompleted(
-    event_id=EVENT_ID,
-    occurred_at=datetime(2026, 11, 22, tzinfo=UTC),
-    user_id="alice",
-    workflow_id="onboarding-classic",
-    instance_id="i-1",
-    step="brain_dump",
-    widget_type="list_input",
-    items=["buy milk", "call mom"],
-)
+ANNOUNCED = EVENT.model_copy(update={"event_id": EVENT_ID})  # the same list, another event
 CARRIED = {
     "event_id": str(EVENT_ID),
     "step": "brain_dump",
