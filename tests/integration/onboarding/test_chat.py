@@ -178,16 +178,7 @@ async def test_another_text_under_an_id_the_agent_answered_but_the_workflow_lost
     # or the gateway timed out): the workflow recorded nothing, the agent-runner the reply.
     user = User(http, "lost-turn")
     await user.start()
-    lost = RunAgent(
-        user_id="lost-turn",
-        agent="greeter",
-        instance_id=user.instance,
-        current_step="greeting",
-        message="Hello",
-        idempotency_key=f"{user.instance}:m-1",
-    )
-    async with nats_client(stack) as nc:
-        await request(nc, lost, timeout=10.0)
+    await answered_but_lost(stack, user, "greeting")
     other = await user.send("Got it, let's go", client_message_id="m-1")
     assert other.status_code == 409, other.text
     assert other.json()["error"]["details"][0]["field"] == "body.client_message_id"
@@ -198,6 +189,21 @@ async def test_another_text_under_an_id_the_agent_answered_but_the_workflow_lost
     retry = await user.send("Hello", client_message_id="m-1")
     assert retry.status_code == 200, retry.text
     assert retry.json()["turn"]["instance"]["messages_in_step"] == 1
+
+
+async def answered_but_lost(stack: Stack, user: User, step: str) -> None:
+    """The greeter answers "Hello" under m-1 on `step` straight over NATS: a turn the agent
+    answered and the workflow service never recorded."""
+    lost = RunAgent(
+        user_id=user.name,
+        agent="greeter",
+        instance_id=user.instance,
+        current_step=step,
+        message="Hello",
+        idempotency_key=f"{user.instance}:m-1",
+    )
+    async with nats_client(stack) as nc:
+        await request(nc, lost, timeout=10.0)
 
 
 def unrecorded(message_id: str, step: str, agent: str) -> str:
@@ -216,16 +222,7 @@ async def test_the_same_text_under_an_id_lost_on_another_step_is_not_called_anot
     # instance is on greeting now. The text is the same: only the step differs.
     user = User(http, "lost-step")
     await user.start()
-    lost = RunAgent(
-        user_id="lost-step",
-        agent="greeter",
-        instance_id=user.instance,
-        current_step="discovery",
-        message="Hello",
-        idempotency_key=f"{user.instance}:m-1",
-    )
-    async with nats_client(stack) as nc:
-        await request(nc, lost, timeout=10.0)
+    await answered_but_lost(stack, user, "discovery")
     again = await user.send("Hello", client_message_id="m-1")
     assert again.status_code == 409, again.text
     error = again.json()["error"]

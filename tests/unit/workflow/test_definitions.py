@@ -26,6 +26,15 @@ def step(step_id: str, nxt: str | None = None, **extra: Any) -> dict[str, Any]:
     return {"id": step_id, "agent_slug": "a", "next_step": nxt, **extra}
 
 
+def problems_of(folder: Path, document: dict[str, Any]) -> list[str]:
+    """The problems `load_definition` finds in `document`, written to a YAML file in `folder`."""
+    path = folder / "wf.yaml"
+    path.write_text(yaml.safe_dump(document))
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    return caught.value.problems
+
+
 def test_shipped_definitions_follow_the_seeds() -> None:
     onboarding, classic = load("onboarding.yaml"), load("onboarding-classic.yaml")
     limits = [(s.id, s.min_messages, s.max_messages) for s in onboarding.path()]
@@ -85,11 +94,7 @@ def test_invalid_definitions_say_what_is_wrong(document: dict[str, Any], problem
 def test_checker_params_are_checked_when_definitions_load(
     tmp_path: Path, criterion: dict[str, Any], problem: str
 ) -> None:
-    path = tmp_path / "wf.yaml"
-    path.write_text(yaml.safe_dump(steps(step("a", completion_criteria=[criterion]))))
-    with pytest.raises(DefinitionInvalid) as caught:
-        load_definition(path, builtin_checkers())
-    [found] = caught.value.problems
+    [found] = problems_of(tmp_path, steps(step("a", completion_criteria=[criterion])))
     assert found.startswith(f"steps[0] (a).completion_criteria[0].{problem}"), found
 
 
@@ -131,22 +136,14 @@ def test_shipped_definitions_fit_their_checkers_params(name: str) -> None:
 def test_path_mistakes_name_the_step_and_the_field(
     tmp_path: Path, document: dict[str, Any], problem: str
 ) -> None:
-    path = tmp_path / "wf.yaml"
-    path.write_text(yaml.safe_dump(document))
-    with pytest.raises(DefinitionInvalid) as caught:
-        load_definition(path, builtin_checkers())
-    assert caught.value.problems == [problem]
+    assert problems_of(tmp_path, document) == [problem]
 
 
 @pytest.mark.parametrize("slug", ["Greeter", "greeter ", "inbox collector", "a.b", "x" * 65])
 def test_an_agent_slug_no_agent_profile_can_have_is_refused(tmp_path: Path, slug: str) -> None:
     # The agent-runner's profiles and its `agent.cmd.run` take only [a-z0-9_-], at most 64:
     # such a step could never be served, and every chat turn on it would fail.
-    path = tmp_path / "wf.yaml"
-    path.write_text(yaml.safe_dump(steps(step("a", agent_slug=slug))))
-    with pytest.raises(DefinitionInvalid) as caught:
-        load_definition(path, builtin_checkers())
-    [found] = caught.value.problems
+    [found] = problems_of(tmp_path, steps(step("a", agent_slug=slug)))
     assert found == (
         "steps[0] (a).agent_slug: an agent slug is 1 to 64 lower-case letters, digits, '-' or "
         f"'_', got the string {json.dumps(slug if len(slug) <= 40 else slug[:40] + '...')}"
@@ -178,12 +175,9 @@ def test_an_id_that_misses_its_form_is_told_the_form_in_words(
 ) -> None:
     # The service stops on this message; a regex (`^[a-z][a-z0-9_-]{0,62}$`) is for a reader
     # of the source, not for the author of a definition file.
-    path = tmp_path / "wf.yaml"
-    path.write_text(yaml.safe_dump(document))
-    with pytest.raises(DefinitionInvalid) as caught:
-        load_definition(path, builtin_checkers())
-    assert problem in caught.value.problems
-    assert not any("pattern" in p for p in caught.value.problems)
+    found = problems_of(tmp_path, document)
+    assert problem in found
+    assert not any("pattern" in p for p in found)
 
 
 def test_two_files_with_one_workflow_id_are_both_named(tmp_path: Path) -> None:
