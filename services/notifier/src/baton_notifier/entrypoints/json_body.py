@@ -54,7 +54,7 @@ class CheckedJsonRoute(APIRoute):
     """True on `DocumentRoute`: the body is a workflow document, JSON or YAML."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
+        handler = self.taking_checked(super().get_route_handler())
         accepts: Accepts | None = JSON_BODY if self.body_field is not None else None
         if self.reads_documents:
             accepts = DOCUMENT_BODY
@@ -66,6 +66,13 @@ class CheckedJsonRoute(APIRoute):
             return await handler(checked_request)
 
         return checked
+
+    def taking_checked(
+        self, handler: Callable[[Request], Coroutine[Any, Any, Response]]
+    ) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        """What takes the request once its media type passed: FastAPI's `handler` here,
+        `LeanRoute`'s own before it."""
+        return handler
 
 
 class DocumentRoute(CheckedJsonRoute):

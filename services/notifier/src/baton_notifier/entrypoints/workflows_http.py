@@ -35,6 +35,7 @@ from baton_contracts.workflow_api import (
 from baton_notifier.domain.errors import HttpErrorResponse
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router, deps_of
+from baton_notifier.entrypoints.lean_route import LeanRoute
 
 InstanceId = Annotated[ids.InstanceId, Path()]
 
@@ -102,10 +103,12 @@ def workflows_router() -> APIRouter:
     """Routes of seed 000 §8 plus `/events` and `/explain`."""
     router = api_router()
     # The two routes of every turn first: a request is matched against the routes in order.
+    # Both lean: a well-formed request skips FastAPI's generic solving (`LeanRoute`).
     router.add_api_route(
         "/workflows/{instance_id}/signal",
         signal,
         methods=["POST"],
+        route_class_override=LeanRoute,
         response_model=TurnReply,
         responses={
             **_ERRORS,
@@ -116,6 +119,7 @@ def workflows_router() -> APIRouter:
         "/workflows/{instance_id}/messages",
         send_message,
         methods=["POST"],
+        route_class_override=LeanRoute,
         response_model=MessageReply,
         responses={
             **_ERRORS,
