@@ -12,10 +12,13 @@ import fastapi.routing
 import httpx
 import pytest
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, Response
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from baton_contracts.workflow_api import SendMessage, SignalWorkflow
 from baton_notifier.bootstrap import Notifier, build
-from baton_notifier.entrypoints.http import CurrentIdentity, current_identity
+from baton_notifier.entrypoints.http import CurrentIdentity, current_identity, fastapi_telemetry
 from baton_notifier.entrypoints.json_body import CheckedJsonRoute
 from baton_notifier.entrypoints.lean_route import LeanRoute
 from baton_notifier.settings import NotifierSettings
@@ -183,6 +186,26 @@ async def test_with_dependency_overrides_fastapi_solves_the_request(
     assert requester.sent[0].user_id == "carol"
 
 
+async def test_with_tracing_on_fastapi_handles_the_turn_routes(
+    requester: FakeRequester, auth: dict[str, str], solved: list[str]
+) -> None:
+    """FastAPI's telemetry records its operations (dependencies, endpoint) as spans: while it
+    is on, a turn's request takes FastAPI's handler, and its spans are as they were."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    settings = NotifierSettings(jwt_secret=SECRET, request_timeout_seconds=1.5)
+    notifier = build(
+        settings, requester=requester, connection=FakeConnection(), tracer_provider=provider
+    )
+    async with _client(notifier.app) as http:
+        answered = await http.post(SIGNAL, json={"action": "stay"}, headers=auth)
+    assert answered.status_code == 200, answered.text
+    assert solved == [SIGNAL]
+    assert exporter.get_finished_spans()
+    provider.shutdown()
+
+
 async def _answer(request: Request) -> Response:
     return Response(b"{}", media_type="application/json")
 
@@ -193,8 +216,15 @@ async def _carol() -> Any:
     return Identity(user_id="carol", project_id="p1")
 
 
+def _bare_app() -> FastAPI:
+    """An app without FastAPI's telemetry: left to its defaults, it is on whenever some other
+    test has set OpenTelemetry's global tracer provider, and then every request goes through
+    FastAPI's handler (`test_with_tracing_on_fastapi_handles_the_turn_routes`)."""
+    return FastAPI(telemetry=fastapi_telemetry(None))
+
+
 def _app_with(route: Any, path: str = "/x") -> FastAPI:
-    app = FastAPI()
+    app = _bare_app()
     app.router.add_api_route(path, route, methods=["POST"], route_class_override=LeanRoute)
     return app
 
@@ -227,7 +257,7 @@ async def _forbidden(request: Request) -> None:
 async def test_a_dependency_of_an_including_router_is_solved_too(solved: list[str]) -> None:
     router = APIRouter(route_class=LeanRoute)
     router.add_api_route("/x", _answer, methods=["POST"])
-    app = FastAPI()
+    app = _bare_app()
     app.include_router(router, prefix="/in", dependencies=[Depends(_forbidden)])
     async with _client(app) as http:
         answered = await http.post("/in/x")
