@@ -116,8 +116,10 @@ def _render(data: dict[str, Any]) -> str:
         "only less CPU per operation, or more cores, meets it. [performance.md](performance.md)",
         "reads these figures: where each operation's CPU goes, and what the open targets need.",
         "",
-        "A row with a target is the median of its trials (`--trials`, 3 by default); its note",
-        "gives every trial's figure in run order, and the CPU figures are the median trial's.",
+        "A row with a target is the median of its trials (`--trials`, 3 by default), run after",
+        "one warm-up run of the same size that is not counted (the first run at a new",
+        "concurrency grows pools and opens connections); its note gives every trial's figure in",
+        "run order, and the CPU figures are the median trial's.",
         "",
     ]
     for name, entry in sorted(data["cases"].items()):

@@ -24,24 +24,38 @@ def _row(per_s: float, p50: float = 1.0) -> Row:
     return Row(label="x", ops=100, ops_per_s=per_s, p50_ms=p50)
 
 
+COLD = _row(1, p50=99.0)  # the warm-up run: never counted
+
+
 async def test_the_median_trial_by_rate_is_reported_with_every_trial_in_run_order() -> None:
-    row, _cpu, note = await median_of(3, _trials(_row(241), _row(297), _row(274)), "ops_per_s")
+    trials = _trials(COLD, _row(241), _row(297), _row(274))
+    row, _cpu, note = await median_of(3, trials, "ops_per_s")
     assert row.ops_per_s == 274
-    assert note == "; median of 3 trials (241, 297, 274 ops/s)"
+    assert note == "; median of 3 trials after a warm-up run (241, 297, 274 ops/s)"
 
 
 async def test_the_median_trial_by_p50_is_the_middle_latency() -> None:
-    rows = _row(100, p50=7.0), _row(100, p50=9.5), _row(100, p50=8.0)
+    rows = COLD, _row(100, p50=7.0), _row(100, p50=9.5), _row(100, p50=8.0)
     row, _cpu, note = await median_of(3, _trials(*rows), "p50_ms")
     assert row.p50_ms == 8.0
-    assert note == "; median of 3 trials by p50 (7.00, 9.50, 8.00 ms)"
+    assert note == "; median of 3 trials by p50 after a warm-up run (7.00, 9.50, 8.00 ms)"
+
+
+async def test_the_warm_up_run_decides_nothing() -> None:
+    """However slow the first run is, the trials after it are the ones reported."""
+    row, _cpu, note = await median_of(
+        3, _trials(_row(5), _row(300), _row(310), _row(320)), "ops_per_s"
+    )
+    assert row.ops_per_s == 310
+    assert "(300, 310, 320 ops/s)" in note
 
 
 async def test_one_trial_adds_no_note_and_slow_rates_keep_a_decimal() -> None:
     row, _cpu, note = await median_of(1, _trials(_row(33.4)), "ops_per_s")
     assert (row.ops_per_s, note) == (33.4, "")
-    _, _, note = await median_of(3, _trials(_row(33.4), _row(30), _row(35)), "ops_per_s", "runs/s")
-    assert note == "; median of 3 trials (33.4, 30.0, 35.0 runs/s)"
+    trials = _trials(COLD, _row(33.4), _row(30), _row(35))
+    _, _, note = await median_of(3, trials, "ops_per_s", "runs/s")
+    assert note == "; median of 3 trials after a warm-up run (33.4, 30.0, 35.0 runs/s)"
 
 
 @pytest.mark.parametrize("trials", [0, 2, -1])
