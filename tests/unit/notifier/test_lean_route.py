@@ -48,11 +48,16 @@ def _gateway(requester: FakeRequester) -> Notifier:
     return build(settings, requester=requester, connection=FakeConnection())
 
 
-@pytest.fixture
-def requester() -> FakeRequester:
+def _answering() -> FakeRequester:
+    """A requester answering every message with `REPLY`, as the owner sent it."""
     fake = FakeRequester()
     fake.raw = REPLY
     return fake
+
+
+@pytest.fixture
+def requester() -> FakeRequester:
+    return _answering()
 
 
 @pytest.fixture
@@ -63,9 +68,7 @@ async def lean(requester: FakeRequester) -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 def fastapi_requester() -> FakeRequester:
-    fake = FakeRequester()
-    fake.raw = REPLY
-    return fake
+    return _answering()
 
 
 @pytest.fixture
