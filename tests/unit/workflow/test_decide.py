@@ -19,7 +19,7 @@ from baton_workflow.domain.events import (
     StepBlocked,
     StepChanged,
 )
-from baton_workflow.domain.state import InstanceState, fold
+from baton_workflow.domain.state import InstanceState, fold, with_signal
 
 from .conftest import at, report
 
@@ -119,6 +119,48 @@ def test_a_signal_naming_a_later_step_cannot_skip_a_required_one(
     assert fold(events, state).current_step == "greeting"  # type: ignore[union-attr]
 
 
+def test_a_refused_skip_names_what_each_skipped_step_still_needs(
+    onboarding: WorkflowDefinition,
+) -> None:
+    """Issue 3: the step_blocked event gives the missing criteria. The greeting's own are met
+    here, so they are the skipped steps', none of which has run."""
+    state = given(STARTED, exchange(1, "greeting", 1), exchange(2, "greeting", 2))
+    jump = Signal(action="complete_step", target_step="setup_complete")
+    events = decide(
+        state, SendSignal(command_id="s1", signal=jump), onboarding, at(3), report("greeting")
+    )
+    assert isinstance(events[-1], StepBlocked)
+    assert events[-1].missing_criteria == [
+        "discovery: not done (min_messages 5, agent_signal, memory_facts)",
+        "brain_dump: not done (min_messages 3, agent_signal, inbox_items)",
+    ]
+
+
+@pytest.mark.parametrize("action", ["stay", "need_input"])
+def test_a_signal_that_stays_is_not_refused_for_the_step_it_names(
+    onboarding: WorkflowDefinition, action: str
+) -> None:
+    """Only a completion goes where it points: a `stay` naming a later step moves nothing, so
+    there is nothing to refuse (it was recorded as blocked, with criteria "not checked")."""
+    state = given(STARTED, exchange(1, "greeting", 1))
+    signal = Signal(action=action, target_step="setup_complete")  # type: ignore[arg-type]
+    events = decide(state, SendSignal(command_id="s1", signal=signal), onboarding, at(2))
+    assert [type(event) for event in events] == [SignalReceived]
+    after = fold(events, state)
+    assert after is not None and after.outcomes["s1"] == "stayed"
+
+
+def test_at_max_messages_a_stay_naming_a_later_step_moves_to_the_next_one(
+    onboarding: WorkflowDefinition,
+) -> None:
+    state = given(STARTED, *[exchange(i, "greeting", i) for i in range(1, 10)])
+    signal = Signal(action="stay", target_step="setup_complete")
+    command = RecordExchange(command_id="c10", signal=signal)
+    events = decide(state, command, onboarding, at(10), report("greeting"))
+    assert isinstance(events[-1], StepChanged)
+    assert (events[-1].current_step, events[-1].forced) == ("discovery", True)
+
+
 def test_at_max_messages_a_skip_attempt_still_forces_the_move_to_the_next_step(
     onboarding: WorkflowDefinition,
 ) -> None:
@@ -164,6 +206,21 @@ def test_signal_data_merges_into_step_data_and_shared(onboarding: WorkflowDefini
     assert after is not None
     assert after.step_data["greeting"]["user_name"] == "Alex"
     assert after.shared == {"language": "ru"}
+
+
+@pytest.mark.parametrize("key", ["step", "data", "values"])
+def test_signal_data_may_use_any_key_the_service_does_not_keep(
+    onboarding: WorkflowDefinition, key: str
+) -> None:
+    """`step` and `data` were also the names of the merge's own parameters: a signal with
+    either key failed every fold of the instance's log (a 500, and a chat turn that could
+    never be recorded)."""
+    state = given(STARTED)
+    signal = Signal(action="stay", data={key: "x"})
+    events = decide(state, RecordExchange(command_id="c1", signal=signal), onboarding, at(1))
+    after = fold(events, state)
+    assert after is not None and after.step_data["greeting"][key] == "x"
+    assert with_signal(state, signal).step_data["greeting"][key] == "x"
 
 
 def test_the_same_command_twice_counts_once(onboarding: WorkflowDefinition) -> None:

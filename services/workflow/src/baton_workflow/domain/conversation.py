@@ -12,6 +12,7 @@ from baton_contracts.storable import NUL, NUL_PROBLEM
 from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.events import DomainEvent, ExchangeRecorded, StepBlocked
+from baton_workflow.domain.state import STEP_RECORD_KEYS
 
 MAX_TEXT_CHARS = 8000
 """A user message longer than this is refused (the contract's `MAX_MESSAGE_CHARS`)."""
@@ -119,8 +120,14 @@ def agent_signal(signal: Signal, definition: WorkflowDefinition, current_step: s
 
     An agent may only point forward along the path: a `target_step` that is unknown, behind
     the current step, or the current step itself is dropped (the step's own next step then
-    applies), so nothing a user types can move the instance outside the signal rules.
+    applies), so nothing a user types can move the instance outside the signal rules. Keys of
+    its `data` that the service keeps for the step's own record (`STEP_RECORD_KEYS`) are
+    dropped too: a model's answer must not rewrite when a step started or how many messages
+    it had (a person's signal naming one is refused instead, by its path).
     """
+    if STEP_RECORD_KEYS.intersection(signal.data):
+        data = {k: v for k, v in signal.data.items() if k not in STEP_RECORD_KEYS}
+        signal = signal.model_copy(update={"data": data})
     if signal.target_step is None:
         return signal
     names = [s.id for s in definition.path()]

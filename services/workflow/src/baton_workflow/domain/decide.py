@@ -146,12 +146,19 @@ def _closing_widget(t: _Turn) -> list[DomainEvent]:
 
 
 def _move(t: _Turn) -> list[DomainEvent]:
-    """Whether the step closes, is refused, or stays: at most one event."""
-    target = _target(t.definition, t.step, t.signal)
+    """Whether the step closes, is refused, or stays: at most one event.
+
+    Only a completion goes where its signal names: a `stay` or `need_input` naming a later
+    step moves nothing, so it is not refused for what it would skip (the named step is still
+    checked to be one ahead); at `max_messages` it moves on to the step's own next step.
+    """
+    named = _target(t.definition, t.step, t.signal)
+    target = named if t.signal.action == "complete_step" else t.step.next_step
     missing = _missing(t.step, t.count, t.report)
     skipped = _skipped_required(t.definition, t.step, target)
     if skipped and t.count < t.step.max_messages:
-        return [_blocked(t, f"required step(s) cannot be skipped: {', '.join(skipped)}", missing)]
+        reason = f"required step(s) cannot be skipped: {', '.join(skipped)}"
+        return [_blocked(t, reason, [*missing, *_not_done(t.definition, skipped)])]
     if skipped:  # max_messages moves on whatever the signal says, and only to the next step
         return [_leave(t, t.step.next_step, forced_missing=missing)]
     if t.signal.action == "complete_step":
@@ -195,6 +202,18 @@ def _skipped_required(
         return []
     between = names[names.index(step.id) + 1 : names.index(target)]
     return [name for name in between if definition.step(name).is_required]
+
+
+def _not_done(definition: WorkflowDefinition, skipped: list[str]) -> list[str]:
+    """What each required step a signal would skip still needs: none of it has run, so all
+    of it is missing (`discovery: not done (min_messages 5, memory_facts)`)."""
+    entries = []
+    for name in skipped:
+        step = definition.step(name)
+        needs = [f"min_messages {step.min_messages}"] if step.min_messages else []
+        needs += [criterion.checker for criterion in step.completion_criteria]
+        entries.append(f"{name}: not done" + (f" ({', '.join(needs)})" if needs else ""))
+    return entries
 
 
 def _missing(step: StepDefinition, count: int, report: CriteriaReport | None) -> list[str]:

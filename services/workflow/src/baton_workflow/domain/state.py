@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -55,7 +55,15 @@ class InstanceState(BaseModel):
         }
 
 
-def _merge(data: dict[str, dict[str, Any]], step: str, **values: Any) -> dict[str, dict[str, Any]]:
+STEP_RECORD_KEYS = frozenset({"started_at", "completed_at", "messages", "forced", "warning"})
+"""What the service itself keeps in a step's `step_data` (seed 000 §5 puts a step's own
+record and the data its signals merge side by side): a signal's `data` may not set them."""
+
+
+def _merge(
+    data: dict[str, dict[str, Any]], step: str, values: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    # `values` as one mapping, not keywords: a signal's data may hold any key, `step` too.
     return {**data, step: {**data.get(step, {}), **values}}
 
 
@@ -83,7 +91,7 @@ def apply(state: InstanceState | None, event: DomainEvent) -> InstanceState:
 def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
     match event:
         case ExchangeRecorded():
-            data = _merge(state.step_data, event.step, messages=event.messages_in_step)
+            data = _merge(state.step_data, event.step, {"messages": event.messages_in_step})
             return state.model_copy(
                 update={
                     "messages_in_step": event.messages_in_step,
@@ -95,7 +103,7 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
             return state.model_copy(
                 update={
                     "last_signal": event.action,
-                    "step_data": _merge(state.step_data, event.step, **event.data),
+                    "step_data": _merge(state.step_data, event.step, event.data),
                     "shared": {**state.shared, **event.shared},
                     "outcomes": {**state.outcomes, event.command_id: "stayed"},
                 }
@@ -109,9 +117,9 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
         case StepChanged():
             return _change_step(state, event)
         case InstanceCompleted():
-            data = _merge(state.step_data, event.final_step, completed_at=event.at.isoformat())
+            data = _merge(state.step_data, event.final_step, {"completed_at": event.at.isoformat()})
             if event.forced:
-                data = _merge(data, event.final_step, forced=True, warning=event.warning)
+                data = _merge(data, event.final_step, {"forced": True, "warning": event.warning})
             return state.model_copy(
                 update={
                     "status": "completed",
@@ -125,10 +133,10 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
 
 
 def _change_step(state: InstanceState, event: StepChanged) -> InstanceState:
-    data = _merge(state.step_data, event.previous_step, completed_at=event.at.isoformat())
+    data = _merge(state.step_data, event.previous_step, {"completed_at": event.at.isoformat()})
     if event.forced:
-        data = _merge(data, event.previous_step, forced=True, warning=event.warning)
-    data = _merge(data, event.current_step, started_at=event.at.isoformat())
+        data = _merge(data, event.previous_step, {"forced": True, "warning": event.warning})
+    data = _merge(data, event.current_step, {"started_at": event.at.isoformat()})
     outcome: Outcome = "forced" if event.forced else "transitioned"
     return state.model_copy(
         update={
@@ -146,7 +154,7 @@ def with_signal(state: InstanceState, signal: Signal) -> InstanceState:
     """The state as checkers should see it: with the signal's data already merged."""
     return state.model_copy(
         update={
-            "step_data": _merge(state.step_data, state.current_step, **signal.data),
+            "step_data": _merge(state.step_data, state.current_step, signal.data),
             "shared": {**state.shared, **signal.shared},
         }
     )

@@ -33,7 +33,7 @@ from baton_workflow.domain.decide import decide, needs_criteria
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
 from baton_workflow.domain.events import DomainEvent
-from baton_workflow.domain.state import InstanceState, apply, with_signal
+from baton_workflow.domain.state import STEP_RECORD_KEYS, InstanceState, apply, with_signal
 from baton_workflow.service.checkers import CheckContext, CheckerRegistry
 from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
 from baton_workflow.service.replies import require_same_command, turn_reply
@@ -169,8 +169,10 @@ call (it keeps no state): every signal's data and shared are measured with it.""
 
 
 def _check_data(signal: WorkflowSignal | None) -> None:
-    """`data` and `shared` are each held to the size limit (both end up in the stored
-    context), and a NUL anywhere in either is refused by its path, before anything is kept.
+    """`data` may not name what the service keeps for the step's own record
+    (`STEP_RECORD_KEYS`); `data` and `shared` are each held to the size limit (both end up in
+    the stored context), and a NUL anywhere in either is refused by its path, before anything
+    is kept.
     Each is named by its path in the command (`signal.data.notes[1]`), like every field.
 
     Measured as compact UTF-8 JSON, the form it is stored in: escaping to ASCII would count a
@@ -179,6 +181,18 @@ def _check_data(signal: WorkflowSignal | None) -> None:
     """
     if signal is None:
         return
+    kept = sorted(STEP_RECORD_KEYS.intersection(signal.data))
+    if kept:
+        where = f"signal.data.{kept[0]}"
+        problem = (
+            "kept by the workflow service for the step's own record "
+            f"({', '.join(sorted(STEP_RECORD_KEYS))}); use another name"
+        )
+        raise RemoteError.of(
+            ErrorCode.INVALID,
+            f"{where}: {problem}",
+            [ErrorDetail(field=f"signal.data.{key}", message=problem) for key in kept],
+        )
     texts = {
         name: _COMPACT_JSON.encode(value)
         for name, value in (("data", signal.data), ("shared", signal.shared))
