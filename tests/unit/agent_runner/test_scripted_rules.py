@@ -77,6 +77,30 @@ def test_greeter_completes_after_three_calm_exchanges() -> None:
     assert out.step_completed and out.completion_reason == "criteria_met"
 
 
+@pytest.mark.parametrize(
+    ("confused", "then"),
+    [
+        (["Непонятно", "Я запутался, объясни ещё раз"], "хм"),
+        (["I'm confused", "what do you mean?"], "hmm"),
+    ],
+)
+def test_confused_messages_do_not_count_towards_the_greeters_three_exchanges(
+    confused: list[str], then: str
+) -> None:
+    """Seed 001: "after 3 exchanges without confusion". Two confused messages and a calm one
+    are one calm exchange, not three: the greeter explains again instead of closing."""
+    history = [
+        entry
+        for message in confused
+        for entry in ({"role": "user", "text": message}, {"role": "assistant", "text": "..."})
+    ]
+    out = run(turn("greeter", then, history=history))
+    assert not out.step_completed
+    calm = [{"role": "user", "text": "ok"}, {"role": "assistant", "text": "..."}] * 2
+    out = run(turn("greeter", then, history=history + calm))
+    assert out.step_completed and out.completion_reason == "criteria_met"
+
+
 def _third(message: str) -> Any:
     """The greeter's answer to `message`, the user's third, after its own "ready to start?"."""
     language = lang.language_of(message)

@@ -9,7 +9,7 @@ from baton_agent_runner.domain import brain_dump, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted_discovery import discovery
-from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, user_turns
+from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
 from baton_agent_runner.domain.texts import text
 
 __all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run"]
@@ -77,9 +77,17 @@ def greeter(turn: Turn) -> Reply:
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             return Reply(text(ru, "greeter_not_yet"))
         return Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed")
-    if user_turns(turn) >= GREETER_EXCHANGES and turn.can_complete:
+    if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete:
         return Reply(text(ru, "greeter_done"), "complete_step", "criteria_met")
     return Reply(text(ru, "greeter_intro"))
+
+
+def _calm_exchanges(turn: Turn) -> int:
+    """The user's messages so far (this one included) that showed no confusion: seed 001's
+    greeter completes "after 3 exchanges without confusion", so a confused one does not
+    count towards them."""
+    said = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
+    return sum(1 for message in [*said, turn.message] if not readiness.is_confused(message))
 
 
 def _yes_to_start(turn: Turn) -> bool:

@@ -61,11 +61,6 @@ class Reply:
         )
 
 
-def user_turns(turn: Turn) -> int:
-    """The user's messages so far, this one included."""
-    return 1 + sum(1 for entry in turn.history if entry.get("role") == "user")
-
-
 def last_reply(turn: Turn) -> str:
     """The agent's latest message in the history ("" when there is none)."""
     last = next((e for e in reversed(turn.history) if e.get("role") == "assistant"), None)
