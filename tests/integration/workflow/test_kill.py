@@ -19,10 +19,14 @@ from nats.aio.client import Client
 
 from baton_contracts import HEALTH_QUERIES, RemoteError
 from baton_contracts.workflow_api import (
+    ExplainInstance,
+    Explanation,
     GetInstanceEvents,
+    GetProgress,
     ListActiveInstances,
     RecordExchange,
     StartWorkflow,
+    TurnReply,
     WorkflowSignal,
 )
 from baton_messaging import request
@@ -171,3 +175,62 @@ async def published_when(nc: Client, prefix: str, expected: int) -> Counter[str]
 async def _instance_ids(nc: Client, user: str) -> list[str]:
     reply = await request(nc, ListActiveInstances(user_id=user), timeout=2)
     return [i.instance_id for i in reply.instances]  # type: ignore[attr-defined]
+
+
+async def where(nc: Client, user: str, instance: str) -> tuple[str, int]:
+    """The instance's current step and its message counter, as the progress query gives them."""
+    progress = await request(nc, GetProgress(user_id=user, instance_id=instance), timeout=2)
+    return progress.current_step, progress.messages_in_step  # type: ignore[attr-defined]
+
+
+async def test_a_restarted_service_finds_the_instance_on_the_same_step_with_the_same_count(
+    nats_url: str, sqlite_url: str, tmp_path: Path
+) -> None:
+    # A user mid-conversation must not be sent back to an earlier step, nor have the messages
+    # they already wrote in this step forgotten, because the process was killed and restarted.
+    nc = await nats.connect(nats_url)
+    user = f"r{uuid.uuid4().hex[:6]}"
+    first = spawn(nats_url, sqlite_url, tmp_path / "workflow.log")
+    second = None
+    try:
+        await wait_healthy(nc, first)
+        reply = await request(nc, StartWorkflow(user_id=user, workflow_id="onboarding"), timeout=2)
+        instance = reply.instance.instance_id  # type: ignore[attr-defined]
+        close = WorkflowSignal(action="complete_step")
+        # greeting closes on its second message; then three of discovery's (at least) five.
+        for n, signal_ in enumerate([None, close, None, None, None]):
+            await request(
+                nc,
+                RecordExchange(
+                    user_id=user, instance_id=instance, command_id=f"{user}-{n}", signal=signal_
+                ),
+                timeout=2,
+            )
+        before = await where(nc, user, instance)
+        assert before == ("discovery", 3)
+
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        second = spawn(nats_url, sqlite_url, tmp_path / "workflow.log")
+        await wait_healthy(nc, second)
+
+        assert await where(nc, user, instance) == before
+        # The read row survived; the state the new process decides on is folded from the log.
+        why = await request(nc, ExplainInstance(user_id=user, instance_id=instance), timeout=2)
+        assert isinstance(why, Explanation)
+        assert (why.current_step, why.messages_in_step) == before
+        # And it counts on from there: the next message is the step's fourth.
+        turn = await request(
+            nc,
+            RecordExchange(user_id=user, instance_id=instance, command_id=f"{user}-5"),
+            timeout=2,
+        )
+        assert isinstance(turn, TurnReply)
+        assert (turn.outcome, turn.instance.current_step) == ("stayed", "discovery")
+        assert turn.instance.messages_in_step == 4
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                proc.wait(10)
+        await nc.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -167,3 +168,28 @@ async def test_a_bug_in_a_checker_keeps_its_traceback(caplog: pytest.LogCaptureF
     assert record.levelno == logging.ERROR and record.exc_info is not None
     assert record.getMessage() == "checker buggy failed on instance i-1"
     assert report.missing() == ["buggy: checker error: KeyError: 'missing'"]
+
+
+@pytest.mark.timeout(10)
+async def test_a_checker_that_never_answers_is_cut_off_by_the_registry_timeout(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A plugin checker that hangs (a query to a service that never answers, a deadlock) must not
+    # hold the step forever: the registry's own timeout ends the wait, so the command gets its
+    # answer and the step is reported as blocked on a checker error. The other test of the
+    # timeout only injects a TimeoutError; this one relies on the registry raising it.
+    registry = CheckerRegistry()
+    never = asyncio.Event()
+
+    @registry.register("hung")
+    async def hung(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        await never.wait()
+        return CriterionResult(checker="hung", met=True)
+
+    with caplog.at_level(logging.INFO, logger="baton_workflow.service.checkers"):
+        report = await registry.evaluate(context(), [CriterionSpec(checker="hung")], 0.05)
+
+    [result] = report.results
+    assert (result.checker, result.met, result.error) == ("hung", False, True)
+    assert report.missing() == ["hung: checker error: no answer within 0.05s"]
+    assert "could not answer (counted as not met)" in caplog.text
