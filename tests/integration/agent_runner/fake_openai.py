@@ -13,8 +13,9 @@ from typing import Any
 
 class FakeOpenAI(ThreadingHTTPServer):
     """`mode`: valid, malformed, unsignalled, empty (no choices), unstorable (NUL characters
-    in the message and the data, as `UNSTORABLE`), or slow (every answer waits `delay`
-    seconds)."""
+    in the message and the data, as `UNSTORABLE`), slow (every answer waits `delay`
+    seconds), or tools (the first answer calls every function tool offered, the next one
+    answers as valid)."""
 
     daemon_threads = True
     mode = "valid"
@@ -50,7 +51,13 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def completion(body: dict[str, Any], mode: str) -> dict[str, Any]:
-    tool = body["tools"][0]["function"]["name"]
+    names = [each["function"]["name"] for each in body["tools"]]
+    tool = next((name for name in names if name.startswith("final_result")), names[0])
+    if mode == "tools" and not any(m.get("role") == "tool" for m in body["messages"]):
+        return _calls(  # every tool but the output one first, as a model asking would
+            [(name, {"query": "work"} if name == "recall_facts" else {}) for name in names
+             if name != tool]
+        )  # fmt: skip
     output: dict[str, Any] = {
         "message": "Hello from the model",
         "step_completed": True,
@@ -107,3 +114,25 @@ def bag_of_words(text: str, dims: int) -> list[float]:
         vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dims] += 1.0
     norm = sum(v * v for v in vector) ** 0.5
     return [v / norm for v in vector] if norm else [1.0] + [0.0] * (dims - 1)
+
+
+def _calls(calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """A completion that calls these tools with these arguments."""
+    tool_calls = [
+        {"id": f"call_{n}", "type": "function",
+         "function": {"name": name, "arguments": json.dumps(arguments)}}
+        for n, (name, arguments) in enumerate(calls)
+    ]  # fmt: skip
+    choice = {
+        "index": 0,
+        "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": None, "tool_calls": tool_calls},
+    }
+    return {
+        "id": "chatcmpl-tools",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [choice],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+    }

@@ -13,7 +13,7 @@ from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
-from baton_agent_runner.service.ports import ModelAnswer
+from baton_agent_runner.service.ports import ModelAnswer, ToolContext
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts.agent_api import RunAgent, TokenUsage
 
@@ -36,7 +36,7 @@ class FakeModel:
 class Deferring(FakeModel):
     """A model-backed agent that always defers what it is asked to note."""
 
-    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
+    async def answer(self, profile: Profile, turn: Turn, tools: ToolContext) -> ModelAnswer:
         self.turns.append(turn)
         data = {"deferred_inbox_items": ["buy milk"]}
         output = AgentOutput(
@@ -101,7 +101,7 @@ async def test_with_the_inbox_step_ahead_the_item_waits_for_it(engine: Any) -> N
 class Wrapping(FakeModel):
     """A model-backed coordinator that says nothing of earlier inbox requests."""
 
-    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
+    async def answer(self, profile: Profile, turn: Turn, tools: ToolContext) -> ModelAnswer:
         self.turns.append(turn)
         output = AgentOutput(message="Well done!", workflow_signal=Signal(action="stay"))
         return ModelAnswer(output=output, usage=TokenUsage())

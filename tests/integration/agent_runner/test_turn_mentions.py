@@ -23,6 +23,7 @@ from baton_agent_runner.service.ports import (
     ModelReplyInvalid,
     ModelUnavailable,
     StoreUnavailable,
+    ToolContext,
 )
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import ErrorCode, RemoteError
@@ -45,12 +46,12 @@ class Agents:
     def reads(self, profile: Profile) -> frozenset[str]:
         return self.scripted.reads(profile)
 
-    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
+    async def answer(self, profile: Profile, turn: Turn, tools: ToolContext) -> ModelAnswer:
         self.turns.append(turn)
         failure = self.failures.pop(0) if self.failures else None
         if failure is not None:
             raise failure
-        return await self.scripted.answer(profile, turn)
+        return await self.scripted.answer(profile, turn, tools)
 
 
 class BrokenMarks(sql_stores.SqlInboxStore):

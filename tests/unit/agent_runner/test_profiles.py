@@ -33,6 +33,24 @@ def test_an_unknown_step_start_action_is_refused_naming_file_and_field(tmp_path:
     assert "promote_deferred_inbox" in message  # what it may be
 
 
+def test_a_tool_the_agent_runner_does_not_have_is_refused_naming_it(tmp_path: Path) -> None:
+    """A profile's tools were read and never given to the agent: a name nobody implements
+    loaded silently. Now it stops the service, saying what may be named."""
+    (tmp_path / "collector.yaml").write_text(GOOD + "tools: [recall_facts, web_search]\n")
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path / 'collector.yaml'}: tools[1]: Input should be 'recall_facts' or "
+        "'inbox_summary', got 'web_search'"
+    )
+
+
+def test_a_tool_named_twice_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "collector.yaml").write_text(GOOD + "tools: [inbox_summary, inbox_summary]\n")
+    with pytest.raises(ProfileInvalid, match="tools: 'inbox_summary' listed more than once"):
+        load_profiles(tmp_path)
+
+
 def test_a_profile_without_step_start_actions_has_none(tmp_path: Path) -> None:
     (tmp_path / "collector.yaml").write_text(GOOD)
     assert load_profiles(tmp_path)["collector"].on_step_start == []

@@ -8,6 +8,7 @@ from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings, ren
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain import scripted
 from baton_agent_runner.domain.task import tokens
+from baton_agent_runner.service.ports import ToolContext
 
 PROFILES = load_profiles(SHIPPED_PROFILES)
 OPENAI = OpenAISettings(base_url=None, api_key="x", timeout_seconds=1.0, max_retries=0)
@@ -28,7 +29,9 @@ async def test_a_turn_counts_instructions_and_prompt_in_and_the_reply_out(
         history=history,
         language=language,
     )
-    answer = await AgentFactory(OPENAI).answer(profile, turn)
+    # The scripted model calls no tool: they have nothing to read.
+    no_stores = ToolContext("u1", memory=None, inbox=None)  # type: ignore[arg-type]
+    answer = await AgentFactory(OPENAI).answer(profile, turn, no_stores)
     instructions = getattr(profile.system_prompt, language).strip()  # as PydanticAI sends it
     assert answer.usage.input_tokens == tokens(len(instructions) + len(render_prompt(turn)))
     assert answer.usage.output_tokens == tokens(len(answer.output.model_dump_json()))

@@ -14,7 +14,7 @@ from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
-from baton_agent_runner.service.ports import Claim, Mention, ModelAnswer
+from baton_agent_runner.service.ports import Claim, Mention, ModelAnswer, ToolContext
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent
@@ -35,10 +35,10 @@ class Agents:
     def reads(self, profile: Profile) -> frozenset[str]:
         return self.scripted.reads(profile)
 
-    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
+    async def answer(self, profile: Profile, turn: Turn, tools: ToolContext) -> ModelAnswer:
         self.calls += 1
         await asyncio.sleep(self.delay)
-        return await self.scripted.answer(profile, turn)
+        return await self.scripted.answer(profile, turn, tools)
 
 
 class Stores:

@@ -25,12 +25,18 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
+from baton_agent_runner.adapters.agent_tools import tools_of
 from baton_agent_runner.domain import scripted
 from baton_agent_runner.domain.language import Lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.task import tokens
-from baton_agent_runner.service.ports import ModelAnswer, ModelReplyInvalid, ModelUnavailable
+from baton_agent_runner.service.ports import (
+    ModelAnswer,
+    ModelReplyInvalid,
+    ModelUnavailable,
+    ToolContext,
+)
 from baton_contracts.agent_api import TokenUsage
 
 _TURN_BLOCK = re.compile(r"<turn>\n(.*?)\n</turn>", re.DOTALL)
@@ -145,7 +151,7 @@ class AgentFactory:
 
     openai: OpenAISettings
     model_override: str | None = None
-    _agents: dict[tuple[str, Lang], Agent[None, AgentOutput]] = field(default_factory=dict)
+    _agents: dict[tuple[str, Lang], Agent[ToolContext, AgentOutput]] = field(default_factory=dict)
 
     def model_name(self, profile: Profile) -> str:
         """The model this profile runs on (the override wins)."""
@@ -157,12 +163,15 @@ class AgentFactory:
             return scripted.reads(profile.slug)
         return scripted.STORED
 
-    async def answer(self, profile: Profile, turn: scripted.Turn) -> ModelAnswer:
-        """Run the profile's agent on the turn; its failures become the port's two errors."""
+    async def answer(
+        self, profile: Profile, turn: scripted.Turn, tools: ToolContext
+    ) -> ModelAnswer:
+        """Run the profile's agent on the turn, its tools reading through `tools`; its
+        failures become the port's two errors."""
         agent = self.agent(profile, turn.language)
         with capture_run_messages() as messages:
             try:
-                result = await agent.run(render_prompt(turn))
+                result = await agent.run(render_prompt(turn), deps=tools)
             except (UnexpectedModelBehavior, ValidationError) as exc:
                 # The answer was paid for even though it is unusable: keep its tokens.
                 raise ModelReplyInvalid(str(exc), _usage_of(messages)) from exc
@@ -174,14 +183,16 @@ class AgentFactory:
         )
         return ModelAnswer(result.output, usage)
 
-    def agent(self, profile: Profile, language: Lang) -> Agent[None, AgentOutput]:
-        """The agent for one profile in one language."""
+    def agent(self, profile: Profile, language: Lang) -> Agent[ToolContext, AgentOutput]:
+        """The agent for one profile in one language, with the profile's tools."""
         key = (profile.slug, language)
         if key not in self._agents:
             name = self.model_name(profile)
             self._agents[key] = Agent(
                 self._model(name),
                 output_type=output_spec(name),
+                deps_type=ToolContext,
+                tools=tools_of(profile.tools),
                 instructions=getattr(profile.system_prompt, language),
                 name=profile.slug,
                 model_settings=ModelSettings(

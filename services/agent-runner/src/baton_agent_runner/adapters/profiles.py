@@ -73,6 +73,8 @@ def _problem(error: ErrorDetails) -> str:
     """`model: a model is ..., got 'gpt 4'`: the service stops on one line, so each problem
     names its field and, for a missed form, the value that missed it."""
     where = format_path(error["loc"]) or "document"
-    if error["type"] == PATTERN_MISMATCH:
+    if error["type"] in (PATTERN_MISMATCH, "literal_error"):
         return f"{where}: {error['msg']}, got {error['input']!r}"
+    if error["type"] == "value_error":  # our own check: its message says it all
+        return f"{where}: {error['msg'].removeprefix('Value error, ')}"
     return f"{where}: {error['msg']}"

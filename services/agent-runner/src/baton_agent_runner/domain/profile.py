@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from baton_contracts.agent_api import AgentSlug
 from baton_contracts.ids import in_words
@@ -14,6 +14,19 @@ StepStartAction = Literal["promote_deferred_inbox"]
 `promote_deferred_inbox` moves the user's deferred inbox items into the inbox (and the agent's
 next turn mentions them)."""
 PROMOTE_DEFERRED_INBOX: StepStartAction = "promote_deferred_inbox"
+
+ToolName = Literal["recall_facts", "inbox_summary"]
+"""A tool the profile's agent may call during a conversation turn (`adapters.agent_tools`):
+`recall_facts` (the user's long-term facts nearest to a query) and `inbox_summary` (how many
+inbox items the user has, and the newest). Both only read; the scripted model calls none."""
+
+
+def _each_once(tools: list[ToolName]) -> list[ToolName]:
+    twice = sorted({tool for tool in tools if tools.count(tool) > 1})
+    if twice:
+        raise ValueError(f"{', '.join(repr(t) for t in twice)} listed more than once")
+    return tools
+
 
 MODEL_NAME = r"^(scripted|openai:\S+)$"
 """A model the agent-runner can build: the offline `scripted` one, or `openai:<model>` at the
@@ -48,7 +61,7 @@ class Profile(BaseModel):
     model: ModelName = "scripted"
     temperature: float = Field(default=0.3, ge=0, le=2)
     max_tokens: int = Field(default=800, gt=0)
-    tools: list[str] = Field(default_factory=list)
+    tools: Annotated[list[ToolName], AfterValidator(_each_once)] = Field(default_factory=list)
     on_step_start: list[StepStartAction] = Field(default_factory=list)
     input_usd_per_mtok: float = Field(default=0.0, ge=0)
     output_usd_per_mtok: float = Field(default=0.0, ge=0)

@@ -167,6 +167,15 @@ class ModelAnswer:
     usage: TokenUsage
 
 
+@dataclass(frozen=True)
+class ToolContext:
+    """What a turn's tools read: the user the turn is for, and the stores they read from."""
+
+    user_id: str
+    memory: MemoryStore
+    inbox: InboxStore
+
+
 class AgentModels(Protocol):
     """The models behind the agents (the scripted one, or an OpenAI-compatible endpoint)."""
 
@@ -177,8 +186,9 @@ class AgentModels(Protocol):
         """Which stored fields of a `Turn` (`scripted.STORED`) this profile's model looks at;
         the service does not read the others for the turn."""
 
-    async def answer(self, profile: Profile, turn: Turn) -> ModelAnswer:
-        """Run the profile's agent on one turn; raises `ModelReplyInvalid` or `ModelUnavailable`."""
+    async def answer(self, profile: Profile, turn: Turn, tools: ToolContext) -> ModelAnswer:
+        """Run the profile's agent on one turn, its tools (`Profile.tools`) reading through
+        `tools`; raises `ModelReplyInvalid` or `ModelUnavailable`."""
 
 
 class TaskLog(ClaimedLog[TaskResult], Protocol):

@@ -47,6 +47,7 @@ from baton_agent_runner.service.ports import (
     ModelUnavailable,
     ReplyLog,
     StoreUnavailable,
+    ToolContext,
 )
 from baton_agent_runner.service.replies import reply_of
 from baton_agent_runner.service.turn_lists import save_carried_lists
@@ -125,7 +126,8 @@ class AgentRunner:
         by_model = mentioned_by_model(profile)
         promoted = [m.content for m in mentions] if by_model else []
         turn = await self._store(self._turn(cmd, profile, promoted))
-        output, usage, answered = await self._ask(profile, turn, self._time_left(cmd))
+        tools = ToolContext(cmd.user_id, self.memory, self.inbox)
+        output, usage, answered = await self._ask(profile, turn, self._time_left(cmd), tools)
         if not turn.inbox_ahead:
             output = told_saved_now(output, turn.language)
         if not by_model:
@@ -252,13 +254,13 @@ class AgentRunner:
         return left
 
     async def _ask(
-        self, profile: Profile, turn: Turn, time_left: float
+        self, profile: Profile, turn: Turn, time_left: float, tools: ToolContext
     ) -> tuple[AgentOutput, TokenUsage, bool]:
         """The model's output as it can be stored, its usage, and whether the model answered
         (not the fallback)."""
         try:
             async with asyncio.timeout(min(self.timeout, time_left)):
-                answer = await self.agents.answer(profile, turn)
+                answer = await self.agents.answer(profile, turn, tools)
         except ModelReplyInvalid as exc:
             logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)
             return AgentOutput(message=text(turn.language, "model_fallback")), exc.usage, False
