@@ -774,3 +774,30 @@ def test_inbox_collector_completes_on_its_own_items_where_they_are_the_criteria(
              messages_in_step=2, min_messages=3, step=step)
     )  # fmt: skip
     assert out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("language", "message", "areas"),
+    [
+        ("ru", "Для меня важнее всего работа и здоровье", {"work", "health"}),
+        ("en", "My priorities are work and family", {"work", "relationships"}),
+    ],
+)
+def test_priorities_named_during_the_greeting_are_kept_for_discovery(
+    language: str, message: str, areas: set[str]
+) -> None:
+    """Seed 000's "перескок" beyond inbox requests: priorities belong to the next step. The
+    greeter says they are noted and will be talked over there, says why the introduction
+    comes first, keeps them as facts, and the greeting goes on."""
+    out = run(turn("greeter", message))  # the language is the message's
+    assert out.workflow_signal and out.workflow_signal.action == "stay"
+    assert set(out.extracted_data["facts"]) == areas
+    names = lang.AREA_NAMES[language]  # type: ignore[index]
+    assert all(names[area] in out.message for area in areas)
+    assert texts.text(language, "why_greeter") in out.message  # type: ignore[arg-type]
+
+
+def test_priorities_said_with_readiness_are_kept_and_the_greeting_closes() -> None:
+    out = run(turn("greeter", "Понял, давай! Для меня главное работа", can_complete=True))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+    assert set(out.extracted_data["facts"]) == {"work"}

@@ -67,18 +67,26 @@ def _noted_at_the_end(turn: Turn, items: list[str], key: str) -> Reply:
 
 def greeter(turn: Turn) -> Reply:
     """Completes on readiness, a question about the next step, or 3 calm exchanges; not while
-    the user says they are not ready ("я пока не готов", "not yet")."""
+    the user says they are not ready ("я пока не готов", "not yet"). Priorities named this
+    early belong to discovery: they are kept as its facts, and the reply says they will be
+    talked over at that step (seed 000's "перескок")."""
     message, ru = turn.message, turn.language
     if readiness.is_confused(message):
         return Reply(text(ru, "greeter_explain"))
+    early = lang.areas_in(message)
+    data: dict[str, Any] = {"facts": early} if early else {}
     if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
-        return Reply(text(ru, "greeter_wait"))
+        return Reply(text(ru, "greeter_wait"), data=data)
     if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
-            return Reply(text(ru, "greeter_not_yet"))
-        return Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed")
+            return Reply(text(ru, "greeter_not_yet"), data=data)
+        return Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed", data)
     if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete:
-        return Reply(text(ru, "greeter_done"), "complete_step", "criteria_met")
+        return Reply(text(ru, "greeter_done"), "complete_step", "criteria_met", data)
+    if early:
+        names = ", ".join(lang.AREA_NAMES[ru][area] for area in early)
+        why = text(ru, "why_greeter")
+        return Reply(text(ru, "greeter_early_priorities", areas=names, why=why), data=data)
     return Reply(text(ru, "greeter_intro"))
 
 

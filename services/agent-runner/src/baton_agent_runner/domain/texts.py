@@ -12,6 +12,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Извини, я не смог разобрать ответ. Повтори, пожалуйста, другими словами.",
         "en": "Sorry, I could not work that out. Could you say it again in other words?",
     },
+    "greeter_early_priorities": {
+        "ru": "Отлично, запомнил: {areas}. Подробно о приоритетах поговорим на следующем шаге. "
+        "{why} Готов начать?",
+        "en": "Great, I have noted it: {areas}. We will talk about your priorities in detail "
+        "at the next step. {why} Ready to start?",
+    },
     "greeter_intro": {
         "ru": "Привет! Я Baton — помогаю разложить по полочкам приоритеты и дела. Онбординг "
         "пройдёт в три шага: знакомство, разговор о твоих приоритетах и выгрузка всех мыслей "
