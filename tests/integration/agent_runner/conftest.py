@@ -86,6 +86,20 @@ def settings(nats_url: str, database_url: str, **extra: Any) -> AgentRunnerSetti
     return AgentRunnerSettings(nats_url=nats_url, database_url=database_url, **extra)
 
 
+def openai_settings(
+    nats_url: str, database_url: str, server: FakeOpenAI, **extra: Any
+) -> AgentRunnerSettings:
+    """Every agent on `openai:fake-model` at the fake server, with no retry."""
+    return settings(
+        nats_url,
+        database_url,
+        agent_model="openai:fake-model",
+        openai_base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
+        model_max_retries=0,
+        **extra,
+    )
+
+
 @pytest.fixture
 async def counting() -> type[CountingFactory]:
     CountingFactory.calls = 0

@@ -14,23 +14,14 @@ from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, InboxItems, ListInboxItems, RunAgent
 from baton_messaging import request
 
-from .conftest import settings
+from .conftest import openai_settings
 from .fake_openai import FakeOpenAI
 
 
 @pytest.fixture
 async def openai_runner(nats_url: str, sqlite_url: str, fake_openai: FakeOpenAI) -> Any:
-    port = fake_openai.server_address[1]
-    app = build(
-        settings(
-            nats_url,
-            sqlite_url,
-            agent_model="openai:fake-model",
-            openai_base_url=f"http://127.0.0.1:{port}/v1",
-            model_request_timeout_seconds=0.3,
-            model_max_retries=0,
-        )
-    )
+    timeout = {"model_request_timeout_seconds": 0.3}
+    app = build(openai_settings(nats_url, sqlite_url, fake_openai, **timeout))
     await app.start()
     yield app
     await app.stop()
@@ -115,16 +106,8 @@ async def runner_on(
     nats_url: str, database_url: str, tmp_path: Path, fake_openai: FakeOpenAI
 ) -> Any:
     """The runner on the fake endpoint, on SQLite and on PostgreSQL."""
-    port = fake_openai.server_address[1]
     app = build(
-        settings(
-            nats_url,
-            database_url,
-            agent_model="openai:fake-model",
-            openai_base_url=f"http://127.0.0.1:{port}/v1",
-            model_max_retries=0,
-            qdrant_path=tmp_path / "qdrant",
-        )
+        openai_settings(nats_url, database_url, fake_openai, qdrant_path=tmp_path / "qdrant")
     )
     await app.start()
     yield app

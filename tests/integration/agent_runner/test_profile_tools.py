@@ -18,7 +18,7 @@ from baton_agent_runner.settings import SHIPPED_PROFILES
 from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_messaging import request
 
-from .conftest import settings
+from .conftest import openai_settings
 from .fake_openai import FakeOpenAI
 
 
@@ -38,18 +38,11 @@ def profiles(tmp_path: Path) -> Path:
 async def with_tools(
     nats_url: str, sqlite_url: str, fake_openai: FakeOpenAI, profiles: Path
 ) -> AsyncIterator[AgentRunnerApp]:
-    port = fake_openai.server_address[1]
-    app = build(
-        settings(
-            nats_url,
-            sqlite_url,
-            agent_model="openai:fake-model",
-            openai_base_url=f"http://127.0.0.1:{port}/v1",
-            model_request_timeout_seconds=2.0,
-            model_max_retries=0,
-            agent_profiles_dir=profiles,
-        )
-    )
+    settings = openai_settings(
+        nats_url, sqlite_url, fake_openai, model_request_timeout_seconds=2.0,
+        agent_profiles_dir=profiles,
+    )  # fmt: skip
+    app = build(settings)
     await app.start()
     yield app
     await app.stop()
