@@ -18,6 +18,18 @@ system_prompt: {en: collect, ru: собирай}
 """
 
 
+def refusal(folder: Path, content: str | bytes) -> str:
+    """What loading `collector.yaml` with this content is refused with."""
+    path = folder / "collector.yaml"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(folder)
+    return str(caught.value)
+
+
 def test_the_inbox_collector_promotes_deferred_items_when_its_step_starts() -> None:
     profiles = load_profiles(SHIPPED_PROFILES)
     assert profiles["inbox_collector"].on_step_start == [PROMOTE_DEFERRED_INBOX]
@@ -25,10 +37,7 @@ def test_the_inbox_collector_promotes_deferred_items_when_its_step_starts() -> N
 
 
 def test_an_unknown_step_start_action_is_refused_naming_file_and_field(tmp_path: Path) -> None:
-    (tmp_path / "collector.yaml").write_text(GOOD + "on_step_start: [empty_inbox]\n")
-    with pytest.raises(ProfileInvalid) as caught:
-        load_profiles(tmp_path)
-    message = str(caught.value)
+    message = refusal(tmp_path, GOOD + "on_step_start: [empty_inbox]\n")
     assert "collector.yaml" in message and "on_step_start" in message
     assert "promote_deferred_inbox" in message  # what it may be
 
@@ -36,10 +45,8 @@ def test_an_unknown_step_start_action_is_refused_naming_file_and_field(tmp_path:
 def test_a_tool_the_agent_runner_does_not_have_is_refused_naming_it(tmp_path: Path) -> None:
     """A profile's tools were read and never given to the agent: a name nobody implements
     loaded silently. Now it stops the service, saying what may be named."""
-    (tmp_path / "collector.yaml").write_text(GOOD + "tools: [recall_facts, web_search]\n")
-    with pytest.raises(ProfileInvalid) as caught:
-        load_profiles(tmp_path)
-    assert str(caught.value) == (
+    message = refusal(tmp_path, GOOD + "tools: [recall_facts, web_search]\n")
+    assert message == (
         f"{tmp_path / 'collector.yaml'}: tools[1]: Input should be 'recall_facts' or "
         "'inbox_summary', got 'web_search'"
     )
@@ -60,10 +67,8 @@ def test_a_profile_without_step_start_actions_has_none(tmp_path: Path) -> None:
 def test_a_model_the_agent_runner_cannot_build_is_refused_at_load(
     tmp_path: Path, model: str
 ) -> None:
-    (tmp_path / "collector.yaml").write_text(GOOD + f"model: '{model}'\n")
-    with pytest.raises(ProfileInvalid) as caught:
-        load_profiles(tmp_path)
-    assert "collector.yaml" in str(caught.value) and "model" in str(caught.value)
+    message = refusal(tmp_path, GOOD + f"model: '{model}'\n")
+    assert "collector.yaml" in message and "model" in message
 
 
 @pytest.mark.parametrize("model", ["bogus:x", "openai:"])
@@ -107,21 +112,17 @@ def test_the_inbox_collector_prompt_tells_a_model_that_a_widget_step_closes_on_i
 def test_a_model_that_misses_its_form_is_told_the_form_in_words(
     tmp_path: Path, line: str, problem: str
 ) -> None:
-    (tmp_path / "collector.yaml").write_text(GOOD + line + "\n")
-    with pytest.raises(ProfileInvalid) as caught:
-        load_profiles(tmp_path)
+    message = refusal(tmp_path, GOOD + line + "\n")
     # One line, as the service stops on it: the file, the field, the form in words.
-    assert str(caught.value) == f"{tmp_path / 'collector.yaml'}: {problem}"
+    assert message == f"{tmp_path / 'collector.yaml'}: {problem}"
 
 
 @pytest.mark.parametrize("slug", ["Collector", "inbox collector", "a.b", "x" * 65])
 def test_a_slug_no_turn_could_name_is_refused_in_words(tmp_path: Path, slug: str) -> None:
     # `agent.cmd.run` and a workflow step take 1 to 64 of [a-z0-9_-]; a profile with any
     # other slug loaded before, and then no turn could ever reach it.
-    (tmp_path / "collector.yaml").write_text(GOOD.replace("slug: collector", f"slug: '{slug}'"))
-    with pytest.raises(ProfileInvalid) as caught:
-        load_profiles(tmp_path)
-    assert str(caught.value) == (
+    message = refusal(tmp_path, GOOD.replace("slug: collector", f"slug: '{slug}'"))
+    assert message == (
         f"{tmp_path / 'collector.yaml'}: slug: an agent slug is 1 to 64 lower-case letters, "
         f"digits, '-' or '_', got {slug!r}"
     )
@@ -163,20 +164,16 @@ def test_an_agent_model_setting_that_misses_its_form_is_told_it_in_words(
 def test_a_profile_that_is_not_a_mapping_is_refused_saying_what_it_is(
     tmp_path: Path, text: str, problem: str
 ) -> None:
-    (tmp_path / "collector.yaml").write_text(text)
-    with pytest.raises(ProfileInvalid) as caught:
-        load_profiles(tmp_path)
-    assert str(caught.value) == (
+    message = refusal(tmp_path, text)
+    assert message == (
         f"{tmp_path / 'collector.yaml'}: document: {problem}; a profile is a mapping with slug, "
         "role and system_prompt (en and ru)"
     )
 
 
 def test_a_profile_that_is_not_utf8_is_refused_naming_the_byte(tmp_path: Path) -> None:
-    (tmp_path / "collector.yaml").write_bytes(b"slug: coll\xe9ctor\n")
-    with pytest.raises(ProfileInvalid) as caught:
-        load_profiles(tmp_path)
-    assert str(caught.value) == (
+    message = refusal(tmp_path, b"slug: coll\xe9ctor\n")
+    assert message == (
         f"{tmp_path / 'collector.yaml'}: cannot be read: not UTF-8 text (byte 10 is 0xe9)"
     )
 
