@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from baton_eventstore.engine import OLTP_SESSION
 from baton_eventstore.unavailable import CONNECTION_LOST, StoreUnavailable
 
 # URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
@@ -78,7 +79,11 @@ class LazyPool:
                     max_size=self.max_size,
                     reset=_keep_session,
                     **self._connect_options,
-                    server_settings={**self._server_settings, **KEY_LOOKUPS_ONLY},
+                    server_settings={
+                        **OLTP_SESSION,
+                        **self._server_settings,
+                        **KEY_LOOKUPS_ONLY,
+                    },
                 )
             return self._pool
 

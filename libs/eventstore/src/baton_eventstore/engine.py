@@ -21,6 +21,15 @@ _WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, asyncio.Lock] = weakref.WeakKeyD
 
 DEFAULT_POOL_SIZE = 20
 
+OLTP_SESSION = {"jit": "off"}
+"""Session settings of every PostgreSQL connection Baton opens. Its statements are short and
+touch a few rows by key, and PostgreSQL's JIT compiler (on by default since 13) compiles a
+statement whose estimated cost passes `jit_above_cost`: asyncpg's type introspection on each
+new connection, the relay's lease, any generic plan estimated high. One compilation costs
+10-200 ms of CPU for a statement that runs in well under a millisecond. Measured on the
+benchmark's platform, the idle workflow service's relay connection spent 23-31 ms of CPU per
+second compiling (`docs/performance.md`)."""
+
 
 def create_engine(url: str, *, pool_size: int | None = None, **kwargs: Any) -> AsyncEngine:
     """An AsyncEngine for `sqlite+aiosqlite://` or `postgresql+asyncpg://` URLs.
@@ -43,7 +52,12 @@ def create_engine(url: str, *, pool_size: int | None = None, **kwargs: Any) -> A
             "max_overflow": 0,
             "pool_recycle": 1800,
         }
-        engine = create_async_engine(url, **{**options, **kwargs})
+        connect_args = dict(kwargs.pop("connect_args", None) or {})
+        connect_args["server_settings"] = {
+            **OLTP_SESSION,
+            **(connect_args.get("server_settings") or {}),
+        }
+        engine = create_async_engine(url, connect_args=connect_args, **{**options, **kwargs})
         event.listen(engine.sync_engine, "checkout", _replace_if_closed)
         return engine
     raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
