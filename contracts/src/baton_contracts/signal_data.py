@@ -23,6 +23,8 @@ stop near 200: data nested that deep, once stored, made every later reply unread
 def _storable(value: dict[str, Any]) -> dict[str, Any]:
     """`value`, unless it nests too deep or holds a number JSON has none for (NaN, Infinity),
     which would reach the store as `null`: refused by its path inside the field."""
+    if not value:  # most signals carry none: nothing to walk
+        return value
     found = first_unstorable(value, max_depth=MAX_SIGNAL_DATA_DEPTH, nul=False)
     if found is None:
         return value
