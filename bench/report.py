@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from bench import scaled
 from bench.registry import Row
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -121,6 +122,7 @@ def _render(data: dict[str, Any]) -> str:
         "concurrency grows pools and opens connections); its note gives every trial's figure in",
         "run order, and the CPU figures are the median trial's.",
         "",
+        *scaled.render(data["cases"]),
     ]
     for name, entry in sorted(data["cases"].items()):
         reference = entry.get("reference_ms")  # cases last run before it was measured have none
