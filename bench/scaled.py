@@ -5,9 +5,9 @@ Issues 3 and 4 give their targets beside references measured on their own hardwa
 about 550 durable steps/s and a resume at 3.4 ms p50 (issue 3). `make bench` measures the same
 references on this machine (`reference.pydantic_ai`, `reference.langgraph`), so each target row
 can be read on the issues' hardware: a rate times the machine's factor, a latency divided by it.
-Two references give two factors, and they disagree (a slow machine may be slower at a tight loop
-than at a cold turn, or the other way round); both are shown, and a target is only said to be
-met, or short, when both readings agree.
+The three references give three factors, and they disagree (a machine may be slower at a tight
+loop than at a cold turn, or the other way round); all are shown, and a target is only said to
+be met, or short, when every reading agrees.
 
 Only references measured in the same run as the target row are used: a machine's speed drifts
 from one hour to the next, and rows kept from an earlier run may be from another machine.
@@ -146,13 +146,11 @@ def render(cases: dict[str, Any]) -> list[str]:
         "",
         "Issues 3 and 4 measured their references on their own hardware: `agent.run()` with",
         f"`NativeOutput` at {AGENT_RUN_MS} ms, LangGraph at about {LANGGRAPH_STEPS_PER_S:.0f} "
-        "durable steps/s",
-        f"and its resume at {LANGGRAPH_RESUME_MS} ms p50. Each target row below is read on that "
-        "hardware by the",
-        "references measured in the same run (how many times as slow as that hardware this",
-        "machine was): a rate times the factor, a latency divided by it. The factors disagree from",
-        "one machine to another, so a target is said to be met, or short, only when every reading",
-        "agrees (`bench/scaled.py`).",
+        f"durable steps/s and its resume at {LANGGRAPH_RESUME_MS} ms",
+        "p50. Each target row below is read on that hardware by the references measured in the",
+        "same run (how many times as slow as that hardware this machine was): a rate times the",
+        "factor, a latency divided by it. The factors disagree from one machine to another, so a",
+        "target is said to be met, or short, only when every reading agrees (`bench/scaled.py`).",
         "",
         "| issue | target | measured | on the issues' hardware | verdict |",
         "|--:|---|--:|---|---|",
