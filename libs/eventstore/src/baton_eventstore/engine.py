@@ -28,7 +28,7 @@ statement whose estimated cost passes `jit_above_cost`: asyncpg's type introspec
 new connection, the relay's lease, any generic plan estimated high. One compilation costs
 10-200 ms of CPU for a statement that runs in well under a millisecond. Measured on the
 benchmark's platform, the idle workflow service's relay connection spent 23-31 ms of CPU per
-second compiling (`docs/performance.md`)."""
+second compiling (`docs/performance-history.md`)."""
 
 
 def create_engine(url: str, *, pool_size: int | None = None, **kwargs: Any) -> AsyncEngine:
