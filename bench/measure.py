@@ -56,6 +56,34 @@ async def sequential(label: str, count: int, op: Callable[[int], Awaitable[objec
     return _row(label, latencies, time.perf_counter() - start)
 
 
+def spin(seconds: float) -> None:
+    """Keep this process busy on its core for `seconds`, touching next to nothing in memory."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+async def sequential_after_work(
+    label: str, count: int, op: Callable[[int], Awaitable[object]], work_seconds: float
+) -> tuple[Row, float]:
+    """`sequential`, with `work_seconds` of other work (`spin`) before each op; the row, whose
+    latencies are the ops' alone, and the CPU seconds the ops alone took.
+
+    A process of a platform seldom runs its part of a request back to back with the last one:
+    it runs something else, or waits, in between. On some machines that alone makes the next
+    run cost more (caches and predictors taken over meanwhile); this measures by how much."""
+    latencies: list[float] = []
+    cpu = 0.0
+    start = time.perf_counter()
+    for i in range(count):
+        spin(work_seconds)
+        c0, t0 = time.process_time(), time.perf_counter()
+        await op(i)
+        latencies.append(time.perf_counter() - t0)
+        cpu += time.process_time() - c0
+    return _row(label, latencies, time.perf_counter() - start), cpu
+
+
 async def concurrent(
     label: str, workers: int, per_worker: int, op: Callable[[int, int], Awaitable[object]]
 ) -> Row:

@@ -16,12 +16,13 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from baton_agent_runner.domain.output import AgentOutput
-from bench.measure import sequential
+from bench.measure import sequential, sequential_after_work
 from bench.registry import Options, Row, case
 
 # Issue 4: "one PydanticAI agent.run() with a function model costs about 2.2 ms with the
 # default tool output and 1.7 ms with NativeOutput", on the hardware of the targets.
 ISSUE_MS = {"default tool output": 2.2, "NativeOutput": 1.7}
+OTHER_WORK_MS = 5.0  # between two runs: about what a process of a one-at-a-time turn waits
 _OUTPUT = AgentOutput(message="Hello! Shall we begin?")
 
 
@@ -55,4 +56,28 @@ async def bare_agent_run(options: Options) -> list[Row]:
             f"machine is {cpu_ms / issue:.2f}x as slow"
         )
         rows.append(replace(row, note=note))
+        if label == "NativeOutput":
+            native = agent, cpu_ms
+    rows.append(await _after_other_work(*native, options))
     return rows
+
+
+async def _after_other_work(
+    agent: Agent[None, AgentOutput], back_to_back_ms: float, options: Options
+) -> Row:
+    """The `NativeOutput` run again, after `OTHER_WORK_MS` of other work each time: what this
+    machine charges code that does not run back to back, as each process of a chat turn one at
+    a time does. The issues' references are all timed back to back."""
+
+    async def run(_: int) -> None:
+        result = await agent.run("hello there")
+        assert result.output.message
+
+    label = f"agent.run(), NativeOutput, after {OTHER_WORK_MS:g} ms of other work"
+    row, cpu = await sequential_after_work(label, options.size(1000, 50), run, OTHER_WORK_MS / 1000)
+    cpu_ms = cpu * 1000 / row.ops
+    note = (
+        f"CPU ms per run: {cpu_ms:.2f}, {cpu_ms / back_to_back_ms:.2f}x the same run back to "
+        f"back; ops/s counts the other work too"
+    )
+    return replace(row, note=note)
