@@ -10,8 +10,9 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from bench.beside import median_beside
 from bench.http import LeanHttp
-from bench.measure import budget_note, concurrent, cpu_note, median_of, sequential
+from bench.measure import budget_note, concurrent, cpu_note, sequential
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
@@ -90,7 +91,7 @@ async def turn_postgres(opts: Options) -> list[Row]:
                                 lambda w, i: c.turn(f"u{w}")),
              "ops_per_s", lambda r: ("300 turns/s", r.ops_per_s >= TARGET_PER_S), TARGET_PER_S),
         ):  # fmt: skip
-            row, cpu, trials = await median_of(opts.target_trials, measure, by)
+            row, cpu, trials = await median_beside(opts, measure, by)
             what, met = target(row)
             note = f"target {what}: {'met' if met else 'not met'}{trials}"
             note += cpu_note(cpu, row.ops, "turn")

@@ -22,6 +22,10 @@ class Row:
     p99_ms: float | None = None
     note: str = ""
     p95_ms: float | None = None
+    agent_run_ms: float | None = None
+    """For a target row: the CPU ms of the bare `agent.run()` (`reference.pydantic_ai`'s
+    `NativeOutput` agent) timed just before and just after the row's trials, averaged: the
+    host's speed while the row ran (`bench.beside`)."""
 
 
 @dataclass(frozen=True)

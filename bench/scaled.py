@@ -10,7 +10,9 @@ loop than at a cold turn, or the other way round); all are shown, and a target i
 be met, or short, when every reading agrees.
 
 Only references measured in the same run as the target row are used: a machine's speed drifts
-from one hour to the next, and rows kept from an earlier run may be from another machine.
+from one hour to the next, and rows kept from an earlier run may be from another machine. A
+target row also times `agent.run()` just before and after its own trials (`bench.beside`), which
+gives a fourth reading, of the host as it was while the row ran.
 """
 
 from __future__ import annotations
@@ -119,15 +121,22 @@ def factors(cases: dict[str, Any], date: str) -> list[Factor]:
     return found
 
 
+def beside(row: dict[str, Any]) -> list[Factor]:
+    """The factor of the `agent.run()` timed beside the row itself, when it was."""
+    ms = row.get("agent_run_ms")
+    return [Factor("agent.run() beside the row", ms / AGENT_RUN_MS)] if ms else []
+
+
 def readings(cases: dict[str, Any]) -> list[Reading]:
-    """Every target row whose run also measured at least one reference, scaled by each."""
+    """Every target row with at least one factor (references of its run, or `agent.run()`
+    timed beside it), scaled by each."""
     out = []
     for target in TARGETS:
         found = _row(cases, target.case, target.label)
         if found is None or found[1].get(target.metric) is None:
             continue
         date, row = found
-        by = factors(cases, date)
+        by = [*factors(cases, date), *beside(row)]
         if not by:
             continue
         measured = float(row[target.metric])
@@ -148,9 +157,11 @@ def render(cases: dict[str, Any]) -> list[str]:
         f"`NativeOutput` at {AGENT_RUN_MS} ms, LangGraph at about {LANGGRAPH_STEPS_PER_S:.0f} "
         f"durable steps/s and its resume at {LANGGRAPH_RESUME_MS} ms",
         "p50. Each target row below is read on that hardware by the references measured in the",
-        "same run (how many times as slow as that hardware this machine was): a rate times the",
-        "factor, a latency divided by it. The factors disagree from one machine to another, so a",
-        "target is said to be met, or short, only when every reading agrees (`bench/scaled.py`).",
+        "same run, and by `agent.run()` timed just before and after the row's own trials (how",
+        "many times as slow as that hardware this machine was): a rate times the factor, a",
+        "latency divided by it. The factors disagree from one machine to another, and a host's",
+        "speed drifts within a run, so a target is said to be met, or short, only when every",
+        "reading agrees (`bench/scaled.py`, `bench/beside.py`).",
         "",
         "| issue | target | measured | on the issues' hardware | verdict |",
         "|--:|---|--:|---|---|",

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import nats
 
+from bench.beside import median_beside
 from bench.http import LeanHttp
-from bench.measure import budget_note, concurrent, cpu_note, median_of, sequential
+from bench.measure import budget_note, concurrent, cpu_note, sequential
 from bench.platform import Platform, running_platform
 from bench.postgres import fresh_database
 from bench.registry import Options, Row, case
@@ -100,7 +101,7 @@ async def _measure(label: str, database_url: str, opts: Options) -> list[Row]:
              "ops_per_s", lambda r: ("2,000 transitions/s", r.ops_per_s >= TARGET_PER_S),
              TARGET_PER_S),
         ):  # fmt: skip
-            row, cpu, trials = await median_of(opts.target_trials, measure, by)
+            row, cpu, trials = await median_beside(opts, measure, by)
             what, met = target(row)
             note = f"target {what}: {'met' if met else 'not met'}{trials}"
             note += cpu_note(cpu, row.ops, "transition")

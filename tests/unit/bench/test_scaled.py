@@ -98,3 +98,21 @@ def test_every_reference_names_a_row_the_benchmarks_write(reference: tuple[str, 
     case, label = reference
     stored = report._load()["cases"]
     assert label in [row["label"] for row in stored[case]["rows"]]
+
+
+def test_a_row_that_timed_agent_run_beside_itself_is_read_by_that_too() -> None:
+    data = cases()
+    data["workflow.transition.postgres"]["rows"][1]["agent_run_ms"] = 3.4  # 2 times 1.7
+    rate = reading(scaled.readings(data), "2,000 transitions/s, 50 instances")
+    assert [(f.by, round(v)) for f, v in rate.scaled][-1] == ("agent.run() beside the row", 2200)
+    assert len(rate.scaled) == 4
+
+
+def test_a_row_timed_beside_itself_is_read_without_references_of_its_run() -> None:
+    data = cases(reference_date=EARLIER)
+    data["workflow.transition.postgres"]["rows"][1]["agent_run_ms"] = 1.7
+    found = scaled.readings(data)
+    assert [(r.target.what, [f.by for f, _ in r.scaled]) for r in found] == [
+        ("2,000 transitions/s, 50 instances", ["agent.run() beside the row"])
+    ]
+    assert found[0].verdict == "short"  # 1,100/s on hardware as fast as the issues'
