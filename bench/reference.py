@@ -40,12 +40,17 @@ def native_agent() -> Agent[None, AgentOutput]:
     return Agent(FunctionModel(_answer), output_type=output, instructions="Greet the user.")
 
 
+async def run_once(agent: Agent[None, AgentOutput]) -> None:
+    """One `agent.run()`, the yardstick's; it must have answered."""
+    result = await agent.run("hello there")
+    assert result.output.message
+
+
 async def agent_run_cpu_ms(agent: Agent[None, AgentOutput], runs: int) -> float:
     """CPU ms per `agent.run()` of `agent`, over `runs` back-to-back runs in this process."""
     cpu = time.process_time()
     for _ in range(runs):
-        result = await agent.run("hello there")
-        assert result.output.message
+        await run_once(agent)
     return (time.process_time() - cpu) * 1000 / runs
 
 
@@ -56,8 +61,7 @@ async def bare_agent_run(options: Options) -> list[Row]:
     for label, agent in (("default tool output", default), ("NativeOutput", native_agent())):
 
         async def run(_: int, agent: Agent[None, AgentOutput] = agent) -> None:
-            result = await agent.run("hello there")
-            assert result.output.message
+            await run_once(agent)
 
         await sequential("warm-up", options.size(200, 20), run)
         cpu = time.process_time()
@@ -83,8 +87,7 @@ async def _after_other_work(
     a time does. The issues' references are all timed back to back."""
 
     async def run(_: int) -> None:
-        result = await agent.run("hello there")
-        assert result.output.message
+        await run_once(agent)
 
     label = f"agent.run(), NativeOutput, after {OTHER_WORK_MS:g} ms of other work"
     row, cpu = await sequential_after_work(label, options.size(1000, 50), run, OTHER_WORK_MS / 1000)
