@@ -10,9 +10,9 @@ loop than at a cold turn, or the other way round); all are shown, and a target i
 be met, or short, when every reading agrees.
 
 Only references measured in the same run as the target row are used: a machine's speed drifts
-from one hour to the next, and rows kept from an earlier run may be from another machine. A
-target row also times `agent.run()` just before and after its own trials (`bench.beside`), which
-gives a fourth reading, of the host as it was while the row ran.
+from one hour to the next, and rows kept from an earlier run may be from another machine. The
+transition and chat target rows also time `agent.run()` just before and after their own trials
+(`bench.beside`), which gives a fourth reading, of the host as it was while the row ran.
 """
 
 from __future__ import annotations
