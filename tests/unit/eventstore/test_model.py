@@ -65,3 +65,39 @@ def test_a_value_json_refuses_is_refused_in_json_s_words(field: str) -> None:
 @pytest.mark.parametrize("value", [{}, {"a": [1, "é", None, 2.5]}, {"k": {"": {}}}])
 def test_json_text_is_what_json_dumps_writes(value: dict[str, object]) -> None:
     assert json_text(value) == json.dumps(value)
+
+
+def test_an_append_encodes_each_payload_once_for_its_check_and_its_statement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from datetime import UTC, datetime
+
+    from baton_eventstore import model
+    from baton_eventstore.pg_append import append_params
+    from baton_eventstore.pg_batch import Append, batch_statement
+
+    payloads = [{"step": "greeting", "n": 1}, {"text": "привет"}]
+    expected = [json.dumps(p) for p in payloads]
+    encoded: list[object] = []
+
+    class Counting(json.JSONEncoder):
+        def encode(self, o: object) -> str:
+            encoded.append(o)
+            return super().encode(o)
+
+    def dumps(value: object, **options: object) -> str:
+        encoded.append(value)
+        return Counting(**options).encode(value)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(model, "_STRICT_JSON", Counting(allow_nan=False))
+    monkeypatch.setattr(json, "dumps", dumps)
+    events = [ev(payload=payloads[0]), ev(payload=payloads[1])]
+    validate_append("s", 0, events)
+    now = datetime.now(UTC)
+    texts = append_params("s", 0, events, now)[5]
+    _, params = batch_statement([Append("s", 0, events, now, None)])
+
+    assert texts == expected
+    assert params[6] == expected
+    # Each payload encoded once (by the check); both statements reuse the text.
+    assert [e for e in encoded if e in payloads] == payloads

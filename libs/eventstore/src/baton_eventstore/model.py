@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 from uuid import UUID
 
@@ -28,6 +29,13 @@ class NewEvent:
     payload: dict[str, Any]
     metadata: dict[str, Any] = field(default_factory=dict)
     publish: OutboxMessage | None = None
+
+    @cached_property
+    def payload_text(self) -> str:
+        """The payload as JSON text, encoded once: the append's check (`validate_append`) and
+        PostgreSQL's statement, which takes its JSON columns as text, share it. Raises
+        TypeError or ValueError for a payload JSON cannot hold (NaN, a set, an object)."""
+        return _STRICT_JSON.encode(self.payload)
 
 
 @dataclass(frozen=True)
@@ -128,7 +136,9 @@ def _validate_event(index: int, event: NewEvent) -> None:
         if not isinstance(value, dict):
             raise ValueError(f"events[{index}].{name}: must be a dict, got {type(value).__name__}")
         try:
-            if value:  # `{}` is JSON: most events' metadata needs no check
+            if name == "payload":
+                event.payload_text  # noqa: B018 - encoded here, kept for the statement
+            elif value:  # `{}` is JSON: most events' metadata needs no check
                 _STRICT_JSON.encode(value)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"events[{index}].{name}: not JSON-serialisable ({exc})") from None

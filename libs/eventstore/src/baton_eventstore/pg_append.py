@@ -7,7 +7,6 @@ stand-alone append (`AsyncpgAppender`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -74,7 +73,7 @@ def append_params(
         now,
         [e.event_id for e in events],
         [e.type for e in events],
-        [json.dumps(e.payload) for e in events],
+        [e.payload_text for e in events],
         [json_text(e.metadata) for e in events],
         [e.event_id for e, _ in published],
         [m.subject for _, m in published],

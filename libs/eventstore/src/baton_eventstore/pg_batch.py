@@ -12,7 +12,6 @@ shape, its values as one array per column, written only for appends whose guard 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -117,7 +116,7 @@ def _event_params(appends: Sequence[Append]) -> list[Any]:
             ord_.append(number)
             ids.append(event.event_id)
             types.append(event.type)
-            payloads.append(json.dumps(event.payload))
+            payloads.append(event.payload_text)
             metadata.append(json_text(event.metadata))
             at.append(append.now)
             if event.publish is not None:
