@@ -193,3 +193,40 @@ async def test_a_checker_that_never_answers_is_cut_off_by_the_registry_timeout(
     assert (result.checker, result.met, result.error) == ("hung", False, True)
     assert report.missing() == ["hung: checker error: no answer within 0.05s"]
     assert "could not answer (counted as not met)" in caplog.text
+
+
+async def test_only_a_checker_that_waits_gets_a_timer(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A plain function has answered (or raised) by the time it returns: nothing is left to
+    # time out, so it is not given a timer. The built-ins that read the instance are plain
+    # functions and run on every signal; only the ones that ask the agent-runner wait.
+    from baton_workflow.service import checkers
+
+    timers: list[float] = []
+    real_timeout = asyncio.timeout
+
+    def counting_timeout(delay: float | None) -> asyncio.Timeout:
+        timers.append(delay or 0.0)
+        return real_timeout(delay)
+
+    monkeypatch.setattr(checkers.asyncio, "timeout", counting_timeout)
+    registry = builtin_checkers()
+
+    @registry.register("plain_bug")
+    def plain_bug(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        raise RuntimeError("broken")
+
+    @registry.register("waits")
+    async def waits(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+        return CriterionResult(checker="waits", met=True)
+
+    plain = ["agent_signal", "min_messages", "plain_bug"]
+    with caplog.at_level(logging.ERROR, logger="baton_workflow.service.checkers"):
+        report = await registry.evaluate(context(), [CriterionSpec(checker=n) for n in plain], 1.0)
+    assert timers == []
+    assert report.missing()[-1] == "plain_bug: checker error: RuntimeError: broken"
+    assert "checker plain_bug failed on instance i-1" in caplog.text
+
+    await registry.evaluate(context(), [CriterionSpec(checker="waits")], 1.0)
+    assert timers == [1.0]

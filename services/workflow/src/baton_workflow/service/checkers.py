@@ -111,9 +111,11 @@ class CheckerRegistry:
         if checker is None:
             return _failed(spec.checker, "checker error: not registered")
         try:
-            async with asyncio.timeout(timeout):  # not wait_for: no task per checker call
-                answer: object = checker(ctx, spec.params)
-                if inspect.isawaitable(answer):
+            answer: object = checker(ctx, spec.params)
+            if inspect.isawaitable(answer):
+                # Only what waits can be timed out; a plain function has answered already, and
+                # skips the timer (the built-ins that read the instance, on every signal).
+                async with asyncio.timeout(timeout):  # not wait_for: no task per checker call
                     answer = await answer
         except TimeoutError:
             cause = f"no answer within {timeout}s"
@@ -218,13 +220,13 @@ def builtin_checkers() -> CheckerRegistry:
     registry = CheckerRegistry()
 
     @registry.register("agent_signal", params=NoParams)
-    async def agent_signal(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+    def agent_signal(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
         signalled = ctx.signal is not None and ctx.signal.action == "complete_step"
         detail = "agent signalled completion" if signalled else "agent has not signalled completion"
         return CriterionResult(checker="agent_signal", met=signalled, detail=detail)
 
     @registry.register("min_messages", params=MinMessagesParams)
-    async def min_messages(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+    def min_messages(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
         wanted = params.get("min")
         required = ctx.step.min_messages if wanted is None else int(wanted)
         return _counted("min_messages", ctx.messages_in_step, required, "messages")
@@ -242,7 +244,7 @@ def builtin_checkers() -> CheckerRegistry:
         return _counted("inbox_items", found, int(params.get("min_items", 1)), "inbox items")
 
     @registry.register("widget_completed", params=WidgetParams)
-    async def widget_completed(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
+    def widget_completed(ctx: CheckContext, params: dict[str, Any]) -> CriterionResult:
         return _widget(ctx, str(params.get("widget_type", "")), int(params.get("min_items", 0)))
 
     return registry
