@@ -28,6 +28,11 @@ def said(agent: str, message: str) -> Turn:
         ("Это всё, кроме В. Петрова", ["В. Петрова"]),
         ("I. Newton: return the book", ["I. Newton: return the book"]),
         ("ok, J. Smith call back", ["J. Smith call back"]),
+        # A verb that is also a hedge's word ("дай подумать", "что написать") before an initial
+        # was cut with it, as if "Написать А." were a hedge and its sentence.
+        ("Написать А. Петрову", ["Написать А. Петрову"]),
+        ("Дай А. Петрову ключи", ["Дай А. Петрову ключи"]),
+        ("Хм, дай подумать. Написать И. Иванову", ["Написать И. Иванову"]),
         # An initial after the name lost its dot with the item's closing punctuation.
         ("позвонить Петрову В.", ["позвонить Петрову В."]),
         ("Позвонить Петрову В.В.", ["Позвонить Петрову В.В."]),

@@ -96,6 +96,7 @@ _EXCEPT = re.compile(rf"^\s*{_EXCEPTING}[\s,:—–-]*", re.IGNORECASE)
 _PHRASE_END = re.compile(
     rf"(?!{INITIAL_DOT})[,.!?…:]+(?:\s+|$)|\s[—–-]\s|\s+(?={_EXCEPTING})", re.IGNORECASE
 )
+_LONE_CAPITAL_AT_END = re.compile(r"(?<![\w'])[A-ZА-ЯЁ]$")  # an initial, when a dot follows
 # Phrases of nothing but these before an item answer the agent or hedge; no part of the item.
 _PREAMBLE = _ACK | _HESITATION | _LEADING | {"еще", "а", "also", "plus"}
 # Second thoughts after "that's all" take it back: "Всё. Хотя нет, ..." is not done yet.
@@ -232,6 +233,10 @@ def _past_preamble(text: str) -> str:
     for phrase_end in _PHRASE_END.finditer(text):
         phrase = text[start : phrase_end.start()]
         if not (set(words(phrase)) <= _PREAMBLE or _waits(phrase)):
+            break
+        if phrase_end.group().startswith(".") and _LONE_CAPITAL_AT_END.search(phrase):
+            # "Написать А. Петрову": after a capitalised word a lone capital's dot may end a
+            # sentence ("Петров В. Работа"), but here it is an initial: the verb is the item's.
             break
         start = phrase_end.end()
     return _JOINING.sub("", text[start:].lstrip())
