@@ -256,6 +256,21 @@ def test_discovery_takes_a_casual_yes_to_its_summary_as_a_confirmation(yes: str)
     assert out.step_completed and out.completion_reason == "user_confirmed"
 
 
+@pytest.mark.parametrize(
+    ("yes", "header"),
+    [("ok, all good", "Вот что я понял о тебе:"), ("да, всё верно", "Here is what I understood:")],
+)
+def test_discovery_takes_a_confirmation_in_the_other_language(yes: str, header: str) -> None:
+    # A Russian summary answered "ok, all good" (a message read as English) showed the summary
+    # again, in English, for as long as the user answered so: the step never completed.
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    language = lang.language_of(yes)
+    shown = [{"role": "assistant", "text": f"{header}\n- ..."}]
+    out = run(turn("discovery", yes, facts=facts, history=shown))
+    assert language != lang.language_of(header)
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
 @pytest.mark.parametrize("no", ["не ок", "not ok", "not perfect", "doesn't look good"])
 def test_a_casual_yes_negated_is_a_correction(no: str) -> None:
     facts = {"work": "a", "health": "b", "growth": "c"}

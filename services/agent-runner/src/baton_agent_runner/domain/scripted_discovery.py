@@ -61,7 +61,10 @@ def _forgot(language: lang.Lang, dropped: list[str]) -> str:
 
 
 def _summary_shown(turn: Turn) -> bool:
-    return text(turn.language, "summary_header") in last_reply(turn)
+    """Whether the last reply showed the summary, in either language: a Russian summary
+    confirmed with "ok, all good" is confirmed (that answer's language is English)."""
+    last = last_reply(turn)
+    return any(text(language, "summary_header") in last for language in ("ru", "en"))
 
 
 def _summary(language: lang.Lang, facts: dict[str, str]) -> str:
