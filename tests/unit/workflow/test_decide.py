@@ -241,6 +241,47 @@ def on_the_final_step() -> list[DomainEvent]:
     return history
 
 
+def test_an_exchange_answered_on_a_step_left_since_is_kept_there_and_counts_toward_no_other(
+    onboarding: WorkflowDefinition,
+) -> None:
+    # Another replica moved the instance on while this one's agent answered for brain_dump.
+    # setup_complete takes at most one message: counted there, the inbox collector's answer
+    # forced the final step and completed the whole onboarding.
+    state = given(*on_the_final_step())
+    before = state.step_data["brain_dump"].get("messages", 0)
+    command = RecordExchange(
+        command_id="late", signal=COMPLETE, user_text="и ещё", agent_text="ok",
+        agent="inbox_collector", step="brain_dump",
+    )  # fmt: skip
+    assert not needs_criteria(state, command, onboarding)
+    events = decide(state, command, onboarding, at(9), report("setup_complete"))
+    assert events == [
+        ExchangeRecorded(
+            at=at(9), command_id="late", step="brain_dump", messages_in_step=before + 1,
+            user_text="и ещё", agent_text="ok", agent="inbox_collector",
+        )
+    ]  # fmt: skip
+    after = fold(events, state)
+    assert after is not None
+    assert (after.current_step, after.status, after.messages_in_step) == (
+        "setup_complete",
+        "active",
+        0,
+    )
+    assert after.step_data["brain_dump"]["messages"] == before + 1
+    assert after.outcomes["late"] == "stayed"
+
+
+def test_an_exchange_naming_the_current_step_is_an_ordinary_one(
+    onboarding: WorkflowDefinition,
+) -> None:
+    state = given(STARTED)
+    command = RecordExchange(command_id="c1", step="greeting")
+    assert decide(state, command, onboarding, at(1)) == [
+        ExchangeRecorded(at=at(1), command_id="c1", step="greeting", messages_in_step=1)
+    ]
+
+
 def test_closing_the_final_step_completes_the_instance(onboarding: WorkflowDefinition) -> None:
     state = given(*on_the_final_step())
     command = RecordExchange(command_id="last", signal=COMPLETE)

@@ -43,6 +43,10 @@ class RecordExchange(BaseModel):
     user_text: str | None = None
     agent_text: str | None = None
     agent: str | None = None
+    step: str | None = None
+    """The step the agent answered on (a chat turn); None: the current one. If the instance
+    left it meanwhile (another replica moved it), the exchange is kept on that step and counts
+    toward no other."""
 
 
 class SendSignal(BaseModel):

@@ -85,6 +85,9 @@ def _turn(
     now: datetime,
     report: CriteriaReport | None,
 ) -> list[DomainEvent]:
+    if _answered_elsewhere(state, command):
+        assert isinstance(command, RecordExchange) and command.step is not None
+        return [_late_exchange(state, command, command.step, now)]
     step = definition.step(state.current_step)
     count, events = state.messages_in_step, list[DomainEvent]()
     if isinstance(command, RecordExchange):
@@ -105,6 +108,35 @@ def _turn(
         events.append(_received(command, step, signal, now))
     turn = _Turn(state, definition, step, signal, count, report, command.command_id, now)
     return events + _advance(turn)
+
+
+def _answered_elsewhere(state: InstanceState, command: Command) -> bool:
+    """An exchange answered on a step the instance has left since."""
+    return (
+        isinstance(command, RecordExchange)
+        and command.step is not None
+        and command.step != state.current_step
+    )
+
+
+def _late_exchange(
+    state: InstanceState, command: RecordExchange, step: str, now: datetime
+) -> ExchangeRecorded:
+    """An exchange whose agent answered on `step` while another replica moved the instance on:
+    the conversation happened, so the log keeps it, on the step it belongs to. It counts toward
+    no other step's `min_messages` or `max_messages` (one message answered by the inbox
+    collector must not force the final step), and its signal, about that step, applies to
+    none."""
+    recorded = state.step_data.get(step, {}).get("messages", 0)
+    return ExchangeRecorded(
+        at=now,
+        command_id=command.command_id,
+        step=step,
+        messages_in_step=(recorded if isinstance(recorded, int) else 0) + 1,
+        user_text=command.user_text,
+        agent_text=command.agent_text,
+        agent=command.agent,
+    )
 
 
 def _received(
@@ -265,6 +297,8 @@ def _leave(t: _Turn, target: str | None, forced_missing: list[str] | None = None
 def needs_criteria(state: InstanceState, command: Command, definition: WorkflowDefinition) -> bool:
     """Whether `decide` could move the step, so the service must run the checkers first."""
     if isinstance(command, StartInstance) or state.status != "active":
+        return False
+    if _answered_elsewhere(state, command):
         return False
     step = definition.step(state.current_step)
     count = state.messages_in_step + (1 if isinstance(command, RecordExchange) else 0)

@@ -92,9 +92,11 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
     match event:
         case ExchangeRecorded():
             data = _merge(state.step_data, event.step, {"messages": event.messages_in_step})
+            # One on a step the instance has left (`decide._late_exchange`) counts there only.
+            here = event.step == state.current_step
             return state.model_copy(
                 update={
-                    "messages_in_step": event.messages_in_step,
+                    "messages_in_step": event.messages_in_step if here else state.messages_in_step,
                     "step_data": data,
                     "outcomes": {**state.outcomes, event.command_id: "stayed"},
                 }

@@ -65,7 +65,8 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
 
         def exchange(now: InstanceState) -> dc.RecordExchange:
             # The agent answered for `step`; if another replica moved the instance meanwhile,
-            # its signal no longer applies, but the exchange is still recorded.
+            # its signal no longer applies, and the exchange is recorded on `step`, counting
+            # toward no later one (`decide._late_exchange`).
             still_here = now.current_step == step.id
             return dc.RecordExchange(
                 command_id=cmd.client_message_id,
@@ -73,6 +74,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
                 user_text=text,
                 agent_text=reply.message,
                 agent=step.agent_slug,
+                step=step.id,
             )
 
         turn, replayed = await commit_turn(

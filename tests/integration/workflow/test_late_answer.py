@@ -1,0 +1,110 @@
+"""A chat turn whose agent answered on a step another replica has since closed is kept on the
+step it was answered on, and counts toward no later step (found by a review of the turn path:
+counted on the next step, one inbox-collector answer forced `setup_complete` and completed
+the whole onboarding)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_contracts.workflow_api import (
+    RecordExchange,
+    SendMessage,
+    StartWorkflow,
+    TurnReply,
+    WorkflowSignal,
+)
+from baton_workflow.bootstrap import build
+from baton_workflow.service.conversation import send_message
+from baton_workflow.service.handlers import start_workflow, take_turn
+
+from .conftest import FakeAgentRunner, workflow_settings
+
+COMPLETE = WorkflowSignal(action="complete_step")
+
+
+class SlowAgents:
+    """Agents that run `meanwhile` (once) before they answer, asking to close their step."""
+
+    def __init__(self) -> None:
+        self.meanwhile: Callable[[], Awaitable[None]] | None = None
+        self.asked: list[str] = []
+
+    async def run(self, request: RunAgent) -> AgentReply:
+        self.asked.append(f"{request.agent}@{request.current_step}")
+        if self.meanwhile is not None:
+            meanwhile, self.meanwhile = self.meanwhile, None
+            await meanwhile()
+        return AgentReply.model_validate(
+            {"message": "записал", "workflow_signal": {"action": "complete_step"}}
+        )
+
+
+async def test_sqlite(nats_url: str, sqlite_url: str, agent_runner: FakeAgentRunner) -> None:
+    await _late_answer(nats_url, sqlite_url, agent_runner)
+
+
+@pytest.mark.postgres
+async def test_postgres(nats_url: str, postgres_url: str, agent_runner: FakeAgentRunner) -> None:
+    await _late_answer(nats_url, postgres_url, agent_runner)
+
+
+async def _late_answer(nats_url: str, database_url: str, agent_runner: FakeAgentRunner) -> None:
+    agents = SlowAgents()
+    a = build(workflow_settings(nats_url, database_url))
+    b = build(workflow_settings(nats_url, database_url), agents=agents)
+    await a.start()
+    await b.start()
+    try:
+        user = "late"
+        agent_runner.facts[user] = agent_runner.items[user] = 3
+        started = await start_workflow(
+            a.services, StartWorkflow(user_id=user, workflow_id="onboarding")
+        )
+        instance = started.instance.instance_id
+
+        async def on_a(signal: WorkflowSignal | None = None) -> TurnReply:
+            cmd = RecordExchange(
+                user_id=user, instance_id=instance, command_id=uuid.uuid4().hex, signal=signal
+            )
+            return await take_turn(a.services, cmd)
+
+        for signal in [None, COMPLETE, None, None, None, None, COMPLETE, None, None]:
+            await on_a(signal)  # greeting 2, discovery 5, then 2 exchanges on brain_dump
+        await b.services.repo.load(instance)  # replica b has it cached on brain_dump
+
+        async def a_closes_brain_dump() -> None:
+            moved = await on_a(COMPLETE)
+            assert moved.instance.current_step == "setup_complete"
+
+        agents.meanwhile = a_closes_brain_dump
+        said = SendMessage(
+            user_id=user, instance_id=instance, client_message_id="m-1", text="и ещё молоко"
+        )
+        reply = await send_message(b.services, said)
+
+        assert agents.asked == ["inbox_collector@brain_dump"]
+        assert (reply.reply.step, reply.reply.agent) == ("brain_dump", "inbox_collector")
+        now = reply.turn.instance
+        assert (now.status, now.current_step, now.messages_in_step) == (
+            "active",
+            "setup_complete",
+            0,
+        )
+        assert reply.turn.outcome == "stayed" and reply.turn.warning is None
+        last = (await a.services.repo.records(instance))[-1]
+        assert last.type == "workflow.exchange_recorded"
+        assert (last.payload["step"], last.payload["messages_in_step"]) == ("brain_dump", 4)
+        assert last.payload["agent_text"] == "записал"
+        # The retry answers from the log; the coordinator still has its step to itself.
+        again = await send_message(b.services, said)
+        assert again.replayed and again.reply.step == "brain_dump"
+        closing = await on_a(COMPLETE)
+        assert closing.outcome == "completed" and closing.warning is None
+    finally:
+        await a.stop()
+        await b.stop()
