@@ -93,3 +93,17 @@ async def test_a_retried_command_gets_its_first_answer(
     first, second = await ask(client, signal), await ask(client, signal)
     assert (first.outcome, second.outcome) == ("stayed", "stayed")
     assert await _where(client, "quin", instance) == ("greeting", 1)
+
+
+async def test_a_retry_answers_with_the_instance_as_its_read_row_says(
+    workflow: WorkflowApp, client: Client
+) -> None:
+    # A retry's `instance.updated_at` was the time of the retry, a value stored nowhere: the
+    # instance had not changed since the first answer.
+    instance = await _start(client, "rita")
+    signal = SignalWorkflow(user_id="rita", instance_id=instance, command_id="s1", signal=COMPLETE)
+    first = await ask(client, signal)
+    again = await ask(client, signal)
+    stored = await ask(client, GetInstance(user_id="rita", instance_id=instance))
+    assert again.instance.updated_at == first.instance.updated_at == stored.updated_at
+    assert again.instance == stored

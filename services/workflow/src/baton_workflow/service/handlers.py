@@ -274,6 +274,8 @@ def _change(
 def replay_turn(
     loaded: LoadedInstance, command_id: str, definition: WorkflowDefinition, svc: WorkflowServices
 ) -> TurnReply:
-    view = instance_view(loaded.state, definition, svc.clock.now())
+    # Last changed when its last event happened, as its read row says: not at the retry.
+    at = loaded.events[-1].at if loaded.events else svc.clock.now()
+    view = instance_view(loaded.state, definition, at)
     change = Change(event_ids=(), events=(), wire=(), view=view)
     return turn_reply(command_id, loaded.events, loaded.state, change)
