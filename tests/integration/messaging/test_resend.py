@@ -12,7 +12,15 @@ import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
-from baton_contracts import HEALTH_QUERIES, HealthStatus, ReplyOk
+from baton_contracts import (
+    HEALTH_QUERIES,
+    ErrorBody,
+    ErrorCode,
+    HealthStatus,
+    RemoteError,
+    ReplyError,
+    ReplyOk,
+)
 from baton_messaging import request_again_while_gone
 
 HEALTH = HEALTH_QUERIES["space"]
@@ -79,3 +87,45 @@ async def test_without_resend_after_a_request_is_sent_once(client: Client) -> No
     reply = await request_again_while_gone(client, HEALTH(), timeout=30, retry_for=1)
     assert isinstance(reply, HealthStatus)
     assert owner.sends == 1
+
+
+class Failing:
+    """Answers the n-th send after `answers[n]` = (delay, error message or None for a result)."""
+
+    def __init__(self, answers: list[tuple[float, str | None]]) -> None:
+        self.answers, self.sends = answers, 0
+
+    async def on_request(self, msg: Msg) -> None:
+        delay, error = self.answers[min(self.sends, len(self.answers) - 1)]
+        self.sends += 1
+        if error is None:
+            body = answer(healthy=True)
+        else:
+            failed = ErrorBody(code=ErrorCode.UNAVAILABLE, message=error)
+            body = ReplyError(error=failed).model_dump_json().encode()
+        asyncio.get_running_loop().call_later(
+            delay, lambda: asyncio.ensure_future(msg.respond(body))
+        )
+
+
+async def test_an_error_waits_for_a_send_still_in_flight(client: Client) -> None:
+    # The first send's call fails after the resend was queued behind it (same key); the
+    # resend then runs and its answer is recorded. Told of the failure first, the caller would
+    # have reported as not done what then was (found by a review of the turn path).
+    owner = Failing([(0.5, "the model failed"), (0.8, None)])
+    await client.subscribe(HEALTH().wire_subject(), cb=owner.on_request)
+    await client.flush()
+    reply = await request_again_while_gone(
+        client, HEALTH(), timeout=5, retry_for=1, resend_after=0.2
+    )
+    assert isinstance(reply, HealthStatus) and reply.healthy
+    assert owner.sends >= 2
+
+
+async def test_when_every_send_fails_the_first_one_s_error_is_raised(client: Client) -> None:
+    owner = Failing([(0.5, "first failure"), (0.1, "second failure")])
+    await client.subscribe(HEALTH().wire_subject(), cb=owner.on_request)
+    await client.flush()
+    with pytest.raises(RemoteError, match="first failure"):
+        await request_again_while_gone(client, HEALTH(), timeout=5, retry_for=1, resend_after=0.2)
+    assert owner.sends == 2

@@ -133,23 +133,35 @@ async def _first_answer(
     end: float,
     resend_after: float | None,
 ) -> BaseModel:
-    """The first answer (or error) to `message` by the loop time `end`, sent again each time
-    `resend_after` seconds, doubling, pass without one."""
+    """The first answer to `message` by the loop time `end`, sent again each time
+    `resend_after` seconds, doubling, pass without one.
+
+    An error is the caller's only once no send is left in flight: a repeat queued behind a
+    call that failed (the same key, in the same replica or another) may still run and record
+    its answer, and a caller told of the failure first would have reported as not done what
+    then was. The first send's error is the one raised."""
     loop = asyncio.get_running_loop()
     if resend_after is None:
         return await request(client, message, timeout=max(end - loop.time(), 0.001))
     sent: list[asyncio.Task[BaseModel]] = []
-    wait = resend_after
+    wait, next_send = resend_after, loop.time()
     try:
         while True:
-            left = end - loop.time()
-            if left > 0 or not sent:
-                sent.append(asyncio.create_task(request(client, message, timeout=max(left, 0.001))))
-            done, _ = await asyncio.wait(sent, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
-            if done:  # an answer if one came, else the first error
-                first = next((t for t in sent if t in done and t.exception() is None), None)
-                return (first or next(t for t in sent if t in done)).result()
-            wait = min(wait * 2, RESEND_LONGEST)
+            now = loop.time()
+            sending = now < end or not sent
+            if sending and now >= next_send:
+                left = max(end - now, 0.001)
+                sent.append(asyncio.create_task(request(client, message, timeout=left)))
+                next_send, wait = now + wait, min(wait * 2, RESEND_LONGEST)
+            pending = [task for task in sent if not task.done()]
+            if pending:
+                until_next = max(next_send - loop.time(), 0.0) if now < end else None
+                await asyncio.wait(pending, timeout=until_next, return_when=asyncio.FIRST_COMPLETED)
+            answered = next((t for t in sent if t.done() and t.exception() is None), None)
+            if answered is not None:
+                return answered.result()
+            if all(task.done() for task in sent):
+                return sent[0].result()  # every send failed: the first one's error
     finally:
         for task in sent:
             task.cancel()
