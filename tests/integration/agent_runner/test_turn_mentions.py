@@ -202,3 +202,37 @@ async def test_unannounced_promotes_only_deferred_items_and_marks_nothing(engine
     await inbox.mark_announced("alice", ["b-1"])  # another user's id marks nothing of alice's
     assert await inbox.count("bob", "deferred") == 1
     assert [m.item_id for m in await inbox.unannounced("bob")] == ["b-1"]
+
+
+class ReplyLogDown(sql_logs.SqlReplyLog):
+    async def put(self, *args: object, **kwargs: object) -> object:
+        raise StoreUnavailable("replies: connection reset")
+
+
+async def test_a_turn_whose_reply_is_not_recorded_takes_back_only_its_own_items(
+    engine: object,
+) -> None:
+    inbox = sql_stores.SqlInboxStore(engine, lambda: NOW)  # type: ignore[arg-type]
+    await _with_deferred(inbox)  # items of no turn
+    await inbox.add("alice", [NewInboxItem("o-1", "older", "new")], turn_key="i-1:m-0")
+    await inbox.add("bob", [NewInboxItem("b-1", "bob's", "new")], turn_key="i-1:m-1")
+    runner = AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=Agents(),  # type: ignore[arg-type]
+        memory=sql_stores.SqlMemoryStore(engine, lambda: NOW),  # type: ignore[arg-type]
+        inbox=inbox,
+        replies=ReplyLogDown(engine, lambda: NOW),  # type: ignore[arg-type]
+        timeout=5.0,
+        store_timeout=0.5,
+        now=lambda: NOW,
+    )
+    turn = RunAgent(
+        user_id="alice", agent="inbox_collector", instance_id="i-1", current_step="brain_dump",
+        message="buy bread; fix the bike", idempotency_key="i-1:m-1",
+    )  # fmt: skip
+    with pytest.raises(RemoteError) as caught:
+        await runner.run(turn)
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    left = await inbox.list_items("alice", 50)
+    assert sorted(item.content for item in left) == ["buy milk", "call the bank", "older"]
+    assert [item.content for item in await inbox.list_items("bob", 50)] == ["bob's"]

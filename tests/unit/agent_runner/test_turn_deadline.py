@@ -14,7 +14,14 @@ from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
-from baton_agent_runner.service.ports import Claim, Mention, ModelAnswer, ToolContext
+from baton_agent_runner.service.ports import (
+    Claim,
+    Mention,
+    ModelAnswer,
+    ModelUnavailable,
+    StoreUnavailable,
+    ToolContext,
+)
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent
@@ -46,6 +53,7 @@ class Stores:
 
     def __init__(self) -> None:
         self.items: list[NewInboxItem] = []
+        self.turn_of: dict[str, str | None] = {}  # item id -> the turn that saved it
         self.replies: dict[str, AgentReply] = {}
         self.reads = 0  # of what a turn looks up before its model call
         self.claims: dict[str, tuple[str, datetime]] = {}  # key -> (holder, until)
@@ -74,6 +82,12 @@ class Stores:
         instance_id: str | None = None,
     ) -> None:
         self.items += items
+        self.turn_of.update({item.item_id: turn_key for item in items})
+
+    async def discard_turn(self, user_id: str, turn_key: str) -> int:
+        gone = [item for item in self.items if self.turn_of.get(item.item_id) == turn_key]
+        self.items = [item for item in self.items if item not in gone]
+        return len(gone)
 
     async def get(self, user_id: str, key: str, digest: str | None = None) -> AgentReply | None:
         return self.replies.get(key)
@@ -278,3 +292,101 @@ async def test_two_replicas_answering_one_key_both_return_the_reply_recorded_fir
     first = await fast.run(turn)
     assert first.model == "replica-b"
     assert await late == first == stores.replies["i-1:m-1"]
+
+
+class FailsFirst(Agents):
+    """A slow model endpoint whose first call fails; the later ones answer."""
+
+    async def answer(self, profile: Profile, turn: Turn, tools: ToolContext) -> ModelAnswer:
+        self.calls += 1
+        if self.calls == 1:
+            await asyncio.sleep(0.2)
+            raise ModelUnavailable("HTTP 502 from the endpoint")
+        return await self.scripted.answer(profile, turn, tools)
+
+
+async def test_a_repeat_queued_behind_a_failed_call_gets_its_error_not_a_second_call() -> None:
+    # The workflow sends a turn again under its key and deadline when no answer comes in time;
+    # a repeat queued here behind a call that then failed called the model again and kept its
+    # items and reply after the caller had answered its user that nothing was recorded
+    # (found by a review of the turn path).
+    agents, stores = FailsFirst(), Stores()
+    runner = _runner(agents, stores, _always(NOW))
+    turn = _turn(deadline=NOW + timedelta(seconds=30))
+    first = asyncio.create_task(runner.run(turn))
+    await asyncio.sleep(0.05)
+    repeat = asyncio.create_task(runner.run(turn))
+    results = await asyncio.gather(first, repeat, return_exceptions=True)
+    assert all(isinstance(r, RemoteError) for r in results), results
+    assert results[0] is results[1]  # the same answer as the call it repeats
+    assert (agents.calls, stores.items, stores.replies) == (1, [], {})
+    # A retry of the turn (the user sends it again: a new deadline) calls the model again.
+    reply = await runner.run(_turn(deadline=NOW + timedelta(seconds=60)))
+    assert agents.calls == 2 and len(stores.items) == 3 and "i-1:m-1" in stores.replies
+    assert reply.message
+
+
+class SlowClaimAnswer(Stores):
+    """A claim the database takes at once but answers only after the store's limit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slow = True
+
+    async def claim(
+        self, user_id: str, key: str, until: datetime, digest: str | None = None
+    ) -> Claim[AgentReply]:
+        found = await super().claim(user_id, key, until, digest)
+        if self.slow:
+            await asyncio.sleep(1.0)
+        return found
+
+
+async def test_a_claim_whose_answer_came_too_late_is_given_up() -> None:
+    # Its turn answered `unavailable`, but the claim it took stayed until it ran out (the
+    # model's time plus five store limits), and a retry on another replica waited for it
+    # (found by a review of the turn path).
+    stores = SlowClaimAnswer()
+    a = _runner(Named("replica-a", 0), stores, _always(NOW))
+    a.store_timeout = 0.2
+    turn = _turn(deadline=NOW + timedelta(seconds=5))
+    with pytest.raises(RemoteError) as caught:
+        await a.run(turn)
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert stores.claims == {}
+    stores.slow = False
+    b = _runner(Named("replica-b", 0), Replica(stores, "replica-b"), _always(NOW))
+    reply = await b.run(turn)  # the retry on another replica is answered at once
+    assert reply.model == "replica-b"
+
+
+class ReplyLogDown(Stores):
+    """The reply log fails every write (its database went away after the inbox's write)."""
+
+    async def put(
+        self, user_id: str, key: str, reply: AgentReply, digest: str | None = None
+    ) -> AgentReply:
+        raise StoreUnavailable("reply log: connection reset")
+
+
+async def test_a_turn_whose_reply_is_not_recorded_takes_its_inbox_items_back() -> None:
+    # The caller answers `unavailable`, "nothing was recorded": the items saved before the
+    # reply stayed, the next message counted them, and a list sent again was saved twice
+    # (found by a review of the turn path).
+    agents, stores = Agents(), ReplyLogDown()
+    runner = _runner(agents, stores, _always(NOW))
+    runner.store_timeout = 0.3
+    with pytest.raises(RemoteError) as caught:
+        await runner.run(_turn(deadline=NOW + timedelta(seconds=5)))
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert (stores.items, stores.replies) == ([], {})
+
+
+async def test_a_turn_whose_deadline_passes_before_its_reply_takes_its_items_back() -> None:
+    # Clock reads: the claim, the model's time, the items' write (in time), the reply's (late).
+    agents, stores = Agents(), Stores()
+    runner = _runner(agents, stores, iter([NOW, NOW, NOW, NOW + timedelta(seconds=31)]))
+    with pytest.raises(RemoteError) as caught:
+        await runner.run(_turn(deadline=NOW + timedelta(seconds=30)))
+    assert "deadline" in caught.value.body.message
+    assert (stores.items, stores.replies) == ([], {})

@@ -77,6 +77,14 @@ class SqlInboxStore:
             async with write_transaction(self._engine) as conn:
                 await conn.execute(self._insert.values(rows))
 
+    async def discard_turn(self, user_id: str, turn_key: str) -> int:
+        """Delete the items of the turn `turn_key` (its reply was not recorded); how many."""
+        theirs = (inbox_items.c.user_id == user_id) & (inbox_items.c.turn_key == turn_key)
+        with reachable("inbox"):
+            async with write_transaction(self._engine) as conn:
+                found = await conn.execute(delete(inbox_items).where(theirs))
+        return int(found.rowcount or 0)
+
     async def contents(self, user_id: str, instance_id: str) -> list[str]:
         """The contents of the user's items of `instance_id`, whatever their status."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.instance_id == instance_id)

@@ -74,11 +74,18 @@ async def look_up_or_claim(
         until = now + timedelta(seconds=waited + left + held_after)
         return store(log.claim(user_id, key, until, digest))
 
-    found = await ask()
-    if found.recorded is not None or found.mine:
-        return found.recorded
-    wait = recorded_or_claimed(ask, key, wait_for=left, first=found)
-    return await (wait if waiting is None else waiting(wait))
+    try:
+        found = await ask()
+        if found.recorded is not None or found.mine:
+            return found.recorded
+        wait = recorded_or_claimed(ask, key, wait_for=left, first=found)
+        return await (wait if waiting is None else waiting(wait))
+    except BaseException:
+        # A look cut off after the database took the claim (its answer came after the caller's
+        # limit, or the caller was cancelled) left it held here until it ran out, and another
+        # replica's retry of the key waited for it. Only this process's claim is given up.
+        await _give_up(store(log.release(user_id, key)), key)
+        raise
 
 
 async def recorded_or_claimed(
@@ -141,13 +148,18 @@ async def released_on_failure(
     try:
         yield
     except BaseException:
-        try:
-            async with asyncio.timeout(timeout):
-                # Shielded: a cancelled call must still let its key go.
-                await asyncio.shield(log.release(user_id, key))
-        except Exception as exc:
-            logger.warning("%s: could not give its claim up (%r); it runs out by itself", key, exc)
+        await _give_up(log.release(user_id, key), key, timeout)
         raise
+
+
+async def _give_up(release: Awaitable[None], key: str, timeout: float | None = None) -> None:
+    """Run `release` (this process's claim on the key dropped), shielded: a cancelled call
+    must still let its key go. One that fails is only logged: the claim still runs out."""
+    try:
+        async with asyncio.timeout(timeout):
+            await asyncio.shield(release)
+    except Exception as exc:
+        logger.warning("%s: could not give its claim up (%r); it runs out by itself", key, exc)
 
 
 async def written(write: Callable[[], Awaitable[T]]) -> T:

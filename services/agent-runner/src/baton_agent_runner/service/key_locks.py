@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -17,6 +17,8 @@ class _KeyLock:
     holders: int = 0
     cancelled: str | None = None
     """Why the key's call was cancelled while others were queued behind it."""
+    failed: tuple[Hashable, BaseException] | None = None
+    """The attempt whose call failed while others were queued behind it, and its error."""
 
 
 @dataclass
@@ -50,6 +52,21 @@ class KeyLocks:
         """Why the key's call was cancelled while the caller was queued for it, if it was."""
         entry = self._keys.get(key)
         return None if entry is None else entry.cancelled
+
+    def fail_queued(self, key: Key, attempt: Hashable, error: BaseException) -> None:
+        """The key's call made for `attempt` failed: the calls queued for the key now that are
+        the same attempt (repeats of one request) are told so (`failed`) until they have all
+        gone, instead of calling again what their caller has already been told failed."""
+        entry = self._keys.get(key)
+        if entry is not None and entry.holders > 1:
+            entry.failed = (attempt, error)
+
+    def failed(self, key: Key, attempt: Hashable) -> BaseException | None:
+        """The error of the key's call for `attempt`, if it failed while this caller queued."""
+        entry = self._keys.get(key)
+        if entry is None or entry.failed is None or entry.failed[0] != attempt:
+            return None
+        return entry.failed[1]
 
     def __len__(self) -> int:
         return len(self._keys)

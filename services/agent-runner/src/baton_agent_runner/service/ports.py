@@ -85,6 +85,10 @@ class InboxStore(Protocol):
         """Save items with `source="onboarding"`, as the items of the turn `turn_key` of the
         workflow instance `instance_id`; an item whose id is already saved is skipped."""
 
+    async def discard_turn(self, user_id: str, turn_key: str) -> int:
+        """Delete the items the turn `turn_key` saved: its reply could not be recorded, so its
+        caller reports it as not done (a retry of the turn saves them again); how many."""
+
     async def contents(self, user_id: str, instance_id: str) -> list[str]:
         """The contents of the user's items of the workflow instance `instance_id`, whatever
         their status (deferred ones too: the brain dump promotes them)."""

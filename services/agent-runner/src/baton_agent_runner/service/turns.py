@@ -76,9 +76,24 @@ class AgentRunner:
         """Answer one turn; the same idempotency key returns the recorded reply unchanged, also
         when it is asked again while the first call still runs, in this process or in another
         replica (it waits for that call: `service.claims`)."""
+        key = (cmd.user_id, cmd.idempotency_key)
+        async with self._keys.one_at_a_time(key):
+            # A repeat of a request whose call has just failed here (the workflow sends a turn
+            # again under its key and deadline when no answer comes in time) gets that error,
+            # not a second model call: its caller is answering its user with the first one.
+            if cmd.deadline is not None and (failed := self._keys.failed(key, cmd.deadline)):
+                raise failed
+            try:
+                return await self._run_answered(cmd)
+            except RemoteError as exc:
+                if cmd.deadline is not None:
+                    self._keys.fail_queued(key, cmd.deadline, exc)
+                raise
+
+    async def _run_answered(self, cmd: RunAgent) -> AgentReply:
+        """`_run`, its store errors answered as `RemoteError`s."""
         try:
-            async with self._keys.one_at_a_time((cmd.user_id, cmd.idempotency_key)):
-                return await self._run(cmd)
+            return await self._run(cmd)
         except KeyReused as exc:
             raise reused(cmd.idempotency_key) from exc
         except StoreUnavailable as exc:
@@ -138,14 +153,21 @@ class AgentRunner:
         # Written before the reply is recorded: a retry after a crash here writes the same
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
         # The model was paid: a cut connection must not lose its answer (`written`).
-        await self._store(written(lambda: self._keep(cmd, output, defer=turn.inbox_ahead)), by=cmd)
         reply = reply_of(profile, self.agents.model_name(profile), output, usage)
-        # Another replica may have answered the same key meanwhile (the caller retried while
-        # this call ran): every caller then gets the one reply that is recorded.
-        recorded = await self._store(
-            written(lambda: self.replies.put(cmd.user_id, cmd.idempotency_key, reply, digest)),
-            by=cmd,
-        )
+        try:
+            await self._store(
+                written(lambda: self._keep(cmd, output, defer=turn.inbox_ahead)), by=cmd
+            )
+            # Another replica may have answered the same key meanwhile (the caller retried
+            # while this call ran): every caller then gets the one reply that is recorded.
+            recorded = await self._store(
+                written(lambda: self.replies.put(cmd.user_id, cmd.idempotency_key, reply, digest)),
+                by=cmd,
+            )
+        except BaseException as exc:
+            if not isinstance(exc, KeyReused):  # that key's items are the recorded turn's
+                await self._discard_items(cmd)
+            raise
         if recorded is not reply:
             logger.warning(
                 "turn %s: another process recorded its reply first; returning that one",
@@ -155,6 +177,33 @@ class AgentRunner:
         if mentions and (answered or not by_model):
             await self._mark_told(cmd, mentions)
         return reply
+
+    async def _discard_items(self, cmd: RunAgent) -> None:
+        """The turn ends without its reply recorded (its deadline passed, the reply log is
+        down): its caller tells the user nothing was recorded, so the inbox items it saved go
+        too, while this process still holds the key. Otherwise the next message counted them,
+        and a list sent again was saved twice. Shielded, and only logged when it fails: a
+        retry of the key saves the same items (ids from the key) and counts as this one did.
+        Facts are kept: an upsert per area, which the retry writes again."""
+        try:
+            async with asyncio.timeout(self.store_timeout):
+                gone = await asyncio.shield(
+                    self.inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
+                )
+        except Exception as exc:
+            logger.warning(
+                "turn %s: its reply was not recorded, and its inbox items could not be taken "
+                "back (%r); a retry of the turn saves the same ones",
+                cmd.idempotency_key,
+                exc,
+            )
+            return
+        if gone:
+            logger.info(
+                "turn %s: its reply was not recorded; its %d inbox item(s) were taken back",
+                cmd.idempotency_key,
+                gone,
+            )
 
     async def _mark_told(self, cmd: RunAgent, mentions: list[Mention]) -> None:
         """After the reply is recorded: a crash or a store failure here means the items are
