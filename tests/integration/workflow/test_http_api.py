@@ -175,6 +175,15 @@ async def test_unknown_workflow_and_instance_are_404_naming_the_id(gateway: Any)
     assert nope.status_code == 404 and "'nope'" in nope.json()["error"]["message"]
     ghost = await gateway.get("/api/workflows/ghost-1/progress", headers=auth(gateway, "fay"))
     assert ghost.status_code == 404 and "'ghost-1'" in ghost.json()["error"]["message"]
+    # Named as the request gave it, like every field (it had no details at all).
+    assert [d["field"] for d in ghost.json()["error"]["details"]] == ["path.instance_id"]
+    said = await gateway.post(
+        "/api/workflows/ghost-1/messages",
+        json={"text": "hi", "client_message_id": "m1"},
+        headers=auth(gateway, "fay"),
+    )
+    assert said.status_code == 404
+    assert [d["field"] for d in said.json()["error"]["details"]] == ["path.instance_id"]
 
 
 async def test_signal_on_a_completed_instance_is_409(

@@ -88,8 +88,19 @@ class WorkflowServices:
         if loaded is None:
             loaded = await self.repo.load(instance_id)
         if loaded is None or loaded.state.user_id != user_id:
-            raise RemoteError.of(ErrorCode.NOT_FOUND, f"instance {instance_id!r} not found")
+            raise instance_not_found(instance_id)
         return loaded
+
+
+def instance_not_found(instance_id: str) -> RemoteError:
+    """NOT_FOUND naming the id, and the field it came in (an edge names it as its request
+    gave it: `path.instance_id`); the same whether there is no such instance or it is another
+    user's, which is never told."""
+    return RemoteError.of(
+        ErrorCode.NOT_FOUND,
+        f"instance {instance_id!r} not found",
+        [ErrorDetail(field="instance_id", message="no instance with this id")],
+    )
 
 
 async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartReply:

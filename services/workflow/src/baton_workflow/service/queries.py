@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.workflow_api import (
     EventLog,
     ExplainInstance,
@@ -17,7 +16,7 @@ from baton_contracts.workflow_api import (
     ProgressView,
 )
 from baton_workflow.service.checkers import CheckContext
-from baton_workflow.service.handlers import WorkflowServices
+from baton_workflow.service.handlers import WorkflowServices, instance_not_found
 from baton_workflow.service.views import explanation, progress_view
 
 
@@ -62,5 +61,5 @@ async def explain(svc: WorkflowServices, query: ExplainInstance) -> Explanation:
 async def _owned_view(svc: WorkflowServices, instance_id: str, user_id: str) -> InstanceView:
     view = await svc.repo.get_view(instance_id)
     if view is None or view.user_id != user_id:
-        raise RemoteError.of(ErrorCode.NOT_FOUND, f"instance {instance_id!r} not found")
+        raise instance_not_found(instance_id)
     return view
