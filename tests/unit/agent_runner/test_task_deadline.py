@@ -12,7 +12,7 @@ import pytest
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
-from baton_agent_runner.service.ports import Claim, TaskAnswer
+from baton_agent_runner.service.ports import Claim, ModelFailed, TaskAnswer
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult, TokenUsage
@@ -219,3 +219,33 @@ async def test_a_handler_cancelled_by_shutdown_stops_the_model_call_too() -> Non
         await running
     await asyncio.sleep(0)
     assert models.cut_off == 1
+
+
+class FailsFirst(Models):
+    """A model whose first call fails after a while; the later ones answer."""
+
+    async def perform(
+        self, profile: Profile, choice: ModelChoice, call: TaskCall, timeout: float
+    ) -> TaskAnswer:
+        if self.calls == 0:
+            self.calls += 1
+            await asyncio.sleep(0.2)
+            raise ModelFailed("HTTP 502 from the endpoint")
+        return await super().perform(profile, choice, call, timeout)
+
+
+async def test_a_repeat_queued_behind_a_failed_call_gets_its_error_not_a_second_call() -> None:
+    # The workflow sends a step again under its key and deadline when no answer comes in time:
+    # the repeat queued here behind a call that failed called the model a second time.
+    models, log = FailsFirst(), Log()
+    runner = _runner(models, log)
+    task = _task(NOW + timedelta(seconds=60))
+    first = asyncio.create_task(runner.run(task))
+    await asyncio.sleep(0.05)
+    repeat = asyncio.create_task(runner.run(task))
+    results = await asyncio.gather(first, repeat, return_exceptions=True)
+    assert all(isinstance(r, RemoteError) for r in results) and results[0] is results[1]
+    assert (models.calls, log.results) == (1, {})
+    # The step's retry (a new deadline) is called.
+    assert (await runner.run(_task(NOW + timedelta(seconds=90)))).output == "done"
+    assert models.calls == 2

@@ -83,19 +83,17 @@ class TaskRunner:
                 return (await self._cancellable(key, cmd, self._perform(cmd)))[1]
         try:
             async with self._keys.one_at_a_time(key):
-                recorded = await self._recorded_or_claimed(cmd)
-                if recorded is not None:
-                    return recorded.model_copy(update={"replayed": True})
-                async with released_on_failure(self.results, *key, self.store_timeout):
-                    if (reason := self._keys.cancelled(key)) is not None:
-                        # Queued here behind the call the workflow cancelled: the same attempt.
-                        raise RemoteError.of(ErrorCode.UNAVAILABLE, _cancelled(cmd, reason))
-                    call, result = await self._cancellable(key, cmd, self._perform(cmd))
-                    digest = task_digest(cmd)
-                    # The model was paid: a cut connection must not lose its answer.
-                    return await self._store(
-                        written(lambda: self.results.put(*key, call, result, digest))
-                    )
+                # A repeat of a request whose call has just failed here (the workflow sends a
+                # step again under its key and deadline when no answer comes in time) gets
+                # that error, not a second model call (as a chat turn's, `AgentRunner.run`).
+                if cmd.deadline is not None and (failed := self._keys.failed(key, cmd.deadline)):
+                    raise failed
+                try:
+                    return await self._recorded_or_performed(cmd, key)
+                except RemoteError as exc:
+                    if cmd.deadline is not None:
+                        self._keys.fail_queued(key, cmd.deadline, exc)
+                    raise
         except KeyReused as exc:
             raise reused(cmd.idempotency_key) from exc
         except StoreUnavailable as exc:
@@ -103,6 +101,21 @@ class TaskRunner:
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, "the agent-runner's task log is unavailable; try again"
             ) from exc
+
+    async def _recorded_or_performed(self, cmd: RunTask, key: tuple[str, str]) -> TaskResult:
+        """The result recorded under the key, else the step performed and its result recorded
+        (this process holds the key's claim meanwhile)."""
+        recorded = await self._recorded_or_claimed(cmd)
+        if recorded is not None:
+            return recorded.model_copy(update={"replayed": True})
+        async with released_on_failure(self.results, *key, self.store_timeout):
+            if (reason := self._keys.cancelled(key)) is not None:
+                # Queued here behind the call the workflow cancelled: the same attempt.
+                raise RemoteError.of(ErrorCode.UNAVAILABLE, _cancelled(cmd, reason))
+            call, result = await self._cancellable(key, cmd, self._perform(cmd))
+            digest = task_digest(cmd)
+            # The model was paid: a cut connection must not lose its answer.
+            return await self._store(written(lambda: self.results.put(*key, call, result, digest)))
 
     async def _recorded_or_claimed(self, cmd: RunTask) -> TaskResult | None:
         """The recorded result; else None once this process holds the key's claim (another
