@@ -34,6 +34,11 @@ def raised_from(cause: BaseException) -> Exception:
         StoreUnavailable("PostgreSQL: gone"),
         ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)"),
         socket.gaierror(-2, "Name or service not known"),
+        # asyncio's, when every address of the host refused (found by a review: a 500).
+        OSError(
+            "Multiple exceptions: [Errno 111] Connect call failed ('::1', 5432, 0, 0), "
+            "[Errno 111] Connect call failed ('127.0.0.1', 5432)"
+        ),
         sa_exc.TimeoutError("QueuePool limit of size 5 overflow 10 reached"),
         wrapped(sqlite3.OperationalError("database is locked")),
         wrapped(sqlite3.OperationalError("unable to open database file")),

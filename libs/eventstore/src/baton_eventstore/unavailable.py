@@ -8,7 +8,6 @@ with the same id, a start with the same idempotency key.
 
 from __future__ import annotations
 
-import socket
 import sqlite3
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
@@ -35,6 +34,14 @@ ASYNCPG_BROKEN: tuple[type[BaseException], ...] = (
 CONNECTION_LOST: tuple[type[BaseException], ...] = (*ASYNCPG_BROKEN, OSError)
 """What a statement on a raw asyncpg connection raises when the connection is gone."""
 
+_FILE_ERRORS = (
+    FileNotFoundError,
+    FileExistsError,
+    IsADirectoryError,
+    NotADirectoryError,
+    PermissionError,
+)
+
 # What SQLite reports as OperationalError but is a fault of the statement or the schema.
 _SQLITE_PROGRAMMING = ("no such ", "syntax error", "has no column", "already exists")
 
@@ -52,8 +59,14 @@ def is_unavailable(exc: BaseException) -> bool:
 
 
 def _says_unavailable(exc: BaseException) -> bool:
-    if isinstance(exc, StoreUnavailable | ConnectionError | socket.gaierror | sa_exc.TimeoutError):
-        return True  # TimeoutError of SQLAlchemy: no pooled connection came free in time
+    # Any OSError of the socket: refused, reset, unreachable, a name that does not resolve,
+    # and the plain `OSError("Multiple exceptions: ...")` asyncio raises when every address
+    # of a host refuses (`localhost` on a dual-stack machine). TimeoutError of SQLAlchemy: no
+    # pooled connection came free in time.
+    if isinstance(exc, StoreUnavailable | sa_exc.TimeoutError):
+        return True
+    if isinstance(exc, OSError):
+        return not isinstance(exc, _FILE_ERRORS)  # a missing definitions file is no outage
     if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
         return True
     if isinstance(exc, sa_exc.OperationalError | sqlite3.OperationalError):
