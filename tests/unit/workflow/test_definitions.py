@@ -87,6 +87,10 @@ def test_invalid_definitions_say_what_is_wrong(document: dict[str, Any], problem
             {"checker": "memory_facts", "params": {"min_facts": -1}},
             "params.min_facts: Input should be greater than or equal to 0",
         ),
+        (
+            {"checker": "memory_facts", "params": {"category": "p" * 65}},
+            "params.category: String should have at most 64 characters",
+        ),
         ({"checker": "widget_completed"}, "params.widget_type: Field required"),
         ({"checker": "agent_signal", "params": {"x": 1}}, "params.x: Extra inputs"),
     ],

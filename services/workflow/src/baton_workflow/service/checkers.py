@@ -199,7 +199,8 @@ class MemoryFactsParams(CheckerParams):
     """`memory_facts`: how many facts, of which category (any when left out)."""
 
     min_facts: int = Field(default=1, ge=0, strict=True)
-    category: str | None = Field(default=None, min_length=1)
+    # As long as the agent-runner's query takes: a longer one failed every check, not the load.
+    category: str | None = Field(default=None, min_length=1, max_length=64)
 
 
 class InboxItemsParams(CheckerParams):
