@@ -68,3 +68,18 @@ async def test_a_user_with_more_than_ten_thousand_facts_is_counted_exactly(memor
         assert await store.count("nobody", None) == 0
         [first] = await store.list_facts("big", None, 1)
         assert first.key == "a-first"
+
+
+@pytest.mark.parametrize("kind", ["server", "local"])
+async def test_a_star_is_a_category_name_not_any_category(memory: Any, kind: str) -> None:
+    # Mem0's own search filter reads "*" as "any": on a Qdrant server, `GET /api/memory?
+    # category=*&q=...` returned the user's facts of every category (found by a review).
+    store = ServerStore(memory) if kind == "server" else Mem0MemoryStore(memory)
+    await store.put_fact("alice", "priorities", "work", "alice work")
+    await store.put_fact("alice", "secrets", "pin", "alice pin")
+    await store.put_fact("bob", "priorities", "work", "bob work")
+    assert await store.search("alice", "anything", "*", 10) == []
+    assert await store.search("*", "anything", None, 10) == []
+    found = await store.search("alice", "work", "priorities", 10)
+    assert [(f.category, f.text) for f in found] == [("priorities", "alice work")]
+    assert len(await store.search("alice", "work", None, 10)) == 2

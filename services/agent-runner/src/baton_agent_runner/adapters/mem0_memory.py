@@ -180,13 +180,20 @@ class Mem0MemoryStore:
         if self._index is not None:
             found = await self._call(self._search_local, user_id, query, category, limit)
             return [_fact({"memory": p["data"], "metadata": p}) for p in found]
-        filters = {"user_id": user_id, **_category(category)}
         vector = await self._call(self._memory.embedding_model.embed, query, "search")
         store = self._memory.vector_store
-        hits = await self._call(
-            store.search, query=query, vectors=vector, top_k=limit, filters=filters
+        # Our own filter, exact values only: Mem0's reads a value of "*" as "any", so
+        # `category=*` searched every category of the user's (and `user_id="*"`, sent over
+        # NATS, would have searched every user's facts).
+        found = await self._call(
+            store.client.query_points,
+            collection_name=store.collection_name,
+            query=vector,
+            query_filter=_matching(user_id, _category(category)),
+            limit=limit,
+            with_payload=True,
         )
-        return [_fact({"memory": hit.payload["data"], "metadata": hit.payload}) for hit in hits]
+        return [_fact({"memory": p.payload["data"], "metadata": p.payload}) for p in found.points]
 
     def _search_local(
         self, user_id: str, query: str, category: str | None, limit: int
