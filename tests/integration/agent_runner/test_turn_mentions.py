@@ -236,3 +236,30 @@ async def test_a_turn_whose_reply_is_not_recorded_takes_back_only_its_own_items(
     left = await inbox.list_items("alice", 50)
     assert sorted(item.content for item in left) == ["buy milk", "call the bank", "older"]
     assert [item.content for item in await inbox.list_items("bob", 50)] == ["bob's"]
+
+
+async def test_a_turn_whose_reply_is_not_recorded_leaves_the_facts_as_they_were(
+    engine: object,
+) -> None:
+    # Its facts stayed while the user was told nothing was recorded: a `memory_facts`
+    # criterion could be met by a turn that did not happen (found by a review).
+    memory = sql_stores.SqlMemoryStore(engine, lambda: NOW)  # type: ignore[arg-type]
+    await memory.put_fact("alice", "priorities", "work", "the old job")
+    runner = AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=Agents(),  # type: ignore[arg-type]
+        memory=memory,
+        inbox=sql_stores.SqlInboxStore(engine, lambda: NOW),  # type: ignore[arg-type]
+        replies=ReplyLogDown(engine, lambda: NOW),  # type: ignore[arg-type]
+        timeout=5.0,
+        store_timeout=0.5,
+        now=lambda: NOW,
+    )
+    turn = RunAgent(
+        user_id="alice", agent="discovery", instance_id="i-1", current_step="discovery",
+        message="Work: a new job; health: running; family first", idempotency_key="i-1:m-2",
+    )  # fmt: skip
+    with pytest.raises(RemoteError):
+        await runner.run(turn)
+    assert await memory.facts("alice", "priorities") == {"work": "the old job"}
+    assert await memory.count("alice", "priorities") == 1

@@ -154,6 +154,7 @@ class AgentRunner:
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
         # The model was paid: a cut connection must not lose its answer (`written`).
         reply = reply_of(profile, self.agents.model_name(profile), output, usage)
+        before = await self._facts_before(cmd, profile, turn, output)
         try:
             await self._store(
                 written(lambda: self._keep(cmd, output, defer=turn.inbox_ahead)), by=cmd
@@ -165,8 +166,8 @@ class AgentRunner:
                 by=cmd,
             )
         except BaseException as exc:
-            if not isinstance(exc, KeyReused):  # that key's items are the recorded turn's
-                await self._discard_items(cmd)
+            if not isinstance(exc, KeyReused):  # that key's writes are the recorded turn's
+                await self._take_back(cmd, before)
             raise
         if recorded is not reply:
             logger.warning(
@@ -178,31 +179,57 @@ class AgentRunner:
             await self._mark_told(cmd, mentions)
         return reply
 
-    async def _discard_items(self, cmd: RunAgent) -> None:
+    async def _facts_before(
+        self, cmd: RunAgent, profile: Profile, turn: Turn, output: AgentOutput
+    ) -> dict[str, str | None]:
+        """The user's priority facts this turn's output writes or drops, as they are before
+        it (None: none yet), for `_take_back`; read again only when the turn did not read
+        them for its agent."""
+        data = output.extracted_data
+        touched = set(facts_of(data)) | set(dropped_facts_of(data))
+        if not touched:
+            return {}
+        now = turn.facts
+        if "facts" not in self.agents.reads(profile):
+            now = await self._store(self.memory.facts(cmd.user_id, PRIORITIES))
+        return {area: now.get(area) for area in sorted(touched)}
+
+    async def _take_back(self, cmd: RunAgent, facts_before: dict[str, str | None]) -> None:
         """The turn ends without its reply recorded (its deadline passed, the reply log is
-        down): its caller tells the user nothing was recorded, so the inbox items it saved go
-        too, while this process still holds the key. Otherwise the next message counted them,
-        and a list sent again was saved twice. Shielded, and only logged when it fails: a
-        retry of the key saves the same items (ids from the key) and counts as this one did.
-        Facts are kept: an upsert per area, which the retry writes again."""
+        down): its caller tells the user nothing was recorded, so what it wrote goes too,
+        while this process still holds the key: its inbox items are deleted and the facts it
+        wrote or dropped are as they were. Otherwise the next message counted them (a
+        `memory_facts` criterion met by a turn that did not happen, a list sent again saved
+        twice). Shielded, and only logged when it fails: a retry of the key writes the same
+        facts and items (upserts by area, ids from the key) and counts as this one did."""
+
+        async def undo() -> int:
+            gone = await self.inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
+            for area, was in facts_before.items():
+                if was is None:
+                    await self.memory.forget_fact(cmd.user_id, PRIORITIES, area)
+                else:
+                    await self.memory.put_fact(cmd.user_id, PRIORITIES, area, was)
+            return gone
+
         try:
             async with asyncio.timeout(self.store_timeout):
-                gone = await asyncio.shield(
-                    self.inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
-                )
+                gone = await asyncio.shield(undo())
         except Exception as exc:
             logger.warning(
-                "turn %s: its reply was not recorded, and its inbox items could not be taken "
-                "back (%r); a retry of the turn saves the same ones",
+                "turn %s: its reply was not recorded, and what it wrote could not be taken "
+                "back (%r); a retry of the turn writes the same again",
                 cmd.idempotency_key,
                 exc,
             )
             return
-        if gone:
+        if gone or facts_before:
             logger.info(
-                "turn %s: its reply was not recorded; its %d inbox item(s) were taken back",
+                "turn %s: its reply was not recorded; its %d inbox item(s) and %d fact(s) "
+                "were taken back",
                 cmd.idempotency_key,
                 gone,
+                len(facts_before),
             )
 
     async def _mark_told(self, cmd: RunAgent, mentions: list[Mention]) -> None:
