@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from baton_agent_runner.domain import brain_dump, texts
+from baton_agent_runner.domain import brain_dump, readiness, texts
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted import READS, RULES, STORED, Turn, reads, run
 
@@ -105,7 +105,7 @@ def _third(message: str) -> Any:
     """The greeter's answer to `message`, the user's third, after its own "ready to start?"."""
     language = lang.language_of(message)
     said = [{"role": "user", "text": "hi"}, {"role": "assistant", "text": "hello"}]
-    asked = [{"role": "user", "text": "?"}]
+    asked = [{"role": "user", "text": "How long does it take?"}]
     asked += [{"role": "assistant", "text": texts.text(language, "greeter_intro")}]
     return run(turn("greeter", message, history=said + asked))
 
@@ -816,3 +816,102 @@ def test_priorities_said_with_readiness_are_kept_and_the_greeting_closes() -> No
     out = run(turn("greeter", "Понял, давай! Для меня главное работа", can_complete=True))
     assert out.step_completed and out.completion_reason == "user_confirmed"
     assert set(out.extracted_data["facts"]) == {"work"}
+
+
+# Found by a review of the scripted agents against seeds 000 and 001 (2026-11-29).
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Что?", "What?", "??", "huh?", "Чё?", "Ok, but what?", "Ok but what?", "не догоняю",
+     "I'm lost", "что это значит?", "What does that mean?", "Понял, но зачем мне это?",
+     "Понятно. А что такое inbox?"],
+)  # fmt: skip
+def test_a_bare_or_closing_question_is_confusion_not_a_calm_exchange(message: str) -> None:
+    # Seed 001: the greeter completes after 3 exchanges "without incomprehension"; "Что?" and
+    # "Ok, but what is this?" counted as calm, or as ready.
+    assert readiness.is_confused(message)
+    out = run(turn("greeter", message, history=[{"role": "user", "text": "hi"}] * 2))
+    assert not out.step_completed
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Что будет на следующем шаге?", "А что на следующем шаге?", "А следующий шаг какой?",
+     "Что на следующем этапе?", "Что потом будет?", "What comes after this?"],
+)  # fmt: skip
+def test_greeter_completes_on_a_question_about_the_next_step_in_either_language(
+    message: str,
+) -> None:
+    out = run(turn("greeter", message))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+@pytest.mark.parametrize("message", ["Следующий шаг мне понятен.", "На следующем шаге сложно"])
+def test_a_statement_about_the_next_step_asks_nothing(message: str) -> None:
+    assert not readiness.asks_next_step(message)
+
+
+@pytest.mark.parametrize(
+    ("first", "yes"),
+    [("Привет! Для меня сейчас главное работа", "Да"), ("Hi! Work matters most", "yes")],
+)
+def test_greeter_takes_a_yes_to_the_question_ending_its_early_priorities_reply(
+    first: str, yes: str
+) -> None:
+    asked = run(turn("greeter", first))
+    history = [{"role": "user", "text": first}, {"role": "assistant", "text": asked.message}]
+    out = run(turn("greeter", yes, history=history))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+def test_readiness_in_the_message_of_an_inbox_request_still_closes_the_greeting() -> None:
+    out = run(turn("greeter", "Понял, поехали! И запиши в inbox: купить молоко", inbox_ahead=True))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+    assert out.extracted_data == {"deferred_inbox_items": ["купить молоко"]}
+    assert "позже" in out.message
+
+
+def test_a_confirmed_summary_with_an_inbox_request_closes_discovery() -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    shown = [{"role": "assistant", "text": "Вот что я понял о тебе:\n- ..."}]
+    message = "Да, всё верно. Запиши в inbox: купить молоко"
+    out = run(turn("discovery", message, facts=facts, history=shown, inbox_ahead=True))
+    assert out.step_completed and out.extracted_data["deferred_inbox_items"] == ["купить молоко"]
+
+
+@pytest.mark.parametrize(
+    "done",
+    ["Нет больше ничего", "Я закончил", "На сегодня всё", "Это вроде всё", "Думаю это всё",
+     "No that's all", "all done", "I'm all done"],
+)  # fmt: skip
+def test_inbox_collector_completes_on_these_ways_of_saying_done(done: str) -> None:
+    out = run(turn("inbox_collector", done, inbox_count=3))
+    assert out.step_completed and not out.extracted_data
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Привет", "Давай попробуем", "Не понимаю, что писать", "Hi", "Okay let's do it",
+     "Sounds good"],
+)  # fmt: skip
+def test_greetings_and_lets_start_are_no_inbox_items(said: str) -> None:
+    out = run(turn("inbox_collector", said))
+    assert "inbox_items" not in out.extracted_data and not out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        ("Запиши: купить молоко", "купить молоко"),
+        ("Запиши задачу: купить молоко", "купить молоко"),
+        ("Создай задачу: купить молоко", "купить молоко"),
+        ("Can you add buy milk to my inbox?", "buy milk"),
+        ("Add a task: buy milk", "buy milk"),
+        ("Write down: buy milk", "buy milk"),
+    ],
+)
+def test_these_inbox_requests_during_discovery_are_deferred(message: str, item: str) -> None:
+    out = run(turn("discovery", message, inbox_ahead=True))
+    assert out.extracted_data.get("deferred_inbox_items") == [item], out
+    assert not out.step_completed

@@ -17,17 +17,19 @@ _DONE = (
     "это все", "на этом все", "больше ничего", "вот и все", "that's all", "thats all",
     "that is all", "that's it", "thats it", "that is it", "nothing else", "nothing more",
     "i'm done", "im done", "i am done", "ничего больше", "that's everything", "thats everything",
-    "that is everything", "i'm finished", "im finished", "i am finished",
+    "that is everything", "i'm finished", "im finished", "i am finished", "all done",
+    "i'm all done", "im all done", "на сегодня все", "я закончил", "я закончила",
 )  # fmt: skip
 _DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
 # Done only as the whole part, give or take a "спасибо": inside an item they are its words
 # ("get the report done", "проверить, готово ли платье").
-_DONE_ALONE = ("готово", "все", "done", "finished")
+_DONE_ALONE = ("готово", "все", "done", "finished", "закончил", "закончила", "закончили")
 # Words that may stand before "that's all" ("ну, вроде это всё", "I think that's all") and
 # after a lone "готово" ("готово, спасибо").
 _LEADING = frozenset({
-    "ну", "вроде", "пожалуй", "наверное", "кажется", "да", "ок", "окей", "и", "пока", "вот",
-    "теперь", "well", "ok", "okay", "so", "yes", "yeah", "and", "i", "think", "guess", "now",
+    "ну", "вроде", "пожалуй", "наверное", "наверно", "кажется", "да", "ок", "окей", "и", "пока",
+    "вот", "теперь", "думаю", "это", "нет", "well", "ok", "okay", "so", "yes", "yeah", "and",
+    "i", "think", "guess", "now", "no",
 })  # fmt: skip
 _TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
 # A line of nothing but these acknowledges the agent; it is no item ("ок", "хорошо, давай").
@@ -36,6 +38,10 @@ _ACK = frozenset({
     "да", "ага", "угу", "конечно", "отлично", "супер", "поехали", "спасибо", "нет", "ну",
     "ok", "okay", "fine", "sure", "yes", "yeah", "yep", "alright", "good", "great", "cool",
     "thanks", "thank", "you", "got", "it", "let's", "go", "no", "nope",
+    # Greetings and "let's start" answer the agent too ("Привет", "Давай попробуем", "Sounds
+    # good", "Okay let's do it"): a brain dump of them closed the step with no thought in it.
+    "привет", "здравствуй", "здравствуйте", "попробуем", "начнем", "начинаем", "hi", "hello",
+    "hey", "sounds", "do", "start", "begin",
 })  # fmt: skip
 # A line of nothing but these is hesitation or "not yet", no item: "Я пока не готов", "Hmm, let
 # me think", "Это не всё", "Nothing comes to mind", "Не знаю, что писать".
@@ -47,7 +53,8 @@ _HESITATION = frozenset({
     "ready", "wait", "hold", "on", "one", "moment", "second", "sec", "minute", "let", "me",
     "think", "hmm", "um", "uh", "that's", "thats", "that", "is", "all", "done", "finished",
     "nothing", "comes", "to", "mind", "don't", "dont", "know", "what", "write", "have", "want",
-    "вспомню", "вспомнить", "допишу", "соображу", "кое", "remember", "thinking",
+    "вспомню", "вспомнить", "допишу", "соображу", "кое", "remember", "thinking", "понимаю",
+    "напишу",
 })  # fmt: skip
 # Asking for a moment is no item either: a phrase of these words with one of `_WAIT` in it
 # ("wait a moment", "hold on a sec", "Подожди немного", "Дай мне минутку"); "wait for the

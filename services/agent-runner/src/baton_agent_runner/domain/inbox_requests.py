@@ -55,6 +55,13 @@ _REQUESTS = tuple(
         r"\bremind\s+me\s+to\s+(?P<item>[^?]+?)\s*[.!?]*$",
         r"\bremind\s+me\s*(?::\s*|\s+about\s+)(?P<item>[^?]+?)\s*[.!]*$",
         r"\b(?P<vague>запомни(?:те)?|remember)\s*[:—–]\s*(?P<item>.+)",
+        # A task named as one ("Создай задачу: ...", "Add a task: ..."), a bare "Запиши: ..."
+        # or "Write down: ...", and a polite question ("Can you add buy milk to my inbox?").
+        rf"\b(?:{_RU_VERB}|создай|заведи)\s+(?:(?:мне|новую)\s+)*задачу\s*[:—–]\s*(?P<item>.+)",
+        rf"{_EN_START}(?:add|create|make)\s+(?:a\s+)?(?:new\s+)?(?:task|to-?do)\s*[:—–-]\s*(?P<item>.+)",
+        r"\b(?P<vague>запиши(?:те)?|(?:write|note|jot)\s+(?:it\s+|this\s+)?down)\s*[:—–]\s*(?P<item>.+)",
+        rf"^\W*(?:can|could|would|will)\s+you\s+(?:please\s+)?{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}"
+        r"(?:\s+please)?\s*[.!?]*\s*$",
     )
 )
 # Where the phrase said just before a request starts: a negation in it refuses the request.

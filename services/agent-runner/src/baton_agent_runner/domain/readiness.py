@@ -53,15 +53,30 @@ _SAYING_NO = _NO | {
 _ASKED_AFTER, _ASKED_BEFORE = "ли", frozenset({"if", "whether"})
 _NEXT_QUESTION = (
     "что дальше", "что теперь", "какой следующий", "what's next", "what next", "what now",
-    "next step",
+    "next step", "что потом",
 )  # fmt: skip
-# A question ending on "дальше", "потом" or "next" ("А дальше что?", "What happens next?").
-_NEXT_ASKED = re.compile(r"\b(?:(?:дальше|потом)(?:\s+что)?|next)\s*\?")
+# A question ending on "дальше", "потом" or "next" ("А дальше что?", "What happens next?"),
+# or one about the next step or stage in Russian ("Что будет на следующем шаге?", "А следующий
+# этап какой?") or about what comes after this ("What comes after this?", "А после этого?").
+_NEXT_ASKED = re.compile(
+    r"\b(?:(?:дальше|потом)(?:\s+что)?|next)\s*\?"
+    r"|\bследующ\w*\s+(?:шаг|этап)\w*[^.!?]*\?|\b(?:шаг|этап)\w*\s+следующ\w*[^.!?]*\?"
+    r"|\b(?:after\s+(?:this|that)|после\s+этого)\b[^.!?]*\?"
+)
 _CONFUSED = (
     "непонятно", "неясно", "запутал", "запуталась", "запутался", "в смысле", "confused",
     "unclear", "what do you mean", "еще раз", "повтори", "объясни", "поясни", "explain",
-    "once more", "one more time", "say that again", "repeat",
+    "once more", "one more time", "say that again", "repeat", "не догоняю", "i'm lost",
+    "im lost", "что это значит", "what does that mean", "what does it mean", "what is this",
+    "what's this", "что это такое", "что такое", "зачем мне это", "зачем это",
 )  # fmt: skip
+# A bare question is confusion too: "Что?", "Чего?", "What?", "Huh?", "??", "Ok, but what?".
+_BARE_QUESTION_WORDS = frozenset({
+    "что", "чего", "че", "чо", "а", "э", "как", "what", "huh", "eh", "sorry", "pardon", "hm",
+    "hmm", "но", "but",
+})  # fmt: skip
+_LAST_SENTENCE = re.compile(r"([^.!?…]*)([.!?…]*)\s*$")
+_AFTER_A_BUT = re.compile(r",|\b(?:but|но)\b")
 _UNDERSTOOD = (
     "понял", "поняла", "понятно", "понимаю", "ясно", "уверен", "уверена",
     "understand", "understood", "get it", "got it", "clear", "sure",
@@ -89,7 +104,19 @@ def readiness(text: str) -> Readiness | None:
             said = "ready"
     if said is None and _says_no(words(told)):
         said = "waiting"
+    if _bare_question(told):
+        said = "confused"
     return said
+
+
+def _bare_question(text: str) -> bool:
+    """The message ends on a question of nothing but question words ("Что?", "What?", "??",
+    "Ok, but what?"): the user did not follow, whatever came before it."""
+    last = _LAST_SENTENCE.search(text)
+    if last is None or "?" not in last.group(2):
+        return False
+    tail = _AFTER_A_BUT.split(last.group(1))[-1]
+    return all(token in _BARE_QUESTION_WORDS for token in words(tail))
 
 
 def _puts_off(tokens: list[str]) -> bool:

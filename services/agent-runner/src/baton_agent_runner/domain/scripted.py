@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -10,7 +11,7 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted_discovery import discovery
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
-from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.texts import TEXTS, text
 
 __all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run"]
 
@@ -43,12 +44,21 @@ def _off_topic(turn: Turn) -> Reply | None:
     if turn.agent == "coordinator":  # the last step: it closes whatever the message says
         return _noted_at_the_end(turn, items, key)
     before = turn.message[:start].strip()
-    said = RULES[turn.agent](turn.model_copy(update={"message": before})).data if before else {}
-    why = text(turn.language, f"why_{turn.agent}")
-    data = {**said, key: items}
+    told = RULES[turn.agent](turn.model_copy(update={"message": before})) if before else None
+    data = {**(told.data if told else {}), key: items}
+    if told is not None and told.action == "complete_step":
+        # "Понял, поехали! И запиши в inbox: купить молоко": the step closes as the words
+        # before the request say, and the reply first tells what became of the request.
+        noted = _noted(turn, items, why="")
+        return Reply(f"{noted}\n{told.message}", told.action, told.reason, data)
+    return Reply(_noted(turn, items, why=text(turn.language, f"why_{turn.agent}")), data=data)
+
+
+def _noted(turn: Turn, items: list[str], why: str) -> str:
+    """What became of an inbox request: kept for the inbox step, or saved now."""
     if turn.inbox_ahead:
-        return Reply(text(turn.language, "deferred", why=why), data=data)
-    return Reply(text(turn.language, "noted_now", items="; ".join(items), why=why), data=data)
+        return text(turn.language, "deferred", why=why).strip()
+    return text(turn.language, "noted_now", items="; ".join(items), why=why).strip()
 
 
 def _noted_at_the_end(turn: Turn, items: list[str], key: str) -> Reply:
@@ -100,13 +110,19 @@ def _calm_exchanges(turn: Turn) -> int:
 
 def _yes_to_start(turn: Turn) -> bool:
     """A "да"/"yes" to the greeter's own "Готов начать?"/"Shall we start?"."""
-    last = last_reply(turn)
-    asked = any(text(language, key) in last for language in ("ru", "en") for key in _STARTS)
+    last = last_reply(turn).rstrip()
+    asked = any(last.endswith(question) for question in _START_QUESTIONS)
     return asked and lang.confirms(turn.message)
 
 
-_STARTS = ("greeter_intro", "greeter_not_yet")
+_STARTS = ("greeter_intro", "greeter_not_yet", "greeter_early_priorities")
 """The greeter's texts that end asking whether the user is ready to start."""
+_START_QUESTIONS = tuple(
+    re.search(r"[^.!?}]*\?$", TEXTS[key][language]).group().strip()  # type: ignore[union-attr]
+    for key in _STARTS
+    for language in ("ru", "en")
+)
+"""Their questions ("Готов начать?", "Shall we start?"), as the last reply ends on them."""
 
 
 def inbox_collector(turn: Turn) -> Reply:
