@@ -21,13 +21,19 @@ StepStatus = Literal["completed", "active", "skipped", "pending"]
 """`skipped`: passed without closing it (a signal named a later step; `is_required: false`)."""
 
 
+TARGET_STEP_MAX = 64
+"""The longest `target_step` a signal may name."""
+
+
 class WorkflowSignal(Reply):
     """Seed 000's `workflow_signal`; `shared` goes to the context every step sees."""
 
     action: SignalAction = "stay"
     data: SignalData = Field(default_factory=dict)
     shared: SignalData = Field(default_factory=dict)
-    target_step: str | None = None
+    # A step id is at most 63 characters (`domain.definitions`): a longer one names no step,
+    # and quoted whole in the refusal it made a reply NATS would not carry.
+    target_step: str | None = Field(default=None, max_length=TARGET_STEP_MAX)
 
 
 class InstanceView(Reply):

@@ -14,7 +14,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from pydantic import BaseModel, ConfigDict, Field
 
-from baton_contracts import ErrorCode, Kind, Query, RemoteError, Subject
+from baton_contracts import ErrorCode, ErrorDetail, Kind, Query, RemoteError, Subject
 from baton_contracts.base import ReplyModel
 from baton_messaging import (
     MessagingSettings,
@@ -87,6 +87,13 @@ class Echoer:
             return Echo(text="not a reply")  # type: ignore[return-value]
         if query.text == "unencodable":
             return EchoReply.model_construct(text=object())  # type: ignore[arg-type]
+        if query.text.startswith("quote:"):  # a refusal quoting its (huge) input, twice
+            quoted = query.text * query.times
+            raise RemoteError.of(
+                ErrorCode.INVALID,
+                f"no such id {quoted!r}",
+                [ErrorDetail(field="x", message=quoted)],
+            )
         await self.release.wait()
         return EchoReply(text=query.text * query.times)
 
@@ -202,6 +209,21 @@ async def test_a_reply_over_the_servers_payload_limit_is_internal_at_once(
     message = f"the reply to Echo is {size} bytes; NATS carries {nc.max_payload}"
     assert caught.value.body.message == message
     assert message in caplog.text
+
+
+async def test_a_refusal_over_the_servers_payload_limit_arrives_shortened(
+    echoer: Echoer, nc: Client
+) -> None:
+    # It never arrived: the caller waited out its timeout and said `unavailable` instead of
+    # the reason (a target_step of 600 KB, found by a review of the gateway).
+    text = "quote:" + "z" * (nc.max_payload // 4)
+    with pytest.raises(RemoteError) as caught:
+        await request(nc, Echo(text=text, times=2), timeout=2)
+    assert caught.value.code == ErrorCode.INVALID
+    assert caught.value.body.message.startswith("no such id 'quote:zzz")
+    assert caught.value.body.message.endswith("...")
+    [detail] = caught.value.body.details
+    assert detail.field == "x" and len(detail.message) <= 500
 
 
 async def test_slow_responder_is_unavailable_naming_the_timeout(echoer: Echoer, nc: Client) -> None:

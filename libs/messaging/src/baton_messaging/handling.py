@@ -95,7 +95,12 @@ def reply_json(
     (the server's `max_payload`: NATS would not carry it, and the caller waited out its
     timeout for an answer that never came), is an `INTERNAL` error, at once."""
     if isinstance(result, ReplyError):
-        return result.model_dump_json().encode()
+        data = result.model_dump_json().encode()
+        if max_bytes is not None and len(data) > max_bytes:
+            # A refusal that quotes a huge input (an id of 600 KB) would never arrive: the
+            # caller would wait out its timeout and say `unavailable` instead of the reason.
+            data = _shortened(result.error).model_dump_json().encode()
+        return data
     try:
         data = ok_reply_json(result)
     except Exception:
@@ -107,6 +112,24 @@ def reply_json(
         body = ErrorBody(code=ErrorCode.INTERNAL, message=message)
         return ReplyError(error=body).model_dump_json().encode()
     return data
+
+
+_SHORT = 500
+"""Characters of an error's message, and of each detail's field and message, when shortened."""
+_SHORT_DETAILS = 20
+
+
+def _shortened(error: ErrorBody) -> ReplyError:
+    """The error with its message and details cut to a size any NATS server carries."""
+
+    def cut(text: str) -> str:
+        return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
+
+    details = [
+        ErrorDetail(field=None if d.field is None else cut(d.field), message=cut(d.message))
+        for d in error.details[:_SHORT_DETAILS]
+    ]
+    return ReplyError(error=ErrorBody(code=error.code, message=cut(error.message), details=details))
 
 
 def invalid_request(exc: ValidationError) -> ErrorBody:

@@ -12,6 +12,7 @@ from baton_contracts import ids
 from baton_contracts.signal_data import SignalData
 from baton_contracts.workflow_api import (
     MAX_MESSAGE_CHARS,
+    TARGET_STEP_MAX,
     Conversation,
     EventLog,
     ExplainInstance,
@@ -66,7 +67,7 @@ class SignalBody(BaseModel):
     action: SignalAction
     data: SignalData = Field(default_factory=dict)
     shared: SignalData = Field(default_factory=dict)
-    target_step: str | None = None
+    target_step: str | None = Field(default=None, max_length=TARGET_STEP_MAX)
     command_id: str | None = Field(default=None, min_length=1, max_length=128)
 
 
