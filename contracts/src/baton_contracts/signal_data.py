@@ -12,6 +12,11 @@ from baton_contracts.storable import first_unstorable
 MAX_SIGNAL_DATA_BYTES = 64 * 1024
 """`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
 
+MAX_CONTEXT_PART_BYTES = 256 * 1024
+"""An instance's step data (all its steps') and its `shared`, each, may not grow past this by
+a signal (`too_large`, HTTP 413): every reply and agent request carries them, and NATS carries
+at most 1 MiB a message, so an instance grown past it could no longer be read or talked to."""
+
 MAX_SIGNAL_DATA_DEPTH = 32
 """How deep `data` or `shared` of a signal may nest; deeper is refused with `invalid` (HTTP 422).
 

@@ -216,3 +216,30 @@ async def test_signal_on_a_completed_instance_is_409(
         f"/api/workflows/{instance}/progress", headers=auth(gateway, "gil")
     )
     assert progress.json()["completion_percentage"] == 100.0
+
+
+@pytest.mark.parametrize("part", ["data", "shared"])
+async def test_signals_cannot_grow_an_instance_past_what_a_reply_carries(
+    gateway: Any, part: str
+) -> None:
+    # Each signal within its 64 KiB, under a new key every time: the ninth made the instance's
+    # replies larger than a NATS message, and from then on reading it, starting onboarding
+    # again or chatting failed for good (found by a review of the gateway).
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "gus")
+    )
+    instance = started.json()["instance_id"]
+    answers = []
+    for n in range(6):
+        body = {part: {f"k{n}": "x" * 60_000}}
+        answers.append(await signal(gateway, "gus", instance, action="stay", **body))
+    assert [a.status_code for a in answers] == [200, 200, 200, 200, 413, 413]
+    refused = answers[4].json()["error"]
+    assert [d["field"] for d in refused["details"]] == [f"body.{part}"]
+    assert "the limit is 262144" in refused["message"]
+    seen = await gateway.get(f"/api/workflows/{instance}", headers=auth(gateway, "gus"))
+    assert seen.status_code == 200
+    again = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "gus")
+    )
+    assert again.status_code == 200 and again.json()["instance_id"] == instance

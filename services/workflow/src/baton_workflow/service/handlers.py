@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
-from baton_contracts.signal_data import MAX_SIGNAL_DATA_BYTES
+from baton_contracts.signal_data import MAX_CONTEXT_PART_BYTES, MAX_SIGNAL_DATA_BYTES
 from baton_contracts.storable import first_unstorable
 from baton_contracts.workflow_api import (
     RecordExchange,
@@ -163,6 +163,7 @@ async def commit_turn(
         command = command_for(state)
         if command.command_id in state.outcomes:
             return replay_turn(loaded, command.command_id, definition, svc), loaded
+        _check_context(state, command.signal)
         events = await _decide(svc, state, command, definition)
         change, after = _change(svc, state, events, definition)
         try:
@@ -228,6 +229,33 @@ def _check_data(signal: WorkflowSignal | None) -> None:
                 ErrorCode.INVALID,
                 f"{where}: {found.problem}",
                 [ErrorDetail(field=where, message=found.problem)],
+            )
+
+
+def _check_context(state: InstanceState, signal: dc.Signal | None) -> None:
+    """The step data and `shared` a signal's `data` and `shared` merge into stay, each, within
+    `MAX_CONTEXT_PART_BYTES`: signals each within their own limit, under new keys, grew an
+    instance until its replies no longer fit a NATS message, and nothing could read it again.
+    Measured only when the signal carries some (most carry none), as it is stored."""
+    if signal is None or not (signal.data or signal.shared):
+        return
+    merged = with_signal(state, signal)
+    for name, part, what in (
+        ("data", merged.step_data, "step data"),
+        ("shared", merged.shared, "shared context"),
+    ):
+        if not getattr(signal, name):
+            continue
+        size = len(_COMPACT_JSON.encode(part).encode())
+        if size > MAX_CONTEXT_PART_BYTES:
+            problem = (
+                f"would make the instance's {what} {size} bytes; the limit is "
+                f"{MAX_CONTEXT_PART_BYTES}"
+            )
+            raise RemoteError.of(
+                ErrorCode.TOO_LARGE,
+                f"signal {name} {problem}",
+                [ErrorDetail(field=f"signal.{name}", message=problem)],
             )
 
 
