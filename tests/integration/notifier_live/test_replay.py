@@ -147,3 +147,22 @@ async def test_a_replay_narrowed_to_one_instance_takes_every_subject_layout(
         "workflow.step_changed",
     ]
     assert {f["payload"]["instance_id"] for f in missed} == {"i1"}
+
+
+async def test_an_sse_client_that_drops_before_its_first_event_resumes_from_its_ready(
+    gateway: Gateway, driver: Driver
+) -> None:
+    # `ready` had no `id:`, so a browser whose stream dropped before any event of its own (a
+    # gateway restart, a proxy's idle timeout) reconnected without Last-Event-ID and never
+    # got the events of the gap (found by a review of the gateway).
+    ivy = new_user("ivy")
+    instance = await driver.start(ivy)
+    async with sse_client(gateway, bearer(ivy)) as client:
+        ready = await client.next()
+        assert ready.event == "ready" and ready.id is not None
+    await driver.advance(ivy, instance)  # while it is away
+    headers = {**bearer(ivy), "Last-Event-ID": ready.id}
+    async with sse_client(gateway, headers) as client:
+        missed = await client.ready()
+    assert [e.data["payload"]["current_step"] for e in missed] == ["s1"]
+    assert int(missed[0].id or 0) > int(ready.id)

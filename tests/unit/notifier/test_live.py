@@ -329,13 +329,17 @@ async def test_a_session_that_ends_first_drops_its_expiry_timer() -> None:
 
 
 class FakeFeed:
-    def __init__(self, ready: bool = False) -> None:
+    def __init__(self, ready: bool = False, seq: int = 0) -> None:
+        self.seq = seq  # the last seq handed to the hub
         self.ready = asyncio.Event()
         if ready:
             self.ready.set()
 
     async def wait_ready(self) -> None:
         await self.ready.wait()
+
+    def position(self) -> int | None:
+        return self.seq if self.ready.is_set() else None
 
 
 class FakeHistory:

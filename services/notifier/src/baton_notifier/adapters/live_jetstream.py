@@ -71,6 +71,11 @@ class JetStreamLiveFeed:
         """Return once the consumer exists, so every event published from now on arrives."""
         await self._ready.wait()
 
+    def position(self) -> int | None:
+        """`last_seq` once the consumer exists (None before): a session added now gets every
+        event after it."""
+        return self._last_seq if self._ready.is_set() else None
+
     @property
     def last_seq(self) -> int:
         """The stream seq this feed has read up to: every event at or below it is handed on."""

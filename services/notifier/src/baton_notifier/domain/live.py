@@ -87,6 +87,8 @@ class Notice:
 
     type: str
     frame: str
+    seq: int | None = None
+    """The position a client resumes from after this frame (SSE `id:`), if it has one."""
 
 
 Frame = LiveEvent | Notice
@@ -134,9 +136,12 @@ def notice(type_: str, **fields: Any) -> Notice:
     return Notice(type=type_, frame=json.dumps({"type": type_, **fields}, separators=(",", ":")))
 
 
-def ready_notice(replayed: int) -> Notice:
-    """Replay is over (`replayed` events were sent); every later frame is live."""
-    return notice("ready", replayed=replayed)
+def ready_notice(replayed: int, seq: int | None = None) -> Notice:
+    """Replay is over (`replayed` events were sent); every later frame is live. `seq`: where
+    the session stands (every event after it arrives next), for an SSE client's
+    `Last-Event-ID`."""
+    ready = notice("ready", replayed=replayed)
+    return ready if seq is None else Notice(ready.type, ready.frame, seq)
 
 
 def resync_notice(reason: str, first_seq: int) -> Notice:
@@ -241,9 +246,10 @@ _SSE_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def sse_message(frame: Frame) -> str:
-    """One SSE message: `id: <seq>` and `event: <type>` for events, `event: <type>` for notices."""
+    """One SSE message: `id: <seq>` and `event: <type>` for events (and a `ready` that knows
+    where the session stands), `event: <type>` for other notices."""
     lines = []
-    if isinstance(frame, LiveEvent):
+    if frame.seq is not None:  # every event; a `ready` that knows where the session stands
         lines.append(f"id: {frame.seq}")
     lines.append(f"event: {SSE_EVENT_NAMES.get(frame.type, frame.type)}")
     # SSE ends a line at CR, LF or CRLF only; `str.splitlines` also splits at U+2028, U+2029,

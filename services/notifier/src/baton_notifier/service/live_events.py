@@ -83,10 +83,14 @@ class LiveEvents:
         if valid_until is not None:
             seconds = (valid_until - self._clock()).total_seconds()
             session.end_after(seconds, CLOSE_UNAUTHORIZED, TOKEN_EXPIRED_REASON)
+        # Where the session starts: every event after this reaches it (None while the feed is
+        # not ready yet). Sent as the SSE `id` of `ready`: a browser that drops before its first
+        # event then resumes from there, instead of from now, missing what came meanwhile.
+        position = self._feed.position()
         self.hub.add(session)
         if self._ended_all is not None:
             session.end(*self._ended_all)  # a request that got in just before the stop
-        catch_up = asyncio.create_task(self._catch_up(session, after_seq))
+        catch_up = asyncio.create_task(self._catch_up(session, after_seq, position))
         try:
             yield session
         finally:
@@ -102,12 +106,15 @@ class LiveEvents:
         for session in self.hub.sessions():
             session.end(code, reason)
 
-    async def _catch_up(self, session: LiveSession, after_seq: int | None) -> None:
+    async def _catch_up(
+        self, session: LiveSession, after_seq: int | None, position: int | None
+    ) -> None:
         try:
             await self._feed.wait_ready()
             if after_seq is not None and not await self._replay_retrying(session):
                 return
-            await session.put(ready_notice(session.replayed))
+            seq = None if position is None else max(position, session.last_seq)
+            await session.put(ready_notice(session.replayed, seq))
             session.go_live()
         except Exception:
             log.exception("catching up %s failed", session.filter.user_id)

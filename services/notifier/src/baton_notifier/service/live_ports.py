@@ -21,6 +21,11 @@ class LiveFeed(Protocol):
         """Return once every event published from now on will reach the hub."""
         ...
 
+    def position(self) -> int | None:
+        """The last seq handed to the hub, once ready (None before): a session the hub takes
+        now gets every event after it."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
