@@ -105,10 +105,12 @@ class LoggedEvent(Reply):
 
 
 class EventLog(Reply):
-    """An instance's log, in order."""
+    """An instance's log, in order: one page of it."""
 
     instance_id: str
     events: list[LoggedEvent]
+    next_after_version: int | None = None
+    """Set when more events follow: ask again with it as `after_version`."""
 
 
 class CriterionView(Reply):
@@ -174,6 +176,18 @@ class _InstanceQuery(Query):
     instance_id: str
 
 
+PAGE_LIMIT = 1000
+"""The most events, or exchanges, one page of an instance's log or conversation holds."""
+PAGE_BYTES = 512 * 1024
+"""About the most JSON one page holds: a whole log or chat in one reply passed NATS's 1 MiB."""
+
+
+class _PagedQuery(_InstanceQuery):
+    after_version: int = Field(default=0, ge=0)
+    """Only what the log recorded after this version (0: from the start)."""
+    limit: int = Field(default=PAGE_LIMIT, ge=1, le=PAGE_LIMIT)
+
+
 class ListActiveInstances(Query):
     """The user's active instances."""
 
@@ -199,7 +213,7 @@ class GetProgress(_InstanceQuery):
     reply_model: ClassVar[ReplyModel] = ProgressView
 
 
-class GetInstanceEvents(_InstanceQuery):
+class GetInstanceEvents(_PagedQuery):
     """An instance's event log."""
 
     type: Literal["workflow.get_events"] = "workflow.get_events"
@@ -227,10 +241,12 @@ class ChatMessage(Reply):
 
 
 class Conversation(Reply):
-    """An instance's conversation, oldest first."""
+    """An instance's conversation, oldest first: one page of it."""
 
     instance_id: str
     messages: list[ChatMessage]
+    next_after_version: int | None = None
+    """Set when more messages follow: ask again with it as `after_version`."""
 
 
 class MessageReply(Reply):
@@ -258,7 +274,7 @@ class SendMessage(Command):
     text: str
 
 
-class GetConversation(_InstanceQuery):
+class GetConversation(_PagedQuery):
     """An instance's conversation."""
 
     type: Literal["workflow.get_conversation"] = "workflow.get_conversation"

@@ -327,3 +327,25 @@ async def test_brain_dump_refuses_to_complete_with_two_items(
     assert forced.json()["outcome"] == "blocked", forced.text
     assert "inbox_items: 2/3" in " ".join(forced.json()["missing_criteria"])
     assert await user.step() == "brain_dump"
+
+
+async def test_the_conversation_comes_a_page_at_a_time_each_message_once(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    # The whole chat in one reply passed NATS's 1 MiB after about 40 long messages, and GET
+    # /messages answered 500 (found by a review of the gateway).
+    user = User(http, "pager")
+    await user.start()
+    said = ["Hello there", "Tell me more", "And then?", "Hmm", "Okay"]
+    for text in said:
+        await user.say(text)
+    path = f"/api/workflows/{user.instance}/messages"
+    pages, after = [], 0
+    while after is not None:
+        page = await user.get(path, after_version=after, limit=2)
+        pages.append(page["messages"])
+        after = page["next_after_version"]
+    assert [len(page) for page in pages] == [4, 4, 2]  # two exchanges a page, two messages each
+    users = [m["text"] for page in pages for m in page if m["role"] == "user"]
+    assert users == said
+    assert (await user.get(path))["messages"] == [m for page in pages for m in page]

@@ -243,3 +243,69 @@ async def test_signals_cannot_grow_an_instance_past_what_a_reply_carries(
         "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "gus")
     )
     assert again.status_code == 200 and again.json()["instance_id"] == instance
+
+
+async def _all_pages(gateway: Any, user: str, path: str, key: str, limit: int) -> list[Any]:
+    """Every item of a paged route, following `next_after_version`; the pages' sizes too."""
+    items: list[Any] = []
+    after: int | None = 0
+    while after is not None:
+        page = await gateway.get(
+            f"{path}?after_version={after}&limit={limit}", headers=auth(gateway, user)
+        )
+        assert page.status_code == 200, page.text
+        items.append(page.json()[key])
+        after = page.json()["next_after_version"]
+    return items
+
+
+async def test_the_event_log_comes_a_page_at_a_time_each_event_once(gateway: Any) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "pia")
+    )
+    instance = started.json()["instance_id"]
+    for _ in range(4):
+        await signal(gateway, "pia", instance, action="stay")
+    pages = await _all_pages(gateway, "pia", f"/api/workflows/{instance}/events", "events", 3)
+    versions = [e["version"] for page in pages for e in page]
+    assert [len(page) for page in pages] == [3, 2]  # started, then 4 signals that stay
+    assert versions == list(range(1, len(versions) + 1))
+    whole = await gateway.get(f"/api/workflows/{instance}/events", headers=auth(gateway, "pia"))
+    assert [e["version"] for e in whole.json()["events"]] == versions
+    assert whole.json()["next_after_version"] is None
+
+
+async def test_a_log_larger_than_a_nats_message_is_still_read_in_pages(gateway: Any) -> None:
+    # 18 signals of 60 KB under one key: the context stays small, the log passes 1 MiB, and
+    # GET /events answered 500 (found by a review of the gateway).
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "ole")
+    )
+    instance = started.json()["instance_id"]
+    for n in range(18):
+        sent = await signal(
+            gateway, "ole", instance, action="stay", data={"same": f"{n:02d}" * 30_000}
+        )
+        assert sent.status_code == 200
+    pages = await _all_pages(gateway, "ole", f"/api/workflows/{instance}/events", "events", 1000)
+    assert len(pages) > 1
+    signals = [e for page in pages for e in page if e["type"] == "workflow.signal_received"]
+    assert len(signals) == 18
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [("after_version=-1", "query.after_version"), ("limit=0", "query.limit"),
+     ("limit=1001", "query.limit"), ("after_version=x", "query.after_version")],
+)  # fmt: skip
+async def test_bad_page_parameters_name_the_parameter(gateway: Any, query: str, field: str) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "ned")
+    )
+    instance = started.json()["instance_id"]
+    for route in ("events", "messages"):
+        reply = await gateway.get(
+            f"/api/workflows/{instance}/{route}?{query}", headers=auth(gateway, "ned")
+        )
+        assert reply.status_code == 422, reply.text
+        assert [d["field"] for d in reply.json()["error"]["details"]] == [field]

@@ -19,19 +19,31 @@ export async function reload() {
   const ticket = ask();
   reloading = ticket;
   try {
-    const [progress, conversation, explanation, log] = await Promise.all([
+    const [progress, messages, explanation, events] = await Promise.all([
       api("GET", instancePath("/progress")),
-      api("GET", instancePath("/messages")),
+      allPages("/messages", "messages"),
       api("GET", instancePath("/explain")),
-      api("GET", instancePath("/events")),
+      allPages("/events", "events"),
     ]);
     if (!current(ticket)) return; // asked for a workspace since left
     if (newest("progress", ticket)) renderProgress(progress);
-    conversation.messages.forEach(addMessage);
+    messages.forEach(addMessage);
     if (newest("explain", ticket)) renderExplain(explanation);
-    addEvents(log.events);
+    addEvents(events);
   } catch (error) {
     if (current(ticket) && ticket === reloading) showError(error, "Loading your onboarding");
+  }
+}
+
+// The conversation and the log come a page at a time: a long one would not fit one reply.
+async function allPages(suffix, key) {
+  const items = [];
+  let after = 0;
+  for (;;) {
+    const page = await api("GET", instancePath(`${suffix}?after_version=${after}`));
+    items.push(...page[key]);
+    if (page.next_after_version == null) return items;
+    after = page.next_after_version;
   }
 }
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Request, Response
+from fastapi import APIRouter, Header, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ids
 from baton_contracts.signal_data import SignalData
 from baton_contracts.workflow_api import (
     MAX_MESSAGE_CHARS,
+    PAGE_LIMIT,
     TARGET_STEP_MAX,
     Conversation,
     EventLog,
@@ -44,6 +45,7 @@ InstanceId = Annotated[ids.InstanceId, Path()]
 # repeats is the body's when given there, else the Idempotency-Key's.
 _INSTANCE = {"instance_id": "path.instance_id"}
 IN_PATH = Origins(_INSTANCE)
+PAGED = Origins({**_INSTANCE, "after_version": "query.after_version", "limit": "query.limit"})
 SIGNAL_ID_IN_BODY = Origins({**_INSTANCE, "signal": "body", "command_id": "body.command_id"})
 SIGNAL_ID_IN_HEADER = Origins({**_INSTANCE, "signal": "body", "command_id": IDEMPOTENCY_KEY})
 _MESSAGE = {**_INSTANCE, "text": "body.text"}
@@ -263,21 +265,43 @@ async def send_message(
     return as_sent(await forwarder.send_json(message, origins=origins, slow=True))
 
 
+AfterVersion = Annotated[int, Query(ge=0)]
+PageLimit = Annotated[int, Query(ge=1, le=PAGE_LIMIT)]
+
+
 async def messages(
-    instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
+    instance_id: InstanceId,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    after_version: AfterVersion = 0,
+    limit: PageLimit = PAGE_LIMIT,
 ) -> Any:
-    """The instance's conversation, oldest first."""
+    """The instance's conversation, oldest first, a page at a time (`next_after_version`)."""
     return await forwarder.forward(
-        GetConversation, identity, instance_id=instance_id, origins=IN_PATH
+        GetConversation,
+        identity,
+        instance_id=instance_id,
+        after_version=after_version,
+        limit=limit,
+        origins=PAGED,
     )
 
 
 async def events(
-    instance_id: InstanceId, identity: CurrentIdentity, forwarder: CurrentForwarder
+    instance_id: InstanceId,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    after_version: AfterVersion = 0,
+    limit: PageLimit = PAGE_LIMIT,
 ) -> Any:
-    """The instance's event log, in order."""
+    """The instance's event log, in order, a page at a time (`next_after_version`)."""
     return await forwarder.forward(
-        GetInstanceEvents, identity, instance_id=instance_id, origins=IN_PATH
+        GetInstanceEvents,
+        identity,
+        instance_id=instance_id,
+        after_version=after_version,
+        limit=limit,
+        origins=PAGED,
     )
 
 

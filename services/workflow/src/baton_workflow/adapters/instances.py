@@ -115,9 +115,9 @@ class SqlInstanceRepository:
         else:
             self._cache.pop(key)
 
-    async def records(self, instance_id: str) -> list[RecordedEvent]:
-        """The raw log of an instance."""
-        return await self._store.load(stream_id(instance_id))
+    async def records(self, instance_id: str, after: int = 0) -> list[RecordedEvent]:
+        """The raw log of an instance, after version `after`."""
+        return await self._store.load(stream_id(instance_id), after)
 
     async def save(self, expected_version: int, change: Change) -> None:
         """Append the events (with their outbox rows) and write the read row, in one commit.

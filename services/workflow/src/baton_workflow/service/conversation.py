@@ -30,10 +30,12 @@ from baton_workflow.domain.conversation import (
     recent_chat,
 )
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
+from baton_workflow.domain.events import DomainEvent
 from baton_workflow.domain.state import InstanceState
 from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.checkers import CheckContext
 from baton_workflow.service.handlers import WorkflowServices, commit_turn, replay_turn
+from baton_workflow.service.paging import json_size, paged
 from baton_workflow.service.views import progress_view
 
 logger = logging.getLogger("baton.workflow")
@@ -94,11 +96,25 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
 
 
 async def get_conversation(svc: WorkflowServices, query: GetConversation) -> Conversation:
-    """The instance's chat, oldest first."""
+    """One page of the instance's chat, oldest first: the exchanges recorded after
+    `after_version`, at most `limit` of them and about `PAGE_BYTES` of text."""
     loaded = await svc.owned(query.instance_id, query.user_id)
+    exchanges = [
+        (version, event)
+        for version, event in enumerate(loaded.events, start=1)
+        if version > query.after_version and chat([event])
+    ]
+    page = paged(exchanges, query.limit, lambda found: json_size(_texts(found[1])))
+    more = len(page) < len(exchanges)
     return Conversation(
-        instance_id=query.instance_id, messages=[_chat_message(s) for s in chat(loaded.events)]
+        instance_id=query.instance_id,
+        messages=[_chat_message(said) for _, event in page for said in chat([event])],
+        next_after_version=page[-1][0] if more else None,
     )
+
+
+def _texts(event: DomainEvent) -> list[str]:
+    return [said.text for said in chat([event])]
 
 
 def _text(text: str) -> str:

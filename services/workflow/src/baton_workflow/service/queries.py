@@ -17,6 +17,7 @@ from baton_contracts.workflow_api import (
 )
 from baton_workflow.service.checkers import CheckContext
 from baton_workflow.service.handlers import WorkflowServices, instance_not_found
+from baton_workflow.service.paging import json_size, paged
 from baton_workflow.service.views import explanation, progress_view
 
 
@@ -37,14 +38,21 @@ async def get_progress(svc: WorkflowServices, query: GetProgress) -> ProgressVie
 
 
 async def get_events(svc: WorkflowServices, query: GetInstanceEvents) -> EventLog:
-    """The instance's log, in order."""
+    """One page of the instance's log, in order: after `after_version`, at most `limit`
+    events and about `PAGE_BYTES` of JSON (at least one event)."""
     await _owned_view(svc, query.instance_id, query.user_id)
-    records = await svc.repo.records(query.instance_id)
+    records = await svc.repo.records(query.instance_id, after=query.after_version)
+    page = paged(records, query.limit, lambda r: json_size(r.payload))
     events = [
         LoggedEvent(version=r.version, type=r.type, payload=r.payload, recorded_at=r.recorded_at)
-        for r in records
+        for r in page
     ]
-    return EventLog(instance_id=query.instance_id, events=events)
+    more = len(page) < len(records)
+    return EventLog(
+        instance_id=query.instance_id,
+        events=events,
+        next_after_version=page[-1].version if more else None,
+    )
 
 
 async def explain(svc: WorkflowServices, query: ExplainInstance) -> Explanation:
