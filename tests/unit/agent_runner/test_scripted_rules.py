@@ -915,3 +915,26 @@ def test_these_inbox_requests_during_discovery_are_deferred(message: str, item: 
     out = run(turn("discovery", message, inbox_ahead=True))
     assert out.extracted_data.get("deferred_inbox_items") == [item], out
     assert not out.step_completed
+
+
+@pytest.mark.parametrize("message", ["Ясно", "всё ясно", "Understood", "I understand"])
+def test_greeter_takes_understanding_as_readiness(message: str) -> None:
+    out = run(turn("greeter", message))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+@pytest.mark.parametrize("yes", ["Подтверждаю", "Согласен", "I confirm", "Agreed"])
+def test_discovery_takes_these_confirmations_of_its_summary(yes: str) -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    header = texts.text(lang.language_of(yes), "summary_header")
+    out = run(turn("discovery", yes, facts=facts, history=[{"role": "assistant", "text": header}]))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+@pytest.mark.parametrize("no", ["не согласен", "I don't agree", "не ясно"])
+def test_their_negations_are_not(no: str) -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    header = texts.text(lang.language_of(no), "summary_header")
+    out = run(turn("discovery", no, facts=facts, history=[{"role": "assistant", "text": header}]))
+    assert not out.step_completed
+    assert not run(turn("greeter", no)).step_completed

@@ -61,7 +61,8 @@ AREA_NAMES: dict[Lang, dict[str, str]] = {
 _CONFIRM = (
     "да", "верно", "правильно", "точно", "все так", "ага", "угу", "ок", "окей", "именно",
     "так и есть", "yes", "yeah", "yep", "yup", "correct", "right", "exactly", "ok", "okay",
-    "sure", "perfect", "all good", "looks good", "sounds good",
+    "sure", "perfect", "all good", "looks good", "sounds good", "подтверждаю", "согласен",
+    "согласна", "i confirm", "confirmed", "agreed", "i agree",
 )  # fmt: skip
 _DENY_FIRST = ("нет", "не", "неа", "no", "nope", "not")
 # After a leading "нет,"/"no," these still confirm: "Нет, всё верно", "No, that's right".

@@ -23,7 +23,7 @@ _READY = (
     "понял", "поняла", "понятно", "давай", "давайте", "поехали", "готов", "готова", "ок",
     "got it", "let's go", "lets go", "ready", "ok", "okay", "sure", "go ahead",
     "can't wait", "cant wait", "cannot wait", "начнем", "начинаем", "let's start", "lets start",
-    "let's begin", "lets begin",
+    "let's begin", "lets begin", "ясно", "understood", "i understand",
 )  # fmt: skip
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
 # "Вопросов пока нет" answers the greeter's "any questions?": its "пока нет" is no "not yet",
