@@ -91,6 +91,17 @@ def test_a_backend_gets_its_own_sqlite_file_and_no_secret() -> None:
     assert "BATON_JWT_SECRET" not in env
 
 
+@pytest.mark.parametrize("folder", ["/tmp/dd?x", "/tmp/a%41b", "/tmp/with space#1"])
+def test_a_data_dir_path_reaches_the_service_as_it_is(folder: str) -> None:
+    # Unescaped, "?" cut the path short and "%41" was decoded: both services opened one file
+    # outside the data dir (found by a review of the SQLite path).
+    from sqlalchemy.engine import make_url
+
+    runtime = Runtime(**{**RUNTIME.__dict__, "data_dir": Path(folder)})
+    url = service_env(WORKFLOW, runtime)["BATON_DATABASE_URL"]
+    assert make_url(url).database == f"{folder}/workflow.db"
+
+
 def test_a_database_url_names_each_services_database() -> None:
     runtime = Runtime(
         **{**RUNTIME.__dict__, "database_url": "postgresql+asyncpg://pg/baton_{service}"}

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
+from urllib.parse import quote
 
 MODULE_OVERRIDES_ENV = "BATON_SERVICE_MODULES"
 """`name=module,...`: run another module for a row (a development build, or a test double);
@@ -130,7 +131,10 @@ def database_url(spec: ServiceSpec, runtime: Runtime) -> str:
     """The service's database: `--database-url` (`{service}` filled in), else a SQLite file."""
     if runtime.database_url:
         return runtime.database_url.replace("{service}", spec.name)
-    return f"sqlite+aiosqlite:///{runtime.data_dir / f'{spec.name}.db'}"
+    # Escaped: a "?" or "%41" in the folder's path cut the path short or decoded it, and the
+    # services opened one file outside the data dir, shared between them.
+    path = quote(str(runtime.data_dir / f"{spec.name}.db"), safe="/")
+    return f"sqlite+aiosqlite:///{path}"
 
 
 def service_env(spec: ServiceSpec, runtime: Runtime) -> dict[str, str]:
