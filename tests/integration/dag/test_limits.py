@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -231,3 +232,25 @@ async def test_a_handoff_whose_source_was_skipped_fails_without_asking(
     assert review["error"] == 'handoff source "draft" did not succeed (skipped)'
     assert [c["step_id"] for c in task_calls] == ["draft"]
     assert [(m["step"], m["role"]) for m in run["messages"]] == [("draft", "user")]
+
+
+async def test_a_notification_too_large_for_nats_is_cut_and_every_later_event_goes_out(
+    author: Author, stack: Stack
+) -> None:
+    # A notify message rendered from a large variable (1.2 MB) made an outbox row NATS would
+    # never take: the relay, which publishes in order, retried it for ever, and no event of
+    # any user was published after it (found by a review of the SQLite path).
+    document = {
+        "name": "big-notify",
+        "variables": {"blob": ""},
+        "steps": [{"id": "tell", "type": "notify", "notifyMsg": "{{blob}}" * 6}],
+    }
+    run = await author.run_to_end(document, variables={"blob": "x" * 200_000})
+    assert run["status"] == "success", run
+    told = steps_of(run)["tell"]["output"]
+    assert told.endswith("more characters cut]") and len(told) < 16_000 + 100
+    for _ in range(100):  # the relay drains the outbox: nothing is stuck in it
+        if await stack.workflow.store.outbox.count() == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert await stack.workflow.store.outbox.count() == 0

@@ -27,6 +27,11 @@ def ev(**changes: object) -> NewEvent:
         ([ev(payload={"x": float("nan")})], r"events\[0\]\.payload"),
         ([ev(publish=OutboxMessage("", b""))], r"events\[0\]\.publish\.subject"),
         ([ev(publish=OutboxMessage("s", "text"))], r"events\[0\]\.publish\.body"),  # type: ignore[arg-type]
+        # NATS would never carry it, and the relay would have retried it for ever.
+        (
+            [ev(publish=OutboxMessage("s", b"x" * 1_040_000))],
+            r"events\[0\]\.publish\.body: 1040000 bytes",
+        ),
         ([ev(), "x"], r"events\[1\]"),
     ],
 )

@@ -99,6 +99,11 @@ def json_text(value: dict[str, Any]) -> str:
     return json.dumps(value) if value else "{}"
 
 
+MAX_PUBLISH_BYTES = 1024 * 1024 - 16 * 1024
+"""The largest outbox body an append takes: NATS's default `max_payload` (1 MiB), less room
+for the headers. A larger one could never be published, and the relay, which publishes in
+order, would have retried it for ever while every later event of every user waited."""
+
 # The width of the `stream_id`, `type` and outbox `subject` columns (tables.py). PostgreSQL
 # refuses longer values and SQLite keeps them; checking here makes every backend agree.
 MAX_NAME_LENGTH = 255
@@ -152,6 +157,11 @@ def _validate_publish(index: int, message: OutboxMessage) -> None:
     _check_length(f"events[{index}].publish.subject", message.subject)
     if not isinstance(message.body, bytes):
         raise ValueError(f"events[{index}].publish.body: must be bytes")
+    if len(message.body) > MAX_PUBLISH_BYTES:
+        raise ValueError(
+            f"events[{index}].publish.body: {len(message.body)} bytes; a NATS message carries "
+            f"at most {MAX_PUBLISH_BYTES} here"
+        )
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in message.headers.items()):
         raise ValueError(f"events[{index}].publish.headers: keys and values must be strings")
 

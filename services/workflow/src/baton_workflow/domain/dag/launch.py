@@ -21,7 +21,7 @@ from baton_workflow.domain.dag.events import (
     StepStarted,
 )
 from baton_workflow.domain.dag.pricing import Estimate, shown
-from baton_workflow.domain.dag.templates import RenderContext, render
+from baton_workflow.domain.dag.templates import RenderContext, notification_text, render
 
 
 def launch(batch: Batch, step: Step) -> None:
@@ -99,7 +99,7 @@ def _delay(batch: Batch, step: Step) -> None:
 
 def _notify(batch: Batch, step: Step) -> None:
     context = batch.state.render_context()
-    text = render(step.notify_msg or "", context)
+    text = notification_text(render(step.notify_msg or "", context))
     to = _text(step.notify_to, context)
     started = _started(batch, step, StepInput(prompt=text, notify_to=to))
     batch.emit(started)

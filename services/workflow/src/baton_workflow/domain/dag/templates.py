@@ -156,3 +156,17 @@ def scan_references(text: str) -> list[Reference | TemplateError]:
 def render(text: str, context: RenderContext) -> str:
     """Parse (cached) and render in one call."""
     return parse_template(text).render(context)
+
+
+MAX_NOTIFICATION_CHARS = 16_000
+"""The longest notification text (a notify step's, onSuccess/onFailure): chat channels take
+about 4,000 (Telegram) to 40,000 (Slack) characters, and one rendered from a large variable
+passed the 1 MiB a NATS message carries, which stopped the outbox for every user."""
+
+
+def notification_text(text: str) -> str:
+    """`text` as a notification carries it: cut past `MAX_NOTIFICATION_CHARS`, saying so."""
+    if len(text) <= MAX_NOTIFICATION_CHARS:
+        return text
+    cut = len(text) - MAX_NOTIFICATION_CHARS
+    return f"{text[:MAX_NOTIFICATION_CHARS]}… [{cut} more characters cut]"
