@@ -151,6 +151,22 @@ class OutboxRelay:
             log.warning("outbox relay: deleting published rows on stop failed", exc_info=True)
         await self._lease.release()
 
+    async def flush(self, timeout: float) -> bool:
+        """Before a stop: publish what is left while this relay holds the lease, for at most
+        `timeout` seconds; True once the outbox is empty. Without the lease it waits for
+        nothing (the relay that holds it publishes them), and a failure is only logged (the
+        next start publishes them)."""
+        try:
+            async with asyncio.timeout(timeout):
+                while (count := await self.publish_batch()) is not None:
+                    if count == 0:
+                        async with self._batch_lock:
+                            await self._forget_published()
+                        return True
+        except Exception:
+            log.warning("outbox relay: publishing before the stop failed", exc_info=True)
+        return False
+
     async def drain(self, timeout: float = 30.0) -> None:
         """Publish until the outbox is empty (waits for the lease if another relay holds it)."""
         async with asyncio.timeout(timeout):

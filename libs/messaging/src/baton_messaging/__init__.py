@@ -21,7 +21,7 @@ from baton_messaging.requests import (
     request_again_while_gone,
     request_json,
 )
-from baton_messaging.responder import respond, responder
+from baton_messaging.responder import respond, responder, stop_serving
 
 __all__ = [
     "ConsumerDeclarationError",
@@ -43,5 +43,6 @@ __all__ = [
     "respond",
     "responder",
     "start_broker",
+    "stop_serving",
     "stream_config",
 ]

@@ -138,7 +138,24 @@ def declare(
     subscriber.start = served.start
     subscriber.stop = served.stop
     broker.include_router(router)
+    _served_on(broker).append(served)
     return subscriber
+
+
+def _served_on(broker: NatsBroker) -> list[Served]:
+    served: list[Served] | None = getattr(broker, "_baton_served", None)
+    if served is None:
+        served = []
+        setattr(broker, "_baton_served", served)  # noqa: B010 - a broker has no such field
+    return served
+
+
+async def stop_serving(broker: NatsBroker) -> None:
+    """Stop every responder declared on `broker` now, as its `stop` would (no new requests;
+    those in flight finish within their grace), and leave the connection open: a service then
+    gets out what their handlers committed (its outbox) before the broker stops. The broker's
+    own stop later finds them stopped."""
+    await asyncio.gather(*(served.stop() for served in list(_served_on(broker))))
 
 
 class _Serving:

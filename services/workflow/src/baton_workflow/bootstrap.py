@@ -21,6 +21,7 @@ from baton_messaging import (
     broadcast,
     build_broker,
     start_broker,
+    stop_serving,
 )
 from baton_workflow.adapters import dag_tables, read_model
 from baton_workflow.adapters.agent_runner import (
@@ -115,11 +116,19 @@ class WorkflowApp:
             raise DefinitionInvalid(str(self.settings.workflow_definitions_dir), problems)
 
     async def stop(self) -> None:
-        """Stop the relay (finishing its batch), the broker, and the database pool."""
+        """Stop taking requests (those in flight finish within the grace), publish what they
+        committed, then stop the relay, the broker, and the database pool."""
         self.ready = False
         try:
             await self.runs.executor.stop()
+            # Responders first: a turn answered during the grace commits after the relay stopped,
+            # and its events waited in the outbox until the next start (days, maybe).
+            await stop_serving(self.broker)
             if self.relay is not None:
+                if not await self.relay.flush(self.settings.stop_grace_seconds):
+                    logger.info(
+                        "the outbox is left for the relay that holds its lease, or the next start"
+                    )
                 await self.relay.stop()
             await self.broker.stop()
             await self.store.close()
