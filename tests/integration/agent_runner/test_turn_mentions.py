@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -209,29 +210,41 @@ class ReplyLogDown(sql_logs.SqlReplyLog):
         raise StoreUnavailable("replies: connection reset")
 
 
-async def test_a_turn_whose_reply_is_not_recorded_takes_back_only_its_own_items(
-    engine: object,
-) -> None:
+def _with_reply_log_down(engine: object) -> tuple[AgentRunner, Any, Any]:
+    """A runner on the SQL memory and inbox whose reply log fails every write."""
+    memory = sql_stores.SqlMemoryStore(engine, lambda: NOW)  # type: ignore[arg-type]
     inbox = sql_stores.SqlInboxStore(engine, lambda: NOW)  # type: ignore[arg-type]
-    await _with_deferred(inbox)  # items of no turn
-    await inbox.add("alice", [NewInboxItem("o-1", "older", "new")], turn_key="i-1:m-0")
-    await inbox.add("bob", [NewInboxItem("b-1", "bob's", "new")], turn_key="i-1:m-1")
     runner = AgentRunner(
         profiles=load_profiles(SHIPPED_PROFILES),
         agents=Agents(),  # type: ignore[arg-type]
-        memory=sql_stores.SqlMemoryStore(engine, lambda: NOW),  # type: ignore[arg-type]
+        memory=memory,
         inbox=inbox,
         replies=ReplyLogDown(engine, lambda: NOW),  # type: ignore[arg-type]
         timeout=5.0,
         store_timeout=0.5,
         now=lambda: NOW,
     )
-    turn = RunAgent(
-        user_id="alice", agent="inbox_collector", instance_id="i-1", current_step="brain_dump",
-        message="buy bread; fix the bike", idempotency_key="i-1:m-1",
+    return runner, memory, inbox
+
+
+def _said(agent: str, step: str, message: str, key: str) -> RunAgent:
+    return RunAgent(
+        user_id="alice", agent=agent, instance_id="i-1", current_step=step, message=message,
+        idempotency_key=key,
     )  # fmt: skip
+
+
+async def test_a_turn_whose_reply_is_not_recorded_takes_back_only_its_own_items(
+    engine: object,
+) -> None:
+    runner, _, inbox = _with_reply_log_down(engine)
+    await _with_deferred(inbox)  # items of no turn
+    await inbox.add("alice", [NewInboxItem("o-1", "older", "new")], turn_key="i-1:m-0")
+    await inbox.add("bob", [NewInboxItem("b-1", "bob's", "new")], turn_key="i-1:m-1")
     with pytest.raises(RemoteError) as caught:
-        await runner.run(turn)
+        await runner.run(
+            _said("inbox_collector", "brain_dump", "buy bread; fix the bike", "i-1:m-1")
+        )
     assert caught.value.code == ErrorCode.UNAVAILABLE
     left = await inbox.list_items("alice", 50)
     assert sorted(item.content for item in left) == ["buy milk", "call the bank", "older"]
@@ -243,23 +256,10 @@ async def test_a_turn_whose_reply_is_not_recorded_leaves_the_facts_as_they_were(
 ) -> None:
     # Its facts stayed while the user was told nothing was recorded: a `memory_facts`
     # criterion could be met by a turn that did not happen (found by a review).
-    memory = sql_stores.SqlMemoryStore(engine, lambda: NOW)  # type: ignore[arg-type]
+    runner, memory, _ = _with_reply_log_down(engine)
     await memory.put_fact("alice", "priorities", "work", "the old job")
-    runner = AgentRunner(
-        profiles=load_profiles(SHIPPED_PROFILES),
-        agents=Agents(),  # type: ignore[arg-type]
-        memory=memory,
-        inbox=sql_stores.SqlInboxStore(engine, lambda: NOW),  # type: ignore[arg-type]
-        replies=ReplyLogDown(engine, lambda: NOW),  # type: ignore[arg-type]
-        timeout=5.0,
-        store_timeout=0.5,
-        now=lambda: NOW,
-    )
-    turn = RunAgent(
-        user_id="alice", agent="discovery", instance_id="i-1", current_step="discovery",
-        message="Work: a new job; health: running; family first", idempotency_key="i-1:m-2",
-    )  # fmt: skip
+    said = "Work: a new job; health: running; family first"
     with pytest.raises(RemoteError):
-        await runner.run(turn)
+        await runner.run(_said("discovery", "discovery", said, "i-1:m-2"))
     assert await memory.facts("alice", "priorities") == {"work": "the old job"}
     assert await memory.count("alice", "priorities") == 1
