@@ -62,6 +62,9 @@ async def test_a_query_parameter_is_named_query_as_spelled_in_the_url(
     client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
 ) -> None:
     assert fields_of(await client.get("/api/memory?limit=0", headers=auth)) == ["query.limit"]
+    for blank in ("%20", "a%20b", "*", ""):  # a category is a name (found by a review)
+        refused = await client.get(f"/api/memory?category={blank}", headers=auth)
+        assert refused.status_code == 422 and fields_of(refused) == ["query.category"], blank
     requester.answer = refuse("query", "category")  # `q` in the URL
     refused = await client.get("/api/memory?q=x&category=c", headers=auth)
     assert fields_of(refused) == ["query.q", "query.category"]

@@ -44,7 +44,8 @@ async def inbox(
 async def memory(
     identity: CurrentIdentity,
     forwarder: CurrentForwarder,
-    category: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+    # A name, as the agents write them ("priorities"): " " answered [] as if a category.
+    category: Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")] = None,
     q: Annotated[str | None, Query(min_length=1, max_length=1000)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> Any:
