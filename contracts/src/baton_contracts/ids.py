@@ -61,6 +61,10 @@ INSTANCE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 regex as `RUN_ID_PATTERN`, which is why the words are not looked up by it."""
 INSTANCE_ID_MEANING = "an instance id is 1 to 64 letters, digits, '-' or '_'"
 
+CATEGORY_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+"""A memory category as the gateway takes it (the agents write `priorities`)."""
+CATEGORY_MEANING = "a category is 1 to 64 letters, digits, '-' or '_'"
+
 WorkflowName = Annotated[
     str, StringConstraints(pattern=WORKFLOW_NAME_PATTERN), in_words(WORKFLOW_NAME_MEANING)
 ]
@@ -71,3 +75,4 @@ RunId = Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN), in_words(RUN_I
 InstanceId = Annotated[
     str, StringConstraints(pattern=INSTANCE_ID_PATTERN), in_words(INSTANCE_ID_MEANING)
 ]
+Category = Annotated[str, StringConstraints(pattern=CATEGORY_PATTERN), in_words(CATEGORY_MEANING)]

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from baton_contracts import ids
 from baton_contracts.agent_api import InboxItems, ListInboxItems, ListMemoryFacts, MemoryFacts
 from baton_notifier.domain.errors import HttpErrorResponse
 from baton_notifier.domain.origins import Origins
@@ -45,7 +46,7 @@ async def memory(
     identity: CurrentIdentity,
     forwarder: CurrentForwarder,
     # A name, as the agents write them ("priorities"): " " answered [] as if a category.
-    category: Annotated[str | None, Query(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")] = None,
+    category: Annotated[ids.Category | None, Query()] = None,
     q: Annotated[str | None, Query(min_length=1, max_length=1000)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> Any:
