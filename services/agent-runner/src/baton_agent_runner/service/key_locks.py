@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from baton_contracts import RemoteError
+
 Key = tuple[str, ...]
 """(user id, idempotency key), or any other tuple naming one thing to do one at a time."""
 
@@ -41,6 +43,25 @@ class KeyLocks:
             if entry.holders == 0:
                 del self._keys[key]
 
+    @asynccontextmanager
+    async def one_attempt(self, key: Key, attempt: Hashable | None) -> AsyncIterator[None]:
+        """`one_at_a_time`, for one attempt of a request (its caller's deadline: a resend of it
+        carries the same). When the key's call fails with a `RemoteError`, the calls queued
+        behind it that are the same attempt get that error instead of running: their caller
+        has already answered its user with it, and a second model call would record what it
+        was told was not. Another attempt (a retry, a new deadline) runs. None: no attempt is
+        known, so nothing is answered so."""
+        async with self.one_at_a_time(key):
+            entry = self._keys[key]
+            if attempt is not None and entry.failed is not None and entry.failed[0] == attempt:
+                raise entry.failed[1]
+            try:
+                yield
+            except RemoteError as exc:
+                if attempt is not None and entry.holders > 1:
+                    entry.failed = (attempt, exc)
+                raise
+
     def cancel_queued(self, key: Key, reason: str) -> None:
         """The key's call was cancelled: whoever is queued for the key now is told so
         (`cancelled`) until they have all gone; a call of the key after that is not."""
@@ -52,21 +73,6 @@ class KeyLocks:
         """Why the key's call was cancelled while the caller was queued for it, if it was."""
         entry = self._keys.get(key)
         return None if entry is None else entry.cancelled
-
-    def fail_queued(self, key: Key, attempt: Hashable, error: BaseException) -> None:
-        """The key's call made for `attempt` failed: the calls queued for the key now that are
-        the same attempt (repeats of one request) are told so (`failed`) until they have all
-        gone, instead of calling again what their caller has already been told failed."""
-        entry = self._keys.get(key)
-        if entry is not None and entry.holders > 1:
-            entry.failed = (attempt, error)
-
-    def failed(self, key: Key, attempt: Hashable) -> BaseException | None:
-        """The error of the key's call for `attempt`, if it failed while this caller queued."""
-        entry = self._keys.get(key)
-        if entry is None or entry.failed is None or entry.failed[0] != attempt:
-            return None
-        return entry.failed[1]
 
     def __len__(self) -> int:
         return len(self._keys)

@@ -82,18 +82,9 @@ class TaskRunner:
             async with self._keys.one_at_a_time(key):  # one call per key at a time, as for the rest
                 return (await self._cancellable(key, cmd, self._perform(cmd)))[1]
         try:
-            async with self._keys.one_at_a_time(key):
-                # A repeat of a request whose call has just failed here (the workflow sends a
-                # step again under its key and deadline when no answer comes in time) gets
-                # that error, not a second model call (as a chat turn's, `AgentRunner.run`).
-                if cmd.deadline is not None and (failed := self._keys.failed(key, cmd.deadline)):
-                    raise failed
-                try:
-                    return await self._recorded_or_performed(cmd, key)
-                except RemoteError as exc:
-                    if cmd.deadline is not None:
-                        self._keys.fail_queued(key, cmd.deadline, exc)
-                    raise
+            # A repeat of a step queued behind its failed call gets its error (`one_attempt`).
+            async with self._keys.one_attempt(key, cmd.deadline):
+                return await self._recorded_or_performed(cmd, key)
         except KeyReused as exc:
             raise reused(cmd.idempotency_key) from exc
         except StoreUnavailable as exc:

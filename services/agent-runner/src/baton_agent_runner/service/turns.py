@@ -76,19 +76,10 @@ class AgentRunner:
         """Answer one turn; the same idempotency key returns the recorded reply unchanged, also
         when it is asked again while the first call still runs, in this process or in another
         replica (it waits for that call: `service.claims`)."""
-        key = (cmd.user_id, cmd.idempotency_key)
-        async with self._keys.one_at_a_time(key):
-            # A repeat of a request whose call has just failed here (the workflow sends a turn
-            # again under its key and deadline when no answer comes in time) gets that error,
-            # not a second model call: its caller is answering its user with the first one.
-            if cmd.deadline is not None and (failed := self._keys.failed(key, cmd.deadline)):
-                raise failed
-            try:
-                return await self._run_answered(cmd)
-            except RemoteError as exc:
-                if cmd.deadline is not None:
-                    self._keys.fail_queued(key, cmd.deadline, exc)
-                raise
+        # The workflow sends a turn again under its key and deadline when no answer comes in
+        # time: a repeat queued behind a call that failed gets its error (`one_attempt`).
+        async with self._keys.one_attempt((cmd.user_id, cmd.idempotency_key), cmd.deadline):
+            return await self._run_answered(cmd)
 
     async def _run_answered(self, cmd: RunAgent) -> AgentReply:
         """`_run`, its store errors answered as `RemoteError`s."""
