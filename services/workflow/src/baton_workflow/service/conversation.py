@@ -30,7 +30,6 @@ from baton_workflow.domain.conversation import (
     recent_chat,
 )
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
-from baton_workflow.domain.events import DomainEvent
 from baton_workflow.domain.state import InstanceState
 from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.checkers import CheckContext
@@ -99,22 +98,19 @@ async def get_conversation(svc: WorkflowServices, query: GetConversation) -> Con
     """One page of the instance's chat, oldest first: the exchanges recorded after
     `after_version`, at most `limit` of them and about `PAGE_BYTES` of text."""
     loaded = await svc.owned(query.instance_id, query.user_id)
+    after = loaded.events[query.after_version :]  # the log's version n is its n-th event
     exchanges = [
-        (version, event)
-        for version, event in enumerate(loaded.events, start=1)
-        if version > query.after_version and chat([event])
+        (version, said)
+        for version, event in enumerate(after, start=query.after_version + 1)
+        if (said := chat([event]))
     ]
-    page = paged(exchanges, query.limit, lambda found: json_size(_texts(found[1])))
+    page = paged(exchanges, query.limit, lambda found: json_size([s.text for s in found[1]]))
     more = len(page) < len(exchanges)
     return Conversation(
         instance_id=query.instance_id,
-        messages=[_chat_message(said) for _, event in page for said in chat([event])],
+        messages=[_chat_message(s) for _, said in page for s in said],
         next_after_version=page[-1][0] if more else None,
     )
-
-
-def _texts(event: DomainEvent) -> list[str]:
-    return [said.text for said in chat([event])]
 
 
 def _text(text: str) -> str:
