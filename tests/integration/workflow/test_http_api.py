@@ -16,6 +16,15 @@ def auth(http: Any, user: str) -> dict[str, str]:
     return http.token(user)  # type: ignore[no-any-return]
 
 
+async def start(http: Any, user: str) -> str:
+    """The id of the user's onboarding instance (started, or the active one)."""
+    started = await http.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(http, user)
+    )
+    assert started.status_code in (200, 201), started.text
+    return str(started.json()["instance_id"])
+
+
 async def signal(http: Any, user: str, instance: str, **body: Any) -> Any:
     return await http.post(f"/api/workflows/{instance}/signal", json=body, headers=auth(http, user))
 
@@ -37,10 +46,7 @@ async def test_start_then_the_same_instance_again(gateway: Any) -> None:
 async def test_progress_signal_events_and_explain(
     gateway: Any, agent_runner: FakeAgentRunner
 ) -> None:
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "bea")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "bea")
     blocked = await signal(gateway, "bea", instance, action="complete_step")
     assert blocked.status_code == 200
     assert blocked.json()["outcome"] == "blocked"
@@ -70,10 +76,7 @@ async def test_progress_signal_events_and_explain(
 
 
 async def test_idempotency_key_makes_a_retry_count_once(gateway: Any) -> None:
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "cid")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "cid")
     headers = {**auth(gateway, "cid"), "Idempotency-Key": "k-1"}
     for _ in range(2):
         reply = await gateway.post(
@@ -89,10 +92,7 @@ async def test_idempotency_key_makes_a_retry_count_once(gateway: Any) -> None:
 
 
 async def test_another_users_instance_is_404_everywhere(gateway: Any) -> None:
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "owner")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "owner")
     for path in ("", "/progress", "/events", "/explain"):
         seen = await gateway.get(f"/api/workflows/{instance}{path}", headers=auth(gateway, "eve"))
         assert seen.status_code == 404, path
@@ -121,20 +121,14 @@ async def test_another_users_instance_is_404_everywhere(gateway: Any) -> None:
 async def test_bad_signals_name_the_field(
     gateway: Any, body: dict[str, Any], status: int, field: str
 ) -> None:
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "dan")
-    )
-    reply = await signal(gateway, "dan", started.json()["instance_id"], **body)
+    reply = await signal(gateway, "dan", await start(gateway, "dan"), **body)
     assert reply.status_code == status, reply.text
     assert field in [d["field"] for d in reply.json()["error"]["details"]]
 
 
 async def test_data_is_measured_in_utf8_bytes_not_escaped_ascii(gateway: Any) -> None:
     """64 KiB of data is 64 KiB whatever the script: Cyrillic is 2 bytes a letter, not 6."""
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "ria")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "ria")
     fits = await signal(gateway, "ria", instance, action="stay", data={"note": "я" * 30_000})
     assert fits.status_code == 200, fits.text
     over = await signal(gateway, "ria", instance, action="stay", data={"note": "я" * 33_000})
@@ -157,10 +151,7 @@ async def test_deeply_nested_data_is_422_and_never_stored(
 ) -> None:
     """Stored, data nested ~200 deep made every later reply unparsable: the instance, and the
     user's list of active ones, answered 500 from then on."""
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "deep")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "deep")
     refused = await signal(gateway, "deep", instance, action="stay", **{name: nested(depth)})
     assert refused.status_code == 422, refused.text
     assert refused.json()["error"]["details"][0]["field"] == f"body.{name}"
@@ -193,10 +184,7 @@ async def test_signal_on_a_completed_instance_is_409(
     gateway: Any, client: Client, agent_runner: FakeAgentRunner
 ) -> None:
     agent_runner.facts["gil"], agent_runner.items["gil"] = 3, 3
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "gil")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "gil")
     status = "active"
     for n in range(40):
         command = RecordExchange(
@@ -225,10 +213,7 @@ async def test_signals_cannot_grow_an_instance_past_what_a_reply_carries(
     # Each signal within its 64 KiB, under a new key every time: the ninth made the instance's
     # replies larger than a NATS message, and from then on reading it, starting onboarding
     # again or chatting failed for good (found by a review of the gateway).
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "gus")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "gus")
     answers = []
     for n in range(6):
         body = {part: {f"k{n}": "x" * 60_000}}
@@ -260,10 +245,7 @@ async def _all_pages(gateway: Any, user: str, path: str, key: str, limit: int) -
 
 
 async def test_the_event_log_comes_a_page_at_a_time_each_event_once(gateway: Any) -> None:
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "pia")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "pia")
     for _ in range(4):
         await signal(gateway, "pia", instance, action="stay")
     pages = await _all_pages(gateway, "pia", f"/api/workflows/{instance}/events", "events", 3)
@@ -278,10 +260,7 @@ async def test_the_event_log_comes_a_page_at_a_time_each_event_once(gateway: Any
 async def test_a_log_larger_than_a_nats_message_is_still_read_in_pages(gateway: Any) -> None:
     # 18 signals of 60 KB under one key: the context stays small, the log passes 1 MiB, and
     # GET /events answered 500 (found by a review of the gateway).
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "ole")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "ole")
     for n in range(18):
         sent = await signal(
             gateway, "ole", instance, action="stay", data={"same": f"{n:02d}" * 30_000}
@@ -299,10 +278,7 @@ async def test_a_log_larger_than_a_nats_message_is_still_read_in_pages(gateway: 
      ("limit=1001", "query.limit"), ("after_version=x", "query.after_version")],
 )  # fmt: skip
 async def test_bad_page_parameters_name_the_parameter(gateway: Any, query: str, field: str) -> None:
-    started = await gateway.post(
-        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "ned")
-    )
-    instance = started.json()["instance_id"]
+    instance = await start(gateway, "ned")
     for route in ("events", "messages"):
         reply = await gateway.get(
             f"/api/workflows/{instance}/{route}?{query}", headers=auth(gateway, "ned")

@@ -247,7 +247,9 @@ def test_discovery_completes_only_after_confirming_the_summary(yes: str, header:
 @pytest.mark.parametrize(
     "yes",
     ["Ага", "Угу", "ок", "Окей", "Именно", "Так и есть", "ok", "okay", "yup", "sure", "perfect",
-     "All good", "Looks good to me", "Sounds good"],
+     "All good", "Looks good to me", "Sounds good",
+     # Missed until a review of the scripted agents (2026-11-29).
+     "Подтверждаю", "Согласен", "I confirm", "Agreed"],
 )  # fmt: skip
 def test_discovery_takes_a_casual_yes_to_its_summary_as_a_confirmation(yes: str) -> None:
     facts = {"work": "a", "health": "b", "growth": "c"}
@@ -271,7 +273,9 @@ def test_discovery_takes_a_confirmation_in_the_other_language(yes: str, header: 
     assert out.step_completed and out.completion_reason == "user_confirmed"
 
 
-@pytest.mark.parametrize("no", ["не ок", "not ok", "not perfect", "doesn't look good"])
+@pytest.mark.parametrize(
+    "no", ["не ок", "not ok", "not perfect", "doesn't look good", "не согласен", "I don't agree"]
+)
 def test_a_casual_yes_negated_is_a_correction(no: str) -> None:
     facts = {"work": "a", "health": "b", "growth": "c"}
     header = texts.text(lang.language_of(no), "summary_header")
@@ -923,18 +927,6 @@ def test_greeter_takes_understanding_as_readiness(message: str) -> None:
     assert out.step_completed and out.completion_reason == "user_confirmed"
 
 
-@pytest.mark.parametrize("yes", ["Подтверждаю", "Согласен", "I confirm", "Agreed"])
-def test_discovery_takes_these_confirmations_of_its_summary(yes: str) -> None:
-    facts = {"work": "a", "health": "b", "growth": "c"}
-    header = texts.text(lang.language_of(yes), "summary_header")
-    out = run(turn("discovery", yes, facts=facts, history=[{"role": "assistant", "text": header}]))
-    assert out.step_completed and out.completion_reason == "user_confirmed"
-
-
-@pytest.mark.parametrize("no", ["не согласен", "I don't agree", "не ясно"])
-def test_their_negations_are_not(no: str) -> None:
-    facts = {"work": "a", "health": "b", "growth": "c"}
-    header = texts.text(lang.language_of(no), "summary_header")
-    out = run(turn("discovery", no, facts=facts, history=[{"role": "assistant", "text": header}]))
-    assert not out.step_completed
+@pytest.mark.parametrize("no", ["не ясно", "Мне не ясно", "I don't understand"])
+def test_greeter_takes_no_negated_understanding_as_readiness(no: str) -> None:
     assert not run(turn("greeter", no)).step_completed
