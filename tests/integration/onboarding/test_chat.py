@@ -105,6 +105,7 @@ async def test_full_onboarding_in_russian_with_the_off_topic_example(
     assert conversation["messages"][-1]["agent"] == "coordinator"
     after = await user.send("и ещё кое-что")
     assert after.status_code == 409 and "completed" in after.json()["error"]["message"]
+    assert [d["field"] for d in after.json()["error"]["details"]] == ["path.instance_id"]
 
 
 async def test_full_onboarding_in_english(stack: Stack, http: httpx.AsyncClient) -> None:

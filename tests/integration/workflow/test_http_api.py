@@ -200,6 +200,10 @@ async def test_signal_on_a_completed_instance_is_409(
     late = await signal(gateway, "gil", instance, action="complete_step")
     assert late.status_code == 409, late.text
     assert late.json()["error"]["code"] == "conflict"
+    # Named like every refusal (it had no details): the instance, as the request gave it.
+    assert late.json()["error"]["details"] == [
+        {"field": "path.instance_id", "message": "the instance is completed"}
+    ]
     progress = await gateway.get(
         f"/api/workflows/{instance}/progress", headers=auth(gateway, "gil")
     )

@@ -33,7 +33,12 @@ from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.state import InstanceState
 from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.checkers import CheckContext
-from baton_workflow.service.handlers import WorkflowServices, commit_turn, replay_turn
+from baton_workflow.service.handlers import (
+    WorkflowServices,
+    commit_turn,
+    not_active,
+    replay_turn,
+)
 from baton_workflow.service.paging import json_size, paged
 from baton_workflow.service.views import progress_view
 
@@ -51,9 +56,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
             return _answer_from_log(svc, loaded, cmd.client_message_id, text)
         state = loaded.state
         if state.status != "active":
-            raise RemoteError.of(
-                ErrorCode.CONFLICT, f"instance {state.instance_id!r} is {state.status}"
-            )
+            raise not_active(state)
         definition = svc.definition(state.workflow_id)
         step = definition.step(state.current_step)
         try:

@@ -285,13 +285,22 @@ async def _decide(
     try:
         return decide(state, command, definition, svc.clock.now(), report)
     except InstanceNotActive as exc:
-        raise RemoteError.of(ErrorCode.CONFLICT, str(exc)) from None
+        raise not_active(state) from exc
     except UnknownStep as exc:
         raise RemoteError.of(
             ErrorCode.INVALID,
             str(exc),
             [ErrorDetail(field="signal.target_step", message=str(exc))],
         ) from None
+
+
+def not_active(state: InstanceState) -> RemoteError:
+    """The refusal of a signal or a message to an instance that takes none any more."""
+    return RemoteError.of(
+        ErrorCode.CONFLICT,
+        f"instance {state.instance_id!r} is {state.status}: it takes no more signals or messages",
+        [ErrorDetail(field="instance_id", message=f"the instance is {state.status}")],
+    )
 
 
 def _change(
