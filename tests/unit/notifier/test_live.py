@@ -19,6 +19,7 @@ from baton_notifier.domain.live import (
     CLOSE_TRY_AGAIN,
     CLOSE_UNAUTHORIZED,
     HISTORY_AWAY_REASON,
+    PONG,
     TOKEN_EXPIRED_REASON,
     BadLiveRequest,
     Filter,
@@ -198,7 +199,7 @@ async def test_a_session_drops_events_it_already_sent_and_other_users_instances(
     hub = LiveHub()
     session = LiveSession(Filter("ann", "i1"), queue_size=10, after_seq=3)
     hub.add(session)
-    session.go_live()
+    await session.go_live()
     for e in (event(2), event(3), event(4), event(5, "bob"), event(6, "ann", "i2"), event(4)):
         hub.deliver(e)
     assert await _drain(session) == [4]
@@ -208,7 +209,7 @@ async def test_overflow_ends_the_session_as_too_slow_and_leaves_the_hub() -> Non
     hub = LiveHub()
     session = LiveSession(Filter("ann"), queue_size=2, after_seq=None)
     hub.add(session)
-    session.go_live()
+    await session.go_live()
     for seq in (1, 2, 3):
         hub.deliver(event(seq))
     assert session.ended is not None and session.ended.code == CLOSE_TOO_SLOW
@@ -394,3 +395,38 @@ def test_tokens_in_logged_paths_are_redacted() -> None:
     )  # fmt: skip
     assert RedactTokens().filter(record)
     assert record.getMessage() == '127.0.0.1:5 - "WebSocket /ws?token=***&last_seq=3" [accepted]'
+
+
+async def test_a_ping_during_a_backpressured_replay_does_not_end_the_session() -> None:
+    # A `pong` counted against the queue the replay fills by design: closed as too slow
+    # (4408) while the client read normally (found by a review of the live feed).
+    # 20 missed events, queue of 3: the replay waits on the reader (backpressure), as designed.
+    history = FakeHistory([event(s) for s in range(1, 21)], bounds=StreamBounds(1, 20))
+    live = _live(FakeFeed(ready=True), history, queue_size=3)
+    async with live.subscribe("ann", after_seq=0) as session:
+        await asyncio.sleep(0.01)  # the replay has filled the queue and waits for room
+        session.say(PONG)  # the client sends {"type": "ping"}
+        kinds = []
+        try:
+            for _ in range(22):
+                kinds.append(_kind(await session.next(timeout=1)))
+        except SessionEnded as ended:
+            kinds.append(f"ended {ended.code}")
+    assert kinds == [1, 2, 3, "pong", *range(4, 21), "ready"], kinds
+
+
+async def test_one_live_event_at_go_live_after_a_backpressured_replay_does_not_end_it() -> None:
+    # The held live events were pushed without waiting for room: closed as too slow at 19.
+    history = FakeHistory([event(s) for s in range(1, 21)], bounds=StreamBounds(1, 20))
+    feed = FakeFeed(ready=True, seq=20)
+    live = _live(feed, history, queue_size=3)
+    async with live.subscribe("ann", after_seq=0) as session:
+        live.hub.deliver(event(21))  # one live event during the replay: held
+        kinds = []
+        try:
+            for _ in range(22):
+                await asyncio.sleep(0.001)
+                kinds.append(_kind(await session.next(timeout=1)))
+        except SessionEnded as ended:
+            kinds.append(f"ended {ended.code}")
+    assert kinds == [*range(1, 21), "ready", 21], kinds

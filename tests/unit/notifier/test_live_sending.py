@@ -42,7 +42,7 @@ async def pumping(socket: Socket) -> tuple[LiveHub, LiveSession, asyncio.Task[No
     hub = LiveHub()
     session = LiveSession(Filter("ann"), queue_size=3, after_seq=None)
     hub.add(session)
-    session.go_live()
+    await session.go_live()
     pump = asyncio.create_task(session.pump(socket.send))
     await asyncio.sleep(0)  # the pump is waiting for frames
     return hub, session, pump

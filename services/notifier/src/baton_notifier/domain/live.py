@@ -138,10 +138,13 @@ def notice(type_: str, **fields: Any) -> Notice:
 
 def ready_notice(replayed: int, seq: int | None = None) -> Notice:
     """Replay is over (`replayed` events were sent); every later frame is live. `seq`: where
-    the session stands (every event after it arrives next), for an SSE client's
-    `Last-Event-ID`."""
-    ready = notice("ready", replayed=replayed)
-    return ready if seq is None else Notice(ready.type, ready.frame, seq)
+    the session stands (every event after it arrives next), when known: the frame's
+    `last_seq` (a WebSocket client resumes from it) and an SSE client's `Last-Event-ID`. A
+    client that drops before its first event then misses nothing published meanwhile."""
+    if seq is None:
+        return notice("ready", replayed=replayed)
+    ready = notice("ready", replayed=replayed, last_seq=seq)
+    return Notice(ready.type, ready.frame, seq)
 
 
 def resync_notice(reason: str, first_seq: int) -> Notice:

@@ -115,7 +115,7 @@ class LiveEvents:
                 return
             seq = None if position is None else max(position, session.last_seq)
             await session.put(ready_notice(session.replayed, seq))
-            session.go_live()
+            await session.go_live()
         except Exception:
             log.exception("catching up %s failed", session.filter.user_id)
             session.end(CLOSE_INTERNAL, INTERNAL_REASON)

@@ -22,6 +22,9 @@ from baton_notifier.domain.live import (
 )
 from baton_notifier.service.live_sending import Send, _Rest
 
+NOTICE_MARGIN = 16
+"""How many control frames (`pong`) may queue past a full queue (`LiveSession.say`)."""
+
 
 class SessionEnded(Exception):
     """The session is over; `code` and `reason` say why (a WebSocket close code and text)."""
@@ -68,9 +71,12 @@ class LiveSession:
         self._push_event(event)
 
     def say(self, notice: Notice) -> None:
-        """A control frame (an answer to the client); counts against the queue like any frame."""
+        """A control frame (an answer to the client). It may go `NOTICE_MARGIN` frames past a
+        full queue: during a replay the queue is full by design (`put` waits for room), and a
+        `ping` then is no sign of a slow client. Past the margin, the client sends faster
+        than it reads, and the session ends as too slow."""
         if self.ended is None:
-            self._push(notice)
+            self._push(notice, self.queue_size + NOTICE_MARGIN)
 
     async def put(self, frame: Frame) -> None:
         """Queue a replayed event or a notice, waiting while the queue is full (backpressure)."""
@@ -93,11 +99,15 @@ class LiveSession:
         """After a resync, deliver every held or new event after `seq`."""
         self.last_seq = min(self.last_seq, seq)
 
-    def go_live(self) -> None:
-        """Catch-up is over: release the held events not yet sent, then take live ones directly."""
-        held, self._held = self._held or [], None
-        for event in held:
-            self._push_event(event)
+    async def go_live(self) -> None:
+        """Catch-up is over: release the held events not yet sent, waiting for room as the
+        replay does (the replay may have left the queue full: that is no slow client), then
+        take live ones directly. Events that arrive meanwhile are held, and released too."""
+        while self._held:
+            held, self._held = self._held, []
+            for event in held:
+                await self.put(event)  # drops what the replay sent, and waits for room
+        self._held = None
 
     async def next(self, timeout: float | None = None) -> Frame | None:
         """The next frame to send; None after `timeout` seconds without one; `SessionEnded`."""
@@ -183,8 +193,8 @@ class LiveSession:
         if self._push(event):
             self.last_seq = event.seq
 
-    def _push(self, frame: Frame) -> bool:
-        if len(self._queue) >= self.queue_size:
+    def _push(self, frame: Frame, limit: int | None = None) -> bool:
+        if len(self._queue) >= (self.queue_size if limit is None else limit):
             self.end(CLOSE_TOO_SLOW, TOO_SLOW_REASON)
             return False
         if self._send is not None and self._wake is not None and not self._wake.done():
