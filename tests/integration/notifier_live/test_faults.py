@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from datetime import timedelta
 
 import httpx
@@ -13,7 +14,11 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from baton_auth import mint_token
+from baton_contracts import Event
+from baton_messaging.broker import declare_streams
 from baton_messaging.embedded import EmbeddedNatsServer
+from baton_notifier.adapters.live_jetstream import EVENTS_STREAM
+from baton_notifier.domain.live import CLOSE_INTERNAL, STREAM_RESET_REASON
 
 from .conftest import (
     SECRET,
@@ -228,3 +233,54 @@ async def test_plain_http_on_the_websocket_path_is_426_saying_how_to_connect(
     error = answer.json()["error"]
     assert error["code"] == "upgrade_required"
     assert "WebSocket client" in error["message"] and "/api/events" in error["message"]
+
+
+async def test_a_reset_events_stream_ends_sessions_for_a_resync_and_live_delivery_goes_on(
+    own_nats: EmbeddedNatsServer, gateways: GatewayFactory
+) -> None:
+    # NATS came back without its store: the stream's seqs started over at 1, and the feed,
+    # waiting for seqs past the old position, handed on nothing while /health said 200
+    # (found by a review of the live feed).
+    gateway = await gateways(own_nats.url)
+    rae = new_user("rae")
+    nc = await nats.connect(own_nats.url)
+    try:
+        for n in range(5):
+            await publish(nc, step_changed(rae, "old", n))
+    finally:
+        await nc.close()
+    await gateway.caught_up(5)
+    async with ws_client(gateway, rae) as ws:
+        await ws.ready()
+        own_nats.stop()
+        shutil.rmtree(own_nats.store_dir)
+        own_nats.start()
+        nc = await nats.connect(own_nats.url)
+        try:
+            await declare_streams(nc.jetstream(), [EVENTS_STREAM])  # as a service's start does
+            with pytest.raises(ConnectionClosed) as closed:
+                await ws.frame(timeout=WAIT)  # the feed notices within 3 heartbeats
+            assert closed.value.rcvd is not None
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+                CLOSE_INTERNAL,
+                STREAM_RESET_REASON,
+            )
+            seqs = [await publish(nc, step_changed(rae, "new", n)) for n in range(3)]
+        finally:
+            await nc.close()
+    assert seqs == [1, 2, 3]
+    # Its client reconnects with the last seq it saw, which the new stream does not know.
+    async with ws_client(gateway, rae, last_seq="5") as ws:
+        assert [f["type"] for f in await ws.ready()] == ["resync"]
+    async with ws_client(gateway, rae, last_seq="0") as ws:
+        assert [f["seq"] for f in await ws.ready()] == seqs
+        live = await _publish_one(own_nats.url, step_changed(rae, "new", 3))
+        assert [f["seq"] for f in await ws.events(1)] == [live]
+
+
+async def _publish_one(url: str, event: Event) -> int:
+    nc = await nats.connect(url)
+    try:
+        return await publish(nc, event)
+    finally:
+        await nc.close()

@@ -29,7 +29,12 @@ from baton_notifier.adapters.delivery_tap import DeliveryTap
 from baton_notifier.adapters.events_stream import ALL_EVENTS, EVENTS_STREAM, user_subjects
 from baton_notifier.adapters.history_jetstream import JetStreamHistory, utc_now
 from baton_notifier.adapters.nats_link import NatsLink
-from baton_notifier.domain.live import MalformedEvent, parse_event
+from baton_notifier.domain.live import (
+    CLOSE_INTERNAL,
+    STREAM_RESET_REASON,
+    MalformedEvent,
+    parse_event,
+)
 from baton_notifier.service.live import LiveHub
 
 __all__ = [
@@ -62,6 +67,7 @@ class JetStreamLiveFeed:
         self._reset = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._last_seq = 0
+        self._created: object = None  # the stream's creation time: another one is a new stream
         self._next_cseq = 1
         self._heard = 0  # messages from the server: a count per message, the clock per heartbeat
         self._stopping = False
@@ -116,9 +122,12 @@ class JetStreamLiveFeed:
     async def _consume(self) -> None:
         nc: Client = self._link.broker.connection
         js = nc.jetstream()
+        await declare_streams(js, [EVENTS_STREAM])  # NATS may be back without its store
+        stream = await js.stream_info(EVENTS_STREAM.name)
         if not self._ready.is_set():
-            await declare_streams(js, [EVENTS_STREAM])
-            self._last_seq = (await js.stream_info(EVENTS_STREAM.name)).state.last_seq
+            self._last_seq, self._created = stream.state.last_seq, stream.created
+        elif stream.created != self._created or stream.state.last_seq < self._last_seq:
+            self._stream_reset(stream.state.first_seq, stream.state.last_seq, stream.created)
         inbox = nc.new_inbox()
         sub = await nc.subscribe(inbox, cb=self._on_message)
         tap = DeliveryTap.of(nc)
@@ -138,6 +147,23 @@ class JetStreamLiveFeed:
             if consumer is not None and nc.is_connected:
                 with contextlib.suppress(Exception):
                     await js.delete_consumer(EVENTS_STREAM.name, consumer)
+
+    def _stream_reset(self, first_seq: int, last_seq: int, created: object) -> None:
+        """The stream is not the one this feed read (NATS came back without its store, or it
+        was deleted and declared again): its seqs start over. Waiting for them to pass the old
+        position would hand on nothing for as long, so the feed starts at the new stream's
+        first event, and every session ends: its client reconnects with its `last_seq`, which
+        the new stream does not know, and is told to resync (reload state over HTTP)."""
+        log.warning(
+            "live feed: the events stream was reset (it was at seq %d, it is at %d now); "
+            "reading it from its start, and ending the live sessions so that clients resync",
+            self._last_seq,
+            last_seq,
+        )
+        self._last_seq = max(min(first_seq - 1, last_seq), 0)
+        self._created = created
+        for session in self._hub.sessions():
+            session.end(CLOSE_INTERNAL, STREAM_RESET_REASON)
 
     def _config(self, inbox: str) -> ConsumerConfig:
         return ConsumerConfig(

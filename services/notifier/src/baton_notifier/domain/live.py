@@ -38,6 +38,7 @@ GOING_AWAY_REASON = "gateway stopping; reconnect with last_seq"
 INTERNAL_REASON = "gateway error; reconnect with last_seq"
 TOKEN_EXPIRED_REASON = "token expired; get a new token and reconnect with last_seq"
 HISTORY_AWAY_REASON = "stored events unavailable; reconnect later with last_seq"
+STREAM_RESET_REASON = "the events stream was reset; reconnect with last_seq to resync"
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
