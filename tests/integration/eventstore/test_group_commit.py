@@ -164,6 +164,22 @@ async def test_a_unique_key_violation_fails_only_its_own_append(store: SqlEventS
     assert subjects == ["test.evt.1", "test.evt.2", "test.evt.3", "test.evt.7"]
 
 
+async def test_a_read_row_json_cannot_hold_fails_only_its_own_append(
+    store: SqlEventStore,
+) -> None:
+    # Its statement was built for the whole batch, outside the fallback that writes each
+    # append alone: its TypeError failed every append beside it (found by a review).
+    await store.append("first", 0, [ev(0)])
+    results = await outcomes(
+        store.append("a", 0, [ev(1)], box("a", 1)),
+        store.append("bad", 0, [ev(2)], box("bad", 1, at=AT)),  # a datetime in the JSON
+        store.append("c", 0, [ev(3)]),
+    )
+    assert isinstance(results[1], TypeError)
+    assert isinstance(results[0], list) and isinstance(results[2], list), results
+    assert await store.load("bad") == []
+
+
 async def test_a_streams_appends_are_written_in_the_order_they_were_called(
     store: SqlEventStore,
 ) -> None:

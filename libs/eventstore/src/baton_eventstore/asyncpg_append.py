@@ -178,10 +178,12 @@ class AsyncpgAppender:
         return batch
 
     async def _write_batch(self, conn: asyncpg.Connection, batch: list[_Waiting]) -> None:
-        sql, params = batch_statement([waiting.append for waiting in batch])
         try:
+            # Built here, not per append: one append's read row JSON cannot encode (a TypeError)
+            # must fail that append only, as the statement's own errors do.
+            sql, params = batch_statement([waiting.append for waiting in batch])
             rows = await conn.fetch(sql, *params)
-        except (asyncpg.PostgresError, ValueError) as exc:
+        except (asyncpg.PostgresError, ValueError, TypeError) as exc:
             if _gone(exc):
                 raise
             # Some append conflicts or is refused, and the statement wrote nothing: written

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -113,7 +114,7 @@ def validate_append(stream_id: str, expected_version: int, events: Sequence[NewE
     """Raise ValueError naming the field when an append's arguments are malformed."""
     if not isinstance(stream_id, str) or not stream_id.strip():
         raise ValueError("stream_id: must be a non-empty string")
-    _check_length("stream_id", stream_id)
+    _check_name("stream_id", stream_id)
     if isinstance(expected_version, bool) or not isinstance(expected_version, int):
         raise ValueError(f"expected_version: must be an int, got {expected_version!r}")
     if expected_version < 0:
@@ -135,18 +136,22 @@ def _validate_event(index: int, event: NewEvent) -> None:
         raise ValueError(f"events[{index}].event_id: must be a UUID, got {event.event_id!r}")
     if not isinstance(event.type, str) or not event.type:
         raise ValueError(f"events[{index}].type: must be a non-empty string")
-    _check_length(f"events[{index}].type", event.type)
+    _check_name(f"events[{index}].type", event.type)
     for name in ("payload", "metadata"):
         value = getattr(event, name)
         if not isinstance(value, dict):
             raise ValueError(f"events[{index}].{name}: must be a dict, got {type(value).__name__}")
         try:
             if name == "payload":
-                event.payload_text  # noqa: B018 - encoded here, kept for the statement
+                text = event.payload_text  # encoded here, kept for the statement
             elif value:  # `{}` is JSON: most events' metadata needs no check
-                _STRICT_JSON.encode(value)
+                text = _STRICT_JSON.encode(value)
+            else:
+                continue
         except (TypeError, ValueError) as exc:
             raise ValueError(f"events[{index}].{name}: not JSON-serialisable ({exc})") from None
+        if _nul_in_json(text):
+            raise ValueError(f"events[{index}].{name}: {NUL_PROBLEM}")
     if event.publish is not None:
         _validate_publish(index, event.publish)
 
@@ -154,7 +159,14 @@ def _validate_event(index: int, event: NewEvent) -> None:
 def _validate_publish(index: int, message: OutboxMessage) -> None:
     if not isinstance(message.subject, str) or not message.subject:
         raise ValueError(f"events[{index}].publish.subject: must be a non-empty string")
-    _check_length(f"events[{index}].publish.subject", message.subject)
+    _check_name(f"events[{index}].publish.subject", message.subject)
+    if _BAD_SUBJECT.search(message.subject):
+        # NATS refuses to publish it, every time: the relay, which publishes in order, would
+        # hold every later event of every user behind it.
+        raise ValueError(
+            f"events[{index}].publish.subject: {message.subject!r} is not a NATS subject "
+            "(no spaces or control characters, no empty token between dots)"
+        )
     if not isinstance(message.body, bytes):
         raise ValueError(f"events[{index}].publish.body: must be bytes")
     if len(message.body) > MAX_PUBLISH_BYTES:
@@ -164,8 +176,44 @@ def _validate_publish(index: int, message: OutboxMessage) -> None:
         )
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in message.headers.items()):
         raise ValueError(f"events[{index}].publish.headers: keys and values must be strings")
+    for key, value in message.headers.items():
+        if not _HEADER_KEY.fullmatch(key):
+            raise ValueError(
+                f"events[{index}].publish.headers: {key!r} is not a header name (printable "
+                "ASCII, no spaces or ':')"
+            )
+        if _BAD_HEADER_VALUE.search(value):
+            raise ValueError(
+                f"events[{index}].publish.headers.{key}: must not hold a line break or a "
+                "NUL character"
+            )
 
 
-def _check_length(name: str, value: str) -> None:
+def _check_name(name: str, value: str) -> None:
     if len(value) > MAX_NAME_LENGTH:
         raise ValueError(f"{name}: at most {MAX_NAME_LENGTH} characters, got {len(value)}")
+    if "\x00" in value:
+        raise ValueError(f"{name}: {NUL_PROBLEM}")
+
+
+NUL_PROBLEM = "must not hold a NUL character (U+0000): PostgreSQL cannot store one"
+"""SQLite keeps a NUL and PostgreSQL refuses it (in text, and as `\\u0000` in jsonb):
+refused here, every backend agrees, and the caller learns which field it was."""
+
+_BAD_SUBJECT = re.compile(r"[\s\x00-\x1f\x7f]|^\.|\.\.|\.$")
+_HEADER_KEY = re.compile(r"[!-9;-~]+")  # printable ASCII but ':'
+_BAD_HEADER_VALUE = re.compile(r"[\r\n\x00]")
+
+
+def _nul_in_json(text: str) -> bool:
+    """A NUL character in JSON text (always written `\\u0000`); a backslash before that
+    escape makes it the text `\\u0000`, which is no NUL."""
+    at = text.find("\\u0000")
+    while at != -1:
+        backslashes = 0
+        while at - backslashes - 1 >= 0 and text[at - backslashes - 1] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 0:
+            return True
+        at = text.find("\\u0000", at + 1)
+    return False
