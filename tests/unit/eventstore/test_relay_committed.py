@@ -223,3 +223,47 @@ def test_the_log_records_only_while_a_relay_listens_and_only_known_rows() -> Non
 def test_bad_max_heads_is_refused() -> None:
     with pytest.raises(ValueError, match="max_heads"):
         OutboxRelay(InMemoryEventStore(), FakePublisher(), max_heads=0)
+
+
+async def test_an_append_a_fetch_published_across_a_delete_leaves_the_log_path_open() -> None:
+    # A fetch ended inside an append, and the published ids were deleted (and forgotten)
+    # before the next fetch published the rest: the append waited for ids it would never see
+    # again, and from then on every batch fetched (found by a review of the event store).
+    store = InMemoryEventStore()
+    await store.append("s", 0, [NewEvent(uuid.uuid4(), "t", {})])  # before the relay: head unknown
+    publisher = FakePublisher()
+    relay = OutboxRelay(store, publisher, poll_interval=3600, batch_size=2, max_undeleted=1)
+    store.outbox.committed.listen()
+    fetches = Fetches(store)
+    assert await relay.publish_batch() == 0  # takes the lease
+    three = [ev(n) for n in range(3)]
+    await store.append("s", 1, three)
+    assert await relay.publish_batch() == 2  # fetched (the head of "s" is unknown): ends inside
+    assert await relay.publish_batch() == 1  # deletes the two, then fetches the third
+    assert fetches.count == 3
+    later = ev(4)
+    await store.append("s", 4, [later])
+    assert await relay.publish_batch() == 1
+    assert fetches.count == 3  # from the log: the stream is known to be published up to 4
+    assert sent(publisher) == ids(*three, later)
+
+
+async def test_appends_taken_from_the_log_stay_within_its_capacity_while_nats_is_away() -> None:
+    # Every failed batch moved the log into the relay's pending appends, which grew without
+    # bound while NATS was away (20,000 appends held about 20 MB), and settling them took
+    # longer with every batch.
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    store._state.committed = CommittedLog(capacity=8)
+    relay = OutboxRelay(store, publisher, poll_interval=3600)
+    store.outbox.committed.listen()
+    await relay.publish_batch()
+    events = []
+    for n in range(40):
+        events.append(ev(n, f"s{n}"))
+        await store.append(f"s{n}", 0, [events[-1]])
+        publisher.fail = 1
+        with pytest.raises(ConnectionError):
+            await relay.publish_batch()
+        assert len(relay._logged._pending) <= 8
+    await relay.drain()
+    assert sorted(sent(publisher)) == sorted(ids(*events))

@@ -96,6 +96,12 @@ class CommittedLog:
         return taken
 
     @property
+    def capacity(self) -> int:
+        """How many appends the log keeps at most."""
+        assert self._entries.maxlen is not None
+        return self._entries.maxlen
+
+    @property
     def waiting(self) -> int:
         """Appends recorded and not taken yet. (No `__len__`: an empty log is still a log, and
         `if store.outbox.committed:` must not read it as "no log".)"""

@@ -240,6 +240,9 @@ class OutboxRelay:
 
     async def _forget_published(self) -> None:
         if self._published_ids:
+            # Appends logged since the batch are settled while their ids are still known:
+            # past this, one whose rows a fetch published would stay pending for good.
+            self._logged.take(self._published)
             await self._outbox.delete(self._published_ids)
             self._published_ids = []
             self._published.clear()

@@ -8,6 +8,7 @@ log as they are, and when the relay must fetch instead.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import OrderedDict
 
@@ -37,10 +38,18 @@ class LoggedAppends:
             self._log.stop_listening()
 
     def take(self, published: set[int]) -> None:
-        """Move what the store logged since the last batch to the pending appends."""
+        """Move what the store logged since the last batch to the pending appends.
+
+        At most the log's capacity of them: past it (NATS has been away while appends went
+        on), all are forgotten and the relay fetches, as it does when the log drops entries.
+        Kept, they grew without bound, and so did the time `settle` took per batch.
+        """
         log = self._log
         if log is not None and log.waiting:
             self._pending.extend(log.take())
+            if len(self._pending) > log.capacity:
+                self._pending.clear()
+                return
             self.settle(published)  # a fetch may have published some of them already
 
     def drop(self) -> None:
@@ -57,9 +66,9 @@ class LoggedAppends:
             return None
         if time.monotonic() >= fetch_at:
             return None
-        # Every pending append is wholly unpublished: `settle` dropped the published ones, and
-        # one published in part (a batch that failed, or a fetch that ended inside it) leaves
-        # the relay fetching (its `_cautious`, `_backlog`) until the fetch is past it.
+        # A pending append holds only its unpublished rows: `settle` dropped the published
+        # ones. One published in part (a batch that failed, or a fetch that ended inside it)
+        # goes on from its first unpublished row, which follows what was published.
         heads: dict[str, int] = {}
         rows: list[OutboxRow] = []
         for index, append in enumerate(self._pending):
@@ -77,7 +86,9 @@ class LoggedAppends:
 
     def settle(self, published: set[int]) -> None:
         """Drop the pending appends that are published now (their rows' ids are all in
-        `published`), moving their streams' heads.
+        `published`), moving their streams' heads; from one published in part, drop the rows
+        that are. The relay calls this after every batch, before it forgets which ids it
+        published (it deletes them): a row is settled while its id is still there.
 
         An append whose rows are all published is published through its version: from the
         log only after its stream's head, and by a fetch only after every row committed
@@ -90,12 +101,15 @@ class LoggedAppends:
         left: list[CommittedAppend] = []
         for append in self._pending:
             stream = append.stream_id
-            if stream not in waiting and all(row.id in published for row in append.rows):
+            rest = [row for row in append.rows if row.id not in published]
+            if stream not in waiting and not rest:
                 head = self._heads.get(stream, 0)
                 if append.rows or head == append.expected_version:
                     self._heads[stream] = max(head, append.version)
                     self._heads.move_to_end(stream)
                 continue
+            if len(rest) < len(append.rows):  # published in part (rows go out in order)
+                append = dataclasses.replace(append, rows=tuple(rest))
             waiting.add(stream)
             left.append(append)
         self._pending = left
