@@ -182,8 +182,12 @@ PAGE_BYTES = 512 * 1024
 """About the most JSON one page holds: a whole log or chat in one reply passed NATS's 1 MiB."""
 
 
+MAX_VERSION = 2**63 - 1
+"""The largest stream version a store holds (a 64-bit integer column, on every backend)."""
+
+
 class _PagedQuery(_InstanceQuery):
-    after_version: int = Field(default=0, ge=0)
+    after_version: int = Field(default=0, ge=0, le=MAX_VERSION)
     """Only what the log recorded after this version (0: from the start)."""
     limit: int = Field(default=PAGE_LIMIT, ge=1, le=PAGE_LIMIT)
 

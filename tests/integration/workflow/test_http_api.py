@@ -279,7 +279,9 @@ async def test_a_log_larger_than_a_nats_message_is_still_read_in_pages(gateway: 
 @pytest.mark.parametrize(
     ("query", "field"),
     [("after_version=-1", "query.after_version"), ("limit=0", "query.limit"),
-     ("limit=1001", "query.limit"), ("after_version=x", "query.after_version")],
+     ("limit=1001", "query.limit"), ("after_version=x", "query.after_version"),
+     # Past a 64-bit integer it reached the store and answered 500 (found by a review).
+     ("after_version=9223372036854775808", "query.after_version")],
 )  # fmt: skip
 async def test_bad_page_parameters_name_the_parameter(gateway: Any, query: str, field: str) -> None:
     instance = await start(gateway, "ned")
@@ -289,3 +291,14 @@ async def test_bad_page_parameters_name_the_parameter(gateway: Any, query: str, 
         )
         assert reply.status_code == 422, reply.text
         assert [d["field"] for d in reply.json()["error"]["details"]] == [field]
+
+
+async def test_the_largest_after_version_is_an_empty_page(gateway: Any) -> None:
+    instance = await start(gateway, "nel")
+    for route, items in (("events", "events"), ("messages", "messages")):
+        reply = await gateway.get(
+            f"/api/workflows/{instance}/{route}?after_version=9223372036854775807",
+            headers=auth(gateway, "nel"),
+        )
+        assert reply.status_code == 200, reply.text
+        assert reply.json()[items] == [] and reply.json()["next_after_version"] is None

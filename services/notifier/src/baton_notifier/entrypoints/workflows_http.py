@@ -12,6 +12,7 @@ from baton_contracts import ids
 from baton_contracts.signal_data import SignalData
 from baton_contracts.workflow_api import (
     MAX_MESSAGE_CHARS,
+    MAX_VERSION,
     PAGE_LIMIT,
     TARGET_STEP_MAX,
     Conversation,
@@ -265,7 +266,8 @@ async def send_message(
     return as_sent(await forwarder.send_json(message, origins=origins, slow=True))
 
 
-AfterVersion = Annotated[int, Query(ge=0)]
+# At most a 64-bit integer: a larger one reached SQLite and answered 500.
+AfterVersion = Annotated[int, Query(ge=0, le=MAX_VERSION)]
 PageLimit = Annotated[int, Query(ge=1, le=PAGE_LIMIT)]
 
 
