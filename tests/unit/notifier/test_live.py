@@ -397,6 +397,26 @@ def test_tokens_in_logged_paths_are_redacted() -> None:
     assert record.getMessage() == '127.0.0.1:5 - "WebSocket /ws?token=***&last_seq=3" [accepted]'
 
 
+@pytest.mark.parametrize(
+    ("path", "logged"),
+    [
+        # The gateway decodes parameter names: `%74oken` is its `token`, and was logged whole
+        # (found by a review of the gateway).
+        ("/api/events?%74oken=eyJ.a.b", "/api/events?%74oken=***"),
+        ("/ws?last_seq=3&%74%6F%6B%65%6E=eyJ.a.b&x=1", "/ws?last_seq=3&%74%6F%6B%65%6E=***&x=1"),
+        ("/ws?tok%65n=eyJ.a.b&token=eyJ.c.d", "/ws?tok%65n=***&token=***"),
+        ("/api/events?tokens=kept&my_token=kept", "/api/events?tokens=kept&my_token=kept"),
+    ],
+)
+def test_tokens_are_redacted_however_their_name_is_spelt(path: str, logged: str) -> None:
+    record = logging.LogRecord(
+        "uvicorn.access", logging.INFO, __file__, 1, '%s - "GET %s HTTP/1.1" %d',
+        ("127.0.0.1:5", path, 200), None,
+    )  # fmt: skip
+    assert RedactTokens().filter(record)
+    assert record.getMessage() == f'127.0.0.1:5 - "GET {logged} HTTP/1.1" 200'
+
+
 async def test_a_ping_during_a_backpressured_replay_does_not_end_the_session() -> None:
     # A `pong` counted against the queue the replay fills by design: closed as too slow
     # (4408) while the client read normally (found by a review of the live feed).

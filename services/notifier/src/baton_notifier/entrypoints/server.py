@@ -6,10 +6,24 @@ import logging
 import re
 import socket
 from collections.abc import Callable
+from urllib.parse import unquote_plus
 
 import uvicorn
 
-_TOKEN_PARAM = re.compile(r"([?&]token=)[^&\s\"']+")
+_QUERY_PARAM = re.compile(r"([?&])([^=&\s\"'#]+)=([^&\s\"'#]*)")
+
+
+def _redact_token(param: re.Match[str]) -> str:
+    """`token=***` for the parameter the gateway reads as `token`, however its name is spelt
+    (`%74oken`, decoded as the gateway decodes it); any other parameter as it was."""
+    name = param[2]
+    if name != "token" and ("%" not in name or unquote_plus(name) != "token"):
+        return param[0]
+    return f"{param[1]}{name}=***"
+
+
+def _redacted(text: str) -> str:
+    return _QUERY_PARAM.sub(_redact_token, text) if "oken" in text or "%" in text else text
 
 
 class RedactTokens(logging.Filter):
@@ -18,11 +32,9 @@ class RedactTokens(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         """Redact the record in place; never drops it."""
         if isinstance(record.args, tuple):
-            record.args = tuple(
-                _TOKEN_PARAM.sub(r"\1***", a) if isinstance(a, str) else a for a in record.args
-            )
+            record.args = tuple(_redacted(a) if isinstance(a, str) else a for a in record.args)
         if isinstance(record.msg, str):
-            record.msg = _TOKEN_PARAM.sub(r"\1***", record.msg)
+            record.msg = _redacted(record.msg)
         return True
 
 
