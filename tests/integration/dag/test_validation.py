@@ -225,9 +225,15 @@ async def test_an_unknown_workflow_cannot_run(author: Author) -> None:
 
 
 async def test_runs_of_a_workflow_that_never_existed_are_not_found(author: Author) -> None:
-    for path in ("/workflows/nothing-here/runs", "/workflow-runs?workflow=nothing-here"):
+    # Each names the field that held the name; both said `name`, a field neither request has
+    # (found by a review of the gateway).
+    for path, field in (
+        ("/workflows/nothing-here/runs", "path.name"),
+        ("/workflow-runs?workflow=nothing-here", "query.workflow"),
+    ):
         response = await author.http.get(path, headers=author.headers)
         assert response.status_code == 404, (path, response.text)
+        assert [d["field"] for d in response.json()["error"]["details"]] == [field]
 
 
 async def test_a_lone_surrogate_in_a_document_or_a_variable_is_refused_by_its_path(

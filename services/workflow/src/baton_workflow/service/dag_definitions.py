@@ -61,12 +61,13 @@ def invalid(problems: tuple[Problem, ...] | list[Problem], what: str) -> RemoteE
     return RemoteError.of(ErrorCode.INVALID, f"{what} has {count} problem(s): {summary}", details)
 
 
-def not_found(name: str) -> RemoteError:
-    """NOT_FOUND naming the workflow (another user's workflow is not found either)."""
+def not_found(name: str, field: str = "name") -> RemoteError:
+    """NOT_FOUND naming the workflow, by the request's `field` that held its name (another
+    user's workflow is not found either)."""
     return RemoteError.of(
         ErrorCode.NOT_FOUND,
         f"workflow {name!r} not found",
-        [ErrorDetail(field="name", message=f"no workflow {name!r}")],
+        [ErrorDetail(field=field, message=f"no workflow {name!r}")],
     )
 
 

@@ -181,7 +181,7 @@ async def list_dag_runs(svc: DagRunsService, query: ListDagRuns) -> DagRunList:
     rows = await svc.runs.listed(query.user_id, query.workflow, query.limit)
     # No runs: an empty list for a workflow that exists (or was deleted), 404 for a wrong name.
     if query.workflow is not None and not rows and not await _known(svc, query):
-        raise not_found(query.workflow)
+        raise not_found(query.workflow, field="workflow")
     return DagRunList(
         runs=[
             DagRunSummary(
