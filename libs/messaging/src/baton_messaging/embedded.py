@@ -91,7 +91,14 @@ class EmbeddedNatsServer:
         ]  # fmt: skip
         # Own session: a terminal Ctrl-C reaches `baton up`, which stops services before NATS.
         self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
-        self._wait_ready(timeout, log)
+        try:
+            self._wait_ready(timeout, log)
+        except BaseException:
+            # A Ctrl-C while it starts too: in its own session, no signal reaches it, and the
+            # caller has no server to stop yet. Left running, it held the JetStream folder
+            # that the next start shared with a second server.
+            self.stop()
+            raise
 
     def _wait_ready(self, timeout: float, log: Path) -> None:
         url = f"http://{self.host}:{self.monitor_port}/healthz?js-enabled-only=true"
