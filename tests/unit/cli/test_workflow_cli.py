@@ -285,6 +285,30 @@ def test_a_bad_or_missing_name_is_listed_with_every_other_problem(
 
 
 @pytest.mark.parametrize(
+    ("name", "content", "problem"),
+    [
+        ("e400.json", '{"name": "x", "budget": 1e400, "steps": []}', "budget is inf"),
+        ("nan.json", '{"name": "x", "steps": [{"id": "a", "n": NaN}]}', "steps[0].n is nan"),
+        ("inf.yaml", "name: x\nlimits:\n  budget: .inf\n", "limits.budget is inf"),
+        ("neg.json", '{"name": "x", "steps": [-Infinity]}', "steps[0] is -inf"),
+    ],
+)
+def test_a_number_json_cannot_hold_is_a_usage_error_not_a_traceback(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path, name: str, content: str, problem: str
+) -> None:
+    # Python's readers took NaN, Infinity and 1e400, and the request that sent them raised
+    # a traceback (found by a review of the CLI).
+    path = tmp_path / name
+    path.write_text(content)
+    for command in ("validate", "create"):
+        result = cli(command, str(path))
+        assert result.exit_code == 2, result.output
+        assert f"{path}: {problem}: not a finite number" in result.stderr
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert gateway.requests == []
+
+
+@pytest.mark.parametrize(
     ("name", "content"),
     [
         ("deep.json", '{"name": "x", "steps": ' + "[" * 100_000 + "]" * 100_000 + "}"),

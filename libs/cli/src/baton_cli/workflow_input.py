@@ -7,6 +7,7 @@ exit code 2.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -37,8 +38,14 @@ def load_document(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: cannot read: {reason}") from None
     try:
         document = _parse(path, text)
+        where = _not_finite(document)
     except RecursionError:  # the readers recurse once per level of nesting
         raise _too_deep(path) from None
+    if where is not None:
+        # Python's readers take NaN, Infinity and 1e400 (infinity); JSON, which the gateway
+        # takes, has no such number: sending it raised a traceback.
+        at, value = where
+        raise InputError(f"{path}: {at or 'the document'} is {value!r}: not a finite number")
     if not isinstance(document, dict):
         raise InputError(
             f"{path}: a workflow document must be an object, got {type(document).__name__}"
@@ -57,6 +64,21 @@ def _parse(path: Path, text: str) -> Any:
         ) from None
     except ValueError as exc:  # a value Python cannot build (a 5,000-digit number)
         raise InputError(f"{path}: not valid JSON: {_unbuildable(exc)}") from None
+
+
+def _not_finite(value: Any, at: str = "") -> tuple[str, float] | None:
+    """Where the first number that is not finite is (`steps[0].budget`), and the number."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return at, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if found := _not_finite(item, f"{at}.{key}" if at else str(key)):
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if found := _not_finite(item, f"{at}[{index}]"):
+                return found
+    return None
 
 
 def _unbuildable(exc: ValueError) -> str:
