@@ -1,4 +1,5 @@
-"""A stand-in for the notifier: `GET /health` on BATON_HTTP_HOST:BATON_HTTP_PORT.
+"""A stand-in for the notifier: `GET /health` on BATON_HTTP_HOST:BATON_HTTP_PORT (or the
+socket BATON_HTTP_FD names).
 
 With a bearer token it verifies it with BATON_JWT_SECRET (401 if it does not verify), which is
 how the e2e tests prove `baton token` mints what the gateway accepts. Test knobs:
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -56,7 +58,12 @@ def main() -> None:
         print("fake gateway: crash file exists, exiting", flush=True)
         sys.exit(7)
     address = (os.environ["BATON_HTTP_HOST"], int(os.environ["BATON_HTTP_PORT"]))
-    server = ThreadingHTTPServer(address, Health)
+    if "BATON_HTTP_FD" in os.environ:  # the socket `baton up` listens on, as the gateway does
+        server = ThreadingHTTPServer(address, Health, bind_and_activate=False)
+        server.socket.close()
+        server.socket = socket.socket(fileno=int(os.environ["BATON_HTTP_FD"]))
+    else:
+        server = ThreadingHTTPServer(address, Health)
     print(f"fake gateway listening on {address}", flush=True)
     server.serve_forever()
 

@@ -6,7 +6,7 @@ import pytest
 
 from baton_cli.errors import CliError
 from baton_cli.gateway_client import GatewayClient, GatewayError
-from baton_cli.ports import pick_port
+from baton_cli.ports import listen_on, pick_port
 from baton_cli.workflow_wait import POLL_TIMEOUT_SECONDS, UNREACHABLE_GRACE_SECONDS
 from baton_messaging.embedded import port_is_free
 
@@ -95,3 +95,41 @@ def test_an_ipv6_host_gets_a_free_port_when_the_default_is_taken() -> None:
         listener.close()
     assert choice.port != taken and choice.note == f"port {taken} is taken; using {choice.port}"
     assert port_is_free("::1", choice.port)
+
+
+def _listening(port: int = 0) -> socket.socket:
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen()
+    return sock
+
+
+def test_the_gateway_port_is_held_from_the_moment_it_is_chosen() -> None:
+    # Checked free and let go, the port could be taken before the gateway bound it: two
+    # `baton up`s started together both chose 8080, and the second took the first one's
+    # gateway for its own (found by a review of the CLI). Held, the second gets another.
+    with _listening() as taken:
+        default = taken.getsockname()[1]
+        first_sock, first = listen_on("127.0.0.1", default=default, requested=None, what="--port")
+        with first_sock:
+            assert first.port != default
+            assert first.note == f"port {default} is taken; using {first.port}"
+            assert first_sock.getsockname()[1] == first.port
+            second_sock, second = listen_on(
+                "127.0.0.1", default=first.port, requested=None, what="--port"
+            )
+            with second_sock:
+                assert second.port not in (default, first.port)
+        with pytest.raises(CliError, match=rf"--port: port {default} on 127.0.0.1 is taken"):
+            listen_on("127.0.0.1", default=8080, requested=default, what="--port")
+
+
+@pytest.mark.parametrize("host", ["nosuchhost.invalid", "10.9.9.9"])
+@pytest.mark.parametrize("requested", [None, 9000])
+def test_a_host_that_cannot_be_listened_on_is_an_error_naming_host(
+    host: str, requested: int | None
+) -> None:
+    # A traceback (an unknown name, an address not on this machine), or "port 9000 is taken".
+    with pytest.raises(CliError, match=rf"--host: cannot listen on {host}: "):
+        listen_on(host, default=8080, requested=requested, what="--port")

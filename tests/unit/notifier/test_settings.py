@@ -1,6 +1,10 @@
+import os
+import socket
+from pathlib import Path
+
 import pytest
 
-from baton_notifier.entrypoints.main import dev_sign_in_warning
+from baton_notifier.entrypoints.main import dev_sign_in_warning, inherited_sockets
 from baton_notifier.settings import MIB, NotifierSettings, SettingsError, load_settings
 
 SECRET = "s" * 32
@@ -104,3 +108,35 @@ def test_dev_sign_in_on_a_reachable_address_is_warned_about(
     assert (warning is not None) == warned
     if warning:
         assert repr(host) in warning and "any client that reaches it" in warning
+
+
+def test_an_inherited_listening_socket_is_served_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        monkeypatch.setenv("BATON_JWT_SECRET", SECRET)
+        monkeypatch.setenv("BATON_HTTP_FD", str(listener.fileno()))
+        sockets = inherited_sockets(load_settings())
+        assert sockets is not None
+        [inherited] = sockets
+        assert inherited.getsockname() == listener.getsockname()
+        inherited.detach()  # the test's own descriptor: closed by `listener`
+
+
+def test_an_http_fd_that_is_no_tcp_socket_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("BATON_JWT_SECRET", SECRET)
+    with socket.socket(type=socket.SOCK_DGRAM) as udp:
+        monkeypatch.setenv("BATON_HTTP_FD", str(udp.fileno()))
+        with pytest.raises(SettingsError, match=r"^BATON_HTTP_FD: \d+ is not a TCP socket"):
+            inherited_sockets(load_settings())
+    with (tmp_path / "f").open("w") as file:
+        monkeypatch.setenv("BATON_HTTP_FD", str(file.fileno()))
+        with pytest.raises(SettingsError, match=r"^BATON_HTTP_FD: \d+ is not an open socket"):
+            inherited_sockets(load_settings())
+    unused = os.open(tmp_path / "g", os.O_CREAT)
+    os.close(unused)
+    monkeypatch.setenv("BATON_HTTP_FD", str(unused))
+    with pytest.raises(SettingsError, match=r"^BATON_HTTP_FD: \d+ is not an open socket"):
+        inherited_sockets(load_settings())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,3 +39,69 @@ def pick_port(
         return PortChoice(default)
     port = find_free(host)
     return PortChoice(port, note=f"port {default} is taken; using {port}")
+
+
+LISTEN_BACKLOG = 2048
+"""uvicorn's own backlog: connections that wait for the gateway to accept them."""
+
+
+def bind_listener(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on host:port (0: any free port), with SO_REUSEADDR as servers
+    set it; raises OSError (a `gaierror` for a host that does not resolve)."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(LISTEN_BACKLOG)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def listen_on(
+    host: str,
+    *,
+    default: int,
+    requested: int | None,
+    what: str,
+    bind: Callable[[str, int], socket.socket] = bind_listener,
+) -> tuple[socket.socket, PortChoice]:
+    """A listening socket on `requested` (taken: an error naming the option), else on
+    `default`, else on any free port, and the port chosen.
+
+    Bound here and held for the whole run, not checked and let go: between a check and the
+    server's own bind another process could take the port (a second `baton up` started at
+    the same moment took 8080 too, and answered the first one's health checks).
+    """
+    if requested is not None:
+        if not 0 < requested < 65536:
+            raise CliError(f"{what}: {requested} is not a TCP port (1-65535)")
+        try:
+            return bind(host, requested), PortChoice(requested)
+        except OSError as exc:
+            raise _cannot_listen(host, requested, exc, what) from None
+    try:
+        return bind(host, default), PortChoice(default)
+    except OSError as exc:
+        if not _in_use(exc):
+            raise _cannot_listen(host, default, exc, what) from None
+    try:
+        sock = bind(host, 0)
+    except OSError as exc:
+        raise _cannot_listen(host, 0, exc, what) from None
+    port = int(sock.getsockname()[1])
+    return sock, PortChoice(port, note=f"port {default} is taken; using {port}")
+
+
+def _in_use(exc: OSError) -> bool:
+    return not isinstance(exc, socket.gaierror) and exc.errno == errno.EADDRINUSE
+
+
+def _cannot_listen(host: str, port: int, exc: OSError, what: str) -> CliError:
+    if _in_use(exc):
+        return CliError(f"{what}: port {port} on {host} is taken")
+    return CliError(f"--host: cannot listen on {host}: {exc.strerror or exc}")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import importlib.util
 import ipaddress
+import socket
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from urllib.parse import quote
@@ -90,6 +91,15 @@ class Runtime:
     http_port: int
     database_url: str | None = None
     log_level: str = "info"
+    http_socket: socket.socket | None = field(default=None, compare=False, repr=False)
+    """The gateway's listening socket, bound by `baton up` and inherited by each gateway it
+    starts (`BATON_HTTP_FD`); None: the gateway binds host and port itself."""
+
+    def inherited_fds(self, spec: ServiceSpec) -> tuple[int, ...]:
+        """The descriptors a service is started with: the listening socket, for the gateway."""
+        if self.http_socket is None or Setting.HTTP not in spec.settings:
+            return ()
+        return (self.http_socket.fileno(),)
 
 
 def parse_module_overrides(value: str) -> dict[str, str]:
@@ -145,6 +155,11 @@ def service_env(spec: ServiceSpec, runtime: Runtime) -> dict[str, str]:
         Setting.HTTP: {
             "BATON_HTTP_HOST": runtime.http_host,
             "BATON_HTTP_PORT": str(runtime.http_port),
+            **(
+                {"BATON_HTTP_FD": str(runtime.http_socket.fileno())}
+                if runtime.http_socket is not None
+                else {}
+            ),
         },
         Setting.DATABASE: {"BATON_DATABASE_URL": database_url(spec, runtime)},
         Setting.DATA_DIR: {"BATON_DATA_DIR": str(runtime.data_dir)},

@@ -159,6 +159,7 @@ class Supervisor:
                 sys.executable, "-m", spec.module,
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                 env=env,
+                pass_fds=self._runtime.inherited_fds(spec),
                 # Its own process group: a terminal's Ctrl+C reaches `baton up` only, which then
                 # stops services in order; and killpg also reaches anything a service spawns.
                 start_new_session=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from baton_cli.datadir import load_or_create_secret, prepare_data_dir
 from baton_cli.errors import CliError
 from baton_cli.health import http_base_url
 from baton_cli.leftovers import LeftoverStopper
-from baton_cli.ports import pick_port
+from baton_cli.ports import listen_on, pick_port
 from baton_cli.processes import ProcProcessTable, process_start
 from baton_cli.services import (
     MODULE_OVERRIDES_ENV,
@@ -87,18 +88,26 @@ def _sigterm_interrupts() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _pick_ports(options: UpOptions, echo: Echo) -> tuple[int, int | None]:
-    """Gateway and embedded-NATS ports, both checked before anything starts."""
-    http = pick_port(options.host, default=DEFAULT_HTTP_PORT, requested=options.port, what="--port")
+def _pick_ports(options: UpOptions, echo: Echo) -> tuple[socket.socket, int, int | None]:
+    """The gateway's listening socket and port, and the embedded NATS server's port, before
+    anything starts."""
+    listener, http = listen_on(
+        options.host, default=DEFAULT_HTTP_PORT, requested=options.port, what="--port"
+    )
     nats = None
     if not options.nats_url:
-        nats = pick_port(
-            NATS_HOST, default=DEFAULT_NATS_PORT, requested=options.nats_port, what="--nats-port"
-        )
+        try:
+            nats = pick_port(
+                NATS_HOST, default=DEFAULT_NATS_PORT, requested=options.nats_port,
+                what="--nats-port",
+            )  # fmt: skip
+        except BaseException:
+            listener.close()
+            raise
     for choice in (http, nats):
         if choice is not None and choice.note:
             echo(choice.note)
-    return http.port, nats.port if nats else None
+    return listener, http.port, nats.port if nats else None
 
 
 def nats_log(data_dir: Path) -> Path:
@@ -134,15 +143,16 @@ def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
     LeftoverStopper(ProcProcessTable(), grace=grace, echo=echo).clear(data_dir)
     secret = load_or_create_secret(data_dir, os.environ)
     specs = select_services(os.environ)
-    http_port, nats_port = _pick_ports(options, echo)
+    listener, http_port, nats_port = _pick_ports(options, echo)
     nats: EmbeddedNatsServer | None = None
-    with _sigterm_interrupts():
+    with listener, _sigterm_interrupts():
         try:
             nats = _start_nats(data_dir, nats_port)
             runtime = Runtime(
                 data_dir=data_dir, nats_url=nats.url if nats else str(options.nats_url),
                 jwt_secret=secret, http_host=options.host, http_port=http_port,
                 database_url=options.database_url, log_level=options.log_level,
+                http_socket=listener,
             )  # fmt: skip
             asyncio.run(_supervise(specs, runtime, options, nats, echo))
         except KeyboardInterrupt:

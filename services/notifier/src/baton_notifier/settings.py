@@ -25,6 +25,12 @@ class NotifierSettings(BaseSettings):
     jwt_secret: str = Field(repr=False)
     http_host: str = "127.0.0.1"
     http_port: int = Field(default=8080, ge=0, le=65535)
+    http_fd: int | None = Field(
+        default=None,
+        ge=0,
+        description="A listening TCP socket the gateway inherits and serves on, in place of "
+        "binding BATON_HTTP_HOST:BATON_HTTP_PORT itself (baton up holds the port for its run)",
+    )
     request_timeout_seconds: float = Field(default=5.0, gt=0)
     chat_timeout_seconds: float = Field(
         default=40.0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
+import socket
 import sys
 from collections.abc import Iterator
 
@@ -67,6 +68,25 @@ def server_config(app: FastAPI, settings: NotifierSettings) -> uvicorn.Config:
     )
 
 
+def inherited_sockets(settings: NotifierSettings) -> list[socket.socket] | None:
+    """The listening socket `BATON_HTTP_FD` names, if it does (else uvicorn binds the host and
+    port). `baton up` binds the port when it picks it and hands the socket to every gateway it
+    starts: no other process can take the port in between, and a restart queues connections
+    instead of refusing them."""
+    if settings.http_fd is None:
+        return None
+    try:
+        sock = socket.socket(fileno=settings.http_fd)
+    except OSError as exc:
+        raise SettingsError(
+            f"BATON_HTTP_FD: {settings.http_fd} is not an open socket ({exc.strerror})"
+        ) from None
+    if sock.type != socket.SOCK_STREAM or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        sock.detach()
+        raise SettingsError(f"BATON_HTTP_FD: {settings.http_fd} is not a TCP socket")
+    return [sock]
+
+
 def dev_sign_in_warning(settings: NotifierSettings) -> str | None:
     """What to tell an operator who turned dev sign-in on for a reachable address, or None.
 
@@ -84,7 +104,11 @@ def dev_sign_in_warning(settings: NotifierSettings) -> str | None:
     )
 
 
-async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | None) -> None:
+async def serve(
+    settings: NotifierSettings,
+    tracer_provider: TracerProvider | None,
+    sockets: list[socket.socket] | None = None,
+) -> None:
     """Run until SIGTERM/SIGINT: NATS connects in the background while HTTP already answers."""
     if (warning := dev_sign_in_warning(settings)) is not None:
         log.warning(warning)
@@ -92,7 +116,8 @@ async def serve(settings: NotifierSettings, tracer_provider: TracerProvider | No
     tune_garbage_collector()
     await notifier.start()
     try:
-        await _Server(server_config(notifier.app, settings), notifier.end_live).serve()
+        server = _Server(server_config(notifier.app, settings), notifier.end_live)
+        await server.serve(sockets=sockets)
     finally:
         await notifier.stop()
     log.info("notifier stopped")
@@ -102,6 +127,7 @@ def main() -> int:
     """Exit status 0 after a clean stop, 2 when settings are missing or invalid."""
     try:
         settings = load_settings()
+        sockets = inherited_sockets(settings)
     except SettingsError as exc:
         print(f"baton-notifier: {exc}", file=sys.stderr)
         return 2
@@ -113,7 +139,7 @@ def main() -> int:
     settled("baton-notifier", MessagingSettings)
     provider = settled("baton-notifier", lambda: setup_telemetry(SERVICE))
     try:
-        run_on(settings.event_loop, serve(settings, provider))
+        run_on(settings.event_loop, serve(settings, provider, sockets))
     finally:
         shutdown_telemetry(provider)
     return 0
