@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_contracts import StreamSpec
 from baton_messaging.consumers import declare_durables
+from baton_messaging.nats_url import NatsUrl
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class MessagingSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="BATON_", extra="ignore")
 
-    nats_url: str = "nats://127.0.0.1:4222"
+    nats_url: NatsUrl = "nats://127.0.0.1:4222"
     request_timeout_seconds: float = Field(default=5.0, gt=0)
     connect_timeout_seconds: float = Field(default=2.0, gt=0)
 

@@ -12,6 +12,7 @@ from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
 from baton_agent_runner.domain.profile import ModelName
 from baton_agent_runner.domain.task import DEFAULT_PRICE_ROW, ModelPrice
 from baton_eventstore.engine import DEFAULT_POOL_SIZE
+from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
@@ -32,7 +33,7 @@ class AgentRunnerSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="BATON_", extra="ignore")
 
-    nats_url: str = "nats://127.0.0.1:4222"
+    nats_url: NatsUrl = "nats://127.0.0.1:4222"
     database_url: str = "sqlite+aiosqlite:///.baton/agent.db"
     database_pool_size: int = Field(
         default=DEFAULT_POOL_SIZE,

@@ -6,6 +6,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_auth import check_secret
+from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop, setting_problem
 
 ENV_PREFIX = "BATON_"
@@ -21,7 +22,7 @@ class NotifierSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
 
-    nats_url: str = "nats://127.0.0.1:4222"
+    nats_url: NatsUrl = "nats://127.0.0.1:4222"
     jwt_secret: str = Field(repr=False)
     http_host: str = "127.0.0.1"
     http_port: int = Field(default=8080, ge=0, le=65535)

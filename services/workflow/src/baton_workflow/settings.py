@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_contracts import STREAMS
 from baton_eventstore.engine import DEFAULT_POOL_SIZE
+from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.domain.dag.pricing import ModelPrice, PricingTable
@@ -25,7 +26,7 @@ class WorkflowSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="BATON_", extra="ignore")
 
-    nats_url: str = "nats://127.0.0.1:4222"
+    nats_url: NatsUrl = "nats://127.0.0.1:4222"
     database_url: str = "sqlite+aiosqlite:///.baton/workflow.db"
     database_pool_size: int = Field(
         default=DEFAULT_POOL_SIZE,
