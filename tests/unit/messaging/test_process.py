@@ -60,6 +60,9 @@ def _never_built(settings: _Settings) -> Any:
         ("BATON_GRACE_SECONDS", "-1", "BATON_GRACE_SECONDS: Input should be greater than"),
         ("BATON_NAMES", "HOME", "BATON_NAMES: not valid JSON (a list or mapping is JSON)"),
         ("BATON_LOG_LEVEL", "bogus", "BATON_LOG_LEVEL: unknown level 'bogus'"),
+        # `logging` knows these; the gateway refused them while the others started.
+        ("BATON_LOG_LEVEL", "WARN", "BATON_LOG_LEVEL: unknown level 'WARN'"),
+        ("BATON_LOG_LEVEL", "fatal", "BATON_LOG_LEVEL: unknown level 'fatal'"),
         # The broker's own settings, read when the service builds it, not in `_Settings`.
         ("BATON_CONNECT_TIMEOUT_SECONDS", "soon", "BATON_CONNECT_TIMEOUT_SECONDS: Input should"),
         # Read under their own names (validation aliases), not `BATON_` + the field name.

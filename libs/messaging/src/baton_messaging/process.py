@@ -165,7 +165,8 @@ def run_service(
     # checked here, so a bad one is one line, not a traceback from inside the start.
     nats_url = settled(name, MessagingSettings).nats_url
     level = settings.log_level.upper()
-    if not isinstance(logging.getLevelName(level), int):
+    # The five the docs name: `logging` also takes WARN and FATAL, which the gateway refuses.
+    if level not in KNOWN_LEVELS:
         _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
     logging.basicConfig(
         level=level,
@@ -206,6 +207,7 @@ def settled(name: str, read: Callable[[], ResultT]) -> ResultT:
 
 ENV_PREFIX = "BATON_"
 LEVELS = "DEBUG, INFO, WARNING, ERROR or CRITICAL"
+KNOWN_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
 
 
 def _refuse(name: str, problems: str) -> NoReturn:
