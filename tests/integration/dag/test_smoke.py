@@ -77,3 +77,26 @@ async def test_a_run_answers_202_with_its_location(author: Author) -> None:
     assert response.headers["Location"] == f"/workflow-runs/{run_id}"
     assert (await author.get(response.headers["Location"]))["run_id"] == run_id
     await author.wait(run_id)
+
+
+async def test_a_run_whose_texts_together_pass_a_reply_is_still_readable_cut(
+    author: Author,
+) -> None:
+    # Eight prompts each holding a 150 KB variable: every part within its own limit, the view
+    # together over the 1 MiB a NATS reply carries, and GET /workflow-runs/{id} answered 500
+    # for good (found by a review of the DAG inputs).
+    document = {
+        "name": "fan8",
+        "variables": {"topic": ""},
+        "steps": [{"id": f"s{n}", "prompt": "Summarise {{topic}}"} for n in range(8)],
+    }
+    topic = "word " * 30_000
+    run = await author.run_to_end(document, variables={"topic": topic})
+    assert run["status"] == "success", run
+    response = await author.detail(run["run_id"])
+    assert response.status_code == 200 and len(response.content) < 600 * 1024
+    cut = [m["text"] for m in response.json()["messages"] if m["role"] == "user"]
+    assert len(cut) == 8
+    assert all(text.startswith("Summarise word word") for text in cut)
+    assert all("more characters cut: a run's view holds about 512 KiB]" in t for t in cut)
+    assert response.json()["variables"]["topic"].endswith("KiB]")

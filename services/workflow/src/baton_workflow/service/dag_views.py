@@ -13,13 +13,83 @@ from baton_contracts.dag_api import (
     DagStepView,
 )
 from baton_contracts.money import usd
+from baton_contracts.workflow_api import PAGE_BYTES
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.state import FAILED, RunState
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES
 
+DETAIL_BYTES = PAGE_BYTES
+"""About the most JSON a run's view holds. Its prompts, outputs and variables have limits of
+their own, but not together: eight steps each sent a 150 KB variable made a view over the
+1 MiB a NATS reply carries, and the run could never be read again."""
+_SMALLEST_CUT = 256
+_KIB = DETAIL_BYTES // 1024
+
 
 def run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
-    """The API view of a run from its state and log."""
+    """The API view of a run from its state and log, its longest texts cut to fit a reply
+    (`bounded`)."""
+    return bounded(_run_detail(state, history))
+
+
+def bounded(detail: DagRunDetail, budget: int = DETAIL_BYTES) -> DagRunDetail:
+    """`detail`, or, past `budget` bytes of JSON, the same with each variable, step output or
+    error and agent message cut to the longest length that fits, each cut saying so."""
+    if _size(detail) <= budget:
+        return detail
+    longest = max(len(text) for text in _texts(detail))
+    cap = longest // 2
+    while True:
+        cut = _with_texts_cut(detail, cap)
+        if _size(cut) <= budget or cap <= _SMALLEST_CUT:
+            return cut
+        cap //= 2
+
+
+def _size(detail: DagRunDetail) -> int:
+    return len(detail.model_dump_json(by_alias=True).encode())
+
+
+def _texts(detail: DagRunDetail) -> list[str]:
+    return [
+        *detail.variables.values(),
+        *(step.output for step in detail.steps),
+        *(step.error or "" for step in detail.steps),
+        *(message.text for message in detail.messages),
+        detail.error or "",
+    ]
+
+
+def _cut(text: str, cap: int) -> str:
+    if len(text) <= cap:
+        return text
+    more = len(text) - cap
+    return f"{text[:cap]}… [{more} more characters cut: a run's view holds about {_KIB} KiB]"
+
+
+def _with_texts_cut(detail: DagRunDetail, cap: int) -> DagRunDetail:
+    return detail.model_copy(
+        update={
+            "variables": {name: _cut(value, cap) for name, value in detail.variables.items()},
+            "steps": [
+                step.model_copy(
+                    update={
+                        "output": _cut(step.output, cap),
+                        "error": None if step.error is None else _cut(step.error, cap),
+                    }
+                )
+                for step in detail.steps
+            ],
+            "messages": [
+                message.model_copy(update={"text": _cut(message.text, cap)})
+                for message in detail.messages
+            ],
+            "error": None if detail.error is None else _cut(detail.error, cap),
+        }
+    )
+
+
+def _run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
     definition = state.definition
     steps = [
         DagStepView(
