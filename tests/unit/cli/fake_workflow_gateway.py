@@ -46,6 +46,11 @@ def _error(status: int, code: str, message: str, details: list[Json] | None = No
     return Reply(status, {"error": {"code": code, "message": message, "details": details or []}})
 
 
+def _no_run(run_id: str) -> list[Json]:
+    """What the gateway names for a run that is not there (every 404 of its routes names it)."""
+    return [{"field": "path.run_id", "message": f"no run {run_id!r}"}]
+
+
 def problems_of(document: Json) -> list[Json]:
     """A few of the real rules, enough to report several problems at once, each named as the
     gateway names it: by its path in the body."""
@@ -257,7 +262,7 @@ class FakeGateway:
             raise _error(503, "unavailable", "workflow service restarting")
         run = self.runs.get(run_id)
         if run is None:
-            raise _error(404, "not_found", f"no run {run_id}")
+            raise _error(404, "not_found", f"no run {run_id}", _no_run(run_id))
         _advance(run, None if self.late_cancels else self.cancels.get(run_id), self)
         raise Reply(200, public_run(run))
 
@@ -268,7 +273,7 @@ class FakeGateway:
             raise _error(422, "invalid", "the cancel request is invalid", found)
         run = self.runs.get(run_id)
         if run is None:
-            raise _error(404, "not_found", f"no run {run_id}")
+            raise _error(404, "not_found", f"no run {run_id}", _no_run(run_id))
         if run["status"] not in ("running", "cancelled"):
             raise _error(409, "conflict", f"run {run_id} already ended with status "
                          f"{run['status']}; only a running run can be cancelled")  # fmt: skip

@@ -149,6 +149,32 @@ def test_an_error_answer_nested_too_deeply_is_still_one_line(tmp_path: Path) -> 
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (
+            httpx.Response(
+                404, html="<!DOCTYPE html>\n<html>\n<body>\n<h1>404</h1>\n</body></html>"
+            ),
+            "error: HTTP 404 http_404: Not Found (an HTML page, not the gateway's answer) "
+            "(no such route on the gateway: is --url right?)",
+        ),
+        (
+            httpx.Response(413, text="request\nentity\n  too large\n"),
+            "error: HTTP 413 http_413: request entity too large",
+        ),
+    ],
+)
+def test_an_answer_without_the_gateways_error_body_is_one_line(
+    tmp_path: Path, answer: httpx.Response, said: str
+) -> None:
+    # A proxy's HTML page was printed as it came: a screenful of markup (found by a review
+    # of the CLI).
+    result = _run_cli(tmp_path, ["list"], ("GET", "/workflows"), answer)
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [said]
+
+
 def test_keys_a_newer_gateway_adds_are_read_past(tmp_path: Path) -> None:
     body = {"workflows": [{"name": NAME, "owner": "x"}], "next_page": None, "total": 1}
     result = _run_cli(tmp_path, ["list", "--json"], ("GET", "/workflows"), _answer(200, body))
@@ -242,3 +268,20 @@ async def test_the_up_probe_is_healthy_only_on_the_gateways_health_body(
     transport = httpx.MockTransport(lambda _request: _answer(status, body))
     async with httpx.AsyncClient(transport=transport) as client:
         assert await http_healthy(client, f"{URL}/health") is healthy
+
+
+@pytest.mark.parametrize(
+    ("args", "route"),
+    [(["show", NAME], ("GET", WF)), (["status", "r1"], ("GET", "/workflow-runs/r1"))],
+)
+def test_a_404_that_names_nothing_is_a_wrong_url_not_a_missing_workflow(
+    tmp_path: Path, args: list[str], route: tuple[str, str]
+) -> None:
+    # A --url with a wrong prefix got the gateway's plain 404 for an unknown route, and the
+    # CLI said "workflow research-and-summarize not found" (found by a review of the CLI).
+    unknown_route = {"error": {"code": "not_found", "message": "Not Found", "details": []}}
+    result = _run_cli(tmp_path, args, route, _answer(404, unknown_route))
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: HTTP 404 not_found: Not Found (no such route on the gateway: is --url right?)"
+    ]

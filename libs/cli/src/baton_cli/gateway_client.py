@@ -191,6 +191,16 @@ class GatewayClient:
             raise GatewayError(str(exc), status=response.status_code) from None
 
 
+def _not_ours(response: httpx.Response) -> str:
+    """An answer without the gateway's error body (a proxy's page, another server), said on
+    one line: an HTML page printed as it came was a screenful of markup."""
+    kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if kind in ("text/html", "application/xhtml+xml"):
+        return f"{response.reason_phrase} (an HTML page, not the gateway's answer)"
+    text = " ".join(response.text.split())
+    return (text[:197] + "..." if len(text) > 200 else text) or response.reason_phrase
+
+
 def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
     """The common error body `{"error": {"code", "message", "details"}}` as a `GatewayError`."""
     status = response.status_code
@@ -199,8 +209,7 @@ def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
     except (ValueError, AttributeError, RecursionError):
         error = None
     if not isinstance(error, dict):
-        message = response.text.strip()[:200] or response.reason_phrase
-        error = {"code": f"http_{status}", "message": message, "details": []}
+        error = {"code": f"http_{status}", "message": _not_ours(response), "details": []}
     message = detail = str(error.get("message") or response.reason_phrase)
     details = error.get("details") or []
     problems = tuple(

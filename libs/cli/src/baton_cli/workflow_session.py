@@ -169,6 +169,11 @@ def reporting(not_found: NotFound = None, invalid: str | None = None) -> Iterato
     except GatewayError as error:
         if error.status == 422:
             _invalid(error, invalid)
+        if error.status == 404 and not error.problems:
+            # Every 404 of the gateway's routes names what is missing (`path.name`); one that
+            # names nothing is a route it does not have: a wrong --url (a prefix), or not a
+            # gateway. It was reported as "workflow X not found".
+            fail(f"{error} (no such route on the gateway: is --url right?)", 1)
         if error.status == 404 and not_found:
             fail(not_found(error) if callable(not_found) else not_found, 1)
         fail(str(error), 1)
