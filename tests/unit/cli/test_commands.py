@@ -94,6 +94,24 @@ def test_up_rejects_nats_port_with_nats_url(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "--nats-port: cannot be used with --nats-url" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("foo", "--nats-url: 'foo': the scheme must be one of nats, tls, ws, wss"),
+        ("nats://127.0.0.1:99999", "--nats-url: 'nats://127.0.0.1:99999': the port must be"),
+        ("nats://127.0.0.1:1", "--nats-url: cannot reach NATS at nats://127.0.0.1:1: "),
+    ],
+)
+def test_up_refuses_a_nats_url_it_cannot_use_at_once(tmp_path: Path, url: str, said: str) -> None:
+    # Each service waited for it until the start timeout (60 s), and `baton up` then said the
+    # gateway did not become healthy, never naming NATS (found by a review of the CLI).
+    result = runner.invoke(app, ["up", "--data-dir", str(tmp_path), "--nats-url", url])
+    assert result.exit_code == 1, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: {said}"), line
+    assert not (tmp_path / "baton-up.json").exists()
+
+
 def test_status_without_a_running_baton_fails(tmp_path: Path) -> None:
     result = runner.invoke(app, ["status", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1 and "Baton is not running" in result.stderr

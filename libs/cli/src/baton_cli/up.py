@@ -28,7 +28,10 @@ from baton_cli.services import (
 from baton_cli.state import UpState, holding_data_dir, remove_state, write_state
 from baton_cli.supervised_nats import SupervisedNats
 from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor
+from baton_contracts import RemoteError
 from baton_messaging.embedded import EmbeddedNatsServer, NatsServerError
+from baton_messaging.health import connect_once
+from baton_messaging.nats_url import check_nats_url
 
 DEFAULT_HTTP_PORT = 8080
 DEFAULT_NATS_PORT = 4222
@@ -110,6 +113,27 @@ def _pick_ports(options: UpOptions, echo: Echo) -> tuple[socket.socket, int, int
     return listener, http.port, nats.port if nats else None
 
 
+NATS_CHECK_SECONDS = 5.0
+
+
+def _check_nats_url(url: str) -> None:
+    """A `--nats-url` every service can use, reachable now: else the services waited for it
+    until the start timeout, and `baton up` then blamed the gateway, not NATS."""
+    try:
+        check_nats_url(url)
+    except ValueError as exc:
+        raise CliError(f"--nats-url: {exc}") from None
+
+    async def reach() -> None:
+        connection = await connect_once(url, NATS_CHECK_SECONDS)
+        await connection.close()
+
+    try:
+        asyncio.run(reach())
+    except RemoteError as exc:
+        raise CliError(f"--nats-url: {exc.body.message}") from None
+
+
 def nats_log(data_dir: Path) -> Path:
     """Where the embedded nats-server logs."""
     return data_dir / "logs" / "nats.log"
@@ -133,6 +157,8 @@ def run_up(options: UpOptions, echo: Echo) -> None:
     """Start Baton and supervise it until SIGINT/SIGTERM/SIGHUP; `CliError` if it cannot run."""
     if options.nats_url and options.nats_port is not None:
         raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
+    if options.nats_url:
+        _check_nats_url(options.nats_url)
     data_dir = prepare_data_dir(options.data_dir)
     with holding_data_dir(data_dir):
         _run_up(options, data_dir, echo)
