@@ -112,6 +112,28 @@ def test_up_refuses_a_nats_url_it_cannot_use_at_once(tmp_path: Path, url: str, s
     assert not (tmp_path / "baton-up.json").exists()
 
 
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ('{"pid": "twelve", "gateway_url": "u", "nats_url": "n"}', "pid: Input should be"),
+        ('{"pid": 12, "gateway_url": "u", "nats_url": "n", "services": []}', "services: Input"),
+        ('{"pid": 12}', "gateway_url: Field required"),
+        ("[1, 2]", "the file: Input should be"),
+        ("{", "the file: Invalid JSON"),
+    ],
+)
+def test_status_of_a_state_file_edited_by_hand_is_one_error_line(
+    tmp_path: Path, content: str, said: str
+) -> None:
+    # Wrong types got past the constructor and failed later with a traceback (found by a
+    # review of the CLI).
+    (tmp_path / "baton-up.json").write_text(content)
+    result = runner.invoke(app, ["status", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "is not a baton-up state file: " + said in line, line
+
+
 def test_status_without_a_running_baton_fails(tmp_path: Path) -> None:
     result = runner.invoke(app, ["status", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1 and "Baton is not running" in result.stderr

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from pydantic import TypeAdapter, ValidationError
+
 from baton_cli.errors import CliError
 from baton_cli.processes import process_start
 
@@ -31,6 +33,9 @@ class UpState:
     a later `baton up` tells this run's processes from others that got a pid after they died."""
 
 
+_STATE = TypeAdapter(UpState)
+
+
 def state_path(data_dir: Path) -> Path:
     """Where the state file of a data dir lives."""
     return data_dir.expanduser().absolute() / STATE_FILE
@@ -48,14 +53,19 @@ def read_state(data_dir: Path) -> UpState:
     """The state of the `baton up` using this data dir, or an error saying it is not running."""
     path = state_path(data_dir)
     try:
-        raw = json.loads(path.read_text())
-        return UpState(**raw)
+        # Checked field by field: a file edited by hand ("pid": "12", "services": []) got
+        # past the constructor and failed later with a traceback.
+        return _STATE.validate_json(path.read_bytes())
     except FileNotFoundError:
         raise CliError(
             f"Baton is not running: {path} not found (start it with 'baton up')"
         ) from None
-    except (ValueError, TypeError) as exc:
-        raise CliError(f"{path} is not a baton-up state file: {exc}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the file"
+        raise CliError(f"{path} is not a baton-up state file: {where}: {first['msg']}") from None
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def remove_state(data_dir: Path) -> None:
