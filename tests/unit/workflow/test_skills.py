@@ -338,7 +338,7 @@ def test_plugin_name_clash_stops_start_up(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(ValueError) as caught:
         build_skills(StepToolsConfig(skill_modules=(name,)))
     assert str(caught.value) == (
-        f"workflow_skill_modules: {name!r}: skill 'join' is already registered"
+        f"BATON_WORKFLOW_SKILL_MODULES: {name!r}: skill 'join' is already registered"
     )
 
 
@@ -348,7 +348,7 @@ def test_plugin_module_without_hook_or_missing_is_a_clear_error(
     name = plugin(tmp_path, monkeypatch, "x = 1\n")
     with pytest.raises(ValueError, match=rf"'{name}' has no register_skills\(registry\)"):
         build_skills(StepToolsConfig(skill_modules=(name,)))
-    with pytest.raises(ValueError, match="workflow_skill_modules: cannot import 'no_such_mod_x'"):
+    with pytest.raises(ValueError, match="BATON_WORKFLOW_SKILL_MODULES: cannot import 'no_such_mod_x'"):
         build_skills(StepToolsConfig(skill_modules=("no_such_mod_x",)))
 
 

@@ -136,6 +136,12 @@ async def _stop_unfinished(name: str, service: Service, logger: logging.Logger) 
         logger.warning("%s: stopping after an unfinished start failed", name, exc_info=True)
 
 
+class SettingUnusable(ValueError):
+    """A setting read well but naming what cannot be used (a module that does not import, a
+    network that is none): the message starts with the variable's `BATON_` name, and the
+    service stops with status 2, as for a bad setting."""
+
+
 def run_service(
     name: str,
     load_settings: Callable[[], SettingsT],
@@ -184,7 +190,7 @@ def run_service(
     stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
     try:
         run_on(settings.event_loop, main())
-    except misconfigured as exc:
+    except (*misconfigured, SettingUnusable) as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         sys.exit(2)
     except fatal as exc:

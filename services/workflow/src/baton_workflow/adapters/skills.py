@@ -131,7 +131,7 @@ def build_skills(config: StepToolsConfig | None = None) -> SkillRegistry:
         )
     registry.add(web_search_skill(registry.http, registry.config.search_url))
     load_plugins(
-        registry, registry.config.skill_modules, "register_skills", "workflow_skill_modules"
+        registry, registry.config.skill_modules, "register_skills", "BATON_WORKFLOW_SKILL_MODULES"
     )
     return registry
 

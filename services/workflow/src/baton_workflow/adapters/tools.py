@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from baton_messaging.process import SettingUnusable
 from baton_workflow.adapters.httpx_fetch import HttpRequest, HttpxFetcher, header_problem
 from baton_workflow.service.step_ports import (
     StepActionFailed,
@@ -185,14 +186,14 @@ def load_plugins(registry: Any, modules: Sequence[str], hook: str, setting: str)
         try:
             module = importlib.import_module(name)
         except ImportError as exc:
-            raise ValueError(f"{setting}: cannot import {name!r}: {exc}") from None
+            raise SettingUnusable(f"{setting}: cannot import {name!r}: {exc}") from None
         register = getattr(module, hook, None)
         if not callable(register):
-            raise ValueError(f"{setting}: {name!r} has no {hook}(registry)")
+            raise SettingUnusable(f"{setting}: {name!r} has no {hook}(registry)")
         try:
             register(registry)
         except ValueError as exc:
-            raise ValueError(f"{setting}: {name!r}: {exc}") from None
+            raise SettingUnusable(f"{setting}: {name!r}: {exc}") from None
 
 
 def build_tools(config: StepToolsConfig | None = None) -> ToolRegistry:
@@ -200,7 +201,9 @@ def build_tools(config: StepToolsConfig | None = None) -> ToolRegistry:
     registry = ToolRegistry(config)
     for tool in shipped_tools(registry.http):
         registry.add(tool)
-    load_plugins(registry, registry.config.tool_modules, "register_tools", "workflow_tool_modules")
+    load_plugins(
+        registry, registry.config.tool_modules, "register_tools", "BATON_WORKFLOW_TOOL_MODULES"
+    )
     return registry
 
 

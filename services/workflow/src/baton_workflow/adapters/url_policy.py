@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 
 import httpx
 
+from baton_messaging.process import SettingUnusable
 from baton_workflow.service.step_ports import StepActionFailed
 
 SNIPPET_CHARS = 200
@@ -131,8 +132,8 @@ def _networks(entries: tuple[str, ...]) -> tuple[Network, ...]:
             try:
                 networks.append(ipaddress.ip_network(entry, strict=False))
             except ValueError:
-                raise ValueError(
-                    f"workflow_tool_denied_hosts: {entry!r} is not an IP network"
+                raise SettingUnusable(
+                    f"BATON_WORKFLOW_TOOL_DENIED_HOSTS: {entry!r} is not an IP network"
                 ) from None
         elif (ip := _ip(entry)) is not None:
             networks.append(ipaddress.ip_network(ip))

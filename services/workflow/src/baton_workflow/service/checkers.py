@@ -21,6 +21,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from baton_contracts import ErrorCode, RemoteError
+from baton_messaging.process import SettingUnusable
 from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.criteria import CriteriaReport, CriterionResult
 from baton_workflow.domain.definitions import CriterionSpec, StepDefinition
@@ -177,10 +178,14 @@ def load_checker_modules(registry: CheckerRegistry, modules: Sequence[str]) -> C
         try:
             module = importlib.import_module(name)
         except ImportError as exc:
-            raise ValueError(f"workflow_checker_modules: cannot import {name!r}: {exc}") from None
+            raise SettingUnusable(
+                f"BATON_WORKFLOW_CHECKER_MODULES: cannot import {name!r}: {exc}"
+            ) from None
         register = getattr(module, "register", None)
         if not callable(register):
-            raise ValueError(f"workflow_checker_modules: {name!r} has no register(registry)")
+            raise SettingUnusable(
+                f"BATON_WORKFLOW_CHECKER_MODULES: {name!r} has no register(registry)"
+            )
         register(registry)
     return registry
 
