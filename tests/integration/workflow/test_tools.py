@@ -314,7 +314,9 @@ async def test_denied_host_is_refused_also_after_a_redirect(site: FakeSite) -> N
 def test_a_malformed_denied_network_stops_start_up() -> None:
     with pytest.raises(ValueError) as caught:
         build_tools(StepToolsConfig(denied_hosts=("10.0.0.0/33",)))
-    assert str(caught.value) == "BATON_WORKFLOW_TOOL_DENIED_HOSTS: '10.0.0.0/33' is not an IP network"
+    assert (
+        str(caught.value) == "BATON_WORKFLOW_TOOL_DENIED_HOSTS: '10.0.0.0/33' is not an IP network"
+    )
 
 
 async def test_an_ipv4_mapped_ipv6_address_is_denied_as_its_ipv4() -> None:

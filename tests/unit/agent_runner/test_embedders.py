@@ -58,3 +58,21 @@ def test_minilm_is_imported_only_when_chosen_and_makes_384_normalised_numbers(
     assert embedder.dims == MINILM_DIMS and loaded == ["cpu"]
     assert len(embedder.embed("I run every morning", "search")) == MINILM_DIMS
     assert model.calls == [(["I run every morning"], True)]
+
+
+def test_a_qdrant_path_that_cannot_be_created_stops_start_up_with_one_line_naming_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A traceback ending in FileNotFoundError (found by a review of the settings).
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("BATON_QDRANT_PATH", str(blocker / "qdrant"))
+    monkeypatch.setenv("BATON_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'agent.db'}")
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert (
+        line
+        == f"agent-runner: BATON_QDRANT_PATH: cannot create {blocker / 'qdrant'}: Not a directory"
+    )

@@ -39,3 +39,19 @@ def test_an_unusable_setting_stops_the_service_with_one_line_naming_it(
     assert ended.value.code == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"workflow: {variable}: {said}"), line
+
+
+@pytest.mark.parametrize("value", ["ftp://search.example/search", "search.example", "http://"])
+def test_a_search_url_that_is_no_http_url_is_a_bad_setting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    # Taken as it was, every web-search step then failed with "only http, https URLs are
+    # allowed", which reads like a fault of the step's input.
+    monkeypatch.setenv("BATON_WORKFLOW_SEARCH_URL", value)
+    with pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(
+        "workflow: invalid settings: BATON_WORKFLOW_SEARCH_URL: must be an http:// or https://"
+    ), line

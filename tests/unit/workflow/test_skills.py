@@ -348,7 +348,9 @@ def test_plugin_module_without_hook_or_missing_is_a_clear_error(
     name = plugin(tmp_path, monkeypatch, "x = 1\n")
     with pytest.raises(ValueError, match=rf"'{name}' has no register_skills\(registry\)"):
         build_skills(StepToolsConfig(skill_modules=(name,)))
-    with pytest.raises(ValueError, match="BATON_WORKFLOW_SKILL_MODULES: cannot import 'no_such_mod_x'"):
+    with pytest.raises(
+        ValueError, match="BATON_WORKFLOW_SKILL_MODULES: cannot import 'no_such_mod_x'"
+    ):
         build_skills(StepToolsConfig(skill_modules=("no_such_mod_x",)))
 
 

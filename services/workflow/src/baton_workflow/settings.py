@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -116,6 +117,21 @@ class WorkflowSettings(BaseSettings):
     workflow_search_url: str | None = Field(
         default=None, description="The web-search skill's endpoint, e.g. a SearxNG /search URL"
     )
+
+    @field_validator("workflow_search_url")
+    @classmethod
+    def _search_url_is_http(cls, value: str | None) -> str | None:
+        # Taken as it was, a wrong one failed every web-search step at run time, reading like
+        # a fault of the step's input rather than of this setting.
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"must be an http:// or https:// URL with a host, such as "
+                f"http://127.0.0.1:8888/search, got {value!r}"
+            )
+        return value
 
     @field_validator("outbox_lease_seconds")
     @classmethod

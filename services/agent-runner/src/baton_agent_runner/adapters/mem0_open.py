@@ -20,6 +20,7 @@ from baton_agent_runner.adapters.embedders import (
     make_embedder,
 )
 from baton_agent_runner.service.ports import StoreUnavailable
+from baton_messaging.process import SettingUnusable
 
 COLLECTION = "baton_facts"
 # What a Qdrant server, a dead network or the embedding endpoint raise when they are down.
@@ -43,7 +44,12 @@ def open_memory(
     path. A collection made for vectors of another size stops here (`EmbeddingDimsMismatch`)."""
     settings = embedder or EmbedderSettings()
     vectors = make_embedder(settings)  # before touching Qdrant: a missing extra fails first
-    qdrant_path.mkdir(parents=True, exist_ok=True)
+    try:
+        qdrant_path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # was a traceback from deep inside the start
+        raise SettingUnusable(
+            f"BATON_QDRANT_PATH: cannot create {qdrant_path}: {exc.strerror or exc}"
+        ) from None
     # mem0 reads these at import time: no telemetry, and its own files next to our data.
     os.environ["MEM0_TELEMETRY"] = "False"
     os.environ.setdefault("MEM0_DIR", str(qdrant_path / "mem0"))
