@@ -73,7 +73,7 @@ def yaml_loader(libyaml: bool | None = None) -> Any:
     loader = _libyaml_loader() if libyaml else _python_loader()
 
     def unique_mapping(loader: Any, node: Any) -> dict[Any, Any]:
-        seen: set[Hashable] = set()
+        seen: dict[Hashable, Any] = {}
         for key_node, _ in node.value:
             if key_node.tag == _MERGE_TAG:
                 continue  # `<<: *defaults`: a key next to it overrides the merged one, on purpose
@@ -81,10 +81,13 @@ def yaml_loader(libyaml: bool | None = None) -> Any:
             if not isinstance(key, Hashable):
                 continue  # construct_mapping says what is wrong with it
             if key in seen:
+                earlier = seen[key]
+                # 1 and true (or 1.0) are one key once read: say so, not "true is given twice".
+                same = "" if type(earlier) is type(key) else f" (it equals the key {earlier!r})"
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} is given twice", key_node.start_mark
+                    None, None, f"key {key!r} is given twice{same}", key_node.start_mark
                 )
-            seen.add(key)
+            seen[key] = key
         mapping: dict[Any, Any] = loader.construct_mapping(node)
         return mapping
 

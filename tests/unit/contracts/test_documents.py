@@ -104,3 +104,10 @@ def test_yaml_aliases_share_one_value(loader: Any) -> None:
     # The size check of a YAML workflow measures a shared value once (by identity).
     loaded = yaml.load("a: &p {x: 1}\nb: *p\n", Loader=loader)
     assert loaded["a"] is loaded["b"]
+
+
+def test_keys_that_are_one_key_once_read_say_so(loader: Any) -> None:
+    # 1 and true are equal in Python: "key True is given twice" named a key given once.
+    with pytest.raises(yaml.YAMLError) as refused:
+        yaml.load('variables: {1: "a", true: "b"}\n', Loader=loader)
+    assert "key True is given twice (it equals the key 1)" in str(refused.value)

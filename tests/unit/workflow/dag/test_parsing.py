@@ -169,6 +169,29 @@ def test_a_variable_with_a_bad_default_is_still_declared() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'name: y3\nvariables: {1: "a", topic: AI}\nsteps: [{id: a, prompt: "{{topic}}"}]',
+            ["variables.1: a key must be a string (got 1); quote it in YAML"],
+        ),
+        (
+            "name: y3\nsteps: [{id: a, type: tool_call, toolName: http-get, toolInput: {2: x}}]",
+            ["steps[0].toolInput.2: a key must be a string (got 2); quote it in YAML"],
+        ),
+    ],
+)
+def test_a_yaml_key_that_is_no_string_is_one_problem_named_by_its_key(
+    text: str, expected: list[str]
+) -> None:
+    # The same problem five times over, as `variables[1].[key]` (found by a review of the DAG
+    # inputs): the entry was never set aside, so every pass found it again.
+    with pytest.raises(InvalidWorkflow) as caught:
+        parse_definition(text, format="yaml")
+    assert [f"{p.path}: {p.message}" for p in caught.value.problems] == expected
+
+
 def test_a_step_that_is_not_an_object_keeps_the_others_checked() -> None:
     document = workflow({"id": "a", "prompt": "x"}, "oops", {"id": "c", "dependsOn": ["zz"]})
     assert problems(document) == [
@@ -263,6 +286,8 @@ def test_format_path() -> None:
     assert format_path(("steps", 2, "dependsOn", 0)) == "steps[2].dependsOn[0]"
     assert format_path(("steps", 1, "parallel", 0, "prompt")) == "steps[1].parallel[0].prompt"
     assert format_path(("timeout",)) == "timeout"
+    assert format_path(("variables", 1, "[key]")) == "variables.1"
+    assert format_path(("steps", 0, "toolInput", 2, "[key]")) == "steps[0].toolInput.2"
 
 
 def test_the_documentation_examples_say_what_the_code_does() -> None:

@@ -194,7 +194,11 @@ def _shape(raw: dict[str, Any]) -> tuple[WorkflowDefinition | None, list[Problem
         except ValidationError as exc:
             errors = exc.errors()
             problems += [Problem(format_path(e["loc"]), _message(e)) for e in errors]
-            set_aside += [format_path(_owner(e["loc"])) for e in errors if e["loc"]]
+            set_aside += [
+                format_path(e["loc"] if e["loc"][-1] == _KEY else _owner(e["loc"]))
+                for e in errors
+                if e["loc"]
+            ]
             candidate = _set_aside(candidate, [e["loc"] for e in errors])
             if candidate is None:
                 break
@@ -212,10 +216,25 @@ def _set_aside(
     return result
 
 
+_KEY = "[key]"
+"""pydantic's last location part for a mapping key of the wrong type (`variables: {1: x}`
+in YAML): the entry before it is the one at fault, named by its key, not an index."""
+
+
 def _drop(document: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
     """Set aside what is at `loc`; a variable with a bad default stays declared (with "")."""
+    if loc[-1] == _KEY:  # a key that is no string: the entry goes (kept, it fails again)
+        node: Any = document
+        for key in loc[:-2]:
+            try:
+                node = node[key]
+            except (KeyError, IndexError, TypeError):
+                return True
+        if isinstance(node, dict):
+            node.pop(loc[-2], None)
+        return True
     loc = _owner(loc)
-    node: Any = document
+    node = document
     for key in loc[:-1]:
         try:
             node = node[key]
@@ -232,7 +251,10 @@ def _drop(document: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
 
 
 def _owner(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
-    """Where to cut: a bad list item takes its list field; a bad step type takes the step."""
+    """Where to cut: a bad list item takes its list field; a bad step type takes the step; a
+    bad mapping key, its entry."""
+    if loc[-1] == _KEY:
+        return loc[:-1]
     if loc[-1] == "type" and len(loc) >= 3:
         return loc[:-1]
     if isinstance(loc[-1], int) and len(loc) >= 2 and loc[-2] not in ("steps", "parallel"):
@@ -242,6 +264,8 @@ def _owner(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
 
 def _message(error: Mapping[str, Any]) -> str:
     kind, loc, value = error["type"], error["loc"], error.get("input")
+    if loc and loc[-1] == _KEY:
+        return f"a key must be a string (got {_show(value)}); quote it in YAML"
     if kind == "extra_forbidden":
         known = _STEP_FIELDS if len(loc) > 1 else _TOP_FIELDS
         return f'unknown field "{loc[-1]}"{did_you_mean(str(loc[-1]), known)}'
@@ -263,10 +287,17 @@ def _show(value: Any) -> str:
 
 
 def format_path(loc: tuple[int | str, ...]) -> str:
-    """`("steps", 2, "dependsOn", 0)` as `steps[2].dependsOn[0]`."""
+    """`("steps", 2, "dependsOn", 0)` as `steps[2].dependsOn[0]`; a mapping's key that is no
+    string (`("variables", 1, "[key]")`) as `variables.1`."""
     path = ""
-    for key in loc:
-        path += f"[{key}]" if isinstance(key, int) else (f".{key}" if path else str(key))
+    keyed = bool(loc) and loc[-1] == _KEY
+    parts = loc[:-1] if keyed else loc
+    for index, key in enumerate(parts):
+        a_key = keyed and index == len(parts) - 1
+        if isinstance(key, int) and not a_key:
+            path += f"[{key}]"
+        else:
+            path += f".{key}" if path else str(key)
     return path
 
 
