@@ -188,9 +188,10 @@ def run_service(
         await serve(name, service, describe(service), needs=needs)
 
     stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
+    stops_as_bad_setting: tuple[type[Exception], ...] = (*misconfigured, SettingUnusable)
     try:
         run_on(settings.event_loop, main())
-    except (*misconfigured, SettingUnusable) as exc:
+    except stops_as_bad_setting as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         sys.exit(2)
     except fatal as exc:
