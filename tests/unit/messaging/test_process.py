@@ -67,6 +67,8 @@ def _never_built(settings: _Settings) -> Any:
         ("BATON_CONNECT_TIMEOUT_SECONDS", "soon", "BATON_CONNECT_TIMEOUT_SECONDS: Input should"),
         # Read under their own names (validation aliases), not `BATON_` + the field name.
         ("BATON_TELEMETRY_ENABLED", "maybe", "BATON_TELEMETRY_ENABLED: Input should be a valid"),
+        # Taken as it was, and nothing was ever exported (found by a review of the settings).
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "notaurl", "OTEL_EXPORTER_OTLP_ENDPOINT: must be an http"),
         ("BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS", "0", "BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS: "),
     ],
 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from urllib.parse import urlsplit
+
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -20,6 +22,19 @@ class TelemetrySettings(BaseSettings):
         default=2.0, gt=0, validation_alias="BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS"
     )
     max_queue_size: int = Field(default=2048, gt=0, validation_alias="BATON_TELEMETRY_MAX_QUEUE")
+
+    @field_validator("otlp_endpoint")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        # Taken as it was, `notaurl` started the service, which then logged "tracing to
+        # notaurl/v1/traces" and exported nothing.
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"must be an http:// or https:// URL with a host, such as "
+                f"http://127.0.0.1:4318, got {value!r}"
+            )
+        return value
 
     @property
     def traces_endpoint(self) -> str:
