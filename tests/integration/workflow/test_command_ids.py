@@ -107,3 +107,31 @@ async def test_a_retry_answers_with_the_instance_as_its_read_row_says(
     stored = await ask(client, GetInstance(user_id="rita", instance_id=instance))
     assert again.instance.updated_at == first.instance.updated_at == stored.updated_at
     assert again.instance == stored
+
+
+async def test_a_signal_reusing_an_id_with_another_target_step_is_refused(
+    workflow: WorkflowApp, client: Client
+) -> None:
+    # The target step was no part of what a retry must repeat: a plain complete_step under
+    # the id of a blocked skip was answered "blocked" from the log and never applied (found by
+    # a review of the conversation rules).
+    instance = await _start(client, "tia")
+    for n in range(2):
+        await ask(client, RecordExchange(user_id="tia", instance_id=instance, command_id=f"e{n}"))
+    skip = WorkflowSignal(action="complete_step", target_step="brain_dump")
+    first = await ask(
+        client, SignalWorkflow(user_id="tia", instance_id=instance, command_id="s", signal=skip)
+    )
+    assert first.outcome == "blocked"
+    again = await ask(
+        client, SignalWorkflow(user_id="tia", instance_id=instance, command_id="s", signal=skip)
+    )
+    assert again.outcome == "blocked"  # the retry itself is answered from the log
+    with pytest.raises(RemoteError) as refused:
+        await ask(
+            client,
+            SignalWorkflow(user_id="tia", instance_id=instance, command_id="s", signal=COMPLETE),
+        )
+    assert refused.value.code == ErrorCode.CONFLICT
+    assert "command_id 's' was already used for a different command" in str(refused.value)
+    assert await _where(client, "tia", instance) == ("greeting", 2)

@@ -150,6 +150,7 @@ def _received(
         source="agent" if isinstance(command, RecordExchange) else "manual",
         data=signal.data,
         shared=signal.shared,
+        target_step=signal.target_step,
     )
 
 

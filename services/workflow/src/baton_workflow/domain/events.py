@@ -46,6 +46,9 @@ class SignalReceived(_Fact):
     source: Literal["agent", "manual"]
     data: dict[str, Any] = Field(default_factory=dict)
     shared: dict[str, Any] = Field(default_factory=dict)
+    target_step: str | None = None
+    """The step the signal asked to move to, part of what a retry must repeat; stored only
+    when set, so that a replica of an earlier version still reads the event."""
 
 
 class StepBlocked(_Fact):
@@ -113,5 +116,9 @@ def event_from_record(type_name: str, payload: dict[str, Any]) -> DomainEvent:
 
 
 def event_payload(event: DomainEvent) -> dict[str, Any]:
-    """What the store keeps for an event: its fields as JSON-ready data."""
-    return event.model_dump(mode="json")
+    """What the store keeps for an event: its fields as JSON-ready data (a field added later
+    left out while it holds nothing: every event reads the same, and earlier versions read it)."""
+    payload = event.model_dump(mode="json")
+    if isinstance(event, SignalReceived) and event.target_step is None:
+        del payload["target_step"]
+    return payload

@@ -63,8 +63,8 @@ def require_same_command(
     same_signal = (received is None and sent is None) or (
         received is not None
         and sent is not None
-        and (received.action, received.data, received.shared)
-        == (sent.action, sent.data, sent.shared)
+        and (received.action, received.data, received.shared, received.target_step)
+        == (sent.action, sent.data, sent.shared, sent.target_step)
     )
     if exchanged != isinstance(command, dc.RecordExchange) or not same_signal:
         raise RemoteError.of(
