@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
+from baton_contracts import RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_contracts.workflow_api import (
     RecordExchange,
@@ -105,6 +106,57 @@ async def _late_answer(nats_url: str, database_url: str, agent_runner: FakeAgent
         assert again.replayed and again.reply.step == "brain_dump"
         closing = await on_a(COMPLETE)
         assert closing.outcome == "completed" and closing.warning is None
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_an_answer_landing_after_another_replica_completed_the_instance_is_kept(
+    nats_url: str, sqlite_url: str, agent_runner: FakeAgentRunner
+) -> None:
+    # Refused with 409 "instance is completed", a turn the coordinator had answered was lost,
+    # and its retry refused the same way, though the docs say such a turn is still recorded
+    # (found by a review of the conversation rules).
+    agents = SlowAgents()
+    a = build(workflow_settings(nats_url, sqlite_url))
+    b = build(workflow_settings(nats_url, sqlite_url), agents=agents)
+    await a.start()
+    await b.start()
+    try:
+        user = "late2"
+        agent_runner.facts[user] = agent_runner.items[user] = 3
+        started = await start_workflow(
+            a.services, StartWorkflow(user_id=user, workflow_id="onboarding")
+        )
+        instance = started.instance.instance_id
+
+        async def on_a(signal: WorkflowSignal | None = None) -> TurnReply:
+            cmd = RecordExchange(
+                user_id=user, instance_id=instance, command_id=uuid.uuid4().hex, signal=signal
+            )
+            return await take_turn(a.services, cmd)
+
+        for signal in [None, COMPLETE, None, None, None, None, COMPLETE, None, None, COMPLETE]:
+            await on_a(signal)  # now on setup_complete
+        await b.services.repo.load(instance)  # replica b has it cached there
+
+        async def a_completes() -> None:
+            assert (await on_a(COMPLETE)).outcome == "completed"
+
+        agents.meanwhile = a_completes
+        said = SendMessage(user_id=user, instance_id=instance, client_message_id="m-1", text="ок")
+        reply = await send_message(b.services, said)
+
+        assert (reply.reply.step, reply.reply.text) == ("setup_complete", "записал")
+        assert reply.turn.instance.status == "completed" and reply.turn.outcome == "stayed"
+        last = (await a.services.repo.records(instance))[-1]
+        assert (last.type, last.payload["step"]) == ("workflow.exchange_recorded", "setup_complete")
+        again = await send_message(b.services, said)
+        assert again.replayed and again.reply.text == "записал"
+        # A new message to the completed instance is still refused before any agent is asked.
+        with pytest.raises(RemoteError, match="is completed"):
+            await send_message(b.services, said.model_copy(update={"client_message_id": "m-2"}))
+        assert len(agents.asked) == 1
     finally:
         await a.stop()
         await b.stop()

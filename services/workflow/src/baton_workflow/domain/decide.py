@@ -55,8 +55,20 @@ def decide(
         raise WorkflowError("instance has not been started")
     if command.command_id in state.outcomes:
         return []
+    if state.status == "completed" and _asked_while_active(command):
+        # Another replica completed the instance while this turn's agent answered: the
+        # conversation happened, so the log keeps it, on the step it was answered on, as for
+        # a step left meanwhile. Its signal applies to nothing.
+        assert isinstance(command, RecordExchange) and command.step is not None
+        return [_late_exchange(state, command, command.step, now)]
     _require_active(state)
     return _turn(state, command, definition, now, report)
+
+
+def _asked_while_active(command: Command) -> bool:
+    """A chat turn (it names the step its agent answered on): the gateway refuses a message
+    to a completed instance before asking any agent, so one arriving now was asked before."""
+    return isinstance(command, RecordExchange) and command.step is not None
 
 
 def _require_active(state: InstanceState) -> None:
