@@ -7,9 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from nats.aio.client import Client
 
+from baton_contracts.workflow_api import GetInstance, RecordExchange, StartWorkflow, WorkflowSignal
+from baton_workflow.bootstrap import WorkflowApp
 from baton_workflow.domain.state import STEP_RECORD_KEYS
 
+from .conftest import ask
 from .test_http_api import auth
 
 
@@ -56,3 +60,19 @@ async def test_a_signal_may_not_rewrite_the_steps_own_record(gateway: Any, key: 
     assert detail["field"] == f"body.data.{key}"
     assert detail["message"].startswith("kept by the workflow service for the step's own record")
     assert await _instance(gateway, "keys-record", instance) == before
+
+
+async def test_an_exchanges_agent_signal_over_nats_has_record_keys_left_out(
+    workflow: WorkflowApp, client: Client
+) -> None:
+    # Over workflow.cmd.record_exchange the signal is the agent's, yet the whole exchange was
+    # refused like a person's signal, and lost (found by a review of the conversation rules).
+    reply = await ask(client, StartWorkflow(user_id="uma", workflow_id="onboarding"))
+    instance = str(reply.instance.instance_id)
+    sig = WorkflowSignal(action="stay", data={"started_at": "x", "user_name": "Uma"})
+    sent = RecordExchange(user_id="uma", instance_id=instance, command_id="e1", signal=sig)
+    assert (await ask(client, sent)).outcome == "stayed"
+    view = await ask(client, GetInstance(user_id="uma", instance_id=instance))
+    greeting = view.context["step_data"]["greeting"]
+    assert greeting["user_name"] == "Uma" and greeting["started_at"] != "x"
+    assert (await ask(client, sent)).outcome == "stayed"  # its retry is the same command

@@ -128,6 +128,8 @@ async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartRepl
 
 async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
     """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
+    if isinstance(cmd, RecordExchange):
+        cmd = _agents_data_kept(cmd)
     _check_data(cmd.signal)
     command = _domain_command(cmd)
     async with svc.instance_lock(cmd.instance_id):
@@ -178,6 +180,17 @@ async def commit_turn(
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 """`json.dumps(value, separators=(",", ":"), ensure_ascii=False)` without a new encoder per
 call (it keeps no state): every signal's data and shared are measured with it."""
+
+
+def _agents_data_kept(cmd: RecordExchange) -> RecordExchange:
+    """An exchange's signal is its agent's: keys of its `data` that the service keeps for the
+    step's own record are left out, as on a chat turn (`conversation.agent_signal`), not
+    refused with the whole exchange; a person's signal naming one is refused."""
+    signal = cmd.signal
+    if signal is None or not STEP_RECORD_KEYS.intersection(signal.data):
+        return cmd
+    data = {k: v for k, v in signal.data.items() if k not in STEP_RECORD_KEYS}
+    return cmd.model_copy(update={"signal": signal.model_copy(update={"data": data})})
 
 
 def _check_data(signal: WorkflowSignal | None) -> None:
