@@ -58,8 +58,11 @@ class RunDrive:
             self.state, self.version, _ = await self.ex.runs.load(self.run_id)
         if self.state is None or self.state.finished:
             return
-        for call in in_flight(self.state):  # after a crash: the same keys, so no double work
-            self._spawn(call)
+        # The calls the log says are in flight (after a crash: the same keys, so no double
+        # work) are made once the first decision is written, not before: a cancel or a
+        # deadline recorded while nobody drove the run has by then ended those steps, and a
+        # tool called first did its side effect before it was cancelled.
+        unattended = True
         results: list[re.RunEvent] = []
         while True:
             now = self.ex.clock.now()
@@ -68,7 +71,7 @@ class RunDrive:
             if self.stale:
                 if not await self._reload():
                     return
-                self._call_the_unattended()
+                unattended = True
             results = self._wanted(results)
             current = fold(results, self.state)
             assert current is not None
@@ -82,6 +85,9 @@ class RunDrive:
                 # again and decide afresh, with the results still in hand.
                 self.stale = True
                 continue
+            if unattended:
+                unattended = False
+                self._call_the_unattended()
             for action in decision.actions:
                 if isinstance(action, CallAgent | CallSkill | CallTool):
                     self._spawn(action)
@@ -120,7 +126,8 @@ class RunDrive:
         return self.state is not None and not self.state.finished
 
     def _call_the_unattended(self) -> None:
-        """After a reload, call what the log says is in flight but nothing here ever called.
+        """After a start or a reload, and once the decision on what the log held is written,
+        call what the log says is in flight but nothing here ever called.
 
         Two drives may overlap on a run (one stalled past its lease while another took it):
         a step the other one started, and whose call went with that drive, would otherwise
