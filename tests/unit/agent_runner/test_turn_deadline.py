@@ -390,3 +390,21 @@ async def test_a_turn_whose_deadline_passes_before_its_reply_takes_its_items_bac
         await runner.run(_turn(deadline=NOW + timedelta(seconds=30)))
     assert "deadline" in caught.value.body.message
     assert (stores.items, stores.replies) == ([], {})
+
+
+class Blank(Agents):
+    """A model whose message is white space ("" its output refuses; " " it did not)."""
+
+    async def answer(self, profile: Profile, turn: Turn, tools: ToolContext) -> ModelAnswer:
+        answer = await self.scripted.answer(profile, turn, tools)
+        output = answer.output.model_copy(update={"message": " \n "})
+        return ModelAnswer(output, answer.usage)
+
+
+async def test_a_blank_message_is_answered_as_malformed_and_keeps_nothing() -> None:
+    # Recorded as a real reply, with its signal and extracted items (found by a review of the
+    # model path): the user saw an empty bubble, and the step might have moved on.
+    agents, stores = Blank(), Stores()
+    reply = await _runner(agents, stores, _always(NOW)).run(_turn(deadline=None))
+    assert reply.message.strip() and reply.workflow_signal.action == "stay"
+    assert stores.items == []

@@ -209,7 +209,6 @@ NUL_PROBLEM = "must not hold a NUL character (U+0000): PostgreSQL cannot store o
 refused here, every backend agrees, and the caller learns which field it was."""
 
 
-
 def _nul_in_json(text: str) -> bool:
     """A NUL character in JSON text (always written `\\u0000`); a backslash before that
     escape makes it the text `\\u0000`, which is no NUL."""

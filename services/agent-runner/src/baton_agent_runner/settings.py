@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -104,6 +105,25 @@ class AgentRunnerSettings(BaseSettings):
     event_loop: EventLoop = Field(
         default="uvloop", description="uvloop, or asyncio for debugging (BATON_EVENT_LOOP)"
     )
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _base_url_is_http(cls, value: str | None) -> str | None:
+        # Taken as it was, one with no scheme (`localhost:11434/v1`) failed every turn as
+        # `unavailable` without naming the URL, and a malformed one as `internal`.
+        if value is None or not value.strip():
+            return None  # unset, or set empty (`${VAR:-}` in a compose file): OpenAI's own
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - raises on a port that is no number
+        except ValueError as exc:
+            raise ValueError(f"not a URL ({exc}): {value!r}") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                "must be an http:// or https:// URL with a host, such as "
+                f"http://127.0.0.1:11434/v1, got {value!r}"
+            )
+        return value
 
     @field_validator("model_prices")
     @classmethod

@@ -10,7 +10,12 @@ from openai import APIError, AsyncOpenAI
 from openai.types import chat
 from pydantic import ValidationError
 from pydantic_ai import Agent, NativeOutput, capture_run_messages
-from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
+from pydantic_ai.exceptions import (
+    AgentRunError,
+    ModelHTTPError,
+    UnexpectedModelBehavior,
+    UsageLimitExceeded,
+)
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
@@ -23,7 +28,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
-from pydantic_ai.usage import RequestUsage
+from pydantic_ai.usage import RequestUsage, UsageLimits
 
 from baton_agent_runner.adapters.agent_tools import tools_of
 from baton_agent_runner.domain import scripted
@@ -98,6 +103,13 @@ def _turn_of(prompt: str) -> scripted.Turn:
     return scripted.Turn.model_validate_json(found.group(1))
 
 
+MAX_MODEL_REQUESTS = 8
+"""Requests to the model in one turn: its answer, and the tool calls before it. PydanticAI's
+default is 50: a model stuck calling a tool made 50 paid requests a turn, and every retry of
+the turn 50 more."""
+TURN_USAGE_LIMITS = UsageLimits(request_limit=MAX_MODEL_REQUESTS)
+
+
 @dataclass
 class OpenAISettings:
     """Where an OpenAI-compatible endpoint is and how long one request may take."""
@@ -118,11 +130,26 @@ class _EndpointModel(OpenAIChatModel):
 
     # The documented hook for a subclass's own checks; its return type is private to PydanticAI.
     def _validate_completion(self, response: chat.ChatCompletion) -> Any:
+        error = (response.model_extra or {}).get("error")
+        if error is not None:
+            # A gateway (OpenRouter, a proxy) reporting its upstream's 429 or 5xx with HTTP 200:
+            # the endpoint failed, as with that status; taken for a malformed reply, its
+            # fallback was recorded under the turn's key and every retry got it again.
+            raise ModelHTTPError(_error_status(error), self.model_name, error)
         if not response.choices:
             raise UnexpectedModelBehavior(
                 f"Invalid response from {self.system} chat completions endpoint: no choices"
             )
         return super()._validate_completion(response)
+
+
+def _error_status(error: Any) -> int:
+    """The HTTP status an error envelope names (`{"code": 429}`), else 502: the endpoint's
+    gateway got no usable answer upstream."""
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, str) and code.isdigit():
+        code = int(code)
+    return code if isinstance(code, int) and 400 <= code <= 599 else 502
 
 
 def openai_model(settings: OpenAISettings, name: str) -> OpenAIChatModel:
@@ -171,9 +198,12 @@ class AgentFactory:
         agent = self.agent(profile, turn.language)
         with capture_run_messages() as messages:
             try:
-                result = await agent.run(render_prompt(turn), deps=tools)
-            except (UnexpectedModelBehavior, ValidationError) as exc:
-                # The answer was paid for even though it is unusable: keep its tokens.
+                result = await agent.run(
+                    render_prompt(turn), deps=tools, usage_limits=TURN_USAGE_LIMITS
+                )
+            except (UnexpectedModelBehavior, ValidationError, UsageLimitExceeded) as exc:
+                # The answer was paid for even though it is unusable: keep its tokens. A model
+                # that keeps calling tools is as unusable: asked again, it would do it again.
                 raise ModelReplyInvalid(str(exc), _usage_of(messages)) from exc
             except (APIError, AgentRunError) as exc:
                 raise ModelUnavailable(repr(exc)) from exc

@@ -119,6 +119,13 @@ class TaskAgents:
             raise
         except (APIError, AgentRunError, UnexpectedModelBehavior, ValidationError) as exc:
             raise ModelFailed(f"{exc.__class__.__name__}: {exc}") from exc
+        if result.response.finish_reason == "length":
+            # Cut at the profile's `max_tokens`: saved as the step's output, the steps after it
+            # got half an answer as if it were whole.
+            raise ModelFailed(
+                f"the model's answer was cut at max_tokens ({profile.max_tokens}): raise the "
+                f"profile's max_tokens or ask for a shorter answer"
+            )
         usage = result.usage
         cost = (result.response.provider_details or {}).get(COST_DETAIL)
         return TaskAnswer(

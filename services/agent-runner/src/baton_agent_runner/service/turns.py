@@ -346,12 +346,15 @@ class AgentRunner:
                 profile.slug,
                 ", ".join(changed),
             )
-            if not output.message.strip():  # nothing of the message is left: as if malformed
-                return (
-                    AgentOutput(message=text(turn.language, "model_fallback")),
-                    answer.usage,
-                    False,
-                )
+        if not output.message.strip():
+            # Nothing of the message is left, or there was only white space ("" is refused
+            # by the output's own rules, " " was not): as if malformed, the step stays.
+            logger.warning("agent %s answered with a blank message, staying", profile.slug)
+            return (
+                AgentOutput(message=text(turn.language, "model_fallback")),
+                answer.usage,
+                False,
+            )
         return output, answer.usage, True
 
     async def _keep(self, cmd: RunAgent, output: AgentOutput, *, defer: bool) -> None:
