@@ -171,8 +171,10 @@ def _sqlite_problem(exc: sqlite3.Error) -> str | None:
 
 
 # SQLSTATE prefixes: no such database (3D), authentication refused (28), no right to create
-# the tables (42501), no schema to create them in (3F). Waiting changes none of them.
-_POSTGRES_UNUSABLE = ("3D", "28", "42501", "3F")
+# the tables (42501), no schema to create them in (3F), a read-only database (25006: a hot
+# standby, the old primary after a failover, `default_transaction_read_only`). Waiting
+# changes none of them.
+_POSTGRES_UNUSABLE = ("3D", "28", "42501", "3F", "25006")
 
 
 def _postgres_problem(sqlstate: str, exc: BaseException) -> str | None:
