@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -22,6 +23,9 @@ class FakeOpenAI(ThreadingHTTPServer):
     delay = 1.5
     dims = 16
     requests: list[dict[str, Any]]
+    respond: Callable[[dict[str, Any], int], tuple[int, Any]] | None = None
+    """When set, every chat completion is its answer to (the request's body, how many requests
+    came so far): the HTTP status and the JSON body, whatever `mode` says."""
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """The slow answer lands after the client gave up: that broken pipe is expected."""
@@ -35,12 +39,15 @@ class Handler(BaseHTTPRequestHandler):
         self.server.requests.append(body)
         if self.server.mode == "slow":
             time.sleep(self.server.delay)
+        status = 200
         if self.path.endswith("/embeddings"):
             answer = embeddings(body, self.server.dims)
+        elif self.server.respond is not None:
+            status, answer = self.server.respond(body, len(self.server.requests))
         else:
             answer = completion(body, self.server.mode)
         payload = json.dumps(answer).encode()
-        self.send_response(200)
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()

@@ -4,9 +4,6 @@ against a scripted fake server on 127.0.0.1 (found by a review of the model path
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -20,48 +17,10 @@ from baton_contracts.agent_api import RunAgent, RunTask
 from baton_messaging import request
 
 from .conftest import settings
-
-Respond = Callable[[dict[str, Any], int], tuple[int, Any]]
-
-
-class Fake(ThreadingHTTPServer):
-    daemon_threads = True
-    requests: list[dict[str, Any]]
-    respond: Respond
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass
+from .fake_openai import FakeOpenAI
 
 
-class Handler(BaseHTTPRequestHandler):
-    server: Fake
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append(body)
-        status, answer = self.server.respond(body, len(self.server.requests))
-        payload = json.dumps(answer).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def fake() -> Iterator[Fake]:
-    server = Fake(("127.0.0.1", 0), Handler)
-    server.requests = []
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def url(server: Fake) -> str:
+def url(server: FakeOpenAI) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
@@ -85,20 +44,25 @@ def turn(key: str) -> RunAgent:
 
 
 async def test_an_error_sent_with_http_200_is_unavailable_and_not_recorded(
-    nats_url: str, sqlite_url: str, client: Client, fake: Fake
+    nats_url: str, sqlite_url: str, client: Client, fake_openai: FakeOpenAI
 ) -> None:
     # Gateways (OpenRouter, LiteLLM proxies) report an upstream 429 or 5xx as HTTP 200 with an
     # error body: taken for a malformed reply, its fallback was recorded under the key, and
     # the workflow's retry after the endpoint recovered got that fallback again.
-    fake.respond = lambda body, n: (200, {"error": {"message": "Rate limit exceeded", "code": 429}})
-    app = build(settings(nats_url, sqlite_url, agent_model="openai:m", openai_base_url=url(fake)))
+    fake_openai.respond = lambda body, n: (
+        200,
+        {"error": {"message": "Rate limit exceeded", "code": 429}},
+    )
+    app = build(
+        settings(nats_url, sqlite_url, agent_model="openai:m", openai_base_url=url(fake_openai))
+    )
     await app.start()
     try:
         with pytest.raises(RemoteError) as caught:
             await request(client, turn("k-env"), timeout=10.0)
         assert caught.value.code == ErrorCode.UNAVAILABLE
         answer = {"message": "Hi!", "workflow_signal": {"action": "stay"}}
-        fake.respond = lambda body, n: (200, calls("final_result", answer))
+        fake_openai.respond = lambda body, n: (200, calls("final_result", answer))
         again = await request(client, turn("k-env"), timeout=10.0)
         assert again.message == "Hi!"
     finally:
@@ -106,14 +70,15 @@ async def test_an_error_sent_with_http_200_is_unavailable_and_not_recorded(
 
 
 async def test_a_model_that_keeps_calling_tools_is_stopped_and_answered_as_malformed(
-    nats_url: str, sqlite_url: str, client: Client, fake: Fake
+    nats_url: str, sqlite_url: str, client: Client, fake_openai: FakeOpenAI
 ) -> None:
     # PydanticAI's default of 50 requests a run: 50 paid requests, then `unavailable`, and
     # every retry of the turn 50 more.
-    fake.respond = lambda body, n: (200, calls("recall_facts", {"query": f"q{n}"}))
+    fake_openai.respond = lambda body, n: (200, calls("recall_facts", {"query": f"q{n}"}))
     profiles = load_profiles(SHIPPED_PROFILES)
     profiles["greeter"] = profiles["greeter"].model_copy(update={"tools": ["recall_facts"]})
-    config = settings(nats_url, sqlite_url, agent_model="openai:m", openai_base_url=url(fake),
+    base = url(fake_openai)
+    config = settings(nats_url, sqlite_url, agent_model="openai:m", openai_base_url=base,
                       memory_backend="sql")  # fmt: skip
     app = build(config, profiles=profiles)
     await app.start()
@@ -123,18 +88,20 @@ async def test_a_model_that_keeps_calling_tools_is_stopped_and_answered_as_malfo
         assert reply.usage.input_tokens == 100 * MAX_MODEL_REQUESTS  # paid, so counted
         again = await request(client, turn("k-loop"), timeout=30.0)
         assert again == reply
-        assert len(fake.requests) == MAX_MODEL_REQUESTS
+        assert len(fake_openai.requests) == MAX_MODEL_REQUESTS
     finally:
         await app.stop()
 
 
 async def test_a_step_cut_at_max_tokens_fails_and_is_not_its_output(
-    nats_url: str, sqlite_url: str, client: Client, fake: Fake
+    nats_url: str, sqlite_url: str, client: Client, fake_openai: FakeOpenAI
 ) -> None:
     # Recorded as the step's output, the steps after it got half an article as a whole one.
     cut = {"role": "assistant", "content": "The revised article begins: Once upon a ti"}
-    fake.respond = lambda body, n: (200, completion(cut, finish="length"))
-    app = build(settings(nats_url, sqlite_url, memory_backend="sql", openai_base_url=url(fake)))
+    fake_openai.respond = lambda body, n: (200, completion(cut, finish="length"))
+    app = build(
+        settings(nats_url, sqlite_url, memory_backend="sql", openai_base_url=url(fake_openai))
+    )
     await app.start()
     try:
         step = RunTask(user_id="u", agent="ruri", run_id="r", step_id="s", prompt="Revise it",

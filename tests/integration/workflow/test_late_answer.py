@@ -5,8 +5,10 @@ the whole onboarding)."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 
 import pytest
 
@@ -19,7 +21,7 @@ from baton_contracts.workflow_api import (
     TurnReply,
     WorkflowSignal,
 )
-from baton_workflow.bootstrap import build
+from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.service.conversation import send_message
 from baton_workflow.service.handlers import start_workflow, take_turn
 
@@ -45,6 +47,45 @@ class SlowAgents:
         )
 
 
+@dataclass
+class Replicas:
+    """Two replicas on one database: `a` moves the instance on, `b` asks the slow agents."""
+
+    a: WorkflowApp
+    b: WorkflowApp
+    agents: SlowAgents
+    user: str
+    instance: str
+
+    async def on_a(self, signal: WorkflowSignal | None = None) -> TurnReply:
+        cmd = RecordExchange(
+            user_id=self.user, instance_id=self.instance, command_id=uuid.uuid4().hex,
+            signal=signal,
+        )  # fmt: skip
+        return await take_turn(self.a.services, cmd)
+
+
+@contextlib.asynccontextmanager
+async def replicas(
+    nats_url: str, database_url: str, agent_runner: FakeAgentRunner, user: str
+) -> AsyncIterator[Replicas]:
+    """Both started, with an onboarding of `user` (whose facts and items meet every step)."""
+    agents = SlowAgents()
+    a = build(workflow_settings(nats_url, database_url))
+    b = build(workflow_settings(nats_url, database_url), agents=agents)
+    await a.start()
+    await b.start()
+    try:
+        agent_runner.facts[user] = agent_runner.items[user] = 3
+        started = await start_workflow(
+            a.services, StartWorkflow(user_id=user, workflow_id="onboarding")
+        )
+        yield Replicas(a, b, agents, user, started.instance.instance_id)
+    finally:
+        await a.stop()
+        await b.stop()
+
+
 async def test_sqlite(nats_url: str, sqlite_url: str, agent_runner: FakeAgentRunner) -> None:
     await _late_answer(nats_url, sqlite_url, agent_runner)
 
@@ -55,25 +96,8 @@ async def test_postgres(nats_url: str, postgres_url: str, agent_runner: FakeAgen
 
 
 async def _late_answer(nats_url: str, database_url: str, agent_runner: FakeAgentRunner) -> None:
-    agents = SlowAgents()
-    a = build(workflow_settings(nats_url, database_url))
-    b = build(workflow_settings(nats_url, database_url), agents=agents)
-    await a.start()
-    await b.start()
-    try:
-        user = "late"
-        agent_runner.facts[user] = agent_runner.items[user] = 3
-        started = await start_workflow(
-            a.services, StartWorkflow(user_id=user, workflow_id="onboarding")
-        )
-        instance = started.instance.instance_id
-
-        async def on_a(signal: WorkflowSignal | None = None) -> TurnReply:
-            cmd = RecordExchange(
-                user_id=user, instance_id=instance, command_id=uuid.uuid4().hex, signal=signal
-            )
-            return await take_turn(a.services, cmd)
-
+    async with replicas(nats_url, database_url, agent_runner, "late") as r:
+        a, b, agents, user, instance, on_a = r.a, r.b, r.agents, r.user, r.instance, r.on_a
         for signal in [None, COMPLETE, None, None, None, None, COMPLETE, None, None]:
             await on_a(signal)  # greeting 2, discovery 5, then 2 exchanges on brain_dump
         await b.services.repo.load(instance)  # replica b has it cached on brain_dump
@@ -106,9 +130,6 @@ async def _late_answer(nats_url: str, database_url: str, agent_runner: FakeAgent
         assert again.replayed and again.reply.step == "brain_dump"
         closing = await on_a(COMPLETE)
         assert closing.outcome == "completed" and closing.warning is None
-    finally:
-        await a.stop()
-        await b.stop()
 
 
 async def test_an_answer_landing_after_another_replica_completed_the_instance_is_kept(
@@ -117,25 +138,8 @@ async def test_an_answer_landing_after_another_replica_completed_the_instance_is
     # Refused with 409 "instance is completed", a turn the coordinator had answered was lost,
     # and its retry refused the same way, though the docs say such a turn is still recorded
     # (found by a review of the conversation rules).
-    agents = SlowAgents()
-    a = build(workflow_settings(nats_url, sqlite_url))
-    b = build(workflow_settings(nats_url, sqlite_url), agents=agents)
-    await a.start()
-    await b.start()
-    try:
-        user = "late2"
-        agent_runner.facts[user] = agent_runner.items[user] = 3
-        started = await start_workflow(
-            a.services, StartWorkflow(user_id=user, workflow_id="onboarding")
-        )
-        instance = started.instance.instance_id
-
-        async def on_a(signal: WorkflowSignal | None = None) -> TurnReply:
-            cmd = RecordExchange(
-                user_id=user, instance_id=instance, command_id=uuid.uuid4().hex, signal=signal
-            )
-            return await take_turn(a.services, cmd)
-
+    async with replicas(nats_url, sqlite_url, agent_runner, "late2") as r:
+        a, b, agents, user, instance, on_a = r.a, r.b, r.agents, r.user, r.instance, r.on_a
         for signal in [None, COMPLETE, None, None, None, None, COMPLETE, None, None, COMPLETE]:
             await on_a(signal)  # now on setup_complete
         await b.services.repo.load(instance)  # replica b has it cached there
@@ -157,6 +161,3 @@ async def test_an_answer_landing_after_another_replica_completed_the_instance_is
         with pytest.raises(RemoteError, match="is completed"):
             await send_message(b.services, said.model_copy(update={"client_message_id": "m-2"}))
         assert len(agents.asked) == 1
-    finally:
-        await a.stop()
-        await b.stop()
