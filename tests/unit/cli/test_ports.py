@@ -133,3 +133,21 @@ def test_a_host_that_cannot_be_listened_on_is_an_error_naming_host(
     # A traceback (an unknown name, an address not on this machine), or "port 9000 is taken".
     with pytest.raises(CliError, match=rf"--host: cannot listen on {host}: "):
         listen_on(host, default=8080, requested=requested, what="--port")
+
+
+def test_a_host_name_is_listened_on_over_ipv4_as_uvicorn_did(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Where `localhost` resolves to ::1 first, taking the resolver's first answer moved the
+    # gateway to IPv6, where uvicorn, binding the name itself, had listened on IPv4.
+    real = socket.getaddrinfo
+
+    def ipv6_first(host: str, port: int, family: int = 0, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if host == "localhost" and family == 0:
+            return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", port, 0, 0))]
+        return real(host, port, family, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", ipv6_first)
+    sock, _ = listen_on("localhost", default=0, requested=None, what="--port")
+    with sock:
+        assert sock.family == socket.AF_INET

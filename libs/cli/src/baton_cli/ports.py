@@ -48,8 +48,11 @@ LISTEN_BACKLOG = 2048
 def bind_listener(host: str, port: int) -> socket.socket:
     """A TCP socket listening on host:port (0: any free port), with SO_REUSEADDR as servers
     set it; raises OSError (a `gaierror` for a host that does not resolve)."""
+    # IPv4 unless the host is an IPv6 address, as uvicorn binds: `localhost` may resolve to
+    # ::1 first, and the gateway then listened where it had not before.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        host, port, family=family, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
     sock = socket.socket(family, kind, proto)
     try:
