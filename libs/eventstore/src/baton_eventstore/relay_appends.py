@@ -101,14 +101,21 @@ class LoggedAppends:
         left: list[CommittedAppend] = []
         for append in self._pending:
             stream = append.stream_id
-            rest = [row for row in append.rows if row.id not in published]
+            rows = append.rows
+            # Rows go out in order: one whose first row is not published waits whole, and
+            # is not copied on every batch.
+            rest = (
+                rows
+                if rows and rows[0].id not in published
+                else [row for row in rows if row.id not in published]
+            )
             if stream not in waiting and not rest:
                 head = self._heads.get(stream, 0)
                 if append.rows or head == append.expected_version:
                     self._heads[stream] = max(head, append.version)
                     self._heads.move_to_end(stream)
                 continue
-            if len(rest) < len(append.rows):  # published in part (rows go out in order)
+            if len(rest) < len(rows):  # published in part
                 append = dataclasses.replace(append, rows=tuple(rest))
             waiting.add(stream)
             left.append(append)

@@ -35,7 +35,7 @@ def run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
 def bounded(detail: DagRunDetail, budget: int = DETAIL_BYTES) -> DagRunDetail:
     """`detail`, or, past `budget` bytes of JSON, the same with each variable, step output or
     error and agent message cut to the longest length that fits, each cut saying so."""
-    if _size(detail) <= budget:
+    if _surely_within(detail, budget) or _size(detail) <= budget:
         return detail
     longest = max(len(text) for text in _texts(detail))
     cap = longest // 2
@@ -44,6 +44,15 @@ def bounded(detail: DagRunDetail, budget: int = DETAIL_BYTES) -> DagRunDetail:
         if _size(cut) <= budget or cap <= _SMALLEST_CUT:
             return cut
         cap //= 2
+
+
+def _surely_within(detail: DagRunDetail, budget: int) -> bool:
+    """True when the view cannot pass `budget` whatever its texts hold (a character is at most
+    6 bytes of JSON, `\\uXXXX`; the other fields of a step or message well under 1 KB): the
+    reply encodes it anyway, so most runs are not encoded twice here to be measured."""
+    texts = sum(len(text) for text in _texts(detail))
+    parts = len(detail.steps) + len(detail.messages) + len(detail.handoffs) + 1
+    return 6 * texts + 1024 * parts <= budget
 
 
 def _size(detail: DagRunDetail) -> int:
