@@ -68,6 +68,18 @@ class EventStoreContract:
         assert [e.payload["n"] for e in await store.load("s", after_version=2)] == [3, 4]
         assert await store.load("s", after_version=4) == []
 
+    async def test_load_reads_at_most_limit_events(self, store: Any) -> None:
+        await store.append("s", 0, [ev(n) for n in range(1, 6)])
+        assert [e.version for e in await store.load("s", 1, limit=2)] == [2, 3]
+        assert [e.version for e in await store.load("s", 3, limit=10)] == [4, 5]
+        async with store.transaction() as tx:
+            await tx.append("s", 5, [ev(6), ev(7)])
+            assert [e.version for e in await tx.load("s", 4, limit=2)] == [5, 6]
+        with pytest.raises(ValueError, match="limit"):
+            await store.load("s", 0, limit=0)
+        with pytest.raises(ValueError, match="after_version"):
+            await store.load("s", -1, limit=1)
+
     async def test_stale_version_conflicts_and_writes_nothing(self, store: Any) -> None:
         await store.append("s", 0, [ev(1)])
         with pytest.raises(ConcurrencyConflict) as info:

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from nats.aio.client import Client
 
-from baton_contracts.workflow_api import RecordExchange, WorkflowSignal
+from baton_contracts.workflow_api import GetInstanceEvents, RecordExchange, WorkflowSignal
 from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.handlers import take_turn
 
-from .conftest import FakeAgentRunner, workflow_settings
+from .conftest import FakeAgentRunner, ask, workflow_settings
 from .test_onboarding_flow import COMPLETE, exchange, start
 
 
@@ -23,12 +23,33 @@ def spy_on_loads(app: WorkflowApp) -> list[int]:
     store = app.store
     original = store.load
 
-    async def load(stream_id: str, after_version: int = 0) -> Any:
+    async def load(stream_id: str, after_version: int = 0, limit: int | None = None) -> Any:
         seen.append(after_version)
-        return await original(stream_id, after_version)
+        return await original(stream_id, after_version, limit)
 
     store.load = load  # type: ignore[method-assign]
     return seen
+
+
+async def test_a_page_of_the_log_reads_the_page_and_one_record_more(
+    workflow: WorkflowApp, client: Client
+) -> None:
+    instance = await start(client, "cache-page")
+    for _ in range(6):
+        await exchange(client, "cache-page", instance)
+    read: list[int] = []
+    original = workflow.store.load
+
+    async def load(stream_id: str, after_version: int = 0, limit: int | None = None) -> Any:
+        records = await original(stream_id, after_version, limit)
+        read.append(len(records))
+        return records
+
+    workflow.store.load = load  # type: ignore[method-assign]
+    query = GetInstanceEvents(user_id="cache-page", instance_id=instance, after_version=1, limit=2)
+    page = await ask(client, query)
+    assert [e.version for e in page.events] == [2, 3] and page.next_after_version == 3
+    assert read == [3]  # not the 6 records after version 1
 
 
 async def test_a_turn_on_a_cached_instance_reads_nothing(

@@ -18,7 +18,7 @@ from baton_eventstore.model import (
     RecordedEvent,
     validate_append,
 )
-from baton_eventstore.port import PRUNE_LIMIT, check_prune
+from baton_eventstore.port import PRUNE_LIMIT, check_load, check_prune
 
 
 @dataclass
@@ -53,11 +53,14 @@ class InMemoryEventStore:
         async with self.transaction() as tx:
             return await tx.append(stream_id, expected_version, events)
 
-    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
-        """The stream's events with version > after_version, in version order."""
-        if after_version < 0:
-            raise ValueError(f"after_version: must be >= 0, got {after_version}")
-        return list(self._state.streams.get(stream_id, [])[after_version:])
+    async def load(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, in version order (the first
+        `limit` of them when given)."""
+        check_load(after_version, limit)
+        end = None if limit is None else after_version + limit
+        return list(self._state.streams.get(stream_id, [])[after_version:end])
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """Committed events with position > after_position, in position order."""
@@ -106,11 +109,14 @@ class MemoryTransaction:
         self.new_events: dict[str, list[NewEvent]] = {}
         self.outbox_ids: dict[str, list[int | None]] = {}
 
-    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
-        """Committed events plus this transaction's staged ones."""
-        committed = await self._store.load(stream_id, after_version)
+    async def load(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """Committed events plus this transaction's staged ones (the first `limit`)."""
+        committed = await self._store.load(stream_id, after_version, limit)
         staged = self.staged.get(stream_id, (0, []))[1]
-        return committed + [e for e in staged if e.version > after_version]
+        seen = [*committed, *(e for e in staged if e.version > after_version)]
+        return seen if limit is None else seen[:limit]
 
     async def append(
         self, stream_id: str, expected_version: int, events: Sequence[NewEvent]

@@ -25,6 +25,14 @@ def check_prune(prefix: str, limit: int) -> None:
         raise ValueError(f"limit: must be at least 1, not {limit}")
 
 
+def check_load(after_version: int, limit: int | None) -> None:
+    """`load`'s arguments, refused with the argument named."""
+    if after_version < 0:
+        raise ValueError(f"after_version: must be >= 0, got {after_version}")
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit: must be at least 1, not {limit}")
+
+
 class Transaction(Protocol):
     """One unit of work: appends and loads that commit (or roll back) together."""
 
@@ -34,8 +42,11 @@ class Transaction(Protocol):
         """Append events at expected_version + 1...; raise ConcurrencyConflict if stale."""
         ...
 
-    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
-        """The stream's events with version > after_version, as this transaction sees them."""
+    async def load(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, as this transaction sees them
+        (the first `limit` of them when given)."""
         ...
 
 
@@ -48,8 +59,11 @@ class EventStore(Protocol):
         """Append in a transaction of its own (see `Transaction.append`)."""
         ...
 
-    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
-        """The stream's events with version > after_version, in version order."""
+    async def load(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, in version order (the first
+        `limit` of them when given: a page of a long stream is read, not the whole rest)."""
         ...
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:

@@ -24,6 +24,7 @@ from baton_eventstore.model import (
     validate_append,
 )
 from baton_eventstore.pg_append import pg_append
+from baton_eventstore.port import check_load
 from baton_eventstore.row_write import RowConflict, RowWrite, write_row
 from baton_eventstore.sql_outbox import SqlOutbox
 from baton_eventstore.sqlite_append import SqliteAppender
@@ -113,10 +114,13 @@ class SqlEventStore:
         positions = await raw.append(stream_id, expected_version, events, now, row)
         return recorded_events(stream_id, expected_version, events, positions, now)
 
-    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
-        """The stream's events with version > after_version, in version order."""
+    async def load(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, in version order (the first
+        `limit` of them when given)."""
         async with self.reader.connect() as conn:
-            return await load_stream(conn, stream_id, after_version)
+            return await load_stream(conn, stream_id, after_version, limit)
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """Committed events with position > after_position, in position order.
@@ -151,9 +155,12 @@ class SqlTransaction:
         self.connection = connection
         self._store = store
 
-    async def load(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
-        """The stream's events with version > after_version, as this transaction sees them."""
-        return await load_stream(self.connection, stream_id, after_version)
+    async def load(
+        self, stream_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events with version > after_version, as this transaction sees them
+        (the first `limit` of them when given)."""
+        return await load_stream(self.connection, stream_id, after_version, limit)
 
     async def append(
         self, stream_id: str, expected_version: int, events: Sequence[NewEvent]
@@ -229,15 +236,15 @@ def recorded_events(
 
 
 async def load_stream(
-    conn: AsyncConnection, stream_id: str, after_version: int
+    conn: AsyncConnection, stream_id: str, after_version: int, limit: int | None = None
 ) -> list[RecordedEvent]:
-    """One stream's events after a version, in version order."""
-    if after_version < 0:
-        raise ValueError(f"after_version: must be >= 0, got {after_version}")
+    """One stream's events after a version, in version order (the first `limit`)."""
+    check_load(after_version, limit)
     query = (
         select(*_COLUMNS)
         .where(events.c.stream_id == stream_id, events.c.version > after_version)
         .order_by(events.c.version)
+        .limit(limit)
     )
     return [_recorded(row) for row in await conn.execute(query)]
 

@@ -115,9 +115,11 @@ class SqlInstanceRepository:
         else:
             self._cache.pop(key)
 
-    async def records(self, instance_id: str, after: int = 0) -> list[RecordedEvent]:
-        """The raw log of an instance, after version `after`."""
-        return await self._store.load(stream_id(instance_id), after)
+    async def records(
+        self, instance_id: str, after: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """The raw log of an instance, after version `after` (the first `limit` records)."""
+        return await self._store.load(stream_id(instance_id), after, limit)
 
     async def save(self, expected_version: int, change: Change) -> None:
         """Append the events (with their outbox rows) and write the read row, in one commit.

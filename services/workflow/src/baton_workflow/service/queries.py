@@ -41,7 +41,10 @@ async def get_events(svc: WorkflowServices, query: GetInstanceEvents) -> EventLo
     """One page of the instance's log, in order: after `after_version`, at most `limit`
     events and about `PAGE_BYTES` of JSON (at least one event)."""
     await _owned_view(svc, query.instance_id, query.user_id)
-    records = await svc.repo.records(query.instance_id, after=query.after_version)
+    # One record past the page tells whether more follow; a long log's rest is not read.
+    records = await svc.repo.records(
+        query.instance_id, after=query.after_version, limit=query.limit + 1
+    )
     page = paged(records, query.limit, lambda r: json_size(r.payload))
     events = [
         LoggedEvent(version=r.version, type=r.type, payload=r.payload, recorded_at=r.recorded_at)
