@@ -4,6 +4,7 @@ from baton_eventstore.engine import autocommit, create_engine
 from baton_eventstore.memory import InMemoryEventStore, MemoryTransaction
 from baton_eventstore.migrations import Step, migrate, schema_version
 from baton_eventstore.model import (
+    RELAY_PAYLOAD_BYTES,
     ConcurrencyConflict,
     DuplicateEventId,
     NewEvent,
@@ -18,6 +19,7 @@ from baton_eventstore.sql import SqlEventStore, SqlTransaction
 from baton_eventstore.unavailable import StoreUnavailable, is_unavailable
 
 __all__ = [
+    "RELAY_PAYLOAD_BYTES",
     "ConcurrencyConflict",
     "DuplicateEventId",
     "EventStore",

@@ -99,10 +99,14 @@ def json_text(value: dict[str, Any]) -> str:
     return json.dumps(value) if value else "{}"
 
 
-MAX_PUBLISH_BYTES = 1024 * 1024 - 16 * 1024
-"""The largest outbox body an append takes: NATS's default `max_payload` (1 MiB), less room
-for the headers. A larger one could never be published, and the relay, which publishes in
-order, would have retried it for ever while every later event of every user waited."""
+RELAY_PAYLOAD_BYTES = 1024 * 1024
+"""The `max_payload` a NATS server must take for a relay to publish every outbox row: NATS's
+default. A service that relays checks its server at start (`start_broker(min_payload=...)`)."""
+
+MAX_PUBLISH_BYTES = RELAY_PAYLOAD_BYTES - 16 * 1024
+"""The largest outbox body an append takes: `RELAY_PAYLOAD_BYTES`, less room for the headers.
+A larger one could never be published, and the relay, which publishes in order, would have
+retried it for ever while every later event of every user waited."""
 
 # The width of the `stream_id`, `type` and outbox `subject` columns (tables.py). PostgreSQL
 # refuses longer values and SQLite keeps them; checking here makes every backend agree.

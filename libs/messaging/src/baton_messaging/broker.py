@@ -29,6 +29,12 @@ class StreamDeclarationError(RuntimeError):
     """JetStream refused to create or update a stream; the message names it and the reason."""
 
 
+class ServerTooSmall(ValueError):
+    """The NATS server takes smaller messages (`max_payload`) than the service sends: named
+    with `BATON_NATS_URL`, and the service stops as for a bad setting (waiting will not fix
+    it, and a relay would hold every later event behind the first one the server refuses)."""
+
+
 class MessagingSettings(BaseSettings):
     """NATS settings every service reads from `BATON_*` environment variables."""
 
@@ -63,11 +69,24 @@ def build_broker(
 
 
 async def start_broker(
-    broker: NatsBroker, streams: Iterable[StreamSpec] = (), *, flush_timeout: float = 5.0
+    broker: NatsBroker,
+    streams: Iterable[StreamSpec] = (),
+    *,
+    flush_timeout: float = 5.0,
+    min_payload: int = 0,
 ) -> None:
     """Connect, declare `streams` and the broker's durables, start every subscriber, and
-    flush so they are live."""
+    flush so they are live.
+
+    Raises `ServerTooSmall` when the server's `max_payload` is below `min_payload`: the
+    largest message the service publishes."""
     nc = await broker.connect()
+    if nc.max_payload < min_payload:
+        raise ServerTooSmall(
+            f"BATON_NATS_URL: the NATS server takes messages of at most {nc.max_payload:,} "
+            f"bytes (its max_payload), and this service publishes up to {min_payload:,}: "
+            f"set max_payload to at least {min_payload:,} in the server's configuration"
+        )
     await declare_streams(nc.jetstream(), streams)
     await declare_durables(nc.jetstream(), broker)
     await broker.start()

@@ -18,7 +18,7 @@ from typing import Any, Literal, NoReturn, Protocol, TypeVar
 from pydantic import ValidationError
 from pydantic_settings import SettingsError as PydanticSettingsError
 
-from baton_messaging.broker import MessagingSettings
+from baton_messaging.broker import MessagingSettings, ServerTooSmall
 
 
 class Service(Protocol):
@@ -188,7 +188,11 @@ def run_service(
         await serve(name, service, describe(service), needs=needs)
 
     stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
-    stops_as_bad_setting: tuple[type[Exception], ...] = (*misconfigured, SettingUnusable)
+    stops_as_bad_setting: tuple[type[Exception], ...] = (
+        *misconfigured,
+        SettingUnusable,
+        ServerTooSmall,
+    )
     try:
         run_on(settings.event_loop, main())
     except stops_as_bad_setting as exc:

@@ -12,7 +12,7 @@ from typing import Any
 
 from faststream.nats import NatsBroker
 
-from baton_eventstore import OutboxRelay, SqlEventStore, migrate
+from baton_eventstore import RELAY_PAYLOAD_BYTES, OutboxRelay, SqlEventStore, migrate
 from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
 from baton_messaging import (
@@ -74,7 +74,8 @@ class WorkflowApp:
         # The first use of the database: waited for while it is not up yet; one that can
         # never serve stops the service here.
         await first_use(DATABASE_SETTING, self.settings.database_url, self._migrate, logger)
-        await start_broker(self.broker, STREAMS_OWNED)
+        # The relay publishes outbox rows of up to what an append takes.
+        await start_broker(self.broker, STREAMS_OWNED, min_payload=RELAY_PAYLOAD_BYTES)
         publisher = JetStreamPublisher(self.broker.connection.jetstream())
         holder = self._claim_replica_id()
         if holder is not None:
