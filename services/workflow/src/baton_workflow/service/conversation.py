@@ -49,9 +49,12 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
     """One chat turn; the same `client_message_id` again answers from the log, asking no agent."""
     text = _text(cmd.text)
     async with svc.instance_lock(cmd.instance_id):
-        # From the cache: if another replica moved the instance, the append conflicts and
-        # `commit_turn` reloads (a message it already answered is then answered from the log).
-        loaded = await svc.owned(cmd.instance_id, cmd.user_id, fresh=False)
+        # Fresh (the cached instance and the log's tail, one read): the agent is asked on this
+        # state, and its answer is not asked again when the append then conflicts. On a cache
+        # another replica has moved past, the closed step's agent answered, a completed
+        # instance was talked to, and a stale message count told the agent it could not
+        # complete the step (the user's confirmation lost).
+        loaded = await svc.owned(cmd.instance_id, cmd.user_id)
         if cmd.client_message_id in loaded.state.outcomes:
             return _answer_from_log(svc, loaded, cmd.client_message_id, text)
         state = loaded.state
