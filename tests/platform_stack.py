@@ -71,18 +71,31 @@ def workflow_settings(nats_url: str, folder: Path, **extra: Any) -> WorkflowSett
 
 
 @asynccontextmanager
-async def running_stack(nats_url: str, folder: Path, **workflow_extra: Any) -> AsyncIterator[Stack]:
-    """Workflow, gateway and agent-runner started on `nats_url`, stopped on exit."""
+async def running_stack(
+    nats_url: str,
+    folder: Path,
+    *,
+    gateway: dict[str, Any] | None = None,
+    agent_runner: bool = True,
+    **workflow_extra: Any,
+) -> AsyncIterator[Stack]:
+    """Workflow, gateway (with `gateway` settings) and agent-runner (unless told not to)
+    started on `nats_url`, stopped on exit."""
     workflow = build_workflow(workflow_settings(nats_url, folder, **workflow_extra))
     await workflow.start()
     notifier = build_notifier(
-        NotifierSettings(nats_url=nats_url, jwt_secret=SECRET, chat_timeout_seconds=15.0)
+        NotifierSettings(
+            nats_url=nats_url,
+            jwt_secret=SECRET,
+            **{"chat_timeout_seconds": 15.0, **(gateway or {})},
+        )
     )
     await notifier.start()
     assert notifier.link is not None
     await notifier.link.wait_started()
     stack = Stack(nats_url, folder, workflow, notifier)
-    await stack.start_agent_runner()
+    if agent_runner:
+        await stack.start_agent_runner()
     try:
         yield stack
     finally:

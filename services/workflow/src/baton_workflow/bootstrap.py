@@ -173,6 +173,7 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         checker_timeout=settings.checker_timeout_seconds,
         conflict_retries=settings.conflict_retries,
         history_size=settings.conversation_history,
+        turn_timeout=settings.agent_call_timeout_seconds,
     )
     catalog, runs = _dag(settings, store, broker, services, overrides)
     app = WorkflowApp(

@@ -227,8 +227,11 @@ class AgentRunner:
         """After the reply is recorded: a crash or a store failure here means the items are
         mentioned again by a later turn, never that they go unmentioned."""
         try:
-            await self._store(self.inbox.mark_announced(cmd.user_id, [m.item_id for m in mentions]))
-        except StoreUnavailable as exc:
+            # By the deadline too: the reply is recorded, and its caller must get it in time.
+            await self._store(
+                self.inbox.mark_announced(cmd.user_id, [m.item_id for m in mentions]), by=cmd
+            )
+        except (StoreUnavailable, RemoteError) as exc:
             logger.warning(
                 "turn %s: its reply is recorded, but the items it told could not be marked "
                 "told (%s); a later turn mentions them again",

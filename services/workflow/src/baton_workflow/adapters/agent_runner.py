@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from faststream.nats import NatsBroker
 
+from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import (
     AgentReply,
     CancelTask,
@@ -45,6 +46,11 @@ class NatsAgentRunnerQueries:
         return reply.count
 
 
+REPLY_GRACE = 0.5
+"""Seconds a turn's reply is waited for after the deadline sent with it (its way back over
+NATS, and clocks a few milliseconds apart)."""
+
+
 class NatsAgents:
     """Asks `agent.cmd.run`; no answer within `timeout` raises `unavailable`."""
 
@@ -61,13 +67,23 @@ class NatsAgents:
         until its deadline, rather than failed at once. So is a turn left unanswered for
         `RESEND_AFTER` seconds: its agent-runner may have been killed mid-call.
         """
-        deadline = datetime.now(UTC) + timedelta(seconds=self._timeout)
+        now = datetime.now(UTC)
+        deadline = now + timedelta(seconds=self._timeout)
+        if request_.deadline is not None and request_.deadline < deadline:
+            deadline = request_.deadline  # the turn's own, counted from its arrival
+        timeout = (deadline - now).total_seconds()
+        if timeout <= 0:
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE, "the turn's time ran out before its agent was asked"
+            )
         request_ = request_.model_copy(update={"deadline": deadline})
         reply = await request_again_while_gone(
             self._broker,
             request_,
-            timeout=self._timeout,
-            retry_for=self._timeout,
+            # Waited for a little past the deadline the agent-runner keeps: a reply it
+            # recorded just before it is still on its way, and must not be reported as failed.
+            timeout=timeout + REPLY_GRACE,
+            retry_for=timeout,
             resend_after=RESEND_AFTER,
         )
         assert isinstance(reply, AgentReply)

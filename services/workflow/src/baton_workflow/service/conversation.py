@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import MAX_HISTORY_CHARS, AgentReply, HistoryEntry, RunAgent
@@ -48,7 +52,14 @@ logger = logging.getLogger("baton.workflow")
 async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
     """One chat turn; the same `client_message_id` again answers from the log, asking no agent."""
     text = _text(cmd.text)
-    async with svc.instance_lock(cmd.instance_id):
+    # The turn's time runs from its arrival: a turn queued here behind another turn of the
+    # instance must not start its agent call once its caller has stopped waiting.
+    deadline = (
+        None
+        if svc.turn_timeout is None
+        else datetime.now(UTC) + timedelta(seconds=svc.turn_timeout)
+    )
+    async with _locked(svc, cmd, deadline):
         # Fresh (the cached instance and the log's tail, one read): the agent is asked on this
         # state, and its answer is not asked again when the append then conflicts. On a cache
         # another replica has moved past, the closed step's agent answered, a completed
@@ -63,7 +74,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
         definition = svc.definition(state.workflow_id)
         step = definition.step(state.current_step)
         try:
-            reply = await _ask(svc, loaded, definition, step, cmd, text)
+            reply = await _ask(svc, loaded, definition, step, cmd, text, deadline)
         except RemoteError as exc:
             if not _key_reused(exc):
                 raise
@@ -98,6 +109,28 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
             at=turn.instance.updated_at,
         )
         return _message_reply(svc, answer, turn)
+
+
+@contextlib.asynccontextmanager
+async def _locked(
+    svc: WorkflowServices, cmd: SendMessage, deadline: datetime | None
+) -> AsyncIterator[None]:
+    """The instance's lock, waited for until the turn's deadline at most."""
+    lock = svc.instance_lock(cmd.instance_id)
+    left = None if deadline is None else (deadline - datetime.now(UTC)).total_seconds()
+    try:
+        async with asyncio.timeout(left):
+            await lock.acquire()
+    except TimeoutError:
+        raise RemoteError.of(
+            ErrorCode.UNAVAILABLE,
+            "another message to this instance was still being answered; nothing was recorded: "
+            "send the message again",
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 async def get_conversation(svc: WorkflowServices, query: GetConversation) -> Conversation:
@@ -150,6 +183,7 @@ async def _ask(
     step: StepDefinition,
     cmd: SendMessage,
     text: str,
+    deadline: datetime | None = None,
 ) -> AgentReply:
     state = loaded.state
     history = recent_chat(loaded.events, svc.history_size)
@@ -186,6 +220,7 @@ async def _ask(
         history=[HistoryEntry(role=s.role, text=s.text[:MAX_HISTORY_CHARS]) for s in history],
         message=text,
         idempotency_key=f"{state.instance_id}:{cmd.client_message_id}",
+        deadline=deadline,
     )
     try:
         return await svc.agents.run(request)

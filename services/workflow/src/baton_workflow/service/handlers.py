@@ -64,6 +64,10 @@ class WorkflowServices:
     conflict_retries: int = 10
     conflict_seconds: float = CONFLICT_SECONDS
     history_size: int = 20
+    turn_timeout: float | None = None
+    """How long a chat turn may take from the moment it arrives (`agent_call_timeout_seconds`):
+    the wait for the instance's lock and the agent call both count, so a turn queued behind
+    another one is not asked of its agent after its caller gave up on it."""
     _locks: weakref.WeakValueDictionary[str, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, repr=False
     )
