@@ -35,6 +35,8 @@ class Reply:
 class FakeClient:
     """Answers every request healthy; keeps the headers each was sent with."""
 
+    max_payload = 1024 * 1024
+
     def __init__(self) -> None:
         self.headers: list[dict[str, str] | None] = []
 

@@ -198,21 +198,28 @@ async def _round_trip(nc: Client, subject: str, payload: bytes, timeout: float) 
         return await _send(nc, subject, payload, timeout, headers)
 
 
+def _too_large(nc: Client, subject: str, payload: bytes) -> RemoteError:
+    return RemoteError.of(
+        ErrorCode.TOO_LARGE,
+        f"the request on {subject!r} is {len(payload)} bytes as sent; NATS takes at most "
+        f"{nc.max_payload}",
+    )
+
+
 async def _send(
     nc: Client, subject: str, payload: bytes, timeout: float, headers: dict[str, Any]
 ) -> bytes:
+    if len(payload) > nc.max_payload:
+        # Refused here, not by nats-py: its `request` registers the reply's future before
+        # `publish` raises MaxPayloadError, and never drops it (one kept per refusal, for ever).
+        raise _too_large(nc, subject, payload)
     try:
         msg = await nc.request(subject, payload, timeout=timeout, headers=headers or None)
     except nats.errors.NoRespondersError:
         raise RemoteError.of(ErrorCode.UNAVAILABLE, f"{NO_RESPONDERS} {subject!r}") from None
     except nats.errors.MaxPayloadError:
         # Nothing was sent: the request is larger than the server takes (`max_payload`).
-        limit = nc.max_payload
-        raise RemoteError.of(
-            ErrorCode.TOO_LARGE,
-            f"the request on {subject!r} is {len(payload)} bytes as sent; NATS takes at most "
-            f"{limit}",
-        ) from None
+        raise _too_large(nc, subject, payload) from None
     except (nats.errors.TimeoutError, TimeoutError):
         raise RemoteError.of(
             ErrorCode.UNAVAILABLE, f"no reply on {subject!r} within {timeout}s"

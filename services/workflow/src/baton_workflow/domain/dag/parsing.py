@@ -122,12 +122,18 @@ def _check_expanded(document: dict[str, Any]) -> None:
         )
 
 
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False)
+
+
 def _json_chars(value: Any, sizes: dict[int, int]) -> int:
     """About how many characters `value` takes as JSON: a node an alias shares is counted
     every time it appears, but measured once (`sizes`, by id), so this takes as long as the
     text, however many times the aliases repeat it."""
     if isinstance(value, str):
-        return len(value) + 2
+        # As JSON writes it: a control character a YAML escape gave in 2 characters (`\e`)
+        # is 6 there (`\u001b`), and a document within the limit as YAML could no longer be
+        # read back (its reply over NATS's 1 MiB).
+        return len(_JSON_TEXT.encode(value))
     if not isinstance(value, dict | list):
         return len(str(value))
     if id(value) not in sizes:
