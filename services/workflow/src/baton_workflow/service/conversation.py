@@ -223,7 +223,7 @@ async def _ask(
         deadline=deadline,
     )
     try:
-        return await svc.agents.run(request)
+        return await _asked(svc, request)
     except RemoteError as exc:
         if exc.body.code not in (ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL):
             raise
@@ -233,6 +233,36 @@ async def _ask(
             f"the {step.agent_slug} agent did not answer ({exc.body.message}); nothing was "
             f"recorded and the instance is still on {step.id!r}: send the message again",
         ) from None
+
+
+AGENT_REQUEST_BYTES = 1024 * 1024 - 16 * 1024
+"""The most an agent request may take as sent: NATS's default `max_payload` (1 MiB), less
+room for the headers and the `deadline` the adapter adds."""
+
+
+async def _asked(svc: WorkflowServices, request: RunAgent) -> AgentReply:
+    """The agent's reply; a request too large for NATS (nothing was sent) is sent again with
+    its oldest history entries left out until it fits."""
+    try:
+        return await svc.agents.run(request)
+    except RemoteError as exc:
+        if exc.body.code is not ErrorCode.TOO_LARGE or not request.history:
+            raise
+    return await svc.agents.run(_fitted(request))
+
+
+def _fitted(request: RunAgent) -> RunAgent:
+    """The request with its oldest history entries left out until it fits a NATS message:
+    20 entries of 8,000 characters (up to 6 bytes each as JSON) beside the step data and
+    `shared` at their limits made every later turn of the instance too large to send, a
+    short "ok" too (the history does not change while nothing is recorded)."""
+    size = len(request.to_bytes())
+    if size <= AGENT_REQUEST_BYTES:
+        return request
+    history = list(request.history)
+    while history and size > AGENT_REQUEST_BYTES:
+        size -= len(history.pop(0).model_dump_json()) + 1  # the entry and its comma
+    return request.model_copy(update={"history": history})
 
 
 async def _can_complete(svc: WorkflowServices, state: InstanceState, step: StepDefinition) -> bool:
