@@ -163,7 +163,21 @@ def with_signal(state: InstanceState, signal: Signal) -> InstanceState:
 
 
 def fold(events: Iterable[DomainEvent], state: InstanceState | None = None) -> InstanceState | None:
-    """Reduce a log (or its tail, from a cached state) to the current state."""
+    """Reduce a log (or its tail, from a cached state) to the current state.
+
+    Each event is applied with no outcomes (no event reads them), and the outcomes are
+    gathered in one dict: `apply` copies them per event, which made a cold load of an
+    instance of n commands cost O(n^2) (40,000 signals: 6 s of CPU, the loop blocked)."""
+    if state is None:
+        outcomes: dict[str, Outcome] = {}
+    else:
+        outcomes = dict(state.outcomes)
+    empty: dict[str, Outcome] = {}
     for event in events:
-        state = apply(state, event)
-    return state
+        before = None if state is None else state.model_copy(update={"outcomes": empty})
+        state = apply(before, event)
+        if state.outcomes:
+            outcomes.update(state.outcomes)
+    if state is None:
+        return None
+    return state.model_copy(update={"outcomes": outcomes})
