@@ -4,16 +4,39 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from urllib.parse import parse_qsl, urlencode
 
 from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from baton_telemetry.settings import TelemetrySettings
 
 logger = logging.getLogger(__name__)
+
+SECRET_QUERY_PARAMETERS = frozenset({"token"})
+"""Query parameters that carry a credential: `/api/events?token=<jwt>` (a browser's
+EventSource cannot send a header). Their values never leave the process in a span."""
+
+
+class RedactSecrets(SpanProcessor):
+    """Replaces the value of each `SECRET_QUERY_PARAMETERS` in a span's `url.query` with
+    `REDACTED` as the span starts, before any exporter sees it (FastAPI's telemetry redacts
+    only the signature parameters of cloud storage URLs)."""
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        """Redact the span's query in place."""
+        query = (span.attributes or {}).get("url.query")
+        if not isinstance(query, str) or not any(n in query for n in SECRET_QUERY_PARAMETERS):
+            return
+        pairs = parse_qsl(query, keep_blank_values=True)
+        span.set_attribute(
+            "url.query",
+            urlencode([(k, "REDACTED" if k in SECRET_QUERY_PARAMETERS else v) for k, v in pairs]),
+        )
 
 
 def setup_telemetry(
@@ -35,6 +58,7 @@ def setup_telemetry(
     )
     resource = Resource.create({SERVICE_NAME: settings.service_name or service})
     provider = TracerProvider(resource=resource)
+    provider.add_span_processor(RedactSecrets())  # first: processors run in the order added
     provider.add_span_processor(processor)
     if set_global:
         trace.set_tracer_provider(provider)

@@ -1,0 +1,112 @@
+"""Credentials in BATON_NATS_URL / BATON_DATABASE_URL never reach output; user text never
+forges a log line (review of secrets and leaks)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import stat
+from pathlib import Path
+
+import pytest
+
+from baton_cli.state import UpState, write_state
+from baton_eventstore.unusable import shown
+from baton_messaging.health import connect_once
+from baton_messaging.nats_url import check_nats_url, shown_nats_url
+from baton_messaging.process import LOG_FORMAT, OneLineFormatter, serve
+from baton_contracts import RemoteError
+
+PASSWORD = "S3cretPw"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"http://admin:{PASSWORD}@nats.internal:4222",
+        f"nats://admin:{PASSWORD}@nats.internal:42x2",
+        f"nats://admin:{PASSWORD}@nats.internal:0",
+        f"nats://127.0.0.1:4222,,nats://admin:{PASSWORD}@b:4222",
+    ],
+)
+def test_a_bad_nats_url_is_named_without_its_password(url: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        check_nats_url(url)
+    assert PASSWORD not in str(caught.value)
+    assert "***@" in str(caught.value)
+
+
+def test_shown_nats_url_hides_user_password_and_token() -> None:
+    assert shown_nats_url(f"nats://a:{PASSWORD}@h:4222,tls://tok@h2:4222") == (
+        "nats://***@h:4222,tls://***@h2:4222"
+    )
+    assert shown_nats_url("nats://127.0.0.1:4222") == "nats://127.0.0.1:4222"
+
+
+async def test_an_unreachable_nats_is_named_without_its_password() -> None:
+    with pytest.raises(RemoteError) as caught:
+        await connect_once(f"nats://admin:{PASSWORD}@127.0.0.1:1", 0.5)
+    assert PASSWORD not in caught.value.body.message
+
+
+class _NeverStarts:
+    async def start(self) -> None:
+        await asyncio.Event().wait()
+
+    async def stop(self) -> None:
+        pass
+
+
+async def test_a_slow_start_names_nats_without_its_password(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # As run_service builds it (`needs=f"NATS at {...}"`).
+    from baton_messaging import process
+
+    needs = f"NATS at {process.shown_nats_url(f'nats://admin:{PASSWORD}@127.0.0.1:1')}"
+    task = asyncio.create_task(serve("svc", _NeverStarts(), needs=needs, report_every=0.05))
+    await asyncio.sleep(0.2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert "is not ready" in caplog.text
+    assert PASSWORD not in caplog.text
+
+
+def test_the_state_file_is_private_and_holds_no_nats_password(tmp_path: Path) -> None:
+    from baton_cli import up
+
+    state = UpState(pid=1, gateway_url="http://127.0.0.1:8080",
+                    nats_url=up.shown_nats_url(f"nats://admin:{PASSWORD}@h:4222"))
+    write_state(tmp_path, state)
+    path = tmp_path / "baton-up.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert PASSWORD not in path.read_text()
+    assert json.loads(path.read_text())["nats_url"] == "nats://***@h:4222"
+
+
+def test_a_database_password_given_as_a_query_parameter_is_hidden() -> None:
+    url = f"postgresql+asyncpg://baton@db:5432/baton?password={PASSWORD}&ssl=require"
+    assert shown(url) == "postgresql+asyncpg://baton@db:5432/baton?password=***&ssl=require"
+
+
+def test_a_line_break_in_logged_user_text_cannot_forge_a_line() -> None:
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(OneLineFormatter(LOG_FORMAT))
+    log = logging.getLogger("test.r4.injection")
+    log.addHandler(handler)
+    log.propagate = False
+    reason = "user asked\n2026-11-29 11:00:00,000 CRITICAL baton.agent-runner: forged"
+    log.warning("task %s: cancelled by the workflow: %s", "k", reason)
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        log.exception("with a traceback")
+    text = out.getvalue()
+    assert text.splitlines()[0].endswith("user asked\\n2026-11-29 11:00:00,000 CRITICAL "
+                                         "baton.agent-runner: forged")
+    assert not any(line.startswith("2026-11-29 11:00:00,000") for line in text.splitlines())
+    assert "Traceback (most recent call last):\n" in text  # a traceback keeps its lines
