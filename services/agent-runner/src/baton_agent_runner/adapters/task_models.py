@@ -10,12 +10,13 @@ process's memory, so a restart counts again), `[[cost:X]]` reports X USD as the 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 
-from openai import APIError
+from openai import APIError, APIStatusError
 from pydantic import ValidationError
 from pydantic_ai import Agent
-from pydantic_ai.exceptions import AgentRunError, UnexpectedModelBehavior
+from pydantic_ai.exceptions import AgentRunError, ModelHTTPError, UnexpectedModelBehavior
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -36,6 +37,8 @@ from baton_agent_runner.domain.task import (
 )
 from baton_agent_runner.service.ports import ModelFailed, TaskAnswer
 from baton_contracts.agent_api import TokenUsage
+
+logger = logging.getLogger(__name__)
 
 COST_DETAIL = "cost_usd"
 """The key of `provider_details` where the scripted model reports a `[[cost:X]]`."""
@@ -117,6 +120,15 @@ class TaskAgents:
             )
         except ModelFailed:
             raise
+        except (ModelHTTPError, APIStatusError) as exc:
+            # The endpoint's error body is the endpoint's words: it may echo the key it was
+            # sent, name an account or an internal address. The operator reads it in the log;
+            # the step's error, which whoever reads the run sees, says only the status.
+            status = exc.status_code
+            logger.warning("the model endpoint answered HTTP %s: %s", status, exc)
+            raise ModelFailed(
+                f"{exc.__class__.__name__}: the model endpoint answered HTTP {status}"
+            ) from exc
         except (APIError, AgentRunError, UnexpectedModelBehavior, ValidationError) as exc:
             raise ModelFailed(f"{exc.__class__.__name__}: {exc}") from exc
         if result.response.finish_reason == "length":
