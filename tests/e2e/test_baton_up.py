@@ -18,7 +18,7 @@ import pytest
 
 from baton_cli.health import health_reply_ok
 from baton_contracts import HEALTH_QUERIES
-from baton_messaging.embedded import EmbeddedNatsServer, free_port
+from baton_messaging.embedded import EmbeddedNatsServer, free_port, nats_server_binary
 
 from .conftest import BATON, BatonUp, fake_env, marked_processes
 
@@ -281,3 +281,31 @@ def test_up_with_the_real_services(start_baton: type[BatonUp], tmp_path: Path) -
     assert health.status_code == 200
     assert up.interrupt() == 0
     assert marked_processes(up.mark) == []
+
+
+def test_a_nats_password_is_shown_nowhere(start_baton: type[BatonUp], tmp_path: Path) -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [str(nats_server_binary()), "-js", "-a", "127.0.0.1", "-p", str(port),
+         "-sd", str(tmp_path / "js"), "--user", "admin", "--pass", "S3cretPw"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        data = tmp_path / "data"
+        url = f"nats://admin:S3cretPw@127.0.0.1:{port}"
+        args = ["--data-dir", str(data), "--nats-url", url, "--port", str(free_port())]
+        up = start_baton(args, fake_env())
+        up.wait_for(READY)
+        written = (data / "baton-up.json").read_text()
+        mode = stat.S_IMODE((data / "baton-up.json").stat().st_mode)
+        status = baton("status", "--data-dir", str(data))
+        assert up.interrupt() == 0
+    finally:
+        server.terminate()
+        server.wait(10)
+
+    assert f"NATS: nats://***@127.0.0.1:{port}" in up.output()
+    assert f"NATS: nats://***@127.0.0.1:{port}" in status.stdout
+    assert "S3cretPw" not in up.output() + written + status.stdout + status.stderr
+    assert mode == 0o600
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700  # the databases and logs: this user's

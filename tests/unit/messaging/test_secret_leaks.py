@@ -1,23 +1,23 @@
-"""Credentials in BATON_NATS_URL / BATON_DATABASE_URL never reach output; user text never
-forges a log line (review of secrets and leaks)."""
+"""Credentials in BATON_NATS_URL and BATON_DATABASE_URL never reach output, the state file is
+the user's alone, and text a user sent never forges a log line."""
 
 from __future__ import annotations
 
-import asyncio
 import io
-import json
 import logging
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from baton_cli.state import UpState, write_state
+from baton_contracts import RemoteError
 from baton_eventstore.unusable import shown
 from baton_messaging.health import connect_once
 from baton_messaging.nats_url import check_nats_url, shown_nats_url
-from baton_messaging.process import LOG_FORMAT, OneLineFormatter, serve
-from baton_contracts import RemoteError
+from baton_messaging.process import LOG_FORMAT, OneLineFormatter, waiting_for
 
 PASSWORD = "S3cretPw"
 
@@ -51,40 +51,18 @@ async def test_an_unreachable_nats_is_named_without_its_password() -> None:
     assert PASSWORD not in caught.value.body.message
 
 
-class _NeverStarts:
-    async def start(self) -> None:
-        await asyncio.Event().wait()
-
-    async def stop(self) -> None:
-        pass
+def test_a_slow_start_names_nats_without_its_password() -> None:
+    needs = waiting_for(f"nats://admin:{PASSWORD}@127.0.0.1:1", "the database at sqlite:///x")
+    assert needs == "NATS at nats://***@127.0.0.1:1 and the database at sqlite:///x"
 
 
-async def test_a_slow_start_names_nats_without_its_password(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    # As run_service builds it (`needs=f"NATS at {...}"`).
-    from baton_messaging import process
-
-    needs = f"NATS at {process.shown_nats_url(f'nats://admin:{PASSWORD}@127.0.0.1:1')}"
-    task = asyncio.create_task(serve("svc", _NeverStarts(), needs=needs, report_every=0.05))
-    await asyncio.sleep(0.2)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert "is not ready" in caplog.text
-    assert PASSWORD not in caplog.text
-
-
-def test_the_state_file_is_private_and_holds_no_nats_password(tmp_path: Path) -> None:
-    from baton_cli import up
-
-    state = UpState(pid=1, gateway_url="http://127.0.0.1:8080",
-                    nats_url=up.shown_nats_url(f"nats://admin:{PASSWORD}@h:4222"))
-    write_state(tmp_path, state)
+def test_the_state_file_is_private(tmp_path: Path) -> None:
+    write_state(tmp_path, UpState(pid=1, gateway_url="http://127.0.0.1:8080", nats_url="n"))
     path = tmp_path / "baton-up.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert PASSWORD not in path.read_text()
-    assert json.loads(path.read_text())["nats_url"] == "nats://***@h:4222"
+    path.chmod(0o644)  # written by an older version: replaced by a private file
+    write_state(tmp_path, UpState(pid=1, gateway_url="http://127.0.0.1:8080", nats_url="n"))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
 def test_a_database_password_given_as_a_query_parameter_is_hidden() -> None:
@@ -106,7 +84,22 @@ def test_a_line_break_in_logged_user_text_cannot_forge_a_line() -> None:
     except ValueError:
         log.exception("with a traceback")
     text = out.getvalue()
-    assert text.splitlines()[0].endswith("user asked\\n2026-11-29 11:00:00,000 CRITICAL "
-                                         "baton.agent-runner: forged")
+    assert text.splitlines()[0].endswith(
+        "user asked\\n2026-11-29 11:00:00,000 CRITICAL baton.agent-runner: forged"
+    )
     assert not any(line.startswith("2026-11-29 11:00:00,000") for line in text.splitlines())
     assert "Traceback (most recent call last):\n" in text  # a traceback keeps its lines
+
+
+def test_a_service_process_logs_each_record_on_one_line() -> None:
+    script = (
+        "import logging; from baton_messaging.process import configure_logging; "
+        "configure_logging('INFO'); logging.getLogger('baton.x').warning('asked: %s', "
+        "'hi\\n2026-11-29 11:00:00,000 CRITICAL baton.x: forged')"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    [line] = run.stderr.splitlines()
+    assert line.endswith(
+        "WARNING baton.x: asked: hi\\n2026-11-29 11:00:00,000 CRITICAL baton.x: forged"
+    )

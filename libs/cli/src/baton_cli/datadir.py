@@ -19,7 +19,10 @@ def prepare_data_dir(path: Path) -> Path:
     root = path.expanduser().absolute()
     probe = root / ".write-test"
     try:
-        (root / "logs").mkdir(parents=True, exist_ok=True)
+        # Created for this user alone: it holds the databases (every user's conversations),
+        # the logs and the state file. A data dir that exists keeps the mode it has.
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        (root / "logs").mkdir(mode=0o700, exist_ok=True)
         probe.write_text("ok")
         probe.unlink()
     except OSError as exc:

@@ -45,7 +45,10 @@ def write_state(data_dir: Path, state: UpState) -> None:
     """Replace the state file atomically, so a reader never sees half of it."""
     path = state_path(data_dir)
     partial = path.with_suffix(".json.tmp")
-    partial.write_text(json.dumps(asdict(state), indent=2) + "\n")
+    partial.unlink(missing_ok=True)  # created afresh below, so never with an older, wider mode
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(json.dumps(asdict(state), indent=2) + "\n")
     partial.replace(path)
 
 

@@ -10,6 +10,7 @@ import httpx
 from baton_cli.errors import CliError
 from baton_cli.gateway_bodies import HEALTH, read_body
 from baton_cli.state import read_state, still_running
+from baton_messaging.nats_url import shown_nats_url
 
 
 def check_status(data_dir: Path, echo: Callable[[str], None]) -> None:
@@ -21,7 +22,7 @@ def check_status(data_dir: Path, echo: Callable[[str], None]) -> None:
         echo(
             f"  {name:<10} pid {pid:<8} {'running' if still_running(state, pid) else 'not running'}"
         )
-    echo(f"NATS: {state.nats_url}")
+    echo(f"NATS: {shown_nats_url(state.nats_url)}")  # a file an older version wrote
     url = f"{state.gateway_url}/health"
     try:
         response = httpx.get(url, timeout=5.0)

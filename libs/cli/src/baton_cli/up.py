@@ -31,7 +31,7 @@ from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor
 from baton_contracts import RemoteError
 from baton_messaging.embedded import EmbeddedNatsServer, NatsServerError
 from baton_messaging.health import connect_once
-from baton_messaging.nats_url import check_nats_url
+from baton_messaging.nats_url import check_nats_url, shown_nats_url
 
 DEFAULT_HTTP_PORT = 8080
 DEFAULT_NATS_PORT = 4222
@@ -208,7 +208,7 @@ async def _supervise(
         pids = [os.getpid(), *([nats_pid] if nats_pid else []), *services.values()]
         started = {str(pid): start for pid in pids if (start := process_start(pid)) is not None}
         state = UpState(
-            pid=os.getpid(), gateway_url=gateway_url, nats_url=runtime.nats_url,
+            pid=os.getpid(), gateway_url=gateway_url, nats_url=shown_nats_url(runtime.nats_url),
             nats_pid=nats_pid, services=services, started=started,
         )  # fmt: skip
         write_state(runtime.data_dir, state)
@@ -240,6 +240,6 @@ async def _supervise(
 def _announce(echo: Echo, supervisor: Supervisor, runtime: Runtime, gateway_url: str) -> None:
     for name, pid in supervisor.pids().items():
         echo(f"  {name:<10} pid {pid:<8} log {runtime.data_dir / 'logs' / f'{name}.log'}")
-    echo(f"NATS: {runtime.nats_url}")
+    echo(f"NATS: {shown_nats_url(runtime.nats_url)}")
     echo(f"Gateway: {gateway_url}")
     echo(f"Baton is ready: {gateway_url}")

@@ -47,8 +47,18 @@ def shown(url: str) -> str:
         parsed = make_url(url)
     except ArgumentError:
         return "its value"  # it may hold a password that could not be found in it
+    secret_keys = _SECRET_QUERY_KEYS.intersection(parsed.query)
     # Without a password, as the operator wrote it: rendering escapes a SQLite `file:` URI.
-    return url if parsed.password is None else parsed.render_as_string(hide_password=True)
+    if parsed.password is None and not secret_keys:
+        return url
+    if secret_keys:  # `?password=...`: asyncpg takes it as the password (and `sslpassword`)
+        query = {k: ("***" if k in secret_keys else v) for k, v in parsed.query.items()}
+        parsed = parsed.set(query=query)
+    return parsed.render_as_string(hide_password=True).replace("%2A%2A%2A", "***")
+
+
+_SECRET_QUERY_KEYS = frozenset({"password", "sslpassword"})
+"""Query parameters of a database URL that hold a secret."""
 
 
 def the_database(url: str) -> str:

@@ -13,6 +13,7 @@ from nats.aio.client import Client
 
 from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, RemoteError
 from baton_messaging.broker import MessagingSettings
+from baton_messaging.nats_url import shown_nats_url
 from baton_messaging.process import settled
 from baton_messaging.requests import request
 
@@ -34,7 +35,7 @@ async def connect_once(nats_url: str, timeout: float) -> Client:
     except (OSError, nats.errors.Error) as exc:  # TimeoutError is an OSError
         reason = str(exc) or f"no answer within {timeout:g}s"
         raise RemoteError.of(
-            ErrorCode.UNAVAILABLE, f"cannot reach NATS at {nats_url}: {reason}"
+            ErrorCode.UNAVAILABLE, f"cannot reach NATS at {shown_nats_url(nats_url)}: {reason}"
         ) from None
 
 

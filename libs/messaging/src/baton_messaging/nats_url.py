@@ -7,6 +7,7 @@ read as a host name and retried for ever, each service saying only that NATS was
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -15,6 +16,14 @@ from pydantic import AfterValidator
 SCHEMES = ("nats", "tls", "ws", "wss")
 EXAMPLE = "nats://127.0.0.1:4222"
 
+_USERINFO = re.compile(r"//[^/?#,\s]*@")
+
+
+def shown_nats_url(value: str) -> str:
+    """`value` as it may be printed or written down: the user and password, or the token,
+    of each URL replaced by `***` (`nats://***@host:4222`)."""
+    return _USERINFO.sub("//***@", value)
+
 
 def check_nats_url(value: str) -> str:
     """`value` if every comma-separated URL in it is one NATS connects to; else ValueError
@@ -22,21 +31,22 @@ def check_nats_url(value: str) -> str:
     if not value.strip():
         raise ValueError(f"must be a NATS URL such as {EXAMPLE}, got nothing")
     for url in (part.strip() for part in value.split(",")):
+        shown = shown_nats_url(url)
         if not url:
-            raise ValueError(f"an empty URL in the comma-separated list {value!r}")
+            raise ValueError(f"an empty URL in the comma-separated list {shown_nats_url(value)!r}")
         try:
             parts = urlsplit(url)
             port = parts.port
         except ValueError:
-            raise ValueError(f"{url!r}: the port must be a number from 1 to 65535") from None
+            raise ValueError(f"{shown!r}: the port must be a number from 1 to 65535") from None
         if parts.scheme not in SCHEMES:
             raise ValueError(
-                f"{url!r}: the scheme must be one of {', '.join(SCHEMES)} (as in {EXAMPLE})"
+                f"{shown!r}: the scheme must be one of {', '.join(SCHEMES)} (as in {EXAMPLE})"
             )
         if not parts.hostname:
-            raise ValueError(f"{url!r}: no host (as in {EXAMPLE})")
+            raise ValueError(f"{shown!r}: no host (as in {EXAMPLE})")
         if port == 0:
-            raise ValueError(f"{url!r}: the port must be a number from 1 to 65535")
+            raise ValueError(f"{shown!r}: the port must be a number from 1 to 65535")
     return value
 
 

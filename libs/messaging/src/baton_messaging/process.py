@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from pydantic_settings import SettingsError as PydanticSettingsError
 
 from baton_messaging.broker import MessagingSettings, ServerTooSmall
+from baton_messaging.nats_url import shown_nats_url
 
 
 class Service(Protocol):
@@ -174,18 +175,13 @@ def run_service(
     # The five the docs name: `logging` also takes WARN and FATAL, which the gateway refuses.
     if level not in KNOWN_LEVELS:
         _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
-    logging.basicConfig(
-        level=level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(level)
 
     async def main() -> None:
         service = build(settings)
         tune_garbage_collector()
-        needs = f"NATS at {nats_url}"
-        if also_needs is not None:
-            needs += f" and {also_needs(settings)}"
-        await serve(name, service, describe(service), needs=needs)
+        also = also_needs(settings) if also_needs is not None else None
+        await serve(name, service, describe(service), needs=waiting_for(nats_url, also))
 
     stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
     stops_as_bad_setting: tuple[type[Exception], ...] = (
@@ -203,6 +199,38 @@ def run_service(
     finally:
         if stop_tracing is not None:
             stop_tracing()
+
+
+def waiting_for(nats_url: str, also: str | None = None) -> str:
+    """What a slow start says it needs: NATS, its user and password (or token) hidden, and
+    `also` (the database, its password hidden by `baton_eventstore.unusable.the_database`)."""
+    needs = f"NATS at {shown_nats_url(nats_url)}"
+    return needs if also is None else f"{needs} and {also}"
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+class OneLineFormatter(logging.Formatter):
+    """Every record's message on one line: a line break or other control character in it
+    (text a user sent: a run's cancel reason, a message) is written escaped (`\\n`), so it
+    cannot forge a log line of its own. A traceback, appended after the message, keeps its
+    lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        """The formatted line with control characters escaped."""
+        line = super().formatMessage(record)
+        if _CONTROL.search(line) is None:
+            return line
+        return _CONTROL.sub(lambda c: repr(c.group(0))[1:-1], line)
+
+
+def configure_logging(level: str | int) -> None:
+    """The root logger of a service process: `LOG_FORMAT` on stderr, one line per record."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(OneLineFormatter(LOG_FORMAT))
+    logging.basicConfig(level=level, handlers=[handler])
 
 
 def settled(name: str, read: Callable[[], ResultT]) -> ResultT:

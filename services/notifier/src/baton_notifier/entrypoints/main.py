@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from opentelemetry.trace import TracerProvider
 
 from baton_messaging.broker import MessagingSettings
-from baton_messaging.process import run_on, settled, tune_garbage_collector
+from baton_messaging.process import configure_logging, run_on, settled, tune_garbage_collector
 from baton_notifier.bootstrap import build, messaging_broker
 from baton_notifier.domain.loopback import is_loopback
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
@@ -131,9 +131,7 @@ def main() -> int:
     except SettingsError as exc:
         print(f"baton-notifier: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(settings.log_level)
     # The broker's own settings (`BATON_CONNECT_TIMEOUT_SECONDS`) are read when it is built:
     # checked here, so a bad one is one line too, not a traceback from inside the start.
     settled("baton-notifier", MessagingSettings)
