@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from faststream.nats import NatsBroker
 from faststream.nats.opentelemetry import NatsTelemetryMiddleware
+from nats.aio.client import Client
 from nats.js import JetStreamManager
 from nats.js.api import RetentionPolicy, StreamConfig
 from nats.js.errors import APIError, NotFoundError
@@ -29,10 +30,36 @@ class StreamDeclarationError(RuntimeError):
     """JetStream refused to create or update a stream; the message names it and the reason."""
 
 
-class ServerTooSmall(ValueError):
-    """The NATS server takes smaller messages (`max_payload`) than the service sends: named
-    with `BATON_NATS_URL`, and the service stops as for a bad setting (waiting will not fix
-    it, and a relay would hold every later event behind the first one the server refuses)."""
+class ServerUnfit(ValueError):
+    """The NATS server cannot serve the service: older than `MIN_NATS_VERSION`, or taking
+    smaller messages (`max_payload`) than the service sends. Named with `BATON_NATS_URL`, and
+    the service stops as for a bad setting: waiting will not fix it."""
+
+
+MIN_NATS_VERSION = (2, 10)
+"""The oldest NATS server a service starts on: a durable consumer filtered on several
+subjects (`filter_subjects`) is 2.10's. An older server keeps the consumer and drops the
+filters, and the consumer then gets every event of the stream."""
+
+
+def check_server(
+    version: tuple[int, int, int] | None, max_payload: int, min_payload: int = 0
+) -> None:
+    """ServerUnfit when a server of this `version` (None: it did not say) and `max_payload`
+    cannot serve a service that publishes messages of up to `min_payload` bytes."""
+    if version is not None and version[:2] < MIN_NATS_VERSION:
+        raise ServerUnfit(
+            f"BATON_NATS_URL: the NATS server is version {'.'.join(map(str, version))}; Baton "
+            f"needs {'.'.join(map(str, MIN_NATS_VERSION))} or later, with JetStream"
+        )
+    if max_payload < min_payload:
+        # The relay publishes in order: the first event over the limit would hold every
+        # later one of every user behind it.
+        raise ServerUnfit(
+            f"BATON_NATS_URL: the NATS server takes messages of at most {max_payload:,} "
+            f"bytes (its max_payload), and this service publishes up to {min_payload:,}: "
+            f"set max_payload to at least {min_payload:,} in the server's configuration"
+        )
 
 
 class MessagingSettings(BaseSettings):
@@ -78,15 +105,10 @@ async def start_broker(
     """Connect, declare `streams` and the broker's durables, start every subscriber, and
     flush so they are live.
 
-    Raises `ServerTooSmall` when the server's `max_payload` is below `min_payload`: the
-    largest message the service publishes."""
+    Raises `ServerUnfit` when the server is older than `MIN_NATS_VERSION`, or its
+    `max_payload` is below `min_payload`: the largest message the service publishes."""
     nc = await broker.connect()
-    if nc.max_payload < min_payload:
-        raise ServerTooSmall(
-            f"BATON_NATS_URL: the NATS server takes messages of at most {nc.max_payload:,} "
-            f"bytes (its max_payload), and this service publishes up to {min_payload:,}: "
-            f"set max_payload to at least {min_payload:,} in the server's configuration"
-        )
+    check_server(_version_of(nc), nc.max_payload, min_payload)
     await declare_streams(nc.jetstream(), streams)
     await declare_durables(nc.jetstream(), broker)
     await broker.start()
@@ -95,6 +117,15 @@ async def start_broker(
     # PING follows them, so its PONG proves the server holds every subscription.
     for _ in range(2):
         await nc.flush(timeout=math.ceil(flush_timeout))
+
+
+def _version_of(nc: Client) -> tuple[int, int, int] | None:
+    """The connected server's version; None when it says none a version can be read from."""
+    version = nc.connected_server_version
+    try:
+        return version.major, version.minor, version.patch
+    except ValueError:
+        return None
 
 
 async def declare_streams(js: JetStreamManager, specs: Iterable[StreamSpec]) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Literal, NoReturn, Protocol, TypeVar
 from pydantic import ValidationError
 from pydantic_settings import SettingsError as PydanticSettingsError
 
-from baton_messaging.broker import MessagingSettings, ServerTooSmall
+from baton_messaging.broker import MessagingSettings, ServerUnfit
 from baton_messaging.nats_url import shown_nats_url
 
 
@@ -187,7 +187,7 @@ def run_service(
     stops_as_bad_setting: tuple[type[Exception], ...] = (
         *misconfigured,
         SettingUnusable,
-        ServerTooSmall,
+        ServerUnfit,
     )
     try:
         run_on(settings.event_loop, main())
