@@ -21,11 +21,26 @@ def test_a_parallel_step_on_the_branch_not_taken_skips_its_sub_steps() -> None:
     assert brief(run.decide(0).events) == [
         ("condition_evaluated", "c", "solo"),
         ("step_skipped", "gather", "branch_not_taken"),
-        ("step_started", "solo"),
         ("step_skipped", "p", "branch_not_taken"),
+        ("step_started", "solo"),
     ]
     run.succeed("solo", "done")
     assert brief(run.decide(1).events) == [("completed", "success")]
+
+
+def test_a_step_after_a_skipped_parallel_step_sees_its_sub_steps_skipped() -> None:
+    # They were skipped only after the steps waiting on the parallel step had started in the
+    # same pass, so `{{steps.p.status}}` rendered `pending` there.
+    document = workflow(
+        {"id": "c", "type": "condition", "if": "false", "then": "gather"},
+        {"id": "gather", "type": "parallel", "parallel": [{"id": "p", "prompt": "p"}]},
+        {"id": "tell", "type": "notify", "notifyMsg": "p {{steps.p.status}}",
+         "dependsOn": ["gather"]},
+    )  # fmt: skip
+    run = Run(document)
+    decided = brief(run.decide(0).events)
+    assert ("notification_requested", "step", "p skipped") in decided
+    assert run.statuses()["p"] == "skipped"
 
 
 def test_delay_and_notify_inside_a_parallel_step() -> None:

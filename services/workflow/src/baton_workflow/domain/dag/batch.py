@@ -86,9 +86,14 @@ class Batch:
         )
 
     def skip(self, step_id: str, reason: SkipReason, detail: str) -> None:
-        """The step will not run (or its failure is ignored)."""
+        """The step will not run (or its failure is ignored); nor will a parallel step's
+        sub-steps that have not started. They are skipped with it, in this same pass: a step
+        that waits on it may start in this pass too, and render their status."""
         self.emit(
             StepSkipped(
                 run_id=self.state.run_id, at=self.now, step_id=step_id, reason=reason, detail=detail
             )
         )
+        for sub in self.state.definition.step(step_id).parallel:
+            if self.state.step(sub.id).status == "pending":
+                self.skip(sub.id, reason, f'"{step_id}" was skipped')

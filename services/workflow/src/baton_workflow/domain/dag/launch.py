@@ -17,7 +17,6 @@ from baton_workflow.domain.dag.events import (
     DelayStarted,
     NotificationRequested,
     StepInput,
-    StepSkipped,
     StepStarted,
 )
 from baton_workflow.domain.dag.pricing import Estimate, shown
@@ -72,15 +71,8 @@ def _condition(batch: Batch, step: Step) -> None:
     chose = f'"{branch}"' if branch else "no branch"
     for target in step.branches:
         if target != branch and batch.state.step(target).status == "pending":
-            batch.emit(
-                StepSkipped(
-                    run_id=batch.state.run_id,
-                    at=batch.now,
-                    step_id=target,
-                    reason="branch_not_taken",
-                    detail=f'condition "{step.id}" was {str(result).lower()} and chose {chose}',
-                )
-            )
+            detail = f'condition "{step.id}" was {str(result).lower()} and chose {chose}'
+            batch.skip(target, "branch_not_taken", detail)
 
 
 def _delay(batch: Batch, step: Step) -> None:
