@@ -575,6 +575,15 @@ def test_resolve_variables_reports_each_missing_or_unknown_variable() -> None:
     ]
 
 
+def test_a_variable_with_a_default_given_empty_is_not_called_required() -> None:
+    definition = parse_definition(workflow(step("a"), variables={"topic": "AI agents"}))
+    with pytest.raises(InvalidVariables) as caught:
+        resolve_variables(definition, {"topic": ""})
+    assert [str(p) for p in caught.value.problems] == [
+        "variables.topic: cannot be empty: leave it out to run with its default 'AI agents'"
+    ]
+
+
 def test_extra_variables_are_allowed_when_asked() -> None:
     definition = parse_definition(workflow(step("a")))
     with pytest.raises(

@@ -96,13 +96,20 @@ def resolve_variables(
     ]
     values = {**definition.variables, **overrides}
     problems += [
-        Problem(f"variables.{name}", "required: it has no default, so the run must give a value")
+        Problem(f"variables.{name}", _empty(definition.variables[name]))
         for name in definition.variables
         if values[name] == ""
     ]
     if problems:
         raise InvalidVariables(problems)
     return values
+
+
+def _empty(default: str) -> str:
+    """Why a variable's empty value is refused: a run never starts with one empty."""
+    if default == "":
+        return "required: it has no default, so the run must give a value"
+    return f"cannot be empty: leave it out to run with its default {default!r}"
 
 
 def _suggest(word: str, candidates: Collection[str]) -> str:
