@@ -9,7 +9,14 @@ from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import raw_postgres
-from baton_agent_runner.adapters.sql import Clock, inbox_items, memory_facts, reachable, upsert
+from baton_agent_runner.adapters.sql import (
+    Clock,
+    inbox_items,
+    memory_facts,
+    reachable,
+    replies,
+    upsert,
+)
 from baton_agent_runner.domain.extracted import NewInboxItem
 from baton_agent_runner.service.ports import Mention
 from baton_contracts.agent_api import InboxItem, MemoryFact
@@ -88,6 +95,17 @@ class SqlInboxStore:
     async def contents(self, user_id: str, instance_id: str) -> list[str]:
         """The contents of the user's items of `instance_id`, whatever their status."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.instance_id == instance_id)
+        # An item of a turn whose reply is not recorded yet may still be taken back
+        # (`AgentRunner._take_back`): a list must not leave its own copy out for it.
+        recorded = (
+            select(replies.c.idempotency_key)
+            .where(
+                replies.c.user_id == inbox_items.c.user_id,
+                replies.c.idempotency_key == inbox_items.c.turn_key,
+            )
+            .exists()
+        )
+        mine &= inbox_items.c.turn_key.is_(None) | recorded
         with reachable("inbox"):
             async with self._engine.connect() as conn:
                 return list((await conn.scalars(select(inbox_items.c.content).where(mine))).all())

@@ -38,25 +38,25 @@ class MemoryQueries:
 
     async def count_facts(self, query: CountMemoryFacts) -> Count:
         """How many facts the user has (in one category, or all)."""
-        _require_user(query.user_id)
+        require_user(query.user_id)
         found = await self._within("memory", self.memory.count(query.user_id, query.category))
         return Count(count=found)
 
     async def count_items(self, query: CountInboxItems) -> Count:
         """How many inbox items the user has (with one status, or all but deferred ones)."""
-        _require_user(query.user_id)
+        require_user(query.user_id)
         found = await self._within("inbox", self.inbox.count(query.user_id, query.status))
         return Count(count=found)
 
     async def inbox_items(self, query: ListInboxItems) -> InboxItems:
         """The user's inbox, newest first, without deferred items."""
-        _require_user(query.user_id)
+        require_user(query.user_id)
         items = await self._within("inbox", self.inbox.list_items(query.user_id, query.limit))
         return InboxItems(items=items)
 
     async def memory_facts(self, query: ListMemoryFacts) -> MemoryFacts:
         """The user's facts; with `query`, the `limit` nearest to it, nearest first."""
-        _require_user(query.user_id)
+        require_user(query.user_id)
         if query.query is None:
             work = self.memory.list_facts(query.user_id, query.category, query.limit)
         else:
@@ -75,7 +75,14 @@ class MemoryQueries:
             ) from exc
 
 
-def _require_user(user_id: str) -> None:
+def require_user(user_id: str) -> None:
+    """Refuse a user id no token can carry: blank, or holding white space or control
+    characters. Mem0 stores a user id trimmed (and refuses one with inner white space), so
+    "alice " read and wrote as "alice" there: another user's memory."""
     if not user_id.strip():
         detail = ErrorDetail(field="user_id", message="user_id must not be empty")
+        raise RemoteError.of(ErrorCode.INVALID, detail.message, [detail])
+    if any(c.isspace() or not c.isprintable() for c in user_id):
+        message = "user_id must not contain white space or control characters"
+        detail = ErrorDetail(field="user_id", message=message)
         raise RemoteError.of(ErrorCode.INVALID, detail.message, [detail])

@@ -49,6 +49,7 @@ from baton_agent_runner.service.ports import (
     StoreUnavailable,
     ToolContext,
 )
+from baton_agent_runner.service.queries import require_user
 from baton_agent_runner.service.replies import reply_of
 from baton_agent_runner.service.turn_lists import save_carried_lists
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail, RemoteError
@@ -76,6 +77,7 @@ class AgentRunner:
         """Answer one turn; the same idempotency key returns the recorded reply unchanged, also
         when it is asked again while the first call still runs, in this process or in another
         replica (it waits for that call: `service.claims`)."""
+        require_user(cmd.user_id)
         # The workflow sends a turn again under its key and deadline when no answer comes in
         # time: a repeat queued behind a call that failed gets its error (`one_attempt`).
         async with self._keys.one_attempt((cmd.user_id, cmd.idempotency_key), cmd.deadline):
@@ -145,7 +147,7 @@ class AgentRunner:
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
         # The model was paid: a cut connection must not lose its answer (`written`).
         reply = reply_of(profile, self.agents.model_name(profile), output, usage)
-        before = await self._facts_before(cmd, profile, turn, output)
+        before = await self._facts_before(cmd, output)
         try:
             await self._store(
                 written(lambda: self._keep(cmd, output, defer=turn.inbox_ahead)), by=cmd
@@ -158,7 +160,7 @@ class AgentRunner:
             )
         except BaseException as exc:
             if not isinstance(exc, KeyReused):  # that key's writes are the recorded turn's
-                await self._take_back(cmd, before)
+                await self._take_back(cmd, output, before)
             raise
         if recorded is not reply:
             logger.warning(
@@ -170,22 +172,22 @@ class AgentRunner:
             await self._mark_told(cmd, mentions)
         return reply
 
-    async def _facts_before(
-        self, cmd: RunAgent, profile: Profile, turn: Turn, output: AgentOutput
-    ) -> dict[str, str | None]:
-        """The user's priority facts this turn's output writes or drops, as they are before
-        it (None: none yet), for `_take_back`; read again only when the turn did not read
-        them for its agent."""
+    async def _facts_before(self, cmd: RunAgent, output: AgentOutput) -> dict[str, str | None]:
+        """The user's priority facts this turn's output writes or drops, as they are right
+        before it writes them (None: none yet), for `_take_back`."""
         data = output.extracted_data
         touched = set(facts_of(data)) | set(dropped_facts_of(data))
         if not touched:
             return {}
-        now = turn.facts
-        if "facts" not in self.agents.reads(profile):
-            now = await self._store(self.memory.facts(cmd.user_id, PRIORITIES))
+        # Read now, right before the writes, not the turn's read before its model call: another
+        # turn of the user may have written these facts meanwhile, and a take-back must put
+        # back that turn's values, not older ones.
+        now = await self._store(self.memory.facts(cmd.user_id, PRIORITIES))
         return {area: now.get(area) for area in sorted(touched)}
 
-    async def _take_back(self, cmd: RunAgent, facts_before: dict[str, str | None]) -> None:
+    async def _take_back(
+        self, cmd: RunAgent, output: AgentOutput, facts_before: dict[str, str | None]
+    ) -> None:
         """The turn ends without its reply recorded (its deadline passed, the reply log is
         down): its caller tells the user nothing was recorded, so what it wrote goes too,
         while this process still holds the key: its inbox items are deleted and the facts it
@@ -196,7 +198,17 @@ class AgentRunner:
 
         async def undo() -> int:
             gone = await self.inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
+            if not facts_before:
+                return gone
+            # Only what is still this turn's own write is put back: a fact another turn of
+            # the user wrote or dropped since (its reply recorded) is that turn's, not ours.
+            data = output.extracted_data
+            wrote: dict[str, str | None] = dict.fromkeys(dropped_facts_of(data))
+            wrote.update(facts_of(data))
+            now = await self.memory.facts(cmd.user_id, PRIORITIES)
             for area, was in facts_before.items():
+                if now.get(area) != wrote.get(area):
+                    continue
                 if was is None:
                     await self.memory.forget_fact(cmd.user_id, PRIORITIES, area)
                 else:
