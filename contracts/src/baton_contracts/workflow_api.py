@@ -109,7 +109,9 @@ class EventLog(Reply):
 
     instance_id: str
     events: list[LoggedEvent]
-    next_after_version: int | None = None
+    # Left off the wire on the last page: a gateway older than paging refuses unknown fields
+    # (`extra="forbid"`) and keeps reading every log that fits in one page.
+    next_after_version: int | None = Field(default=None, exclude_if=lambda after: after is None)
     """Set when more events follow: ask again with it as `after_version`."""
 
 
@@ -187,9 +189,15 @@ MAX_VERSION = 2**63 - 1
 
 
 class _PagedQuery(_InstanceQuery):
-    after_version: int = Field(default=0, ge=0, le=MAX_VERSION)
+    # Both left off the wire at their defaults: a workflow service older than paging refuses
+    # unknown fields (`extra="forbid"`), and answers the first page, the whole log, as before.
+    after_version: int = Field(
+        default=0, ge=0, le=MAX_VERSION, exclude_if=lambda after_version: after_version == 0
+    )
     """Only what the log recorded after this version (0: from the start)."""
-    limit: int = Field(default=PAGE_LIMIT, ge=1, le=PAGE_LIMIT)
+    limit: int = Field(
+        default=PAGE_LIMIT, ge=1, le=PAGE_LIMIT, exclude_if=lambda limit: limit == PAGE_LIMIT
+    )
 
 
 class ListActiveInstances(Query):
@@ -249,7 +257,9 @@ class Conversation(Reply):
 
     instance_id: str
     messages: list[ChatMessage]
-    next_after_version: int | None = None
+    # Left off the wire on the last page: a gateway older than paging refuses unknown fields
+    # (`extra="forbid"`) and keeps reading every log that fits in one page.
+    next_after_version: int | None = Field(default=None, exclude_if=lambda after: after is None)
     """Set when more messages follow: ask again with it as `after_version`."""
 
 

@@ -68,6 +68,21 @@ async def test_declaring_a_changed_spec_updates_the_stream(nc: Client) -> None:
     assert sorted(config.subjects or []) == sorted(wider.subjects)
     assert config.max_age == pytest.approx(3600.0)
     assert config.retention == RetentionPolicy.WORK_QUEUE
+
+
+async def test_an_older_spec_declared_later_keeps_the_newer_subjects(nc: Client) -> None:
+    """A process of an older release (re)starting during a rolling upgrade declares the stream
+    without the subjects added since: they stay, so newer publishers of them still land."""
+    js = nc.jetstream()
+    spec = fresh_spec()
+    newer = spec.model_copy(update={"subjects": (*spec.subjects, "test.newer." + spec.name)})
+    await declare_streams(js, [newer])
+    await declare_streams(js, [spec.model_copy(update={"max_age_seconds": 3600.0})])
+    config = (await js.stream_info(spec.name)).config
+    assert sorted(config.subjects or []) == sorted(newer.subjects)
+    assert config.max_age == pytest.approx(3600.0)
+    ack = await js.publish("test.newer." + spec.name, b"x")
+    assert ack.stream == spec.name
     await js.delete_stream(spec.name)
 
 
@@ -363,3 +378,21 @@ def test_a_durable_needs_a_subject_its_stream_captures() -> None:
         durable_subscriber(broker, [], consumer="collector", stream=spec)
     with pytest.raises(ValueError, match="'other.subject' is not captured by stream"):
         durable_subscriber(broker, [spec.subjects[0], "other.subject"], consumer="c", stream=spec)
+
+
+async def test_a_publish_no_stream_took_declares_the_streams_again(nc: Client) -> None:
+    """An older process narrowed the stream: the publish fails once, redeclares, then lands."""
+    from baton_messaging import JetStreamPublisher
+    from baton_messaging.publisher import PublishError
+
+    js = nc.jetstream()
+    spec = fresh_spec()
+    newer = spec.model_copy(update={"subjects": (*spec.subjects, "test.newer." + spec.name)})
+    await js.add_stream(name=spec.name, subjects=list(spec.subjects))  # as an older release left it
+    publisher = JetStreamPublisher(js, timeout=2.0, redeclare=lambda: declare_streams(js, [newer]))
+    message = ("test.newer." + spec.name, b"x", uuid.uuid4().hex, {})
+    with pytest.raises(PublishError, match="NoStreamResponseError"):
+        await publisher.publish_all([message], lambda _: None)
+    acked: list[int] = []
+    await publisher.publish_all([message], acked.append)
+    assert acked == [0]

@@ -147,9 +147,14 @@ async def _declare_stream(js: JetStreamManager, spec: StreamSpec) -> None:
         await js.add_stream(wanted)
         logger.info("declared stream %s on %s", spec.name, ", ".join(spec.subjects))
         return
+    # Keep the subjects the stream captures already: during a rolling upgrade a process of an
+    # older release (re)starts beside newer ones, and dropping the subjects it does not know
+    # (a newer event type) would leave every newer publisher of them without a stream.
+    kept = sorted(set(info.config.subjects or []) | set(spec.subjects))
+    wanted.subjects = kept
     if not _same_settings(info.config, wanted):
         await js.update_stream(wanted)
-        logger.info("updated stream %s on %s", spec.name, ", ".join(spec.subjects))
+        logger.info("updated stream %s on %s", spec.name, ", ".join(kept))
 
 
 def stream_config(spec: StreamSpec) -> StreamConfig:

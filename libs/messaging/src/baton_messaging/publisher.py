@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, PubAck
-from nats.js.errors import NotFoundError
+from nats.js.errors import NoStreamResponseError, NotFoundError
 
 Message = tuple[str, bytes, str, Mapping[str, str]]
 """`(subject, body, msg_id, headers)`: `baton_eventstore.Outgoing` has this shape."""
@@ -40,9 +40,17 @@ class PublishAck:
 class JetStreamPublisher:
     """Publishes with `Nats-Msg-Id` set, so JetStream drops a republish inside its window."""
 
-    def __init__(self, js: JetStreamContext, timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        js: JetStreamContext,
+        timeout: float = 5.0,
+        redeclare: Callable[[], Awaitable[object]] | None = None,
+    ) -> None:
         self._js = js
         self._timeout = timeout
+        # Called when no stream took a message: a process of an older release that started
+        # later may have declared the stream without the subjects added since.
+        self._redeclare = redeclare
 
     async def publish(
         self, subject: str, body: bytes, msg_id: str, headers: Mapping[str, str] | None = None
@@ -98,6 +106,9 @@ class JetStreamPublisher:
                 ack.cancel()  # no-op once done; frees the client's slot of the rest
         if failure is not None:
             subject, _, msg_id, _ = messages[acked]
+            if isinstance(failure, NoStreamResponseError) and self._redeclare is not None:
+                with contextlib.suppress(Exception):  # the publish error below says what failed
+                    await self._redeclare()  # so the caller's next try lands
             reason = (
                 f"no acknowledgement within {self._timeout:g}s"
                 if isinstance(failure, TimeoutError)

@@ -20,6 +20,7 @@ from baton_messaging import (
     MessagingSettings,
     broadcast,
     build_broker,
+    declare_streams,
     start_broker,
     stop_serving,
 )
@@ -76,7 +77,8 @@ class WorkflowApp:
         await first_use(DATABASE_SETTING, self.settings.database_url, self._migrate, logger)
         # The relay publishes outbox rows of up to what an append takes.
         await start_broker(self.broker, STREAMS_OWNED, min_payload=RELAY_PAYLOAD_BYTES)
-        publisher = JetStreamPublisher(self.broker.connection.jetstream())
+        js = self.broker.connection.jetstream()
+        publisher = JetStreamPublisher(js, redeclare=lambda: declare_streams(js, STREAMS_OWNED))
         holder = self._claim_replica_id()
         if holder is not None:
             self.runs.executor.holder = holder

@@ -167,14 +167,14 @@ def workflows_router() -> APIRouter:
         "/workflows/{instance_id}/messages",
         messages,
         methods=["GET"],
-        response_model=Conversation,
+        response_model=ConversationPage,
         responses=_ERRORS,
     )
     router.add_api_route(
         "/workflows/{instance_id}/events",
         events,
         methods=["GET"],
-        response_model=EventLog,
+        response_model=EventLogPage,
         responses=_ERRORS,
     )
     router.add_api_route(
@@ -264,6 +264,19 @@ async def send_message(
         origins=origins,
     )
     return as_sent(await forwarder.send_json(message, origins=origins, slow=True))
+
+
+class ConversationPage(Conversation):
+    """`Conversation` as HTTP answers it: `next_after_version` always there, `null` on the last
+    page (the NATS reply leaves it off then, for a gateway older than paging)."""
+
+    next_after_version: int | None = None
+
+
+class EventLogPage(EventLog):
+    """`EventLog` as HTTP answers it: `next_after_version` always there, `null` on the last page."""
+
+    next_after_version: int | None = None
 
 
 # At most a 64-bit integer: a larger one reached SQLite and answered 500.
