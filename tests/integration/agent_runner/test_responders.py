@@ -11,7 +11,9 @@ from nats.aio.client import Client
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, RemoteError
 from baton_contracts.agent_api import Count, CountInboxItems, CountMemoryFacts, RunAgent
+from baton_eventstore import create_engine
 from baton_messaging import MessagingSettings, build_broker, request, start_broker
+from baton_messaging.embedded import free_port
 from baton_workflow.adapters.agent_runner import NatsAgentRunnerQueries
 
 from .conftest import Conversation, CountingFactory, settings
@@ -111,6 +113,17 @@ async def test_same_idempotency_key_returns_the_recorded_reply_without_a_model_c
 async def test_health(runner: AgentRunnerApp, client: Client) -> None:
     status = await request(client, HEALTH_QUERIES["agent"](), timeout=5.0)
     assert status == HealthStatus(service="agent", healthy=True, checks={"database": True})
+
+
+async def test_health_says_so_while_the_database_does_not_answer(
+    runner: AgentRunnerApp, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It reported the flag set at start, healthy with every request answering 503.
+    gone = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/gone")
+    monkeypatch.setattr(runner, "engine", gone)
+    status = await request(client, HEALTH_QUERIES["agent"](), timeout=5.0)
+    await gone.dispose()
+    assert status == HealthStatus(service="agent", healthy=False, checks={"database": False})
 
 
 async def test_unknown_agent_is_not_found_naming_the_field(

@@ -8,9 +8,14 @@ import sqlite3
 from typing import Any
 
 import pytest
+from nats.aio.client import Client
 from sqlalchemy import exc as sa_exc
 
-from baton_eventstore import SqlEventStore, StoreUnavailable
+from baton_contracts import HEALTH_QUERIES, HealthStatus
+from baton_eventstore import SqlEventStore, StoreUnavailable, create_engine
+from baton_messaging import request
+from baton_messaging.embedded import free_port
+from baton_workflow.bootstrap import WorkflowApp
 
 from .test_http_api import auth
 
@@ -85,3 +90,15 @@ async def test_a_failure_that_is_not_the_store_stays_internal(
     assert failed.status_code == 500, failed.text
     assert failed.json()["error"]["code"] == "internal"
     assert "a bug" not in failed.text
+
+
+async def test_health_says_so_while_the_database_does_not_answer(
+    workflow: WorkflowApp, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It reported the flag set at start: healthy, with every request answering 503.
+    assert (await request(client, HEALTH_QUERIES["workflow"](), timeout=5.0)).healthy
+    gone = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/gone")
+    monkeypatch.setattr(workflow.store, "engine", gone)
+    status = await request(client, HEALTH_QUERIES["workflow"](), timeout=5.0)
+    await gone.dispose()
+    assert status == HealthStatus(service="workflow", healthy=False, checks={"database": False})

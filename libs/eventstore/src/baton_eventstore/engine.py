@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -149,3 +149,14 @@ async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnectio
         return
     async with write_lock(engine), engine.begin() as conn:
         yield conn
+
+
+async def database_answers(engine: AsyncEngine, within: float = 1.0) -> bool:
+    """Whether the database answers a `SELECT 1` within `within` seconds: what a service's
+    health reports, so an orchestrator sees the outage its requests answer 503 for."""
+    try:
+        async with asyncio.timeout(within), engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+    except Exception:
+        return False
+    return True

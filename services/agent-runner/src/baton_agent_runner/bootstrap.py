@@ -28,6 +28,7 @@ from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_eventstore import migrate
+from baton_eventstore.engine import database_answers
 from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
 from baton_messaging import MessagingSettings, build_broker, start_broker
@@ -66,6 +67,10 @@ class AgentRunnerApp:
         await start_broker(self.broker, [WORKFLOW_EVENTS_STREAM])
         self.ready = True
         self.pruner.start()
+
+    async def healthy(self) -> bool:
+        """Ready, and its database answers (`database_answers`)."""
+        return self.ready and await database_answers(self.engine)
 
     async def stop(self) -> None:
         """Stop answering and pruning, then close the database pool."""
@@ -133,7 +138,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         runner,
         queries,
         tasks,
-        health=lambda: app.ready,
+        health=app.healthy,
         steps=StepStarts(runner.profiles, runner.inbox, settings.store_timeout_seconds),
         lists=WidgetLists(runner.inbox, settings.store_timeout_seconds),
         task_concurrency=settings.task_concurrency,

@@ -13,6 +13,7 @@ from typing import Any
 from faststream.nats import NatsBroker
 
 from baton_eventstore import RELAY_PAYLOAD_BYTES, OutboxRelay, SqlEventStore, migrate
+from baton_eventstore.engine import database_answers
 from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
 from baton_messaging import (
@@ -93,6 +94,10 @@ class WorkflowApp:
         self.relay.start()
         await self.runs.executor.start()
         self.ready = True
+
+    async def healthy(self) -> bool:
+        """Ready, and its database answers (`database_answers`)."""
+        return self.ready and await database_answers(self.store.engine)
 
     def _claim_replica_id(self) -> str | None:
         """The lease holder this replica had before a restart (None: a new one per process).
@@ -192,7 +197,7 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         services,
         catalog,
         runs,
-        health=lambda: app.ready,
+        health=app.healthy,
         stop_grace_seconds=settings.stop_grace_seconds,
     )
     return app

@@ -58,7 +58,7 @@ def subscribe(
     runner: AgentRunner,
     queries: MemoryQueries,
     tasks: TaskRunner,
-    health: Callable[[], bool],
+    health: Callable[[], Awaitable[bool]],
     steps: StepStarts,
     lists: WidgetLists,
     task_concurrency: int = 128,
@@ -89,7 +89,7 @@ def subscribe(
         return await queries.memory_facts(query)
 
     async def report(_: Query) -> HealthStatus:
-        healthy = health()
+        healthy = await health()
         return HealthStatus(service="agent", healthy=healthy, checks={"database": healthy})
 
     respond(broker, RunAgent, run, queue=QUEUE, stop_grace_seconds=grace)
@@ -199,8 +199,13 @@ def documented_broker() -> NatsBroker:
         cast(AgentRunner, None),
         cast(MemoryQueries, None),
         cast(TaskRunner, None),
-        health=lambda: False,
+        health=_never,
         steps=StepStarts(load_profiles(SHIPPED_PROFILES), cast(InboxStore, None), timeout=0),
         lists=WidgetLists(cast(InboxStore, None), timeout=0),
     )
     return broker
+
+
+async def _never() -> bool:
+    """The health of a broker that only documents the responders."""
+    return False

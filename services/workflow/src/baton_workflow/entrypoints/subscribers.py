@@ -91,7 +91,7 @@ def subscribe(
     svc: WorkflowServices,
     catalog: DagCatalog,
     runs: DagRunsService,
-    health: Callable[[], bool],
+    health: Callable[[], Awaitable[bool]],
     stop_grace_seconds: float = DEFAULT_STOP_GRACE_SECONDS,
 ) -> None:
     """Register every responder of the workflow service on the broker."""
@@ -105,7 +105,7 @@ def subscribe(
     listen(broker, DagRunChanged, partial(dag_runs.run_changed, runs))  # every replica
 
     async def report(_: Query) -> HealthStatus:
-        healthy = health()
+        healthy = await health()
         return HealthStatus(service="workflow", healthy=healthy, checks={"database": healthy})
 
     respond(broker, HEALTH_QUERIES["workflow"], report, queue=QUEUE, stop_grace_seconds=grace)
@@ -140,5 +140,10 @@ def documented_broker() -> NatsBroker:
     # (or depend on) a service's settings.
     broker = build_broker(MessagingSettings.model_construct(), "workflow")
     none = cast(Any, None)
-    subscribe(broker, none, none, none, health=lambda: False)
+    subscribe(broker, none, none, none, health=_never)
     return broker
+
+
+async def _never() -> bool:
+    """The health of a broker that only documents the responders."""
+    return False
