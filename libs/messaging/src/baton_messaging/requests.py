@@ -184,6 +184,16 @@ def tracing_on() -> bool:
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
+def trace_headers() -> dict[str, str]:
+    """The current trace as message headers (`traceparent`), for an event published later by
+    the relay, so its consumers join the trace it was recorded in; none while no tracer
+    provider is set (no headers to store or send per event)."""
+    headers: dict[str, str] = {}
+    if tracing_on():
+        propagate.inject(headers)
+    return headers
+
+
 async def _round_trip(nc: Client, subject: str, payload: bytes, timeout: float) -> bytes:
     headers: dict[str, Any] = {}
     if not tracing_on():  # the current context: what the no-op span would have passed on
@@ -195,7 +205,32 @@ async def _round_trip(nc: Client, subject: str, payload: bytes, timeout: float) 
     ) as span:
         # Without an SDK our span is invalid; still pass on whatever trace came in from upstream.
         propagate.inject(headers, context=None if span.get_span_context().is_valid else outer)
-        return await _send(nc, subject, payload, timeout, headers)
+        raw = await _send(nc, subject, payload, timeout, headers)
+        if span.is_recording() and ok_result_json(raw) is None:
+            try:
+                reply = REPLY_ENVELOPE.validate_json(raw)
+            except ValidationError:
+                reply = None
+            if isinstance(reply, ReplyError):
+                record_error(span, reply.error.code, reply.error.message)
+        return raw
+
+
+SERVER_SIDE_CODES = frozenset({"unavailable", "internal"})
+
+
+def record_error(span: Any, code: str, message: str) -> None:
+    """Mark a request/process span with the error code of its reply; an error status only
+    for codes that mean the service could not serve (the caller's own mistakes stay unset)."""
+    span.set_attribute("error.type", str(code))
+    if str(code) in SERVER_SIDE_CODES:
+        span.set_status(trace.Status(trace.StatusCode.ERROR, f"{code}: {message}"))
+
+
+def _seconds(value: float) -> str:
+    """A wait as people read it: `35.5`, `40`, `0.7` (a deadline's time left was printed as
+    `35.49402399999963`)."""
+    return f"{value:.1f}".removesuffix(".0")
 
 
 def _too_large(nc: Client, subject: str, payload: bytes) -> RemoteError:
@@ -222,7 +257,7 @@ async def _send(
         raise _too_large(nc, subject, payload) from None
     except (nats.errors.TimeoutError, TimeoutError):
         raise RemoteError.of(
-            ErrorCode.UNAVAILABLE, f"no reply on {subject!r} within {timeout}s"
+            ErrorCode.UNAVAILABLE, f"no reply on {subject!r} within {_seconds(timeout)}s"
         ) from None
     except (nats.errors.ConnectionClosedError, nats.errors.ConnectionDrainingError) as exc:
         raise RemoteError.of(

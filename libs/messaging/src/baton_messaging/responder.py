@@ -45,7 +45,7 @@ from baton_messaging.handling import (
     run_handler,
     stopped_reply,
 )
-from baton_messaging.requests import span_attributes, tracing_on
+from baton_messaging.requests import record_error, span_attributes, tracing_on
 
 logger = logging.getLogger(__name__)
 _TRACER = trace.get_tracer(__name__)  # a proxy: follows the provider set later, if any
@@ -243,8 +243,10 @@ class _Serving:
         )
         try:
             try:
-                with span:
+                with span as current:
                     result = await outcome(self._model, self._handler, msg.data)
+                    if current is not None and isinstance(result, ReplyError):
+                        record_error(current, result.error.code, result.error.message)
             except asyncio.CancelledError:  # the responder stopped before the handler was done
                 await self._answer_stopped(msg)
                 raise

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from baton_contracts import Event as WireEvent
 from baton_eventstore import NewEvent, OutboxMessage, RowConflict, RowWrite, SqlEventStore
 from baton_eventstore.port import PRUNE_LIMIT
+from baton_messaging.requests import trace_headers
 from baton_workflow.adapters.dag_tables import dag_runs
 from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.dag import events as re
@@ -154,4 +155,4 @@ def _row(state: RunState, stream_version: int) -> dict[str, Any]:
 def _publish(wire: WireEvent | None) -> OutboxMessage | None:
     if wire is None:
         return None
-    return OutboxMessage(subject=wire.wire_subject(), body=wire.to_bytes())
+    return OutboxMessage(subject=wire.wire_subject(), body=wire.to_bytes(), headers=trace_headers())

@@ -20,6 +20,7 @@ from baton_eventstore import (
     RowWrite,
     SqlEventStore,
 )
+from baton_messaging.requests import trace_headers
 from baton_workflow.adapters.newest_cache import NewestCache
 from baton_workflow.adapters.read_model import workflow_instances
 from baton_workflow.adapters.utc import aware
@@ -200,7 +201,9 @@ def _pg_view(row: Mapping[str, Any]) -> InstanceView:
 def _new_event(event_id: UUID, event: DomainEvent, wire: WireEvent | None) -> NewEvent:
     publish = None
     if wire is not None:
-        publish = OutboxMessage(subject=wire.wire_subject(), body=wire.to_bytes())
+        publish = OutboxMessage(
+            subject=wire.wire_subject(), body=wire.to_bytes(), headers=trace_headers()
+        )
     return NewEvent(
         event_id=event_id, type=event.type, payload=event_payload(event), publish=publish
     )
