@@ -58,6 +58,7 @@ def server_config(app: FastAPI, settings: NotifierSettings) -> uvicorn.Config:
         port=settings.http_port,
         log_level=settings.log_level.lower(),
         lifespan="off",
+        log_config=None,  # uvicorn's records go through the root handler: time, level, logger
         # httptools, the C parser (several times less CPU per request than h11), with a cap
         # on the request head that httptools alone does not have.
         http=bounded_head_protocol(settings.max_header_bytes),
