@@ -56,3 +56,55 @@ async def test_heads_under_the_cap_pass_one_after_another_on_one_connection(base
         # A body is not part of the head: a large one goes through.
         posted = await client.post("/", content=b"b" * (LIMIT * 8))
         assert posted.status_code == 200
+
+
+async def reading_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Reads the whole body first, as the gateway's routes do, then answers 200."""
+    while (await receive()).get("more_body"):
+        pass
+    await app(scope, receive, send)
+
+
+@pytest.fixture
+async def patient() -> AsyncIterator[int]:
+    """A server whose requests must arrive within 0.5 s; its port."""
+    port = free_port()
+    protocol = bounded_head_protocol(LIMIT, read_timeout=0.5)
+    config = uvicorn.Config(
+        reading_app, port=port, lifespan="off", log_level="error", http=protocol
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:  # noqa: ASYNC110  (uvicorn offers a flag, not an event)
+        await asyncio.sleep(0.01)
+    yield port
+    server.should_exit = True
+    await task
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"",  # connected, then nothing
+        b"GET / HTTP/1.1\r\nHost: x\r\n",  # a head that never ends
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc",  # a short body
+        b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n",
+    ],
+)
+async def test_a_request_that_does_not_arrive_in_time_is_408_and_closed(
+    patient: int, sent: bytes
+) -> None:
+    # uvicorn timed out only the pause between requests: connections that sent nothing, or a
+    # byte at a time, held the gateway's file descriptors until no one could connect.
+    reader, writer = await asyncio.open_connection("127.0.0.1", patient)
+    writer.write(sent)
+    answer = await asyncio.wait_for(reader.read(), timeout=5)  # read() ends when it closes
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 408 Request Timeout")
+
+
+async def test_a_connection_kept_alive_between_requests_in_time_serves_them(patient: int) -> None:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{patient}") as client:
+        for _ in range(3):
+            assert (await client.get("/")).status_code == 200
+            await asyncio.sleep(0.3)  # each pause within the wait, three together past it

@@ -9,6 +9,7 @@ closed. h11 has such a limit, but costs several times the CPU per request.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 from typing import Any
@@ -18,6 +19,12 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from baton_contracts import ErrorCode
 
 DEFAULT_MAX_HEAD_BYTES = 64 * 1024
+READ_TIMEOUT_SECONDS = 30.0
+"""A request (its head and body) must have arrived this long after the connection opened, or
+after the previous response: an idle connection, a head or a body sent a byte at a time, or a
+chunked body that never ends is answered 408 and closed then. uvicorn only times out the
+pause between two requests, so connections that sent nothing held the gateway's file
+descriptors until none was left, and no one could connect."""
 
 
 class BoundedHeadProtocol(HttpToolsProtocol):
@@ -28,10 +35,59 @@ class BoundedHeadProtocol(HttpToolsProtocol):
     limit) or WebSocket frames arriving in the same read are not counted.
     """
 
-    def __init__(self, *args: Any, max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES, **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
+        read_timeout: float = READ_TIMEOUT_SECONDS,
+        **kwargs: Any,
+    ):
         super().__init__(*args, **kwargs)
         self.max_head_bytes = max_head_bytes
+        self.read_timeout = read_timeout
         self._head_bytes: int | None = 0  # None: inside a request's body, not its head
+        self._read_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: Any) -> None:
+        """Start the wait for the first request (`READ_TIMEOUT_SECONDS`)."""
+        super().connection_made(transport)
+        self._arm_read_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Forget the wait with the connection."""
+        self._stop_read_timer()
+        super().connection_lost(exc)
+
+    def on_response_complete(self) -> None:
+        """Start the wait for the next request (keep-alive closes one that stays idle)."""
+        super().on_response_complete()
+        if not self.transport.is_closing() and not self.pipeline:  # a pipelined one is here
+            self._arm_read_timer()
+
+    def _arm_read_timer(self) -> None:
+        self._stop_read_timer()
+        self._read_timer = self.loop.call_later(self.read_timeout, self._read_timed_out)
+
+    def _stop_read_timer(self) -> None:
+        if self._read_timer is not None:
+            self._read_timer.cancel()
+            self._read_timer = None
+
+    def _read_timed_out(self) -> None:
+        self._read_timer = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is not None and cycle.response_started:
+            self.transport.abort()  # answered early, and the body still dribbles in
+            return
+        self.logger.warning(
+            "closed a connection whose request did not arrive within %gs", self.read_timeout
+        )
+        self.transport.write(
+            b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        )
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         if self._head_bytes is not None:
@@ -45,8 +101,11 @@ class BoundedHeadProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._head_bytes = None
         super().on_headers_complete()
+        if self.parser.should_upgrade():
+            self._stop_read_timer()  # a WebSocket: its own protocol and keepalive take over
 
     def on_message_complete(self) -> None:
+        self._stop_read_timer()  # the request arrived whole: the app answers it
         super().on_message_complete()
         self._head_bytes = 0
 
@@ -66,6 +125,8 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def bounded_head_protocol(max_head_bytes: int) -> Any:
-    """The protocol factory for `uvicorn.Config(http=...)`, with the given cap."""
-    return functools.partial(BoundedHeadProtocol, max_head_bytes=max_head_bytes)
+def bounded_head_protocol(max_head_bytes: int, read_timeout: float = READ_TIMEOUT_SECONDS) -> Any:
+    """The protocol factory for `uvicorn.Config(http=...)`, with the given cap and wait."""
+    return functools.partial(
+        BoundedHeadProtocol, max_head_bytes=max_head_bytes, read_timeout=read_timeout
+    )
