@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from baton_eventstore import InMemoryEventStore, NewEvent, OutboxMessage, OutboxRelay, Outgoing
+from baton_eventstore import (
+    InMemoryEventStore,
+    NewEvent,
+    OutboxMessage,
+    OutboxRelay,
+    Outgoing,
+    StoreUnavailable,
+)
 
 
 def ev(n: int, stream: str = "s") -> NewEvent:
@@ -311,4 +318,45 @@ async def test_a_relay_that_lost_the_lease_still_deletes_what_it_published() -> 
     assert await store.outbox.acquire_lease("outbox", "other", 60)
     assert await relay.publish_batch() is None
     assert await store.outbox.count() == 0
+    assert len(publisher.sent) == 1
+
+
+class DownOutbox:
+    """The store's outbox, unreachable for its first `down` fetches."""
+
+    def __init__(self, outbox: Any, down: int) -> None:
+        self._outbox, self.down = outbox, down
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._outbox, name)
+
+    async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> Any:
+        if self.down:
+            self.down -= 1
+            raise StoreUnavailable("connection refused")
+        return await self._outbox.fetch(limit, exclude)
+
+
+async def test_a_database_outage_is_one_line_a_try_and_the_recovery_is_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # It was logged as "publish failed" (pointing at NATS) with a 60-line traceback every
+    # retry, about 440 lines in a 13 s outage, and nothing said when it ended.
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    await store.append("s", 0, [ev(1)])
+    store.outbox = DownOutbox(store.outbox, down=3)  # type: ignore[assignment]
+    relay = OutboxRelay(store, publisher, poll_interval=60, max_backoff=0.01)
+    with caplog.at_level("INFO", logger="baton_eventstore.relay"):
+        relay.start()
+        async with asyncio.timeout(5):
+            while not publisher.sent:  # noqa: ASYNC110  (the loop's own retries, no drain)
+                await asyncio.sleep(0.01)
+        await relay.stop()
+    said = [r for r in caplog.records if r.name == "baton_eventstore.relay"]
+    outage = [r for r in said if "database is unavailable" in r.getMessage()]
+    assert outage and all(r.exc_info is None for r in outage)
+    first = outage[0].getMessage()
+    assert first.startswith("outbox relay: the database is unavailable (StoreUnavailable: ")
+    back = f"outbox relay: publishing again after {len(outage)} failed tries"
+    assert back in [r.getMessage() for r in said]
     assert len(publisher.sent) == 1

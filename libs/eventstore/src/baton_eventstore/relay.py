@@ -14,6 +14,7 @@ from typing import Protocol
 from baton_eventstore.port import Outbox, Publisher, outgoing
 from baton_eventstore.relay_appends import LoggedAppends
 from baton_eventstore.relay_lease import RelayLease
+from baton_eventstore.unavailable import is_unavailable
 from baton_eventstore.window import DuplicateWindow
 
 log = logging.getLogger(__name__)
@@ -248,19 +249,21 @@ class OutboxRelay:
             self._published.clear()
 
     async def _run(self) -> None:
-        backoff = 0.1
+        backoff, failures = 0.1, 0
         while not self._stopping:
             self._wake.clear()  # a kick during the batch below then still wakes the next sleep
             try:
                 count = await self.publish_batch()
                 backoff = 0.1
-            except Exception:
-                log.warning(
-                    "outbox relay: publish failed; retrying in %.1fs", backoff, exc_info=True
-                )
+            except Exception as exc:
+                failures += 1
+                _log_failure(exc, backoff)
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, self._max_backoff)
                 continue
+            if failures:
+                log.info("outbox relay: publishing again after %d failed tries", failures)
+                failures = 0
             if count is not None and self._more:
                 continue  # more rows may be waiting
             await self._sleep(self._idle_wait() if count is not None else self._lease_wait())
@@ -278,3 +281,17 @@ class OutboxRelay:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):  # not wait_for: no task per sleep
                 await self._wake.wait()
+
+
+def _log_failure(exc: Exception, backoff: float) -> None:
+    """A database outage in one line naming it (the outbox is read and deleted there), not as
+    a failed publish with a traceback every retry; anything else with its traceback."""
+    if is_unavailable(exc):
+        log.warning(
+            "outbox relay: the database is unavailable (%s: %s); retrying in %.1fs",
+            type(exc).__name__,
+            exc,
+            backoff,
+        )
+    else:
+        log.warning("outbox relay: publish failed; retrying in %.1fs", backoff, exc_info=True)
