@@ -18,7 +18,11 @@ KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
 
 
 async def test_a_refused_api_key_is_not_relayed_to_the_steps_caller(
-    nats_url: str, sqlite_url: str, client: Client, fake_openai: FakeOpenAI
+    nats_url: str,
+    sqlite_url: str,
+    client: Client,
+    fake_openai: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     # An OpenAI-compatible proxy that echoes what it was sent (LiteLLM-like, or a misconfigured
     # gateway): the body is the endpoint's, and it reaches whoever reads the run.
@@ -59,5 +63,9 @@ async def test_a_refused_api_key_is_not_relayed_to_the_steps_caller(
         said = caught.value.body.message
         assert KEY not in said and "10.0.3.7" not in said
         assert said.endswith("the model endpoint answered HTTP 401")
+        # The operator's line names the run, so it can be found beside the run's events.
+        assert any(
+            r.getMessage().startswith("agent ruri: run r step s failed: ") for r in caplog.records
+        )
     finally:
         await app.stop()

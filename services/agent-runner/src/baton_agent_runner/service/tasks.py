@@ -249,12 +249,16 @@ class TaskRunner:
             async with asyncio.timeout(timeout):
                 return await self.models.perform(profile, choice, call, timeout)
         except TimeoutError as exc:
-            logger.warning("agent %s: step %s timed out", profile.slug, call.step_id)
+            logger.warning(
+                "agent %s: run %s step %s timed out", profile.slug, call.run_id, call.step_id
+            )
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, f"agent {profile.slug} did not answer within {timeout:g}s"
             ) from exc
         except ModelFailed as exc:
-            logger.warning("agent %s: step %s failed: %s", profile.slug, call.step_id, exc)
+            logger.warning(
+                "agent %s: run %s step %s failed: %s", profile.slug, call.run_id, call.step_id, exc
+            )
             raise RemoteError.of(ErrorCode.INTERNAL, f"agent {profile.slug} failed: {exc}") from exc
 
     async def _store(self, work: Awaitable[T]) -> T:
