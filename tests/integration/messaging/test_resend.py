@@ -128,4 +128,6 @@ async def test_when_every_send_fails_the_first_one_s_error_is_raised(client: Cli
     await client.flush()
     with pytest.raises(RemoteError, match="first failure"):
         await request_again_while_gone(client, HEALTH(), timeout=5, retry_for=1, resend_after=0.2)
-    assert owner.sends == 2
+    # At least the resend at 0.2 s; a third (at 0.6 s) goes out too when a loaded host delays
+    # the first answer past it, and the first send's error is still the one raised.
+    assert owner.sends >= 2
