@@ -69,6 +69,12 @@ def _never_built(settings: _Settings) -> Any:
         ("BATON_TELEMETRY_ENABLED", "maybe", "BATON_TELEMETRY_ENABLED: Input should be a valid"),
         # Taken as it was, and nothing was ever exported (found by a review of the settings).
         ("OTEL_EXPORTER_OTLP_ENDPOINT", "notaurl", "OTEL_EXPORTER_OTLP_ENDPOINT: must be an http"),
+        # Its port was not read until the first export, which then failed in the background.
+        (
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "http://collector:otlp",
+            "OTEL_EXPORTER_OTLP_ENDPOINT: not a URL",
+        ),
         ("BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS", "0", "BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS: "),
     ],
 )

@@ -41,9 +41,19 @@ def test_an_unusable_setting_stops_the_service_with_one_line_naming_it(
     assert line.startswith(f"workflow: {variable}: {said}"), line
 
 
-@pytest.mark.parametrize("value", ["ftp://search.example/search", "search.example", "http://"])
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("ftp://search.example/search", "must be an http:// or https://"),
+        ("search.example", "must be an http:// or https://"),
+        ("http://", "must be an http:// or https://"),
+        # Taken as they were, every web-search step failed on its port at run time.
+        ("http://search.example:eighty/search", "not a URL"),
+        ("http://search.example:99999/search", "not a URL"),
+    ],
+)
 def test_a_search_url_that_is_no_http_url_is_a_bad_setting(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], value: str
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], value: str, said: str
 ) -> None:
     # Taken as it was, every web-search step then failed with "only http, https URLs are
     # allowed", which reads like a fault of the step's input.
@@ -52,6 +62,4 @@ def test_a_search_url_that_is_no_http_url_is_a_bad_setting(
         main()
     assert ended.value.code == 2
     [line] = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith(
-        "workflow: invalid settings: BATON_WORKFLOW_SEARCH_URL: must be an http:// or https://"
-    ), line
+    assert line.startswith(f"workflow: invalid settings: BATON_WORKFLOW_SEARCH_URL: {said}"), line

@@ -2,5 +2,12 @@
 
 from baton_telemetry.settings import TelemetrySettings
 from baton_telemetry.setup import setup_telemetry, shutdown_telemetry, start_tracing
+from baton_telemetry.urls import checked_http_url
 
-__all__ = ["TelemetrySettings", "setup_telemetry", "shutdown_telemetry", "start_tracing"]
+__all__ = [
+    "TelemetrySettings",
+    "checked_http_url",
+    "setup_telemetry",
+    "shutdown_telemetry",
+    "start_tracing",
+]

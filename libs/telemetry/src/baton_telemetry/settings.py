@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from baton_telemetry.urls import checked_http_url
 
 
 class TelemetrySettings(BaseSettings):
@@ -28,13 +28,7 @@ class TelemetrySettings(BaseSettings):
     def _http_url(cls, value: str) -> str:
         # Taken as it was, `notaurl` started the service, which then logged "tracing to
         # notaurl/v1/traces" and exported nothing.
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(
-                f"must be an http:// or https:// URL with a host, such as "
-                f"http://127.0.0.1:4318, got {value!r}"
-            )
-        return value
+        return checked_http_url(value, example="http://127.0.0.1:4318")
 
     @property
     def traces_endpoint(self) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -16,6 +15,7 @@ from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
+from baton_telemetry.urls import checked_http_url
 
 SHIPPED_PRICES = {
     DEFAULT_PRICE_ROW: ModelPrice(input_usd_per_1k=0.003, output_usd_per_1k=0.015),
@@ -113,17 +113,7 @@ class AgentRunnerSettings(BaseSettings):
         # `unavailable` without naming the URL, and a malformed one as `internal`.
         if value is None or not value.strip():
             return None  # unset, or set empty (`${VAR:-}` in a compose file): OpenAI's own
-        try:
-            parts = urlsplit(value)
-            parts.port  # noqa: B018 - raises on a port that is no number
-        except ValueError as exc:
-            raise ValueError(f"not a URL ({exc}): {value!r}") from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(
-                "must be an http:// or https:// URL with a host, such as "
-                f"http://127.0.0.1:11434/v1, got {value!r}"
-            )
-        return value
+        return checked_http_url(value, example="http://127.0.0.1:11434/v1")
 
     @field_validator("model_prices")
     @classmethod

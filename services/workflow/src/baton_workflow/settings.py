@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -13,6 +12,7 @@ from baton_eventstore.engine import DEFAULT_POOL_SIZE
 from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
+from baton_telemetry.urls import checked_http_url
 from baton_workflow.domain.dag.pricing import ModelPrice, PricingTable
 
 SHIPPED_DEFINITIONS = Path(__file__).parent / "definitions"
@@ -125,13 +125,7 @@ class WorkflowSettings(BaseSettings):
         # a fault of the step's input rather than of this setting.
         if value is None:
             return None
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(
-                f"must be an http:// or https:// URL with a host, such as "
-                f"http://127.0.0.1:8888/search, got {value!r}"
-            )
-        return value
+        return checked_http_url(value, example="http://127.0.0.1:8888/search")
 
     @field_validator("outbox_lease_seconds")
     @classmethod
