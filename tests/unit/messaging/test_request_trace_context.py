@@ -36,6 +36,8 @@ class FakeClient:
     """Answers every request healthy; keeps the headers each was sent with."""
 
     max_payload = 1024 * 1024
+    is_closed = is_draining_pubs = False
+    is_connected = True
 
     def __init__(self) -> None:
         self.headers: list[dict[str, str] | None] = []

@@ -9,14 +9,21 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, PubAck
 from nats.js.errors import NoStreamResponseError, NotFoundError
+
+from baton_messaging.outbound import unsendable
 
 Message = tuple[str, bytes, str, Mapping[str, str]]
 """`(subject, body, msg_id, headers)`: `baton_eventstore.Outgoing` has this shape."""
 LOOKUP_BATCH = 256
 """Headers fetched per request when looking msg ids up."""
+
+
+class _Unsendable(Exception):
+    """A message the connection would refuse now: not sent, and nothing kept for it."""
 
 
 class PublishError(RuntimeError):
@@ -45,9 +52,13 @@ class JetStreamPublisher:
         js: JetStreamContext,
         timeout: float = 5.0,
         redeclare: Callable[[], Awaitable[object]] | None = None,
+        connection: Client | None = None,
     ) -> None:
         self._js = js
         self._timeout = timeout
+        # `js`'s connection: with it, a message nats-py would refuse is refused here first,
+        # with nothing kept for it (outbound.py).
+        self._connection = connection
         # Called when no stream took a message: a process of an older release that started
         # later may have declared the stream without the subjects added since.
         self._redeclare = redeclare
@@ -57,6 +68,8 @@ class JetStreamPublisher:
     ) -> PublishAck:
         """Publish one message and wait for JetStream's acknowledgement."""
         all_headers = {**(headers or {}), "Nats-Msg-Id": msg_id}
+        if (why := self._unsendable(body)) is not None:
+            raise PublishError.of(subject, msg_id, why)
         try:
             ack = await self._js.publish(subject, body, timeout=self._timeout, headers=all_headers)
         except Exception as exc:  # nats raises several unrelated types; callers need one
@@ -84,6 +97,9 @@ class JetStreamPublisher:
             async with asyncio.timeout(self._timeout):
                 for subject, body, msg_id, headers in messages:
                     all_headers = {**headers, "Nats-Msg-Id": msg_id}
+                    if (why := self._unsendable(body)) is not None:
+                        failure = _Unsendable(why)
+                        break
                     try:
                         pending.append(
                             await self._js.publish_async(subject, body, headers=all_headers)
@@ -109,12 +125,24 @@ class JetStreamPublisher:
             if isinstance(failure, NoStreamResponseError) and self._redeclare is not None:
                 with contextlib.suppress(Exception):  # the publish error below says what failed
                     await self._redeclare()  # so the caller's next try lands
-            reason = (
-                f"no acknowledgement within {self._timeout:g}s"
-                if isinstance(failure, TimeoutError)
-                else f"{failure.__class__.__name__}: {failure}"
-            )
+            if isinstance(failure, TimeoutError):
+                reason = f"no acknowledgement within {self._timeout:g}s"
+            elif isinstance(failure, _Unsendable):
+                reason = str(failure)
+            else:
+                reason = f"{failure.__class__.__name__}: {failure}"
             raise PublishError.of(subject, msg_id, reason) from failure
+
+    def in_flight(self) -> int:
+        """Publishes sent and not yet acknowledged, nor given up on."""
+        return self._js.publish_async_pending()
+
+    def _unsendable(self, body: bytes) -> str | None:
+        if self._connection is None:
+            return None
+        if len(body) > self._connection.max_payload:
+            return f"{len(body)} bytes; NATS takes at most {self._connection.max_payload}"
+        return unsendable(self._connection, len(body))
 
     async def stored(self, messages: Sequence[Message], since: datetime) -> set[str]:
         """The msg ids of `messages` that their streams hold, among what they stored from

@@ -29,6 +29,7 @@ from baton_contracts import (
     ReplyOk,
     ok_result_json,
 )
+from baton_messaging.outbound import unsendable
 
 REPLY_ENVELOPE = TypeAdapter[ReplyOk | ReplyError](ReplyOk | ReplyError)
 """Any reply as the wire carries it: a `ReplyOk` or a `ReplyError`."""
@@ -244,10 +245,11 @@ def _too_large(nc: Client, subject: str, payload: bytes) -> RemoteError:
 async def _send(
     nc: Client, subject: str, payload: bytes, timeout: float, headers: dict[str, Any]
 ) -> bytes:
+    # Refused here, not by nats-py: its `request` would keep the reply's future (outbound.py).
     if len(payload) > nc.max_payload:
-        # Refused here, not by nats-py: its `request` registers the reply's future before
-        # `publish` raises MaxPayloadError, and never drops it (one kept per refusal, for ever).
         raise _too_large(nc, subject, payload)
+    if (why := unsendable(nc, len(payload))) is not None:
+        raise RemoteError.of(ErrorCode.UNAVAILABLE, f"request on {subject!r} not sent: {why}")
     try:
         msg = await nc.request(subject, payload, timeout=timeout, headers=headers or None)
     except nats.errors.NoRespondersError:
@@ -259,7 +261,11 @@ async def _send(
         raise RemoteError.of(
             ErrorCode.UNAVAILABLE, f"no reply on {subject!r} within {_seconds(timeout)}s"
         ) from None
-    except (nats.errors.ConnectionClosedError, nats.errors.ConnectionDrainingError) as exc:
+    except (
+        nats.errors.ConnectionClosedError,
+        nats.errors.ConnectionDrainingError,
+        nats.errors.OutboundBufferLimitError,
+    ) as exc:
         raise RemoteError.of(
             ErrorCode.UNAVAILABLE, f"request on {subject!r} failed: {exc}"
         ) from None

@@ -79,7 +79,11 @@ class WorkflowApp:
         # The relay publishes outbox rows of up to what an append takes.
         await start_broker(self.broker, STREAMS_OWNED, min_payload=RELAY_PAYLOAD_BYTES)
         js = self.broker.connection.jetstream()
-        publisher = JetStreamPublisher(js, redeclare=lambda: declare_streams(js, STREAMS_OWNED))
+        publisher = JetStreamPublisher(
+            js,
+            redeclare=lambda: declare_streams(js, STREAMS_OWNED),
+            connection=self.broker.connection,
+        )
         holder = self._claim_replica_id()
         if holder is not None:
             self.runs.executor.holder = holder
