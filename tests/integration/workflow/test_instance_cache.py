@@ -9,6 +9,7 @@ import pytest
 from nats.aio.client import Client
 
 from baton_contracts.workflow_api import GetInstanceEvents, RecordExchange, WorkflowSignal
+from baton_workflow.adapters.instances import SqlInstanceRepository
 from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.handlers import take_turn
@@ -134,3 +135,31 @@ async def test_an_instance_knows_each_event_id_as_stored_whether_cached_or_read(
         assert loaded is not None
         assert loaded.event_ids == [r.event_id for r in records]
         assert widgets_completed(loaded.events, loaded.event_ids) == expected
+
+
+async def test_the_cache_holds_its_instances_to_its_budget_in_bytes(
+    workflow: WorkflowApp, client: Client, agent_runner: FakeAgentRunner
+) -> None:
+    # Bounded by count alone, 10,000 instances of long conversations held gigabytes.
+    instances = [await start(client, f"cache-b{n}") for n in range(3)]
+    for instance, user in zip(instances, ("cache-b0", "cache-b1", "cache-b2"), strict=True):
+        for _ in range(3):
+            await exchange(client, user, instance)
+    # What each weighs as saved turn by turn is what it weighs read from the log at once.
+    saved = [workflow.services.repo.cached(i) for i in instances]
+    assert all(s is not None and s.size > 0 for s in saved)
+    read = [await SqlInstanceRepository(workflow.store).load(i) for i in instances]
+    assert [r.size for r in read if r] == [s.size for s in saved if s]
+
+    size = max(s.size for s in saved if s)
+    repo = SqlInstanceRepository(workflow.store, cache_bytes=2 * size + size // 2)
+    for instance in instances:
+        assert await repo.load(instance) is not None
+    assert repo.cached(instances[0]) is None  # the least recently used went
+    assert repo.cached(instances[1]) is not None and repo.cached(instances[2]) is not None
+    assert repo.cache_bytes <= 2 * size + size // 2
+
+    none = SqlInstanceRepository(workflow.store, cache_bytes=0)  # BATON_INSTANCE_CACHE_MB=0
+    loaded = await none.load(instances[0])
+    assert loaded is not None and loaded.state.version == 4
+    assert none.cached(instances[0]) is None and none.cache_bytes == 0

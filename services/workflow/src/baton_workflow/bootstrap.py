@@ -172,7 +172,7 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
     app_ref: list[WorkflowApp] = []
     notify: Callable[[], None] = lambda: app_ref[0].kick_relay() if app_ref else None  # noqa: E731
     services = WorkflowServices(
-        repo=SqlInstanceRepository(store),
+        repo=SqlInstanceRepository(store, cache_bytes=settings.instance_cache_mb * 1024 * 1024),
         definitions=definitions,
         checkers=checkers,
         agent_runner=overrides.get("agent_runner")

@@ -48,6 +48,11 @@ class WorkflowSettings(BaseSettings):
         default=20, ge=0, le=200, description="Earlier messages sent to the agent with each turn"
     )
     conflict_retries: int = Field(default=10, ge=0)
+    instance_cache_mb: int = Field(
+        default=256,
+        ge=0,
+        description="Memory for instances kept folded between turns (MiB)",
+    )
     outbox_lease_seconds: float = Field(
         default=10.0, gt=0, description="After a crash, how long until a new relay may publish"
     )
