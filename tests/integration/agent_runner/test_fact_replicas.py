@@ -1,6 +1,7 @@
 """Two agent-runner replicas saving the same fact at once keep one fact: the look for it and
 the write (Mem0's search, then its update or add) hold a lock of that (user, category, key) in
-the agent-runner's database, on PostgreSQL an advisory lock shared by the replicas.
+the agent-runner's database, on PostgreSQL an advisory lock shared by the replicas. A
+take-back's compare-and-set (`set_fact_if`) holds it from its look to its change.
 
 Each "replica" is a store of its own (its own memory thread and database pool) on one Qdrant
 collection, taking the server's code path (no local in-memory index): what two processes on
@@ -13,13 +14,15 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator
+from concurrent.futures import Future
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_agent_runner.adapters.fact_locks import fact_locks
+from baton_agent_runner.adapters.fact_locks import FactLocks, fact_locks
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_eventstore import create_engine
 
@@ -114,3 +117,42 @@ async def test_a_write_whose_caller_gave_up_keeps_the_lock_until_it_is_written(
         go_on.set()
     rows = await b._rows("alice", category="priorities")
     assert [row["memory"] for row in rows] == ["Work: b"]
+
+
+class Asking:
+    """A replica's fact locks, setting `asked` when a write asks for one."""
+
+    def __init__(self, locks: FactLocks, asked: threading.Event) -> None:
+        self._locks, self.asked = locks, asked
+
+    def held(self, user_id: str, category: str, key: str) -> AbstractAsyncContextManager[None]:
+        self.asked.set()
+        return self._locks.held(user_id, category, key)
+
+
+async def test_a_fact_written_while_a_take_back_looks_at_it_is_written_after(
+    memory: Any, engines: list[AsyncEngine]
+) -> None:
+    # Replica a takes back its turn's fact; replica b saves the fact for another turn right
+    # after a's look found a's text. b's write must wait for a's delete, not be deleted by it.
+    loop, asked = asyncio.get_running_loop(), threading.Event()
+    b = Replica(memory, engines[1], threading.Barrier(1))
+    b._locks = Asking(b._locks, asked)
+    writing_b: list[Future[None]] = []
+
+    class Looking(Replica):
+        def _rows_now(self, user_id: str, where: dict[str, str]) -> list[dict[str, Any]]:
+            rows = super()._rows_now(user_id, where)
+            if not writing_b:  # a's look, on a's memory thread: b's write starts now
+                put = b.put_fact("alice", "priorities", "work", "Work: b")
+                writing_b.append(asyncio.run_coroutine_threadsafe(put, loop))
+                assert asked.wait(10)
+            return rows
+
+    await b.put_fact("alice", "priorities", "work", "Work: a")
+    asked.clear()
+    a = Looking(memory, engines[0], threading.Barrier(1))
+    assert await a.set_fact_if("alice", "priorities", "work", holds="Work: a", text=None)
+    await asyncio.wrap_future(writing_b[0])
+    assert await a.facts("alice", "priorities") == {"work": "Work: b"}
+    assert await b.count("alice", "priorities") == 1

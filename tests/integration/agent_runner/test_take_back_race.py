@@ -1,22 +1,28 @@
 """A turn whose reply cannot be recorded takes back the facts it wrote. It restored the value it
 had read before its model call, whatever was there by then: a fact that another turn of the
-same user wrote meanwhile, its reply recorded, was wiped."""
+same user wrote meanwhile, its reply recorded, was wiped. And once it read the facts just
+before its writes, a turn writing the fact between the take-back's look and its restore was
+still wiped: the look and the restore are one compare-and-set now."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from baton_agent_runner.adapters.fact_locks import fact_locks
+from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.adapters.sql_logs import SqlReplyLog
 from baton_agent_runner.adapters.sql_stores import SqlInboxStore, SqlMemoryStore
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_agent_runner.service.turns import AgentRunner
-from baton_contracts import RemoteError
+from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import RunAgent
 
 OPENAI = OpenAISettings(base_url=None, api_key="x", timeout_seconds=1.0, max_retries=0)
@@ -61,9 +67,6 @@ async def test_failed_turn_take_back_keeps_another_turns_recorded_fact(
     if backend == "sql":
         memory = SqlMemoryStore(engine, now)
     else:
-        from baton_agent_runner.adapters.fact_locks import fact_locks
-        from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
-
         memory = Mem0MemoryStore(
             await asyncio.to_thread(open_memory, tmp_path / "qdrant", None), fact_locks(engine)
         )
@@ -97,4 +100,131 @@ async def test_failed_turn_take_back_keeps_another_turns_recorded_fact(
         }
     finally:
         if backend != "sql":
+            memory.close()
+
+
+class LateLog(SqlReplyLog):
+    """Turn-a's deadline passes while its reply is being recorded (as `_store` ends it)."""
+
+    async def put(self, user_id, key, reply, digest=None):  # type: ignore[no-untyped-def]
+        if key == "turn-a":
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, "the turn's deadline passed")
+        return await super().put(user_id, key, reply, digest)
+
+
+class TakingBack(SqlInboxStore):
+    """The inbox; `taking_back` is set when turn-a's take-back begins (its items go first)."""
+
+    taking_back = False
+
+    async def discard_turn(self, user_id: str, turn_key: str) -> int:
+        self.taking_back |= turn_key == "turn-a"
+        return await super().discard_turn(user_id, turn_key)
+
+
+class Interleaved:
+    """A memory store whose first write of turn-a's take-back lets `meanwhile` (another turn)
+    run first: the moment right after the take-back looked at the fact."""
+
+    inbox: TakingBack
+    meanwhile: Any = None
+
+    async def _first(self) -> None:
+        if self.inbox.taking_back and self.meanwhile is not None:
+            meanwhile, self.meanwhile = self.meanwhile, None
+            await meanwhile()
+
+    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
+        await self._first()
+        await super().put_fact(user_id, category, key, text)  # type: ignore[misc]
+
+    async def forget_fact(self, user_id: str, category: str, key: str) -> None:
+        await self._first()
+        await super().forget_fact(user_id, category, key)  # type: ignore[misc]
+
+    async def set_fact_if(self, *args: Any, **kwargs: Any) -> bool:
+        await self._first()
+        return bool(await super().set_fact_if(*args, **kwargs))  # type: ignore[misc]
+
+
+class InterleavedSql(Interleaved, SqlMemoryStore):
+    pass
+
+
+class InterleavedMem0(Interleaved, Mem0MemoryStore):
+    pass
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+@pytest.mark.parametrize("before", [None, "Work: my old job"])
+async def test_a_fact_written_while_a_turn_is_taken_back_stays(
+    tmp_path: Path, backend: str, before: str | None, engine: AsyncEngine
+) -> None:
+    now = lambda: datetime.now(UTC)  # noqa: E731
+    memory: Interleaved
+    if backend == "sql":
+        memory = InterleavedSql(engine, now)
+    else:
+        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
+        memory = InterleavedMem0(qdrant, fact_locks(engine))
+    memory.inbox = TakingBack(engine, now)
+    runner = AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=AgentFactory(OPENAI),
+        memory=memory,  # type: ignore[arg-type]
+        inbox=memory.inbox,
+        replies=LateLog(engine, now),
+        timeout=10,
+        store_timeout=10,
+    )
+    facts = memory.facts  # type: ignore[attr-defined]
+    try:
+        if before is not None:
+            await memory.put_fact("alice", "priorities", "work", before)
+
+        async def turn_b() -> None:
+            # Turn A wrote work and its take-back looked: it still holds A's text. Now turn B
+            # of the same user saves work, and its reply is recorded.
+            assert await facts("alice", "priorities") == {"work": "Work: my startup"}
+            await runner.run(turn("turn-b", "Work: a new job at the bank"))
+
+        memory.meanwhile = turn_b
+        with pytest.raises(RemoteError):
+            await runner.run(turn("turn-a", "Work: my startup"))
+        assert memory.meanwhile is None  # turn B ran inside A's take-back
+        # B's turn happened (its reply is recorded); A's did not. B's fact must stay.
+        assert await facts("alice", "priorities") == {"work": "Work: a new job at the bank"}
+    finally:
+        if backend == "mem0":
+            memory.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+async def test_set_fact_if_changes_a_fact_only_while_it_holds_what_was_written(
+    tmp_path: Path, backend: str, engine: AsyncEngine
+) -> None:
+    if backend == "sql":
+        memory: Any = SqlMemoryStore(engine, lambda: datetime.now(UTC))
+    else:
+        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
+        memory = Mem0MemoryStore(qdrant, fact_locks(engine))
+    set_if, facts = memory.set_fact_if, memory.facts
+    try:
+        assert not await set_if("alice", "priorities", "work", holds="Work: a", text="Work: b")
+        assert not await set_if("alice", "priorities", "work", holds="Work: a", text=None)
+        assert await set_if("alice", "priorities", "work", holds=None, text=None)
+        assert await facts("alice", "priorities") == {}
+        assert await set_if("alice", "priorities", "work", holds=None, text="Work: a")
+        assert not await set_if("alice", "priorities", "work", holds=None, text="Work: b")
+        assert not await set_if("alice", "priorities", "work", holds=None, text=None)
+        assert await facts("alice", "priorities") == {"work": "Work: a"}
+        assert not await set_if("alice", "priorities", "work", holds="Work: b", text="Work: c")
+        assert await set_if("alice", "priorities", "work", holds="Work: a", text="Work: c")
+        assert await facts("alice", "priorities") == {"work": "Work: c"}
+        assert await set_if("bob", "priorities", "work", holds=None, text="Work: bob")
+        assert await set_if("alice", "priorities", "work", holds="Work: c", text=None)
+        assert await facts("alice", "priorities") == {}
+        assert await facts("bob", "priorities") == {"work": "Work: bob"}
+    finally:
+        if backend == "mem0":
             memory.close()

@@ -35,7 +35,7 @@ class Mem0MemoryStore:
         self._memory = memory
         self._locks: FactLocks = locks or ProcessFactLocks()
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0")
-        self._writes: set[asyncio.Task[None]] = set()
+        self._writes: set[asyncio.Task[Any]] = set()
         store = memory.vector_store
         # A local folder filters payloads point by point: keep each user's facts in memory.
         self._index = (
@@ -93,7 +93,28 @@ class Mem0MemoryStore:
         """Delete the fact of that category and key, if there is one."""
         await self._locked(user_id, category, key, self._forget_now)
 
-    async def _locked(self, user_id: str, category: str, key: str, write: Any) -> None:
+    async def set_fact_if(
+        self, user_id: str, category: str, key: str, *, holds: str | None, text: str | None
+    ) -> bool:
+        """The look and the change under the fact's lock: a write of the fact by another turn
+        (another replica) waits until both are done."""
+        change = partial(self._set_if_now, holds=holds, text=text)
+        return bool(await self._locked(user_id, category, key, change))
+
+    def _set_if_now(
+        self, user_id: str, category: str, key: str, *, holds: str | None, text: str | None
+    ) -> bool:
+        same = self._rows_now(user_id, {"category": category, "key": key})
+        # What `facts` reads of the key: the last of its points.
+        if (same[-1]["memory"] if same else None) != holds:
+            return False
+        if text is None:
+            self._forget_now(user_id, category, key)
+        elif holds != text:
+            self._put_now(user_id, category, key, text=text)
+        return True
+
+    async def _locked(self, user_id: str, category: str, key: str, write: Any) -> Any:
         """`write(user_id, category, key)` on the memory thread, under the fact's lock: the look
         and the write of two replicas at once (two turns of the user) must not both find
         nothing and both add a fact. The lock is let go once the thread's write has ended,
@@ -102,16 +123,16 @@ class Mem0MemoryStore:
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
         try:
-            await asyncio.shield(task)
+            return await asyncio.shield(task)
         except asyncio.CancelledError:
             task.cancel()  # still waiting for the lock, or queued: then nothing is written
             raise
 
-    async def _held(self, user_id: str, category: str, key: str, write: Any) -> None:
+    async def _held(self, user_id: str, category: str, key: str, write: Any) -> Any:
         async with self._locks.held(user_id, category, key):
             written = self._thread.submit(write, user_id, category, key)
             try:
-                await asyncio.wrap_future(written)
+                return await asyncio.wrap_future(written)
             except UNAVAILABLE as exc:
                 raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
             except asyncio.CancelledError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, timedelta
+from typing import Any
 
 from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -257,6 +258,43 @@ class SqlMemoryStore:
         with reachable("memory"):
             async with write_transaction(self._engine) as conn:
                 await conn.execute(delete(memory_facts).where(fact & (memory_facts.c.key == key)))
+
+    async def set_fact_if(
+        self, user_id: str, category: str, key: str, *, holds: str | None, text: str | None
+    ) -> bool:
+        """One statement whose condition is the fact's text (or its absence), so that a write
+        of the fact by another turn cannot come between the look and the change."""
+        row = {"user_id": user_id, "category": category, "key": key}
+        fact = (
+            (memory_facts.c.user_id == user_id)
+            & (memory_facts.c.category == category)
+            & (memory_facts.c.key == key)
+        )
+        if holds is None and text is None:
+            return await self._select_text(fact) is None
+        statement: Any
+        if holds is None:  # still none: add it back
+            statement = self._upsert.values(**row, text=text, updated_at=self._now())
+            statement = statement.on_conflict_do_nothing(
+                index_elements=["user_id", "category", "key"]
+            )
+        elif text is None:
+            statement = delete(memory_facts).where(fact & (memory_facts.c.text == holds))
+        else:
+            statement = (
+                update(memory_facts)
+                .where(fact & (memory_facts.c.text == holds))
+                .values(text=text, updated_at=self._now())
+            )
+        with reachable("memory"):
+            async with write_transaction(self._engine) as conn:
+                return bool((await conn.execute(statement)).rowcount)
+
+    async def _select_text(self, fact: Any) -> str | None:
+        with reachable("memory"):
+            async with self._engine.connect() as conn:
+                found = await conn.scalar(select(memory_facts.c.text).where(fact))
+        return None if found is None else str(found)
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         """The user's facts in `category`, by key."""

@@ -49,6 +49,13 @@ class MemoryStore(Protocol):
     async def forget_fact(self, user_id: str, category: str, key: str) -> None:
         """Delete one fact, if the user has it."""
 
+    async def set_fact_if(
+        self, user_id: str, category: str, key: str, *, holds: str | None, text: str | None
+    ) -> bool:
+        """Set one fact to `text` (None: delete it), only if it still holds `holds` (None: the
+        user has no such fact), in one step no other write of that fact comes between; whether
+        it did."""
+
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
         """The user's facts in one category, by key."""
 

@@ -202,17 +202,16 @@ class AgentRunner:
                 return gone
             # Only what is still this turn's own write is put back: a fact another turn of
             # the user wrote or dropped since (its reply recorded) is that turn's, not ours.
+            # The look and the restore are one step: a read, then a write, wiped that turn's
+            # fact when it was written in between.
             data = output.extracted_data
             wrote: dict[str, str | None] = dict.fromkeys(dropped_facts_of(data))
             wrote.update(facts_of(data))
-            now = await self.memory.facts(cmd.user_id, PRIORITIES)
             for area, was in facts_before.items():
-                if now.get(area) != wrote.get(area):
-                    continue
-                if was is None:
-                    await self.memory.forget_fact(cmd.user_id, PRIORITIES, area)
-                else:
-                    await self.memory.put_fact(cmd.user_id, PRIORITIES, area, was)
+                if was != wrote.get(area):
+                    await self.memory.set_fact_if(
+                        cmd.user_id, PRIORITIES, area, holds=wrote.get(area), text=was
+                    )
             return gone
 
         try:
