@@ -145,7 +145,10 @@ class Mem0MemoryStore:
                 raise
 
     def _forget_now(self, user_id: str, category: str, key: str) -> None:
-        for row in self._rows_now(user_id, {"category": category, "key": key}):
+        self._delete_now(user_id, self._rows_now(user_id, {"category": category, "key": key}))
+
+    def _delete_now(self, user_id: str, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
             try:
                 self._memory.delete(row["id"])
             finally:
@@ -155,6 +158,10 @@ class Mem0MemoryStore:
     def _put_now(self, user_id: str, category: str, key: str, *, text: str) -> None:
         same = self._rows_now(user_id, {"category": category, "key": key})
         if same:
+            # One point per fact: a read takes whichever point it finds, so the others (an id
+            # Mem0 trimmed, "alice ", once added its own) go first; a put that fails midway
+            # leaves an older text, never a newer one beside a stale one.
+            self._delete_now(user_id, same[1:])
             self._write(user_id, self._memory.update, same[0]["id"], data=text)
             return
         metadata = {"category": category, "key": key}
