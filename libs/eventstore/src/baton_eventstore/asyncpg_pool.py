@@ -1,8 +1,8 @@
 """`LazyPool`: the raw asyncpg pool of the event store's hot path, opened on first use.
 
-It is configured from the SQLAlchemy engine (the same URL, and at most as many connections as
-the engine's pool may open) and keeps every session's plans on the indexes
-(`KEY_LOOKUPS_ONLY`).
+It is configured from the SQLAlchemy engine (the same URL, the same session settings, its
+statement timeout among them, and at most as many connections as the engine's pool may open)
+and keeps every session's plans on the indexes (`KEY_LOOKUPS_ONLY`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_eventstore.engine import OLTP_SESSION
+from baton_eventstore.engine import session_settings
 from baton_eventstore.unavailable import CONNECTION_LOST, StoreUnavailable
 
 # URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
@@ -34,7 +34,10 @@ class LazyPool:
     def __init__(self, engine: AsyncEngine) -> None:
         self.max_size = pool_limit(engine)
         options = connect_options(engine)
-        self._server_settings: dict[str, str] = options.pop("server_settings", None) or {}
+        self._server_settings: dict[str, str] = {
+            **session_settings(engine),
+            **(options.pop("server_settings", None) or {}),
+        }
         self._connect_options = options
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
@@ -79,11 +82,7 @@ class LazyPool:
                     max_size=self.max_size,
                     reset=_keep_session,
                     **self._connect_options,
-                    server_settings={
-                        **OLTP_SESSION,
-                        **self._server_settings,
-                        **KEY_LOOKUPS_ONLY,
-                    },
+                    server_settings={**self._server_settings, **KEY_LOOKUPS_ONLY},
                 )
             return self._pool
 

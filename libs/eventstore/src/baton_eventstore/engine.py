@@ -31,14 +31,34 @@ benchmark's platform, the idle workflow service's relay connection spent 23-31 m
 second compiling (`docs/performance-history.md`)."""
 
 
-def create_engine(url: str, *, pool_size: int | None = None, **kwargs: Any) -> AsyncEngine:
+_SESSIONS: weakref.WeakKeyDictionary[Engine, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def create_engine(
+    url: str,
+    *,
+    pool_size: int | None = None,
+    statement_timeout: float | None = None,
+    **kwargs: Any,
+) -> AsyncEngine:
     """An AsyncEngine for `sqlite+aiosqlite://` or `postgresql+asyncpg://` URLs.
 
     `pool_size` (PostgreSQL; SQLite ignores it) is the most connections the engine's pool
     opens, 20 when not given; a store's append pool opens as many again (`AsyncpgAppender`).
+
+    `statement_timeout` (seconds) bounds every statement of the engine's sessions, and of its
+    store's append pool: PostgreSQL's `statement_timeout` (a wait for a lock included), on
+    SQLite the busy timeout (the wait for another process's write lock). A statement that
+    cannot finish within it fails, having written nothing, and is `unavailable`
+    (`is_unavailable`); without it, a session holding `LOCK TABLE events` kept requests
+    waiting, and recorded, after their callers had given up on them. Set once per
+    connection, it costs no round trip. Migrations are exempt (`without_statement_timeout`).
     """
+    if statement_timeout is not None and statement_timeout <= 0:
+        raise ValueError(f"statement_timeout: must be above 0, not {statement_timeout}")
     if url.startswith("sqlite"):
-        return _sqlite_engine(url, **kwargs)
+        busy_ms = SQLITE_BUSY_TIMEOUT_MS if statement_timeout is None else _ms(statement_timeout)
+        return _sqlite_engine(url, busy_ms, **kwargs)
     if url.startswith("postgresql"):
         if url.startswith(("postgresql://", "postgres://")):
             url = "postgresql+asyncpg://" + url.split("://", 1)[1]
@@ -53,14 +73,52 @@ def create_engine(url: str, *, pool_size: int | None = None, **kwargs: Any) -> A
             "pool_recycle": 1800,
         }
         connect_args = dict(kwargs.pop("connect_args", None) or {})
-        connect_args["server_settings"] = {
+        bound = (
+            {} if statement_timeout is None else {"statement_timeout": str(_ms(statement_timeout))}
+        )
+        connect_args["server_settings"] = session = {
             **OLTP_SESSION,
+            **bound,
             **(connect_args.get("server_settings") or {}),
         }
         engine = create_async_engine(url, connect_args=connect_args, **{**options, **kwargs})
         event.listen(engine.sync_engine, "checkout", _replace_if_closed)
+        _SESSIONS[engine.sync_engine] = session
         return engine
     raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
+
+
+def session_settings(engine: AsyncEngine) -> dict[str, str]:
+    """The PostgreSQL session settings the engine's connections open with (`OLTP_SESSION`,
+    the statement timeout, a caller's own), for another pool on its database to take too."""
+    return dict(_SESSIONS.get(engine.sync_engine, OLTP_SESSION))
+
+
+def _ms(seconds: float) -> int:
+    return max(round(seconds * 1000), 1)  # 0 would mean no bound at all
+
+
+@asynccontextmanager
+async def without_statement_timeout(conn: AsyncConnection) -> AsyncIterator[None]:
+    """No statement timeout on `conn` while the block runs, for work that may rightly take
+    long: a migration waiting for another replica's, an index built on a large table, a
+    start-up check reading a whole table. On PostgreSQL until `conn`'s transaction ends (it
+    begins here if it has not); on SQLite the busy timeout is `SQLITE_BUSY_TIMEOUT_MS` until
+    the block ends."""
+    if conn.dialect.name == "postgresql":
+        await conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
+        yield
+        return
+    busy = int((await conn.exec_driver_sql("PRAGMA busy_timeout")).scalar() or 0)
+    if busy >= SQLITE_BUSY_TIMEOUT_MS:
+        yield
+        return
+    await conn.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    try:
+        yield
+    finally:
+        if not conn.invalidated:  # pooled again with the engine's own bound
+            await conn.exec_driver_sql(f"PRAGMA busy_timeout={busy}")
 
 
 def _replace_if_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
@@ -86,13 +144,13 @@ def autocommit(engine: AsyncEngine) -> AsyncEngine:
     return engine.execution_options(isolation_level="AUTOCOMMIT")
 
 
-def _sqlite_engine(url: str, **kwargs: Any) -> AsyncEngine:
+def _sqlite_engine(url: str, busy_ms: int, **kwargs: Any) -> AsyncEngine:
     engine = create_async_engine(url, **kwargs)
 
     @event.listens_for(engine.sync_engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.close()
         dbapi_connection.run_async(_use_wal)
         cursor = dbapi_connection.cursor()

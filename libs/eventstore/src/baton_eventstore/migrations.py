@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from baton_eventstore.engine import without_statement_timeout
+
 # A step gets a sync Connection inside the migration transaction (so `metadata.create_all`
 # works as is); step N (1-based) brings the component to version N. Never reorder or edit one.
 Step = Callable[[Connection], None]
@@ -36,7 +38,9 @@ async def migrate(engine: AsyncEngine, component: str, steps: Sequence[Step]) ->
     """Apply the steps `component` has not run yet, in one transaction; return its version."""
     if not component:
         raise ValueError("component: must be a non-empty string")
-    async with engine.connect() as conn:
+    # Unbounded by the engine's statement timeout: a migration waits for another replica's
+    # (the lock below), and a step may build an index on a large table.
+    async with engine.connect() as conn, without_statement_timeout(conn):
         await _lock(conn)
         await conn.run_sync(lambda sync: _meta.create_all(sync, tables=[baton_schema]))
         current = await _current_version(conn, component)

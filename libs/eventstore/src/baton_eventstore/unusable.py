@@ -66,7 +66,13 @@ def the_database(url: str) -> str:
     return f"the database at {shown(url)}"
 
 
-def engine_for(setting: str, url: str, *, pool_size: int | None = None) -> AsyncEngine:
+def engine_for(
+    setting: str,
+    url: str,
+    *,
+    pool_size: int | None = None,
+    statement_timeout: float | None = None,
+) -> AsyncEngine:
     """`create_engine(url)`, and the folder of a SQLite file created; DatabaseUnusable, naming
     `setting`, when `url` is no database this store can use or that folder cannot be made."""
     try:
@@ -80,7 +86,7 @@ def engine_for(setting: str, url: str, *, pool_size: int | None = None) -> Async
             setting, shown(url), f'unsupported database "{parsed.drivername}" ({DRIVERS})'
         )
     try:
-        engine = create_engine(url, pool_size=pool_size)
+        engine = create_engine(url, pool_size=pool_size, statement_timeout=statement_timeout)
     except (ArgumentError, InvalidRequestError, ImportError) as exc:  # unknown or sync driver
         raise DatabaseUnusable(setting, shown(url), _driver_problem(parsed, exc)) from exc
     _ensure_sqlite_folder(setting, url, parsed)
