@@ -63,7 +63,7 @@ class Stack:
 def workflow_settings(nats_url: str, folder: Path, **extra: Any) -> WorkflowSettings:
     return WorkflowSettings(
         nats_url=nats_url,
-        database_url=f"sqlite+aiosqlite:///{folder / 'workflow.db'}",
+        database_url=extra.pop("database_url", f"sqlite+aiosqlite:///{folder / 'workflow.db'}"),
         checker_timeout_seconds=2.0,
         agent_call_timeout_seconds=extra.pop("agent_call_timeout_seconds", 10.0),
         **extra,

@@ -157,7 +157,12 @@ class WorkflowApp:
 def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
     """Build the service; `overrides` replace adapters by name (agent_runner, clock, ...)."""
     store = SqlEventStore(
-        engine_for(DATABASE_SETTING, settings.database_url, pool_size=settings.database_pool_size)
+        engine_for(
+            DATABASE_SETTING,
+            settings.database_url,
+            pool_size=settings.database_pool_size,
+            statement_timeout=settings.database_statement_timeout_seconds,
+        )
     )
     messaging = MessagingSettings(
         nats_url=settings.nats_url, request_timeout_seconds=settings.request_timeout_seconds

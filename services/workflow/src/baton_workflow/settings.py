@@ -36,6 +36,14 @@ class WorkflowSettings(BaseSettings):
         description="PostgreSQL connections of the database pool (BATON_DATABASE_POOL_SIZE); "
         "the append pool opens as many again",
     )
+    database_statement_timeout_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        description="The longest one database statement may take, a wait for a lock included "
+        "(PostgreSQL's statement_timeout, SQLite's busy timeout); then it fails, writing "
+        "nothing, and its request is answered unavailable. Migrations are exempt "
+        "(BATON_DATABASE_STATEMENT_TIMEOUT_SECONDS)",
+    )
     workflow_definitions_dir: Path = SHIPPED_DEFINITIONS
     request_timeout_seconds: float = Field(default=5.0, gt=0)
     checker_timeout_seconds: float = Field(default=2.0, gt=0)

@@ -20,6 +20,7 @@ from baton_eventstore import (
     RowWrite,
     SqlEventStore,
 )
+from baton_eventstore.engine import without_statement_timeout
 from baton_messaging.requests import trace_headers
 from baton_workflow.adapters.newest_cache import NewestCache
 from baton_workflow.adapters.read_model import workflow_instances
@@ -242,13 +243,16 @@ def _new_event(event_id: UUID, event: DomainEvent, wire: WireEvent | None) -> Ne
 
 
 async def active_steps(store: SqlEventStore) -> dict[tuple[str, str], int]:
-    """How many instances are active, by (workflow id, current step)."""
+    """How many instances are active, by (workflow id, current step).
+
+    Read at start-up over the whole table, so without the statement timeout: with millions
+    of instances it may take longer, and cut off it would keep the service from starting."""
     wi = workflow_instances.c
     query = (
         select(wi.workflow_id, wi.current_step, func.count())
         .where(wi.status == "active")
         .group_by(wi.workflow_id, wi.current_step)
     )
-    async with store.reader.connect() as conn:
+    async with store.engine.connect() as conn, without_statement_timeout(conn):
         rows = (await conn.execute(query)).all()
     return {(workflow_id, step): int(count) for workflow_id, step, count in rows}

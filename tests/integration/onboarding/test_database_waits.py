@@ -1,0 +1,195 @@
+"""A turn or a signal held up by its database ends in time, and records nothing afterwards.
+
+A session holding `LOCK TABLE events` (an operator's maintenance, a migration gone wrong), or
+another process holding a SQLite file's write lock, kept a chat turn or a signal waiting past
+the gateway's 503, and it was recorded once the lock went: the user, told it had failed, saw
+it in the log later. Each statement is now bounded (`BATON_DATABASE_STATEMENT_TIMEOUT_SECONDS`):
+the request is answered `unavailable` while the gateway still waits, and nothing of it is
+recorded later.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import asyncpg
+import httpx
+import pytest
+
+from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_messaging import MessagingSettings, build_broker, respond, start_broker
+
+from ...platform_stack import User, gateway_client, running_stack
+
+STATEMENT_TIMEOUT = 0.5
+GATEWAY = {"chat_timeout_seconds": 3.5, "request_timeout_seconds": 2.5}
+"""Scaled down from the defaults, in the same order: a statement's bound well inside the
+gateway's wait, so the workflow service answers before the gateway gives up."""
+DATABASE_UNAVAILABLE = "the workflow service's database is unavailable"
+
+
+@asynccontextmanager
+async def agent(
+    nats_url: str, before: Callable[[RunAgent], Awaitable[None]]
+) -> AsyncIterator[None]:
+    """An `agent.cmd.run` responder that awaits `before(turn)`, then answers."""
+
+    async def answer(turn: RunAgent) -> AgentReply:
+        await before(turn)
+        return AgentReply(message=f"answer to {turn.message}")
+
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "test-agent")
+    respond(broker, RunAgent, answer, queue="agent")
+    await start_broker(broker)
+    try:
+        yield
+    finally:
+        await broker.stop()
+
+
+class TableLock:
+    """`LOCK TABLE events` in a session of its own, held from `take()` until `release()`."""
+
+    def __init__(self, postgres_url: str) -> None:
+        self.dsn = postgres_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+        self.conn: asyncpg.Connection | None = None
+
+    async def take(self) -> None:
+        self.conn = await asyncpg.connect(self.dsn)
+        await self.conn.execute("BEGIN")
+        await self.conn.execute("LOCK TABLE events")
+
+    async def release(self) -> None:
+        if self.conn is not None:
+            await self.conn.execute("ROLLBACK")
+            await self.conn.close()
+            self.conn = None
+
+
+async def signal(user: User, command_id: str) -> httpx.Response:
+    return await user.http.post(
+        f"/api/workflows/{user.instance}/signal",
+        json={"action": "stay", "command_id": command_id},
+        headers=user.headers,
+    )
+
+
+async def signals_recorded(user: User) -> list[str]:
+    log = await user.get(f"/api/workflows/{user.instance}/events")
+    return [
+        e["payload"]["command_id"] for e in log["events"] if e["type"].endswith("signal_received")
+    ]
+
+
+async def chat(user: User) -> list[str]:
+    log = await user.get(f"/api/workflows/{user.instance}/messages")
+    return [m["text"] for m in log["messages"]]
+
+
+def assert_answered_by_the_workflow_service(response: httpx.Response) -> None:
+    """A 503 of the workflow service itself, not the gateway's "no reply within": it came
+    while the gateway still waited, so nothing of it is carried out after it."""
+    assert response.status_code == 503, response.text
+    assert DATABASE_UNAVAILABLE in response.json()["error"]["message"], response.text
+
+
+@pytest.mark.postgres
+async def test_a_signal_behind_a_locked_table_fails_in_time_and_is_never_recorded(
+    nats_url: str, tmp_path: Path, postgres_url: str
+) -> None:
+    lock = TableLock(postgres_url)
+    async with (
+        running_stack(
+            nats_url,
+            tmp_path,
+            agent_runner=False,
+            database_url=postgres_url,
+            database_statement_timeout_seconds=STATEMENT_TIMEOUT,
+            gateway=GATEWAY,
+        ) as stack,
+        gateway_client(stack) as http,
+    ):
+        user = User(http, "locked-signal")
+        await user.start()
+        await lock.take()
+        try:
+            held = await signal(user, "held")
+        finally:
+            await lock.release()
+        # Taken after whatever is left of the held signal: it holds the instance until it ends.
+        after = await signal(user, "after")
+        recorded = await signals_recorded(user)
+
+    assert_answered_by_the_workflow_service(held)
+    assert after.status_code == 200, after.text
+    assert recorded == ["after"]
+
+
+@pytest.mark.postgres
+async def test_a_turn_whose_append_meets_a_locked_table_fails_in_time_and_is_never_recorded(
+    nats_url: str, tmp_path: Path, postgres_url: str
+) -> None:
+    lock = TableLock(postgres_url)
+
+    async def lock_during_the_first_turn(turn: RunAgent) -> None:
+        if turn.message == "first":
+            await lock.take()  # the agent has answered; the turn's append meets the lock
+
+    async with (
+        running_stack(
+            nats_url,
+            tmp_path,
+            agent_runner=False,
+            database_url=postgres_url,
+            database_statement_timeout_seconds=STATEMENT_TIMEOUT,
+            agent_call_timeout_seconds=2.0,
+            gateway=GATEWAY,
+        ) as stack,
+        gateway_client(stack) as http,
+        agent(nats_url, lock_during_the_first_turn),
+    ):
+        user = User(http, "locked-turn")
+        await user.start()
+        try:
+            first = await user.send("first", "m1")
+        finally:
+            await lock.release()
+        second = await user.send("second", "m2")
+        said = await chat(user)
+
+    assert_answered_by_the_workflow_service(first)
+    assert second.status_code == 200, second.text
+    assert said == ["second", "answer to second"]
+
+
+async def test_a_signal_behind_another_processes_sqlite_write_fails_in_time_and_is_never_recorded(
+    nats_url: str, tmp_path: Path
+) -> None:
+    async with (
+        running_stack(
+            nats_url,
+            tmp_path,
+            agent_runner=False,
+            database_statement_timeout_seconds=STATEMENT_TIMEOUT,
+            gateway=GATEWAY,
+        ) as stack,
+        gateway_client(stack) as http,
+    ):
+        user = User(http, "locked-file")
+        await user.start()
+        other = sqlite3.connect(tmp_path / "workflow.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process's write transaction, held
+        try:
+            held = await signal(user, "held")
+        finally:
+            other.rollback()
+            other.close()
+        after = await signal(user, "after")
+        recorded = await signals_recorded(user)
+
+    assert_answered_by_the_workflow_service(held)
+    assert after.status_code == 200, after.text
+    assert recorded == ["after"]
