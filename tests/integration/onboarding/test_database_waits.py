@@ -10,6 +10,7 @@ recorded later.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -193,3 +194,49 @@ async def test_a_signal_behind_another_processes_sqlite_write_fails_in_time_and_
     assert_answered_by_the_workflow_service(held)
     assert after.status_code == 200, after.text
     assert recorded == ["after"]
+
+
+async def test_a_signal_queued_behind_a_slow_turn_ends_by_its_own_deadline_recording_nothing(
+    nats_url: str, tmp_path: Path
+) -> None:
+    # A signal sent while a chat turn of the instance waited for its agent waited for the
+    # instance however long that took: the gateway answered 503 after its 2.5 s, and the
+    # signal was recorded once the turn ended. It now waits until its own deadline, counted
+    # from its arrival (`BATON_SIGNAL_TIMEOUT_SECONDS`), and is refused then.
+    asked, answer = asyncio.Event(), asyncio.Event()
+
+    async def slow(turn: RunAgent) -> None:
+        asked.set()
+        await answer.wait()
+
+    async with (
+        running_stack(
+            nats_url,
+            tmp_path,
+            agent_runner=False,
+            agent_call_timeout_seconds=3.0,
+            signal_timeout_seconds=1.0,
+            gateway={"chat_timeout_seconds": 5.0, "request_timeout_seconds": 2.5},
+        ) as stack,
+        gateway_client(stack) as http,
+        agent(nats_url, slow),
+    ):
+        user = User(http, "queued-signal")
+        await user.start()
+        turn = asyncio.create_task(user.send("first", "m1"))
+        await asyncio.wait_for(asked.wait(), 5)
+        try:
+            held = await signal(user, "held")
+        finally:
+            answer.set()
+        assert (await turn).status_code == 200
+        after = await signal(user, "after")
+        recorded = await signals_recorded(user)
+
+    assert held.status_code == 503, held.text
+    assert held.json()["error"]["message"] == (
+        "another message or signal to this instance was still being handled; nothing was "
+        "recorded: send it again"
+    )
+    assert after.status_code == 200, after.text
+    assert recorded == ["m1", "after"]  # the turn's own signal, and the later one

@@ -190,6 +190,7 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         conflict_retries=settings.conflict_retries,
         history_size=settings.conversation_history,
         turn_timeout=settings.agent_call_timeout_seconds,
+        signal_timeout=settings.signal_timeout_seconds,
     )
     catalog, runs = _dag(settings, store, broker, services, overrides)
     app = WorkflowApp(

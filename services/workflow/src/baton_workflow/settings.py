@@ -52,6 +52,14 @@ class WorkflowSettings(BaseSettings):
         gt=0,
         description="How long a chat turn waits for the step's agent (a model call included)",
     )
+    signal_timeout_seconds: float = Field(
+        default=2.5,
+        gt=0,
+        description="How long a signal may wait for its instance (behind a chat turn of it, "
+        "say), counted from its arrival; then it is refused unavailable, nothing recorded. "
+        "With the statement timeout, under the gateway's request timeout "
+        "(BATON_SIGNAL_TIMEOUT_SECONDS)",
+    )
     conversation_history: int = Field(
         default=20, ge=0, le=200, description="Earlier messages sent to the agent with each turn"
     )

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import MAX_HISTORY_CHARS, AgentReply, HistoryEntry, RunAgent
@@ -40,6 +37,7 @@ from baton_workflow.service.checkers import CheckContext
 from baton_workflow.service.handlers import (
     WorkflowServices,
     commit_turn,
+    instance_locked,
     not_active,
     replay_turn,
 )
@@ -54,12 +52,8 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
     text = _text(cmd.text)
     # The turn's time runs from its arrival: a turn queued here behind another turn of the
     # instance must not start its agent call once its caller has stopped waiting.
-    deadline = (
-        None
-        if svc.turn_timeout is None
-        else datetime.now(UTC) + timedelta(seconds=svc.turn_timeout)
-    )
-    async with _locked(svc, cmd, deadline):
+    deadline = svc.deadline(svc.turn_timeout)
+    async with instance_locked(svc, cmd.instance_id, deadline, TURN_QUEUED_TOO_LONG):
         # Fresh (the cached instance and the log's tail, one read): the agent is asked on this
         # state, and its answer is not asked again when the append then conflicts. On a cache
         # another replica has moved past, the closed step's agent answered, a completed
@@ -111,26 +105,10 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
         return _message_reply(svc, answer, turn)
 
 
-@contextlib.asynccontextmanager
-async def _locked(
-    svc: WorkflowServices, cmd: SendMessage, deadline: datetime | None
-) -> AsyncIterator[None]:
-    """The instance's lock, waited for until the turn's deadline at most."""
-    lock = svc.instance_lock(cmd.instance_id)
-    left = None if deadline is None else (deadline - datetime.now(UTC)).total_seconds()
-    try:
-        async with asyncio.timeout(left):
-            await lock.acquire()
-    except TimeoutError:
-        raise RemoteError.of(
-            ErrorCode.UNAVAILABLE,
-            "another message to this instance was still being answered; nothing was recorded: "
-            "send the message again",
-        ) from None
-    try:
-        yield
-    finally:
-        lock.release()
+TURN_QUEUED_TOO_LONG = (
+    "another message to this instance was still being answered; nothing was recorded: "
+    "send the message again"
+)
 
 
 async def get_conversation(svc: WorkflowServices, query: GetConversation) -> Conversation:

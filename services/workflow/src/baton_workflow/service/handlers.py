@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
@@ -68,6 +70,10 @@ class WorkflowServices:
     """How long a chat turn may take from the moment it arrives (`agent_call_timeout_seconds`):
     the wait for the instance's lock and the agent call both count, so a turn queued behind
     another one is not asked of its agent after its caller gave up on it."""
+    signal_timeout: float | None = None
+    """How long a signal or an exchange may wait for its instance from the moment it arrives
+    (`signal_timeout_seconds`), so one queued behind a slow chat turn is refused before its
+    caller gives up on it, not recorded after."""
     _locks: weakref.WeakValueDictionary[str, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, repr=False
     )
@@ -78,6 +84,10 @@ class WorkflowServices:
         if lock is None:
             lock = self._locks[instance_id] = asyncio.Lock()
         return lock
+
+    def deadline(self, seconds: float | None) -> datetime | None:
+        """`seconds` from now, when a request that arrives now must be done by."""
+        return None if seconds is None else datetime.now(UTC) + timedelta(seconds=seconds)
 
     def definition(self, workflow_id: str) -> WorkflowDefinition:
         """A loaded definition, or NOT_FOUND naming the id."""
@@ -138,17 +148,47 @@ async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartRepl
     return StartReply(created=True, instance=change.view)
 
 
+SIGNAL_QUEUED_TOO_LONG = (
+    "another message or signal to this instance was still being handled; nothing was "
+    "recorded: send it again"
+)
+
+
 async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
     """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
+    # Its time runs from its arrival, as a chat turn's does: behind a slow turn of the
+    # instance, it waited for the instance after its caller had given up, and was recorded.
+    deadline = svc.deadline(svc.signal_timeout)
     if isinstance(cmd, RecordExchange):
         cmd = _agents_data_kept(cmd)
     _check_data(cmd.signal)
     command = _domain_command(cmd)
-    async with svc.instance_lock(cmd.instance_id):
-        reply, replayed = await commit_turn(svc, cmd.instance_id, cmd.user_id, lambda _: command)
+    async with instance_locked(svc, cmd.instance_id, deadline, SIGNAL_QUEUED_TOO_LONG):
+        reply, replayed = await commit_turn(
+            svc, cmd.instance_id, cmd.user_id, lambda _: command, retry_until=deadline
+        )
     if replayed is not None:
         require_same_command(replayed.events, command)
     return reply
+
+
+@contextlib.asynccontextmanager
+async def instance_locked(
+    svc: WorkflowServices, instance_id: str, deadline: datetime | None, refusal: str
+) -> AsyncIterator[None]:
+    """The instance's lock, waited for until `deadline` at most; then `unavailable` with
+    `refusal` (nothing was done)."""
+    lock = svc.instance_lock(instance_id)
+    left = None if deadline is None else (deadline - datetime.now(UTC)).total_seconds()
+    try:
+        async with asyncio.timeout(left):
+            await lock.acquire()
+    except TimeoutError:
+        raise RemoteError.of(ErrorCode.UNAVAILABLE, refusal) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 CommandFor = Callable[[InstanceState], dc.SendSignal | dc.RecordExchange]
@@ -161,8 +201,10 @@ async def commit_turn(
     user_id: str,
     command_for: CommandFor,
     loaded: LoadedInstance | None = None,
+    retry_until: datetime | None = None,
 ) -> tuple[TurnReply, LoadedInstance | None]:
-    """Decide and append one turn; on a version conflict reload and decide again.
+    """Decide and append one turn; on a version conflict reload and decide again, but not
+    after `retry_until` (the caller would have given up on an append started then).
 
     Returns the reply, and the loaded instance when the command had been handled before
     (a replay), so callers can answer from what was recorded.
@@ -171,6 +213,8 @@ async def commit_turn(
     give_up_at = clock() + svc.conflict_seconds
     attempt = 0
     while attempt <= svc.conflict_retries or clock() < give_up_at:
+        if attempt and retry_until is not None and datetime.now(UTC) >= retry_until:
+            break
         if attempt:  # another replica wrote first: spread the retries out
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt, 10)))
         if loaded is None or attempt:
