@@ -90,8 +90,13 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
     task_agents, task_results, ...); `prune_every` sets the seconds between two prunes of the
     reply and task logs (tests make it short)."""
     replica, holder = _holder(settings)
+    # Each statement bounded as its store call is: cut off by the call's own timeout alone, a
+    # statement waiting for a lock went on in the server, and wrote once the lock went.
     engine = engine_for(
-        DATABASE_SETTING, settings.database_url, pool_size=settings.database_pool_size
+        DATABASE_SETTING,
+        settings.database_url,
+        pool_size=settings.database_pool_size,
+        statement_timeout=settings.store_timeout_seconds,
     )
     messaging = MessagingSettings(
         nats_url=settings.nats_url, request_timeout_seconds=settings.request_timeout_seconds
