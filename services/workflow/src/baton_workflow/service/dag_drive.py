@@ -183,6 +183,8 @@ class RunDrive:
         self.state = await self.ex.runs.append(self.run_id, self.version, self.state, events)
         self.version += len(events)
         self.ex.notify()
+        if any(isinstance(e, re.RunCompleted) for e in events):
+            log_end(self.state)
 
     def _spawn(self, call: Call) -> None:
         assert self.state is not None
@@ -208,6 +210,24 @@ class RunDrive:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+def log_end(state: RunState) -> None:
+    """The line an operator reads when a run ends (its start's is in `start_dag_run`).
+
+    A cancel's reason is text the user wrote, so it is left out; a failure's error is the
+    one the run's reader sees (`step "x" failed (error): ...`), written by Baton.
+    """
+    # A run started before workflows had versions has no version id: its name says enough.
+    name = f"run {state.run_id} of {state.version_id or state.workflow}"
+    if state.status == "success":
+        log.info("%s completed", name)
+    elif state.status == "cancelled":
+        log.info("%s cancelled", name)
+    elif state.status == "timeout":
+        log.info("%s timed out: %s", name, state.error)
+    else:
+        log.info("%s failed: %s", name, state.error)
 
 
 def _past_deadline(

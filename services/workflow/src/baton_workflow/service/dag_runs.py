@@ -110,6 +110,13 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
         assert earlier is not None
         return await _accepted(svc, earlier, command)
     svc.executor.launch(started.run_id, state)
+    log.info(
+        "run %s of %s started for user %s (%s)",
+        started.run_id,
+        started.version_id,
+        started.user_id,
+        started.mode,
+    )
     return DagRunAccepted(
         run_id=started.run_id,
         workflow=started.workflow,
