@@ -226,11 +226,22 @@ class OneLineFormatter(logging.Formatter):
         return _CONTROL.sub(lambda c: repr(c.group(0))[1:-1], line)
 
 
+QUIET_BELOW_DEBUG = ("httpx", "httpcore")
+"""Libraries whose INFO lines are one per request (httpx: `HTTP Request: POST ...` for every
+model call and tool fetch): at any level but DEBUG they say only WARNING and above."""
+
+
 def configure_logging(level: str | int) -> None:
     """The root logger of a service process: `LOG_FORMAT` on stderr, one line per record."""
     handler = logging.StreamHandler()
     handler.setFormatter(OneLineFormatter(LOG_FORMAT))
     logging.basicConfig(level=level, handlers=[handler])
+    chosen = logging.getLogger().getEffectiveLevel()
+    if chosen > logging.DEBUG:
+        # Never below the chosen level: a record passes its own logger's level only, so at
+        # ERROR a WARNING set here would let httpx's warnings through.
+        for name in QUIET_BELOW_DEBUG:
+            logging.getLogger(name).setLevel(max(logging.WARNING, chosen))
 
 
 def settled(name: str, read: Callable[[], ResultT]) -> ResultT:
