@@ -3,6 +3,7 @@ what its stores raise when they are down."""
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from pathlib import Path
@@ -34,6 +35,36 @@ UNAVAILABLE = (
 )
 
 
+class _Dropped(logging.Filter):
+    """Drops a logger's records whose message starts with one of `starts`."""
+
+    def __init__(self, *starts: str) -> None:
+        super().__init__()
+        self.starts = starts
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(self.starts)
+
+
+# mem0's BM25 keyword search wants spaCy (lemmas) and fastembed (sparse vectors), and says so
+# as a warning on first use when they are missing. Baton never runs that search: it searches
+# by its own embedder's vectors, straight on Qdrant. Only these words are dropped: a model that
+# is installed but fails to load still warns.
+_NOISE = {
+    "mem0.utils.spacy_models": _Dropped(
+        "Failed to load spaCy lemma model: spaCy is not installed",
+        "Failed to load spaCy full model: spaCy is not installed",
+    ),
+    "mem0.vector_stores.qdrant": _Dropped("fastembed not installed - BM25 keyword search disabled"),
+}
+
+
+def quiet_mem0_noise() -> None:
+    """Drop mem0's warnings about the BM25 extras Baton does not use (once per logger)."""
+    for name, dropped in _NOISE.items():
+        logging.getLogger(name).addFilter(dropped)  # adding it again changes nothing
+
+
 def open_memory(
     qdrant_path: Path,
     qdrant_url: str | None,
@@ -42,6 +73,7 @@ def open_memory(
 ) -> Any:
     """A Mem0 `Memory` on Qdrant with the configured embedder; telemetry off, state under the
     path. A collection made for vectors of another size stops here (`EmbeddingDimsMismatch`)."""
+    quiet_mem0_noise()
     settings = embedder or EmbedderSettings()
     vectors = make_embedder(settings)  # before touching Qdrant: a missing extra fails first
     try:
