@@ -52,6 +52,15 @@ def test_mem0_says_nothing_of_the_keyword_search_baton_does_not_use(first_use: s
     assert "fastembed" not in first_use
 
 
+def test_a_corrected_fact_leaves_no_user_words_and_no_deprecation_in_the_log(
+    first_use: str,
+) -> None:
+    # mem0 logged `Updating memory with data='ship the beta on Friday'` at INFO: a user's
+    # fact in the operator's log. And Baton called update() with its deprecated `data=`.
+    assert "ship the beta" not in first_use
+    assert "deprecated" not in first_use
+
+
 def test_only_those_two_warnings_are_dropped(caplog: pytest.LogCaptureFixture) -> None:
     quiet_mem0_noise()
     caplog.set_level(logging.INFO)

@@ -162,7 +162,7 @@ class Mem0MemoryStore:
             # Mem0 trimmed, "alice ", once added its own) go first; a put that fails midway
             # leaves an older text, never a newer one beside a stale one.
             self._delete_now(user_id, same[1:])
-            self._write(user_id, self._memory.update, same[0]["id"], data=text)
+            self._write(user_id, self._memory.update, same[0]["id"], text=text)
             return
         metadata = {"category": category, "key": key}
         self._write(

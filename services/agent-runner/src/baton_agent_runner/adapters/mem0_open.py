@@ -56,11 +56,15 @@ _NOISE = {
         "Failed to load spaCy full model: spaCy is not installed",
     ),
     "mem0.vector_stores.qdrant": _Dropped("fastembed not installed - BM25 keyword search disabled"),
+    # `Updating memory with data='...'` (and `with ID ... with data='...'`): a user's fact, at
+    # INFO, in the operator's log.
+    "mem0.memory.main": _Dropped("Updating memory with "),
 }
 
 
 def quiet_mem0_noise() -> None:
-    """Drop mem0's warnings about the BM25 extras Baton does not use (once per logger)."""
+    """Drop mem0's warnings about the BM25 extras Baton does not use, and its lines holding a
+    user's fact (once per logger)."""
     for name, dropped in _NOISE.items():
         logging.getLogger(name).addFilter(dropped)  # adding it again changes nothing
 
