@@ -95,16 +95,19 @@ def marked_processes(mark: str) -> list[int]:
 
 
 FAKE_MODULES = {"notifier": "fake_gateway", "trigger": "fake_backend"}
+EVERY_FAKE = {**FAKE_MODULES, "workflow": "fake_workflow", "agent": "fake_agent"}
+"""A fake for each service that calls or is called during a stop (the stop order's test)."""
 
 
-def fake_env(**extra: str) -> dict[str, str]:
-    """The environment for `baton up` with the fake gateway and the fake NATS backend."""
+def fake_env(fakes: dict[str, str] = FAKE_MODULES, **extra: str) -> dict[str, str]:
+    """The environment for `baton up` with the fake gateway and the fake NATS backend (or the
+    `fakes` named: service -> module)."""
     env = {k: v for k, v in os.environ.items() if k != "BATON_JWT_SECRET"}
     names = [spec.name for spec in SERVICES]  # rows without a fake are left out
     path = [str(FAKES), env.get("PYTHONPATH", "")]
     env.update(
         PYTHONPATH=os.pathsep.join(p for p in path if p),
-        BATON_SERVICE_MODULES=",".join(f"{name}={FAKE_MODULES.get(name, '')}" for name in names),
+        BATON_SERVICE_MODULES=",".join(f"{name}={fakes.get(name, '')}" for name in names),
         **extra,
     )
     return env

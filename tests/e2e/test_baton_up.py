@@ -20,7 +20,7 @@ from baton_cli.health import health_reply_ok
 from baton_contracts import HEALTH_QUERIES
 from baton_messaging.embedded import EmbeddedNatsServer, free_port, nats_server_binary
 
-from .conftest import BATON, BatonUp, fake_env, marked_processes
+from .conftest import BATON, EVERY_FAKE, BatonUp, fake_env, marked_processes
 
 READY = "Baton is ready: "
 
@@ -65,6 +65,32 @@ def test_up_serves_the_gateway_with_minted_tokens_and_stops_clean_on_sigint(
     assert not (data / "baton-up.json").exists()
     down = baton("status", "--data-dir", str(data))
     assert down.returncode != 0 and "not running" in down.stderr
+
+
+def test_ctrl_c_stops_callers_first_then_the_workflow_then_the_agent_runner_then_nats(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    # A workflow service finishing a turn asks the agent-runner; the gateway and the trigger
+    # service ask the workflow service. Each must still find the services it calls running.
+    data, stops = tmp_path / "data", tmp_path / "stops.log"
+    up = start_baton(
+        ["--data-dir", str(data), *ports()], fake_env(EVERY_FAKE, FAKE_STOP_LOG=str(stops))
+    )
+    up.wait_for(READY)
+    assert set(state(data)["services"]) == {"notifier", "trigger", "workflow", "agent"}  # type: ignore[arg-type]
+    assert up.interrupt() == 0
+
+    lines = stops.read_text().splitlines()
+    assert sorted(lines) == sorted(
+        ["notifier got SIGTERM", "notifier exits", "trigger got SIGTERM", "trigger exits; NATS up",
+         "workflow got SIGTERM", "workflow exits; NATS up",
+         "agent got SIGTERM", "agent exits; NATS up"]
+    )  # fmt: skip
+    calls = [("notifier", "workflow"), ("trigger", "workflow"), ("workflow", "agent")]
+    for caller, called in calls:
+        exited = next(i for i, line in enumerate(lines) if line.startswith(f"{caller} exits"))
+        assert exited < lines.index(f"{called} got SIGTERM"), lines
+    assert marked_processes(up.mark) == []
 
 
 def test_services_get_only_their_settings(start_baton: type[BatonUp], tmp_path: Path) -> None:

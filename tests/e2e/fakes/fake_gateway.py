@@ -3,13 +3,15 @@ socket BATON_HTTP_FD names).
 
 With a bearer token it verifies it with BATON_JWT_SECRET (401 if it does not verify), which is
 how the e2e tests prove `baton token` mints what the gateway accepts. Test knobs:
-FAKE_EXIT_CODE exits at once; FAKE_CRASH_FILE exits at once when that file exists.
+FAKE_EXIT_CODE exits at once; FAKE_CRASH_FILE exits at once when that file exists;
+FAKE_STOP_LOG: on SIGTERM, `notifier got SIGTERM` and `notifier exits` are appended to it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -65,7 +67,17 @@ def main() -> None:
     else:
         server = ThreadingHTTPServer(address, Health)
     print(f"fake gateway listening on {address}", flush=True)
+    if "FAKE_STOP_LOG" in os.environ:
+        signal.signal(signal.SIGTERM, _stop_logged)
     server.serve_forever()
+
+
+def _stop_logged(_signum: int, _frame: object) -> None:
+    with open(os.environ["FAKE_STOP_LOG"], "a") as out:
+        out.write("notifier got SIGTERM\n")
+        out.flush()
+        out.write("notifier exits\n")
+    sys.exit(0)
 
 
 if __name__ == "__main__":

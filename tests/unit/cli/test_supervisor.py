@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from baton_cli.services import Runtime
+from baton_cli.services import SERVICES, Runtime
 from baton_cli.supervised_nats import SupervisedNats, child_exit
-from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor, keep_alive
+from baton_cli.supervisor import (
+    RestartPolicy,
+    ServiceFailed,
+    Supervisor,
+    keep_alive,
+    stop_in_stages,
+    stop_stages,
+)
 from baton_messaging.embedded import NatsServerError
 
 NOW = RestartPolicy(first_delay=0.0, max_delay=0.0, stable_after=30.0, max_crashes=3)
@@ -175,3 +183,66 @@ async def test_child_exit_says_how_a_real_child_ended(
     finally:
         child.kill()
         child.wait()
+
+
+class FakeProcess:
+    """A service process as `stop_in_stages` sees it: writes what it is sent to `journal`; it
+    ends on SIGTERM, or, `stubborn`, only on SIGKILL."""
+
+    def __init__(self, name: str, journal: list[str], stubborn: bool = False) -> None:
+        self.name = name
+        self.journal = journal
+        self.stubborn = stubborn
+        self.returncode: int | None = None
+        self._ended = asyncio.Event()
+
+    def signal(self, sig: signal.Signals) -> None:
+        self.journal.append(f"{self.name} {sig.name}")
+        if self.returncode is None and (sig is signal.SIGKILL or not self.stubborn):
+            self.returncode = -sig
+            self._ended.set()
+
+    async def wait(self) -> int:
+        await self._ended.wait()
+        self.journal.append(f"{self.name} ended")
+        assert self.returncode is not None
+        return self.returncode
+
+
+def test_callers_stop_before_the_services_they_call() -> None:
+    # The gateway and the trigger service send the workflow service requests; the workflow
+    # service asks the agent-runner (a turn's agent, its checkers): each stops only once every
+    # service that may still ask it has ended.
+    stages = [[spec.name for spec in stage] for stage in stop_stages(SERVICES)]
+    assert stages == [["notifier", "trigger"], ["workflow"], ["agent", "space"]]
+
+
+async def test_each_stage_ends_before_the_next_is_told_to_stop() -> None:
+    journal: list[str] = []
+    gateway, trigger = FakeProcess("notifier", journal), FakeProcess("trigger", journal)
+    workflow, agent = FakeProcess("workflow", journal), FakeProcess("agent", journal)
+
+    await stop_in_stages([[gateway, trigger], [workflow], [agent]], grace=10.0)
+
+    assert journal.index("notifier ended") < journal.index("workflow SIGTERM")
+    assert journal.index("trigger ended") < journal.index("workflow SIGTERM")
+    assert journal.index("workflow ended") < journal.index("agent SIGTERM")
+    assert [line for line in journal if "SIGTERM" in line] == [
+        "notifier SIGTERM", "trigger SIGTERM", "workflow SIGTERM", "agent SIGTERM",
+    ]  # fmt: skip
+    assert "SIGKILL" not in " ".join(journal)
+
+
+async def test_a_stage_that_lingers_is_killed_after_its_grace_and_the_next_one_still_stops() -> (
+    None
+):
+    journal: list[str] = []
+    workflow = FakeProcess("workflow", journal, stubborn=True)
+    agent = FakeProcess("agent", journal)
+
+    await asyncio.wait_for(stop_in_stages([[workflow], [agent]], grace=0.05), timeout=10)
+
+    assert journal == [
+        "workflow SIGTERM", "workflow SIGKILL", "workflow ended", "agent SIGTERM", "agent ended",
+    ]  # fmt: skip
+    assert (workflow.returncode, agent.returncode) == (-signal.SIGKILL, -signal.SIGTERM)

@@ -55,6 +55,9 @@ class ServiceSpec:
     module: str
     health: HttpHealth | NatsHealth
     settings: frozenset[Setting]
+    stop_stage: int = 0
+    """When `baton up` stops it, lowest first: a service stops only once every service that
+    may still send it requests has ended (a workflow finishing a turn asks the agent-runner)."""
 
     @property
     def is_gateway(self) -> bool:
@@ -64,6 +67,10 @@ class ServiceSpec:
 
 _BACKEND = frozenset({Setting.NATS, Setting.DATABASE, Setting.DATA_DIR, Setting.LOG_LEVEL})
 
+# Stop stages: the callers (the gateway, the trigger service) first, then the workflow
+# service, then what it calls (the agent-runner, the worker space).
+_CALLERS, _WORKFLOW, _CALLED = 0, 1, 2
+
 SERVICES: tuple[ServiceSpec, ...] = (
     ServiceSpec(
         name="notifier",
@@ -72,11 +79,16 @@ SERVICES: tuple[ServiceSpec, ...] = (
         settings=frozenset(
             {Setting.NATS, Setting.JWT, Setting.HTTP, Setting.LOG_LEVEL, Setting.DEV_SIGN_IN}
         ),
+        stop_stage=_CALLERS,
     ),
-    ServiceSpec("workflow", "baton_workflow", NatsHealth("workflow"), _BACKEND),
-    ServiceSpec("agent", "baton_agent_runner", NatsHealth("agent"), _BACKEND | {Setting.QDRANT}),
-    ServiceSpec("space", "baton_worker_space", NatsHealth("space"), _BACKEND | {Setting.QDRANT}),
-    ServiceSpec("trigger", "baton_trigger", NatsHealth("trigger"), _BACKEND),
+    ServiceSpec("workflow", "baton_workflow", NatsHealth("workflow"), _BACKEND, _WORKFLOW),
+    ServiceSpec(
+        "agent", "baton_agent_runner", NatsHealth("agent"), _BACKEND | {Setting.QDRANT}, _CALLED
+    ),
+    ServiceSpec(
+        "space", "baton_worker_space", NatsHealth("space"), _BACKEND | {Setting.QDRANT}, _CALLED
+    ),
+    ServiceSpec("trigger", "baton_trigger", NatsHealth("trigger"), _BACKEND, _CALLERS),
 )
 
 

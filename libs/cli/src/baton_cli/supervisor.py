@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -104,12 +104,62 @@ async def keep_alive(child: Supervised, policy: RestartPolicy, echo: Callable[[s
             echo(f"{child.name} is healthy again")
 
 
+class Stoppable(Protocol):
+    """A service's process as `stop_in_stages` stops it."""
+
+    @property
+    def returncode(self) -> int | None:
+        """Its exit status once it has ended, else None."""
+        ...
+
+    def signal(self, sig: signal.Signals) -> None:
+        """Send `sig` to it and to whatever it started."""
+        ...
+
+    async def wait(self) -> int:
+        """Wait until it has ended; its exit status."""
+        ...
+
+
+async def stop_in_stages(stages: Sequence[Sequence[Stoppable]], grace: float) -> None:
+    """Stop the processes stage by stage: SIGTERM a stage's processes together, give them
+    `grace` seconds, SIGKILL what lingers, and tell the next stage only once they have all
+    ended. So a stop takes at most `grace` a stage (and what SIGKILL takes)."""
+    for stage in stages:
+        for process in stage:
+            process.signal(signal.SIGTERM)
+        waits = [asyncio.create_task(process.wait()) for process in stage]
+        if waits:
+            await asyncio.wait(waits, timeout=grace)
+        for process in stage:
+            if process.returncode is None:
+                process.signal(signal.SIGKILL)
+        await asyncio.gather(*waits, return_exceptions=True)
+
+
+def stop_stages(specs: Iterable[ServiceSpec]) -> list[list[ServiceSpec]]:
+    """`specs` grouped by `stop_stage`, the first to stop first."""
+    listed = list(specs)
+    stages = sorted({spec.stop_stage for spec in listed})
+    return [[spec for spec in listed if spec.stop_stage == stage] for stage in stages]
+
+
 @dataclass
 class _Running:
     spec: ServiceSpec
     log: Path
     process: asyncio.subprocess.Process
     started: float
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def signal(self, sig: signal.Signals) -> None:
+        _signal_group(self.process, sig)
+
+    async def wait(self) -> int:
+        return await self.process.wait()
 
 
 class Supervisor:
@@ -215,17 +265,12 @@ class Supervisor:
         return True
 
     async def stop_all(self) -> None:
-        """SIGTERM every service (last started first), wait, SIGKILL what lingers."""
-        runs = list(reversed(self._running.values()))
-        for run in runs:
-            _signal_group(run.process, signal.SIGTERM)
-        waits = [asyncio.create_task(run.process.wait()) for run in runs]
-        if waits:
-            await asyncio.wait(waits, timeout=self._policy.stop_grace)
-        for run in runs:
-            if run.process.returncode is None:
-                _signal_group(run.process, signal.SIGKILL)
-        await asyncio.gather(*waits, return_exceptions=True)
+        """Stop the services in their `stop_stage` order, callers first (`stop_in_stages`):
+        all at once, a workflow service finishing a turn asked an agent-runner that was gone."""
+        runs = list(self._running.values())
+        stages = stop_stages(run.spec for run in runs)
+        staged = [[self._running[spec.name] for spec in stage] for stage in stages]
+        await stop_in_stages(staged, self._policy.stop_grace)
         # A service's own children may outlive it; its process group still names them.
         for run in runs:
             _signal_group(run.process, signal.SIGKILL)
