@@ -14,7 +14,7 @@ from baton_cli.processes import ProcessInfo, ProcProcessTable, process_start
 from baton_cli.state import UpState, write_state
 
 # Above the kernel's largest pid_max (2**22): never a real process, never this test's own pid.
-UP, NATS, NOTIFIER, WORKFLOW = 5_000_001, 5_000_002, 5_000_003, 5_000_004
+UP, NATS, NOTIFIER, WORKFLOW, AGENT = 5_000_001, 5_000_002, 5_000_003, 5_000_004, 5_000_005
 GRACE = 15.0
 PYTHON = "/venv/bin/python"
 
@@ -25,6 +25,7 @@ def command(pid: int, data: Path) -> tuple[str, ...]:
         NATS: ("/venv/bin/nats-server", "-js", "-sd", str(data / "nats"), "-l", "x.log"),
         NOTIFIER: (PYTHON, "-m", "baton_notifier"),
         WORKFLOW: (PYTHON, "-m", "baton_workflow"),
+        AGENT: (PYTHON, "-m", "baton_agent_runner"),
     }[pid]
 
 
@@ -59,15 +60,18 @@ class FakeClock:
         self.now += seconds
 
 
-def record(data: Path, started: dict[int, int] | None = None) -> None:
+def record(
+    data: Path, started: dict[int, int] | None = None, services: dict[str, int] | None = None
+) -> None:
     """A state file as a `baton up` writes it: every pid recorded with start time 100 + pid."""
-    pids = [UP, NATS, NOTIFIER, WORKFLOW]
+    services = services or {"notifier": NOTIFIER, "workflow": WORKFLOW}
+    pids = [UP, NATS, *services.values()]
     starts = started if started is not None else {pid: 100 + pid for pid in pids}
     write_state(
         data,
         UpState(
             pid=UP, gateway_url="http://127.0.0.1:8080", nats_url="nats://127.0.0.1:4222",
-            nats_pid=NATS, services={"notifier": NOTIFIER, "workflow": WORKFLOW},
+            nats_pid=NATS, services=services,
             started={str(pid): start for pid, start in starts.items()},
         ),
     )  # fmt: skip
@@ -119,6 +123,21 @@ def test_a_killed_baton_ups_services_then_nats_are_stopped(tmp_path: Path) -> No
     terms = [pid for pid, sig in table.sent if sig == signal.SIGTERM]
     assert terms == [NOTIFIER, WORKFLOW, NATS]  # NATS outlives the services that publish to it
     assert clock.now < GRACE  # they went at SIGTERM: nobody waited for the grace to run out
+
+
+def test_leftovers_stop_callers_first_as_baton_up_stops_its_own(tmp_path: Path) -> None:
+    # The agent-runner is recorded first: the order is the services', not the file's.
+    services = {"agent": AGENT, "workflow": WORKFLOW, "notifier": NOTIFIER}
+    record(tmp_path, services=services)
+    table = FakeProcesses(running(tmp_path, NATS, NOTIFIER, WORKFLOW, AGENT))
+    table.stubborn.add(NOTIFIER)  # the workflow service is told only once the gateway is gone
+    clear(tmp_path, table)
+    assert table.sent == [
+        (NOTIFIER, signal.SIGTERM), (NOTIFIER, signal.SIGKILL),
+        (WORKFLOW, signal.SIGTERM), (WORKFLOW, signal.SIGKILL),
+        (AGENT, signal.SIGTERM), (AGENT, signal.SIGKILL),
+        (NATS, signal.SIGTERM), (NATS, signal.SIGKILL),
+    ]  # fmt: skip
 
 
 def test_a_leftover_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from baton_cli.errors import CliError
 from baton_cli.processes import ProcessTable
+from baton_cli.services import SERVICES
 from baton_cli.state import UpState, read_state, state_path
 
 KILL_WAIT_SECONDS = 5.0
@@ -64,8 +65,10 @@ class LeftoverStopper:
                 f" run (pids {_pids(unproven)}); stop them, or delete that file if they are not"
                 " Baton's"
             )
-        # Services first, NATS last: what they publish while stopping still reaches its store.
-        self._stop(state, _having(Verdict.OURS, services))
+        # Services first, callers before what they call, as `baton up` stops its own; NATS
+        # last: what they publish while stopping still reaches its store.
+        for stage in _stop_stages(state, _having(Verdict.OURS, services)):
+            self._stop(state, stage)
         self._stop(state, _having(Verdict.OURS, nats))
         if stopped := _having(Verdict.OURS, services | nats):
             noun = "process" if len(stopped) == 1 else "processes"
@@ -114,6 +117,15 @@ class LeftoverStopper:
             if not alive or self.clock() >= deadline:
                 return alive
             self.sleep(POLL_SECONDS)
+
+
+def _stop_stages(state: UpState, pids: list[int]) -> list[list[int]]:
+    """The services' pids grouped by their row's `stop_stage`, the first to stop first (a
+    name the table no longer has stops with the first)."""
+    stage_of = {spec.name: spec.stop_stage for spec in SERVICES}
+    name_of = {pid: name for name, pid in state.services.items()}
+    staged = {pid: stage_of.get(name_of.get(pid, ""), 0) for pid in pids}
+    return [[pid for pid in pids if staged[pid] == stage] for stage in sorted(set(staged.values()))]
 
 
 def _having(verdict: Verdict, verdicts: dict[int, Verdict]) -> list[int]:
