@@ -5,6 +5,7 @@ stops the call at once and records nothing."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -163,6 +164,25 @@ async def test_a_cancel_notice_stops_the_model_call_and_records_nothing() -> Non
     assert models.cut_off == 1 and log.results == {}
     models.delay = 0.0  # the step's retry, same key: the model is asked again
     assert (await runner.run(task)).output == "done" and models.calls == 2
+
+
+async def test_a_cancel_is_logged_at_info_without_the_reason_the_user_gave(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    models, log = Models(delay=30.0), Log()
+    runner = _runner(models, log)
+    task = _task(None)
+    running = await _started(runner, models, task)
+    reason = "run cancelled: my divorce papers are not ready"
+    with caplog.at_level(logging.INFO, logger="baton.agent_runner"):
+        await runner.cancel(
+            CancelTask(user_id="alice", idempotency_key=task.idempotency_key, reason=reason)
+        )
+        with pytest.raises(RemoteError):
+            await asyncio.wait_for(running, 2.0)
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    assert f"task {task.idempotency_key}: cancelled by the workflow" in said
+    assert not any("divorce" in line for line in said)
 
 
 async def test_the_same_key_queued_behind_a_cancelled_call_is_not_called_after_it() -> None:

@@ -139,7 +139,10 @@ class TaskRunner:
             return
         self._cancels[key] = reason
         work.cancel()
-        logger.info("task %s: cancelled by the workflow: %s", notice.idempotency_key, notice.reason)
+        # The reason may quote the user's own words (`run cancelled: <their reason>`): it goes
+        # back to the caller, and into the log at DEBUG only.
+        logger.info("task %s: cancelled by the workflow", notice.idempotency_key)
+        logger.debug("task %s: cancelled because: %s", notice.idempotency_key, notice.reason)
 
     async def _cancellable(
         self, key: tuple[str, str], cmd: RunTask, coro: Coroutine[Any, Any, T]
