@@ -20,6 +20,7 @@ from baton_notifier.domain.loopback import is_loopback
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 from baton_notifier.entrypoints.responders import SERVICE
 from baton_notifier.entrypoints.server import GatewayServer
+from baton_notifier.entrypoints.ws_protocol import GatewayWebSocketProtocol
 from baton_notifier.settings import NotifierSettings, SettingsError, load_settings
 from baton_telemetry import setup_telemetry, shutdown_telemetry
 
@@ -62,9 +63,10 @@ def server_config(app: FastAPI, settings: NotifierSettings) -> uvicorn.Config:
         # httptools, the C parser (several times less CPU per request than h11), with a cap
         # on the request head that httptools alone does not have.
         http=bounded_head_protocol(settings.max_header_bytes),
-        # Pinned: the least CPU per /ws frame of uvicorn's three (measured against wsproto and
-        # the legacy websockets implementation).
-        ws="websockets-sansio",
+        # uvicorn's websockets-sansio (the least CPU per /ws frame of uvicorn's three, measured
+        # against wsproto and the legacy websockets implementation), with the limits of
+        # `ws_protocol` against clients that flood it or never read.
+        ws=GatewayWebSocketProtocol,
         ws_max_size=MAX_CLIENT_FRAME_BYTES,
     )
 

@@ -1,0 +1,66 @@
+"""Clients that flood the gateway's sockets or never read: the gateway's memory stays bounded.
+
+Each test drives a real gateway through a raw socket with a tiny receive buffer, and looks at
+the gateway's side of the connection (its protocol and transport), not at the process's size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Callable
+
+from baton_notifier.entrypoints.ws_protocol import GatewayWebSocketProtocol
+
+from .conftest import WAIT, Gateway, StalledClient, new_user, token
+
+PING = b"\x89\xfd" + bytes(4) + b"p" * 125  # a masked ping frame, 125 bytes of payload (max)
+FLOOD_BYTES = 32 * 1024 * 1024  # far more than the kernel's buffers on both sides hold
+BUFFERED_AT_MOST = 1024 * 1024  # the high-water mark (64 KiB) and one read's pongs, with room
+
+
+def websocket_of(gateway: Gateway) -> GatewayWebSocketProtocol:
+    """The gateway's side of its one WebSocket connection."""
+    connections = gateway.server.server_state.connections
+    (protocol,) = [c for c in connections if isinstance(c, GatewayWebSocketProtocol)]
+    return protocol
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Return once `condition()` holds (a state of uvicorn's, which no event announces)."""
+    async with asyncio.timeout(WAIT):
+        while not condition():  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+
+
+async def drain(sock: socket.socket) -> None:
+    """Read and drop everything the gateway sends, until it closes."""
+    loop = asyncio.get_running_loop()
+    while await loop.sock_recv(sock, 1024 * 1024):
+        pass
+
+
+async def test_a_client_flooding_pings_and_reading_nothing_is_not_read_from(
+    gateway: Gateway,
+) -> None:
+    client = StalledClient(gateway.ws_url(token=token(new_user("flood"))))
+    await client.connect()
+    server = websocket_of(gateway)
+    loop = asyncio.get_running_loop()
+    flooding = asyncio.create_task(
+        loop.sock_sendall(client.sock, PING * (FLOOD_BYTES // len(PING)))
+    )
+    try:
+        # Each ping's pong waits in the gateway's write buffer: the gateway stops reading
+        # pings (TCP holds the rest on the client's side) instead of buffering more pongs.
+        await until(lambda: not server.transport.is_reading())
+        assert server.transport.get_write_buffer_size() < BUFFERED_AT_MOST
+        assert not flooding.done()
+        # Once the client reads, the gateway reads again and answers every ping.
+        reading = asyncio.create_task(drain(client.sock))
+        await asyncio.wait_for(flooding, WAIT)
+        assert not reading.done()  # the connection is still open
+        reading.cancel()
+    finally:
+        flooding.cancel()
+        client.sock.close()
