@@ -289,6 +289,11 @@ class StalledClient:
         while not any(f["type"] == "ready" for f in self.frames):
             await self._receive_some()
 
+    async def read_until(self, frame: dict[str, Any]) -> None:
+        """Read frames until `frame` has arrived."""
+        while frame not in self.frames:
+            await self._receive_some()
+
     async def read_to_close(self) -> tuple[int | None, str]:
         """Read every frame until the gateway closes; the close code and reason."""
         while self.protocol.close_rcvd is None:

@@ -64,3 +64,34 @@ async def test_a_client_flooding_pings_and_reading_nothing_is_not_read_from(
     finally:
         flooding.cancel()
         client.sock.close()
+
+
+async def test_a_message_in_more_than_64_frames_closes_the_socket_with_1009(
+    gateway: Gateway,
+) -> None:
+    # Empty continuation frames add nothing to a message's size, which is all websockets
+    # bounds: a message that never ended grew the gateway by one list entry per frame.
+    client = StalledClient(gateway.ws_url(token=token(new_user("frag"))))
+    await client.connect()
+    client.protocol.send_text(b"", fin=False)
+    for _ in range(10_000):
+        client.protocol.send_continuation(b"", fin=False)
+    await asyncio.get_running_loop().sock_sendall(
+        client.sock, b"".join(client.protocol.data_to_send())
+    )
+    assert await client.read_to_close() == (1009, "message in more than 64 frames")
+
+
+async def test_a_message_in_64_frames_is_answered(gateway: Gateway) -> None:
+    client = StalledClient(gateway.ws_url(token=token(new_user("frag"))))
+    await client.connect()
+    ping = b'{"type": "ping"}'.ljust(64)
+    client.protocol.send_text(ping[:1], fin=False)
+    for n in range(1, 63):
+        client.protocol.send_continuation(ping[n : n + 1], fin=False)
+    client.protocol.send_continuation(ping[63:], fin=True)
+    await asyncio.get_running_loop().sock_sendall(
+        client.sock, b"".join(client.protocol.data_to_send())
+    )
+    await client.read_until({"type": "pong"})
+    client.sock.close()

@@ -7,23 +7,36 @@ an upgrade changes them:
 
 - `pause_writing` / `resume_writing` (asyncio's flow control, which uvicorn keeps in
   `writable`), `read_paused` (set while the app has not taken a message) and `receive`, which
-  resumes reading when the app's queue is empty.
+  resumes reading when the app's queue is empty;
+- `handle_cont` and `frames` (the fragments of the message being received), `close_sent`,
+  `handle_parser_exception` (which sends the close frame websockets' `conn.fail` queued).
 
 What it changes:
 
 - Reading pauses while the transport's write buffer is above its high-water mark. websockets
   answers each ping with a pong that uvicorn writes without waiting, so a client that sent
   pings and read nothing grew the gateway by about 28 MB/s until the keepalive ended it.
+- A message may come in at most `MAX_FRAGMENTS` frames, else the connection is closed with
+  1009. websockets bounds a message's bytes (`ws_max_size`), not its frames, and uvicorn
+  keeps every fragment: a message of endless empty continuation frames grew without limit.
 """
 
 from __future__ import annotations
 
 from uvicorn._types import ASGIReceiveEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import CloseCode, Frame
+
+MAX_FRAGMENTS = 64
+"""The most frames one client message may come in (a client only ever sends a small `ping`;
+browsers send it in one)."""
 
 
 class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
-    """`WebSocketsSansIOProtocol` that reads nothing while its writes are backed up."""
+    """`WebSocketsSansIOProtocol` that reads nothing while its writes are backed up, and
+    takes a message in at most `max_fragments` frames."""
+
+    max_fragments = MAX_FRAGMENTS
 
     def pause_writing(self) -> None:
         """The client is not taking what is written: stop reading what it sends, too."""
@@ -44,6 +57,19 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
         message = await super().receive()
         self._hold_reading()  # uvicorn resumes reading once the app took every message
         return message
+
+    def handle_cont(self, event: Frame) -> None:
+        if len(self.frames) < self.max_fragments:
+            super().handle_cont(event)
+        elif not self.close_sent:  # once closing, the rest of this read is dropped
+            self.logger.warning(
+                "closed a WebSocket whose message came in more than %d frames", self.max_fragments
+            )
+            self.frames = []
+            self.conn.fail(
+                CloseCode.MESSAGE_TOO_BIG, f"message in more than {self.max_fragments} frames"
+            )
+            self.handle_parser_exception()
 
     def _hold_reading(self) -> None:
         if not self.writable.is_set() and not self.transport.is_closing():
