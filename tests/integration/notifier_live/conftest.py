@@ -24,6 +24,7 @@ import pytest
 from nats.aio.client import Client
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import ClientProtocol
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 from websockets.frames import Frame, Opcode
 from websockets.uri import parse_uri
 
@@ -272,9 +273,10 @@ class StalledClient:
     """A WebSocket client that reads nothing until told to: a tiny TCP receive buffer and a
     sans-I/O protocol, so the gateway's writes back up all the way to its queue."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, deflate: bool = False) -> None:
         self.uri = parse_uri(url)
-        self.protocol = ClientProtocol(self.uri, max_size=None)
+        extensions = [ClientPerMessageDeflateFactory()] if deflate else None
+        self.protocol = ClientProtocol(self.uri, extensions=extensions, max_size=None)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         self.sock.setblocking(False)

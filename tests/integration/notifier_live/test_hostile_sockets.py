@@ -7,8 +7,13 @@ the gateway's side of the connection (its protocol and transport), not at the pr
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
-from collections.abc import Callable
+import struct
+import weakref
+from collections.abc import Awaitable, Callable
+
+import pytest
 
 from baton_notifier.entrypoints.ws_protocol import GatewayWebSocketProtocol
 
@@ -95,3 +100,58 @@ async def test_a_message_in_64_frames_is_answered(gateway: Gateway) -> None:
     )
     await client.read_until({"type": "pong"})
     client.sock.close()
+
+
+async def _close_by_client(client: StalledClient) -> None:
+    client.protocol.send_close(1000)
+    await asyncio.get_running_loop().sock_sendall(
+        client.sock, b"".join(client.protocol.data_to_send())
+    )
+    await client.read_to_close()
+
+
+async def _reset_by_client(client: StalledClient) -> None:
+    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.sock.close()
+
+
+async def _too_big(client: StalledClient) -> None:
+    client.protocol.send_text(b"x" * 70_000)
+    await asyncio.get_running_loop().sock_sendall(
+        client.sock, b"".join(client.protocol.data_to_send())
+    )
+    await client.read_to_close()
+
+
+async def _too_many_frames(client: StalledClient) -> None:
+    client.protocol.send_text(b"", fin=False)
+    for _ in range(100):
+        client.protocol.send_continuation(b"", fin=False)
+    await asyncio.get_running_loop().sock_sendall(
+        client.sock, b"".join(client.protocol.data_to_send())
+    )
+    await client.read_to_close()
+
+
+@pytest.mark.parametrize("deflate", [True, False], ids=["permessage-deflate", "plain"])
+@pytest.mark.parametrize("close", [_close_by_client, _reset_by_client, _too_big, _too_many_frames])
+async def test_a_closed_websocket_is_freed_without_the_cyclic_garbage_collector(
+    gateway: Gateway, close: Callable[[StalledClient], Awaitable[None]], deflate: bool
+) -> None:
+    # Baton's services collect cycles rarely (raised thresholds): each closed connection
+    # left about 50 KB in a cycle until a full collection, 280 MB for 3,000 connections.
+    state = gateway.server.server_state
+    gc.collect()
+    gc.disable()
+    try:
+        client = StalledClient(gateway.ws_url(token=token(new_user("gone"))), deflate=deflate)
+        await client.connect()
+        assert bool(websocket_of(gateway).conn.extensions) is deflate
+        server = weakref.ref(websocket_of(gateway))
+        conn = weakref.ref(websocket_of(gateway).conn)
+        await close(client)
+        await until(lambda: server() not in state.connections and not state.tasks)
+        assert server() is None
+        assert conn() is None
+    finally:
+        gc.enable()
