@@ -39,6 +39,7 @@ from baton_notifier.adapters.live_jetstream import EVENTS_STREAM
 from baton_notifier.bootstrap import Notifier, build
 from baton_notifier.entrypoints.main import server_config
 from baton_notifier.entrypoints.server import GatewayServer
+from baton_notifier.entrypoints.write_stall import WRITE_STALL_SECONDS
 from baton_notifier.settings import NotifierSettings
 from baton_workflow.bootstrap import WorkflowApp
 from baton_workflow.bootstrap import build as build_workflow
@@ -98,7 +99,13 @@ class Gateway:
         await self.notifier.stop()
 
 
-async def start_gateway(nats_url: str, *, wait_live: bool = True, **overrides: Any) -> Gateway:
+async def start_gateway(
+    nats_url: str,
+    *,
+    wait_live: bool = True,
+    write_stall: float = WRITE_STALL_SECONDS,
+    **overrides: Any,
+) -> Gateway:
     port = free_port()
     settings = NotifierSettings(
         nats_url=nats_url,
@@ -114,7 +121,8 @@ async def start_gateway(nats_url: str, *, wait_live: bool = True, **overrides: A
         assert notifier.live_feed is not None
         await asyncio.wait_for(notifier.live_feed.wait_ready(), 15)
     # The gateway's own uvicorn configuration (protocols, caps), quieter.
-    config = server_config(notifier.app, settings.model_copy(update={"log_level": "WARNING"}))
+    quieter = settings.model_copy(update={"log_level": "WARNING"})
+    config = server_config(notifier.app, quieter, write_stall=write_stall)
     server = _QuietServer(config, notifier.end_live)
     task = asyncio.create_task(server.serve())
     while not server.started:

@@ -7,6 +7,7 @@ the gateway's side of the connection (its protocol and transport), not at the pr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import socket
 import struct
@@ -14,10 +15,20 @@ import weakref
 from collections.abc import Awaitable, Callable
 
 import pytest
+from nats.aio.client import Client
 
 from baton_notifier.entrypoints.ws_protocol import GatewayWebSocketProtocol
 
-from .conftest import WAIT, Gateway, StalledClient, new_user, token
+from .conftest import (
+    WAIT,
+    Gateway,
+    GatewayFactory,
+    StalledClient,
+    new_user,
+    publish,
+    step_blocked,
+    token,
+)
 
 PING = b"\x89\xfd" + bytes(4) + b"p" * 125  # a masked ping frame, 125 bytes of payload (max)
 FLOOD_BYTES = 32 * 1024 * 1024  # far more than the kernel's buffers on both sides hold
@@ -31,6 +42,12 @@ def websocket_of(gateway: Gateway) -> GatewayWebSocketProtocol:
     return protocol
 
 
+def all_closed(gateway: Gateway) -> bool:
+    """True once the gateway has no connection, and no app task serving one, left."""
+    state = gateway.server.server_state
+    return not state.connections and not state.tasks
+
+
 async def until(condition: Callable[[], bool]) -> None:
     """Return once `condition()` holds (a state of uvicorn's, which no event announces)."""
     async with asyncio.timeout(WAIT):
@@ -38,11 +55,21 @@ async def until(condition: Callable[[], bool]) -> None:
             await asyncio.sleep(0.01)
 
 
+async def raw_connection(gateway: Gateway) -> socket.socket:
+    """A TCP connection to the gateway that reads little at a time (4 KB receive buffer)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", gateway.port))
+    return sock
+
+
 async def drain(sock: socket.socket) -> None:
-    """Read and drop everything the gateway sends, until it closes."""
+    """Read and drop everything the gateway sends, until it closes the connection."""
     loop = asyncio.get_running_loop()
-    while await loop.sock_recv(sock, 1024 * 1024):
-        pass
+    with contextlib.suppress(ConnectionResetError):
+        while await loop.sock_recv(sock, 1024 * 1024):
+            pass
 
 
 async def test_a_client_flooding_pings_and_reading_nothing_is_not_read_from(
@@ -140,7 +167,6 @@ async def test_a_closed_websocket_is_freed_without_the_cyclic_garbage_collector(
 ) -> None:
     # Baton's services collect cycles rarely (raised thresholds): each closed connection
     # left about 50 KB in a cycle until a full collection, 280 MB for 3,000 connections.
-    state = gateway.server.server_state
     gc.collect()
     gc.disable()
     try:
@@ -150,8 +176,52 @@ async def test_a_closed_websocket_is_freed_without_the_cyclic_garbage_collector(
         server = weakref.ref(websocket_of(gateway))
         conn = weakref.ref(websocket_of(gateway).conn)
         await close(client)
-        await until(lambda: server() not in state.connections and not state.tasks)
+        await until(lambda: all_closed(gateway))
         assert server() is None
         assert conn() is None
     finally:
         gc.enable()
+
+
+async def publish_megabytes(nc: Client, user: str, megabytes: int) -> None:
+    """Events for `user` of 64 KB each: more than every socket buffer on the way holds."""
+    big = "x" * 64_000
+    for n in range(megabytes * 1_000_000 // len(big)):
+        await publish(nc, step_blocked(user, "stalled-i", f"{n} {big}"))
+
+
+async def test_a_websocket_client_that_stops_reading_is_cut_off(
+    gateways: GatewayFactory, nc: Client
+) -> None:
+    # Its session waited for room, and once it ended, uvicorn closed the connection only
+    # after what was buffered for it was sent: never, so it stayed open for ever.
+    gateway = await gateways(write_stall=0.5)
+    user = new_user("stalled")
+    client = StalledClient(gateway.ws_url(token=token(user)))
+    await client.connect()
+    await publish_megabytes(nc, user, 10)
+    await until(lambda: all_closed(gateway))
+    assert gateway.notifier.live is not None and gateway.notifier.live.hub.sessions() == []
+    await asyncio.wait_for(drain(client.sock), WAIT)  # what was sent, then the end
+    client.sock.close()
+
+
+async def test_an_sse_client_that_stops_reading_is_cut_off(
+    gateways: GatewayFactory, nc: Client
+) -> None:
+    # The stream's writer waited for the client for ever, holding the connection and the
+    # live session.
+    gateway = await gateways(write_stall=0.5)
+    user = new_user("stalled")
+    sock = await raw_connection(gateway)
+    loop = asyncio.get_running_loop()
+    request = f"GET /api/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token(user)}\r\n\r\n"
+    await loop.sock_sendall(sock, request.encode())
+    received = b""
+    while b"event: ready" not in received:
+        received += await asyncio.wait_for(loop.sock_recv(sock, 4096), WAIT)
+    await publish_megabytes(nc, user, 10)
+    await until(lambda: all_closed(gateway))
+    assert gateway.notifier.live is not None and gateway.notifier.live.hub.sessions() == []
+    await asyncio.wait_for(drain(sock), WAIT)  # what was sent, then the end
+    sock.close()

@@ -1,10 +1,14 @@
-"""uvicorn's httptools protocol with a cap on the size of a request's head.
+"""uvicorn's httptools protocol with a cap on the size of a request's head, and limits on
+how long a request may take to arrive and a response may wait for its client to read.
 
 httptools keeps a header until its end arrives and uvicorn sets no limit, so before any route
 or token check runs, one unauthenticated request could make the gateway hold a header of
 64 MB (measured: read whole, then answered 401 after 4.5 s). The head (request line and
 headers) is counted as it arrives; past `max_head_bytes` the connection gets a 431 and is
 closed. h11 has such a limit, but costs several times the CPU per request.
+
+A response whose client stops reading (an SSE stream, above all: it never ends by itself)
+is aborted after `write_stall` seconds without progress (`write_stall.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from baton_contracts import ErrorCode
+from baton_notifier.entrypoints.write_stall import WRITE_STALL_SECONDS, WriteStallWatch
 
 DEFAULT_MAX_HEAD_BYTES = 64 * 1024
 READ_TIMEOUT_SECONDS = 30.0
@@ -40,11 +45,13 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         *args: Any,
         max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
         read_timeout: float = READ_TIMEOUT_SECONDS,
+        write_stall: float = WRITE_STALL_SECONDS,
         **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
         self.max_head_bytes = max_head_bytes
         self.read_timeout = read_timeout
+        self.write_stall = WriteStallWatch(write_stall, self.logger)
         self._head_bytes: int | None = 0  # None: inside a request's body, not its head
         self._read_timer: asyncio.TimerHandle | None = None
 
@@ -54,9 +61,20 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         self._arm_read_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        """Forget the wait with the connection."""
+        """Forget the waits with the connection."""
         self._stop_read_timer()
+        self.write_stall.stop()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        """The client is not reading: an SSE stream's writer waits, for `write_stall` at most."""
+        super().pause_writing()
+        self.write_stall.start(self.transport)
+
+    def resume_writing(self) -> None:
+        """The client read what was buffered: the writer goes on."""
+        super().resume_writing()
+        self.write_stall.stop()
 
     def on_response_complete(self) -> None:
         """Start the wait for the next request (keep-alive closes one that stays idle)."""
@@ -125,8 +143,15 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def bounded_head_protocol(max_head_bytes: int, read_timeout: float = READ_TIMEOUT_SECONDS) -> Any:
-    """The protocol factory for `uvicorn.Config(http=...)`, with the given cap and wait."""
+def bounded_head_protocol(
+    max_head_bytes: int,
+    read_timeout: float = READ_TIMEOUT_SECONDS,
+    write_stall: float = WRITE_STALL_SECONDS,
+) -> Any:
+    """The protocol factory for `uvicorn.Config(http=...)`, with the given cap and waits."""
     return functools.partial(
-        BoundedHeadProtocol, max_head_bytes=max_head_bytes, read_timeout=read_timeout
+        BoundedHeadProtocol,
+        max_head_bytes=max_head_bytes,
+        read_timeout=read_timeout,
+        write_stall=write_stall,
     )

@@ -20,7 +20,8 @@ from baton_notifier.domain.loopback import is_loopback
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 from baton_notifier.entrypoints.responders import SERVICE
 from baton_notifier.entrypoints.server import GatewayServer
-from baton_notifier.entrypoints.ws_protocol import GatewayWebSocketProtocol
+from baton_notifier.entrypoints.write_stall import WRITE_STALL_SECONDS
+from baton_notifier.entrypoints.ws_protocol import gateway_websocket_protocol
 from baton_notifier.settings import NotifierSettings, SettingsError, load_settings
 from baton_telemetry import setup_telemetry, shutdown_telemetry
 
@@ -51,8 +52,11 @@ MAX_CLIENT_FRAME_BYTES = 64 * 1024
 `ping`); a larger one closes the connection with 1009. uvicorn's default is 16 MiB."""
 
 
-def server_config(app: FastAPI, settings: NotifierSettings) -> uvicorn.Config:
-    """uvicorn's configuration for the gateway's app."""
+def server_config(
+    app: FastAPI, settings: NotifierSettings, *, write_stall: float = WRITE_STALL_SECONDS
+) -> uvicorn.Config:
+    """uvicorn's configuration for the gateway's app; `write_stall`: how long a client may
+    leave what the gateway sends it unread before its connection is aborted."""
     return uvicorn.Config(
         app,
         host=settings.http_host,
@@ -62,11 +66,11 @@ def server_config(app: FastAPI, settings: NotifierSettings) -> uvicorn.Config:
         log_config=None,  # uvicorn's records go through the root handler: time, level, logger
         # httptools, the C parser (several times less CPU per request than h11), with a cap
         # on the request head that httptools alone does not have.
-        http=bounded_head_protocol(settings.max_header_bytes),
+        http=bounded_head_protocol(settings.max_header_bytes, write_stall=write_stall),
         # uvicorn's websockets-sansio (the least CPU per /ws frame of uvicorn's three, measured
         # against wsproto and the legacy websockets implementation), with the limits of
         # `ws_protocol` against clients that flood it or never read.
-        ws=GatewayWebSocketProtocol,
+        ws=gateway_websocket_protocol(write_stall),
         ws_max_size=MAX_CLIENT_FRAME_BYTES,
     )
 

@@ -10,7 +10,8 @@ an upgrade changes them:
   resumes reading when the app's queue is empty;
 - `handle_cont` and `frames` (the fragments of the message being received), `close_sent`,
   `handle_parser_exception` (which sends the close frame websockets' `conn.fail` queued);
-- `conn`, the websockets `ServerProtocol`, and its `parser` generator and `parser_exc`.
+- `conn`, the websockets `ServerProtocol`, and its `parser` generator and `parser_exc`;
+- the keyword arguments uvicorn builds it with (`config`, `server_state`, `app_state`).
 
 What it changes:
 
@@ -25,13 +26,21 @@ What it changes:
   of about 50 KB with permessage-deflate's zlib state, freed only by a full collection, which
   Baton's raised GC thresholds make rare (3,000 connections opened and closed took the
   gateway from 300 to 580 MB).
+- A connection whose client takes nothing of its pending writes for `write_stall` seconds is
+  aborted (`write_stall.py`): uvicorn closes a connection once its buffer is sent, so the
+  connection of a client that stopped reading stayed open for ever, closing.
 """
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from uvicorn._types import ASGIReceiveEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import CloseCode, Frame
+
+from baton_notifier.entrypoints.write_stall import WRITE_STALL_SECONDS, WriteStallWatch
 
 MAX_FRAGMENTS = 64
 """The most frames one client message may come in (a client only ever sends a small `ping`;
@@ -44,8 +53,13 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
 
     max_fragments = MAX_FRAGMENTS
 
+    def __init__(self, *args: Any, write_stall: float = WRITE_STALL_SECONDS, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.write_stall = WriteStallWatch(write_stall, self.logger)
+
     def connection_lost(self, exc: Exception | None) -> None:
         """Close as uvicorn does, then break websockets' parser cycle (see the module)."""
+        self.write_stall.stop()
         super().connection_lost(exc)
         self.conn.parser.close()
         self.conn.parser_exc = None
@@ -54,10 +68,12 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
         """The client is not taking what is written: stop reading what it sends, too."""
         super().pause_writing()
         self._hold_reading()
+        self.write_stall.start(self.transport)
 
     def resume_writing(self) -> None:
         """Written data drained: read again, unless the app has not taken a message yet."""
         super().resume_writing()
+        self.write_stall.stop()
         if not self.read_paused and not self.transport.is_closing():
             self.transport.resume_reading()
 
@@ -86,3 +102,8 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
     def _hold_reading(self) -> None:
         if not self.writable.is_set() and not self.transport.is_closing():
             self.transport.pause_reading()
+
+
+def gateway_websocket_protocol(write_stall: float = WRITE_STALL_SECONDS) -> Any:
+    """The protocol factory for `uvicorn.Config(ws=...)`, with the given wait."""
+    return functools.partial(GatewayWebSocketProtocol, write_stall=write_stall)
