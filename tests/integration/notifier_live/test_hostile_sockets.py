@@ -201,7 +201,8 @@ async def test_a_websocket_client_that_stops_reading_is_cut_off(
     await client.connect()
     await publish_megabytes(nc, user, 10)
     await until(lambda: all_closed(gateway))
-    assert gateway.notifier.live is not None and gateway.notifier.live.hub.sessions() == []
+    live = gateway.notifier.live
+    assert live is not None and live.hub.sessions() == [] and live.sessions_of(user) == 0
     await asyncio.wait_for(drain(client.sock), WAIT)  # what was sent, then the end
     client.sock.close()
 
@@ -222,6 +223,7 @@ async def test_an_sse_client_that_stops_reading_is_cut_off(
         received += await asyncio.wait_for(loop.sock_recv(sock, 4096), WAIT)
     await publish_megabytes(nc, user, 10)
     await until(lambda: all_closed(gateway))
-    assert gateway.notifier.live is not None and gateway.notifier.live.hub.sessions() == []
+    live = gateway.notifier.live
+    assert live is not None and live.hub.sessions() == [] and live.sessions_of(user) == 0
     await asyncio.wait_for(drain(sock), WAIT)  # what was sent, then the end
     sock.close()

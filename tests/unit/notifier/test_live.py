@@ -37,7 +37,13 @@ from baton_notifier.domain.live import (
     sse_message,
 )
 from baton_notifier.entrypoints.server import RedactTokens
-from baton_notifier.service.live import LiveEvents, LiveHub, LiveSession, SessionEnded
+from baton_notifier.service.live import (
+    LiveEvents,
+    LiveHub,
+    LiveSession,
+    SessionEnded,
+    TooManySessions,
+)
 from baton_notifier.service.live_ports import HistoryUnavailable, StoredEvent
 
 NOW = datetime(2026, 1, 10, tzinfo=UTC)
@@ -326,6 +332,28 @@ async def test_a_session_that_ends_first_drops_its_expiry_timer() -> None:
     assert gone() is None  # the timer does not hold a closed connection's session for 12 hours
 
 
+async def test_a_user_gets_as_many_sessions_as_allowed_and_an_ended_one_frees_its_place() -> None:
+    live = _live(FakeFeed(ready=True), FakeHistory([], StreamBounds(1, 0)), sessions_per_user=2)
+    async with live.subscribe("ann"), live.subscribe("ann", instance_id="i1"):
+        assert not live.has_room("ann") and live.has_room("bob")  # per user
+        with pytest.raises(TooManySessions) as refused:
+            async with live.subscribe("ann"):
+                pytest.fail("a third session was opened")
+        async with live.subscribe("bob"):
+            pass
+    assert (refused.value.code, refused.value.reason) == (
+        1008,
+        "too many live connections: at most 2 per user (WebSocket and SSE together); "
+        "close one first",
+    )
+    assert live.has_room("ann")
+    with pytest.raises(RuntimeError):  # a session that ends with an error frees its place too
+        async with live.subscribe("ann"), live.subscribe("ann"):
+            raise RuntimeError("the socket broke")
+    async with live.subscribe("ann"), live.subscribe("ann"):
+        pass
+
+
 # --- fakes ---------------------------------------------------------------------------------
 
 
@@ -369,10 +397,12 @@ class FakeHistory:
             yield StoredEvent(e, self.stored_at)
 
 
-def _live(feed: FakeFeed, history: FakeHistory, queue_size: int = 100) -> LiveEvents:
+def _live(
+    feed: FakeFeed, history: FakeHistory, queue_size: int = 100, sessions_per_user: int = 32
+) -> LiveEvents:
     return LiveEvents(
         LiveHub(), feed, history, queue_size=queue_size, replay_max_age=timedelta(days=7),
-        clock=lambda: NOW, retry_seconds=0,
+        clock=lambda: NOW, retry_seconds=0, sessions_per_user=sessions_per_user,
     )  # fmt: skip
 
 

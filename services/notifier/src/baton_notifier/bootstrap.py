@@ -107,6 +107,7 @@ def _add_live_events(notifier: Notifier, link: NatsLink) -> None:
         queue_size=settings.live_queue_size,
         replay_max_age=timedelta(seconds=settings.live_replay_max_age_seconds),
         clock=utc_now,
+        sessions_per_user=settings.live_sessions_per_user,
     )
     deps = LiveDeps(settings.jwt_secret, notifier.live, settings.live_keepalive_seconds)
     install_live(notifier.app, deps)

@@ -64,6 +64,12 @@ class NotifierSettings(BaseSettings):
     live_keepalive_seconds: float = Field(
         default=15.0, gt=0, description="SSE comment line sent after this long without a frame"
     )
+    live_sessions_per_user: int = Field(
+        default=32,
+        ge=1,
+        description="Live connections (WebSocket and SSE together) one user may hold open on "
+        "one gateway process; the next is refused",
+    )
     dev_sign_in: bool = Field(
         default=False,
         description="Embedded dev mode: `POST /api/dev/token` mints a token for any user name",

@@ -24,6 +24,8 @@ STATUS_BY_CODE: Mapping[ErrorCode, int] = {
 UNAUTHORIZED = "unauthorized"
 UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
 """A body compressed, or of a media type its route does not read (415)."""
+TOO_MANY_SESSIONS = "too_many_sessions"
+"""The user holds as many live connections as the gateway allows one user (429)."""
 
 
 class HttpErrorBody(BaseModel):

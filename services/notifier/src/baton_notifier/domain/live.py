@@ -20,6 +20,9 @@ from baton_contracts.base import fits_a_token
 
 CLOSE_GOING_AWAY = 1001
 """The gateway is stopping: reconnect (to any replica) with `last_seq`."""
+CLOSE_TOO_MANY_SESSIONS = 1008
+"""The user holds `BATON_LIVE_SESSIONS_PER_USER` live connections on this gateway already: close
+one, then connect again."""
 CLOSE_INTERNAL = 1011
 """Something broke on the gateway side: reconnect with `last_seq`."""
 CLOSE_TRY_AGAIN = 1013
@@ -39,6 +42,15 @@ INTERNAL_REASON = "gateway error; reconnect with last_seq"
 TOKEN_EXPIRED_REASON = "token expired; get a new token and reconnect with last_seq"
 HISTORY_AWAY_REASON = "stored events unavailable; reconnect later with last_seq"
 STREAM_RESET_REASON = "the events stream was reset; reconnect with last_seq to resync"
+
+
+def too_many_sessions_reason(limit: int) -> str:
+    """Why a live connection was refused: the user holds `limit` open already."""
+    return (
+        f"too many live connections: at most {limit} per user (WebSocket and SSE together); "
+        "close one first"
+    )
+
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

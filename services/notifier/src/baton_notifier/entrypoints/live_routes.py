@@ -93,6 +93,10 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
             },
             401: {"model": HttpErrorResponse, "description": "No valid token"},
             422: {"model": HttpErrorResponse, "description": "Malformed last_seq/instance_id"},
+            429: {
+                "model": HttpErrorResponse,
+                "description": "The user holds BATON_LIVE_SESSIONS_PER_USER live connections",
+            },
         },
     )
     app.include_router(router)

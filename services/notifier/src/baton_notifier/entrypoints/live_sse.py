@@ -10,13 +10,14 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from baton_auth import Identity, InvalidToken
 from baton_contracts import ErrorDetail
-from baton_notifier.domain.errors import ApiError
+from baton_notifier.domain.errors import TOO_MANY_SESSIONS, ApiError
 from baton_notifier.domain.live import (
     BadLiveRequest,
     notice,
     parse_instance_id,
     parse_last_seq,
     sse_message,
+    too_many_sessions_reason,
 )
 from baton_notifier.entrypoints.live_routes import (
     SSE_TOKEN_HINT,
@@ -24,7 +25,7 @@ from baton_notifier.entrypoints.live_routes import (
     identify,
     live_of,
 )
-from baton_notifier.service.live import LiveEvents, SessionEnded
+from baton_notifier.service.live import LiveEvents, SessionEnded, TooManySessions
 
 # A scheme name of its own: under the API's `HTTPBearer` name, this description (the last one
 # registered) would be what OpenAPI said of every route's token.
@@ -75,6 +76,9 @@ async def events_stream(
     except BadLiveRequest as exc:
         raise _invalid(field, exc) from None
     live = live_of(request)
+    if not live.events.has_room(identity.user_id):
+        limit = live.events.sessions_per_user or 0
+        raise ApiError(429, TOO_MANY_SESSIONS, too_many_sessions_reason(limit))
     body = _stream(live.events, identity, instance, after_seq, live.keepalive_seconds)
     return EventStreamResponse(
         body, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -92,19 +96,23 @@ async def _stream(
     after_seq: int | None,
     keepalive: float,
 ) -> AsyncIterator[str]:
-    async with events.subscribe(
-        identity.user_id,
-        instance_id=instance_id,
-        after_seq=after_seq,
-        valid_until=identity.valid_until,  # then the session ends: a `closed` event with 4401
-    ) as session:
-        yield f"retry: {RETRY_MILLISECONDS}\n\n"  # also tells the client it is subscribed
-        while True:
-            try:
-                frame = await session.next(timeout=keepalive)
-            except SessionEnded as end:
-                # EventSource reconnects by itself when the stream ends, sending Last-Event-ID
-                # (with the same token: after 4401 that is refused, and the client needs a new one).
-                yield sse_message(notice("closed", code=end.code, reason=end.reason))
-                return
-            yield ": keepalive\n\n" if frame is None else sse_message(frame)
+    try:
+        async with events.subscribe(
+            identity.user_id,
+            instance_id=instance_id,
+            after_seq=after_seq,
+            valid_until=identity.valid_until,  # then the session ends: `closed` with 4401
+        ) as session:
+            yield f"retry: {RETRY_MILLISECONDS}\n\n"  # also tells the client it is subscribed
+            while True:
+                try:
+                    frame = await session.next(timeout=keepalive)
+                except SessionEnded as end:
+                    # EventSource reconnects by itself when the stream ends, sending
+                    # Last-Event-ID (with the same token: after 4401 that is refused, and the
+                    # client needs a new one).
+                    yield sse_message(notice("closed", code=end.code, reason=end.reason))
+                    return
+                yield ": keepalive\n\n" if frame is None else sse_message(frame)
+    except TooManySessions as exc:  # another stream of the user's began since the check: rare
+        yield sse_message(notice("closed", code=exc.code, reason=exc.reason))

@@ -35,7 +35,7 @@ from baton_notifier.entrypoints.live_routes import (
     identify,
     live_of,
 )
-from baton_notifier.service.live import LiveSession
+from baton_notifier.service.live import LiveSession, TooManySessions
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,10 @@ async def websocket_events(websocket: WebSocket, send: Send) -> None:
     except BadLiveRequest as exc:
         await _close(websocket, CLOSE_BAD_REQUEST, str(exc))
         return
-    await _serve(websocket, send, identity, instance_id, after_seq)
+    try:
+        await _serve(websocket, send, identity, instance_id, after_seq)
+    except TooManySessions as exc:  # refused before it started: 1008, the reason names the cap
+        await _close(websocket, exc.code, exc.reason)
 
 
 def _token_of(websocket: WebSocket) -> tuple[str | None, str | None]:

@@ -14,9 +14,9 @@ The parts: `live_session.py` (`LiveSession`, `SessionEnded`), `live_sending.py` 
 callers keep importing from `baton_notifier.service.live`.
 """
 
-from baton_notifier.service.live_events import LiveEvents
+from baton_notifier.service.live_events import LiveEvents, TooManySessions
 from baton_notifier.service.live_hub import LiveHub
 from baton_notifier.service.live_sending import Send
 from baton_notifier.service.live_session import LiveSession, SessionEnded
 
-__all__ = ["LiveEvents", "LiveHub", "LiveSession", "Send", "SessionEnded"]
+__all__ = ["LiveEvents", "LiveHub", "LiveSession", "Send", "SessionEnded", "TooManySessions"]

@@ -10,12 +10,13 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime, timedelta
 
 from baton_notifier.domain.live import (
     CLOSE_GOING_AWAY,
     CLOSE_INTERNAL,
+    CLOSE_TOO_MANY_SESSIONS,
     CLOSE_TRY_AGAIN,
     CLOSE_UNAUTHORIZED,
     GOING_AWAY_REASON,
@@ -26,6 +27,7 @@ from baton_notifier.domain.live import (
     Replay,
     plan_replay,
     ready_notice,
+    too_many_sessions_reason,
     too_old,
     too_old_notice,
 )
@@ -36,6 +38,16 @@ from baton_notifier.service.live_session import LiveSession
 # The logger keeps the name it had before this code left `service/live.py`: log filters and
 # operators' logging config select these lines by that name.
 log = logging.getLogger("baton_notifier.service.live")
+
+
+class TooManySessions(Exception):
+    """The user holds `limit` sessions already; `code` and `reason` are what its client is told."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.code = CLOSE_TOO_MANY_SESSIONS
+        self.reason = too_many_sessions_reason(limit)
+        super().__init__(self.reason)
 
 
 class LiveEvents:
@@ -52,6 +64,7 @@ class LiveEvents:
         clock: Callable[[], datetime],
         retry_seconds: float = 0.5,
         give_up_seconds: float = 30.0,
+        sessions_per_user: int | None = None,
     ) -> None:
         self.hub = hub
         self._feed = feed
@@ -62,6 +75,18 @@ class LiveEvents:
         self._retry = retry_seconds
         self._give_up = give_up_seconds
         self._ended_all: tuple[int, str] | None = None  # set once the gateway is stopping
+        self.sessions_per_user = sessions_per_user  # None: as many as a user opens
+        self._open: dict[str, int] = {}  # sessions open per user, ended ones included until
+        # their `subscribe` is left (a WebSocket then closes, an SSE stream writes `closed`)
+
+    def sessions_of(self, user_id: str) -> int:
+        """How many sessions `user_id` holds open."""
+        return self._open.get(user_id, 0)
+
+    def has_room(self, user_id: str) -> bool:
+        """True when `user_id` may open one more session now."""
+        limit = self.sessions_per_user
+        return limit is None or self.sessions_of(user_id) < limit
 
     @contextlib.asynccontextmanager
     async def subscribe(
@@ -78,7 +103,34 @@ class LiveEvents:
         of the replay; `resync` says the gap is gone and state must be reloaded over HTTP.
         At `valid_until` (when the caller's token stops being accepted), if given, the
         session ends with `CLOSE_UNAUTHORIZED`: the client gets a new token and resumes.
+        A user holding `sessions_per_user` sessions already gets `TooManySessions` instead.
         """
+        with self._counted(user_id):
+            async with self._session(user_id, instance_id, after_seq, valid_until) as session:
+                yield session
+
+    @contextlib.contextmanager
+    def _counted(self, user_id: str) -> Iterator[None]:
+        limit = self.sessions_per_user
+        if limit is not None and self.sessions_of(user_id) >= limit:
+            raise TooManySessions(limit)
+        self._open[user_id] = self.sessions_of(user_id) + 1
+        try:
+            yield
+        finally:
+            if (left := self._open[user_id] - 1) > 0:
+                self._open[user_id] = left
+            else:
+                del self._open[user_id]
+
+    @contextlib.asynccontextmanager
+    async def _session(
+        self,
+        user_id: str,
+        instance_id: str | None,
+        after_seq: int | None,
+        valid_until: datetime | None,
+    ) -> AsyncIterator[LiveSession]:
         session = LiveSession(Filter(user_id, instance_id), self._queue_size, after_seq)
         if valid_until is not None:
             seconds = (valid_until - self._clock()).total_seconds()
