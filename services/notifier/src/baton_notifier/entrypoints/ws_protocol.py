@@ -2,8 +2,9 @@
 
 uvicorn takes a protocol class as `Config(ws=...)`; this subclass of its
 `WebSocketsSansIOProtocol` (uvicorn 0.54, websockets 17) is the gateway's. It relies on these
-of uvicorn's internals, and `tests/integration/notifier_live/test_hostile_sockets.py` fails if
-an upgrade changes them:
+of uvicorn's internals; `tests/integration/notifier_live/test_hostile_sockets.py` (each limit,
+against a real gateway) and `tests/unit/notifier/test_ws_protocol.py` (every method it
+overrides is still uvicorn's) fail if an upgrade changes them:
 
 - `pause_writing` / `resume_writing` (asyncio's flow control, which uvicorn keeps in
   `writable`), `read_paused` (set while the app has not taken a message) and `receive`, which
