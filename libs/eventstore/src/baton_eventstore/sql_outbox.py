@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -56,6 +56,8 @@ class SqlOutbox:
     for every batch the relay publishes, and leases (the relay's, and one per DAG run that is
     being driven) are taken about as often. With `sqlite` (a SQLite file), fetch and delete
     are one call each on the appender's thread; leases stay on SQLAlchemy.
+
+    `clock` (epoch seconds) times the leases.
     """
 
     def __init__(
@@ -64,8 +66,10 @@ class SqlOutbox:
         raw: AsyncpgAppender | None = None,
         sqlite: SqliteAppender | None = None,
         committed: CommittedLog | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._engine = engine
+        self._clock = clock
         self._raw = raw
         self._sqlite = sqlite
         self._committed = committed
@@ -118,7 +122,7 @@ class SqlOutbox:
 
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Take the lease if free or expired, renew it if ours; one atomic upsert."""
-        now = time.time()
+        now = self._clock()
         if self._raw is not None:
             return bool(await self._raw.fetch(_PG_ACQUIRE, name, holder, now + ttl, now))
         insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
