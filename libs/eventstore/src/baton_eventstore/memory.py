@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -202,7 +203,8 @@ class MemoryOutbox:
 
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Take the lease if free, expired or ours."""
-        now = time.time()
+        # One process: its monotonic clock, which no step of the wall clock moves.
+        now = time.monotonic()
         current = self._leases.get(name)
         if current is not None and current[0] != holder and current[1] >= now:
             return False
@@ -212,13 +214,12 @@ class MemoryOutbox:
     async def release_lease(self, name: str, holder: str) -> None:
         """Expire the lease now if `holder` has it."""
         if self._leases.get(name, ("", 0.0))[0] == holder:
-            self._leases[name] = (holder, 0.0)
+            self._leases[name] = (holder, -math.inf)
 
-    async def prune_leases(
-        self, prefix: str, expired_before: float, limit: int = PRUNE_LIMIT
-    ) -> int:
-        """Forget up to `limit` leases named `prefix...` that expired before `expired_before`."""
+    async def prune_leases(self, prefix: str, expired_for: float, limit: int = PRUNE_LIMIT) -> int:
+        """Forget up to `limit` leases named `prefix...` that expired `expired_for` seconds ago."""
         check_prune(prefix, limit)
+        expired_before = time.monotonic() - expired_for
         gone = [
             name
             for name, (_, expires_at) in self._leases.items()

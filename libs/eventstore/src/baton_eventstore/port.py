@@ -94,20 +94,23 @@ class Outbox(Protocol):
         ...
 
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
-        """Take or renew the lease `name` for `ttl` seconds; False when another holder has it."""
+        """Take or renew the lease `name` for `ttl` seconds; False when another holder has it.
+
+        One clock sets and checks every expiry, whichever replica takes or asks (on
+        PostgreSQL the server's): replicas' clocks that differ, or jump, neither hand a held
+        lease to a second replica nor keep a dead holder's for longer than `ttl`."""
         ...
 
     async def release_lease(self, name: str, holder: str) -> None:
         """Give the lease up now (if `holder` has it), so a replica can take over at once."""
         ...
 
-    async def prune_leases(
-        self, prefix: str, expired_before: float, limit: int = PRUNE_LIMIT
-    ) -> int:
+    async def prune_leases(self, prefix: str, expired_for: float, limit: int = PRUNE_LIMIT) -> int:
         """Delete up to `limit` leases whose name starts with `prefix` (a plain string, not a
-        pattern) and that expired before `expired_before` (epoch seconds); how many were
-        deleted. The limit keeps one call short however long the backlog (a first prune after
-        an upgrade): call it again later for the rest.
+        pattern) and that expired more than `expired_for` seconds ago, by the clock that times
+        the leases (the database server's on PostgreSQL); how many were deleted. The limit
+        keeps one call short however long the backlog (a first prune after an upgrade): call
+        it again later for the rest.
 
         Safe whenever it runs: an expired lease is taken exactly as a missing one is. A
         component that names a lease per item (a DAG run) calls it, or the table keeps a row

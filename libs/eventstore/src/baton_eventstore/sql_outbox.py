@@ -1,4 +1,10 @@
-"""The outbox table and relay lease on SQL: fetch in order, delete published, lease with a TTL."""
+"""The outbox table and relay lease on SQL: fetch in order, delete published, lease with a TTL.
+
+A lease's expiry is set by the process that takes it and read by every other one. On
+PostgreSQL, replicas run on hosts whose clocks differ (by seconds, or by a jump: an NTP step,
+a VM resumed), so both are the database server's clock: one clock for every replica. A SQLite
+file's processes share one host, and its clock.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import ColumnElement, Float, cast, delete, func, literal, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -26,21 +32,24 @@ SELECT id, event_id, subject, body, headers, created_at FROM outbox
 WHERE NOT (id = ANY(CAST($1 AS bigint[]))) ORDER BY id LIMIT $2
 """
 _PG_DELETE = "DELETE FROM outbox WHERE id = ANY(CAST($1 AS bigint[]))"
-_PG_ACQUIRE = """
-INSERT INTO outbox_lease (name, holder, expires_at) VALUES ($1, $2, $3)
+# The server's clock, in epoch seconds: clock_timestamp(), not now(), which is the start of
+# the transaction.
+_PG_NOW = "extract(epoch FROM clock_timestamp())::float8"
+_PG_ACQUIRE = f"""
+INSERT INTO outbox_lease (name, holder, expires_at) VALUES ($1, $2, {_PG_NOW} + $3)
 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-WHERE outbox_lease.holder = EXCLUDED.holder OR outbox_lease.expires_at < $4
+WHERE outbox_lease.holder = EXCLUDED.holder OR outbox_lease.expires_at < {_PG_NOW}
 RETURNING holder
 """
 _PG_RELEASE = "UPDATE outbox_lease SET expires_at = 0 WHERE name = $1 AND holder = $2"
 # The prefix is compared as a string, never as a LIKE pattern: a run id may hold `_` or `%`.
 # One row back (the count), however many rows go.
 # At most $4 rows (`PRUNE_LIMIT`); SKIP LOCKED: replicas pruning at once take other rows.
-_PG_PRUNE = """
+_PG_PRUNE = f"""
 WITH gone AS (
     DELETE FROM outbox_lease WHERE name IN (
         SELECT name FROM outbox_lease
-        WHERE substr(name, 1, $2) = $1 AND expires_at < $3
+        WHERE substr(name, 1, $2) = $1 AND expires_at < {_PG_NOW} - $3
         LIMIT $4 FOR UPDATE SKIP LOCKED
     )
     RETURNING 1
@@ -57,7 +66,7 @@ class SqlOutbox:
     being driven) are taken about as often. With `sqlite` (a SQLite file), fetch and delete
     are one call each on the appender's thread; leases stay on SQLAlchemy.
 
-    `clock` (epoch seconds) times the leases.
+    `clock` (epoch seconds) times leases on SQLite only: on PostgreSQL the server's clock does.
     """
 
     def __init__(
@@ -122,14 +131,14 @@ class SqlOutbox:
 
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Take the lease if free or expired, renew it if ours; one atomic upsert."""
-        now = self._clock()
         if self._raw is not None:
-            return bool(await self._raw.fetch(_PG_ACQUIRE, name, holder, now + ttl, now))
+            return bool(await self._raw.fetch(_PG_ACQUIRE, name, holder, ttl))
         insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
+        now = self._now()
         upsert = insert(outbox_lease).values(name=name, holder=holder, expires_at=now + ttl)
         statement = upsert.on_conflict_do_update(
             index_elements=[outbox_lease.c.name],
-            set_={"holder": holder, "expires_at": now + ttl},
+            set_={"holder": holder, "expires_at": upsert.excluded.expires_at},
             where=(outbox_lease.c.holder == holder) | (outbox_lease.c.expires_at < now),
         ).returning(outbox_lease.c.holder)
         async with write_transaction(self._engine) as conn:
@@ -148,26 +157,30 @@ class SqlOutbox:
         async with write_transaction(self._engine) as conn:
             await conn.execute(statement)
 
-    async def prune_leases(
-        self, prefix: str, expired_before: float, limit: int = PRUNE_LIMIT
-    ) -> int:
-        """Delete up to `limit` leases named `prefix...` that expired before `expired_before`
-        (epoch seconds); how many went. An expired lease and no lease are taken alike."""
+    async def prune_leases(self, prefix: str, expired_for: float, limit: int = PRUNE_LIMIT) -> int:
+        """Delete up to `limit` leases named `prefix...` that expired more than `expired_for`
+        seconds ago; how many went. An expired lease and no lease are taken alike."""
         check_prune(prefix, limit)
         if self._raw is not None:
-            found = await self._raw.fetch(_PG_PRUNE, prefix, len(prefix), expired_before, limit)
+            found = await self._raw.fetch(_PG_PRUNE, prefix, len(prefix), expired_for, limit)
             return int(found[0]["n"])
         expired = (
             select(outbox_lease.c.name)
             .where(
                 func.substr(outbox_lease.c.name, 1, len(prefix)) == prefix,
-                outbox_lease.c.expires_at < expired_before,
+                outbox_lease.c.expires_at < self._now() - expired_for,
             )
             .limit(limit)
         )
         statement = delete(outbox_lease).where(outbox_lease.c.name.in_(expired))
         async with write_transaction(self._engine) as conn:
             return int((await conn.execute(statement)).rowcount)
+
+    def _now(self) -> ColumnElement[float]:
+        """Now in epoch seconds, as a statement reads it: the server's clock on PostgreSQL."""
+        if self._engine.dialect.name == "postgresql":
+            return cast(func.extract("epoch", func.clock_timestamp()), Float)
+        return literal(self._clock())
 
 
 def _rows(found: Sequence[Any]) -> list[OutboxRow]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -123,12 +122,12 @@ class SqlDagRuns:
         """Delete run leases that ran out more than `expired_for` seconds ago, `limit` per
         statement until one finds fewer; how many went.
 
-        Wall-clock time, as the store's leases are: a lease's expiry is the time.time() of the
-        process that took it. Short statements, with the event loop (on SQLite, the process's
-        other writers) let in between: a first prune after an upgrade meets every run's lease."""
-        before, removed = time.time() - expired_for, 0
+        By the clock that times the store's leases (on PostgreSQL the server's, not this
+        host's). Short statements, with the event loop (on SQLite, the process's other
+        writers) let in between: a first prune after an upgrade meets every run's lease."""
+        removed = 0
         while True:
-            gone = await self._store.outbox.prune_leases(_LEASE, before, limit)
+            gone = await self._store.outbox.prune_leases(_LEASE, expired_for, limit)
             removed += gone
             if gone < limit:
                 return removed

@@ -116,9 +116,8 @@ class DagExecutor:
         so without this the lease table keeps a row per run ever driven.
 
         An expired lease is taken as a missing one is, so deleting one is safe. Only leases
-        that ran out a whole lease period ago go: expiry times are the wall clock of whichever
-        replica wrote them, and a replica whose clock runs ahead of the writer's (by less than
-        a lease period) must not see a lease that is still held as long expired."""
+        that ran out a whole lease period ago go: a margin, though expiries are set and read by
+        one clock (on PostgreSQL the database server's, whichever replica asks)."""
         try:
             await self.runs.prune_leases(self.lease_seconds)
         except Exception as exc:
