@@ -119,7 +119,9 @@ class RunAgent(Command):
     deadline: AwareDatetime | None = None
     """When the caller stops waiting for the reply (the workflow service sends its own wait).
     A turn asked after it is refused, the model gets only the time left, and what the turn
-    extracted is not kept once it has passed: a caller that gave up has nothing recorded."""
+    extracted is not kept once it has passed: a caller that gave up has nothing recorded.
+    An instant of the sender's clock, read against that clock (its reading travels with each
+    send, `Baton-Sent-At`), not against the clock of the host that answers."""
 
 
 MAX_PROMPT_CHARS = 200_000
@@ -168,7 +170,8 @@ class RunTask(Command):
     deadline: AwareDatetime | None = None
     """When the workflow gives the step up (its timeout or the run's, whichever is first).
     A task asked after it is refused without a model call, and the model gets only the time
-    left, however long `timeout_seconds` is: time spent queued counts against the step."""
+    left, however long `timeout_seconds` is: time spent queued counts against the step.
+    Read against the sender's clock, as `RunAgent.deadline` is."""
     shadow: bool = Field(default=False, exclude_if=lambda shadow: not shadow)
     """A step of a shadow run: answered for real, but nothing of it is kept (no recorded
     result, so the same key asked again calls the model again)."""

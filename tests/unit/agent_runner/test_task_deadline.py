@@ -112,6 +112,24 @@ async def test_the_model_gets_only_the_time_left_not_the_step_timeout() -> None:
     assert loop.time() - began < 2.0
 
 
+async def test_a_deadline_is_read_on_the_workflow_hosts_clock_not_this_hosts() -> None:
+    # This host's clock is 10 s behind the workflow's. The step's deadline passed a second ago
+    # by the workflow's clock (which set it): the step is refused, not given 9 s more.
+    models, log = Models(), Log()
+    runner = _runner(models, log, now=NOW - timedelta(seconds=10))
+    runner.caller_now = lambda: NOW
+    with pytest.raises(RemoteError) as caught:
+        await runner.run(_task(NOW - timedelta(seconds=1)))
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+    assert models.calls == 0 and log.results == {}
+
+    # 10 s ahead instead: a deadline 5 s away by the workflow's clock leaves the model 5 s.
+    runner = _runner(models, log, now=NOW + timedelta(seconds=10))
+    runner.caller_now = lambda: NOW
+    await runner.run(_task(NOW + timedelta(seconds=5)))
+    assert models.given == pytest.approx(5.0)
+
+
 async def test_the_step_timeout_still_applies_when_it_ends_first() -> None:
     models = Models()
     result = await _runner(models, Log()).run(_task(NOW + timedelta(minutes=5), timeout=2.0))

@@ -165,6 +165,18 @@ async def test_a_turn_asked_after_its_deadline_reads_nothing_and_records_nothing
     assert stores.replies == {"i-1:m-1": reply}
 
 
+async def test_a_deadline_is_read_on_the_workflow_hosts_clock_not_this_hosts() -> None:
+    # This host's clock is 10 s behind the workflow's, whose wait for the turn ended a second
+    # ago (it told its user nothing was recorded): the turn is refused, nothing is kept.
+    agents, stores = Agents(), Stores()
+    runner = _runner(agents, stores, _always(NOW - timedelta(seconds=10)))
+    runner.caller_now = lambda: NOW
+    with pytest.raises(RemoteError) as caught:
+        await runner.run(_turn(deadline=NOW - timedelta(seconds=1)))
+    assert caught.value.code == ErrorCode.UNAVAILABLE
+    assert (agents.calls, stores.items, stores.replies) == (0, [], {})
+
+
 async def test_the_model_gets_only_the_time_left_not_the_agent_timeout() -> None:
     agents, stores = Agents(delay=60.0), Stores()
     runner = _runner(agents, stores, _always(NOW))

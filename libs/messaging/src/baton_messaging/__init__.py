@@ -8,6 +8,7 @@ from baton_messaging.broker import (
     start_broker,
     stream_config,
 )
+from baton_messaging.caller_clock import caller_now
 from baton_messaging.consumers import (
     ConsumerDeclarationError,
     declare_durables,
@@ -32,6 +33,7 @@ __all__ = [
     "answer",
     "broadcast",
     "build_broker",
+    "caller_now",
     "declare_durables",
     "declare_streams",
     "durable_subscriber",

@@ -29,6 +29,7 @@ from baton_contracts import (
     ReplyOk,
     ok_result_json,
 )
+from baton_messaging.caller_clock import sent_at_header
 from baton_messaging.outbound import unsendable
 
 REPLY_ENVELOPE = TypeAdapter[ReplyOk | ReplyError](ReplyOk | ReplyError)
@@ -84,7 +85,8 @@ async def _exchange(
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     nc = client.connection if isinstance(client, NatsBroker) else client
     subject = message.wire_subject()
-    return await _round_trip(nc, subject, message.to_bytes(), timeout), reply_model, subject
+    raw = await _round_trip(nc, subject, message.to_bytes(), timeout, sent_at_header(message))
+    return raw, reply_model, subject
 
 
 async def request_again_while_gone(
@@ -195,8 +197,9 @@ def trace_headers() -> dict[str, str]:
     return headers
 
 
-async def _round_trip(nc: Client, subject: str, payload: bytes, timeout: float) -> bytes:
-    headers: dict[str, Any] = {}
+async def _round_trip(
+    nc: Client, subject: str, payload: bytes, timeout: float, headers: dict[str, Any]
+) -> bytes:
     if not tracing_on():  # the current context: what the no-op span would have passed on
         propagate.inject(headers)
         return await _send(nc, subject, payload, timeout, headers)

@@ -36,6 +36,7 @@ from baton_contracts import (
     ReplyError,
     ReplyOk,
 )
+from baton_messaging.caller_clock import arrived
 from baton_messaging.handling import (
     Handler,
     RequestT,
@@ -229,6 +230,7 @@ class _Serving:
         self._slots.release()
 
     async def _serve(self, msg: Msg) -> None:
+        arrived(msg.headers)  # this task's own context: the handler reads the caller's clock
         parent = propagate.extract(msg.headers) if msg.headers else None
         # No trace came in and none is kept: the span would be a no-op (`tracing_on`).
         span = (

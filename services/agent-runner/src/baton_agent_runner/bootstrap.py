@@ -31,7 +31,7 @@ from baton_eventstore import migrate
 from baton_eventstore.engine import database_answers
 from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
-from baton_messaging import MessagingSettings, build_broker, start_broker
+from baton_messaging import MessagingSettings, build_broker, caller_now, start_broker
 
 logger = logging.getLogger("baton.agent_runner")
 REPLICA_ID_FILE = "agent-replica-id"
@@ -103,6 +103,11 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
     )
     broker = overrides.get("broker") or build_broker(messaging, "agent-runner")
     now = overrides.get("now") or (lambda: datetime.now(UTC))
+    # Deadlines are read on the caller's clock (another host's); a test that sets this
+    # process's clock alone reads them on that one.
+    deadline_clock = overrides.get("caller_now") or (
+        caller_now if "now" not in overrides else (lambda: None)
+    )
     openai = OpenAISettings(
         base_url=settings.openai_base_url,
         api_key=settings.openai_api_key,
@@ -118,6 +123,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         timeout=settings.agent_timeout_seconds,
         store_timeout=settings.store_timeout_seconds,
         now=now,
+        caller_now=deadline_clock,
     )
     queries = MemoryQueries(runner.memory, runner.inbox, settings.store_timeout_seconds)
     tasks = TaskRunner(
@@ -127,6 +133,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         prices=settings.model_prices,
         store_timeout=settings.store_timeout_seconds,
         now=now,
+        caller_now=deadline_clock,
     )
     retention = timedelta(hours=settings.idempotency_retention_hours)
     logs = {"replies": runner.replies, "task results": tasks.results}

@@ -51,17 +51,19 @@ async def look_up_or_claim(
     held_after: float,
     store: Limited,
     waiting: Callable[[Coroutine[Any, Any, V | None]], Awaitable[V | None]] | None = None,
+    caller_now: datetime | None = None,
 ) -> V | None:
     """The value recorded under the key for the request `digest`, or None once this process
     holds its claim; `KeyReused` when the key's value answered another request.
 
-    Past the caller's `deadline` the model is not called, but a value recorded in time is
-    still the caller's. Else the claim is taken to last the call's time (`time_left()`, which
-    refuses a caller that has given up) plus `held_after` seconds for the store calls around
-    the model's; another replica's claim is waited for, as long as the call could take.
+    Past the caller's `deadline` (by `caller_now`, the caller's clock, when known; else by
+    `now`) the model is not called, but a value recorded in time is still the caller's. Else
+    the claim is taken to last the call's time (`time_left()`, which refuses a caller that has
+    given up) plus `held_after` seconds for the store calls around the model's; another
+    replica's claim is waited for, as long as the call could take.
     `store` puts the caller's limit on each look; `waiting` runs the wait, when there is one
     (the task runner makes it cancellable), so the usual first look costs nothing more."""
-    if deadline is not None and deadline <= now:
+    if deadline is not None and deadline <= (caller_now or now):
         recorded = await store(log.get(user_id, key, digest))
         if recorded is not None:
             return recorded

@@ -64,6 +64,9 @@ class TaskRunner:
     prices: Mapping[str, ModelPrice]
     store_timeout: float = 4.0
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    caller_now: Callable[[], datetime | None] = field(default=lambda: None)
+    """The caller's clock, which set the request's deadline (`baton_messaging.caller_now`);
+    None when unknown, and the deadline is then read on this host's clock (`now`)."""
     _keys: KeyLocks = field(default_factory=KeyLocks)
     _running: dict[tuple[str, str], asyncio.Task[Any]] = field(default_factory=dict)
     _cancels: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -111,15 +114,17 @@ class TaskRunner:
     async def _recorded_or_claimed(self, cmd: RunTask) -> TaskResult | None:
         """The recorded result; else None once this process holds the key's claim (another
         replica's call of the same key is waited for, within the step's time)."""
-        now, key = self.now(), (cmd.user_id, cmd.idempotency_key)
+        now, caller_now = self.now(), self.caller_now()
+        key = (cmd.user_id, cmd.idempotency_key)
         return await look_up_or_claim(
             self.results,
             cmd.user_id,
             cmd.idempotency_key,
             digest=task_digest(cmd),
             now=now,
+            caller_now=caller_now,
             deadline=cmd.deadline,
-            time_left=lambda: self._time_left(cmd, now),
+            time_left=lambda: self._time_left(cmd, caller_now or now),
             held_after=2 * self.store_timeout,  # the result's write
             store=self._store,
             # A wait for another replica's call of the key is cancellable, as the call is: a
@@ -190,12 +195,16 @@ class TaskRunner:
         )
         return call, result
 
+    def _deadline_clock(self) -> datetime:
+        """Now, on the clock the deadline was set by: the caller's when known."""
+        return self.caller_now() or self.now()
+
     def _time_left(self, cmd: RunTask, now: datetime | None = None) -> float:
         """The model's time: `timeout_seconds`, cut to what is left before the deadline (time
         spent queued here counts); past the deadline the task ends as `unavailable`."""
         if cmd.deadline is None:
             return cmd.timeout_seconds
-        left = (cmd.deadline - (now or self.now())).total_seconds()
+        left = (cmd.deadline - (now or self._deadline_clock())).total_seconds()
         if left <= 0:
             logger.warning(
                 "task %s: the workflow gave step %s up %.3fs ago; the model is not asked",

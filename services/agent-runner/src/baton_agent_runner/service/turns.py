@@ -71,6 +71,9 @@ class AgentRunner:
     timeout: float
     store_timeout: float = 4.0
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    caller_now: Callable[[], datetime | None] = field(default=lambda: None)
+    """The caller's clock, which set the request's deadline (`baton_messaging.caller_now`);
+    None when unknown, and the deadline is then read on this host's clock (`now`)."""
     _keys: KeyLocks = field(default_factory=KeyLocks)
 
     async def run(self, cmd: RunAgent) -> AgentReply:
@@ -108,15 +111,16 @@ class AgentRunner:
     async def _recorded_or_claimed(self, cmd: RunAgent, digest: str) -> AgentReply | None:
         """The recorded reply; else None once this process holds the key's claim (another
         replica's call of the same key is waited for, within the turn's time)."""
-        now = self.now()
+        now, caller_now = self.now(), self.caller_now()
         return await look_up_or_claim(
             self.replies,
             cmd.user_id,
             cmd.idempotency_key,
             digest=digest,
             now=now,
+            caller_now=caller_now,
             deadline=cmd.deadline,
-            time_left=lambda: min(self.timeout, self._time_left(cmd, now)),
+            time_left=lambda: min(self.timeout, self._time_left(cmd, caller_now or now)),
             # The reads before the model and the writes after it, each with its own limit.
             held_after=5 * self.store_timeout,
             store=self._store,
@@ -316,12 +320,16 @@ class AgentRunner:
             step=cmd.step_context,
         )
 
+    def _deadline_clock(self) -> datetime:
+        """Now, on the clock the deadline was set by: the caller's when known."""
+        return self.caller_now() or self.now()
+
     def _time_left(self, cmd: RunAgent, now: datetime | None = None) -> float:
         """Seconds until the caller stops waiting (`timeout` without a deadline); past it, the
         turn ends here as `unavailable`."""
         if cmd.deadline is None:
             return self.timeout
-        left = (cmd.deadline - (now or self.now())).total_seconds()
+        left = (cmd.deadline - (now or self._deadline_clock())).total_seconds()
         if left <= 0:
             logger.warning(
                 "turn %s: its caller stopped waiting %.3fs ago; nothing is recorded",

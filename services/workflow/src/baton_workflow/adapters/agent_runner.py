@@ -47,8 +47,9 @@ class NatsAgentRunnerQueries:
 
 
 REPLY_GRACE = 0.5
-"""Seconds a turn's reply is waited for after the deadline sent with it (its way back over
-NATS, and clocks a few milliseconds apart)."""
+"""Seconds a turn's reply is waited for after the deadline sent with it: the request's way
+there and the reply's way back over NATS. The agent-runner reads the deadline on this host's
+clock (each send carries its reading, `baton_messaging.caller_clock`), not on its own."""
 
 
 class NatsAgents:
