@@ -51,6 +51,8 @@ dag_runs = Table(
     Column("stream_version", Integer, nullable=False),
     Column("variables", JSON().with_variant(JSONB(), "postgresql"), nullable=False),
     Index("ix_dag_runs_owner", "owner", "workflow", "started_at"),
+    # All the owner's runs, newest first (`GET /workflow-runs` without `?workflow=`): see step 2.
+    Index("ix_dag_runs_owner_started", "owner", "started_at"),
     Index("ix_dag_runs_status", "status"),
     # A retried start with the same Idempotency-Key finds the run it made.
     Index("ux_dag_runs_request", "owner", "request_id", unique=True),
@@ -61,5 +63,16 @@ def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=[dag_workflows, dag_runs])
 
 
-STEPS = [_create_v1]
+def _index_owner_started_v2(conn: Connection) -> None:
+    # The list of all an owner's runs, newest first, found no index that keeps its order
+    # (`ix_dag_runs_owner` has `workflow` between): every listing read all the owner's runs
+    # and sorted them to return the newest 50, slower with each run the owner ever started
+    # (PostgreSQL 15, 200,000 runs of one owner: 80 ms a listing, a parallel seq scan; with
+    # this index 0.09 ms, reading the 50 it returns). Step 1 creates today's table, which has
+    # the index already.
+    index = next(i for i in dag_runs.indexes if i.name == "ix_dag_runs_owner_started")
+    index.create(conn, checkfirst=True)
+
+
+STEPS = [_create_v1, _index_owner_started_v2]
 """Migration steps of the DAG read models; append, never edit."""

@@ -1,0 +1,113 @@
+"""Listing all an owner's DAG runs, newest first, reads them from an index in that order.
+
+Without one, every `GET /workflow-runs` (no `?workflow=`) read all the runs the owner ever
+started and sorted them, to return the newest 50: slower with each run. A plan with a sort is
+the symptom, whatever the table's size, so the plan is what these tests look at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import event, inspect, text
+
+from baton_eventstore import SqlEventStore, migrate
+from baton_workflow.adapters import dag_tables
+from baton_workflow.adapters.dag_runs import SqlDagRuns
+
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+@pytest.fixture
+async def store(database_url: str) -> AsyncIterator[SqlEventStore]:
+    store = await SqlEventStore.from_url(database_url)
+    await migrate(store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
+    yield store
+    await store.close()
+
+
+def _run(n: int) -> dict[str, Any]:
+    return {
+        "run_id": f"r{n}",
+        "owner": "busy" if n % 2 else f"u{n % 50}",
+        "workflow": f"wf{n % 10}",
+        "version": 1,
+        "mode": "live",
+        "status": "completed",
+        "request_id": None,
+        "started_at": T0 + timedelta(seconds=n),
+        "finished_at": T0 + timedelta(seconds=n + 1),
+        "cost_usd": 0.0,
+        "error": None,
+        "stream_version": 3,
+        "variables": {"topic": "an ordinary value"},
+    }
+
+
+async def _listing_plan(store: SqlEventStore, workflow: str | None) -> str:
+    """The plan of the statement `SqlDagRuns.listed` runs, as the database would run it."""
+    sent: list[tuple[str, Any]] = []
+
+    def capture(conn: Any, cursor: Any, statement: str, params: Any, *args: Any) -> None:
+        sent.append((statement, params))
+
+    event.listen(store.engine.sync_engine, "before_cursor_execute", capture)
+    try:
+        rows = await SqlDagRuns(store).listed("busy", workflow, 50)
+    finally:
+        event.remove(store.engine.sync_engine, "before_cursor_execute", capture)
+    newest = [_run(n) for n in range(1999, -1, -1)]
+    newest = [r for r in newest if r["owner"] == "busy" and workflow in (None, r["workflow"])]
+    assert [row["run_id"] for row in rows] == [r["run_id"] for r in newest[:50]]
+    [(statement, params)] = sent
+    postgres = store.engine.dialect.name == "postgresql"
+    async with store.engine.connect() as conn:
+        raw = await conn.get_raw_connection()
+        driver: Any = raw.driver_connection
+        if postgres:
+            return "\n".join(r[0] for r in await driver.fetch(f"EXPLAIN {statement}", *params))
+        found = await driver.execute_fetchall(f"EXPLAIN QUERY PLAN {statement}", params)
+        return "\n".join(str(r[-1]) for r in found)
+
+
+async def _add_runs(store: SqlEventStore) -> None:
+    async with store.engine.begin() as conn:
+        await conn.execute(dag_tables.dag_runs.insert(), [_run(n) for n in range(2000)])
+        if store.engine.dialect.name == "postgresql":
+            await conn.execute(text("ANALYZE dag_runs"))
+        else:
+            await conn.execute(text("ANALYZE"))
+
+
+async def test_all_the_owners_runs_are_listed_without_a_sort(store: SqlEventStore) -> None:
+    await _add_runs(store)
+    plan = await _listing_plan(store, None)
+    assert "ix_dag_runs_owner_started" in plan, plan
+    assert "Sort" not in plan and "TEMP B-TREE" not in plan, plan
+
+
+async def test_a_database_of_the_first_schema_gains_the_index(database_url: str) -> None:
+    store = await SqlEventStore.from_url(database_url)
+    try:
+        assert await migrate(store.engine, dag_tables.COMPONENT, dag_tables.STEPS[:1]) == 1
+        async with store.engine.begin() as conn:  # the table as the first schema made it
+            await conn.execute(text("DROP INDEX ix_dag_runs_owner_started"))
+        assert "ix_dag_runs_owner_started" not in await _indexes(store)
+        await migrate(store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
+        assert "ix_dag_runs_owner_started" in await _indexes(store)
+    finally:
+        await store.close()
+
+
+async def _indexes(store: SqlEventStore) -> set[str]:
+    async with store.engine.connect() as conn:
+        found = await conn.run_sync(lambda sync: inspect(sync).get_indexes("dag_runs"))
+    return {str(index["name"]) for index in found}
