@@ -106,14 +106,51 @@ def open_memory(
                     "config": {"api_key": "unused", "embedding_dims": vectors.dims},
                 },
                 "llm": {"provider": "openai", "config": {"api_key": "unused"}},
-                "history_db_path": str(qdrant_path / "history.db"),
+                # Not a file: Mem0 opens one here before `NoHistory` replaces it.
+                "history_db_path": ":memory:",
             }
         )
+        memory.db.close()
+        memory.db = NoHistory()
         memory.embedding_model = vectors
         _check_dims(memory, vectors, settings.kind)
     except UNAVAILABLE as exc:
         raise StoreUnavailable(f"memory: Qdrant at {qdrant_url} is unreachable: {exc}") from exc
     return memory
+
+
+class NoHistory:
+    """Mem0's history store (`memory.db`), keeping nothing.
+
+    Mem0 wrote a row for every add, update and delete of a fact (the old text and the new) to
+    `history.db` in the Qdrant folder, and never deleted one; Baton never reads them. Facts are
+    saved on most turns, so the file grew by a row a turn for as long as the service ran, on
+    every replica, and kept in full every fact a user corrected or took back. Its other table
+    (an `infer=True` add's last messages) serves adds Baton never makes (`infer=False`).
+    """
+
+    def add_history(self, *args: Any, **kwargs: Any) -> None:
+        """A fact was added, changed or deleted: nothing is kept of it."""
+
+    def batch_add_history(self, records: list[dict[str, Any]]) -> None:
+        """Facts were added: nothing is kept of them."""
+
+    def get_history(self, memory_id: str) -> list[dict[str, Any]]:
+        """No change of any fact is kept."""
+        return []
+
+    def save_messages(self, messages: list[dict[str, Any]], session_scope: str) -> None:
+        """An `infer=True` add's messages: nothing is kept of them."""
+
+    def get_last_messages(self, session_scope: str, limit: int = 10) -> list[dict[str, Any]]:
+        """No messages are kept."""
+        return []
+
+    def reset(self) -> None:
+        """Nothing to delete."""
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 def _check_dims(memory: Any, vectors: Embedder, kind: str) -> None:
