@@ -58,6 +58,9 @@ def up(
     start_timeout: Annotated[
         float, typer.Option(help="Seconds each service has to become healthy.")
     ] = 60.0,
+    log_max_mb: Annotated[
+        float, typer.Option(help="A log over this many MB moves to <name>.log.1.")
+    ] = 64.0,
 ) -> None:
     """Start NATS and every installed service; stop them all on Ctrl+C."""
     from baton_cli.up import UpOptions, run_up
@@ -65,6 +68,7 @@ def up(
     options = UpOptions(
         data_dir=data_dir, host=host, port=port, nats_url=nats_url, nats_port=nats_port,
         database_url=database_url, log_level=log_level, start_timeout=start_timeout,
+        log_max_mb=log_max_mb,
     )  # fmt: skip
     try:
         run_up(options, _echo)

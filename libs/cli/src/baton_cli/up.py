@@ -15,6 +15,7 @@ from baton_cli.datadir import load_or_create_secret, prepare_data_dir
 from baton_cli.errors import CliError
 from baton_cli.health import http_base_url
 from baton_cli.leftovers import LeftoverStopper
+from baton_cli.log_files import LOG_MAX_MB, keep_logs_small
 from baton_cli.ports import listen_on, pick_port
 from baton_cli.processes import ProcProcessTable, process_start
 from baton_cli.services import (
@@ -52,6 +53,7 @@ class UpOptions:
     database_url: str | None = None
     log_level: str = "info"
     start_timeout: float = 60.0
+    log_max_mb: float = LOG_MAX_MB
 
 
 def select_services(env: Mapping[str, str]) -> list[ServiceSpec]:
@@ -155,6 +157,8 @@ def _start_nats(data_dir: Path, port: int | None) -> EmbeddedNatsServer | None:
 
 def run_up(options: UpOptions, echo: Echo) -> None:
     """Start Baton and supervise it until SIGINT/SIGTERM/SIGHUP; `CliError` if it cannot run."""
+    if not options.log_max_mb > 0:
+        raise CliError("--log-max-mb: must be above 0")
     if options.nats_url and options.nats_port is not None:
         raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
     if options.nats_url:
@@ -223,6 +227,8 @@ async def _supervise(
         loop.add_signal_handler(sig, stop.set)
     starting = asyncio.create_task(supervisor.start_all())
     stopping = asyncio.create_task(stop.wait())
+    max_bytes = int(options.log_max_mb * 1024 * 1024)
+    trimming = asyncio.create_task(keep_logs_small(runtime.data_dir / "logs", max_bytes, echo))
     try:
         await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if starting.done():
@@ -231,9 +237,9 @@ async def _supervise(
             await supervisor.watch(stop)
         echo("stopping Baton...")
     finally:
-        for task in (starting, stopping):
+        for task in (starting, stopping, trimming):
             task.cancel()
-        await asyncio.gather(starting, stopping, return_exceptions=True)
+        await asyncio.gather(starting, stopping, trimming, return_exceptions=True)
         await supervisor.stop_all()
 
 
