@@ -3,18 +3,23 @@ handler reads the sender's clock from it (`caller_now`), not from its own host's
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
+import nats
 import pytest
 from faststream.nats import NatsBroker
+from nats.aio.msg import Msg
 
 from baton_contracts import ReplyOk
 from baton_contracts.agent_api import RunTask, TaskResult
 from baton_messaging import (
     MessagingSettings,
     build_broker,
+    caller_clock,
     caller_now,
     request,
     respond,
@@ -72,3 +77,74 @@ async def test_a_request_with_a_deadline_carries_its_senders_clock(broker: NatsB
     assert before <= datetime.fromisoformat(with_deadline.output)
     without = await request(broker, task(None), timeout=5)
     assert isinstance(without, TaskResult) and without.output == ""  # none to read
+
+
+class _Monotonic:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_request_queued_behind_busy_handlers_counts_its_wait(
+    nats_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A replica at its concurrency: the next request waits for a slot, and the sender's clock
+    # goes on meanwhile. Reading it from when the handler started left the wait out, so a
+    # request queued past its deadline was still worked on (a model called, a turn recorded
+    # after its caller had reported it failed).
+    monotonic = _Monotonic()
+    monkeypatch.setattr(caller_clock, "time", SimpleNamespace(time=time.time, monotonic=monotonic))
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "agent-runner")
+    first_running, let_first_go = asyncio.Event(), asyncio.Event()
+
+    async def handler(cmd: RunTask) -> TaskResult:
+        if cmd.step_id == "first":
+            first_running.set()
+            await let_first_go.wait()
+        seen = caller_now()
+        return TaskResult(output="" if seen is None else seen.isoformat(), agent="default")
+
+    respond(broker, RunTask, handler, queue="agent-runner", concurrency=1)
+    await start_broker(broker)
+    probed = asyncio.Event()
+
+    async def on_probe(_msg: Msg) -> None:
+        probed.set()
+
+    await broker.connection.subscribe("test.probe", cb=on_probe)
+    sender = await nats.connect(nats_url)
+    try:
+        replies = await sender.subscribe("test.replies.>")
+        first = task(datetime.now(UTC)).model_copy(update={"step_id": "first"})
+        await sender.publish(RunTask.subject.pattern, first.to_bytes(), reply="test.replies.1")
+        await first_running.wait()
+        sent = time.time()
+        # One waits for the slot in the responder, the other in nats-py's queue behind it.
+        for reply in ("test.replies.2", "test.replies.3"):
+            await sender.publish(
+                RunTask.subject.pattern,
+                task(datetime.now(UTC)).to_bytes(),
+                reply=reply,
+                headers={SENT_AT_HEADER: repr(sent)},
+            )
+        # Published after them on the same connection: once this arrived, so had they.
+        await sender.publish("test.probe", b"")
+        await probed.wait()
+        monotonic.now += 60  # the request waits a minute for the busy slot
+        let_first_go.set()
+        answers = {}
+        while len(answers) < 3:
+            msg = await replies.next_msg(timeout=5)
+            answers[msg.subject] = TaskResult.model_validate(
+                ReplyOk.model_validate_json(msg.data).result
+            )
+        for queued in ("test.replies.2", "test.replies.3"):
+            seen = datetime.fromisoformat(answers[queued].output)
+            assert seen >= datetime.fromtimestamp(sent + 60, UTC), queued
+    finally:
+        await sender.close()
+        await broker.stop()

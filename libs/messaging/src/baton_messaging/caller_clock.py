@@ -18,6 +18,9 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+
 SENT_AT_HEADER = "Baton-Sent-At"
 """The sender's wall clock when it sent this copy of a request, in seconds since the epoch."""
 
@@ -32,11 +35,44 @@ def sent_at_header(message: Any) -> dict[str, str]:
     return {SENT_AT_HEADER: repr(time.time())}
 
 
-def arrived(headers: dict[str, str] | None) -> None:
-    """Note the sender's clock of the request being handled (in this task's context)."""
+_STAMP = "_baton_arrived_at"
+"""The attribute of a nats-py `Msg` that holds this process's monotonic clock at its arrival."""
+
+
+def stamp_arrivals(sub: Subscription) -> None:
+    """Stamp each message of `sub` with the monotonic clock as nats-py queues it for the
+    subscription's callback.
+
+    A responder at its concurrency leaves requests waiting, in its callback and in nats-py's
+    queue behind it, for as long as its handlers take, and the sender's clock goes on
+    meanwhile: read from when the handler started, that wait was left out, and a request
+    queued past its deadline was still worked on. nats-py keeps no arrival time and has no
+    hook for one, so its queue's `put_nowait` is wrapped; `stamp` covers what came before."""
+    queue = getattr(sub, "_pending_queue", None)
+    if queue is None:
+        return
+    put = queue.put_nowait
+
+    def put_stamped(msg: Msg) -> None:
+        stamp(msg)
+        put(msg)
+
+    queue.put_nowait = put_stamped
+
+
+def stamp(msg: Msg) -> None:
+    """Note `msg`'s arrival now, unless it was noted already."""
+    if getattr(msg, _STAMP, None) is None:
+        setattr(msg, _STAMP, time.monotonic())
+
+
+def arrived(headers: dict[str, str] | None, msg: Msg | None = None) -> None:
+    """Note the sender's clock of the request being handled (in this task's context), from
+    `msg`'s arrival (`stamp`) when it is given."""
     sent = (headers or {}).get(SENT_AT_HEADER)
+    at = getattr(msg, _STAMP, None) if msg is not None else None
     try:
-        _ARRIVED.set(None if sent is None else (float(sent), time.monotonic()))
+        _ARRIVED.set(None if sent is None else (float(sent), at or time.monotonic()))
     except ValueError:  # not a number: read as no reading at all
         _ARRIVED.set(None)
 

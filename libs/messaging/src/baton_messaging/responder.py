@@ -36,7 +36,7 @@ from baton_contracts import (
     ReplyError,
     ReplyOk,
 )
-from baton_messaging.caller_clock import arrived
+from baton_messaging.caller_clock import arrived, stamp, stamp_arrivals
 from baton_messaging.handling import (
     Handler,
     RequestT,
@@ -189,6 +189,7 @@ class _Serving:
             self._sub = await self._broker.connection.subscribe(
                 self._subject, queue=self._queue, cb=self._receive
             )
+            stamp_arrivals(self._sub)  # a request's wait for a slot is the caller's time too
 
     async def stop(self) -> None:
         """Stop taking requests, let the ones being handled finish for up to the grace period,
@@ -216,6 +217,7 @@ class _Serving:
     async def _receive(self, msg: Msg) -> None:
         # nats-py awaits this callback before handing over the next message: waiting for a slot
         # here is the backpressure, and the request itself runs in a task of its own.
+        stamp(msg)  # one that came before `stamp_arrivals`: from now
         if not self._stopping:
             await self._slots.acquire()
         if self._stopping:  # still queued when the stop began: another replica may answer it
@@ -230,7 +232,9 @@ class _Serving:
         self._slots.release()
 
     async def _serve(self, msg: Msg) -> None:
-        arrived(msg.headers)  # this task's own context: the handler reads the caller's clock
+        # This task's own context: the handler reads the caller's clock, counted from the
+        # request's arrival, its wait for a slot included.
+        arrived(msg.headers, msg)
         parent = propagate.extract(msg.headers) if msg.headers else None
         # No trace came in and none is kept: the span would be a no-op (`tracing_on`).
         span = (
