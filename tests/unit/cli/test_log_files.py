@@ -3,6 +3,7 @@ process writing it goes on writing at the start of the emptied file."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,7 +62,12 @@ def test_every_log_of_the_folder_is_looked_at(tmp_path: Path) -> None:
     assert (tmp_path / "notes.txt").read_bytes() == b"z" * 20
 
 
-def test_a_limit_of_zero_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(CliError, match="--log-max-mb: must be above 0"):
-        run_up(UpOptions(data_dir=tmp_path / "data", log_max_mb=0), lambda line: None)
+@pytest.mark.parametrize("limit", [0.0, -1.0, math.nan, math.inf])
+def test_a_limit_that_is_not_a_finite_size_is_refused_before_anything_starts(
+    tmp_path: Path, limit: float
+) -> None:
+    # `inf` passed a check for > 0 and failed only once services were starting: `baton up`
+    # then hung (Ctrl+C included) with NATS left running.
+    with pytest.raises(CliError, match="--log-max-mb: must be a finite number above 0, got "):
+        run_up(UpOptions(data_dir=tmp_path / "data", log_max_mb=limit), lambda line: None)
     assert not (tmp_path / "data").exists()

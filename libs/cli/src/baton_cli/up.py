@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import signal
 import socket
@@ -157,8 +158,10 @@ def _start_nats(data_dir: Path, port: int | None) -> EmbeddedNatsServer | None:
 
 def run_up(options: UpOptions, echo: Echo) -> None:
     """Start Baton and supervise it until SIGINT/SIGTERM/SIGHUP; `CliError` if it cannot run."""
-    if not options.log_max_mb > 0:
-        raise CliError("--log-max-mb: must be above 0")
+    # `inf` (read as "no limit") would pass a check for > 0, then fail converting to bytes
+    # after the services began to start, leaving `baton up` hung and NATS running.
+    if not 0 < options.log_max_mb < math.inf:
+        raise CliError(f"--log-max-mb: must be a finite number above 0, got {options.log_max_mb:g}")
     if options.nats_url and options.nats_port is not None:
         raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
     if options.nats_url:
