@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import pytest
 from sqlalchemy import event, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -297,7 +298,7 @@ async def test_a_postgres_prune_batch_with_no_answer_is_an_outage(
         await asyncio.sleep(3600)
 
     monkeypatch.setattr(first_recorded.raw_postgres, "is_postgres", lambda _: True)
-    monkeypatch.setattr(first_recorded.raw_postgres, "fetchval", no_answer)
+    monkeypatch.setattr(first_recorded.raw_postgres, "fetchval_within", no_answer)
     monkeypatch.setattr(first_recorded, "PRUNE_BATCH_SECONDS", 0.05)
     engine = create_engine(sqlite_url)
     try:
@@ -305,4 +306,27 @@ async def test_a_postgres_prune_batch_with_no_answer_is_an_outage(
         with pytest.raises(StoreUnavailable, match="had no answer within 0.05s"):
             await asyncio.wait_for(replies.prune(CUTOFF), 5)
     finally:
+        await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_a_prune_batch_may_take_longer_than_the_store_timeout(postgres_url: str) -> None:
+    # Every session's statements end at the store timeout (BATON_STORE_TIMEOUT_SECONDS); a
+    # prune's batch has its own limit, or one slower than a turn's writes failed every time.
+    engine = create_engine(postgres_url, statement_timeout=0.3)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    clock = Clock(OLD)
+    replies = sql_logs.SqlReplyLog(engine, clock)
+    await replies.put("alice", "old", stay_reply("alice old"))
+    other = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        await other.execute("BEGIN")
+        await other.execute("LOCK TABLE agent_replies IN ACCESS EXCLUSIVE MODE")
+        release = asyncio.get_running_loop().call_later(
+            1.5, lambda: asyncio.ensure_future(other.execute("ROLLBACK"))
+        )
+        assert await replies.prune(CUTOFF) == 1  # waited past 0.3 s for the lock
+        release.cancel()
+    finally:
+        await other.close()
         await engine.dispose()

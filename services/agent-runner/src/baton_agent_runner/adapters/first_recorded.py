@@ -203,7 +203,11 @@ class FirstRecorded(Generic[R]):
         off, the connection is dropped (`raw_postgres`)."""
         try:
             async with asyncio.timeout(seconds):
-                return await raw_postgres.fetchval(self._engine, self._name, query, *args)
+                # Its own statement timeout: the engine's (the store timeout, a few seconds)
+                # would cut a batch of large rows off every time, and the log never shrink.
+                return await raw_postgres.fetchval_within(
+                    self._engine, self._name, seconds, query, *args
+                )
         except TimeoutError:
             raise StoreUnavailable(
                 f"{self._name}: a prune had no answer within {seconds:g}s"

@@ -30,6 +30,21 @@ async def fetchval(engine: AsyncEngine, store: str, query: str, *args: Any) -> A
     return await _on_pooled(engine, store, lambda driver: driver.fetchval(query, *args))
 
 
+async def fetchval_within(
+    engine: AsyncEngine, store: str, seconds: float, query: str, *args: Any
+) -> Any:
+    """`fetchval`, in a transaction of its own whose statement timeout is `seconds` in place
+    of the engine's (`BATON_STORE_TIMEOUT_SECONDS`, set for every session): for work that
+    may rightly take longer than a turn's reads and writes, a prune's batch."""
+
+    async def bounded(driver: Any) -> Any:
+        async with driver.transaction():
+            await driver.execute(f"SET LOCAL statement_timeout = {max(round(seconds * 1000), 1)}")
+            return await driver.fetchval(query, *args)
+
+    return await _on_pooled(engine, store, bounded)
+
+
 async def fetchrow(engine: AsyncEngine, store: str, query: str, *args: Any) -> Any:
     """The first row of `query` (an asyncpg `Record`; None without a row), one round trip."""
     return await _on_pooled(engine, store, lambda driver: driver.fetchrow(query, *args))
