@@ -72,6 +72,21 @@ class MessagingSettings(BaseSettings):
     connect_timeout_seconds: float = Field(default=2.0, gt=0)
 
 
+class _TaskCallbackLines(logging.Filter):
+    """FastStream's `callback for Task-12 is being executed...`, at INFO, once for each of a
+    subscriber's tasks as it ends: four lines or more at every stop, which say nothing an
+    operator can use (the service's own stop lines do)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (
+            message.startswith("callback for ") and message.endswith(" is being executed...")
+        )
+
+
+_QUIET_TASK_CALLBACKS = _TaskCallbackLines()
+
+
 def build_broker(
     settings: MessagingSettings,
     service: str,
@@ -88,11 +103,17 @@ def build_broker(
         reconnect_time_wait=RECONNECT_WAIT_SECONDS,  # type: ignore[arg-type]
         connect_timeout=settings.connect_timeout_seconds,  # type: ignore[arg-type]
         middlewares=[NatsTelemetryMiddleware(tracer_provider=tracer_provider)],
-        logger=logging.getLogger(f"baton.{service}.messaging"),
+        logger=_broker_logger(service),
         # Per-message "Received"/"Processed" lines: DEBUG, or every request costs two log writes.
         log_level=logging.DEBUG,
         description=f"Baton {service} service",
     )
+
+
+def _broker_logger(service: str) -> logging.Logger:
+    logger = logging.getLogger(f"baton.{service}.messaging")
+    logger.addFilter(_QUIET_TASK_CALLBACKS)  # the same filter again changes nothing
+    return logger
 
 
 async def start_broker(
