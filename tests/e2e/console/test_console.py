@@ -248,3 +248,30 @@ async def test_a_message_retried_after_a_lost_answer_counts_once(
         conversation = body_of(await api.get(f"/api/workflows/{instance}/messages"))
     assert view["messages_in_step"] == 1
     assert [m["client_message_id"] for m in conversation["messages"]] == [retried, retried]
+
+
+async def test_after_a_turn_the_console_reads_only_what_was_recorded_since(
+    console: Console, stack: Stack
+) -> None:
+    # It read every page of the conversation and of the log from the start after each turn
+    # and each live event: a long onboarding's whole log, again and again.
+    await console.open()
+    await console.sign_in("gina")
+    await console.start()
+    await console.live()
+    asked: list[str] = []
+    console.page.on("request", lambda request: asked.append(request.url))
+    said = []
+    for text, _ in SCRIPT[:4]:
+        said += [text, await console.say(text)]
+    instance = await console.page.evaluate("sessionStorage.getItem('baton.console.instance.gina')")
+    async with stack.api("gina") as api:
+        last = body_of(await api.get(f"/api/workflows/{instance}/events"))["events"][-1]
+    log = console.page.locator("#event-log li")
+    await expect(log.last).to_have_attribute("data-version", str(last["version"]))
+
+    reads = [url for url in asked if "/messages?" in url or "/events?" in url]
+    assert reads and not [url for url in reads if url.endswith("after_version=0")], reads
+    assert await console.messages() == said  # each message once, in order
+    versions = await log.evaluate_all("items => items.map(i => Number(i.dataset.version))")
+    assert versions == list(range(1, last["version"] + 1))

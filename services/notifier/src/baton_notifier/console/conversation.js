@@ -6,12 +6,23 @@ import { state, stepTitle } from "./state.js";
 
 const shown = new Map(); // "<client_message_id>:<role>" -> <li> in the chat log
 let sending = false;
+let loadedThrough = 0; // the log version through which every message was read into the chat log
 
 export function isSending() {
   return sending;
 }
 
+// A reload asks for the messages recorded after this version only.
+export function messagesThrough() {
+  return loadedThrough;
+}
+
+export function setMessagesThrough(version) {
+  loadedThrough = Math.max(loadedThrough, version);
+}
+
 export function clearConversation() {
+  loadedThrough = 0;
   shown.clear();
   $("chat-log").replaceChildren();
 }

@@ -5,6 +5,11 @@ import { $, element } from "./dom.js";
 
 let lastVersion = 0; // highest event version in the event log
 
+// The version the event log holds every event through: a reload reads only what follows.
+export function eventsThrough() {
+  return lastVersion;
+}
+
 export function clearEventLog() {
   lastVersion = 0;
   $("event-log").replaceChildren();

@@ -1,10 +1,11 @@
-// Every panel read again from the HTTP API: at once, or shortly after a turn or a live event.
+// Every panel read again from the HTTP API (the conversation and the log from where the last
+// read ended): at once, or shortly after a turn or a live event.
 
 import { showError } from "./alert.js";
 import { ask, current, newest } from "./answers.js";
 import { api, instancePath } from "./api.js";
-import { addMessage } from "./conversation.js";
-import { addEvents } from "./event-log.js";
+import { addMessage, messagesThrough, setMessagesThrough } from "./conversation.js";
+import { addEvents, eventsThrough } from "./event-log.js";
 import { renderExplain } from "./explanation.js";
 import { renderProgress } from "./progress.js";
 import { state } from "./state.js";
@@ -19,15 +20,15 @@ export async function reload() {
   const ticket = ask();
   reloading = ticket;
   try {
-    const [progress, messages, explanation, events] = await Promise.all([
+    const [progress, [messages, through, events], explanation] = await Promise.all([
       api("GET", instancePath("/progress")),
-      allPages("/messages", "messages"),
+      newMessagesAndEvents(),
       api("GET", instancePath("/explain")),
-      allPages("/events", "events"),
     ]);
     if (!current(ticket)) return; // asked for a workspace since left
     if (newest("progress", ticket)) renderProgress(progress);
     messages.forEach(addMessage);
+    setMessagesThrough(through);
     if (newest("explain", ticket)) renderExplain(explanation);
     addEvents(events);
   } catch (error) {
@@ -35,10 +36,21 @@ export async function reload() {
   }
 }
 
+// Only what was recorded since the last reload: a long conversation was read whole, every
+// page of it and of its log, after each turn. The log is read first: every message of an event
+// up to its last version is then in the messages read after it, so the next reload asks for
+// the messages after that version (one recorded meanwhile is read twice, and shown once).
+async function newMessagesAndEvents() {
+  const events = await allPages("/events", "events", eventsThrough());
+  const through = events.length ? events[events.length - 1].version : eventsThrough();
+  const messages = await allPages("/messages", "messages", messagesThrough());
+  return [messages, through, events];
+}
+
 // The conversation and the log come a page at a time: a long one would not fit one reply.
-async function allPages(suffix, key) {
+async function allPages(suffix, key, from) {
   const items = [];
-  let after = 0;
+  let after = from;
   for (;;) {
     const page = await api("GET", instancePath(`${suffix}?after_version=${after}`));
     items.push(...page[key]);
