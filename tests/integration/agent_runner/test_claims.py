@@ -1,6 +1,10 @@
 """Replicas sharing the reply and task logs call the model once per key: the first claims the
 key, the others wait for its answer; a claim given up or run out lets the next one call.
-On SQLite and PostgreSQL, the logs alone and two task runners sharing one database."""
+On SQLite and PostgreSQL, the logs alone and two task runners sharing one database.
+
+A claim lasts a duration, timed by one clock: the replicas' (a test's `Clock`) on SQLite, the
+database server's on PostgreSQL, where time passes for the claims by moving their expiries
+back (`_later`)."""
 
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ from baton_eventstore import create_engine, migrate
 from .conftest import Clock, settings, stay_reply
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
-UNTIL = T0 + timedelta(minutes=5)
+HELD = 300.0
+"""Seconds a claim is taken for (5 minutes)."""
 
 
 def _replicas(engine: AsyncEngine, clock: Clock) -> tuple[sql_logs.SqlReplyLog, ...]:
@@ -39,23 +44,29 @@ def _replicas(engine: AsyncEngine, clock: Clock) -> tuple[sql_logs.SqlReplyLog, 
 async def test_the_first_claim_is_taken_and_another_replica_sees_it_held(
     engine: AsyncEngine,
 ) -> None:
-    a, b = _replicas(engine, Clock(T0))
-    assert await a.claim("alice", "k", UNTIL) == Claim(mine=True)
-    assert await b.claim("alice", "k", T0 + timedelta(minutes=9)) == Claim(held_until=UNTIL)
-    assert await a.claim("alice", "k", UNTIL) == Claim(mine=True)  # its own, renewed
+    clock = Clock(T0)
+    a, b = _replicas(engine, clock)
+    assert await a.claim("alice", "k", HELD) == Claim(mine=True)
+    held = await b.claim("alice", "k", 540.0)
+    assert (held.recorded, held.mine) == (None, False)
+    # When a's claim runs out, by the clock that times claims: 5 minutes from a's claim.
+    assert held.held_until is not None
+    assert timedelta(seconds=HELD - 5) < held.held_until - await _now(engine, clock)
+    assert held.held_until - await _now(engine, clock) <= timedelta(seconds=HELD)
+    assert await a.claim("alice", "k", HELD) == Claim(mine=True)  # its own, renewed
     # Another user's key, and the same key of the other log, are other claims.
-    assert await b.claim("bob", "k", UNTIL) == Claim(mine=True)
+    assert await b.claim("bob", "k", HELD) == Claim(mine=True)
     tasks = sql_logs.SqlTaskLog(engine, Clock(T0), "b")
-    assert (await tasks.claim("alice", "k", UNTIL)).mine
+    assert (await tasks.claim("alice", "k", HELD)).mine
 
 
 async def test_recording_gives_the_claim_up_and_the_waiting_replica_finds_the_reply(
     engine: AsyncEngine,
 ) -> None:
     a, b = _replicas(engine, Clock(T0))
-    await a.claim("alice", "k", UNTIL)
+    await a.claim("alice", "k", HELD)
     assert await a.put("alice", "k", stay_reply("a's")) == stay_reply("a's")
-    assert await b.claim("alice", "k", UNTIL) == Claim(recorded=stay_reply("a's"))
+    assert await b.claim("alice", "k", HELD) == Claim(recorded=stay_reply("a's"))
     assert await _claims(engine) == []
 
 
@@ -63,21 +74,21 @@ async def test_a_released_claim_is_free_at_once_and_only_its_holder_releases_it(
     engine: AsyncEngine,
 ) -> None:
     a, b = _replicas(engine, Clock(T0))
-    await a.claim("alice", "k", UNTIL)
+    await a.claim("alice", "k", HELD)
     await b.release("alice", "k")  # not b's: nothing happens
-    assert (await b.claim("alice", "k", UNTIL)).mine is False
+    assert (await b.claim("alice", "k", HELD)).mine is False
     await a.release("alice", "k")
-    assert await b.claim("alice", "k", UNTIL) == Claim(mine=True)
+    assert await b.claim("alice", "k", HELD) == Claim(mine=True)
 
 
 async def test_a_claim_that_ran_out_is_taken_over(engine: AsyncEngine) -> None:
     clock = Clock(T0)
     a, b = _replicas(engine, clock)
-    await a.claim("alice", "k", UNTIL)  # then replica a dies
-    clock.at = UNTIL - timedelta(seconds=1)
-    assert (await b.claim("alice", "k", UNTIL + timedelta(minutes=5))).mine is False
-    clock.at = UNTIL + timedelta(seconds=1)
-    assert await b.claim("alice", "k", UNTIL + timedelta(minutes=5)) == Claim(mine=True)
+    await a.claim("alice", "k", HELD)  # then replica a dies
+    await _later(engine, clock, timedelta(seconds=HELD - 1))
+    assert (await b.claim("alice", "k", HELD)).mine is False
+    await _later(engine, clock, timedelta(seconds=2))
+    assert await b.claim("alice", "k", HELD) == Claim(mine=True)
     # The dead one's put, had it come so late, records, but leaves b's claim alone.
     assert await a.put("alice", "k", stay_reply("late")) == stay_reply("late")
     assert await _claims(engine) == [("replies", "alice", "k", "b")]
@@ -89,10 +100,10 @@ async def test_a_prune_deletes_the_claims_that_ran_out_and_keeps_the_others(
     clock = Clock(T0)
     a, _ = _replicas(engine, clock)
     tasks = sql_logs.SqlTaskLog(engine, clock, "a")
-    await a.claim("alice", "dead", T0 + timedelta(seconds=1))
-    await a.claim("alice", "live", UNTIL)
-    await tasks.claim("alice", "dead", T0 + timedelta(seconds=1))
-    clock.at = T0 + timedelta(seconds=2)
+    await a.claim("alice", "dead", 1.0)
+    await a.claim("alice", "live", HELD)
+    await tasks.claim("alice", "dead", 1.0)
+    await _later(engine, clock, timedelta(seconds=2))
     assert await a.prune(T0 - timedelta(days=7)) == 0  # no log rows: claims are not counted
     assert await _claims(engine) == [
         ("replies", "alice", "live", "a"),
@@ -106,7 +117,7 @@ async def test_many_replicas_claiming_one_key_at_once_give_it_to_one(postgres_ur
     await migrate(engine, sql.COMPONENT, sql.STEPS)
     try:
         logs = [sql_logs.SqlTaskLog(engine, Clock(T0), f"r{n}") for n in range(12)]
-        found = await asyncio.gather(*(log.claim("alice", "k", UNTIL) for log in logs))
+        found = await asyncio.gather(*(log.claim("alice", "k", HELD) for log in logs))
         assert sum(claim.mine for claim in found) == 1
         async with engine.connect() as conn:
             kind = await conn.scalar(
@@ -115,6 +126,53 @@ async def test_many_replicas_claiming_one_key_at_once_give_it_to_one(postgres_ur
         assert kind == "u"  # UNLOGGED: a claim costs no WAL flush
     finally:
         await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_a_replica_whose_clock_runs_ahead_does_not_take_a_claim_held(
+    postgres_url: str,
+) -> None:
+    # Replicas on two hosts whose clocks are a minute apart (or one host's clock stepped a
+    # minute forward): more than the margin a task's claim is kept past its call (8 s). Each
+    # claim's expiry was its holder's clock and was read on the asker's: the replica ahead
+    # took the key over while its holder was calling the model, and paid the model again.
+    engine = create_engine(postgres_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    try:
+        host = Clock(datetime.now(UTC))
+        ahead = Clock(host.at + timedelta(seconds=60))
+        holder, other = (
+            sql_logs.SqlTaskLog(engine, host, "a"),
+            sql_logs.SqlTaskLog(engine, ahead, "b"),
+        )
+        assert (await holder.claim("alice", "k", 8.0)).mine
+        assert (await other.claim("alice", "k", 8.0)).mine is False
+        assert await other.prune(T0) == 0  # its prune leaves the claim held, too
+        assert await _claims(engine) == [("tasks", "alice", "k", "a")]
+        assert (await holder.claim("alice", "k", 8.0)).mine  # still the holder's
+    finally:
+        await engine.dispose()
+
+
+async def _later(engine: AsyncEngine, clock: Clock, by: timedelta) -> None:
+    """`by` passes for the claims: the replicas' clock moves on (SQLite's claims read it) and,
+    on PostgreSQL, whose own clock times claims, every claim's expiry moves back as much."""
+    clock.at += by
+    if engine.dialect.name == "postgresql":
+        async with engine.begin() as conn:
+            await conn.execute(
+                text("UPDATE agent_claims SET expires_at = expires_at - CAST(:by AS interval)"),
+                {"by": by},
+            )
+
+
+async def _now(engine: AsyncEngine, clock: Clock) -> datetime:
+    """Now by the clock that times claims: the database server's on PostgreSQL."""
+    if engine.dialect.name != "postgresql":
+        return clock()
+    async with engine.connect() as conn:
+        now: datetime = await conn.scalar(text("SELECT clock_timestamp()"))
+        return now
 
 
 async def _claims(engine: AsyncEngine) -> list[tuple[str, ...]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 from nats.aio.client import Client
@@ -34,7 +33,7 @@ class CrashingReplyLog:
         return None
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[AgentReply]:
         return Claim(mine=True)
 

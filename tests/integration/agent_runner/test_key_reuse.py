@@ -95,19 +95,18 @@ async def test_the_logs_refuse_another_request_under_a_key_on_every_path(
 ) -> None:
     now = lambda: datetime.now(UTC)  # noqa: E731
     a, b = sql_logs.SqlReplyLog(engine, now, "a"), sql_logs.SqlReplyLog(engine, now, "b")
-    until = datetime(2100, 1, 1, tzinfo=UTC)
-    assert (await a.claim("alice", "k", until, "asked")).mine
+    assert (await a.claim("alice", "k", 3600.0, "asked")).mine
     assert await a.put("alice", "k", stay_reply("a's"), "asked") == stay_reply("a's")
     # Two replicas both called the model (the race the claims leave open): the second put
     # finds the first answer recorded, for another request.
     with pytest.raises(KeyReused):
         await b.put("alice", "k", stay_reply("b's"), "other")
     with pytest.raises(KeyReused):
-        await b.claim("alice", "k", until, "other")
+        await b.claim("alice", "k", 3600.0, "other")
     with pytest.raises(KeyReused):
         await b.get("alice", "k", "other")
     assert await b.put("alice", "k", stay_reply("b's"), "asked") == stay_reply("a's")
-    assert (await b.claim("alice", "k", until, "asked")).recorded == stay_reply("a's")
+    assert (await b.claim("alice", "k", 3600.0, "asked")).recorded == stay_reply("a's")
     tasks = sql_logs.SqlTaskLog(engine, now, "a")
     step = TaskCall(agent="default", run_id="r", step_id="s", prompt="p")
     result = TaskResult(output="first", agent="default", model="scripted")
@@ -144,9 +143,8 @@ async def test_a_key_recorded_before_the_logs_kept_what_was_asked_still_answers(
         assert await migrate(engine, sql.COMPONENT, sql.STEPS) == len(sql.STEPS)
         now = lambda: datetime.now(UTC)  # noqa: E731
         replies, tasks = sql_logs.SqlReplyLog(engine, now), sql_logs.SqlTaskLog(engine, now)
-        until = datetime(2100, 1, 1, tzinfo=UTC)
-        assert (await replies.claim("alice", "old", until, "any")).recorded == stay_reply("old")
+        assert (await replies.claim("alice", "old", 3600.0, "any")).recorded == stay_reply("old")
         assert await replies.get("alice", "old", "any") == stay_reply("old")
-        assert (await tasks.claim("alice", "old", until, "any")).recorded is not None
+        assert (await tasks.claim("alice", "old", 3600.0, "any")).recorded is not None
     finally:
         await engine.dispose()

@@ -206,7 +206,7 @@ class FailingTaskLog:
         return None
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[TaskResult]:
         return Claim(mine=True)
 

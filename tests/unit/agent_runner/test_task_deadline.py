@@ -52,7 +52,7 @@ class Log:
         return self.results.get(key)
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[TaskResult]:
         return Claim(recorded=self.results.get(key), mine=key not in self.results)
 

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import pytest
@@ -51,7 +50,7 @@ class Stores:
         return None
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[AgentReply]:
         return Claim(mine=True)
 

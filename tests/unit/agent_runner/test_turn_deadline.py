@@ -93,14 +93,14 @@ class Stores:
         return self.replies.get(key)
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[AgentReply]:
         if key in self.replies:
             return Claim(recorded=self.replies[key])
         holder, held_until = self.claims.get(key, (self.holder, NOW))
         if holder != self.holder and held_until > NOW:
             return Claim(held_until=held_until)
-        self.claims[key] = (self.holder, until)
+        self.claims[key] = (self.holder, NOW + timedelta(seconds=seconds))
         return Claim(mine=True)
 
     async def release(self, user_id: str, key: str) -> None:
@@ -346,9 +346,9 @@ class SlowClaimAnswer(Stores):
         self.slow = True
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[AgentReply]:
-        found = await super().claim(user_id, key, until, digest)
+        found = await super().claim(user_id, key, seconds, digest)
         if self.slow:
             await asyncio.sleep(1.0)
         return found

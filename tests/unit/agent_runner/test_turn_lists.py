@@ -4,7 +4,6 @@ ids the consumer of their announcement gives them: the count includes them, once
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Any
 
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
@@ -63,7 +62,7 @@ class Stores:
         return self.replies.get(key)
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[AgentReply]:
         return Claim(mine=True)
 

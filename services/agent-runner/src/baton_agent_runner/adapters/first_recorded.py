@@ -4,7 +4,7 @@ and the claims on keys that keep replicas from calling the model twice (see `sql
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Integer, Table, delete, literal_column, or_, select
@@ -77,16 +77,19 @@ class FirstRecorded(Generic[R]):
         return None if stored is None else self._answering(key, digest, stored[1], stored[0])
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[R]:
         """The value recorded for `digest` (as `get`); else the key claimed for this process
-        until `until`, unless another holds a claim that has not run out (then when it runs
-        out, if known)."""
-        until, now = until.astimezone(UTC), self._now().astimezone(UTC)
+        for `seconds`, unless another holds a claim that has not run out (then when it runs
+        out, if known).
+
+        On PostgreSQL the server's clock sets and checks the expiry: replicas on several hosts
+        share it, whatever their own clocks read. A SQLite file's processes share its host's
+        clock (`now`)."""
         if raw_postgres.is_postgres(self._engine):
             # One round trip, as the plain look-up it replaces: the claim's row is UNLOGGED,
             # so taking it adds no flush to disk.
-            args = (user_id, key, self._log, self._holder, until, now)
+            args = (user_id, key, self._log, self._holder, seconds)
             with reachable(self._name):
                 row = await raw_postgres.fetchrow(
                     self._engine, self._name, self._sql["claim"], *args
@@ -99,6 +102,8 @@ class FirstRecorded(Generic[R]):
                 stored = (await conn.execute(self._select_value(user_id, key))).first()
                 if stored is not None:
                     return Claim(recorded=self._answering(key, digest, stored[1], stored[0]))
+                now = self._now().astimezone(UTC)
+                until = now + timedelta(seconds=seconds)
                 if await conn.scalar(self._take(user_id, key, until, now)) is not None:
                     return Claim(mine=True)
                 held = await conn.scalar(select(claims.c.expires_at).where(*self._of(user_id, key)))
@@ -159,7 +164,7 @@ class FirstRecorded(Generic[R]):
         older_than = older_than.astimezone(UTC)  # SQLite compares times as UTC text
         removed = 0
         with reachable(self._name):
-            await self._prune_claims(self._now().astimezone(UTC))
+            await self._prune_claims()
         while True:
             with reachable(self._name):
                 gone = await self._prune_batch(older_than, batch)
@@ -170,15 +175,14 @@ class FirstRecorded(Generic[R]):
             # (on SQLite queued on the same process lock) go in between.
             await asyncio.sleep(0)
 
-    async def _prune_claims(self, now: datetime) -> None:
+    async def _prune_claims(self) -> None:
         # One statement: what is left behind is a claim per call that a dying replica cut off
-        # and nobody asked again, a handful, unlike the log's week of rows.
+        # and nobody asked again, a handful, unlike the log's week of rows. Run out by the
+        # clock that times claims (the server's on PostgreSQL, as `claim` reads it).
         if raw_postgres.is_postgres(self._engine):
-            await self._cut_off_after(
-                PRUNE_BATCH_SECONDS, self._sql["prune_claims"], self._log, now
-            )
+            await self._cut_off_after(PRUNE_BATCH_SECONDS, self._sql["prune_claims"], self._log)
             return
-        ran_out = (claims.c.log == self._log, claims.c.expires_at < now)
+        ran_out = (claims.c.log == self._log, claims.c.expires_at < self._now().astimezone(UTC))
         async with write_transaction(self._engine) as conn:
             await conn.execute(delete(claims).where(*ran_out))
 

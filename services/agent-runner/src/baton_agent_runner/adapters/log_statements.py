@@ -3,6 +3,11 @@ asyncpg connection (`raw_postgres`): look up, claim, record, release, prune."""
 
 from __future__ import annotations
 
+_NOW = "clock_timestamp()"
+"""Now, for a claim's expiry: the database server's clock, the one every replica shares (not
+its host's, which may be seconds apart from another's, or step). `clock_timestamp()`, not
+`now()`, which is when the transaction began."""
+
 
 def log_statements(table: str, column: str, columns: list[str]) -> dict[str, str]:
     """The PostgreSQL statements of one log (see `raw_postgres`), from its table; JSON is read
@@ -15,19 +20,21 @@ def log_statements(table: str, column: str, columns: list[str]) -> dict[str, str
             f"SELECT {column}::text AS value, request_digest AS digest FROM {table} "
             f"WHERE {where_key}"
         ),
-        # The recorded value; else the claim inserted, or taken over when it ran out ($6 is
-        # now) or is this holder's; and else when the other's claim runs out. The last look
-        # sees the table as the statement began: a claim made meanwhile reads as NULL.
+        # The recorded value; else the claim inserted for $5 seconds, or taken over when it
+        # ran out or is this holder's; and else when the other's claim runs out. The server's
+        # clock sets and checks expiries (`_NOW`). The last look sees the table as the
+        # statement began: a claim made meanwhile reads as NULL.
         "claim": (
             f"WITH recorded AS (SELECT {column}::text AS value, request_digest AS digest "
             f"FROM {table} WHERE {where_key}), "
             "taken AS (INSERT INTO agent_claims AS c "
             "(log, user_id, idempotency_key, holder, expires_at) "
-            "SELECT $3::varchar, $1::varchar, $2::varchar, $4::varchar, $5::timestamptz "
+            "SELECT $3::varchar, $1::varchar, $2::varchar, $4::varchar, "
+            f"{_NOW} + make_interval(secs => $5::float8) "
             "WHERE NOT EXISTS (SELECT 1 FROM recorded) "
             "ON CONFLICT (log, user_id, idempotency_key) DO UPDATE "
             "SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at "
-            "WHERE c.expires_at < $6 OR c.holder = EXCLUDED.holder RETURNING 1) "
+            f"WHERE c.expires_at < {_NOW} OR c.holder = EXCLUDED.holder RETURNING 1) "
             "SELECT (SELECT value FROM recorded) AS value, "
             "(SELECT digest FROM recorded) AS digest, EXISTS (SELECT 1 FROM taken) AS mine, "
             "(SELECT expires_at FROM agent_claims "
@@ -44,8 +51,8 @@ def log_statements(table: str, column: str, columns: list[str]) -> dict[str, str
             "WHERE log = $1 AND user_id = $2 AND idempotency_key = $3 AND holder = $4"
         ),
         "prune_claims": (
-            "WITH gone AS (DELETE FROM agent_claims WHERE log = $1 AND expires_at < $2 "
-            "RETURNING 1) SELECT count(*) FROM gone"
+            "WITH gone AS (DELETE FROM agent_claims "
+            f"WHERE log = $1 AND expires_at < {_NOW} RETURNING 1) SELECT count(*) FROM gone"
         ),
         # One batch of a prune: up to $2 rows recorded before $1, only their count back. Found
         # by their place (`ctid`, a TID scan), not joined on the key. SKIP LOCKED: a replica

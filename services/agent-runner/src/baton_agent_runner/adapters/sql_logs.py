@@ -3,11 +3,13 @@ the claims that keep replicas from calling the model twice for one key.
 
 Before calling the model for a key, a replica claims it (`claim`, one statement with the look
 for a recorded value); recording the value (`put`) gives the claim up in the same statement.
-A claim runs out at the time its holder set: a replica that died holding one holds up a retry
-of its key until then, never for good. One race is left open, and it costs one model call,
-never a second answer: a retry that looks for the value just before the holder's `put`
-commits, and claims just after, calls the model again; its `put` then finds the first value
-recorded and returns that one (first writer wins), as every caller of the key gets.
+A claim runs out when the time its holder asked for is up, by the one clock that times every
+claim (the database server's on PostgreSQL, whichever replica asks): a replica that died
+holding one holds up a retry of its key until then, never for good. One race is left open,
+and it costs one model call, never a second answer: a retry that looks for the value just
+before the holder's `put` commits, and claims just after, calls the model again; its `put`
+then finds the first value recorded and returns that one (first writer wins), as every
+caller of the key gets.
 """
 
 from __future__ import annotations
@@ -39,10 +41,10 @@ class _SqlLog(Generic[R]):
         return await self._log.get(user_id, key, digest)
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[R]:
         """The recorded value, or the key's claim (see `FirstRecorded.claim`)."""
-        return await self._log.claim(user_id, key, until, digest)
+        return await self._log.claim(user_id, key, seconds, digest)
 
     async def release(self, user_id: str, key: str) -> None:
         """Drop this process's claim on the key."""

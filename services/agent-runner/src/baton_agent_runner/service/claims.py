@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from baton_agent_runner.service.ports import Claim, ClaimedLog, StoreUnavailable, V
@@ -73,8 +73,7 @@ async def look_up_or_claim(
         # From this look on: a replica that takes the key over after a wait calls the model
         # for as long as one that took it at once, and its claim must last as long.
         waited = time.monotonic() - started
-        until = now + timedelta(seconds=waited + left + held_after)
-        return store(log.claim(user_id, key, until, digest))
+        return store(log.claim(user_id, key, waited + left + held_after, digest))
 
     try:
         found = await ask()

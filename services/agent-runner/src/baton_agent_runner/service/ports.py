@@ -148,11 +148,15 @@ class ClaimedLog(Protocol[V]):
         (before the logs kept one) answers any, and so does any value when `digest` is None."""
 
     async def claim(
-        self, user_id: str, key: str, until: datetime, digest: str | None = None
+        self, user_id: str, key: str, seconds: float, digest: str | None = None
     ) -> Claim[V]:
         """The value recorded for `digest` (`KeyReused` as `get`); else claim the key for this
-        process until `until` (or renew its own claim), unless another process holds a claim
-        that has not run out."""
+        process for `seconds` from now (or renew its own claim), unless another process holds
+        a claim that has not run out.
+
+        A duration, not an instant: one clock sets and checks every claim's expiry, whichever
+        replica claims or asks (on PostgreSQL the database server's), so replicas whose clocks
+        differ or step never take a claim that is still held."""
 
     async def release(self, user_id: str, key: str) -> None:
         """Drop this process's claim on the key (its call failed and recorded nothing), so
