@@ -3,10 +3,12 @@ process writing it goes on writing at the start of the emptied file."""
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,3 +73,21 @@ def test_a_limit_that_is_not_a_finite_size_is_refused_before_anything_starts(
     with pytest.raises(CliError, match="--log-max-mb: must be a finite number above 0, got "):
         run_up(UpOptions(data_dir=tmp_path / "data", log_max_mb=limit), lambda line: None)
     assert not (tmp_path / "data").exists()
+
+
+def test_a_copy_cut_off_leaves_no_partial_file_and_the_log_as_it_was(
+    log: tuple[Path, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, fd = log
+    os.write(fd, b"x" * 2048)
+
+    def disk_full(source: object, copy: Any) -> None:
+        copy.write(b"x" * 1024)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("baton_cli.log_files.shutil.copyfileobj", disk_full)
+    problems = trim_all(path.parent, 1024)
+    assert len(problems) == 1 and "No space left on device" in problems[0]
+    # The half copy took space the log needed, for good: every later try left it again.
+    assert sorted(p.name for p in path.parent.iterdir()) == ["notifier.log"]
+    assert path.stat().st_size == 2048

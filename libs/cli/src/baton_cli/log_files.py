@@ -31,9 +31,15 @@ def trim(path: Path, max_bytes: int) -> bool:
         return False
     kept = path.with_name(f"{path.name}.1")
     partial = path.with_name(f"{path.name}.1.partial")
-    with path.open("rb") as source, partial.open("wb") as copy:
-        shutil.copyfileobj(source, copy)
-    os.replace(partial, kept)
+    try:
+        with path.open("rb") as source, partial.open("wb") as copy:
+            shutil.copyfileobj(source, copy)
+        os.replace(partial, kept)
+    except OSError:
+        # A copy cut off (a full disk, say) goes: it would take the space the log needs, and
+        # the log stays as it was, for the next try.
+        partial.unlink(missing_ok=True)
+        raise
     os.truncate(path, 0)
     return True
 
