@@ -48,9 +48,31 @@ class Replica(Mem0MemoryStore):
         return rows
 
 
+class OneAtATime:
+    """The local Qdrant client, called from one thread at a time, as a Qdrant server takes
+    the replicas' requests. The local client is not safe across threads: the two replicas'
+    memory threads writing other facts at once into its SQLite file failed now and then with
+    `cannot commit - no transaction is active` (a fault of this set-up, not of the stores)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self._lock = client, threading.RLock()
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._client, name)
+        if not callable(found):
+            return found
+
+        def called(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return found(*args, **kwargs)
+
+        return called
+
+
 @pytest.fixture
 async def memory(tmp_path: Path) -> AsyncIterator[Any]:
     memory = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
+    memory.vector_store.client = OneAtATime(memory.vector_store.client)
     yield memory
     await asyncio.to_thread(memory.vector_store.client.close)
 
