@@ -2,7 +2,9 @@
 had read before its model call, whatever was there by then: a fact that another turn of the
 same user wrote meanwhile, its reply recorded, was wiped. And once it read the facts just
 before its writes, a turn writing the fact between the take-back's look and its restore was
-still wiped: the look and the restore are one compare-and-set now."""
+still wiped: the look and the restore are one compare-and-set now. And a turn writing the fact
+between that read and the failed turn's own write was wiped too: the take-back now puts back
+what that write itself replaced."""
 
 from __future__ import annotations
 
@@ -134,13 +136,13 @@ class Interleaved:
             meanwhile, self.meanwhile = self.meanwhile, None
             await meanwhile()
 
-    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
+    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> str | None:
         await self._first()
-        await super().put_fact(user_id, category, key, text)  # type: ignore[misc]
+        return await super().put_fact(user_id, category, key, text)  # type: ignore[misc,no-any-return]
 
-    async def forget_fact(self, user_id: str, category: str, key: str) -> None:
+    async def forget_fact(self, user_id: str, category: str, key: str) -> str | None:
         await self._first()
-        await super().forget_fact(user_id, category, key)  # type: ignore[misc]
+        return await super().forget_fact(user_id, category, key)  # type: ignore[misc,no-any-return]
 
     async def set_fact_if(self, *args: Any, **kwargs: Any) -> bool:
         await self._first()
@@ -225,6 +227,166 @@ async def test_set_fact_if_changes_a_fact_only_while_it_holds_what_was_written(
         assert await set_if("alice", "priorities", "work", holds="Work: c", text=None)
         assert await facts("alice", "priorities") == {}
         assert await facts("bob", "priorities") == {"work": "Work: bob"}
+    finally:
+        if backend == "mem0":
+            memory.close()
+
+
+class WrittenBetween:
+    """A memory store that lets `meanwhile` (another turn) run right before turn-a's write of
+    a fact: after turn-a read the facts it is about to write, before it writes them."""
+
+    meanwhile: Any = None
+
+    async def _between(self) -> None:
+        if self.meanwhile is not None:
+            meanwhile, self.meanwhile = self.meanwhile, None
+            await meanwhile()
+
+    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> str | None:
+        if text == "Work: my startup":  # turn-a's write
+            await self._between()
+        return await super().put_fact(user_id, category, key, text)  # type: ignore[misc,no-any-return]
+
+    async def forget_fact(self, user_id: str, category: str, key: str) -> str | None:
+        await self._between()
+        return await super().forget_fact(user_id, category, key)  # type: ignore[misc,no-any-return]
+
+
+class WrittenBetweenSql(WrittenBetween, SqlMemoryStore):
+    pass
+
+
+class WrittenBetweenMem0(WrittenBetween, Mem0MemoryStore):
+    pass
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+@pytest.mark.parametrize("before", [None, "Work: my old job"])
+async def test_a_fact_written_between_a_turns_read_and_its_write_stays_after_its_take_back(
+    tmp_path: Path, backend: str, before: str | None, engine: AsyncEngine
+) -> None:
+    now = lambda: datetime.now(UTC)  # noqa: E731
+    memory: WrittenBetween
+    if backend == "sql":
+        memory = WrittenBetweenSql(engine, now)
+    else:
+        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
+        memory = WrittenBetweenMem0(qdrant, fact_locks(engine))
+    runner = AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=AgentFactory(OPENAI),
+        memory=memory,  # type: ignore[arg-type]
+        inbox=SqlInboxStore(engine, now),
+        replies=LateLog(engine, now),
+        timeout=10,
+        store_timeout=10,
+    )
+    facts = memory.facts  # type: ignore[attr-defined]
+    try:
+        if before is not None:
+            await memory.put_fact("alice", "priorities", "work", before)
+
+        async def turn_b() -> None:
+            # Turn A has read work as `before` and not written it yet. Now turn B of the same
+            # user saves work, and its reply is recorded.
+            await runner.run(turn("turn-b", "Work: a new job at the bank"))
+
+        memory.meanwhile = turn_b
+        with pytest.raises(RemoteError):
+            await runner.run(turn("turn-a", "Work: my startup"))
+        assert memory.meanwhile is None  # turn B ran between A's read and A's write
+        # B's turn happened (its reply is recorded); A's did not. B's fact must stay.
+        assert await facts("alice", "priorities") == {"work": "Work: a new job at the bank"}
+    finally:
+        if backend == "mem0":
+            memory.close()  # type: ignore[attr-defined]
+
+
+class CutAfterWrite:
+    """A memory store whose first write of turn-a's fact lands, then loses its answer (a
+    connection cut after the commit): `written` tries it again, and that try finds turn-a's
+    own text."""
+
+    cut = False
+
+    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> str | None:
+        was: str | None = await super().put_fact(user_id, category, key, text)  # type: ignore[misc]
+        if text == "Work: my startup" and not self.cut:
+            self.cut = True
+            raise StoreUnavailable("memory: the connection was cut")
+        return was
+
+
+class CutAfterWriteSql(CutAfterWrite, SqlMemoryStore):
+    pass
+
+
+class CutAfterWriteMem0(CutAfterWrite, Mem0MemoryStore):
+    pass
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+@pytest.mark.parametrize("before", [None, "Work: my old job"])
+async def test_a_take_back_after_a_retried_write_puts_back_the_fact_as_it_was_before(
+    tmp_path: Path, backend: str, before: str | None, engine: AsyncEngine
+) -> None:
+    now = lambda: datetime.now(UTC)  # noqa: E731
+    memory: CutAfterWrite
+    if backend == "sql":
+        memory = CutAfterWriteSql(engine, now)
+    else:
+        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
+        memory = CutAfterWriteMem0(qdrant, fact_locks(engine))
+    runner = AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=AgentFactory(OPENAI),
+        memory=memory,  # type: ignore[arg-type]
+        inbox=SqlInboxStore(engine, now),
+        replies=LateLog(engine, now),
+        timeout=10,
+        store_timeout=10,
+    )
+    facts = memory.facts  # type: ignore[attr-defined]
+    try:
+        if before is not None:
+            await memory.put_fact("alice", "priorities", "work", before)
+        with pytest.raises(RemoteError):
+            await runner.run(turn("turn-a", "Work: my startup"))
+        assert memory.cut  # the write was tried again
+        expected = {} if before is None else {"work": before}
+        assert await facts("alice", "priorities") == expected
+    finally:
+        if backend == "mem0":
+            memory.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+async def test_a_fact_write_says_what_it_replaced_and_writes_at_once_replace_one_another(
+    tmp_path: Path, backend: str, engine: AsyncEngine
+) -> None:
+    if backend == "sql":
+        memory: Any = SqlMemoryStore(engine, lambda: datetime.now(UTC))
+    else:
+        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
+        memory = Mem0MemoryStore(qdrant, fact_locks(engine))
+    try:
+        assert await memory.forget_fact("alice", "priorities", "work") is None
+        assert await memory.put_fact("alice", "priorities", "work", "Work: a") is None
+        assert await memory.put_fact("alice", "priorities", "work", "Work: b") == "Work: a"
+        assert await memory.put_fact("bob", "priorities", "work", "Work: bob") is None
+        assert await memory.forget_fact("alice", "priorities", "work") == "Work: b"
+        assert await memory.forget_fact("alice", "priorities", "work") is None
+        # Eight writes of a new fact at once: each replaced exactly the one before it, so one
+        # found nothing and every other text but the last was replaced once.
+        texts = [f"Work: {n}" for n in range(8)]
+        replaced = await asyncio.gather(
+            *(memory.put_fact("alice", "priorities", "home", text) for text in texts)
+        )
+        last = (await memory.facts("alice", "priorities"))["home"]
+        assert replaced.count(None) == 1
+        assert sorted(r for r in replaced if r is not None) == sorted(set(texts) - {last})
+        assert await memory.facts("bob", "priorities") == {"work": "Work: bob"}
     finally:
         if backend == "mem0":
             memory.close()

@@ -85,13 +85,18 @@ class Mem0MemoryStore:
         )
         return int(found.count)
 
-    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
-        """Add the fact, or update the one with the same category and key (a correction)."""
-        await self._locked(user_id, category, key, partial(self._put_now, text=text))
+    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> str | None:
+        """Add the fact, or update the one with the same category and key (a correction); the
+        text it replaced, read under the fact's lock."""
+        was: str | None = await self._locked(
+            user_id, category, key, partial(self._put_now, text=text)
+        )
+        return was
 
-    async def forget_fact(self, user_id: str, category: str, key: str) -> None:
-        """Delete the fact of that category and key, if there is one."""
-        await self._locked(user_id, category, key, self._forget_now)
+    async def forget_fact(self, user_id: str, category: str, key: str) -> str | None:
+        """Delete the fact of that category and key, if there is one; the text it deleted."""
+        was: str | None = await self._locked(user_id, category, key, self._forget_now)
+        return was
 
     async def set_fact_if(
         self, user_id: str, category: str, key: str, *, holds: str | None, text: str | None
@@ -105,8 +110,7 @@ class Mem0MemoryStore:
         self, user_id: str, category: str, key: str, *, holds: str | None, text: str | None
     ) -> bool:
         same = self._rows_now(user_id, {"category": category, "key": key})
-        # What `facts` reads of the key: the last of its points.
-        if (same[-1]["memory"] if same else None) != holds:
+        if _text(same) != holds:
             return False
         if text is None:
             self._forget_now(user_id, category, key)
@@ -144,8 +148,10 @@ class Mem0MemoryStore:
                         logger.warning("memory: a write its caller gave up on failed: %r", failed)
                 raise
 
-    def _forget_now(self, user_id: str, category: str, key: str) -> None:
-        self._delete_now(user_id, self._rows_now(user_id, {"category": category, "key": key}))
+    def _forget_now(self, user_id: str, category: str, key: str) -> str | None:
+        same = self._rows_now(user_id, {"category": category, "key": key})
+        self._delete_now(user_id, same)
+        return _text(same)
 
     def _delete_now(self, user_id: str, rows: list[dict[str, Any]]) -> None:
         for row in rows:
@@ -155,7 +161,7 @@ class Mem0MemoryStore:
                 if self._index is not None:
                     self._index.forget(user_id)
 
-    def _put_now(self, user_id: str, category: str, key: str, *, text: str) -> None:
+    def _put_now(self, user_id: str, category: str, key: str, *, text: str) -> str | None:
         same = self._rows_now(user_id, {"category": category, "key": key})
         if same:
             # One point per fact: a read takes whichever point it finds, so the others (an id
@@ -163,11 +169,12 @@ class Mem0MemoryStore:
             # leaves an older text, never a newer one beside a stale one.
             self._delete_now(user_id, same[1:])
             self._write(user_id, self._memory.update, same[0]["id"], text=text)
-            return
+            return _text(same)
         metadata = {"category": category, "key": key}
         self._write(
             user_id, self._memory.add, text, user_id=user_id, infer=False, metadata=metadata
         )
+        return None
 
     def _write(self, owner: str, fn: Any, /, *args: Any, **kwargs: Any) -> None:
         """On the memory thread: a write, then the index takes the written point again."""
@@ -247,6 +254,11 @@ def _matching(user_id: str, where: dict[str, str]) -> models.Filter:
             for name, value in wanted.items()
         ]
     )
+
+
+def _text(same: list[dict[str, Any]]) -> str | None:
+    """What `facts` reads of a key whose points are `same`: the last one's text."""
+    return str(same[-1]["memory"]) if same else None
 
 
 def _row(point_id: str, payload: dict[str, Any]) -> dict[str, Any]:

@@ -239,25 +239,41 @@ class SqlMemoryStore:
 
     def __init__(self, engine: AsyncEngine, now: Clock) -> None:
         self._engine, self._now = autocommit(engine), now
+        self._transactions = engine  # `_engine` commits each statement on its own
         self._upsert = upsert(engine, memory_facts)
 
-    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
-        """Insert, or replace the text of the same key (a correction)."""
+    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> str | None:
+        """Insert, or replace the text of the same key (a correction); the text it replaced
+        (None: the fact is new), read in the same transaction, under the row's lock."""
+        fact = _fact(user_id, category, key)
         row = {"user_id": user_id, "category": category, "key": key}
-        changes = {"text": text, "updated_at": self._now()}
-        statement = self._upsert.values(**row, **changes).on_conflict_do_update(
-            index_elements=["user_id", "category", "key"], set_=changes
-        )
         with reachable("memory"):
-            async with write_transaction(self._engine) as conn:
-                await conn.execute(statement)
+            async with write_transaction(self._transactions) as conn:
+                while True:
+                    was = await conn.scalar(
+                        select(memory_facts.c.text).where(fact).with_for_update()
+                    )
+                    if was is not None:
+                        changes = {"text": text, "updated_at": self._now()}
+                        await conn.execute(update(memory_facts).where(fact).values(**changes))
+                        return str(was)
+                    added = await conn.execute(
+                        self._upsert.values(
+                            **row, text=text, updated_at=self._now()
+                        ).on_conflict_do_nothing(index_elements=["user_id", "category", "key"])
+                    )
+                    if added.rowcount:
+                        return None
+                    # Another turn added it between the look and the insert (PostgreSQL: a
+                    # row not there yet has no lock to take): look again, at its row.
 
-    async def forget_fact(self, user_id: str, category: str, key: str) -> None:
-        """Delete the fact of that key, if there is one."""
-        fact = (memory_facts.c.user_id == user_id) & (memory_facts.c.category == category)
+    async def forget_fact(self, user_id: str, category: str, key: str) -> str | None:
+        """Delete the fact of that key, if there is one; the text it deleted."""
+        statement = delete(memory_facts).where(_fact(user_id, category, key))
         with reachable("memory"):
             async with write_transaction(self._engine) as conn:
-                await conn.execute(delete(memory_facts).where(fact & (memory_facts.c.key == key)))
+                was = await conn.scalar(statement.returning(memory_facts.c.text))
+        return None if was is None else str(was)
 
     async def set_fact_if(
         self, user_id: str, category: str, key: str, *, holds: str | None, text: str | None
@@ -265,11 +281,7 @@ class SqlMemoryStore:
         """One statement whose condition is the fact's text (or its absence), so that a write
         of the fact by another turn cannot come between the look and the change."""
         row = {"user_id": user_id, "category": category, "key": key}
-        fact = (
-            (memory_facts.c.user_id == user_id)
-            & (memory_facts.c.category == category)
-            & (memory_facts.c.key == key)
-        )
+        fact = _fact(user_id, category, key)
         if holds is None and text is None:
             return await self._select_text(fact) is None
         statement: Any
@@ -331,6 +343,15 @@ class SqlMemoryStore:
             async with self._engine.connect() as conn:
                 rows = (await conn.execute(query)).all()
         return [MemoryFact(category=row.category, key=row.key, text=row.text) for row in rows]
+
+
+def _fact(user_id: str, category: str, key: str) -> Any:
+    """The row of one fact."""
+    return (
+        (memory_facts.c.user_id == user_id)
+        & (memory_facts.c.category == category)
+        & (memory_facts.c.key == key)
+    )
 
 
 def _words(text: str) -> set[str]:

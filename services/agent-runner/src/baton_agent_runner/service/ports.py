@@ -43,11 +43,12 @@ class ModelReplyInvalid(Exception):
 class MemoryStore(Protocol):
     """Long-term memory: facts about a user, one per (category, key); a new text replaces."""
 
-    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> None:
-        """Save or correct one fact."""
+    async def put_fact(self, user_id: str, category: str, key: str, text: str) -> str | None:
+        """Save or correct one fact; the text it replaced (None: the fact is new), read in the
+        same step as the write, so that no other write of the fact comes between."""
 
-    async def forget_fact(self, user_id: str, category: str, key: str) -> None:
-        """Delete one fact, if the user has it."""
+    async def forget_fact(self, user_id: str, category: str, key: str) -> str | None:
+        """Delete one fact, if the user has it; the text it deleted (None: there was none)."""
 
     async def set_fact_if(
         self, user_id: str, category: str, key: str, *, holds: str | None, text: str | None

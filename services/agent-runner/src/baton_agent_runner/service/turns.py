@@ -152,9 +152,10 @@ class AgentRunner:
         # The model was paid: a cut connection must not lose its answer (`written`).
         reply = reply_of(profile, self.agents.model_name(profile), output, usage)
         before = await self._facts_before(cmd, output)
+        replaced: dict[str, str | None] = {}
         try:
             await self._store(
-                written(lambda: self._keep(cmd, output, defer=turn.inbox_ahead)), by=cmd
+                written(lambda: self._keep(cmd, output, turn.inbox_ahead, replaced)), by=cmd
             )
             # Another replica may have answered the same key meanwhile (the caller retried
             # while this call ran): every caller then gets the one reply that is recorded.
@@ -164,7 +165,7 @@ class AgentRunner:
             )
         except BaseException as exc:
             if not isinstance(exc, KeyReused):  # that key's writes are the recorded turn's
-                await self._take_back(cmd, output, before)
+                await self._take_back(cmd, output, _was(before, replaced, output))
             raise
         if recorded is not reply:
             logger.warning(
@@ -178,7 +179,8 @@ class AgentRunner:
 
     async def _facts_before(self, cmd: RunAgent, output: AgentOutput) -> dict[str, str | None]:
         """The user's priority facts this turn's output writes or drops, as they are right
-        before it writes them (None: none yet), for `_take_back`."""
+        before it writes them (None: none yet), for `_take_back`: what each write replaced,
+        when the turn saw its answer, is surer (`_was`)."""
         data = output.extracted_data
         touched = set(facts_of(data)) | set(dropped_facts_of(data))
         if not touched:
@@ -208,9 +210,7 @@ class AgentRunner:
             # the user wrote or dropped since (its reply recorded) is that turn's, not ours.
             # The look and the restore are one step: a read, then a write, wiped that turn's
             # fact when it was written in between.
-            data = output.extracted_data
-            wrote: dict[str, str | None] = dict.fromkeys(dropped_facts_of(data))
-            wrote.update(facts_of(data))
+            wrote = _written_facts(output)
             for area, was in facts_before.items():
                 if was != wrote.get(area):
                     await self.memory.set_fact_if(
@@ -379,16 +379,47 @@ class AgentRunner:
             )
         return output, answer.usage, True
 
-    async def _keep(self, cmd: RunAgent, output: AgentOutput, *, defer: bool) -> None:
+    async def _keep(
+        self, cmd: RunAgent, output: AgentOutput, defer: bool, replaced: dict[str, str | None]
+    ) -> None:
         """Persist what the agent extracted: priority facts (and the ones taken back), inbox
-        items, deferred items (new ones when not `defer`: no inbox step lies ahead)."""
+        items, deferred items (new ones when not `defer`: no inbox step lies ahead). What each
+        fact's first write replaced goes into `replaced`, for a take-back."""
         data = output.extracted_data
         for area in dropped_facts_of(data):
-            await self.memory.forget_fact(cmd.user_id, PRIORITIES, area)
+            was = await self.memory.forget_fact(cmd.user_id, PRIORITIES, area)
+            replaced.setdefault(area, was)
         for area, fact in facts_of(data).items():
-            await self.memory.put_fact(cmd.user_id, PRIORITIES, area, fact)
+            was = await self.memory.put_fact(cmd.user_id, PRIORITIES, area, fact)
+            replaced.setdefault(area, was)
         items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)
         if items:
             await self.inbox.add(
                 cmd.user_id, items, turn_key=cmd.idempotency_key, instance_id=cmd.instance_id
             )
+
+
+def _written_facts(output: AgentOutput) -> dict[str, str | None]:
+    """The facts a turn's output writes, by area (None: it drops that area's fact)."""
+    data = output.extracted_data
+    wrote: dict[str, str | None] = dict.fromkeys(dropped_facts_of(data))
+    wrote.update(facts_of(data))
+    return wrote
+
+
+def _was(
+    read_before: dict[str, str | None], replaced: dict[str, str | None], output: AgentOutput
+) -> dict[str, str | None]:
+    """What a take-back puts back: each fact as the turn's own write found it (`replaced`),
+    else as it was read right before the writes (a write whose answer the turn never saw).
+
+    The read alone missed a turn of the same user writing the fact between that read and this
+    turn's write: the take-back put back the older text over that turn's recorded one. A
+    replaced text equal to this turn's own is a retry of the writes finding its first try's
+    write (or a fact that already said so): the read tells which."""
+    wrote = _written_facts(output)
+    was = dict(read_before)
+    for area, old in replaced.items():
+        if old != wrote.get(area):
+            was[area] = old
+    return was
