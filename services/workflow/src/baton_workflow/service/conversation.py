@@ -89,8 +89,16 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
                 step=step.id,
             )
 
+        # Its conflict retries end by the deadline too (an append then may take a statement's
+        # time): retried past it, the turn was recorded after the gateway had answered 503.
         turn, replayed = await commit_turn(
-            svc, cmd.instance_id, cmd.user_id, exchange, loaded=loaded
+            svc,
+            cmd.instance_id,
+            cmd.user_id,
+            exchange,
+            loaded=loaded,
+            retry_until=deadline,
+            out_of_time=TURN_OUT_OF_TIME,
         )
         if replayed is not None:
             return _answer_from_log(svc, replayed, cmd.client_message_id, text)
@@ -108,6 +116,10 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
 TURN_QUEUED_TOO_LONG = (
     "another message to this instance was still being answered; nothing was recorded: "
     "send the message again"
+)
+TURN_OUT_OF_TIME = (
+    "other messages or signals to this instance kept being recorded first until this "
+    "message's time ran out; nothing was recorded: send the message again"
 )
 
 

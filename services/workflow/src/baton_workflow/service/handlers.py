@@ -202,9 +202,12 @@ async def commit_turn(
     command_for: CommandFor,
     loaded: LoadedInstance | None = None,
     retry_until: datetime | None = None,
+    out_of_time: str | None = None,
 ) -> tuple[TurnReply, LoadedInstance | None]:
     """Decide and append one turn; on a version conflict reload and decide again, but not
-    after `retry_until` (the caller would have given up on an append started then).
+    after `retry_until` (the caller would have given up on an append started then): then
+    `unavailable` with `out_of_time` when given, else the `busy` conflict. Nothing of the
+    turn was recorded either way.
 
     Returns the reply, and the loaded instance when the command had been handled before
     (a replay), so callers can answer from what was recorded.
@@ -214,6 +217,8 @@ async def commit_turn(
     attempt = 0
     while attempt <= svc.conflict_retries or clock() < give_up_at:
         if attempt and retry_until is not None and datetime.now(UTC) >= retry_until:
+            if out_of_time is not None:
+                raise RemoteError.of(ErrorCode.UNAVAILABLE, out_of_time)
             break
         if attempt:  # another replica wrote first: spread the retries out
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt, 10)))
