@@ -5,7 +5,9 @@ reloaded and tried again for at least `BATON_CONFLICT_RETRIES` attempts and 2 s,
 that was: the gateway, which waits the agent call's time and a database statement's, had
 answered 503 by then, and the turn was recorded after it. The retries now stop at the deadline
 the turn's agent was given (counted from the turn's arrival): the turn is refused 503
-`unavailable`, nothing of it recorded, and the next message works.
+`unavailable`, nothing of it recorded, and the next message works. A retry that started in
+time but whose read of the log (or whose checkers) took it past the deadline does not append
+either, a chat turn's nor a signal's.
 """
 
 from __future__ import annotations
@@ -57,13 +59,22 @@ class Contention:
     instance: str
     each: float = 0.1
     until: float = 0.0
+    to_lose: int = 0
+    """Appends of `b` still to lose, however long they take to come."""
+    slow_read: float = 0.0
+    """Seconds the next read of replica `b` takes after each lost append (a slowed database)."""
+    reads_held: float = 0.0
 
     def lasting(self, seconds: float) -> None:
         self.until = asyncio.get_running_loop().time() + seconds
 
+    def losing_once(self) -> None:
+        self.until, self.to_lose = 0.0, 1
+
     async def meanwhile(self) -> None:
-        if asyncio.get_running_loop().time() >= self.until:
+        if asyncio.get_running_loop().time() >= self.until and not self.to_lose:
             return
+        self.to_lose = max(0, self.to_lose - 1)
         await asyncio.sleep(self.each)
         signal = SignalWorkflow(
             user_id=self.user,
@@ -72,6 +83,11 @@ class Contention:
             signal=WorkflowSignal(action="stay"),
         )
         await take_turn(self.a.services, signal)
+        self.reads_held = self.slow_read
+
+    async def before_read(self) -> None:
+        held, self.reads_held = self.reads_held, 0.0
+        await asyncio.sleep(held)
 
 
 @contextlib.asynccontextmanager
@@ -82,7 +98,11 @@ async def contended(
     appends. Conflict retries are many, so the deadline is what ends them."""
     a = build(workflow_settings(nats_url, database_url))
     settings = workflow_settings(
-        nats_url, database_url, agent_call_timeout_seconds=TURN_SECONDS, conflict_retries=200
+        nats_url,
+        database_url,
+        agent_call_timeout_seconds=TURN_SECONDS,
+        signal_timeout_seconds=TURN_SECONDS,
+        conflict_retries=200,
     )
     b = build(settings, agents=agents)
     await a.start()
@@ -98,7 +118,14 @@ async def contended(
             await contention.meanwhile()
             await save(expected_version, change)
 
+        load = b.services.repo.load
+
+        async def slowed_load(instance_id: str) -> Any:
+            await contention.before_read()
+            return await load(instance_id)
+
         b.services.repo.save = contended_save  # type: ignore[method-assign]
+        b.services.repo.load = slowed_load  # type: ignore[method-assign]
         yield b, contention
     finally:
         await a.stop()
@@ -144,3 +171,49 @@ async def test_a_turns_conflict_retries_end_by_its_deadline_on_postgres(
     nats_url: str, postgres_url: str, agent_runner: FakeAgentRunner
 ) -> None:
     await _retries_end_by_the_deadline(nats_url, postgres_url)
+
+
+async def _no_append_after_a_retrys_slow_read(nats_url: str, database_url: str) -> None:
+    agents = Agents()
+    async with contended(nats_url, database_url, "slow-read", agents) as (b, contention):
+        said = SendMessage(
+            user_id="slow-read", instance_id=contention.instance, client_message_id="m1", text="hi"
+        )
+        signal = SignalWorkflow(
+            user_id="slow-read",
+            instance_id=contention.instance,
+            command_id="s1",
+            signal=WorkflowSignal(action="stay"),
+        )
+        # One write goes in first; the retry starts in time, but its read of the log takes
+        # past the deadline. Before, its append went in then, after the caller had given up.
+        contention.slow_read = 1.5 * TURN_SECONDS
+        contention.losing_once()
+        with pytest.raises(RemoteError) as turn:
+            await send_message(b.services, said)
+        contention.losing_once()
+        with pytest.raises(RemoteError) as signalled:
+            await take_turn(b.services, signal)
+        contention.slow_read = 0.0
+        recorded = await b.services.repo.records(contention.instance)
+
+    assert (turn.value.body.code, turn.value.body.message) == (
+        ErrorCode.UNAVAILABLE,
+        TURN_OUT_OF_TIME,
+    )
+    assert signalled.value.body.code is ErrorCode.CONFLICT  # a signal's retries end "busy"
+    ids = [r.payload.get("command_id") for r in recorded]
+    assert "m1" not in ids and "s1" not in ids
+
+
+async def test_no_append_after_a_retrys_slow_read_on_sqlite(
+    nats_url: str, sqlite_url: str, agent_runner: FakeAgentRunner
+) -> None:
+    await _no_append_after_a_retrys_slow_read(nats_url, sqlite_url)
+
+
+@pytest.mark.postgres
+async def test_no_append_after_a_retrys_slow_read_on_postgres(
+    nats_url: str, postgres_url: str, agent_runner: FakeAgentRunner
+) -> None:
+    await _no_append_after_a_retrys_slow_read(nats_url, postgres_url)

@@ -216,9 +216,7 @@ async def commit_turn(
     give_up_at = clock() + svc.conflict_seconds
     attempt = 0
     while attempt <= svc.conflict_retries or clock() < give_up_at:
-        if attempt and retry_until is not None and datetime.now(UTC) >= retry_until:
-            if out_of_time is not None:
-                raise RemoteError.of(ErrorCode.UNAVAILABLE, out_of_time)
+        if attempt and _past(retry_until):
             break
         if attempt:  # another replica wrote first: spread the retries out
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt, 10)))
@@ -232,6 +230,8 @@ async def commit_turn(
         _check_context(state, command.signal)
         events = await _decide(svc, state, command, definition)
         change, after = _change(svc, state, events, definition)
+        if attempt and _past(retry_until):
+            break  # its read or its checkers took it there: an append now would come late
         try:
             await svc.repo.save(state.version, change)
         except ConcurrencyConflict:
@@ -239,7 +239,13 @@ async def commit_turn(
             continue
         svc.notify()
         return turn_reply(command.command_id, events, after, change), None
+    if out_of_time is not None and _past(retry_until):
+        raise RemoteError.of(ErrorCode.UNAVAILABLE, out_of_time)
     raise RemoteError.of(ErrorCode.CONFLICT, f"instance {instance_id!r} is busy; try again")
+
+
+def _past(deadline: datetime | None) -> bool:
+    return deadline is not None and datetime.now(UTC) >= deadline
 
 
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
