@@ -9,6 +9,8 @@ what that write itself replaced."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -61,29 +63,54 @@ def turn(key: str, message: str) -> RunAgent:
     )
 
 
-@pytest.mark.parametrize("backend", ["sql", "mem0"])
-async def test_failed_turn_take_back_keeps_another_turns_recorded_fact(
-    tmp_path: Path, backend: str, engine
-) -> None:
-    now = lambda: datetime.now(UTC)  # noqa: E731
+@asynccontextmanager
+async def opened(
+    backend: str, tmp_path: Path, engine: AsyncEngine, mixin: type | None = None
+) -> AsyncIterator[Any]:
+    """The memory store of `backend` ("sql" or "mem0" on a local folder, with the fact locks),
+    its writes changed by `mixin` when given; closed at the end."""
+    base: type = SqlMemoryStore if backend == "sql" else Mem0MemoryStore
+    kind = base if mixin is None else type(f"{mixin.__name__}{base.__name__}", (mixin, base), {})
     if backend == "sql":
-        memory = SqlMemoryStore(engine, now)
-    else:
-        memory = Mem0MemoryStore(
-            await asyncio.to_thread(open_memory, tmp_path / "qdrant", None), fact_locks(engine)
-        )
-    agents = GatedAgents(OPENAI)
-    agents.go = asyncio.Event()
-    runner = AgentRunner(
-        profiles=load_profiles(SHIPPED_PROFILES),
-        agents=agents,
-        memory=memory,
-        inbox=SqlInboxStore(engine, now),
-        replies=FailingLog(engine, now),
-        timeout=10,
-        store_timeout=0.5,
+        yield kind(engine, lambda: datetime.now(UTC))
+        return
+    memory = kind(
+        await asyncio.to_thread(open_memory, tmp_path / "qdrant", None), fact_locks(engine)
     )
     try:
+        yield memory
+    finally:
+        memory.close()
+
+
+def runner_on(
+    memory: Any,
+    engine: AsyncEngine,
+    replies: SqlReplyLog,
+    inbox: SqlInboxStore | None = None,
+    agents: AgentFactory | None = None,
+    store_timeout: float = 10,
+) -> AgentRunner:
+    return AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=agents or AgentFactory(OPENAI),
+        memory=memory,
+        inbox=inbox or SqlInboxStore(engine, lambda: datetime.now(UTC)),
+        replies=replies,
+        timeout=10,
+        store_timeout=store_timeout,
+    )
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+async def test_failed_turn_take_back_keeps_another_turns_recorded_fact(
+    tmp_path: Path, backend: str, engine: AsyncEngine
+) -> None:
+    agents = GatedAgents(OPENAI)
+    agents.go = asyncio.Event()
+    replies = FailingLog(engine, lambda: datetime.now(UTC))
+    async with opened(backend, tmp_path, engine) as memory:
+        runner = runner_on(memory, engine, replies, agents=agents, store_timeout=0.5)
         # Turn A reads the facts (none), then its model is slow...
         a = asyncio.create_task(runner.run(turn("turn-a", "Work: my startup")))
         await asyncio.sleep(0.3)
@@ -100,9 +127,6 @@ async def test_failed_turn_take_back_keeps_another_turns_recorded_fact(
         assert (await memory.facts("alice", "priorities")) == {
             "work": "Work: a new job at the bank"
         }
-    finally:
-        if backend != "sql":
-            memory.close()
 
 
 class LateLog(SqlReplyLog):
@@ -149,45 +173,22 @@ class Interleaved:
         return bool(await super().set_fact_if(*args, **kwargs))  # type: ignore[misc]
 
 
-class InterleavedSql(Interleaved, SqlMemoryStore):
-    pass
-
-
-class InterleavedMem0(Interleaved, Mem0MemoryStore):
-    pass
-
-
 @pytest.mark.parametrize("backend", ["sql", "mem0"])
 @pytest.mark.parametrize("before", [None, "Work: my old job"])
 async def test_a_fact_written_while_a_turn_is_taken_back_stays(
     tmp_path: Path, backend: str, before: str | None, engine: AsyncEngine
 ) -> None:
     now = lambda: datetime.now(UTC)  # noqa: E731
-    memory: Interleaved
-    if backend == "sql":
-        memory = InterleavedSql(engine, now)
-    else:
-        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
-        memory = InterleavedMem0(qdrant, fact_locks(engine))
-    memory.inbox = TakingBack(engine, now)
-    runner = AgentRunner(
-        profiles=load_profiles(SHIPPED_PROFILES),
-        agents=AgentFactory(OPENAI),
-        memory=memory,  # type: ignore[arg-type]
-        inbox=memory.inbox,
-        replies=LateLog(engine, now),
-        timeout=10,
-        store_timeout=10,
-    )
-    facts = memory.facts  # type: ignore[attr-defined]
-    try:
+    async with opened(backend, tmp_path, engine, Interleaved) as memory:
+        memory.inbox = TakingBack(engine, now)
+        runner = runner_on(memory, engine, LateLog(engine, now), inbox=memory.inbox)
         if before is not None:
             await memory.put_fact("alice", "priorities", "work", before)
 
         async def turn_b() -> None:
             # Turn A wrote work and its take-back looked: it still holds A's text. Now turn B
             # of the same user saves work, and its reply is recorded.
-            assert await facts("alice", "priorities") == {"work": "Work: my startup"}
+            assert await memory.facts("alice", "priorities") == {"work": "Work: my startup"}
             await runner.run(turn("turn-b", "Work: a new job at the bank"))
 
         memory.meanwhile = turn_b
@@ -195,23 +196,15 @@ async def test_a_fact_written_while_a_turn_is_taken_back_stays(
             await runner.run(turn("turn-a", "Work: my startup"))
         assert memory.meanwhile is None  # turn B ran inside A's take-back
         # B's turn happened (its reply is recorded); A's did not. B's fact must stay.
-        assert await facts("alice", "priorities") == {"work": "Work: a new job at the bank"}
-    finally:
-        if backend == "mem0":
-            memory.close()  # type: ignore[attr-defined]
+        assert await memory.facts("alice", "priorities") == {"work": "Work: a new job at the bank"}
 
 
 @pytest.mark.parametrize("backend", ["sql", "mem0"])
 async def test_set_fact_if_changes_a_fact_only_while_it_holds_what_was_written(
     tmp_path: Path, backend: str, engine: AsyncEngine
 ) -> None:
-    if backend == "sql":
-        memory: Any = SqlMemoryStore(engine, lambda: datetime.now(UTC))
-    else:
-        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
-        memory = Mem0MemoryStore(qdrant, fact_locks(engine))
-    set_if, facts = memory.set_fact_if, memory.facts
-    try:
+    async with opened(backend, tmp_path, engine) as memory:
+        set_if, facts = memory.set_fact_if, memory.facts
         assert not await set_if("alice", "priorities", "work", holds="Work: a", text="Work: b")
         assert not await set_if("alice", "priorities", "work", holds="Work: a", text=None)
         assert await set_if("alice", "priorities", "work", holds=None, text=None)
@@ -227,9 +220,6 @@ async def test_set_fact_if_changes_a_fact_only_while_it_holds_what_was_written(
         assert await set_if("alice", "priorities", "work", holds="Work: c", text=None)
         assert await facts("alice", "priorities") == {}
         assert await facts("bob", "priorities") == {"work": "Work: bob"}
-    finally:
-        if backend == "mem0":
-            memory.close()
 
 
 class WrittenBetween:
@@ -253,37 +243,13 @@ class WrittenBetween:
         return await super().forget_fact(user_id, category, key)  # type: ignore[misc,no-any-return]
 
 
-class WrittenBetweenSql(WrittenBetween, SqlMemoryStore):
-    pass
-
-
-class WrittenBetweenMem0(WrittenBetween, Mem0MemoryStore):
-    pass
-
-
 @pytest.mark.parametrize("backend", ["sql", "mem0"])
 @pytest.mark.parametrize("before", [None, "Work: my old job"])
 async def test_a_fact_written_between_a_turns_read_and_its_write_stays_after_its_take_back(
     tmp_path: Path, backend: str, before: str | None, engine: AsyncEngine
 ) -> None:
-    now = lambda: datetime.now(UTC)  # noqa: E731
-    memory: WrittenBetween
-    if backend == "sql":
-        memory = WrittenBetweenSql(engine, now)
-    else:
-        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
-        memory = WrittenBetweenMem0(qdrant, fact_locks(engine))
-    runner = AgentRunner(
-        profiles=load_profiles(SHIPPED_PROFILES),
-        agents=AgentFactory(OPENAI),
-        memory=memory,  # type: ignore[arg-type]
-        inbox=SqlInboxStore(engine, now),
-        replies=LateLog(engine, now),
-        timeout=10,
-        store_timeout=10,
-    )
-    facts = memory.facts  # type: ignore[attr-defined]
-    try:
+    async with opened(backend, tmp_path, engine, WrittenBetween) as memory:
+        runner = runner_on(memory, engine, LateLog(engine, lambda: datetime.now(UTC)))
         if before is not None:
             await memory.put_fact("alice", "priorities", "work", before)
 
@@ -297,10 +263,7 @@ async def test_a_fact_written_between_a_turns_read_and_its_write_stays_after_its
             await runner.run(turn("turn-a", "Work: my startup"))
         assert memory.meanwhile is None  # turn B ran between A's read and A's write
         # B's turn happened (its reply is recorded); A's did not. B's fact must stay.
-        assert await facts("alice", "priorities") == {"work": "Work: a new job at the bank"}
-    finally:
-        if backend == "mem0":
-            memory.close()  # type: ignore[attr-defined]
+        assert await memory.facts("alice", "priorities") == {"work": "Work: a new job at the bank"}
 
 
 class CutAfterWrite:
@@ -318,59 +281,27 @@ class CutAfterWrite:
         return was
 
 
-class CutAfterWriteSql(CutAfterWrite, SqlMemoryStore):
-    pass
-
-
-class CutAfterWriteMem0(CutAfterWrite, Mem0MemoryStore):
-    pass
-
-
 @pytest.mark.parametrize("backend", ["sql", "mem0"])
 @pytest.mark.parametrize("before", [None, "Work: my old job"])
 async def test_a_take_back_after_a_retried_write_puts_back_the_fact_as_it_was_before(
     tmp_path: Path, backend: str, before: str | None, engine: AsyncEngine
 ) -> None:
-    now = lambda: datetime.now(UTC)  # noqa: E731
-    memory: CutAfterWrite
-    if backend == "sql":
-        memory = CutAfterWriteSql(engine, now)
-    else:
-        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
-        memory = CutAfterWriteMem0(qdrant, fact_locks(engine))
-    runner = AgentRunner(
-        profiles=load_profiles(SHIPPED_PROFILES),
-        agents=AgentFactory(OPENAI),
-        memory=memory,  # type: ignore[arg-type]
-        inbox=SqlInboxStore(engine, now),
-        replies=LateLog(engine, now),
-        timeout=10,
-        store_timeout=10,
-    )
-    facts = memory.facts  # type: ignore[attr-defined]
-    try:
+    async with opened(backend, tmp_path, engine, CutAfterWrite) as memory:
+        runner = runner_on(memory, engine, LateLog(engine, lambda: datetime.now(UTC)))
         if before is not None:
             await memory.put_fact("alice", "priorities", "work", before)
         with pytest.raises(RemoteError):
             await runner.run(turn("turn-a", "Work: my startup"))
         assert memory.cut  # the write was tried again
         expected = {} if before is None else {"work": before}
-        assert await facts("alice", "priorities") == expected
-    finally:
-        if backend == "mem0":
-            memory.close()  # type: ignore[attr-defined]
+        assert await memory.facts("alice", "priorities") == expected
 
 
 @pytest.mark.parametrize("backend", ["sql", "mem0"])
 async def test_a_fact_write_says_what_it_replaced_and_writes_at_once_replace_one_another(
     tmp_path: Path, backend: str, engine: AsyncEngine
 ) -> None:
-    if backend == "sql":
-        memory: Any = SqlMemoryStore(engine, lambda: datetime.now(UTC))
-    else:
-        qdrant = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
-        memory = Mem0MemoryStore(qdrant, fact_locks(engine))
-    try:
+    async with opened(backend, tmp_path, engine) as memory:
         assert await memory.forget_fact("alice", "priorities", "work") is None
         assert await memory.put_fact("alice", "priorities", "work", "Work: a") is None
         assert await memory.put_fact("alice", "priorities", "work", "Work: b") == "Work: a"
@@ -387,6 +318,3 @@ async def test_a_fact_write_says_what_it_replaced_and_writes_at_once_replace_one
         assert replaced.count(None) == 1
         assert sorted(r for r in replaced if r is not None) == sorted(set(texts) - {last})
         assert await memory.facts("bob", "priorities") == {"work": "Work: bob"}
-    finally:
-        if backend == "mem0":
-            memory.close()
