@@ -1,8 +1,9 @@
 """Live events as a client sees them: frames, filters, close codes and replay decisions (no I/O).
 
-A frame is one JSON object. Events are `{"type", "seq", "occurred_at", "payload"}` where
-`payload` is the contract event exactly as it was published; the gateway also sends `ready`,
-`resync`, `pong` and `error` frames. `docs/live-events.md` is the reference for clients.
+A frame is one JSON object. Events are `{"type", "seq", "epoch", "occurred_at", "payload"}`
+where `payload` is the contract event exactly as it was published; the gateway also sends
+`ready`, `resync`, `pong` and `error` frames. A position is a seq and the epoch of the stream it
+counts in (`stream_position.py`). `docs/live-events.md` is the reference for clients.
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ class LiveEvent:
     user_id: str
     instance_id: str
     frame: str
+    epoch: str | None = None
+    """The epoch of the stream `seq` counts in (None when the stream reports none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,8 @@ class Notice:
     frame: str
     seq: int | None = None
     """The position a client resumes from after this frame (SSE `id:`), if it has one."""
+    epoch: str | None = None
+    """The epoch of the stream `seq` counts in, when known."""
 
 
 Frame = LiveEvent | Notice
@@ -121,8 +126,9 @@ class Filter:
         )
 
 
-def parse_event(seq: int, body: bytes) -> LiveEvent:
-    """The live event for a stream message; its payload is embedded verbatim, never re-encoded."""
+def parse_event(seq: int, body: bytes, epoch: str | None = None) -> LiveEvent:
+    """The live event for a stream message of the stream `epoch` (left out of the frame when
+    None); its payload is embedded verbatim, never re-encoded."""
     try:
         text = body.decode()
         # pydantic's parser checks the whole body as JSON but builds only the four strings:
@@ -137,11 +143,13 @@ def parse_event(seq: int, body: bytes) -> LiveEvent:
         ) from None
     except ValueError as exc:
         raise MalformedEvent(f"event at seq {seq} is not UTF-8: {exc}") from None
+    # An epoch is digits (`stream_position.epoch_of`): nothing in it to escape.
+    stream = "" if epoch is None else f'"epoch":"{epoch}",'
     frame = (
-        f'{{"type":{_json_string(fields.type)},"seq":{seq},'
+        f'{{"type":{_json_string(fields.type)},"seq":{seq},{stream}'
         f'"occurred_at":{_json_string(fields.occurred_at)},"payload":{text}}}'
     )
-    return LiveEvent(seq, fields.type, fields.user_id, fields.instance_id, frame)
+    return LiveEvent(seq, fields.type, fields.user_id, fields.instance_id, frame, epoch)
 
 
 def notice(type_: str, **fields: Any) -> Notice:
@@ -149,15 +157,17 @@ def notice(type_: str, **fields: Any) -> Notice:
     return Notice(type=type_, frame=json.dumps({"type": type_, **fields}, separators=(",", ":")))
 
 
-def ready_notice(replayed: int, seq: int | None = None) -> Notice:
+def ready_notice(replayed: int, seq: int | None = None, epoch: str | None = None) -> Notice:
     """Replay is over (`replayed` events were sent); every later frame is live. `seq`: where
     the session stands (every event after it arrives next), when known: the frame's
     `last_seq` (a WebSocket client resumes from it) and an SSE client's `Last-Event-ID`. A
-    client that drops before its first event then misses nothing published meanwhile."""
+    client that drops before its first event then misses nothing published meanwhile.
+    `epoch`: the stream's that `seq` counts in, sent with it when known."""
     if seq is None:
         return notice("ready", replayed=replayed)
-    ready = notice("ready", replayed=replayed, last_seq=seq)
-    return Notice(ready.type, ready.frame, seq)
+    stream = {} if epoch is None else {"epoch": epoch}
+    ready = notice("ready", replayed=replayed, last_seq=seq, **stream)
+    return Notice(ready.type, ready.frame, seq, epoch)
 
 
 def resync_notice(reason: str, first_seq: int) -> Notice:
@@ -216,10 +226,12 @@ def subject_safe(value: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class StreamBounds:
-    """The sequence numbers the events stream holds now (`first_seq > last_seq` when empty)."""
+    """The sequence numbers the events stream holds now (`first_seq > last_seq` when empty),
+    and its epoch (None when the stream reports none)."""
 
     first_seq: int
     last_seq: int
+    epoch: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,8 +248,19 @@ class Resync:
     notice: Notice
 
 
-def plan_replay(after_seq: int, bounds: StreamBounds) -> Replay | Resync:
-    """Replay when the stream still holds everything after `after_seq`, resync otherwise."""
+def plan_replay(after_seq: int, bounds: StreamBounds, epoch: str | None = None) -> Replay | Resync:
+    """Replay when the stream still holds everything after `after_seq`, resync otherwise.
+
+    `epoch` is the stream's the client says `after_seq` counts in: another one than the
+    stream's now is a stream deleted and created again, whose seqs started over, so the same
+    number names other events. Without one (an older client), only the numbers are checked.
+    """
+    if epoch is not None and bounds.epoch is not None and epoch != bounds.epoch:
+        reason = (
+            f"seq {after_seq} is of another events stream (epoch {epoch}, now {bounds.epoch}); "
+            "stream was reset"
+        )
+        return Resync(resync_notice(reason, bounds.first_seq))
     if after_seq + 1 < bounds.first_seq:
         reason = f"events after {after_seq} are no longer kept (oldest kept: {bounds.first_seq})"
         return Resync(resync_notice(reason, bounds.first_seq))
@@ -262,11 +285,15 @@ _SSE_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def sse_message(frame: Frame) -> str:
-    """One SSE message: `id: <seq>` and `event: <type>` for events (and a `ready` that knows
-    where the session stands), `event: <type>` for other notices."""
+    """One SSE message: `id: <epoch>-<seq>` (`<seq>` when the stream has no epoch) and
+    `event: <type>` for events (and a `ready` that knows where the session stands),
+    `event: <type>` for other notices."""
     lines = []
     if frame.seq is not None:  # every event; a `ready` that knows where the session stands
-        lines.append(f"id: {frame.seq}")
+        # The browser sends the id back as `Last-Event-ID`: the epoch comes back with it.
+        lines.append(
+            f"id: {frame.seq}" if frame.epoch is None else f"id: {frame.epoch}-{frame.seq}"
+        )
     lines.append(f"event: {SSE_EVENT_NAMES.get(frame.type, frame.type)}")
     # SSE ends a line at CR, LF or CRLF only; `str.splitlines` also splits at U+2028, U+2029,
     # U+0085 and more, which JSON leaves unescaped inside strings, and the client would join
