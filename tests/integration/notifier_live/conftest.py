@@ -187,6 +187,12 @@ class WsClient:
             frames.append(frame)
         return frames
 
+    async def ready_frame(self) -> dict[str, Any]:
+        """The `ready` frame of a connection that resumes nothing (it comes first)."""
+        frame = await self.frame()
+        assert frame["type"] == "ready", frame
+        return frame
+
     async def events(self, count: int, timeout: float = WAIT) -> list[dict[str, Any]]:
         """The next `count` frames, which must all be events."""
         frames = [await self.frame(timeout) for _ in range(count)]

@@ -70,7 +70,7 @@ async def test_sse_gets_own_events_with_id_and_event_lines(
         event = await everything.next()
         assert event.event == "workflow.step_changed"
         assert event.data["type"] == "workflow.step_changed"
-        assert event.id == str(event.data["seq"])
+        assert event.id == f"{event.data['epoch']}-{event.data['seq']}"
         assert event.data["payload"]["user_id"] == cat
         assert event.data["payload"]["instance_id"] == cat_instance
         with pytest.raises(TimeoutError):

@@ -76,14 +76,24 @@ async def test_a_websocket_without_a_token_is_told_how_a_websocket_sends_one(
     )
 
 
-@pytest.mark.parametrize("params", [{"last_seq": "-1"}, {"last_seq": "x"}, {"instance_id": "a.b"}])
+@pytest.mark.parametrize(
+    ("params", "reason"),
+    [
+        ({"last_seq": "-1"}, "last_seq must be a whole number >= 0, or <epoch>-<seq>"),
+        ({"last_seq": "x"}, "last_seq must be a whole number >= 0, or <epoch>-<seq>"),
+        ({"last_seq": "x-5"}, "last_seq must be a whole number >= 0, or <epoch>-<seq>"),
+        ({"last_seq": "5", "epoch": "x"}, "epoch must be the epoch a frame carried"),
+        ({"instance_id": "a.b"}, "instance_id must"),
+    ],
+)
 async def test_websocket_with_malformed_parameters_is_closed_with_4400(
-    gateway: Gateway, params: dict[str, str]
+    gateway: Gateway, params: dict[str, str], reason: str
 ) -> None:
     async with ws_client(gateway, "ann", **params) as client:
         with pytest.raises(ConnectionClosed):
             await client.frame()
     assert client.conn.close_code == 4400
+    assert client.conn.close_reason.startswith(reason), client.conn.close_reason
 
 
 @pytest.mark.parametrize("auth", [{}, {"token": EXPIRED}, {"Authorization": f"Bearer {FORGED}"}])
@@ -104,6 +114,10 @@ async def test_sse_without_a_valid_token_is_401_with_the_error_body(
     [
         # The error names what the client sent: an EventSource's author never wrote last_seq.
         ({"Last-Event-ID": "x"}, {}, "header.last-event-id", "Last-Event-ID must be a whole"),
+        # An id as the gateway writes it is <epoch>-<seq>: each part is checked.
+        ({"Last-Event-ID": "x-5"}, {}, "header.last-event-id", "Last-Event-ID must be a whole"),
+        ({"Last-Event-ID": "5-x"}, {}, "header.last-event-id", "Last-Event-ID must be a whole"),
+        ({}, {"last_seq": "5", "epoch": "x"}, "query.epoch", "epoch must be the epoch a frame"),
         ({}, {"last_seq": "-1"}, "query.last_seq", "last_seq must be a whole number >= 0"),
         ({}, {"last_seq": "9" * 20}, "query.last_seq", "last_seq must have at most 19 digits"),
         ({"Last-Event-ID": "5"}, {"instance_id": "a.b"}, "query.instance_id", "instance_id must"),
@@ -197,7 +211,8 @@ async def test_nats_outage_keeps_sockets_open_and_delivery_catches_up(
         httpx.AsyncClient(base_url=gateway.http_url) as http,
     ):
         await ws.ready()
-        await sse.ready()
+        ready = await sse.next()
+        assert ready.event == "ready"
         own_nats.stop()
         await _until_health(http, 503)
         await ws.send('{"type": "ping"}')
@@ -211,7 +226,9 @@ async def test_nats_outage_keeps_sockets_open_and_delivery_catches_up(
         finally:
             await nc.close()
         assert [f["seq"] for f in await ws.events(3)] == seqs
-        assert [int(str((await sse.next()).id)) for _ in seqs] == seqs
+        # NATS came back with its store: the same stream, so the same epoch (no resync).
+        epoch = ready.data["epoch"]
+        assert [(await sse.next()).id for _ in seqs] == [f"{epoch}-{seq}" for seq in seqs]
 
 
 async def _until_health(http: httpx.AsyncClient, status: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import nats
+import pytest
 from nats.aio.client import Client
 
 from baton_messaging import JetStreamPublisher
@@ -47,20 +48,23 @@ async def test_websocket_replays_the_three_missed_transitions(
         await client.silent()
 
 
-async def test_sse_replays_after_last_event_id(gateway: Gateway, driver: Driver) -> None:
+@pytest.mark.parametrize("form", ["epoch-seq", "seq"])
+async def test_sse_replays_after_last_event_id(gateway: Gateway, driver: Driver, form: str) -> None:
+    # "seq": what a client kept from a gateway before ids had an epoch, still resumed from.
     fay = new_user("fay")
     instance = await driver.start(fay)
     async with sse_client(gateway, bearer(fay)) as client:
         await client.ready()
         await driver.advance(fay, instance)
-        last_id = (await client.next()).id
+        last = await client.next()
     for _ in range(3):
         await driver.advance(fay, instance)
-    headers = {**bearer(fay), "Last-Event-ID": str(last_id)}
+    last_id = str(last.id) if form == "epoch-seq" else str(last.data["seq"])
+    headers = {**bearer(fay), "Last-Event-ID": last_id}
     async with sse_client(gateway, headers) as client:
         missed = await client.ready()
     assert [e.data["payload"]["current_step"] for e in missed] == ["s2", "s3", "s4"]
-    assert [e.id for e in missed] == [str(e.data["seq"]) for e in missed]
+    assert [e.id for e in missed] == [f"{e.data['epoch']}-{e.data['seq']}" for e in missed]
 
 
 async def test_an_empty_last_event_id_leaves_last_seq_in_charge(
@@ -165,4 +169,4 @@ async def test_an_sse_client_that_drops_before_its_first_event_resumes_from_its_
     async with sse_client(gateway, headers) as client:
         missed = await client.ready()
     assert [e.data["payload"]["current_step"] for e in missed] == ["s1"]
-    assert int(missed[0].id or 0) > int(ready.id)
+    assert missed[0].data["seq"] > ready.data["last_seq"]

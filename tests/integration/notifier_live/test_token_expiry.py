@@ -65,7 +65,8 @@ async def test_an_sse_stream_ends_with_a_closed_event_when_its_token_expires(
     async with sse_client(gateway, {"Authorization": f"Bearer {short}"}) as stream:
         assert await stream.ready() == []
         seq = await publish(nc, step_changed(fay, "i1", 0))
-        assert (await stream.next()).id == str(seq)
+        event = await stream.next()
+        assert event.id == f"{event.data['epoch']}-{seq}"
 
         closed = await stream.next(WAIT + LEEWAY)
         assert time.time() >= _exp(short)

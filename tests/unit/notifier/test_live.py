@@ -256,6 +256,22 @@ async def test_a_gap_older_than_the_replay_limit_gets_resync() -> None:
         assert _kind(await session.next()) == "ready"
 
 
+async def test_a_resume_in_a_stream_created_again_gets_resync_then_goes_on_live() -> None:
+    # The new stream is past the client's seq: by the numbers alone, 11 to 13 would be
+    # replayed as if they followed 10, and the new stream's 1 to 10 would be missed unsaid.
+    history = FakeHistory([event(s) for s in range(1, 14)], bounds=StreamBounds(1, 13, "new"))
+    live = _live(FakeFeed(ready=True, seq=13, epoch="new"), history)
+    async with live.subscribe("ann", after_seq=10, epoch="old") as session:
+        resync, ready = [json.loads((await session.next()).frame) for _ in range(2)]  # type: ignore[union-attr]
+        live.hub.deliver(event(14))
+        assert _kind(await session.next()) == 14
+    assert resync["type"] == "resync" and "stream was reset" in resync["reason"]
+    assert ready == {"type": "ready", "replayed": 0, "last_seq": 13, "epoch": "new"}
+    assert history.asked == []  # nothing of the new stream was replayed
+    async with live.subscribe("ann", after_seq=10, epoch="new") as session:
+        assert [_kind(await session.next()) for _ in range(4)] == [11, 12, 13, "ready"]
+
+
 async def test_replay_starts_again_from_the_last_sent_seq_when_history_fails() -> None:
     history = FakeHistory([event(s) for s in (1, 2, 3)], bounds=StreamBounds(1, 3), fail_after=2)
     live = _live(FakeFeed(ready=True), history)
@@ -358,8 +374,9 @@ async def test_a_user_gets_as_many_sessions_as_allowed_and_an_ended_one_frees_it
 
 
 class FakeFeed:
-    def __init__(self, ready: bool = False, seq: int = 0) -> None:
+    def __init__(self, ready: bool = False, seq: int = 0, epoch: str | None = None) -> None:
         self.seq = seq  # the last seq handed to the hub
+        self._epoch = epoch
         self.ready = asyncio.Event()
         if ready:
             self.ready.set()
@@ -369,6 +386,9 @@ class FakeFeed:
 
     def position(self) -> int | None:
         return self.seq if self.ready.is_set() else None
+
+    def epoch(self) -> str | None:
+        return self._epoch if self.ready.is_set() else None
 
 
 class FakeHistory:
@@ -387,7 +407,7 @@ class FakeHistory:
         return self._bounds
 
     async def since(
-        self, user_id: str, instance_id: str | None, after_seq: int
+        self, user_id: str, instance_id: str | None, after_seq: int, epoch: str | None = None
     ) -> AsyncGenerator[StoredEvent, None]:
         self.asked.append(after_seq)
         for n, e in enumerate(x for x in self.events if x.seq > after_seq):

@@ -20,6 +20,7 @@ from nats.js.client import JetStreamContext
 from baton_notifier.adapters.events_stream import EVENTS_STREAM, user_subjects
 from baton_notifier.adapters.nats_link import NatsLink
 from baton_notifier.domain.live import MalformedEvent, StreamBounds, parse_event
+from baton_notifier.domain.stream_position import epoch_of
 from baton_notifier.service.live_ports import HistoryUnavailable, StoredEvent
 
 # The logger replay has always written to (before it was split out of `live_jetstream`):
@@ -42,19 +43,21 @@ class JetStreamHistory:
         return nc.jetstream(timeout=self._timeout)
 
     async def bounds(self) -> StreamBounds:
-        """The first and last seq the events stream holds now."""
+        """The first and last seq the events stream holds now, and its epoch."""
         try:
-            state = (await self._js().stream_info(EVENTS_STREAM.name)).state
+            info = await self._js().stream_info(EVENTS_STREAM.name)
         except HistoryUnavailable:
             raise
         except Exception as exc:
             raise HistoryUnavailable(f"stream info: {exc}") from exc
-        return StreamBounds(first_seq=state.first_seq, last_seq=state.last_seq)
+        epoch = None if info.created is None else epoch_of(info.created)
+        return StreamBounds(info.state.first_seq, info.state.last_seq, epoch)
 
     async def since(
-        self, user_id: str, instance_id: str | None, after_seq: int
+        self, user_id: str, instance_id: str | None, after_seq: int, epoch: str | None = None
     ) -> AsyncGenerator[StoredEvent, None]:
-        """The user's (instance's) events after `after_seq` stored right now, in order."""
+        """The user's (instance's) events after `after_seq` stored right now, in order, their
+        frames carrying `epoch`."""
         subjects = user_subjects(user_id, instance_id)
         if not subjects:
             return
@@ -76,14 +79,14 @@ class JetStreamHistory:
         try:
             remaining = info.num_pending or 0
             if remaining:
-                async for stored in self._read(js, info.name, remaining):
+                async for stored in self._read(js, info.name, remaining, epoch):
                     yield stored
         finally:
             with contextlib.suppress(Exception):
                 await js.delete_consumer(EVENTS_STREAM.name, info.name)
 
     async def _read(
-        self, js: JetStreamContext, consumer: str, remaining: int
+        self, js: JetStreamContext, consumer: str, remaining: int, epoch: str | None
     ) -> AsyncGenerator[StoredEvent, None]:
         try:
             sub = await js.pull_subscribe_bind(consumer=consumer, stream=EVENTS_STREAM.name)
@@ -99,7 +102,7 @@ class JetStreamHistory:
                     meta = msg.metadata
                     remaining = meta.num_pending
                     try:
-                        event = parse_event(meta.sequence.stream, msg.data)
+                        event = parse_event(meta.sequence.stream, msg.data, epoch)
                     except MalformedEvent as exc:
                         log.warning("replay skips a malformed event: %s", exc)
                         continue

@@ -35,6 +35,7 @@ from baton_notifier.domain.live import (
     MalformedEvent,
     parse_event,
 )
+from baton_notifier.domain.stream_position import epoch_of
 from baton_notifier.service.live import LiveHub
 
 __all__ = [
@@ -67,7 +68,7 @@ class JetStreamLiveFeed:
         self._reset = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._last_seq = 0
-        self._created: object = None  # the stream's creation time: another one is a new stream
+        self._epoch: str | None = None  # the stream's: another one is a new stream
         self._next_cseq = 1
         self._heard = 0  # messages from the server: a count per message, the clock per heartbeat
         self._stopping = False
@@ -81,6 +82,11 @@ class JetStreamLiveFeed:
         """`last_seq` once the consumer exists (None before): a session added now gets every
         event after it."""
         return self._last_seq if self._ready.is_set() else None
+
+    def epoch(self) -> str | None:
+        """The epoch of the stream `position` counts in, once the consumer exists (None before,
+        or when the server reports no creation time)."""
+        return self._epoch if self._ready.is_set() else None
 
     @property
     def last_seq(self) -> int:
@@ -124,10 +130,11 @@ class JetStreamLiveFeed:
         js = nc.jetstream()
         await declare_streams(js, [EVENTS_STREAM])  # NATS may be back without its store
         stream = await js.stream_info(EVENTS_STREAM.name)
+        epoch = None if stream.created is None else epoch_of(stream.created)
         if not self._ready.is_set():
-            self._last_seq, self._created = stream.state.last_seq, stream.created
-        elif stream.created != self._created or stream.state.last_seq < self._last_seq:
-            self._stream_reset(stream.state.first_seq, stream.state.last_seq, stream.created)
+            self._last_seq, self._epoch = stream.state.last_seq, epoch
+        elif epoch != self._epoch or stream.state.last_seq < self._last_seq:
+            self._stream_reset(stream.state.first_seq, stream.state.last_seq, epoch)
         inbox = nc.new_inbox()
         sub = await nc.subscribe(inbox, cb=self._on_message)
         tap = DeliveryTap.of(nc)
@@ -148,12 +155,13 @@ class JetStreamLiveFeed:
                 with contextlib.suppress(Exception):
                     await js.delete_consumer(EVENTS_STREAM.name, consumer)
 
-    def _stream_reset(self, first_seq: int, last_seq: int, created: object) -> None:
+    def _stream_reset(self, first_seq: int, last_seq: int, epoch: str | None) -> None:
         """The stream is not the one this feed read (NATS came back without its store, or it
         was deleted and declared again): its seqs start over. Waiting for them to pass the old
         position would hand on nothing for as long, so the feed starts at the new stream's
         first event, and every session ends: its client reconnects with its `last_seq`, which
-        the new stream does not know, and is told to resync (reload state over HTTP)."""
+        the new stream does not know (by its epoch, or by its number for a client that
+        sends none), and is told to resync (reload state over HTTP)."""
         log.warning(
             "live feed: the events stream was reset (it was at seq %d, it is at %d now); "
             "reading it from its start, and ending the live sessions so that clients resync",
@@ -161,7 +169,7 @@ class JetStreamLiveFeed:
             last_seq,
         )
         self._last_seq = max(min(first_seq - 1, last_seq), 0)
-        self._created = created
+        self._epoch = epoch
         for session in self._hub.sessions():
             session.end(CLOSE_INTERNAL, STREAM_RESET_REASON)
 
@@ -219,7 +227,7 @@ class JetStreamLiveFeed:
             return
         self._last_seq = stream_seq
         try:
-            event = parse_event(stream_seq, data)
+            event = parse_event(stream_seq, data, self._epoch)
         except MalformedEvent as exc:
             log.warning("skipping a malformed event: %s", exc)
             return

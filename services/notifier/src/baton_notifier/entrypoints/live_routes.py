@@ -36,8 +36,8 @@ SSE_EVENT: dict[str, Any] = {
         "retry": {"type": "integer", "minimum": 0},
     },
 }
-"""One server-sent event, as OpenAPI 3.2 describes a stream's items: `id` its seq, `event` its
-type, `data` the JSON frame (docs/live-events.md)."""
+"""One server-sent event, as OpenAPI 3.2 describes a stream's items: `id` its position
+(`<epoch>-<seq>`), `event` its type, `data` the JSON frame (docs/live-events.md)."""
 
 
 class EventStreamResponse(StreamingResponse):
@@ -92,7 +92,10 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
                 "description": "Server-sent events",
             },
             401: {"model": HttpErrorResponse, "description": "No valid token"},
-            422: {"model": HttpErrorResponse, "description": "Malformed last_seq/instance_id"},
+            422: {
+                "model": HttpErrorResponse,
+                "description": "Malformed Last-Event-ID/last_seq/epoch/instance_id",
+            },
             429: {
                 "model": HttpErrorResponse,
                 "description": "The user holds BATON_LIVE_SESSIONS_PER_USER live connections",

@@ -1,4 +1,5 @@
-"""`/api/events`: live events as server-sent events (`id: <seq>`, `event: <type>`, JSON data)."""
+"""`/api/events`: live events as server-sent events (`id: <epoch>-<seq>`, `event: <type>`, JSON
+data)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,14 @@ from baton_notifier.domain.live import (
     BadLiveRequest,
     notice,
     parse_instance_id,
-    parse_last_seq,
     sse_message,
     too_many_sessions_reason,
+)
+from baton_notifier.domain.stream_position import (
+    Position,
+    parse_epoch,
+    parse_position,
+    resume_point,
 )
 from baton_notifier.entrypoints.live_routes import (
     SSE_TOKEN_HINT,
@@ -55,7 +61,12 @@ async def events_stream(
     request: Request,
     identity: Annotated[Identity, Depends(stream_identity)],
     instance_id: Annotated[str | None, Query(description="Only this instance's events")] = None,
-    last_seq: Annotated[str | None, Query(description="Resume after this seq")] = None,
+    last_seq: Annotated[
+        str | None, Query(description="Resume after this seq, or this id: <epoch>-<seq>")
+    ] = None,
+    epoch: Annotated[
+        str | None, Query(description="The epoch of the stream last_seq counts in")
+    ] = None,
     last_event_id: Annotated[str | None, Header(description="Set by EventSource")] = None,
 ) -> EventStreamResponse:
     """Your events as they happen; after `Last-Event-ID` (or `last_seq`), the missed ones first."""
@@ -72,14 +83,19 @@ async def events_stream(
         raise _invalid("query.instance_id", exc) from None
     name, field, value = resume
     try:
-        after_seq = parse_last_seq(value, name=name)
+        position = parse_position(value, name=name)
     except BadLiveRequest as exc:
         raise _invalid(field, exc) from None
+    try:
+        # The id's own epoch wins: an EventSource keeps its URL while its Last-Event-ID moves on.
+        after = resume_point(position, parse_epoch(epoch))
+    except BadLiveRequest as exc:
+        raise _invalid("query.epoch", exc) from None
     live = live_of(request)
     if not live.events.has_room(identity.user_id):
         limit = live.events.sessions_per_user or 0
         raise ApiError(429, TOO_MANY_SESSIONS, too_many_sessions_reason(limit))
-    body = _stream(live.events, identity, instance, after_seq, live.keepalive_seconds)
+    body = _stream(live.events, identity, instance, after, live.keepalive_seconds)
     return EventStreamResponse(
         body, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
@@ -93,14 +109,15 @@ async def _stream(
     events: LiveEvents,
     identity: Identity,
     instance_id: str | None,
-    after_seq: int | None,
+    after: Position | None,
     keepalive: float,
 ) -> AsyncIterator[str]:
     try:
         async with events.subscribe(
             identity.user_id,
             instance_id=instance_id,
-            after_seq=after_seq,
+            after_seq=None if after is None else after.seq,
+            epoch=None if after is None else after.epoch,
             valid_until=identity.valid_until,  # then the session ends: `closed` with 4401
         ) as session:
             yield f"retry: {RETRY_MILLISECONDS}\n\n"  # also tells the client it is subscribed

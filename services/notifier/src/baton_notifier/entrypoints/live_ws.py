@@ -1,7 +1,8 @@
 """`/ws`: live events over a WebSocket.
 
 Authenticate with `?token=<jwt>` or the subprotocols `["bearer", "<jwt>"]`; narrow with
-`?instance_id=`; resume with `?last_seq=`. Close codes are in `domain.live` and the docs.
+`?instance_id=`; resume with `?last_seq=` and `?epoch=` (the stream's, from the frames; or
+`?last_seq=<epoch>-<seq>`). Close codes are in `domain.live` and the docs.
 
 Event frames go straight to the ASGI `send` the route was given: Starlette's `send_text` adds
 two coroutine layers and a state check per frame, which shows at 20,000 frames a second.
@@ -27,7 +28,12 @@ from baton_notifier.domain.live import (
     Frame,
     answer_client_frame,
     parse_instance_id,
-    parse_last_seq,
+)
+from baton_notifier.domain.stream_position import (
+    Position,
+    parse_epoch,
+    parse_position,
+    resume_point,
 )
 from baton_notifier.entrypoints.live_routes import (
     BEARER_PROTOCOL,
@@ -62,14 +68,17 @@ async def websocket_events(websocket: WebSocket, send: Send) -> None:
     except InvalidToken as exc:
         await _close(websocket, CLOSE_UNAUTHORIZED, str(exc))
         return
+    query = websocket.query_params
     try:
-        instance_id = parse_instance_id(websocket.query_params.get("instance_id"))
-        after_seq = parse_last_seq(websocket.query_params.get("last_seq"))
+        instance_id = parse_instance_id(query.get("instance_id"))
+        resume = resume_point(
+            parse_position(query.get("last_seq")), parse_epoch(query.get("epoch"))
+        )
     except BadLiveRequest as exc:
         await _close(websocket, CLOSE_BAD_REQUEST, str(exc))
         return
     try:
-        await _serve(websocket, send, identity, instance_id, after_seq)
+        await _serve(websocket, send, identity, instance_id, resume)
     except TooManySessions as exc:  # refused before it started: 1008, the reason names the cap
         await _close(websocket, exc.code, exc.reason)
 
@@ -89,13 +98,14 @@ async def _serve(
     send: Send,
     identity: Identity,
     instance_id: str | None,
-    after_seq: int | None,
+    resume: Position | None,
 ) -> None:
     events = live_of(websocket).events
     async with events.subscribe(
         identity.user_id,
         instance_id=instance_id,
-        after_seq=after_seq,
+        after_seq=None if resume is None else resume.seq,
+        epoch=None if resume is None else resume.epoch,
         valid_until=identity.valid_until,  # then the session ends: closed with 4401
     ) as session:
         writer = asyncio.create_task(_write(send, session))

@@ -31,6 +31,7 @@ from baton_notifier.domain.live import (
     too_old,
     too_old_notice,
 )
+from baton_notifier.domain.stream_position import Position
 from baton_notifier.service.live_hub import LiveHub
 from baton_notifier.service.live_ports import EventHistory, HistoryUnavailable, LiveFeed
 from baton_notifier.service.live_session import LiveSession
@@ -95,18 +96,24 @@ class LiveEvents:
         *,
         instance_id: str | None = None,
         after_seq: int | None = None,
+        epoch: str | None = None,
         valid_until: datetime | None = None,
     ) -> AsyncIterator[LiveSession]:
         """A session for the user's events (one instance's, if named) after `after_seq`.
 
         Without `after_seq` only events from now on arrive. A `ready` notice marks the end
         of the replay; `resync` says the gap is gone and state must be reloaded over HTTP.
+        `epoch` is the stream's that `after_seq` counts in (from the frames the client had):
+        when the stream is another one now (deleted and created again), the client gets
+        `resync`, not a replay of the new stream's events past a seq of the old one. Without
+        it, only the numbers are checked.
         At `valid_until` (when the caller's token stops being accepted), if given, the
         session ends with `CLOSE_UNAUTHORIZED`: the client gets a new token and resumes.
         A user holding `sessions_per_user` sessions already gets `TooManySessions` instead.
         """
         with self._counted(user_id):
-            async with self._session(user_id, instance_id, after_seq, valid_until) as session:
+            resume = None if after_seq is None else Position(after_seq, epoch)
+            async with self._session(user_id, instance_id, resume, valid_until) as session:
                 yield session
 
     @contextlib.contextmanager
@@ -128,9 +135,10 @@ class LiveEvents:
         self,
         user_id: str,
         instance_id: str | None,
-        after_seq: int | None,
+        resume: Position | None,
         valid_until: datetime | None,
     ) -> AsyncIterator[LiveSession]:
+        after_seq = None if resume is None else resume.seq
         session = LiveSession(Filter(user_id, instance_id), self._queue_size, after_seq)
         if valid_until is not None:
             seconds = (valid_until - self._clock()).total_seconds()
@@ -138,11 +146,12 @@ class LiveEvents:
         # Where the session starts: every event after this reaches it (None while the feed is
         # not ready yet). Sent as the SSE `id` of `ready`: a browser that drops before its first
         # event then resumes from there, instead of from now, missing what came meanwhile.
-        position = self._feed.position()
+        seq = self._feed.position()
+        position = None if seq is None else Position(seq, self._feed.epoch())
         self.hub.add(session)
         if self._ended_all is not None:
             session.end(*self._ended_all)  # a request that got in just before the stop
-        catch_up = asyncio.create_task(self._catch_up(session, after_seq, position))
+        catch_up = asyncio.create_task(self._catch_up(session, resume, position))
         try:
             yield session
         finally:
@@ -159,20 +168,23 @@ class LiveEvents:
             session.end(code, reason)
 
     async def _catch_up(
-        self, session: LiveSession, after_seq: int | None, position: int | None
+        self, session: LiveSession, resume: Position | None, position: Position | None
     ) -> None:
         try:
             await self._feed.wait_ready()
-            if after_seq is not None and not await self._replay_retrying(session):
+            if resume is not None and not await self._replay_retrying(session, resume.epoch):
                 return
-            seq = None if position is None else max(position, session.last_seq)
-            await session.put(ready_notice(session.replayed, seq))
+            if position is None:
+                await session.put(ready_notice(session.replayed))
+            else:
+                seq = max(position.seq, session.last_seq)
+                await session.put(ready_notice(session.replayed, seq, position.epoch))
             await session.go_live()
         except Exception:
             log.exception("catching up %s failed", session.filter.user_id)
             session.end(CLOSE_INTERNAL, INTERNAL_REASON)
 
-    async def _replay_retrying(self, session: LiveSession) -> bool:
+    async def _replay_retrying(self, session: LiveSession, epoch: str | None) -> bool:
         """Replay, retried while the history is away, for up to `give_up_seconds`; then the
         session ends with `CLOSE_TRY_AGAIN` (False). One warning each way per session: with
         NATS gone, a thousand resuming clients must not log a thousand lines a second."""
@@ -181,7 +193,7 @@ class LiveEvents:
         pause, user = self._retry, session.filter.user_id
         for attempt in itertools.count():
             try:
-                await self._replay(session)
+                await self._replay(session, epoch)
             except HistoryUnavailable as exc:
                 if attempt == 0:
                     log.warning("replay for %s failed (%s); retrying", user, exc)
@@ -197,16 +209,17 @@ class LiveEvents:
                 return True
         raise AssertionError("unreachable")
 
-    async def _replay(self, session: LiveSession) -> None:
+    async def _replay(self, session: LiveSession, epoch: str | None) -> None:
         bounds = await self._history.bounds()
-        plan = plan_replay(session.last_seq, bounds)
+        plan = plan_replay(session.last_seq, bounds, epoch)
         if not isinstance(plan, Replay):
             session.rewind(min(session.last_seq, bounds.first_seq - 1))
             await session.put(plan.notice)
             return
         user, instance = session.filter.user_id, session.filter.instance_id
         first = True
-        async with contextlib.aclosing(self._history.since(user, instance, plan.after_seq)) as it:
+        since = self._history.since(user, instance, plan.after_seq, bounds.epoch)
+        async with contextlib.aclosing(since) as it:
             async for stored in it:
                 if first and too_old(stored.stored_at, self._clock(), self._max_age):
                     await session.put(too_old_notice(self._max_age, bounds.first_seq))

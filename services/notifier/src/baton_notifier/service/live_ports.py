@@ -26,6 +26,11 @@ class LiveFeed(Protocol):
         now gets every event after it."""
         ...
 
+    def epoch(self) -> str | None:
+        """The epoch of the stream `position` counts in (None before ready, or when the
+        stream reports none)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
@@ -39,13 +44,15 @@ class EventHistory(Protocol):
     """The events stream read back in order, for replay."""
 
     async def bounds(self) -> StreamBounds:
-        """The first and last sequence numbers the stream holds; `HistoryUnavailable`."""
+        """The first and last sequence numbers the stream holds, and its epoch;
+        `HistoryUnavailable`."""
         ...
 
     def since(
-        self, user_id: str, instance_id: str | None, after_seq: int
+        self, user_id: str, instance_id: str | None, after_seq: int, epoch: str | None = None
     ) -> AsyncGenerator[StoredEvent, None]:
-        """The user's (instance's) events with seq > `after_seq` that exist now, in order.
+        """The user's (instance's) events with seq > `after_seq` that exist now, in order,
+        their frames carrying `epoch` (the stream's, as `bounds` gave it).
 
         Raises `HistoryUnavailable` when the stream cannot be read; the caller starts again.
         """
