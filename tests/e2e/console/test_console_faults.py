@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.async_api import Route, expect
+
+from baton_notifier.domain.live import CLOSE_INTERNAL, STREAM_RESET_REASON
 
 from .conftest import Console, Stack
 
@@ -151,3 +156,37 @@ async def test_an_error_detail_that_names_no_field_is_shown_without_one(console:
     await console.page.get_by_label("Your message").press("Enter")
     details = console.page.locator("#alert-details li")
     await expect(details).to_have_text(["the agent-runner is restarting"])
+
+
+async def test_the_live_socket_resumes_with_the_seq_and_epoch_of_its_last_frame(
+    console: Console, stack: Stack
+) -> None:
+    # A stream created again numbers its events from 1: resuming with last_seq alone, the
+    # console could be replayed the new stream's events past it, the first ones skipped
+    # unsaid. With the epoch of the frame, the gateway answers resync (and the console reloads).
+    frames: list[dict[str, Any]] = []
+    console.page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda data: frames.append(json.loads(data))),
+    )
+    await console.open()
+    await console.sign_in("tove")
+    await console.start()
+    await console.live()
+    await console.say("Hello there")  # its `workflow.messages_exchanged` comes over the socket
+    for _ in range(100):
+        if any("seq" in frame for frame in frames):
+            break
+        await asyncio.sleep(0.1)
+    last = [frame for frame in frames if "seq" in frame][-1]
+    live = stack.dev.notifier.live
+    assert live is not None
+    sessions = [s for s in live.hub.sessions() if s.filter.user_id == "tove"]
+    assert sessions
+    async with console.page.expect_websocket() as reconnect:
+        for session in sessions:  # as at a stream reset: 1011, "reconnect with last_seq"
+            session.end(CLOSE_INTERNAL, STREAM_RESET_REASON)
+    query = parse_qs(urlsplit((await reconnect.value).url).query)
+    assert query["last_seq"] == [str(last["seq"])]
+    assert query["epoch"] == [last["epoch"]]
+    await console.live()

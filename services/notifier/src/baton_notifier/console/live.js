@@ -1,5 +1,5 @@
-// Live updates over /ws: connect with the token as a subprotocol, reconnect from the last seq,
-// and apply each frame to the panels it concerns.
+// Live updates over /ws: connect with the token as a subprotocol, reconnect from the last seq
+// (and the epoch of the stream it counts in), and apply each frame to the panels it concerns.
 
 import { showError } from "./alert.js";
 import { paintedLive } from "./answers.js";
@@ -15,17 +15,20 @@ const MAX_RETRY_MS = 10000;
 
 let socket = null;
 let lastSeq = null;
+let lastEpoch = null; // a stream created again numbers from 1: the gateway then answers resync
 let retries = 0;
 let retryTimer = null;
 
 export function forgetLastSeq() {
   lastSeq = null;
+  lastEpoch = null;
 }
 
 export function connectLive() {
   closeLive();
   const params = new URLSearchParams({ instance_id: state.instance.instance_id });
   if (lastSeq !== null) params.set("last_seq", String(lastSeq));
+  if (lastSeq !== null && lastEpoch !== null) params.set("epoch", lastEpoch);
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   // The token travels as a subprotocol, so it stays out of URLs and access logs.
   const opened = new WebSocket(`${scheme}//${location.host}/ws?${params}`, ["bearer", state.token]);
@@ -74,6 +77,7 @@ function onFrame(frame) {
   }
   if (typeof frame.seq !== "number" || !state.instance) return; // pong, error, resync notices
   lastSeq = frame.seq;
+  lastEpoch = typeof frame.epoch === "string" ? frame.epoch : null;
   const event = frame.payload;
   if (event.instance_id !== state.instance.instance_id) return;
   if (frame.type === "workflow.step_changed") {
