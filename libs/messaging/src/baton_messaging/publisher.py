@@ -12,7 +12,7 @@ from datetime import datetime
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, PubAck
-from nats.js.errors import NoStreamResponseError, NotFoundError
+from nats.js.errors import APIError, NoStreamResponseError, NotFoundError
 
 from baton_messaging.outbound import unsendable
 
@@ -20,6 +20,32 @@ Message = tuple[str, bytes, str, Mapping[str, str]]
 """`(subject, body, msg_id, headers)`: `baton_eventstore.Outgoing` has this shape."""
 LOOKUP_BATCH = 256
 """Headers fetched per request when looking msg ids up."""
+
+
+def _error_replies_fail_the_publish() -> None:
+    """nats-py (2.16) builds a JetStream error reply's exception with `APIError.from_error`,
+    which raises it instead of returning it. Where the reply to a `publish_async` is handled,
+    that raise leaves the reply handler before `future.set_exception`: the publish waits out
+    its whole timeout ("no acknowledgement within 5s") instead of failing with the server's
+    reason ("maximum messages exceeded"), and the connection's error callback reports the
+    raise as "Connection broken". Returning it is what every caller needs: the two that raise
+    it (`raise APIError.from_error(...)`) still do, and the handler fails the future at once.
+    Worth fixing upstream; `test_publish_error_replies.py` checks the publish's error."""
+    raising = APIError.from_error.__func__  # type: ignore[attr-defined]
+
+    def returning(cls: type[APIError], err: dict[str, object]) -> APIError:
+        try:
+            made: APIError = raising(cls, err)  # a release that returns it, as it should
+        except APIError as exc:
+            return exc
+        return made
+
+    if not getattr(APIError.from_error, "_baton_returns", False):
+        returning._baton_returns = True  # type: ignore[attr-defined]
+        APIError.from_error = classmethod(returning)  # type: ignore[method-assign,assignment]
+
+
+_error_replies_fail_the_publish()
 
 
 class _Unsendable(Exception):
