@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import math
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -360,3 +362,44 @@ async def test_a_database_outage_is_one_line_a_try_and_the_recovery_is_said(
     back = f"outbox relay: publishing again after {len(outage)} failed tries"
     assert back in [r.getMessage() for r in said]
     assert len(publisher.sent) == 1
+
+
+async def test_a_publish_timeout_is_the_brokers_one_line_and_the_stall_is_measured(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A publish that timed out raised TimeoutError, an OSError: it was logged as "the
+    # database is unavailable". And nothing told how long the events had been waiting.
+    store, publisher, event = InMemoryEventStore(), FakePublisher(), ev(1)
+    await store.append("s", 0, [event])
+    relay = OutboxRelay(store, publisher, poll_interval=60, max_backoff=0.01)
+    assert relay.stalled_for() == 0.0
+
+    async def timed_out(*_: Any) -> None:
+        raise TimeoutError("no acknowledgement within 5s")
+
+    publisher.publish = timed_out  # type: ignore[method-assign]
+    with caplog.at_level("INFO", logger="baton_eventstore.relay"):
+        relay.start()
+        await asyncio.sleep(0.2)
+        stalled = relay.stalled_for()
+        assert stalled > 0.1
+        del publisher.publish  # the broker takes them again
+        async with asyncio.timeout(5):
+            while relay.stalled_for() != 0.0:  # noqa: ASYNC110  (the loop's own retries)
+                await asyncio.sleep(0.01)
+        await relay.stop()
+    said = [r.getMessage() for r in caplog.records if r.name == "baton_eventstore.relay"]
+    assert not [m for m in said if "database" in m]
+    broker = [m for m in said if m.startswith("outbox relay: the broker did not take the events")]
+    assert broker and all("TimeoutError: no acknowledgement within 5s" in m for m in broker)
+    assert [m for _, _, m, _ in publisher.sent] == [str(event.event_id)]
+
+
+async def test_a_relay_whose_loop_ended_unstopped_is_stalled_for_good() -> None:
+    relay = OutboxRelay(InMemoryEventStore(), FakePublisher(), poll_interval=60)
+    relay.start()
+    assert relay._task is not None
+    relay._task.cancel()  # what a BaseException out of the loop leaves
+    with contextlib.suppress(asyncio.CancelledError):
+        await relay._task
+    assert relay.stalled_for() == math.inf

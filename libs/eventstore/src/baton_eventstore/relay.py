@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import socket
 import time
@@ -110,6 +111,8 @@ class OutboxRelay:
         self._backlog = False  # the last fetch was full: the table holds more than the log
         self._fetch_at = 0.0  # monotonic time by which the next batch must fetch
         self._window = DuplicateWindow(duplicate_window)
+        self._failing_since: float | None = None  # monotonic: the first of the failures in a row
+        self._publish_failed = False  # the last failure was the broker's, not the database's
 
     def kick(self) -> None:
         """Wake the loop (call after a commit that wrote outbox rows), on the event loop's next
@@ -127,6 +130,17 @@ class OutboxRelay:
             self._wake.set()
             return
         loop.call_soon(self._wake.set)
+
+    def stalled_for(self) -> float:
+        """Seconds this relay has been failing to publish, every try in a row (0 while it
+        publishes, or waits for the lease another replica holds); infinite when its loop ended
+        without being stopped. Events committed meanwhile wait in the outbox: nothing is lost,
+        but nobody hears of them (live clients, other services) until it publishes again."""
+        if self._task is not None and self._task.done():
+            return math.inf
+        if self._failing_since is None:
+            return 0.0
+        return time.monotonic() - self._failing_since
 
     def start(self) -> None:
         """Run the relay loop in a background task."""
@@ -227,7 +241,7 @@ class OutboxRelay:
                     [outgoing(r) for r in rows], lambda i: done.append(rows[i].id)
                 )
             except BaseException:
-                self._cautious = True
+                self._cautious = self._publish_failed = True
                 raise
             finally:
                 self.published += len(done)
@@ -252,18 +266,21 @@ class OutboxRelay:
         backoff, failures = 0.1, 0
         while not self._stopping:
             self._wake.clear()  # a kick during the batch below then still wakes the next sleep
+            self._publish_failed = False
             try:
                 count = await self.publish_batch()
                 backoff = 0.1
             except Exception as exc:
                 failures += 1
-                _log_failure(exc, backoff)
+                if self._failing_since is None:
+                    self._failing_since = time.monotonic()
+                _log_failure(exc, backoff, publishing=self._publish_failed)
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, self._max_backoff)
                 continue
             if failures:
                 log.info("outbox relay: publishing again after %d failed tries", failures)
-                failures = 0
+                failures, self._failing_since = 0, None
             if count is not None and self._more:
                 continue  # more rows may be waiting
             await self._sleep(self._idle_wait() if count is not None else self._lease_wait())
@@ -283,10 +300,23 @@ class OutboxRelay:
                 await self._wake.wait()
 
 
-def _log_failure(exc: Exception, backoff: float) -> None:
+def _log_failure(exc: Exception, backoff: float, *, publishing: bool) -> None:
     """A database outage in one line naming it (the outbox is read and deleted there), not as
-    a failed publish with a traceback every retry; anything else with its traceback."""
-    if is_unavailable(exc):
+    a failed publish with a traceback every retry; a broker that did not take the events
+    (JetStream full, no stream, no acknowledgement in time) in one line saying why, its
+    traceback at DEBUG; anything else with its traceback.
+
+    A publish that timed out is no database outage, though its TimeoutError is an OSError."""
+    if publishing:
+        log.warning(
+            "outbox relay: the broker did not take the events (%s: %s); they stay in the "
+            "outbox, retrying in %.1fs",
+            type(exc).__name__,
+            exc,
+            backoff,
+        )
+        log.debug("outbox relay: the failed publish", exc_info=True)
+    elif is_unavailable(exc):
         log.warning(
             "outbox relay: the database is unavailable (%s: %s); retrying in %.1fs",
             type(exc).__name__,
