@@ -101,4 +101,5 @@ async def test_health_says_so_while_the_database_does_not_answer(
     monkeypatch.setattr(workflow.store, "engine", gone)
     status = await request(client, HEALTH_QUERIES["workflow"](), timeout=5.0)
     await gone.dispose()
-    assert status == HealthStatus(service="workflow", healthy=False, checks={"database": False})
+    checks = {"database": False, "events_published": True}
+    assert status == HealthStatus(service="workflow", healthy=False, checks=checks)

@@ -103,6 +103,15 @@ class WorkflowApp:
         """Ready, and its database answers (`database_answers`)."""
         return self.ready and await database_answers(self.store.engine)
 
+    async def checks(self) -> dict[str, bool]:
+        """`database`: `healthy`. `events_published`: the outbox relay has not been failing
+        for longer than `outbox_stall_seconds` (JetStream full or without the stream, say).
+        Only `database` decides `healthy`: a restart does not make room in JetStream, and an
+        orchestrator restarting every replica for it would stop the turns too."""
+        relay = self.relay
+        stalled = relay is not None and relay.stalled_for() > self.settings.outbox_stall_seconds
+        return {"database": await self.healthy(), "events_published": not stalled}
+
     def _claim_replica_id(self) -> str | None:
         """The lease holder this replica had before a restart (None: a new one per process).
 
@@ -207,7 +216,7 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         services,
         catalog,
         runs,
-        health=app.healthy,
+        health=app.checks,
         stop_grace_seconds=settings.stop_grace_seconds,
     )
     return app

@@ -72,6 +72,12 @@ class WorkflowSettings(BaseSettings):
     outbox_lease_seconds: float = Field(
         default=10.0, gt=0, description="After a crash, how long until a new relay may publish"
     )
+    outbox_stall_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="How long the outbox relay may fail to publish, every try in a row, "
+        "before the health check `events_published` says false",
+    )
     stop_grace_seconds: float = Field(
         default=DEFAULT_STOP_GRACE_SECONDS,
         ge=0,

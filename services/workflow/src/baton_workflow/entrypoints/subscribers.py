@@ -91,7 +91,7 @@ def subscribe(
     svc: WorkflowServices,
     catalog: DagCatalog,
     runs: DagRunsService,
-    health: Callable[[], Awaitable[bool]],
+    health: Callable[[], Awaitable[dict[str, bool]]],
     stop_grace_seconds: float = DEFAULT_STOP_GRACE_SECONDS,
 ) -> None:
     """Register every responder of the workflow service on the broker."""
@@ -105,8 +105,8 @@ def subscribe(
     listen(broker, DagRunChanged, partial(dag_runs.run_changed, runs))  # every replica
 
     async def report(_: Query) -> HealthStatus:
-        healthy = await health()
-        return HealthStatus(service="workflow", healthy=healthy, checks={"database": healthy})
+        checks = await health()
+        return HealthStatus(service="workflow", healthy=checks["database"], checks=checks)
 
     respond(broker, HEALTH_QUERIES["workflow"], report, queue=QUEUE, stop_grace_seconds=grace)
 
@@ -144,6 +144,6 @@ def documented_broker() -> NatsBroker:
     return broker
 
 
-async def _never() -> bool:
+async def _never() -> dict[str, bool]:
     """The health of a broker that only documents the responders."""
-    return False
+    return {"database": False}
