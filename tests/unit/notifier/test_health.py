@@ -43,3 +43,24 @@ async def test_services_reports_each_owner_by_whether_it_answered(
     }
     assert services["trigger"]["detail"] == "no reply on 'trigger.query.health'"
     assert requester.timeouts == [1.5] * 5
+
+
+async def test_services_name_the_checks_that_fail(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    def answer(query: Query) -> BaseModel:
+        owner = query.subject.owner
+        if owner == "workflow":  # working, but its events do not reach NATS
+            checks = {"database": True, "events_published": False}
+            return HealthStatus(service=owner, healthy=True, checks=checks)
+        if owner == "agent":
+            return HealthStatus(service=owner, healthy=False, checks={"database": False})
+        return HealthStatus(service=owner, healthy=True, checks={"nats": True})
+
+    requester.answer = answer
+    services = (await client.get("/api/services", headers=auth)).json()["services"]
+    assert services["workflow"]["status"] == "healthy"
+    assert services["workflow"]["detail"] == "working, but failing: events_published"
+    assert services["workflow"]["checks"] == {"database": True, "events_published": False}
+    assert services["agent"]["detail"] == "the service reports itself unhealthy (failing: database)"
+    assert services["notifier"]["detail"] is None

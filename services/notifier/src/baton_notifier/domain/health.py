@@ -30,7 +30,13 @@ class ServiceReport(BaseModel):
 def report_of(status: HealthStatus) -> ServiceReport:
     """The report for an owner that answered its health query."""
     state = ServiceState.HEALTHY if status.healthy else ServiceState.UNHEALTHY
-    detail = None if status.healthy else "the service reports itself unhealthy"
+    failing = ", ".join(sorted(name for name, ok in status.checks.items() if not ok))
+    detail: str | None
+    if not status.healthy:
+        detail = "the service reports itself unhealthy"
+        detail += f" (failing: {failing})" if failing else ""
+    else:  # a check that does not decide its health: the workflow's events_published, say
+        detail = f"working, but failing: {failing}" if failing else None
     return ServiceReport(status=state, checks=status.checks, detail=detail)
 
 
