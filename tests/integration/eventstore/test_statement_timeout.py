@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import asyncpg
@@ -19,34 +19,13 @@ from baton_eventstore import NewEvent, SqlEventStore, create_engine, is_unavaila
 from baton_eventstore.asyncpg_pool import LazyPool
 from baton_eventstore.migrations import _LOCK_KEY
 
+from ...database_locks import TableLock, file_locked
+
 TIMEOUT = 0.2
 
 
 def _dsn(postgres_url: str) -> str:
     return postgres_url.replace("postgresql+asyncpg://", "postgresql://", 1)
-
-
-@asynccontextmanager
-async def table_locked(postgres_url: str) -> AsyncIterator[None]:
-    """`LOCK TABLE events` held by another session while the block runs."""
-    other = await asyncpg.connect(_dsn(postgres_url))
-    try:
-        await other.execute("BEGIN")
-        await other.execute("LOCK TABLE events")
-        yield
-    finally:
-        await other.close()  # its transaction, and the lock, end with it
-
-
-@asynccontextmanager
-async def file_locked(path: Path) -> AsyncIterator[None]:
-    """Another process's write transaction on the SQLite file while the block runs."""
-    other = sqlite3.connect(path, isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")
-        yield
-    finally:
-        other.close()
 
 
 def event() -> NewEvent:
@@ -85,7 +64,7 @@ async def _held_append_writes_nothing(
 async def test_an_append_behind_a_locked_table_fails_and_never_lands(postgres_url: str) -> None:
     store = await SqlEventStore.from_url(postgres_url, statement_timeout=TIMEOUT)
     try:
-        await _held_append_writes_nothing(store, lambda: table_locked(postgres_url))
+        await _held_append_writes_nothing(store, lambda: TableLock(postgres_url))
     finally:
         await store.close()
 

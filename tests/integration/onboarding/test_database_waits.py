@@ -11,18 +11,18 @@ recorded later.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
-import asyncpg
 import httpx
 import pytest
 
 from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_messaging import MessagingSettings, build_broker, respond, start_broker
 
+from ...database_locks import TableLock, file_locked
 from ...platform_stack import User, gateway_client, running_stack
 
 STATEMENT_TIMEOUT = 0.5
@@ -51,23 +51,26 @@ async def agent(
         await broker.stop()
 
 
-class TableLock:
-    """`LOCK TABLE events` in a session of its own, held from `take()` until `release()`."""
-
-    def __init__(self, postgres_url: str) -> None:
-        self.dsn = postgres_url.replace("postgresql+asyncpg://", "postgresql://", 1)
-        self.conn: asyncpg.Connection | None = None
-
-    async def take(self) -> None:
-        self.conn = await asyncpg.connect(self.dsn)
-        await self.conn.execute("BEGIN")
-        await self.conn.execute("LOCK TABLE events")
-
-    async def release(self) -> None:
-        if self.conn is not None:
-            await self.conn.execute("ROLLBACK")
-            await self.conn.close()
-            self.conn = None
+@asynccontextmanager
+async def bounded_platform(
+    nats_url: str, folder: Path, name: str, **settings: Any
+) -> AsyncIterator[User]:
+    """User `name`, started on the platform without an agent-runner, its statements bounded
+    (`STATEMENT_TIMEOUT`) well inside the gateway's wait (`GATEWAY`); `settings` add to it."""
+    async with (
+        running_stack(
+            nats_url,
+            folder,
+            agent_runner=False,
+            database_statement_timeout_seconds=STATEMENT_TIMEOUT,
+            gateway=GATEWAY,
+            **settings,
+        ) as stack,
+        gateway_client(stack) as http,
+    ):
+        user = User(http, name)
+        await user.start()
+        yield user
 
 
 async def signal(user: User, command_id: str) -> httpx.Response:
@@ -83,6 +86,18 @@ async def signals_recorded(user: User) -> list[str]:
     return [
         e["payload"]["command_id"] for e in log["events"] if e["type"].endswith("signal_received")
     ]
+
+
+async def signals_around(
+    user: User, lock: AbstractAsyncContextManager[None]
+) -> tuple[httpx.Response, httpx.Response, list[str]]:
+    """The answers to a signal sent while `lock` is held and to one sent once it has gone,
+    and the signals recorded then."""
+    async with lock:
+        held = await signal(user, "held")
+    # Taken after whatever is left of the held signal: it holds the instance until it ends.
+    after = await signal(user, "after")
+    return held, after, await signals_recorded(user)
 
 
 async def chat(user: User) -> list[str]:
@@ -101,28 +116,10 @@ def assert_answered_by_the_workflow_service(response: httpx.Response) -> None:
 async def test_a_signal_behind_a_locked_table_fails_in_time_and_is_never_recorded(
     nats_url: str, tmp_path: Path, postgres_url: str
 ) -> None:
-    lock = TableLock(postgres_url)
-    async with (
-        running_stack(
-            nats_url,
-            tmp_path,
-            agent_runner=False,
-            database_url=postgres_url,
-            database_statement_timeout_seconds=STATEMENT_TIMEOUT,
-            gateway=GATEWAY,
-        ) as stack,
-        gateway_client(stack) as http,
-    ):
-        user = User(http, "locked-signal")
-        await user.start()
-        await lock.take()
-        try:
-            held = await signal(user, "held")
-        finally:
-            await lock.release()
-        # Taken after whatever is left of the held signal: it holds the instance until it ends.
-        after = await signal(user, "after")
-        recorded = await signals_recorded(user)
+    async with bounded_platform(
+        nats_url, tmp_path, "locked-signal", database_url=postgres_url
+    ) as user:
+        held, after, recorded = await signals_around(user, TableLock(postgres_url))
 
     assert_answered_by_the_workflow_service(held)
     assert after.status_code == 200, after.text
@@ -140,20 +137,15 @@ async def test_a_turn_whose_append_meets_a_locked_table_fails_in_time_and_is_nev
             await lock.take()  # the agent has answered; the turn's append meets the lock
 
     async with (
-        running_stack(
+        bounded_platform(
             nats_url,
             tmp_path,
-            agent_runner=False,
+            "locked-turn",
             database_url=postgres_url,
-            database_statement_timeout_seconds=STATEMENT_TIMEOUT,
             agent_call_timeout_seconds=2.0,
-            gateway=GATEWAY,
-        ) as stack,
-        gateway_client(stack) as http,
+        ) as user,
         agent(nats_url, lock_during_the_first_turn),
     ):
-        user = User(http, "locked-turn")
-        await user.start()
         try:
             first = await user.send("first", "m1")
         finally:
@@ -169,27 +161,8 @@ async def test_a_turn_whose_append_meets_a_locked_table_fails_in_time_and_is_nev
 async def test_a_signal_behind_another_processes_sqlite_write_fails_in_time_and_is_never_recorded(
     nats_url: str, tmp_path: Path
 ) -> None:
-    async with (
-        running_stack(
-            nats_url,
-            tmp_path,
-            agent_runner=False,
-            database_statement_timeout_seconds=STATEMENT_TIMEOUT,
-            gateway=GATEWAY,
-        ) as stack,
-        gateway_client(stack) as http,
-    ):
-        user = User(http, "locked-file")
-        await user.start()
-        other = sqlite3.connect(tmp_path / "workflow.db", isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")  # another process's write transaction, held
-        try:
-            held = await signal(user, "held")
-        finally:
-            other.rollback()
-            other.close()
-        after = await signal(user, "after")
-        recorded = await signals_recorded(user)
+    async with bounded_platform(nats_url, tmp_path, "locked-file") as user:
+        held, after, recorded = await signals_around(user, file_locked(tmp_path / "workflow.db"))
 
     assert_answered_by_the_workflow_service(held)
     assert after.status_code == 200, after.text
