@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
@@ -18,6 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import sql
+from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings, scripted_model
 from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.settings import AgentRunnerSettings
@@ -115,6 +117,23 @@ async def runner(
     await app.start()
     yield app
     await app.stop()
+
+
+@pytest.fixture
+async def memory(tmp_path: Path) -> AsyncIterator[Any]:
+    """Mem0 on a local Qdrant folder of the test's own (a module may define its own `memory`)."""
+    memory = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
+    yield memory
+    await asyncio.to_thread(memory.vector_store.client.close)
+
+
+class ServerStore(Mem0MemoryStore):
+    """A store as it runs against a Qdrant server: without the local folder's in-memory index,
+    so it lists and counts through Qdrant."""
+
+    def __init__(self, memory: Any) -> None:
+        super().__init__(memory)
+        self._index = None
 
 
 @pytest.fixture

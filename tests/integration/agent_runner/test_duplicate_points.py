@@ -9,28 +9,13 @@ in-memory index.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
+from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore
 
-
-class ServerStore(Mem0MemoryStore):
-    """A store as it runs against a Qdrant server: it lists and counts through Qdrant."""
-
-    def __init__(self, memory: Any) -> None:
-        super().__init__(memory)
-        self._index = None
-
-
-@pytest.fixture
-async def memory(tmp_path: Path) -> AsyncIterator[Any]:
-    memory = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
-    yield memory
-    await asyncio.to_thread(memory.vector_store.client.close)
+from .conftest import ServerStore
 
 
 def _points(memory: Any, user_id: str, texts: list[str]) -> None:

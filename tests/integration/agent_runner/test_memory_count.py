@@ -9,30 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from qdrant_client import models
 
-from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
+from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore
 
-
-class ServerStore(Mem0MemoryStore):
-    """A store as it runs against a Qdrant server: without the local folder's in-memory index,
-    so it lists and counts through Qdrant."""
-
-    def __init__(self, memory: Any) -> None:
-        super().__init__(memory)
-        self._index = None
-
-
-@pytest.fixture
-async def memory(tmp_path: Path) -> AsyncIterator[Any]:
-    memory = await asyncio.to_thread(open_memory, tmp_path / "qdrant", None)
-    yield memory
-    await asyncio.to_thread(memory.vector_store.client.close)
+from .conftest import ServerStore
 
 
 def _many_facts(memory: Any, user_id: str, n: int) -> None:
