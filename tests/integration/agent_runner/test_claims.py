@@ -24,9 +24,10 @@ from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
 from baton_agent_runner.service.ports import Claim, ModelFailed, TaskAnswer
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_contracts import ErrorCode, RemoteError
-from baton_contracts.agent_api import CancelTask, RunTask, TokenUsage
+from baton_contracts.agent_api import CancelTask, TokenUsage
 from baton_eventstore import create_engine, migrate
 
+from ...task_requests import research_step
 from .conftest import Clock, settings, stay_reply
 
 T0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
@@ -219,27 +220,15 @@ def _runner(engine: AsyncEngine, holder: str, model: Gate) -> TaskRunner:
     )
 
 
-def _task(timeout: float = 30.0) -> RunTask:
-    return RunTask(
-        user_id="alice",
-        agent="default",
-        run_id="r-1",
-        step_id="research",
-        prompt="Research the market",
-        timeout_seconds=timeout,
-        idempotency_key="r-1:research:1",
-    )
-
-
 async def test_a_step_sent_again_to_another_replica_waits_for_the_first_call(
     engine: AsyncEngine,
 ) -> None:
     # The workflow service restarted mid-call and sent the step again; another replica got it.
     first, second = Gate("a's answer"), Gate("b's answer")
     a, b = _runner(engine, "a", first), _runner(engine, "b", second)
-    running = asyncio.create_task(a.run(_task()))
+    running = asyncio.create_task(a.run(research_step(timeout=30.0)))
     await first.asked.wait()
-    waiting = asyncio.create_task(b.run(_task()))
+    waiting = asyncio.create_task(b.run(research_step(timeout=30.0)))
     await asyncio.sleep(0.2)  # b has looked several times by now
     assert not waiting.done()
     first.open.set()
@@ -255,9 +244,9 @@ async def test_when_the_first_call_fails_the_waiting_replica_calls_the_model(
     first, second = Gate("never", fail=True), Gate("b's answer")
     second.open.set()
     a, b = _runner(engine, "a", first), _runner(engine, "b", second)
-    running = asyncio.create_task(a.run(_task()))
+    running = asyncio.create_task(a.run(research_step(timeout=30.0)))
     await first.asked.wait()
-    waiting = asyncio.create_task(b.run(_task()))
+    waiting = asyncio.create_task(b.run(research_step(timeout=30.0)))
     await asyncio.sleep(0.1)
     first.open.set()
     with pytest.raises(RemoteError) as caught:
@@ -270,10 +259,10 @@ async def test_when_the_first_call_fails_the_waiting_replica_calls_the_model(
 async def test_a_replica_waits_no_longer_than_its_step_may_take(engine: AsyncEngine) -> None:
     first, second = Gate("a's answer"), Gate("b's answer")
     a, b = _runner(engine, "a", first), _runner(engine, "b", second)
-    running = asyncio.create_task(a.run(_task()))
+    running = asyncio.create_task(a.run(research_step(timeout=30.0)))
     await first.asked.wait()
     with pytest.raises(RemoteError) as caught:
-        await b.run(_task(timeout=0.3))
+        await b.run(research_step(timeout=0.3))
     assert caught.value.code == ErrorCode.UNAVAILABLE
     assert "another agent-runner replica is still answering 'r-1:research:1'" in str(caught.value)
     assert second.calls == 0
@@ -285,13 +274,13 @@ async def test_a_cancelled_call_gives_its_claim_up(engine: AsyncEngine) -> None:
     first, second = Gate("never"), Gate("b's answer")
     second.open.set()
     a, b = _runner(engine, "a", first), _runner(engine, "b", second)
-    running = asyncio.create_task(a.run(_task()))
+    running = asyncio.create_task(a.run(research_step(timeout=30.0)))
     await first.asked.wait()
     running.cancel()  # a shutdown of replica a
     with pytest.raises(asyncio.CancelledError):
         await running
     assert await _claims(engine) == []
-    assert (await b.run(_task())).output == "b's answer"
+    assert (await b.run(research_step(timeout=30.0))).output == "b's answer"
 
 
 async def test_a_step_the_workflow_gives_up_is_not_called_by_the_replica_waiting_for_it(
@@ -302,9 +291,9 @@ async def test_a_step_the_workflow_gives_up_is_not_called_by_the_replica_waiting
     first, second = Gate("never"), Gate("b's answer")
     second.open.set()
     a, b = _runner(engine, "a", first), _runner(engine, "b", second)
-    running = asyncio.create_task(a.run(_task()))
+    running = asyncio.create_task(a.run(research_step(timeout=30.0)))
     await first.asked.wait()
-    waiting = asyncio.create_task(b.run(_task()))
+    waiting = asyncio.create_task(b.run(research_step(timeout=30.0)))
     await asyncio.sleep(0.1)  # b is waiting for a's call
     notice = CancelTask(user_id="alice", idempotency_key="r-1:research:1", reason="run timeout")
     await b.cancel(notice)
@@ -328,9 +317,9 @@ async def test_two_services_built_on_one_database_are_two_claim_holders(
     a, b = build(config, task_agents=first), build(config, task_agents=second)
     try:
         await migrate(a.engine, sql.COMPONENT, sql.STEPS)
-        running = asyncio.create_task(a.tasks.run(_task()))
+        running = asyncio.create_task(a.tasks.run(research_step(timeout=30.0)))
         await first.asked.wait()
-        waiting = asyncio.create_task(b.tasks.run(_task()))
+        waiting = asyncio.create_task(b.tasks.run(research_step(timeout=30.0)))
         await asyncio.sleep(0.2)
         assert not waiting.done()
         first.open.set()

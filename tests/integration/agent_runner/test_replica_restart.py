@@ -12,8 +12,9 @@ from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.task import ModelChoice, TaskCall
 from baton_agent_runner.service.ports import TaskAnswer
-from baton_contracts.agent_api import RunTask, TokenUsage
+from baton_contracts.agent_api import TokenUsage
 
+from ...task_requests import research_step
 from .conftest import settings
 
 
@@ -37,18 +38,6 @@ class Model:
         return TaskAnswer(output=self.answer, usage=TokenUsage(input_tokens=1, output_tokens=1))
 
 
-def task(timeout: float) -> RunTask:
-    return RunTask(
-        user_id="alice",
-        agent="default",
-        run_id="r-1",
-        step_id="research",
-        prompt="Research the market",
-        timeout_seconds=timeout,
-        idempotency_key="r-1:research:1",
-    )
-
-
 def killed(app: AgentRunnerApp) -> None:
     """From now on `app` gives no claim back, as a killed process gives none. (Its stop still
     closes the replica id file, as the kernel would.)"""
@@ -68,7 +57,8 @@ async def test_a_killed_runner_restarted_on_its_folder_takes_its_keys_up_at_once
     lost, again = Model("never", hang=True), Model("the answer")
     first = build(config, task_agents=lost)
     await first.start()
-    call = asyncio.create_task(first.tasks.run(task(timeout=60)))  # its claim: a minute or more
+    # Its claim: a minute or more.
+    call = asyncio.create_task(first.tasks.run(research_step(timeout=60)))
     await lost.asked.wait()
     killed(first)
     call.cancel()
@@ -81,7 +71,7 @@ async def test_a_killed_runner_restarted_on_its_folder_takes_its_keys_up_at_once
     try:
         # Sent again with the same key (the workflow retries the step). A runner that took the
         # old claim for another replica's would wait and answer `unavailable` after 5 s.
-        answer = await second.tasks.run(task(timeout=5))
+        answer = await second.tasks.run(research_step(timeout=5))
     finally:
         await second.stop()
     assert answer.output == "the answer" and not answer.replayed

@@ -27,17 +27,7 @@ from baton_messaging import (
 )
 from baton_messaging.caller_clock import SENT_AT_HEADER
 
-
-def task(deadline: datetime | None) -> RunTask:
-    return RunTask(
-        user_id="alice",
-        agent="default",
-        run_id="r-1",
-        step_id="s",
-        prompt="p",
-        idempotency_key="r-1:s:1",
-        deadline=deadline,
-    )
+from ...task_requests import research_step
 
 
 @pytest.fixture
@@ -60,7 +50,7 @@ async def test_the_handler_reads_the_senders_clock_not_its_own(broker: NatsBroke
     sent = time.time() + 3600
     raw = await broker.connection.request(
         RunTask.subject.pattern,
-        task(datetime.now(UTC)).to_bytes(),
+        research_step(datetime.now(UTC)).to_bytes(),
         timeout=5,
         headers={SENT_AT_HEADER: repr(sent)},
     )
@@ -72,10 +62,10 @@ async def test_the_handler_reads_the_senders_clock_not_its_own(broker: NatsBroke
 
 async def test_a_request_with_a_deadline_carries_its_senders_clock(broker: NatsBroker) -> None:
     before = datetime.now(UTC)
-    with_deadline = await request(broker, task(before + timedelta(seconds=30)), timeout=5)
+    with_deadline = await request(broker, research_step(before + timedelta(seconds=30)), timeout=5)
     assert isinstance(with_deadline, TaskResult)
     assert before <= datetime.fromisoformat(with_deadline.output)
-    without = await request(broker, task(None), timeout=5)
+    without = await request(broker, research_step(None), timeout=5)
     assert isinstance(without, TaskResult) and without.output == ""  # none to read
 
 
@@ -119,7 +109,7 @@ async def test_a_request_queued_behind_busy_handlers_counts_its_wait(
     sender = await nats.connect(nats_url)
     try:
         replies = await sender.subscribe("test.replies.>")
-        first = task(datetime.now(UTC)).model_copy(update={"step_id": "first"})
+        first = research_step(datetime.now(UTC)).model_copy(update={"step_id": "first"})
         await sender.publish(RunTask.subject.pattern, first.to_bytes(), reply="test.replies.1")
         await first_running.wait()
         sent = time.time()
@@ -127,7 +117,7 @@ async def test_a_request_queued_behind_busy_handlers_counts_its_wait(
         for reply in ("test.replies.2", "test.replies.3"):
             await sender.publish(
                 RunTask.subject.pattern,
-                task(datetime.now(UTC)).to_bytes(),
+                research_step(datetime.now(UTC)).to_bytes(),
                 reply=reply,
                 headers={SENT_AT_HEADER: repr(sent)},
             )

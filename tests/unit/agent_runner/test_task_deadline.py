@@ -18,6 +18,8 @@ from baton_agent_runner.service.tasks import TaskRunner
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult, TokenUsage
 
+from ...task_requests import research_step
+
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
@@ -75,23 +77,10 @@ def _runner(models: Models, log: Log, now: datetime = NOW) -> TaskRunner:
     )
 
 
-def _task(deadline: datetime | None, timeout: float = 300.0) -> RunTask:
-    return RunTask(
-        user_id="alice",
-        agent="default",
-        run_id="r-1",
-        step_id="research",
-        prompt="Research the market",
-        timeout_seconds=timeout,
-        idempotency_key="r-1:research:1",
-        deadline=deadline,
-    )
-
-
 async def test_a_task_asked_after_its_deadline_is_refused_without_a_model_call() -> None:
     models, log = Models(), Log()
     with pytest.raises(RemoteError) as caught:
-        await _runner(models, log).run(_task(NOW - timedelta(milliseconds=1)))
+        await _runner(models, log).run(research_step(NOW - timedelta(milliseconds=1)))
 
     assert caught.value.code is ErrorCode.UNAVAILABLE
     assert "deadline" in caught.value.body.message and "not run" in caught.value.body.message
@@ -105,7 +94,7 @@ async def test_the_model_gets_only_the_time_left_not_the_step_timeout() -> None:
     began = loop.time()
     with pytest.raises(RemoteError) as caught:
         # 50 ms left of a 300 s step timeout: cut off then.
-        await runner.run(_task(NOW + timedelta(milliseconds=50)))
+        await runner.run(research_step(NOW + timedelta(milliseconds=50)))
 
     assert caught.value.code is ErrorCode.UNAVAILABLE
     assert models.given == pytest.approx(0.05)
@@ -119,20 +108,22 @@ async def test_a_deadline_is_read_on_the_workflow_hosts_clock_not_this_hosts() -
     runner = _runner(models, log, now=NOW - timedelta(seconds=10))
     runner.caller_now = lambda: NOW
     with pytest.raises(RemoteError) as caught:
-        await runner.run(_task(NOW - timedelta(seconds=1)))
+        await runner.run(research_step(NOW - timedelta(seconds=1)))
     assert caught.value.code is ErrorCode.UNAVAILABLE
     assert models.calls == 0 and log.results == {}
 
     # 10 s ahead instead: a deadline 5 s away by the workflow's clock leaves the model 5 s.
     runner = _runner(models, log, now=NOW + timedelta(seconds=10))
     runner.caller_now = lambda: NOW
-    await runner.run(_task(NOW + timedelta(seconds=5)))
+    await runner.run(research_step(NOW + timedelta(seconds=5)))
     assert models.given == pytest.approx(5.0)
 
 
 async def test_the_step_timeout_still_applies_when_it_ends_first() -> None:
     models = Models()
-    result = await _runner(models, Log()).run(_task(NOW + timedelta(minutes=5), timeout=2.0))
+    result = await _runner(models, Log()).run(
+        research_step(NOW + timedelta(minutes=5), timeout=2.0)
+    )
 
     assert result.output == "done"
     assert models.given == 2.0
@@ -140,9 +131,9 @@ async def test_the_step_timeout_still_applies_when_it_ends_first() -> None:
 
 async def test_a_recorded_result_is_returned_even_after_the_deadline() -> None:
     models, log = Models(), Log()
-    first = await _runner(models, log).run(_task(NOW + timedelta(seconds=10)))
+    first = await _runner(models, log).run(research_step(NOW + timedelta(seconds=10)))
     late = _runner(models, log, now=NOW + timedelta(seconds=20))
-    again = await late.run(_task(NOW + timedelta(seconds=10)))
+    again = await late.run(research_step(NOW + timedelta(seconds=10)))
 
     assert again.replayed and again.output == first.output
     assert models.calls == 1
@@ -150,14 +141,14 @@ async def test_a_recorded_result_is_returned_even_after_the_deadline() -> None:
 
 async def test_without_a_deadline_the_step_timeout_is_the_models_time() -> None:
     models = Models()
-    await _runner(models, Log()).run(_task(None, timeout=7.0))
+    await _runner(models, Log()).run(research_step(None, timeout=7.0))
 
     assert models.given == 7.0
 
 
 def test_a_deadline_without_a_time_zone_is_refused_naming_the_field() -> None:
     with pytest.raises(ValueError, match="deadline"):
-        _task(datetime(2026, 11, 25, 12, 0))
+        research_step(datetime(2026, 11, 25, 12, 0))
 
 
 async def _started(runner: TaskRunner, models: Models, task: RunTask) -> asyncio.Task[TaskResult]:
@@ -169,7 +160,7 @@ async def _started(runner: TaskRunner, models: Models, task: RunTask) -> asyncio
 async def test_a_cancel_notice_stops_the_model_call_and_records_nothing() -> None:
     models, log = Models(delay=30.0), Log()
     runner = _runner(models, log)
-    task = _task(None)
+    task = research_step(None)
     running = await _started(runner, models, task)
     await runner.cancel(
         CancelTask(user_id="alice", idempotency_key=task.idempotency_key, reason="run cancelled")
@@ -189,7 +180,7 @@ async def test_a_cancel_is_logged_at_info_without_the_reason_the_user_gave(
 ) -> None:
     models, log = Models(delay=30.0), Log()
     runner = _runner(models, log)
-    task = _task(None)
+    task = research_step(None)
     running = await _started(runner, models, task)
     reason = "run cancelled: my divorce papers are not ready"
     with caplog.at_level(logging.INFO, logger="baton.agent_runner"):
@@ -208,7 +199,7 @@ async def test_the_same_key_queued_behind_a_cancelled_call_is_not_called_after_i
     # the workflow then gives the attempt up: both answer `unavailable`, one model call.
     models, log = Models(delay=30.0), Log()
     runner = _runner(models, log)
-    task = _task(None)
+    task = research_step(None)
     running = await _started(runner, models, task)
     queued = asyncio.create_task(runner.run(task))
     await asyncio.sleep(0.05)  # queued behind the first
@@ -228,7 +219,7 @@ async def test_the_same_key_queued_behind_a_cancelled_call_is_not_called_after_i
 async def test_a_notice_for_another_user_or_key_changes_nothing() -> None:
     models = Models(delay=0.2)
     runner = _runner(models, Log())
-    task = _task(None)
+    task = research_step(None)
     running = await _started(runner, models, task)
     await runner.cancel(CancelTask(user_id="mallory", idempotency_key=task.idempotency_key))
     await runner.cancel(CancelTask(user_id="alice", idempotency_key="r-1:other:1"))
@@ -240,7 +231,7 @@ async def test_a_notice_for_another_user_or_key_changes_nothing() -> None:
 async def test_a_notice_after_the_task_ended_changes_nothing() -> None:
     models, log = Models(), Log()
     runner = _runner(models, log)
-    task = _task(None)
+    task = research_step(None)
     await runner.run(task)
     await runner.cancel(CancelTask(user_id="alice", idempotency_key=task.idempotency_key))
 
@@ -250,7 +241,7 @@ async def test_a_notice_after_the_task_ended_changes_nothing() -> None:
 async def test_a_handler_cancelled_by_shutdown_stops_the_model_call_too() -> None:
     models = Models(delay=30.0)
     runner = _runner(models, Log())
-    running = await _started(runner, models, _task(None))
+    running = await _started(runner, models, research_step(None))
     running.cancel()
 
     with pytest.raises(asyncio.CancelledError):
@@ -277,7 +268,7 @@ async def test_a_repeat_queued_behind_a_failed_call_gets_its_error_not_a_second_
     # the repeat queued here behind a call that failed called the model a second time.
     models, log = FailsFirst(), Log()
     runner = _runner(models, log)
-    task = _task(NOW + timedelta(seconds=60))
+    task = research_step(NOW + timedelta(seconds=60))
     first = asyncio.create_task(runner.run(task))
     await asyncio.sleep(0.05)
     repeat = asyncio.create_task(runner.run(task))
@@ -285,5 +276,5 @@ async def test_a_repeat_queued_behind_a_failed_call_gets_its_error_not_a_second_
     assert all(isinstance(r, RemoteError) for r in results) and results[0] is results[1]
     assert (models.calls, log.results) == (1, {})
     # The step's retry (a new deadline) is called.
-    assert (await runner.run(_task(NOW + timedelta(seconds=90)))).output == "done"
+    assert (await runner.run(research_step(NOW + timedelta(seconds=90)))).output == "done"
     assert models.calls == 2
