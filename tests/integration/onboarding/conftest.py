@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,9 @@ import httpx
 import nats
 import pytest
 from nats.aio.client import Client
+
+from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_messaging import MessagingSettings, build_broker, respond, start_broker
 
 from ...platform_stack import SECRET, Stack, User, gateway_client, running_stack, workflow_settings
 
@@ -51,6 +55,20 @@ async def agent_calls(nats_url: str) -> AsyncIterator[list[bytes]]:
     yield seen
     await asyncio.sleep(0)
     await nc.close()
+
+
+@asynccontextmanager
+async def agent_answering(
+    nats_url: str, answer: Callable[[RunAgent], Awaitable[AgentReply]]
+) -> AsyncIterator[None]:
+    """`answer` serves `agent.cmd.run` (in the agent-runner's queue group) while the block runs."""
+    broker = build_broker(MessagingSettings(nats_url=nats_url), "test-agent")
+    respond(broker, RunAgent, answer, queue="agent")
+    await start_broker(broker)
+    try:
+        yield
+    finally:
+        await broker.stop()
 
 
 def definitions_with(folder: Path, name: str, text: str) -> dict[str, Any]:

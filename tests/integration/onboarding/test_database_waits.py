@@ -20,10 +20,10 @@ import httpx
 import pytest
 
 from baton_contracts.agent_api import AgentReply, RunAgent
-from baton_messaging import MessagingSettings, build_broker, respond, start_broker
 
 from ...database_locks import TableLock, file_locked
 from ...platform_stack import User, gateway_client, running_stack
+from .conftest import agent_answering
 
 STATEMENT_TIMEOUT = 0.5
 GATEWAY = {"chat_timeout_seconds": 3.5, "request_timeout_seconds": 2.5}
@@ -42,13 +42,8 @@ async def agent(
         await before(turn)
         return AgentReply(message=f"answer to {turn.message}")
 
-    broker = build_broker(MessagingSettings(nats_url=nats_url), "test-agent")
-    respond(broker, RunAgent, answer, queue="agent")
-    await start_broker(broker)
-    try:
+    async with agent_answering(nats_url, answer):
         yield
-    finally:
-        await broker.stop()
 
 
 @asynccontextmanager

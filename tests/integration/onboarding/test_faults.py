@@ -14,9 +14,8 @@ import yaml
 
 from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_contracts.workflow_api import WorkflowSignal
-from baton_messaging import MessagingSettings, build_broker, respond, start_broker
 
-from .conftest import Stack, User
+from .conftest import Stack, User, agent_answering
 
 
 # Not this module's 0.5 s: the first turn a freshly started agent-runner answers builds its
@@ -59,13 +58,8 @@ async def agent_in_place(
 ) -> AsyncIterator[None]:
     """`answer` serves `agent.cmd.run` instead of the agent-runner while the block runs."""
     await stack.stop_agent_runner()
-    broker = build_broker(MessagingSettings(nats_url=stack.nats_url), "agent-in-place")
-    respond(broker, RunAgent, answer, queue="agent")
-    await start_broker(broker)
-    try:
+    async with agent_answering(stack.nats_url, answer):
         yield
-    finally:
-        await broker.stop()
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from baton_contracts.agent_api import AgentReply, RunAgent
-from baton_messaging import MessagingSettings, build_broker, respond, start_broker
 
 from ...platform_stack import User, gateway_client, running_stack
+from .conftest import agent_answering
 
 SCRIPT_TO_BRAIN_DUMP = (
     "Hi!", "Got it, let's go", "Add to my inbox: buy milk",
@@ -34,13 +34,8 @@ async def slow_agent(nats_url: str, seconds: dict[str, float]) -> AsyncIterator[
         await asyncio.sleep(seconds[turn.message])
         return AgentReply(message=f"answer to {turn.message}")
 
-    broker = build_broker(MessagingSettings(nats_url=nats_url), "slow-agent")
-    respond(broker, RunAgent, answer, queue="agent")
-    await start_broker(broker)
-    try:
+    async with agent_answering(nats_url, answer):
         yield asked
-    finally:
-        await broker.stop()
 
 
 async def test_a_turn_queued_behind_another_ends_by_its_own_deadline_recording_nothing(
