@@ -1,4 +1,5 @@
-"""Fixtures for the relay tests: a JetStream stream per test, and a way to read it back."""
+"""Fixtures for the relay tests (a JetStream stream per test, and a way to read it back), and
+the store on PostgreSQL's raw asyncpg path."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from nats.js import JetStreamContext
 from nats.js.api import StreamConfig
 
-from baton_eventstore import NewEvent, OutboxMessage
+from baton_eventstore import NewEvent, OutboxMessage, SqlEventStore
 
 
 @dataclass
@@ -58,3 +59,12 @@ async def stream(js: JetStreamContext) -> AsyncIterator[TestStream]:
     await js.add_stream(StreamConfig(name=name, subjects=[f"{prefix}.>"], duplicate_window=120))
     yield TestStream(js, name, prefix)
     await js.delete_stream(name)
+
+
+@pytest.fixture
+async def postgres_store(postgres_url: str) -> AsyncIterator[SqlEventStore]:
+    """The store on a fresh PostgreSQL database, with its raw asyncpg appender."""
+    store = await SqlEventStore.from_url(postgres_url)
+    assert store.appender is not None  # the raw asyncpg path is the one under test
+    yield store
+    await store.close()

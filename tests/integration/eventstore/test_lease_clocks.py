@@ -11,7 +11,7 @@ clock of its own.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,16 +32,10 @@ class TestPostgresLeaseClocks:
     """The store's own outbox: the raw asyncpg statements."""
 
     @pytest.fixture
-    async def store(self, postgres_url: str) -> AsyncIterator[SqlEventStore]:
-        store = await SqlEventStore.from_url(postgres_url)
-        assert store.appender is not None  # the raw asyncpg path is the one under test
-        yield store
-        await store.close()
-
-    @pytest.fixture
-    def replica(self, store: SqlEventStore) -> Callable[[float], Any]:
+    def replica(self, postgres_store: SqlEventStore) -> Callable[[float], Any]:
         """The outbox as a replica whose clock is `offset` seconds off sees it."""
-        return lambda offset: SqlOutbox(store.engine, store.appender, clock=clock(offset))
+        engine, appender = postgres_store.engine, postgres_store.appender
+        return lambda offset: SqlOutbox(engine, appender, clock=clock(offset))
 
     async def test_a_replica_whose_clock_runs_ahead_does_not_take_a_held_lease(
         self, replica: Callable[[float], Any]
@@ -81,5 +75,5 @@ class TestPostgresSqlAlchemyLeaseClocks(TestPostgresLeaseClocks):
     """An outbox on the engine alone: the SQLAlchemy statements, on PostgreSQL."""
 
     @pytest.fixture
-    def replica(self, store: SqlEventStore) -> Callable[[float], Any]:
-        return lambda offset: SqlOutbox(store.engine, clock=clock(offset))
+    def replica(self, postgres_store: SqlEventStore) -> Callable[[float], Any]:
+        return lambda offset: SqlOutbox(postgres_store.engine, clock=clock(offset))

@@ -135,11 +135,8 @@ class TestPostgresLeasePrune(SqlLeasePrune):
     """The store's own outbox: one raw asyncpg statement."""
 
     @pytest.fixture
-    async def store(self, postgres_url: str) -> AsyncIterator[SqlEventStore]:
-        store = await SqlEventStore.from_url(postgres_url)
-        assert store.appender is not None  # the raw asyncpg path is the one under test
-        yield store
-        await store.close()
+    def store(self, postgres_store: SqlEventStore) -> SqlEventStore:
+        return postgres_store
 
 
 @pytest.mark.postgres
