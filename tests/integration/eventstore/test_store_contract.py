@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -18,6 +19,7 @@ from baton_eventstore import (
     NewEvent,
     OutboxMessage,
     SqlEventStore,
+    StartByPassed,
     migrate,
     schema_version,
 )
@@ -228,6 +230,17 @@ class EventStoreContract:
         with pytest.raises(ValueError, match=field):
             await store.append(stream_id, version, given)
         assert await store.read_all() == []
+
+    async def test_an_append_past_its_start_by_writes_nothing(self, store: Any) -> None:
+        now = datetime.now(UTC)
+        with pytest.raises(StartByPassed) as late:
+            await store.append("s", 0, [ev(1)], start_by=now - timedelta(seconds=1))
+        assert (late.value.stream_id, late.value.start_by) == ("s", now - timedelta(seconds=1))
+        assert await store.read_all() == [] and await store.outbox.fetch(10) == []
+        with pytest.raises(ValueError, match="start_by: must be timezone-aware"):
+            await store.append("s", 0, [ev(1)], start_by=datetime(2030, 1, 1))
+        await store.append("s", 0, [ev(2)], start_by=now + timedelta(seconds=60))
+        assert [e.payload["n"] for e in await store.load("s")] == [2]
 
     async def test_an_escaped_backslash_u0000_is_text_not_a_nul(self, store: Any) -> None:
         # The JSON of the text `\u0000` holds `\\u0000`: no NUL, stored as any text.

@@ -11,6 +11,7 @@ from baton_eventstore.model import (
     OutboxMessage,
     OutboxRow,
     RecordedEvent,
+    StartByPassed,
 )
 from baton_eventstore.port import EventStore, Outbox, Outgoing, Publisher, Transaction
 from baton_eventstore.relay import OutboxRelay
@@ -37,6 +38,7 @@ __all__ = [
     "RowWrite",
     "SqlEventStore",
     "SqlTransaction",
+    "StartByPassed",
     "Step",
     "StoreUnavailable",
     "Transaction",

@@ -15,6 +15,11 @@ most one per stream and `max_batch` in all. Under load this turns many small com
 few larger ones, which costs PostgreSQL and this process a fraction of the CPU per event;
 alone, an append waits for nothing. Each append still gets exactly its own outcome.
 
+An append given a `start_by` that comes while it waits (every writer's statement held up by a
+lock, say) is dropped before its statement is sent, and fails `StartByPassed`: its caller
+answered by then that nothing was recorded, and a write sent later would make that untrue. A
+statement already sent is never cut: cut off, it might still commit.
+
 Every committed append goes to `committed` (when given) with its outbox rows' ids, which the
 statements return, so the store's relay can publish them without reading them back.
 """
@@ -25,7 +30,7 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
@@ -33,7 +38,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.asyncpg_pool import LazyPool
 from baton_eventstore.committed import CommittedLog
-from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent
+from baton_eventstore.model import (
+    ConcurrencyConflict,
+    DuplicateEventId,
+    NewEvent,
+    StartByPassed,
+)
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
 from baton_eventstore.pg_batch import Append, batch_statement
 from baton_eventstore.row_write import RowConflict, RowWrite
@@ -100,15 +110,18 @@ class AsyncpgAppender:
         events: Sequence[NewEvent],
         now: datetime,
         row: RowWrite | None = None,
+        start_by: datetime | None = None,
     ) -> list[int]:
         """Insert events, outbox rows and the read `row`; the events' positions. Raises
-        ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing.
+        ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing, and
+        StartByPassed, having sent nothing, when `start_by` (aware) came before a writer could
+        send the statement.
 
         Cancelling the caller while its statement is in flight does not stop the statement
         (other appends may share it): as with any cut-off write, it may or may not commit.
         """
         waiting = _Waiting(
-            Append(stream_id, expected_version, events, now, row),
+            Append(stream_id, expected_version, events, now, row, start_by),
             asyncio.get_running_loop().create_future(),
         )
         self._queue.append(waiting)
@@ -136,6 +149,11 @@ class AsyncpgAppender:
         self._in_flight.update(streams)
         try:
             async with self._pool.connection() as conn:
+                # Looked at once the connection is there, just before the statement: every
+                # wait (for a writer, for a pooled connection) is behind it.
+                batch = _still_due(batch)
+                if not batch:
+                    return
                 if len(batch) == 1:
                     await _settle(batch[0], self._write_one(conn, batch[0].append))
                 else:
@@ -187,9 +205,11 @@ class AsyncpgAppender:
             if _gone(exc):
                 raise
             # Some append conflicts or is refused, and the statement wrote nothing: written
-            # alone, each append gets its own outcome.
+            # alone, each append gets its own outcome. Each is a statement sent anew, maybe a
+            # lock's wait later (a unique key another transaction holds): its start-by again.
             for waiting in batch:
-                await _settle(waiting, self._write_one(conn, waiting.append))
+                if _still_due([waiting]):
+                    await _settle(waiting, self._write_one(conn, waiting.append))
             return
         self.batches += 1
         written = {row[1]: (row[0], row[2]) for row in rows}
@@ -247,6 +267,22 @@ def _gone(exc: BaseException) -> bool:
     but the connection is fine: it is the statement's fault.
     """
     return isinstance(exc, CONNECTION_LOST) and not isinstance(exc, ValueError)
+
+
+def _still_due(batch: list[_Waiting]) -> list[_Waiting]:
+    """The batch less the appends whose start-by has come, which fail `StartByPassed`, unsent.
+    The clock is read once, and only when an append has a start-by."""
+    now: datetime | None = None
+    due: list[_Waiting] = []
+    for waiting in batch:
+        start_by = waiting.append.start_by
+        if start_by is not None:
+            now = now or datetime.now(UTC)
+            if now >= start_by:
+                waiting.fail(StartByPassed(waiting.append.stream_id, start_by))
+                continue
+        due.append(waiting)
+    return due
 
 
 async def _settle(waiting: _Waiting, work: Awaitable[list[int]]) -> None:

@@ -17,6 +17,8 @@ from baton_eventstore.model import (
     NewEvent,
     OutboxRow,
     RecordedEvent,
+    check_start_by,
+    refuse_if_late,
     validate_append,
 )
 from baton_eventstore.port import PRUNE_LIMIT, check_load, check_prune
@@ -48,9 +50,17 @@ class InMemoryEventStore:
         self._commit(tx)
 
     async def append(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent]
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        start_by: datetime | None = None,
     ) -> list[RecordedEvent]:
-        """Append in a transaction of its own."""
+        """Append in a transaction of its own; StartByPassed, nothing written, once `start_by`
+        has come (nothing waits here: it is looked at as the call begins)."""
+        check_start_by(start_by)
+        refuse_if_late(stream_id, start_by)
         async with self.transaction() as tx:
             return await tx.append(stream_id, expected_version, events)
 

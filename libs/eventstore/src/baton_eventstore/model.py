@@ -84,6 +84,32 @@ class ConcurrencyConflict(Exception):
         self.actual_version = actual_version
 
 
+class StartByPassed(Exception):
+    """The append was still waiting to start (for a free writer, for the write lock) when its
+    `start_by` came: it was dropped before its statement was sent, and nothing was written."""
+
+    def __init__(self, stream_id: str, start_by: datetime) -> None:
+        super().__init__(
+            f"stream {stream_id!r}: the append had not started by {start_by.isoformat()} "
+            "(its start-by); it was dropped, nothing written"
+        )
+        self.stream_id = stream_id
+        self.start_by = start_by
+
+
+def check_start_by(start_by: datetime | None) -> None:
+    """Refuse a start-by without a time zone: it is compared with the UTC clock, and naive
+    datetimes cannot be (the comparison would fail in the writer, for the whole batch)."""
+    if start_by is not None and start_by.tzinfo is None:
+        raise ValueError(f"start_by: must be timezone-aware, got {start_by!r}")
+
+
+def refuse_if_late(stream_id: str, start_by: datetime | None) -> None:
+    """Raise StartByPassed when `start_by` is set and has come (one clock read, only then)."""
+    if start_by is not None and datetime.now(UTC) >= start_by:
+        raise StartByPassed(stream_id, start_by)
+
+
 class DuplicateEventId(ValueError):
     """An event id is already stored (event ids are unique across the whole store)."""
 

@@ -34,6 +34,8 @@ class Append:
     events: Sequence[NewEvent]
     now: datetime
     row: RowWrite | None = None
+    start_by: datetime | None = None
+    """Not sent once this has come: dropped unwritten (`StartByPassed`)."""
 
 
 RowShape = tuple[Table, tuple[str, ...], tuple[str, ...], bool]

@@ -54,9 +54,16 @@ class EventStore(Protocol):
     """An append-only log of event streams with a global order."""
 
     async def append(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent]
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        start_by: datetime | None = None,
     ) -> list[RecordedEvent]:
-        """Append in a transaction of its own (see `Transaction.append`)."""
+        """Append in a transaction of its own (see `Transaction.append`). With `start_by`
+        (timezone-aware), an append still waiting to start then (for a writer, a lock) is
+        dropped: StartByPassed, nothing written; one already sent is never cut off."""
         ...
 
     async def load(

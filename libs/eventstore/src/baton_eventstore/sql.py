@@ -22,6 +22,8 @@ from baton_eventstore.model import (
     NewEvent,
     RecordedEvent,
     as_utc,
+    check_start_by,
+    refuse_if_late,
     validate_append,
 )
 from baton_eventstore.pg_append import pg_append
@@ -97,22 +99,33 @@ class SqlEventStore:
         expected_version: int,
         events: Sequence[NewEvent],
         row: RowWrite | None = None,
+        *,
+        start_by: datetime | None = None,
     ) -> list[RecordedEvent]:
         """Append in a transaction of its own, with the read `row` when one is given.
 
         Raises ConcurrencyConflict, DuplicateEventId or RowConflict (the row broke a unique
         key of its table); in every case nothing was written.
+
+        `start_by` (timezone-aware), when given, is when the append must have started: one
+        still waiting then (for a free writer, for the process's write lock, for a pooled
+        connection) is dropped and fails StartByPassed, nothing written. A statement already
+        sent is never cut off (it could still commit), so an append that starts by then ends
+        within the statement timeout after it.
         """
         validate_append(stream_id, expected_version, events)
+        if start_by is not None:  # no call at all on the hot path without one
+            check_start_by(start_by)
         raw = self.appender or self.sqlite
         if raw is None:
             async with self.transaction() as tx:
+                refuse_if_late(stream_id, start_by)  # after the lock and the connection
                 recorded = await tx.append(stream_id, expected_version, events)
                 if row is not None:
                     await tx.write_row(row)
                 return recorded
         now = datetime.now(UTC)
-        positions = await raw.append(stream_id, expected_version, events, now, row)
+        positions = await raw.append(stream_id, expected_version, events, now, row, start_by)
         return recorded_events(stream_id, expected_version, events, positions, now)
 
     async def load(

@@ -28,7 +28,13 @@ from sqlalchemy import Table
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.engine import write_lock
-from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent, OutboxRow
+from baton_eventstore.model import (
+    ConcurrencyConflict,
+    DuplicateEventId,
+    NewEvent,
+    OutboxRow,
+    refuse_if_late,
+)
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.sqlite_binding import EVENT_COLUMNS, OUTBOX_COLUMNS, SqliteBinder
 from baton_eventstore.unavailable import StoreUnavailable, is_unavailable
@@ -88,10 +94,12 @@ class SqliteAppender:
         events: Sequence[NewEvent],
         now: datetime,
         row: RowWrite | None = None,
+        start_by: datetime | None = None,
     ) -> list[int]:
         """Insert events, outbox rows and the read `row` in one transaction; the events'
         positions. Raises ConcurrencyConflict, DuplicateEventId or RowConflict, having written
-        nothing, and StoreUnavailable when the file cannot be written."""
+        nothing, StoreUnavailable when the file cannot be written, and StartByPassed, having
+        begun nothing, when `start_by` (aware) came while it waited for the write lock."""
         event_rows = [self._bind.event(stream_id, expected_version + i + 1, e, now)
                       for i, e in enumerate(events)]  # fmt: skip
         outbox_rows = [self._bind.outbox(e, now) for e in events if e.publish is not None]
@@ -100,7 +108,7 @@ class SqliteAppender:
             sql = _row_sql(row.table, tuple(row.key), tuple(row.values), row.create)
             written = (row.table.name, sql, self._bind.row(row))
         work = partial(_append, stream_id, expected_version, event_rows, outbox_rows, written)
-        return await self._write(work)
+        return await self._write(work, stream_id, start_by)
 
     async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
         """The oldest `limit` outbox rows not in `exclude`, in id order."""
@@ -143,11 +151,20 @@ class SqliteAppender:
         # A cancelled read leaves the thread to finish it; nothing waits on the result.
         return await asyncio.get_running_loop().run_in_executor(self._thread(), self._call, work)
 
-    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def _write(
+        self,
+        work: Callable[[sqlite3.Connection], T],
+        stream_id: str = "",
+        start_by: datetime | None = None,
+    ) -> T:
         await self._settings()
         lock = write_lock(self._engine)
         await lock.acquire()
         try:
+            # The wait for the lock (the process's other writers, each maybe held up by
+            # another process's write) is behind it: a transaction begun past its start-by
+            # would be recorded after its caller was told it was not.
+            refuse_if_late(stream_id, start_by)
             future = asyncio.get_running_loop().run_in_executor(self._thread(), self._call, work)
         except BaseException:
             lock.release()
