@@ -114,9 +114,9 @@ async def contended(
         contention = Contention(a, user, started.instance.instance_id)
         save = b.services.repo.save
 
-        async def contended_save(expected_version: int, change: Change) -> None:
+        async def contended_save(expected_version: int, change: Change, *args: Any) -> None:
             await contention.meanwhile()
-            await save(expected_version, change)
+            await save(expected_version, change, *args)
 
         load = b.services.repo.load
 

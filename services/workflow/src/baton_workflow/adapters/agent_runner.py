@@ -18,6 +18,7 @@ from baton_contracts.agent_api import (
     TaskResult,
 )
 from baton_messaging import broadcast, request, request_again_while_gone
+from baton_workflow.service.ports import REPLY_GRACE
 
 RESEND_AFTER = 5.0
 """Seconds without an answer before a turn or a step is asked again under the same key (then
@@ -44,12 +45,6 @@ class NatsAgentRunnerQueries:
         reply = await request(self._broker, CountInboxItems(user_id=user_id), timeout=self._timeout)
         assert isinstance(reply, Count)
         return reply.count
-
-
-REPLY_GRACE = 0.5
-"""Seconds a turn's reply is waited for after the deadline sent with it: the request's way
-there and the reply's way back over NATS. The agent-runner reads the deadline on this host's
-clock (each send carries its reading, `baton_messaging.caller_clock`), not on its own."""
 
 
 class NatsAgents:

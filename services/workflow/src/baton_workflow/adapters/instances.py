@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -147,11 +148,15 @@ class SqlInstanceRepository:
         """The raw log of an instance, after version `after` (the first `limit` records)."""
         return await self._store.load(stream_id(instance_id), after, limit)
 
-    async def save(self, expected_version: int, change: Change) -> None:
+    async def save(
+        self, expected_version: int, change: Change, start_by: datetime | None = None
+    ) -> None:
         """Append the events (with their outbox rows) and write the read row, in one commit.
 
-        Raises ConcurrencyConflict when the log moved past `expected_version`, and
-        ActiveInstanceExists when a new instance's row meets the user's active one.
+        Raises ConcurrencyConflict when the log moved past `expected_version`,
+        ActiveInstanceExists when a new instance's row meets the user's active one, and
+        StartByPassed when the append was still waiting for the database at `start_by`; in
+        every case nothing was written.
         """
         rows = [
             _new_event(i, e, w)
@@ -162,7 +167,7 @@ class SqlInstanceRepository:
         row = RowWrite(workflow_instances, key, values, create=expected_version == 0)
         stream = stream_id(key["instance_id"])
         try:
-            await self._store.append(stream, expected_version, rows, row)
+            await self._store.append(stream, expected_version, rows, row, start_by=start_by)
         except RowConflict:
             raise ActiveInstanceExists(change.view.workflow_id) from None
         # Each payload was encoded once for the append: its length costs nothing here.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import MAX_HISTORY_CHARS, AgentReply, HistoryEntry, RunAgent
@@ -42,6 +42,7 @@ from baton_workflow.service.handlers import (
     replay_turn,
 )
 from baton_workflow.service.paging import json_size, paged
+from baton_workflow.service.ports import REPLY_GRACE
 from baton_workflow.service.views import progress_view
 
 logger = logging.getLogger("baton.workflow")
@@ -91,6 +92,8 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
 
         # Its conflict retries end by the deadline too (an append then may take a statement's
         # time): retried past it, the turn was recorded after the gateway had answered 503.
+        # Its append starts by the deadline and the reply's grace, or not at all: one that
+        # waited for a free database writer past it was recorded after the gateway's 503.
         turn, replayed = await commit_turn(
             svc,
             cmd.instance_id,
@@ -99,6 +102,8 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
             loaded=loaded,
             retry_until=deadline,
             out_of_time=TURN_OUT_OF_TIME,
+            start_by=None if deadline is None else deadline + timedelta(seconds=REPLY_GRACE),
+            too_late=TURN_NOT_WRITTEN_IN_TIME,
         )
         if replayed is not None:
             return _answer_from_log(svc, replayed, cmd.client_message_id, text)
@@ -120,6 +125,10 @@ TURN_QUEUED_TOO_LONG = (
 TURN_OUT_OF_TIME = (
     "other messages or signals to this instance kept being recorded first until this "
     "message's time ran out; nothing was recorded: send the message again"
+)
+TURN_NOT_WRITTEN_IN_TIME = (
+    "the workflow service's database was too busy to record this message before its time ran "
+    "out; nothing was recorded: send the message again"
 )
 
 

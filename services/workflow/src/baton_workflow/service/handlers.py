@@ -23,7 +23,7 @@ from baton_contracts.workflow_api import (
     TurnReply,
     WorkflowSignal,
 )
-from baton_eventstore import ConcurrencyConflict
+from baton_eventstore import ConcurrencyConflict, StartByPassed
 from baton_workflow.adapters.instances import (
     ActiveInstanceExists,
     Change,
@@ -152,6 +152,10 @@ SIGNAL_QUEUED_TOO_LONG = (
     "another message or signal to this instance was still being handled; nothing was "
     "recorded: send it again"
 )
+SIGNAL_NOT_WRITTEN_IN_TIME = (
+    "the workflow service's database was too busy to record this signal before its time ran "
+    "out; nothing was recorded: send it again"
+)
 
 
 async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
@@ -164,8 +168,15 @@ async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange)
     _check_data(cmd.signal)
     command = _domain_command(cmd)
     async with instance_locked(svc, cmd.instance_id, deadline, SIGNAL_QUEUED_TOO_LONG):
+        # Its append starts by the deadline too, or not at all: one that waited for a free
+        # database writer past it ended after the gateway had answered 503.
         reply, replayed = await commit_turn(
-            svc, cmd.instance_id, cmd.user_id, lambda _: command, retry_until=deadline
+            svc,
+            cmd.instance_id,
+            cmd.user_id,
+            lambda _: command,
+            retry_until=deadline,
+            start_by=deadline,
         )
     if replayed is not None:
         require_same_command(replayed.events, command)
@@ -203,11 +214,14 @@ async def commit_turn(
     loaded: LoadedInstance | None = None,
     retry_until: datetime | None = None,
     out_of_time: str | None = None,
+    start_by: datetime | None = None,
+    too_late: str = SIGNAL_NOT_WRITTEN_IN_TIME,
 ) -> tuple[TurnReply, LoadedInstance | None]:
     """Decide and append one turn; on a version conflict reload and decide again, but not
     after `retry_until` (the caller would have given up on an append started then): then
-    `unavailable` with `out_of_time` when given, else the `busy` conflict. Nothing of the
-    turn was recorded either way.
+    `unavailable` with `out_of_time` when given, else the `busy` conflict. An append, a first
+    one too, still waiting for the database at `start_by` is dropped: `unavailable` with
+    `too_late`. Nothing of the turn was recorded in any of these cases.
 
     Returns the reply, and the loaded instance when the command had been handled before
     (a replay), so callers can answer from what was recorded.
@@ -233,10 +247,12 @@ async def commit_turn(
         if attempt and _past(retry_until):
             break  # its read or its checkers took it there: an append now would come late
         try:
-            await svc.repo.save(state.version, change)
+            await svc.repo.save(state.version, change, start_by)
         except ConcurrencyConflict:
             attempt += 1
             continue
+        except StartByPassed:
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, too_late) from None
         svc.notify()
         return turn_reply(command.command_id, events, after, change), None
     if out_of_time is not None and _past(retry_until):

@@ -28,11 +28,19 @@ class AgentRunnerQueries(Protocol):
         ...
 
 
+REPLY_GRACE = 0.5
+"""Seconds a turn's reply is waited for after the deadline sent with it: the request's way
+there and the reply's way back over NATS. The agent-runner reads the deadline on this host's
+clock (each send carries its reading, `baton_messaging.caller_clock`), not on its own. A reply
+that comes in it is recorded: the turn's append may start until the deadline plus this."""
+
+
 class Agents(Protocol):
     """The agents that answer a conversation step; they run in the agent-runner."""
 
     async def run(self, request: RunAgent) -> AgentReply:
-        """One agent turn; raises `RemoteError` (`unavailable`) when the agent does not answer."""
+        """One agent turn; raises `RemoteError` (`unavailable`) when the agent does not answer
+        by the request's `deadline` (and `REPLY_GRACE` for a reply on its way)."""
         ...
 
 
