@@ -17,7 +17,8 @@ from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, TaskResult
 
-from .test_task_deadline import Log, Models, _task
+from ...task_requests import research_step
+from .test_task_deadline import Log, Models
 from .test_task_deadline import _runner as task_runner
 from .test_turn_deadline import NOW, Agents, Stores, _always, _turn
 from .test_turn_deadline import _runner as turn_runner
@@ -62,7 +63,7 @@ class CutStores(Stores):
 async def test_a_step_result_whose_record_was_cut_off_is_recorded_by_the_next_try() -> None:
     models, log = Models(), CutLog(cuts=2)
     runner: TaskRunner = task_runner(models, log)
-    result = await runner.run(_task(deadline=None))
+    result = await runner.run(research_step())
 
     assert result.output == "done"
     assert models.calls == 1
@@ -83,7 +84,7 @@ async def test_a_store_that_stays_down_still_fails_the_call_within_the_store_tim
     runner = task_runner(models, log)
     runner.store_timeout = 0.3
     with pytest.raises(RemoteError) as caught:
-        await runner.run(_task(deadline=None))
+        await runner.run(research_step())
 
     assert caught.value.code is ErrorCode.UNAVAILABLE
     assert models.calls == 1 and log.results == {}
