@@ -318,3 +318,26 @@ async def test_a_fact_write_says_what_it_replaced_and_writes_at_once_replace_one
         assert replaced.count(None) == 1
         assert sorted(r for r in replaced if r is not None) == sorted(set(texts) - {last})
         assert await memory.facts("bob", "priorities") == {"work": "Work: bob"}
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+async def test_a_fact_dropped_between_a_turns_read_and_its_drop_stays_dropped_after_its_take_back(
+    tmp_path: Path, backend: str, engine: AsyncEngine
+) -> None:
+    async with opened(backend, tmp_path, engine, WrittenBetween) as memory:
+        runner = runner_on(memory, engine, LateLog(engine, lambda: datetime.now(UTC)))
+        await memory.put_fact("alice", "priorities", "work", "Work: my old job")
+
+        async def turn_b() -> None:
+            # Turn A has read work as the old job and not dropped it yet. Now turn B of the
+            # same user drops work too, and its reply is recorded.
+            await runner.run(turn("turn-b", "Actually I don't care about work"))
+            assert await memory.facts("alice", "priorities") == {}
+
+        memory.meanwhile = turn_b
+        with pytest.raises(RemoteError):
+            await runner.run(turn("turn-a", "Actually I don't care about work"))
+        assert memory.meanwhile is None  # turn B ran between A's read and A's drop
+        # B's turn happened (its reply is recorded); A's did not. B's drop must stay: A's drop
+        # found nothing to delete, so its take-back has nothing to put back.
+        assert await memory.facts("alice", "priorities") == {}

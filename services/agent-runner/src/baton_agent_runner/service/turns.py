@@ -152,7 +152,7 @@ class AgentRunner:
         # The model was paid: a cut connection must not lose its answer (`written`).
         reply = reply_of(profile, self.agents.model_name(profile), output, usage)
         before = await self._facts_before(cmd, output)
-        replaced: dict[str, str | None] = {}
+        replaced = _Replaced()
         try:
             await self._store(
                 written(lambda: self._keep(cmd, output, turn.inbox_ahead, replaced)), by=cmd
@@ -165,7 +165,7 @@ class AgentRunner:
             )
         except BaseException as exc:
             if not isinstance(exc, KeyReused):  # that key's writes are the recorded turn's
-                await self._take_back(cmd, output, _was(before, replaced, output))
+                await self._take_back(cmd, output, _was(before, replaced))
             raise
         if recorded is not reply:
             logger.warning(
@@ -380,18 +380,17 @@ class AgentRunner:
         return output, answer.usage, True
 
     async def _keep(
-        self, cmd: RunAgent, output: AgentOutput, defer: bool, replaced: dict[str, str | None]
+        self, cmd: RunAgent, output: AgentOutput, defer: bool, replaced: _Replaced
     ) -> None:
         """Persist what the agent extracted: priority facts (and the ones taken back), inbox
         items, deferred items (new ones when not `defer`: no inbox step lies ahead). What each
         fact's first write replaced goes into `replaced`, for a take-back."""
         data = output.extracted_data
+        user = cmd.user_id
         for area in dropped_facts_of(data):
-            was = await self.memory.forget_fact(cmd.user_id, PRIORITIES, area)
-            replaced.setdefault(area, was)
+            await replaced.note(area, self.memory.forget_fact(user, PRIORITIES, area))
         for area, fact in facts_of(data).items():
-            was = await self.memory.put_fact(cmd.user_id, PRIORITIES, area, fact)
-            replaced.setdefault(area, was)
+            await replaced.note(area, self.memory.put_fact(user, PRIORITIES, area, fact))
         items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)
         if items:
             await self.inbox.add(
@@ -407,19 +406,30 @@ def _written_facts(output: AgentOutput) -> dict[str, str | None]:
     return wrote
 
 
-def _was(
-    read_before: dict[str, str | None], replaced: dict[str, str | None], output: AgentOutput
-) -> dict[str, str | None]:
-    """What a take-back puts back: each fact as the turn's own write found it (`replaced`),
-    else as it was read right before the writes (a write whose answer the turn never saw).
+@dataclass
+class _Replaced:
+    """What a turn's fact writes replaced, by area, as the first write of each area answered.
 
-    The read alone missed a turn of the same user writing the fact between that read and this
-    turn's write: the take-back put back the older text over that turn's recorded one. A
-    replaced text equal to this turn's own is a retry of the writes finding its first try's
-    write (or a fact that already said so): the read tells which."""
-    wrote = _written_facts(output)
-    was = dict(read_before)
-    for area, old in replaced.items():
-        if old != wrote.get(area):
-            was[area] = old
-    return was
+    Only the first: a retry (`written`) of a write whose answer was lost finds that write's own
+    text (or, for a drop, nothing), which says nothing of what was there before. Nor does an
+    answer equal to the turn's own text: a drop that found nothing may be another turn's drop
+    that came first, recorded, and putting the read text back would bring that fact back."""
+
+    found: dict[str, str | None] = field(default_factory=dict)
+    tried: set[str] = field(default_factory=set)
+
+    async def note(self, area: str, write: Awaitable[str | None]) -> None:
+        first = area not in self.tried
+        self.tried.add(area)
+        was = await write
+        if first:
+            self.found[area] = was
+
+
+def _was(read_before: dict[str, str | None], replaced: _Replaced) -> dict[str, str | None]:
+    """What a take-back puts back: each fact as the turn's own first write found it
+    (`replaced`), else as it was read right before the writes (a write whose answer the turn
+    never saw). The read alone missed a turn of the same user writing or dropping the fact
+    between that read and this turn's write: the take-back put back the older text over that
+    turn's recorded change."""
+    return {**read_before, **replaced.found}
