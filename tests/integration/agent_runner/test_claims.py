@@ -155,6 +155,48 @@ async def test_a_replica_whose_clock_runs_ahead_does_not_take_a_claim_held(
         await engine.dispose()
 
 
+@pytest.mark.postgres
+async def test_a_claim_that_waited_for_the_holders_put_returns_the_value_it_recorded(
+    postgres_url: str,
+) -> None:
+    # Replica b asks again for a key replica a holds while a's put (its reply recorded, its
+    # claim dropped) is being committed. b's statement read the log as it began, without the
+    # reply; its insert of the claim waited for a's commit, then found the key free and took
+    # it: b called the model again for a key whose answer was recorded (under a loaded host
+    # about one waiting replica in ten, whose look every half second met a's commit).
+    engine = create_engine(postgres_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    try:
+        a, b = _replicas(engine, Clock(T0))
+        assert (await a.claim("alice", "k", HELD)).mine
+        async with engine.connect() as put:  # what a's put does, its commit held back
+            await put.execute(
+                text(
+                    "INSERT INTO agent_replies (user_id, idempotency_key, reply, created_at) "
+                    "VALUES ('alice', 'k', CAST(:reply AS json), :at)"
+                ),
+                {"reply": stay_reply("a's").model_dump_json(), "at": T0},
+            )
+            await put.execute(text("DELETE FROM agent_claims WHERE holder = 'a'"))
+            asking = asyncio.create_task(b.claim("alice", "k", HELD))
+            await _until_a_statement_waits_for_a_lock(engine)
+            await put.commit()
+        assert await asking == Claim(recorded=stay_reply("a's"))
+        assert await _claims(engine) == []  # b's claim, taken for nothing, is given back
+    finally:
+        await engine.dispose()
+
+
+async def _until_a_statement_waits_for_a_lock(engine: AsyncEngine) -> None:
+    waiting = text(
+        "SELECT count(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    )
+    async with asyncio.timeout(30), engine.connect() as conn:
+        while not await conn.scalar(waiting):  # noqa: ASYNC110 (the server's state, no event)
+            await asyncio.sleep(0.01)
+
+
 async def _later(engine: AsyncEngine, clock: Clock, by: timedelta) -> None:
     """`by` passes for the claims: the replicas' clock moves on (SQLite's claims read it) and,
     on PostgreSQL, whose own clock times claims, every claim's expiry moves back as much."""

@@ -96,6 +96,8 @@ class FirstRecorded(Generic[R]):
                 )
             if row["value"] is not None:
                 return Claim(recorded=self._answering(key, digest, row["digest"], row["value"]))
+            if row["mine"] and row["held_by"] not in (None, self._holder):
+                return await self._taken_over(user_id, key, digest)
             return Claim(mine=row["mine"], held_until=None if row["mine"] else row["held_until"])
         with reachable(self._name):
             async with write_transaction(self._engine) as conn:
@@ -109,6 +111,21 @@ class FirstRecorded(Generic[R]):
                 held = await conn.scalar(select(claims.c.expires_at).where(*self._of(user_id, key)))
         # SQLite keeps no time zone; every time written here is UTC.
         return Claim(held_until=None if held is None else held.replace(tzinfo=UTC))
+
+    async def _taken_over(self, user_id: str, key: str, digest: str | None) -> Claim[R]:
+        """The key's claim, taken from another holder: the value it recorded meanwhile, if any
+        (and the claim given back), else the claim.
+
+        The claim statement looks for a recorded value as the table was when it began; its
+        insert of the claim sees the latest rows. One that began while the holder's put was
+        being committed waited for that commit, then found the key free and took it, the
+        value unseen: a replica waiting for the holder's answer called the model again. A
+        second look costs a round trip only here, where the key changed hands."""
+        recorded = await self.get(user_id, key, digest)
+        if recorded is None:
+            return Claim(mine=True)
+        await self.release(user_id, key)
+        return Claim(recorded=recorded)
 
     async def release(self, user_id: str, key: str) -> None:
         """Drop this process's claim on the key (another's is left alone)."""

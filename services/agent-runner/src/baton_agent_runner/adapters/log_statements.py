@@ -22,11 +22,15 @@ def log_statements(table: str, column: str, columns: list[str]) -> dict[str, str
         ),
         # The recorded value; else the claim inserted for $5 seconds, or taken over when it
         # ran out or is this holder's; and else when the other's claim runs out. The server's
-        # clock sets and checks expiries (`_NOW`). The last look sees the table as the
-        # statement began: a claim made meanwhile reads as NULL.
+        # clock sets and checks expiries (`_NOW`). Every look but the insert's sees the table
+        # as the statement began: a claim made meanwhile reads as NULL, and one whose holder
+        # recorded its value meanwhile still reads as its (`held_by`), while the insert, which
+        # waited for that holder's commit, took the key (`FirstRecorded.claim` looks again).
         "claim": (
             f"WITH recorded AS (SELECT {column}::text AS value, request_digest AS digest "
             f"FROM {table} WHERE {where_key}), "
+            "held AS (SELECT expires_at, holder FROM agent_claims "
+            f"WHERE log = $3 AND {where_key}), "
             "taken AS (INSERT INTO agent_claims AS c "
             "(log, user_id, idempotency_key, holder, expires_at) "
             "SELECT $3::varchar, $1::varchar, $2::varchar, $4::varchar, "
@@ -37,8 +41,7 @@ def log_statements(table: str, column: str, columns: list[str]) -> dict[str, str
             f"WHERE c.expires_at < {_NOW} OR c.holder = EXCLUDED.holder RETURNING 1) "
             "SELECT (SELECT value FROM recorded) AS value, "
             "(SELECT digest FROM recorded) AS digest, EXISTS (SELECT 1 FROM taken) AS mine, "
-            "(SELECT expires_at FROM agent_claims "
-            f"WHERE log = $3 AND {where_key}) AS held_until"
+            "(SELECT expires_at FROM held) AS held_until, (SELECT holder FROM held) AS held_by"
         ),
         "put": (
             f"WITH put AS (INSERT INTO {table} ({', '.join(columns)}) VALUES ({values}) "
