@@ -9,11 +9,13 @@ back (`_later`)."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_agent_runner.adapters import sql, sql_logs
@@ -24,7 +26,7 @@ from baton_agent_runner.domain.task import ModelChoice, ModelPrice, TaskCall
 from baton_agent_runner.service.ports import Claim, ModelFailed, TaskAnswer
 from baton_agent_runner.service.tasks import TaskRunner
 from baton_contracts import ErrorCode, RemoteError
-from baton_contracts.agent_api import CancelTask, TokenUsage
+from baton_contracts.agent_api import AgentReply, CancelTask, TokenUsage
 from baton_eventstore import create_engine, migrate
 
 from ...task_requests import research_step
@@ -185,6 +187,53 @@ async def test_a_claim_that_waited_for_the_holders_put_returns_the_value_it_reco
         assert await _claims(engine) == []  # b's claim, taken for nothing, is given back
     finally:
         await engine.dispose()
+
+
+async def test_on_sqlite_no_put_commits_between_a_claims_look_and_its_claim(
+    sqlite_url: str,
+) -> None:
+    # Two processes on one file (two engines here). pysqlite began b's transaction only before
+    # its INSERT: a's put, committed right after b looked for the reply, went unseen, and b
+    # took the key a's put had freed and called the model again.
+    engines = create_engine(sqlite_url), create_engine(sqlite_url)
+    await migrate(engines[0], sql.COMPONENT, sql.STEPS)
+    try:
+        a, b = (sql_logs.SqlReplyLog(e, Clock(T0), h) for e, h in zip(engines, "ab", strict=True))
+        assert (await a.claim("alice", "k", HELD)).mine
+        puts: list[bool] = []
+
+        @event.listens_for(engines[1].sync_engine, "after_cursor_execute")
+        def a_puts(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+            if not puts and statement.startswith("SELECT") and "agent_replies" in statement:
+                puts.append(_put_at_once(make_url(sqlite_url).database or "", stay_reply("a's")))
+
+        claimed = await b.claim("alice", "k", HELD)
+        assert (claimed.mine, claimed.recorded) == (False, None)  # a's claim, still held
+        assert puts == [False]  # b's claim held the file: a's put could not come in between
+        assert await a.put("alice", "k", stay_reply("a's")) == stay_reply("a's")
+        assert await b.claim("alice", "k", HELD) == Claim(recorded=stay_reply("a's"))
+    finally:
+        for engine in engines:
+            await engine.dispose()
+
+
+def _put_at_once(path: str, reply: AgentReply) -> bool:
+    """What replica a's put does, from another connection, unless the file is locked."""
+    conn = sqlite3.connect(path, timeout=0)
+    try:
+        with conn:
+            conn.execute(
+                "INSERT INTO agent_replies (user_id, idempotency_key, reply, created_at) "
+                "VALUES ('alice', 'k', ?, ?)",
+                (reply.model_dump_json(), T0.isoformat()),
+            )
+            conn.execute("DELETE FROM agent_claims WHERE holder = 'a'")
+    except sqlite3.OperationalError as exc:
+        assert "locked" in str(exc)
+        return False
+    finally:
+        conn.close()
+    return True
 
 
 async def _until_a_statement_waits_for_a_lock(engine: AsyncEngine) -> None:

@@ -101,6 +101,10 @@ class FirstRecorded(Generic[R]):
             return Claim(mine=row["mine"], held_until=None if row["mine"] else row["held_until"])
         with reachable(self._name):
             async with write_transaction(self._engine) as conn:
+                # pysqlite begins a transaction only before the INSERT: a put committed after
+                # the look went unseen, and the key its claim freed was taken. The write lock
+                # first makes the look and the claim one transaction.
+                await conn.exec_driver_sql("BEGIN IMMEDIATE")
                 stored = (await conn.execute(self._select_value(user_id, key))).first()
                 if stored is not None:
                     return Claim(recorded=self._answering(key, digest, stored[1], stored[0]))
