@@ -5,11 +5,12 @@ Before calling the model for a key, a replica claims it (`claim`, one statement 
 for a recorded value); recording the value (`put`) gives the claim up in the same statement.
 A claim runs out when the time its holder asked for is up, by the one clock that times every
 claim (the database server's on PostgreSQL, whichever replica asks): a replica that died
-holding one holds up a retry of its key until then, never for good. One race is left open,
-and it costs one model call, never a second answer: a retry that looks for the value just
-before the holder's `put` commits, and claims just after, calls the model again; its `put`
-then finds the first value recorded and returns that one (first writer wins), as every
-caller of the key gets.
+holding one holds up a retry of its key until then, never for good. A claim that meets the
+holder's `put` as it commits still finds the value (see `FirstRecorded.claim`). Should two
+calls of a key both run all the same (on PostgreSQL, a claim statement held up between its
+start and its insert for the whole of another replica's call, or claims a crash of the server
+forgot), the second `put` finds the first value recorded and returns that one (first writer
+wins), as every caller of the key gets.
 """
 
 from __future__ import annotations
