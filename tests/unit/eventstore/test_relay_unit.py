@@ -403,3 +403,26 @@ async def test_a_relay_whose_loop_ended_unstopped_is_stalled_for_good() -> None:
     with contextlib.suppress(asyncio.CancelledError):
         await relay._task
     assert relay.stalled_for() == math.inf
+
+
+async def test_the_stall_counts_from_the_start_of_the_first_failed_try() -> None:
+    # A publish that fails only when its timeout ends (5 s by default) was counted from its
+    # end: the health said so one try late.
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    await store.append("s", 0, [ev(1)])
+    relay = OutboxRelay(store, publisher, poll_interval=60, max_backoff=60)
+
+    async def slow_failure(*_: Any) -> None:
+        await asyncio.sleep(0.3)
+        raise TimeoutError("no acknowledgement within 0.3s")
+
+    publisher.publish = slow_failure  # type: ignore[method-assign]
+    relay.start()
+    try:
+        async with asyncio.timeout(5):
+            while relay.stalled_for() == 0.0:  # noqa: ASYNC110  (the loop's first try)
+                await asyncio.sleep(0.01)
+        assert relay.stalled_for() >= 0.3
+    finally:
+        del publisher.publish
+        await relay.stop()

@@ -132,7 +132,7 @@ class OutboxRelay:
         loop.call_soon(self._wake.set)
 
     def stalled_for(self) -> float:
-        """Seconds this relay has been failing to publish, every try in a row (0 while it
+        """Seconds since the first of this relay's failed tries in a row began (0 while it
         publishes, or waits for the lease another replica holds); infinite when its loop ended
         without being stopped. Events committed meanwhile wait in the outbox: nothing is lost,
         but nobody hears of them (live clients, other services) until it publishes again."""
@@ -267,13 +267,14 @@ class OutboxRelay:
         while not self._stopping:
             self._wake.clear()  # a kick during the batch below then still wakes the next sleep
             self._publish_failed = False
+            tried_at = time.monotonic()
             try:
                 count = await self.publish_batch()
                 backoff = 0.1
             except Exception as exc:
                 failures += 1
-                if self._failing_since is None:
-                    self._failing_since = time.monotonic()
+                if self._failing_since is None:  # from the start of the try: it may take long
+                    self._failing_since = tried_at
                 _log_failure(exc, backoff, publishing=self._publish_failed)
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, self._max_backoff)
