@@ -17,7 +17,7 @@ from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import RunAgent
 from baton_messaging import request
 from baton_workflow.domain import commands as dc
-from baton_workflow.service.handlers import commit_turn
+from baton_workflow.service.handlers import commit_turn, signal_time
 
 from .conftest import Stack, User
 
@@ -249,7 +249,7 @@ class RecordedElsewhere:
         first = dc.RecordExchange(
             command_id=command_id, signal=None, user_text="Hi", agent_text="Hello!", agent="x"
         )
-        await commit_turn(self.svc, instance, turn.user_id, lambda _: first)
+        await commit_turn(self.svc, instance, turn.user_id, lambda _: first, signal_time(None))
         detail = ErrorDetail(field="idempotency_key", message="already used for another request")
         raise RemoteError.of(ErrorCode.CONFLICT, "idempotency key used", [detail])
 

@@ -67,7 +67,7 @@ async def test_a_turn_queued_behind_another_ends_by_its_own_deadline_recording_n
     assert second.status_code == 503, second.text
     assert second.json()["error"]["message"] == (
         "another message to this instance was still being answered; nothing was recorded: "
-        "send the message again"
+        "send the message again with the same client_message_id"
     )
     assert [m["text"] for m in log["messages"]] == ["first", "answer to first"]
     assert asked == ["first"]  # its agent was never asked

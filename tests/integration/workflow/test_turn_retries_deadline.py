@@ -7,7 +7,8 @@ answered 503 by then, and the turn was recorded after it. The retries now stop a
 the turn's agent was given (counted from the turn's arrival): the turn is refused 503
 `unavailable`, nothing of it recorded, and the next message works. A retry that started in
 time but whose read of the log (or whose checkers) took it past the deadline does not append
-either, a chat turn's nor a signal's.
+either, a chat turn's nor a signal's. A signal whose retries reach its own deadline is refused
+503 `unavailable` too, as a chat turn is (it answered 409 `busy`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from baton_contracts.workflow_api import (
 from baton_workflow.adapters.instances import Change
 from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.service.conversation import TURN_OUT_OF_TIME, send_message
-from baton_workflow.service.handlers import start_workflow, take_turn
+from baton_workflow.service.handlers import SIGNAL_OUT_OF_TIME, start_workflow, take_turn
 
 from .conftest import FakeAgentRunner, workflow_settings
 
@@ -201,7 +202,10 @@ async def _no_append_after_a_retrys_slow_read(nats_url: str, database_url: str) 
         ErrorCode.UNAVAILABLE,
         TURN_OUT_OF_TIME,
     )
-    assert signalled.value.body.code is ErrorCode.CONFLICT  # a signal's retries end "busy"
+    assert (signalled.value.body.code, signalled.value.body.message) == (
+        ErrorCode.UNAVAILABLE,
+        SIGNAL_OUT_OF_TIME,
+    )
     ids = [r.payload.get("command_id") for r in recorded]
     assert "m1" not in ids and "s1" not in ids
 

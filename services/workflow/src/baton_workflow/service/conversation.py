@@ -35,6 +35,7 @@ from baton_workflow.domain.state import InstanceState
 from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.checkers import CheckContext
 from baton_workflow.service.handlers import (
+    TurnTime,
     WorkflowServices,
     commit_turn,
     instance_locked,
@@ -53,8 +54,8 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
     text = _text(cmd.text)
     # The turn's time runs from its arrival: a turn queued here behind another turn of the
     # instance must not start its agent call once its caller has stopped waiting.
-    deadline = svc.deadline(svc.turn_timeout)
-    async with instance_locked(svc, cmd.instance_id, deadline, TURN_QUEUED_TOO_LONG):
+    time = turn_time(svc.deadline(svc.turn_timeout))
+    async with instance_locked(svc, cmd.instance_id, time):
         # Fresh (the cached instance and the log's tail, one read): the agent is asked on this
         # state, and its answer is not asked again when the append then conflicts. On a cache
         # another replica has moved past, the closed step's agent answered, a completed
@@ -69,7 +70,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
         definition = svc.definition(state.workflow_id)
         step = definition.step(state.current_step)
         try:
-            reply = await _ask(svc, loaded, definition, step, cmd, text, deadline)
+            reply = await _ask(svc, loaded, definition, step, cmd, text, time.deadline)
         except RemoteError as exc:
             if not _key_reused(exc):
                 raise
@@ -90,20 +91,8 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
                 step=step.id,
             )
 
-        # Its conflict retries end by the deadline too (an append then may take a statement's
-        # time): retried past it, the turn was recorded after the gateway had answered 503.
-        # Its append starts by the deadline and the reply's grace, or not at all: one that
-        # waited for a free database writer past it was recorded after the gateway's 503.
         turn, replayed = await commit_turn(
-            svc,
-            cmd.instance_id,
-            cmd.user_id,
-            exchange,
-            loaded=loaded,
-            retry_until=deadline,
-            out_of_time=TURN_OUT_OF_TIME,
-            start_by=None if deadline is None else deadline + timedelta(seconds=REPLY_GRACE),
-            too_late=TURN_NOT_WRITTEN_IN_TIME,
+            svc, cmd.instance_id, cmd.user_id, exchange, time, loaded=loaded
         )
         if replayed is not None:
             return _answer_from_log(svc, replayed, cmd.client_message_id, text)
@@ -118,18 +107,36 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
         return _message_reply(svc, answer, turn)
 
 
+# Each says to send the message again under the same id: the agent may have answered, and
+# saved facts and inbox items, before the turn ran out of time; the same id takes that answer
+# from the agent-runner's log, where a new id would leave what it saved beside the new turn's.
 TURN_QUEUED_TOO_LONG = (
     "another message to this instance was still being answered; nothing was recorded: "
-    "send the message again"
+    "send the message again with the same client_message_id"
 )
 TURN_OUT_OF_TIME = (
     "other messages or signals to this instance kept being recorded first until this "
-    "message's time ran out; nothing was recorded: send the message again"
+    "message's time ran out; nothing was recorded: send the message again with the same "
+    "client_message_id"
 )
 TURN_NOT_WRITTEN_IN_TIME = (
     "the workflow service's database was too busy to record this message before its time ran "
-    "out; nothing was recorded: send the message again"
+    "out; nothing was recorded: send the message again with the same client_message_id"
 )
+
+
+def turn_time(deadline: datetime | None) -> TurnTime:
+    """A chat turn's time. Its conflict retries end by its deadline (an append then may take a
+    statement's time: retried past it, the turn was recorded after the gateway's 503). Its
+    append starts by the deadline and the reply's grace, or not at all: one that waited for a
+    free database writer past it was recorded after the gateway's 503."""
+    return TurnTime(
+        deadline=deadline,
+        start_by=None if deadline is None else deadline + timedelta(seconds=REPLY_GRACE),
+        queued_too_long=TURN_QUEUED_TOO_LONG,
+        out_of_time=TURN_OUT_OF_TIME,
+        not_written_in_time=TURN_NOT_WRITTEN_IN_TIME,
+    )
 
 
 async def get_conversation(svc: WorkflowServices, query: GetConversation) -> Conversation:

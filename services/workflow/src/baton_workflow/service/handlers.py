@@ -148,9 +148,32 @@ async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartRepl
     return StartReply(created=True, instance=change.view)
 
 
+@dataclass(frozen=True)
+class TurnTime:
+    """A turn's time (a signal's, a chat turn's): when its caller stops waiting, and what it is
+    told when the turn could not be recorded by then. Each refusal is `unavailable`, and in each
+    case nothing of the turn was recorded, then or later."""
+
+    deadline: datetime | None
+    """Its wait for the instance and its conflict retries end here (a retry whose read or
+    checkers took it past does not append)."""
+    start_by: datetime | None
+    """Its append, a first one too, still waiting for the database here is dropped."""
+    queued_too_long: str
+    """The refusal when the instance was still held by another turn at `deadline`."""
+    out_of_time: str
+    """The refusal when other writes to the instance kept going in first until `deadline`."""
+    not_written_in_time: str
+    """The refusal when its append had not started by `start_by`."""
+
+
 SIGNAL_QUEUED_TOO_LONG = (
     "another message or signal to this instance was still being handled; nothing was "
     "recorded: send it again"
+)
+SIGNAL_OUT_OF_TIME = (
+    "other messages or signals to this instance kept being recorded first until this "
+    "signal's time ran out; nothing was recorded: send it again"
 )
 SIGNAL_NOT_WRITTEN_IN_TIME = (
     "the workflow service's database was too busy to record this signal before its time ran "
@@ -158,25 +181,32 @@ SIGNAL_NOT_WRITTEN_IN_TIME = (
 )
 
 
+def signal_time(deadline: datetime | None) -> TurnTime:
+    """A signal's time: its append starts by its deadline too (the gateway's 503 comes after
+    it, with a database statement's time to spare)."""
+    return TurnTime(
+        deadline=deadline,
+        start_by=deadline,
+        queued_too_long=SIGNAL_QUEUED_TOO_LONG,
+        out_of_time=SIGNAL_OUT_OF_TIME,
+        not_written_in_time=SIGNAL_NOT_WRITTEN_IN_TIME,
+    )
+
+
 async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange) -> TurnReply:
     """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
     # Its time runs from its arrival, as a chat turn's does: behind a slow turn of the
     # instance, it waited for the instance after its caller had given up, and was recorded.
-    deadline = svc.deadline(svc.signal_timeout)
+    time = signal_time(svc.deadline(svc.signal_timeout))
     if isinstance(cmd, RecordExchange):
         cmd = _agents_data_kept(cmd)
     _check_data(cmd.signal)
     command = _domain_command(cmd)
-    async with instance_locked(svc, cmd.instance_id, deadline, SIGNAL_QUEUED_TOO_LONG):
+    async with instance_locked(svc, cmd.instance_id, time):
         # Its append starts by the deadline too, or not at all: one that waited for a free
         # database writer past it ended after the gateway had answered 503.
         reply, replayed = await commit_turn(
-            svc,
-            cmd.instance_id,
-            cmd.user_id,
-            lambda _: command,
-            retry_until=deadline,
-            start_by=deadline,
+            svc, cmd.instance_id, cmd.user_id, lambda _: command, time
         )
     if replayed is not None:
         require_same_command(replayed.events, command)
@@ -185,17 +215,18 @@ async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange)
 
 @contextlib.asynccontextmanager
 async def instance_locked(
-    svc: WorkflowServices, instance_id: str, deadline: datetime | None, refusal: str
+    svc: WorkflowServices, instance_id: str, time: TurnTime
 ) -> AsyncIterator[None]:
-    """The instance's lock, waited for until `deadline` at most; then `unavailable` with
-    `refusal` (nothing was done)."""
+    """The instance's lock, waited for until the turn's deadline at most; then `unavailable`
+    with its `queued_too_long` (nothing was done)."""
     lock = svc.instance_lock(instance_id)
+    deadline = time.deadline
     left = None if deadline is None else (deadline - datetime.now(UTC)).total_seconds()
     try:
         async with asyncio.timeout(left):
             await lock.acquire()
     except TimeoutError:
-        raise RemoteError.of(ErrorCode.UNAVAILABLE, refusal) from None
+        raise RemoteError.of(ErrorCode.UNAVAILABLE, time.queued_too_long) from None
     try:
         yield
     finally:
@@ -211,17 +242,15 @@ async def commit_turn(
     instance_id: str,
     user_id: str,
     command_for: CommandFor,
+    time: TurnTime,
     loaded: LoadedInstance | None = None,
-    retry_until: datetime | None = None,
-    out_of_time: str | None = None,
-    start_by: datetime | None = None,
-    too_late: str = SIGNAL_NOT_WRITTEN_IN_TIME,
 ) -> tuple[TurnReply, LoadedInstance | None]:
     """Decide and append one turn; on a version conflict reload and decide again, but not
-    after `retry_until` (the caller would have given up on an append started then): then
-    `unavailable` with `out_of_time` when given, else the `busy` conflict. An append, a first
-    one too, still waiting for the database at `start_by` is dropped: `unavailable` with
-    `too_late`. Nothing of the turn was recorded in any of these cases.
+    past the turn's deadline (its caller would have given up on an append started then):
+    then `unavailable` with its `out_of_time`. An append, a first one too, still waiting for
+    the database at its `start_by` is dropped: `unavailable` with its `not_written_in_time`.
+    Retries that run out before the deadline (`conflict_retries` and `conflict_seconds`) end
+    in the `busy` conflict. Nothing of the turn was recorded in any of these cases.
 
     Returns the reply, and the loaded instance when the command had been handled before
     (a replay), so callers can answer from what was recorded.
@@ -230,7 +259,7 @@ async def commit_turn(
     give_up_at = clock() + svc.conflict_seconds
     attempt = 0
     while attempt <= svc.conflict_retries or clock() < give_up_at:
-        if attempt and _past(retry_until):
+        if attempt and _past(time.deadline):
             break
         if attempt:  # another replica wrote first: spread the retries out
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt, 10)))
@@ -244,19 +273,19 @@ async def commit_turn(
         _check_context(state, command.signal)
         events = await _decide(svc, state, command, definition)
         change, after = _change(svc, state, events, definition)
-        if attempt and _past(retry_until):
+        if attempt and _past(time.deadline):
             break  # its read or its checkers took it there: an append now would come late
         try:
-            await svc.repo.save(state.version, change, start_by)
+            await svc.repo.save(state.version, change, time.start_by)
         except ConcurrencyConflict:
             attempt += 1
             continue
         except StartByPassed:
-            raise RemoteError.of(ErrorCode.UNAVAILABLE, too_late) from None
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, time.not_written_in_time) from None
         svc.notify()
         return turn_reply(command.command_id, events, after, change), None
-    if out_of_time is not None and _past(retry_until):
-        raise RemoteError.of(ErrorCode.UNAVAILABLE, out_of_time)
+    if _past(time.deadline):
+        raise RemoteError.of(ErrorCode.UNAVAILABLE, time.out_of_time)
     raise RemoteError.of(ErrorCode.CONFLICT, f"instance {instance_id!r} is busy; try again")
 
 
