@@ -53,6 +53,8 @@ def too_many_sessions_reason(limit: int) -> str:
     )
 
 
+INSTANCE_ID_PATTERN = r"^[A-Za-z0-9_-]{0,64}$"
+"""What `parse_instance_id` takes, for the API's documentation (empty: every instance)."""
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 SSE_EVENT_NAMES = {"workflow.notify": "workflow_notify"}

@@ -17,6 +17,10 @@ from baton_notifier.domain.live import BadLiveRequest
 _UNIX = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_DIGITS = 19
 """Of a seq and of an epoch: each fits a signed 64-bit integer."""
+POSITION_PATTERN = rf"^(([0-9]{{1,{MAX_DIGITS}}}-)?[0-9]{{1,{MAX_DIGITS}}})?$"
+"""What `parse_position` takes, for the API's documentation (empty: none)."""
+EPOCH_PATTERN = rf"^[0-9]{{0,{MAX_DIGITS}}}$"
+"""What `parse_epoch` takes, for the API's documentation (empty: none)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from baton_auth import Identity, InvalidToken
 from baton_contracts import ErrorDetail
 from baton_notifier.domain.errors import TOO_MANY_SESSIONS, ApiError
 from baton_notifier.domain.live import (
+    INSTANCE_ID_PATTERN,
     BadLiveRequest,
     notice,
     parse_instance_id,
@@ -20,11 +21,14 @@ from baton_notifier.domain.live import (
     too_many_sessions_reason,
 )
 from baton_notifier.domain.stream_position import (
+    EPOCH_PATTERN,
+    POSITION_PATTERN,
     Position,
     parse_epoch,
     parse_position,
     resume_point,
 )
+from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.live_routes import (
     SSE_TOKEN_HINT,
     EventStreamResponse,
@@ -60,14 +64,30 @@ def stream_identity(
 async def events_stream(
     request: Request,
     identity: Annotated[Identity, Depends(stream_identity)],
-    instance_id: Annotated[str | None, Query(description="Only this instance's events")] = None,
+    # The patterns only document what the parsers below take (`documented`): refused here,
+    # FastAPI's own message would replace theirs, which name the parameter and the form.
+    instance_id: Annotated[
+        str | None,
+        Query(description="Only this instance's events", **documented(INSTANCE_ID_PATTERN)),
+    ] = None,
     last_seq: Annotated[
-        str | None, Query(description="Resume after this seq, or this id: <epoch>-<seq>")
+        str | None,
+        Query(
+            description="Resume after this seq, or this id: <epoch>-<seq>",
+            **documented(POSITION_PATTERN),
+        ),
     ] = None,
     epoch: Annotated[
-        str | None, Query(description="The epoch of the stream last_seq counts in")
+        str | None,
+        Query(
+            description="The epoch of the stream last_seq counts in",
+            **documented(EPOCH_PATTERN),
+        ),
     ] = None,
-    last_event_id: Annotated[str | None, Header(description="Set by EventSource")] = None,
+    last_event_id: Annotated[
+        str | None,
+        Header(description="Set by EventSource: <epoch>-<seq>", **documented(POSITION_PATTERN)),
+    ] = None,
 ) -> EventStreamResponse:
     """Your events as they happen; after `Last-Event-ID` (or `last_seq`), the missed ones first."""
     # An empty Last-Event-ID (a proxy's, or an EventSource's that saw no id yet) resumes

@@ -37,6 +37,7 @@ from baton_contracts.workflow_api import (
 )
 from baton_notifier.domain.errors import HttpErrorResponse
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
+from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router, deps_of
 from baton_notifier.entrypoints.lean_route import LeanRoute
 
@@ -70,7 +71,12 @@ class SignalBody(BaseModel):
     action: SignalAction
     data: SignalData = Field(default_factory=dict)
     shared: SignalData = Field(default_factory=dict)
-    target_step: str | None = Field(default=None, max_length=TARGET_STEP_MAX)
+    target_step: str | None = Field(
+        default=None,
+        max_length=TARGET_STEP_MAX,
+        description="A step of the instance's workflow (`goto`)",
+        **documented(min_length=1),
+    )
     command_id: str | None = Field(default=None, min_length=1, max_length=128)
 
 
@@ -82,6 +88,9 @@ class MessageBody(BaseModel):
     text: str = Field(
         description=f"Not blank; at most {MAX_MESSAGE_CHARS} characters (longer is 413)",
         examples=["Hi! I'm ready, let's go."],
+        # Not blank: at least one character that is not white space (the workflow service
+        # refuses a blank one, naming `body.text`).
+        **documented(pattern=r"\S"),
     )
     client_message_id: str | None = Field(
         default=None,
