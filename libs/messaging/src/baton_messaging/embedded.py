@@ -62,6 +62,12 @@ class EmbeddedNatsServer:
     port: int = 0
     monitor_port: int = 0
     log_file: Path | None = None
+    log_size_limit: int = 0
+    """Bytes past which nats-server renames its log to `<log>.<YYYY.MM.DD.hh.mm.ss.nanoseconds>`
+    (local time) at a line's end and opens a new one: nothing it writes is lost. 0: never."""
+    log_files_kept: int = 0
+    """How many of its log files nats-server keeps, the one it writes included: at each
+    rotation it deletes the oldest renamed ones beyond. 0: every one."""
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -89,6 +95,8 @@ class EmbeddedNatsServer:
             "-sd", str(self.store_dir),
             "-l", str(log),
         ]  # fmt: skip
+        if self.log_size_limit:
+            args += ["-c", str(self._write_rotation_config())]
         # Own session: a terminal Ctrl-C reaches `baton up`, which stops services before NATS.
         self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
         try:
@@ -99,6 +107,18 @@ class EmbeddedNatsServer:
             # that the next start shared with a second server.
             self.stop()
             raise
+
+    def _write_rotation_config(self) -> Path:
+        """A config file with the log's rotation, written anew at each start so a changed limit
+        applies. A file, not flags: nats-server (2.15) has a flag for the size limit but none for
+        `logfile_max_num`; the flags above still apply over it."""
+        config = self.store_dir / "nats-server.conf"
+        config.write_text(
+            "# Written by baton at each start of nats-server; edits are overwritten.\n"
+            f"logfile_size_limit: {self.log_size_limit}\n"
+            f"logfile_max_num: {self.log_files_kept}\n"
+        )
+        return config
 
     def _wait_ready(self, timeout: float, log: Path) -> None:
         url = f"http://{self.host}:{self.monitor_port}/healthz?js-enabled-only=true"
