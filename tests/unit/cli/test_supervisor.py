@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from baton_cli.services import SERVICES, Runtime
+from baton_cli.services import SERVICES, NatsHealth, Runtime, ServiceSpec
 from baton_cli.supervised_nats import SupervisedNats, child_exit
 from baton_cli.supervisor import (
     RestartPolicy,
@@ -246,3 +246,88 @@ async def test_a_stage_that_lingers_is_killed_after_its_grace_and_the_next_one_s
         "workflow SIGTERM", "workflow SIGKILL", "workflow ended", "agent SIGTERM", "agent ended",
     ]  # fmt: skip
     assert (workflow.returncode, agent.returncode) == (-signal.SIGKILL, -signal.SIGTERM)
+
+
+class LogSaysReady:
+    """Stands in for `HealthProber`: a service is healthy once its log says `ready`, so a test
+    needs neither NATS nor HTTP, and knows its line has been copied."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._logs = runtime.data_dir / "logs"
+
+    async def healthy(self, spec: ServiceSpec) -> bool:
+        return b"ready" in (self._logs / f"{spec.name}.log").read_bytes()
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ServiceSpec, Runtime]:
+    """A service row running `svc_main.py`, which the test writes into `tmp_path`."""
+    monkeypatch.setattr("baton_cli.supervisor.HealthProber", LogSaysReady)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    (tmp_path / "data" / "logs").mkdir(parents=True)
+    runtime = Runtime(
+        data_dir=tmp_path / "data", nats_url="nats://127.0.0.1:4333", jwt_secret="s" * 40,
+        http_host="127.0.0.1", http_port=8181,
+    )  # fmt: skip
+    return ServiceSpec("svc", "svc_main", NatsHealth("workflow"), frozenset()), runtime
+
+
+async def test_a_service_that_dies_at_start_has_its_traceback_in_the_log_it_is_pointed_to(
+    tmp_path: Path, service: tuple[ServiceSpec, Runtime]
+) -> None:
+    spec, runtime = service
+    (tmp_path / "svc_main.py").write_text(
+        "import sys\n"
+        "for n in range(2000):\n"
+        "    print(f'importing {n}', file=sys.stderr)\n"
+        "raise RuntimeError('the last words')\n"
+    )
+    supervisor = Supervisor([spec], runtime, NOW, Lines().append)
+    log = runtime.data_dir / "logs" / "svc.log"
+    with pytest.raises(ServiceFailed) as failed:
+        await supervisor.start_all()
+    lines = log.read_text().splitlines()  # as the message is printed, before anything else runs
+    assert str(failed.value) == f"svc failed to start (exited with code 1); see {log}"
+    assert lines[0] == "--- baton up: starting svc (svc_main) ---"
+    assert lines[1:2001] == [f"importing {n}" for n in range(2000)]
+    assert lines[-1] == "RuntimeError: the last words"
+    await supervisor.stop_all()
+
+
+async def test_each_restart_writes_after_the_last_lines_of_the_process_before_it(
+    tmp_path: Path, service: tuple[ServiceSpec, Runtime]
+) -> None:
+    spec, runtime = service
+    # The first run stays up until killed; every restart says `ran` and exits at once.
+    (tmp_path / "svc_main.py").write_text(
+        "import pathlib, sys, time\n"
+        f"first = pathlib.Path({str(tmp_path / 'started')!r})\n"
+        "if not first.exists():\n"
+        "    first.touch()\n"
+        "    print('first run: ready', flush=True)\n"
+        "    time.sleep(600)\n"
+        "print('ran')\n"
+        "sys.exit(1)\n"
+    )
+    lines = Lines()
+    supervisor = Supervisor([spec], runtime, NOW, lines.append)
+    await supervisor.start_all()
+    os.killpg(supervisor.pids()["svc"], signal.SIGKILL)
+    with pytest.raises(ServiceFailed) as failed:
+        await asyncio.wait_for(supervisor.watch(asyncio.Event()), timeout=30)  # a bound
+    await supervisor.stop_all()
+
+    log = runtime.data_dir / "logs" / "svc.log"
+    assert str(failed.value).endswith(f"it crashed 3 times in a row, giving up; see {log}")
+    marker = "--- baton up: starting svc (svc_main) ---"
+    assert log.read_text().splitlines() == [
+        marker,
+        "first run: ready",
+        marker,
+        "ran",
+        marker,
+        "ran",
+    ]

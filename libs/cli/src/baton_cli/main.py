@@ -59,7 +59,7 @@ def up(
         float, typer.Option(help="Seconds each service has to become healthy.")
     ] = 60.0,
     log_max_mb: Annotated[
-        float, typer.Option(help="A log over this many MB moves to <name>.log.1.")
+        float, typer.Option(help="A log over this many MB is renamed aside and a new one begun.")
     ] = 64.0,
 ) -> None:
     """Start NATS and every installed service; stop them all on Ctrl+C."""

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from baton_cli.health import HealthProber
+from baton_cli.log_files import LOG_MAX_MB, LogFile, OutputCopier, log_max_bytes, start_logged
 from baton_cli.services import Runtime, ServiceSpec, service_env
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
@@ -150,6 +150,7 @@ class _Running:
     log: Path
     process: asyncio.subprocess.Process
     started: float
+    output: OutputCopier
 
     @property
     def returncode(self) -> int | None:
@@ -174,6 +175,7 @@ class Supervisor:
         echo: Callable[[str], None],
         on_change: Callable[[], None] = lambda: None,
         nats: Supervised | None = None,
+        log_max: int = log_max_bytes(LOG_MAX_MB),
     ) -> None:
         self._specs = specs
         self._runtime = runtime
@@ -183,6 +185,11 @@ class Supervisor:
         self._prober = HealthProber(runtime)
         self._running: dict[str, _Running] = {}
         self._nats = nats
+        self._log_max = log_max
+        self._logs: dict[str, LogFile] = {}
+        # Every process's, a restarted service's old one too: something it started may still
+        # hold its pipe, and what it writes is copied until `stop_all`.
+        self._outputs: list[OutputCopier] = []
 
     def pids(self) -> dict[str, int]:
         """Service name -> pid of its current process."""
@@ -199,22 +206,26 @@ class Supervisor:
         for spec in self._specs:
             await self._wait_healthy(self._running[spec.name])
 
+    def _log(self, spec: ServiceSpec) -> LogFile:
+        """The service's log, one for all its restarts."""
+        if spec.name not in self._logs:
+            self._logs[spec.name] = LogFile(self.log_file(spec), self._log_max, self._echo)
+        return self._logs[spec.name]
+
     async def _spawn(self, spec: ServiceSpec) -> _Running:
-        log = self.log_file(spec)
+        log = self._log(spec)
         env = {**os.environ, **service_env(spec, self._runtime)}
-        with log.open("ab") as out:
-            out.write(f"--- baton up: starting {spec.name} ({spec.module}) ---\n".encode())
-            out.flush()
-            process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", spec.module,
-                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                env=env,
-                pass_fds=self._runtime.inherited_fds(spec),
-                # Its own process group: a terminal's Ctrl+C reaches `baton up` only, which then
-                # stops services in order; and killpg also reaches anything a service spawns.
-                start_new_session=True,
-            )  # fmt: skip
-        run = _Running(spec, log, process, time.monotonic())
+        log.mark(f"--- baton up: starting {spec.name} ({spec.module}) ---")
+        process, output = await start_logged(
+            log, sys.executable, "-m", spec.module,
+            env=env,
+            pass_fds=self._runtime.inherited_fds(spec),
+            # Its own process group: a terminal's Ctrl+C reaches `baton up` only, which then
+            # stops services in order; and killpg also reaches anything a service spawns.
+            start_new_session=True,
+        )  # fmt: skip
+        self._outputs = [*(kept for kept in self._outputs if not kept.ended), output]
+        run = _Running(spec, log.path, process, time.monotonic(), output)
         self._running[spec.name] = run
         self._on_change()
         return run
@@ -224,6 +235,7 @@ class Supervisor:
         name = run.spec.name
         while time.monotonic() < deadline:
             if run.process.returncode is not None:
+                run.output.drain()  # its last lines are in the log this points to
                 raise ServiceFailed(
                     f"{name} failed to start (exited with code {run.process.returncode});"
                     f" see {run.log}"
@@ -274,6 +286,10 @@ class Supervisor:
         # A service's own children may outlive it; its process group still names them.
         for run in runs:
             _signal_group(run.process, signal.SIGKILL)
+        for output in self._outputs:
+            output.close()
+        for log in self._logs.values():
+            log.close()
         await self._prober.close()
 
 
@@ -293,7 +309,11 @@ class _ServiceChild:
         return self._run.log
 
     async def ended(self) -> str:
-        return f"exited with code {await self._run.process.wait()}"
+        run = self._run
+        code = await run.process.wait()
+        # Its last lines go before `baton up` says it ended and before the next start's marker.
+        run.output.drain()
+        return f"exited with code {code}"
 
     def uptime(self) -> float:
         return time.monotonic() - self._run.started

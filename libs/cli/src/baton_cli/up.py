@@ -16,7 +16,7 @@ from baton_cli.datadir import load_or_create_secret, prepare_data_dir
 from baton_cli.errors import CliError
 from baton_cli.health import http_base_url
 from baton_cli.leftovers import LeftoverStopper
-from baton_cli.log_files import LOG_MAX_MB, keep_logs_small
+from baton_cli.log_files import LOG_MAX_MB, log_max_bytes
 from baton_cli.ports import listen_on, pick_port
 from baton_cli.processes import ProcProcessTable, process_start
 from baton_cli.services import (
@@ -137,17 +137,23 @@ def _check_nats_url(url: str) -> None:
         raise CliError(f"--nats-url: {exc.body.message}") from None
 
 
+NATS_LOG_FILES = 2
+"""`nats.log` and the one it was renamed from last, as a service's `<name>.log` and `.log.1`."""
+
+
 def nats_log(data_dir: Path) -> Path:
     """Where the embedded nats-server logs."""
     return data_dir / "logs" / "nats.log"
 
 
-def _start_nats(data_dir: Path, port: int | None) -> EmbeddedNatsServer | None:
+def _start_nats(data_dir: Path, port: int | None, log_max: int) -> EmbeddedNatsServer | None:
     if port is None:
         return None
+    # nats-server rotates its own log: a full one is renamed `nats.log.<YYYY.MM.DD.hh.mm.ss.
+    # nanoseconds>` between two lines, and the oldest renamed one deleted.
     server = EmbeddedNatsServer(
         store_dir=data_dir / "nats", host=NATS_HOST, port=port,
-        log_file=nats_log(data_dir),
+        log_file=nats_log(data_dir), log_size_limit=log_max, log_files_kept=NATS_LOG_FILES,
     )  # fmt: skip
     try:
         server.start()
@@ -180,7 +186,7 @@ def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
     nats: EmbeddedNatsServer | None = None
     with listener, _sigterm_interrupts():
         try:
-            nats = _start_nats(data_dir, nats_port)
+            nats = _start_nats(data_dir, nats_port, log_max_bytes(options.log_max_mb))
             runtime = Runtime(
                 data_dir=data_dir, nats_url=nats.url if nats else str(options.nats_url),
                 jwt_secret=secret, http_host=options.host, http_port=http_port,
@@ -222,7 +228,10 @@ async def _supervise(
 
     policy = RestartPolicy.for_services(os.environ, start_timeout=options.start_timeout)
     watched = SupervisedNats(nats, nats_log(runtime.data_dir), publish_state) if nats else None
-    supervisor = Supervisor(specs, runtime, policy, echo, on_change=publish_state, nats=watched)
+    supervisor = Supervisor(
+        specs, runtime, policy, echo, on_change=publish_state, nats=watched,
+        log_max=log_max_bytes(options.log_max_mb),
+    )  # fmt: skip
     publish_state()  # NATS runs already: a `baton up` killed from here on has it recorded
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -230,8 +239,6 @@ async def _supervise(
         loop.add_signal_handler(sig, stop.set)
     starting = asyncio.create_task(supervisor.start_all())
     stopping = asyncio.create_task(stop.wait())
-    max_bytes = int(options.log_max_mb * 1024 * 1024)
-    trimming = asyncio.create_task(keep_logs_small(runtime.data_dir / "logs", max_bytes, echo))
     try:
         await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if starting.done():
@@ -240,9 +247,9 @@ async def _supervise(
             await supervisor.watch(stop)
         echo("stopping Baton...")
     finally:
-        for task in (starting, stopping, trimming):
+        for task in (starting, stopping):
             task.cancel()
-        await asyncio.gather(starting, stopping, trimming, return_exceptions=True)
+        await asyncio.gather(starting, stopping, return_exceptions=True)
         await supervisor.stop_all()
 
 
