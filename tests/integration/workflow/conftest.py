@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,15 +41,23 @@ class FakeAgentRunner:
         return Count(count=count)
 
 
-@pytest.fixture
-async def agent_runner(nats_url: str) -> AsyncIterator[FakeAgentRunner]:
-    fake = FakeAgentRunner()
+@contextlib.asynccontextmanager
+async def serving(nats_url: str, fake: FakeAgentRunner) -> AsyncIterator[FakeAgentRunner]:
+    """`fake` answering the checker queries on NATS while the block runs."""
     broker = build_broker(MessagingSettings(nats_url=nats_url), "fake-agent-runner")
     respond(broker, CountMemoryFacts, fake.count_facts, queue="agent")
     respond(broker, CountInboxItems, fake.count_items, queue="agent")
     await start_broker(broker)
-    yield fake
-    await broker.stop()
+    try:
+        yield fake
+    finally:
+        await broker.stop()
+
+
+@pytest.fixture
+async def agent_runner(nats_url: str) -> AsyncIterator[FakeAgentRunner]:
+    async with serving(nats_url, FakeAgentRunner()) as fake:
+        yield fake
 
 
 def workflow_settings(nats_url: str, database_url: str, **extra: Any) -> WorkflowSettings:

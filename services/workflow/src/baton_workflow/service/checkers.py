@@ -125,9 +125,12 @@ class CheckerRegistry:
         except RemoteError as exc:  # the service asked (the agent-runner) is down or refused
             # Down is expected (a restart); another answer is worth an error, but its traceback
             # would show only this call: the cause is in the answering service's log.
-            level = logging.WARNING if exc.code is ErrorCode.UNAVAILABLE else logging.ERROR
-            _outage(spec.checker, ctx, str(exc), level)
-            return _failed(spec.checker, f"checker error: {type(exc).__name__}: {exc}")
+            down = exc.code is ErrorCode.UNAVAILABLE
+            _outage(spec.checker, ctx, str(exc), logging.WARNING if down else logging.ERROR)
+            detail = f"checker error: {type(exc).__name__}: {exc}"
+            if down:
+                return Unreachable(checker=spec.checker, met=False, detail=detail, error=True)
+            return _failed(spec.checker, detail)
         except Exception as exc:  # a bug in the checker: its traceback is what to read
             logger.exception(
                 "checker %s failed on instance %s", spec.checker, ctx.state.instance_id
@@ -156,6 +159,13 @@ def _answered(name: str, answer: object) -> CriterionResult:
         logger.error("checker %s answered %r, not a CriterionResult", name, answer)
         return _failed(name, f"checker error: answered {type(answer).__name__}, not a result")
     return answer if answer.checker == name else answer.model_copy(update={"checker": name})
+
+
+class Unreachable(CriterionResult):
+    """A checker error of one kind: the service the checker asks (the agent-runner) did not
+    answer, as in a restart. It counts as not met like any checker error, and reads the same in
+    a report; a caller that can wait instead of deciding on it, and say so, tells it apart
+    (`conversation._can_complete`)."""
 
 
 def _failed(name: str, detail: str) -> CriterionResult:

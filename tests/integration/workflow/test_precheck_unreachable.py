@@ -1,0 +1,90 @@
+"""A chat turn whose pre-check cannot reach the agent-runner is refused 503, its agent not asked.
+
+Before a turn's agent is asked, the workflow checks whether the step could close now (seed
+000's pre-check: `can_complete`). When the agent-runner, which the `memory_facts` checker asks,
+was restarting, the checker's "no responders" counted as not met: the agent was told the step
+could not close, answered a user who had just confirmed the summary "anything to add?", and the
+step stayed, nothing saying why (seen under `baton up` with the agent-runner killed). Now the
+turn is refused `unavailable` naming the checker, nothing is recorded, and the same message
+sent again, once the agent-runner answers, is decided on the real count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_contracts.workflow_api import SendMessage, StartWorkflow
+from baton_workflow.bootstrap import build
+from baton_workflow.service.conversation import send_message
+from baton_workflow.service.handlers import start_workflow
+
+from .conftest import FakeAgentRunner, serving, workflow_settings
+
+
+class Agents:
+    """Completes the greeting on its second message; in discovery, completes once it may."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, bool]] = []
+
+    async def run(self, request: RunAgent) -> AgentReply:
+        self.asked.append((request.message, request.can_complete))
+        done = request.current_step == "greeting" and request.message == "ready"
+        done = done or (request.current_step == "discovery" and request.can_complete)
+        action = "complete_step" if done else "stay"
+        return AgentReply.model_validate(
+            {"message": f"answer to {request.message}", "workflow_signal": {"action": action}}
+        )
+
+
+async def test_a_turn_whose_precheck_cannot_reach_the_agent_runner_is_refused(
+    nats_url: str, sqlite_url: str
+) -> None:
+    agents = Agents()
+    app = build(workflow_settings(nats_url, sqlite_url), agents=agents)
+    await app.start()
+    try:
+        started = await start_workflow(
+            app.services, StartWorkflow(user_id="u", workflow_id="onboarding")
+        )
+        instance = started.instance.instance_id
+
+        async def say(cid: str, text: str) -> Any:
+            said = SendMessage(user_id="u", instance_id=instance, client_message_id=cid, text=text)
+            return await send_message(app.services, said)
+
+        await say("g1", "hi")
+        await say("g2", "ready")  # greeting -> discovery (its criteria ask no other service)
+        for n in range(4):  # fewer than discovery's 5: the pre-check asks nobody
+            await say(f"d{n}", f"about me {n}")
+        # The fifth could close the step: `memory_facts` asks the agent-runner, and none answers.
+        try:
+            await say("d4", "yes, that's right")
+        except RemoteError as exc:
+            refused: RemoteError | None = exc
+        else:
+            refused = None
+        asked_before = list(agents.asked)
+        log = await app.services.repo.records(instance)
+        async with serving(nats_url, FakeAgentRunner(facts={"u": 3})):
+            again = await say("d4", "yes, that's right")
+    finally:
+        await app.stop()
+
+    assert refused is not None, "the turn was decided on a checker that could not answer"
+    assert refused.body.code is ErrorCode.UNAVAILABLE
+    assert refused.body.message.startswith(
+        "could not check whether step 'discovery' can close (memory_facts: checker error: "
+    )
+    assert "no responders on 'agent.query.memory_facts'" in refused.body.message
+    assert refused.body.message.endswith(
+        "nothing was recorded and the agent was not asked: send the message again with the "
+        "same client_message_id"
+    )
+    assert ("yes, that's right", False) not in asked_before  # never told it cannot close
+    assert "d4" not in [r.payload.get("command_id") for r in log]
+    assert agents.asked[-1] == ("yes, that's right", True)
+    assert again.turn.outcome == "transitioned"
+    assert again.progress.current_step == "brain_dump"
