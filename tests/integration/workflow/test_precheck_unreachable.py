@@ -6,17 +6,21 @@ was restarting, the checker's "no responders" counted as not met: the agent was 
 could not close, answered a user who had just confirmed the summary "anything to add?", and the
 step stayed, nothing saying why (seen under `baton up` with the agent-runner killed). Now the
 turn is refused `unavailable` naming the checker, nothing is recorded, and the same message
-sent again, once the agent-runner answers, is decided on the real count.
+sent again, once the agent-runner answers, is decided on the real count. So is one whose query
+went unanswered (an agent-runner killed while counting): the query ends a little before the
+checker's own timer, as `unavailable`.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_contracts.workflow_api import SendMessage, StartWorkflow
-from baton_workflow.bootstrap import build
+from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.service.conversation import send_message
 from baton_workflow.service.handlers import start_workflow
 
@@ -39,10 +43,15 @@ class Agents:
         )
 
 
-async def test_a_turn_whose_precheck_cannot_reach_the_agent_runner_is_refused(
-    nats_url: str, sqlite_url: str
-) -> None:
-    agents = Agents()
+Say = Callable[[str, str], Awaitable[Any]]
+
+
+@contextlib.asynccontextmanager
+async def at_discoverys_fifth_message(
+    nats_url: str, sqlite_url: str, agents: Agents
+) -> AsyncIterator[tuple[WorkflowApp, str, Say]]:
+    """An instance on discovery with four messages in it: the fifth could close the step, so
+    its pre-check asks the agent-runner (`memory_facts`); none answers the queries yet."""
     app = build(workflow_settings(nats_url, sqlite_url), agents=agents)
     await app.start()
     try:
@@ -59,19 +68,29 @@ async def test_a_turn_whose_precheck_cannot_reach_the_agent_runner_is_refused(
         await say("g2", "ready")  # greeting -> discovery (its criteria ask no other service)
         for n in range(4):  # fewer than discovery's 5: the pre-check asks nobody
             await say(f"d{n}", f"about me {n}")
-        # The fifth could close the step: `memory_facts` asks the agent-runner, and none answers.
-        try:
-            await say("d4", "yes, that's right")
-        except RemoteError as exc:
-            refused: RemoteError | None = exc
-        else:
-            refused = None
+        yield app, instance, say
+    finally:
+        await app.stop()
+
+
+async def refusal(say: Say) -> RemoteError | None:
+    try:
+        await say("d4", "yes, that's right")
+    except RemoteError as exc:
+        return exc
+    return None
+
+
+async def test_a_turn_whose_precheck_finds_no_agent_runner_is_refused(
+    nats_url: str, sqlite_url: str
+) -> None:
+    agents = Agents()
+    async with at_discoverys_fifth_message(nats_url, sqlite_url, agents) as (app, instance, say):
+        refused = await refusal(say)
         asked_before = list(agents.asked)
         log = await app.services.repo.records(instance)
         async with serving(nats_url, FakeAgentRunner(facts={"u": 3})):
             again = await say("d4", "yes, that's right")
-    finally:
-        await app.stop()
 
     assert refused is not None, "the turn was decided on a checker that could not answer"
     assert refused.body.code is ErrorCode.UNAVAILABLE
@@ -88,3 +107,22 @@ async def test_a_turn_whose_precheck_cannot_reach_the_agent_runner_is_refused(
     assert agents.asked[-1] == ("yes, that's right", True)
     assert again.turn.outcome == "transitioned"
     assert again.progress.current_step == "brain_dump"
+
+
+async def test_a_turn_whose_precheck_query_goes_unanswered_is_refused(
+    nats_url: str, sqlite_url: str
+) -> None:
+    # The agent-runner took the query and did not answer within the checker's 1 s (killed
+    # while counting, say): the checker's own timer used to end it, counted as not met.
+    agents = Agents()
+    slow = FakeAgentRunner(facts={"u": 3}, delay=2.0)
+    async with (
+        at_discoverys_fifth_message(nats_url, sqlite_url, agents) as (_, _, say),
+        serving(nats_url, slow),
+    ):
+        refused = await refusal(say)
+
+    assert refused is not None, "the turn was decided on a checker that could not answer"
+    assert refused.body.code is ErrorCode.UNAVAILABLE
+    assert "no reply on 'agent.query.memory_facts' within 0.9s" in refused.body.message
+    assert ("yes, that's right", False) not in agents.asked

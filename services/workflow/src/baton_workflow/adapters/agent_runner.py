@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from faststream.nats import NatsBroker
+from pydantic import BaseModel
 
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import (
@@ -26,25 +27,37 @@ twice as long each time): the agent-runner that took it may have been killed, or
 lost while NATS restarted; a live one answers the repeat from the call in flight."""
 
 
+QUERY_MARGIN = 0.1
+"""Seconds a checker's query to the agent-runner ends before the checker's own time is up."""
+
+
 class NatsAgentRunnerQueries:
-    """Asks `agent.query.*`; a missing or slow agent-runner raises, and the checker says so."""
+    """Asks `agent.query.*` for the criteria checkers, within `timeout` (the checker's).
+
+    A missing or slow agent-runner raises `unavailable`, and the checker says so. A query ends
+    a little before the checker's own timer, so that an agent-runner that does not answer in
+    time (killed while it counted) is told apart from a slow checker (`checkers.Unreachable`).
+    It is not sent again while no agent-runner takes it: the checker's time is not bounded by
+    the turn's, and a turn with little time left would run past its deadline waiting."""
 
     def __init__(self, broker: NatsBroker, timeout: float) -> None:
         self._broker = broker
-        self._timeout = timeout
+        self._timeout = max(timeout - QUERY_MARGIN, timeout / 2)
 
     async def count_memory_facts(self, user_id: str, category: str | None) -> int:
         """Facts in the user's long-term memory, optionally in one category."""
-        query = CountMemoryFacts(user_id=user_id, category=category)
-        reply = await request(self._broker, query, timeout=self._timeout)
+        reply = await self._ask(CountMemoryFacts(user_id=user_id, category=category))
         assert isinstance(reply, Count)
         return reply.count
 
     async def count_inbox_items(self, user_id: str) -> int:
         """Items in the user's inbox."""
-        reply = await request(self._broker, CountInboxItems(user_id=user_id), timeout=self._timeout)
+        reply = await self._ask(CountInboxItems(user_id=user_id))
         assert isinstance(reply, Count)
         return reply.count
+
+    async def _ask(self, query: CountMemoryFacts | CountInboxItems) -> BaseModel:
+        return await request(self._broker, query, timeout=self._timeout)
 
 
 class NatsAgents:
