@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -39,6 +40,18 @@ HELD = 300.0
 
 def _replicas(engine: AsyncEngine, clock: Clock) -> tuple[sql_logs.SqlReplyLog, ...]:
     return tuple(sql_logs.SqlReplyLog(engine, clock, holder) for holder in ("a", "b"))
+
+
+@pytest.fixture
+async def postgres_engine(postgres_url: str) -> AsyncIterator[AsyncEngine]:
+    """The agent-runner's tables on PostgreSQL, for the cases only its server's clock or its
+    concurrency shows."""
+    engine = create_engine(postgres_url)
+    await migrate(engine, sql.COMPONENT, sql.STEPS)
+    try:
+        yield engine
+    finally:
+        await engine.dispose()
 
 
 # --- the logs ------------------------------------------------------------------------------
@@ -115,78 +128,68 @@ async def test_a_prune_deletes_the_claims_that_ran_out_and_keeps_the_others(
 
 
 @pytest.mark.postgres
-async def test_many_replicas_claiming_one_key_at_once_give_it_to_one(postgres_url: str) -> None:
-    engine = create_engine(postgres_url)
-    await migrate(engine, sql.COMPONENT, sql.STEPS)
-    try:
-        logs = [sql_logs.SqlTaskLog(engine, Clock(T0), f"r{n}") for n in range(12)]
-        found = await asyncio.gather(*(log.claim("alice", "k", HELD) for log in logs))
-        assert sum(claim.mine for claim in found) == 1
-        async with engine.connect() as conn:
-            kind = await conn.scalar(
-                text("SELECT relpersistence::text FROM pg_class WHERE relname = 'agent_claims'")
-            )
-        assert kind == "u"  # UNLOGGED: a claim costs no WAL flush
-    finally:
-        await engine.dispose()
+async def test_many_replicas_claiming_one_key_at_once_give_it_to_one(
+    postgres_engine: AsyncEngine,
+) -> None:
+    engine = postgres_engine
+    logs = [sql_logs.SqlTaskLog(engine, Clock(T0), f"r{n}") for n in range(12)]
+    found = await asyncio.gather(*(log.claim("alice", "k", HELD) for log in logs))
+    assert sum(claim.mine for claim in found) == 1
+    async with engine.connect() as conn:
+        kind = await conn.scalar(
+            text("SELECT relpersistence::text FROM pg_class WHERE relname = 'agent_claims'")
+        )
+    assert kind == "u"  # UNLOGGED: a claim costs no WAL flush
 
 
 @pytest.mark.postgres
 async def test_a_replica_whose_clock_runs_ahead_does_not_take_a_claim_held(
-    postgres_url: str,
+    postgres_engine: AsyncEngine,
 ) -> None:
     # Replicas on two hosts whose clocks are a minute apart (or one host's clock stepped a
     # minute forward): more than the margin a task's claim is kept past its call (8 s). Each
     # claim's expiry was its holder's clock and was read on the asker's: the replica ahead
     # took the key over while its holder was calling the model, and paid the model again.
-    engine = create_engine(postgres_url)
-    await migrate(engine, sql.COMPONENT, sql.STEPS)
-    try:
-        host = Clock(datetime.now(UTC))
-        ahead = Clock(host.at + timedelta(seconds=60))
-        holder, other = (
-            sql_logs.SqlTaskLog(engine, host, "a"),
-            sql_logs.SqlTaskLog(engine, ahead, "b"),
-        )
-        assert (await holder.claim("alice", "k", 8.0)).mine
-        assert (await other.claim("alice", "k", 8.0)).mine is False
-        assert await other.prune(T0) == 0  # its prune leaves the claim held, too
-        assert await _claims(engine) == [("tasks", "alice", "k", "a")]
-        assert (await holder.claim("alice", "k", 8.0)).mine  # still the holder's
-    finally:
-        await engine.dispose()
+    engine = postgres_engine
+    host = Clock(datetime.now(UTC))
+    ahead = Clock(host.at + timedelta(seconds=60))
+    holder, other = (
+        sql_logs.SqlTaskLog(engine, host, "a"),
+        sql_logs.SqlTaskLog(engine, ahead, "b"),
+    )
+    assert (await holder.claim("alice", "k", 8.0)).mine
+    assert (await other.claim("alice", "k", 8.0)).mine is False
+    assert await other.prune(T0) == 0  # its prune leaves the claim held, too
+    assert await _claims(engine) == [("tasks", "alice", "k", "a")]
+    assert (await holder.claim("alice", "k", 8.0)).mine  # still the holder's
 
 
 @pytest.mark.postgres
 async def test_a_claim_that_waited_for_the_holders_put_returns_the_value_it_recorded(
-    postgres_url: str,
+    postgres_engine: AsyncEngine,
 ) -> None:
     # Replica b asks again for a key replica a holds while a's put (its reply recorded, its
     # claim dropped) is being committed. b's statement read the log as it began, without the
     # reply; its insert of the claim waited for a's commit, then found the key free and took
     # it: b called the model again for a key whose answer was recorded (under a loaded host
     # about one waiting replica in ten, whose look every half second met a's commit).
-    engine = create_engine(postgres_url)
-    await migrate(engine, sql.COMPONENT, sql.STEPS)
-    try:
-        a, b = _replicas(engine, Clock(T0))
-        assert (await a.claim("alice", "k", HELD)).mine
-        async with engine.connect() as put:  # what a's put does, its commit held back
-            await put.execute(
-                text(
-                    "INSERT INTO agent_replies (user_id, idempotency_key, reply, created_at) "
-                    "VALUES ('alice', 'k', CAST(:reply AS json), :at)"
-                ),
-                {"reply": stay_reply("a's").model_dump_json(), "at": T0},
-            )
-            await put.execute(text("DELETE FROM agent_claims WHERE holder = 'a'"))
-            asking = asyncio.create_task(b.claim("alice", "k", HELD))
-            await _until_a_statement_waits_for_a_lock(engine)
-            await put.commit()
-        assert await asking == Claim(recorded=stay_reply("a's"))
-        assert await _claims(engine) == []  # b's claim, taken for nothing, is given back
-    finally:
-        await engine.dispose()
+    engine = postgres_engine
+    a, b = _replicas(engine, Clock(T0))
+    assert (await a.claim("alice", "k", HELD)).mine
+    async with engine.connect() as put:  # what a's put does, its commit held back
+        await put.execute(
+            text(
+                "INSERT INTO agent_replies (user_id, idempotency_key, reply, created_at) "
+                "VALUES ('alice', 'k', CAST(:reply AS json), :at)"
+            ),
+            {"reply": stay_reply("a's").model_dump_json(), "at": T0},
+        )
+        await put.execute(text("DELETE FROM agent_claims WHERE holder = 'a'"))
+        asking = asyncio.create_task(b.claim("alice", "k", HELD))
+        await _until_a_statement_waits_for_a_lock(engine)
+        await put.commit()
+    assert await asking == Claim(recorded=stay_reply("a's"))
+    assert await _claims(engine) == []  # b's claim, taken for nothing, is given back
 
 
 async def test_on_sqlite_no_put_commits_between_a_claims_look_and_its_claim(
