@@ -123,6 +123,11 @@ TURN_NOT_WRITTEN_IN_TIME = (
     "the workflow service's database was too busy to record this message before its time ran "
     "out; nothing was recorded: send the message again with the same client_message_id"
 )
+TURN_CHECKED_TOO_LATE = (
+    "checking step {step!r}'s completion criteria took {seconds:.1f}s, until this message's "
+    "time ran out; nothing was recorded: send the message again with the same "
+    "client_message_id"
+)
 
 
 def turn_time(deadline: datetime | None) -> TurnTime:
@@ -136,6 +141,7 @@ def turn_time(deadline: datetime | None) -> TurnTime:
         queued_too_long=TURN_QUEUED_TOO_LONG,
         out_of_time=TURN_OUT_OF_TIME,
         not_written_in_time=TURN_NOT_WRITTEN_IN_TIME,
+        checked_too_late=TURN_CHECKED_TOO_LATE,
     )
 
 

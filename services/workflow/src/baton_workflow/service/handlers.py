@@ -165,6 +165,9 @@ class TurnTime:
     """The refusal when other writes to the instance kept going in first until `deadline`."""
     not_written_in_time: str
     """The refusal when its append had not started by `start_by`."""
+    checked_too_late: str
+    """The refusal when checking its step's criteria took it past `start_by`: a format string
+    given `step` (the step's id) and `seconds` (how long the checks took)."""
 
 
 SIGNAL_QUEUED_TOO_LONG = (
@@ -179,6 +182,10 @@ SIGNAL_NOT_WRITTEN_IN_TIME = (
     "the workflow service's database was too busy to record this signal before its time ran "
     "out; nothing was recorded: send it again"
 )
+SIGNAL_CHECKED_TOO_LATE = (
+    "checking step {step!r}'s completion criteria took {seconds:.1f}s, until this signal's "
+    "time ran out; nothing was recorded: send it again"
+)
 
 
 def signal_time(deadline: datetime | None) -> TurnTime:
@@ -190,6 +197,7 @@ def signal_time(deadline: datetime | None) -> TurnTime:
         queued_too_long=SIGNAL_QUEUED_TOO_LONG,
         out_of_time=SIGNAL_OUT_OF_TIME,
         not_written_in_time=SIGNAL_NOT_WRITTEN_IN_TIME,
+        checked_too_late=SIGNAL_CHECKED_TOO_LATE,
     )
 
 
@@ -271,7 +279,7 @@ async def commit_turn(
         if command.command_id in state.outcomes:
             return replay_turn(loaded, command.command_id, definition, svc), loaded
         _check_context(state, command.signal)
-        events = await _decide(svc, state, command, definition)
+        events = await _decide(svc, state, command, definition, time)
         change, after = _change(svc, state, events, definition)
         if attempt and _past(time.deadline):
             break  # its read or its checkers took it there: an append now would come late
@@ -403,14 +411,27 @@ async def _decide(
     state: InstanceState,
     command: dc.SendSignal | dc.RecordExchange,
     definition: WorkflowDefinition,
+    time: TurnTime,
 ) -> list[DomainEvent]:
+    """The turn's events, its step's criteria checked when they decide it. Checks that took
+    the turn past its start-by (a slow checker, each bounded by the checker timeout, after a
+    wait for the instance) end it `unavailable` with its `checked_too_late`, naming the step
+    and their time: told the database was too busy, as the append would then say, an
+    operator would look in the wrong place."""
     report = None
     if needs_criteria(state, command, definition):
         step = definition.step(state.current_step)
         count = state.messages_in_step + isinstance(command, dc.RecordExchange)
         preview = state if command.signal is None else with_signal(state, command.signal)
         ctx = CheckContext(preview, step, command.signal, count, svc.agent_runner)
+        clock = asyncio.get_running_loop().time
+        checked_from, in_time = clock(), not _past(time.start_by)
         report = await svc.checkers.evaluate(ctx, step.completion_criteria, svc.checker_timeout)
+        if in_time and _past(time.start_by):
+            seconds = clock() - checked_from
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE, time.checked_too_late.format(step=step.id, seconds=seconds)
+            )
     try:
         return decide(state, command, definition, svc.clock.now(), report)
     except InstanceNotActive as exc:
