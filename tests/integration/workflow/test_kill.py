@@ -31,6 +31,8 @@ from baton_contracts.workflow_api import (
 )
 from baton_messaging import request
 
+from .conftest import FakeAgentRunner
+
 ANNOUNCED = {
     "workflow.instance_started",
     "workflow.step_changed",
@@ -119,8 +121,10 @@ async def published(nc: Client, prefix: str) -> Counter[str]:
 
 
 async def test_sigkill_mid_traffic_loses_and_doubles_nothing(
-    nats_url: str, sqlite_url: str, tmp_path: Path
+    nats_url: str, sqlite_url: str, tmp_path: Path, agent_runner: FakeAgentRunner
 ) -> None:
+    # The agent-runner answers the checkers (no facts, no items: a step asked to complete is
+    # blocked); without one, each such request is refused and records nothing.
     nc = await nats.connect(nats_url)
     prefix = f"k{uuid.uuid4().hex[:6]}"
     users = [f"{prefix}-{i}" for i in range(12)]

@@ -9,6 +9,10 @@ turn is refused `unavailable` naming the checker, nothing is recorded, and the s
 sent again, once the agent-runner answers, is decided on the real count. So is one whose query
 went unanswered (an agent-runner killed while counting): the query ends a little before the
 checker's own timer, as `unavailable`.
+
+The same holds when the turn is decided: a chat turn whose agent asked to complete the step,
+or a signal `complete_step`, whose checks then find no agent-runner is refused, nothing
+recorded, instead of recording the step blocked for good.
 """
 
 from __future__ import annotations
@@ -18,11 +22,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from baton_contracts import ErrorCode, RemoteError
-from baton_contracts.agent_api import AgentReply, RunAgent
-from baton_contracts.workflow_api import SendMessage, StartWorkflow
+from baton_contracts.agent_api import AgentReply, Count, CountMemoryFacts, RunAgent
+from baton_contracts.workflow_api import SendMessage, SignalWorkflow, StartWorkflow, WorkflowSignal
 from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.service.conversation import send_message
-from baton_workflow.service.handlers import start_workflow
+from baton_workflow.service.handlers import start_workflow, take_turn
 
 from .conftest import FakeAgentRunner, serving, workflow_settings
 
@@ -126,3 +130,88 @@ async def test_a_turn_whose_precheck_query_goes_unanswered_is_refused(
     assert refused.body.code is ErrorCode.UNAVAILABLE
     assert "no reply on 'agent.query.memory_facts' within 0.9s" in refused.body.message
     assert ("yes, that's right", False) not in agents.asked
+
+
+class GoesDown(FakeAgentRunner):
+    """Answers the checker queries until `down`, then refuses them `unavailable`, as the
+    responder of a stopping agent-runner does."""
+
+    down: bool = False
+
+    async def count_facts(self, query: CountMemoryFacts) -> Count:
+        if self.down:
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, "the agent-runner is stopping")
+        return await super().count_facts(query)
+
+
+async def test_a_turn_whose_decision_finds_no_agent_runner_is_refused(
+    nats_url: str, sqlite_url: str
+) -> None:
+    # The pre-check found the step could close and the agent asked to complete it; the
+    # agent-runner went down before the decision asked again. Counted as not met, that check
+    # recorded the step blocked after the agent had told the user it was moving on.
+    agents = Agents()
+    runner = GoesDown(facts={"u": 3})
+    real_run = agents.run
+
+    async def run_then_go_down(request: RunAgent) -> AgentReply:
+        runner.down = request.message == "yes, that's right"  # asked after the pre-check
+        return await real_run(request)
+
+    agents.run = run_then_go_down  # type: ignore[method-assign]
+    async with (
+        serving(nats_url, runner),
+        at_discoverys_fifth_message(nats_url, sqlite_url, agents) as (app, instance, say),
+    ):
+        log = await app.services.repo.records(instance)
+        refused = await refusal(say)
+        after = await app.services.repo.records(instance)
+        runner.down = False
+        agents.run = real_run  # type: ignore[method-assign]
+        again = await say("d4", "yes, that's right")
+
+    assert refused is not None, "the turn was decided on a checker that could not answer"
+    assert refused.body.code is ErrorCode.UNAVAILABLE
+    assert refused.body.message == (
+        "could not check whether step 'discovery' can close (memory_facts: checker error: "
+        "RemoteError: unavailable: the agent-runner is stopping); nothing was recorded: send "
+        "the message again with the same client_message_id"
+    )
+    assert ("yes, that's right", True) in agents.asked  # the pre-check had found it could
+    assert len(after) == len(log), "the refused turn left something in the log"
+    assert again.turn.outcome == "transitioned"
+    assert again.progress.current_step == "brain_dump"
+
+
+async def test_a_signal_whose_checks_find_no_agent_runner_is_refused(
+    nats_url: str, sqlite_url: str
+) -> None:
+    async with at_discoverys_fifth_message(nats_url, sqlite_url, Agents()) as (app, instance, _):
+        log = await app.services.repo.records(instance)
+        close = SignalWorkflow(
+            user_id="u",
+            instance_id=instance,
+            command_id="close",
+            signal=WorkflowSignal(action="complete_step"),
+        )
+        try:
+            await take_turn(app.services, close)
+            refused = None
+        except RemoteError as exc:
+            refused = exc
+        after = await app.services.repo.records(instance)
+        async with serving(nats_url, FakeAgentRunner(facts={"u": 3})):
+            again = await take_turn(app.services, close)
+
+    assert refused is not None, "the signal was decided on a checker that could not answer"
+    assert refused.body.code is ErrorCode.UNAVAILABLE
+    assert refused.body.message.startswith(
+        "could not check whether step 'discovery' can close (memory_facts: checker error: "
+    )
+    assert "no responders on 'agent.query.memory_facts'" in refused.body.message
+    assert refused.body.message.endswith("; nothing was recorded: send it again")
+    assert len(after) == len(log), "the refused signal recorded the step blocked"
+    # Answered, the same signal is decided on what is really missing: one message more.
+    assert again.outcome == "blocked"
+    assert not [m for m in again.missing_criteria if "checker error" in m], again
+    assert [m for m in again.missing_criteria if "memory_facts" in m] == []

@@ -16,6 +16,7 @@ from baton_workflow.service.checkers import (
     CheckContext,
     CheckerParams,
     CheckerRegistry,
+    Unreachable,
     builtin_checkers,
 )
 
@@ -114,16 +115,19 @@ def down_context(agent_runner: DownAgentRunner) -> CheckContext:
 NO_RESPONDERS = RemoteError.of(ErrorCode.UNAVAILABLE, "no responders on 'agent.query.memory_facts'")
 
 
+UNREACHABLE = "its service is unavailable: no turn is decided on it"
+
+
 @pytest.mark.parametrize(
-    ("error", "cause"),
+    ("error", "why", "cause"),
     [
-        (NO_RESPONDERS, "unavailable: no responders on 'agent.query.memory_facts'"),
-        (TimeoutError(), "no answer within 0.05s"),
+        (NO_RESPONDERS, UNREACHABLE, "unavailable: no responders on 'agent.query.memory_facts'"),
+        (TimeoutError(), "counted as not met", "no answer within 0.05s"),
     ],
     ids=["unavailable", "timeout"],
 )
 async def test_an_agent_runner_outage_is_one_warning_line_and_a_checker_error(
-    caplog: pytest.LogCaptureFixture, error: Exception, cause: str
+    caplog: pytest.LogCaptureFixture, error: Exception, why: str, cause: str
 ) -> None:
     registry = builtin_checkers()
     ctx = down_context(DownAgentRunner(error))
@@ -134,11 +138,12 @@ async def test_an_agent_runner_outage_is_one_warning_line_and_a_checker_error(
     assert record.levelno == logging.WARNING
     assert record.exc_info is None and "Traceback" not in caplog.text
     assert record.getMessage() == (
-        f"checker memory_facts on instance i-1 could not answer (counted as not met): {cause}"
+        f"checker memory_facts on instance i-1 could not answer ({why}): {cause}"
     )
     [missing] = report.missing()
     assert missing.startswith("memory_facts: checker error: ")
     assert not report.results[0].met and report.results[0].error
+    assert isinstance(report.results[0], Unreachable) is (error is NO_RESPONDERS)
 
 
 async def test_another_refusal_from_the_agent_runner_is_an_error_line_without_a_traceback(

@@ -126,7 +126,10 @@ class CheckerRegistry:
             # Down is expected (a restart); another answer is worth an error, but its traceback
             # would show only this call: the cause is in the answering service's log.
             down = exc.code is ErrorCode.UNAVAILABLE
-            _outage(spec.checker, ctx, str(exc), logging.WARNING if down else logging.ERROR)
+            if down:
+                _outage(spec.checker, ctx, str(exc), counted=False)
+            else:
+                _outage(spec.checker, ctx, str(exc), logging.ERROR)
             detail = f"checker error: {type(exc).__name__}: {exc}"
             if down:
                 return Unreachable(checker=spec.checker, met=False, detail=detail, error=True)
@@ -139,15 +142,19 @@ class CheckerRegistry:
         return _answered(spec.checker, answer)
 
 
-def _outage(name: str, ctx: CheckContext, cause: str, level: int = logging.WARNING) -> None:
+def _outage(
+    name: str, ctx: CheckContext, cause: str, level: int = logging.WARNING, *, counted: bool = True
+) -> None:
     """One line for a checker that could not get its answer from another service: an outage
     (the agent-runner restarting, say) is expected and says nothing a traceback would add,
-    while one traceback per blocked step would bury the log."""
+    while one traceback per blocked step would bury the log. An `Unreachable` one is not
+    `counted`: no turn is decided on it (the turn is refused, nothing recorded)."""
     logger.log(
         level,
-        "checker %s on instance %s could not answer (counted as not met): %s",
+        "checker %s on instance %s could not answer (%s): %s",
         name,
         ctx.state.instance_id,
+        "counted as not met" if counted else "its service is unavailable: no turn is decided on it",
         cause,
     )
 
@@ -163,9 +170,10 @@ def _answered(name: str, answer: object) -> CriterionResult:
 
 class Unreachable(CriterionResult):
     """A checker error of one kind: the service the checker asks (the agent-runner) did not
-    answer, as in a restart. It counts as not met like any checker error, and reads the same in
-    a report; a caller that can wait instead of deciding on it, and say so, tells it apart
-    (`conversation._can_complete`)."""
+    answer, as in a restart. It reads like any checker error in a report (the progress query
+    shows it not met), but no turn is decided on it: the chat pre-check
+    (`conversation._can_complete`) and a turn's decision (`handlers._decide`) refuse the turn
+    `unavailable` instead, nothing recorded, so a restart is never recorded as a blocked step."""
 
 
 def _failed(name: str, detail: str) -> CriterionResult:

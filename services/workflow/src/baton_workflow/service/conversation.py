@@ -128,6 +128,10 @@ TURN_CHECKED_TOO_LATE = (
     "time ran out; nothing was recorded: send the message again with the same "
     "client_message_id"
 )
+TURN_COULD_NOT_CHECK = (
+    "could not check whether step {step!r} can close ({causes}); nothing was recorded: send "
+    "the message again with the same client_message_id"
+)
 
 
 def turn_time(deadline: datetime | None) -> TurnTime:
@@ -142,6 +146,7 @@ def turn_time(deadline: datetime | None) -> TurnTime:
         out_of_time=TURN_OUT_OF_TIME,
         not_written_in_time=TURN_NOT_WRITTEN_IN_TIME,
         checked_too_late=TURN_CHECKED_TOO_LATE,
+        could_not_check=TURN_COULD_NOT_CHECK,
     )
 
 

@@ -36,7 +36,7 @@ from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
 from baton_workflow.domain.events import DomainEvent
 from baton_workflow.domain.state import STEP_RECORD_KEYS, InstanceState, apply, with_signal
-from baton_workflow.service.checkers import CheckContext, CheckerRegistry
+from baton_workflow.service.checkers import CheckContext, CheckerRegistry, Unreachable
 from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
 from baton_workflow.service.replies import require_same_command, turn_reply
 from baton_workflow.service.views import instance_view
@@ -151,8 +151,8 @@ async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartRepl
 @dataclass(frozen=True)
 class TurnTime:
     """A turn's time (a signal's, a chat turn's): when its caller stops waiting, and what it is
-    told when the turn could not be recorded by then. Each refusal is `unavailable`, and in each
-    case nothing of the turn was recorded, then or later."""
+    told when the turn could not be recorded by then, or could not be decided. Each refusal is
+    `unavailable`, and in each case nothing of the turn was recorded, then or later."""
 
     deadline: datetime | None
     """Its wait for the instance and its conflict retries end here (a retry whose read or
@@ -168,6 +168,9 @@ class TurnTime:
     checked_too_late: str
     """The refusal when checking its step's criteria took it past `start_by`: a format string
     given `step` (the step's id) and `seconds` (how long the checks took)."""
+    could_not_check: str
+    """The refusal when a checker of its step got no answer from the service it asks: a
+    format string given `step` and `causes` (each such checker's result)."""
 
 
 SIGNAL_QUEUED_TOO_LONG = (
@@ -186,6 +189,10 @@ SIGNAL_CHECKED_TOO_LATE = (
     "checking step {step!r}'s completion criteria took {seconds:.1f}s, until this signal's "
     "time ran out; nothing was recorded: send it again"
 )
+SIGNAL_COULD_NOT_CHECK = (
+    "could not check whether step {step!r} can close ({causes}); nothing was recorded: "
+    "send it again"
+)
 
 
 def signal_time(deadline: datetime | None) -> TurnTime:
@@ -198,6 +205,7 @@ def signal_time(deadline: datetime | None) -> TurnTime:
         out_of_time=SIGNAL_OUT_OF_TIME,
         not_written_in_time=SIGNAL_NOT_WRITTEN_IN_TIME,
         checked_too_late=SIGNAL_CHECKED_TOO_LATE,
+        could_not_check=SIGNAL_COULD_NOT_CHECK,
     )
 
 
@@ -417,7 +425,12 @@ async def _decide(
     the turn past its start-by (a slow checker, each bounded by the checker timeout, after a
     wait for the instance) end it `unavailable` with its `checked_too_late`, naming the step
     and their time: told the database was too busy, as the append would then say, an
-    operator would look in the wrong place."""
+    operator would look in the wrong place.
+
+    A checker whose service did not answer (`Unreachable`: the agent-runner restarting) ends
+    the turn `unavailable` with its `could_not_check`, nothing recorded: counted as not met,
+    it recorded the step blocked, for good, on a restart; after the chat pre-check had found
+    the step could close, the agent had told the user it was moving on."""
     report = None
     if needs_criteria(state, command, definition):
         step = definition.step(state.current_step)
@@ -431,6 +444,11 @@ async def _decide(
             seconds = clock() - checked_from
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, time.checked_too_late.format(step=step.id, seconds=seconds)
+            )
+        if unreachable := [r for r in report.results if isinstance(r, Unreachable)]:
+            causes = "; ".join(r.describe() for r in unreachable)
+            raise RemoteError.of(
+                ErrorCode.UNAVAILABLE, time.could_not_check.format(step=step.id, causes=causes)
             )
     try:
         return decide(state, command, definition, svc.clock.now(), report)
