@@ -13,7 +13,13 @@ import nats
 import pytest
 from nats.aio.client import Client
 
-from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_contracts.agent_api import (
+    AgentReply,
+    Count,
+    CountInboxItems,
+    CountMemoryFacts,
+    RunAgent,
+)
 from baton_messaging import MessagingSettings, build_broker, respond, start_broker
 
 from ...platform_stack import SECRET, Stack, User, gateway_client, running_stack, workflow_settings
@@ -59,11 +65,20 @@ async def agent_calls(nats_url: str) -> AsyncIterator[list[bytes]]:
 
 @asynccontextmanager
 async def agent_answering(
-    nats_url: str, answer: Callable[[RunAgent], Awaitable[AgentReply]]
+    nats_url: str, answer: Callable[[RunAgent], Awaitable[AgentReply]], counts: int | None = None
 ) -> AsyncIterator[None]:
-    """`answer` serves `agent.cmd.run` (in the agent-runner's queue group) while the block runs."""
+    """`answer` serves `agent.cmd.run` (in the agent-runner's queue group) while the block runs;
+    given `counts`, so do the checkers' count queries, each answered `counts` (a stand-in for
+    a stopped agent-runner: a checker that gets no answer refuses the turn)."""
     broker = build_broker(MessagingSettings(nats_url=nats_url), "test-agent")
     respond(broker, RunAgent, answer, queue="agent")
+    if counts is not None:
+
+        async def count(query: CountMemoryFacts | CountInboxItems) -> Count:
+            return Count(count=counts)
+
+        respond(broker, CountMemoryFacts, count, queue="agent")
+        respond(broker, CountInboxItems, count, queue="agent")
     await start_broker(broker)
     try:
         yield

@@ -12,15 +12,8 @@ import httpx
 import pytest
 import yaml
 
-from baton_contracts.agent_api import (
-    AgentReply,
-    Count,
-    CountInboxItems,
-    CountMemoryFacts,
-    RunAgent,
-)
+from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_contracts.workflow_api import WorkflowSignal
-from baton_messaging import MessagingSettings, build_broker, respond, start_broker
 
 from .conftest import Stack, User, agent_answering
 
@@ -67,25 +60,8 @@ async def agent_in_place(
     the checkers' counts are answered as the agent-runner would for a user with no facts and
     no inbox items (a checker that gets no answer refuses the turn instead of deciding it)."""
     await stack.stop_agent_runner()
-    async with agent_answering(stack.nats_url, answer), nothing_counted(stack.nats_url):
+    async with agent_answering(stack.nats_url, answer, counts=0):
         yield
-
-
-@asynccontextmanager
-async def nothing_counted(nats_url: str) -> AsyncIterator[None]:
-    """The agent-runner's count queries answered 0, in its queue group, while the block runs."""
-
-    async def none(query: CountMemoryFacts | CountInboxItems) -> Count:
-        return Count(count=0)
-
-    broker = build_broker(MessagingSettings(nats_url=nats_url), "test-counts")
-    respond(broker, CountMemoryFacts, none, queue="agent")
-    respond(broker, CountInboxItems, none, queue="agent")
-    await start_broker(broker)
-    try:
-        yield
-    finally:
-        await broker.stop()
 
 
 @pytest.fixture

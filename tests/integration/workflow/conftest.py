@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,3 +118,12 @@ async def gateway(nats_url: str, workflow: WorkflowApp) -> AsyncIterator[Any]:
         }
         yield http
     await notifier.stop()
+
+
+async def refused(call: Awaitable[object]) -> RemoteError | None:
+    """The `RemoteError` the call raised, or None when it was answered."""
+    try:
+        await call
+    except RemoteError as exc:
+        return exc
+    return None

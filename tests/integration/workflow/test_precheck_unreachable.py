@@ -28,7 +28,7 @@ from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.service.conversation import send_message
 from baton_workflow.service.handlers import start_workflow, take_turn
 
-from .conftest import FakeAgentRunner, serving, workflow_settings
+from .conftest import FakeAgentRunner, refused, serving, workflow_settings
 
 
 class Agents:
@@ -78,11 +78,7 @@ async def at_discoverys_fifth_message(
 
 
 async def refusal(say: Say) -> RemoteError | None:
-    try:
-        await say("d4", "yes, that's right")
-    except RemoteError as exc:
-        return exc
-    return None
+    return await refused(say("d4", "yes, that's right"))
 
 
 async def test_a_turn_whose_precheck_finds_no_agent_runner_is_refused(
@@ -194,22 +190,18 @@ async def test_a_signal_whose_checks_find_no_agent_runner_is_refused(
             command_id="close",
             signal=WorkflowSignal(action="complete_step"),
         )
-        try:
-            await take_turn(app.services, close)
-            refused = None
-        except RemoteError as exc:
-            refused = exc
+        turned_down = await refused(take_turn(app.services, close))
         after = await app.services.repo.records(instance)
         async with serving(nats_url, FakeAgentRunner(facts={"u": 3})):
             again = await take_turn(app.services, close)
 
-    assert refused is not None, "the signal was decided on a checker that could not answer"
-    assert refused.body.code is ErrorCode.UNAVAILABLE
-    assert refused.body.message.startswith(
+    assert turned_down is not None, "the signal was decided on a checker that could not answer"
+    assert turned_down.body.code is ErrorCode.UNAVAILABLE
+    assert turned_down.body.message.startswith(
         "could not check whether step 'discovery' can close (memory_facts: checker error: "
     )
-    assert "no responders on 'agent.query.memory_facts'" in refused.body.message
-    assert refused.body.message.endswith("; nothing was recorded: send it again")
+    assert "no responders on 'agent.query.memory_facts'" in turned_down.body.message
+    assert turned_down.body.message.endswith("; nothing was recorded: send it again")
     assert len(after) == len(log), "the refused signal recorded the step blocked"
     # Answered, the same signal is decided on what is really missing: one message more.
     assert again.outcome == "blocked"

@@ -22,7 +22,7 @@ from baton_workflow.service.conversation import send_message
 from baton_workflow.service.handlers import start_workflow, take_turn
 from baton_workflow.settings import WorkflowSettings
 
-from .conftest import FakeAgentRunner, serving
+from .conftest import FakeAgentRunner, refused, serving
 
 
 class Agents:
@@ -59,6 +59,20 @@ async def on_discovery(
         await app.stop()
 
 
+def timed(nats_url: str, sqlite_url: str, checker: float, **timeouts: float) -> WorkflowSettings:
+    """The service's settings with the checker's timeout and the turn's own."""
+    return WorkflowSettings(
+        nats_url=nats_url, database_url=sqlite_url, checker_timeout_seconds=checker, **timeouts
+    )
+
+
+def unavailable(refusal: RemoteError | None, what: str) -> str:
+    """The message of the `unavailable` refusal `what` got."""
+    assert refusal is not None, f"{what} decided after its time ran out"
+    assert refusal.body.code is ErrorCode.UNAVAILABLE
+    return refusal.body.message
+
+
 def signal(instance: str) -> SignalWorkflow:
     return SignalWorkflow(
         user_id="u",
@@ -72,29 +86,18 @@ async def test_a_signal_whose_checks_outlast_its_time_is_refused_naming_them(
     nats_url: str, sqlite_url: str
 ) -> None:
     # The signal has 0.3 s; `memory_facts` is answered after 0.6 s, within the checker's 1 s.
-    settings = WorkflowSettings(
-        nats_url=nats_url,
-        database_url=sqlite_url,
-        checker_timeout_seconds=1.0,
-        signal_timeout_seconds=0.3,
-    )
+    settings = timed(nats_url, sqlite_url, checker=1.0, signal_timeout_seconds=0.3)
     # No facts yet while the five messages are taken: the step stays on discovery.
     slow = FakeAgentRunner()
     async with serving(nats_url, slow), on_discovery(settings, messages=5) as (app, instance):
         before = await app.services.repo.records(instance)
         slow.facts, slow.delay = {"u": 3}, 0.6
-        try:
-            await take_turn(app.services, signal(instance))
-            refused = None
-        except RemoteError as exc:
-            refused = exc
+        refusal = await refused(take_turn(app.services, signal(instance)))
         after = await app.services.repo.records(instance)
         slow.delay = 0.0
         again = await take_turn(app.services, signal(instance))
 
-    assert refused is not None, "a signal decided after its time ran out"
-    assert refused.body.code is ErrorCode.UNAVAILABLE
-    message = refused.body.message
+    message = unavailable(refusal, "a signal")
     assert message.startswith("checking step 'discovery''s completion criteria took 0.")
     assert message.endswith(
         "s, until this signal's time ran out; nothing was recorded: send it again"
@@ -110,12 +113,7 @@ async def test_a_message_whose_checks_outlast_its_time_is_refused_naming_them(
     # The turn has 2 s and the reply's half second of grace. Its pre-check asks for the facts
     # (1.5 s) before the agent is asked, and deciding the agent's "complete_step" asks again
     # (1.5 s more): the turn is at about 3 s when its append would start, past its 2.5 s.
-    settings = WorkflowSettings(
-        nats_url=nats_url,
-        database_url=sqlite_url,
-        checker_timeout_seconds=3.0,
-        agent_call_timeout_seconds=2.0,
-    )
+    settings = timed(nats_url, sqlite_url, checker=3.0, agent_call_timeout_seconds=2.0)
     slow = FakeAgentRunner(facts={"u": 3}, delay=1.5)
     async with on_discovery(settings, messages=4) as (app, instance):
         before = await app.services.repo.records(instance)
@@ -123,16 +121,10 @@ async def test_a_message_whose_checks_outlast_its_time_is_refused_naming_them(
             user_id="u", instance_id=instance, client_message_id="d4", text="that's all"
         )
         async with serving(nats_url, slow):
-            try:
-                await send_message(app.services, said)
-                refused = None
-            except RemoteError as exc:
-                refused = exc
+            refusal = await refused(send_message(app.services, said))
             after = await app.services.repo.records(instance)
 
-    assert refused is not None, "a message decided after its time ran out"
-    assert refused.body.code is ErrorCode.UNAVAILABLE
-    message = refused.body.message
+    message = unavailable(refusal, "a message")
     assert message.startswith("checking step 'discovery''s completion criteria took 1.")
     assert message.endswith(
         "s, until this message's time ran out; nothing was recorded: send the message again "
