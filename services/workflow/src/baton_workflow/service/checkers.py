@@ -170,10 +170,16 @@ def _answered(name: str, answer: object) -> CriterionResult:
 
 class Unreachable(CriterionResult):
     """A checker error of one kind: the service the checker asks (the agent-runner) did not
-    answer, as in a restart. It reads like any checker error in a report (the progress query
-    shows it not met), but no turn is decided on it: the chat pre-check
+    answer, as in a restart. It reads like any checker error in a report (`explain` shows it
+    not met), but no turn is decided on it: the chat pre-check
     (`conversation._can_complete`) and a turn's decision (`handlers._decide`) refuse the turn
     `unavailable` instead, nothing recorded, so a restart is never recorded as a blocked step."""
+
+
+def unreachable_causes(report: CriteriaReport) -> str | None:
+    """The report's `Unreachable` results, described and joined; None when it has none."""
+    unreachable = [r.describe() for r in report.results if isinstance(r, Unreachable)]
+    return "; ".join(unreachable) if unreachable else None
 
 
 def _failed(name: str, detail: str) -> CriterionResult:

@@ -33,7 +33,7 @@ from baton_workflow.domain.conversation import (
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.state import InstanceState
 from baton_workflow.domain.widgets import widgets_completed
-from baton_workflow.service.checkers import CheckContext, Unreachable
+from baton_workflow.service.checkers import CheckContext, unreachable_causes
 from baton_workflow.service.handlers import (
     TurnTime,
     WorkflowServices,
@@ -293,12 +293,10 @@ async def _can_complete(svc: WorkflowServices, state: InstanceState, step: StepD
     asking = dc.Signal(action="complete_step")
     ctx = CheckContext(state, step, asking, state.messages_in_step + 1, svc.agent_runner)
     report = await svc.checkers.evaluate(ctx, step.completion_criteria, svc.checker_timeout)
-    unreachable = [r for r in report.results if isinstance(r, Unreachable)]
-    if unreachable:
+    if causes := unreachable_causes(report):
         # Told it cannot complete, the agent answered a confirming user "anything to add?",
         # and the step stayed with nothing to say why: a restart of the agent-runner turned
         # into the user's fault. The agent is not asked; nothing is recorded.
-        causes = "; ".join(r.describe() for r in unreachable)
         raise RemoteError.of(
             ErrorCode.UNAVAILABLE,
             f"could not check whether step {step.id!r} can close ({causes}); nothing was "

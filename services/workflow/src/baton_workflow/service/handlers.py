@@ -36,7 +36,7 @@ from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
 from baton_workflow.domain.events import DomainEvent
 from baton_workflow.domain.state import STEP_RECORD_KEYS, InstanceState, apply, with_signal
-from baton_workflow.service.checkers import CheckContext, CheckerRegistry, Unreachable
+from baton_workflow.service.checkers import CheckContext, CheckerRegistry, unreachable_causes
 from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
 from baton_workflow.service.replies import require_same_command, turn_reply
 from baton_workflow.service.views import instance_view
@@ -437,16 +437,15 @@ async def _decide(
         count = state.messages_in_step + isinstance(command, dc.RecordExchange)
         preview = state if command.signal is None else with_signal(state, command.signal)
         ctx = CheckContext(preview, step, command.signal, count, svc.agent_runner)
-        clock = asyncio.get_running_loop().time
-        checked_from, in_time = clock(), not _past(time.start_by)
+        checked_from = datetime.now(UTC)
         report = await svc.checkers.evaluate(ctx, step.completion_criteria, svc.checker_timeout)
-        if in_time and _past(time.start_by):
-            seconds = clock() - checked_from
+        start_by = time.start_by
+        if start_by is not None and checked_from < start_by <= (now := datetime.now(UTC)):
+            seconds = (now - checked_from).total_seconds()
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, time.checked_too_late.format(step=step.id, seconds=seconds)
             )
-        if unreachable := [r for r in report.results if isinstance(r, Unreachable)]:
-            causes = "; ".join(r.describe() for r in unreachable)
+        if causes := unreachable_causes(report):
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE, time.could_not_check.format(step=step.id, causes=causes)
             )
