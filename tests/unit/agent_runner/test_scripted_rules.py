@@ -495,6 +495,23 @@ def test_inbox_collector_completes_with_the_third_item_before_the_pre_check_coun
 
 
 @pytest.mark.parametrize(
+    ("done", "again"),
+    [("that's all", 'say "that\'s all" again'), ("это всё", "снова напиши «это всё»")],
+)
+def test_inbox_collector_done_before_the_step_may_close_is_asked_for_more_not_to_say_done(
+    done: str, again: str
+) -> None:
+    # Three items, and "that's all" at the step's second message of the three it needs: the
+    # answer asked for more and to say "that's all" when finished, as if it had not been said.
+    step = {"inbox_count": 3, "can_complete": False, "min_messages": 3}
+    out = run(turn("inbox_collector", done, messages_in_step=1, **step))
+    assert not out.step_completed and not out.extracted_data
+    assert out.message.endswith(f"{again}."), out.message
+    assert "When you are finished" not in out.message and "Когда закончишь" not in out.message
+    assert run(turn("inbox_collector", done, messages_in_step=2, **step)).step_completed
+
+
+@pytest.mark.parametrize(
     ("message", "phrase"),
     [("А что именно писать?", "выгрузка мыслей"), ("ok", "brain dump"), ("ок", "выгрузка")],
 )

@@ -149,7 +149,9 @@ def inbox_collector(turn: Turn) -> Reply:
     if widget_step:
         key = "inbox_widget"  # a list the user fills in closes the step, not items counted here
     elif total >= MIN_ITEMS:
-        key = "inbox_anything_else"
+        # Said "that's all" before the step may close (its `min_messages`): "say 'that's
+        # all' when you are finished" would answer it as if it had not been said.
+        key = "inbox_not_yet" if done else "inbox_anything_else"
     else:
         key = "inbox_more" if items or done else "inbox_explain"
     parts.append(text(turn.language, key, need=MIN_ITEMS - total, total=total))

@@ -111,6 +111,12 @@ TEXTS: dict[str, dict[str, str]] = {
         'one per line or separated by ";". What is written down you need not keep in your '
         "head, and I will help you sort it by your priorities. I need at least {need}.",
     },
+    "inbox_not_yet": {
+        "ru": "Хорошо. Прежде чем закрыть выгрузку, хочу убедиться, что ничего не осталось: "
+        "может, ещё что-то висит в голове, пусть даже мелочь? Если нет, снова напиши «это всё».",
+        "en": "Good. Before we close the brain dump I want to be sure nothing is left: anything "
+        'else on your mind, even something small? If not, say "that\'s all" again.',
+    },
     "inbox_anything_else": {
         "ru": "Что-нибудь ещё? Когда закончишь, напиши «это всё».",
         "en": 'Anything else? When you are finished, say "that\'s all".',
