@@ -209,6 +209,26 @@ def test_discovery_saves_each_listed_area_with_what_they_share(message: str, sai
     assert out.message.count(said) == 2, out.message  # the summary shows both
 
 
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("also growth", {"growth": "growth"}),
+        ("hobbies too", {"hobbies": "hobbies"}),
+        ("Work as well.", {"work": "Work"}),
+        ("Работа и здоровье, ещё семья", {"relationships": "семья"}),
+        ("семья тоже", {"relationships": "семья"}),
+        ("скорее саморазвитие", {"growth": "саморазвитие"}),
+        ("too much work", {"work": "too much work"}),  # "too" here says something
+    ],
+)
+def test_discovery_keeps_no_joining_words_around_what_the_user_says(
+    message: str, facts: dict[str, str]
+) -> None:
+    # The summary read "- growth: also growth", "- отношения: ещё семья".
+    saved = run(turn("discovery", message)).extracted_data["facts"]
+    assert {area: saved[area] for area in facts} == facts
+
+
 def test_discovery_extracts_one_fact_per_area_and_asks_for_more() -> None:
     out = run(turn("discovery", "Работа важна, а ещё здоровье"))
     assert set(out.extracted_data["facts"]) == {"work", "health"}

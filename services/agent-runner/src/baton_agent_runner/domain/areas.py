@@ -59,6 +59,22 @@ _OWNING = frozenset({
 })  # fmt: skip
 
 
+# Joining words around what the user says of an area, which the fact does not keep: "also
+# growth", "hobbies too", "ещё семья", "скорее саморазвитие" ("rather self-development").
+# Not a leading "too": "too much work" says something.
+_LEADING = re.compile(
+    r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|and|also|plus|rather)\b[\s,]*)+", re.IGNORECASE
+)
+_TRAILING = re.compile(r"[\s,]*\b(?:тоже|также|too|also|as\s+well)[.!]*$", re.IGNORECASE)
+
+
+def trimmed(part: str) -> str:
+    """What the user says of an area without the joining words around it ("also growth":
+    "growth"); the part as it is when nothing else is left."""
+    part = part.strip()
+    return _TRAILING.sub("", _LEADING.sub("", part)) or part
+
+
 def parts_of(clause: str) -> dict[str, str]:
     """Each area's own part of a clause that lists several ("Работа, здоровье и семья"): from
     the piece naming it to the next piece naming another area, a lead-in ("Для меня важны")

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, parts_of
+from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, parts_of, trimmed
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.wording import (
     INITIAL_DOT,
@@ -159,7 +159,7 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
             said = {_said_of(lowered, hit.start()) for hit in pattern.finditer(lowered)}
             for kind in ("named", "wrong", "declined"):
                 if kind in said and (area not in found or found[area][2] != "named"):
-                    found[area] = (area, parts.get(area, clause.strip()), kind)
+                    found[area] = (area, trimmed(parts.get(area, clause)), kind)
                     break
     return list(found.values())
 
