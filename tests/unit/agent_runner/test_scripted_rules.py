@@ -229,6 +229,20 @@ def test_discovery_keeps_no_joining_words_around_what_the_user_says(
     assert {area: saved[area] for area in facts} == facts
 
 
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        ("what do you mean by areas?", "Which areas of your life matter most to you right now?"),
+        ("а какие бывают области?", "Какие области жизни для тебя сейчас главные?"),
+    ],
+)
+def test_discovery_asks_which_areas_matter_before_any_is_told(message: str, asked: str) -> None:
+    # It asked "Tell me about other areas too" of a user who had named none yet.
+    out = run(turn("discovery", message))
+    assert out.message.startswith(asked) and not out.extracted_data, out.message
+    assert "other areas" not in out.message and "других" not in out.message
+
+
 def test_discovery_extracts_one_fact_per_area_and_asks_for_more() -> None:
     out = run(turn("discovery", "Работа важна, а ещё здоровье"))
     assert set(out.extracted_data["facts"]) == {"work", "health"}

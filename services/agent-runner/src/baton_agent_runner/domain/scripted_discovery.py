@@ -42,14 +42,16 @@ def discovery(turn: Turn) -> Reply:
 
 def _ask_for_more(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
     """The request to tell about the areas still untold; not one the user has said is none of
-    theirs ("no hobbies"), in this message or in an earlier one."""
+    theirs ("no hobbies"), in this message or in an earlier one. Before any is told, it asks
+    which matter, with the areas as examples, not for "other areas too"."""
     earlier = (entry.get("text", "") for entry in turn.history if entry.get("role") == "user")
     skip = (
         facts.keys() | declined | {area for said in earlier for area in lang.declined_areas(said)}
     )
     unsaid = [a for a in AREAS if a not in skip] or [a for a in AREAS if a not in facts]
     missing = [lang.AREA_NAMES[turn.language][a] for a in unsaid]
-    return text(turn.language, "discovery_ask", missing=", ".join(missing))
+    key = "discovery_ask" if facts else "discovery_ask_first"
+    return text(turn.language, key, missing=", ".join(missing))
 
 
 def _forgot(language: lang.Lang, dropped: list[str]) -> str:

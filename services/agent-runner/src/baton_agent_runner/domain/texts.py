@@ -46,6 +46,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Расскажи ещё о других областях: {missing}.",
         "en": "Tell me about other areas too: {missing}.",
     },
+    "discovery_ask_first": {
+        "ru": "Какие области жизни для тебя сейчас главные? Например: {missing}.",
+        "en": "Which areas of your life matter most to you right now? For example: {missing}.",
+    },
     "discovery_correct": {
         "ru": "Что поправить? Напиши, например: «работа — это мой новый проект».",
         "en": 'What should I correct? Say, for example: "work means my new project".',
