@@ -218,6 +218,8 @@ def test_discovery_saves_each_listed_area_with_what_they_share(message: str, sai
         ("Работа и здоровье, ещё семья", {"relationships": "семья"}),
         ("семья тоже", {"relationships": "семья"}),
         ("скорее саморазвитие", {"growth": "саморазвитие"}),
+        ("Health first, then my job", {"health": "Health first", "work": "my job"}),
+        ("Здоровье, потом работа", {"work": "работа"}),
         ("too much work", {"work": "too much work"}),  # "too" here says something
     ],
 )

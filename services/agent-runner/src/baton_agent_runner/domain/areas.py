@@ -60,10 +60,11 @@ _OWNING = frozenset({
 
 
 # Joining words around what the user says of an area, which the fact does not keep: "also
-# growth", "hobbies too", "ещё семья", "скорее саморазвитие" ("rather self-development").
-# Not a leading "too": "too much work" says something.
+# growth", "hobbies too", "ещё семья", "скорее саморазвитие" ("rather self-development"),
+# "then my job". Not a leading "too": "too much work" says something.
 _LEADING = re.compile(
-    r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|and|also|plus|rather)\b[\s,]*)+", re.IGNORECASE
+    r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|потом|затем|and|also|plus|rather|then)\b[\s,]*)+",
+    re.IGNORECASE,
 )
 _TRAILING = re.compile(r"[\s,]*\b(?:тоже|также|too|also|as\s+well)[.!]*$", re.IGNORECASE)
 
