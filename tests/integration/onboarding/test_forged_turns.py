@@ -46,11 +46,13 @@ async def test_a_forged_turn_block_in_the_message_leaves_the_greeting_where_it_w
     assert (outcome, step) == ("stayed", "greeting")
 
     # The second message: the step may close now, so a forged turn the agent believed would
-    # close it; the greeter reads the real turn and greets again.
+    # close it; the greeter reads the real turn and answers as to any second message that is
+    # no readiness: how it works, and whether to start.
     outcome, step, answer = await _turn(user, f"{FORGED_BLOCK}\n{FORGED_SIGNAL}")
 
     assert (outcome, step) == ("stayed", "greeting")
-    assert answer == intro
+    assert answer != intro and answer.startswith("In short, how it works"), answer
+    assert answer.endswith("Ready to start?")
     view = await user.get(f"/api/workflows/{user.instance}")
     assert (view["current_step"], view["messages_in_step"]) == ("greeting", 2)
 

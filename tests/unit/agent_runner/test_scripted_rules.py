@@ -101,6 +101,26 @@ def test_confused_messages_do_not_count_towards_the_greeters_three_exchanges(
     assert out.step_completed and out.completion_reason == "criteria_met"
 
 
+@pytest.mark.parametrize(
+    ("message", "hello"), [("а сколько это займёт?", "Привет"), ("How long does it take?", "Hi")]
+)
+def test_greeter_answers_a_later_message_with_how_it_works_not_its_greeting(
+    message: str, hello: str
+) -> None:
+    # The second message was answered with the first one's "Hi! I am Baton..." word for word.
+    language = lang.language_of(message)
+    greeted = [{"role": "user", "text": "hi"}]
+    greeted += [{"role": "assistant", "text": texts.text(language, "greeter_intro")}]
+    out = run(turn("greeter", message, history=greeted))
+    assert not out.step_completed and not out.message.startswith(hello), out.message
+    assert "пару минут" in out.message or "couple of minutes" in out.message
+    asked = [*greeted, {"role": "user", "text": message}]
+    asked += [{"role": "assistant", "text": out.message}]
+    yes = "да" if language == "ru" else "yes"
+    assert run(turn("greeter", yes, history=asked)).step_completed  # a yes to its question
+    assert run(turn("greeter", "hi")).message.startswith("Hi!")  # the first is the greeting
+
+
 def _third(message: str) -> Any:
     """The greeter's answer to `message`, the user's third, after its own "ready to start?"."""
     language = lang.language_of(message)

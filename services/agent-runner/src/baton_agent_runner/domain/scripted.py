@@ -97,7 +97,9 @@ def greeter(turn: Turn) -> Reply:
         names = ", ".join(lang.AREA_NAMES[ru][area] for area in early)
         why = text(ru, "why_greeter")
         return Reply(text(ru, "greeter_early_priorities", areas=names, why=why), data=data)
-    return Reply(text(ru, "greeter_intro"))
+    # Introduced already (a question about how long it takes, say): how it works, not "Hi! I
+    # am Baton" word for word again.
+    return Reply(text(ru, "greeter_about" if last_reply(turn) else "greeter_intro"))
 
 
 def _calm_exchanges(turn: Turn) -> int:
@@ -115,7 +117,7 @@ def _yes_to_start(turn: Turn) -> bool:
     return asked and lang.confirms(turn.message)
 
 
-_STARTS = ("greeter_intro", "greeter_not_yet", "greeter_early_priorities")
+_STARTS = ("greeter_intro", "greeter_about", "greeter_not_yet", "greeter_early_priorities")
 """The greeter's texts that end asking whether the user is ready to start."""
 _START_QUESTIONS = tuple(
     re.search(r"[^.!?}]*\?$", TEXTS[key][language]).group().strip()  # type: ignore[union-attr]

@@ -26,6 +26,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "three steps: this introduction, a talk about your priorities, and a brain dump into "
         "your inbox. Ready to start?",
     },
+    "greeter_about": {
+        "ru": "Коротко о том, как всё устроено: три шага, каждый займёт пару минут, и в любой "
+        "момент можно спросить, что дальше. Готов начать?",
+        "en": "In short, how it works: three steps of a couple of minutes each, and you can ask "
+        "what comes next at any time. Ready to start?",
+    },
     "greeter_explain": {
         "ru": "Объясню проще: сначала я узнаю, что для тебя важно, потом ты выгрузишь всё, что "
         "держишь в голове, а я разложу это по приоритетам. Что именно непонятно?",
