@@ -301,6 +301,21 @@ def test_discovery_completes_only_after_confirming_the_summary(yes: str, header:
 
 
 @pytest.mark.parametrize(
+    "none", ["nope, nothing to add", "No, nothing else", "Нет, нечего добавить", "больше ничего"]
+)
+def test_discovery_takes_nothing_to_add_as_a_confirmation(none: str) -> None:
+    # Its "Anything to add?" before the summary's "Is that right?" was answered "nope, nothing
+    # to add", and the agent asked what to correct.
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    ru = lang.language_of(none) == "ru"
+    asked = texts.text("ru" if ru else "en", "discovery_not_yet")
+    header = texts.text("ru" if ru else "en", "summary_header")
+    shown = [{"role": "assistant", "text": f"{asked}\n{header}\n- ..."}]
+    out = run(turn("discovery", none, facts=facts, history=shown))
+    assert out.step_completed and out.completion_reason == "user_confirmed", out.message
+
+
+@pytest.mark.parametrize(
     "yes",
     ["Ага", "Угу", "ок", "Окей", "Именно", "Так и есть", "ok", "okay", "yup", "sure", "perfect",
      "All good", "Looks good to me", "Sounds good",

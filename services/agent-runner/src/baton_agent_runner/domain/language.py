@@ -71,11 +71,15 @@ _STILL_RIGHT = (
     "that's correct", "that is correct", "exactly",
 )  # fmt: skip
 _FIX = r"(?:менять|меняй|исправлять|исправляй|править|правь|поправлять|поправь)"
-# Confirmations made of "no" words: "Yes, nothing wrong", "ничего не нужно менять".
+# Confirmations made of "no" words: "Yes, nothing wrong", "ничего не нужно менять"; and the
+# answers to "Anything to add?", which a summary not yet closed asks ("nope, nothing to add").
 _ALL_GOOD = re.compile(
     rf"\bничего\s+(?:не\s+(?:нужно|надо)\s+{_FIX}|{_FIX}\s+не\s+(?:нужно|надо)|не\s+{_FIX})\b"
     rf"|\b{_FIX}\s+ничего\s+не\s+(?:нужно|надо)\b"
     r"|\bnothing(?:'s|\s+is)?\s+(?:wrong|to\s+(?:change|fix|correct))\b"
+    r"|\bnothing\s+(?:else\s+|more\s+)?to\s+add\b|\bnothing\s+(?:else|more)\b"
+    r"|\bнечего\s+добавить\b|\bдобавить\s+нечего\b|\bничего\s+(?:не\s+)?добав\w*"
+    r"|\bбольше\s+ничего\b"
 )
 _DENY = ("да нет", "не так", "неверно", "неправильно", "wrong", "incorrect")
 
