@@ -241,6 +241,8 @@ def test_discovery_saves_each_listed_area_with_what_they_share(message: str, sai
         ("Health first, then my job", {"health": "Health first", "work": "my job"}),
         ("Здоровье, потом работа", {"work": "работа"}),
         ("too much work", {"work": "too much work"}),  # "too" here says something
+        ("нет, хобби — это фотография", {"hobbies": "хобби — это фотография"}),
+        ("No, my job means my startup", {"work": "my job means my startup"}),
     ],
 )
 def test_discovery_keeps_no_joining_words_around_what_the_user_says(
@@ -358,7 +360,7 @@ def test_discovery_correction_updates_the_fact_and_shows_the_summary_again() -> 
     facts = {"work": "a", "health": "b", "growth": "c"}
     shown = [{"role": "assistant", "text": "Here is what I understood:\n- work: a"}]
     out = run(turn("discovery", "No, work is about my new startup", facts=facts, history=shown))
-    assert out.extracted_data["facts"] == {"work": "No, work is about my new startup"}
+    assert out.extracted_data["facts"] == {"work": "work is about my new startup"}  # no "No,"
     assert not out.step_completed and "startup" in out.message
 
 

@@ -61,9 +61,12 @@ _OWNING = frozenset({
 
 # Joining words around what the user says of an area, which the fact does not keep: "also
 # growth", "hobbies too", "ещё семья", "скорее саморазвитие" ("rather self-development"),
-# "then my job". Not a leading "too": "too much work" says something.
+# "then my job", and the "no," a correction starts with ("нет, хобби — это фотография"). Not
+# a leading "too": "too much work" says something; nor a "нет" without its comma ("нет
+# времени на спорт").
 _LEADING = re.compile(
-    r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|потом|затем|and|also|plus|rather|then)\b[\s,]*)+",
+    r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|потом|затем|and|also|plus|rather|then)\b[\s,]*"
+    r"|(?:нет|no|nope)\s*,\s*)+",
     re.IGNORECASE,
 )
 _TRAILING = re.compile(r"[\s,]*\b(?:тоже|также|too|also|as\s+well)[.!]*$", re.IGNORECASE)
