@@ -125,14 +125,11 @@ class CheckerRegistry:
         except RemoteError as exc:  # the service asked (the agent-runner) is down or refused
             # Down is expected (a restart); another answer is worth an error, but its traceback
             # would show only this call: the cause is in the answering service's log.
-            down = exc.code is ErrorCode.UNAVAILABLE
-            if down:
-                _outage(spec.checker, ctx, str(exc), counted=False)
-            else:
-                _outage(spec.checker, ctx, str(exc), logging.ERROR)
             detail = f"checker error: {type(exc).__name__}: {exc}"
-            if down:
+            if exc.code is ErrorCode.UNAVAILABLE:
+                _outage(spec.checker, ctx, str(exc), counted=False)
                 return Unreachable(checker=spec.checker, met=False, detail=detail, error=True)
+            _outage(spec.checker, ctx, str(exc), logging.ERROR)
             return _failed(spec.checker, detail)
         except Exception as exc:  # a bug in the checker: its traceback is what to read
             logger.exception(
