@@ -85,10 +85,12 @@ def apply(state: InstanceState | None, event: DomainEvent) -> InstanceState:
         return _start(event)
     if state is None:
         raise ValueError(f"{event.type} cannot come before workflow.instance_started")
-    return _apply_to(state, event).model_copy(update={"version": state.version + 1})
+    return _apply_to(state, event, state.version + 1)
 
 
-def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
+def _apply_to(state: InstanceState, event: DomainEvent, version: int) -> InstanceState:
+    # One copy per event, the version in it: a second copy for the version alone cost each
+    # transition two more model copies on the workflow service's one busy thread.
     match event:
         case ExchangeRecorded():
             data = _merge(state.step_data, event.step, {"messages": event.messages_in_step})
@@ -99,6 +101,7 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
                     "messages_in_step": event.messages_in_step if here else state.messages_in_step,
                     "step_data": data,
                     "outcomes": {**state.outcomes, event.command_id: "stayed"},
+                    "version": version,
                 }
             )
         case SignalReceived():
@@ -108,16 +111,20 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
                     "step_data": _merge(state.step_data, event.step, event.data),
                     "shared": {**state.shared, **event.shared},
                     "outcomes": {**state.outcomes, event.command_id: "stayed"},
+                    "version": version,
                 }
             )
         case StepBlocked():
             return state.model_copy(
-                update={"outcomes": {**state.outcomes, event.command_id: "blocked"}}
+                update={
+                    "outcomes": {**state.outcomes, event.command_id: "blocked"},
+                    "version": version,
+                }
             )
         case WidgetCompleted():  # the step's data holds the widget already
-            return state
+            return state.model_copy(update={"version": version})
         case StepChanged():
-            return _change_step(state, event)
+            return _change_step(state, event, version)
         case InstanceCompleted():
             data = _merge(state.step_data, event.final_step, {"completed_at": event.at.isoformat()})
             if event.forced:
@@ -129,12 +136,13 @@ def _apply_to(state: InstanceState, event: DomainEvent) -> InstanceState:
                     "steps_completed": (*state.steps_completed, event.final_step),
                     "step_data": data,
                     "outcomes": {**state.outcomes, event.command_id: "completed"},
+                    "version": version,
                 }
             )
     raise ValueError(f"unknown workflow event type {event.type!r}")
 
 
-def _change_step(state: InstanceState, event: StepChanged) -> InstanceState:
+def _change_step(state: InstanceState, event: StepChanged, version: int) -> InstanceState:
     data = _merge(state.step_data, event.previous_step, {"completed_at": event.at.isoformat()})
     if event.forced:
         data = _merge(data, event.previous_step, {"forced": True, "warning": event.warning})
@@ -148,6 +156,7 @@ def _change_step(state: InstanceState, event: StepChanged) -> InstanceState:
             "messages_in_step": 0,
             "last_signal": None,
             "outcomes": {**state.outcomes, event.command_id: outcome},
+            "version": version,
         }
     )
 
