@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from baton_workflow.domain.definitions import WorkflowDefinition
-from baton_workflow.domain.progress import step_progress
+from baton_workflow.domain.progress import share_done, step_progress
 
 PATH = WorkflowDefinition.model_validate(
     {
@@ -44,3 +44,20 @@ def test_a_step_the_instance_moved_past_unclosed_is_skipped_and_counts_as_done(
     assert list(found) == ["hello", "survey", "notes", "wrap"]
     assert list(found.values()) == statuses
     assert done == share
+
+
+def test_the_share_alone_agrees_with_the_statuses_for_every_state() -> None:
+    """`share_done` (every turn's read row and step event) counts what `step_progress`
+    calls completed or skipped, for every current step and every set of closed steps, a
+    step unknown to the definition and a step closed twice included."""
+    names = ["hello", "survey", "notes", "wrap"]
+    for current in [*names, "gone"]:
+        for mask in range(1 << len(names)):
+            closed = [n for i, n in enumerate(names) if mask >> i & 1]
+            for completed in (closed, closed + closed[:1], [*closed, "gone"]):
+                for status in ("active", "completed"):
+                    found, _ = step_progress(PATH, current, status, completed)  # type: ignore[arg-type]
+                    passed = sum(found[n] in ("completed", "skipped") for n in names[:-1])
+                    expected = 1.0 if status == "completed" else round(passed / 3, 4)
+                    share = share_done(PATH, current, status, completed)  # type: ignore[arg-type]
+                    assert share == expected, (current, status, completed)

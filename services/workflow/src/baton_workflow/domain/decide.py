@@ -26,7 +26,7 @@ from baton_workflow.domain.events import (
     WidgetCompleted,
 )
 from baton_workflow.domain.lifecycle import allowed
-from baton_workflow.domain.progress import step_progress
+from baton_workflow.domain.progress import share_done
 from baton_workflow.domain.state import InstanceState
 from baton_workflow.domain.widgets import widget_of
 
@@ -322,4 +322,4 @@ def needs_criteria(state: InstanceState, command: Command, definition: WorkflowD
 def progress(state: InstanceState, definition: WorkflowDefinition) -> float:
     """Steps done (completed or skipped) over the steps before the final one (seed 000 §7:
     greeting done, discovery active = 1/3 = 33%)."""
-    return step_progress(definition, state.current_step, state.status, state.steps_completed)[1]
+    return share_done(definition, state.current_step, state.status, state.steps_completed)

@@ -154,6 +154,16 @@ class WorkflowDefinition(BaseModel):
             ordered.append(self.step(ordered[-1].next_step))
         return tuple(ordered)
 
+    @cached_property
+    def path_ids(self) -> tuple[str, ...]:
+        """The path's step ids, in order (computed once)."""
+        return tuple(step.id for step in self.ordered_steps)
+
+    @cached_property
+    def path_position(self) -> dict[str, int]:
+        """Each step's index on the path (computed once)."""
+        return {name: index for index, name in enumerate(self.path_ids)}
+
     def checker_names(self) -> set[str]:
         """Every checker any step names (to verify against the registry at load time)."""
         return {c.checker for s in self.steps for c in s.completion_criteria}
