@@ -162,7 +162,9 @@ class SqlInstanceRepository:
             _new_event(i, e, w)
             for i, e, w in zip(change.event_ids, change.events, change.wire, strict=True)
         ]
-        values = change.view.model_dump(mode="python") | {"version": expected_version + len(rows)}
+        # The view's own values, not a dump: a dump copied the whole context (every step's
+        # data) once more per turn, only for the statement to encode it.
+        values = dict(change.view) | {"version": expected_version + len(rows)}
         key = {"instance_id": values.pop("instance_id")}
         row = RowWrite(workflow_instances, key, values, create=expected_version == 0)
         stream = stream_id(key["instance_id"])

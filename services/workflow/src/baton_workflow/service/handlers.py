@@ -336,8 +336,8 @@ def _check_data(signal: WorkflowSignal | None) -> None:
     Cyrillic letter as 6 bytes instead of 2 and refuse data well under the limit. That text
     also shows whether a NUL may be there (written as `\\u0000`): only then is it walked.
     """
-    if signal is None:
-        return
+    if signal is None or not (signal.data or signal.shared):
+        return  # most signals carry neither: `{}` is 2 bytes, with no NUL
     kept = sorted(STEP_RECORD_KEYS.intersection(signal.data))
     if kept:
         where = f"signal.data.{kept[0]}"
@@ -435,7 +435,9 @@ async def _decide(
     if needs_criteria(state, command, definition):
         step = definition.step(state.current_step)
         count = state.messages_in_step + isinstance(command, dc.RecordExchange)
-        preview = state if command.signal is None else with_signal(state, command.signal)
+        signal, preview = command.signal, state
+        if signal is not None and (signal.data or signal.shared):  # else: a copy, unchanged
+            preview = with_signal(state, signal)
         ctx = CheckContext(preview, step, command.signal, count, svc.agent_runner)
         checked_from = datetime.now(UTC)
         report = await svc.checkers.evaluate(ctx, step.completion_criteria, svc.checker_timeout)

@@ -21,30 +21,27 @@ def turn_reply(
     command_id: str, events: list[DomainEvent], after: InstanceState, change: Change
 ) -> TurnReply:
     """The answer to a turn: its outcome, and what blocked or moved the step."""
-    mine = [e for e in events if getattr(e, "command_id", None) == command_id]
-    reply = TurnReply(outcome=after.outcomes.get(command_id, "stayed"), instance=change.view)
-    for event in mine:
+    moved: dict[str, object] = {}
+    for event in events:
+        if getattr(event, "command_id", None) != command_id:
+            continue
         if isinstance(event, StepBlocked):
-            reply = reply.model_copy(
-                update={"reason": event.reason, "missing_criteria": event.missing_criteria}
-            )
+            moved |= {"reason": event.reason, "missing_criteria": event.missing_criteria}
         elif isinstance(event, StepChanged):
-            reply = reply.model_copy(
-                update={
-                    "previous_step": event.previous_step,
-                    "warning": event.warning,
-                    "missing_criteria": event.missing_criteria,
-                }
-            )
+            moved |= {
+                "previous_step": event.previous_step,
+                "warning": event.warning,
+                "missing_criteria": event.missing_criteria,
+            }
         elif isinstance(event, InstanceCompleted):
-            reply = reply.model_copy(
-                update={
-                    "previous_step": event.final_step,
-                    "warning": event.warning,
-                    "missing_criteria": event.missing_criteria,
-                }
-            )
-    return reply
+            moved |= {
+                "previous_step": event.final_step,
+                "warning": event.warning,
+                "missing_criteria": event.missing_criteria,
+            }
+    # One model, built once: a copy per event cost every transition a model copy more.
+    outcome = after.outcomes.get(command_id, "stayed")
+    return TurnReply.model_validate({"outcome": outcome, "instance": change.view, **moved})
 
 
 def require_same_command(
