@@ -38,7 +38,7 @@ class RowWrite:
     create: bool
 
     def __post_init__(self) -> None:
-        columns = self.table.c
+        columns = _column_names(self.table)
         unknown = [name for name in (*self.key, *self.values) if name not in columns]
         if unknown:
             raise ValueError(f"{self.table.name}: no column(s) {', '.join(sorted(unknown))}")
@@ -68,12 +68,25 @@ def pg_cte(row: RowWrite, first_param: int) -> str:
 def pg_params(row: RowWrite) -> list[Any]:
     """The CTE's parameters, in `columns` order; JSON documents go as text."""
     out = []
+    documents = _json_columns(row.table)
     for name in row.columns:
         value = row.key[name] if name in row.key else row.values[name]
-        if isinstance(row.table.c[name].type, JSON) and value is not None:
+        if name in documents and value is not None:
             value = json.dumps(value)
         out.append(value)
     return out
+
+
+# Every append with a read row asks these, per column: SQLAlchemy's column lookups cost the
+# workflow service, whose one thread is a transition's serial point, about 11 a transition.
+@lru_cache(maxsize=64)
+def _column_names(table: Table) -> frozenset[str]:
+    return frozenset(table.c.keys())
+
+
+@lru_cache(maxsize=64)
+def _json_columns(table: Table) -> frozenset[str]:
+    return frozenset(column.key for column in table.c if isinstance(column.type, JSON))
 
 
 _WITH_EVENTS = "EXISTS (SELECT 1 FROM ins)"  # the append's guard let the events in
