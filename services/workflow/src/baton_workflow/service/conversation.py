@@ -132,6 +132,11 @@ TURN_COULD_NOT_CHECK = (
     "could not check whether step {step!r} can close ({causes}); nothing was recorded: send "
     "the message again with the same client_message_id"
 )
+PRECHECK_COULD_NOT_CHECK = (
+    "could not check whether step {step!r} can close ({causes}); nothing was recorded and the "
+    "agent was not asked: send the message again with the same client_message_id"
+)
+"""The pre-check's `TURN_COULD_NOT_CHECK`: it runs before the agent is asked."""
 
 
 def turn_time(deadline: datetime | None) -> TurnTime:
@@ -298,10 +303,7 @@ async def _can_complete(svc: WorkflowServices, state: InstanceState, step: StepD
         # and the step stayed with nothing to say why: a restart of the agent-runner turned
         # into the user's fault. The agent is not asked; nothing is recorded.
         raise RemoteError.of(
-            ErrorCode.UNAVAILABLE,
-            f"could not check whether step {step.id!r} can close ({causes}); nothing was "
-            "recorded and the agent was not asked: send the message again with the same "
-            "client_message_id",
+            ErrorCode.UNAVAILABLE, PRECHECK_COULD_NOT_CHECK.format(step=step.id, causes=causes)
         )
     return report.all_met
 
