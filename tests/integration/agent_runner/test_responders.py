@@ -78,7 +78,7 @@ async def test_a_correction_replaces_the_fact(runner: AgentRunnerApp, client: Cl
     await talk.say("discovery", "discovery", "work; health; hobbies")
     await talk.say("discovery", "discovery", "no, work means my startup")
     facts = await runner.runner.memory.facts("dave", "priorities")
-    assert facts["work"] == "work means my startup" and len(facts) == 3  # without its "no,"
+    assert facts["work"] == "my startup" and len(facts) == 3  # without "no, work means"
 
 
 @pytest.mark.parametrize("backend", ["mem0", "sql"])

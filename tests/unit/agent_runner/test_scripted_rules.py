@@ -241,8 +241,8 @@ def test_discovery_saves_each_listed_area_with_what_they_share(message: str, sai
         ("Health first, then my job", {"health": "Health first", "work": "my job"}),
         ("Здоровье, потом работа", {"work": "работа"}),
         ("too much work", {"work": "too much work"}),  # "too" here says something
-        ("нет, хобби — это фотография", {"hobbies": "хобби — это фотография"}),
-        ("No, my job means my startup", {"work": "my job means my startup"}),
+        ("нет, хобби — это фотография", {"hobbies": "фотография"}),
+        ("No, my job means my startup", {"work": "my startup"}),
     ],
 )
 def test_discovery_keeps_no_joining_words_around_what_the_user_says(
@@ -251,6 +251,42 @@ def test_discovery_keeps_no_joining_words_around_what_the_user_says(
     # The summary read "- growth: also growth", "- отношения: ещё семья".
     saved = run(turn("discovery", message)).extracted_data["facts"]
     assert {area: saved[area] for area in facts} == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "area", "fact"),
+    [
+        ("not kids, I meant my partner", "relationships", "my partner"),
+        ("No, not kids — I meant my partner", "relationships", "my partner"),
+        ("не дети, я имела в виду партнёра", "relationships", "партнёра"),
+        ("Нет, я имел в виду семью", "relationships", "семью"),
+        ("хобби — это фотография", "hobbies", "фотография"),
+        ("Моё хобби — это фотография", "hobbies", "фотография"),
+        ("hobbies, I mean photography", "hobbies", "photography"),
+        ("Actually, my job is my startup", "work", "my job is my startup"),
+        ("На самом деле работа — это мой стартап", "work", "мой стартап"),
+        # The agent's own examples of a correction (`discovery_correct`).
+        ("work means my new project", "work", "my new project"),
+        ("работа — это мой новый проект", "work", "мой новый проект"),
+        # More than a lead-in stays: an intention, a dash without "это", what the user
+        # says before the area.
+        ("I mean to spend more time with family", "relationships",
+         "I mean to spend more time with family"),
+        ("Работа — мой стартап", "work", "Работа — мой стартап"),
+        ("Для меня главное — это здоровье", "health", "Для меня главное — это здоровье"),
+    ],
+)  # fmt: skip
+def test_a_correction_keeps_what_the_user_meant_not_its_lead_in(
+    message: str, area: str, fact: str
+) -> None:
+    # "not kids, I meant my partner" replaced the fact with that whole clause, and the
+    # summary read "- отношения: хобби — это фотография" for "фотография".
+    facts = {"work": "a", "health": "b", "relationships": "kids", "hobbies": "c"}
+    shown = [{"role": "assistant", "text": texts.text(lang.language_of(message), "summary_header")}]
+    out = run(turn("discovery", message, facts=facts, history=shown))
+    assert out.extracted_data == {"facts": {area: fact}}
+    name = lang.AREA_NAMES[lang.language_of(message)][area]
+    assert f"- {name}: {fact}\n" in out.message, out.message
 
 
 @pytest.mark.parametrize(

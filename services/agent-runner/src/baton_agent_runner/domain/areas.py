@@ -59,24 +59,47 @@ _OWNING = frozenset({
 })  # fmt: skip
 
 
+# What a correction says before what the user meant: "I meant", "я имел в виду", "actually",
+# "на самом деле". Not "I mean to ...", which says what the user intends.
+_MEANT = (
+    r"(?:i\s+mean(?:t)?(?!\s+to\b)|(?:я\s+)?име(?:л[аи]?|ю)\s+в\s+виду|actually"
+    r"|на\s+самом\s+деле)\b"
+)
 # Joining words around what the user says of an area, which the fact does not keep: "also
 # growth", "hobbies too", "ещё семья", "скорее саморазвитие" ("rather self-development"),
-# "then my job", and the "no," a correction starts with ("нет, хобби — это фотография"). Not
-# a leading "too": "too much work" says something; nor a "нет" without its comma ("нет
-# времени на спорт").
+# "then my job", the "no," a correction starts with ("нет, хобби — это фотография"), what it
+# says before what was meant, with what it takes back ("not kids, I meant my partner", "не
+# дети, я имела в виду партнёра"), and a leading "это" ("это фотография"). Not a leading
+# "too": "too much work" says something; nor a "нет" without its comma ("нет времени на
+# спорт").
 _LEADING = re.compile(
     r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|потом|затем|and|also|plus|rather|then)\b[\s,]*"
-    r"|(?:нет|no|nope)\s*,\s*)+",
+    r"|(?:нет|no|nope)\s*,\s*"
+    rf"|(?:(?:not|не)\s+[^,.;:!?—–]+?\s*(?:,|[—–]|\s-\s)\s*)?{_MEANT}[\s,:—–-]*"
+    r"|это\b[\s,:—–-]*)+",
     re.IGNORECASE,
 )
 _TRAILING = re.compile(r"[\s,]*\b(?:тоже|также|too|also|as\s+well)[.!]*$", re.IGNORECASE)
+# An area named only to say what it is: "хобби — это фотография", "моя работа, я имею в виду
+# стартап", "work means my startup", "hobbies, I mean photography": the fact is what follows.
+# Without "это" or "means" the dash stays ("Работа — мой стартап").
+_NAMED_AS = re.compile(
+    rf"^(?P<head>[^,:;—–]+?)\s*(?:(?:,|:|[—–]|\s-)\s*(?:это\b|{_MEANT})|\s+means\b)"
+    r"[\s,:—–-]*(?P<rest>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def trimmed(part: str) -> str:
     """What the user says of an area without the joining words around it ("also growth":
-    "growth"); the part as it is when nothing else is left."""
+    "growth") and without the lead-in of what it means ("хобби — это фотография":
+    "фотография"); the part as it is when nothing else is left."""
     part = part.strip()
-    return _TRAILING.sub("", _LEADING.sub("", part)) or part
+    kept = _TRAILING.sub("", _LEADING.sub("", part))
+    said = _NAMED_AS.match(kept)
+    if said and named_in(said["head"]) and _around(said["head"]) == ([], []):
+        kept = _LEADING.sub("", said["rest"])  # the head names the area and says nothing
+    return kept or part
 
 
 def parts_of(clause: str) -> dict[str, str]:
