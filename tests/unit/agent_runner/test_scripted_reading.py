@@ -175,11 +175,8 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
             "Работа — мой стартап, здоровье — бегаю по утрам",
             {"work": "Работа — мой стартап", "health": "здоровье — бегаю по утрам"},
         ),
-        # A lead-in goes with the first area; a declined area takes its part away.
-        (
-            "Для меня важны работа и здоровье",
-            {"work": "Для меня важны работа", "health": "здоровье"},
-        ),
+        # A lead-in saying they all matter is no area's; a declined area takes its part away.
+        ("Для меня важны работа и здоровье", {"work": "работа", "health": "здоровье"}),
         ("Работа и здоровье, хобби нет", {"work": "Работа", "health": "здоровье"}),
         # One area named twice keeps the whole clause.
         ("Время с семьёй и друзьями", {"relationships": "Время с семьёй и друзьями"}),
@@ -220,6 +217,41 @@ def test_each_area_a_clause_lists_gets_its_own_part_of_it(
 def test_areas_listed_before_what_they_share_each_get_it(
     message: str, facts: dict[str, str]
 ) -> None:
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("Для меня важны карьера, здоровье и семья",
+         {"work": "карьера", "health": "здоровье", "relationships": "семья"}),
+        ("What matters to me is career, health and family",
+         {"work": "career", "health": "health", "relationships": "family"}),
+        ("For me it's career, health, family",
+         {"work": "career", "health": "health", "relationships": "family"}),
+        ("Меня волнуют работа и здоровье", {"work": "работа", "health": "здоровье"}),
+        ("My priorities are my work, health and family",
+         {"work": "my work", "health": "health", "relationships": "family"}),
+        ("Для меня важнее всего работа и здоровье", {"work": "работа", "health": "здоровье"}),
+        # Words that say something of the first area alone stay with it.
+        ("Много работы, мало сна и семья",
+         {"work": "Много работы", "health": "мало сна", "relationships": "семья"}),
+        ("Мне нужна новая работа и здоровье", {"work": "Мне нужна новая работа",
+                                              "health": "здоровье"}),
+        ("Мне нужно больше спорта, работа и семья",
+         {"health": "Мне нужно больше спорта", "work": "работа", "relationships": "семья"}),
+        ("Самое важное — работа, потом здоровье",
+         {"work": "Самое важное — работа", "health": "здоровье"}),
+        ("What matters most to me is career, then health",
+         {"work": "What matters most to me is career", "health": "health"}),
+        # One area: the clause is its fact, as said.
+        ("Для меня важна карьера", {"work": "Для меня важна карьера"}),
+    ],
+)  # fmt: skip
+def test_a_lead_in_to_a_listing_is_no_part_of_its_first_area(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "Для меня важны карьера, здоровье и семья" saved work as "Для меня важны карьера".
     assert lang.areas_in(message) == facts
 
 

@@ -327,6 +327,20 @@ def test_discovery_summary_gives_each_listed_area_its_own_part() -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "lines"),
+    [
+        ("Для меня важны карьера, здоровье и семья",
+         "- работа: карьера\n- здоровье: здоровье\n- отношения: семья\n"),
+        ("What matters to me is career, health and family",
+         "- work: career\n- health: health\n- relationships: family\n"),
+    ],
+)  # fmt: skip
+def test_discovery_summary_gives_a_listings_lead_in_to_no_area(message: str, lines: str) -> None:
+    # The summary read "- работа: Для меня важны карьера".
+    assert lines in run(turn("discovery", message)).message
+
+
+@pytest.mark.parametrize(
     ("yes", "header"),
     [("yes", "Here is what I understood:"), ("да, верно", "Вот что я понял о тебе:")],
 )

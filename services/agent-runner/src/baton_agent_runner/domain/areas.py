@@ -6,6 +6,7 @@ hobbies), the words that name them, and each area's own part of a clause that li
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from baton_agent_runner.domain.wording import is_negation, normalised, words
 
@@ -57,6 +58,26 @@ _OWNING = frozenset({
     "my", "our", "the", "мой", "моя", "мое", "мои", "моих", "наш", "наша", "наше", "наши",
     "свой", "своя", "свое", "свои",
 })  # fmt: skip
+MATTERS = ("важн", "главн", "приоритет", "волну", "интерес", "нуж", "important", "priorit",
+           "matter", "care")  # fmt: skip
+"""Stems of the words that say an area matters ("важна", "matters", "priority")."""
+# A lead-in before a listing says that all the areas listed matter ("Для меня важны
+# карьера, здоровье и семья", "What matters to me is ...", "For me it's ..."): words of these,
+# and a word of `MATTERS` or "для меня"/"for me"/"to me" among them. A word that ranks the
+# first area above others that say something of their own ("Самое важное — работа, потом
+# здоровье") makes it the first's.
+_LEAD_IN = frozenset({
+    "для", "меня", "мне", "лично", "сейчас", "очень", "это", "у", "и", "а", "ну", "вот", "что",
+    "for", "to", "me", "personally", "what", "is", "are", "it's", "its", "it", "that's",
+    "thats", "these", "those", "they", "right", "now", "really", "i", "things", "that", "am",
+    "so", "well", "about", "currently", "very", "today", *_OWNING,
+})  # fmt: skip
+# Not "больше"/"more": "Мне нужно больше спорта" says something of sport alone.
+_RANKS = (
+    "most", "first", "top", "main", "especially", "number", "primar", "самое", "самая",
+    "самый", "главное", "главная", "главный", "важнее", "важнейш", "всего", "особенно",
+    "прежде", "сначала", "перв",
+)  # fmt: skip
 
 
 # What a correction says before what the user meant: "I meant", "я имел в виду", "actually",
@@ -123,10 +144,36 @@ def parts_of(clause: str) -> dict[str, str]:
     if len(set().union(*(areas for _, _, areas in groups))) < 2:
         return {}
     parts: dict[str, str] = {}
-    for (_, _, areas), (first, end) in zip(groups, _spans(clause, groups), strict=True):
+    spans = _spans(clause, groups)
+    if spans[0] == groups[0][:2]:  # the first area's part is its own: no lead-in of all
+        bare = all(_around(clause[first:last]) == ([], []) for first, last, _ in groups[1:])
+        spans[0] = (spans[0][0] + _lead_in(clause[slice(*spans[0])], bare), spans[0][1])
+    for (_, _, areas), (first, end) in zip(groups, spans, strict=True):
         for area in areas:
             parts.setdefault(area, clause[first:end].strip())
     return parts
+
+
+def _lead_in(piece: str, bare: bool) -> int:
+    """How long the lead-in of a listing is at the start of its first piece ("Для меня важны
+    карьера": up to "карьера"; "My priorities are my work": up to "my work"); 0 when the
+    words before the first area say something of it alone ("Много работы"), as a ranking
+    does unless the areas after it are `bare` ("Самое важное — работа, потом здоровье")."""
+    lowered = normalised(piece)
+    area_at = min(
+        (hit.start() for pattern in AREA_PATTERNS.values() for hit in pattern.finditer(lowered)),
+        default=0,
+    )
+    before = list(re.finditer(r"[\w']+", lowered[:area_at]))
+    while before and before[-1].group() in _OWNING:  # "my work" keeps its "my"
+        area_at = before.pop().start()
+    tokens = [word.group() for word in before]
+    says_it_matters = any(token.startswith(MATTERS) for token in tokens) or bool(
+        set(pairwise(tokens)) & {("для", "меня"), ("for", "me"), ("to", "me")}
+    )
+    lead = all(token in _LEAD_IN or token.startswith(MATTERS + _RANKS) for token in tokens)
+    ranks = any(token.startswith(_RANKS) for token in tokens)
+    return area_at if says_it_matters and lead and (bare or not ranks) else 0
 
 
 def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[int, int]]:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, parts_of, trimmed
+from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, MATTERS, parts_of, trimmed
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.wording import (
     INITIAL_DOT,
@@ -43,8 +43,6 @@ _REMOVE = frozenset({
     "убери", "уберите", "удали", "удалите", "вычеркни", "забудь", "убрать", "удалить",
     "remove", "delete", "drop", "forget", "scrap",
 })  # fmt: skip
-_MATTERS = ("важн", "главн", "приоритет", "волну", "интерес", "нуж", "important", "priorit",
-            "matter", "care")  # fmt: skip
 _PHRASE_START = re.compile(r"[,:—–]|\s-\s")
 _CLAUSE_END = re.compile(rf"(?:(?!{INITIAL_DOT})[.;!?\n])+|,\s+(?:а|и|but|and)\s+")
 AREA_NAMES: dict[Lang, dict[str, str]] = {
@@ -208,4 +206,4 @@ def _said_of(clause: str, at: int) -> Mention:
 
 
 def _matters(tokens: list[str]) -> bool:
-    return any(token.startswith(_MATTERS) for token in tokens)
+    return any(token.startswith(MATTERS) for token in tokens)
