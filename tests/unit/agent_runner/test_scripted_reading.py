@@ -344,11 +344,25 @@ def test_a_completion_phrase_after_the_last_item_is_done() -> None:
     [
         "А что именно писать?", "ок", "хорошо", "давай", "ok", "sure", "хорошо, давай",
         # Asking whether that is all does not say it is.
-        "Всё?", "Это всё?", "Is that all?", "That's it?",
+        "Всё?", "Это всё?", "Is that all?", "That's it?", "Это всё, что нужно?",
     ],
 )  # fmt: skip
 def test_a_question_or_an_acknowledgement_is_no_item(message: str) -> None:
     assert brain_dump.split_items(message) == [] and not brain_dump.says_done(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "asks"),
+    [
+        ("what happens to these?", True), ("что будет с этими задачами?", True),
+        ("купить хлеб\n- И куда это всё потом?", True), ("Ok. And then what?", True),
+        # Asking whether that is all, or no question.
+        ("Всё?", False), ("Is that all?", False), ("Это всё, что нужно?", False),
+        ("Are we done?", False), ("Это всё? Да, всё.", False), ("купить хлеб", False),
+    ],
+)  # fmt: skip
+def test_a_question_is_told_from_asking_whether_that_is_all(message: str, asks: bool) -> None:
+    assert brain_dump.asks(message) is asks
 
 
 @pytest.mark.parametrize(

@@ -645,6 +645,34 @@ def test_inbox_collector_explains_the_brain_dump_when_a_message_holds_no_item(
     assert not out.extracted_data and phrase in out.message.lower()
 
 
+@pytest.mark.parametrize(
+    ("message", "items", "answer", "then"),
+    [
+        ("what happens to these?", [], "I save to your inbox", "Anything else?"),
+        ("что будет с этими задачами?", [], "я сохраняю в inbox", "Что-нибудь ещё?"),
+        ("- купить хлеб\n- А что потом с ними будет?", ["купить хлеб"], "я сохраняю в inbox",
+         "Что-нибудь ещё?"),
+    ],
+)  # fmt: skip
+def test_inbox_collector_answers_a_question_with_what_becomes_of_the_items(
+    message: str, items: list[str], answer: str, then: str
+) -> None:
+    # "what happens to these?" was answered "Anything else?", as if it had been an item.
+    out = run(turn("inbox_collector", message, inbox_count=3))
+    assert out.extracted_data.get("inbox_items", []) == items and not out.step_completed
+    assert answer in out.message and then in out.message, out.message
+    assert out.message.index(answer) < out.message.index(then)
+    few = run(turn("inbox_collector", message, inbox_count=0))  # the explanation says it too
+    explained = texts.text(lang.language_of(message), "inbox_explain", need=3)
+    assert answer in few.message or (few.message == explained and "inbox" in explained)
+
+
+@pytest.mark.parametrize("message", ["Is that all?", "Всё?", "Это всё, что нужно?", "ok"])
+def test_inbox_collector_answers_is_that_all_with_how_to_finish_only(message: str) -> None:
+    out = run(turn("inbox_collector", message, inbox_count=3))
+    assert "inbox" not in out.message and not out.step_completed, out.message
+
+
 @pytest.mark.parametrize("message", ["wait a moment", "Подожди немного"])
 def test_inbox_collector_saves_nothing_when_asked_to_wait(message: str) -> None:
     out = run(turn("inbox_collector", message, inbox_count=1))

@@ -1,6 +1,6 @@
 """Reading a brain dump: its inbox items and "that's all"."""
 
-# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -120,6 +120,15 @@ _AFTERWORDS = _ACK | _LEADING | _TRAILING | _TAKE_BACK | {
 # bring an item ("Всё, что нужно для отпуска: купить билеты").
 _GOES_ON = re.compile(r",\s*(?:что|чем)\b(?!-)[^,.!?…:;]*", re.IGNORECASE)
 _SEPARATORS = " ,.!?…:—–-"
+_ASKED = re.compile(r"[^\S\n]*[.!…]*\?[?!.…]*\s*")  # a question mark where a phrase ends
+_SENTENCE_END = re.compile(rf"(?!{INITIAL_DOT})[.!?…]+\s*")
+# A short question with one of these asks whether that is all ("Is that all?", "Это всё, что
+# нужно?", "Are we done?"): the agent says how to finish, not what becomes of the items.
+_FINISHED = frozenset({
+    "все", "готово", "закончили", "хватит", "достаточно", "all", "done", "finished",
+    "everything", "enough",
+})  # fmt: skip
+_SHORT_QUESTION = 4
 # Words that join an afterthought on ("Всё. Хотя нет, ещё купить хлеб"); an initial is none
 # ("А. Иванову написать").
 _JOINING = re.compile(r"^(?:(?:и|а|ещ[её]|also|and|plus)\b(?!\.)[\s,:—–-]*)+", re.IGNORECASE)
@@ -128,6 +137,24 @@ _JOINING = re.compile(r"^(?:(?:и|а|ещ[её]|also|and|plus)\b(?!\.)[\s,:—�
 def says_done(text: str) -> bool:
     """The message says "это всё", "готово", "that's all", "done", and no item follows."""
     return _reading(text)[1]
+
+
+def asks(text: str) -> bool:
+    """A line of the message asks something ("что будет с этими задачами?", "what happens to
+    these?"), other than whether that is all ("Всё?", "Is that all?", "Are we done?")."""
+    for part in _parts(text):
+        question = _BULLET.sub("", part).strip()
+        if question.endswith("?"):
+            asked = _SENTENCE_END.split(question.rstrip("?"))[-1]  # its last sentence
+            if not _asks_if_done(asked):
+                return True
+    return False
+
+
+def _asks_if_done(question: str) -> bool:
+    tokens = words(question)
+    short = len(tokens) <= _SHORT_QUESTION and not _FINISHED.isdisjoint(tokens)
+    return _is_done(question) or short
 
 
 def split_items(text: str) -> list[str]:
@@ -215,10 +242,11 @@ def _said(text: str) -> Iterator[str | bool]:
             # A hedge of its own before it ("Пожалуй, это всё", "Well, that's all") is no item.
             if item := _item(_EXCEPT.sub("", text[:start]), _HEDGES):
                 yield item  # "Кроме отчёта, больше ничего" keeps "отчёта"
-            if phrase_end is not None and "?" in phrase_end.group():
-                # Asked, it is no answer ("Всё?", "Is that all?"), and no item either: the
-                # user has yet to say it; what follows is read on its own ("Это всё? Да, всё").
-                yield from _said(text[phrase_end.end() :])
+            if (asked := _asked_after(text, end)) is not None:
+                # Asked, it is no answer ("Всё?", "Is that all?", "Это всё, что нужно?"), and
+                # no item either: the user has yet to say it; what follows is read on its own
+                # ("Это всё? Да, всё").
+                yield from _said(text[asked:])
                 return
             rest, taken_back = _after_done(text[end:])
             if not taken_back and (excepted := _EXCEPT.match(rest)):
@@ -231,6 +259,14 @@ def _said(text: str) -> Iterator[str | bool]:
         start = len(text) if phrase_end is None else phrase_end.end()
     if item := _item(text):
         yield item
+
+
+def _asked_after(text: str, end: int) -> int | None:
+    """Where the question ends when "that's all", ending at `end`, is asked, directly or with a
+    clause going on with it ("Это всё, что нужно?"); None when it is said."""
+    going_on = _GOES_ON.match(text, end)
+    asked = _ASKED.match(text, going_on.end() if going_on else end)
+    return None if asked is None else asked.end()
 
 
 def _past_preamble(text: str) -> str:

@@ -145,19 +145,30 @@ def inbox_collector(turn: Turn) -> Reply:
     if done and widget_step and turn.can_complete:  # the list is in: the chat's count is not
         parts.append(text(turn.language, "inbox_widget_done"))
         return Reply("\n".join(parts), "complete_step", "user_confirmed", data)
-    if done and total >= MIN_ITEMS and _may_complete(turn):
-        parts.append(text(turn.language, "inbox_done", total=total))
+    key = _next_request(turn, bool(items), done, total, widget_step)
+    if brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
+        parts.append(text(turn.language, "inbox_answer"))  # "what happens to these?"
+    parts.append(text(turn.language, key, need=MIN_ITEMS - total, total=total))
+    if key == "inbox_done":
         return Reply("\n".join(parts), "complete_step", "user_confirmed", data)
+    return Reply("\n".join(parts), data=data)
+
+
+_SAY_WHAT_BECOMES_OF_ITEMS = frozenset({"inbox_explain", "inbox_widget"})
+"""Texts that answer a question about what becomes of the items themselves."""
+
+
+def _next_request(turn: Turn, items: bool, done: bool, total: int, widget_step: bool) -> str:
+    """The text that ends the brain dump's reply: done, or what it asks for next."""
+    if done and total >= MIN_ITEMS and _may_complete(turn):
+        return "inbox_done"
     if widget_step:
-        key = "inbox_widget"  # a list the user fills in closes the step, not items counted here
-    elif total >= MIN_ITEMS:
+        return "inbox_widget"  # a list the user fills in closes the step, not items counted here
+    if total >= MIN_ITEMS:
         # Said "that's all" before the step may close (its `min_messages`): "say 'that's
         # all' when you are finished" would answer it as if it had not been said.
-        key = "inbox_not_yet" if done else "inbox_anything_else"
-    else:
-        key = "inbox_more" if items or done else "inbox_explain"
-    parts.append(text(turn.language, key, need=MIN_ITEMS - total, total=total))
-    return Reply("\n".join(parts), data=data)
+        return "inbox_not_yet" if done else "inbox_anything_else"
+    return "inbox_more" if items or done else "inbox_explain"
 
 
 def _may_complete(turn: Turn) -> bool:

@@ -115,11 +115,20 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "inbox_explain": {
         "ru": "Сейчас выгрузка мыслей: запиши всё, что висит в голове, — дела, идеи, желания, "
-        "по одному в строке или через «;». Записанное не нужно держать в памяти, а я помогу "
-        "разложить это по твоим приоритетам. Нужно хотя бы {need}.",
+        "по одному в строке или через «;». Записанное попадёт в inbox, держать его в памяти "
+        "не нужно, а я помогу разложить это по твоим приоритетам. Нужно хотя бы {need}.",
         "en": "Now the brain dump: write down everything on your mind (tasks, ideas, wishes), "
-        'one per line or separated by ";". What is written down you need not keep in your '
-        "head, and I will help you sort it by your priorities. I need at least {need}.",
+        'one per line or separated by ";". What is written down goes into your inbox, so you '
+        "need not keep it in your head, and I will help you sort it by your priorities. I "
+        "need at least {need}.",
+    },
+    "inbox_answer": {
+        # A question in the brain dump: what becomes of the items (seed 001, components 5, 6
+        # and 9), before the step's usual request.
+        "ru": "Всё, что ты здесь пишешь, я сохраняю в inbox, по записи на каждую мысль. После "
+        "онбординга я помогу разобрать inbox по твоим приоритетам и спланировать неделю.",
+        "en": "Everything you write here I save to your inbox, one item per thought. After "
+        "onboarding I will help you sort the inbox by your priorities and plan your week.",
     },
     "inbox_not_yet": {
         "ru": "Хорошо. Прежде чем закрыть выгрузку, хочу убедиться, что ничего не осталось: "
