@@ -353,6 +353,36 @@ def test_discovery_completes_only_after_confirming_the_summary(yes: str, header:
 
 
 @pytest.mark.parametrize(
+    ("done", "header"),
+    [
+        ("that's all", "discovery_not_yet"), ("Done", "discovery_not_yet"),
+        ("No, that's all", "discovery_not_yet"), ("это всё", "discovery_not_yet"),
+        ("готово", "summary_question"), ("Всё", "summary_question"),
+        ("Нет, всё", "discovery_not_yet"),
+    ],
+)  # fmt: skip
+def test_discovery_takes_a_finishing_word_to_its_summary_as_a_confirmation(
+    done: str, header: str
+) -> None:
+    # "Anything to add?" answered "that's all", "done" or "готово" showed the summary again.
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    language = "ru" if lang.language_of(done) == "ru" else "en"
+    said = f"{texts.text(language, header)}\n{texts.text(language, 'summary_header')}\n- ..."
+    out = run(turn("discovery", done, facts=facts, history=[{"role": "assistant", "text": said}]))
+    assert out.step_completed and out.completion_reason == "user_confirmed", out.message
+
+
+@pytest.mark.parametrize("message", ["Всё?", "That's all?", "That's all, except work is my job"])
+def test_discovery_takes_an_asked_or_a_correcting_finishing_word_for_no_confirmation(
+    message: str,
+) -> None:
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    language = "ru" if lang.language_of(message) == "ru" else "en"
+    shown = [{"role": "assistant", "text": texts.text(language, "summary_header")}]
+    assert not run(turn("discovery", message, facts=facts, history=shown)).step_completed
+
+
+@pytest.mark.parametrize(
     "none", ["nope, nothing to add", "No, nothing else", "Нет, нечего добавить", "больше ничего"]
 )
 def test_discovery_takes_nothing_to_add_as_a_confirmation(none: str) -> None:
@@ -618,20 +648,47 @@ def test_inbox_collector_completes_with_the_third_item_before_the_pre_check_coun
 
 
 @pytest.mark.parametrize(
-    ("done", "again"),
-    [("that's all", 'say "that\'s all" again'), ("это всё", "снова напиши «это всё»")],
-)
-def test_inbox_collector_done_before_the_step_may_close_is_asked_for_more_not_to_say_done(
-    done: str, again: str
+    ("done", "no"),
+    [
+        ("that's all", "no"), ("это всё", "нет"), ("done", "nope"), ("готово", "Нет, ничего"),
+        ("всё", "ничего"), ("Всё готово", "Нет, спасибо"),
+    ],
+)  # fmt: skip
+def test_inbox_collector_done_before_the_step_may_close_asks_once_more_and_a_no_closes_it(
+    done: str, no: str
 ) -> None:
     # Three items, and "that's all" at the step's second message of the three it needs: the
-    # answer asked for more and to say "that's all" when finished, as if it had not been said.
+    # answer asked for more and to say "that's all" when finished, as if it had not been said;
+    # later it asked to say "that's all" again, also of a user who had said "done" or "готово".
     step = {"inbox_count": 3, "can_complete": False, "min_messages": 3}
     out = run(turn("inbox_collector", done, messages_in_step=1, **step))
-    assert not out.step_completed and not out.extracted_data
-    assert out.message.endswith(f"{again}."), out.message
-    assert "When you are finished" not in out.message and "Когда закончишь" not in out.message
+    assert not out.step_completed and not out.extracted_data and out.message.endswith("?")
+    for asked_to_say in ("that's all", "это всё", "When you are finished", "Когда закончишь"):
+        assert asked_to_say not in out.message, out.message
+    asked = [{"role": "user", "text": done}, {"role": "assistant", "text": out.message}]
+    closed = run(turn("inbox_collector", no, messages_in_step=2, history=asked, **step))
+    assert closed.step_completed and not closed.extracted_data, closed.message
     assert run(turn("inbox_collector", done, messages_in_step=2, **step)).step_completed
+
+
+@pytest.mark.parametrize(
+    ("no", "asked", "done"),
+    [
+        ("нет", "inbox_anything_else", True), ("No.", "inbox_anything_else", True),
+        ("Nope, nothing", "inbox_not_yet", True),
+        # Not asked for anything else, or not a "no" and nothing more.
+        ("нет", None, False), ("no", "inbox_more", False),
+        ("Нет, ещё кое-что", "inbox_anything_else", False),
+        ("Nothing comes to mind", "inbox_not_yet", False), ("Нет?", "inbox_anything_else", False),
+    ],
+)  # fmt: skip
+def test_inbox_collector_takes_a_no_for_done_only_when_it_asked_for_anything_else(
+    no: str, asked: str | None, done: bool
+) -> None:
+    said = texts.text(lang.language_of(no), asked, need=1) if asked else None
+    history = [{"role": "assistant", "text": said}] if said else []
+    out = run(turn("inbox_collector", no, inbox_count=3, history=history))
+    assert out.step_completed is done and not out.extracted_data, out.message
 
 
 @pytest.mark.parametrize(
@@ -1055,7 +1112,10 @@ def test_a_confirmed_summary_with_an_inbox_request_closes_discovery() -> None:
 @pytest.mark.parametrize(
     "done",
     ["Нет больше ничего", "Я закончил", "На сегодня всё", "Это вроде всё", "Думаю это всё",
-     "No that's all", "all done", "I'm all done"],
+     "No that's all", "all done", "I'm all done",
+     # Saved as items, or neither done nor an item.
+     "Всё, хватит", "Достаточно", "Всё готово", "Я всё", "Больше нет", "всё на сегодня",
+     "That's enough", "Enough!", "no more", "we're done"],
 )  # fmt: skip
 def test_inbox_collector_completes_on_these_ways_of_saying_done(done: str) -> None:
     out = run(turn("inbox_collector", done, inbox_count=3))

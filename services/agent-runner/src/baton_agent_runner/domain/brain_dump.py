@@ -22,8 +22,22 @@ _DONE = (
 )  # fmt: skip
 _DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
 # Done only as the whole part, give or take a "спасибо": inside an item they are its words
-# ("get the report done", "проверить, готово ли платье").
-_DONE_ALONE = ("готово", "все", "done", "finished", "закончил", "закончила", "закончили")
+# ("get the report done", "проверить, готово ли платье", "no more sugar").
+_DONE_ALONE = (
+    "готово", "все", "done", "finished", "закончил", "закончила", "закончили", "хватит",
+    "достаточно", "enough",
+)  # fmt: skip
+_DONE_WHOLE = frozenset({
+    "все готово", "я все", "все на сегодня", "больше нет", "больше нечего", "нечего больше",
+    "no more", "that's enough", "thats enough", "that is enough", "we're done", "we are done",
+})  # fmt: skip
+# A "no" to the agent's "anything else?": no item, and done ("Нет", "Nope, nothing", "Ничего,
+# спасибо"); not "Нет, ещё кое-что", "Ничего не приходит в голову".
+_NO = frozenset({"нет", "неа", "ничего", "no", "nope", "nah", "nothing"})
+_NO_AND = _NO | {
+    "больше", "else", "more", "спасибо", "thanks", "thank", "you", "ну", "вроде", "пожалуй",
+    "наверное", "думаю", "кажется", "well", "i", "think", "guess", "really", "пока", "for", "now",
+}  # fmt: skip
 # Words that may stand before "that's all" ("ну, вроде это всё", "I think that's all") and
 # after a lone "готово" ("готово, спасибо").
 _LEADING = frozenset({
@@ -137,6 +151,13 @@ _JOINING = re.compile(r"^(?:(?:и|а|ещ[её]|also|and|plus)\b(?!\.)[\s,:—�
 def says_done(text: str) -> bool:
     """The message says "это всё", "готово", "that's all", "done", and no item follows."""
     return _reading(text)[1]
+
+
+def says_no(text: str) -> bool:
+    """The message is a "no" and nothing more ("Нет", "Nope, nothing", "Ничего, спасибо"):
+    said to "anything else?", it is done."""
+    tokens = set(words(text))
+    return not text.rstrip().endswith("?") and bool(tokens & _NO) and tokens <= _NO_AND
 
 
 def asks(text: str) -> bool:
@@ -311,7 +332,22 @@ def _is_done(phrase: str) -> bool:
         if at == len(tokens) or tokens[at] not in _LEADING:
             break
     core = [t for t in tokens if t not in _LEADING and t not in _TRAILING]
-    return len(core) == 1 and core[0] in _DONE_ALONE
+    return (len(core) == 1 and core[0] in _DONE_ALONE) or _done_whole(tokens)
+
+
+def _done_whole(tokens: list[str]) -> bool:
+    """A phrase of `_DONE_WHOLE` ("больше нет", "that's enough") is the whole part, give or
+    take the words before and after "that's all" ("Нет, больше нет", "Всё готово, спасибо")."""
+    around = _LEADING | _TRAILING
+    for start in range(len(tokens)):
+        for end in range(len(tokens), start, -1):
+            if " ".join(tokens[start:end]) in _DONE_WHOLE:
+                return True
+            if tokens[end - 1] not in around:
+                break
+        if tokens[start] not in around:
+            break
+    return False
 
 
 def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:

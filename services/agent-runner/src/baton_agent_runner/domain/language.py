@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, MATTERS, parts_of, trimmed
+from baton_agent_runner.domain.brain_dump import says_done
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.wording import (
     INITIAL_DOT,
@@ -127,6 +128,12 @@ def confirms(text: str) -> bool:
         return False
     told = normalised(text)
     return bool(_ALL_GOOD.search(told)) or said(told, _CONFIRM, negated=False)
+
+
+def finishes(text: str) -> bool:
+    """ "That's all", "done", "готово", "всё", as the brain dump reads them, naming no area:
+    nothing to add or correct ("Всё?", asked, says nothing yet)."""
+    return says_done(text) and not areas_in(text) and not _wrong_areas(text)
 
 
 def areas_in(text: str) -> dict[str, str]:

@@ -133,7 +133,9 @@ def inbox_collector(turn: Turn) -> Reply:
     widget closes, the list is what counts: no chat items are asked for, "done" completes once
     the workflow says the step can close, and until then the reply asks for the list."""
     items = brain_dump.dumped_items(turn.message)
-    done = brain_dump.says_done(turn.message)
+    done = brain_dump.says_done(turn.message) or (
+        _asked_for_more(turn) and brain_dump.says_no(turn.message)
+    )
     total = turn.inbox_count + len(items)
     widget_step = "widget_completed" in (_criteria(turn) or ())
     parts = []
@@ -152,6 +154,16 @@ def inbox_collector(turn: Turn) -> Reply:
     if key == "inbox_done":
         return Reply("\n".join(parts), "complete_step", "user_confirmed", data)
     return Reply("\n".join(parts), data=data)
+
+
+def _asked_for_more(turn: Turn) -> bool:
+    """Whether the last reply asked for anything else ("Anything else?", "может, ещё что-то
+    висит в голове?"), in either language, so that a "no" says the user is done."""
+    last = last_reply(turn)
+    return any(text(language, key) in last for key in _MORE for language in ("ru", "en"))
+
+
+_MORE = ("inbox_anything_else", "inbox_not_yet")
 
 
 _SAY_WHAT_BECOMES_OF_ITEMS = frozenset({"inbox_explain", "inbox_widget"})

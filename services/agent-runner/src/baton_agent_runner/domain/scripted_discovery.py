@@ -22,7 +22,9 @@ def discovery(turn: Turn) -> Reply:
     data: dict[str, Any] = {"facts": found} if found else {}
     if dropped:
         data["dropped_facts"] = dropped
-    confirmed = not data and _summary_shown(turn) and lang.confirms(turn.message)
+    # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does.
+    said_yes = lang.confirms(turn.message) or lang.finishes(turn.message)
+    confirmed = not data and _summary_shown(turn) and said_yes
     if confirmed and len(facts) >= MIN_AREAS:
         if not turn.can_complete:  # not enough said yet: ask for more, show the summary again
             more = text(turn.language, "discovery_not_yet")

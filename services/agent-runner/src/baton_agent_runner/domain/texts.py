@@ -131,10 +131,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "onboarding I will help you sort the inbox by your priorities and plan your week.",
     },
     "inbox_not_yet": {
+        # Said to a "done" the step may not take yet: a question, which a "no" answers, not "say
+        # 'that's all' again" to a user who said "готово" or "done", or said it already.
         "ru": "Хорошо. Прежде чем закрыть выгрузку, хочу убедиться, что ничего не осталось: "
-        "может, ещё что-то висит в голове, пусть даже мелочь? Если нет, снова напиши «это всё».",
-        "en": "Good. Before we close the brain dump I want to be sure nothing is left: anything "
-        'else on your mind, even something small? If not, say "that\'s all" again.',
+        "может, ещё что-то висит в голове, пусть даже мелочь?",
+        "en": "Good. Before we close the brain dump I want to be sure nothing is left: is there "
+        "anything else on your mind, even something small?",
     },
     "inbox_anything_else": {
         "ru": "Что-нибудь ещё? Когда закончишь, напиши «это всё».",
