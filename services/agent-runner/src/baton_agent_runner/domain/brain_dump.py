@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from baton_agent_runner.domain.inbox_requests import inbox_request_at
+from baton_agent_runner.domain.one_line_lists import list_entries
 from baton_agent_runner.domain.wording import INITIAL_DOT, without_end, words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
@@ -94,15 +95,6 @@ _BULLET = re.compile(
     r"(?:\[[ xX✓]?\]\s*)?",
     re.IGNORECASE,
 )
-# Where an entry of a one-line list may start: "1. ", "1.milk", "1) ", "(1) ", "a) ", "(a) ",
-# "a. " (a letter's dot wants a space: "e.g." is no list).
-_MARK = re.compile(
-    r"(?<!\S)(?:\((?P<paren>\d{1,2}|[a-zа-я])\)|(?P<num>\d{1,2})[.)](?=\s|[^\W\d_])"
-    r"|(?P<letter>[a-zа-я])[.)](?=\s))\s*",
-    re.IGNORECASE,
-)
-# The letters a list counts by ("ё", "й", "ъ", "ы", "ь" are left out of Russian ones).
-_ALPHABETS = ("abcdefghijklmnopqrstuvwxyz", "абвгдежзиклмнопрстуфхцчшщэюя")
 _EXCEPTING = (
     r"(?:кроме(?:\s+как)?|помимо|разве\s+что|за\s+исключением|except(?:\s+for)?|apart\s+from"
     r"|aside\s+from|besides|other\s+than)\b"
@@ -213,44 +205,9 @@ def _parts(text: str) -> list[str]:
     return [
         piece
         for line in text.splitlines()
-        for entry in _numbered(line)
+        for entry in list_entries(line)
         for piece in entry.split(";")
     ]
-
-
-def _numbered(line: str) -> list[str]:
-    """A one-line numbered or lettered list ("1. молоко 2. маме", "a) milk b) bread", "(1) x
-    (2) y", "10. x 11. y", at the line's start or after a heading such as "Дела:") as its
-    entries; marks count on by one from the first, others stay in the text."""
-    marks: list[re.Match[str]] = []
-    for mark in _MARK.finditer(line):
-        if not marks:
-            head = line[: mark.start()].strip()
-            if head and not head.endswith(":"):
-                return [line]  # "взять 2) ключи 3) зонт" is no list
-            marks.append(mark)
-        elif _ordinal(mark) == _next(_ordinal(marks[-1])):
-            marks.append(mark)
-    if len(marks) < 2:
-        return [line]
-    ends = [mark.start() for mark in marks[1:]] + [len(line)]
-    return [line[mark.end() : end] for mark, end in zip(marks, ends, strict=True)]
-
-
-def _ordinal(mark: re.Match[str]) -> tuple[str, int]:
-    """The kind of a list mark ("(1)" and "1." are not one list) and its place in its count."""
-    style = "(" if mark.group("paren") else "."
-    value = (mark.group("paren") or mark.group("num") or mark.group("letter")).lower()
-    if value.isdigit():
-        return style + "1", int(value)
-    for alphabet in _ALPHABETS:
-        if value in alphabet:
-            return style + alphabet[0], alphabet.index(value)
-    return style + value, -2  # a letter no list counts by: nothing follows it
-
-
-def _next(ordinal: tuple[str, int]) -> tuple[str, int]:
-    return ordinal[0], ordinal[1] + 1
 
 
 def _said(text: str) -> Iterator[str | bool]:
