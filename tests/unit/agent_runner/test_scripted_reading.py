@@ -366,6 +366,29 @@ def test_a_question_is_told_from_asking_whether_that_is_all(message: str, asks: 
 
 
 @pytest.mark.parametrize(
+    ("message", "items", "asks"),
+    [
+        ("купить хлеб. А что будет с этим?", ["купить хлеб"], True),
+        ("buy milk. What happens to these?", ["buy milk"], True),
+        ("что будет с задачами? позвонить маме", ["позвонить маме"], True),
+        ("what happens to these? call mom", ["call mom"], True),
+        ("купить хлеб. Что будет? Позвонить маме", ["купить хлеб", "Позвонить маме"], True),
+        ("buy milk. Is that all?", ["buy milk"], False),
+        # An initial's dot ends no sentence, a second thought still takes "that's all" back.
+        ("Позвонить В. Петрову? купить хлеб", ["купить хлеб"], True),
+        ("Всё. Хотя нет, а что будет с ними?", [], True),
+    ],
+)
+def test_a_question_ends_its_sentence_and_the_items_around_it_are_kept(
+    message: str, items: list[str], asks: bool
+) -> None:
+    # The whole line was dropped when it ended in a question, and a question before an item
+    # was saved inside it.
+    assert brain_dump.split_items(message) == items and brain_dump.asks(message) is asks
+    assert not brain_dump.says_done(message)
+
+
+@pytest.mark.parametrize(
     "message",
     [
         "Я пока не готов", "Я пока не готов, дай подумать", "I'm not ready yet",

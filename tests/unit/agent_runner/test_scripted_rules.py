@@ -724,6 +724,28 @@ def test_inbox_collector_answers_a_question_with_what_becomes_of_the_items(
     assert answer in few.message or (few.message == explained and "inbox" in explained)
 
 
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        ("купить хлеб. А что будет с этим?", "купить хлеб"),
+        ("buy milk. What happens to these?", "buy milk"),
+        ("что будет с задачами? позвонить маме", "позвонить маме"),
+        ("what happens to these? call mom", "call mom"),
+    ],
+)
+def test_inbox_collector_saves_the_items_around_a_question_and_answers_it(
+    message: str, item: str
+) -> None:
+    # The item before the question was lost with it, or the question was saved in the item.
+    language = lang.language_of(message)
+    for count in (0, 3):
+        out = run(turn("inbox_collector", message, inbox_count=count))
+        assert out.extracted_data == {"inbox_items": [item]} and not out.step_completed
+        saved = texts.text(language, "saved", items=item, total=count + 1)
+        answer = texts.text(language, "inbox_answer")
+        assert out.message.startswith(f"{saved}\n{answer}\n"), out.message
+
+
 @pytest.mark.parametrize("message", ["Is that all?", "Всё?", "Это всё, что нужно?", "ok"])
 def test_inbox_collector_answers_is_that_all_with_how_to_finish_only(message: str) -> None:
     out = run(turn("inbox_collector", message, inbox_count=3))

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from baton_agent_runner.domain.inbox_requests import inbox_request_at
 from baton_agent_runner.domain.one_line_lists import list_entries
+from baton_agent_runner.domain.questions import questions, sentence_start, short_about_finishing
 from baton_agent_runner.domain.wording import INITIAL_DOT, without_end, words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
@@ -127,14 +128,6 @@ _AFTERWORDS = _ACK | _LEADING | _TRAILING | _TAKE_BACK | {
 _GOES_ON = re.compile(r",\s*(?:что|чем)\b(?!-)[^,.!?…:;]*", re.IGNORECASE)
 _SEPARATORS = " ,.!?…:—–-"
 _ASKED = re.compile(r"[^\S\n]*[.!…]*\?[?!.…]*\s*")  # a question mark where a phrase ends
-_SENTENCE_END = re.compile(rf"(?!{INITIAL_DOT})[.!?…]+\s*")
-# A short question with one of these asks whether that is all ("Is that all?", "Это всё, что
-# нужно?", "Are we done?"): the agent says how to finish, not what becomes of the items.
-_FINISHED = frozenset({
-    "все", "готово", "закончили", "хватит", "достаточно", "all", "done", "finished",
-    "everything", "enough",
-})  # fmt: skip
-_SHORT_QUESTION = 4
 # Words that join an afterthought on ("Всё. Хотя нет, ещё купить хлеб"); an initial is none
 # ("А. Иванову написать").
 _JOINING = re.compile(r"^(?:(?:и|а|ещ[её]|also|and|plus)\b(?!\.)[\s,:—–-]*)+", re.IGNORECASE)
@@ -155,19 +148,11 @@ def says_no(text: str) -> bool:
 def asks(text: str) -> bool:
     """A line of the message asks something ("что будет с этими задачами?", "what happens to
     these?"), other than whether that is all ("Всё?", "Is that all?", "Are we done?")."""
-    for part in _parts(text):
-        question = _BULLET.sub("", part).strip()
-        if question.endswith("?"):
-            asked = _SENTENCE_END.split(question.rstrip("?"))[-1]  # its last sentence
-            if not _asks_if_done(asked):
-                return True
-    return False
-
-
-def _asks_if_done(question: str) -> bool:
-    tokens = words(question)
-    short = len(tokens) <= _SHORT_QUESTION and not _FINISHED.isdisjoint(tokens)
-    return _is_done(question) or short
+    return any(
+        not (_is_done(question) or short_about_finishing(question))
+        for part in _parts(text)
+        for question in questions(_BULLET.sub("", part).strip())
+    )
 
 
 def split_items(text: str) -> list[str]:
@@ -233,6 +218,14 @@ def _said(text: str) -> Iterator[str | bool]:
                 return
             yield not taken_back
             yield from _said(rest)
+            return
+        if phrase_end is not None and "?" in phrase_end.group():
+            # A question ends its sentence: the sentences before it may be items ("купить
+            # хлеб. А что будет с этим?"), the question is none, and what follows it is read on
+            # its own ("что будет с задачами? позвонить маме").
+            if item := _item(text[: sentence_start(text, end)]):
+                yield item
+            yield from _said(text[phrase_end.end() :])
             return
         start = len(text) if phrase_end is None else phrase_end.end()
     if item := _item(text):
