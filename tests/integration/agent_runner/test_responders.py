@@ -81,6 +81,23 @@ async def test_a_correction_replaces_the_fact(runner: AgentRunnerApp, client: Cl
     assert facts["work"] == "my startup" and len(facts) == 3  # without "no, work means"
 
 
+async def test_answers_to_discoverys_follow_up_questions_are_kept_apart_from_priorities(
+    runner: AgentRunnerApp, client: Client
+) -> None:
+    # They count as no life area: neither for the step's memory_facts criterion nor for the
+    # coordinator's "Priorities: 3".
+    talk = Conversation(client, "hana")
+    await talk.say("discovery", "discovery", "work; health; family")
+    asked = await talk.say("discovery", "discovery", "yes", can_complete=False)
+    assert asked.message.endswith("Which of these matters most to you right now?")
+    await talk.say("discovery", "discovery", "Health, definitely", can_complete=False)
+    memory = runner.runner.memory
+    assert await memory.facts("hana", "situation") == {"focus": "health — Health, definitely"}
+    assert len(await memory.facts("hana", "priorities")) == 3
+    final = await talk.say("coordinator", "completed", "thanks")
+    assert "Priorities: 3" in final.message
+
+
 @pytest.mark.parametrize("backend", ["mem0", "sql"])
 async def test_an_area_the_user_takes_back_is_forgotten(
     nats_url: str, sqlite_url: str, client: Client, backend: str

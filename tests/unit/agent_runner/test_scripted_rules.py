@@ -908,15 +908,115 @@ def test_greeter_does_not_complete_when_the_workflow_says_it_cannot(message: str
     assert not out.step_completed
 
 
-def test_discovery_asks_for_more_and_shows_the_summary_when_it_cannot_complete() -> None:
+DISCOVERY_FACTS = {"work": "w", "health": "h", "relationships": "r"}
+FOLLOW_UPS = {
+    "en": {"first": "yes", "focus": "Family, of course",
+           "area": "relationships — Family, of course",
+           "constraints": "no time, too many meetings", "nothing": "no, nothing to add",
+           "tasks": "buy bread. What happens to that?", "list": "call mom; see a doctor"},
+    "ru": {"first": "да, всё верно", "focus": "Семья, конечно",
+           "area": "отношения — Семья, конечно",
+           "constraints": "не хватает времени", "nothing": "нет, нечего добавить",
+           "tasks": "купить хлеб. А что будет с этим?",
+           "list": "позвонить маме; записаться к врачу"},
+}  # fmt: skip
+
+
+def _said(*replies: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "text": reply} for reply in replies]
+
+
+def _discovery(language: str, key: str, *, said: str, **extra: Any) -> Any:
+    """Discovery's answer to `FOLLOW_UPS[language][key]` after its reply `said`, at a step
+    that may not close yet unless `can_complete` says otherwise."""
+    extra.setdefault("can_complete", False)
+    extra.setdefault("facts", DISCOVERY_FACTS)
+    message = FOLLOW_UPS[language][key]
+    return run(turn("discovery", message, history=_said(said), **extra))
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_discovery_confirmed_before_it_may_close_asks_which_area_matters_most(
+    language: str,
+) -> None:
+    # A confirmed summary was answered "Anything to add?" and the summary, "Is that right?"
+    # again; a "no, nothing to add" got the same reply word for word.
     summary = run(turn("discovery", "work, health, family")).message
-    facts = {"work": "w", "health": "h", "relationships": "r"}
-    history = [{"role": "assistant", "text": summary}]
-    out = run(turn("discovery", "yes", history=history, facts=facts, can_complete=False))
-    assert not out.step_completed and "Anything to add?" in out.message
-    assert "Here is what I understood" in out.message  # so the next "yes" confirms
-    again = [{"role": "assistant", "text": out.message}]
-    assert run(turn("discovery", "yes", history=again, facts=facts)).step_completed
+    out = _discovery(language, "first", said=summary)
+    assert not out.step_completed
+    assert out.message.endswith(texts.text(language, "discovery_ask_focus"))
+    assert texts.text(language, "summary_question") not in out.message
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_discovery_keeps_which_area_matters_most_and_asks_what_holds_the_user_back(
+    language: str,
+) -> None:
+    asked = texts.text(language, "discovery_ask_focus")
+    out = _discovery(language, "focus", said=asked)
+    # A note, not the relationships fact again ("Семья" is no correction of "семья").
+    assert out.extracted_data == {"notes": {"focus": FOLLOW_UPS[language]["area"]}}
+    assert out.message.endswith(texts.text(language, "discovery_ask_constraints"))
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_discovery_keeps_what_holds_the_user_back_and_asks_something_new(
+    language: str,
+) -> None:
+    notes = {"focus": "x"}
+    asked = texts.text(language, "discovery_ask_constraints")
+    out = _discovery(language, "constraints", said=asked, notes=notes)
+    assert out.extracted_data == {"notes": {"constraints": FOLLOW_UPS[language]["constraints"]}}
+    assert out.message.endswith(texts.text(language, "discovery_ask_good_week"))
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_discovery_completes_on_an_answer_once_the_step_may_close(language: str) -> None:
+    asked = texts.text(language, "discovery_ask_constraints")
+    out = _discovery(language, "constraints", said=asked, notes={"focus": "x"}, can_complete=True)
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+    assert out.extracted_data == {"notes": {"constraints": FOLLOW_UPS[language]["constraints"]}}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_discovery_asks_no_question_already_answered(language: str) -> None:
+    summary = run(turn("discovery", "work, health, family")).message
+    notes = {"focus": "work", "constraints": "time"}
+    out = _discovery(language, "first", said=summary, notes=notes)
+    assert out.message.endswith(texts.text(language, "discovery_ask_good_week"))
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+@pytest.mark.parametrize("notes", [{}, {"focus": "work", "constraints": "time", "good_week": "s"}])
+def test_discovery_never_says_its_last_reply_again(language: str, notes: dict[str, str]) -> None:
+    # "Anything to add?" and the summary, answered "no, nothing to add", were said again
+    # word for word, for as long as the step might not close.
+    said = run(turn("discovery", "work, health, family")).message
+    for _ in range(6):
+        out = _discovery(language, "nothing", said=said, notes=notes)
+        assert not out.step_completed and out.message != said
+        said = out.message
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_discovery_shows_the_follow_up_answers_in_its_summary(language: str) -> None:
+    notes = {"focus": "work", "constraints": "time"}
+    message = {"en": "work, health, family", "ru": "работа, здоровье, семья"}[language]
+    out = run(turn("discovery", message, notes=notes))
+    label = texts.text(language, "note_focus")
+    assert f"- {label}: work\n- {texts.text(language, 'note_constraints')}: time\n" in out.message
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_discovery_takes_a_correction_to_a_follow_up_question_as_a_correction(
+    language: str,
+) -> None:
+    message = {"en": "No, work means my new project", "ru": "Нет, работа — это мой новый проект"}
+    asked = texts.text(language, "discovery_ask_focus")
+    facts = DISCOVERY_FACTS
+    out = run(turn("discovery", message[language], history=_said(asked), facts=facts))
+    assert set(out.extracted_data["facts"]) == {"work"} and "notes" not in out.extracted_data
+    assert texts.text(language, "summary_question") in out.message
 
 
 def test_inbox_collector_keeps_asking_when_it_cannot_complete() -> None:
@@ -931,6 +1031,7 @@ _MESSAGES = [
 ]  # fmt: skip
 _STORED: dict[str, Any] = {
     "facts": {"work": "w", "health": "h", "relationships": "r"},
+    "notes": {"focus": "f"},
     "inbox_count": 4,
 }
 _SUMMARY = [{"role": "assistant", "text": "Here is what I understood:\n- a\nIs that right?"}]

@@ -13,8 +13,8 @@ OPENAI = OpenAISettings(base_url=None, api_key="x", timeout_seconds=1.0, max_ret
 def test_the_scripted_model_reads_what_its_rules_read() -> None:
     agents = AgentFactory(OPENAI)
     assert agents.reads(PROFILES["greeter"]) == frozenset()
-    assert agents.reads(PROFILES["discovery"]) == {"facts"}
-    assert agents.reads(PROFILES["coordinator"]) == scripted.STORED
+    assert agents.reads(PROFILES["discovery"]) == {"facts", "notes"}
+    assert agents.reads(PROFILES["coordinator"]) == {"facts", "inbox_count"}
 
 
 def test_an_endpoint_model_reads_the_whole_turn() -> None:

@@ -12,6 +12,11 @@ from typing import Any
 PRIORITIES = "priorities"
 """The memory category of the facts discovery extracts, one per life area."""
 
+SITUATION = "situation"
+"""The memory category of discovery's notes (`extracted_data.notes`): which area matters most,
+what holds the user back. Apart from `PRIORITIES`, whose count is a step's `memory_facts`
+criterion and the coordinator's count of priorities: a note is no life area."""
+
 _ITEM_IDS = uuid.UUID("1f0b7c52-6d35-4c8e-9a57-0a4f3c2e8b61")
 """Namespace of inbox item ids; changing it would duplicate the items of a retried turn."""
 
@@ -71,6 +76,14 @@ def facts_of(data: dict[str, Any]) -> dict[str, str]:
     if not isinstance(facts, dict):
         return {}
     return {str(area): str(text) for area, text in facts.items()}
+
+
+def notes_of(data: dict[str, Any]) -> dict[str, str]:
+    """`extracted_data.notes` as {question: answer}; anything else there is ignored."""
+    notes = data.get("notes")
+    if not isinstance(notes, dict):
+        return {}
+    return {str(key): str(text) for key, text in notes.items()}
 
 
 def dropped_facts_of(data: dict[str, Any]) -> list[str]:

@@ -224,12 +224,12 @@ RULES: dict[str, Callable[[Turn], Reply]] = {
     "coordinator": coordinator,
 }
 
-STORED = frozenset({"facts", "inbox_count"})
+STORED = frozenset({"facts", "notes", "inbox_count"})
 """The fields of a `Turn` the service reads from its stores for the turn (not the command)."""
 
 READS: dict[str, frozenset[str]] = {
     "greeter": frozenset(),
-    "discovery": frozenset({"facts"}),
+    "discovery": frozenset({"facts", "notes"}),
     "inbox_collector": frozenset({"inbox_count"}),
     "coordinator": frozenset({"facts", "inbox_count"}),
 }

@@ -3,8 +3,10 @@ user names, a summary at three areas, completion once the user confirms it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
@@ -15,7 +17,15 @@ MIN_AREAS = 3
 
 def discovery(turn: Turn) -> Reply:
     """Saves a `priorities` fact per area, forgets one the user takes back; summarises at 3
-    areas; completes once confirmed."""
+    areas; completes once confirmed, and until the step may close asks the follow-up
+    questions; never says its last reply again word for word."""
+    reply = _discovery(turn)
+    if reply.action == "stay" and reply.message.strip() == last_reply(turn).strip():
+        reply.message = f"{text(turn.language, 'discovery_unclear')}\n{reply.message}"
+    return reply
+
+
+def _discovery(turn: Turn) -> Reply:
     found, declined = lang.areas_in(turn.message), lang.declined_areas(turn.message)
     dropped = [area for area in AREAS if area in declined and area in turn.facts]
     facts = {area: fact for area, fact in {**turn.facts, **found}.items() if area not in dropped}
@@ -24,15 +34,17 @@ def discovery(turn: Turn) -> Reply:
         data["dropped_facts"] = dropped
     # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does.
     said_yes = lang.confirms(turn.message) or lang.finishes(turn.message)
+    pending = followup.asked(turn)
+    if pending and not (dropped or _corrects(turn.message, found)) and len(facts) >= MIN_AREAS:
+        return _answered(turn, pending, found, said_yes)
     confirmed = not data and _summary_shown(turn) and said_yes
     if confirmed and len(facts) >= MIN_AREAS:
-        if not turn.can_complete:  # not enough said yet: ask for more, show the summary again
-            more = text(turn.language, "discovery_not_yet")
-            return Reply(f"{more}\n{_summary(turn.language, facts)}")
+        if not turn.can_complete:  # not enough said yet: what the seed still asks for
+            return _after_confirmation(turn, "discovery_good")
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
     forgot = _forgot(turn.language, dropped)
     if len(facts) >= MIN_AREAS:
-        summary = _summary(turn.language, facts)
+        summary = _summary(turn, facts)
         if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
             return Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
         return Reply(forgot + summary, data=data)
@@ -40,6 +52,41 @@ def discovery(turn: Turn) -> Reply:
     if found:  # "noted" only when a fact was
         ask = f"{text(turn.language, 'discovery_noted')} {ask}"
     return Reply(forgot + ask, data=data)
+
+
+def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -> Reply:
+    """A message to a follow-up question: its answer kept as a note (a new area named in it a
+    fact too; a known one keeps its fact: "Семья" is no correction of "семья"); "готово" or
+    "да" answers nothing."""
+    data: dict[str, Any] = {}
+    if not said_yes:
+        data["notes"] = {pending: followup.note(pending, turn.message, turn.language)}
+        if new := {area: fact for area, fact in found.items() if area not in turn.facts}:
+            data["facts"] = new
+    if turn.can_complete:
+        reply = Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
+        reply.data = data
+        return reply
+    lead = "discovery_thanks" if data else "discovery_good"
+    return _after_confirmation(turn, lead, data)
+
+
+_NO_FIRST = re.compile(r"^\W*(?:нет|неа|no|nope)\b\W", re.IGNORECASE)
+
+
+def _corrects(message: str, found: dict[str, str]) -> bool:
+    """Said to a follow-up question, a correction names an area and opens with "Нет,"/"No,"
+    ("Нет, работа — это мой проект"): "не хватает времени", "no time for family" answer it."""
+    return bool(found) and lang.denies(message) and bool(_NO_FIRST.match(message))
+
+
+def _after_confirmation(turn: Turn, lead: str, data: dict[str, Any] | None = None) -> Reply:
+    """The next follow-up question; with none left, "Anything to add?" (no "Is that right?"
+    again: the user has said it is)."""
+    key = followup.next_question(turn)
+    if key is None:
+        return Reply(text(turn.language, "discovery_not_yet"), data=data or {})
+    return Reply(followup.ask(turn.language, key, lead), data=data or {})
 
 
 def _ask_for_more(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
@@ -68,11 +115,15 @@ def _summary_shown(turn: Turn) -> bool:
     """Whether the last reply showed the summary, in either language: a Russian summary
     confirmed with "ok, all good" is confirmed (that answer's language is English)."""
     last = last_reply(turn)
-    return any(text(language, "summary_header") in last for language in ("ru", "en"))
+    keys = ("summary_header", "discovery_not_yet")  # "Anything to add?" after the questions
+    return any(text(language, key) in last for key in keys for language in ("ru", "en"))
 
 
-def _summary(language: lang.Lang, facts: dict[str, str]) -> str:
+def _summary(turn: Turn, facts: dict[str, str]) -> str:
+    """ "Here is what I understood": a line per area, then the follow-up answers kept."""
+    language = turn.language
     names = lang.AREA_NAMES[language]
     lines = [f"- {names.get(area, area)}: {fact}" for area, fact in facts.items()]
+    lines += followup.lines(language, turn.notes)
     header, question = text(language, "summary_header"), text(language, "summary_question")
     return "\n".join([header, *lines, question])

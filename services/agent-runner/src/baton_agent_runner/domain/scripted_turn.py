@@ -23,6 +23,8 @@ class Turn(BaseModel):
     history: list[dict[str, str]] = Field(default_factory=list)
     can_complete: bool = False
     facts: dict[str, str] = Field(default_factory=dict)
+    notes: dict[str, str] = Field(default_factory=dict)
+    """Discovery's answers to its follow-up questions, by question (`SITUATION` facts)."""
     inbox_count: int = 0
     promoted: list[str] = Field(default_factory=list)
     inbox_ahead: bool = True

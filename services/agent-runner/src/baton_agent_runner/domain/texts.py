@@ -76,6 +76,27 @@ TEXTS: dict[str, dict[str, str]] = {
         "что-нибудь?",
         "en": "Good. Before we move on I want to be sure I missed nothing. Anything to add?",
     },
+    "discovery_ask_focus": {
+        "ru": "Что из этого сейчас для тебя важнее всего?",
+        "en": "Which of these matters most to you right now?",
+    },
+    "discovery_ask_constraints": {
+        "ru": "Что сейчас больше всего мешает — время, силы, что-то ещё?",
+        "en": "What holds you back right now: time, energy, something else?",
+    },
+    "discovery_ask_good_week": {
+        "ru": "И последнее: что сделало бы ближайшую неделю для тебя хорошей?",
+        "en": "One last thing: what would make the coming week a good one for you?",
+    },
+    "discovery_good": {"ru": "Хорошо.", "en": "Good."},
+    "discovery_thanks": {"ru": "Спасибо, записал.", "en": "Thanks, noted."},
+    "discovery_unclear": {
+        "ru": "Не совсем понял. Если всё верно, напиши «да»; если нет — поправь меня.",
+        "en": 'I did not quite get that. If it is right, say "yes"; if not, correct me.',
+    },
+    "note_focus": {"ru": "важнее всего", "en": "matters most"},
+    "note_constraints": {"ru": "мешает", "en": "holds you back"},
+    "note_good_week": {"ru": "хорошая неделя", "en": "a good week"},
     "discovery_done": {
         "ru": "Спасибо, приоритеты записаны. Переходим к выгрузке мыслей.",
         "en": "Thanks, your priorities are saved. On to the brain dump.",

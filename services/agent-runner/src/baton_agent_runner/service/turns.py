@@ -11,9 +11,11 @@ from typing import TypeVar
 
 from baton_agent_runner.domain.extracted import (
     PRIORITIES,
+    SITUATION,
     dropped_facts_of,
     facts_of,
     inbox_items_of,
+    notes_of,
 )
 from baton_agent_runner.domain.language import language_in
 from baton_agent_runner.domain.output import AgentOutput
@@ -204,6 +206,9 @@ class AgentRunner:
 
         async def undo() -> int:
             gone = await self.inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
+            for key, note in notes_of(output.extracted_data).items():
+                # A note answers a question not answered before: none was there to put back.
+                await self.memory.set_fact_if(cmd.user_id, SITUATION, key, holds=note, text=None)
             if not facts_before:
                 return gone
             # Only what is still this turn's own write is put back: a fact another turn of
@@ -305,6 +310,7 @@ class AgentRunner:
             history=[entry.model_dump() for entry in cmd.history],
             can_complete=cmd.can_complete,
             facts=await self.memory.facts(cmd.user_id, PRIORITIES) if "facts" in reads else {},
+            notes=await self.memory.facts(cmd.user_id, SITUATION) if "notes" in reads else {},
             inbox_count=(
                 await self.inbox.count(cmd.user_id, None, before_turn=cmd.idempotency_key)
                 if "inbox_count" in reads
@@ -391,6 +397,8 @@ class AgentRunner:
             await replaced.note(area, self.memory.forget_fact(user, PRIORITIES, area))
         for area, fact in facts_of(data).items():
             await replaced.note(area, self.memory.put_fact(user, PRIORITIES, area, fact))
+        for key, note in notes_of(data).items():
+            await self.memory.put_fact(user, SITUATION, key, note)
         items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)
         if items:
             await self.inbox.add(
