@@ -1008,6 +1008,20 @@ def test_discovery_shows_the_follow_up_answers_in_its_summary(language: str) -> 
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
+@pytest.mark.parametrize("key", ["tasks", "list"])
+def test_discovery_says_a_to_do_list_waits_for_the_brain_dump(language: str, key: str) -> None:
+    message = {"en": "work, health, family", "ru": "работа, здоровье, семья"}[language]
+    summary = run(turn("discovery", message)).message
+    out = _discovery(language, key, said=summary)
+    assert out.message.startswith(texts.text(language, "discovery_tasks"))
+    assert not out.extracted_data
+    asked = texts.text(language, "discovery_ask_focus")
+    out = _discovery(language, key, said=asked)
+    assert out.message.startswith(texts.text(language, "discovery_tasks"))
+    assert out.message.endswith(asked) and not out.extracted_data
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
 def test_discovery_takes_a_correction_to_a_follow_up_question_as_a_correction(
     language: str,
 ) -> None:

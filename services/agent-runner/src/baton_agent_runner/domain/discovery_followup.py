@@ -2,8 +2,11 @@
 seed 001's "Понять приоритеты между ними" and "Узнать текущую ситуацию и constraints", one
 question a turn, each answer kept as a note; never its own last reply word for word."""
 
+# ruff: noqa: RUF002  (Russian examples are meant to be Cyrillic)
+
 from __future__ import annotations
 
+from baton_agent_runner.domain import brain_dump
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
 from baton_agent_runner.domain.texts import text
@@ -52,6 +55,15 @@ def note(key: str, message: str, language: lang.Lang) -> str:
 def lines(language: lang.Lang, notes: dict[str, str]) -> list[str]:
     """The notes as summary lines, in the questions' order."""
     return [f"- {text(language, f'note_{key}')}: {notes[key]}" for key in QUESTIONS if key in notes]
+
+
+def looks_like_tasks(message: str) -> bool:
+    """A to-do list said to discovery, as the brain dump reads one: items naming no area, at
+    least two of them or one asked about ("купить хлеб. А что будет с этим?")."""
+    if lang.areas_in(message):
+        return False
+    items = brain_dump.split_items(message)
+    return len(items) >= 2 or (len(items) == 1 and brain_dump.asks(message))
 
 
 def _questions(key: str) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from baton_agent_runner.domain import brain_dump
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
@@ -43,6 +44,13 @@ def _discovery(turn: Turn) -> Reply:
             return _after_confirmation(turn, "discovery_good")
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
     forgot = _forgot(turn.language, dropped)
+    if not data and not said_yes and followup.looks_like_tasks(turn.message):
+        more = (
+            _summary(turn, facts)
+            if len(facts) >= MIN_AREAS
+            else _ask_for_more(turn, facts, declined)
+        )
+        return Reply(f"{text(turn.language, 'discovery_tasks')}\n{more}")
     if len(facts) >= MIN_AREAS:
         summary = _summary(turn, facts)
         if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
@@ -57,7 +65,12 @@ def _discovery(turn: Turn) -> Reply:
 def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -> Reply:
     """A message to a follow-up question: its answer kept as a note (a new area named in it a
     fact too; a known one keeps its fact: "Семья" is no correction of "семья"); "готово" or
-    "да" answers nothing."""
+    "да" answers nothing. A to-do list, or one asked about, is told it waits for the brain
+    dump, and the question stays."""
+    tasks = followup.looks_like_tasks(turn.message)
+    if tasks and (pending == "focus" or brain_dump.asks(turn.message)):
+        question = text(turn.language, f"discovery_ask_{pending}")
+        return Reply(f"{text(turn.language, 'discovery_tasks')} {question}")
     data: dict[str, Any] = {}
     if not said_yes:
         data["notes"] = {pending: followup.note(pending, turn.message, turn.language)}

@@ -90,6 +90,15 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "discovery_good": {"ru": "Хорошо.", "en": "Good."},
     "discovery_thanks": {"ru": "Спасибо, записал.", "en": "Thanks, noted."},
+    "discovery_tasks": {
+        # A to-do list said to discovery, not lost, nor answered with the summary again. "If"
+        # since the reading is the brain dump's: "Interesting. How do you use it?" reads
+        # as an item asked about too.
+        "ru": "Если это дела — соберём их на следующем шаге, в выгрузке мыслей: там я запишу "
+        "каждое в inbox. А сейчас — о приоритетах.",
+        "en": "If those are tasks, we will collect them at the next step, the brain dump: "
+        "there I save each to your inbox. For now, your priorities.",
+    },
     "discovery_unclear": {
         "ru": "Не совсем понял. Если всё верно, напиши «да»; если нет — поправь меня.",
         "en": 'I did not quite get that. If it is right, say "yes"; if not, correct me.',
