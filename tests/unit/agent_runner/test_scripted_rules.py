@@ -995,6 +995,7 @@ def test_discovery_never_says_its_last_reply_again(language: str, notes: dict[st
     for _ in range(6):
         out = _discovery(language, "nothing", said=said, notes=notes)
         assert not out.step_completed and out.message != said
+        assert texts.text(language, "discovery_unclear") not in out.message  # it was clear
         said = out.message
 
 

@@ -97,8 +97,12 @@ def _after_confirmation(turn: Turn, lead: str, data: dict[str, Any] | None = Non
     """The next follow-up question; with none left, "Anything to add?" (no "Is that right?"
     again: the user has said it is)."""
     key = followup.next_question(turn)
-    if key is None:
-        return Reply(text(turn.language, "discovery_not_yet"), data=data or {})
+    if key is None:  # asked "Anything to add?" already: something else, not "I did not get it"
+        anything = text(turn.language, "discovery_not_yet")
+        said = (
+            anything if anything not in last_reply(turn) else text(turn.language, "discovery_more")
+        )
+        return Reply(said, data=data or {})
     return Reply(followup.ask(turn.language, key, lead), data=data or {})
 
 

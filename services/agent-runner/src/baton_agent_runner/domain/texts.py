@@ -99,6 +99,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "If those are tasks, we will collect them at the next step, the brain dump: "
         "there I save each to your inbox. For now, your priorities.",
     },
+    "discovery_more": {
+        "ru": "Почти готово. Расскажи ещё что-нибудь, что мне стоит о тебе знать.",
+        "en": "Almost there. Tell me anything else I should know about you.",
+    },
     "discovery_unclear": {
         "ru": "Не совсем понял. Если всё верно, напиши «да»; если нет — поправь меня.",
         "en": 'I did not quite get that. If it is right, say "yes"; if not, correct me.',
