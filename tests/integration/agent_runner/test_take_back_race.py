@@ -341,3 +341,23 @@ async def test_a_fact_dropped_between_a_turns_read_and_its_drop_stays_dropped_af
         # B's turn happened (its reply is recorded); A's did not. B's drop must stay: A's drop
         # found nothing to delete, so its take-back has nothing to put back.
         assert await memory.facts("alice", "priorities") == {}
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+async def test_a_failed_turn_puts_back_the_note_its_answer_replaced(
+    tmp_path: Path, backend: str, engine: AsyncEngine
+) -> None:
+    """A note (discovery's answer to a follow-up question) written over an earlier one, by a
+    turn whose reply cannot be recorded, is taken back to the earlier note: it was deleted."""
+    now = lambda: datetime.now(UTC)  # noqa: E731
+    async with opened(backend, tmp_path, engine) as memory:
+        runner = runner_on(memory, engine, FailingLog(engine, now))
+        for area, fact in {"work": "Work", "health": "Health", "relationships": "Family"}.items():
+            await memory.put_fact("alice", "priorities", area, fact)
+        await memory.put_fact("alice", "situation", "focus", "work — Work, for now")
+        asked = "Good. Which of these matters most to you right now?"  # its last reply
+        answer = turn("turn-a", "Family, definitely").model_dump()
+        answer["history"] = [{"role": "assistant", "text": asked}]
+        with pytest.raises(RemoteError):
+            await runner.run(RunAgent.model_validate(answer))
+        assert await memory.facts("alice", "situation") == {"focus": "work — Work, for now"}

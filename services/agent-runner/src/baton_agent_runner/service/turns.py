@@ -154,6 +154,7 @@ class AgentRunner:
         # The model was paid: a cut connection must not lose its answer (`written`).
         reply = reply_of(profile, self.agents.model_name(profile), output, usage)
         before = await self._facts_before(cmd, output)
+        notes_before = await self._notes_before(cmd, output)
         replaced = _Replaced()
         try:
             await self._store(
@@ -167,7 +168,7 @@ class AgentRunner:
             )
         except BaseException as exc:
             if not isinstance(exc, KeyReused):  # that key's writes are the recorded turn's
-                await self._take_back(cmd, output, _was(before, replaced))
+                await self._take_back(cmd, output, _was(before, replaced), notes_before)
             raise
         if recorded is not reply:
             logger.warning(
@@ -193,8 +194,19 @@ class AgentRunner:
         now = await self._store(self.memory.facts(cmd.user_id, PRIORITIES))
         return {area: now.get(area) for area in sorted(touched)}
 
+    async def _notes_before(self, cmd: RunAgent, output: AgentOutput) -> dict[str, str]:
+        """The user's notes (`SITUATION`) as they are right before this turn writes its own,
+        for `_take_back`: a model may answer a question again, over an earlier note."""
+        if not notes_of(output.extracted_data):
+            return {}
+        return await self._store(self.memory.facts(cmd.user_id, SITUATION))
+
     async def _take_back(
-        self, cmd: RunAgent, output: AgentOutput, facts_before: dict[str, str | None]
+        self,
+        cmd: RunAgent,
+        output: AgentOutput,
+        facts_before: dict[str, str | None],
+        notes_before: dict[str, str],
     ) -> None:
         """The turn ends without its reply recorded (its deadline passed, the reply log is
         down): its caller tells the user nothing was recorded, so what it wrote goes too,
@@ -207,8 +219,10 @@ class AgentRunner:
         async def undo() -> int:
             gone = await self.inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
             for key, note in notes_of(output.extracted_data).items():
-                # A note answers a question not answered before: none was there to put back.
-                await self.memory.set_fact_if(cmd.user_id, SITUATION, key, holds=note, text=None)
+                # Put back what it replaced (none: deleted), while it still holds this turn's.
+                was = notes_before.get(key)
+                if was != note:
+                    await self.memory.set_fact_if(cmd.user_id, SITUATION, key, holds=note, text=was)
             if not facts_before:
                 return gone
             # Only what is still this turn's own write is put back: a fact another turn of
