@@ -9,7 +9,7 @@ from __future__ import annotations
 from baton_agent_runner.domain import brain_dump
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
-from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.texts import in_every_language, text
 
 QUESTIONS = ("focus", "constraints", "good_week")
 """The notes' keys, in the order they are asked: which area matters most now, what holds the
@@ -67,4 +67,4 @@ def looks_like_tasks(message: str) -> bool:
 
 
 def _questions(key: str) -> tuple[str, ...]:
-    return tuple(text(language, f"discovery_ask_{key}") for language in ("ru", "en"))
+    return in_every_language(f"discovery_ask_{key}")

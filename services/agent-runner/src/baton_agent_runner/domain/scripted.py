@@ -10,7 +10,7 @@ from baton_agent_runner.domain import brain_dump, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted_discovery import discovery
-from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
+from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.texts import TEXTS, text
 
 __all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run"]
@@ -159,8 +159,7 @@ def inbox_collector(turn: Turn) -> Reply:
 def _asked_for_more(turn: Turn) -> bool:
     """Whether the last reply asked for anything else ("Anything else?", "может, ещё что-то
     висит в голове?"), in either language, so that a "no" says the user is done."""
-    last = last_reply(turn)
-    return any(text(language, key) in last for key in _MORE for language in ("ru", "en"))
+    return last_reply_says(turn, *_MORE)
 
 
 _MORE = ("inbox_anything_else", "inbox_not_yet")

@@ -10,7 +10,7 @@ from baton_agent_runner.domain import brain_dump
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
-from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
+from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.texts import text
 
 MIN_AREAS = 3
@@ -77,9 +77,7 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
         if new := {area: fact for area, fact in found.items() if area not in turn.facts}:
             data["facts"] = new
     if turn.can_complete:
-        reply = Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
-        reply.data = data
-        return reply
+        return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed", data)
     lead = "discovery_thanks" if data else "discovery_good"
     return _after_confirmation(turn, lead, data)
 
@@ -131,9 +129,8 @@ def _forgot(language: lang.Lang, dropped: list[str]) -> str:
 def _summary_shown(turn: Turn) -> bool:
     """Whether the last reply showed the summary, in either language: a Russian summary
     confirmed with "ok, all good" is confirmed (that answer's language is English)."""
-    last = last_reply(turn)
-    keys = ("summary_header", "discovery_not_yet")  # "Anything to add?" after the questions
-    return any(text(language, key) in last for key in keys for language in ("ru", "en"))
+    # "Anything to add?" stands for it after the follow-up questions.
+    return last_reply_says(turn, "summary_header", "discovery_not_yet")
 
 
 def _summary(turn: Turn, facts: dict[str, str]) -> str:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput, Signal
+from baton_agent_runner.domain.texts import in_every_language
 
 
 class Turn(BaseModel):
@@ -67,3 +68,9 @@ def last_reply(turn: Turn) -> str:
     """The agent's latest message in the history ("" when there is none)."""
     last = next((e for e in reversed(turn.history) if e.get("role") == "assistant"), None)
     return "" if last is None else last.get("text", "")
+
+
+def last_reply_says(turn: Turn, *keys: str) -> bool:
+    """Whether the agent's latest message holds one of the texts `keys`, in either language."""
+    last = last_reply(turn)
+    return any(said in last for said in in_every_language(*keys))

@@ -209,3 +209,8 @@ TEXTS: dict[str, dict[str, str]] = {
 def text(language: str, key: str, **values: Any) -> str:
     """The text `key` in `language`, with `values` filled in."""
     return TEXTS[key][language].format(**values)
+
+
+def in_every_language(*keys: str) -> tuple[str, ...]:
+    """The texts `keys` in every language, to find in a reply whichever language it was in."""
+    return tuple(text(language, key) for key in keys for language in ("ru", "en"))
