@@ -767,6 +767,51 @@ def test_inbox_collector_says_the_count_in_russian_whatever_form_the_number_take
     assert out.step_completed and out.message.endswith(f"записей в inbox: {count}."), out.message
 
 
+@pytest.mark.parametrize("message", ["ok", "thanks", "ок", "спасибо"])
+def test_inbox_collector_explains_the_brain_dump_once_as_the_step_starts(message: str) -> None:
+    # "ok" or "thanks" after items were saved was answered with the whole explanation again.
+    language = lang.language_of(message)
+    first = run(turn("inbox_collector", message, messages_in_step=0))
+    assert first.message == texts.text(language, "inbox_explain", need=3), first.message
+    later = run(turn("inbox_collector", message, messages_in_step=2, inbox_count=1))
+    assert later.message == texts.text(language, "inbox_more", need=2), later.message
+    assert not later.extracted_data and not later.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "step", "ahead"),
+    [
+        ("это всё", {}, ["coordinator"]), ("that's all", {}, ["coordinator"]),
+        ("done", {"criteria": ["widget_completed"]}, ["coordinator"]),
+        ("that's all", {}, []), ("done", {"criteria": ["widget_completed"]}, ["greeter"]),
+    ],
+)  # fmt: skip
+def test_inbox_collector_closes_saying_how_the_wrap_up_starts(
+    message: str, step: dict[str, Any], ahead: list[str]
+) -> None:
+    # "Great, your inbox holds 3 items." ended the brain dump, and the coordinator's wrap-up
+    # waited for a message the user had not been asked for.
+    context = {**step, "agents_ahead": ahead}
+    out = run(turn("inbox_collector", message, inbox_count=3, step=context))
+    then = texts.text(lang.language_of(message), "then_summary")
+    assert out.step_completed, out.message
+    assert out.message.endswith(then) is (ahead == ["coordinator"]), out.message
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_discovery_closes_with_a_question_for_the_brain_dump(language: str) -> None:
+    # "On to the brain dump." left the user nothing to answer; the greeter's closing asks.
+    facts = {"work": "a", "health": "b", "growth": "c"}
+    shown = [{"role": "assistant", "text": texts.text(language, "summary_header")}]
+    yes = {"ru": "да", "en": "yes"}[language]
+    out = run(turn("discovery", yes, facts=facts, history=shown))
+    assert out.step_completed and out.message.endswith("?"), out.message
+    # Either answer to it starts the brain dump with its explanation, and saves nothing.
+    for answer in (yes, "ok"):
+        started = run(turn("inbox_collector", answer, messages_in_step=0))
+        assert "inbox" in started.message and not started.extracted_data, started.message
+
+
 def test_inbox_collector_refuses_to_complete_with_two_items() -> None:
     out = run(turn("inbox_collector", "готово", inbox_count=2))
     assert not out.step_completed and "ещё хотя бы 1" in out.message

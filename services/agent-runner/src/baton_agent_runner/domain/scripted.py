@@ -10,7 +10,13 @@ from baton_agent_runner.domain import brain_dump, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted_discovery import discovery
-from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
+from baton_agent_runner.domain.scripted_turn import (
+    Reply,
+    Turn,
+    last_reply,
+    last_reply_says,
+    next_agent,
+)
 from baton_agent_runner.domain.texts import TEXTS, text
 
 __all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run"]
@@ -146,14 +152,22 @@ def inbox_collector(turn: Turn) -> Reply:
     data: dict[str, Any] = {"inbox_items": items} if items else {}
     if done and widget_step and turn.can_complete:  # the list is in: the chat's count is not
         parts.append(text(turn.language, "inbox_widget_done"))
-        return Reply("\n".join(parts), "complete_step", "user_confirmed", data)
+        return Reply(_then(turn, parts), "complete_step", "user_confirmed", data)
     key = _next_request(turn, bool(items), done, total, widget_step)
     if brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
         parts.append(text(turn.language, "inbox_answer"))  # "what happens to these?"
     parts.append(text(turn.language, key, need=MIN_ITEMS - total, total=total))
     if key == "inbox_done":
-        return Reply("\n".join(parts), "complete_step", "user_confirmed", data)
+        return Reply(_then(turn, parts), "complete_step", "user_confirmed", data)
     return Reply("\n".join(parts), data=data)
+
+
+def _then(turn: Turn, parts: list[str]) -> str:
+    """The brain dump's closing reply, with what the user does next when the coordinator's
+    wrap-up follows (it answers a message; nothing else starts it)."""
+    if next_agent(turn) == "coordinator":
+        parts[-1] = f"{parts[-1]} {text(turn.language, 'then_summary')}"
+    return "\n".join(parts)
 
 
 def _asked_for_more(turn: Turn) -> bool:
@@ -179,7 +193,10 @@ def _next_request(turn: Turn, items: bool, done: bool, total: int, widget_step: 
         # Said "that's all" before the step may close (its `min_messages`): "say 'that's
         # all' when you are finished" would answer it as if it had not been said.
         return "inbox_not_yet" if done else "inbox_anything_else"
-    return "inbox_more" if items or done else "inbox_explain"
+    # The explanation once, as the step starts: "ok" or "thanks" after it, or after items were
+    # saved, was answered with the whole explanation again.
+    started = bool(turn.messages_in_step)
+    return "inbox_more" if items or done or started else "inbox_explain"
 
 
 def _may_complete(turn: Turn) -> bool:

@@ -74,3 +74,12 @@ def last_reply_says(turn: Turn, *keys: str) -> bool:
     """Whether the agent's latest message holds one of the texts `keys`, in either language."""
     last = last_reply(turn)
     return any(said in last for said in in_every_language(*keys))
+
+
+def next_agent(turn: Turn) -> str | None:
+    """The agent of the step that follows this one (the workflow's `agents_ahead`), None at
+    the last step or when the workflow does not say."""
+    ahead = turn.step.get("agents_ahead")
+    if isinstance(ahead, list) and ahead and isinstance(ahead[0], str):
+        return ahead[0]
+    return None

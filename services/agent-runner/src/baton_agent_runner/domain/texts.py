@@ -111,8 +111,13 @@ TEXTS: dict[str, dict[str, str]] = {
     "note_constraints": {"ru": "мешает", "en": "holds you back"},
     "note_good_week": {"ru": "хорошая неделя", "en": "a good week"},
     "discovery_done": {
-        "ru": "Спасибо, приоритеты записаны. Переходим к выгрузке мыслей.",
-        "en": "Thanks, your priorities are saved. On to the brain dump.",
+        # Ends asking, as the greeter's closing does: "On to the brain dump." left the user
+        # with nothing to answer. Either answer starts the brain dump (its agent explains it,
+        # or asks for the list where a list closes it).
+        "ru": "Спасибо, приоритеты записаны. Переходим к выгрузке мыслей: помогу перенести в "
+        "inbox всё, что висит в голове. Готов?",
+        "en": "Thanks, your priorities are saved. On to the brain dump: I will help you get "
+        "everything on your mind into your inbox. Ready?",
     },
     "deferred": {
         "ru": "Отличная мысль! Запишем это чуть позже, на шаге сбора inbox — я не забуду. {why}",
@@ -192,6 +197,12 @@ TEXTS: dict[str, dict[str, str]] = {
         # запись"), and a label before the count needs none.
         "ru": "Отлично, записей в inbox: {total}.",
         "en": "Great, your inbox holds {total} items.",
+    },
+    "then_summary": {
+        # After the brain dump's closing, when the coordinator's wrap-up comes next: it answers
+        # the user's next message, and "Great, your inbox holds 3 items." asked for none.
+        "ru": "Напоследок напиши «ок» — и я подведу итоги и расскажу, что дальше.",
+        "en": 'One last thing: say "ok" and I will sum up what we have and what comes next.',
     },
     "coordinator": {
         "ru": "Поздравляю, онбординг завершён! Приоритетов: {facts}, мыслей в inbox: {items}. "
