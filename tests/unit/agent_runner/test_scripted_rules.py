@@ -731,6 +731,12 @@ def test_inbox_collector_answers_a_question_with_what_becomes_of_the_items(
         ("buy milk. What happens to these?", "buy milk"),
         ("что будет с задачами? позвонить маме", "позвонить маме"),
         ("what happens to these? call mom", "call mom"),
+        ("купить хлеб, а что будет с этим?", "купить хлеб"),
+        ("buy milk, and what happens to it?", "buy milk"),
+        ("call mom, then what?", "call mom"),
+        ("позвонить маме, а потом?", "позвонить маме"),
+        ("buy milk, what happens to these?", "buy milk"),
+        ("- купить хлеб, и куда это всё пойдёт?", "купить хлеб"),
     ],
 )
 def test_inbox_collector_saves_the_items_around_a_question_and_answers_it(
@@ -744,6 +750,31 @@ def test_inbox_collector_saves_the_items_around_a_question_and_answers_it(
         saved = texts.text(language, "saved", items=item, total=count + 1)
         answer = texts.text(language, "inbox_answer")
         assert out.message.startswith(f"{saved}\n{answer}\n"), out.message
+
+
+@pytest.mark.parametrize(
+    ("whole", "split"),
+    [
+        ("купить хлеб, молоко?", "купить хлеб, а что будет с этим?"),
+        ("позвонить маме, может быть?", "позвонить маме, а потом?"),
+        ("call mom, then?", "call mom, then what?"),
+        ("узнать, как продлить визу?", "продлить визу, а как это работает?"),
+        ("решить, что с этим делать?", "решить вопрос, и что с этим будет?"),
+        ("купить хлеб, и что-то ещё?", "купить хлеб, и что ещё?"),
+        ("отправить отчёт, и как можно скорее?", "отправить отчёт, и как это работает?"),
+        ("buy milk, how much?", "buy milk, how does this work?"),
+    ],
+)  # fmt: skip
+def test_inbox_collector_reads_a_clause_after_a_comma_as_the_question_only_when_it_asks(
+    whole: str, split: str
+) -> None:
+    # The item before ", and what happens to it?" was lost with the question; but the "?" may
+    # be the item's own ("buy bread, milk?"), or a clause of it ("find out, how to renew a visa?"
+    # is how Russian writes it), and then the line is one question, as before.
+    assert brain_dump.dumped_items(split) == [split.split(",")[0]]
+    out = run(turn("inbox_collector", split, inbox_count=3))
+    assert texts.text(lang.language_of(split), "inbox_answer") in out.message, out.message
+    assert whole.split(",")[0] not in brain_dump.dumped_items(whole)
 
 
 @pytest.mark.parametrize("message", ["Is that all?", "Всё?", "Это всё, что нужно?", "ok"])

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from baton_agent_runner.domain.inbox_requests import inbox_request_at
 from baton_agent_runner.domain.one_line_lists import list_entries
-from baton_agent_runner.domain.questions import questions, sentence_start, short_about_finishing
+from baton_agent_runner.domain.questions import question_start, questions, short_about_finishing
 from baton_agent_runner.domain.wording import INITIAL_DOT, without_end, words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
@@ -220,10 +220,11 @@ def _said(text: str) -> Iterator[str | bool]:
             yield from _said(rest)
             return
         if phrase_end is not None and "?" in phrase_end.group():
-            # A question ends its sentence: the sentences before it may be items ("купить
-            # хлеб. А что будет с этим?"), the question is none, and what follows it is read on
+            # A question ends its sentence: the sentences before it, or the clause before the
+            # comma that opens it, may be items ("купить хлеб. А что будет с этим?", "buy milk,
+            # and what happens to it?"), the question is none, and what follows it is read on
             # its own ("что будет с задачами? позвонить маме").
-            if item := _item(text[: sentence_start(text, end)]):
+            if item := _item(text[: question_start(text, end)]):
                 yield item
             yield from _said(text[phrase_end.end() :])
             return
