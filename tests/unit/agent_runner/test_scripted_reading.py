@@ -175,6 +175,15 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
             "Работа — мой стартап, здоровье — бегаю по утрам",
             {"work": "Работа — мой стартап", "health": "здоровье — бегаю по утрам"},
         ),
+        # The first area's dash comes before it: still two clauses, not one shared.
+        (
+            "Самое важное — работа, здоровье — бегаю",
+            {"work": "Самое важное — работа", "health": "здоровье — бегаю"},
+        ),
+        (
+            "Most important - my job, health - running",
+            {"work": "Most important - my job", "health": "health - running"},
+        ),
         # A lead-in saying they all matter is no area's; a declined area takes its part away.
         ("Для меня важны работа и здоровье", {"work": "работа", "health": "здоровье"}),
         ("Работа и здоровье, хобби нет", {"work": "Работа", "health": "здоровье"}),

@@ -290,6 +290,34 @@ def test_a_correction_keeps_what_the_user_meant_not_its_lead_in(
 
 
 @pytest.mark.parametrize(
+    ("message", "area", "fact"),
+    [
+        # What follows says how much the area matters, not what it is: the clause stays.
+        ("Family means everything to me", "relationships", "Family means everything to me"),
+        ("My health means a lot to me", "health", "My health means a lot to me"),
+        ("Work means the world to me", "work", "Work means the world to me"),
+        ("Семья — это всё", "relationships", "Семья — это всё"),
+        ("Здоровье — это очень важно для меня", "health", "Здоровье — это очень важно для меня"),
+        ("Работа — это очень много", "work", "Работа — это очень много"),
+        # What follows says what the area is: that is the fact.
+        ("No, work means my startup", "work", "my startup"),
+        ("хобби — это фотография", "hobbies", "фотография"),
+        ("work means everything I do at the startup", "work", "everything I do at the startup"),
+    ],
+)  # fmt: skip
+def test_an_area_said_to_mean_a_lot_keeps_the_whole_clause(
+    message: str, area: str, fact: str
+) -> None:
+    # "Family means everything to me" was read as what family is: the summary showed
+    # "- relationships: everything to me".
+    facts = {"work": "a", "health": "b", "relationships": "c", "hobbies": "d"}
+    out = run(turn("discovery", message, facts=facts))
+    assert out.extracted_data == {"facts": {area: fact}}
+    name = lang.AREA_NAMES[lang.language_of(message)][area]
+    assert f"- {name}: {fact}\n" in out.message, out.message
+
+
+@pytest.mark.parametrize(
     ("message", "asked"),
     [
         ("what do you mean by areas?", "Which areas of your life matter most to you right now?"),

@@ -109,17 +109,36 @@ _NAMED_AS = re.compile(
     r"[\s,:—–-]*(?P<rest>\S.*)$",
     re.IGNORECASE | re.DOTALL,
 )
+# But what follows "means"/"это" may say how much the area matters, not what it is: "Family
+# means everything to me", "Семья — это всё", "Health means a lot to me". Read as a definition,
+# the fact kept only "everything to me"; a degree (with "to me", "в жизни" and the like) and
+# nothing else keeps the whole clause. The whole of what follows must be one, so "work means
+# everything I do at the startup" is still what work is.
+_DEGREE = re.compile(
+    r"(?:(?:so|very|really|truly|just|absolutely|literally|очень|так|просто|самое)\s+)*"
+    r"(?:(?:my|мо[её])\s+)?(?:everything|all|a\s+lot|lots|much|a\s+great\s+deal|the\s+world"
+    r"|the\s+most|most|more\s+than\s+anything(?:\s+else)?|вс[её](?:\s+на\s+свете)?|много"
+    r"|многое|целый\s+мир|весь\s+мир|больше\s+всего|важно|важное|главное)"
+    r"(?:\s+(?:to|for)\s+(?:me|us)|\s+для\s+(?:меня|нас)|\s+(?:мне|нам)"
+    r"|\s+in\s+(?:my|our|the)\s+(?:life|world)|\s+в\s+(?:моей\s+|нашей\s+)?жизни)*[\s.!…]*",
+    re.IGNORECASE,
+)
+# A dash in a listed piece that says nothing after its area puts what it says before it:
+# "Самое важное — работа, здоровье — бегаю" is two clauses, and work is not listed bare.
+_DASH = re.compile(r"[—–]|\s-\s")
 
 
 def trimmed(part: str) -> str:
     """What the user says of an area without the joining words around it ("also growth":
     "growth") and without the lead-in of what it means ("хобби — это фотография":
-    "фотография"); the part as it is when nothing else is left."""
+    "фотография"), but for a lead-in to how much it matters ("Family means everything to
+    me" stays); the part as it is when nothing else is left."""
     part = part.strip()
     kept = _TRAILING.sub("", _LEADING.sub("", part))
     said = _NAMED_AS.match(kept)
+    # The head names the area and says nothing, and the rest is no degree ("everything").
     if said and named_in(said["head"]) and _around(said["head"]) == ([], []):
-        kept = _LEADING.sub("", said["rest"])  # the head names the area and says nothing
+        kept = kept if _DEGREE.fullmatch(said["rest"]) else _LEADING.sub("", said["rest"])
     return kept or part
 
 
@@ -180,7 +199,8 @@ def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[i
     """Each group's part of the clause: its own, or, for a group listed bare before one that
     says something after its area, from the first such group (or a lead-in's group before
     them) to the end of the one that says it. What says no ("хобби нет", "hobbies don't
-    matter") is not shared."""
+    matter") is not shared, nor is it with a group that says its own before a dash
+    ("Самое важное — работа")."""
     spans = [(first, end) for first, end, _ in groups]
     said = [_around(clause[first:end]) for first, end, _ in groups]
     for at, (_, after) in enumerate(said):
@@ -188,6 +208,8 @@ def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[i
             continue
         first = at
         while first > 0 and not said[first - 1][1]:
+            if _DASH.search(clause[slice(*groups[first - 1][:2])]):
+                break  # "Самое важное — работа" says its own of work: nothing to share
             first -= 1
             if said[first][0]:
                 break  # a lead-in ("Для меня важны работа") opens the listing
