@@ -135,6 +135,49 @@ def test_an_area_said_not_to_matter_is_no_priority(message: str, areas: set[str]
 
 
 @pytest.mark.parametrize(
+    ("message", "declined", "named"),
+    [
+        # Each was saved as a priority, counting towards the three areas that close discovery.
+        ("hobbies do not matter", {"hobbies"}, set()), ("Work does not matter", {"work"}, set()),
+        ("хобби неважны", {"hobbies"}, set()), ("Работа неважна", {"work"}, set()),
+        ("Спорт неважен", {"health"}, set()), ("Спорт не важен", {"health"}, set()),
+        ("Work means nothing to me", {"work"}, set()), ("Work means nothing", {"work"}, set()),
+        ("Hobbies mean nothing to me", {"hobbies"}, set()),
+        ("Хобби ничего не значат", {"hobbies"}, set()),
+        ("Хобби для меня ничего не значат", {"hobbies"}, set()),
+        ("Работа ничего не значит", {"work"}, set()),
+        ("work is the least important", {"work"}, set()), ("work matters least", {"work"}, set()),
+        ("Работа наименее важна", {"work"}, set()),
+        ("Работа — это не важно", {"work"}, set()), ("Работа — это неважно", {"work"}, set()),
+        ("Работа для меня не главное", {"work"}, set()),
+        ("Работа — это не главное", {"work"}, set()),
+        ("Family matters most, work means nothing to me", {"work"}, {"relationships"}),
+        ("Для меня важна семья, хобби неважны", {"hobbies"}, {"relationships"}),
+    ],
+)  # fmt: skip
+def test_an_area_said_to_mean_nothing_or_to_matter_least_is_declined(
+    message: str, declined: set[str], named: set[str]
+) -> None:
+    assert lang.declined_areas(message) == declined
+    assert set(lang.areas_in(message)) == named
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # How it goes, not whether it matters: a poor night's sleep is a priority.
+        "Сон неважный", "Со сном у меня неважно", "Высыпаюсь неважно",
+        # What work is, not that it means nothing; and an area said to matter.
+        "Work means nothing but stress", "Работа — это не только деньги", "hobbies do matter",
+        "Работа для меня главное", "Нет, это работа", "Work means a lot to me",
+        "Family means everything to me",
+    ],
+)  # fmt: skip
+def test_an_area_whose_words_only_look_like_not_mattering_is_named(message: str) -> None:
+    assert lang.areas_in(message) and not lang.declined_areas(message)
+
+
+@pytest.mark.parametrize(
     ("message", "areas"),
     [
         ("Я много работаю", {"work"}),
@@ -221,6 +264,8 @@ def test_each_area_a_clause_lists_gets_its_own_part_of_it(
         # A "no" after the last area is its own, not the others'.
         ("Работа и здоровье, хобби нет", {"work": "Работа", "health": "здоровье"}),
         ("work and health, hobbies don't matter", {"work": "work", "health": "health"}),
+        ("work and health, hobbies mean nothing to me", {"work": "work", "health": "health"}),
+        ("Работа и здоровье, хобби неважны", {"work": "Работа", "health": "здоровье"}),
     ],
 )  # fmt: skip
 def test_areas_listed_before_what_they_share_each_get_it(

@@ -510,8 +510,11 @@ def test_discovery_says_noted_only_when_it_recorded_a_fact() -> None:
 
 @pytest.mark.parametrize(
     ("message", "declined"),
-    [("У меня нет хобби", "хобби"), ("I don't have any hobbies", "hobbies")],
-)
+    [
+        ("У меня нет хобби", "хобби"), ("I don't have any hobbies", "hobbies"),
+        ("Хобби для меня ничего не значат", "хобби"), ("hobbies do not matter", "hobbies"),
+    ],
+)  # fmt: skip
 def test_discovery_keeps_no_fact_of_an_area_the_user_has_not_and_asks_for_the_others(
     message: str, declined: str
 ) -> None:
@@ -550,6 +553,8 @@ def test_discovery_asks_again_for_an_area_declined_earlier_by_the_assistant_not_
         ("Не работа, а здоровье", ["work"], {"health": "здоровье"}),
         ("Actually I don't care about work", ["work"], {}),
         ("Убери хобби", ["hobbies"], {}),
+        ("Work means nothing to me", ["work"], {}),
+        ("Работа для меня не главное", ["work"], {}),
         ("Remove hobbies, and work is my startup", ["hobbies"], {"work": "work is my startup"}),
     ],
 )  # fmt: skip

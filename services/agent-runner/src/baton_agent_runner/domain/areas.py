@@ -58,9 +58,19 @@ _OWNING = frozenset({
     "my", "our", "the", "мой", "моя", "мое", "мои", "моих", "наш", "наша", "наше", "наши",
     "свой", "своя", "свое", "свои",
 })  # fmt: skip
-MATTERS = ("важн", "главн", "приоритет", "волну", "интерес", "нуж", "important", "priorit",
-           "matter", "care")  # fmt: skip
-"""Stems of the words that say an area matters ("важна", "matters", "priority")."""
+MATTERS = ("важн", "важен", "главн", "приоритет", "волну", "интерес", "нуж", "important",
+           "priorit", "matter", "care")  # fmt: skip
+"""Stems of the words that say an area matters ("важна", "важен", "matters", "priority")."""
+UNIMPORTANT = re.compile(
+    r"\b(?:неважн(?:а|ы)|неважен|это\s+неважно|ничего\s+не\s+знач(?:ит|ат)|наименее\s+важн\w*"
+    r"|means?\s+nothing|least\s+important|matters?\s+(?:the\s+)?least)\b"
+    r"(?!\s+(?:but|except|without|кроме|без)\b)"
+)
+"""Words (normalised, one space apart) that say an area does not matter with no negation of a
+word of `MATTERS`: "хобби неважны", "Хобби ничего не значат", "work means nothing to me",
+"work is the least important". Not "неважный", nor "неважно" but after "это", which say how it
+goes ("Сон неважный", "высыпаюсь неважно"); not "means nothing but stress", which says what
+it is."""
 # A lead-in before a listing says that all the areas listed matter ("Для меня важны
 # карьера, здоровье и семья", "What matters to me is ...", "For me it's ..."): words of these,
 # and a word of `MATTERS` or "для меня"/"for me"/"to me" among them. A word that ranks the
@@ -199,12 +209,13 @@ def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[i
     """Each group's part of the clause: its own, or, for a group listed bare before one that
     says something after its area, from the first such group (or a lead-in's group before
     them) to the end of the one that says it. What says no ("хобби нет", "hobbies don't
-    matter") is not shared, nor is it with a group that says its own before a dash
-    ("Самое важное — работа")."""
+    matter", "хобби неважны") is not shared, nor is it with a group that says its own before a
+    dash ("Самое важное — работа")."""
     spans = [(first, end) for first, end, _ in groups]
     said = [_around(clause[first:end]) for first, end, _ in groups]
     for at, (_, after) in enumerate(said):
-        if not after or any(is_negation(word) or word in ("нет", "no") for word in after):
+        no = any(is_negation(word) or word in ("нет", "no") for word in after)
+        if not after or no or UNIMPORTANT.search(" ".join(after)):
             continue
         first = at
         while first > 0 and not said[first - 1][1]:

@@ -8,7 +8,14 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, MATTERS, parts_of, trimmed
+from baton_agent_runner.domain.areas import (
+    AREA_PATTERNS,
+    AREAS,
+    MATTERS,
+    UNIMPORTANT,
+    parts_of,
+    trimmed,
+)
 from baton_agent_runner.domain.brain_dump import says_done
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.wording import (
@@ -36,6 +43,10 @@ _BETWEEN = frozenset({
     "me", "right", "now", "is", "are", "a", "the", "important", "важна", "важно", "важен",
     "главное", "про", "о", "об", "all", "пожалуйста", "please", "from",
 })  # fmt: skip
+# And words that may stand only after the area, before what it says of it ("Работа для меня
+# не главное", "Работа — это не важно", "hobbies do not matter"): before it they would join a
+# "нет" to what it answers ("нет, это работа").
+_AFTER = frozenset({"для", "это", "do", "does", "to"})
 _DECLINE_REACH = 4
 # Pointing at an area as the wrong one, without saying what is right ("кроме работы").
 _WRONG = frozenset({"кроме", "except", "wrong", "неверно", "неправильно", "насчет", "apart"})
@@ -190,8 +201,9 @@ def _said_of(clause: str, at: int) -> Mention:
     """What the clause says of the area word at `at`: "wrong" after "кроме", "except", "wrong
     about", with nothing after it; "declined" after a negation, past words such as "have",
     "any", "у меня" ("нет хобби", "I don't have any hobbies"), asked to be taken out ("убери
-    хобби"), with a "нет" after it ("хобби у меня нет") or its importance negated ("работа не
-    важна", "isn't a priority"); else "named". A "no" answering the summary ("No, work means
+    хобби"), with a "нет" after it ("хобби у меня нет"), its importance negated ("работа не
+    важна", "isn't a priority") or said to be none (`UNIMPORTANT`: "хобби неважны", "means
+    nothing to me"); else "named". A "no" answering the summary ("No, work means
     ...") is a phrase of its own."""
     before, after = words(_PHRASE_START.split(clause[:at])[-1]), words(clause[at:])[1:]
     for back in range(len(before) - 1, max(len(before) - 1 - _DECLINE_REACH, -1), -1):
@@ -207,7 +219,9 @@ def _said_of(clause: str, at: int) -> Mention:
     for n, token in enumerate(after[:_DECLINE_REACH]):
         if token == "нет" or (is_negation(token) and _matters(after[n + 1 : n + 3])):
             return "declined"
-        if token not in _BETWEEN:
+        if UNIMPORTANT.match(" ".join(after[n:])):  # "неважны", "means nothing to me"
+            return "declined"
+        if token not in _BETWEEN and token not in _AFTER:
             break
     return "named"
 
