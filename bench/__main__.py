@@ -26,6 +26,7 @@ AREAS = [
     "bench.reference",
     "bench.reference_http",
     "bench.reference_langgraph",
+    "bench.soak",
 ]
 
 

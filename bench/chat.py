@@ -21,13 +21,13 @@ STEPS = 20  # greeter steps in a row; the greeter closes a step once the chat ha
 TARGET_P50_MS, TARGET_PER_S = 6.0, 300.0  # issue 4
 
 
-def _chat_definition(folder: Path) -> Path:
+def _chat_definition(folder: Path, count: int = STEPS) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     steps = [
         {"id": f"s{i:02d}", "agent_slug": "greeter", "min_messages": 0, "max_messages": 50,
          "completion_criteria": [{"checker": "agent_signal"}],
-         "next_step": f"s{i + 1:02d}" if i + 1 < STEPS else None}
-        for i in range(STEPS)
+         "next_step": f"s{i + 1:02d}" if i + 1 < count else None}
+        for i in range(count)
     ]  # fmt: skip
     (folder / "chat.json").write_text(json.dumps({"id": "bench-chat", "steps": steps}))
     return folder
@@ -62,12 +62,18 @@ class Chatter:
 
 
 @asynccontextmanager
-async def chatter(database_url: str, agent_database_url: str) -> AsyncIterator[Chatter]:
+async def chatter(
+    database_url: str,
+    agent_database_url: str,
+    steps: int = STEPS,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[Chatter]:
+    """A running platform whose chat workflow has `steps` steps, `env` given to its services."""
     with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
         work = Path(tmp)
-        defs = _chat_definition(work / "defs")
+        defs = _chat_definition(work / "defs", steps)
         async with (
-            running_platform(work, database_url, defs, agent_database_url) as platform,
+            running_platform(work, database_url, defs, agent_database_url, env) as platform,
             LeanHttp(platform.gateway_url, 100, timeout=30) as http,
         ):
             yield Chatter(platform, http)

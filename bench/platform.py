@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -29,6 +29,8 @@ class Platform:
 
     gateway_url: str
     nats_url: str
+    pids: dict[str, int] = field(default_factory=dict)
+    """Each process of the platform by name (`workflow`, `gateway`, `agent-runner`, `nats`)."""
 
     def headers(self, user: str) -> dict[str, str]:
         """A bearer header for `user`, minted once per user, as a real client keeps its token
@@ -81,16 +83,21 @@ async def _wait_ready(
 
 @contextlib.asynccontextmanager
 async def running_platform(
-    work: Path, database_url: str, definitions: Path, agent_database_url: str | None = None
+    work: Path,
+    database_url: str,
+    definitions: Path,
+    agent_database_url: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Platform]:
     """NATS, `python -m baton_workflow` and `python -m baton_notifier`, stopped on exit.
 
     With `agent_database_url`, the agent-runner runs too (scripted model, Qdrant folder).
+    `env` is given to every service over the bench's own settings.
     """
     server = EmbeddedNatsServer(store_dir=work / "nats")
     server.start()
     port = free_port()
-    common = {"BATON_NATS_URL": server.url, "BATON_LOG_LEVEL": "WARNING"}
+    common = {"BATON_NATS_URL": server.url, "BATON_LOG_LEVEL": "WARNING", **(env or {})}
     processes = [
         spawn("baton_workflow", {**common, "BATON_DATABASE_URL": database_url,
                                  "BATON_WORKFLOW_DEFINITIONS_DIR": str(definitions)},
@@ -106,7 +113,11 @@ async def running_platform(
                                          "BATON_QDRANT_PATH": str(work / "qdrant")},
                   work / "agent-runner.log")
         )  # fmt: skip
-    platform = Platform(gateway_url=f"http://127.0.0.1:{port}", nats_url=server.url)
+    names = ["workflow", "gateway", "agent-runner"][: len(processes)]
+    pids = {name: process.pid for name, process in zip(names, processes, strict=True)}
+    if server.pid is not None:
+        pids["nats"] = server.pid
+    platform = Platform(gateway_url=f"http://127.0.0.1:{port}", nats_url=server.url, pids=pids)
     try:
         await _wait_ready(platform, processes, owners)
         yield platform
