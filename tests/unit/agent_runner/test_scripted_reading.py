@@ -163,6 +163,69 @@ def test_an_area_said_to_mean_nothing_or_to_matter_least_is_declined(
 
 
 @pytest.mark.parametrize(
+    ("message", "declined", "named"),
+    [
+        # Only the last area of the listing was declined: the others were saved as priorities.
+        ("Hobbies and work don't matter", {"hobbies", "work"}, set()),
+        ("work and hobbies are not important to me", {"work", "hobbies"}, set()),
+        ("Work and hobbies mean nothing to me", {"work", "hobbies"}, set()),
+        ("Work or hobbies don't matter", {"work", "hobbies"}, set()),
+        ("Family matters most; work and hobbies don't matter", {"work", "hobbies"},
+         {"relationships"}),
+        ("Family matters most, work and hobbies don't matter", {"work", "hobbies"},
+         {"relationships"}),
+        ("Хобби и спорт не важны", {"hobbies", "health"}, set()),
+        ("Хобби и работа неважны", {"hobbies", "work"}, set()),
+        ("Для меня работа и хобби не важны", {"work", "hobbies"}, set()),
+        ("Работа, здоровье и хобби для меня не главное", {"work", "health", "hobbies"}, set()),
+        ("Работа и хобби — нет", {"work", "hobbies"}, set()),
+        # "neither" and "nor" were read as no negation: both areas were saved.
+        ("neither work nor hobbies matter", {"work", "hobbies"}, set()),
+        ("Neither my job nor my hobbies matter to me", {"work", "hobbies"}, set()),
+        ("I care about neither work nor hobbies", {"work", "hobbies"}, set()),
+        # A negation that ends its phrase leaves out what it negates: hobbies were saved.
+        ("Work and health matter, hobbies don't", {"hobbies"}, {"work", "health"}),
+        ("Family and friends matter, work doesn't", {"work"}, {"relationships"}),
+    ],
+)  # fmt: skip
+def test_a_negation_after_a_listing_declines_each_area_listed(
+    message: str, declined: set[str], named: set[str]
+) -> None:
+    assert lang.declined_areas(message) == declined
+    assert set(lang.areas_in(message)) == named
+
+
+@pytest.mark.parametrize(
+    ("message", "declined", "named"),
+    [
+        # Each "ни" declines its own area; a negation before one area is that area's alone.
+        ("Ни работа, ни хобби меня не волнуют", {"work", "hobbies"}, set()),
+        ("Ни работа ни хобби не важны", {"work", "hobbies"}, set()),
+        ("I have work and no hobbies", {"hobbies"}, {"work"}),
+        ("Work and family, not hobbies", {"hobbies"}, {"work", "relationships"}),
+        # A contrast, a comma alone, or a comma after the joining word ends the listing.
+        ("Работа важна, а хобби нет", {"hobbies"}, {"work"}),
+        ("Работа, хобби нет", {"hobbies"}, {"work"}),
+        ("Работа, но хобби не важны", {"hobbies"}, {"work"}),
+        ("Работа и здоровье, хобби нет", {"hobbies"}, {"work", "health"}),
+        # An area with words of its own before it is no bare one.
+        ("I love work and hobbies don't matter", {"hobbies"}, {"work"}),
+        ("Я люблю работу и спорт и хобби не важны", {"hobbies"}, {"work", "health"}),
+        # A negation of another word declines nothing.
+        ("Work and sport don't go together", set(), {"work", "health"}),
+        ("My job and my family don't leave time for hobbies", set(),
+         {"work", "relationships", "hobbies"}),
+        ("Work and hobbies, I don't know", set(), {"work", "hobbies"}),
+    ],
+)  # fmt: skip
+def test_a_negation_after_a_listing_leaves_the_areas_it_is_not_said_of(
+    message: str, declined: set[str], named: set[str]
+) -> None:
+    assert lang.declined_areas(message) == declined
+    assert set(lang.areas_in(message)) == named
+
+
+@pytest.mark.parametrize(
     "message",
     [
         # How it goes, not whether it matters: a poor night's sleep is a priority.

@@ -501,6 +501,21 @@ def test_discovery_completes_on_a_no_that_goes_on_to_confirm(yes: str, header: s
     assert out.step_completed and out.completion_reason == "user_confirmed"
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Family matters most, work and hobbies don't matter",
+        "Семья важнее всего, работа и хобби не важны",
+    ],
+)
+def test_discovery_counts_no_area_a_listing_says_does_not_matter(message: str) -> None:
+    # Work was saved with the family: three areas, and the summary, on a false count.
+    out = run(turn("discovery", message, facts={"health": "run daily"}))
+    assert set(out.extracted_data["facts"]) == {"relationships"}
+    assert "Here is what I understood" not in out.message
+    assert "Вот что я понял о тебе" not in out.message
+
+
 def test_discovery_says_noted_only_when_it_recorded_a_fact() -> None:
     assert run(turn("discovery", "My work matters")).message.startswith("Noted.")
     nothing = run(turn("discovery", "I am not sure what to say"))
@@ -556,6 +571,7 @@ def test_discovery_asks_again_for_an_area_declined_earlier_by_the_assistant_not_
         ("Work means nothing to me", ["work"], {}),
         ("Работа для меня не главное", ["work"], {}),
         ("Remove hobbies, and work is my startup", ["hobbies"], {"work": "work is my startup"}),
+        ("Хобби и работа не важны", ["work", "hobbies"], {}),
     ],
 )  # fmt: skip
 def test_discovery_forgets_an_area_the_user_takes_back(

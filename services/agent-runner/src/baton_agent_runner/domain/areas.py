@@ -1,7 +1,7 @@
 """The life areas discovery asks about (seed 001: work, health, relationships, growth,
 hobbies), the words that name them, and each area's own part of a clause that lists several."""
 
-# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -159,17 +159,7 @@ def parts_of(clause: str) -> dict[str, str]:
     важнее всего", "work, health and family matter most") share what it says: each gets the
     listing, from its first area (or its lead-in) to the end. A clause of one area is its own
     part (none here)."""
-    groups: list[tuple[int, int, set[str]]] = []  # (start, end, areas) of consecutive pieces
-    start = 0
-    for separator in [*_LISTED.finditer(clause), None]:
-        end = len(clause) if separator is None else separator.start()
-        areas = named_in(clause[start:end])
-        if groups and not (areas and groups[-1][2] and not areas <= groups[-1][2]):
-            first, _, known = groups.pop()  # the same areas, or none: the same part goes on
-            groups.append((first, end, known | areas))
-        else:
-            groups.append((start, end, areas))
-        start = len(clause) if separator is None else separator.end()
+    groups = _groups(clause)
     if len(set().union(*(areas for _, _, areas in groups))) < 2:
         return {}
     parts: dict[str, str] = {}
@@ -181,6 +171,85 @@ def parts_of(clause: str) -> dict[str, str]:
         for area in areas:
             parts.setdefault(area, clause[first:end].strip())
     return parts
+
+
+def _groups(clause: str) -> list[tuple[int, int, set[str]]]:
+    """The (start, end, areas) of each run of consecutive pieces of a listing that name the
+    same areas, a piece naming none going on with the one before it."""
+    groups: list[tuple[int, int, set[str]]] = []
+    start = 0
+    for separator in [*_LISTED.finditer(clause), None]:
+        end = len(clause) if separator is None else separator.start()
+        areas = named_in(clause[start:end])
+        if groups and not (areas and groups[-1][2] and not areas <= groups[-1][2]):
+            first, _, known = groups.pop()  # the same areas, or none: the same part goes on
+            groups.append((first, end, known | areas))
+        else:
+            groups.append((start, end, areas))
+        start = len(clause) if separator is None else separator.end()
+    return groups
+
+
+def listed_bare(clause: str) -> list[tuple[int, int, int]]:
+    """The areas listed bare before one that says something after it, which they share:
+    (start, end, at) for each, `at` where the area word they share it with starts ("Hobbies
+    and work don't matter": "Hobbies", and where "work" starts)."""
+    groups = _groups(clause)
+    said = [_around(clause[first:end]) for first, end, _ in groups]
+    joins = [_joined(clause[left[1] : right[0]]) for left, right in pairwise(groups)]
+    found: list[tuple[int, int, int]] = []
+    for at, (before, after) in enumerate(said):
+        if not after or any(is_negation(word) or word in ("нет", "no") for word in before):
+            continue  # "I have work and no hobbies" shares nothing
+        first = _listing_start(clause, groups, said, joins, at)
+        if first < at:
+            piece = normalised(clause[slice(*groups[at][:2])])
+            word = max(
+                hit.start() for pattern in AREA_PATTERNS.values() for hit in pattern.finditer(piece)
+            )
+            found += [(*groups[each][:2], groups[at][0] + word) for each in range(first, at)]
+    return found
+
+
+def _listing_start(
+    clause: str,
+    groups: list[tuple[int, int, set[str]]],
+    said: list[tuple[list[str], list[str]]],
+    joins: list[str | None],
+    at: int,
+) -> int:
+    """The first group of the listing that ends with group `at`: one joined to it by "и",
+    "and", "or", "/" (commas before that word: "A, B and C don't matter"), bare, or with a
+    lead-in ("Для меня работа и хобби не важны"); `at` when there is none, for a listing
+    joined by a comma alone ("Работа, хобби нет": work yes, hobbies no), by a contrast
+    ("Работа, но хобби не важны"), with a comma after its joining word ("Работа и здоровье,
+    хобби нет"), or that goes on from words said of an area before it ("I love work and
+    hobbies don't matter")."""
+    last = joins[at - 1] if at else None
+    if last in (None, ","):
+        return at
+    first = at
+    while first > 0 and joins[first - 1] in (last, ","):
+        before, after = said[first - 1]
+        if after or _DASH.search(clause[slice(*groups[first - 1][:2])]):
+            break
+        if any(word not in _LEAD_IN for word in before):
+            break
+        first -= 1
+        if before:
+            return first  # a lead-in ("Для меня работа") opens the listing
+    return first if first == 0 or joins[first - 1] in (None, ",") else at
+
+
+def _joined(join: str) -> str | None:
+    """What joins two pieces of a listing: its words ("и", "and", "а также"), "," for a comma
+    alone, "/" for "/", "&" or "+"; None for a contrast (", а", ", но", ", but")."""
+    said = words(join)
+    if not said:
+        return "," if "," in join else "/"
+    if said[0] in ("а", "но", "but") and said != ["а", "также"]:
+        return None
+    return " ".join(said)
 
 
 def _lead_in(piece: str, bare: bool) -> int:
@@ -209,8 +278,8 @@ def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[i
     """Each group's part of the clause: its own, or, for a group listed bare before one that
     says something after its area, from the first such group (or a lead-in's group before
     them) to the end of the one that says it. What says no ("хобби нет", "hobbies don't
-    matter", "хобби неважны") is not shared, nor is it with a group that says its own before a
-    dash ("Самое важное — работа")."""
+    matter", "хобби неважны") is not shared as a part (`listed_bare` shares it to decline the
+    areas), nor is it with a group that says its own before a dash ("Самое важное — работа")."""
     spans = [(first, end) for first, end, _ in groups]
     said = [_around(clause[first:end]) for first, end, _ in groups]
     for at, (_, after) in enumerate(said):

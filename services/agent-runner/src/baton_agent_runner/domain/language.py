@@ -13,6 +13,7 @@ from baton_agent_runner.domain.areas import (
     AREAS,
     MATTERS,
     UNIMPORTANT,
+    listed_bare,
     parts_of,
     trimmed,
 )
@@ -54,6 +55,15 @@ _WRONG = frozenset({"кроме", "except", "wrong", "неверно", "непр
 _REMOVE = frozenset({
     "убери", "уберите", "удали", "удалите", "вычеркни", "забудь", "убрать", "удалить",
     "remove", "delete", "drop", "forget", "scrap",
+})  # fmt: skip
+# "No" words that are no negation of the word after them ("нет" answers a question in
+# `wording`), but decline an area before it: "нет хобби", "no hobbies", "neither work nor
+# hobbies".
+_NO = frozenset({"нет", "no", "neither", "nor"})
+# A negation that ends a phrase after an area leaves out what it negates: "hobbies don't",
+# "хобби не".
+_ELLIPTIC = frozenset({
+    "не", "not", "don't", "doesn't", "isn't", "aren't", "dont", "doesnt", "isnt", "arent",
 })  # fmt: skip
 _PHRASE_START = re.compile(r"[,:—–]|\s-\s")
 _CLAUSE_END = re.compile(rf"(?:(?!{INITIAL_DOT})[.;!?\n])+|,\s+(?:а|и|but|and)\s+")
@@ -174,9 +184,9 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
     found: dict[str, tuple[str, str, Mention]] = {}
     for clause in _clauses(text):
         lowered = normalised(clause)
-        parts = parts_of(clause)
+        parts, bare = parts_of(clause), listed_bare(lowered)
         for area, pattern in AREA_PATTERNS.items():
-            said = {_said_of(lowered, hit.start()) for hit in pattern.finditer(lowered)}
+            said = {_said_of(lowered, hit.start(), bare) for hit in pattern.finditer(lowered)}
             for kind in ("named", "wrong", "declined"):
                 if kind in said and (area not in found or found[area][2] != "named"):
                     found[area] = (area, trimmed(parts.get(area, clause)), kind)
@@ -197,13 +207,26 @@ def _clauses(text: str) -> list[str]:
     return found
 
 
-def _said_of(clause: str, at: int) -> Mention:
+def _said_of(clause: str, at: int, bare: list[tuple[int, int, int]]) -> Mention:
+    """What the clause says of the area word at `at` (`_said_to`), or, for one listed `bare`
+    before another, what it says after that one ("Hobbies and work don't matter" declines
+    both; "I have work and no hobbies" only hobbies)."""
+    said = _said_to(clause, at)
+    if said == "named":
+        shared = [other for start, end, other in bare if start <= at < end]
+        if shared and _declined_after(words(clause[shared[0] :])[1:]):
+            return "declined"
+    return said
+
+
+def _said_to(clause: str, at: int) -> Mention:
     """What the clause says of the area word at `at`: "wrong" after "кроме", "except", "wrong
-    about", with nothing after it; "declined" after a negation, past words such as "have",
-    "any", "у меня" ("нет хобби", "I don't have any hobbies"), asked to be taken out ("убери
-    хобби"), with a "нет" after it ("хобби у меня нет"), its importance negated ("работа не
-    важна", "isn't a priority") or said to be none (`UNIMPORTANT`: "хобби неважны", "means
-    nothing to me"); else "named". A "no" answering the summary ("No, work means
+    about", with nothing after it; "declined" after a negation or "neither"/"nor", past words
+    such as "have", "any", "у меня" ("нет хобби", "I don't have any hobbies"), asked to be
+    taken out ("убери хобби"), with a "нет" after it ("хобби у меня нет"), a negation ending
+    its phrase ("hobbies don't"), its importance negated ("работа не важна", "isn't a
+    priority") or said to be none (`UNIMPORTANT`: "хобби неважны", "means nothing to me");
+    else "named". A "no" answering the summary ("No, work means
     ...") is a phrase of its own."""
     before, after = words(_PHRASE_START.split(clause[:at])[-1]), words(clause[at:])[1:]
     for back in range(len(before) - 1, max(len(before) - 1 - _DECLINE_REACH, -1), -1):
@@ -212,18 +235,27 @@ def _said_of(clause: str, at: int) -> Mention:
             return "wrong" if set(after) <= _BETWEEN else "named"
         if token in _REMOVE:  # "Убери хобби", "forget about work"; not "не забудь про спорт"
             return "declined" if back == 0 or not is_negation(before[back - 1]) else "named"
-        if is_negation(token) or token in ("нет", "no"):
+        if is_negation(token) or token in _NO:
             return "declined"
         if token not in _BETWEEN:
             break
+    phrase = words(_PHRASE_START.split(clause[at:])[0])[1:]
+    if phrase and phrase[-1] in _ELLIPTIC and set(phrase[:-1]) <= _BETWEEN | _AFTER:
+        return "declined"  # "Work and health matter, hobbies don't"
+    return "declined" if _declined_after(after) else "named"
+
+
+def _declined_after(after: list[str]) -> bool:
+    """The words after an area say it does not matter: "нет", its importance negated, or said
+    to be none (`UNIMPORTANT`)."""
     for n, token in enumerate(after[:_DECLINE_REACH]):
         if token == "нет" or (is_negation(token) and _matters(after[n + 1 : n + 3])):
-            return "declined"
+            return True
         if UNIMPORTANT.match(" ".join(after[n:])):  # "неважны", "means nothing to me"
-            return "declined"
+            return True
         if token not in _BETWEEN and token not in _AFTER:
             break
-    return "named"
+    return False
 
 
 def _matters(tokens: list[str]) -> bool:
