@@ -483,6 +483,23 @@ def test_a_question_is_told_from_asking_whether_that_is_all(message: str, asks: 
 
 
 @pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("купить хлеб. А что дальше", ["купить хлеб"]),
+        ("buy milk, and what happens to it", ["buy milk"]),
+        ("- купить хлеб, и куда это всё пойдёт", ["купить хлеб"]),
+        ("Ок. Что дальше", []), ("now what", []), ("call mom\nwhat's next", ["call mom"]),
+    ],
+)  # fmt: skip
+def test_a_question_without_its_question_mark_ends_its_line_and_the_items_before_it_are_kept(
+    message: str, items: list[str]
+) -> None:
+    # Without its "?" the question was saved, inside the item before it or as one of its own.
+    assert brain_dump.split_items(message) == items and brain_dump.asks(message)
+    assert not brain_dump.says_done(message) and not brain_dump.says_no(message)
+
+
+@pytest.mark.parametrize(
     ("message", "items", "asks"),
     [
         ("купить хлеб. А что будет с этим?", ["купить хлеб"], True),

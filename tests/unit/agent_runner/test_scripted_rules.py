@@ -802,6 +802,59 @@ def test_inbox_collector_saves_the_items_around_a_question_and_answers_it(
 
 
 @pytest.mark.parametrize(
+    "message",
+    [
+        "нет, а что будет с этим", "what happens to these", "Nothing, what now", "а что дальше",
+        "what do I write here", "что писать", "и куда это всё попадёт", "how does this work",
+    ],
+)  # fmt: skip
+def test_inbox_collector_answers_a_question_without_its_question_mark(message: str) -> None:
+    # Chat users leave the "?" out: "what happens to these" was saved into the inbox as a task,
+    # and the reply asked for more as if the question had been answered.
+    language = lang.language_of(message)
+    answer = texts.text(language, "inbox_answer")
+    for count in (0, 3):
+        out = run(turn("inbox_collector", message, inbox_count=count, messages_in_step=1))
+        assert out.extracted_data == {} and not out.step_completed, out.message
+        assert out.message.startswith(f"{answer}\n"), out.message
+    first = run(turn("inbox_collector", message))  # the explanation says it as the step starts
+    assert first.message == texts.text(language, "inbox_explain", need=3), first.message
+
+
+@pytest.mark.parametrize(
+    "message", ["Nothing, what now", "Nothing, what now?", "Нет, а что дальше"]
+)
+def test_inbox_collector_answers_a_no_with_a_question_and_asks_once_more(message: str) -> None:
+    # "Nothing, what now" to "Anything else?" saved "what now" as an item. A "no" with a
+    # question is not a bare "no": the reply answers the question and asks again, as it does
+    # when the "?" is there, so the user reads the answer before the step closes.
+    language = lang.language_of(message)
+    history = [{"role": "assistant", "text": texts.text(language, "inbox_anything_else")}]
+    out = run(turn("inbox_collector", message, inbox_count=3, history=history))
+    assert out.extracted_data == {} and not out.step_completed, out.message
+    assert out.message == "\n".join(
+        [texts.text(language, "inbox_answer"), texts.text(language, "inbox_anything_else")]
+    )
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "что купить маме на день рождения", "как оформить визу — узнать", "what to cook on Sunday",
+        "where to go on holiday", "how to fix the bike", "узнать, как продлить визу",
+        "решить, что с этим делать", "что с этим делать", "how to sort these",
+        "what to write in the card", "что дальше по проекту — обсудить с Петей",
+    ],
+)  # fmt: skip
+def test_inbox_collector_keeps_a_task_that_opens_with_a_question_word(message: str) -> None:
+    # A question word before an infinitive opens a task to decide ("decide what to buy mom"):
+    # without a "?" it is saved as written, and the reply answers no question.
+    out = run(turn("inbox_collector", message, inbox_count=3))
+    assert out.extracted_data == {"inbox_items": [message]}, out.message
+    assert texts.text(lang.language_of(message), "inbox_answer") not in out.message
+
+
+@pytest.mark.parametrize(
     ("whole", "split"),
     [
         ("купить хлеб, молоко?", "купить хлеб, а что будет с этим?"),

@@ -10,7 +10,12 @@ from functools import lru_cache
 
 from baton_agent_runner.domain.inbox_requests import inbox_request_at
 from baton_agent_runner.domain.one_line_lists import list_entries
-from baton_agent_runner.domain.questions import question_start, questions, short_about_finishing
+from baton_agent_runner.domain.questions import (
+    question_start,
+    questions,
+    short_about_finishing,
+    unmarked_question_start,
+)
 from baton_agent_runner.domain.wording import INITIAL_DOT, without_end, words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
@@ -147,12 +152,14 @@ def says_no(text: str) -> bool:
 
 def asks(text: str) -> bool:
     """A line of the message asks something ("что будет с этими задачами?", "what happens to
-    these?"), other than whether that is all ("Всё?", "Is that all?", "Are we done?")."""
+    these?", or without its "?": "а что дальше"), other than whether that is all ("Всё?", "Is
+    that all?", "Are we done?")."""
+    lines = [_BULLET.sub("", part).strip() for part in _parts(text)]
     return any(
         not (_is_done(question) or short_about_finishing(question))
-        for part in _parts(text)
-        for question in questions(_BULLET.sub("", part).strip())
-    )
+        for line in lines
+        for question in questions(line)
+    ) or any(unmarked_question_start(line) is not None for line in lines)
 
 
 def split_items(text: str) -> list[str]:
@@ -304,7 +311,10 @@ def _done_whole(tokens: list[str]) -> bool:
 def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     """The item `text` holds, past the answer or hedge before it ("Да, купить хлеб", "Нет,
     ещё: отчёт"); none when it is a question, a heading or only `filler` words
-    (acknowledgements and hesitation, unless told otherwise)."""
+    (acknowledgements and hesitation, unless told otherwise). A question asked without its "?"
+    that ends it is none of it either ("купить хлеб. А что дальше" holds "купить хлеб")."""
+    if (asked := unmarked_question_start(text)) is not None:
+        text = text[:asked]
     item = without_end(_past_preamble(text).strip(), ".,;:—–- ").strip()
     if not item or text.rstrip().endswith(("?", ":")):
         return None

@@ -1,5 +1,6 @@
-"""A question in a line of a brain dump: where it starts, and whether it is a short one asking
-whether that is all, for the brain dump to read the rest of the line around it."""
+"""A question in a line of a brain dump: where it starts, whether it is a short one asking
+whether that is all, and one asked without its "?", for the brain dump to read the rest of the
+line around it."""
 
 # ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
@@ -42,6 +43,41 @@ _JOINING = frozenset({"а", "и", "and", "so"})
 _THEN = frozenset({"потом", "дальше", "затем", "then", "next", "now"})
 _ASKING = frozenset({"что", "как", "куда", "зачем", "где", "почему", *_ASKING_BARE})
 _COMMA = re.compile(r",\s*")
+# Chat users often leave the "?" out, and "а что дальше" or "what happens to these" was saved
+# into the inbox as a task. Without its "?" a sentence, or a clause after a comma as above, is a
+# question only when it is about the brain dump itself: a question word opens it, past joining
+# words and an answer ("Нет, а что будет с этим", "Nothing, what now"), it has at most
+# `_LONGEST_UNMARKED` words there (a longer line is more often a thought of its own), and it
+# names the items or what comes next ("и куда это всё попадёт", "how does this work", "а что
+# дальше", "what now"), or asks what to write here ("что писать", "what do I write here").
+# Anything else stays an item, as a question saved is easier to mend than a task lost: a
+# question word before an infinitive opens a task to decide ("что купить маме", "как оформить
+# визу — узнать", "что с этим делать", "what to cook on Sunday", "how to fix the bike"), and a
+# clause after a verb is the task's ("узнать, как продлить визу").
+# Personal pronouns of Russian ("они", "их") and "всё" alone are left out: they name people as
+# often ("как их поздравить", "где все").
+_LONGEST_UNMARKED = 7
+_ANSWERING = frozenset({
+    "нет", "неа", "ничего", "ну", "ок", "окей", "ладно", "хорошо", "no", "nope", "nothing",
+    "ok", "okay", "well",
+})  # fmt: skip
+_OPENING = _ASKING | {"what's", "whats", "how's", "hows", "where's", "wheres"}
+_NAMING = _THE_ITEMS | _THEN | {
+    "это", "этим", "этого", "этому", "эти", "этих", "этими", "ними", "теперь", "здесь", "тут",
+    "сюда", "here",
+}  # fmt: skip
+_WRITING = frozenset({
+    "писать", "написать", "записывать", "записать", "вписать", "write", "type", "put",
+})  # fmt: skip
+# A question of only these words, and a writing verb, asks what to write here; "what to write
+# in the card" is a task.
+_ABOUT_WRITING = _OPENING | _WRITING | _NAMING | {
+    "мне", "нужно", "надо", "именно", "вообще", "i", "do", "should", "need", "to", "am",
+    "supposed", "exactly", "can",
+}  # fmt: skip
+_INFINITIVE = ("ть", "ти", "чь", "ться", "тись")  # "купить", "найти", "помочь", "заняться"
+# After "to", these go on with the items, no infinitive ("what happens to these", "to all of it").
+_NO_VERB = _THE_ITEMS | {"the", "my", "all", "everything", "me", "you", "us", "that"}
 _CLAUSE_WORD = re.compile(r"\w[\w'-]*")  # "что-то" is one word, and no question word
 
 
@@ -50,6 +86,29 @@ def questions(line: str) -> Iterator[str]:
     будет с этим?" asks "А что будет с этим")."""
     for end in _QUESTION_END.finditer(line):
         yield line[question_start(line, end.start()) : end.start()]
+
+
+def unmarked_question_start(text: str) -> int | None:
+    """Where a question about the brain dump asked without a "?" starts, when it ends `text`
+    ("купить хлеб. А что дальше", "buy milk, and what happens to it", "Nothing, what now"); None
+    when `text` ends in no such question (the comment on `_LONGEST_UNMARKED` says when)."""
+    start = question_start(text, len(text))
+    return start if _asks_unmarked(_clause_words(text[start:])) else None
+
+
+def _asks_unmarked(tokens: list[str]) -> bool:
+    """Words without a "?" ask about the brain dump, not a task to decide."""
+    rest = _past_joining(tokens, _ANSWERING)
+    if not rest or rest[0] not in _OPENING or len(rest) > _LONGEST_UNMARKED:
+        return False
+    if not _WRITING.isdisjoint(rest) and set(rest) <= _ABOUT_WRITING:
+        return True  # "что писать", "what do I write here"
+    if any(
+        token.endswith(_INFINITIVE) or (token == "to" and after not in _NO_VERB)
+        for token, after in zip(rest, [*rest[1:], ""], strict=True)
+    ):
+        return False  # "что купить маме", "what to cook", "how to fix the bike"
+    return not _NAMING.isdisjoint(tokens)  # "now what" names what comes next before it
 
 
 def question_start(text: str, end: int) -> int:
@@ -89,10 +148,11 @@ def _clause_words(text: str) -> list[str]:
     return _CLAUSE_WORD.findall(normalised(text))
 
 
-def _past_joining(tokens: list[str]) -> list[str]:
-    """The words past the joining ones that open a clause ("а", "and", "then")."""
+def _past_joining(tokens: list[str], also: frozenset[str] = frozenset()) -> list[str]:
+    """The words past the joining ones that open a clause ("а", "and", "then"), and past `also`
+    words."""
     at = 0
-    while at < len(tokens) and tokens[at] in _JOINING | _THEN:
+    while at < len(tokens) and tokens[at] in _JOINING | _THEN | also:
         at += 1
     return tokens[at:]
 
