@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from baton_agent_runner.domain import brain_dump, inbox_requests, readiness
+from baton_agent_runner.domain import brain_dump, finishing, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
 
 
@@ -496,7 +496,7 @@ def test_a_question_without_its_question_mark_ends_its_line_and_the_items_before
 ) -> None:
     # Without its "?" the question was saved, inside the item before it or as one of its own.
     assert brain_dump.split_items(message) == items and brain_dump.asks(message)
-    assert not brain_dump.says_done(message) and not brain_dump.says_no(message)
+    assert not brain_dump.says_done(message) and not finishing.says_no(message)
 
 
 @pytest.mark.parametrize(

@@ -1,14 +1,14 @@
 """The life areas discovery asks about (seed 001: work, health, relationships, growth,
-hobbies), the words that name them, and each area's own part of a clause that lists several."""
+hobbies), the words that name them, and what the user says of one area; a clause that lists
+several is read in `listings`."""
 
-# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 
-from baton_agent_runner.domain.wording import is_negation, normalised, words
+from baton_agent_runner.domain.wording import normalised, words
 
 # Patterns matched at a word's start (`\b` before them), on lowercase text with "ё" read as
 # "е": a bare stem is a prefix ("работ" finds "работе"), a trailing `\b` makes a whole word
@@ -46,13 +46,6 @@ AREA_PATTERNS = {
 }
 """Each area's stems as one pattern, for lowercase text with "ё" read as "е" (`normalised`)."""
 
-# Where a clause that lists several areas parts: commas (and the joining words after them:
-# "не только работа, но и семья"), "и", "или", "and", "or", "/", "&", "+".
-_LISTED = re.compile(
-    r"\s*,\s*(?:(?:и|а|но|или|также|and|but|or|also|plus)\s+)*"
-    r"|\s+(?:и|или|а\s+также|and|or|as\s+well\s+as|plus|&|\+)\s+|\s*/\s*",
-    re.IGNORECASE,
-)
 # Words that only say whose an area is: a listed area with none but these is bare ("my health").
 _OWNING = frozenset({
     "my", "our", "the", "мой", "моя", "мое", "мои", "моих", "наш", "наша", "наше", "наши",
@@ -71,23 +64,6 @@ word of `MATTERS`: "хобби неважны", "Хобби ничего не з
 "work is the least important". Not "неважный", nor "неважно" but after "это", which say how it
 goes ("Сон неважный", "высыпаюсь неважно"); not "means nothing but stress", which says what
 it is."""
-# A lead-in before a listing says that all the areas listed matter ("Для меня важны
-# карьера, здоровье и семья", "What matters to me is ...", "For me it's ..."): words of these,
-# and a word of `MATTERS` or "для меня"/"for me"/"to me" among them. A word that ranks the
-# first area above others that say something of their own ("Самое важное — работа, потом
-# здоровье") makes it the first's.
-_LEAD_IN = frozenset({
-    "для", "меня", "мне", "лично", "сейчас", "очень", "это", "у", "и", "а", "ну", "вот", "что",
-    "for", "to", "me", "personally", "what", "is", "are", "it's", "its", "it", "that's",
-    "thats", "these", "those", "they", "right", "now", "really", "i", "things", "that", "am",
-    "so", "well", "about", "currently", "very", "today", *_OWNING,
-})  # fmt: skip
-# Not "больше"/"more": "Мне нужно больше спорта" says something of sport alone.
-_RANKS = (
-    "most", "first", "top", "main", "especially", "number", "primar", "самое", "самая",
-    "самый", "главное", "главная", "главный", "важнее", "важнейш", "всего", "особенно",
-    "прежде", "сначала", "перв",
-)  # fmt: skip
 
 
 # What a correction says before what the user meant: "I meant", "я имел в виду", "actually",
@@ -133,9 +109,6 @@ _DEGREE = re.compile(
     r"|\s+in\s+(?:my|our|the)\s+(?:life|world)|\s+в\s+(?:моей\s+|нашей\s+)?жизни)*[\s.!…]*",
     re.IGNORECASE,
 )
-# A dash in a listed piece that says nothing after its area puts what it says before it:
-# "Самое важное — работа, здоровье — бегаю" is two clauses, and work is not listed bare.
-_DASH = re.compile(r"[—–]|\s-\s")
 
 
 def trimmed(part: str) -> str:
@@ -150,152 +123,6 @@ def trimmed(part: str) -> str:
     if said and named_in(said["head"]) and _around(said["head"]) == ([], []):
         kept = kept if _DEGREE.fullmatch(said["rest"]) else _LEADING.sub("", said["rest"])
     return kept or part
-
-
-def parts_of(clause: str) -> dict[str, str]:
-    """Each area's own part of a clause that lists several ("Работа, здоровье и семья"): from
-    the piece naming it to the next piece naming another area, a lead-in ("Для меня важны")
-    with the first. Areas listed bare before one piece that goes on ("работа и здоровье
-    важнее всего", "work, health and family matter most") share what it says: each gets the
-    listing, from its first area (or its lead-in) to the end. A clause of one area is its own
-    part (none here)."""
-    groups = _groups(clause)
-    if len(set().union(*(areas for _, _, areas in groups))) < 2:
-        return {}
-    parts: dict[str, str] = {}
-    spans = _spans(clause, groups)
-    if spans[0] == groups[0][:2]:  # the first area's part is its own: no lead-in of all
-        bare = all(_around(clause[first:last]) == ([], []) for first, last, _ in groups[1:])
-        spans[0] = (spans[0][0] + _lead_in(clause[slice(*spans[0])], bare), spans[0][1])
-    for (_, _, areas), (first, end) in zip(groups, spans, strict=True):
-        for area in areas:
-            parts.setdefault(area, clause[first:end].strip())
-    return parts
-
-
-def _groups(clause: str) -> list[tuple[int, int, set[str]]]:
-    """The (start, end, areas) of each run of consecutive pieces of a listing that name the
-    same areas, a piece naming none going on with the one before it."""
-    groups: list[tuple[int, int, set[str]]] = []
-    start = 0
-    for separator in [*_LISTED.finditer(clause), None]:
-        end = len(clause) if separator is None else separator.start()
-        areas = named_in(clause[start:end])
-        if groups and not (areas and groups[-1][2] and not areas <= groups[-1][2]):
-            first, _, known = groups.pop()  # the same areas, or none: the same part goes on
-            groups.append((first, end, known | areas))
-        else:
-            groups.append((start, end, areas))
-        start = len(clause) if separator is None else separator.end()
-    return groups
-
-
-def listed_bare(clause: str) -> list[tuple[int, int, int]]:
-    """The areas listed bare before one that says something after it, which they share:
-    (start, end, at) for each, `at` where the area word they share it with starts ("Hobbies
-    and work don't matter": "Hobbies", and where "work" starts)."""
-    groups = _groups(clause)
-    said = [_around(clause[first:end]) for first, end, _ in groups]
-    joins = [_joined(clause[left[1] : right[0]]) for left, right in pairwise(groups)]
-    found: list[tuple[int, int, int]] = []
-    for at, (before, after) in enumerate(said):
-        if not after or any(is_negation(word) or word in ("нет", "no") for word in before):
-            continue  # "I have work and no hobbies" shares nothing
-        first = _listing_start(clause, groups, said, joins, at)
-        if first < at:
-            piece = normalised(clause[slice(*groups[at][:2])])
-            word = max(
-                hit.start() for pattern in AREA_PATTERNS.values() for hit in pattern.finditer(piece)
-            )
-            found += [(*groups[each][:2], groups[at][0] + word) for each in range(first, at)]
-    return found
-
-
-def _listing_start(
-    clause: str,
-    groups: list[tuple[int, int, set[str]]],
-    said: list[tuple[list[str], list[str]]],
-    joins: list[str | None],
-    at: int,
-) -> int:
-    """The first group of the listing that ends with group `at`: one joined to it by "и",
-    "and", "or", "/" (commas before that word: "A, B and C don't matter"), bare, or with a
-    lead-in ("Для меня работа и хобби не важны"); `at` when there is none, for a listing
-    joined by a comma alone ("Работа, хобби нет": work yes, hobbies no), by a contrast
-    ("Работа, но хобби не важны"), with a comma after its joining word ("Работа и здоровье,
-    хобби нет"), or that goes on from words said of an area before it ("I love work and
-    hobbies don't matter")."""
-    last = joins[at - 1] if at else None
-    if last in (None, ","):
-        return at
-    first = at
-    while first > 0 and joins[first - 1] in (last, ","):
-        before, after = said[first - 1]
-        if after or _DASH.search(clause[slice(*groups[first - 1][:2])]):
-            break
-        if any(word not in _LEAD_IN for word in before):
-            break
-        first -= 1
-        if before:
-            return first  # a lead-in ("Для меня работа") opens the listing
-    return first if first == 0 or joins[first - 1] in (None, ",") else at
-
-
-def _joined(join: str) -> str | None:
-    """What joins two pieces of a listing: its words ("и", "and", "а также"), "," for a comma
-    alone, "/" for "/", "&" or "+"; None for a contrast (", а", ", но", ", but")."""
-    said = words(join)
-    if not said:
-        return "," if "," in join else "/"
-    if said[0] in ("а", "но", "but") and said != ["а", "также"]:
-        return None
-    return " ".join(said)
-
-
-def _lead_in(piece: str, bare: bool) -> int:
-    """How long the lead-in of a listing is at the start of its first piece ("Для меня важны
-    карьера": up to "карьера"; "My priorities are my work": up to "my work"); 0 when the
-    words before the first area say something of it alone ("Много работы"), as a ranking
-    does unless the areas after it are `bare` ("Самое важное — работа, потом здоровье")."""
-    lowered = normalised(piece)
-    area_at = min(
-        (hit.start() for pattern in AREA_PATTERNS.values() for hit in pattern.finditer(lowered)),
-        default=0,
-    )
-    before = list(re.finditer(r"[\w']+", lowered[:area_at]))
-    while before and before[-1].group() in _OWNING:  # "my work" keeps its "my"
-        area_at = before.pop().start()
-    tokens = [word.group() for word in before]
-    says_it_matters = any(token.startswith(MATTERS) for token in tokens) or bool(
-        set(pairwise(tokens)) & {("для", "меня"), ("for", "me"), ("to", "me")}
-    )
-    lead = all(token in _LEAD_IN or token.startswith(MATTERS + _RANKS) for token in tokens)
-    ranks = any(token.startswith(_RANKS) for token in tokens)
-    return area_at if says_it_matters and lead and (bare or not ranks) else 0
-
-
-def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[int, int]]:
-    """Each group's part of the clause: its own, or, for a group listed bare before one that
-    says something after its area, from the first such group (or a lead-in's group before
-    them) to the end of the one that says it. What says no ("хобби нет", "hobbies don't
-    matter", "хобби неважны") is not shared as a part (`listed_bare` shares it to decline the
-    areas), nor is it with a group that says its own before a dash ("Самое важное — работа")."""
-    spans = [(first, end) for first, end, _ in groups]
-    said = [_around(clause[first:end]) for first, end, _ in groups]
-    for at, (_, after) in enumerate(said):
-        no = any(is_negation(word) or word in ("нет", "no") for word in after)
-        if not after or no or UNIMPORTANT.search(" ".join(after)):
-            continue
-        first = at
-        while first > 0 and not said[first - 1][1]:
-            if _DASH.search(clause[slice(*groups[first - 1][:2])]):
-                break  # "Самое важное — работа" says its own of work: nothing to share
-            first -= 1
-            if said[first][0]:
-                break  # a lead-in ("Для меня важны работа") opens the listing
-        for each in range(first, at + 1):
-            spans[each] = (groups[first][0], groups[at][1])
-    return spans
 
 
 def _around(piece: str) -> tuple[list[str], list[str]]:

@@ -8,16 +8,9 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import (
-    AREA_PATTERNS,
-    AREAS,
-    MATTERS,
-    UNIMPORTANT,
-    listed_bare,
-    parts_of,
-    trimmed,
-)
+from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, MATTERS, UNIMPORTANT, trimmed
 from baton_agent_runner.domain.brain_dump import says_done
+from baton_agent_runner.domain.listings import listed_bare, parts_of
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.wording import (
     INITIAL_DOT,

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from baton_agent_runner.domain import brain_dump, inbox_requests, readiness
+from baton_agent_runner.domain import brain_dump, finishing, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted_discovery import discovery
@@ -140,7 +140,7 @@ def inbox_collector(turn: Turn) -> Reply:
     the workflow says the step can close, and until then the reply asks for the list."""
     items = brain_dump.dumped_items(turn.message)
     done = brain_dump.says_done(turn.message) or (
-        _asked_for_more(turn) and brain_dump.says_no(turn.message)
+        _asked_for_more(turn) and finishing.says_no(turn.message)
     )
     total = turn.inbox_count + len(items)
     widget_step = "widget_completed" in (_criteria(turn) or ())

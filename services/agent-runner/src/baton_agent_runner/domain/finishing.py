@@ -1,0 +1,92 @@
+"""Reading "that's all" in a brain dump: the words that say the list is done ("это всё",
+"that's it", a lone "готово"), whether a phrase says it or asks it ("Всё?"), and a "no" to
+"anything else?"."""
+
+# ruff: noqa: RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+
+from baton_agent_runner.domain.wording import words
+
+# Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
+# for now". Normalised ("е" for "ё").
+_DONE = (
+    "это все", "на этом все", "больше ничего", "вот и все", "that's all", "thats all",
+    "that is all", "that's it", "thats it", "that is it", "nothing else", "nothing more",
+    "i'm done", "im done", "i am done", "ничего больше", "that's everything", "thats everything",
+    "that is everything", "i'm finished", "im finished", "i am finished", "all done",
+    "i'm all done", "im all done", "на сегодня все", "я закончил", "я закончила",
+)  # fmt: skip
+_DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
+# Done only as the whole part, give or take a "спасибо": inside an item they are its words
+# ("get the report done", "проверить, готово ли платье", "no more sugar").
+_DONE_ALONE = (
+    "готово", "все", "done", "finished", "закончил", "закончила", "закончили", "хватит",
+    "достаточно", "enough",
+)  # fmt: skip
+_DONE_WHOLE = frozenset({
+    "все готово", "я все", "все на сегодня", "больше нет", "больше нечего", "нечего больше",
+    "no more", "that's enough", "thats enough", "that is enough", "we're done", "we are done",
+})  # fmt: skip
+# A "no" to the agent's "anything else?": no item, and done ("Нет", "Nope, nothing", "Ничего,
+# спасибо"); not "Нет, ещё кое-что", "Ничего не приходит в голову".
+_NO = frozenset({"нет", "неа", "ничего", "no", "nope", "nah", "nothing"})
+_NO_AND = _NO | {
+    "больше", "else", "more", "спасибо", "thanks", "thank", "you", "ну", "вроде", "пожалуй",
+    "наверное", "думаю", "кажется", "well", "i", "think", "guess", "really", "пока", "for", "now",
+}  # fmt: skip
+# Words that may stand before "that's all" ("ну, вроде это всё", "I think that's all") and
+# after a lone "готово" ("готово, спасибо").
+_LEADING = frozenset({
+    "ну", "вроде", "пожалуй", "наверное", "наверно", "кажется", "да", "ок", "окей", "и", "пока",
+    "вот", "теперь", "думаю", "это", "нет", "well", "ok", "okay", "so", "yes", "yeah", "and",
+    "i", "think", "guess", "now", "no",
+})  # fmt: skip
+_TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
+# ", что ..." goes on with "that's all" ("Это всё, что я помню"); a colon after it may still
+# bring an item ("Всё, что нужно для отпуска: купить билеты").
+_GOES_ON = re.compile(r",\s*(?:что|чем)\b(?!-)[^,.!?…:;]*", re.IGNORECASE)
+_ASKED = re.compile(r"[^\S\n]*[.!…]*\?[?!.…]*\s*")  # a question mark where a phrase ends
+
+
+def says_no(text: str) -> bool:
+    """The message is a "no" and nothing more ("Нет", "Nope, nothing", "Ничего, спасибо"):
+    said to "anything else?", it is done."""
+    tokens = set(words(text))
+    return not text.rstrip().endswith("?") and bool(tokens & _NO) and tokens <= _NO_AND
+
+
+def _asked_after(text: str, end: int) -> int | None:
+    """Where the question ends when "that's all", ending at `end`, is asked, directly or with a
+    clause going on with it ("Это всё, что нужно?"); None when it is said."""
+    going_on = _GOES_ON.match(text, end)
+    asked = _ASKED.match(text, going_on.end() if going_on else end)
+    return None if asked is None else asked.end()
+
+
+def _is_done(phrase: str) -> bool:
+    tokens = words(phrase)
+    for at in range(len(tokens) + 1):
+        if any(tokens[at : at + len(want)] == want for want in _DONE_WORDS):
+            return True
+        if at == len(tokens) or tokens[at] not in _LEADING:
+            break
+    core = [t for t in tokens if t not in _LEADING and t not in _TRAILING]
+    return (len(core) == 1 and core[0] in _DONE_ALONE) or _done_whole(tokens)
+
+
+def _done_whole(tokens: list[str]) -> bool:
+    """A phrase of `_DONE_WHOLE` ("больше нет", "that's enough") is the whole part, give or
+    take the words before and after "that's all" ("Нет, больше нет", "Всё готово, спасибо")."""
+    around = _LEADING | _TRAILING
+    for start in range(len(tokens)):
+        for end in range(len(tokens), start, -1):
+            if " ".join(tokens[start:end]) in _DONE_WHOLE:
+                return True
+            if tokens[end - 1] not in around:
+                break
+        if tokens[start] not in around:
+            break
+    return False
