@@ -130,7 +130,7 @@ async def test_failed_turn_take_back_keeps_another_turns_recorded_fact(
 
 
 class LateLog(SqlReplyLog):
-    """Turn-a's deadline passes while its reply is being recorded (as `_store` ends it)."""
+    """Turn-a's deadline passes as its reply is being recorded (`TurnDeadlines.store` ends it)."""
 
     async def put(self, user_id, key, reply, digest=None):  # type: ignore[no-untyped-def]
         if key == "turn-a":

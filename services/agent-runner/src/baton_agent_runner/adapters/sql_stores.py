@@ -97,7 +97,7 @@ class SqlInboxStore:
         """The contents of the user's items of `instance_id`, whatever their status."""
         mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.instance_id == instance_id)
         # An item of a turn whose reply is not recorded yet may still be taken back
-        # (`AgentRunner._take_back`): a list must not leave its own copy out for it.
+        # (`turn_writes.take_back`): a list must not leave its own copy out for it.
         recorded = (
             select(replies.c.idempotency_key)
             .where(

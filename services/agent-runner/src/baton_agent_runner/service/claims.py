@@ -27,7 +27,7 @@ T = TypeVar("T")
 
 
 class Limited(Protocol):
-    """Runs one store call within the caller's limit (`TaskRunner._store`, `AgentRunner._store`)."""
+    """Runs a store call within the caller's limit (`TaskRunner._store`, `TurnDeadlines.store`)."""
 
     def __call__(self, work: Awaitable[T], /) -> Awaitable[T]: ...
 

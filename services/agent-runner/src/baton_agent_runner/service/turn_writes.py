@@ -1,0 +1,174 @@
+"""What a turn keeps of its model's output, and its take-back when its reply is not recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+
+from baton_agent_runner.domain.extracted import (
+    PRIORITIES,
+    SITUATION,
+    dropped_facts_of,
+    facts_of,
+    inbox_items_of,
+    notes_of,
+)
+from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.service.claims import Limited
+from baton_agent_runner.service.ports import InboxStore, MemoryStore
+from baton_contracts.agent_api import RunAgent
+
+logger = logging.getLogger("baton.agent_runner")
+
+
+async def keep(
+    memory: MemoryStore,
+    inbox: InboxStore,
+    cmd: RunAgent,
+    output: AgentOutput,
+    defer: bool,
+    replaced: Replaced,
+) -> None:
+    """Persist what the agent extracted: priority facts (and the ones taken back), inbox
+    items, deferred items (new ones when not `defer`: no inbox step lies ahead). What each
+    fact's first write replaced goes into `replaced`, for a take-back."""
+    data = output.extracted_data
+    user = cmd.user_id
+    for area in dropped_facts_of(data):
+        await replaced.note(area, memory.forget_fact(user, PRIORITIES, area))
+    for area, fact in facts_of(data).items():
+        await replaced.note(area, memory.put_fact(user, PRIORITIES, area, fact))
+    for key, note in notes_of(data).items():
+        await memory.put_fact(user, SITUATION, key, note)
+    items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)
+    if items:
+        await inbox.add(
+            cmd.user_id, items, turn_key=cmd.idempotency_key, instance_id=cmd.instance_id
+        )
+
+
+async def read_facts_before(
+    memory: MemoryStore, store: Limited, user_id: str, output: AgentOutput
+) -> dict[str, str | None]:
+    """The user's priority facts this turn's output writes or drops, as they are right
+    before it writes them (None: none yet), for `take_back`: what each write replaced,
+    when the turn saw its answer, is surer (`facts_to_put_back`)."""
+    data = output.extracted_data
+    touched = set(facts_of(data)) | set(dropped_facts_of(data))
+    if not touched:
+        return {}
+    # Read now, right before the writes, not the turn's read before its model call: another
+    # turn of the user may have written these facts meanwhile, and a take-back must put
+    # back that turn's values, not older ones.
+    now = await store(memory.facts(user_id, PRIORITIES))
+    return {area: now.get(area) for area in sorted(touched)}
+
+
+async def read_notes_before(
+    memory: MemoryStore, store: Limited, user_id: str, output: AgentOutput
+) -> dict[str, str]:
+    """The user's notes (`SITUATION`) as they are right before this turn writes its own,
+    for `take_back`: a model may answer a question again, over an earlier note."""
+    if not notes_of(output.extracted_data):
+        return {}
+    return await store(memory.facts(user_id, SITUATION))
+
+
+async def take_back(
+    memory: MemoryStore,
+    inbox: InboxStore,
+    cmd: RunAgent,
+    output: AgentOutput,
+    facts_before: dict[str, str | None],
+    notes_before: dict[str, str],
+    store_timeout: float,
+) -> None:
+    """The turn ends without its reply recorded (its deadline passed, the reply log is
+    down): its caller tells the user nothing was recorded, so what it wrote goes too,
+    while this process still holds the key: its inbox items are deleted and the facts it
+    wrote or dropped are as they were. Otherwise the next message counted them (a
+    `memory_facts` criterion met by a turn that did not happen, a list sent again saved
+    twice). Shielded, and only logged when it fails: a retry of the key writes the same
+    facts and items (upserts by area, ids from the key) and counts as this one did."""
+
+    async def undo() -> int:
+        gone = await inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
+        for key, note in notes_of(output.extracted_data).items():
+            # Put back what it replaced (none: deleted), while it still holds this turn's.
+            was = notes_before.get(key)
+            if was != note:
+                await memory.set_fact_if(cmd.user_id, SITUATION, key, holds=note, text=was)
+        if not facts_before:
+            return gone
+        # Only what is still this turn's own write is put back: a fact another turn of
+        # the user wrote or dropped since (its reply recorded) is that turn's, not ours.
+        # The look and the restore are one step: a read, then a write, wiped that turn's
+        # fact when it was written in between.
+        wrote = _written_facts(output)
+        for area, was in facts_before.items():
+            if was != wrote.get(area):
+                await memory.set_fact_if(
+                    cmd.user_id, PRIORITIES, area, holds=wrote.get(area), text=was
+                )
+        return gone
+
+    try:
+        async with asyncio.timeout(store_timeout):
+            gone = await asyncio.shield(undo())
+    except Exception as exc:
+        logger.warning(
+            "turn %s: its reply was not recorded, and what it wrote could not be taken "
+            "back (%r); a retry of the turn writes the same again",
+            cmd.idempotency_key,
+            exc,
+        )
+        return
+    if gone or facts_before:
+        logger.info(
+            "turn %s: its reply was not recorded; its %d inbox item(s) and %d fact(s) "
+            "were taken back",
+            cmd.idempotency_key,
+            gone,
+            len(facts_before),
+        )
+
+
+def _written_facts(output: AgentOutput) -> dict[str, str | None]:
+    """The facts a turn's output writes, by area (None: it drops that area's fact)."""
+    data = output.extracted_data
+    wrote: dict[str, str | None] = dict.fromkeys(dropped_facts_of(data))
+    wrote.update(facts_of(data))
+    return wrote
+
+
+@dataclass
+class Replaced:
+    """What a turn's fact writes replaced, by area, as the first write of each area answered.
+
+    Only the first: a retry (`written`) of a write whose answer was lost finds that write's own
+    text (or, for a drop, nothing), which says nothing of what was there before. Nor does an
+    answer equal to the turn's own text: a drop that found nothing may be another turn's drop
+    that came first, recorded, and putting the read text back would bring that fact back."""
+
+    found: dict[str, str | None] = field(default_factory=dict)
+    tried: set[str] = field(default_factory=set)
+
+    async def note(self, area: str, write: Awaitable[str | None]) -> None:
+        first = area not in self.tried
+        self.tried.add(area)
+        was = await write
+        if first:
+            self.found[area] = was
+
+
+def facts_to_put_back(
+    read_before: dict[str, str | None], replaced: Replaced
+) -> dict[str, str | None]:
+    """What a take-back puts back: each fact as the turn's own first write found it
+    (`replaced`), else as it was read right before the writes (a write whose answer the turn
+    never saw). The read alone missed a turn of the same user writing or dropping the fact
+    between that read and this turn's write: the take-back put back the older text over that
+    turn's recorded change."""
+    return {**read_before, **replaced.found}
