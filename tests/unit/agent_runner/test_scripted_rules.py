@@ -945,6 +945,26 @@ def test_discovery_closes_with_a_question_for_the_brain_dump(language: str) -> N
         assert "inbox" in started.message and not started.extracted_data, started.message
 
 
+@pytest.mark.parametrize(
+    ("message", "items"), [("ok", []), ("готово", []), ("buy milk", ["buy milk"])]
+)
+def test_inbox_collector_says_the_list_instruction_in_full_once(
+    message: str, items: list[str]
+) -> None:
+    # On a step a list closes, every chat message got the whole instruction word for word.
+    language = lang.language_of(message)
+    step = {"criteria": ["widget_completed"]}
+    first = run(turn("inbox_collector", message, can_complete=False, step=step))
+    assert first.message.endswith(texts.text(language, "inbox_widget")), first.message
+    for said in (first.message, texts.text(language, "inbox_widget_again")):
+        history = [{"role": "assistant", "text": said}]
+        again = run(
+            turn("inbox_collector", message, can_complete=False, step=step, history=history)
+        )
+        assert again.message.endswith(texts.text(language, "inbox_widget_again")), again.message
+        assert again.extracted_data.get("inbox_items", []) == items and not again.step_completed
+
+
 def test_inbox_collector_refuses_to_complete_with_two_items() -> None:
     out = run(turn("inbox_collector", "готово", inbox_count=2))
     assert not out.step_completed and "ещё хотя бы 1" in out.message

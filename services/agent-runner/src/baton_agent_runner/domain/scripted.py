@@ -188,7 +188,9 @@ def _next_request(turn: Turn, items: bool, done: bool, total: int, widget_step: 
     if done and total >= MIN_ITEMS and _may_complete(turn):
         return "inbox_done"
     if widget_step:
-        return "inbox_widget"  # a list the user fills in closes the step, not items counted here
+        # A list the user fills in closes the step, not items counted here; said once in full.
+        told = last_reply_says(turn, "inbox_widget", "inbox_widget_again")
+        return "inbox_widget_again" if told else "inbox_widget"
     if total >= MIN_ITEMS:
         # Said "that's all" before the step may close (its `min_messages`): "say 'that's
         # all' when you are finished" would answer it as if it had not been said.

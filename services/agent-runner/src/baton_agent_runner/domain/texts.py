@@ -187,6 +187,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "This step closes with your list: fill it in, one task, idea or wish per item, "
         "and press Done. Everything on the list goes into your inbox.",
     },
+    "inbox_widget_again": {
+        # The list's instruction once more: word for word on every chat message, it read as
+        # if the message had not been read.
+        "ru": "Заполни список и нажми «Done», когда в нём будет всё.",
+        "en": "Fill in the list and press Done when everything is on it.",
+    },
     "inbox_widget_done": {
         # No count: the list's items reach the inbox once the step has closed on it.
         "ru": "Отлично, список принят: всё из него попадёт в inbox.",
