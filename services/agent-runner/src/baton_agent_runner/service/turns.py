@@ -114,6 +114,7 @@ class AgentRunner:
         """The recorded reply; else None once this process holds the key's claim (another
         replica's call of the same key is waited for, within the turn's time)."""
         now, caller_now = self.now(), self.caller_now()
+        deadlines = self._deadlines
         return await look_up_or_claim(
             self.replies,
             cmd.user_id,
@@ -122,28 +123,27 @@ class AgentRunner:
             now=now,
             caller_now=caller_now,
             deadline=cmd.deadline,
-            time_left=lambda: min(self.timeout, self._deadlines.time_left(cmd, caller_now or now)),
+            time_left=lambda: min(self.timeout, deadlines.time_left(cmd, caller_now or now)),
             # The reads before the model and the writes after it, each with its own limit.
             held_after=5 * self.store_timeout,
-            store=self._deadlines.store,
+            store=deadlines.store,
         )
 
     async def _answer(self, cmd: RunAgent, digest: str) -> AgentReply:
         """Call the model (this process holds the key's claim), keep what it extracted, and
         record the reply, which gives the claim up."""
         profile = self._profile(cmd.agent)
-        await self._deadlines.store(save_carried_lists(self.inbox, cmd))  # before any inbox read
+        deadlines = self._deadlines  # one for the turn: the property builds one each time
+        await deadlines.store(save_carried_lists(self.inbox, cmd))  # before any inbox read
         # Deferred items were promoted when the step started (or are now, past a skipped inbox
         # step); this turn tells the user. They are marked told only once a reply naming them
         # is recorded: a failed or late turn leaves them for the next one.
-        mentions = await self._deadlines.store(to_mention(self.inbox, self.profiles, profile, cmd))
+        mentions = await deadlines.store(to_mention(self.inbox, self.profiles, profile, cmd))
         by_model = mentioned_by_model(profile)
         promoted = [m.content for m in mentions] if by_model else []
-        turn = await self._deadlines.store(self._turn(cmd, profile, promoted))
+        turn = await deadlines.store(self._turn(cmd, profile, promoted))
         tools = ToolContext(cmd.user_id, self.memory, self.inbox)
-        output, usage, answered = await self._ask(
-            profile, turn, self._deadlines.time_left(cmd), tools
-        )
+        output, usage, answered = await self._ask(profile, turn, deadlines.time_left(cmd), tools)
         if not turn.inbox_ahead:
             output = told_saved_now(output, turn.language)
         if not by_model:
@@ -155,12 +155,11 @@ class AgentRunner:
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
         # The model was paid: a cut connection must not lose its answer (`written`).
         reply = reply_of(profile, self.agents.model_name(profile), output, usage)
-        store = self._deadlines.store
-        before = await read_facts_before(self.memory, store, cmd.user_id, output)
-        notes_before = await read_notes_before(self.memory, store, cmd.user_id, output)
+        before = await read_facts_before(self.memory, deadlines.store, cmd.user_id, output)
+        notes_before = await read_notes_before(self.memory, deadlines.store, cmd.user_id, output)
         replaced = Replaced()
         try:
-            await self._deadlines.store(
+            await deadlines.store(
                 written(
                     lambda: keep(self.memory, self.inbox, cmd, output, turn.inbox_ahead, replaced)
                 ),
@@ -168,7 +167,7 @@ class AgentRunner:
             )
             # Another replica may have answered the same key meanwhile (the caller retried
             # while this call ran): every caller then gets the one reply that is recorded.
-            recorded = await self._deadlines.store(
+            recorded = await deadlines.store(
                 written(lambda: self.replies.put(cmd.user_id, cmd.idempotency_key, reply, digest)),
                 by=cmd,
             )
