@@ -10,6 +10,7 @@ import signal
 import socket
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import httpx
@@ -20,7 +21,7 @@ from baton_cli.health import health_reply_ok
 from baton_contracts import HEALTH_QUERIES
 from baton_messaging.embedded import EmbeddedNatsServer, free_port, nats_server_binary
 
-from .conftest import BATON, EVERY_FAKE, BatonUp, fake_env, marked_processes
+from .conftest import BATON, EVERY_FAKE, START_LIMIT, BatonUp, fake_env, marked_processes
 
 READY = "Baton is ready: "
 
@@ -198,6 +199,35 @@ def test_what_a_killed_baton_up_left_running_is_stopped_by_the_next_one(
     assert state(data)["pid"] == second.process.pid
     assert second.interrupt() == 0
     assert marked_processes(second.mark) == []
+
+
+def test_the_services_of_a_killed_baton_up_stop_themselves(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "BATON_JWT_SECRET"}
+    data = tmp_path / "data"
+    args = ["--data-dir", str(data), *ports()]
+    first = start_baton(args, env)
+    first.wait_for(READY)
+    left = state(data)
+    services = set(left["services"].values())  # type: ignore[union-attr]
+    first.process.kill()  # no cleanup at all: only the kernel closes its end of the lifeline
+    first.process.wait()
+    # Each real service sees its lifeline end and stops as on SIGTERM, instead of serving on
+    # with every log line going into a pipe nobody reads. NATS has no lifeline.
+    deadline = time.monotonic() + START_LIMIT
+    while services & set(marked_processes(first.mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert set(marked_processes(first.mark)) == {left["nats_pid"]}
+
+    second = start_baton(args, env)
+    second.wait_for(READY)
+    nats_pid = left["nats_pid"]
+    assert second.lines[0] == (
+        f"stopped 1 process left running by an earlier baton up (pids {nats_pid})"
+    )
+    assert second.interrupt() == 0
+    assert marked_processes(first.mark) == marked_processes(second.mark) == []
 
 
 def test_a_closed_terminal_stops_everything(start_baton: type[BatonUp], tmp_path: Path) -> None:

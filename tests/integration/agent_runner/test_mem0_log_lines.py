@@ -20,7 +20,7 @@ from baton_agent_runner.adapters.mem0_open import quiet_mem0_noise
 PROBE = """
 import asyncio, sys
 from pathlib import Path
-from baton_messaging.process import configure_logging
+from baton_messaging.log_lines import configure_logging
 configure_logging("INFO")
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 memory = open_memory(Path(sys.argv[1]), None)

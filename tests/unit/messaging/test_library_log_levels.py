@@ -11,7 +11,7 @@ import pytest
 # A request through a transport that answers in process: httpx logs it as it logs a real one.
 SCRIPT = """
 import httpx
-from baton_messaging.process import configure_logging
+from baton_messaging.log_lines import configure_logging
 configure_logging({level!r})
 transport = httpx.MockTransport(lambda request: httpx.Response(200, json={{}}))
 with httpx.Client(transport=transport) as client:
@@ -39,7 +39,7 @@ def test_httpx_logs_each_request_when_the_operator_asks_for_debug() -> None:
 
 def test_a_level_above_warning_still_holds_for_httpx() -> None:
     script = (
-        "import logging; from baton_messaging.process import configure_logging; "
+        "import logging; from baton_messaging.log_lines import configure_logging; "
         "configure_logging('ERROR'); logging.getLogger('httpx').warning('a retried request')"
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)

@@ -76,6 +76,8 @@ def _never_built(settings: _Settings) -> Any:
             "OTEL_EXPORTER_OTLP_ENDPOINT: not a URL",
         ),
         ("BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS", "0", "BATON_TELEMETRY_EXPORT_TIMEOUT_SECONDS: "),
+        # Handed over by `baton up` (`baton_messaging.lifeline`), never by a user, but checked.
+        ("BATON_LIFELINE_FD", "one", "BATON_LIFELINE_FD: expected a file descriptor number"),
     ],
 )
 def test_a_bad_setting_exits_2_with_one_line_naming_the_variable(

@@ -16,8 +16,9 @@ from baton_cli.state import UpState, write_state
 from baton_contracts import RemoteError
 from baton_eventstore.unusable import shown
 from baton_messaging.health import connect_once
+from baton_messaging.log_lines import LOG_FORMAT, OneLineFormatter
 from baton_messaging.nats_url import check_nats_url, shown_nats_url
-from baton_messaging.process import LOG_FORMAT, OneLineFormatter, waiting_for
+from baton_messaging.process import waiting_for
 
 PASSWORD = "S3cretPw"
 
@@ -93,7 +94,7 @@ def test_a_line_break_in_logged_user_text_cannot_forge_a_line() -> None:
 
 def test_a_service_process_logs_each_record_on_one_line() -> None:
     script = (
-        "import logging; from baton_messaging.process import configure_logging; "
+        "import logging; from baton_messaging.log_lines import configure_logging; "
         "configure_logging('INFO'); logging.getLogger('baton.x').warning('asked: %s', "
         "'hi\\n2026-11-29 11:00:00,000 CRITICAL baton.x: forged')"
     )

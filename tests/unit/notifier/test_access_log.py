@@ -10,7 +10,7 @@ import sys
 SCRIPT = """
 import logging
 from fastapi import FastAPI
-from baton_messaging.process import configure_logging
+from baton_messaging.log_lines import configure_logging
 from baton_notifier.entrypoints.main import server_config
 from baton_notifier.entrypoints.server import GatewayServer
 from baton_notifier.settings import NotifierSettings

@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,6 +16,8 @@ from typing import Any, Protocol
 from baton_cli.health import HealthProber
 from baton_cli.log_files import LOG_MAX_MB, LogFile, OutputCopier, log_max_bytes, start_logged
 from baton_cli.services import Runtime, ServiceSpec, service_env
+from baton_cli.stopping import stop_in_stages, stop_stages
+from baton_messaging.lifeline import LIFELINE_ENV
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
 
@@ -104,46 +106,6 @@ async def keep_alive(child: Supervised, policy: RestartPolicy, echo: Callable[[s
             echo(f"{child.name} is healthy again")
 
 
-class Stoppable(Protocol):
-    """A service's process as `stop_in_stages` stops it."""
-
-    @property
-    def returncode(self) -> int | None:
-        """Its exit status once it has ended, else None."""
-        ...
-
-    def signal(self, sig: signal.Signals) -> None:
-        """Send `sig` to it and to whatever it started."""
-        ...
-
-    async def wait(self) -> int:
-        """Wait until it has ended; its exit status."""
-        ...
-
-
-async def stop_in_stages(stages: Sequence[Sequence[Stoppable]], grace: float) -> None:
-    """Stop the processes stage by stage: SIGTERM a stage's processes together, give them
-    `grace` seconds, SIGKILL what lingers, and tell the next stage only once they have all
-    ended. So a stop takes at most `grace` a stage (and what SIGKILL takes)."""
-    for stage in stages:
-        for process in stage:
-            process.signal(signal.SIGTERM)
-        waits = [asyncio.create_task(process.wait()) for process in stage]
-        if waits:
-            await asyncio.wait(waits, timeout=grace)
-        for process in stage:
-            if process.returncode is None:
-                process.signal(signal.SIGKILL)
-        await asyncio.gather(*waits, return_exceptions=True)
-
-
-def stop_stages(specs: Iterable[ServiceSpec]) -> list[list[ServiceSpec]]:
-    """`specs` grouped by `stop_stage`, the first to stop first."""
-    listed = list(specs)
-    stages = sorted({spec.stop_stage for spec in listed})
-    return [[spec for spec in listed if spec.stop_stage == stage] for stage in stages]
-
-
 @dataclass
 class _Running:
     spec: ServiceSpec
@@ -190,6 +152,10 @@ class Supervisor:
         # Every process's, a restarted service's old one too: something it started may still
         # hold its pipe, and what it writes is copied until `stop_all`.
         self._outputs: list[OutputCopier] = []
+        # Every service is handed the read end; the write end is this process's alone (neither
+        # is inherited unless passed), so when `baton up` ends, even killed, the services see
+        # end-of-file and stop themselves (`baton_messaging.lifeline`).
+        self._lifeline, self._lifeline_held = os.pipe()
 
     def pids(self) -> dict[str, int]:
         """Service name -> pid of its current process."""
@@ -214,12 +180,16 @@ class Supervisor:
 
     async def _spawn(self, spec: ServiceSpec) -> _Running:
         log = self._log(spec)
-        env = {**os.environ, **service_env(spec, self._runtime)}
+        env = {
+            **os.environ,
+            **service_env(spec, self._runtime),
+            LIFELINE_ENV: str(self._lifeline),
+        }
         log.mark(f"--- baton up: starting {spec.name} ({spec.module}) ---")
         process, output = await start_logged(
             log, sys.executable, "-m", spec.module,
             env=env,
-            pass_fds=self._runtime.inherited_fds(spec),
+            pass_fds=(*self._runtime.inherited_fds(spec), self._lifeline),
             # Its own process group: a terminal's Ctrl+C reaches `baton up` only, which then
             # stops services in order; and killpg also reaches anything a service spawns.
             start_new_session=True,
@@ -290,6 +260,9 @@ class Supervisor:
             output.close()
         for log in self._logs.values():
             log.close()
+        for fd in (self._lifeline, self._lifeline_held):
+            with contextlib.suppress(OSError):  # a second stop_all finds them closed
+                os.close(fd)
         await self._prober.close()
 
 

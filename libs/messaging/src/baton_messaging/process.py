@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
 import re
 import signal
 import sys
@@ -19,6 +20,8 @@ from pydantic import ValidationError
 from pydantic_settings import SettingsError as PydanticSettingsError
 
 from baton_messaging.broker import MessagingSettings, ServerUnfit
+from baton_messaging.lifeline import lifeline_fd, watch_lifeline
+from baton_messaging.log_lines import configure_logging
 from baton_messaging.nats_url import shown_nats_url
 
 
@@ -65,18 +68,27 @@ async def serve(
     *,
     needs: str = "",
     report_every: float = STILL_STARTING_EVERY,
+    lifeline: int | None = None,
 ) -> None:
     """Start `service`, wait for a stop signal, stop it.
 
     A start that takes long (the service keeps trying to reach NATS) says so every
     `report_every` seconds, naming what it `needs`; a stop signal during the start ends it
-    there, instead of being ignored until the start completes.
+    there, instead of being ignored until the start completes. The end of the `lifeline` pipe
+    (`baton_messaging.lifeline`: `baton up` is gone) stops it as a signal does.
     """
     logger = logging.getLogger(f"baton.{name}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    if lifeline is not None:
+
+        def gone() -> None:
+            logger.warning("%s: baton up, which started it, is gone; stopping", name)
+            stop.set()
+
+        watch_lifeline(loop, lifeline, gone)
     if not await _started(name, service, stop, needs, report_every, logger):
         return
     logger.info("%s ready%s", name, f" ({describe})" if describe else "")
@@ -175,13 +187,18 @@ def run_service(
     # The five the docs name: `logging` also takes WARN and FATAL, which the gateway refuses.
     if level not in KNOWN_LEVELS:
         _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
+    try:
+        lifeline = lifeline_fd(os.environ)
+    except ValueError as exc:
+        _refuse(name, str(exc))
     configure_logging(level)
 
     async def main() -> None:
         service = build(settings)
         tune_garbage_collector()
         also = also_needs(settings) if also_needs is not None else None
-        await serve(name, service, describe(service), needs=waiting_for(nats_url, also))
+        needs = waiting_for(nats_url, also)
+        await serve(name, service, describe(service), needs=needs, lifeline=lifeline)
 
     stop_tracing = settled(name, lambda: tracing(name)) if tracing is not None else None
     stops_as_bad_setting: tuple[type[Exception], ...] = (
@@ -206,42 +223,6 @@ def waiting_for(nats_url: str, also: str | None = None) -> str:
     `also` (the database, its password hidden by `baton_eventstore.unusable.the_database`)."""
     needs = f"NATS at {shown_nats_url(nats_url)}"
     return needs if also is None else f"{needs} and {also}"
-
-
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-
-
-class OneLineFormatter(logging.Formatter):
-    """Every record's message on one line: a line break or other control character in it
-    (text a user sent: a run's cancel reason, a message) is written escaped (`\\n`), so it
-    cannot forge a log line of its own. A traceback, appended after the message, keeps its
-    lines."""
-
-    def formatMessage(self, record: logging.LogRecord) -> str:
-        """The formatted line with control characters escaped."""
-        line = super().formatMessage(record)
-        if _CONTROL.search(line) is None:
-            return line
-        return _CONTROL.sub(lambda c: repr(c.group(0))[1:-1], line)
-
-
-QUIET_BELOW_DEBUG = ("httpx", "httpcore")
-"""Libraries whose INFO lines are one per request (httpx: `HTTP Request: POST ...` for every
-model call and tool fetch): at any level but DEBUG they say only WARNING and above."""
-
-
-def configure_logging(level: str | int) -> None:
-    """The root logger of a service process: `LOG_FORMAT` on stderr, one line per record."""
-    handler = logging.StreamHandler()
-    handler.setFormatter(OneLineFormatter(LOG_FORMAT))
-    logging.basicConfig(level=level, handlers=[handler])
-    chosen = logging.getLogger().getEffectiveLevel()
-    if chosen > logging.DEBUG:
-        # Never below the chosen level: a record passes its own logger's level only, so at
-        # ERROR a WARNING set here would let httpx's warnings through.
-        for name in QUIET_BELOW_DEBUG:
-            logging.getLogger(name).setLevel(max(logging.WARNING, chosen))
 
 
 def settled(name: str, read: Callable[[], ResultT]) -> ResultT:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import sys
@@ -14,7 +16,9 @@ from fastapi import FastAPI
 from opentelemetry.trace import TracerProvider
 
 from baton_messaging.broker import MessagingSettings
-from baton_messaging.process import configure_logging, run_on, settled, tune_garbage_collector
+from baton_messaging.lifeline import lifeline_fd, watch_lifeline
+from baton_messaging.log_lines import configure_logging
+from baton_messaging.process import run_on, settled, tune_garbage_collector
 from baton_notifier.bootstrap import build, messaging_broker
 from baton_notifier.domain.loopback import is_loopback
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
@@ -115,8 +119,10 @@ async def serve(
     settings: NotifierSettings,
     tracer_provider: TracerProvider | None,
     sockets: list[socket.socket] | None = None,
+    lifeline: int | None = None,
 ) -> None:
-    """Run until SIGTERM/SIGINT: NATS connects in the background while HTTP already answers."""
+    """Run until SIGTERM/SIGINT, or until the `lifeline` pipe ends (`baton up` is gone): NATS
+    connects in the background while HTTP already answers."""
     if (warning := dev_sign_in_warning(settings)) is not None:
         log.warning(warning)
     notifier = build(settings, tracer_provider=tracer_provider)
@@ -124,6 +130,13 @@ async def serve(
     await notifier.start()
     try:
         server = _Server(server_config(notifier.app, settings), notifier.end_live)
+        if lifeline is not None:
+
+            def gone() -> None:
+                log.warning("notifier: baton up, which started it, is gone; stopping")
+                server.handle_exit(signal.SIGTERM, None)
+
+            watch_lifeline(asyncio.get_running_loop(), lifeline, gone)
         await server.serve(sockets=sockets)
     finally:
         await notifier.stop()
@@ -135,7 +148,8 @@ def main() -> int:
     try:
         settings = load_settings()
         sockets = inherited_sockets(settings)
-    except SettingsError as exc:
+        lifeline = lifeline_fd(os.environ)
+    except ValueError as exc:  # a `SettingsError`, or a bad `BATON_LIFELINE_FD`
         print(f"baton-notifier: {exc}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
@@ -144,7 +158,7 @@ def main() -> int:
     settled("baton-notifier", MessagingSettings)
     provider = settled("baton-notifier", lambda: setup_telemetry(SERVICE))
     try:
-        run_on(settings.event_loop, serve(settings, provider, sockets))
+        run_on(settings.event_loop, serve(settings, provider, sockets, lifeline))
     finally:
         shutdown_telemetry(provider)
     return 0
