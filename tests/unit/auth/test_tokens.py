@@ -59,6 +59,22 @@ def test_a_user_id_unfit_for_nats_subjects_is_refused_when_minting(user: str) ->
         mint_token(SECRET, user)
 
 
+@pytest.mark.parametrize(
+    ("user", "found"),
+    [
+        ("john.doe", "'.' at position 4"),
+        ("a\x00b", "'\\x00' at position 1"),
+        # Unassigned (found by schemathesis): not a control character, yet not printable.
+        ("\U0005c68c\u00ec", "'\\U0005c68c' at position 0"),
+        ("r\u00e9sum\u00e9 ok", "' ' at position 6"),
+    ],
+)
+def test_a_refused_user_id_names_the_character_and_where_it_is(user: str, found: str) -> None:
+    problem = tokens.user_id_problem(user)
+    assert problem is not None and problem.endswith(f"(found {found})"), problem
+    assert tokens.user_id_problem("r\u00e9sum\u00e9") is None  # letters of any script are fine
+
+
 @pytest.mark.parametrize("user", ["john.doe", "a b", "a*", "a>", "x" * 129])
 def test_a_signed_token_naming_a_user_unfit_for_subjects_is_refused(user: str) -> None:
     # From an identity provider rather than `mint_token`: every request would fail deeper.

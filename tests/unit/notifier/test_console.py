@@ -160,7 +160,7 @@ BAD_USER_IDS: dict[str, tuple[dict[str, object], str]] = {
     "space": ({"user_id": "alice smith"}, "must not contain spaces"),
     "dot": ({"user_id": "alice.smith"}, "'.'"),
     "wildcard": ({"user_id": "a>b"}, "'>'"),
-    "control": ({"user_id": "a\x00b"}, "control characters"),
+    "control": ({"user_id": "a\x00b"}, "control or unprintable characters"),
     "number": ({"user_id": 7}, "valid string"),
     "extra": ({"user_id": "alice", "admin": True}, "extra inputs"),
 }

@@ -54,8 +54,12 @@ def user_id_problem(user_id: str) -> str | None:
         return "must not be blank"
     if len(user_id) > MAX_USER_ID_CHARS:
         return f"must have at most {MAX_USER_ID_CHARS} characters, got {len(user_id)}"
-    if any(c.isspace() or not c.isprintable() or c in _UNFIT_IN_SUBJECTS for c in user_id):
-        return "must not contain spaces, control characters, '.', '*' or '>'"
+    for at, char in enumerate(user_id):
+        if char.isspace() or not char.isprintable() or char in _UNFIT_IN_SUBJECTS:
+            return (
+                "must not contain spaces, control or unprintable characters, '.', '*' or '>'"
+                f" (found {ascii(char)} at position {at})"
+            )
     return None
 
 
