@@ -58,7 +58,7 @@ def user_id_problem(user_id: str) -> str | None:
         if char.isspace() or not char.isprintable() or char in _UNFIT_IN_SUBJECTS:
             return (
                 "must not contain spaces, control or unprintable characters, '.', '*' or '>'"
-                f" (found {ascii(char)} at position {at})"
+                f" (found {char!a} at position {at})"
             )
     return None
 
