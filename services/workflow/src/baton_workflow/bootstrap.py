@@ -49,7 +49,7 @@ from baton_workflow.service.checkers import (
 from baton_workflow.service.dag_checking import make_checker
 from baton_workflow.service.dag_definitions import DagCatalog
 from baton_workflow.service.dag_runs import DagExecutor, DagRunsService, StepRunners
-from baton_workflow.service.handlers import WorkflowServices
+from baton_workflow.service.workflow_services import WorkflowServices
 from baton_workflow.settings import DUPLICATE_WINDOW_SECONDS, STREAMS_OWNED, WorkflowSettings
 
 logger = logging.getLogger("baton.workflow")

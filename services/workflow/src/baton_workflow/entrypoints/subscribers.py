@@ -44,7 +44,8 @@ from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
 from baton_workflow.service.dag_definitions import DagCatalog
 from baton_workflow.service.dag_runs import DagRunsService
-from baton_workflow.service.handlers import WorkflowServices, start_workflow, take_turn
+from baton_workflow.service.handlers import start_workflow, take_turn
+from baton_workflow.service.workflow_services import WorkflowServices
 
 QUEUE = "workflow"
 STORE_UNAVAILABLE = (

@@ -36,7 +36,6 @@ from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.checkers import CheckContext, unreachable_causes
 from baton_workflow.service.handlers import (
     TurnTime,
-    WorkflowServices,
     commit_turn,
     instance_locked,
     not_active,
@@ -45,6 +44,7 @@ from baton_workflow.service.handlers import (
 from baton_workflow.service.paging import json_size, paged
 from baton_workflow.service.ports import REPLY_GRACE
 from baton_workflow.service.views import progress_view
+from baton_workflow.service.workflow_services import WorkflowServices
 
 logger = logging.getLogger("baton.workflow")
 

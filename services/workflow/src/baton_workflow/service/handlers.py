@@ -6,11 +6,9 @@ import asyncio
 import contextlib
 import json
 import random
-import weakref
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from uuid import UUID
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.signal_data import MAX_CONTEXT_PART_BYTES, MAX_SIGNAL_DATA_BYTES
@@ -28,7 +26,6 @@ from baton_workflow.adapters.instances import (
     ActiveInstanceExists,
     Change,
     LoadedInstance,
-    SqlInstanceRepository,
 )
 from baton_workflow.domain import commands as dc
 from baton_workflow.domain.decide import decide, needs_criteria
@@ -36,93 +33,11 @@ from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import InstanceNotActive, UnknownStep
 from baton_workflow.domain.events import DomainEvent
 from baton_workflow.domain.state import STEP_RECORD_KEYS, InstanceState, apply, with_signal
-from baton_workflow.service.checkers import CheckContext, CheckerRegistry, unreachable_causes
-from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
+from baton_workflow.service.checkers import CheckContext, unreachable_causes
 from baton_workflow.service.replies import require_same_command, turn_reply
 from baton_workflow.service.views import instance_view
 from baton_workflow.service.wire import to_wire
-
-CONFLICT_SECONDS = 2.0
-"""How long a turn keeps retrying conflicts, however many `conflict_retries` says. Each
-conflict means another write went in (the instance moved on: no livelock), but a replica
-that decides its queued turns on its fresh cache wins again and again against one that must
-read first: with 150 signals at one instance over three replicas, 11 attempts left a few
-answered `busy`."""
-
-
-@dataclass
-class WorkflowServices:
-    """Everything the use cases need, built by `bootstrap.build`."""
-
-    repo: SqlInstanceRepository
-    definitions: dict[str, WorkflowDefinition]
-    checkers: CheckerRegistry
-    agent_runner: AgentRunnerQueries
-    agents: Agents
-    clock: Clock
-    new_id: Callable[[], UUID]
-    notify: Callable[[], None]
-    checker_timeout: float = 2.0
-    conflict_retries: int = 10
-    conflict_seconds: float = CONFLICT_SECONDS
-    history_size: int = 20
-    turn_timeout: float | None = None
-    """How long a chat turn may take from the moment it arrives (`agent_call_timeout_seconds`):
-    the wait for the instance's lock and the agent call both count, so a turn queued behind
-    another one is not asked of its agent after its caller gave up on it."""
-    signal_timeout: float | None = None
-    """How long a signal or an exchange may wait for its instance from the moment it arrives
-    (`signal_timeout_seconds`), so one queued behind a slow chat turn is refused before its
-    caller gives up on it, not recorded after."""
-    _locks: weakref.WeakValueDictionary[str, asyncio.Lock] = field(
-        default_factory=weakref.WeakValueDictionary, repr=False
-    )
-
-    def instance_lock(self, instance_id: str) -> asyncio.Lock:
-        """One turn per instance at a time in this process; replicas still meet on versions."""
-        lock = self._locks.get(instance_id)
-        if lock is None:
-            lock = self._locks[instance_id] = asyncio.Lock()
-        return lock
-
-    def deadline(self, seconds: float | None) -> datetime | None:
-        """`seconds` from now, when a request that arrives now must be done by."""
-        return None if seconds is None else datetime.now(UTC) + timedelta(seconds=seconds)
-
-    def definition(self, workflow_id: str) -> WorkflowDefinition:
-        """A loaded definition, or NOT_FOUND naming the id."""
-        try:
-            return self.definitions[workflow_id]
-        except KeyError:
-            raise RemoteError.of(
-                ErrorCode.NOT_FOUND,
-                f"unknown workflow {workflow_id!r}",
-                [ErrorDetail(field="workflow_id", message=f"no workflow {workflow_id!r}")],
-            ) from None
-
-    async def owned(self, instance_id: str, user_id: str, fresh: bool = True) -> LoadedInstance:
-        """The instance if it belongs to the user; NOT_FOUND otherwise (never says whose it is).
-
-        `fresh=False` may answer from this process's cache without a round trip: right for a
-        decision that is appended at the version it was made on (a stale one conflicts).
-        """
-        loaded = None if fresh else self.repo.cached(instance_id)
-        if loaded is None:
-            loaded = await self.repo.load(instance_id)
-        if loaded is None or loaded.state.user_id != user_id:
-            raise instance_not_found(instance_id)
-        return loaded
-
-
-def instance_not_found(instance_id: str) -> RemoteError:
-    """NOT_FOUND naming the id, and the field it came in (an edge names it as its request
-    gave it: `path.instance_id`); the same whether there is no such instance or it is another
-    user's, which is never told."""
-    return RemoteError.of(
-        ErrorCode.NOT_FOUND,
-        f"instance {instance_id!r} not found",
-        [ErrorDetail(field="instance_id", message="no instance with this id")],
-    )
+from baton_workflow.service.workflow_services import WorkflowServices
 
 
 async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartReply:

@@ -16,9 +16,9 @@ from baton_contracts.workflow_api import (
     ProgressView,
 )
 from baton_workflow.service.checkers import CheckContext
-from baton_workflow.service.handlers import WorkflowServices, instance_not_found
 from baton_workflow.service.paging import json_size, paged
 from baton_workflow.service.views import explanation, progress_view
+from baton_workflow.service.workflow_services import WorkflowServices, instance_not_found
 
 
 async def list_active(svc: WorkflowServices, query: ListActiveInstances) -> InstanceList:
