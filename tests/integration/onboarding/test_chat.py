@@ -17,7 +17,8 @@ from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.agent_api import RunAgent
 from baton_messaging import request
 from baton_workflow.domain import commands as dc
-from baton_workflow.service.handlers import commit_turn, signal_time
+from baton_workflow.service.handlers import signal_time
+from baton_workflow.service.turns import commit_turn
 
 from .conftest import Stack, User
 

@@ -34,15 +34,15 @@ from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.state import InstanceState
 from baton_workflow.domain.widgets import widgets_completed
 from baton_workflow.service.checkers import CheckContext, unreachable_causes
-from baton_workflow.service.handlers import (
+from baton_workflow.service.paging import json_size, paged
+from baton_workflow.service.ports import REPLY_GRACE
+from baton_workflow.service.turns import (
     TurnTime,
     commit_turn,
     instance_locked,
     not_active,
     replay_turn,
 )
-from baton_workflow.service.paging import json_size, paged
-from baton_workflow.service.ports import REPLY_GRACE
 from baton_workflow.service.views import progress_view
 from baton_workflow.service.workflow_services import WorkflowServices
 
