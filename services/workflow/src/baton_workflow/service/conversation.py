@@ -1,4 +1,6 @@
-"""The conversation turn: record the user's message, ask the step's agent, apply its signal."""
+"""The conversation turn: record the user's message, ask the step's agent, apply its signal.
+
+What the turn answers, a retry's answer from the log too, is built in `chat_replies`."""
 
 from __future__ import annotations
 
@@ -14,25 +16,29 @@ from baton_contracts.workflow_api import (
     GetConversation,
     MessageReply,
     SendMessage,
-    TurnReply,
 )
 from baton_workflow.adapters.instances import LoadedInstance
 from baton_workflow.domain import commands as dc
 from baton_workflow.domain.conversation import (
     BlankText,
-    Said,
     TextTooLong,
     UnstorableText,
     agent_signal,
     chat,
     checked_text,
-    exchange_of,
     last_block,
     recent_chat,
 )
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.state import InstanceState
 from baton_workflow.domain.widgets import widgets_completed
+from baton_workflow.service.chat_replies import (
+    after_key_reused,
+    answer_from_log,
+    chat_message,
+    key_reused,
+    message_reply,
+)
 from baton_workflow.service.checkers import CheckContext, unreachable_causes
 from baton_workflow.service.paging import json_size, paged
 from baton_workflow.service.ports import REPLY_GRACE
@@ -41,9 +47,7 @@ from baton_workflow.service.turns import (
     commit_turn,
     instance_locked,
     not_active,
-    replay_turn,
 )
-from baton_workflow.service.views import progress_view
 from baton_workflow.service.workflow_services import WorkflowServices
 
 logger = logging.getLogger("baton.workflow")
@@ -63,7 +67,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
         # complete the step (the user's confirmation lost).
         loaded = await svc.owned(cmd.instance_id, cmd.user_id)
         if cmd.client_message_id in loaded.state.outcomes:
-            return _answer_from_log(svc, loaded, cmd.client_message_id, text)
+            return answer_from_log(svc, loaded, cmd.client_message_id, text)
         state = loaded.state
         if state.status != "active":
             raise not_active(state)
@@ -72,9 +76,9 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
         try:
             reply = await _ask(svc, loaded, definition, step, cmd, text, time.deadline)
         except RemoteError as exc:
-            if not _key_reused(exc):
+            if not key_reused(exc):
                 raise
-            return await _after_key_reused(svc, cmd, text, step)
+            return await after_key_reused(svc, cmd, text, step)
         signal = dc.Signal.model_validate(reply.workflow_signal.model_dump())
 
         def exchange(now: InstanceState) -> dc.RecordExchange:
@@ -95,7 +99,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
             svc, cmd.instance_id, cmd.user_id, exchange, time, loaded=loaded
         )
         if replayed is not None:
-            return _answer_from_log(svc, replayed, cmd.client_message_id, text)
+            return answer_from_log(svc, replayed, cmd.client_message_id, text)
         answer = ChatMessage(
             role="assistant",
             text=reply.message,
@@ -104,7 +108,7 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
             client_message_id=cmd.client_message_id,
             at=turn.instance.updated_at,
         )
-        return _message_reply(svc, answer, turn)
+        return message_reply(svc, answer, turn)
 
 
 # Each says to send the message again under the same id: the agent may have answered, and
@@ -169,7 +173,7 @@ async def get_conversation(svc: WorkflowServices, query: GetConversation) -> Con
     more = len(page) < len(exchanges)
     return Conversation(
         instance_id=query.instance_id,
-        messages=[_chat_message(s) for _, said in page for s in said],
+        messages=[chat_message(s) for _, said in page for s in said],
         next_after_version=page[-1][0] if more else None,
     )
 
@@ -306,98 +310,3 @@ async def _can_complete(svc: WorkflowServices, state: InstanceState, step: StepD
             ErrorCode.UNAVAILABLE, PRECHECK_COULD_NOT_CHECK.format(step=step.id, causes=causes)
         )
     return report.all_met
-
-
-def _answer_from_log(
-    svc: WorkflowServices, loaded: LoadedInstance, command_id: str, text: str
-) -> MessageReply:
-    """The recorded answer to a retry; a different message under a used id is refused: answered
-    with the first message's reply, it would be dropped unseen (a page that restarts its id
-    counter after a reload, say)."""
-    definition = svc.definition(loaded.state.workflow_id)
-    turn = replay_turn(loaded, command_id, definition, svc)
-    recorded = exchange_of(loaded.events, command_id)
-    if recorded is None or recorded.user_text is None:
-        raise RemoteError.of(
-            ErrorCode.CONFLICT,
-            f"client_message_id {command_id!r} was already used for a command that is not a "
-            "chat message",
-            [ErrorDetail(field="client_message_id", message="already used")],
-        )
-    if recorded.user_text != text:
-        raise _another_text(command_id, recorded.user_text)
-    answer = ChatMessage(
-        role="assistant",
-        text=recorded.agent_text or "",
-        step=recorded.step,
-        agent=recorded.agent or "",
-        client_message_id=command_id,
-        at=recorded.at,
-    )
-    return _message_reply(svc, answer, turn, replayed=True)
-
-
-def _another_text(command_id: str, first: str) -> RemoteError:
-    shown = first if len(first) <= 40 else first[:37] + "..."
-    return RemoteError.of(
-        ErrorCode.CONFLICT,
-        f"client_message_id {command_id!r} was already used for another text ({shown!r}); "
-        "send a new message with a new id",
-        [ErrorDetail(field="client_message_id", message="already used for another text")],
-    )
-
-
-async def _after_key_reused(
-    svc: WorkflowServices, cmd: SendMessage, text: str, step: StepDefinition
-) -> MessageReply:
-    """The agent-runner refused the id's key: it answered another question under it. If that
-    turn is on the instance by now (another replica recorded it meanwhile), the log says what
-    differs; if not, it was lost here after the agent answered (the append failed, or the
-    gateway gave up), and what it asked is known only to the agent-runner: another text, or
-    this one on another step or to another agent."""
-    loaded = await svc.owned(cmd.instance_id, cmd.user_id)
-    if cmd.client_message_id in loaded.state.outcomes:
-        return _answer_from_log(svc, loaded, cmd.client_message_id, text)
-    raise RemoteError.of(
-        ErrorCode.CONFLICT,
-        f"client_message_id {cmd.client_message_id!r} was already used for a turn the "
-        "agent answered but this instance did not record (it failed after the answer), and "
-        "that turn asked something else: another text, or this text on another step or to "
-        f"another agent than now (step {step.id!r}, agent {step.agent_slug!r}); "
-        "send the message with a new id",
-        [
-            ErrorDetail(
-                field="client_message_id",
-                message="already used for an unrecorded turn that asked something else",
-            )
-        ],
-    )
-
-
-def _key_reused(exc: RemoteError) -> bool:
-    """The agent-runner's answer to a key it recorded for another request."""
-    fields = {detail.field for detail in exc.body.details}
-    return exc.body.code is ErrorCode.CONFLICT and "idempotency_key" in fields
-
-
-def _message_reply(
-    svc: WorkflowServices, answer: ChatMessage, turn: TurnReply, replayed: bool = False
-) -> MessageReply:
-    definition = svc.definition(turn.instance.workflow_id)
-    return MessageReply(
-        reply=answer,
-        turn=turn,
-        progress=progress_view(turn.instance, definition),
-        replayed=replayed,
-    )
-
-
-def _chat_message(said: Said) -> ChatMessage:
-    return ChatMessage(
-        role=said.role,
-        text=said.text,
-        step=said.step,
-        agent=said.agent,
-        client_message_id=said.command_id,
-        at=said.at,
-    )
