@@ -169,7 +169,7 @@ class Unreachable(CriterionResult):
     """A checker error of one kind: the service the checker asks (the agent-runner) did not
     answer, as in a restart. It reads like any checker error in a report (`explain` shows it
     not met), but no turn is decided on it: the chat pre-check
-    (`conversation._can_complete`) and a turn's decision (`turns._decide`) refuse the turn
+    (`agent_requests._can_complete`) and a turn's decision (`turns._decide`) refuse the turn
     `unavailable` instead, nothing recorded, so a restart is never recorded as a blocked step."""
 
 
