@@ -179,6 +179,10 @@ def test_an_area_said_to_mean_nothing_or_to_matter_least_is_declined(
         ("Для меня работа и хобби не важны", {"work", "hobbies"}, set()),
         ("Работа, здоровье и хобби для меня не главное", {"work", "health", "hobbies"}, set()),
         ("Работа и хобби — нет", {"work", "hobbies"}, set()),
+        # With the Oxford comma, ", and" was read as a new clause: work and health were saved.
+        ("Work, health, and hobbies don't matter", {"work", "health", "hobbies"}, set()),
+        ("For me work, health, and hobbies don't matter", {"work", "health", "hobbies"}, set()),
+        ("Работа, здоровье, и хобби не важны", {"work", "health", "hobbies"}, set()),
         # "neither" and "nor" were read as no negation: both areas were saved.
         ("neither work nor hobbies matter", {"work", "hobbies"}, set()),
         ("Neither my job nor my hobbies matter to me", {"work", "hobbies"}, set()),
@@ -208,6 +212,9 @@ def test_a_negation_after_a_listing_declines_each_area_listed(
         ("Работа, хобби нет", {"hobbies"}, {"work"}),
         ("Работа, но хобби не важны", {"hobbies"}, {"work"}),
         ("Работа и здоровье, хобби нет", {"hobbies"}, {"work", "health"}),
+        # ", and" after an area that says its own opens a clause of its own.
+        ("I love work, and hobbies don't matter", {"hobbies"}, {"work"}),
+        ("Work is fine, health too, and hobbies don't matter", {"hobbies"}, {"work", "health"}),
         # An area with words of its own before it is no bare one.
         ("I love work and hobbies don't matter", {"hobbies"}, {"work"}),
         ("Я люблю работу и спорт и хобби не важны", {"hobbies"}, {"work", "health"}),
@@ -324,6 +331,8 @@ def test_each_area_a_clause_lists_gets_its_own_part_of_it(
         ("Work, health and family matter most, hobbies less",
          {**dict.fromkeys(("work", "health", "relationships"),
                           "Work, health and family matter most"), "hobbies": "hobbies less"}),
+        ("Work, health, and family matter most", dict.fromkeys(
+         ("work", "health", "relationships"), "Work, health, and family matter most")),
         # A "no" after the last area is its own, not the others'.
         ("Работа и здоровье, хобби нет", {"work": "Работа", "health": "здоровье"}),
         ("work and health, hobbies don't matter", {"work": "work", "health": "health"}),

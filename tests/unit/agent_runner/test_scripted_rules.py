@@ -506,6 +506,8 @@ def test_discovery_completes_on_a_no_that_goes_on_to_confirm(yes: str, header: s
     [
         "Family matters most, work and hobbies don't matter",
         "Семья важнее всего, работа и хобби не важны",
+        # The Oxford comma: work and growth were saved, and the summary shown at three areas.
+        "Family matters most. Work, growth, and hobbies don't matter",
     ],
 )
 def test_discovery_counts_no_area_a_listing_says_does_not_matter(message: str) -> None:

@@ -8,7 +8,15 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, MATTERS, UNIMPORTANT, trimmed
+from baton_agent_runner.domain.areas import (
+    AREA_PATTERNS,
+    AREAS,
+    MATTERS,
+    UNIMPORTANT,
+    _around,
+    named_in,
+    trimmed,
+)
 from baton_agent_runner.domain.brain_dump import says_done
 from baton_agent_runner.domain.listings import listed_bare, parts_of
 from baton_agent_runner.domain.readiness import is_confused
@@ -189,15 +197,32 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
 
 def _clauses(text: str) -> list[str]:
     """The clauses of `text`: parted at sentence ends and at ", а", ", и", ", but", ", and";
-    an initial's dot is no sentence end, and one after a name stays ("Петров В.")."""
+    an initial's dot is no sentence end, and one after a name stays ("Петров В."); nor is the
+    comma of a listing before its last area (`_last_of_a_listing`)."""
     found, start = [], 0
     for end in [*_CLAUSE_END.finditer(text), None]:
+        if end is not None and _last_of_a_listing(text[start : end.start()], text, end):
+            continue
         clause = text[start : len(text) if end is None else end.start()]
         if end is not None and end.group().startswith("."):
             clause = without_end(clause + ".", ".")  # the dot back, if an initial's
         found.append(clause)
         start = len(text) if end is None else end.end()
     return found
+
+
+def _last_of_a_listing(before: str, text: str, end: re.Match[str]) -> bool:
+    """ ", and"/", и" at `end` brings the last area of a listing (the Oxford comma: "Work,
+    health, and hobbies don't matter"), not a clause of its own: what comes before it lists
+    areas parted by commas, all bare but the first, which ends on its area ("For me work,
+    health"), and an area comes after it. "I love work, and hobbies don't matter" is two."""
+    if words(end.group())[-1:] not in (["and"], ["и"]):
+        return False
+    first, *rest = before.split(",")
+    after = re.split(r"[,.;:!?\n]", text[end.end() :], maxsplit=1)[0]
+    if not (rest and named_in(first) and named_in(after)):
+        return False
+    return not _around(first)[1] and all(_around(piece) == ([], []) for piece in rest)
 
 
 def _said_of(clause: str, at: int, bare: list[tuple[int, int, int]]) -> Mention:
