@@ -1,6 +1,6 @@
 """Reading a user's message: its language, the life areas it names, and confirmation."""
 
-# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002  (Russian text is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -8,22 +8,14 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import (
-    AREA_PATTERNS,
-    AREAS,
-    MATTERS,
-    UNIMPORTANT,
-    _around,
-    named_in,
-    trimmed,
-)
+from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, _around, named_in, trimmed
 from baton_agent_runner.domain.brain_dump import says_done
 from baton_agent_runner.domain.listings import listed_bare, parts_of
+from baton_agent_runner.domain.mentions import Mention, said_of
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.wording import (
     INITIAL_DOT,
     has_phrase,
-    is_negation,
     normalised,
     said,
     without_end,
@@ -37,36 +29,6 @@ _LATIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?", re.IGNORECASE)
 CLEAR_LATIN_WORDS = 3
 """A Latin-only message of fewer words ("ok", "done", "got it") may be either language's."""
 
-# Words that may stand between a negation and the area it declines ("у меня нет хобби", "I
-# don't have any hobbies", "мне не важна работа"), and after the area before its "нет".
-_BETWEEN = frozenset({
-    "у", "меня", "нас", "мне", "особо", "вообще", "сейчас", "пока", "никакого", "никаких",
-    "have", "has", "any", "really", "much", "time", "for", "about", "care", "i", "i've", "my",
-    "me", "right", "now", "is", "are", "a", "the", "important", "важна", "важно", "важен",
-    "главное", "про", "о", "об", "all", "пожалуйста", "please", "from",
-})  # fmt: skip
-# And words that may stand only after the area, before what it says of it ("Работа для меня
-# не главное", "Работа — это не важно", "hobbies do not matter"): before it they would join a
-# "нет" to what it answers ("нет, это работа").
-_AFTER = frozenset({"для", "это", "do", "does", "to"})
-_DECLINE_REACH = 4
-# Pointing at an area as the wrong one, without saying what is right ("кроме работы").
-_WRONG = frozenset({"кроме", "except", "wrong", "неверно", "неправильно", "насчет", "apart"})
-# Asking to take an area out of the summary: it is declined too.
-_REMOVE = frozenset({
-    "убери", "уберите", "удали", "удалите", "вычеркни", "забудь", "убрать", "удалить",
-    "remove", "delete", "drop", "forget", "scrap",
-})  # fmt: skip
-# "No" words that are no negation of the word after them ("нет" answers a question in
-# `wording`), but decline an area before it: "нет хобби", "no hobbies", "neither work nor
-# hobbies".
-_NO = frozenset({"нет", "no", "neither", "nor"})
-# A negation that ends a phrase after an area leaves out what it negates: "hobbies don't",
-# "хобби не".
-_ELLIPTIC = frozenset({
-    "не", "not", "don't", "doesn't", "isn't", "aren't", "dont", "doesnt", "isnt", "arent",
-})  # fmt: skip
-_PHRASE_START = re.compile(r"[,:—–]|\s-\s")
 _CLAUSE_END = re.compile(rf"(?:(?!{INITIAL_DOT})[.;!?\n])+|,\s+(?:а|и|but|and)\s+")
 AREA_NAMES: dict[Lang, dict[str, str]] = {
     "en": {a: a for a in AREAS},
@@ -176,9 +138,6 @@ def _wrong_areas(text: str) -> set[str]:
     return {area for area, _, said in _mentions(text) if said == "wrong"}
 
 
-Mention = Literal["named", "declined", "wrong"]
-
-
 def _mentions(text: str) -> list[tuple[str, str, Mention]]:
     """Each area a clause of the text names, its part of the clause, and what it says of it:
     named (any of its words in the clause), else wrong, else declined."""
@@ -187,7 +146,7 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
         lowered = normalised(clause)
         parts, bare = parts_of(clause), listed_bare(lowered)
         for area, pattern in AREA_PATTERNS.items():
-            said = {_said_of(lowered, hit.start(), bare) for hit in pattern.finditer(lowered)}
+            said = {said_of(lowered, hit.start(), bare) for hit in pattern.finditer(lowered)}
             for kind in ("named", "wrong", "declined"):
                 if kind in said and (area not in found or found[area][2] != "named"):
                     found[area] = (area, trimmed(parts.get(area, clause)), kind)
@@ -223,58 +182,3 @@ def _last_of_a_listing(before: str, text: str, end: re.Match[str]) -> bool:
     if not (rest and named_in(first) and named_in(after)):
         return False
     return not _around(first)[1] and all(_around(piece) == ([], []) for piece in rest)
-
-
-def _said_of(clause: str, at: int, bare: list[tuple[int, int, int]]) -> Mention:
-    """What the clause says of the area word at `at` (`_said_to`), or, for one listed `bare`
-    before another, what it says after that one ("Hobbies and work don't matter" declines
-    both; "I have work and no hobbies" only hobbies)."""
-    said = _said_to(clause, at)
-    if said == "named":
-        shared = [other for start, end, other in bare if start <= at < end]
-        if shared and _declined_after(words(clause[shared[0] :])[1:]):
-            return "declined"
-    return said
-
-
-def _said_to(clause: str, at: int) -> Mention:
-    """What the clause says of the area word at `at`: "wrong" after "кроме", "except", "wrong
-    about", with nothing after it; "declined" after a negation or "neither"/"nor", past words
-    such as "have", "any", "у меня" ("нет хобби", "I don't have any hobbies"), asked to be
-    taken out ("убери хобби"), with a "нет" after it ("хобби у меня нет"), a negation ending
-    its phrase ("hobbies don't"), its importance negated ("работа не важна", "isn't a
-    priority") or said to be none (`UNIMPORTANT`: "хобби неважны", "means nothing to me");
-    else "named". A "no" answering the summary ("No, work means
-    ...") is a phrase of its own."""
-    before, after = words(_PHRASE_START.split(clause[:at])[-1]), words(clause[at:])[1:]
-    for back in range(len(before) - 1, max(len(before) - 1 - _DECLINE_REACH, -1), -1):
-        token = before[back]
-        if token in _WRONG:  # with what is right after it, a correction like any other
-            return "wrong" if set(after) <= _BETWEEN else "named"
-        if token in _REMOVE:  # "Убери хобби", "forget about work"; not "не забудь про спорт"
-            return "declined" if back == 0 or not is_negation(before[back - 1]) else "named"
-        if is_negation(token) or token in _NO:
-            return "declined"
-        if token not in _BETWEEN:
-            break
-    phrase = words(_PHRASE_START.split(clause[at:])[0])[1:]
-    if phrase and phrase[-1] in _ELLIPTIC and set(phrase[:-1]) <= _BETWEEN | _AFTER:
-        return "declined"  # "Work and health matter, hobbies don't"
-    return "declined" if _declined_after(after) else "named"
-
-
-def _declined_after(after: list[str]) -> bool:
-    """The words after an area say it does not matter: "нет", its importance negated, or said
-    to be none (`UNIMPORTANT`)."""
-    for n, token in enumerate(after[:_DECLINE_REACH]):
-        if token == "нет" or (is_negation(token) and _matters(after[n + 1 : n + 3])):
-            return True
-        if UNIMPORTANT.match(" ".join(after[n:])):  # "неважны", "means nothing to me"
-            return True
-        if token not in _BETWEEN and token not in _AFTER:
-            break
-    return False
-
-
-def _matters(tokens: list[str]) -> bool:
-    return any(token.startswith(MATTERS) for token in tokens)
