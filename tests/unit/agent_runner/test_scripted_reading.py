@@ -202,6 +202,33 @@ def test_a_negation_after_a_listing_declines_each_area_listed(
 @pytest.mark.parametrize(
     ("message", "declined", "named"),
     [
+        # The "нет" was the first area's alone: sport was saved as a priority.
+        ("У меня нет хобби и спорта", {"hobbies", "health"}, set()),
+        ("нет хобби и спорта", {"hobbies", "health"}, set()),
+        ("У меня нет хобби, спорта и работы", {"hobbies", "health", "work"}, set()),
+        ("I have no hobbies or sport", {"hobbies", "health"}, set()),
+        ("I don't have hobbies or sport", {"hobbies", "health"}, set()),
+        ("Мне не важна работа и здоровье", {"work", "health"}, set()),
+        ("Убери хобби и спорт", {"hobbies", "health"}, set()),
+        # Not past a word of the second area's own, a comma alone, or a negation of a verb.
+        ("У меня нет хобби и спорт важен", {"hobbies"}, {"health"}),
+        ("Нет хобби, и спорт важен", {"hobbies"}, {"health"}),
+        ("нет хобби и спорта, работа", {"hobbies", "health"}, {"work"}),
+        ("Я не работаю и учусь", {"work"}, {"growth"}),
+        ("Нет, работа и здоровье", set(), {"work", "health"}),
+        ("Не забудь про работу и спорт", set(), {"work", "health"}),
+    ],
+)  # fmt: skip
+def test_a_no_before_a_listing_declines_each_area_listed_bare_after_it(
+    message: str, declined: set[str], named: set[str]
+) -> None:
+    assert lang.declined_areas(message) == declined
+    assert set(lang.areas_in(message)) == named
+
+
+@pytest.mark.parametrize(
+    ("message", "declined", "named"),
+    [
         # Each "ни" declines its own area; a negation before one area is that area's alone.
         ("Ни работа, ни хобби меня не волнуют", {"work", "hobbies"}, set()),
         ("Ни работа ни хобби не важны", {"work", "hobbies"}, set()),

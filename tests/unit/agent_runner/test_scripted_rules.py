@@ -542,6 +542,14 @@ def test_discovery_keeps_no_fact_of_an_area_the_user_has_not_and_asks_for_the_ot
     assert ("отношения" in out.message) or ("relationships" in out.message)
 
 
+def test_discovery_keeps_no_fact_of_either_area_after_a_no() -> None:
+    # Sport was saved as a priority: the "нет" was read as the first area's alone.
+    out = run(turn("discovery", "У меня нет хобби и спорта", facts={"work": "a"}))
+    assert not out.extracted_data and "Записал" not in out.message
+    assert "хобби" not in out.message and "здоровье" not in out.message
+    assert "отношения" in out.message
+
+
 @pytest.mark.parametrize(
     ("earlier", "message", "declined", "asked"),
     [

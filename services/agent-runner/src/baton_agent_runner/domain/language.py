@@ -10,7 +10,7 @@ from typing import Literal
 
 from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, _around, named_in, trimmed
 from baton_agent_runner.domain.brain_dump import says_done
-from baton_agent_runner.domain.listings import listed_bare, parts_of
+from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.wording import (
@@ -144,9 +144,10 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
     found: dict[str, tuple[str, str, Mention]] = {}
     for clause in _clauses(text):
         lowered = normalised(clause)
-        parts, bare = parts_of(clause), listed_bare(lowered)
+        parts, bare, after = parts_of(clause), listed_bare(lowered), listed_after(lowered)
         for area, pattern in AREA_PATTERNS.items():
-            said = {said_of(lowered, hit.start(), bare) for hit in pattern.finditer(lowered)}
+            hits = pattern.finditer(lowered)
+            said = {said_of(lowered, hit.start(), bare, after) for hit in hits}
             for kind in ("named", "wrong", "declined"):
                 if kind in said and (area not in found or found[area][2] != "named"):
                     found[area] = (area, trimmed(parts.get(area, clause)), kind)

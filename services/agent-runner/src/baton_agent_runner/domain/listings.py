@@ -107,6 +107,40 @@ def listed_bare(clause: str) -> list[tuple[int, int, int]]:
     return found
 
 
+def listed_after(clause: str) -> list[tuple[int, int, int]]:
+    """The areas listed bare after a first one that says nothing after its area, which share
+    what is said before it: (start, end, at) for each, `at` where the first's area word starts
+    ("нет хобби и спорта": "спорта", and where "хобби" starts). The listing is joined as in
+    `_listing_start`: by one joining word, commas before it ("нет хобби, спорта и музыки")."""
+    groups = _groups(clause)
+    said = [_around(clause[first:end]) for first, end, _ in groups]
+    joins = [_joined(clause[left[1] : right[0]]) for left, right in pairwise(groups)]
+    found: list[tuple[int, int, int]] = []
+    first = 0
+    while first < len(groups):
+        last = first
+        while last < len(joins) and joins[last] is not None and said[last + 1] == ([], []):
+            last += 1
+        while last > first and joins[last - 1] == ",":
+            last -= 1  # a comma alone lists no more ("нет хобби и спорта, работа")
+        # The first area says nothing after it, and one word joins, the last join among them.
+        if (
+            not said[first][1]
+            and last > first
+            and {joins[last - 1]} == set(joins[first:last]) - {","}
+        ):
+            piece = normalised(clause[slice(*groups[first][:2])])
+            word = min(
+                (hit.start() for one in AREA_PATTERNS.values() for hit in one.finditer(piece)),
+                default=0,
+            )
+            found += [
+                (*groups[each][:2], groups[first][0] + word) for each in range(first + 1, last + 1)
+            ]
+        first = last + 1
+    return found
+
+
 def _listing_start(
     clause: str,
     groups: list[tuple[int, int, set[str]]],

@@ -45,16 +45,40 @@ _ELLIPTIC = frozenset({
 _PHRASE_START = re.compile(r"[,:—–]|\s-\s")
 
 
-def said_of(clause: str, at: int, bare: list[tuple[int, int, int]]) -> Mention:
-    """What the clause says of the area word at `at` (`_said_to`), or, for one listed `bare`
+def said_of(
+    clause: str, at: int, bare: list[tuple[int, int, int]], after: list[tuple[int, int, int]]
+) -> Mention:
+    """What the clause says of the area word at `at` (`_said_to`); for one listed `bare`
     before another, what it says after that one ("Hobbies and work don't matter" declines
-    both; "I have work and no hobbies" only hobbies)."""
+    both; "I have work and no hobbies" only hobbies); and for one listed bare `after` another,
+    a "no" before that one (`_no_shared`: "нет хобби и спорта" declines both)."""
     said = _said_to(clause, at)
     if said == "named":
         shared = [other for start, end, other in bare if start <= at < end]
         if shared and _declined_after(words(clause[shared[0] :])[1:]):
             return "declined"
+        first = [other for start, end, other in after if start <= at < end]
+        if first and _no_shared(clause, first[0]):
+            return "declined"
     return said
+
+
+def _no_shared(clause: str, at: int) -> bool:
+    """The words before the area word at `at` decline it with a "no" that the areas listed
+    bare after it share: "нет", "no" ("нет хобби и спорта", "no hobbies or sport"), a request
+    to take it out ("убери хобби и спорт"), or a negation with words between ("I don't have
+    hobbies or sport", "мне не важна работа и здоровье"). Not a negation right before the area
+    word, which may be a verb's alone ("Я не работаю и учусь": the user studies)."""
+    before = words(_PHRASE_START.split(clause[:at])[-1])
+    for back in range(len(before) - 1, max(len(before) - 1 - _DECLINE_REACH, -1), -1):
+        token = before[back]
+        if token in _NO or (is_negation(token) and back < len(before) - 1):
+            return True
+        if token in _REMOVE:
+            return back == 0 or not is_negation(before[back - 1])
+        if token not in _BETWEEN:
+            return False
+    return False
 
 
 def _said_to(clause: str, at: int) -> Mention:
