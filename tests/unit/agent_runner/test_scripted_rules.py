@@ -922,6 +922,33 @@ def test_inbox_collector_explains_the_brain_dump_once_as_the_step_starts(message
 
 
 @pytest.mark.parametrize(
+    ("message", "language"),
+    [
+        ("no", "en"), ("not yet", "en"), ("No, not yet", "en"), ("I'm not ready", "en"),
+        ("нет", "ru"), ("пока нет", "ru"), ("не готов", "ru"), ("не готова", "ru"),
+        ("no", "ru"),  # a short Latin "no" after a Russian discovery is answered in Russian
+    ],
+)  # fmt: skip
+def test_inbox_collector_answers_a_no_to_ready_with_no_rush(message: str, language: str) -> None:
+    # Discovery closes asking "Ready?"; a "no" was answered with the whole explanation, as if
+    # the user had said yes. The step still begins: the reply stays, and explains in full once
+    # the user comes back.
+    history = [{"role": "assistant", "text": texts.text(language, "discovery_done")}]
+    said = turn("inbox_collector", message, messages_in_step=0, history=history)
+    out = run(said.model_copy(update={"language": language}))
+    assert out.message == texts.text(language, "inbox_wait"), out.message
+    assert not out.extracted_data and not out.step_completed
+    widget = said.model_copy(
+        update={"language": language, "step": {"criteria": ["widget_completed"]}}
+    )
+    assert run(widget).message == texts.text(language, "inbox_widget_wait")
+    history += [{"role": "user", "text": message}, {"role": "assistant", "text": out.message}]
+    back = turn("inbox_collector", "ok", messages_in_step=1, history=history)
+    back_out = run(back.model_copy(update={"language": language}))
+    assert back_out.message == texts.text(language, "inbox_explain", need=3), back_out.message
+
+
+@pytest.mark.parametrize(
     ("message", "step", "ahead"),
     [
         ("это всё", {}, ["coordinator"]), ("that's all", {}, ["coordinator"]),

@@ -187,6 +187,8 @@ def _next_request(turn: Turn, items: bool, done: bool, total: int, widget_step: 
     """The text that ends the brain dump's reply: done, or what it asks for next."""
     if done and total >= MIN_ITEMS and _may_complete(turn):
         return "inbox_done"
+    if not (items or done) and _not_ready_yet(turn):
+        return "inbox_widget_wait" if widget_step else "inbox_wait"
     if widget_step:
         # A list the user fills in closes the step, not items counted here; said once in full.
         told = last_reply_says(turn, "inbox_widget", "inbox_widget_again")
@@ -197,8 +199,18 @@ def _next_request(turn: Turn, items: bool, done: bool, total: int, widget_step: 
         return "inbox_not_yet" if done else "inbox_anything_else"
     # The explanation once, as the step starts: "ok" or "thanks" after it, or after items were
     # saved, was answered with the whole explanation again.
-    started = bool(turn.messages_in_step)
+    started = bool(turn.messages_in_step) and not last_reply_says(turn, *_WAITS)
     return "inbox_more" if items or done or started else "inbox_explain"
+
+
+def _not_ready_yet(turn: Turn) -> bool:
+    """A "no" ("нет", "not yet", "не готова") to discovery's closing "Ready?" as the step
+    starts, or again after the brain dump said there is no rush."""
+    starts = not turn.messages_in_step or last_reply_says(turn, *_WAITS)
+    return starts and readiness.is_not_ready(turn.message)
+
+
+_WAITS = ("inbox_wait", "inbox_widget_wait")
 
 
 def _may_complete(turn: Turn) -> bool:

@@ -112,8 +112,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "note_good_week": {"ru": "хорошая неделя", "en": "a good week"},
     "discovery_done": {
         # Ends asking, as the greeter's closing does: "On to the brain dump." left the user
-        # with nothing to answer. Either answer starts the brain dump (its agent explains it,
-        # or asks for the list where a list closes it).
+        # with nothing to answer. Either answer starts the brain dump: its agent explains it
+        # (or asks for the list where a list closes it), or to a "no" says there is no rush.
         "ru": "Спасибо, приоритеты записаны. Переходим к выгрузке мыслей: помогу перенести в "
         "inbox всё, что висит в голове. Готов?",
         "en": "Thanks, your priorities are saved. On to the brain dump: I will help you get "
@@ -176,6 +176,18 @@ TEXTS: dict[str, dict[str, str]] = {
         "может, ещё что-то висит в голове, пусть даже мелочь?",
         "en": "Good. Before we close the brain dump I want to be sure nothing is left: is there "
         "anything else on your mind, even something small?",
+    },
+    "inbox_wait": {
+        # A "no" to discovery's closing "Ready?": no rush, not the explanation as to a "yes"
+        # (said in full when the user comes back).
+        "ru": "Хорошо, не торопись. Когда захочешь начать, просто напиши, что висит в голове, — "
+        "по одному в строке, а я запишу это в inbox.",
+        "en": "No rush. When you are ready, just write what is on your mind, one thing per "
+        "line, and I will save it to your inbox.",
+    },
+    "inbox_widget_wait": {
+        "ru": "Хорошо, не торопись. Когда захочешь начать, заполни список и нажми «Done».",
+        "en": "No rush. When you are ready, fill in the list and press Done.",
     },
     "inbox_anything_else": {
         "ru": "Что-нибудь ещё? Когда закончишь, напиши «это всё».",
