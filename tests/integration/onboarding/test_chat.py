@@ -110,6 +110,24 @@ async def test_full_onboarding_in_russian_with_the_off_topic_example(
     assert [d["field"] for d in after.json()["error"]["details"]] == ["path.instance_id"]
 
 
+async def test_a_to_do_list_said_in_discovery_is_in_the_inbox_at_the_brain_dump(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    # It was told it waits for the brain dump and then was not there: typed again, or lost.
+    user = User(http, "dora")
+    await user.start()
+    await user.say("Hello there")
+    await user.say("Got it, let's go")
+    tasks = await user.say("call mom; pay rent")
+    assert "kept them for the next step" in tasks["reply"]["text"], tasks["reply"]
+    assert (await user.get("/api/inbox"))["items"] == []  # deferred until the brain dump
+    await chat_until(user, "discovery", ["Work and health matter most", "Also my hobbies", "yes"])
+    assert (await user.say("Work"))["progress"]["current_step"] == "brain_dump"
+    assert sorted(await inbox_soon(user)) == ["call mom", "pay rent"]
+    first = await user.say("book a dentist")
+    assert "call mom; pay rent" in first["reply"]["text"], first["reply"]
+
+
 async def test_full_onboarding_in_english(stack: Stack, http: httpx.AsyncClient) -> None:
     user = User(http, "bob")
     await user.start()

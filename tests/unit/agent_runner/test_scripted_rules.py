@@ -1244,17 +1244,44 @@ def test_discovery_shows_the_follow_up_answers_in_its_summary(language: str) -> 
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
-@pytest.mark.parametrize("key", ["tasks", "list"])
-def test_discovery_says_a_to_do_list_waits_for_the_brain_dump(language: str, key: str) -> None:
+def test_discovery_says_an_item_asked_about_waits_for_the_brain_dump(language: str) -> None:
+    # One item asked about is as often no task ("Interesting. How do you use it?"): not kept.
     message = {"en": "work, health, family", "ru": "работа, здоровье, семья"}[language]
     summary = run(turn("discovery", message)).message
-    out = _discovery(language, key, said=summary)
+    out = _discovery(language, "tasks", said=summary)
     assert out.message.startswith(texts.text(language, "discovery_tasks"))
     assert not out.extracted_data
     asked = texts.text(language, "discovery_ask_focus")
-    out = _discovery(language, key, said=asked)
+    out = _discovery(language, "tasks", said=asked)
     assert out.message.startswith(texts.text(language, "discovery_tasks"))
     assert out.message.endswith(asked) and not out.extracted_data
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_discovery_keeps_a_to_do_list_for_the_brain_dump(language: str) -> None:
+    # The list was told it waits for the brain dump, and was not kept: the user had to type it
+    # again there. It is deferred as an inbox request is, and reaches the inbox as the brain
+    # dump starts.
+    items = FOLLOW_UPS[language]["list"].split("; ")
+    kept = texts.text(language, "discovery_tasks_kept", items="; ".join(items))
+    message = {"en": "work, health, family", "ru": "работа, здоровье, семья"}[language]
+    summary = run(turn("discovery", message)).message
+    asked = texts.text(language, "discovery_ask_focus")
+    for said in (summary, asked):
+        out = _discovery(language, "list", said=said)
+        assert out.extracted_data == {"deferred_inbox_items": items}, out.message
+        assert out.message.startswith(kept) and not out.step_completed
+    assert out.message.endswith(asked)
+    first = run(turn("discovery", FOLLOW_UPS[language]["list"]))
+    assert first.extracted_data == {"deferred_inbox_items": items}
+    assert first.message.startswith(kept)
+    now = _discovery(language, "list", said=summary, inbox_ahead=False)  # no brain dump ahead
+    assert now.extracted_data == {"inbox_items": items}
+    assert now.message.startswith(
+        texts.text(
+            language, "noted_now", items="; ".join(items), why=texts.text(language, "why_discovery")
+        )
+    )
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])

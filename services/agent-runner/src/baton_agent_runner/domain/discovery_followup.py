@@ -66,5 +66,14 @@ def looks_like_tasks(message: str) -> bool:
     return len(items) >= 2 or (len(items) == 1 and brain_dump.asks(message))
 
 
+def task_list(message: str) -> list[str]:
+    """The items of a to-do list said to discovery, two or more naming no area ("позвонить
+    маме; записаться к врачу"), kept for the brain dump; none for one item asked about
+    ("купить хлеб. А что будет с этим?"), which as often is no task ("Interesting. How do you
+    use it?")."""
+    items = brain_dump.split_items(message) if looks_like_tasks(message) else []
+    return items if len(items) > 1 else []
+
+
 def _questions(key: str) -> tuple[str, ...]:
     return in_every_language(f"discovery_ask_{key}")

@@ -50,7 +50,8 @@ def _discovery(turn: Turn) -> Reply:
             if len(facts) >= MIN_AREAS
             else _ask_for_more(turn, facts, declined)
         )
-        return Reply(f"{text(turn.language, 'discovery_tasks')}\n{more}")
+        tasks = _tasks(turn)
+        return Reply(f"{tasks.message}\n{more}", data=tasks.data)
     if len(facts) >= MIN_AREAS:
         summary = _summary(turn, facts)
         if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
@@ -70,7 +71,8 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
     tasks = followup.looks_like_tasks(turn.message)
     if tasks and (pending == "focus" or brain_dump.asks(turn.message)):
         question = text(turn.language, f"discovery_ask_{pending}")
-        return Reply(f"{text(turn.language, 'discovery_tasks')} {question}")
+        kept = _tasks(turn)
+        return Reply(f"{kept.message} {question}", data=kept.data)
     data: dict[str, Any] = {}
     if not said_yes:
         data["notes"] = {pending: followup.note(pending, turn.message, turn.language)}
@@ -80,6 +82,23 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed", data)
     lead = "discovery_thanks" if data else "discovery_good"
     return _after_confirmation(turn, lead, data)
+
+
+def _tasks(turn: Turn) -> Reply:
+    """What discovery says of a to-do list (`followup.task_list`): kept for the brain dump,
+    where it reaches the inbox as the step starts, as an inbox request is; saved now when no
+    inbox step lies ahead. One item asked about is only told where tasks go."""
+    items = followup.task_list(turn.message)
+    if not items:
+        return Reply(text(turn.language, "discovery_tasks"))
+    listed = "; ".join(items)
+    if turn.inbox_ahead:
+        kept = text(turn.language, "discovery_tasks_kept", items=listed)
+        return Reply(kept, data={"deferred_inbox_items": items})
+    why = text(turn.language, "why_discovery")
+    return Reply(
+        text(turn.language, "noted_now", items=listed, why=why), data={"inbox_items": items}
+    )
 
 
 _NO_FIRST = re.compile(r"^\W*(?:нет|неа|no|nope)\b\W", re.IGNORECASE)

@@ -99,6 +99,15 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "If those are tasks, we will collect them at the next step, the brain dump: "
         "there I save each to your inbox. For now, your priorities.",
     },
+    "discovery_tasks_kept": {
+        # A to-do list said to discovery: kept, as an inbox request is, so that it need not be
+        # typed again at the brain dump.
+        "ru": "Похоже на дела — я сохранил их до следующего шага, выгрузки мыслей: {items}. "
+        "Там они попадут в inbox, писать их заново не нужно. А сейчас — о приоритетах.",
+        "en": "These look like tasks, so I have kept them for the next step, the brain dump: "
+        "{items}. There they go into your inbox; no need to write them again. For now, your "
+        "priorities.",
+    },
     "discovery_more": {
         "ru": "Почти готово. Расскажи ещё что-нибудь, что мне стоит о тебе знать.",
         "en": "Almost there. Tell me anything else I should know about you.",
