@@ -948,6 +948,43 @@ def test_inbox_collector_answers_a_no_to_ready_with_no_rush(message: str, langua
     assert back_out.message == texts.text(language, "inbox_explain", need=3), back_out.message
 
 
+_DECLINES = [
+    "Not really", "not now", "later", "maybe later", "nothing", "nothing right now",
+    "не сейчас", "позже", "потом", "ничего", "пока ничего",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("message", _DECLINES)
+def test_inbox_collector_saves_no_short_decline_and_answers_it_as_a_no(message: str) -> None:
+    # "Not really", "later", "nothing right now", "потом" were saved into the user's inbox as
+    # items: they hold no task. As the step starts they get the "no rush" a "no" to discovery's
+    # "Ready?" gets; later, whatever a bare "no" gets ("that's all" after "Anything else?").
+    language = lang.language_of(message)
+    no = {"ru": "нет", "en": "no"}[language]
+    history = [{"role": "assistant", "text": texts.text(language, "discovery_done")}]
+    first = run(turn("inbox_collector", message, messages_in_step=0, history=history))
+    assert first.message == texts.text(language, "inbox_wait"), first.message
+    assert not first.extracted_data and not first.step_completed
+    for asked, count in (("inbox_more", 1), ("inbox_anything_else", 3)):
+        history = [{"role": "assistant", "text": texts.text(language, asked, need=2)}]
+        said = {"messages_in_step": 2, "inbox_count": count, "history": history}
+        out = run(turn("inbox_collector", message, **said))
+        assert out == run(turn("inbox_collector", no, **said)), out.message
+        assert not out.extracted_data
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "later: call the bank", "потом купить хлеб", "call mom later", "позже позвонить маме",
+        "not now but soon: renew passport", "ничего не забыть взять в поход",
+    ],
+)  # fmt: skip
+def test_inbox_collector_keeps_a_task_that_opens_with_a_decline_word(message: str) -> None:
+    out = run(turn("inbox_collector", message, messages_in_step=0))
+    assert out.extracted_data == {"inbox_items": [message]}, out.message
+
+
 @pytest.mark.parametrize(
     ("message", "step", "ahead"),
     [

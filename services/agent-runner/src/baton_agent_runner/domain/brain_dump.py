@@ -15,6 +15,7 @@ from baton_agent_runner.domain.finishing import (
     _TRAILING,
     _asked_after,
     _is_done,
+    declines,
 )
 from baton_agent_runner.domain.inbox_requests import inbox_request_at
 from baton_agent_runner.domain.one_line_lists import list_entries
@@ -239,14 +240,16 @@ def _after_done(rest: str) -> tuple[str, bool]:
 def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     """The item `text` holds, past the answer or hedge before it ("Да, купить хлеб", "Нет,
     ещё: отчёт"); none when it is a question, a heading or only `filler` words
-    (acknowledgements and hesitation, unless told otherwise). A question asked without its "?"
-    that ends it is none of it either ("купить хлеб. А что дальше" holds "купить хлеб")."""
+    (acknowledgements and hesitation, unless told otherwise) or a short decline ("not now",
+    "пока ничего"). A question asked without its "?" that ends it is none of it either
+    ("купить хлеб. А что дальше" holds "купить хлеб")."""
     if (asked := unmarked_question_start(text)) is not None:
         text = text[:asked]
     item = without_end(_past_preamble(text).strip(), ".,;:—–- ").strip()
     if not item or text.rstrip().endswith(("?", ":")):
         return None
-    return None if all(token in filler for token in words(item)) or _waits(item) else item
+    said_nothing = all(token in filler for token in words(item)) or declines(item)
+    return None if said_nothing or _waits(item) else item
 
 
 def _waits(text: str) -> bool:

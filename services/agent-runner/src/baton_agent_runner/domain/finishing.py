@@ -1,13 +1,15 @@
 """Reading "that's all" in a brain dump: the words that say the list is done ("это всё",
-"that's it", a lone "готово"), whether a phrase says it or asks it ("Всё?"), and a "no" to
-"anything else?"."""
+"that's it", a lone "готово"), whether a phrase says it or asks it ("Всё?"), a "no" to
+"anything else?", and a short decline that holds no item ("not now", "пока ничего")."""
 
-# ruff: noqa: RUF003  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
 import re
 
+from baton_agent_runner.domain.readiness import _LATER, _PUTTING_OFF, _SAYING_NO
+from baton_agent_runner.domain.readiness import _NO as _NO_TO_STARTING
 from baton_agent_runner.domain.wording import words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
@@ -37,6 +39,15 @@ _NO_AND = _NO | {
     "больше", "else", "more", "спасибо", "thanks", "thank", "you", "ну", "вроде", "пожалуй",
     "наверное", "думаю", "кажется", "well", "i", "think", "guess", "really", "пока", "for", "now",
 }  # fmt: skip
+# A short decline holds no task: "Not really", "not now", "maybe later", "nothing right now",
+# "не сейчас", "потом", "пока ничего". Every word one of `_DECLINING`, one of them a "no", a
+# "nothing" or a "later" (`_DECLINE_KEYS`): "later: call the bank" and "потом купить хлеб" are
+# items, as is any line with a word of its own.
+_DECLINE_KEYS = _NO | _NO_TO_STARTING | _LATER
+_DECLINING = _NO_AND | _SAYING_NO | _PUTTING_OFF | {
+    "right", "at", "the", "moment", "just", "today", "на", "данный", "момент", "сегодня",
+    "особо",
+}  # fmt: skip
 # Words that may stand before "that's all" ("ну, вроде это всё", "I think that's all") and
 # after a lone "готово" ("готово, спасибо").
 _LEADING = frozenset({
@@ -56,6 +67,13 @@ def says_no(text: str) -> bool:
     said to "anything else?", it is done."""
     tokens = set(words(text))
     return not text.rstrip().endswith("?") and bool(tokens & _NO) and tokens <= _NO_AND
+
+
+def declines(text: str) -> bool:
+    """The message is a short decline and nothing more ("Not really", "maybe later", "nothing
+    right now", "не сейчас", "пока ничего"): no item, answered as a bare "no" is."""
+    tokens = set(words(text))
+    return not text.rstrip().endswith("?") and bool(tokens & _DECLINE_KEYS) and tokens <= _DECLINING
 
 
 def _asked_after(text: str, end: int) -> int | None:

@@ -139,9 +139,8 @@ def inbox_collector(turn: Turn) -> Reply:
     widget closes, the list is what counts: no chat items are asked for, "done" completes once
     the workflow says the step can close, and until then the reply asks for the list."""
     items = brain_dump.dumped_items(turn.message)
-    done = brain_dump.says_done(turn.message) or (
-        _asked_for_more(turn) and finishing.says_no(turn.message)
-    )
+    no = finishing.says_no(turn.message) or finishing.declines(turn.message)
+    done = brain_dump.says_done(turn.message) or (_asked_for_more(turn) and no)
     total = turn.inbox_count + len(items)
     widget_step = "widget_completed" in (_criteria(turn) or ())
     parts = []
@@ -204,10 +203,12 @@ def _next_request(turn: Turn, items: bool, done: bool, total: int, widget_step: 
 
 
 def _not_ready_yet(turn: Turn) -> bool:
-    """A "no" ("нет", "not yet", "не готова") to discovery's closing "Ready?" as the step
-    starts, or again after the brain dump said there is no rush."""
+    """A "no" ("нет", "not yet", "не готова") to discovery's closing "Ready?", or a short
+    decline ("not now", "maybe later", "пока ничего"), as the step starts, or again after the
+    brain dump said there is no rush."""
     starts = not turn.messages_in_step or last_reply_says(turn, *_WAITS)
-    return starts and readiness.is_not_ready(turn.message)
+    said = turn.message
+    return starts and (readiness.is_not_ready(said) or finishing.declines(said))
 
 
 _WAITS = ("inbox_wait", "inbox_widget_wait")
