@@ -1531,6 +1531,35 @@ def test_greeter_takes_a_yes_to_the_question_ending_its_early_priorities_reply(
     assert out.step_completed and out.completion_reason == "user_confirmed"
 
 
+@pytest.mark.parametrize(
+    ("first", "ok", "ready", "closing"),
+    [
+        ("Work, health, and hobbies don't matter to me, family does", "ok", "Got it, let's go",
+         "Great, let's go! You named relationships; what else matters to you right now?"),
+        ("Привет! Для меня важнее всего работа и здоровье", "ок", "Понял, поехали",
+         "Отлично, поехали! Ты назвал: работа, здоровье; что ещё для тебя сейчас важно?"),
+    ],
+)  # fmt: skip
+def test_greeter_closing_names_the_areas_noted_during_the_greeting(
+    first: str, ok: str, ready: str, closing: str
+) -> None:
+    # The areas named during the greeting are kept as priority facts, and the closing after
+    # "ok" asked "Tell me which areas of your life matter most right now." as if nothing had
+    # been said. It reads them off the history: a greeter turn reads no store.
+    assert reads("greeter") == frozenset()
+    noted = run(turn("greeter", first))
+    history = [{"role": "user", "text": first}, {"role": "assistant", "text": noted.message}]
+    out = run(turn("greeter", ok, history=history))
+    assert out.step_completed and out.message == closing, out.message
+    language = lang.language_of(first)
+    calm = [{"role": "user", "text": "Hi"}, {"role": "assistant", "text": noted.message}]
+    assert run(turn("greeter", ok, history=calm)).message == texts.text(
+        language, "greeter_done"
+    )  # nothing noted: the closing asks for the areas as before
+    said_now = run(turn("greeter", f"{first}. {ready}"))  # named in the message that closes
+    assert said_now.step_completed and said_now.message == closing, said_now.message
+
+
 def test_readiness_in_the_message_of_an_inbox_request_still_closes_the_greeting() -> None:
     out = run(turn("greeter", "Понял, поехали! И запиши в inbox: купить молоко", inbox_ahead=True))
     assert out.step_completed and out.completion_reason == "user_confirmed"

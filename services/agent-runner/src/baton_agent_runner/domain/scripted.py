@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from baton_agent_runner.domain import brain_dump, finishing, inbox_requests, readiness
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted_discovery import discovery
 from baton_agent_runner.domain.scripted_turn import (
@@ -96,16 +97,36 @@ def greeter(turn: Turn) -> Reply:
     if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             return Reply(text(ru, "greeter_not_yet"), data=data)
-        return Reply(text(ru, "greeter_done"), "complete_step", "user_confirmed", data)
+        return Reply(_greeter_done(turn, early), "complete_step", "user_confirmed", data)
     if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete:
-        return Reply(text(ru, "greeter_done"), "complete_step", "criteria_met", data)
+        return Reply(_greeter_done(turn, early), "complete_step", "criteria_met", data)
     if early:
-        names = ", ".join(lang.AREA_NAMES[ru][area] for area in early)
-        why = text(ru, "why_greeter")
+        names, why = _area_names(ru, early), text(ru, "why_greeter")
         return Reply(text(ru, "greeter_early_priorities", areas=names, why=why), data=data)
     # Introduced already (a question about how long it takes, say): how it works, not "Hi! I
     # am Baton" word for word again.
     return Reply(text(ru, "greeter_about" if last_reply(turn) else "greeter_intro"))
+
+
+def _greeter_done(turn: Turn, early: dict[str, str]) -> str:
+    """The greeter's closing: it asks which areas matter, or, when the user named some during
+    the greeting (in an earlier message of the history, or in this one), what else matters.
+
+    Read off the history, not the priority facts they were kept as: a greeter turn reads no
+    store (`READS`), and the greeting, the first step, is all of the history there is."""
+    noted = dict(early)
+    for said in turn.history:
+        if said.get("role") == "user":
+            noted.update(lang.areas_in(said.get("text", "")))
+    if not any(area in noted for area in AREAS):
+        return text(turn.language, "greeter_done")
+    return text(turn.language, "greeter_done_noted", areas=_area_names(turn.language, noted))
+
+
+def _area_names(language: lang.Lang, areas: Iterable[str]) -> str:
+    """The areas' names in `language`, in the order discovery asks about them."""
+    named = set(areas)
+    return ", ".join(lang.AREA_NAMES[language][area] for area in AREAS if area in named)
 
 
 def _calm_exchanges(turn: Turn) -> int:
@@ -259,7 +280,7 @@ STORED = frozenset({"facts", "notes", "inbox_count"})
 """The fields of a `Turn` the service reads from its stores for the turn (not the command)."""
 
 READS: dict[str, frozenset[str]] = {
-    "greeter": frozenset(),
+    "greeter": frozenset(),  # its closing reads what was named off the history
     "discovery": frozenset({"facts", "notes"}),
     "inbox_collector": frozenset({"inbox_count"}),
     "coordinator": frozenset({"facts", "inbox_count"}),

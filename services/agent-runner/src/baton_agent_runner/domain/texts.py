@@ -42,6 +42,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Отлично, поехали! Расскажи, какие области жизни для тебя сейчас главные.",
         "en": "Great, let's go! Tell me which areas of your life matter most right now.",
     },
+    "greeter_done_noted": {
+        # The closing once areas were named during the greeting (and kept as discovery's
+        # facts): asking "which areas matter" again read as if they had not been said.
+        "ru": "Отлично, поехали! Ты назвал: {areas}; что ещё для тебя сейчас важно?",
+        "en": "Great, let's go! You named {areas}; what else matters to you right now?",
+    },
     "greeter_wait": {
         "ru": "Хорошо, не торопись. Когда будешь готов, напиши «готов» или спроси, что дальше.",
         "en": 'No rush. When you are ready, say "ready" or ask what comes next.',
