@@ -47,7 +47,7 @@ AREA_PATTERNS = {
 """Each area's stems as one pattern, for lowercase text with "ё" read as "е" (`normalised`)."""
 
 # Words that only say whose an area is: a listed area with none but these is bare ("my health").
-_OWNING = frozenset({
+OWNING = frozenset({
     "my", "our", "the", "мой", "моя", "мое", "мои", "моих", "наш", "наша", "наше", "наши",
     "свой", "своя", "свое", "свои",
 })  # fmt: skip
@@ -120,12 +120,12 @@ def trimmed(part: str) -> str:
     kept = _TRAILING.sub("", _LEADING.sub("", part))
     said = _NAMED_AS.match(kept)
     # The head names the area and says nothing, and the rest is no degree ("everything").
-    if said and named_in(said["head"]) and _around(said["head"]) == ([], []):
+    if said and named_in(said["head"]) and around(said["head"]) == ([], []):
         kept = kept if _DEGREE.fullmatch(said["rest"]) else _LEADING.sub("", said["rest"])
     return kept or part
 
 
-def _around(piece: str) -> tuple[list[str], list[str]]:
+def around(piece: str) -> tuple[list[str], list[str]]:
     """The words of `piece` before its first area word and after its last one, but for the
     words that only own it ("my", "мой")."""
     lowered = normalised(piece)
@@ -137,8 +137,8 @@ def _around(piece: str) -> tuple[list[str], list[str]]:
     if not spans:
         return words(piece), []
     first, last = min(start for start, _ in spans), max(end for _, end in spans)
-    before = [w for w in words(lowered[:first]) if w not in _OWNING]
-    return before, [w for w in words(lowered[last:]) if w not in _OWNING]
+    before = [w for w in words(lowered[:first]) if w not in OWNING]
+    return before, [w for w in words(lowered[last:]) if w not in OWNING]
 
 
 def _word_end(text: str, at: int) -> int:

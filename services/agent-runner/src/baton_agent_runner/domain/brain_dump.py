@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from baton_agent_runner.domain.finishing import (
-    _GOES_ON,
-    _LEADING,
-    _TRAILING,
-    _asked_after,
-    _is_done,
+    GOES_ON,
+    LEADING,
+    TRAILING,
+    asked_after,
     declines,
+    is_done,
 )
 from baton_agent_runner.domain.inbox_requests import inbox_request_at
 from baton_agent_runner.domain.one_line_lists import list_entries
@@ -91,14 +91,14 @@ _PHRASE_END = re.compile(
 )
 _LONE_CAPITAL_AT_END = re.compile(r"(?<![\w'])[A-ZА-ЯЁ]$")  # an initial, when a dot follows
 # Phrases of nothing but these before an item answer the agent or hedge; no part of the item.
-_PREAMBLE = _ACK | _HESITATION | _LEADING | {"еще", "а", "also", "plus"}
+_PREAMBLE = _ACK | _HESITATION | LEADING | {"еще", "а", "also", "plus"}
 # Second thoughts after "that's all" take it back: "Всё. Хотя нет, ..." is not done yet.
 _TAKE_BACK = frozenset({"хотя", "погоди", "подожди", "стоп", "actually", "wait", "hold"})
 # Before "that's all", a part of nothing but these hedges or acknowledges it.
-_HEDGES = _ACK | _LEADING
+_HEDGES = _ACK | LEADING
 # After "that's all", phrases of nothing but these are thanks or second thoughts, no item
 # ("Это всё, спасибо!", "Всё. Хотя нет, ...").
-_AFTERWORDS = _ACK | _LEADING | _TRAILING | _TAKE_BACK | {
+_AFTERWORDS = _ACK | LEADING | TRAILING | _TAKE_BACK | {
     "ой", "хм", "за", "помощь", "bye", "oh", "hmm", "on", "the", "help", "much", "a",
     "lot", "that's", "thats",
 }  # fmt: skip
@@ -119,7 +119,7 @@ def asks(text: str) -> bool:
     that all?", "Are we done?")."""
     lines = [_BULLET.sub("", part).strip() for part in _parts(text)]
     return any(
-        not (_is_done(question) or short_about_finishing(question))
+        not (is_done(question) or short_about_finishing(question))
         for line in lines
         for question in questions(line)
     ) or any(unmarked_question_start(line) is not None for line in lines)
@@ -171,11 +171,11 @@ def _said(text: str) -> Iterator[str | bool]:
     start = 0
     for phrase_end in [*_PHRASE_END.finditer(text), None]:
         end = len(text) if phrase_end is None else phrase_end.start()
-        if _is_done(text[start:end]):
+        if is_done(text[start:end]):
             # A hedge of its own before it ("Пожалуй, это всё", "Well, that's all") is no item.
             if item := _item(_EXCEPT.sub("", text[:start]), _HEDGES):
                 yield item  # "Кроме отчёта, больше ничего" keeps "отчёта"
-            if (asked := _asked_after(text, end)) is not None:
+            if (asked := asked_after(text, end)) is not None:
                 # Asked, it is no answer ("Всё?", "Is that all?", "Это всё, что нужно?"), and
                 # no item either: the user has yet to say it; what follows is read on its own
                 # ("Это всё? Да, всё").
@@ -223,7 +223,7 @@ def _after_done(rest: str) -> tuple[str, bool]:
     """What may still be an item after "that's all", past a clause going on with it ("что я
     помню"), its thanks and second thoughts ("спасибо", "хотя нет") and joining words; and
     whether those took it back."""
-    if goes_on := _GOES_ON.match(rest):
+    if goes_on := GOES_ON.match(rest):
         rest = rest[goes_on.end() :]
     taken_back = False
     while True:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from baton_agent_runner.domain.readiness import _LATER, _PUTTING_OFF, _SAYING_NO
-from baton_agent_runner.domain.readiness import _NO as _NO_TO_STARTING
+from baton_agent_runner.domain.readiness import LATER, PUTTING_OFF, SAYING_NO
+from baton_agent_runner.domain.readiness import NO as NO_TO_STARTING
 from baton_agent_runner.domain.wording import words
 
 # Said at the start of a part of a line: "это всё, спасибо", "больше ничего нет", "that's all
@@ -43,22 +43,22 @@ _NO_AND = _NO | {
 # "не сейчас", "потом", "пока ничего". Every word one of `_DECLINING`, one of them a "no", a
 # "nothing" or a "later" (`_DECLINE_KEYS`): "later: call the bank" and "потом купить хлеб" are
 # items, as is any line with a word of its own.
-_DECLINE_KEYS = _NO | _NO_TO_STARTING | _LATER
-_DECLINING = _NO_AND | _SAYING_NO | _PUTTING_OFF | {
+_DECLINE_KEYS = _NO | NO_TO_STARTING | LATER
+_DECLINING = _NO_AND | SAYING_NO | PUTTING_OFF | {
     "right", "at", "the", "moment", "just", "today", "на", "данный", "момент", "сегодня",
     "особо",
 }  # fmt: skip
 # Words that may stand before "that's all" ("ну, вроде это всё", "I think that's all") and
 # after a lone "готово" ("готово, спасибо").
-_LEADING = frozenset({
+LEADING = frozenset({
     "ну", "вроде", "пожалуй", "наверное", "наверно", "кажется", "да", "ок", "окей", "и", "пока",
     "вот", "теперь", "думаю", "это", "нет", "well", "ok", "okay", "so", "yes", "yeah", "and",
     "i", "think", "guess", "now", "no",
 })  # fmt: skip
-_TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
+TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
 # ", что ..." goes on with "that's all" ("Это всё, что я помню"); a colon after it may still
 # bring an item ("Всё, что нужно для отпуска: купить билеты").
-_GOES_ON = re.compile(r",\s*(?:что|чем)\b(?!-)[^,.!?…:;]*", re.IGNORECASE)
+GOES_ON = re.compile(r",\s*(?:что|чем)\b(?!-)[^,.!?…:;]*", re.IGNORECASE)
 _ASKED = re.compile(r"[^\S\n]*[.!…]*\?[?!.…]*\s*")  # a question mark where a phrase ends
 
 
@@ -76,29 +76,29 @@ def declines(text: str) -> bool:
     return not text.rstrip().endswith("?") and bool(tokens & _DECLINE_KEYS) and tokens <= _DECLINING
 
 
-def _asked_after(text: str, end: int) -> int | None:
+def asked_after(text: str, end: int) -> int | None:
     """Where the question ends when "that's all", ending at `end`, is asked, directly or with a
     clause going on with it ("Это всё, что нужно?"); None when it is said."""
-    going_on = _GOES_ON.match(text, end)
+    going_on = GOES_ON.match(text, end)
     asked = _ASKED.match(text, going_on.end() if going_on else end)
     return None if asked is None else asked.end()
 
 
-def _is_done(phrase: str) -> bool:
+def is_done(phrase: str) -> bool:
     tokens = words(phrase)
     for at in range(len(tokens) + 1):
         if any(tokens[at : at + len(want)] == want for want in _DONE_WORDS):
             return True
-        if at == len(tokens) or tokens[at] not in _LEADING:
+        if at == len(tokens) or tokens[at] not in LEADING:
             break
-    core = [t for t in tokens if t not in _LEADING and t not in _TRAILING]
+    core = [t for t in tokens if t not in LEADING and t not in TRAILING]
     return (len(core) == 1 and core[0] in _DONE_ALONE) or _done_whole(tokens)
 
 
 def _done_whole(tokens: list[str]) -> bool:
     """A phrase of `_DONE_WHOLE` ("больше нет", "that's enough") is the whole part, give or
     take the words before and after "that's all" ("Нет, больше нет", "Всё готово, спасибо")."""
-    around = _LEADING | _TRAILING
+    around = LEADING | TRAILING
     for start in range(len(tokens)):
         for end in range(len(tokens), start, -1):
             if " ".join(tokens[start:end]) in _DONE_WHOLE:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, _around, named_in, trimmed
+from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, around, named_in, trimmed
 from baton_agent_runner.domain.brain_dump import says_done
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of
@@ -182,4 +182,4 @@ def _last_of_a_listing(before: str, text: str, end: re.Match[str]) -> bool:
     after = re.split(r"[,.;:!?\n]", text[end.end() :], maxsplit=1)[0]
     if not (rest and named_in(first) and named_in(after)):
         return False
-    return not _around(first)[1] and all(_around(piece) == ([], []) for piece in rest)
+    return not around(first)[1] and all(around(piece) == ([], []) for piece in rest)

@@ -10,11 +10,11 @@ import re
 from itertools import pairwise
 
 from baton_agent_runner.domain.areas import (
-    _OWNING,
     AREA_PATTERNS,
     MATTERS,
+    OWNING,
     UNIMPORTANT,
-    _around,
+    around,
     named_in,
 )
 from baton_agent_runner.domain.wording import is_negation, normalised, words
@@ -35,7 +35,7 @@ _LEAD_IN = frozenset({
     "для", "меня", "мне", "лично", "сейчас", "очень", "это", "у", "и", "а", "ну", "вот", "что",
     "for", "to", "me", "personally", "what", "is", "are", "it's", "its", "it", "that's",
     "thats", "these", "those", "they", "right", "now", "really", "i", "things", "that", "am",
-    "so", "well", "about", "currently", "very", "today", *_OWNING,
+    "so", "well", "about", "currently", "very", "today", *OWNING,
 })  # fmt: skip
 # Not "больше"/"more": "Мне нужно больше спорта" says something of sport alone.
 _RANKS = (
@@ -61,7 +61,7 @@ def parts_of(clause: str) -> dict[str, str]:
     parts: dict[str, str] = {}
     spans = _spans(clause, groups)
     if spans[0] == groups[0][:2]:  # the first area's part is its own: no lead-in of all
-        bare = all(_around(clause[first:last]) == ([], []) for first, last, _ in groups[1:])
+        bare = all(around(clause[first:last]) == ([], []) for first, last, _ in groups[1:])
         spans[0] = (spans[0][0] + _lead_in(clause[slice(*spans[0])], bare), spans[0][1])
     for (_, _, areas), (first, end) in zip(groups, spans, strict=True):
         for area in areas:
@@ -91,7 +91,7 @@ def listed_bare(clause: str) -> list[tuple[int, int, int]]:
     (start, end, at) for each, `at` where the area word they share it with starts ("Hobbies
     and work don't matter": "Hobbies", and where "work" starts)."""
     groups = _groups(clause)
-    said = [_around(clause[first:end]) for first, end, _ in groups]
+    said = [around(clause[first:end]) for first, end, _ in groups]
     joins = [_joined(clause[left[1] : right[0]]) for left, right in pairwise(groups)]
     found: list[tuple[int, int, int]] = []
     for at, (before, after) in enumerate(said):
@@ -113,7 +113,7 @@ def listed_after(clause: str) -> list[tuple[int, int, int]]:
     ("нет хобби и спорта": "спорта", and where "хобби" starts). The listing is joined as in
     `_listing_start`: by one joining word, commas before it ("нет хобби, спорта и музыки")."""
     groups = _groups(clause)
-    said = [_around(clause[first:end]) for first, end, _ in groups]
+    said = [around(clause[first:end]) for first, end, _ in groups]
     joins = [_joined(clause[left[1] : right[0]]) for left, right in pairwise(groups)]
     found: list[tuple[int, int, int]] = []
     first = 0
@@ -193,7 +193,7 @@ def _lead_in(piece: str, bare: bool) -> int:
         default=0,
     )
     before = list(re.finditer(r"[\w']+", lowered[:area_at]))
-    while before and before[-1].group() in _OWNING:  # "my work" keeps its "my"
+    while before and before[-1].group() in OWNING:  # "my work" keeps its "my"
         area_at = before.pop().start()
     tokens = [word.group() for word in before]
     says_it_matters = any(token.startswith(MATTERS) for token in tokens) or bool(
@@ -211,7 +211,7 @@ def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[i
     matter", "хобби неважны") is not shared as a part (`listed_bare` shares it to decline the
     areas), nor is it with a group that says its own before a dash ("Самое важное — работа")."""
     spans = [(first, end) for first, end, _ in groups]
-    said = [_around(clause[first:end]) for first, end, _ in groups]
+    said = [around(clause[first:end]) for first, end, _ in groups]
     for at, (_, after) in enumerate(said):
         no = any(is_negation(word) or word in ("нет", "no") for word in after)
         if not after or no or UNIMPORTANT.search(" ".join(after)):

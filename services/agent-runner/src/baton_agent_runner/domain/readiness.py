@@ -33,19 +33,19 @@ _NO_QUESTIONS = re.compile(
     r"|\bвопрос\w*\s+(?:(?:у\s+меня|пока|еще|больше|вроде|тоже)\s+)*нет\b"
     r"|\bno\s+(?:more\s+)?questions?\b"
 )
-# Putting it off: a clause of these words alone, with one of `_LATER` ("Давай позже", "maybe
+# Putting it off: a clause of these words alone, with one of `LATER` ("Давай позже", "maybe
 # later", "не сейчас", "not now"); "Поехали, потом разберусь" is ready.
-_LATER = frozenset({"позже", "попозже", "потом", "later", "завтра", "tomorrow"})
+LATER = frozenset({"позже", "попозже", "потом", "later", "завтра", "tomorrow"})
 _NOT_NOW = ("не сейчас", "not now", "not right now", "другой раз", "another time")
-_PUTTING_OFF = _LATER | {
+PUTTING_OFF = LATER | {
     "давай", "давайте", "может", "можно", "лучше", "ну", "пожалуйста", "тогда", "в", "как",
     "нибудь", "не", "сейчас", "другой", "раз", "maybe", "perhaps", "let's", "lets", "do", "it",
     "this", "please", "not", "now", "right", "another", "time", "some", "other", "then",
 }  # fmt: skip
 # A bare "no" to starting: every word one of these, one of them a "no" ("Нет", "Не-а", "Not
 # really", "No thanks"); "Нет, давай" is ready, "Нет вопросов" a calm answer.
-_NO = frozenset({"нет", "неа", "не", "no", "nope", "nah", "not"})
-_SAYING_NO = _NO | {
+NO = frozenset({"нет", "неа", "не", "no", "nope", "nah", "not"})
+SAYING_NO = NO | {
     "а", "пока", "еще", "совсем", "спасибо", "извини", "ну", "really", "quite", "yet", "thanks",
     "thank", "you", "sorry", "well", "i", "think", "guess",
 }  # fmt: skip
@@ -121,8 +121,8 @@ def _bare_question(text: str) -> bool:
 
 def _puts_off(tokens: list[str]) -> bool:
     """The clause puts it off ("давай позже", "не сейчас", "maybe later")."""
-    later = bool(_LATER.intersection(tokens)) or any(True for _ in starts(tokens, _NOT_NOW))
-    return later and all(token in _PUTTING_OFF for token in tokens)
+    later = bool(LATER.intersection(tokens)) or any(True for _ in starts(tokens, _NOT_NOW))
+    return later and all(token in PUTTING_OFF for token in tokens)
 
 
 def _unready(tokens: list[str]) -> bool:
@@ -141,7 +141,7 @@ def _asked(tokens: list[str], at: int) -> bool:
 
 
 def _says_no(tokens: list[str]) -> bool:
-    return bool(_NO.intersection(tokens)) and all(token in _SAYING_NO for token in tokens)
+    return bool(NO.intersection(tokens)) and all(token in SAYING_NO for token in tokens)
 
 
 def is_confused(text: str) -> bool:
