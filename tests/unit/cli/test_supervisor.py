@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -116,11 +117,16 @@ class FakeNatsServer:
         self.calls: list[str] = []
         self.starts_that_fail = starts_that_fail
         self.ends: dict[int, asyncio.Future[str]] = {}
+        self.launched_on: threading.Thread | None = None
 
-    def start(self, timeout: float = 15.0) -> None:
-        self.calls.append("start")
+    def launch(self) -> None:
+        self.calls.append("launch")
+        self.launched_on = threading.current_thread()
         assert self.pid is not None
         self.pid += 1
+
+    def wait_ready(self, timeout: float = 15.0) -> None:
+        self.calls.append("wait_ready")
         if self.starts_that_fail:
             self.starts_that_fail -= 1
             raise NatsServerError(f"nats-server exited with code 1; see {LOG}")
@@ -146,7 +152,9 @@ async def test_a_dead_nats_is_started_again_and_the_state_file_told() -> None:
     server.kill()
     await lines.seen("nats is healthy again")
     assert lines == ["nats exited with code -9; restarting", "nats is healthy again"]
-    assert server.calls == ["stop", "start"]  # the same server: its port and store dir
+    assert server.calls == ["stop", "launch", "wait_ready"]  # the same port and store dir
+    # On the loop's thread, not a worker's: nats-server is told when its starting thread ends.
+    assert server.launched_on is threading.main_thread()
     assert changes == [101]  # baton-up.json names the new pid
     stop.set()
     await watching

@@ -21,8 +21,12 @@ class NatsServer(Protocol):
         """The server's process id while it runs."""
         ...
 
-    def start(self, timeout: float = ...) -> None:
-        """Start it and wait until it is ready; `NatsServerError` if it is not."""
+    def launch(self) -> None:
+        """Start it without waiting for it to be ready."""
+        ...
+
+    def wait_ready(self, timeout: float = ...) -> None:
+        """Wait until it is ready; `NatsServerError` (and it is stopped) if it is not."""
         ...
 
     def stop(self, timeout: float = ...) -> None:
@@ -114,8 +118,11 @@ class SupervisedNats:
         self._server.stop()  # reaps the process that died
         self._started = time.monotonic()
         try:
-            # In a thread: waiting for it to be ready must not hold up the services' keepers.
-            await asyncio.to_thread(self._server.start)
+            # Started on the loop's thread, which lives as long as `baton up`: the kernel tells
+            # nats-server that its parent is gone when the thread that started it ends.
+            self._server.launch()
+            # Waited for in a thread: that must not hold up the services' keepers.
+            await asyncio.to_thread(self._server.wait_ready)
         except NatsServerError:
             self._failed_to_start = True
             return False

@@ -146,14 +146,19 @@ def nats_log(data_dir: Path) -> Path:
     return data_dir / "logs" / "nats.log"
 
 
-def _start_nats(data_dir: Path, port: int | None, log_max: int) -> EmbeddedNatsServer | None:
+def _start_nats(
+    data_dir: Path, port: int | None, log_max: int, grace: float
+) -> EmbeddedNatsServer | None:
     if port is None:
         return None
     # nats-server rotates its own log: a full one is renamed `nats.log.<YYYY.MM.DD.hh.mm.ss.
-    # nanoseconds>` between two lines, and the oldest renamed one deleted.
+    # nanoseconds>` between two lines, and the oldest renamed one deleted. If `baton up` is
+    # killed, it serves the services' turns in flight for their grace, then exits: the services
+    # stop themselves too (their lifeline), so nothing is left running.
     server = EmbeddedNatsServer(
         store_dir=data_dir / "nats", host=NATS_HOST, port=port,
         log_file=nats_log(data_dir), log_size_limit=log_max, log_files_kept=NATS_LOG_FILES,
+        parent_exit_grace=grace,
     )  # fmt: skip
     try:
         server.start()
@@ -186,7 +191,8 @@ def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
     nats: EmbeddedNatsServer | None = None
     with listener, _sigterm_interrupts():
         try:
-            nats = _start_nats(data_dir, nats_port, log_max_bytes(options.log_max_mb))
+            log_max = log_max_bytes(options.log_max_mb)
+            nats = _start_nats(data_dir, nats_port, log_max, grace)
             runtime = Runtime(
                 data_dir=data_dir, nats_url=nats.url if nats else str(options.nats_url),
                 jwt_secret=secret, http_host=options.host, http_port=http_port,

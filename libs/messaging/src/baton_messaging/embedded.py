@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+PR_SET_PDEATHSIG = 1
+"""`prctl` option (linux/prctl.h): the signal the kernel sends this process when the thread
+that started it ends."""
 
 
 class NatsServerError(RuntimeError):
@@ -68,6 +77,12 @@ class EmbeddedNatsServer:
     log_files_kept: int = 0
     """How many of its log files nats-server keeps, the one it writes included: at each
     rotation it deletes the oldest renamed ones beyond. 0: every one."""
+    parent_exit_grace: float | None = None
+    """Seconds nats-server serves on after the process that started it died without stopping it
+    (SIGKILL, the OOM killer), on Linux: the kernel then sends it SIGUSR2, and it enters lame
+    duck mode: it takes no new client and stops JetStream at once, answers its connected
+    clients for these seconds, so they can finish what they have in hand and disconnect, then
+    exits. None (or a system without `prctl`): it runs on until stopped."""
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -82,10 +97,16 @@ class EmbeddedNatsServer:
 
     def start(self, timeout: float = 15.0) -> None:
         """Start the server and wait until JetStream answers its health check."""
+        self.launch()
+        self.wait_ready(timeout)
+
+    def launch(self) -> None:
+        """Start the server without waiting for it. With `parent_exit_grace`, call it from a
+        thread that lives as long as the server should: Linux signals the server when the
+        thread that started it ends, not the process."""
         self.port = self.port or free_port(self.host)
         self.monitor_port = self.monitor_port or free_port(self.host)
         self.store_dir.mkdir(parents=True, exist_ok=True)
-        log = self.log_file or self.store_dir / "nats-server.log"
         args = [
             str(nats_server_binary()),
             "-js",
@@ -93,30 +114,74 @@ class EmbeddedNatsServer:
             "-p", str(self.port),
             "-m", str(self.monitor_port),
             "-sd", str(self.store_dir),
-            "-l", str(log),
+            "-l", str(self._log),
         ]  # fmt: skip
-        if self.log_size_limit:
-            args += ["-c", str(self._write_rotation_config())]
+        config = self._config_lines()
+        if config:
+            args += ["-c", str(self._write_config(config))]
         # Own session: a terminal Ctrl-C reaches `baton up`, which stops services before NATS.
-        self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
+        # The preexec_fn takes no lock (a prctl and two system calls), so other threads of this
+        # process cannot leave the child stuck on one.
+        self._process = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=self._on_parent_exit(),
+        )  # fmt: skip
+
+    def wait_ready(self, timeout: float = 15.0) -> None:
+        """Wait until the launched server's JetStream answers its health check; it is stopped
+        if it does not (a Ctrl-C included: in its own session, no signal reaches it, and the
+        caller has no server to stop yet; left running, it held the JetStream folder that the
+        next start shared with a second server)."""
         try:
-            self._wait_ready(timeout, log)
+            self._wait_ready(timeout, self._log)
         except BaseException:
-            # A Ctrl-C while it starts too: in its own session, no signal reaches it, and the
-            # caller has no server to stop yet. Left running, it held the JetStream folder
-            # that the next start shared with a second server.
             self.stop()
             raise
 
-    def _write_rotation_config(self) -> Path:
-        """A config file with the log's rotation, written anew at each start so a changed limit
-        applies. A file, not flags: nats-server (2.15) has a flag for the size limit but none for
-        `logfile_max_num`; the flags above still apply over it."""
+    @property
+    def _log(self) -> Path:
+        return self.log_file or self.store_dir / "nats-server.log"
+
+    def _config_lines(self) -> list[str]:
+        lines = []
+        if self.log_size_limit:
+            lines += [
+                f"logfile_size_limit: {self.log_size_limit}",
+                f"logfile_max_num: {self.log_files_kept}",
+            ]
+        if self.parent_exit_grace is not None and _prctl() is not None:
+            # A client still connected after the grace period is closed within the rest of
+            # `lame_duck_duration`, which nats-server takes only from 30 s and above the grace.
+            grace_ms = max(0, round(self.parent_exit_grace * 1000))
+            lines += [
+                f'lame_duck_grace_period: "{grace_ms}ms"',
+                f'lame_duck_duration: "{grace_ms + 30_000}ms"',
+            ]
+        return lines
+
+    def _on_parent_exit(self) -> Callable[[], None] | None:
+        """What the child runs before nats-server: ask for SIGUSR2 when its parent ends."""
+        prctl = _prctl()
+        if self.parent_exit_grace is None or prctl is None:
+            return None
+        parent = os.getpid()
+
+        def ask_for_the_signal() -> None:
+            if prctl(PR_SET_PDEATHSIG, signal.SIGUSR2) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+            if os.getppid() != parent:  # the parent died before the request took effect
+                os.kill(os.getpid(), signal.SIGUSR2)
+
+        return ask_for_the_signal
+
+    def _write_config(self, lines: list[str]) -> Path:
+        """A config file, written anew at each start so a changed setting applies. A file, not
+        flags: nats-server (2.15) has a flag for the log's size limit but none for
+        `logfile_max_num` or lame duck mode; the flags above still apply over it."""
         config = self.store_dir / "nats-server.conf"
         config.write_text(
             "# Written by baton at each start of nats-server; edits are overwritten.\n"
-            f"logfile_size_limit: {self.log_size_limit}\n"
-            f"logfile_max_num: {self.log_files_kept}\n"
+            + "".join(f"{line}\n" for line in lines)
         )
         return config
 
@@ -150,3 +215,20 @@ class EmbeddedNatsServer:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@functools.cache
+def _prctl() -> Callable[[int, int], int] | None:
+    """libc's `prctl` (Linux), or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)  # this process's own symbols, libc's included
+    except OSError:
+        return None
+    prctl = getattr(libc, "prctl", None)
+    if prctl is None:
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    return prctl  # type: ignore[no-any-return]
