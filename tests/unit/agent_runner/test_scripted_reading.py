@@ -773,3 +773,47 @@ def test_a_short_latin_message_keeps_the_conversations_language(
     message: str, earlier: list[str], expected: str
 ) -> None:
     assert lang.language_in(message, earlier) == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        (
+            "I need to call mom, fix the sink and renew my passport",
+            ["call mom", "fix the sink", "renew my passport"],
+        ),
+        (
+            "Надо позвонить маме, починить кран и продлить паспорт",
+            ["позвонить маме", "починить кран", "продлить паспорт"],
+        ),
+        ("call mom, fix the sink, and renew my passport",
+         ["call mom", "fix the sink", "renew my passport"]),
+        ("Купить хлеб, забрать посылку", ["Купить хлеб", "забрать посылку"]),
+        ("Мне нужно сдать отчёт, потом записаться к врачу", ["сдать отчёт", "записаться к врачу"]),
+        ("I have to pay rent, to book a dentist and to call the bank",
+         ["pay rent", "book a dentist", "call the bank"]),
+        # An action with "and" inside it stays whole among the others.
+        ("buy salt and pepper, fix the sink", ["buy salt and pepper", "fix the sink"]),
+        ("купить хлеб и соль, забрать детей", ["купить хлеб и соль", "забрать детей"]),
+    ],
+)  # fmt: skip
+def test_a_sentence_listing_actions_is_an_item_per_action(message: str, items: list[str]) -> None:
+    # "I need to call mom, fix the sink and renew my passport" was one item, where one a line
+    # or a ";" between them were three.
+    assert brain_dump.split_items(message) == items
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "buy salt and pepper", "купить соль, перец и хлеб", "buy black pepper and red salt",
+        "купить молоко, хлеб и яйца", "Купить: молоко, хлеб", "fish and chips, salt and pepper",
+        # Two actions joined by "and" alone may be one task.
+        "встретиться с Петей и обсудить проект", "call the bank and ask about the loan",
+        # A piece that is no action on its own, or no action at all.
+        "позвонить маме, узнать, как она", "I need to call mom", "новости, гости и дети",
+        "Сегодня надо позвонить маме, починить кран", "read War and Peace, then rest",
+    ],
+)  # fmt: skip
+def test_a_sentence_that_is_not_clearly_a_list_of_actions_stays_one_item(message: str) -> None:
+    assert brain_dump.split_items(message) == [message]

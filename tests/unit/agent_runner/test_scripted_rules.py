@@ -1624,3 +1624,22 @@ def test_greeter_takes_understanding_as_readiness(message: str) -> None:
 @pytest.mark.parametrize("no", ["не ясно", "Мне не ясно", "I don't understand"])
 def test_greeter_takes_no_negated_understanding_as_readiness(no: str) -> None:
     assert not run(turn("greeter", no)).step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("I need to call mom, fix the sink and renew my passport",
+         ["call mom", "fix the sink", "renew my passport"]),
+        ("Надо позвонить маме, починить кран и продлить паспорт",
+         ["позвонить маме", "починить кран", "продлить паспорт"]),
+    ],
+)  # fmt: skip
+def test_a_to_do_list_in_one_sentence_is_an_item_per_action(message: str, items: list[str]) -> None:
+    # It was saved as one item ("Items so far: 1"), and discovery did not see a to-do list.
+    saved = run(turn("inbox_collector", message, messages_in_step=1))
+    assert saved.extracted_data == {"inbox_items": items}
+    said = texts.text(lang.language_of(message), "saved", items="; ".join(items), total=3)
+    assert saved.message.startswith(said)
+    kept = run(turn("discovery", message))
+    assert kept.extracted_data == {"deferred_inbox_items": items}, kept.message

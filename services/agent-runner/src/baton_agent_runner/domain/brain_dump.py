@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+from baton_agent_runner.domain.action_lists import actions
 from baton_agent_runner.domain.finishing import (
     GOES_ON,
     LEADING,
@@ -127,7 +128,8 @@ def asks(text: str) -> bool:
 
 def split_items(text: str) -> list[str]:
     """Items of a brain dump: one per line, bullet, numbered entry or semicolon-separated
-    part; not "that's all", a question, a heading ("Мои дела:") or a bare "ок"."""
+    part, and one per action a sentence lists (`action_lists`); not "that's all", a
+    question, a heading ("Мои дела:") or a bare "ок"."""
     return list(_reading(text)[0])
 
 
@@ -151,7 +153,7 @@ def _reading(text: str) -> tuple[tuple[str, ...], bool]:
             if isinstance(said, bool):
                 done = said
             else:
-                items.append(said)
+                items += actions(said)  # "call mom, fix the sink and renew my passport"
                 done = False
     return tuple(items), done
 

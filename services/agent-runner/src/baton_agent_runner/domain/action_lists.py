@@ -1,0 +1,110 @@
+"""A to-do list written as one sentence ("I need to call mom, fix the sink and renew my
+passport", "Надо позвонить маме, починить кран и продлить паспорт"): its actions, for the
+brain dump to save each as an item of its own.
+
+The rule is kept conservative, since a wrong split saves nonsense ("pepper") and a missed one
+only saves the sentence as written, as before:
+
+- the sentence lists with a comma: "встретиться с Петей и обсудить проект" or "call the bank
+  and ask about the loan", joined by "and" alone, may be one task, and stays one item;
+- it parts at commas (with an "and", "и", "then", "потом" after them), and a piece parts
+  again at "and"/"и" only when each side is an action of its own: "buy salt and pepper" stays
+  one action;
+- every piece is an action: two words or more, the first a verb: a Russian infinitive
+  ("позвонить", "записаться", "отвезти", "помочь"; not a noun that looks like one: "новости",
+  "память") or an English verb of `_EN_VERBS`, which English spelling cannot tell apart from
+  a noun ("book a dentist", but "pepper");
+- a lead-in before the first action that says the user needs or means to do them ("I need
+  to", "I have to", "Надо", "Мне нужно", "Хочу") is said of them all and kept by none; a "to"
+  before a later one ("..., to book a dentist") is dropped too.
+
+One piece that is no action ("позвонить маме, узнать, как она": "узнать" alone) leaves the
+sentence whole.
+"""
+
+# ruff: noqa: RUF001, RUF002  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+
+from baton_agent_runner.domain.wording import words
+
+_EN_LEAD_IN = (
+    r"(?:(?:i|we)\s+|i'm\s+|i\s+am\s+|i've\s+|we've\s+)?(?:(?:really|also|still|just)\s+)?"
+    r"(?:need\s+to|have\s+to|got\s+to|have\s+got\s+to|gotta|want\s+to|must|should|ought\s+to"
+    r"|(?:am\s+)?going\s+to|gonna|plan\s+to|(?:don't|do\s+not)\s+forget\s+to|remember\s+to)"
+)
+_RU_LEAD_IN = (
+    r"(?:(?:мне|нам|я|мы)\s+)?(?:(?:ещ[её]|также|обязательно|срочно)\s+)?"
+    r"(?:надо(?:\s+бы)?|нужно|необходимо|хочу|хотим|хотелось\s+бы|планирую|собираюсь|пора"
+    r"|стоит|следует|должен|должна|должны|не\s+забыть)(?:\s+будет)?"
+)
+_LEAD_IN = re.compile(rf"^\s*(?:{_EN_LEAD_IN}|{_RU_LEAD_IN})\s+", re.IGNORECASE)
+# Where a listing parts: a comma, with the joining words after it ("call mom, and fix ...",
+# "сдать отчёт, потом ..."); "and"/"и" alone part a piece only into actions (`_parts`).
+_COMMA = re.compile(
+    r"\s*,\s*(?:(?:and|и|then|потом|затем|а\s+также|а\s+потом|и\s+потом|and\s+then)\s+)?",
+    re.IGNORECASE,
+)
+_AND = re.compile(r"\s+(?:and|и|and\s+then|и\s+потом|а\s+потом)\s+", re.IGNORECASE)
+_TO = re.compile(r"^to\s+", re.IGNORECASE)
+# A Russian infinitive, reflexive or not; "-ость"/"-ости" are nouns ("новости", "радость").
+_INFINITIVE = re.compile(r"[а-я]{2,}(?:ть|ти|чь)(?:ся|сь)?")
+_NOUNS_LIKE_INFINITIVES = frozenset({
+    "дети", "гости", "части", "кости", "сети", "пути", "власти", "области", "сласти", "страсти",
+    "мать", "дочь", "ночь", "речь", "мелочь", "горечь", "дичь", "желчь", "память", "печать",
+    "кровать", "суть", "путь", "сеть", "нить", "ртуть", "часть", "честь", "весть", "кость",
+    "гость", "месть", "шерсть", "жесть", "власть", "область", "плеть", "рать",
+})  # fmt: skip
+# Verbs a to-do item starts with; a noun of the same spelling is rare at an item's start.
+_EN_VERBS = frozenset({
+    "ask", "answer", "apply", "arrange", "attend", "bake", "book", "bring", "buy", "call",
+    "cancel", "change", "charge", "check", "clean", "clear", "collect", "complete", "confirm",
+    "contact", "cook", "copy", "create", "cut", "deliver", "deposit", "do", "drop", "email",
+    "file", "fill", "finish", "fix", "get", "give", "go", "grab", "help", "hire", "install",
+    "invite", "iron", "learn", "leave", "make", "meet", "move", "mow", "order", "organise",
+    "organize", "pack", "paint", "pay", "pick", "plan", "post", "prepare", "print", "put", "read",
+    "register", "remind", "renew", "rent", "repair", "replace", "reply", "reschedule", "return",
+    "review", "sell", "send", "set", "sign", "sort", "start", "study", "submit", "take", "talk",
+    "text", "tidy", "transfer", "update", "vacuum", "visit", "walk", "wash", "water", "write",
+})  # fmt: skip
+
+
+def actions(item: str) -> list[str]:
+    """The actions a sentence lists (see the module's docstring), or the item as it is."""
+    lead_in = _LEAD_IN.match(item)
+    body = item[lead_in.end() :] if lead_in else item
+    pieces = _COMMA.split(body)
+    if len(pieces) < 2:
+        return [item]
+    found: list[str] = []
+    for at, piece in enumerate(pieces):
+        piece = _TO.sub("", piece.strip()) if at else piece.strip()
+        parts = _parts(piece)
+        if parts is None:
+            return [item]
+        found += parts
+    return found
+
+
+def _parts(piece: str) -> list[str] | None:
+    """The actions a comma's piece holds: each side of its "and"s when all are actions, else
+    the piece whole when it is one ("buy salt and pepper"); None when it is none."""
+    sides = [_TO.sub("", side.strip()) for side in _AND.split(piece)]
+    if len(sides) > 1 and all(_is_action(side) for side in sides):
+        return sides
+    return [piece] if _is_action(piece) else None
+
+
+def _is_action(piece: str) -> bool:
+    """Two words or more, the first a verb (a Russian infinitive, an English verb we know)."""
+    said = words(piece)
+    if len(said) < 2:
+        return False
+    first = said[0]
+    if first in _EN_VERBS:
+        return True
+    if first in _NOUNS_LIKE_INFINITIVES or first.endswith(("ость", "ости")):
+        return False
+    return _INFINITIVE.fullmatch(first) is not None
