@@ -817,3 +817,32 @@ def test_a_sentence_listing_actions_is_an_item_per_action(message: str, items: l
 )  # fmt: skip
 def test_a_sentence_that_is_not_clearly_a_list_of_actions_stays_one_item(message: str) -> None:
     assert brain_dump.split_items(message) == [message]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Запиши в inbox: потом", "Запиши в inbox: позже", "Добавь в список дел: не сейчас",
+        "Put in my inbox: later", "Add to my inbox: maybe later", "inbox: not now",
+    ],
+)  # fmt: skip
+def test_an_inbox_request_put_off_holds_no_item(message: str) -> None:
+    # "потом" after "Запиши в inbox:" was kept as an item: the user puts the request off.
+    found = inbox_requests.inbox_request_at(message)
+    assert found is not None and found.put_off
+    assert brain_dump.dumped_items(message) == [] and brain_dump.puts_off(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        ("Запиши в inbox: потом купить хлеб", "потом купить хлеб"),
+        ("inbox: later: call the bank", "later: call the bank"),
+    ],
+)
+def test_an_inbox_request_with_a_task_after_its_later_is_no_put_off(
+    message: str, item: str
+) -> None:
+    found = inbox_requests.inbox_request_at(message)
+    assert found is not None and found.item == item and not found.put_off
+    assert not brain_dump.puts_off(message)

@@ -1643,3 +1643,35 @@ def test_a_to_do_list_in_one_sentence_is_an_item_per_action(message: str, items:
     assert saved.message.startswith(said)
     kept = run(turn("discovery", message))
     assert kept.extracted_data == {"deferred_inbox_items": items}, kept.message
+
+
+@pytest.mark.parametrize("agent", ["greeter", "discovery", "coordinator"])
+@pytest.mark.parametrize("message", ["Запиши в inbox: потом", "Put in my inbox: later"])
+@pytest.mark.parametrize("ahead", [True, False])
+def test_an_inbox_request_put_off_keeps_nothing_and_says_so(
+    agent: str, message: str, ahead: bool
+) -> None:
+    # "потом" was deferred as an item ("Great thought! We will record it a bit later"), and
+    # the brain dump saved the word "later" to the inbox.
+    out = run(turn(agent, message, inbox_ahead=ahead, inbox_count=2))
+    assert "deferred_inbox_items" not in out.extracted_data, out.message
+    assert "inbox_items" not in out.extracted_data, out.message
+    language = lang.language_of(message)
+    said = texts.text(language, "put_off_ahead" if ahead else "put_off", why="").strip()
+    assert out.message.startswith(said), out.message
+    assert out.step_completed is (agent == "coordinator")
+
+
+def test_an_inbox_request_put_off_leaves_what_the_message_said_before_it() -> None:
+    out = run(turn("greeter", "Понял, поехали! Запиши в inbox: потом"))
+    assert out.step_completed and not out.extracted_data, out.message
+
+
+@pytest.mark.parametrize("message", ["Запиши в inbox: потом", "Put in my inbox: later"])
+def test_the_brain_dump_takes_an_inbox_request_put_off_as_putting_it_off(message: str) -> None:
+    language = lang.language_of(message)
+    start = run(turn("inbox_collector", message, messages_in_step=0))
+    assert start.message == texts.text(language, "inbox_wait") and not start.extracted_data
+    asked = [{"role": "assistant", "text": texts.text(language, "inbox_anything_else")}]
+    out = run(turn("inbox_collector", message, inbox_count=3, messages_in_step=3, history=asked))
+    assert out.step_completed and not out.extracted_data, out.message

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+from baton_agent_runner.domain import readiness
 from baton_agent_runner.domain.action_lists import actions
 from baton_agent_runner.domain.finishing import (
     GOES_ON,
@@ -131,6 +132,15 @@ def split_items(text: str) -> list[str]:
     part, and one per action a sentence lists (`action_lists`); not "that's all", a
     question, a heading ("Мои дела:") or a bare "ок"."""
     return list(_reading(text)[0])
+
+
+def puts_off(text: str) -> bool:
+    """The message puts it off ("потом", "not now", "maybe later"), or asks to note nothing but
+    that ("Запиши в inbox: потом", "Put in my inbox: later")."""
+    if readiness.puts_off(text):
+        return True
+    found = inbox_request_at(text)
+    return found is not None and found.put_off
 
 
 def dumped_items(text: str) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from baton_agent_runner.domain.readiness import puts_off
 from baton_agent_runner.domain.wording import is_negation, without_end, words
 
 # Trimmed off an item taken from before its request ("Купить молоко — запиши в inbox").
@@ -85,6 +86,12 @@ class Request(NamedTuple):
     vague: bool = False
     """It names no inbox or to-do list ("Запомни: ...", "add to my list: ..."): an item about
     a life area may be a priority, told to discovery."""
+
+    @property
+    def put_off(self) -> bool:
+        """Its "item" only puts the request off ("Запиши в inbox: потом", "Put in my inbox:
+        later"): there is nothing to note yet."""
+        return puts_off(self.item)
 
 
 def inbox_request(text: str) -> str | None:

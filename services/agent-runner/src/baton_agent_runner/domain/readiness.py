@@ -125,6 +125,12 @@ def _puts_off(tokens: list[str]) -> bool:
     return later and all(token in PUTTING_OFF for token in tokens)
 
 
+def puts_off(text: str) -> bool:
+    """The whole text puts it off, and says nothing else ("потом", "давай позже", "maybe
+    later", "not now"); "потом купить хлеб" is a task."""
+    return _puts_off(words(text))
+
+
 def _unready(tokens: list[str]) -> bool:
     """A readiness word negated ("не готов") or asked about ("готов ли я", "if I'm ready")."""
     for at in starts(tokens, _READY):

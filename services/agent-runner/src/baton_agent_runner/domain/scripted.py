@@ -44,15 +44,16 @@ def _off_topic(turn: Turn) -> Reply | None:
     found = inbox_requests.inbox_request_at(turn.message)
     if found is None or (found.vague and turn.agent == "discovery" and lang.areas_in(found.item)):
         return None  # "Запомни: работа важнее всего" tells discovery a priority
-    start, item = found.start, found.item
-    # Split as the brain dump would ("позвонить маме; купить хлеб" is two items).
-    items = brain_dump.split_items(item) or [item]
+    # Split as the brain dump would ("позвонить маме; купить хлеб" is two items); "Запиши в
+    # inbox: потом" puts the request off, and holds none.
+    items = [] if found.put_off else (brain_dump.split_items(found.item) or [found.item])
     key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
+    kept = {key: items} if items else {}
     if turn.agent == "coordinator":  # the last step: it closes whatever the message says
-        return _noted_at_the_end(turn, items, key)
-    before = turn.message[:start].strip()
+        return _noted_at_the_end(turn, items, kept)
+    before = turn.message[: found.start].strip()
     told = RULES[turn.agent](turn.model_copy(update={"message": before})) if before else None
-    data = {**(told.data if told else {}), key: items}
+    data = {**(told.data if told else {}), **kept}
     if told is not None and told.action == "complete_step":
         # "Понял, поехали! И запиши в inbox: купить молоко": the step closes as the words
         # before the request say, and the reply first tells what became of the request.
@@ -62,23 +63,27 @@ def _off_topic(turn: Turn) -> Reply | None:
 
 
 def _noted(turn: Turn, items: list[str], why: str) -> str:
-    """What became of an inbox request: kept for the inbox step, or saved now."""
+    """What became of an inbox request: kept for the inbox step, or saved now; with no items,
+    put off by the user, that it can wait."""
+    if not items:
+        key = "put_off_ahead" if turn.inbox_ahead else "put_off"
+        return text(turn.language, key, why=why).strip()
     if turn.inbox_ahead:
         return text(turn.language, "deferred", why=why).strip()
     return text(turn.language, "noted_now", items="; ".join(items), why=why).strip()
 
 
-def _noted_at_the_end(turn: Turn, items: list[str], key: str) -> Reply:
+def _noted_at_the_end(turn: Turn, items: list[str], kept: dict[str, list[str]]) -> Reply:
     """The coordinator's wrap-up, after saying what became of the request."""
-    if turn.inbox_ahead:
-        said = text(turn.language, "deferred", why="").strip()
+    if turn.inbox_ahead or not items:
+        said = _noted(turn, items, why="").strip()
         wrap_up = coordinator(turn)
     else:
         said = text(turn.language, "noted", items="; ".join(items))
         counted = turn.inbox_count + len(items)
         wrap_up = coordinator(turn.model_copy(update={"inbox_count": counted}))
     wrap_up.message = f"{said}\n{wrap_up.message}"
-    wrap_up.data = {**wrap_up.data, key: items}
+    wrap_up.data = {**wrap_up.data, **kept}
     return wrap_up
 
 
@@ -160,7 +165,8 @@ def inbox_collector(turn: Turn) -> Reply:
     widget closes, the list is what counts: no chat items are asked for, "done" completes once
     the workflow says the step can close, and until then the reply asks for the list."""
     items = brain_dump.dumped_items(turn.message)
-    no = finishing.says_no(turn.message) or finishing.declines(turn.message)
+    later = brain_dump.puts_off(turn.message)  # "потом", "not now", "Запиши в inbox: потом"
+    no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
     done = brain_dump.says_done(turn.message) or (_asked_for_more(turn) and no)
     total = turn.inbox_count + len(items)
     widget_step = "widget_completed" in (_criteria(turn) or ())
@@ -225,11 +231,12 @@ def _next_request(turn: Turn, items: bool, done: bool, total: int, widget_step: 
 
 def _not_ready_yet(turn: Turn) -> bool:
     """A "no" ("нет", "not yet", "не готова") to discovery's closing "Ready?", or a short
-    decline ("not now", "maybe later", "пока ничего"), as the step starts, or again after the
-    brain dump said there is no rush."""
+    decline ("not now", "maybe later", "пока ничего", "Запиши в inbox: потом"), as the step
+    starts, or again after the brain dump said there is no rush."""
     starts = not turn.messages_in_step or last_reply_says(turn, *_WAITS)
     said = turn.message
-    return starts and (readiness.is_not_ready(said) or finishing.declines(said))
+    put_off = brain_dump.puts_off(said)  # "Запиши в inbox: потом"
+    return starts and (readiness.is_not_ready(said) or finishing.declines(said) or put_off)
 
 
 _WAITS = ("inbox_wait", "inbox_widget_wait")

@@ -144,6 +144,17 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Great thought! I have saved it to your inbox right away: {items}. {why}",
     },
     "noted": {"ru": "Записал в inbox: {items}.", "en": "Saved to your inbox: {items}."},
+    "put_off_ahead": {
+        # "Запиши в inbox: потом": nothing to note yet, and no "Great thought!" for it.
+        "ru": "Хорошо, потом так потом: до inbox дойдём на шаге выгрузки мыслей. {why}",
+        "en": "Sure, later then: we will come to your inbox at the brain dump step. {why}",
+    },
+    "put_off": {
+        "ru": "Хорошо, потом так потом: когда решишь, что записать, просто напиши — и я добавлю "
+        "это в inbox. {why}",
+        "en": "Sure, later then: when you know what to note, just tell me and I will add it to "
+        "your inbox. {why}",
+    },
     "why_discovery": {
         "ru": "Сейчас давай закончим с приоритетами — это поможет мне лучше организовать твои "
         "задачи.",
