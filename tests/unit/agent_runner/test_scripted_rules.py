@@ -958,7 +958,8 @@ _DECLINES = [
 def test_inbox_collector_saves_no_short_decline_and_answers_it_as_a_no(message: str) -> None:
     # "Not really", "later", "nothing right now", "потом" were saved into the user's inbox as
     # items: they hold no task. As the step starts they get the "no rush" a "no" to discovery's
-    # "Ready?" gets; later, whatever a bare "no" gets ("that's all" after "Anything else?").
+    # "Ready?" gets; later, whatever a bare "no" gets ("that's all" after "Anything else?"),
+    # but for a put-off closing the step: it says the rest can wait, not a plain "Great".
     language = lang.language_of(message)
     no = {"ru": "нет", "en": "no"}[language]
     history = [{"role": "assistant", "text": texts.text(language, "discovery_done")}]
@@ -969,7 +970,10 @@ def test_inbox_collector_saves_no_short_decline_and_answers_it_as_a_no(message: 
         history = [{"role": "assistant", "text": texts.text(language, asked, need=2)}]
         said = {"messages_in_step": 2, "inbox_count": count, "history": history}
         out = run(turn("inbox_collector", message, **said))
-        assert out == run(turn("inbox_collector", no, **said)), out.message
+        as_a_no = run(turn("inbox_collector", no, **said))
+        if out.step_completed and brain_dump.puts_off(message):
+            as_a_no.message = texts.text(language, "inbox_done_later", total=count)
+        assert out == as_a_no, out.message
         assert not out.extracted_data
 
 
@@ -1675,3 +1679,22 @@ def test_the_brain_dump_takes_an_inbox_request_put_off_as_putting_it_off(message
     asked = [{"role": "assistant", "text": texts.text(language, "inbox_anything_else")}]
     out = run(turn("inbox_collector", message, inbox_count=3, messages_in_step=3, history=asked))
     assert out.step_completed and not out.extracted_data, out.message
+
+
+@pytest.mark.parametrize(
+    ("message", "later"),
+    [
+        ("later", True), ("not now", True), ("maybe later", True), ("потом", True),
+        ("не сейчас", True), ("Давай позже", True), ("Put in my inbox: later", True),
+        ("no", False), ("нет", False), ("Nope, nothing", False), ("that's all", False),
+    ],
+)  # fmt: skip
+def test_the_brain_dump_closing_a_put_off_says_the_rest_can_wait(message: str, later: bool) -> None:
+    # A "later" to "Anything else?" closed the step as a "no" does: "Great, your inbox holds
+    # 3 items.", as if the user had nothing more, where they said it would come later.
+    language = lang.language_of(message)
+    asked = [{"role": "assistant", "text": texts.text(language, "inbox_anything_else")}]
+    out = run(turn("inbox_collector", message, inbox_count=3, messages_in_step=3, history=asked))
+    assert out.step_completed, out.message
+    key = "inbox_done_later" if later else "inbox_done"
+    assert out.message == texts.text(language, key, total=3)

@@ -182,7 +182,9 @@ def inbox_collector(turn: Turn) -> Reply:
     key = _next_request(turn, bool(items), done, total, widget_step)
     if brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
         parts.append(text(turn.language, "inbox_answer"))  # "what happens to these?"
-    parts.append(text(turn.language, key, need=MIN_ITEMS - total, total=total))
+    # Closing on "later", it says the rest can wait, not "Great" as to "nothing more".
+    said = "inbox_done_later" if key == "inbox_done" and later else key
+    parts.append(text(turn.language, said, need=MIN_ITEMS - total, total=total))
     if key == "inbox_done":
         return Reply(_then(turn, parts), "complete_step", "user_confirmed", data)
     return Reply("\n".join(parts), data=data)

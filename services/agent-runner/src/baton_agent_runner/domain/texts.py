@@ -242,6 +242,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Отлично, записей в inbox: {total}.",
         "en": "Great, your inbox holds {total} items.",
     },
+    "inbox_done_later": {
+        # The closing after "потом", "not now" to "Anything else?": the user did not say there
+        # is nothing more, so not the plain "Great" a "no" gets.
+        "ru": "Хорошо, остальное подождёт. Записей в inbox: {total}.",
+        "en": "Sure, the rest can wait. Your inbox holds {total} items.",
+    },
     "then_summary": {
         # After the brain dump's closing, when the coordinator's wrap-up comes next: it answers
         # the user's next message, and "Great, your inbox holds 3 items." asked for none.
