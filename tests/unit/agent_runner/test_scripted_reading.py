@@ -846,3 +846,24 @@ def test_an_inbox_request_with_a_task_after_its_later_is_no_put_off(
     found = inbox_requests.inbox_request_at(message)
     assert found is not None and found.item == item and not found.put_off
     assert not brain_dump.puts_off(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Nothing comes to mind", "nothing else comes to mind", "No, nothing comes to mind",
+        "Hmm, nothing comes to mind right now", "I can't think of anything else",
+        "ничего не приходит в голову", "Ничего больше не приходит в голову",
+        "В голову ничего не приходит", "Нет, ничего не приходит в голову",
+    ],
+)  # fmt: skip
+def test_nothing_coming_to_mind_is_a_short_decline_and_no_item(message: str) -> None:
+    assert finishing.declines(message) and brain_dump.split_items(message) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Nothing comes to mind but the dentist", "ничего не приходит в голову, кроме отчёта"],
+)
+def test_nothing_coming_to_mind_but_something_is_no_decline(message: str) -> None:
+    assert not finishing.declines(message)

@@ -735,10 +735,12 @@ def test_inbox_collector_done_before_the_step_may_close_asks_once_more_and_a_no_
     [
         ("нет", "inbox_anything_else", True), ("No.", "inbox_anything_else", True),
         ("Nope, nothing", "inbox_not_yet", True),
+        # Asked whether anything else is on the user's mind, this one says no.
+        ("Nothing comes to mind", "inbox_not_yet", True),
+        ("Ничего не приходит в голову", "inbox_anything_else", True),
         # Not asked for anything else, or not a "no" and nothing more.
         ("нет", None, False), ("no", "inbox_more", False),
-        ("Нет, ещё кое-что", "inbox_anything_else", False),
-        ("Nothing comes to mind", "inbox_not_yet", False), ("Нет?", "inbox_anything_else", False),
+        ("Нет, ещё кое-что", "inbox_anything_else", False), ("Нет?", "inbox_anything_else", False),
     ],
 )  # fmt: skip
 def test_inbox_collector_takes_a_no_for_done_only_when_it_asked_for_anything_else(
@@ -1698,3 +1700,23 @@ def test_the_brain_dump_closing_a_put_off_says_the_rest_can_wait(message: str, l
     assert out.step_completed, out.message
     key = "inbox_done_later" if later else "inbox_done"
     assert out.message == texts.text(language, key, total=3)
+
+
+@pytest.mark.parametrize(
+    "message", ["Nothing comes to mind", "ничего не приходит в голову", "I can't think of anything"]
+)
+def test_nothing_coming_to_mind_is_answered_as_a_short_no(message: str) -> None:
+    # As the brain dump started it got the step's whole explanation again; to "Anything
+    # else?" it got "Anything else?" again; to discovery's "Anything to add?" the summary.
+    language = lang.language_of(message)
+    history = [{"role": "assistant", "text": texts.text(language, "discovery_done")}]
+    first = run(turn("inbox_collector", message, messages_in_step=0, history=history))
+    assert first.message == texts.text(language, "inbox_wait"), first.message
+    assert not first.extracted_data and not first.step_completed
+    asked = [{"role": "assistant", "text": texts.text(language, "inbox_anything_else")}]
+    done = run(turn("inbox_collector", message, inbox_count=3, messages_in_step=3, history=asked))
+    assert done.step_completed and not done.extracted_data, done.message
+    assert done.message == texts.text(language, "inbox_done", total=3)
+    to_add = [{"role": "assistant", "text": texts.text(language, "discovery_not_yet")}]
+    closed = run(turn("discovery", message, facts=DISCOVERY_FACTS, history=to_add))
+    assert closed.step_completed and not closed.extracted_data, closed.message

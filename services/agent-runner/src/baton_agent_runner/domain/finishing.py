@@ -46,8 +46,18 @@ _NO_AND = _NO | {
 _DECLINE_KEYS = _NO | NO_TO_STARTING | LATER
 _DECLINING = _NO_AND | SAYING_NO | PUTTING_OFF | {
     "right", "at", "the", "moment", "just", "today", "на", "данный", "момент", "сегодня",
-    "особо",
+    "особо", "хм", "hmm",
 }  # fmt: skip
+NOTHING_COMES = (
+    r"nothing\s+(?:else\s+|more\s+)?(?:comes|springs)\s+to\s+mind"
+    r"|i\s+(?:can't|cant|cannot)\s+think\s+of\s+anything(?:\s+(?:else|more))?"
+    r"|ничего\s+(?:(?:больше|еще|пока)\s+)*не\s+приходит\s+в\s+голову"
+    r"|в\s+голову\s+(?:(?:больше|еще|пока)\s+)*ничего\s+не\s+приходит"
+)
+"""Saying that nothing comes to mind ("Nothing comes to mind", "I can't think of anything
+else", "ничего не приходит в голову"), as a pattern for normalised text: a "nothing", read
+as one (`declines`, and discovery's "nothing to add")."""
+_NOTHING_COMES = re.compile(rf"\b(?:{NOTHING_COMES})\b")
 # Words that may stand before "that's all" ("ну, вроде это всё", "I think that's all") and
 # after a lone "готово" ("готово, спасибо").
 LEADING = frozenset({
@@ -71,8 +81,9 @@ def says_no(text: str) -> bool:
 
 def declines(text: str) -> bool:
     """The message is a short decline and nothing more ("Not really", "maybe later", "nothing
-    right now", "не сейчас", "пока ничего"): no item, answered as a bare "no" is."""
-    tokens = set(words(text))
+    right now", "не сейчас", "пока ничего", "nothing comes to mind"): no item, answered as a
+    bare "no" is; "nothing comes to mind but the dentist" says more."""
+    tokens = set(_NOTHING_COMES.sub("nothing", " ".join(words(text))).split())
     return not text.rstrip().endswith("?") and bool(tokens & _DECLINE_KEYS) and tokens <= _DECLINING
 
 

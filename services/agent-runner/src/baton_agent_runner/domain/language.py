@@ -10,6 +10,7 @@ from typing import Literal
 
 from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, around, named_in, trimmed
 from baton_agent_runner.domain.brain_dump import says_done
+from baton_agent_runner.domain.finishing import NOTHING_COMES
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of
 from baton_agent_runner.domain.readiness import is_confused
@@ -63,6 +64,7 @@ _ALL_GOOD = re.compile(
     r"|\bnothing\s+(?:else\s+|more\s+)?to\s+add\b|\bnothing\s+(?:else|more)\b"
     r"|\bнечего\s+добавить\b|\bдобавить\s+нечего\b|\bничего\s+(?:не\s+)?добав\w*"
     r"|\bбольше\s+ничего\b"
+    rf"|\b(?:{NOTHING_COMES})\b"  # "Nothing comes to mind" to "Anything to add?"
 )
 _DENY = ("да нет", "не так", "неверно", "неправильно", "wrong", "incorrect")
 
