@@ -1720,3 +1720,29 @@ def test_nothing_coming_to_mind_is_answered_as_a_short_no(message: str) -> None:
     to_add = [{"role": "assistant", "text": texts.text(language, "discovery_not_yet")}]
     closed = run(turn("discovery", message, facts=DISCOVERY_FACTS, history=to_add))
     assert closed.step_completed and not closed.extracted_data, closed.message
+
+
+@pytest.mark.parametrize(
+    ("first", "correction", "ready", "areas"),
+    [
+        ("Health and family matter to me", "I said work, not health", "Let's go",
+         "work, relationships"),
+        ("Для меня важно здоровье", "Я сказал работа, а не здоровье", "Поехали", "работа"),
+    ],
+)  # fmt: skip
+def test_greeter_closing_names_an_area_a_correction_takes_back_no_more(
+    first: str, correction: str, ready: str, areas: str
+) -> None:
+    # "I said work, not health" after "Health ... matter to me": the closing named health
+    # too ("You named work, health, relationships"), the area the user had just taken back.
+    language = lang.language_of(first)
+    closing = texts.text(language, "greeter_done_noted", areas=areas)
+    history = [{"role": "user", "text": first}, {"role": "assistant", "text": "..."}]
+    said_now = run(turn("greeter", f"{correction}. {ready}", history=history))
+    assert said_now.step_completed and said_now.message == closing, said_now.message
+    history += [{"role": "user", "text": correction}, {"role": "assistant", "text": "..."}]
+    later = run(turn("greeter", ready, history=history))
+    assert later.step_completed and later.message == closing, later.message
+    again = [*history, {"role": "user", "text": first}, {"role": "assistant", "text": "..."}]
+    named_again = run(turn("greeter", ready, history=again))  # the latest word counts
+    assert "health" in named_again.message or "здоровье" in named_again.message

@@ -130,6 +130,14 @@ def areas_in(text: str) -> dict[str, str]:
     return {area: clause for area, clause, said in _mentions(text) if said == "named"}
 
 
+def areas_said(text: str) -> tuple[dict[str, str], set[str]]:
+    """`areas_in` and `declined_areas` of the text, read once ("I said work, not health": work,
+    and health declined)."""
+    mentions = _mentions(text)
+    named = {area: clause for area, clause, said in mentions if said == "named"}
+    return named, {area for area, _, said in mentions if said == "declined"}
+
+
 def declined_areas(text: str) -> set[str]:
     """The areas the text names only to say they are no priority ("У меня нет хобби")."""
     return {area for area, _, said in _mentions(text) if said == "declined"}

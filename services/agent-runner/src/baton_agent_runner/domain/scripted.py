@@ -95,16 +95,18 @@ def greeter(turn: Turn) -> Reply:
     message, ru = turn.message, turn.language
     if readiness.is_confused(message):
         return Reply(text(ru, "greeter_explain"))
-    early = lang.areas_in(message)
+    early, declined = lang.areas_said(message)
     data: dict[str, Any] = {"facts": early} if early else {}
     if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
         return Reply(text(ru, "greeter_wait"), data=data)
     if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             return Reply(text(ru, "greeter_not_yet"), data=data)
-        return Reply(_greeter_done(turn, early), "complete_step", "user_confirmed", data)
+        closing = _greeter_done(turn, early, declined)
+        return Reply(closing, "complete_step", "user_confirmed", data)
     if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete:
-        return Reply(_greeter_done(turn, early), "complete_step", "criteria_met", data)
+        closing = _greeter_done(turn, early, declined)
+        return Reply(closing, "complete_step", "criteria_met", data)
     if early:
         names, why = _area_names(ru, early), text(ru, "why_greeter")
         return Reply(text(ru, "greeter_early_priorities", areas=names, why=why), data=data)
@@ -113,16 +115,17 @@ def greeter(turn: Turn) -> Reply:
     return Reply(text(ru, "greeter_about" if last_reply(turn) else "greeter_intro"))
 
 
-def _greeter_done(turn: Turn, early: dict[str, str]) -> str:
+def _greeter_done(turn: Turn, early: dict[str, str], declined: set[str]) -> str:
     """The greeter's closing: it asks which areas matter, or, when the user named some during
-    the greeting (in an earlier message of the history, or in this one), what else matters.
+    the greeting (in an earlier message of the history, or in this one: `early`), what else
+    matters; not one a later message takes back ("I said work, not health": `declined`).
 
     Read off the history, not the priority facts they were kept as: a greeter turn reads no
     store (`READS`), and the greeting, the first step, is all of the history there is."""
-    noted = dict(early)
-    for said in turn.history:
-        if said.get("role") == "user":
-            noted.update(lang.areas_in(said.get("text", "")))
+    said = [lang.areas_said(e.get("text", "")) for e in turn.history if e.get("role") == "user"]
+    noted: set[str] = set()
+    for named, dropped in [*said, (early, declined)]:  # oldest first: the latest word counts
+        noted = (noted - dropped) | named.keys()
     if not any(area in noted for area in AREAS):
         return text(turn.language, "greeter_done")
     return text(turn.language, "greeter_done_noted", areas=_area_names(turn.language, noted))
