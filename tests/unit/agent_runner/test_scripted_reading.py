@@ -795,6 +795,9 @@ def test_a_short_latin_message_keeps_the_conversations_language(
         # An action with "and" inside it stays whole among the others.
         ("buy salt and pepper, fix the sink", ["buy salt and pepper", "fix the sink"]),
         ("купить хлеб и соль, забрать детей", ["купить хлеб и соль", "забрать детей"]),
+        ("get groceries, pick up the kids, and then cook dinner",
+         ["get groceries", "pick up the kids", "cook dinner"]),
+        ("I should really call the bank, and email HR", ["call the bank", "email HR"]),
     ],
 )  # fmt: skip
 def test_a_sentence_listing_actions_is_an_item_per_action(message: str, items: list[str]) -> None:

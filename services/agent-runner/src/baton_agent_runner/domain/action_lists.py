@@ -34,6 +34,7 @@ _EN_LEAD_IN = (
     r"(?:(?:i|we)\s+|i'm\s+|i\s+am\s+|i've\s+|we've\s+)?(?:(?:really|also|still|just)\s+)?"
     r"(?:need\s+to|have\s+to|got\s+to|have\s+got\s+to|gotta|want\s+to|must|should|ought\s+to"
     r"|(?:am\s+)?going\s+to|gonna|plan\s+to|(?:don't|do\s+not)\s+forget\s+to|remember\s+to)"
+    r"(?:\s+(?:really|also|still|just|definitely))?"
 )
 _RU_LEAD_IN = (
     r"(?:(?:мне|нам|я|мы)\s+)?(?:(?:ещ[её]|также|обязательно|срочно)\s+)?"
@@ -44,10 +45,10 @@ _LEAD_IN = re.compile(rf"^\s*(?:{_EN_LEAD_IN}|{_RU_LEAD_IN})\s+", re.IGNORECASE)
 # Where a listing parts: a comma, with the joining words after it ("call mom, and fix ...",
 # "сдать отчёт, потом ..."); "and"/"и" alone part a piece only into actions (`_parts`).
 _COMMA = re.compile(
-    r"\s*,\s*(?:(?:and|и|then|потом|затем|а\s+также|а\s+потом|и\s+потом|and\s+then)\s+)?",
+    r"\s*,\s*(?:(?:and\s+then|and|а\s+также|а\s+потом|и\s+потом|и|then|потом|затем)\s+)?",
     re.IGNORECASE,
 )
-_AND = re.compile(r"\s+(?:and|и|and\s+then|и\s+потом|а\s+потом)\s+", re.IGNORECASE)
+_AND = re.compile(r"\s+(?:and\s+then|and|и\s+потом|а\s+потом|и)\s+", re.IGNORECASE)
 _TO = re.compile(r"^to\s+", re.IGNORECASE)
 # A Russian infinitive, reflexive or not; "-ость"/"-ости" are nouns ("новости", "радость").
 _INFINITIVE = re.compile(r"[а-я]{2,}(?:ть|ти|чь)(?:ся|сь)?")
