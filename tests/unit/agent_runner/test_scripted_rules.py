@@ -230,6 +230,19 @@ def test_discovery_saves_each_listed_area_with_what_they_share(message: str, sai
 
 
 @pytest.mark.parametrize(
+    ("message", "fact"),
+    [
+        ("Хочу выучить испанский", "Хочу выучить испанский"),
+        ("Изучаю Python по вечерам", "Изучаю Python по вечерам"),
+        ("I also want to learn Spanish", "I also want to learn Spanish"),
+    ],
+)
+def test_discovery_reads_learning_a_subject_as_growth(message: str, fact: str) -> None:
+    # "Хочу выучить испанский" was in no area, while "learn Spanish" was growth.
+    assert run(turn("discovery", message)).extracted_data["facts"] == {"growth": fact}
+
+
+@pytest.mark.parametrize(
     ("message", "facts"),
     [
         ("also growth", {"growth": "growth"}),
