@@ -1753,6 +1753,12 @@ def test_greeter_closing_names_an_area_a_correction_takes_back_no_more(
     history = [{"role": "user", "text": first}, {"role": "assistant", "text": "..."}]
     said_now = run(turn("greeter", f"{correction}. {ready}", history=history))
     assert said_now.step_completed and said_now.message == closing, said_now.message
+    # The fact the first message saved goes too: discovery would otherwise summarise it.
+    # The fact keeps what was meant, not the correction's lead-in ("I said work").
+    assert said_now.extracted_data == {
+        "facts": {"work": "work" if language == "en" else "работа"},
+        "dropped_facts": ["health"],
+    }
     history += [{"role": "user", "text": correction}, {"role": "assistant", "text": "..."}]
     later = run(turn("greeter", ready, history=history))
     assert later.step_completed and later.message == closing, later.message

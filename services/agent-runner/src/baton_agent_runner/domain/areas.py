@@ -68,10 +68,10 @@ it is."""
 
 
 # What a correction says before what the user meant: "I meant", "я имел в виду", "actually",
-# "на самом деле". Not "I mean to ...", which says what the user intends.
+# "на самом деле", "I said", "я сказала". Not "I mean to ...", which says what the user intends.
 _MEANT = (
     r"(?:i\s+mean(?:t)?(?!\s+to\b)|(?:я\s+)?име(?:л[аи]?|ю)\s+в\s+виду|actually"
-    r"|на\s+самом\s+деле)\b"
+    r"|на\s+самом\s+деле|i\s+said|я\s+(?:же\s+)?сказал[аи]?)\b"
 )
 # Joining words around what the user says of an area, which the fact does not keep: "also
 # growth", "hobbies too", "ещё семья", "скорее саморазвитие" ("rather self-development"),

@@ -97,6 +97,10 @@ def greeter(turn: Turn) -> Reply:
         return Reply(text(ru, "greeter_explain"))
     early, declined = lang.areas_said(message)
     data: dict[str, Any] = {"facts": early} if early else {}
+    if dropped := [area for area in AREAS if area in declined and area not in early]:
+        # "I said work, not health": the health fact an earlier message saved goes (one that
+        # was never saved is no write); found in the message, as the greeter reads no store.
+        data["dropped_facts"] = dropped
     if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
         return Reply(text(ru, "greeter_wait"), data=data)
     if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
