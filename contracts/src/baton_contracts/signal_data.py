@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import AfterValidator, GetJsonSchemaHandler, RootModel, TypeAdapter, ValidationError
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError
 
-from baton_contracts.storable import first_unstorable
+from baton_contracts.storable import NUL_FREE_PATTERN, NulFreeInSchema, first_unstorable
 
 MAX_SIGNAL_DATA_BYTES = 64 * 1024
 """`data` of a signal above this size is refused with `too_large` (HTTP 413)."""
@@ -41,6 +42,51 @@ def _storable(value: dict[str, Any]) -> dict[str, Any]:
     raise ValidationError.from_exception_data("SignalData", [line])
 
 
-SignalData = Annotated[dict[str, Any], AfterValidator(_storable)]
+class _KeysNulFree:
+    """States in a JSON object's schema that its keys hold no NUL (`propertyNames`)."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {**handler(core_schema), "propertyNames": {"pattern": NUL_FREE_PATTERN}}
+
+
+class SignalValue(
+    RootModel[
+        Annotated[str, NulFreeInSchema]
+        | float
+        | bool
+        | list["SignalValue"]
+        | Annotated[dict[str, "SignalValue"], _KeysNulFree]
+        | None
+    ]
+):
+    """A JSON value in a signal's `data` or `shared`: no string or key holds a NUL (U+0000)."""
+
+
+# Only the JSON schema reads these: values are checked by `_storable`, and NUL, by the workflow
+# service (`signal.data.<path>`), which is why `SignalData` itself stays `dict[str, Any]`.
+_SignalObject = Annotated[dict[str, SignalValue], _KeysNulFree]
+_DOCUMENTED = TypeAdapter(_SignalObject).core_schema
+
+
+class _StoredAsSent:
+    """The JSON schema of `SignalData`: an object whose strings and keys, at any depth, hold
+    no NUL (U+0000), which the workflow service refuses by its path, as no store keeps one."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        depth = MAX_SIGNAL_DATA_DEPTH
+        return {
+            **handler(_DOCUMENTED),
+            "description": f"A JSON object, nested at most {depth} levels deep; no string "
+            "or key in it may hold a NUL character (U+0000)",
+        }
+
+
+SignalData = Annotated[dict[str, Any], AfterValidator(_storable), _StoredAsSent]
 """A signal's `data` or `shared`: a JSON object at most `MAX_SIGNAL_DATA_DEPTH` levels deep,
-with no NaN or infinite number."""
+with no NaN or infinite number (and, checked by the workflow service, no NUL)."""

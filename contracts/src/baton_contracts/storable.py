@@ -15,11 +15,16 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator
-from pydantic_core import PydanticCustomError
+from pydantic import AfterValidator, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError
 
 NUL = "\x00"
 NUL_PROBLEM = "contains a NUL character (U+0000), which cannot be stored"
+NUL_FREE_PATTERN = r"^[^\u0000]*$"
+"""A string with no NUL, as a JSON Schema (ECMA-262) pattern: what the OpenAPI document says of
+every string a store refuses a NUL in. Only stated there: the check stays `first_unstorable`
+or `NulFreeText`'s, whose refusal names the field's path and the reason."""
 
 Loc = tuple[str | int, ...]
 Kind = Literal["depth", "nul", "number", "surrogate"]
@@ -115,6 +120,17 @@ def _without_nul(text: str) -> str:
     return text
 
 
-NulFreeText = Annotated[str, AfterValidator(_without_nul)]
+class NulFreeInSchema:
+    """`Annotated` metadata stating `NUL_FREE_PATTERN` in a string's JSON schema, without
+    checking it: the check of its own (`_without_nul`) names the field and the problem."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {**handler(core_schema), "pattern": NUL_FREE_PATTERN}
+
+
+NulFreeText = Annotated[str, AfterValidator(_without_nul), NulFreeInSchema]
 """A string every store keeps: no NUL character (U+0000), which PostgreSQL's text and JSON
 types refuse. For the ids and values a request carries into the store as they are."""

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from baton_contracts.agent_api import RunTask
 from baton_contracts.dag_api import StartDagRun
-from baton_contracts.storable import NUL_PROBLEM, first_unstorable
+from baton_contracts.storable import (
+    NUL_FREE_PATTERN,
+    NUL_PROBLEM,
+    NulFreeText,
+    first_unstorable,
+)
 from baton_contracts.workflow_api import RecordExchange, SendMessage, SignalWorkflow
 
 
@@ -114,3 +120,17 @@ def test_ids_and_run_variables_refuse_a_nul_by_name(message: Any, field: str) ->
     [error] = refused.value.errors()
     assert ".".join(str(part) for part in error["loc"]) == field
     assert error["msg"] == NUL_PROBLEM
+
+
+@pytest.mark.parametrize("text", ["", "id-1", "Имя 名字\n", "a\u0000b", "\u0000"])
+def test_a_nul_free_text_states_in_its_schema_the_pattern_it_is_held_to(text: str) -> None:
+    # The pattern is only stated (the refusal is `_without_nul`'s, naming the problem), so
+    # it must take exactly what the check takes: a fuzzer or a client reads it as the rule.
+    schema = TypeAdapter(NulFreeText).json_schema()
+    assert schema == {"type": "string", "pattern": NUL_FREE_PATTERN}
+    try:
+        TypeAdapter(NulFreeText).validate_python(text)
+        taken = True
+    except ValidationError:
+        taken = False
+    assert (re.search(NUL_FREE_PATTERN, text) is not None) is taken

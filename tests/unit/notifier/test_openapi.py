@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import pytest
 
+from baton_contracts.storable import NUL_FREE_PATTERN
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.domain.live import BadLiveRequest, parse_instance_id
 from baton_notifier.domain.stream_position import parse_epoch, parse_position
@@ -140,3 +141,20 @@ def test_a_message_and_a_signal_body_document_what_the_workflow_service_refuses(
     step = schemas["SignalBody"]["properties"]["target_step"]
     assert step["minLength"] == 1
     assert {"type": "string", "maxLength": 64} in step["anyOf"]
+
+
+def test_a_signal_and_a_message_body_document_that_no_store_keeps_a_nul(
+    spec: dict[str, Any],
+) -> None:
+    # Schemathesis sent a signal whose data held U+0000, which the document allowed and the
+    # workflow service refuses (`body.data.<path>`): the document now says so.
+    schemas = spec["components"]["schemas"]
+    signal = schemas["SignalBody"]["properties"]
+    for name in ("data", "shared"):
+        assert signal[name]["propertyNames"] == {"pattern": NUL_FREE_PATTERN}
+        assert signal[name]["additionalProperties"] == {"$ref": "#/components/schemas/SignalValue"}
+    assert {"type": "string", "pattern": NUL_FREE_PATTERN} in schemas["SignalValue"]["anyOf"]
+    ids = [signal["command_id"], schemas["MessageBody"]["properties"]["client_message_id"]]
+    for field in ids:
+        pattern = field["pattern"]
+        assert re.search(pattern, "id-1") and re.search(pattern, "id\u00001") is None

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ids
 from baton_contracts.signal_data import SignalData
+from baton_contracts.storable import NUL_FREE_PATTERN
 from baton_contracts.workflow_api import (
     MAX_MESSAGE_CHARS,
     MAX_VERSION,
@@ -77,7 +78,10 @@ class SignalBody(BaseModel):
         description="A step of the instance's workflow (`goto`)",
         **documented(min_length=1),
     )
-    command_id: str | None = Field(default=None, min_length=1, max_length=128)
+    # No NUL: the command's `command_id` refuses one (`NulFreeText`), naming `body.command_id`.
+    command_id: str | None = Field(
+        default=None, min_length=1, max_length=128, **documented(pattern=NUL_FREE_PATTERN)
+    )
 
 
 class MessageBody(BaseModel):
@@ -97,6 +101,8 @@ class MessageBody(BaseModel):
         min_length=1,
         max_length=128,
         description="Your id for this message; a retry with it asks the agent only once",
+        # No NUL: `SendMessage.client_message_id` refuses one, naming `body.client_message_id`.
+        **documented(pattern=NUL_FREE_PATTERN),
     )
 
 

@@ -1,0 +1,87 @@
+"""The JSON schema published for a signal's `data` and `shared` takes what the workflow
+service keeps and refuses what it refuses with a NUL character (found by schemathesis: the
+OpenAPI document allowed any string, and a generated client's signal was refused 422)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.storable import NUL_FREE_PATTERN
+from baton_contracts.workflow_api import WorkflowSignal
+from baton_workflow.service.signal_requests import check_data
+
+SCHEMA = WorkflowSignal.model_json_schema()
+TYPES: dict[str, Any] = {
+    "string": str,
+    "number": (int, float),
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+    "null": type(None),
+}
+
+
+def meets(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether `value` meets `schema`, for the keywords the signal's schema uses."""
+    if "$ref" in schema:
+        schema = SCHEMA["$defs"][schema["$ref"].rpartition("/")[2]]
+    if "anyOf" in schema:
+        return any(meets(value, branch) for branch in schema["anyOf"])
+    kind = TYPES[schema["type"]]
+    if not isinstance(value, kind) or (schema["type"] == "number" and isinstance(value, bool)):
+        return False
+    if isinstance(value, str):
+        return "pattern" not in schema or re.search(schema["pattern"], value) is not None
+    if isinstance(value, list):
+        return all(meets(item, schema["items"]) for item in value)
+    if isinstance(value, dict):
+        keys = schema.get("propertyNames", {}).get("pattern", "")
+        return all(
+            re.search(keys, key) is not None and meets(item, schema["additionalProperties"])
+            for key, item in value.items()
+        )
+    return True
+
+
+def kept(name: str, value: dict[str, Any]) -> bool:
+    try:
+        check_data(WorkflowSignal.model_validate({name: value}))
+    except RemoteError as refused:
+        [detail] = refused.body.details
+        assert refused.code == ErrorCode.INVALID
+        assert detail.field.startswith(f"signal.{name}")
+        assert "NUL character (U+0000)" in detail.message
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", ["data", "shared"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {},
+        {"note": "hi\n\tthere", "n": 1.5, "ok": True, "none": None, "ids": [1, "two", []]},
+        {"Имя": "Алекс", "deep": {"deeper": [{"k": "v"}]}, "": ""},
+        {"note": "a\u0000b"},
+        {"a\u0000": 1},
+        {"deep": {"deeper": [{"k": "\u0000"}]}},
+        {"deep": {"deeper": [{"\u0000": "v"}]}},
+        {"list": ["ok", ["\u0000"]]},
+    ],
+)
+def test_the_schema_takes_what_the_workflow_service_keeps(name: str, value: Any) -> None:
+    assert meets(value, SCHEMA["properties"][name]) is kept(name, value)
+
+
+def test_every_string_and_key_of_the_schema_states_the_pattern() -> None:
+    for name in ("data", "shared"):
+        assert SCHEMA["properties"][name]["propertyNames"] == {"pattern": NUL_FREE_PATTERN}
+        assert "NUL character (U+0000)" in SCHEMA["properties"][name]["description"]
+    branches = SCHEMA["$defs"]["SignalValue"]["anyOf"]
+    assert {"type": "string", "pattern": NUL_FREE_PATTERN} in branches
+    [mapping] = [b for b in branches if b["type"] == "object"]
+    assert mapping["propertyNames"] == {"pattern": NUL_FREE_PATTERN}
