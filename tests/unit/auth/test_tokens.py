@@ -1,9 +1,20 @@
+import re
+import sys
 from datetime import UTC, datetime, timedelta
 
 import jwt
 import pytest
 
-from baton_auth import Identity, InvalidToken, mint_token, tokens, verify_token
+from baton_auth import (
+    USER_ID_PATTERN,
+    USER_ID_RULE,
+    Identity,
+    InvalidToken,
+    mint_token,
+    tokens,
+    user_id_problem,
+    verify_token,
+)
 
 SECRET = "s" * 32
 OTHER = "o" * 32
@@ -130,3 +141,24 @@ def test_refused_tokens_are_not_remembered_and_the_memory_is_bounded() -> None:
             verify_token(SECRET, mint_token(OTHER, "mallory"))
     assert tokens._verified.cache_info().currsize == kept
     assert tokens._verified.cache_info().maxsize == tokens.VERIFIED_TOKENS_KEPT
+
+
+def test_the_user_id_pattern_takes_every_user_id_and_no_other_text_of_latin_1() -> None:
+    # The OpenAPI document states it (never checks it): a client that follows it must never
+    # be kept from a user id Baton takes, and in Latin-1 it is the whole rule.
+    pattern = re.compile(USER_ID_PATTERN)
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue  # a lone surrogate: no JSON body reaches a route with one
+        char = chr(code)
+        taken = user_id_problem(char) is None
+        if taken or code <= 0xFF:
+            assert (pattern.search(char) is not None) is taken, hex(code)
+    assert pattern.search("alice") and pattern.search("маша_2") and not pattern.search("")
+
+
+@pytest.mark.parametrize("char", ["\u0378", "\U000e0080", "\u200b", "\U000f0000", "\u2060"])
+def test_the_rule_in_words_covers_what_the_pattern_leaves_out(char: str) -> None:
+    # Unassigned, format and private-use characters past Latin-1, by Unicode category.
+    assert user_id_problem(f"a{char}") is not None
+    assert "unassigned" in USER_ID_RULE and "format" in USER_ID_RULE

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import yaml
 
-from baton_auth import verify_token
+from baton_auth import USER_ID_PATTERN, USER_ID_RULE, verify_token
 from baton_notifier.bootstrap import build
 from baton_notifier.settings import NotifierSettings
 
@@ -161,6 +161,11 @@ BAD_USER_IDS: dict[str, tuple[dict[str, object], str]] = {
     "dot": ({"user_id": "alice.smith"}, "'.'"),
     "wildcard": ({"user_id": "a>b"}, "'>'"),
     "control": ({"user_id": "a\x00b"}, "control or unprintable characters"),
+    # Found by schemathesis: U+0017, a control the document's `pattern` did not yet rule out.
+    "C0 control": ({"user_id": "\u00c5\u0017"}, "found '\\x17' at position 1"),
+    # By Unicode category, which the pattern leaves to the field's description.
+    "format": ({"user_id": "a\u200bb"}, "found '\\u200b' at position 1"),
+    "unassigned": ({"user_id": "a\U000e0080"}, "found '\\u000e0080' at position 1"),
     "number": ({"user_id": 7}, "valid string"),
     "extra": ({"user_id": "alice", "admin": True}, "extra inputs"),
 }
@@ -177,6 +182,23 @@ async def test_dev_token_refuses_a_bad_user_id_naming_the_field(
     field = "body.admin" if "admin" in body else "body.user_id"
     assert error["details"][0]["field"] == field
     assert problem in error["details"][0]["message"].lower()
+
+
+async def test_dev_token_documents_the_user_id_rule(dev_client: httpx.AsyncClient) -> None:
+    # The document said "any string of 1 to 128": a client generated from it sent a control
+    # character and was refused 422. Now it gives the pattern and the rule in words.
+    spec = (await dev_client.get("/openapi.json")).json()
+    field = spec["components"]["schemas"]["DevTokenBody"]["properties"]["user_id"]
+    assert (field["minLength"], field["maxLength"]) == (1, 128)
+    assert field["pattern"] == USER_ID_PATTERN
+    assert field["description"] == USER_ID_RULE
+    for sample in ("alice", "маша", "李-o_O", "a" * 128):
+        assert re.search(field["pattern"], sample)
+        assert (await dev_client.post("/api/dev/token", json={"user_id": sample})).is_success
+    for name in ("empty", "blank", "space", "dot", "wildcard", "control", "C0 control", "format"):
+        assert re.search(field["pattern"], str(BAD_USER_IDS[name][0]["user_id"])) is None, name
+    # An unassigned code point is refused by its Unicode category, left to the description.
+    assert re.search(field["pattern"], str(BAD_USER_IDS["unassigned"][0]["user_id"]))
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from baton_auth.tokens import (
     MAX_USER_ID_CHARS,
+    USER_ID_PATTERN,
+    USER_ID_RULE,
     Identity,
     InvalidToken,
     check_secret,
@@ -12,6 +14,8 @@ from baton_auth.tokens import (
 
 __all__ = [
     "MAX_USER_ID_CHARS",
+    "USER_ID_PATTERN",
+    "USER_ID_RULE",
     "Identity",
     "InvalidToken",
     "check_secret",

@@ -46,6 +46,21 @@ MAX_USER_ID_CHARS = 128
 # A user id becomes one token of NATS subjects (`workflow.evt.<name>.<user_id>.<instance>`),
 # so it may not hold a subject separator or wildcard, nor white space.
 _UNFIT_IN_SUBJECTS = frozenset(".*>")
+USER_ID_RULE = (
+    f"1 to {MAX_USER_ID_CHARS} characters, none of them white space, a control, format, "
+    "private-use, unassigned or other unprintable character (Unicode categories C and Z), "
+    "'.', '*' or '>': a user id is one token of NATS subjects"
+)
+"""`user_id_problem`'s rule in words, for the OpenAPI document of a field that takes one."""
+USER_ID_PATTERN = (
+    r"^[^\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f"
+    r"\u205f-\u206f\u3000\ue000-\uf8ff\ufeff\ufff9-\ufffb.*>]+$"
+)
+"""A JSON Schema (ECMA-262) pattern for a user id, stated for clients, never checked: every
+user id `user_id_problem` takes matches it, and so does no other text of Latin-1 (U+0000 to
+U+00FF). Past Latin-1 it leaves out only the spaces and format characters of the
+Basic Multilingual Plane and the private-use area; the rest of the rule is by Unicode category
+(and which code points are assigned), which a pattern cannot say for every Unicode version."""
 
 
 def user_id_problem(user_id: str) -> str | None:

@@ -15,10 +15,17 @@ from fastapi.responses import Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
-from baton_auth import MAX_USER_ID_CHARS, mint_token, user_id_problem
+from baton_auth import (
+    MAX_USER_ID_CHARS,
+    USER_ID_PATTERN,
+    USER_ID_RULE,
+    mint_token,
+    user_id_problem,
+)
 from baton_contracts import ErrorCode
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.domain.loopback import host_problem, origin_problem
+from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.http import deps_of
 from baton_notifier.entrypoints.json_body import CheckedJsonRoute
 
@@ -74,8 +81,17 @@ def _fit_user_id(value: str) -> str:
     return value
 
 
+# The pattern is only stated: it says the rule for Latin-1, and past it leaves to the words
+# what is by Unicode category. `_fit_user_id` refuses, naming what it found and where.
 UserId = Annotated[
-    str, Field(min_length=1, max_length=MAX_USER_ID_CHARS), AfterValidator(_fit_user_id)
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_USER_ID_CHARS,
+        description=USER_ID_RULE,
+        **documented(pattern=USER_ID_PATTERN),
+    ),
+    AfterValidator(_fit_user_id),
 ]
 
 
