@@ -9,9 +9,11 @@ from typing import Any, cast
 
 import pytest
 
+from baton_contracts.dag_base import WORKFLOW_NAME_PATTERN
 from baton_contracts.storable import NUL_FREE_PATTERN
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.domain.live import BadLiveRequest, parse_instance_id
+from baton_notifier.domain.media import YAML_TYPES
 from baton_notifier.domain.stream_position import parse_epoch, parse_position
 from baton_notifier.entrypoints.live_routes import LiveDeps, install_live
 from baton_notifier.service.live import LiveEvents
@@ -158,3 +160,19 @@ def test_a_signal_and_a_message_body_document_that_no_store_keeps_a_nul(
     for field in ids:
         pattern = field["pattern"]
         assert re.search(pattern, "id-1") and re.search(pattern, "id\u00001") is None
+
+
+@pytest.mark.parametrize("path", ["/workflows", "/workflows/{name}/validate"])
+def test_a_workflow_document_is_an_object_with_a_name_and_steps_as_json_and_as_yaml(
+    spec: dict[str, Any], path: str
+) -> None:
+    # Schemathesis sent the YAML body `''` (a string), which the document allowed as
+    # `{"type": "string"}` and the workflow service refused: a document is a mapping.
+    content = spec["paths"][path]["post"]["requestBody"]["content"]
+    assert set(content) == {"application/json", *YAML_TYPES}
+    for media_type, body in content.items():
+        schema = body["schema"]
+        assert schema["type"] == "object", media_type
+        assert schema["required"] == ["name", "steps"]
+        assert schema["properties"]["name"]["pattern"] == WORKFLOW_NAME_PATTERN
+        assert schema["properties"]["steps"]["minItems"] == 1

@@ -28,7 +28,6 @@ from baton_contracts.dag_api import (
     DagWorkflowSaved,
 )
 from baton_notifier.domain.errors import HttpErrorResponse
-from baton_notifier.domain.media import YAML_TYPES
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId, VersionId
 from baton_notifier.entrypoints.dag_runs import (
     CancelBody,
@@ -47,6 +46,7 @@ from baton_notifier.entrypoints.dag_workflows import (
     save_workflow,
     validate_workflow,
 )
+from baton_notifier.entrypoints.document_schema import DOCUMENT_BODY
 from baton_notifier.entrypoints.json_body import CheckedJsonRoute, DocumentRoute
 
 __all__ = [
@@ -114,7 +114,7 @@ def dag_router() -> APIRouter:
             **_OVERTAKEN,
             200: {"model": DagWorkflowSaved, "description": "Unchanged: the latest version"},
         },
-        openapi_extra={"requestBody": {**_DOCUMENT_BODY["requestBody"], "required": True}},
+        openapi_extra={"requestBody": {**DOCUMENT_BODY["requestBody"], "required": True}},
         route_class_override=DocumentRoute,
     )
     add(
@@ -138,7 +138,7 @@ def dag_router() -> APIRouter:
         methods=["POST"],
         response_model=DagValidation,
         responses={**_ERRORS, **_INVALID},
-        openapi_extra=_DOCUMENT_BODY,
+        openapi_extra=DOCUMENT_BODY,
         route_class_override=DocumentRoute,
     )
     add(
@@ -208,15 +208,3 @@ def dag_router() -> APIRouter:
         responses=_ERRORS,
     )
     return router
-
-
-_DOCUMENT_BODY: dict[str, Any] = {
-    "requestBody": {
-        "description": "The workflow document: seed 004's JSON (also as application/*+json), "
-        "or YAML with a YAML content type; any other type is 415",
-        "content": {
-            "application/json": {"schema": {"type": "object"}},
-            **{kind: {"schema": {"type": "string"}} for kind in YAML_TYPES},
-        },
-    }
-}
