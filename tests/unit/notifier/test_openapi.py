@@ -7,18 +7,22 @@ import re
 from collections.abc import Callable
 from typing import Any, cast
 
+import httpx
 import pytest
+from pydantic import ValidationError
 
+from baton_contracts.dag_api import DagRolledBack, RollbackDagWorkflow
 from baton_contracts.dag_base import WORKFLOW_NAME_PATTERN
 from baton_contracts.storable import NUL_FREE_PATTERN
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.domain.live import BadLiveRequest, parse_instance_id
 from baton_notifier.domain.media import YAML_TYPES
 from baton_notifier.domain.stream_position import parse_epoch, parse_position
+from baton_notifier.entrypoints.dag_versions import ROLLBACK_TO_PATTERN, RollbackBody
 from baton_notifier.entrypoints.live_routes import LiveDeps, install_live
 from baton_notifier.service.live import LiveEvents
 
-from .conftest import SECRET
+from .conftest import SECRET, FakeRequester
 
 
 @pytest.fixture
@@ -176,3 +180,60 @@ def test_a_workflow_document_is_an_object_with_a_name_and_steps_as_json_and_as_y
         assert schema["required"] == ["name", "steps"]
         assert schema["properties"]["name"]["pattern"] == WORKFLOW_NAME_PATTERN
         assert schema["properties"]["steps"]["minItems"] == 1
+
+
+ROLLBACK_TARGETS = [
+    "1", "2", "007", "999999999", "0", "00", "1000000000", "-1", "1.5", "٣", "2\n", "",
+    "w@1", "my_workflow-2@12", "w@0", "@1", "w@", "w@-1", "a.b@1", "w@1\n", "w@@1",
+    "a" * 40 + "@1", "other@3",
+]  # fmt: skip
+"""Short enough for the test gateway's 64-byte body limit; the name's length is below."""
+
+
+@pytest.mark.parametrize("target", ROLLBACK_TARGETS)
+async def test_a_rollback_target_is_forwarded_exactly_when_it_meets_its_pattern(
+    spec: dict[str, Any],
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    target: str,
+) -> None:
+    # The document said any string; the gateway takes `<name>@<version>` or a bare version.
+    field = spec["components"]["schemas"]["RollbackBody"]["properties"]["version_id"]
+    assert field["pattern"] == ROLLBACK_TO_PATTERN
+    pattern = field["pattern"].removesuffix("$") + r"\Z"  # `$` as ECMA-262 reads it
+    requester.answer = lambda message: DagRolledBack(
+        name="w", version=9, version_id="w@9", rolled_back_to="w@1"
+    )
+    url = "/workflows/w/rollback"
+    response = await client.post(url, json={"version_id": target}, headers=auth)
+    if re.search(pattern, target):
+        assert response.status_code == 200, response.text
+        [sent] = requester.sent
+        assert isinstance(sent, RollbackDagWorkflow)
+        assert sent.version_id == (target if "@" in target else f"w@{target}")
+    else:
+        assert response.status_code == 422, response.text
+        assert response.json()["error"]["details"][0]["field"] == "body.version_id"
+        assert requester.sent == []
+
+
+@pytest.mark.parametrize(("length", "taken"), [(128, True), (129, False)])
+def test_a_rollback_target_names_a_workflow_of_at_most_128_characters(
+    length: int, taken: bool
+) -> None:
+    target = "a" * length + "@1"
+    assert (re.search(ROLLBACK_TO_PATTERN, target) is not None) is taken
+    try:
+        RollbackBody(version_id=target)
+        RollbackDagWorkflow(user_id="u", name="a" * min(length, 128), version_id=target)
+    except ValidationError:
+        assert not taken
+    else:
+        assert taken
+
+
+def test_a_rollback_target_of_another_workflow_is_described(spec: dict[str, Any]) -> None:
+    # Which workflow a version belongs to is the path's: no schema of the body can say it.
+    field = spec["components"]["schemas"]["RollbackBody"]["properties"]["version_id"]
+    assert "another workflow than the path's `{name}`" in field["description"]

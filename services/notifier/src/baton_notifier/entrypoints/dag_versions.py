@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from baton_contracts.dag_api import (
+    MAX_WORKFLOW_NAME_CHARS,
     VERSION_ID_PATTERN,
     DiffDagVersions,
     ListDagVersions,
@@ -21,6 +22,7 @@ from baton_contracts.dag_api import (
 from baton_contracts.ids import VERSION_ID_MEANING
 from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints.dag_params import Name, VersionId
+from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
 
 # Where each message field came from, so an error names it so (see `Origins`).
@@ -29,13 +31,22 @@ ROLLBACK = Origins({"name": "path.name", "version_id": "body.version_id"})
 DIFF = Origins({"from_version": "path.from_id", "to_version": "path.to_id"})
 
 
+ROLLBACK_TO_PATTERN = rf"^([A-Za-z0-9_-]{{1,{MAX_WORKFLOW_NAME_CHARS}}}@)?0*[1-9][0-9]{{0,8}}$"
+"""`RollbackBody.version_id` as `/openapi.json` states it: `VERSION_ID_PATTERN`, its
+`<name>@` left out when only the version is given. Only stated; the refusal is the model's."""
+
+
 class RollbackBody(BaseModel):
     """`POST /workflows/{name}/rollback`: the version whose document becomes the newest."""
 
     model_config = ConfigDict(extra="forbid")
 
     version_id: str = Field(
-        description="`<name>@<version>`, or the bare version number", examples=["my-workflow@2"]
+        description="`<name>@<version>` of this workflow, or the bare version number; versions "
+        "start at 1. A version of another workflow than the path's `{name}` is refused (422 "
+        "naming `body.version_id`), as is one the workflow does not have (404)",
+        examples=["my-workflow@2"],
+        **documented(pattern=ROLLBACK_TO_PATTERN),
     )
 
     @field_validator("version_id")
