@@ -237,3 +237,17 @@ def test_a_rollback_target_of_another_workflow_is_described(spec: dict[str, Any]
     # Which workflow a version belongs to is the path's: no schema of the body can say it.
     field = spec["components"]["schemas"]["RollbackBody"]["properties"]["version_id"]
     assert "another workflow than the path's `{name}`" in field["description"]
+
+
+async def test_a_run_variable_is_documented_and_refused_with_no_nul(
+    spec: dict[str, Any], client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    # Schemathesis sent a run variable holding U+0000, which the document allowed.
+    variables = spec["components"]["schemas"]["RunBody"]["properties"]["variables"]
+    pattern = variables["additionalProperties"]["pattern"]
+    assert pattern == NUL_FREE_PATTERN
+    assert re.search(pattern, "AI agents") and re.search(pattern, "x\u0000") is None
+    body = {"variables": {"v": "x\u0000"}}
+    response = await client.post("/workflows/w/run", json=body, headers=auth)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["details"][0]["field"] == "body.variables.v"

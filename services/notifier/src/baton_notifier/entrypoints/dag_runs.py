@@ -22,6 +22,7 @@ from baton_contracts.dag_api import (
     StartDagRun,
 )
 from baton_contracts.ids import WorkflowName
+from baton_contracts.storable import NulFreeInSchema
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
@@ -46,7 +47,10 @@ class RunBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    variables: dict[str, str] = Field(default_factory=dict, examples=[{"topic": "AI agents"}])
+    # No NUL in a value: the run's `variables` refuse one (`NulFreeText`), naming its path.
+    variables: dict[str, Annotated[str, NulFreeInSchema]] = Field(
+        default_factory=dict, examples=[{"topic": "AI agents"}]
+    )
     mode: RunMode = Field(default="live", description="live, dry_run (no calls) or shadow")
 
 
