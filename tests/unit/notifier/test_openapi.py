@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from baton_contracts.dag_api import DagRolledBack, RollbackDagWorkflow
 from baton_contracts.dag_base import WORKFLOW_NAME_PATTERN
 from baton_contracts.storable import NUL_FREE_PATTERN
+from baton_contracts.workflow_api import MESSAGE_TEXT_PATTERN
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.domain.live import BadLiveRequest, parse_instance_id
 from baton_notifier.domain.media import YAML_TYPES
@@ -141,8 +142,12 @@ def test_a_message_and_a_signal_body_document_what_the_workflow_service_refuses(
 ) -> None:
     schemas = spec["components"]["schemas"]
     text = schemas["MessageBody"]["properties"]["text"]
+    assert text["pattern"] == MESSAGE_TEXT_PATTERN  # held to `checked_text` by a workflow test
     assert re.search(text["pattern"], " \t\n") is None  # blank: refused (`body.text`)
+    assert re.search(text["pattern"], " \u200b ") is None  # only a zero-width space: blank
+    assert re.search(text["pattern"], "hi\u0000") is None
     assert re.search(text["pattern"], " hi ")
+    assert "format character (Unicode Cf" in text["description"]
     # `str | None`: the constraint sits beside `anyOf`, where it applies to the string only.
     step = schemas["SignalBody"]["properties"]["target_step"]
     assert step["minLength"] == 1

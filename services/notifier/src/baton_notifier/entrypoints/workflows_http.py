@@ -14,6 +14,7 @@ from baton_contracts.storable import NUL_FREE_PATTERN
 from baton_contracts.workflow_api import (
     MAX_MESSAGE_CHARS,
     MAX_VERSION,
+    MESSAGE_TEXT_PATTERN,
     PAGE_LIMIT,
     TARGET_STEP_MAX,
     Conversation,
@@ -90,11 +91,13 @@ class MessageBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str = Field(
-        description=f"Not blank; at most {MAX_MESSAGE_CHARS} characters (longer is 413)",
+        description="At least one character that is neither white space nor an invisible "
+        "format character (Unicode Cf: zero-width spaces and joiners, the byte-order mark); "
+        f"no NUL (U+0000); at most {MAX_MESSAGE_CHARS} characters once outer white space is "
+        "trimmed (longer is 413)",
         examples=["Hi! I'm ready, let's go."],
-        # Not blank: at least one character that is not white space (the workflow service
-        # refuses a blank one, naming `body.text`).
-        **documented(pattern=r"\S"),
+        # The workflow service refuses a text that breaks it, naming `body.text`.
+        **documented(pattern=MESSAGE_TEXT_PATTERN),
     )
     client_message_id: str | None = Field(
         default=None,
