@@ -18,6 +18,12 @@ MAX_CONTEXT_PART_BYTES = 256 * 1024
 a signal (`too_large`, HTTP 413): every reply and agent request carries them, and NATS carries
 at most 1 MiB a message, so an instance grown past it could no longer be read or talked to."""
 
+STEP_RECORD_KEYS = frozenset({"started_at", "completed_at", "messages", "forced", "warning"})
+"""What the workflow service itself keeps in a step's `step_data` (seed 000 §5 puts a step's
+own record and the data its signals merge side by side): a signal's `data` may not set them.
+A person's signal naming one is refused (`invalid`, HTTP 422); an agent's has them left out.
+"""
+
 MAX_SIGNAL_DATA_DEPTH = 32
 """How deep `data` or `shared` of a signal may nest; deeper is refused with `invalid` (HTTP 422).
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from nats.aio.client import Client
 
+from baton_contracts.signal_data import STEP_RECORD_KEYS
 from baton_contracts.workflow_api import GetInstance, RecordExchange, StartWorkflow, WorkflowSignal
 from baton_workflow.bootstrap import WorkflowApp
-from baton_workflow.domain.state import STEP_RECORD_KEYS
 
 from .conftest import ask
 from .test_http_api import auth

@@ -16,7 +16,8 @@ TYPES: dict[str, Any] = {
 }
 KNOWN = {
     "$ref", "anyOf", "type", "pattern", "items", "minItems", "minimum", "required",
-    "properties", "additionalProperties", "propertyNames", "description", "title",
+    "properties", "additionalProperties", "propertyNames", "description", "title", "not",
+    "enum",
 }  # fmt: skip
 
 
@@ -27,6 +28,10 @@ def meets(value: Any, schema: dict[str, Any], defs: dict[str, Any] | None = None
         return meets(value, (defs or {})[schema["$ref"].rpartition("/")[2]], defs)
     if "anyOf" in schema:
         return any(meets(value, branch, defs) for branch in schema["anyOf"])
+    if "not" in schema and meets(value, schema["not"], defs):
+        return False
+    if "enum" in schema and value not in schema["enum"]:
+        return False
     if "type" in schema:
         kind = TYPES[schema["type"]]
         if not isinstance(value, kind) or (isinstance(value, bool) and schema["type"] != "boolean"):

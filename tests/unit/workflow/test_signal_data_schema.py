@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.signal_data import STEP_RECORD_KEYS
 from baton_contracts.storable import NUL_FREE_PATTERN
 from baton_contracts.workflow_api import WorkflowSignal
+from baton_notifier.entrypoints.workflows_http import SignalBody
 from baton_workflow.service.signal_requests import check_data
 
 from .json_schema_subset import meets
@@ -56,3 +58,27 @@ def test_every_string_and_key_of_the_schema_states_the_pattern() -> None:
     assert {"type": "string", "pattern": NUL_FREE_PATTERN} in branches
     [mapping] = [b for b in branches if b["type"] == "object"]
     assert mapping["propertyNames"] == {"pattern": NUL_FREE_PATTERN}
+
+
+BODY = SignalBody.model_json_schema()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"user_name": "Alex", "started": "x", "messages_count": 2},
+        *({key: 1} for key in sorted(STEP_RECORD_KEYS)),
+        {"deep": {"started_at": "a nested key is the signal's own"}},
+    ],
+)
+def test_a_persons_signal_data_meets_the_gateways_schema_exactly_when_kept(data: Any) -> None:
+    # The keys the step's own record keeps are refused in a person's signal (an agent's has
+    # them left out): the gateway's body, a person's, says so in `propertyNames`.
+    schema = BODY["properties"]["data"]
+    try:
+        check_data(WorkflowSignal.model_validate({"data": data}))
+        kept = True
+    except RemoteError as refused:
+        assert refused.body.details[0].field == f"signal.data.{next(iter(data))}"
+        kept = False
+    assert meets(data, schema, BODY["$defs"]) is kept

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Header, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ids
-from baton_contracts.signal_data import SignalData
+from baton_contracts.signal_data import MAX_SIGNAL_DATA_DEPTH, STEP_RECORD_KEYS, SignalData
 from baton_contracts.storable import NUL_FREE_PATTERN
 from baton_contracts.workflow_api import (
     MAX_MESSAGE_CHARS,
@@ -65,13 +65,28 @@ class StartBody(BaseModel):
     workflow_id: str = Field(min_length=1, max_length=64, examples=["onboarding"])
 
 
+_KEPT = ", ".join(sorted(STEP_RECORD_KEYS))
+
+
 class SignalBody(BaseModel):
     """A manual signal; `command_id` (or an `Idempotency-Key` header) makes a retry count once."""
 
     model_config = ConfigDict(extra="forbid")
 
     action: SignalAction
-    data: SignalData = Field(default_factory=dict)
+    data: SignalData = Field(
+        default_factory=dict,
+        description="Merged into the current step's data: a JSON object, nested at most "
+        f"{MAX_SIGNAL_DATA_DEPTH} levels deep, with no NUL character (U+0000) in any string "
+        f"or key, and none of the keys the step's own record keeps ({_KEPT})",
+        # The workflow service refuses such a key, naming `body.data.<key>`.
+        json_schema_extra={
+            "propertyNames": {
+                "pattern": NUL_FREE_PATTERN,
+                "not": {"enum": [*sorted(STEP_RECORD_KEYS)]},
+            }
+        },
+    )
     shared: SignalData = Field(default_factory=dict)
     target_step: str | None = Field(
         default=None,

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from baton_contracts.signal_data import STEP_RECORD_KEYS
 from baton_contracts.storable import NUL, NUL_PROBLEM
 from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.events import DomainEvent, ExchangeRecorded, StepBlocked
-from baton_workflow.domain.state import STEP_RECORD_KEYS
 
 MAX_TEXT_CHARS = 8000
 """A user message longer than this is refused (the contract's `MAX_MESSAGE_CHARS`)."""

@@ -55,11 +55,6 @@ class InstanceState(BaseModel):
         }
 
 
-STEP_RECORD_KEYS = frozenset({"started_at", "completed_at", "messages", "forced", "warning"})
-"""What the service itself keeps in a step's `step_data` (seed 000 §5 puts a step's own
-record and the data its signals merge side by side): a signal's `data` may not set them."""
-
-
 def _merge(
     data: dict[str, dict[str, Any]], step: str, values: Mapping[str, Any]
 ) -> dict[str, dict[str, Any]]:

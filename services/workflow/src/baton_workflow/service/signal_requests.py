@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
-from baton_contracts.signal_data import MAX_CONTEXT_PART_BYTES, MAX_SIGNAL_DATA_BYTES
+from baton_contracts.signal_data import (
+    MAX_CONTEXT_PART_BYTES,
+    MAX_SIGNAL_DATA_BYTES,
+    STEP_RECORD_KEYS,
+)
 from baton_contracts.storable import first_unstorable
 from baton_contracts.workflow_api import RecordExchange, SignalWorkflow, WorkflowSignal
 from baton_workflow.domain import commands as dc
-from baton_workflow.domain.state import STEP_RECORD_KEYS, InstanceState, with_signal
+from baton_workflow.domain.state import InstanceState, with_signal
 
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 """`json.dumps(value, separators=(",", ":"), ensure_ascii=False)` without a new encoder per
