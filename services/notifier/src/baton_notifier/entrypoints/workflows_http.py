@@ -91,7 +91,9 @@ class SignalBody(BaseModel):
     target_step: str | None = Field(
         default=None,
         max_length=TARGET_STEP_MAX,
-        description="A step of the instance's workflow (`goto`)",
+        description="A step of the instance's workflow (`goto`); which steps it has is the "
+        "workflow's, so a name it has not is refused by the workflow service (422 naming "
+        "`body.target_step`)",
         **documented(min_length=1),
     )
     # No NUL: the command's `command_id` refuses one (`NulFreeText`), naming `body.command_id`.
