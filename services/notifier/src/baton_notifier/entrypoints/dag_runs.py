@@ -49,7 +49,11 @@ class RunBody(BaseModel):
 
     # No NUL in a value: the run's `variables` refuse one (`NulFreeText`), naming its path.
     variables: dict[str, Annotated[str, NulFreeInSchema]] = Field(
-        default_factory=dict, examples=[{"topic": "AI agents"}]
+        default_factory=dict,
+        description="Values for variables the workflow declares, no NUL (U+0000) in any; "
+        "which it declares is its own, so a name it does not is refused by the workflow "
+        "service (422 naming `body.variables.<name>`)",
+        examples=[{"topic": "AI agents"}],
     )
     mode: RunMode = Field(default="live", description="live, dry_run (no calls) or shadow")
 
