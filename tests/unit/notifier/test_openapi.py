@@ -164,7 +164,7 @@ def test_a_signal_and_a_message_body_document_that_no_store_keeps_a_nul(
     schemas = spec["components"]["schemas"]
     signal = schemas["SignalBody"]["properties"]
     for name in ("data", "shared"):
-        assert signal[name]["propertyNames"] == {"pattern": NUL_FREE_PATTERN}
+        assert signal[name]["propertyNames"]["pattern"] == NUL_FREE_PATTERN
         assert signal[name]["additionalProperties"] == {"$ref": "#/components/schemas/SignalValue"}
     assert {"type": "string", "pattern": NUL_FREE_PATTERN} in schemas["SignalValue"]["anyOf"]
     ids = [signal["command_id"], schemas["MessageBody"]["properties"]["client_message_id"]]
