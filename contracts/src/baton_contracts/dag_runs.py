@@ -179,7 +179,8 @@ class CancelDagRun(Command):
     subject: ClassVar[Subject] = cmd("dag_cancel")
     reply_model: ClassVar[ReplyModel] = DagRunCancel
     run_id: str = Field(min_length=1, max_length=64)
-    reason: str = Field(default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500)
+    # Stored in the run's log as sent: a NUL failed the append with an internal error.
+    reason: NulFreeText = Field(default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500)
 
 
 class DagRunChanged(Broadcast):

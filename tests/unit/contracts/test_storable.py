@@ -9,7 +9,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from baton_contracts.agent_api import RunTask
-from baton_contracts.dag_api import StartDagRun
+from baton_contracts.dag_api import CancelDagRun, StartDagRun
 from baton_contracts.storable import (
     NUL_FREE_PATTERN,
     NUL_PROBLEM,
@@ -111,6 +111,8 @@ def test_a_lone_surrogate_is_found_by_its_path(value: Any, path: str, code: str)
         ),
         (lambda: StartDagRun(user_id="u", name="w", variables={"v": "x\0"}), "variables.v"),
         (lambda: StartDagRun(user_id="u", name="w", request_id="r\0"), "request_id"),
+        # Kept in the run's log: the append failed, and the cancel answered 500.
+        (lambda: CancelDagRun(user_id="u", run_id="r", reason="wrong\0"), "reason"),
     ],
 )
 def test_ids_and_run_variables_refuse_a_nul_by_name(message: Any, field: str) -> None:

@@ -260,3 +260,16 @@ async def test_a_run_variable_is_documented_and_refused_with_no_nul(
     response = await client.post("/workflows/w/run", json=body, headers=auth)
     assert response.status_code == 422, response.text
     assert response.json()["error"]["details"][0]["field"] == "body.variables.v"
+
+
+async def test_a_cancel_reason_with_a_nul_is_documented_and_refused_naming_it(
+    spec: dict[str, Any], client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    # It was forwarded, and the workflow service failed to store it: a 500.
+    reason = spec["components"]["schemas"]["CancelBody"]["properties"]["reason"]
+    assert reason["pattern"] == NUL_FREE_PATTERN
+    url = "/workflow-runs/r1/cancel"
+    response = await client.post(url, json={"reason": "wrong\u0000"}, headers=auth)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["details"][0]["field"] == "body.reason"
+    assert requester.sent == []

@@ -196,7 +196,10 @@ def dag_router() -> APIRouter:
             **_ERRORS,
             200: {"model": DagRunCancel, "description": "The run had already been cancelled"},
             409: {"model": HttpErrorResponse, "description": "The run has already ended"},
-            422: {"model": HttpErrorResponse, "description": "A reason that is empty or too long"},
+            422: {
+                "model": HttpErrorResponse,
+                "description": "A reason that is empty, too long or holds a NUL (U+0000)",
+            },
         },
     )
     add(

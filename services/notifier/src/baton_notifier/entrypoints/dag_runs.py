@@ -63,7 +63,8 @@ class CancelBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reason: str = Field(
+    # No NUL: `CancelDagRun.reason` refuses one (`NulFreeText`), naming `body.reason`.
+    reason: Annotated[str, NulFreeInSchema] = Field(
         default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500, examples=["wrong topic"]
     )
 
