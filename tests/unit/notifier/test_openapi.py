@@ -240,6 +240,15 @@ def test_a_rollback_target_names_a_workflow_of_at_most_128_characters(
         assert taken
 
 
+@pytest.mark.parametrize("target", ["w@\u00b2", "\u00b2", "w@\u0663"])
+def test_a_rollback_target_of_other_digits_is_refused_in_words(target: str) -> None:
+    # "²" passed `isdigit` and `int` refused it: the caller read "invalid literal for int()".
+    with pytest.raises(ValidationError) as refused:
+        RollbackBody(version_id=target)
+    [error] = refused.value.errors()
+    assert error["msg"].startswith("a version id is <name>@<version>"), error["msg"]
+
+
 def test_a_rollback_target_of_another_workflow_is_described(spec: dict[str, Any]) -> None:
     # Which workflow a version belongs to is the path's: no schema of the body can say it.
     field = spec["components"]["schemas"]["RollbackBody"]["properties"]["version_id"]

@@ -53,7 +53,8 @@ class RollbackBody(BaseModel):
     @classmethod
     def _not_version_zero(cls, value: str) -> str:
         number = value.rpartition("@")[2]
-        if number.isdigit() and int(number) == 0:
+        # ASCII only: "²" is a digit to `isdigit` that `int` cannot read (a ValueError quoted).
+        if number.isascii() and number.isdigit() and int(number) == 0:
             raise PydanticCustomError("version_zero", f"versions start at 1 (got {value!r})")
         if not re.match(VERSION_ID_PATTERN, value if "@" in value else f"name@{value}"):
             raise PydanticCustomError("version_id", f"{VERSION_ID_MEANING} (got {value[:80]!r})")
