@@ -214,3 +214,23 @@ async def test_every_field_a_route_sends_is_named_where_the_request_held_it(
     named = fields_of(response)
     assert named, "the route sent no field at all"
     assert [f for f in named if f is None or f.split(".")[0].split("[")[0] not in LOCATIONS] == []
+
+
+async def test_a_message_opening_with_its_field_names_it_as_the_request_did(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    # The message said "signal.data.started_at: kept by ..." while its detail said
+    # `body.data.started_at`: the owner's name for the field, which the client never sent.
+    def answer(_: Query | Command) -> BaseModel:
+        detail = ErrorDetail(field="signal.data.started_at", message="kept")
+        raise RemoteError.of(ErrorCode.INVALID, "signal.data.started_at: kept", [detail])
+
+    requester.answer = answer
+    body = {"action": "stay", "data": {"started_at": 1}}
+    refused = await client.post("/api/workflows/i1/signal", json=body, headers=auth)
+    error = refused.json()["error"]
+    assert error["message"] == "body.data.started_at: kept"
+    assert [d["field"] for d in error["details"]] == ["body.data.started_at"]
+    requester.answer = refuse("signal.data")  # a message not opening with it stays as it is
+    refused = await client.post("/api/workflows/i1/signal", json=body, headers=auth)
+    assert refused.json()["error"]["message"] == "refused"

@@ -77,12 +77,17 @@ class ApiError(Exception):
 
 def from_remote(error: ErrorBody, origins: Origins = NOWHERE) -> ApiError:
     """The HTTP error for an owner's typed error, each detail naming its field where the
-    request held it (`origins`): the owner names it by its path in the message."""
+    request held it (`origins`): the owner names it by its path in the message. A message
+    that opens with its first detail's field ("signal.data.x: ...") opens with the request's
+    name of it too ("body.data.x: ..."), so the two never disagree."""
     status = STATUS_BY_CODE[error.code]
     if error.code is ErrorCode.FORBIDDEN:
         return ApiError(status, ErrorCode.NOT_FOUND.value, "not found")
     details = [ErrorDetail(field=origins.name(d.field), message=d.message) for d in error.details]
-    return ApiError(status, error.code.value, error.message, details)
+    message = error.message
+    if error.details and (owned := error.details[0].field) and message.startswith(f"{owned}: "):
+        message = f"{details[0].field}{message[len(owned) :]}"
+    return ApiError(status, error.code.value, message, details)
 
 
 def field_path(loc: Sequence[str | int]) -> str:
