@@ -92,31 +92,11 @@ async def take_back(
     `memory_facts` criterion met by a turn that did not happen, a list sent again saved
     twice). Shielded, and only logged when it fails: a retry of the key writes the same
     facts and items (upserts by area, ids from the key) and counts as this one did."""
-
-    async def undo() -> int:
-        gone = await inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
-        for key, note in notes_of(output.extracted_data).items():
-            # Put back what it replaced (none: deleted), while it still holds this turn's.
-            was = notes_before.get(key)
-            if was != note:
-                await memory.set_fact_if(cmd.user_id, SITUATION, key, holds=note, text=was)
-        if not facts_before:
-            return gone
-        # Only what is still this turn's own write is put back: a fact another turn of
-        # the user wrote or dropped since (its reply recorded) is that turn's, not ours.
-        # The look and the restore are one step: a read, then a write, wiped that turn's
-        # fact when it was written in between.
-        wrote = _written_facts(output)
-        for area, was in facts_before.items():
-            if was != wrote.get(area):
-                await memory.set_fact_if(
-                    cmd.user_id, PRIORITIES, area, holds=wrote.get(area), text=was
-                )
-        return gone
-
     try:
         async with asyncio.timeout(store_timeout):
-            gone = await asyncio.shield(undo())
+            gone = await asyncio.shield(
+                _undo(memory, inbox, cmd, output, facts_before, notes_before)
+            )
     except Exception as exc:
         logger.warning(
             "turn %s: its reply was not recorded, and what it wrote could not be taken "
@@ -133,6 +113,45 @@ async def take_back(
             gone,
             len(facts_before),
         )
+
+
+async def _undo(
+    memory: MemoryStore,
+    inbox: InboxStore,
+    cmd: RunAgent,
+    output: AgentOutput,
+    facts_before: dict[str, str | None],
+    notes_before: dict[str, str],
+) -> int:
+    """Deletes the turn's inbox items and puts back its notes and facts; how many items went."""
+    gone = await inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
+    await _put_back_notes(memory, cmd.user_id, output, notes_before)
+    if facts_before:
+        await _put_back_facts(memory, cmd.user_id, output, facts_before)
+    return gone
+
+
+async def _put_back_notes(
+    memory: MemoryStore, user_id: str, output: AgentOutput, notes_before: dict[str, str]
+) -> None:
+    for key, note in notes_of(output.extracted_data).items():
+        # Put back what it replaced (none: deleted), while it still holds this turn's.
+        was = notes_before.get(key)
+        if was != note:
+            await memory.set_fact_if(user_id, SITUATION, key, holds=note, text=was)
+
+
+async def _put_back_facts(
+    memory: MemoryStore, user_id: str, output: AgentOutput, facts_before: dict[str, str | None]
+) -> None:
+    # Only what is still this turn's own write is put back: a fact another turn of the user
+    # wrote or dropped since (its reply recorded) is that turn's, not ours. The look and the
+    # restore are one step: a read, then a write, wiped that turn's fact when it was written
+    # in between.
+    wrote = _written_facts(output)
+    for area, was in facts_before.items():
+        if was != wrote.get(area):
+            await memory.set_fact_if(user_id, PRIORITIES, area, holds=wrote.get(area), text=was)
 
 
 def _written_facts(output: AgentOutput) -> dict[str, str | None]:
