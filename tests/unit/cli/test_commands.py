@@ -14,8 +14,8 @@ from baton_auth import verify_token
 from baton_cli.errors import CliError
 from baton_cli.main import app
 from baton_cli.processes import process_start
+from baton_cli.restarts import RestartPolicy
 from baton_cli.state import UpState, holding_data_dir, read_state, remove_state, write_state
-from baton_cli.supervisor import RestartPolicy
 from baton_cli.tokens import parse_ttl
 from baton_cli.up import stop_signals
 

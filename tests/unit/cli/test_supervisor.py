@@ -12,16 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from baton_cli.restarts import RestartPolicy, ServiceFailed, keep_alive
 from baton_cli.services import SERVICES, NatsHealth, Runtime, ServiceSpec
 from baton_cli.supervised_nats import SupervisedNats, child_exit
-from baton_cli.supervisor import (
-    RestartPolicy,
-    ServiceFailed,
-    Supervisor,
-    keep_alive,
-    stop_in_stages,
-    stop_stages,
-)
+from baton_cli.supervisor import Supervisor, stop_in_stages, stop_stages
 from baton_messaging.embedded import NatsServerError
 
 NOW = RestartPolicy(first_delay=0.0, max_delay=0.0, stable_after=30.0, max_crashes=3)

@@ -77,7 +77,7 @@ def _how_it_ended(pid: int) -> str | None:
 
 
 class SupervisedNats:
-    """Adapts an `EmbeddedNatsServer` to `supervisor.Supervised`, under the name `nats`."""
+    """Adapts an `EmbeddedNatsServer` to `restarts.Supervised`, under the name `nats`."""
 
     name = "nats"
 

@@ -19,6 +19,7 @@ from baton_cli.leftovers import LeftoverStopper
 from baton_cli.log_files import LOG_MAX_MB, log_max_bytes
 from baton_cli.ports import listen_on, pick_port
 from baton_cli.processes import ProcProcessTable, process_start
+from baton_cli.restarts import RestartPolicy, ServiceFailed
 from baton_cli.services import (
     MODULE_OVERRIDES_ENV,
     SERVICES,
@@ -29,7 +30,7 @@ from baton_cli.services import (
 )
 from baton_cli.state import UpState, holding_data_dir, remove_state, write_state
 from baton_cli.supervised_nats import SupervisedNats
-from baton_cli.supervisor import RestartPolicy, ServiceFailed, Supervisor
+from baton_cli.supervisor import Supervisor
 from baton_contracts import RemoteError
 from baton_messaging.embedded import EmbeddedNatsServer, NatsServerError
 from baton_messaging.health import connect_once

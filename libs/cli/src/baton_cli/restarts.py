@@ -1,0 +1,96 @@
+"""The restart rule `baton up` applies to every service and to its embedded NATS server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
+
+
+class ServiceFailed(Exception):
+    """A service that would not start or keeps crashing; the message names it and its log."""
+
+
+GRACE_ENV = "BATON_STOP_GRACE_SECONDS"
+KILL_MARGIN_SECONDS = 5.0
+"""How long after a service's own stop grace `baton up` waits before SIGKILL: a service that
+cancels the requests still running then still answers them `unavailable` and closes its pools."""
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """Backoff between restarts; a service that crashes `max_crashes` times fast is given up."""
+
+    first_delay: float = 0.25
+    max_delay: float = 10.0
+    stable_after: float = 30.0  # a run this long resets the crash count
+    max_crashes: int = 5
+    start_timeout: float = 60.0
+    stop_grace: float = DEFAULT_STOP_GRACE_SECONDS + KILL_MARGIN_SECONDS
+
+    @classmethod
+    def for_services(cls, env: Mapping[str, str], **options: Any) -> RestartPolicy:
+        """A policy that kills a service only `KILL_MARGIN_SECONDS` after its own stop grace
+        (`BATON_STOP_GRACE_SECONDS` in `env`, which every service is handed) has run out."""
+        try:
+            grace = max(0.0, float(env.get(GRACE_ENV, DEFAULT_STOP_GRACE_SECONDS)))
+        except ValueError:  # the services refuse it themselves, naming the setting
+            grace = DEFAULT_STOP_GRACE_SECONDS
+        return cls(stop_grace=grace + KILL_MARGIN_SECONDS, **options)
+
+    def delay(self, crashes: int) -> float:
+        """Exponential backoff for the n-th fast crash in a row."""
+        return float(min(self.max_delay, self.first_delay * 2 ** max(0, crashes - 1)))
+
+
+class Supervised(Protocol):
+    """One process kept alive by `keep_alive`: a service, or the embedded NATS server."""
+
+    @property
+    def name(self) -> str:
+        """How restart lines and errors name it."""
+        ...
+
+    @property
+    def log(self) -> Path:
+        """Where its output goes; the error on giving up points there."""
+        ...
+
+    async def ended(self) -> str:
+        """Wait until its current process is gone; how it ended (`exited with code -9`)."""
+        ...
+
+    def uptime(self) -> float:
+        """Seconds since its current process was started."""
+        ...
+
+    async def restart(self) -> bool:
+        """Start it again and wait until it is ready; False when it died or hung meanwhile."""
+        ...
+
+
+async def keep_alive(child: Supervised, policy: RestartPolicy, echo: Callable[[str], None]) -> None:
+    """Restart `child` whenever it ends, with backoff; raise `ServiceFailed` once it has crashed
+    `policy.max_crashes` times in a row, each within `policy.stable_after` of its start or
+    without having become healthy (a restart that hung is killed only after `start_timeout`,
+    which may be longer than `stable_after`)."""
+    crashes = 0
+    healthy = True
+    while True:
+        ending = await child.ended()
+        fast = not healthy or child.uptime() < policy.stable_after
+        crashes = crashes + 1 if fast else 1
+        if crashes >= policy.max_crashes:
+            raise ServiceFailed(
+                f"{child.name} {ending}; it crashed {crashes} times in a row,"
+                f" giving up; see {child.log}"
+            )
+        echo(f"{child.name} {ending}; restarting")
+        await asyncio.sleep(policy.delay(crashes))
+        healthy = await child.restart()
+        if healthy:
+            echo(f"{child.name} is healthy again")
