@@ -234,3 +234,24 @@ async def test_a_message_opening_with_its_field_names_it_as_the_request_did(
     requester.answer = refuse("signal.data")  # a message not opening with it stays as it is
     refused = await client.post("/api/workflows/i1/signal", json=body, headers=auth)
     assert refused.json()["error"]["message"] == "refused"
+
+
+async def test_fields_a_message_lists_are_named_as_the_request_did(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    # "the rollback has 1 problem(s): version_id: names workflow 'other', ..." quoted the
+    # workflow service's field name in the middle of the message.
+    def answer(_: Query | Command) -> BaseModel:
+        details = [
+            ErrorDetail(field="version_id", message="names workflow 'other'"),
+            ErrorDetail(field="name", message="no such workflow"),
+        ]
+        message = "2 problem(s): version_id: names workflow 'other'; name: no such workflow"
+        raise RemoteError.of(ErrorCode.INVALID, message, details)
+
+    requester.answer = answer
+    url = "/workflows/w/rollback"
+    refused = await client.post(url, json={"version_id": "w@1"}, headers=auth)
+    assert refused.json()["error"]["message"] == (
+        "2 problem(s): body.version_id: names workflow 'other'; path.name: no such workflow"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -77,16 +78,20 @@ class ApiError(Exception):
 
 def from_remote(error: ErrorBody, origins: Origins = NOWHERE) -> ApiError:
     """The HTTP error for an owner's typed error, each detail naming its field where the
-    request held it (`origins`): the owner names it by its path in the message. A message
-    that opens with its first detail's field ("signal.data.x: ...") opens with the request's
-    name of it too ("body.data.x: ..."), so the two never disagree."""
+    request held it (`origins`): the owner names it by its path in the message. Where the
+    message quotes a detail's field as `<field>: ` ("signal.data.x: ...", "2 problem(s):
+    steps[0].id: ...; steps[1].id: ..."), it names it as the request did too ("body.data.x:
+    ..."), so the two never disagree."""
     status = STATUS_BY_CODE[error.code]
     if error.code is ErrorCode.FORBIDDEN:
         return ApiError(status, ErrorCode.NOT_FOUND.value, "not found")
     details = [ErrorDetail(field=origins.name(d.field), message=d.message) for d in error.details]
     message = error.message
-    if error.details and (owned := error.details[0].field) and message.startswith(f"{owned}: "):
-        message = f"{details[0].field}{message[len(owned) :]}"
+    renamed = {d.field: r.field for d, r in zip(error.details, details, strict=True)}
+    for owned, name in renamed.items():
+        if owned and name and owned != name:
+            quoted = re.compile(rf"(?:^|(?<=: )|(?<=; )){re.escape(owned)}: ")
+            message = quoted.sub(lambda _, name=name: f"{name}: ", message)
     return ApiError(status, error.code.value, message, details)
 
 

@@ -228,13 +228,11 @@ def _target(definition: WorkflowDefinition, step: StepDefinition, signal: Signal
         return step.next_step
     names = [s.id for s in definition.path()]
     if signal.target_step not in names:
-        raise UnknownStep(
-            f"signal.target_step: workflow {definition.id!r} has no step {signal.target_step!r}"
-        )
+        raise UnknownStep(f"workflow {definition.id!r} has no step {signal.target_step!r}")
     if names.index(signal.target_step) < names.index(step.id):
         raise UnknownStep(
-            f"signal.target_step: {signal.target_step!r} comes before the current step "
-            f"{step.id!r}; an instance never goes back"
+            f"{signal.target_step!r} comes before the current step {step.id!r}; an instance "
+            "never goes back"
         )
     return signal.target_step
 

@@ -21,7 +21,13 @@ class InstanceNotActive(WorkflowError):
 
 
 class UnknownStep(WorkflowError):
-    """A command named a step the definition does not have."""
+    """A command named a step the definition does not have (or one it cannot go to):
+    `problem` says which, of the command's `field`."""
+
+    def __init__(self, problem: str, field: str = "signal.target_step") -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
 
 
 class UnknownChecker(WorkflowError):

@@ -178,9 +178,7 @@ async def _decide(
         raise not_active(state) from exc
     except UnknownStep as exc:
         raise RemoteError.of(
-            ErrorCode.INVALID,
-            str(exc),
-            [ErrorDetail(field="signal.target_step", message=str(exc))],
+            ErrorCode.INVALID, str(exc), [ErrorDetail(field=exc.field, message=exc.problem)]
         ) from None
 
 
