@@ -57,6 +57,11 @@ AgentSlug = Annotated[
 
 TASK_AGENT_PATTERN = r"^[A-Za-z0-9_\-]+$"
 """The agent a DAG step names, as `agent.cmd.task` carries it (its length is checked apart)."""
+MAX_TASK_AGENT_CHARS = 64
+MAX_TASK_MODEL_CHARS = 200
+MAX_TASK_PROVIDER_CHARS = 64
+"""The longest agent, model and provider a task carries: a DAG step that names a longer one
+(not a template) is refused when the workflow is saved, not when each run asks its agent."""
 TaskAgent = Annotated[
     str,
     StringConstraints(pattern=TASK_AGENT_PATTERN),
@@ -153,14 +158,14 @@ class RunTask(Command):
     subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.CMD, name="task")
     reply_model: ClassVar[ReplyModel] = TaskResult
 
-    agent: TaskAgent = Field(min_length=1, max_length=64)
+    agent: TaskAgent = Field(min_length=1, max_length=MAX_TASK_AGENT_CHARS)
     run_id: str = Field(min_length=1, max_length=64)
     step_id: str = Field(min_length=1, max_length=128)
     prompt: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS)
     context: str = Field(default="", max_length=MAX_PROMPT_CHARS)
     context_from: str | None = None
-    model: str | None = Field(default=None, max_length=200)
-    provider: str | None = Field(default=None, max_length=64)
+    model: str | None = Field(default=None, max_length=MAX_TASK_MODEL_CHARS)
+    provider: str | None = Field(default=None, max_length=MAX_TASK_PROVIDER_CHARS)
     permission_mode: str | None = Field(default=None, max_length=64)
     """One of `PERMISSION_MODES`; checked by the agent-runner, so the task's other problems
     are reported with it."""

@@ -154,6 +154,32 @@ async def test_a_name_longer_than_the_routes_take_is_refused(author: Author) -> 
     assert (await author.get(f"/workflows/{'n' * 128}"))["version_id"] == "n" * 128 + "@1"
 
 
+async def test_an_agent_model_or_provider_no_task_carries_is_refused_when_saved(
+    author: Author,
+) -> None:
+    # Stored, each made every run of the workflow fail when its step asked the agent.
+    step = {"id": "a", "prompt": "x", "agent": "a" * 65, "model": "m" * 201, "provider": "p" * 65}
+    found = problems(await author.create({"name": "long", "steps": [step]}))
+    assert found == [
+        ("steps[0].agent", "has 65 characters; an agent takes at most 64"),
+        ("steps[0].model", "has 201 characters; an agent takes at most 200"),
+        ("steps[0].provider", "has 65 characters; an agent takes at most 64"),
+    ]
+    spaced = {
+        "id": "a",
+        "type": "handoff",
+        "agent": "ru ri",
+        "handoffFrom": "d",
+        "dependsOn": ["d"],
+    }
+    found = problems(await author.create({"name": "spaced", "steps": [DRAFT, spaced]}))
+    assert found == [("steps[1].agent", "an agent is named by letters, digits, '-' or '_' only")]
+    assert (await author.get("/workflows"))["workflows"] == []
+    # At the limits, or a template checked once rendered, is stored as before.
+    fine = {"id": "a", "prompt": "x", "agent": "a" * 64, "model": "{{m}}" + "m" * 200}
+    await author.created({"name": "fine", "variables": {"m": ""}, "steps": [fine]})
+
+
 async def test_validate_route_checks_a_body_without_storing_it(author: Author) -> None:
     broken = {**BROKEN, "name": "broken"}
     found = problems(

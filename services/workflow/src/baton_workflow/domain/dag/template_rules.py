@@ -10,9 +10,15 @@ reads.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from baton_contracts.agent_api import PERMISSION_MODES
+from baton_contracts.agent_api import (
+    MAX_TASK_AGENT_CHARS,
+    MAX_TASK_MODEL_CHARS,
+    MAX_TASK_PROVIDER_CHARS,
+    PERMISSION_MODES,
+)
 from baton_workflow.domain.dag.condition_tokens import ConditionError
 from baton_workflow.domain.dag.conditions import parse_condition
 from baton_workflow.domain.dag.definition import AGENT_TYPES, Step, WorkflowDefinition
@@ -36,6 +42,14 @@ TEMPLATE_FIELDS = (
     ("notify_to", "notifyTo"),
 )
 
+TASK_FIELD_LIMITS = (
+    ("agent", "agent", MAX_TASK_AGENT_CHARS),
+    ("model", "model", MAX_TASK_MODEL_CHARS),
+    ("provider", "provider", MAX_TASK_PROVIDER_CHARS),
+)
+"""The fields an agent step hands its agent, and the longest each `agent.cmd.task` takes."""
+TASK_AGENT = re.compile(r"[A-Za-z0-9_-]+")  # always fullmatch, as RunTask's agent pattern
+
 
 class TemplateRules:
     """The checks on templates and `if` conditions (mixed into the definition checker)."""
@@ -50,6 +64,7 @@ class TemplateRules:
             yield from self.template(f"{path}.{alias}", getattr(step, key))
         if step.type in AGENT_TYPES:  # elsewhere the field itself is refused
             yield from self.permission_mode(f"{path}.permissionMode", step.permission_mode)
+            yield from self.task_fields(step, path)
         for index, arg in enumerate(step.skill_args):
             yield from self.template(f"{path}.skillArgs[{index}]", arg)
         for name, value in step.tool_input.items():
@@ -77,6 +92,26 @@ class TemplateRules:
             f'unknown mode "{mode}"{did_you_mean(mode, PERMISSION_MODES)}; '
             f"known: {', '.join(PERMISSION_MODES)}",
         )
+
+    def task_fields(self, step: Step, path: str) -> Iterator[Problem]:
+        # Every run of a step whose agent, model or provider the task cannot carry failed when
+        # it asked its agent; a template is checked once rendered, and a stored version still
+        # starts (its runs fail as they did), as with permission_mode.
+        if self.stored:
+            return
+        for key, alias, limit in TASK_FIELD_LIMITS:
+            value = getattr(step, key)
+            if not value or scan_references(value):
+                continue
+            if len(value) > limit:
+                yield Problem(
+                    f"{path}.{alias}",
+                    f"has {len(value):,} characters; an agent takes at most {limit}",
+                )
+            elif key == "agent" and not TASK_AGENT.fullmatch(value):
+                yield Problem(
+                    f"{path}.agent", "an agent is named by letters, digits, '-' or '_' only"
+                )
 
     def condition(self, path: str, text: str) -> Iterator[Problem]:
         try:
