@@ -203,6 +203,20 @@ async def test_a_rollback_brings_a_deleted_workflow_back_as_that_version(author:
     assert shown["definition"] == versioned()
 
 
+async def test_a_rollback_answers_the_version_id_its_history_records(author: Author) -> None:
+    # "0001" was answered as rolled back to 'versioned@0001', which no route reads back as
+    # such; the history says 'versioned@1'.
+    await author.created(versioned())
+    for given in ("0001", "versioned@01"):
+        back = await author.http.post(
+            "/workflows/versioned/rollback", json={"version_id": given}, headers=author.headers
+        )
+        assert back.status_code in (200, 201), back.text
+        assert back.json()["rolled_back_to"] == "versioned@1"
+    history = await author.get("/workflows/versioned/versions")
+    assert [v["rolled_back_to"] for v in history["versions"][:2]] == ["versioned@1"] * 2
+
+
 async def test_a_rollback_to_another_workflows_version_names_the_body_field(
     author: Author,
 ) -> None:

@@ -237,7 +237,7 @@ async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> Da
         name=command.name,
         version=latest.version,
         version_id=latest.version_id,
-        rolled_back_to=command.version_id,
+        rolled_back_to=latest.rolled_back_to or command.version_id,  # as the history says it
     )
 
 
