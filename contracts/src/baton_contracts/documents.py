@@ -54,13 +54,15 @@ def read_json(text: str | bytes) -> Any:
 
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_BINARY_TAG = "tag:yaml.org,2002:binary"
 
 
 @functools.cache
 def yaml_loader(libyaml: bool | None = None) -> Any:
-    """PyYAML's safe loader, refusing a key given twice in one mapping (a `ConstructorError`
-    with its line and column), reading an unquoted date as text, and raising `TooDeep` where a
-    document nests past `MAX_YAML_DEPTH`. PyYAML is imported here: only readers of YAML need it.
+    """PyYAML's safe loader, refusing a key given twice in one mapping and a `!!binary` value
+    (a `ConstructorError` with its line and column), reading an unquoted date as text, and
+    raising `TooDeep` where a document nests past `MAX_YAML_DEPTH`. PyYAML is imported here:
+    only readers of YAML need it.
 
     `libyaml`: read the text with libyaml's C parser (None: whenever PyYAML was built with it),
     about 4 times as fast as PyYAML's Python scanner and parser on a 500 KB workflow. Nodes are
@@ -91,7 +93,15 @@ def yaml_loader(libyaml: bool | None = None) -> Any:
         mapping: dict[Any, Any] = loader.construct_mapping(node)
         return mapping
 
+    def no_binary(loader: Any, node: Any) -> None:
+        # Read as bytes, a pydantic `str` field took it (decoded) and the document was then
+        # stored as it was read: its JSON encoder failed on the bytes, a 500 for a bad request.
+        raise yaml.constructor.ConstructorError(
+            None, None, "a !!binary value is bytes, not text: write it as a string", node.start_mark
+        )
+
     loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, unique_mapping)
+    loader.add_constructor(_BINARY_TAG, no_binary)
     loader.yaml_implicit_resolvers = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()

@@ -311,6 +311,26 @@ async def test_a_key_given_twice_in_a_yaml_or_json_document_is_refused(author: A
     assert (await author.get("/workflows"))["workflows"] == []
 
 
+async def test_a_yaml_binary_value_is_refused_not_a_server_error(author: Author) -> None:
+    # Read as bytes, it passed validation (a str field decoded it) and failed the save: 500.
+    for document in (
+        "name: bin\nsteps:\n  - {id: a, prompt: !!binary aGVsbG8=}\n",
+        "name: bin\nvariables: {v: !!binary aGVsbG8=}\nsteps:\n  - {id: a, prompt: x}\n",
+        "name: bin\nsteps:\n  - {id: a, type: tool_call, toolName: echo,\n"
+        "     toolInput: {text: !!binary aGVsbG8=}}\n",
+    ):
+        for path in ("/workflows", "/workflows/bin/validate"):
+            answer = await author.http.post(
+                path,
+                content=document,
+                headers={**author.headers, "Content-Type": "application/yaml"},
+            )
+            found = problems(answer)
+            assert len(found) == 1 and found[0][0] is None, found
+            assert "a !!binary value is bytes, not text" in found[0][1]
+    assert (await author.get("/workflows"))["workflows"] == []
+
+
 PERMISSION_MODE = {"name": "pm", "steps": [{"id": "e", "prompt": "x", "permissionMode": "weird"}]}
 
 
