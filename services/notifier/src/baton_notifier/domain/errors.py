@@ -91,7 +91,7 @@ def from_remote(error: ErrorBody, origins: Origins = NOWHERE) -> ApiError:
     for owned, name in renamed.items():
         if owned and name and owned != name:
             quoted = re.compile(rf"(?:^|(?<=: )|(?<=; )){re.escape(owned)}: ")
-            message = quoted.sub(lambda _, name=name: f"{name}: ", message)
+            message = quoted.sub(name.replace("\\", "\\\\") + ": ", message)  # as written
     return ApiError(status, error.code.value, message, details)
 
 
