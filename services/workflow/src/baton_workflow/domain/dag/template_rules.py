@@ -18,6 +18,7 @@ from baton_contracts.agent_api import (
     MAX_TASK_MODEL_CHARS,
     MAX_TASK_PROVIDER_CHARS,
     PERMISSION_MODES,
+    TASK_AGENT_PATTERN,
 )
 from baton_workflow.domain.dag.condition_tokens import ConditionError
 from baton_workflow.domain.dag.conditions import parse_condition
@@ -48,7 +49,7 @@ TASK_FIELD_LIMITS = (
     ("provider", "provider", MAX_TASK_PROVIDER_CHARS),
 )
 """The fields an agent step hands its agent, and the longest each `agent.cmd.task` takes."""
-TASK_AGENT = re.compile(r"[A-Za-z0-9_-]+")  # always fullmatch, as RunTask's agent pattern
+TASK_AGENT = re.compile(TASK_AGENT_PATTERN)  # always fullmatch: "$" takes a final newline
 
 
 class TemplateRules:
