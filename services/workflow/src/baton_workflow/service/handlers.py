@@ -19,7 +19,12 @@ from baton_workflow.adapters.instances import ActiveInstanceExists
 from baton_workflow.domain import commands as dc
 from baton_workflow.domain.decide import decide
 from baton_workflow.service.replies import require_same_command
-from baton_workflow.service.signal_requests import agents_data_kept, check_data, domain_command
+from baton_workflow.service.signal_requests import (
+    agents_data_kept,
+    check_data,
+    check_widget,
+    domain_command,
+)
 from baton_workflow.service.turns import TurnTime, change_of, commit_turn, instance_locked
 from baton_workflow.service.workflow_services import WorkflowServices
 
@@ -91,6 +96,8 @@ async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange)
     if isinstance(cmd, RecordExchange):
         cmd = agents_data_kept(cmd)
     check_data(cmd.signal)
+    if isinstance(cmd, SignalWorkflow):
+        check_widget(cmd.signal)
     command = domain_command(cmd)
     async with instance_locked(svc, cmd.instance_id, time):
         # Its append starts by the deadline too, or not at all: one that waited for a free

@@ -16,6 +16,7 @@ from baton_contracts.storable import first_unstorable
 from baton_contracts.workflow_api import RecordExchange, SignalWorkflow, WorkflowSignal
 from baton_workflow.domain import commands as dc
 from baton_workflow.domain.state import InstanceState, with_signal
+from baton_workflow.domain.widgets import WIDGET_KEY, widget_problems
 
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 """`json.dumps(value, separators=(",", ":"), ensure_ascii=False)` without a new encoder per
@@ -83,6 +84,24 @@ def check_data(signal: WorkflowSignal | None) -> None:
                 f"{where}: {found.problem}",
                 [ErrorDetail(field=where, message=found.problem)],
             )
+
+
+def check_widget(signal: WorkflowSignal | None) -> None:
+    """A widget in a person's signal (`data.widget`) must have the shape the step's criteria
+    and the inbox read (`widgets.widget_problems`), or the signal is refused with every
+    problem by its path (`signal.data.widget.items[2]`), before anything is kept. An agent's
+    signal is not held to it: its entries that are not text are no items."""
+    if signal is None or WIDGET_KEY not in signal.data:
+        return
+    problems = widget_problems(signal.data[WIDGET_KEY])
+    if not problems:
+        return
+    details = [
+        ErrorDetail(field=f"signal.data.{WIDGET_KEY}{path}", message=problem)
+        for path, problem in problems
+    ]
+    first = details[0]
+    raise RemoteError.of(ErrorCode.INVALID, f"{first.field}: {first.message}", details)
 
 
 def check_context(state: InstanceState, signal: dc.Signal | None) -> None:
