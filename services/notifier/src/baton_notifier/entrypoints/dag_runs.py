@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Header, Query, Response
+from fastapi import Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts.dag_api import (
@@ -26,6 +26,7 @@ from baton_contracts.storable import NulFreeInSchema
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
+from baton_notifier.entrypoints.idempotency import RunKey
 
 # Where each message field came from, so an error names it so (see `Origins`).
 START = Origins(
@@ -75,7 +76,7 @@ async def run_workflow(
     forwarder: CurrentForwarder,
     response: Response,
     body: RunBody | None = None,
-    idempotency_key: Annotated[str | None, Header(min_length=1, max_length=200)] = None,
+    idempotency_key: RunKey = None,
 ) -> Any:
     """Start a run of the latest version: 202 with its id; it goes on in the background."""
     body = body or RunBody()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ids
@@ -41,6 +41,7 @@ from baton_notifier.domain.errors import HttpErrorResponse
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router, deps_of
+from baton_notifier.entrypoints.idempotency import TurnKey
 from baton_notifier.entrypoints.lean_route import LeanRoute
 
 InstanceId = Annotated[ids.InstanceId, Path()]
@@ -256,7 +257,7 @@ async def signal(
     body: SignalBody,
     identity: CurrentIdentity,
     request: Request,
-    idempotency_key: Annotated[str | None, Header(max_length=128)] = None,
+    idempotency_key: TurnKey = None,
 ) -> Any:
     """A manual signal; the answer says `transitioned`, `stayed`, `blocked` or `forced`."""
     forwarder = deps_of(request).forwarder  # not a dependency: see `send_message`
@@ -280,7 +281,7 @@ async def send_message(
     body: MessageBody,
     identity: CurrentIdentity,
     request: Request,
-    idempotency_key: Annotated[str | None, Header(max_length=128)] = None,
+    idempotency_key: TurnKey = None,
 ) -> Any:
     """Say something to the current step's agent: its answer, the outcome and the progress."""
     # Taken from the app, not as `CurrentForwarder`: every dependency FastAPI solves costs a
