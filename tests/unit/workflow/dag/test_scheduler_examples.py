@@ -307,6 +307,37 @@ def test_notify_publishes_the_rendered_message() -> None:
     )
 
 
+def test_a_channel_hint_rendered_past_its_limit_fails_the_step_and_sends_nothing() -> None:
+    # Rendered from a step's output, a hint had no limit: one past the 1 MiB a NATS message
+    # carries stopped the outbox for every user.
+    document = {**NOTIFY, "steps": [dict(s) for s in NOTIFY["steps"]]}
+    document["steps"][1]["notifyTo"] = "{{steps.review.output}}"
+    for output, problem in [
+        ("t" * 201, "has 201 characters; a channel hint takes at most 200"),
+        ("slack\n#ops", "a channel hint is one line, without control characters"),
+    ]:
+        run = Run(document)
+        run.decide(0)
+        run.succeed("review", output)
+        decision = run.decide(1)
+        assert brief(decision.events) == [
+            ("step_started", "notify-done"),
+            ("step_failed", "notify-done", "error"),
+            ("completed", "error"),
+        ]
+        assert not any(isinstance(a, Notify) for a in decision.actions)
+        assert run.state.step("notify-done").error == f"notifyTo, once rendered, {problem}"
+        assert decision.events[0].input.notify_to is None  # type: ignore[attr-defined]
+    run = Run(document)
+    run.decide(0)
+    run.succeed("review", "t" * 200)
+    assert brief(run.decide(1).events)[1] == (
+        "notification_requested",
+        "step",
+        "Task complete: " + "t" * 200,
+    )
+
+
 def test_on_success_and_on_failure_templates_are_sent() -> None:
     document = workflow(
         {"id": "a", "prompt": "x"},

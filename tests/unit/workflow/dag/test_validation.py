@@ -634,3 +634,25 @@ def test_a_step_id_must_be_one_a_template_can_name(step_id: str, problem: str) -
 def test_step_ids_in_any_script_are_fine() -> None:
     document = workflow(step("résumé-étape"), step("итог", dependsOn=["résumé-étape"]))
     assert [s.id for s in parse_definition(document).steps] == ["résumé-étape", "итог"]
+
+
+@pytest.mark.parametrize(
+    ("hint", "expected"),
+    [
+        ("t" * 201, "steps[0].notifyTo: has 201 characters; a channel hint takes at most 200"),
+        (
+            "slack\n#ops",
+            "steps[0].notifyTo: a channel hint is one line, without control characters",
+        ),
+    ],
+)
+def test_a_channel_hint_is_one_short_line(hint: str, expected: str) -> None:
+    # Unchecked, a hint of any size went out in the run's `workflow.notify` event.
+    notify = {"id": "tell", "type": "notify", "notifyMsg": "hi", "notifyTo": hint}
+    assert problems(workflow(notify)) == [expected]
+
+
+def test_a_channel_hint_template_and_one_at_the_limit_are_taken() -> None:
+    for hint in ("t" * 200, "slack:#ops @alice", "{{to}}" + "\n" * 300):
+        notify = {"id": "tell", "type": "notify", "notifyMsg": "hi", "notifyTo": hint}
+        parse_definition(workflow(notify, variables={"to": ""}))

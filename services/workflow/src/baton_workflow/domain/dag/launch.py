@@ -20,7 +20,12 @@ from baton_workflow.domain.dag.events import (
     StepStarted,
 )
 from baton_workflow.domain.dag.pricing import Estimate, shown
-from baton_workflow.domain.dag.templates import RenderContext, notification_text, render
+from baton_workflow.domain.dag.templates import (
+    RenderContext,
+    channel_hint_problem,
+    notification_text,
+    render,
+)
 
 
 def launch(batch: Batch, step: Step) -> None:
@@ -93,6 +98,11 @@ def _notify(batch: Batch, step: Step) -> None:
     context = batch.state.render_context()
     text = notification_text(render(step.notify_msg or "", context))
     to = _text(step.notify_to, context)
+    hint_problem = None if to is None else channel_hint_problem(to)
+    if hint_problem is not None:  # rendered from a template: its text is not kept either
+        batch.emit(_started(batch, step, StepInput(prompt=text)))
+        batch.fail(step.id, f"notifyTo, once rendered, {hint_problem}")
+        return
     started = _started(batch, step, StepInput(prompt=text, notify_to=to))
     batch.emit(started)
     if batch.state.mode == "dry_run":

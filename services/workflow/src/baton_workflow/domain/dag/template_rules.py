@@ -30,6 +30,7 @@ from baton_workflow.domain.dag.templates import (
     StepRef,
     TemplateError,
     VariableRef,
+    channel_hint_problem,
     scan_references,
 )
 
@@ -66,6 +67,7 @@ class TemplateRules:
         if step.type in AGENT_TYPES:  # elsewhere the field itself is refused
             yield from self.permission_mode(f"{path}.permissionMode", step.permission_mode)
             yield from self.task_fields(step, path)
+        yield from self.channel_hint(step, path)
         for index, arg in enumerate(step.skill_args):
             yield from self.template(f"{path}.skillArgs[{index}]", arg)
         for name, value in step.tool_input.items():
@@ -113,6 +115,16 @@ class TemplateRules:
                 yield Problem(
                     f"{path}.agent", "an agent is named by letters, digits, '-' or '_' only"
                 )
+
+    def channel_hint(self, step: Step, path: str) -> Iterator[Problem]:
+        # A template is checked once rendered (the step fails then); a stored version still
+        # starts, as with task_fields.
+        hint = step.notify_to
+        if self.stored or not hint or scan_references(hint):
+            return
+        problem = channel_hint_problem(hint)
+        if problem is not None:
+            yield Problem(f"{path}.notifyTo", problem)
 
     def condition(self, path: str, text: str) -> Iterator[Problem]:
         try:

@@ -164,6 +164,22 @@ about 4,000 (Telegram) to 40,000 (Slack) characters, and one rendered from a lar
 passed the 1 MiB a NATS message carries, which stopped the outbox for every user."""
 
 
+MAX_NOTIFY_TO_CHARS = 200
+"""The longest channel hint (`notifyTo`): a name such as `telegram` or `slack:#ops`. Rendered
+from a step's output it had no limit, and one past the 1 MiB a NATS message carries stopped
+the outbox for every user, as a long message did."""
+
+
+def channel_hint_problem(hint: str) -> str | None:
+    """What makes `hint` no channel hint, or None: a hint is one line of at most
+    `MAX_NOTIFY_TO_CHARS` characters, with no control characters."""
+    if len(hint) > MAX_NOTIFY_TO_CHARS:
+        return f"has {len(hint):,} characters; a channel hint takes at most {MAX_NOTIFY_TO_CHARS}"
+    if not hint.isprintable():
+        return "a channel hint is one line, without control characters"
+    return None
+
+
 def notification_text(text: str) -> str:
     """`text` as a notification carries it: cut past `MAX_NOTIFICATION_CHARS`, saying so."""
     if len(text) <= MAX_NOTIFICATION_CHARS:
