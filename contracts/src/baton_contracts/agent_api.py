@@ -253,6 +253,24 @@ class ListMemoryFacts(Query):
     limit: int = Field(default=100, ge=1, le=1000)
 
 
+class AgentProfiles(BaseModel):
+    """The agents the agent-runner has a profile for, by slug, sorted."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    slugs: list[str]
+
+
+class ListAgentProfiles(Query):
+    """The agent profiles the agent-runner loaded at its start: the agents a DAG step may name.
+
+    The workflow service asks when a DAG document is saved or validated, never when it runs."""
+
+    type: Literal["agent.list_profiles"] = "agent.list_profiles"
+    subject: ClassVar[Subject] = Subject(owner="agent", kind=Kind.QUERY, name="profiles")
+    reply_model: ClassVar[ReplyModel] = AgentProfiles
+
+
 AGENT_REQUESTS = (
     RunAgent,
     RunTask,
@@ -261,4 +279,5 @@ AGENT_REQUESTS = (
     CountInboxItems,
     ListInboxItems,
     ListMemoryFacts,
+    ListAgentProfiles,
 )

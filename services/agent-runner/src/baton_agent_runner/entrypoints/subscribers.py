@@ -16,12 +16,14 @@ from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_contracts import HEALTH_QUERIES, STREAMS, HealthStatus, Query, StreamSpec
 from baton_contracts.agent_api import (
+    AgentProfiles,
     AgentReply,
     CancelTask,
     Count,
     CountInboxItems,
     CountMemoryFacts,
     InboxItems,
+    ListAgentProfiles,
     ListInboxItems,
     ListMemoryFacts,
     MemoryFacts,
@@ -88,6 +90,9 @@ def subscribe(
     async def memory(query: ListMemoryFacts) -> MemoryFacts:
         return await queries.memory_facts(query)
 
+    async def profiles(_: ListAgentProfiles) -> AgentProfiles:
+        return tasks.known_agents()
+
     async def report(_: Query) -> HealthStatus:
         healthy = await health()
         return HealthStatus(service="agent", healthy=healthy, checks={"database": healthy})
@@ -102,6 +107,7 @@ def subscribe(
     respond(broker, CountInboxItems, inbox_items, queue=QUEUE, stop_grace_seconds=grace)
     respond(broker, ListInboxItems, inbox, queue=QUEUE, stop_grace_seconds=grace)
     respond(broker, ListMemoryFacts, memory, queue=QUEUE, stop_grace_seconds=grace)
+    respond(broker, ListAgentProfiles, profiles, queue=QUEUE, stop_grace_seconds=grace)
     respond(broker, HEALTH_QUERIES["agent"], report, queue=QUEUE, stop_grace_seconds=grace)
     on_step_starts(broker, steps)
     on_instance_ends(broker, steps)

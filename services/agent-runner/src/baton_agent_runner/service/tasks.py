@@ -45,7 +45,7 @@ from baton_agent_runner.service.ports import (
     TaskModels,
 )
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
-from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
+from baton_contracts.agent_api import AgentProfiles, CancelTask, RunTask, TaskResult
 from baton_contracts.money import dollars
 
 logger = logging.getLogger("baton.agent_runner")
@@ -70,6 +70,11 @@ class TaskRunner:
     _keys: KeyLocks = field(default_factory=KeyLocks)
     _running: dict[tuple[str, str], asyncio.Task[Any]] = field(default_factory=dict)
     _cancels: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def known_agents(self) -> AgentProfiles:
+        """The agents a task may name: the profiles loaded at start, which `run` looks up
+        (the workflow service checks a DAG document's agents against them when it is saved)."""
+        return AgentProfiles(slugs=sorted(self.profiles))
 
     async def run(self, cmd: RunTask) -> TaskResult:
         """Answer the step, or return the result recorded under its idempotency key.
