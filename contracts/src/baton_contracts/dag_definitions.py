@@ -59,6 +59,11 @@ class DagWorkflowSaved(Reply):
     action: VersionAction | None = None
     """How that version was made (`create` also after a delete, where numbering goes on);
     None from a workflow service older than this field."""
+    # Left off the wire when empty: a gateway older than this field refuses unknown ones
+    # (`extra="forbid"`), and keeps reading every save that has none.
+    warnings: list[str] = Field(default_factory=list, exclude_if=lambda warnings: not warnings)
+    """What was saved unchecked: the steps' agents when the agent-runner did not answer
+    (their runs still fail on an agent with no profile)."""
 
 
 class DagWorkflowDeleted(Reply):
@@ -74,6 +79,8 @@ class DagValidation(Reply):
     valid: Literal[True] = True
     name: str
     problems: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list, exclude_if=lambda warnings: not warnings)
+    """What was not checked (as on `DagWorkflowSaved`), left off the wire when empty."""
 
 
 # --- requests ----------------------------------------------------------------------------

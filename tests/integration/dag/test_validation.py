@@ -9,6 +9,7 @@ import httpx
 import pytest
 import yaml  # type: ignore[import-untyped]
 
+from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_workflow.domain.dag import validation
 
 from ...platform_stack import Stack
@@ -175,9 +176,60 @@ async def test_an_agent_model_or_provider_no_task_carries_is_refused_when_saved(
     found = problems(await author.create({"name": "spaced", "steps": [DRAFT, spaced]}))
     assert found == [("steps[1].agent", "an agent is named by letters, digits, '-' or '_' only")]
     assert (await author.get("/workflows"))["workflows"] == []
-    # At the limits, or a template checked once rendered, is stored as before.
-    fine = {"id": "a", "prompt": "x", "agent": "a" * 64, "model": "{{m}}" + "m" * 200}
+    # At the limits, or a template checked once rendered, is stored as before (an agent at the
+    # limit is then held to the agent-runner's profiles, as any other).
+    fine = {"id": "a", "prompt": "x", "agent": "ruri", "model": "{{m}}" + "m" * 200}
     await author.created({"name": "fine", "variables": {"m": ""}, "steps": [fine]})
+    longest = {"id": "a", "prompt": "x", "agent": "a" * 64}
+    found = problems(await author.create({"name": "longest", "steps": [longest]}))
+    assert [(path, text.split(";")[0]) for path, text in found] == [
+        ("steps[0].agent", f'no agent profile "{"a" * 64}"')
+    ]
+
+
+KNOWN_AGENTS = ", ".join(sorted(load_profiles(SHIPPED_PROFILES)))
+"""The agents of the test platform's agent-runner: the profiles it ships."""
+
+
+async def test_an_agent_with_no_profile_is_refused_when_saved_or_validated(author: Author) -> None:
+    # Saved, every run of it failed the step: "agent 'rurri' has no profile; known: ...".
+    review = {
+        "id": "review",
+        "type": "handoff",
+        "agent": "rurri",
+        "handoffFrom": "d",
+        "dependsOn": ["d"],
+    }
+    fan_out = {"id": "fan", "type": "parallel", "dependsOn": ["d"], "parallel": [
+        {"id": "p0", "agent": "hisui", "prompt": "a"},
+        {"id": "p1", "agent": "{{who}}", "prompt": "b"},  # checked once rendered, at run time
+        {"id": "p2", "agent": "nobody", "prompt": "c"},
+    ]}  # fmt: skip
+    document = {"name": "typo", "variables": {"who": "kohaku"},
+                "steps": [DRAFT, review, fan_out]}  # fmt: skip
+    known = f"known: {KNOWN_AGENTS}"
+    expected = [
+        ("steps[1].agent", f'no agent profile "rurri" (did you mean "ruri"?); {known}'),
+        ("steps[2].parallel[2].agent", f'no agent profile "nobody"; {known}'),
+    ]
+    assert problems(await author.create(document)) == expected
+    url = "/workflows/typo/validate"
+    validated = await author.http.post(url, json=document, headers=author.headers)
+    assert problems(validated) == expected
+    # In the same answer as the document's other problems.
+    broken = {**document, "steps": [DRAFT, {**review, "handoffFrom": "ghost"}, fan_out]}
+    found = problems(await author.create(broken))
+    assert found[0] == ("steps[1].handoffFrom", 'unknown step "ghost"')
+    assert found[1:] == expected
+    assert (await author.get("/workflows"))["workflows"] == []
+
+    # Known agents, and a template, are stored; nothing is said about them.
+    fixed = {**document, "steps": [DRAFT, {**review, "agent": "ruri"}, fan_out]}
+    fixed["steps"][2] = {**fan_out, "parallel": fan_out["parallel"][:2]}
+    saved = await author.created(fixed)
+    assert saved["version"] == 1 and "warnings" not in saved
+    answer = await author.http.post(url, headers=author.headers)  # the stored version
+    assert answer.json() == {"valid": True, "name": "typo", "problems": []}
 
 
 async def test_validate_route_checks_a_body_without_storing_it(author: Author) -> None:

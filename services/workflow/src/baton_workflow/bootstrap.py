@@ -27,8 +27,10 @@ from baton_messaging import (
 )
 from baton_workflow.adapters import dag_tables, read_model
 from baton_workflow.adapters.agent_runner import (
+    PROFILES_TIMEOUT,
     NatsAgentRunnerQueries,
     NatsAgents,
+    NatsKnownAgents,
     NatsTaskAgents,
 )
 from baton_workflow.adapters.clock import SystemClock
@@ -249,6 +251,8 @@ def _dag(
         check=make_checker(allowlist, tools, skills),
         clock=services.clock,
         conflict_retries=settings.conflict_retries,
+        agents=overrides.get("known_agents")
+        or NatsKnownAgents(broker, min(PROFILES_TIMEOUT, settings.request_timeout_seconds)),
     )
     runs = SqlDagRuns(store)
     executor = DagExecutor(

@@ -9,11 +9,13 @@ from pydantic import BaseModel
 
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import (
+    AgentProfiles,
     AgentReply,
     CancelTask,
     Count,
     CountInboxItems,
     CountMemoryFacts,
+    ListAgentProfiles,
     RunAgent,
     RunTask,
     TaskResult,
@@ -58,6 +60,26 @@ class NatsAgentRunnerQueries:
 
     async def _ask(self, query: CountMemoryFacts | CountInboxItems) -> BaseModel:
         return await request(self._broker, query, timeout=self._timeout)
+
+
+PROFILES_TIMEOUT = 2.0
+"""Seconds a save or a validation waits for the agent-runner's profiles (or the service's
+request timeout, if shorter): without an answer the document is saved with its agents unchecked,
+so a missing agent-runner slows a save down by no more than this."""
+
+
+class NatsKnownAgents:
+    """Asks `agent.query.profiles`, once, within `timeout`; no answer raises `unavailable`."""
+
+    def __init__(self, broker: NatsBroker, timeout: float) -> None:
+        self._broker = broker
+        self._timeout = timeout
+
+    async def slugs(self) -> list[str]:
+        """The agents with a profile, as the agent-runner loaded them."""
+        reply = await request(self._broker, ListAgentProfiles(), timeout=self._timeout)
+        assert isinstance(reply, AgentProfiles)
+        return reply.slugs
 
 
 class NatsAgents:

@@ -1,20 +1,40 @@
 """Checking a DAG workflow document before it is stored: parse it, apply every rule of seed
 004, then check the tools and skills it names (and their static inputs) against the registries,
-each problem located by its JSON path.
+and its steps' agents against the agent-runner's profiles, each problem located by its JSON path.
+
+The parse and the registry checks run in a worker thread (`Checker`); the agents are asked for
+on the event loop afterwards (`check_agents`), once per save, and only when a step names one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Collection, Iterator
 from typing import Any, Literal
 
+from baton_contracts import RemoteError
+from baton_contracts.agent_api import MAX_TASK_AGENT_CHARS
+from baton_workflow.domain.dag.definition import AGENT_TYPES
 from baton_workflow.domain.dag.parsing import load_document, parse_definition
-from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem
+from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, did_you_mean
+from baton_workflow.domain.dag.template_rules import TASK_AGENT
+from baton_workflow.service.dag_ports import KnownAgents
 from baton_workflow.service.step_ports import Skills, Tools
+
+logger = logging.getLogger("baton.workflow")
 
 Format = Literal["json", "yaml"]
 Checker = Callable[[str, Format], dict[str, Any]]
 """Parses a source document and checks every rule: the document as data, or InvalidWorkflow."""
+
+
+class DocumentInvalid(InvalidWorkflow):
+    """`InvalidWorkflow` of a document that loaded: `document` is it as data, so the problems
+    checked after the parse (its agents) are reported with these."""
+
+    def __init__(self, problems: list[Problem], document: dict[str, Any]) -> None:
+        super().__init__(problems)
+        self.document = document
 
 
 def make_checker(env_allowlist: frozenset[str], tools: Tools, skills: Skills) -> Checker:
@@ -26,31 +46,84 @@ def make_checker(env_allowlist: frozenset[str], tools: Tools, skills: Skills) ->
             definition = parse_definition(document, env_allowlist=env_allowlist)
         except InvalidWorkflow as exc:
             static = _static_problems(document, tools, skills)
-            raise InvalidWorkflow([*exc.problems, *static]) from None
+            raise DocumentInvalid([*exc.problems, *static], document) from None
         problems = _static_problems(definition.to_document(), tools, skills)
         if problems:
-            raise InvalidWorkflow(problems)
+            raise DocumentInvalid(problems, document)
         return document
 
     return check
 
 
-def _static_problems(document: dict[str, Any], tools: Tools, skills: Skills) -> list[Problem]:
-    """Tool and skill names and static inputs, located by JSON path (best effort on bad shapes)."""
-    found: list[Problem] = []
+async def check_agents(
+    known: KnownAgents | None, document: dict[str, Any]
+) -> tuple[list[Problem], list[str]]:
+    """The steps' agents that have no profile, as problems, and the warnings: when the
+    agent-runner does not answer, the document goes on unchecked (a save must not depend on
+    it being up; a step whose agent has no profile still fails when it runs)."""
+    named = named_agents(document)
+    if known is None or not named:
+        return [], []
+    try:
+        slugs = await known.slugs()
+    except RemoteError as exc:
+        logger.warning(
+            "workflow %r: its agents were not checked against the agent-runner's profiles: %s",
+            document.get("name"),
+            exc,
+        )
+        return [], [
+            f"the agents were not checked: the agent-runner did not answer ({exc.body.message});"
+            " a step whose agent has no profile fails when it runs"
+        ]
+    return agent_problems(named, slugs), []
+
+
+def named_agents(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path, agent) of each `dispatch` or `handoff` step (or sub-step) naming an agent the
+    task rules take. A template (its braces fail the pattern) is checked once rendered; a name
+    too long or malformed is already refused by those rules (`TemplateRules.task_fields`)."""
+    found: list[tuple[str, str]] = []
+    for path, step in _located(document):
+        kind, agent = step.get("type", "dispatch"), step.get("agent")
+        if not isinstance(kind, str) or kind not in AGENT_TYPES or not isinstance(agent, str):
+            continue
+        if len(agent) <= MAX_TASK_AGENT_CHARS and TASK_AGENT.fullmatch(agent):
+            found.append((f"{path}.agent", agent))
+    return found
+
+
+def agent_problems(named: list[tuple[str, str]], known: Collection[str]) -> list[Problem]:
+    """A problem for each named agent that is not among `known`, with the closest one."""
+    listed = ", ".join(sorted(known)) or "none"
+    return [
+        Problem(path, f'no agent profile "{agent}"{did_you_mean(agent, known)}; known: {listed}')
+        for path, agent in named
+        if agent not in known
+    ]
+
+
+def _located(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each step and `parallel` sub-step that is an object, with its path (best effort on
+    bad shapes: a document that failed the parse is read as it is)."""
     steps = document.get("steps")
     for i, step in enumerate(steps if isinstance(steps, list) else []):
         if not isinstance(step, dict):
             continue
+        yield f"steps[{i}]", step
         subs = step.get("parallel")
-        located = [(f"steps[{i}]", step)] + [
-            (f"steps[{i}].parallel[{j}]", sub)
-            for j, sub in enumerate(subs if isinstance(subs, list) else [])
-            if isinstance(sub, dict)
-        ]
-        for path, item in located:
-            found += [Problem(*_split(path, p)) for p in _step_problems(item, tools, skills)]
-    return found
+        for j, sub in enumerate(subs if isinstance(subs, list) else []):
+            if isinstance(sub, dict):
+                yield f"steps[{i}].parallel[{j}]", sub
+
+
+def _static_problems(document: dict[str, Any], tools: Tools, skills: Skills) -> list[Problem]:
+    """Tool and skill names and static inputs, located by JSON path (best effort on bad shapes)."""
+    return [
+        Problem(*_split(path, p))
+        for path, item in _located(document)
+        for p in _step_problems(item, tools, skills)
+    ]
 
 
 def _step_problems(step: dict[str, Any], tools: Tools, skills: Skills) -> list[str]:

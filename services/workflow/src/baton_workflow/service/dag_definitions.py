@@ -3,7 +3,9 @@
 A document is checked in full before anything is stored, and every problem comes back at once
 as an `invalid` error whose details carry the JSON path of each; nothing is stored then. The
 check runs in a worker thread: a 500 KB document takes the pure parser a second or more, and
-on the event loop every other request and run of this replica would wait for it.
+on the event loop every other request and run of this replica would wait for it. The steps'
+agents are then checked on the event loop, where the agent-runner is asked for its profiles
+(`dag_checking.check_agents`); a run start, which loads a stored version, asks nothing.
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ from baton_contracts.dag_api import (
 )
 from baton_eventstore import ConcurrencyConflict
 from baton_workflow.domain import dag_versions as dv
-from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem
-from baton_workflow.service.dag_checking import Checker, Format
-from baton_workflow.service.dag_ports import DefinitionStore
+from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, in_document_order
+from baton_workflow.service.dag_checking import Checker, DocumentInvalid, Format, check_agents
+from baton_workflow.service.dag_ports import DefinitionStore, KnownAgents
 from baton_workflow.service.ports import Clock
 
 
@@ -51,6 +53,8 @@ class DagCatalog:
     check: Checker
     clock: Clock
     conflict_retries: int = 5
+    agents: KnownAgents | None = None
+    """Where the steps' agents are checked; None: they are not (a test's catalog)."""
 
 
 def invalid(problems: tuple[Problem, ...] | list[Problem], what: str) -> RemoteError:
@@ -95,18 +99,30 @@ async def _changed(
     raise busy(name)
 
 
-async def _checked(cat: DagCatalog, source: str | dict[str, Any], fmt: Format) -> dict[str, Any]:
-    """The checked document (`source` as text, or a stored document, read as its JSON), checked
-    off the event loop; `invalid` listing every problem otherwise."""
+async def _checked(
+    cat: DagCatalog, source: str | dict[str, Any], fmt: Format
+) -> tuple[dict[str, Any], list[str]]:
+    """The checked document (`source` as text, or a stored document, read as its JSON), parsed
+    off the event loop, and the warnings of what could not be checked; `invalid` listing every
+    problem otherwise, the agents' among them."""
 
     def check() -> dict[str, Any]:
         text = source if isinstance(source, str) else json.dumps(source)
         return cat.check(text, fmt)
 
+    problems: list[Problem] = []
     try:
-        return await asyncio.to_thread(check)
-    except InvalidWorkflow as exc:
+        document = await asyncio.to_thread(check)
+    except DocumentInvalid as exc:
+        document, problems = exc.document, list(exc.problems)
+    except InvalidWorkflow as exc:  # not even loaded: no step to look at
         raise invalid(exc.problems, "the workflow") from None
+    unknown, warnings = await check_agents(cat.agents, document)
+    if unknown:
+        problems = in_document_order([*problems, *unknown])
+    if problems:
+        raise invalid(problems, "the workflow")
+    return document, warnings
 
 
 async def list_workflows(cat: DagCatalog, query: ListDagWorkflows) -> DagWorkflowList:
@@ -147,7 +163,7 @@ async def get_workflow(cat: DagCatalog, query: GetDagWorkflow) -> DagWorkflowDoc
 
 async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflowSaved:
     """Store the document as a new version, or nothing when it equals the latest one."""
-    document = await _checked(cat, command.source, command.format)
+    document, warnings = await _checked(cat, command.source, command.format)
     name = str(document["name"])
     after, events = await _changed(
         cat, command.user_id, name, lambda history: dv.save(history, document, cat.clock.now())
@@ -160,6 +176,7 @@ async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflo
         version_id=latest.version_id,
         changed=bool(events),
         action=latest.action,
+        warnings=warnings,
     )
 
 
@@ -170,15 +187,15 @@ async def validate_workflow(cat: DagCatalog, query: ValidateDagWorkflow) -> DagV
         latest = history.latest
         if not history.live or latest is None:
             raise not_found(query.name)
-        await _checked(cat, latest.document, "json")
-        return DagValidation(name=query.name)
-    document = await _checked(cat, query.source, query.format)
+        _, warnings = await _checked(cat, latest.document, "json")
+        return DagValidation(name=query.name, warnings=warnings)
+    document, warnings = await _checked(cat, query.source, query.format)
     if document.get("name") != query.name:
         raise invalid(
             [Problem("name", f"is {document.get('name')!r} but the URL names {query.name!r}")],
             "the workflow",
         )
-    return DagValidation(name=query.name)
+    return DagValidation(name=query.name, warnings=warnings)
 
 
 async def delete_workflow(cat: DagCatalog, command: DeleteDagWorkflow) -> DagWorkflowDeleted:

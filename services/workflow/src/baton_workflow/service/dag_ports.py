@@ -15,6 +15,14 @@ class RunRequestExists(Exception):
     """A run was already started with this owner's request id (a retried start)."""
 
 
+class KnownAgents(Protocol):
+    """The agents the agent-runner has a profile for (`NatsKnownAgents`)."""
+
+    async def slugs(self) -> list[str]:
+        """Their slugs; RemoteError (`unavailable`) when the agent-runner does not answer."""
+        ...
+
+
 class DefinitionStore(Protocol):
     """Each owner's workflows as version histories (`SqlDagDefinitions`)."""
 
