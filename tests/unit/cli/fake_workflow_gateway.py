@@ -89,6 +89,7 @@ class FakeGateway:
     status_503: bool = False
     unreachable_reads: int = 0
     validates_stored_only: bool = False
+    warnings: list[str] = field(default_factory=list)  # in a save's or a validation's answer
     late_cancels: bool = False
     run_cost: float = 0.0021  # what a run costs once it succeeds
     estimate_cost: float = 0.0123  # a dry run's estimate
@@ -193,7 +194,8 @@ class FakeGateway:
             n = len(self.versions[name])
             raise Reply(200, {"name": name, "version": n, "version_id": f"{name}@{n}",
                               "changed": False})  # fmt: skip
-        raise Reply(201, self.store(document, "update" if name in self.versions else "create"))
+        saved = self.store(document, "update" if name in self.versions else "create")
+        raise Reply(201, {**saved, **({"warnings": self.warnings} if self.warnings else {})})
 
     def _get(self, name: str) -> None:
         doc = self._latest(name)
@@ -216,7 +218,8 @@ class FakeGateway:
             found.append({"field": "body.name", "message": f"must be {name}"})
         if found:
             raise _error(422, "invalid", "workflow is invalid", found)
-        raise Reply(200, {"valid": True, "name": name, "problems": []})
+        warned = {"warnings": self.warnings} if self.warnings else {}
+        raise Reply(200, {"valid": True, "name": name, "problems": [], **warned})
 
     def _run(self, name: str, request: httpx.Request) -> None:
         doc = self._latest(name)

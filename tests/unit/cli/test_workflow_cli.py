@@ -404,6 +404,25 @@ def test_create_validates_then_stores_and_prints_the_version(
     assert "updated workflow research-and-summarize: version 2" in ok(cli("create", str(path)))
 
 
+UNCHECKED = "the agents were not checked: the agent-runner did not answer (no responders ...)"
+
+
+def test_what_the_gateway_could_not_check_is_a_warning_on_stderr(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path
+) -> None:
+    gateway.warnings = [UNCHECKED]
+    path = write(tmp_path, "wf.json", RESEARCH)
+    created = cli("create", str(path))
+    assert "created workflow research-and-summarize" in ok(created)
+    assert created.stderr.splitlines() == [f"warning: {UNCHECKED}"]  # not once per request
+    for target in (str(path), "research-and-summarize"):
+        validated = cli("validate", target)
+        assert "is valid" in ok(validated)
+        assert validated.stderr.splitlines() == [f"warning: {UNCHECKED}"]
+    gateway.warnings = []
+    assert cli("validate", str(path)).stderr == ""
+
+
 def test_create_still_stores_when_the_gateway_validates_only_stored_names(
     cli: Invoke, gateway: FakeGateway, tmp_path: Path
 ) -> None:

@@ -48,9 +48,10 @@ WORKFLOW_SAVED = TypedDict(
         "version_id": str,
         "changed": NotRequired[bool | None],
         "action": NotRequired[str | None],
+        "warnings": NotRequired[list[str] | None],
     },
 )
-VALIDATION = TypedDict("VALIDATION", {"valid": JsonTrue})
+VALIDATION = TypedDict("VALIDATION", {"valid": JsonTrue, "warnings": NotRequired[list[str] | None]})
 RUN_ACCEPTED = TypedDict(
     "RUN_ACCEPTED",
     {"run_id": Id, "version_id": NotRequired[str | None], "mode": NotRequired[str | None]},

@@ -53,11 +53,17 @@ UNNAMED = "unnamed"
 the gateway reports with all the others (it checks the document before the route's name)."""
 
 
-def _validated(session: Session, document: dict[str, Any]) -> str:
-    """The document's name once the gateway found no problem; GatewayError listing them all."""
+def _validated(session: Session, document: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The document's name and the gateway's answer once it found no problem; GatewayError
+    listing them all."""
     name = document_name(document)
-    session.client().validate(name or UNNAMED, document)
-    return name or UNNAMED
+    return name or UNNAMED, session.client().validate(name or UNNAMED, document)
+
+
+def _warn(answer: dict[str, Any]) -> None:
+    """What the gateway could not check (the agents, when the agent-runner did not answer)."""
+    for warning in answer.get("warnings") or []:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def validate(
@@ -72,13 +78,13 @@ def validate(
     is_file = path.is_file() or (path.exists() and not NAME.match(target))
     with reporting(not_found=f"workflow {target} not found", invalid=f"workflow {target}"):
         if is_file:
-            name = _validated(session, load_document(path))
+            name, answer = _validated(session, load_document(path))
         elif NAME.match(target):
-            name = target
-            session.client().validate(target)
+            name, answer = target, session.client().validate(target)
         else:
             raise InputError(f"{target}: no such file (and not a workflow name)")
     typer.echo(f"workflow {name} is valid" + (f" ({target})" if is_file else ""))
+    _warn(answer)
 
 
 def create(
@@ -107,6 +113,7 @@ def create(
         typer.echo(f"created workflow {name}: {where}")
     else:
         typer.echo(f"updated workflow {name}: {where}")
+    _warn(saved)  # the validation's first answer said the same: once is enough
 
 
 def delete(ctx: typer.Context, name: Name) -> None:
