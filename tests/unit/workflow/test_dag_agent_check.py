@@ -1,5 +1,5 @@
-"""A save or a validation asks the agent-runner for its profiles once, and only when a step
-names an agent outright; a template, or no agent at all, asks nothing."""
+"""A save or a validation asks the agent-runner for its profiles once, and only when an agent
+step names an agent outright or none (it then runs the default one); a template asks nothing."""
 
 from __future__ import annotations
 
@@ -64,12 +64,11 @@ def save(steps: list[dict[str, Any]]) -> SaveDagWorkflow:
 @pytest.mark.parametrize(
     "steps",
     [
-        [{"id": "a", "prompt": "x"}],
         [{"id": "a", "prompt": "x", "agent": "{{who}}"}],
         [{"id": "a", "type": "tool_call", "toolName": "http_get", "agent": "nobody"}],
         [{"id": "a", "prompt": "x", "agent": "r" * 65}],  # refused by the task rules instead
     ],
-    ids=["no-agent", "template", "not-an-agent-step", "too-long"],
+    ids=["template", "not-an-agent-step", "too-long"],
 )
 async def test_no_agent_named_outright_asks_nothing(steps: list[dict[str, Any]]) -> None:
     profiles = Profiles("ruri")
@@ -110,3 +109,20 @@ async def test_without_an_answer_the_document_is_stored_and_the_reply_says_so() 
     validation = ValidateDagWorkflow(user_id="u", name="wf", source=save(steps).source)
     checked = await validate_workflow(catalog(Profiles(down=True)), validation)
     assert checked.warnings == saved.warnings
+
+
+@pytest.mark.parametrize("given", [{}, {"agent": ""}])
+async def test_a_step_without_an_agent_is_checked_for_the_default_one(
+    given: dict[str, str],
+) -> None:
+    # It runs the agent "default": a profiles folder without one failed every such step.
+    steps = [{"id": "a", "prompt": "x", **given}]
+    with pytest.raises(RemoteError) as refused:
+        await save_workflow(catalog(Profiles("ruri", "hisui")), save(steps))
+    assert [(d.field, d.message) for d in refused.value.body.details] == [
+        ("steps[0].agent", 'not given, so the step runs the agent "default", which has no '
+         "profile; name one of: hisui, ruri"),
+    ]  # fmt: skip
+    profiles = Profiles("default")
+    assert (await save_workflow(catalog(profiles), save(steps))).warnings == []
+    assert profiles.asked == 1

@@ -3,18 +3,19 @@
 and its steps' agents against the agent-runner's profiles, each problem located by its JSON path.
 
 The parse and the registry checks run in a worker thread (`Checker`); the agents are asked for
-on the event loop afterwards (`check_agents`), once per save, and only when a step names one.
+on the event loop afterwards (`check_agents`), once per save, and only when the document has
+an agent step (one naming no agent runs the default one).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from baton_contracts import RemoteError
 from baton_contracts.agent_api import MAX_TASK_AGENT_CHARS
-from baton_workflow.domain.dag.definition import AGENT_TYPES
+from baton_workflow.domain.dag.definition import AGENT_TYPES, DEFAULT_AGENT
 from baton_workflow.domain.dag.parsing import load_document, parse_definition
 from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, did_you_mean
 from baton_workflow.domain.dag.template_rules import TASK_AGENT
@@ -79,27 +80,49 @@ async def check_agents(
     return agent_problems(named, slugs), []
 
 
-def named_agents(document: dict[str, Any]) -> list[tuple[str, str]]:
-    """(path, agent) of each `dispatch` or `handoff` step (or sub-step) naming an agent the
-    task rules take. A template (its braces fail the pattern) is checked once rendered; a name
-    too long or malformed is already refused by those rules (`TemplateRules.task_fields`)."""
-    found: list[tuple[str, str]] = []
+class NamedAgent(NamedTuple):
+    """An agent a step runs: at `path`; `implied` when the step names none (`DEFAULT_AGENT`)."""
+
+    path: str
+    agent: str
+    implied: bool = False
+
+
+def named_agents(document: dict[str, Any]) -> list[NamedAgent]:
+    """The agent of each `dispatch` or `handoff` step (or sub-step) that the task rules take,
+    the default one where a step names none. A template (its braces fail the pattern) is
+    checked once rendered; a name too long or malformed is already refused by those rules
+    (`TemplateRules.task_fields`)."""
+    found: list[NamedAgent] = []
     for path, step in _located(document):
         kind, agent = step.get("type", "dispatch"), step.get("agent")
-        if not isinstance(kind, str) or kind not in AGENT_TYPES or not isinstance(agent, str):
+        if not isinstance(kind, str) or kind not in AGENT_TYPES:
             continue
-        if len(agent) <= MAX_TASK_AGENT_CHARS and TASK_AGENT.fullmatch(agent):
-            found.append((f"{path}.agent", agent))
+        if agent is None or agent == "":
+            found.append(NamedAgent(f"{path}.agent", DEFAULT_AGENT, implied=True))
+        elif (
+            isinstance(agent, str)
+            and len(agent) <= MAX_TASK_AGENT_CHARS
+            and TASK_AGENT.fullmatch(agent)
+        ):
+            found.append(NamedAgent(f"{path}.agent", agent))
     return found
 
 
-def agent_problems(named: list[tuple[str, str]], known: Collection[str]) -> list[Problem]:
-    """A problem for each named agent that is not among `known`, with the closest one."""
+def agent_problems(named: list[NamedAgent], known: Collection[str]) -> list[Problem]:
+    """A problem for each agent that is not among `known`, with the closest one."""
     listed = ", ".join(sorted(known)) or "none"
     return [
-        Problem(path, f'no agent profile "{agent}"{did_you_mean(agent, known)}; known: {listed}')
-        for path, agent in named
-        if agent not in known
+        Problem(
+            found.path,
+            f'not given, so the step runs the agent "{found.agent}", which has no profile; '
+            f"name one of: {listed}"
+            if found.implied
+            else f'no agent profile "{found.agent}"{did_you_mean(found.agent, known)}; '
+            f"known: {listed}",
+        )
+        for found in named
+        if found.agent not in known
     ]
 
 

@@ -20,6 +20,7 @@ from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import CancelTask, RunTask
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.actions import CallAgent, CallSkill, CallTool, CancelStep
+from baton_workflow.domain.dag.definition import DEFAULT_AGENT
 from baton_workflow.domain.dag.timeouts import DefaultTimeouts
 from baton_workflow.service.dag_ports import TaskAgents
 from baton_workflow.service.ports import Clock
@@ -83,7 +84,7 @@ class StepRunners:
             return call.failed(self.clock.now(), f"internal error: {type(exc).__name__}: {exc}")
 
     async def _agent(self, call: CallAgent, user_id: str) -> re.StepSucceeded | re.StepFailed:
-        agent = call.agent or "default"
+        agent = call.agent or DEFAULT_AGENT
         timeout = self._time_left(call, self.agent_timeout)
         deadline = call.deadline or self.clock.now() + timedelta(seconds=timeout)
         request = _task_request(call, user_id, agent, timeout, deadline)

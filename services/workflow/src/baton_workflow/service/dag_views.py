@@ -15,6 +15,7 @@ from baton_contracts.dag_api import (
 from baton_contracts.money import usd
 from baton_contracts.workflow_api import PAGE_BYTES
 from baton_workflow.domain.dag import events as re
+from baton_workflow.domain.dag.definition import DEFAULT_AGENT
 from baton_workflow.domain.dag.state import FAILED, RunState
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES
 
@@ -171,7 +172,7 @@ def _handoffs(state: RunState, history: list[re.RunEvent]) -> list[DagHandoff]:
         DagHandoff(
             from_step=e.handoff_from,
             to_step=e.step_id,
-            agent=e.agent or "default",
+            agent=e.agent or DEFAULT_AGENT,
             at=e.at,
         )
         for e in history
@@ -204,7 +205,7 @@ def _messages(state: RunState, history: list[re.RunEvent]) -> list[DagAgentMessa
         if isinstance(e, re.StepStarted) and (e.step_id, e.attempt) in refused:
             continue
         if isinstance(e, re.StepStarted) and e.input.prompt is not None:
-            agent = e.input.agent or "default"
+            agent = e.input.agent or DEFAULT_AGENT
             out.append(
                 DagAgentMessage(
                     step=e.step_id, agent=agent, role="user", text=e.input.prompt, at=e.at
@@ -214,7 +215,7 @@ def _messages(state: RunState, history: list[re.RunEvent]) -> list[DagAgentMessa
             out.append(
                 DagAgentMessage(
                     step=e.step_id,
-                    agent=e.agent or "default",
+                    agent=e.agent or DEFAULT_AGENT,
                     role="assistant",
                     text=e.output,
                     at=e.at,

@@ -33,6 +33,8 @@ STEP_TYPES: tuple[StepType, ...] = (
 )
 OnError = Literal["stop", "skip", "retry"]
 AGENT_TYPES = frozenset({"dispatch", "handoff"})
+DEFAULT_AGENT = "default"
+"""The agent a `dispatch` step without `agent` (or with an empty one) is run by."""
 DEFAULT_RETRY_DELAY = timedelta(seconds=5)
 MAX_RETRY_BACKOFF = 100.0
 MAX_RETRY_MAX = 2**63 - 1
