@@ -131,8 +131,12 @@ async def test_a_to_do_list_said_in_discovery_is_in_the_inbox_at_the_brain_dump(
 async def test_full_onboarding_in_english(stack: Stack, http: httpx.AsyncClient) -> None:
     user = User(http, "bob")
     await user.start()
-    await user.say("Hello there")
+    hello = await user.say("Hello there, my name is Bob")
+    assert hello["reply"]["text"].startswith("Hi, Bob! I am Baton")
     assert (await user.say("Got it, let's go"))["progress"]["current_step"] == "discovery"
+    # Seed 000 §5: the name the greeter learned is in the greeting's step data.
+    context = (await user.get(f"/api/workflows/{user.instance}"))["context"]
+    assert context["step_data"]["greeting"]["user_name"] == "Bob"
     await user.say("Work and health matter most")
     summary = await user.say("Also my hobbies")
     assert "here is what i understood" in summary["reply"]["text"].lower(), summary
@@ -145,6 +149,7 @@ async def test_full_onboarding_in_english(stack: Stack, http: httpx.AsyncClient)
     assert (await user.say("that's all"))["progress"]["current_step"] == "setup_complete"
     final = await user.say("thanks")
     assert final["progress"]["status"] == "completed"
+    assert final["reply"]["text"].startswith("Congratulations, Bob, onboarding is complete!")
     assert "Priorities: 3" in final["reply"]["text"] and "inbox items: 3" in final["reply"]["text"]
     items = (await user.get("/api/inbox"))["items"]
     assert items[0]["content"] == "call the bank"  # newest first

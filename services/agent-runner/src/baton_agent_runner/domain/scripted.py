@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from baton_agent_runner.domain import brain_dump, finishing, inbox_requests, readiness
+from baton_agent_runner.domain import brain_dump, finishing, inbox_requests, names, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.output import AgentOutput
@@ -91,7 +91,23 @@ def greeter(turn: Turn) -> Reply:
     """Completes on readiness, a question about the next step, or 3 calm exchanges; not while
     the user says they are not ready ("я пока не готов", "not yet"). Priorities named this
     early belong to discovery: they are kept as its facts, and the reply says they will be
-    talked over at that step (seed 000's "перескок")."""
+    talked over at that step (seed 000's "перескок"). A name the user gives ("меня зовут Аня")
+    goes into the greeting's step data as `user_name` (seed 000 §5), greeted once."""
+    reply = _greeter_reply(turn)
+    name = names.name_in(turn.message)
+    if name is None or name == names.known_name(turn.step):
+        return reply
+    reply.data = {**reply.data, names.USER_NAME: name}
+    hi = text(turn.language, "hi")
+    if reply.message.startswith(hi):
+        rest = reply.message[len(hi) :]
+        reply.message = text(turn.language, "hi_named", name=name) + rest
+    else:
+        reply.message = f"{text(turn.language, 'nice_to_meet', name=name)} {reply.message}"
+    return reply
+
+
+def _greeter_reply(turn: Turn) -> Reply:
     message, ru = turn.message, turn.language
     if readiness.is_confused(message):
         return Reply(text(ru, "greeter_explain"))
@@ -281,7 +297,12 @@ def _criteria(turn: Turn) -> frozenset[str] | None:
 
 def coordinator(turn: Turn) -> Reply:
     """Congratulates with the counts and explains what comes next; the workflow completes."""
-    message = text(turn.language, "coordinator", facts=len(turn.facts), items=turn.inbox_count)
+    counts = {"facts": len(turn.facts), "items": turn.inbox_count}
+    name = names.known_name(turn.step)
+    if name is None:
+        message = text(turn.language, "coordinator", **counts)
+    else:
+        message = text(turn.language, "coordinator_named", name=name, **counts)
     return Reply(message, "complete_step", "criteria_met")
 
 

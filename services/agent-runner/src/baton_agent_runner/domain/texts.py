@@ -260,6 +260,17 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Congratulations, onboarding is complete! Priorities: {facts}, inbox items: "
         "{items}. Next I will help you sort the inbox and plan your week.",
     },
+    "coordinator_named": {
+        "ru": "Поздравляю, {name}, онбординг завершён! Приоритетов: {facts}, мыслей в inbox: "
+        "{items}. Дальше я помогу разобрать inbox и спланировать неделю.",
+        "en": "Congratulations, {name}, onboarding is complete! Priorities: {facts}, inbox "
+        "items: {items}. Next I will help you sort the inbox and plan your week.",
+    },
+    # The greeter, when the user says their name: before its reply, or in place of the
+    # "Привет!"/"Hi!" its introduction opens with.
+    "nice_to_meet": {"ru": "Приятно познакомиться, {name}!", "en": "Nice to meet you, {name}!"},
+    "hi": {"ru": "Привет!", "en": "Hi!"},
+    "hi_named": {"ru": "Привет, {name}!", "en": "Hi, {name}!"},
     "unknown_agent": {
         "ru": "Агент {agent} не умеет работать без модели.",
         "en": "Agent {agent} has no scripted behaviour.",

@@ -1,0 +1,49 @@
+"""The user's name, when they say it: seed 000 §5 keeps it in the greeting's step data
+(`"user_name": "Alex"  // если агент узнал`), where every later step's agent can read it.
+
+Only a name said as one ("меня зовут Аня", "моё имя Анна-Мария", "my name is Alex"): "I'm
+ready" and "я готов" are no introductions, and a guess written into the context would be
+worse than none.
+"""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+USER_NAME = "user_name"
+"""The key of the greeting's step data (the greeter's signal data) that holds the name."""
+
+_WORD = r"[^\W\d_]{2,30}"
+_INTRODUCTION = re.compile(
+    r"(?<![^\W\d_])(?:меня\s+зовут|зовут\s+меня|мо[её]\s+имя|my\s+name\s+is|my\s+name['’]s"
+    r"|i\s+am\s+called|i['’]m\s+called)(?:\s*[—–:-]\s*|\s+)"
+    rf"(?P<name>{_WORD}(?:-{_WORD})?)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_NOT_NAMES = frozenset(
+    {"не", "нет", "никак", "секрет", "неважно", "not", "no", "none", "nobody", "secret"}
+)
+"""Words an introduction can go on with that are no name ("my name is not important")."""
+
+
+def name_in(message: str) -> str | None:
+    """The name the message introduces the user by, capitalised ("аня" -> "Аня"), or None."""
+    found = _INTRODUCTION.search(message)
+    if found is None or found.group("name").casefold() in _NOT_NAMES:
+        return None
+    return "-".join(part[:1].upper() + part[1:] for part in found.group("name").split("-"))
+
+
+def known_name(step_context: Mapping[str, Any]) -> str | None:
+    """The name an earlier turn kept in the workflow's step data, as the turn's `step_context`
+    carries it (`workflow.step_data.<step>.user_name`), or None."""
+    workflow = step_context.get("workflow")
+    steps = workflow.get("step_data") if isinstance(workflow, dict) else None
+    if not isinstance(steps, dict):
+        return None
+    names = [data.get(USER_NAME) for data in steps.values() if isinstance(data, dict)]
+    return next((name for name in reversed(names) if isinstance(name, str) and name), None)
