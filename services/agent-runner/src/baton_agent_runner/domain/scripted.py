@@ -166,7 +166,7 @@ def _calm_exchanges(turn: Turn) -> int:
 
 
 def _yes_to_start(turn: Turn) -> bool:
-    """A "да"/"yes" to the greeter's own "Готов начать?"/"Shall we start?"."""
+    """A "да"/"yes" to the greeter's own "Начнём?"/"Shall we start?"."""
     last = last_reply(turn).rstrip()
     asked = any(last.endswith(question) for question in _START_QUESTIONS)
     return asked and lang.confirms(turn.message)
@@ -179,7 +179,7 @@ _START_QUESTIONS = tuple(
     for key in _STARTS
     for language in ("ru", "en")
 )
-"""Their questions ("Готов начать?", "Shall we start?"), as the last reply ends on them."""
+"""Their questions ("Начнём?", "Shall we start?"), as the last reply ends on them."""
 
 
 def inbox_collector(turn: Turn) -> Reply:

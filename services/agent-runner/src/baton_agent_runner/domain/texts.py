@@ -14,21 +14,21 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "greeter_early_priorities": {
         "ru": "Отлично, запомнил: {areas}. Подробно о приоритетах поговорим на следующем шаге. "
-        "{why} Готов начать?",
+        "{why} Начнём?",
         "en": "Great, I have noted it: {areas}. We will talk about your priorities in detail "
         "at the next step. {why} Ready to start?",
     },
     "greeter_intro": {
         "ru": "Привет! Я Baton — помогаю разложить по полочкам приоритеты и дела. Онбординг "
         "пройдёт в три шага: знакомство, разговор о твоих приоритетах и выгрузка всех мыслей "
-        "в inbox. Готов начать?",
+        "в inbox. Начнём?",
         "en": "Hi! I am Baton: I help you sort out your priorities and tasks. Onboarding has "
         "three steps: this introduction, a talk about your priorities, and a brain dump into "
         "your inbox. Ready to start?",
     },
     "greeter_about": {
         "ru": "Коротко о том, как всё устроено: три шага, каждый займёт пару минут, и в любой "
-        "момент можно спросить, что дальше. Готов начать?",
+        "момент можно спросить, что дальше. Начнём?",
         "en": "In short, how it works: three steps of a couple of minutes each, and you can ask "
         "what comes next at any time. Ready to start?",
     },
@@ -45,11 +45,12 @@ TEXTS: dict[str, dict[str, str]] = {
     "greeter_done_noted": {
         # The closing once areas were named during the greeting (and kept as discovery's
         # facts): asking "which areas matter" again read as if they had not been said.
-        "ru": "Отлично, поехали! Ты назвал: {areas}; что ещё для тебя сейчас важно?",
+        "ru": "Отлично, поехали! Записал: {areas}; что ещё для тебя сейчас важно?",
         "en": "Great, let's go! You named {areas}; what else matters to you right now?",
     },
     "greeter_wait": {
-        "ru": "Хорошо, не торопись. Когда будешь готов, напиши «готов» или спроси, что дальше.",
+        "ru": "Хорошо, не торопись. Когда захочешь начать, напиши «поехали» или спроси, что "
+        "дальше.",
         "en": 'No rush. When you are ready, say "ready" or ask what comes next.',
     },
     "discovery_noted": {"ru": "Записал.", "en": "Noted."},
@@ -130,7 +131,7 @@ TEXTS: dict[str, dict[str, str]] = {
         # with nothing to answer. Either answer starts the brain dump: its agent explains it
         # (or asks for the list where a list closes it), or to a "no" says there is no rush.
         "ru": "Спасибо, приоритеты записаны. Переходим к выгрузке мыслей: помогу перенести в "
-        "inbox всё, что висит в голове. Готов?",
+        "inbox всё, что висит в голове. Начнём?",
         "en": "Thanks, your priorities are saved. On to the brain dump: I will help you get "
         "everything on your mind into your inbox. Ready?",
     },
