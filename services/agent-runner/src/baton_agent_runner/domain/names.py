@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from baton_agent_runner.domain.texts import text
+
 USER_NAME = "user_name"
 """The key of the greeting's step data (the greeter's signal data) that holds the name."""
 
@@ -47,3 +49,12 @@ def known_name(step_context: Mapping[str, Any]) -> str | None:
         return None
     names = [data.get(USER_NAME) for data in steps.values() if isinstance(data, dict)]
     return next((name for name in reversed(names) if isinstance(name, str) and name), None)
+
+
+def greeted(language: str, name: str, reply: str) -> str:
+    """`reply` greeting the user by `name`: in place of the "Привет!"/"Hi!" an introduction
+    opens with, else before it ("Nice to meet you, Alex! ...")."""
+    hi = text(language, "hi")
+    if reply.startswith(hi):
+        return text(language, "hi_named", name=name) + reply[len(hi) :]
+    return f"{text(language, 'nice_to_meet', name=name)} {reply}"

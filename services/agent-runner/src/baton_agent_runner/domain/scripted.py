@@ -98,12 +98,7 @@ def greeter(turn: Turn) -> Reply:
     if name is None or name == names.known_name(turn.step):
         return reply
     reply.data = {**reply.data, names.USER_NAME: name}
-    hi = text(turn.language, "hi")
-    if reply.message.startswith(hi):
-        rest = reply.message[len(hi) :]
-        reply.message = text(turn.language, "hi_named", name=name) + rest
-    else:
-        reply.message = f"{text(turn.language, 'nice_to_meet', name=name)} {reply.message}"
+    reply.message = names.greeted(turn.language, name, reply.message)
     return reply
 
 
