@@ -202,9 +202,13 @@ def inbox_collector(turn: Turn) -> Reply:
         parts.append(text(turn.language, "inbox_answer"))  # "what happens to these?"
     # Closing on "later", it says the rest can wait, not "Great" as to "nothing more".
     said = "inbox_done_later" if key == "inbox_done" and later else key
-    parts.append(text(turn.language, said, need=MIN_ITEMS - total, total=total))
+    counts = {"need": MIN_ITEMS - total, "total": total, "least": MIN_ITEMS}
+    parts.append(text(turn.language, said, **counts))
     if key == "inbox_done":
         return Reply(_then(turn, parts), "complete_step", "user_confirmed", data)
+    if key == "inbox_more" and "\n".join(parts) == last_reply(turn).strip():
+        # Nothing new to say ("спасибо" after it): not the same reply word for word again.
+        parts[-1] = text(turn.language, "inbox_more_again", **counts)
     return Reply("\n".join(parts), data=data)
 
 
@@ -243,6 +247,8 @@ def _next_request(turn: Turn, items: bool, done: bool, total: int, widget_step: 
         # Said "that's all" before the step may close (its `min_messages`): "say 'that's
         # all' when you are finished" would answer it as if it had not been said.
         return "inbox_not_yet" if done else "inbox_anything_else"
+    if done and brain_dump.says_done(turn.message):
+        return "inbox_too_few"  # "это всё" with too few: heard, and told what is missing
     # The explanation once, as the step starts: "ok" or "thanks" after it, or after items were
     # saved, was answered with the whole explanation again.
     started = bool(turn.messages_in_step) and not last_reply_says(turn, *_WAITS)

@@ -179,6 +179,21 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Dump everything on your mind: tasks, ideas, wishes, one per line. I need at "
         "least {need} more.",
     },
+    "inbox_more_again": {
+        # In place of "inbox_more" when that would say the last reply again word for word
+        # ("спасибо" after it, with nothing to save).
+        "ru": "Вспомни, что ещё ждёт своей очереди: звонки, покупки, дела по работе, идеи — по "
+        "одному в строке. Нужно ещё хотя бы {need}.",
+        "en": "Think of what else is waiting its turn: calls, errands, work tasks, ideas, one "
+        "per line. I need at least {need} more.",
+    },
+    "inbox_too_few": {
+        # "Это всё" with fewer items than the step needs: said, not asked again as if unheard.
+        "ru": "Понял, но пока записей в inbox: {total}, а для старта нужно хотя бы {least}. Что "
+        "ещё висит в голове — звонки, покупки, идеи? Нужно ещё хотя бы {need}.",
+        "en": "Got it, but your inbox has {total} so far, and a start needs at least {least}. "
+        "What else is on your mind: calls, errands, ideas? I need at least {need} more.",
+    },
     "inbox_explain": {
         "ru": "Сейчас выгрузка мыслей: запиши всё, что висит в голове, — дела, идеи, желания, "
         "по одному в строке или через «;». Записанное попадёт в inbox, держать его в памяти "
