@@ -1341,6 +1341,27 @@ def test_discovery_keeps_a_to_do_list_for_the_brain_dump(language: str) -> None:
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_list_of_actions_said_to_what_holds_you_back_is_kept_for_the_inbox(
+    language: str,
+) -> None:
+    # "позвонить маме; оплатить налог" was kept as the answer, and never reached the inbox.
+    items = FOLLOW_UPS[language]["list"].split("; ")
+    asked = texts.text(language, "discovery_ask_constraints")
+    out = _discovery(language, "list", said=asked, notes={"focus": "x"}, can_complete=True)
+    assert out.extracted_data == {"deferred_inbox_items": items}, out.message
+    assert not out.step_completed and out.message.endswith(asked)
+    # A list of what holds the user back is its answer ("время; силы" lists no actions).
+    said = {"en": "time; energy", "ru": "время; силы"}[language]
+    answer = run(turn("discovery", said, history=_said(asked), facts=DISCOVERY_FACTS))
+    assert answer.extracted_data == {"notes": {"constraints": said}}, answer.message
+    # "What would make a good week?" is answered by actions: the list is its answer.
+    week = texts.text(language, "discovery_ask_good_week")
+    notes = {"focus": "x", "constraints": "y"}
+    good = _discovery(language, "list", said=week, notes=notes)
+    assert good.extracted_data == {"notes": {"good_week": FOLLOW_UPS[language]["list"]}}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
 def test_discovery_takes_a_correction_to_a_follow_up_question_as_a_correction(
     language: str,
 ) -> None:

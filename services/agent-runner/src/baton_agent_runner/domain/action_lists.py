@@ -67,8 +67,9 @@ _EN_VERBS = frozenset({
     "invite", "iron", "learn", "leave", "make", "meet", "move", "mow", "order", "organise",
     "organize", "pack", "paint", "pay", "pick", "plan", "post", "prepare", "print", "put", "read",
     "register", "remind", "renew", "rent", "repair", "replace", "reply", "reschedule", "return",
-    "review", "sell", "send", "set", "sign", "sort", "start", "study", "submit", "take", "talk",
-    "text", "tidy", "transfer", "update", "vacuum", "visit", "walk", "wash", "water", "write",
+    "review", "see", "sell", "send", "set", "sign", "sort", "start", "study", "submit", "take",
+    "talk", "text", "tidy", "transfer", "update", "vacuum", "visit", "walk", "wash", "water",
+    "write",
 })  # fmt: skip
 
 
@@ -93,12 +94,12 @@ def _parts(piece: str) -> list[str] | None:
     """The actions a comma's piece holds: each side of its "and"s when all are actions, else
     the piece whole when it is one ("buy salt and pepper"); None when it is none."""
     sides = [_TO.sub("", side.strip()) for side in _AND.split(piece)]
-    if len(sides) > 1 and all(_is_action(side) for side in sides):
+    if len(sides) > 1 and all(is_action(side) for side in sides):
         return sides
-    return [piece] if _is_action(piece) else None
+    return [piece] if is_action(piece) else None
 
 
-def _is_action(piece: str) -> bool:
+def is_action(piece: str) -> bool:
     """Two words or more, the first a verb (a Russian infinitive, an English verb we know)."""
     said = words(piece)
     if len(said) < 2:

@@ -6,7 +6,7 @@ question a turn, each answer kept as a note; never its own last reply word for w
 
 from __future__ import annotations
 
-from baton_agent_runner.domain import brain_dump
+from baton_agent_runner.domain import action_lists, brain_dump
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
 from baton_agent_runner.domain.texts import in_every_language, text
@@ -64,6 +64,14 @@ def looks_like_tasks(message: str) -> bool:
         return False
     items = brain_dump.split_items(message)
     return len(items) >= 2 or (len(items) == 1 and brain_dump.asks(message))
+
+
+def only_actions(message: str) -> bool:
+    """A to-do list whose every item is an action ("позвонить маме; оплатить налог", "call mom;
+    pay rent"): said to "what holds you back?", it is no answer ("время; силы" is a list too,
+    of no actions)."""
+    items = brain_dump.split_items(message) if looks_like_tasks(message) else []
+    return len(items) > 1 and all(action_lists.is_action(item) for item in items)
 
 
 def task_list(message: str) -> list[str]:

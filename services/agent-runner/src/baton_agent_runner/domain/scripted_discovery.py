@@ -67,9 +67,11 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
     """A message to a follow-up question: its answer kept as a note (a new area named in it a
     fact too; a known one keeps its fact: "Семья" is no correction of "семья"); "готово" or
     "да" answers nothing. A to-do list, or one asked about, is told it waits for the brain
-    dump, and the question stays."""
+    dump, and the question stays; so is a list of actions said to "what holds you back?"
+    ("позвонить маме; оплатить налог" was kept as the answer, and never reached the inbox)."""
     tasks = followup.looks_like_tasks(turn.message)
-    if tasks and (pending == "focus" or brain_dump.asks(turn.message)):
+    actions = pending == "constraints" and followup.only_actions(turn.message)
+    if tasks and (pending == "focus" or brain_dump.asks(turn.message) or actions):
         question = text(turn.language, f"discovery_ask_{pending}")
         kept = _tasks(turn)
         return Reply(f"{kept.message} {question}", data=kept.data)
