@@ -1076,6 +1076,33 @@ def test_coordinator_congratulates_with_counts() -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("buy milk, and book a dentist", ["buy milk", "book a dentist"]),
+        ("купить молоко; записаться к врачу", ["купить молоко", "записаться к врачу"]),
+        ("- milk\n- bread", ["milk", "bread"]),
+    ],
+)
+def test_coordinator_saves_a_to_do_list_said_after_the_brain_dump(
+    message: str, items: list[str]
+) -> None:
+    # Said once the brain dump had closed, the list got the wrap-up and was lost.
+    facts = {"a": "1", "b": "2", "c": "3"}
+    out = run(turn("coordinator", message, facts=facts, inbox_count=3, inbox_ahead=False))
+    assert out.step_completed and out.extracted_data == {"inbox_items": items}
+    language = lang.language_of(message)
+    saved, wrap_up = out.message.split("\n")
+    assert saved == texts.text(language, "noted", items="; ".join(items))
+    assert wrap_up == texts.text(language, "coordinator", facts=3, items=5)
+
+
+@pytest.mark.parametrize("message", ["ok", "go ahead", "спасибо, подведи итоги", "thanks!"])
+def test_coordinator_saves_nothing_from_a_message_that_lists_no_tasks(message: str) -> None:
+    out = run(turn("coordinator", message, inbox_count=3, inbox_ahead=False))
+    assert out.step_completed and not out.extracted_data
+
+
+@pytest.mark.parametrize(
     ("message", "item", "phrase"),
     [
         ("Запиши в inbox: купить молоко", "купить молоко", "закончим с приоритетами"),

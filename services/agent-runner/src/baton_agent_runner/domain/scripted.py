@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from baton_agent_runner.domain import brain_dump, finishing, inbox_requests, names, readiness
+from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.output import AgentOutput
@@ -31,7 +32,7 @@ def run(turn: Turn) -> AgentOutput:
     rules = RULES.get(turn.agent)
     if rules is None:
         return Reply(text(turn.language, "unknown_agent", agent=turn.agent)).output()
-    deferred = _off_topic(turn)
+    deferred = _off_topic(turn) or _late_tasks(turn)
     return (deferred or rules(turn)).output()
 
 
@@ -60,6 +61,19 @@ def _off_topic(turn: Turn) -> Reply | None:
         noted = _noted(turn, items, why="")
         return Reply(f"{noted}\n{told.message}", told.action, told.reason, data)
     return Reply(_noted(turn, items, why=text(turn.language, f"why_{turn.agent}")), data=data)
+
+
+def _late_tasks(turn: Turn) -> Reply | None:
+    """A to-do list said to the coordinator once the brain dump has closed ("buy milk, and
+    book a dentist": two items or more, as discovery reads one): saved to the inbox as an
+    inbox request is, and counted in the wrap-up, not dropped by it."""
+    if turn.agent != "coordinator":
+        return None
+    items = followup.task_list(turn.message)
+    if not items:
+        return None
+    key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
+    return _noted_at_the_end(turn, items, {key: items})
 
 
 def _noted(turn: Turn, items: list[str], why: str) -> str:
