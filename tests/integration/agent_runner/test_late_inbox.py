@@ -135,8 +135,7 @@ async def test_past_a_skipped_inbox_step_the_next_turn_saves_the_instances_defer
     runner, inbox = _runner(engine, wrapping)
     reply = await runner.run(_wrap_up("i-1:m-2"))  # i-1's brain dump was skipped
     assert (
-        reply.message == "Well done!\nI have already added what you asked me to note "
-        "earlier: buy milk."
+        reply.message == "Well done!\nI have already added what we set aside earlier: buy milk."
     ), reply.message
     assert await inbox.count("alice", None) == 1  # i-1's item; i-2's still waits for its step
     assert await inbox.count("alice", "deferred") == 1

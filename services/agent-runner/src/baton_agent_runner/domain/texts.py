@@ -166,8 +166,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Let's finish the introduction first, so you know how everything works.",
     },
     "promoted": {
-        "ru": "Я уже добавил в inbox то, что ты просил записать раньше: {items}.",
-        "en": "I have already added what you asked me to note earlier: {items}.",
+        "ru": "Я уже добавил в inbox то, что мы отложили раньше: {items}.",
+        "en": "I have already added what we set aside earlier: {items}.",
     },
     "saved": {
         "ru": "Записал в inbox: {items}. Всего записей: {total}.",
