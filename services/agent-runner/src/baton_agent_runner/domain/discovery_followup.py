@@ -67,10 +67,10 @@ def looks_like_tasks(message: str) -> bool:
 
 
 def only_actions(message: str) -> bool:
-    """A to-do list whose every item is an action ("позвонить маме; оплатить налог", "call mom;
-    pay rent"): said to "what holds you back?", it is no answer ("время; силы" is a list too,
-    of no actions)."""
-    items = brain_dump.split_items(message) if looks_like_tasks(message) else []
+    """Whether every item of a to-do list (`looks_like_tasks`, which the caller has checked)
+    is an action ("позвонить маме; оплатить налог", "call mom; pay rent"): said to "what holds
+    you back?", it is no answer ("время; силы" is a list too, of no actions)."""
+    items = brain_dump.split_items(message)
     return len(items) > 1 and all(action_lists.is_action(item) for item in items)
 
 

@@ -70,7 +70,7 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
     dump, and the question stays; so is a list of actions said to "what holds you back?"
     ("позвонить маме; оплатить налог" was kept as the answer, and never reached the inbox)."""
     tasks = followup.looks_like_tasks(turn.message)
-    actions = pending == "constraints" and followup.only_actions(turn.message)
+    actions = tasks and pending == "constraints" and followup.only_actions(turn.message)
     if tasks and (pending == "focus" or brain_dump.asks(turn.message) or actions):
         question = text(turn.language, f"discovery_ask_{pending}")
         kept = _tasks(turn)
