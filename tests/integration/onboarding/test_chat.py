@@ -158,6 +158,35 @@ async def test_full_onboarding_in_english(stack: Stack, http: httpx.AsyncClient)
     assert all(i["created_at"] for i in items)
 
 
+async def test_the_discovery_step_data_counts_questions_and_facts_as_seed_000_shows(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    # Seed 000 §5: "discovery": {"started_at": ..., "questions_asked": 5, "facts_collected": 2}.
+    user = User(http, "counter")
+    await user.start()
+    await user.say("Hello there")
+    assert (await user.say("Got it, let's go"))["progress"]["current_step"] == "discovery"
+
+    async def discovery_data() -> dict[str, Any]:
+        context = (await user.get(f"/api/workflows/{user.instance}"))["context"]
+        return dict(context["step_data"]["discovery"])
+
+    two = await user.say("Work and health matter most")
+    assert "?" in two["reply"]["text"], two["reply"]
+    data = await discovery_data()
+    assert (data["questions_asked"], data["facts_collected"]) == (1, 2), data
+    await user.say("Also my hobbies")  # the summary, "Is that right?"
+    data = await discovery_data()
+    assert (data["questions_asked"], data["facts_collected"]) == (2, 3), data
+    await user.say("Actually, no hobbies")  # takes a fact back
+    data = await discovery_data()
+    assert data["facts_collected"] == 2 and data["questions_asked"] == 3, data
+    assert "started_at" in data and data["messages"] == 3
+    # The greeting collects no facts: its data carries no counters.
+    greeting = (await user.get(f"/api/workflows/{user.instance}"))["context"]["step_data"]
+    assert "questions_asked" not in greeting["greeting"], greeting
+
+
 async def test_the_same_client_message_id_twice_is_one_turn_and_one_agent_call(
     stack: Stack, http: httpx.AsyncClient, agent_calls: list[bytes]
 ) -> None:

@@ -338,7 +338,7 @@ def test_an_area_said_to_mean_a_lot_keeps_the_whole_clause(
     ],
 )
 def test_discovery_asks_which_areas_matter_before_any_is_told(message: str, asked: str) -> None:
-    # It asked "Tell me about other areas too" of a user who had named none yet.
+    # It asked for the "other areas" of a user who had named none yet.
     out = run(turn("discovery", message))
     assert out.message.startswith(asked) and not out.extracted_data, out.message
     assert "other areas" not in out.message and "других" not in out.message

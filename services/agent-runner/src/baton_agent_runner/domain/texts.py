@@ -56,8 +56,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "discovery_noted": {"ru": "Записал.", "en": "Noted."},
     "discovery_forgot": {"ru": "Убрал: {areas}.", "en": "Removed: {areas}."},
     "discovery_ask": {
-        "ru": "Расскажи ещё о других областях: {missing}.",
-        "en": "Tell me about other areas too: {missing}.",
+        # A question, as every reply that asks for more is: the step's `questions_asked`
+        # counts the replies that ask one (`domain.step_counts`).
+        "ru": "Что скажешь о других областях: {missing}?",
+        "en": "What about the other areas: {missing}?",
     },
     "discovery_ask_first": {
         "ru": "Какие области жизни для тебя сейчас главные? Например: {missing}.",
@@ -116,8 +118,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "priorities.",
     },
     "discovery_more": {
-        "ru": "Почти готово. Расскажи ещё что-нибудь, что мне стоит о тебе знать.",
-        "en": "Almost there. Tell me anything else I should know about you.",
+        "ru": "Почти готово. Есть ли ещё что-нибудь, что мне стоит о тебе знать?",
+        "en": "Almost there. Is there anything else I should know about you?",
     },
     "discovery_unclear": {
         "ru": "Не совсем понял. Если всё верно, напиши «да»; если нет — поправь меня.",

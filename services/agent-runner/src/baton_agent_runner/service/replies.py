@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from baton_agent_runner.domain.output import AgentOutput, Signal
 from baton_agent_runner.domain.profile import Profile
@@ -13,12 +14,21 @@ from baton_contracts.workflow_api import WorkflowSignal
 logger = logging.getLogger("baton.agent_runner")
 
 
-def reply_of(profile: Profile, model: str, output: AgentOutput, usage: TokenUsage) -> AgentReply:
-    """The reply of `profile`'s turn; no signal is a `stay` (seed 000's risks)."""
+def reply_of(
+    profile: Profile,
+    model: str,
+    output: AgentOutput,
+    usage: TokenUsage,
+    counts: Mapping[str, int] | None = None,
+) -> AgentReply:
+    """The reply of `profile`'s turn; no signal is a `stay` (seed 000's risks). `counts`
+    (the step's counters, `domain.step_counts`) go into the signal's data, over any the
+    model wrote there."""
     signal = output.workflow_signal
     if signal is None:
         logger.warning("agent %s returned no workflow_signal; treating it as stay", profile.slug)
         signal = Signal()
+    data = {**signal.data, **counts} if counts else signal.data
     cost = usd(
         (
             usage.input_tokens * profile.input_usd_per_mtok
@@ -32,7 +42,7 @@ def reply_of(profile: Profile, model: str, output: AgentOutput, usage: TokenUsag
         completion_reason=output.completion_reason,
         extracted_data=output.extracted_data,
         next_action=output.next_action,
-        workflow_signal=WorkflowSignal(action=signal.action, data=signal.data),
+        workflow_signal=WorkflowSignal(action=signal.action, data=data),
         usage=usage,
         cost_usd=cost,
         agent=profile.slug,

@@ -15,6 +15,7 @@ from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.request_digest import turn_digest
 from baton_agent_runner.domain.scripted import Turn
 from baton_agent_runner.domain.step_context import context_count
+from baton_agent_runner.domain.step_counts import collects_facts, step_counts
 from baton_agent_runner.domain.storable_output import storable_output
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.service.claims import (
@@ -154,7 +155,8 @@ class AgentRunner:
         # Written before the reply is recorded: a retry after a crash here writes the same
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
         # The model was paid: a cut connection must not lose its answer (`written`).
-        reply = reply_of(profile, self.agents.model_name(profile), output, usage)
+        counts = await self._counts(cmd, profile, turn, output, deadlines)
+        reply = reply_of(profile, self.agents.model_name(profile), output, usage, counts)
         before = await read_facts_before(self.memory, deadlines.store, cmd.user_id, output)
         notes_before = await read_notes_before(self.memory, deadlines.store, cmd.user_id, output)
         replaced = Replaced()
@@ -187,6 +189,25 @@ class AgentRunner:
         if mentions and (answered or not by_model):
             await self._mark_told(cmd, mentions)
         return reply
+
+    async def _counts(
+        self,
+        cmd: RunAgent,
+        profile: Profile,
+        turn: Turn,
+        output: AgentOutput,
+        deadlines: TurnDeadlines,
+    ) -> dict[str, int] | None:
+        """Seed 000 §5's counters, on a step that closes on the user's facts only."""
+        if not collects_facts(cmd.step_context):
+            return None
+        if "facts" in self.agents.reads(profile):
+            facts = turn.facts
+        else:  # an agent that does not read them serves the step: read them for the count
+            facts = await deadlines.store(self.memory.facts(cmd.user_id, PRIORITIES))
+        return step_counts(
+            cmd.step_context, cmd.current_step, output.message, facts, output.extracted_data
+        )
 
     async def _mark_told(self, cmd: RunAgent, mentions: list[Mention]) -> None:
         """After the reply is recorded: a crash or a store failure here means the items are
