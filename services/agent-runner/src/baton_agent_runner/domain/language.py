@@ -148,16 +148,25 @@ def _wrong_areas(text: str) -> set[str]:
     return {area for area, _, said in _mentions(text) if said == "wrong"}
 
 
+_PATTERNS = tuple(AREA_PATTERNS.items())
+_ANY_AREA = re.compile("|".join(pattern.pattern for pattern in AREA_PATTERNS.values()))
+"""Whether any area's pattern matches: the same patterns, searched once."""
+
+
 def _mentions(text: str) -> list[tuple[str, str, Mention]]:
     """Each area a clause of the text names, its part of the clause, and what it says of it:
     named (any of its words in the clause), else wrong, else declined."""
     found: dict[str, tuple[str, str, Mention]] = {}
     for clause in _clauses(text):
         lowered = normalised(clause)
+        # Most clauses name no area: the listing's reading is only done for one that does
+        # (a greeter's closing reads every earlier message of the chat again).
+        if not _ANY_AREA.search(lowered):
+            continue
+        starts = {area: [hit.start() for hit in p.finditer(lowered)] for area, p in _PATTERNS}
         parts, bare, after = parts_of(clause), listed_bare(lowered), listed_after(lowered)
-        for area, pattern in AREA_PATTERNS.items():
-            hits = pattern.finditer(lowered)
-            said = {said_of(lowered, hit.start(), bare, after) for hit in hits}
+        for area, at in starts.items():
+            said = {said_of(lowered, start, bare, after) for start in at}
             for kind in ("named", "wrong", "declined"):
                 if kind in said and (area not in found or found[area][2] != "named"):
                     found[area] = (area, trimmed(parts.get(area, clause)), kind)
