@@ -37,6 +37,13 @@ def named(name: str) -> dict[str, Any]:
         ("My name is Alex.", "Alex"),
         ("hi, my name’s bob", "Bob"),
         ("I'm called Sam", "Sam"),
+        # A clause that is only "I am" and a word written as a name.
+        ("Привет! Я Олег", "Олег"),
+        ("Привет, я Олег", "Олег"),
+        ("Hi, I'm Alex, what is this?", "Alex"),
+        ("I am Alex.", "Alex"),
+        ("Я Аня и я готова", "Аня"),
+        ("Hi, I'm Alex-Mary!", "Alex-Mary"),
     ],
 )
 def test_a_name_said_as_one_is_found(message: str, name: str) -> None:
@@ -46,9 +53,11 @@ def test_a_name_said_as_one_is_found(message: str, name: str) -> None:
 @pytest.mark.parametrize(
     "message",
     [
-        "I am ready", "I'm Alex", "я готов", "Я Аня",  # no introduction: never a guess
-        "My name is not important", "меня зовут не важно как", "Меня зовут 123",
-        "меня зовутАня", "Зови меня потом",
+        "I am ready", "я готов", "My name is not important", "меня зовут не важно как",
+        "Меня зовут 123", "меня зовутАня", "Зови меня потом",
+        # "I am" and a word not written as a name, or more than a name after it.
+        "I'm Ready", "Я Готов", "Ok. I'm Sorry", "я олег", "I'M ALEX", "Я Олег Петрович, директор",
+        "I'm Alex's brother", "я в Москве", "Кстати я Олег", "ЯОлег",
     ],
 )  # fmt: skip
 def test_no_name_is_read_into_what_is_no_introduction(message: str) -> None:

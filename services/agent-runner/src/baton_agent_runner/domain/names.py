@@ -1,9 +1,9 @@
 """The user's name, when they say it: seed 000 §5 keeps it in the greeting's step data
 (`"user_name": "Alex"  // если агент узнал`), where every later step's agent can read it.
 
-Only a name said as one ("меня зовут Аня", "моё имя Анна-Мария", "my name is Alex"): "I'm
-ready" and "я готов" are no introductions, and a guess written into the context would be
-worse than none.
+Only a name said as one ("меня зовут Аня", "моё имя Анна-Мария", "my name is Alex"), or a
+clause that is only "Я Олег"/"I'm Alex" with the name written as one: "I'm ready" and "я
+готов" are no introductions, and a guess written into the context would be worse than none.
 """
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
@@ -32,12 +32,35 @@ _NOT_NAMES = frozenset(
 """Words an introduction can go on with that are no name ("my name is not important")."""
 
 
+_CAPITALISED = r"[A-ZА-ЯЁ][a-zа-яё]{1,29}"
+_SELF = re.compile(
+    r"(?:^|(?<=[.!?,;:]))\s*(?i:я|i['’]m|i\s+am)\s+"
+    rf"(?P<name>{_CAPITALISED}(?:-{_CAPITALISED})?)"
+    r"(?=\s*(?:$|[.,!?;:)]|\s+(?i:и|and)\s))"
+)
+"""A clause that is only "Я Олег" / "I'm Alex": its word written as a name (a capital, then
+lower case), the clause's end right after it ("Привет! Я Олег", "Hi, I'm Alex, what is this?").
+"I'm ready", "я готов", "I'm Alex's brother" or "Я Олег Петрович, директор" are none of it."""
+_NOT_SELF_NAMES = frozenset({
+    "ready", "fine", "good", "great", "ok", "okay", "here", "back", "done", "sorry", "new",
+    "happy", "glad", "busy", "tired", "curious", "confused", "lost", "interested", "alright",
+    "well", "in", "on", "not", "also", "so", "just", "really", "very", "still", "too",
+    "готов", "готова", "рад", "рада", "тут", "здесь", "снова", "опять", "уже", "тоже", "занят",
+    "занята", "устал", "устала", "понял", "поняла", "согласен", "согласна", "новенький",
+    "новенькая", "новичок", "сам", "сама", "ок", "окей", "да", "нет", "не", "всё", "все",
+})  # fmt: skip
+"""Words written with a capital after "I'm"/"Я" that still say how the user is, no name."""
+
+
 def name_in(message: str) -> str | None:
     """The name the message introduces the user by, capitalised ("аня" -> "Аня"), or None."""
     found = _INTRODUCTION.search(message)
-    if found is None or found.group("name").casefold() in _NOT_NAMES:
-        return None
-    return "-".join(part[:1].upper() + part[1:] for part in found.group("name").split("-"))
+    if found is not None and found.group("name").casefold() not in _NOT_NAMES:
+        return "-".join(part[:1].upper() + part[1:] for part in found.group("name").split("-"))
+    said = _SELF.search(message)
+    if said is not None and said.group("name").casefold() not in _NOT_SELF_NAMES:
+        return said.group("name")
+    return None
 
 
 def known_name(step_context: Mapping[str, Any]) -> str | None:
