@@ -22,8 +22,13 @@ def turn(agent: str, message: str, **extra: Any) -> Turn:
 
 
 @pytest.mark.parametrize(
-    "message", ["понял", "Давай!", "поехали", "готов", "got it", "Let's go", "ready"]
-)
+    "message",
+    [
+        "понял", "Давай!", "поехали", "готов", "got it", "Let's go", "ready",
+        # Said after a question of the user's was answered, with no "Ready?" to say yes to.
+        "sounds good, let's do it", "Let's do this", "I'm in", "Погнали", "Вперёд!",
+    ],
+)  # fmt: skip
 def test_greeter_completes_on_readiness(message: str) -> None:
     out = run(turn("greeter", message))
     assert out.workflow_signal and out.workflow_signal.action == "complete_step"
@@ -1813,3 +1818,44 @@ def test_greeter_closing_names_an_area_a_correction_takes_back_no_more(
     again = [*history, {"role": "user", "text": first}, {"role": "assistant", "text": "..."}]
     named_again = run(turn("greeter", ready, history=again))  # the latest word counts
     assert "health" in named_again.message or "здоровье" in named_again.message
+
+
+@pytest.mark.parametrize(
+    ("language", "message", "known", "missing"),
+    [
+        ("en", "nope", "So far I have work, health.", "relationships, growth, hobbies"),
+        ("en", "that's it", "So far I have work, health.", "relationships, growth, hobbies"),
+        ("ru", "нет, это всё", "Пока в списке: работа, здоровье.", "отношения, развитие, хобби"),
+    ],
+)
+def test_discovery_says_why_a_third_area_is_needed_when_the_user_names_none(
+    language: str, message: str, known: str, missing: str
+) -> None:
+    # With two areas and "nope", it asked "What about the other areas?" again and again, with
+    # no word of why the step would not go on.
+    facts = {"work": "a", "health": "b"}
+    asked = texts.text(language, "discovery_ask", missing=missing)
+    out = run(turn("discovery", message, facts=facts, history=_said(asked)))
+    assert out.message.startswith(known) and not out.extracted_data, out.message
+    assert texts.text(language, "discovery_need_three") in out.message
+    assert out.message.endswith(texts.text(language, "discovery_what_else", missing=missing))
+    again = run(turn("discovery", message, facts=facts, history=_said(out.message)))
+    said = texts.text(language, "discovery_too_few_again", missing=missing)
+    assert again.message == said and not again.step_completed
+
+
+def test_discovery_keeps_asking_for_more_after_a_new_area() -> None:
+    out = run(turn("discovery", "and my hobbies", facts={"work": "a"}))
+    assert out.message == "Noted. What about the other areas: health, relationships, growth?"
+
+
+@pytest.mark.parametrize(("language", "message"), [("en", "ok"), ("ru", "ну ладно")])
+def test_discovery_asks_a_question_again_without_a_summarys_yes_or_no(
+    language: str, message: str
+) -> None:
+    # "I did not quite get that. If it is right, say yes" came before a question that was no
+    # summary: there was nothing to say yes to.
+    first = run(turn("discovery", message)).message
+    assert first.startswith(texts.text(language, "discovery_ask_first", missing="")[:20])
+    again = run(turn("discovery", message, history=_said(first))).message
+    assert again == f"{texts.text(language, 'discovery_unclear_ask')}\n{first}"

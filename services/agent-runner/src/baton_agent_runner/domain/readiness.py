@@ -23,7 +23,9 @@ _READY = (
     "понял", "поняла", "понятно", "давай", "давайте", "поехали", "готов", "готова", "ок",
     "got it", "let's go", "lets go", "ready", "ok", "okay", "sure", "go ahead",
     "can't wait", "cant wait", "cannot wait", "начнем", "начинаем", "let's start", "lets start",
-    "let's begin", "lets begin", "ясно", "understood", "i understand",
+    "let's begin", "lets begin", "ясно", "understood", "i understand", "let's do it",
+    "lets do it", "let's do this", "lets do this", "sounds good", "i'm in", "count me in",
+    "погнали", "вперед",
 )  # fmt: skip
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
 # "Вопросов пока нет" answers the greeter's "any questions?": its "пока нет" is no "not yet",

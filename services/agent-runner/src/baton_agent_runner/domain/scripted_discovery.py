@@ -22,7 +22,9 @@ def discovery(turn: Turn) -> Reply:
     questions; never says its last reply again word for word."""
     reply = _discovery(turn)
     if reply.action == "stay" and reply.message.strip() == last_reply(turn).strip():
-        reply.message = f"{text(turn.language, 'discovery_unclear')}\n{reply.message}"
+        # "If it is right, say yes" only of a summary: of a question it answers nothing.
+        lead = "discovery_unclear" if _summary_shown(turn) else "discovery_unclear_ask"
+        reply.message = f"{text(turn.language, lead)}\n{reply.message}"
     return reply
 
 
@@ -57,10 +59,26 @@ def _discovery(turn: Turn) -> Reply:
         if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
             return Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
         return Reply(forgot + summary, data=data)
+    if facts and not found:
+        return Reply(forgot + _too_few(turn, facts, declined), data=data)
     ask = _ask_for_more(turn, facts, declined)
     if found:  # "noted" only when a fact was
         ask = f"{text(turn.language, 'discovery_noted')} {ask}"
     return Reply(forgot + ask, data=data)
+
+
+def _too_few(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
+    """One or two areas known and none named now ("nope", "that's it", "ok"): what is known,
+    that three are needed and why, and the areas untold; said otherwise the next time."""
+    language = turn.language
+    missing = ", ".join(lang.AREA_NAMES[language][a] for a in _unsaid(turn, facts, declined))
+    if last_reply_says(turn, "discovery_need_three"):
+        return text(language, "discovery_too_few_again", missing=missing)
+    names = lang.AREA_NAMES[language]
+    said = ", ".join(names[area] for area in AREAS if area in facts)
+    known = text(language, "discovery_too_few", known=said)
+    why = text(language, "discovery_need_three")
+    return f"{known} {why} {text(language, 'discovery_what_else', missing=missing)}"
 
 
 def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -> Reply:
@@ -129,14 +147,19 @@ def _ask_for_more(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
     """The request to tell about the areas still untold; not one the user has said is none of
     theirs ("no hobbies"), in this message or in an earlier one. Before any is told, it asks
     which matter, with the areas as examples, not for "other areas too"."""
+    missing = [lang.AREA_NAMES[turn.language][a] for a in _unsaid(turn, facts, declined)]
+    key = "discovery_ask" if facts else "discovery_ask_first"
+    return text(turn.language, key, missing=", ".join(missing))
+
+
+def _unsaid(turn: Turn, facts: dict[str, str], declined: set[str]) -> list[str]:
+    """The areas neither told nor said to be none of the user's (in this message or an earlier
+    one); all the untold ones when every one is either."""
     earlier = (entry.get("text", "") for entry in turn.history if entry.get("role") == "user")
     skip = (
         facts.keys() | declined | {area for said in earlier for area in lang.declined_areas(said)}
     )
-    unsaid = [a for a in AREAS if a not in skip] or [a for a in AREAS if a not in facts]
-    missing = [lang.AREA_NAMES[turn.language][a] for a in unsaid]
-    key = "discovery_ask" if facts else "discovery_ask_first"
-    return text(turn.language, key, missing=", ".join(missing))
+    return [a for a in AREAS if a not in skip] or [a for a in AREAS if a not in facts]
 
 
 def _forgot(language: lang.Lang, dropped: list[str]) -> str:

@@ -125,6 +125,32 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Не совсем понял. Если всё верно, напиши «да»; если нет — поправь меня.",
         "en": 'I did not quite get that. If it is right, say "yes"; if not, correct me.',
     },
+    "discovery_unclear_ask": {
+        # Before a question asked again that was no summary: "If it is right, say yes" then
+        # answered nothing the user had been asked.
+        "ru": "Не совсем понял.",
+        "en": "I did not quite get that.",
+    },
+    "discovery_too_few": {
+        # One or two areas known, and the message named no other ("nope", "that's it"): the
+        # same "What about the other areas?" again, with no word of why, kept the user there.
+        "ru": "Пока в списке: {known}.",
+        "en": "So far I have {known}.",
+    },
+    "discovery_need_three": {
+        "ru": "Чтобы настроить приоритеты, нужно хотя бы три области.",
+        "en": "To set up your priorities I need at least three areas.",
+    },
+    "discovery_what_else": {
+        "ru": "Что ещё для тебя важно? Например: {missing}.",
+        "en": "What else matters to you? For example: {missing}.",
+    },
+    "discovery_too_few_again": {
+        "ru": "Подойдёт и что-то небольшое, например: {missing}. Что ещё занимает твоё время "
+        "или внимание?",
+        "en": "Even something small counts, for example: {missing}. What else takes your time "
+        "or attention?",
+    },
     "note_focus": {"ru": "важнее всего", "en": "matters most"},
     "note_constraints": {"ru": "мешает", "en": "holds you back"},
     "note_good_week": {"ru": "хорошая неделя", "en": "a good week"},
