@@ -26,13 +26,18 @@ def turn(agent: str, message: str, **extra: Any) -> Turn:
     [
         "понял", "Давай!", "поехали", "готов", "got it", "Let's go", "ready",
         # Said after a question of the user's was answered, with no "Ready?" to say yes to.
-        "sounds good, let's do it", "Let's do this", "I'm in", "Погнали", "Вперёд!",
+        "sounds good, let's do it", "Let's do this", "Count me in", "Погнали", "Вперёд!",
     ],
 )  # fmt: skip
 def test_greeter_completes_on_readiness(message: str) -> None:
     out = run(turn("greeter", message))
     assert out.workflow_signal and out.workflow_signal.action == "complete_step"
     assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+@pytest.mark.parametrize("message", ["Hi, I'm in Berlin", "Hello! I'm in sales"])
+def test_greeter_reads_no_readiness_into_where_the_user_is(message: str) -> None:
+    assert not run(turn("greeter", message)).step_completed
 
 
 @pytest.mark.parametrize(

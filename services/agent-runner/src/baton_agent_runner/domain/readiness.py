@@ -24,7 +24,7 @@ _READY = (
     "got it", "let's go", "lets go", "ready", "ok", "okay", "sure", "go ahead",
     "can't wait", "cant wait", "cannot wait", "начнем", "начинаем", "let's start", "lets start",
     "let's begin", "lets begin", "ясно", "understood", "i understand", "let's do it",
-    "lets do it", "let's do this", "lets do this", "sounds good", "i'm in", "count me in",
+    "lets do it", "let's do this", "lets do this", "sounds good", "count me in",
     "погнали", "вперед",
 )  # fmt: skip
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
