@@ -7,20 +7,15 @@ from typing import Any
 
 import pytest
 
-from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
-from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.step_counts import (
     asks,
     collects_facts,
     questions_before,
     step_counts,
 )
-from baton_agent_runner.service.turns import AgentRunner
-from baton_contracts.agent_api import AgentReply, RunAgent
 
-from .test_turn_context import Stores
+from .test_turn_context import Stores, _run
 
-OPENAI = OpenAISettings(base_url=None, api_key="x", timeout_seconds=1.0, max_retries=0)
 ON_FACTS = {"criteria": ["agent_signal", "memory_facts"]}
 
 
@@ -87,32 +82,9 @@ class FactStores(Stores):
         return {"work": "my job", "health": "running"} if category == "priorities" else {}
 
 
-async def _run(
-    stores: Stores, agent: str, message: str, step_context: dict[str, Any]
-) -> AgentReply:
-    runner = AgentRunner(
-        profiles=load_profiles(SHIPPED_PROFILES),
-        agents=AgentFactory(OPENAI),
-        memory=stores,  # type: ignore[arg-type]
-        inbox=stores,  # type: ignore[arg-type]
-        replies=stores,
-        timeout=30.0,
-    )
-    cmd = RunAgent(
-        user_id="alice",
-        agent=agent,
-        instance_id="i-1",
-        current_step="discovery",
-        message=message,
-        idempotency_key="i-1:m-1",
-        step_context=step_context,
-    )
-    return await runner.run(cmd)
-
-
 async def test_a_turn_on_a_fact_collecting_step_carries_the_counts_in_its_signal() -> None:
     stores = FactStores()
-    reply = await _run(stores, "discovery", "Hobbies: chess", _context({}))
+    reply = await _run(stores, "discovery", "Hobbies: chess", step_context=_context({}))
     assert "Is that right?" in reply.message  # the summary of three areas
     data = reply.workflow_signal.data
     assert data == {
@@ -123,15 +95,22 @@ async def test_a_turn_on_a_fact_collecting_step_carries_the_counts_in_its_signal
     assert "facts_collected" not in reply.extracted_data  # the workflow's, not the agent's to keep
 
 
+async def test_a_turn_adds_its_question_to_those_the_steps_data_counted() -> None:
+    # `_run`'s turn is on step "s": the count there goes on, another step's is not read.
+    context = _context({"s": {"questions_asked": 4}, "greeting": {"questions_asked": 9}})
+    reply = await _run(FactStores(), "discovery", "Hobbies: chess", step_context=context)
+    assert reply.workflow_signal.data["questions_asked"] == 5
+
+
 async def test_an_agent_that_reads_no_facts_counts_them_from_the_store() -> None:
     # The scripted greeter reads no facts; serving a fact-collecting step, its turn reads them
     # for the count rather than say the user has none.
     stores = FactStores()
-    reply = await _run(stores, "greeter", "Hello", _context({}))
+    reply = await _run(stores, "greeter", "Hello", step_context=_context({}))
     assert reply.workflow_signal.data["facts_collected"] == 2 and stores.reads == 1
 
 
 async def test_a_step_that_collects_no_facts_gets_no_counts_and_no_read() -> None:
     stores = FactStores()
-    reply = await _run(stores, "greeter", "Hello", {"criteria": ["agent_signal"]})
+    reply = await _run(stores, "greeter", "Hello", step_context={"criteria": ["agent_signal"]})
     assert "questions_asked" not in reply.workflow_signal.data and stores.reads == 0
