@@ -266,6 +266,11 @@ def test_discovery_reads_learning_a_subject_as_growth(message: str, fact: str) -
         ("too much work", {"work": "too much work"}),  # "too" here says something
         ("нет, хобби — это фотография", {"hobbies": "фотография"}),
         ("No, my job means my startup", {"work": "my startup"}),
+        # Fillers before it: the summary read "- growth: ok, I guess learning Spanish".
+        ("ok, I guess learning Spanish", {"growth": "learning Spanish"}),
+        ("Ну разве что хочу научиться рисовать", {"hobbies": "хочу научиться рисовать"}),
+        ("Hmm, maybe my health", {"health": "my health"}),
+        ("Well-being is my health", {"health": "Well-being is my health"}),  # no "well"
     ],
 )
 def test_discovery_keeps_no_joining_words_around_what_the_user_says(

@@ -82,6 +82,10 @@ _MEANT = (
 # спорт").
 _LEADING = re.compile(
     r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|потом|затем|and|also|plus|rather|then)\b[\s,]*"
+    # A filler before what is said of the area: "ok, I guess learning Spanish", "Ну разве что
+    # хочу научиться рисовать" kept "ok, I guess" and "Ну разве что" in the fact.
+    r"|(?:ну|хм+|наверное|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess"
+    r"|i\s+think|maybe|probably|perhaps)(?:[\s,]+|$)"
     r"|(?:нет|no|nope)\s*,\s*"
     rf"|(?:(?:not|не)\s+[^,.;:!?—–]+?\s*(?:,|[—–]|\s-\s)\s*)?{_MEANT}[\s,:—–-]*"
     r"|это\b[\s,:—–-]*)+",
