@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -112,6 +113,28 @@ async def test_progress_and_step_update_live_when_the_onboarding_moves_elsewhere
     steps = console.page.locator("#steps li")
     await expect(steps.nth(0)).to_have_attribute("data-status", "completed")
     await expect(steps.nth(1)).to_have_attribute("aria-current", "step")
+
+
+async def test_the_panels_keep_up_while_events_keep_coming(console: Console, stack: Stack) -> None:
+    # Each live event put the panels' refresh off by 150 ms again: events closer together than
+    # that (another app talking to the instance) froze the log until they stopped.
+    await console.open()
+    await console.sign_in("erin")
+    await console.start()
+    await console.live()
+    instance = await console.page.evaluate("sessionStorage.getItem('baton.console.instance.erin')")
+    log = console.page.locator("#event-log li")
+    await expect(log).to_have_count(1)
+    loop = asyncio.get_running_loop()
+    async with stack.api("erin") as api:
+        end, index = loop.time() + 3.0, 0
+        while loop.time() < end and index < 25:  # the greeting is forced on at 10, discovery
+            body = {"text": "what do you mean?", "client_message_id": f"burst-{index}"}
+            body_of(await api.post(f"/api/workflows/{instance}/messages", json=body))
+            index += 1
+            await asyncio.sleep(0.03)
+        shown_during = await log.count()  # before the burst's own last refresh can run
+    assert shown_during > 1, f"{index} turns, and the log still showed 1 event"
 
 
 async def test_the_explain_panel_says_why_a_step_is_blocked_and_the_log_lists_events(

@@ -11,9 +11,14 @@ import { renderProgress } from "./progress.js";
 import { state } from "./state.js";
 
 const REFRESH_DELAY_MS = 150;
+// Events that keep coming closer together than the delay (a busy instance, another app talking
+// to it) put every refresh off again: the panels stood still until they stopped. Past this
+// wait since the first refresh asked for, it happens anyway.
+const REFRESH_MAX_WAIT_MS = 1000;
 
 let reloading = 0; // the number of the newest reload: only its failure is shown
 let refreshTimer = null;
+let refreshAskedAt = null; // when the refresh still pending was first asked for
 
 export async function reload() {
   if (!state.instance) return;
@@ -61,5 +66,11 @@ async function allPages(suffix, key, from) {
 
 export function refreshSoon() {
   clearTimeout(refreshTimer);
-  refreshTimer = setTimeout(reload, REFRESH_DELAY_MS);
+  const now = Date.now();
+  refreshAskedAt ??= now;
+  const left = refreshAskedAt + REFRESH_MAX_WAIT_MS - now;
+  refreshTimer = setTimeout(() => {
+    refreshAskedAt = null;
+    reload();
+  }, Math.max(0, Math.min(REFRESH_DELAY_MS, left)));
 }
