@@ -119,14 +119,14 @@ async def test_the_panels_keep_up_while_events_keep_coming(console: Console, sta
     # Each live event put the panels' refresh off by 150 ms again: events closer together than
     # that (another app talking to the instance) froze the log until they stopped.
     await console.open()
-    await console.sign_in("erin")
+    await console.sign_in("kira")
     await console.start()
     await console.live()
-    instance = await console.page.evaluate("sessionStorage.getItem('baton.console.instance.erin')")
+    instance = await console.page.evaluate("sessionStorage.getItem('baton.console.instance.kira')")
     log = console.page.locator("#event-log li")
     await expect(log).to_have_count(1)
     loop = asyncio.get_running_loop()
-    async with stack.api("erin") as api:
+    async with stack.api("kira") as api:
         end, index = loop.time() + 3.0, 0
         while loop.time() < end and index < 25:  # the greeting is forced on at 10, discovery
             body = {"text": "what do you mean?", "client_message_id": f"burst-{index}"}
