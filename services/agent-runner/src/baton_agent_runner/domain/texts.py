@@ -6,6 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+_WRAP_UP = {
+    "ru": "Приоритетов: {facts}, мыслей в inbox: {items}. Дальше я помогу разобрать inbox и "
+    "спланировать неделю.",
+    "en": "Priorities: {facts}, inbox items: {items}. Next I will help you sort the inbox and "
+    "plan your week.",
+}
+"""What the coordinator's congratulation goes on with, by name or not (`coordinator*`)."""
+
 TEXTS: dict[str, dict[str, str]] = {
     # Any agent, when its model's reply could not be used (malformed, or nothing storable).
     "model_fallback": {
@@ -299,16 +307,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'One last thing: say "ok" and I will sum up what we have and what comes next.',
     },
     "coordinator": {
-        "ru": "Поздравляю, онбординг завершён! Приоритетов: {facts}, мыслей в inbox: {items}. "
-        "Дальше я помогу разобрать inbox и спланировать неделю.",
-        "en": "Congratulations, onboarding is complete! Priorities: {facts}, inbox items: "
-        "{items}. Next I will help you sort the inbox and plan your week.",
+        "ru": f"Поздравляю, онбординг завершён! {_WRAP_UP['ru']}",
+        "en": f"Congratulations, onboarding is complete! {_WRAP_UP['en']}",
     },
     "coordinator_named": {
-        "ru": "Поздравляю, {name}, онбординг завершён! Приоритетов: {facts}, мыслей в inbox: "
-        "{items}. Дальше я помогу разобрать inbox и спланировать неделю.",
-        "en": "Congratulations, {name}, onboarding is complete! Priorities: {facts}, inbox "
-        "items: {items}. Next I will help you sort the inbox and plan your week.",
+        "ru": f"Поздравляю, {{name}}, онбординг завершён! {_WRAP_UP['ru']}",
+        "en": f"Congratulations, {{name}}, onboarding is complete! {_WRAP_UP['en']}",
     },
     # The greeter, when the user says their name: before its reply, or in place of the
     # "Привет!"/"Hi!" its introduction opens with.
