@@ -103,19 +103,21 @@ class AgentRunner:
 
     async def _run(self, cmd: RunAgent) -> AgentReply:
         digest = turn_digest(cmd)  # once: the claim and the reply's record both keep it
-        recorded = await self._recorded_or_claimed(cmd, digest)
+        deadlines = self._deadlines  # one for the turn: the property builds one each time
+        recorded = await self._recorded_or_claimed(cmd, digest, deadlines)
         if recorded is not None:
             return recorded
         async with released_on_failure(
             self.replies, cmd.user_id, cmd.idempotency_key, self.store_timeout
         ):
-            return await self._answer(cmd, digest)
+            return await self._answer(cmd, digest, deadlines)
 
-    async def _recorded_or_claimed(self, cmd: RunAgent, digest: str) -> AgentReply | None:
+    async def _recorded_or_claimed(
+        self, cmd: RunAgent, digest: str, deadlines: TurnDeadlines
+    ) -> AgentReply | None:
         """The recorded reply; else None once this process holds the key's claim (another
         replica's call of the same key is waited for, within the turn's time)."""
         now, caller_now = self.now(), self.caller_now()
-        deadlines = self._deadlines
         return await look_up_or_claim(
             self.replies,
             cmd.user_id,
@@ -130,11 +132,10 @@ class AgentRunner:
             store=deadlines.store,
         )
 
-    async def _answer(self, cmd: RunAgent, digest: str) -> AgentReply:
+    async def _answer(self, cmd: RunAgent, digest: str, deadlines: TurnDeadlines) -> AgentReply:
         """Call the model (this process holds the key's claim), keep what it extracted, and
         record the reply, which gives the claim up."""
         profile = self._profile(cmd.agent)
-        deadlines = self._deadlines  # one for the turn: the property builds one each time
         await deadlines.store(save_carried_lists(self.inbox, cmd))  # before any inbox read
         # Deferred items were promoted when the step started (or are now, past a skipped inbox
         # step); this turn tells the user. They are marked told only once a reply naming them
@@ -187,7 +188,7 @@ class AgentRunner:
             )
             return recorded
         if mentions and (answered or not by_model):
-            await self._mark_told(cmd, mentions)
+            await self._mark_told(cmd, mentions, deadlines)
         return reply
 
     async def _counts(
@@ -209,12 +210,14 @@ class AgentRunner:
             cmd.step_context, cmd.current_step, output.message, facts, output.extracted_data
         )
 
-    async def _mark_told(self, cmd: RunAgent, mentions: list[Mention]) -> None:
+    async def _mark_told(
+        self, cmd: RunAgent, mentions: list[Mention], deadlines: TurnDeadlines
+    ) -> None:
         """After the reply is recorded: a crash or a store failure here means the items are
         mentioned again by a later turn, never that they go unmentioned."""
         try:
             # By the deadline too: the reply is recorded, and its caller must get it in time.
-            await self._deadlines.store(
+            await deadlines.store(
                 self.inbox.mark_announced(cmd.user_id, [m.item_id for m in mentions]), by=cmd
             )
         except (StoreUnavailable, RemoteError) as exc:
