@@ -329,8 +329,22 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
         ("Работа и здоровье, хобби нет", {"work": "Работа", "health": "здоровье"}),
         # One area named twice keeps the whole clause.
         ("Время с семьёй и друзьями", {"relationships": "Время с семьёй и друзьями"}),
+        # What the last area goes on with is its own: every area was saved as the listing.
+        (
+            "career, fitness, friends, and learning spanish",
+            {"work": "career", "health": "fitness", "relationships": "friends",
+             "growth": "learning spanish"},
+        ),
+        ("работа и изучение английского", {"work": "работа", "growth": "изучение английского"}),
+        # Area words without commas, each its own area (each was saved as the whole message).
+        (
+            "работа здоровье семья",
+            {"work": "работа", "health": "здоровье", "relationships": "семья"},
+        ),
+        ("work health family.", {"work": "work", "health": "health", "relationships": "family"}),
+        ("спорт сон", {"health": "спорт сон"}),
     ],
-)
+)  # fmt: skip
 def test_each_area_a_clause_lists_gets_its_own_part_of_it(
     message: str, facts: dict[str, str]
 ) -> None:
@@ -351,6 +365,10 @@ def test_each_area_a_clause_lists_gets_its_own_part_of_it(
          "My job and my family come first")),
         ("I care about work and health the most", dict.fromkeys(("work", "health"),
          "I care about work and health the most")),
+        ("family and friends mean everything to me", {"relationships":
+         "family and friends mean everything to me"}),
+        ("work and sport mean everything to me", dict.fromkeys(("work", "health"),
+         "work and sport mean everything to me")),
         # Only the areas listed bare before it share it; one that says its own keeps that.
         ("Работа — мой стартап, здоровье и семья важнее всего",
          {"work": "Работа — мой стартап", "health": "здоровье и семья важнее всего",

@@ -55,6 +55,8 @@ def parts_of(clause: str) -> dict[str, str]:
     важнее всего", "work, health and family matter most") share what it says: each gets the
     listing, from its first area (or its lead-in) to the end. A clause of one area is its own
     part (none here)."""
+    if each_a_word := _bare_words(clause):
+        return each_a_word
     groups = _groups(clause)
     if len(set().union(*(areas for _, _, areas in groups))) < 2:
         return {}
@@ -67,6 +69,21 @@ def parts_of(clause: str) -> dict[str, str]:
         for area in areas:
             parts.setdefault(area, clause[first:end].strip())
     return parts
+
+
+def _bare_words(clause: str) -> dict[str, str]:
+    """Each area of a clause of area words alone, without commas ("работа здоровье семья",
+    "work health family"): a word each; {} for any other clause."""
+    pieces = [piece.strip(_PUNCTUATION) for piece in clause.split()]
+    if len(pieces) < 2:
+        return {}
+    named = [named_in(piece) for piece in pieces]
+    if any(len(areas) != 1 for areas in named) or len(set().union(*named)) != len(pieces):
+        return {}
+    return {area: piece for areas, piece in zip(named, pieces, strict=True) for area in areas}
+
+
+_PUNCTUATION = ".,;:!?…()\"'«»"
 
 
 def _groups(clause: str) -> list[tuple[int, int, set[str]]]:
@@ -204,6 +221,18 @@ def _lead_in(piece: str, bare: bool) -> int:
     return area_at if says_it_matters and lead and (bare or not ranks) else 0
 
 
+# What the words after the last area of a listing say of every area before it: that they
+# matter, or how much ("work and health matter most", "работа и семья важнее всего", "family
+# and friends mean everything to me"). Other words are the last area's own: "career, fitness
+# and learning Spanish", "работа, спорт и изучение английского" gave every area the listing.
+_OF_ALL = (*MATTERS, *_RANKS, "everything", "всё", "все", "lot", "world")
+
+
+def _says_of_all(after: list[str]) -> bool:
+    """Whether the words after a listing's last area say something of all the areas."""
+    return any(word.startswith(_OF_ALL) for word in after)
+
+
 def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[int, int]]:
     """Each group's part of the clause: its own, or, for a group listed bare before one that
     says something after its area, from the first such group (or a lead-in's group before
@@ -214,7 +243,7 @@ def _spans(clause: str, groups: list[tuple[int, int, set[str]]]) -> list[tuple[i
     said = [around(clause[first:end]) for first, end, _ in groups]
     for at, (_, after) in enumerate(said):
         no = any(is_negation(word) or word in ("нет", "no") for word in after)
-        if not after or no or UNIMPORTANT.search(" ".join(after)):
+        if not _says_of_all(after) or no or UNIMPORTANT.search(" ".join(after)):
             continue
         first = at
         while first > 0 and not said[first - 1][1]:
