@@ -1311,6 +1311,71 @@ def test_discovery_completes_on_an_answer_once_the_step_may_close(language: str)
     assert out.extracted_data == {"notes": {"constraints": FOLLOW_UPS[language]["constraints"]}}
 
 
+def _follow_up(message: str, key: str, **extra: Any) -> Any:
+    """Discovery's answer to `message`, said to its follow-up question `key`."""
+    extra.setdefault("can_complete", False)
+    extra.setdefault("facts", DISCOVERY_FACTS)
+    asked = texts.text(lang.language_of(message), f"discovery_ask_{key}")
+    return run(turn("discovery", message, history=_said(asked), **extra))
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["потом", "давай потом", "пропустим этот вопрос", "не знаю", "хз", "Не знаю...", "skip",
+     "idk", "I don't know", "no idea", "not sure", "later", "next"],
+)  # fmt: skip
+def test_discovery_keeps_no_note_of_a_follow_up_question_passed_on(message: str) -> None:
+    # "потом" was kept as what matters most, and each answer after it slipped one question.
+    out = _follow_up(message, "focus")
+    language = lang.language_of(message)
+    assert out.extracted_data == {} and not out.step_completed
+    assert out.message == (
+        f"{texts.text(language, 'discovery_passed')} "
+        f"{texts.text(language, 'discovery_ask_constraints')}"
+    )
+
+
+def test_a_follow_up_question_passed_on_completes_once_the_step_may_close() -> None:
+    out = _follow_up("skip", "constraints", notes={"focus": "x"}, can_complete=True)
+    assert out.step_completed and out.extracted_data == {}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["whats next?", "а что ты с этим будешь делать?", "what do you mean by most?",
+     "А зачем тебе это знать?", "wait, why do you need this?"],
+)  # fmt: skip
+def test_discovery_answers_a_question_back_and_asks_its_own_again(message: str) -> None:
+    # The question was kept as the answer; said where the step might close, it closed it.
+    out = _follow_up(message, "focus", can_complete=True)
+    language = lang.language_of(message)
+    assert out.extracted_data == {} and not out.step_completed
+    assert out.message == (
+        f"{texts.text(language, 'discovery_why_asked')} "
+        f"{texts.text(language, 'discovery_ask_focus')}"
+    )
+
+
+@pytest.mark.parametrize("message", ["lol", "хаха", "😂", "...", "hmm"])
+def test_discovery_asks_again_when_a_follow_up_answer_says_nothing(message: str) -> None:
+    out = _follow_up(message, "constraints", notes={"focus": "x"})
+    language = lang.language_of(message)
+    assert out.extracted_data == {} and not out.step_completed
+    assert out.message.endswith(texts.text(language, "discovery_ask_constraints"))
+    assert out.message.startswith(texts.text(language, "discovery_unclear_ask"))
+
+
+@pytest.mark.parametrize(
+    ("message", "key"),
+    [("nothing", "constraints"), ("ничего", "constraints"), ("нет", "constraints"),
+     ("maybe time?", "constraints"), ("Семья, наверное?", "focus"),
+     ("не знаю, может семья", "focus")],
+)  # fmt: skip
+def test_short_or_unsure_answers_to_a_follow_up_question_are_kept(message: str, key: str) -> None:
+    out = _follow_up(message, key)
+    assert key in out.extracted_data["notes"]
+
+
 @pytest.mark.parametrize("language", ["en", "ru"])
 def test_discovery_asks_no_question_already_answered(language: str) -> None:
     summary = run(turn("discovery", "work, health, family")).message

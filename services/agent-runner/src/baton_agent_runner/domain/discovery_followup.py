@@ -2,14 +2,19 @@
 seed 001's "Понять приоритеты между ними" and "Узнать текущую ситуацию и constraints", one
 question a turn, each answer kept as a note; never its own last reply word for word."""
 
-# ruff: noqa: RUF002  (Russian examples are meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
+import re
+from typing import Literal
+
 from baton_agent_runner.domain import action_lists, brain_dump
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.readiness import PUTTING_OFF, puts_off
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
 from baton_agent_runner.domain.texts import in_every_language, text
+from baton_agent_runner.domain.wording import normalised, words
 
 QUESTIONS = ("focus", "constraints", "good_week")
 """The notes' keys, in the order they are asked: which area matters most now, what holds the
@@ -50,6 +55,51 @@ def note(key: str, message: str, language: lang.Lang) -> str:
         return said
     names = ", ".join(lang.AREA_NAMES[language][area] for area in found)
     return f"{names} — {said}"
+
+
+# A follow-up question passed over: "пропустим", "skip", "не знаю", "idk", "no idea", "next".
+# Every word one of `_PASSING`, one of them a word of `_PASSES` or "не знаю"/"don't know";
+# "потом" and "later" too, alone or with `PUTTING_OFF`'s words ("давай потом"). "Nothing"
+# answers "what holds you back?", and "нет" answers it as well: neither is passing.
+_PASSES = frozenset({
+    "пропусти", "пропустим", "пропустить", "пропускаю", "дальше", "следующий", "хз", "skip",
+    "pass", "next", "idk", "dunno", "понятия", "idea", "sure",
+})  # fmt: skip
+_PASSING = _PASSES | {
+    "давай", "давайте", "можно", "этот", "вопрос", "не", "знаю", "пока", "без", "сложно",
+    "трудно", "сказать", "ответить", "могу", "i", "don't", "dont", "know", "no", "not", "it",
+    "this", "one", "question", "let's", "lets", "please", "пожалуйста", "maybe", "really", "yet",
+}  # fmt: skip
+_KNOW_NOT = re.compile(r"\b(?:не\s+знаю|(?:don'?t|do\s+not)\s+know|не\s+могу\s+сказать)\b")
+# A question back ("а зачем тебе это?", "what do you mean by most?", "whats next?"): a
+# question word opens it, past "а"/"и"/"and"/"so"/"wait". "Maybe family?" is an answer.
+_ASKING = frozenset({
+    "что", "зачем", "почему", "как", "кто", "когда", "где", "куда", "какой", "какая", "какие",
+    "what", "what's", "whats", "why", "how", "who", "when", "where", "which", "is", "are",
+    "do", "does", "can", "will",
+})  # fmt: skip
+_BEFORE_ASKING = frozenset({"а", "и", "ну", "так", "and", "so", "but", "wait", "ok", "okay"})
+_NO_WORDS = re.compile(r"^\W*$|^(?:\W*\b(?:lol|lmao|haha\w*|ha|hah|хах\w*|ха|хех|хм+|hmm+)\b\W*)+$")
+
+
+def no_answer(message: str) -> Literal["pass", "question", "nothing"] | None:
+    """What a message to a follow-up question says instead of an answer: that the user passes
+    on it ("пропустим", "не знаю", "later"), a question back ("а зачем тебе это?"), or nothing
+    ("lol", an emoji); None for an answer. Each was kept as the answer, and the answers after
+    it slipped one question ("потом" kept as what matters most)."""
+    lowered = normalised(message)
+    if _NO_WORDS.match(lowered):
+        return "nothing"
+    said = words(lowered)
+    passing = all(word in _PASSING for word in said) and (
+        any(word in _PASSES for word in said) or bool(_KNOW_NOT.search(lowered))
+    )
+    if passing or (puts_off(message) and all(word in PUTTING_OFF for word in said)):
+        return "pass"
+    opening = [word for word in said if word not in _BEFORE_ASKING][:1]
+    if message.rstrip().endswith("?") and opening and opening[0] in _ASKING:
+        return "question"
+    return None
 
 
 def lines(language: lang.Lang, notes: dict[str, str]) -> list[str]:

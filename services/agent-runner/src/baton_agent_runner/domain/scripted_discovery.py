@@ -93,6 +93,8 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
         question = text(turn.language, f"discovery_ask_{pending}")
         kept = _tasks(turn)
         return Reply(f"{kept.message} {question}", data=kept.data)
+    if not (found or said_yes) and (other := followup.no_answer(turn.message)):
+        return _not_answered(turn, pending, other)
     data: dict[str, Any] = {}
     if not said_yes:
         data["notes"] = {pending: followup.note(pending, turn.message, turn.language)}
@@ -102,6 +104,17 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed", data)
     lead = "discovery_thanks" if data else "discovery_good"
     return _after_confirmation(turn, lead, data)
+
+
+def _not_answered(turn: Turn, pending: str, said: str) -> Reply:
+    """A follow-up question passed on goes to the next one (or completes, once the step may);
+    a question back is answered, and one of nothing asked again: no note is kept of either."""
+    if said == "pass":
+        if turn.can_complete:
+            return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
+        return _after_confirmation(turn, "discovery_passed")
+    lead = "discovery_why_asked" if said == "question" else "discovery_unclear_ask"
+    return Reply(f"{text(turn.language, lead)} {text(turn.language, f'discovery_ask_{pending}')}")
 
 
 def _tasks(turn: Turn) -> Reply:

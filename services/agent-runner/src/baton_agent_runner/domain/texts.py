@@ -107,6 +107,17 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "discovery_good": {"ru": "Хорошо.", "en": "Good."},
     "discovery_thanks": {"ru": "Спасибо, записал.", "en": "Thanks, noted."},
+    "discovery_passed": {"ru": "Хорошо, пропустим.", "en": "Sure, let's skip that one."},
+    "discovery_why_asked": {
+        # Said to a question back at a follow-up question ("зачем тебе это?"), which is
+        # then asked again.
+        "ru": "Я спрашиваю, чтобы план учитывал, что для тебя важно и что мешает; ответы "
+        "остаются в твоей памяти, и их можно поправить. Если не хочешь отвечать, напиши "
+        "«пропустим».",
+        "en": "I ask so that your plan fits what matters to you and what gets in the way; the "
+        "answers stay in your memory, and you can correct them. If you would rather not "
+        'answer, say "skip".',
+    },
     "discovery_tasks": {
         # A to-do list said to discovery, not lost, nor answered with the summary again. "If"
         # since the reading is the brain dump's: "Interesting. How do you use it?" reads
