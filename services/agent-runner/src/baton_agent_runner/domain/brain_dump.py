@@ -52,6 +52,13 @@ _HESITATION = frozenset({
     "nothing", "comes", "to", "mind", "don't", "dont", "know", "what", "write", "have", "want",
     "вспомню", "вспомнить", "допишу", "соображу", "кое", "remember", "thinking", "понимаю",
     "напишу",
+    # Not knowing, or not wanting to ("хз", "лень", "idk") was saved as an item.
+    "хз", "лень", "неохота", "idk", "dunno", "lol",
+})  # fmt: skip
+# Adding more later ("потом допишу", "I'll add more later") puts it off, as "потом" does.
+_ADDING_LATER = frozenset({
+    "допишу", "добавлю", "напишу", "вспомню", "дальше", "i'll", "ill", "will", "add", "more",
+    "write", "the", "rest", "остальное",
 })  # fmt: skip
 # Asking for a moment is no item either: a phrase of these words with one of `_WAIT` in it
 # ("wait a moment", "hold on a sec", "Подожди немного", "Дай мне минутку"); "wait for the
@@ -138,6 +145,11 @@ def puts_off(text: str) -> bool:
     """The message puts it off ("потом", "not now", "maybe later"), or asks to note nothing but
     that ("Запиши в inbox: потом", "Put in my inbox: later")."""
     if readiness.puts_off(text):
+        return True
+    said = words(text)
+    if readiness.LATER.intersection(said) and all(
+        word in readiness.PUTTING_OFF or word in _ADDING_LATER for word in said
+    ):
         return True
     found = inbox_request_at(text)
     return found is not None and found.put_off

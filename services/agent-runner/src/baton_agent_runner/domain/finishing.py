@@ -64,6 +64,8 @@ LEADING = frozenset({
     "ну", "вроде", "пожалуй", "наверное", "наверно", "кажется", "да", "ок", "окей", "и", "пока",
     "вот", "теперь", "думаю", "это", "нет", "well", "ok", "okay", "so", "yes", "yeah", "and",
     "i", "think", "guess", "now", "no",
+    # Said again ("nope thats it", "i said thats it", "я же сказал, всё") it is still done.
+    "nope", "nah", "said", "told", "you", "же", "сказал", "сказала", "говорю",
 })  # fmt: skip
 TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
 # ", что ..." goes on with "that's all" ("Это всё, что я помню"); a colon after it may still

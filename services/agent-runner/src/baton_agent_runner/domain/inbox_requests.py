@@ -125,3 +125,33 @@ def inbox_request_at(text: str) -> Request | None:
             return Request(0, before, vague)
         return None
     return None
+
+
+# Asking to take an item out ("oh wait, remove cancel netflix, i still watch it", "удали
+# кроссовки, уже купил"): the verb opens the message, past a second thought ("oh wait",
+# "хотя нет", "ой"), and what it names was said earlier in the chat. "Remove mold from the
+# bathroom" or "убери в шкафу", naming nothing said before, are tasks.
+_REMOVAL = re.compile(
+    r"^\W*(?:(?:oh|wait|actually|sorry|hmm|ой|хотя|нет|стоп|погоди|подожди|слушай)\b[\s,.!—–-]*)*"
+    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|take\s+(?:out|off)"
+    r"|удали(?:те)?|убери(?:те)?|вычеркни(?:те)?|сотри(?:те)?)\s+(?P<item>[^,.;!?\n]+)",
+    re.IGNORECASE,
+)
+_FROM_THE_INBOX = re.compile(
+    r"\s+(?:from|off|out\s+of)\s+(?:my\s+|the\s+)?(?:inbox|list|to-?do\s+list)$"
+    r"|\s+(?:из|с)\s+(?:inbox|инбокс\w*|списка|входящих)$",
+    re.IGNORECASE,
+)
+
+
+def removal_request(text: str, earlier: list[str]) -> str | None:
+    """What a message asks to take out of the inbox, when it names something said earlier in
+    the chat (`earlier`: the user's messages before it); None when it asks for none."""
+    found = _REMOVAL.match(text)
+    if found is None:
+        return None
+    item = _FROM_THE_INBOX.sub("", found.group("item").strip()).strip().strip(_QUOTES).strip()
+    said = " ".join(words(item))
+    if not said or said in _PRONOUNS:
+        return None
+    return item if any(said in " ".join(words(message)) for message in earlier) else None

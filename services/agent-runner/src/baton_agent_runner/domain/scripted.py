@@ -196,15 +196,19 @@ def inbox_collector(turn: Turn) -> Reply:
     explains the brain dump when the message holds neither items nor "done". On a step a list
     widget closes, the list is what counts: no chat items are asked for, "done" completes once
     the workflow says the step can close, and until then the reply asks for the list."""
-    items = brain_dump.dumped_items(turn.message)
+    earlier = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
+    removal = inbox_requests.removal_request(turn.message, earlier)  # "удали кроссовки, уже купил"
     later = brain_dump.puts_off(turn.message)  # "потом", "not now", "Запиши в inbox: потом"
+    items = [] if later or removal else brain_dump.dumped_items(turn.message)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
-    done = brain_dump.says_done(turn.message) or (_asked_for_more(turn) and no)
+    done = not removal and (brain_dump.says_done(turn.message) or (_asked_for_more(turn) and no))
     total = turn.inbox_count + len(items)
     widget_step = "widget_completed" in (_criteria(turn) or ())
     parts = []
     if turn.promoted:
         parts.append(text(turn.language, "promoted", items="; ".join(turn.promoted)))
+    if removal:  # no item of it: its words were saved as one ("удали кроссовки, уже купил")
+        parts.append(text(turn.language, "inbox_cannot_remove", item=removal))
     if items:
         parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
     data: dict[str, Any] = {"inbox_items": items} if items else {}

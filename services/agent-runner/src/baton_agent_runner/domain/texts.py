@@ -250,6 +250,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "need not keep it in your head, and I will help you sort it by your priorities. I "
         "need at least {need}.",
     },
+    "inbox_cannot_remove": {
+        # Asked to take an item out: no agent removes inbox items, and the request is no item.
+        "ru": "Убирать записи из inbox я пока не умею, так что «{item}» там остаётся; после "
+        "онбординга разберём всё вместе.",
+        "en": 'I cannot take items out of your inbox yet, so "{item}" stays there; we will sort '
+        "it out with the rest after onboarding.",
+    },
     "inbox_answer": {
         # A question in the brain dump: what becomes of the items (seed 001, components 5, 6
         # and 9), before the step's usual request.
