@@ -13,6 +13,16 @@ def context_count(step_context: dict[str, Any], key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def is_last_message(step_context: dict[str, Any]) -> bool:
+    """Whether this turn's message is the step's last (`max_messages`): the workflow moves on
+    after it whatever the agent's signal says."""
+    count, most = (
+        context_count(step_context, "messages_in_step"),
+        context_count(step_context, "max_messages"),
+    )
+    return count is not None and most is not None and count + 1 >= most
+
+
 @dataclass(frozen=True)
 class CompletedWidget:
     """A widget a step of the instance closed on, as `workflow.widget_completed` announced it."""

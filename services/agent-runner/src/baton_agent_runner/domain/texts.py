@@ -250,6 +250,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "need not keep it in your head, and I will help you sort it by your priorities. I "
         "need at least {need}.",
     },
+    "moving_on": {
+        # After the reply to a step's last message (`max_messages`), which does not close the
+        # step: the workflow moves on anyway (`service.late_inbox.told_moving_on`).
+        "ru": "Это было последнее сообщение на этом шаге, так что идём дальше.",
+        "en": "That was the last message for this step, so we are moving on.",
+    },
     "inbox_cannot_remove": {
         # Asked to take an item out: no agent removes inbox items, and the request is no item.
         "ru": "Убирать записи из inbox я пока не умею, так что «{item}» там остаётся; после "

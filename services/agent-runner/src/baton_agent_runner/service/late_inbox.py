@@ -20,6 +20,7 @@ from baton_agent_runner.domain.extracted import deferred_contents
 from baton_agent_runner.domain.language import Lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
+from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.service.ports import InboxStore, Mention
 from baton_contracts.agent_api import RunAgent
@@ -74,3 +75,15 @@ def told_promoted(output: AgentOutput, language: Lang, mentions: list[Mention]) 
         return output
     note = text(language, "promoted", items="; ".join(m.content for m in mentions))
     return output.model_copy(update={"message": f"{output.message}\n{note}"})
+
+
+def told_moving_on(
+    output: AgentOutput, language: Lang, step_context: dict[str, Any]
+) -> AgentOutput:
+    """The reply to a step's last message (`max_messages`) that does not close the step: the
+    workflow moves on after it, so a reply still asking for more is followed by that; the user
+    read "What else matters to you?" and found the next step answering."""
+    signal = output.workflow_signal
+    if not is_last_message(step_context) or (signal and signal.action == "complete_step"):
+        return output
+    return output.model_copy(update={"message": f"{output.message}\n{text(language, 'moving_on')}"})

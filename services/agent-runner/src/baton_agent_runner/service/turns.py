@@ -29,6 +29,7 @@ from baton_agent_runner.service.late_inbox import (
     inbox_ahead,
     mentioned_by_model,
     to_mention,
+    told_moving_on,
     told_promoted,
     told_saved_now,
 )
@@ -150,6 +151,7 @@ class AgentRunner:
             output = told_saved_now(output, turn.language)
         if not by_model:
             output = told_promoted(output, turn.language, mentions)
+        output = told_moving_on(output, turn.language, cmd.step_context)
         # Past the deadline the caller has answered its user that nothing was recorded: keep
         # nothing, so that a next message does not find this turn's facts or items. The writes
         # themselves end by the deadline too: a slow store must not land them after it.
