@@ -240,6 +240,32 @@ def test_discovery_saves_each_listed_area_with_what_they_share(message: str, sai
 
 
 @pytest.mark.parametrize(
+    ("message", "found"),
+    [
+        ("money mostly", {"finances": "money mostly"}),
+        ("деньги и путешествия", {"finances": "деньги", "hobbies": "путешествия"}),
+        ("кредиты и ипотека давят", {"finances": "кредиты и ипотека давят"}),
+        ("sport, work and travel", {"health": "sport", "work": "work", "hobbies": "travel"}),
+        ("долго думал", {}),  # "долг" is a debt, "долго" long
+    ],
+)
+def test_money_and_travel_are_areas_too(message: str, found: dict[str, str]) -> None:
+    # A user naming work, sport, travel and money had two areas heard, and was asked for a
+    # third 27 times until max_messages moved the step on.
+    assert lang.areas_in(message) == found
+
+
+def test_discovery_summarises_with_finances_and_asks_only_for_the_seeds_areas() -> None:
+    out = run(turn("discovery", "money mostly", facts={"health": "sport", "work": "work"}))
+    assert out.extracted_data == {"facts": {"finances": "money mostly"}}
+    assert "- finances: money mostly" in out.message
+    assert out.message.startswith(texts.text("en", "summary_header"))
+    asked = run(turn("discovery", "ok", facts={"finances": "debts"})).message
+    assert "finances" in asked  # what it has so far
+    assert asked.endswith("work, health, relationships, growth, hobbies.")  # what it asks for
+
+
+@pytest.mark.parametrize(
     ("message", "fact"),
     [
         ("Хочу выучить испанский", "Хочу выучить испанский"),

@@ -39,6 +39,7 @@ AREA_NAMES: dict[Lang, dict[str, str]] = {
         "relationships": "отношения",
         "growth": "развитие",
         "hobbies": "хобби",
+        "finances": "финансы",
     },
 }
 

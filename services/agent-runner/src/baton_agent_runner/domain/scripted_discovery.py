@@ -9,7 +9,7 @@ from typing import Any
 from baton_agent_runner.domain import brain_dump
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.areas import AREAS
+from baton_agent_runner.domain.areas import AREAS, ASKED
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.texts import text
 
@@ -172,7 +172,7 @@ def _unsaid(turn: Turn, facts: dict[str, str], declined: set[str]) -> list[str]:
     skip = (
         facts.keys() | declined | {area for said in earlier for area in lang.declined_areas(said)}
     )
-    return [a for a in AREAS if a not in skip] or [a for a in AREAS if a not in facts]
+    return [a for a in ASKED if a not in skip] or [a for a in ASKED if a not in facts]
 
 
 def _forgot(language: lang.Lang, dropped: list[str]) -> str:
