@@ -131,6 +131,24 @@ def test_greeter_answers_a_later_message_with_how_it_works_not_its_greeting(
     assert run(turn("greeter", "hi")).message.startswith("Hi!")  # the first is the greeting
 
 
+@pytest.mark.parametrize(
+    ("earlier", "message"),
+    [("not now", "hmm"), ("no", "hmm"), ("пока нет", "ну ладно"), ("hmm", "what is an inbox?"),
+     ("ок", "а это бесплатно?")],
+)  # fmt: skip
+def test_greeter_does_not_start_on_a_third_message_after_a_no_or_on_a_question(
+    earlier: str, message: str
+) -> None:
+    # "hi", "not now", "hmm" and "hi", "ok", "это бесплатно?" were answered "Great, let's go!":
+    # the "not now" counted as a calm exchange, and the question was not answered.
+    history = [
+        {"role": "user", "text": "hi"}, {"role": "assistant", "text": "hello"},
+        {"role": "user", "text": earlier}, {"role": "assistant", "text": "ok"},
+    ]  # fmt: skip
+    out = run(turn("greeter", message, history=history))
+    assert not out.step_completed
+
+
 def _third(message: str) -> Any:
     """The greeter's answer to `message`, the user's third, after its own "ready to start?"."""
     language = lang.language_of(message)

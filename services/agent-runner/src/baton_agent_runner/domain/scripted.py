@@ -133,7 +133,10 @@ def _greeter_reply(turn: Turn) -> Reply:
             return Reply(text(ru, "greeter_not_yet"), data=data)
         closing = _greeter_done(turn, early, declined)
         return Reply(closing, "complete_step", "user_confirmed", data)
-    if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete:
+    # A question is answered, not taken for readiness: "это бесплатно?" as the third
+    # message was answered "Отлично, поехали!".
+    asks = message.rstrip().endswith("?")
+    if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete and not asks:
         closing = _greeter_done(turn, early, declined)
         return Reply(closing, "complete_step", "criteria_met", data)
     if early:
@@ -169,9 +172,19 @@ def _area_names(language: lang.Lang, areas: Iterable[str]) -> str:
 def _calm_exchanges(turn: Turn) -> int:
     """The user's messages so far (this one included) that showed no confusion: seed 001's
     greeter completes "after 3 exchanges without confusion", so a confused one does not
-    count towards them."""
+    count towards them, nor does one that puts it off or says no ("hi", "not now", "hmm" was
+    answered "Great, let's go!")."""
     said = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
-    return sum(1 for message in [*said, turn.message] if not readiness.is_confused(message))
+    return sum(1 for message in [*said, turn.message] if _calm(message))
+
+
+def _calm(message: str) -> bool:
+    """A message neither confused nor unready ("not now", "no", "пока нет")."""
+    return not (
+        readiness.is_confused(message)
+        or readiness.is_not_ready(message)
+        or readiness.puts_off(message)
+    )
 
 
 def _yes_to_start(turn: Turn) -> bool:
