@@ -816,6 +816,12 @@ def test_a_short_latin_message_keeps_the_conversations_language(
         ("get groceries, pick up the kids, and then cook dinner",
          ["get groceries", "pick up the kids", "cook dinner"]),
         ("I should really call the bank, and email HR", ["call the bank", "email HR"]),
+        # Past a few words introducing the list before a colon or a dash (each was one item).
+        ("honestly i just have a million things to do: renew passport, pay rent, buy cat food",
+         ["renew passport", "pay rent", "buy cat food"]),
+        ("before i forget - I need to call mom, fix the sink and renew my passport",
+         ["call mom", "fix the sink", "renew my passport"]),
+        ("Дела на неделю: позвонить маме, починить кран", ["позвонить маме", "починить кран"]),
     ],
 )  # fmt: skip
 def test_a_sentence_listing_actions_is_an_item_per_action(message: str, items: list[str]) -> None:
@@ -834,6 +840,8 @@ def test_a_sentence_listing_actions_is_an_item_per_action(message: str, items: l
         # A piece that is no action on its own, or no action at all.
         "позвонить маме, узнать, как она", "I need to call mom", "новости, гости и дети",
         "Сегодня надо позвонить маме, починить кран", "read War and Peace, then rest",
+        # What follows the colon lists no actions.
+        "Мои мысли: работа, дом, дача", "Note to self - milk, bread",
     ],
 )  # fmt: skip
 def test_a_sentence_that_is_not_clearly_a_list_of_actions_stays_one_item(message: str) -> None:

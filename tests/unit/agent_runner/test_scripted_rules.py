@@ -149,6 +149,19 @@ def test_greeter_does_not_start_on_a_third_message_after_a_no_or_on_a_question(
     assert not out.step_completed
 
 
+@pytest.mark.parametrize("inbox_ahead", [True, False])
+def test_greeter_keeps_a_to_do_list_for_the_brain_dump(inbox_ahead: bool) -> None:
+    # "honestly i just have a million things to do: ..." got the greeting, and was lost.
+    message = "before i forget - I need to call mom, fix the sink and renew my passport"
+    out = run(turn("greeter", message, inbox_ahead=inbox_ahead))
+    items = ["call mom", "fix the sink", "renew my passport"]
+    key = "deferred_inbox_items" if inbox_ahead else "inbox_items"
+    assert out.extracted_data == {key: items} and not out.step_completed
+    said = "greeter_tasks_kept" if inbox_ahead else "noted_now"
+    why = texts.text("en", "why_greeter")
+    assert out.message == texts.text("en", said, items="; ".join(items), why=why)
+
+
 def _third(message: str) -> Any:
     """The greeter's answer to `message`, the user's third, after its own "ready to start?"."""
     language = lang.language_of(message)

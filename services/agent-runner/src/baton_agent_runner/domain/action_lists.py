@@ -42,6 +42,10 @@ _RU_LEAD_IN = (
     r"|стоит|следует|должен|должна|должны|не\s+забыть)(?:\s+будет)?"
 )
 _LEAD_IN = re.compile(rf"^\s*(?:{_EN_LEAD_IN}|{_RU_LEAD_IN})\s+", re.IGNORECASE)
+# A few words that introduce the list before a colon or a dash ("honestly i have a million
+# things to do: renew passport, pay rent", "before i forget - I need to call mom, ..."): said
+# of them all and kept by none, as a lead-in is; every piece after it must still be an action.
+_INTRO = re.compile(r"^[^:\n—–]{1,80}?(?::|\s[-—–]\s)\s*")
 # Where a listing parts: a comma, with the joining words after it ("call mom, and fix ...",
 # "сдать отчёт, потом ..."); "and"/"и" alone part a piece only into actions (`_parts`).
 _COMMA = re.compile(
@@ -74,7 +78,18 @@ _EN_VERBS = frozenset({
 
 
 def actions(item: str) -> list[str]:
-    """The actions a sentence lists (see the module's docstring), or the item as it is."""
+    """The actions a sentence lists (see the module's docstring), or the item as it is; past an
+    introduction before a colon or dash when the rest lists actions."""
+    found = _actions(item)
+    intro = _INTRO.match(item)
+    if len(found) > 1 or intro is None:
+        return found
+    listed = _actions(item[intro.end() :])
+    return listed if len(listed) > 1 else found
+
+
+def _actions(item: str) -> list[str]:
+    """The actions `item` lists, or [item]."""
     lead_in = _LEAD_IN.match(item)
     body = item[lead_in.end() :] if lead_in else item
     pieces = _COMMA.split(body)

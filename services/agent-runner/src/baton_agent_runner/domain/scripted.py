@@ -66,13 +66,18 @@ def _off_topic(turn: Turn) -> Reply | None:
 def _late_tasks(turn: Turn) -> Reply | None:
     """A to-do list said to the coordinator once the brain dump has closed ("buy milk, and
     book a dentist": two items or more, as discovery reads one): saved to the inbox as an
-    inbox request is, and counted in the wrap-up, not dropped by it."""
-    if turn.agent != "coordinator":
+    inbox request is, and counted in the wrap-up, not dropped by it. Said to the greeter, it
+    is kept for the brain dump, as discovery keeps one."""
+    if turn.agent not in ("coordinator", "greeter"):
         return None
     items = followup.task_list(turn.message)
     if not items:
         return None
     key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
+    if turn.agent == "greeter":  # said as the chat starts, it got the greeting, and was lost
+        why, listed = text(turn.language, "why_greeter"), "; ".join(items)
+        kept = "greeter_tasks_kept" if turn.inbox_ahead else "noted_now"
+        return Reply(text(turn.language, kept, items=listed, why=why), data={key: items})
     return _noted_at_the_end(turn, items, {key: items})
 
 

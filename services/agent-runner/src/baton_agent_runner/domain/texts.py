@@ -187,6 +187,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Great thought! We will record it a bit later, at the inbox step; I will not "
         "forget it. {why}",
     },
+    "greeter_tasks_kept": {
+        "ru": "Похоже на дела — я сохранил их до выгрузки мыслей, последнего шага: {items}. "
+        "Там они попадут в inbox, писать их заново не нужно. {why}",
+        "en": "These look like tasks, so I have kept them for the brain dump, the last step: "
+        "{items}. There they go into your inbox; no need to write them again. {why}",
+    },
     "noted_now": {
         "ru": "Отличная мысль! Записал это в inbox сразу: {items}. {why}",
         "en": "Great thought! I have saved it to your inbox right away: {items}. {why}",
