@@ -60,8 +60,10 @@ TASK_AGENT_PATTERN = r"^[A-Za-z0-9_\-]+$"
 MAX_TASK_AGENT_CHARS = 64
 MAX_TASK_MODEL_CHARS = 200
 MAX_TASK_PROVIDER_CHARS = 64
-"""The longest agent, model and provider a task carries: a DAG step that names a longer one
-(not a template) is refused when the workflow is saved, not when each run asks its agent."""
+MAX_TASK_PERMISSION_MODE_CHARS = 64
+"""The longest agent, model, provider and permission mode a task carries: a DAG step that
+names a longer one (not a template) is refused when the workflow is saved, not when each run
+asks its agent."""
 TaskAgent = Annotated[
     str,
     StringConstraints(pattern=TASK_AGENT_PATTERN),
@@ -166,7 +168,7 @@ class RunTask(Command):
     context_from: str | None = None
     model: str | None = Field(default=None, max_length=MAX_TASK_MODEL_CHARS)
     provider: str | None = Field(default=None, max_length=MAX_TASK_PROVIDER_CHARS)
-    permission_mode: str | None = Field(default=None, max_length=64)
+    permission_mode: str | None = Field(default=None, max_length=MAX_TASK_PERMISSION_MODE_CHARS)
     """One of `PERMISSION_MODES`; checked by the agent-runner, so the task's other problems
     are reported with it."""
     budget_usd: float | None = Field(default=None, ge=0)

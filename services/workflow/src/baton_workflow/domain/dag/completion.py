@@ -13,7 +13,7 @@ from baton_workflow.domain.dag.events import (
     SkipReason,
 )
 from baton_workflow.domain.dag.policy import first_final_failure
-from baton_workflow.domain.dag.templates import notification_text, render
+from baton_workflow.domain.dag.templates import notification_text
 
 
 def complete_if_done(batch: Batch) -> None:
@@ -67,7 +67,7 @@ def complete(batch: Batch, status: RunStatus, error: str) -> None:
     kind: NotificationKind = "on_success" if status == "success" else "on_failure"
     template = state.definition.on_success if status == "success" else state.definition.on_failure
     if template and state.mode != "dry_run":
-        text = notification_text(render(template, state.render_context()))
+        text = notification_text(template, state.render_context())
         key = f"{state.run_id}:{kind}"
         batch.emit(
             NotificationRequested(

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from baton_workflow.domain.dag.templates import Reference, RenderContext, Template
+from baton_workflow.domain.dag.templates import (
+    MAX_FILLED_CHARS,
+    FilledTooLong,
+    Reference,
+    RenderContext,
+    Template,
+)
 
 _OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -56,8 +62,11 @@ class Value:
     template: Template
 
     def value(self, context: RenderContext) -> str:
-        """The rendered text."""
-        return self.template.render(context)
+        """The rendered text; FilledTooLong past `MAX_FILLED_CHARS` (it is never built)."""
+        filled = self.template.fill(context, MAX_FILLED_CHARS)
+        if filled.cut:
+            raise FilledTooLong(filled.length, MAX_FILLED_CHARS)
+        return filled.text
 
     def evaluate(self, context: RenderContext) -> bool:
         """Truthiness of the text."""

@@ -116,7 +116,7 @@ def _apply_to_step(state: RunState, step: StepState, event: RunEvent) -> StepSta
             return replace(step, status="retry_wait", due_at=event.due_at, finished_at=None)
         case StepSkipped() if step.status not in ("success", "skipped"):
             return _skipped(step, event)
-        case ConditionEvaluated() if step.status == "pending":
+        case ConditionEvaluated() if step.status in ("pending", "retry_wait"):
             return _decided(step, event)
         case DelayStarted() if step.status in ("pending", "retry_wait"):
             return _waiting(step, event)
@@ -139,7 +139,7 @@ def _decided(step: StepState, event: ConditionEvaluated) -> StepState:
     return replace(
         step,
         status="success",
-        attempt=1,
+        attempt=step.attempt + 1,  # 1 but after a failed attempt (a value too long, retried)
         branch=event.branch,
         output=event.branch or "",
         started_at=event.at,

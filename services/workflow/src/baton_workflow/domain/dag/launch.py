@@ -10,7 +10,7 @@ from baton_contracts.money import usd
 from baton_workflow.domain.dag.actions import Notify, call_for
 from baton_workflow.domain.dag.batch import Batch
 from baton_workflow.domain.dag.conditions import parse_condition
-from baton_workflow.domain.dag.definition import AGENT_TYPES, Step
+from baton_workflow.domain.dag.definition import AGENT_TYPES, DEFAULT_AGENT, Step
 from baton_workflow.domain.dag.durations import later
 from baton_workflow.domain.dag.events import (
     ConditionEvaluated,
@@ -19,12 +19,15 @@ from baton_workflow.domain.dag.events import (
     StepInput,
     StepStarted,
 )
+from baton_workflow.domain.dag.filled_limits import Bounded, bounded_fields
 from baton_workflow.domain.dag.pricing import Estimate, shown
 from baton_workflow.domain.dag.templates import (
+    MAX_NOTIFY_TO_CHARS,
+    FilledTooLong,
     RenderContext,
     channel_hint_problem,
+    fill,
     notification_text,
-    render,
 )
 
 
@@ -61,12 +64,36 @@ def _started(batch: Batch, step: Step, given: StepInput) -> StepStarted:
     )
 
 
-def _text(template: str | None, context: RenderContext) -> str | None:
-    return None if template is None else render(template, context)
+class _Filler:
+    """Fills a step's bounded fields (`bounded_fields`), never past their limits, and keeps
+    why each that would pass its limit cannot go (`problems`); such a field fills as None."""
+
+    def __init__(self, step: Step, context: RenderContext) -> None:
+        self.fields = {field.name: field for field in bounded_fields(step)}
+        self.context = context
+        self.problems: list[str] = []
+
+    def text(self, name: str) -> str | None:
+        field = self.fields.get(name)
+        return None if field is None else self.filled(field)
+
+    def filled(self, field: Bounded) -> str | None:
+        filled = fill(field.template, self.context, field.limit)
+        if filled.cut:
+            self.problems.append(
+                f"{field.name} (its templates filled) {field.too_long(filled.length)}"
+            )
+            return None
+        return filled.text
 
 
 def _condition(batch: Batch, step: Step) -> None:
-    result = parse_condition(step.if_ or "").evaluate(batch.state.render_context())
+    try:
+        result = parse_condition(step.if_ or "").evaluate(batch.state.render_context())
+    except FilledTooLong as exc:  # a quoted value repeating a long one: nothing to compare
+        batch.emit(_started(batch, step, StepInput()))
+        batch.fail(step.id, f"if: {exc}")
+        return
     branch = step.then if result else step.else_
     batch.emit(
         ConditionEvaluated(
@@ -96,9 +123,10 @@ def _delay(batch: Batch, step: Step) -> None:
 
 def _notify(batch: Batch, step: Step) -> None:
     context = batch.state.render_context()
-    text = notification_text(render(step.notify_msg or "", context))
-    to = _text(step.notify_to, context)
-    hint_problem = None if to is None else channel_hint_problem(to)
+    text = notification_text(step.notify_msg or "", context)
+    hint = None if step.notify_to is None else fill(step.notify_to, context, MAX_NOTIFY_TO_CHARS)
+    to = None if hint is None else hint.text
+    hint_problem = None if hint is None else channel_hint_problem(hint.text, hint.length)
     if hint_problem is not None:  # rendered from a template: its text is not kept either
         batch.emit(_started(batch, step, StepInput(prompt=text)))
         batch.fail(step.id, f"notifyTo, once rendered, {hint_problem}")
@@ -135,8 +163,13 @@ def _notify(batch: Batch, step: Step) -> None:
 
 
 def _skill(batch: Batch, step: Step) -> None:
-    context = batch.state.render_context()
-    args = tuple(render(arg, context) for arg in step.skill_args)
+    filler = _Filler(step, batch.state.render_context())
+    filled = [filler.filled(field) for field in filler.fields.values()]
+    if filler.problems:
+        batch.emit(_started(batch, step, StepInput(skill=step.skill)))
+        batch.fail(step.id, "; ".join(filler.problems))
+        return
+    args = tuple(arg or "" for arg in filled)
     batch.emit(_started(batch, step, StepInput(skill=step.skill, args=args)))
     if batch.state.mode == "dry_run":
         batch.succeed(step.id, f"(dry-run) would run skill {step.skill} {' '.join(args)}".rstrip())
@@ -145,8 +178,13 @@ def _skill(batch: Batch, step: Step) -> None:
 
 
 def _tool(batch: Batch, step: Step) -> None:
-    context = batch.state.render_context()
-    tool_input = {key: render(value, context) for key, value in step.tool_input.items()}
+    filler = _Filler(step, batch.state.render_context())
+    filled = [filler.filled(field) for field in filler.fields.values()]
+    if filler.problems:
+        batch.emit(_started(batch, step, StepInput(tool_name=step.tool_name)))
+        batch.fail(step.id, "; ".join(filler.problems))
+        return
+    tool_input = dict(zip(step.tool_input, (value or "" for value in filled), strict=True))
     batch.emit(_started(batch, step, StepInput(tool_name=step.tool_name, tool_input=tool_input)))
     if batch.state.mode == "dry_run":
         batch.succeed(step.id, f"(dry-run) would call tool {step.tool_name}")
@@ -155,8 +193,13 @@ def _tool(batch: Batch, step: Step) -> None:
 
 
 def _agent(batch: Batch, step: Step) -> None:
-    given = _agent_input(batch, step)
+    given, problems = _agent_input(batch, step)
     batch.emit(_started(batch, step, given))
+    if problems:  # the same words as a field the agent-runner's task refuses (`dag_steps`)
+        unnamed = any(problem.startswith("agent ") for problem in problems)
+        agent = "its agent" if unnamed else f"agent {given.agent or DEFAULT_AGENT!r}"
+        batch.fail(step.id, f"cannot ask {agent}: " + "; ".join(problems))
+        return
     if step.handoff_from is not None:
         source = batch.state.step(step.handoff_from)
         if source.status != "success":
@@ -193,19 +236,21 @@ def _estimated(batch: Batch, step: Step, given: StepInput, estimate: Estimate) -
     )
 
 
-def _agent_input(batch: Batch, step: Step) -> StepInput:
-    context = batch.state.render_context()
+def _agent_input(batch: Batch, step: Step) -> tuple[StepInput, list[str]]:
+    """The agent call's input, and why a field of it cannot go (left out of the input)."""
+    filler = _Filler(step, batch.state.render_context())
     source = step.handoff_from
-    return StepInput(
-        prompt=render(step.prompt or "", context),
-        agent=_text(step.agent, context) or None,
-        model=_text(step.model, context) or None,
-        provider=_text(step.provider, context) or None,
-        permission_mode=_text(step.permission_mode, context) or None,
+    given = StepInput(
+        prompt=filler.text("prompt") if step.prompt is not None else "",  # None: too long
+        agent=filler.text("agent") or None,
+        model=filler.text("model") or None,
+        provider=filler.text("provider") or None,
+        permission_mode=filler.text("permissionMode") or None,
         budget_usd=step.budget,
         handoff_from=source,
         handoff_context=batch.state.step(source).output if source is not None else None,
     )
+    return given, filler.problems
 
 
 def _estimate(batch: Batch, given: StepInput) -> Estimate:

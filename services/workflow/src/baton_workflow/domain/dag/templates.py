@@ -18,6 +18,24 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _STEP_ID = re.compile(r"^[^\s{}]+$")
 
 
+MAX_FILLED_CHARS = 1024 * 1024
+"""The longest a skill argument, a tool input value or a value in a condition is once filled:
+1 MiB, the most a NATS message (a run's variables, an agent's answer) carries and the largest
+body a tool reads by default, so one value of a variable or a step fits whole."""
+
+
+class FilledTooLong(ValueError):
+    """A template that fills past its limit, where there is no text to cut (a condition's
+    value); `length` is the whole filled length, never built."""
+
+    def __init__(self, length: int, limit: int) -> None:
+        super().__init__(
+            f"a value, its templates filled, has {length:,} characters; at most {limit:,}"
+        )
+        self.length = length
+        self.limit = limit
+
+
 class TemplateError(ValueError):
     """A `{{...}}` that is not a valid reference; `position` is its 0-based offset in the text."""
 
@@ -93,8 +111,53 @@ class Template:
         return tuple(p for p in self.parts if not isinstance(p, str))
 
     def render(self, context: RenderContext) -> str:
-        """The text with each reference replaced by its value in `context`."""
+        """The text with each reference replaced by its value in `context`; unbounded, so only
+        for a template whose values are known to be short (see `fill`)."""
         return "".join(p if isinstance(p, str) else context.resolve(p) for p in self.parts)
+
+    def fill(self, context: RenderContext, limit: int) -> Filled:
+        """At most the first `limit` characters of the filled text, and its whole length.
+
+        Never builds more than `limit` characters: a short template repeating a long value
+        (`{{t}}` 20,000 times) would fill to gigabytes, so the length is summed from the
+        pieces and only what fits is joined.
+        """
+        kept: list[str] = []
+        room, length = limit, 0
+        for part in self.parts:
+            value = part if isinstance(part, str) else context.resolve(part)
+            length += len(value)
+            if room > 0 and value:
+                kept.append(value[:room])  # the value itself when it fits: no copy
+                room -= len(kept[-1])
+        return Filled("".join(kept), length)
+
+    def known_length(self, variables: Mapping[str, str], env: Mapping[str, str]) -> int:
+        """The length the template fills to at least, before any step has run: its text and
+        the values of its variables and env keys (a step's output, status or error counts as
+        nothing; a name not given, as "")."""
+        total = 0
+        for part in self.parts:
+            if isinstance(part, str):
+                total += len(part)
+            elif isinstance(part, VariableRef):
+                total += len(variables.get(part.name, ""))
+            elif isinstance(part, EnvRef):
+                total += len(env.get(part.key, ""))
+        return total
+
+
+@dataclass(frozen=True, slots=True)
+class Filled:
+    """A template filled up to a limit: `text` is at most the limit, `length` the whole."""
+
+    text: str
+    length: int
+
+    @property
+    def cut(self) -> bool:
+        """The whole text is longer than the limit it was filled to."""
+        return self.length > len(self.text)
 
 
 def parse_reference(expression: str, position: int = 0) -> Reference:
@@ -154,8 +217,13 @@ def scan_references(text: str) -> list[Reference | TemplateError]:
 
 
 def render(text: str, context: RenderContext) -> str:
-    """Parse (cached) and render in one call."""
+    """Parse (cached) and render in one call; unbounded (see `fill`)."""
     return parse_template(text).render(context)
+
+
+def fill(text: str, context: RenderContext, limit: int) -> Filled:
+    """Parse (cached) and fill to at most `limit` characters (see `Template.fill`)."""
+    return parse_template(text).fill(context, limit)
 
 
 MAX_NOTIFICATION_CHARS = 16_000
@@ -170,19 +238,23 @@ from a step's output it had no limit, and one past the 1 MiB a NATS message carr
 the outbox for every user, as a long message did."""
 
 
-def channel_hint_problem(hint: str) -> str | None:
+def channel_hint_problem(hint: str, length: int | None = None) -> str | None:
     """What makes `hint` no channel hint, or None: a hint is one line of at most
-    `MAX_NOTIFY_TO_CHARS` characters, with no control characters."""
-    if len(hint) > MAX_NOTIFY_TO_CHARS:
-        return f"has {len(hint):,} characters; a channel hint takes at most {MAX_NOTIFY_TO_CHARS}"
+    `MAX_NOTIFY_TO_CHARS` characters, with no control characters. `length` is the whole
+    hint's, when `hint` is only its start (`Filled`)."""
+    length = len(hint) if length is None else length
+    if length > MAX_NOTIFY_TO_CHARS:
+        return f"has {length:,} characters; a channel hint takes at most {MAX_NOTIFY_TO_CHARS}"
     if not hint.isprintable():
         return "a channel hint is one line, without control characters"
     return None
 
 
-def notification_text(text: str) -> str:
-    """`text` as a notification carries it: cut past `MAX_NOTIFICATION_CHARS`, saying so."""
-    if len(text) <= MAX_NOTIFICATION_CHARS:
-        return text
-    cut = len(text) - MAX_NOTIFICATION_CHARS
-    return f"{text[:MAX_NOTIFICATION_CHARS]}… [{cut} more characters cut]"
+def notification_text(template: str, context: RenderContext) -> str:
+    """`template` filled as a notification carries it: cut past `MAX_NOTIFICATION_CHARS`,
+    saying so (the text past the cut is never built)."""
+    filled = fill(template, context, MAX_NOTIFICATION_CHARS)
+    if not filled.cut:
+        return filled.text
+    cut = filled.length - MAX_NOTIFICATION_CHARS
+    return f"{filled.text}… [{cut} more characters cut]"
