@@ -296,6 +296,61 @@ async def test_run_variables_are_checked(author: Author) -> None:
     assert (await author.get("/workflow-runs"))["runs"] == []
 
 
+async def test_a_prompt_its_defaults_fill_past_the_limit_is_refused_and_not_stored(
+    author: Author,
+) -> None:
+    # Stored (201), every run that kept the default failed its step, after building the
+    # 40,000,000-character prompt in the workflow service's memory.
+    document = {
+        "name": "always-long",
+        "variables": {"t": "y" * 1_000},
+        "steps": [{"id": "a", "agent": "hisui", "prompt": "{{t}}" * 40_000}],
+    }
+    assert problems(await author.create(document)) == [
+        (
+            "steps[0].prompt",
+            "has 40,000,000 characters with its variables at their defaults; "
+            "an agent takes at most 200,000",
+        )
+    ]
+    assert (await author.get("/workflows"))["workflows"] == []
+
+
+async def test_run_variables_that_fill_a_prompt_past_the_limit_start_no_run(
+    author: Author,
+) -> None:
+    # Accepted (202), the run built a 500,000,000-character prompt (the service's memory grew
+    # by 2 GB and every other request timed out) before failing; a 1 MB variable that only
+    # made a run fail was kept in its log.
+    amp = {
+        "name": "amp",
+        "variables": {"t": "x"},
+        "steps": [{"id": "a", "agent": "hisui", "prompt": "{{t}}" * 20_000}],
+    }
+    await author.created(amp)
+    found = problems(await author.post_run("amp", variables={"t": "y" * 25_000}))
+    assert found == [
+        (
+            "variables.t",
+            "fills steps[0].prompt to 500,000,000 characters; an agent takes at most 200,000",
+        )
+    ]
+    await author.created(
+        {"name": "rs", "variables": {"topic": "x"},
+         "steps": [{"id": "a", "agent": "hisui", "prompt": "About {{topic}}"}]}
+    )  # fmt: skip
+    found = problems(await author.post_run("rs", variables={"topic": "y" * 1_000_000}))
+    assert found == [
+        (
+            "variables.topic",
+            "fills steps[0].prompt to 1,000,006 characters; an agent takes at most 200,000",
+        )
+    ]
+    assert (await author.get("/workflow-runs"))["runs"] == []
+    run = await author.run("amp", variables={"t": "y" * 10})  # 200,000 characters: it fits
+    assert (await author.wait(run["run_id"]))["status"] == "success"
+
+
 async def test_an_unknown_workflow_cannot_run(author: Author) -> None:
     response = await author.post_run("nothing-here")
     assert response.status_code == 404, response.text

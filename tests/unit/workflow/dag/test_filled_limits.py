@@ -1,4 +1,4 @@
-"""Templates filled to a limit: never more text built than the limit.
+"""Templates filled to a limit: never more text built than the limit, refused early when known.
 
 A prompt of `{{t}}` 20,000 times, run with a 25,000-character `t`, was built whole (500,000,000
 characters, 2 GB of memory, every other request of the service timing out) before the
@@ -15,6 +15,9 @@ import pytest
 
 from baton_workflow.domain.dag.actions import CallAgent, CallSkill, CallTool
 from baton_workflow.domain.dag.events import ConditionEvaluated, StepStarted
+from baton_workflow.domain.dag.parsing import parse_definition
+from baton_workflow.domain.dag.problems import InvalidVariables, InvalidWorkflow
+from baton_workflow.domain.dag.scheduler import start_run
 from baton_workflow.domain.dag.templates import (
     RenderContext,
     StepOutcome,
@@ -197,3 +200,91 @@ def test_fields_that_fit_are_filled_as_before() -> None:
     run.decide(1)
     call = run.call("b")
     assert isinstance(call, CallAgent) and call.prompt == "w" * 200_000
+
+
+# At save: a field that fills past its limit with the variables' defaults
+
+
+def problems(document: dict[str, Any], *, stored: bool = False) -> list[str]:
+    with pytest.raises(InvalidWorkflow) as caught:
+        parse_definition(document, stored=stored)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_a_prompt_past_the_limit_with_its_defaults_is_refused_at_save() -> None:
+    document = workflow(
+        {"id": "a", "agent": "hisui", "prompt": "{{t}}" * 40_000}, variables={"t": "y" * 1_000}
+    )
+    assert problems(document) == [
+        "steps[0].prompt: has 40,000,000 characters with its variables at their defaults; "
+        "an agent takes at most 200,000"
+    ]
+    parse_definition(document, stored=True)  # a version stored before the rule still starts
+
+
+def test_literal_fields_past_their_limits_are_refused_at_save() -> None:
+    document = workflow(
+        {"id": "a", "prompt": "p" * 200_001},
+        {"id": "b", "type": "tool_call", "toolName": "http-get",
+         "toolInput": {"url": "{{u}}" * 5, "body": "b" * (MiB + 1)}},
+        {"id": "c", "type": "skill", "skill": "text", "skillArgs": ["{{u}}" * 2]},
+        {"id": "d", "prompt": "go", "model": "{{u}}" * 2},
+        variables={"u": "u" * 150},
+    )  # fmt: skip
+    assert problems(document) == [
+        "steps[0].prompt: has 200,001 characters; an agent takes at most 200,000",
+        "steps[1].toolInput.body: has 1,048,577 characters; a tool input takes at most 1,048,576",
+        "steps[3].model: has 300 characters with its variables at their defaults; "
+        "an agent takes at most 200",
+    ]
+
+
+def test_a_field_growing_with_a_steps_output_is_not_judged_at_save() -> None:
+    prompt = "{{steps.a.output}}" * 20_000
+    parse_definition(workflow({"id": "a", "prompt": "x"}, {"id": "b", "prompt": prompt}))
+
+
+# At a run's start: the run's variables
+
+
+AMP = workflow({"id": "a", "agent": "hisui", "prompt": "{{t}}" * 20_000}, variables={"t": "x"})
+
+
+def start_problems(document: dict[str, Any], **variables: str) -> list[str]:
+    with pytest.raises(InvalidVariables) as caught:
+        Run(document, variables=variables)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_variables_that_fill_a_field_past_its_limit_refuse_the_run() -> None:
+    found, peak = peak_bytes(lambda: start_problems(AMP, t="y" * 25_000))
+    assert found == [
+        "variables.t: fills steps[0].prompt to 500,000,000 characters; "
+        "an agent takes at most 200,000"
+    ]
+    assert peak < 2 * MiB
+    one_reference = workflow({"id": "a", "prompt": "About {{t}}"}, variables={"t": "x"})
+    assert start_problems(one_reference, t="y" * 1_000_000) == [
+        "variables.t: fills steps[0].prompt to 1,000,006 characters; an agent takes at most 200,000"
+    ]
+    Run(AMP, variables={"t": "y" * 10})  # 200,000 characters: the limit itself
+
+
+def test_the_given_variable_adding_the_most_is_named() -> None:
+    document = workflow(
+        {"id": "a", "prompt": "{{s}}{{t}}{{u}}"}, variables={"s": "x", "t": "x", "u": "u" * 199_990}
+    )
+    assert start_problems(document, s="s" * 10, t="t" * 20) == [
+        "variables.t: fills steps[0].prompt to 200,020 characters; an agent takes at most 200,000"
+    ]
+
+
+def test_a_stored_version_past_the_limit_with_its_defaults_is_refused_by_its_field() -> None:
+    document = workflow({"id": "a", "prompt": "{{t}}" * 40_000}, variables={"t": "y" * 1_000})
+    definition = parse_definition(document, stored=True)
+    with pytest.raises(InvalidVariables) as caught:
+        start_run(definition, run_id="run-1", now=T0)
+    assert [str(p) for p in caught.value.problems] == [
+        "steps[0].prompt: has 40,000,000 characters; an agent takes at most 200,000 "
+        "(filled with this run's variables)"
+    ]

@@ -35,7 +35,8 @@ class InvalidWorkflow(WorkflowError):
 
 
 class InvalidVariables(InvalidWorkflow):
-    """The variables given to a run are missing a required one or name an unknown one."""
+    """The variables given to a run are missing a required one, name an unknown one, or fill
+    a step's field past its limit."""
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:

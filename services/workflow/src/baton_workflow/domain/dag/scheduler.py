@@ -25,6 +25,7 @@ from baton_workflow.domain.dag.events import (
     RunStarted,
     SkipReason,
 )
+from baton_workflow.domain.dag.filled_limits import run_problems
 from baton_workflow.domain.dag.launch import launch
 from baton_workflow.domain.dag.policy import (
     final_failure,
@@ -34,6 +35,7 @@ from baton_workflow.domain.dag.policy import (
     stopping,
 )
 from baton_workflow.domain.dag.pricing import PricingTable
+from baton_workflow.domain.dag.problems import InvalidVariables
 from baton_workflow.domain.dag.state import RunState, StepState
 from baton_workflow.domain.dag.timeouts import DefaultTimeouts, timed_out
 from baton_workflow.domain.dag.validation import resolve_variables
@@ -67,13 +69,17 @@ def start_run(
     budget_usd: float | None = None,
     allow_extra_variables: bool = False,
 ) -> RunStarted:
-    """The first event of a run (InvalidVariables if a variable is missing or unknown).
+    """The first event of a run (InvalidVariables if a variable is missing or unknown, or
+    fills a step's field past its limit: `filled_limits.run_problems`).
 
     `env` holds the allow-listed values the caller read for `{{env.KEY}}` (see `env_keys`);
     they are pinned in the log so a restarted run renders the same text. `budget_usd`
     overrides the definition's run budget.
     """
     values = resolve_variables(definition, variables or {}, allow_extra=allow_extra_variables)
+    too_long = run_problems(definition, values, variables or {}, env or {})
+    if too_long:  # every run of the step would fail: the run is not started, nothing kept
+        raise InvalidVariables(too_long)
     timeout = definition.timeout_delta
     return RunStarted(
         run_id=run_id,

@@ -23,6 +23,7 @@ from baton_contracts.agent_api import (
 from baton_workflow.domain.dag.condition_tokens import ConditionError
 from baton_workflow.domain.dag.conditions import parse_condition
 from baton_workflow.domain.dag.definition import AGENT_TYPES, Step, WorkflowDefinition
+from baton_workflow.domain.dag.filled_limits import default_problems
 from baton_workflow.domain.dag.problems import Problem, did_you_mean
 from baton_workflow.domain.dag.templates import (
     EnvRef,
@@ -74,6 +75,8 @@ class TemplateRules:
             yield from self.template(f"{path}.toolInput.{name}", value)
         if step.if_:
             yield from self.condition(f"{path}.if", step.if_)
+        if not self.stored:  # a stored version still starts; its run's variables are checked
+            yield from default_problems(step, path, self.definition.variables)
 
     def template(self, path: str, text: str | None) -> Iterator[Problem]:
         if not text:
