@@ -754,12 +754,15 @@ def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None
         ("remind me to buy bread", "buy bread"),
         ("Please remind me about the dentist", "the dentist"),
         ("Can you remind me to buy milk?", "buy milk"),
+        ("а ты можешь напомнить мне завтра позвонить врачу?", "завтра позвонить врачу"),
+        ("Можете напомнить мне оплатить интернет?", "оплатить интернет"),
         ("add to my list: call mom", "call mom"),
         ("Add call mom to my to-do list", "call mom"),
         ("Remember: call mom", "call mom"),
         # Asking about something said, a list of something else, "remind me of": none.
         ("Напомни, что это за шаги", None),
         ("Напомни, о чём мы говорили?", None),
+        ("можешь напомнить, что мы обсуждали?", None),
         ("Напомни что дальше", None),
         ("Напомни маме про день рождения", None),  # a task of the user's own
         ("Add me to the list", None),

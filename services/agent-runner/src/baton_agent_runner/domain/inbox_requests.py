@@ -53,6 +53,10 @@ _REQUESTS = tuple(
         rf"{_EN_START}{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}(?:\s+please)?\s*[.!]*\s*$",
         r"\binbox\s*:(?P<item>.*)",
         rf"\bнапомни(?:те)?{_RU_REMIND}(?!{_ASKED})(?P<item>[^?]+?)\s*[.!]*$",
+        # Asked politely ("а ты можешь напомнить мне завтра позвонить врачу?"): nothing was
+        # saved, while the brain dump's reply said everything said there is.
+        rf"^\W*(?:а\s+|и\s+)?(?:ты\s+|вы\s+)?(?:можешь|можете|сможешь|сможете)\s+"
+        rf"(?:пожалуйста\s+)?напомнить{_RU_REMIND}(?!{_ASKED})(?P<item>[^?]+?)\s*[?.!]*$",
         r"\bremind\s+me\s+to\s+(?P<item>[^?]+?)\s*[.!?]*$",
         r"\bremind\s+me\s*(?::\s*|\s+about\s+)(?P<item>[^?]+?)\s*[.!]*$",
         r"\b(?P<vague>запомни(?:те)?|remember)\s*[:—–]\s*(?P<item>.+)",
