@@ -210,6 +210,10 @@ def test_a_negation_after_a_listing_declines_each_area_listed(
         ("I don't have hobbies or sport", {"hobbies", "health"}, set()),
         ("Мне не важна работа и здоровье", {"work", "health"}, set()),
         ("Убери хобби и спорт", {"hobbies", "health"}, set()),
+        # Scratched, or replaced by another area (each kept the area as said).
+        ("no, scratch hobbies", {"hobbies"}, set()),
+        ("вместо хобби — учёба", {"hobbies"}, {"growth"}),
+        ("instead of hobbies, learning", {"hobbies"}, {"growth"}),
         # Not past a word of the second area's own, a comma alone, or a negation of a verb.
         ("У меня нет хобби и спорт важен", {"hobbies"}, {"health"}),
         ("Нет хобби, и спорт важен", {"hobbies"}, {"health"}),

@@ -19,7 +19,7 @@ _BETWEEN = frozenset({
     "у", "меня", "нас", "мне", "особо", "вообще", "сейчас", "пока", "никакого", "никаких",
     "have", "has", "any", "really", "much", "time", "for", "about", "care", "i", "i've", "my",
     "me", "right", "now", "is", "are", "a", "the", "important", "важна", "важно", "важен",
-    "главное", "про", "о", "об", "all", "пожалуйста", "please", "from",
+    "главное", "про", "о", "об", "all", "пожалуйста", "please", "from", "of",
 })  # fmt: skip
 # And words that may stand only after the area, before what it says of it ("Работа для меня
 # не главное", "Работа — это не важно", "hobbies do not matter"): before it they would join a
@@ -32,6 +32,8 @@ _WRONG = frozenset({"кроме", "except", "wrong", "неверно", "непр
 _REMOVE = frozenset({
     "убери", "уберите", "удали", "удалите", "вычеркни", "забудь", "убрать", "удалить",
     "remove", "delete", "drop", "forget", "scrap",
+    # "no, scratch hobbies" kept hobbies, as "scratch hobbies"; "вместо хобби — учёба" too.
+    "scratch", "вычеркните", "забудьте", "вместо", "instead",
 })  # fmt: skip
 # "No" words that are no negation of the word after them ("нет" answers a question in
 # `wording`), but decline an area before it: "нет хобби", "no hobbies", "neither work nor
