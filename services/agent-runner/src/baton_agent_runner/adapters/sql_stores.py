@@ -18,8 +18,8 @@ from baton_agent_runner.adapters.sql import (
     replies,
     upsert,
 )
-from baton_agent_runner.domain.extracted import NewInboxItem
-from baton_agent_runner.service.ports import Mention
+from baton_agent_runner.domain.extracted import NewInboxItem, holds
+from baton_agent_runner.service.ports import Mention, Removal
 from baton_contracts.agent_api import InboxItem, MemoryFact
 from baton_eventstore import autocommit
 from baton_eventstore.engine import write_transaction
@@ -92,6 +92,29 @@ class SqlInboxStore:
             async with write_transaction(self._engine) as conn:
                 found = await conn.execute(delete(inbox_items).where(theirs))
         return int(found.rowcount or 0)
+
+    async def remove(self, user_id: str, instance_id: str, said: str) -> Removal:
+        """Delete the one item of `instance_id` whose content holds `said`; none when several
+        or none do. The look and the delete are one transaction."""
+        mine = (inbox_items.c.user_id == user_id) & (inbox_items.c.instance_id == instance_id)
+        with reachable("inbox"):
+            async with write_transaction(self._engine) as conn:
+                rows = (await conn.execute(select(inbox_items).where(mine))).mappings().all()
+                found = [row for row in rows if holds(row["content"], said)]
+                if len(found) != 1:
+                    return Removal(said, several=tuple(row["content"] for row in found))
+                row = dict(found[0])
+                gone = inbox_items.c.item_id == row["item_id"]
+                await conn.execute(delete(inbox_items).where(mine & gone))
+        return Removal(said, removed=row)
+
+    async def put_back(self, user_id: str, removal: Removal) -> None:
+        """Save the removed item again, as it was; an item whose id is saved is skipped."""
+        if removal.removed is None or removal.removed.get("user_id") != user_id:
+            return
+        with reachable("inbox"):
+            async with write_transaction(self._engine) as conn:
+                await conn.execute(self._insert.values([removal.removed]))
 
     async def contents(self, user_id: str, instance_id: str) -> list[str]:
         """The contents of the user's items of `instance_id`, whatever their status."""

@@ -105,6 +105,21 @@ def inbox_items_of(
     return found
 
 
+def removed_items_of(data: dict[str, Any]) -> list[str]:
+    """`extracted_data.removed_inbox_items`: what the user asked to take out of the inbox, each
+    as said ("cancel netflix"), matched against the items of the turn's instance."""
+    return _contents(data, "removed_inbox_items")
+
+
+def holds(content: str, said: str) -> bool:
+    """Whether an item's content holds what the user said of it, word for word (`same_item`):
+    "купить кроссовки" holds "кроссовки", "buy milk" does not hold "milk shake"."""
+    item, phrase = same_item(content).split(), same_item(said).split()
+    if not phrase:
+        return False
+    return any(item[at : at + len(phrase)] == phrase for at in range(len(item) - len(phrase) + 1))
+
+
 def deferred_contents(data: dict[str, Any]) -> list[str]:
     """The items `extracted_data` asks to keep for the inbox step."""
     return _contents(data, "deferred_inbox_items")

@@ -220,16 +220,17 @@ def inbox_collector(turn: Turn) -> Reply:
     items = [] if later or removal else brain_dump.dumped_items(turn.message)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
     done = not removal and (brain_dump.says_done(turn.message) or (_asked_for_more(turn) and no))
-    total = turn.inbox_count + len(items)
+    # The service says what the removal did (`service.late_inbox.told_removed`): one item goes.
+    total = turn.inbox_count + len(items) - (1 if removal else 0)
     widget_step = "widget_completed" in (_criteria(turn) or ())
     parts = []
     if turn.promoted:
         parts.append(text(turn.language, "promoted", items="; ".join(turn.promoted)))
-    if removal:  # no item of it: its words were saved as one ("удали кроссовки, уже купил")
-        parts.append(text(turn.language, "inbox_cannot_remove", item=removal))
     if items:
         parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
     data: dict[str, Any] = {"inbox_items": items} if items else {}
+    if removal:  # its words were saved as an item ("удали кроссовки, уже купил")
+        data["removed_inbox_items"] = [removal]
     if done and widget_step and turn.can_complete:  # the list is in: the chat's count is not
         parts.append(text(turn.language, "inbox_widget_done"))
         return Reply(_then(turn, parts), "complete_step", "user_confirmed", data)

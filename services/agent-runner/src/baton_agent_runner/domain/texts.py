@@ -262,12 +262,16 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Это было последнее сообщение на этом шаге, так что идём дальше.",
         "en": "That was the last message for this step, so we are moving on.",
     },
-    "inbox_cannot_remove": {
-        # Asked to take an item out: no agent removes inbox items, and the request is no item.
-        "ru": "Убирать записи из inbox я пока не умею, так что «{item}» там остаётся; после "
-        "онбординга разберём всё вместе.",
-        "en": 'I cannot take items out of your inbox yet, so "{item}" stays there; we will sort '
-        "it out with the rest after onboarding.",
+    "inbox_removed": {"ru": "Убрал из inbox: {item}.", "en": "Removed from your inbox: {item}."},
+    "inbox_remove_which": {
+        # Asked to take out what several items hold: none is removed.
+        "ru": "«{said}» есть в нескольких записях: {items}. Какую убрать? Напиши её целиком.",
+        "en": 'Several items hold "{said}": {items}. Which one should I remove? Write it out '
+        "in full.",
+    },
+    "inbox_remove_missing": {
+        "ru": "В inbox нет записи «{said}», так что убирать нечего.",
+        "en": 'There is no "{said}" in your inbox, so nothing was removed.',
     },
     "inbox_answer": {
         # A question in the brain dump: what becomes of the items (seed 001, components 5, 6

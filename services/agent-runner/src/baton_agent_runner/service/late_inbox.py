@@ -22,7 +22,7 @@ from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
 from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import text
-from baton_agent_runner.service.ports import InboxStore, Mention
+from baton_agent_runner.service.ports import InboxStore, Mention, Removal
 from baton_contracts.agent_api import RunAgent
 
 
@@ -87,3 +87,21 @@ def told_moving_on(
     if not is_last_message(step_context) or (signal and signal.action == "complete_step"):
         return output
     return output.model_copy(update={"message": f"{output.message}\n{text(language, 'moving_on')}"})
+
+
+def told_removed(output: AgentOutput, language: Lang, removals: list[Removal]) -> AgentOutput:
+    """The reply of a turn that asked to take items out of the inbox, after what became of
+    each: removed, several items holding what was said (none removed: which one?), or none."""
+    notes = [_removal_note(language, removal) for removal in removals]
+    if not notes:
+        return output
+    return output.model_copy(update={"message": "\n".join([*notes, output.message])})
+
+
+def _removal_note(language: Lang, removal: Removal) -> str:
+    if removal.content is not None:
+        return text(language, "inbox_removed", item=removal.content)
+    if removal.several:
+        items = "; ".join(removal.several)
+        return text(language, "inbox_remove_which", said=removal.said, items=items)
+    return text(language, "inbox_remove_missing", said=removal.said)

@@ -80,6 +80,22 @@ class Mention:
     content: str
 
 
+@dataclass(frozen=True)
+class Removal:
+    """What asking to take `said` out of an instance's inbox did: the item removed (its row as
+    it was, for `InboxStore.put_back`), or, when several items hold it, their contents and no
+    item removed; neither when none holds it."""
+
+    said: str
+    removed: dict[str, object] | None = None
+    several: tuple[str, ...] = ()
+
+    @property
+    def content(self) -> str | None:
+        """The removed item's content."""
+        return None if self.removed is None else str(self.removed["content"])
+
+
 class InboxStore(Protocol):
     """The user's inbox items; deferred ones wait for the brain dump."""
 
@@ -96,6 +112,14 @@ class InboxStore(Protocol):
     async def discard_turn(self, user_id: str, turn_key: str) -> int:
         """Delete the items the turn `turn_key` saved: its reply could not be recorded, so its
         caller reports it as not done (a retry of the turn saves them again); how many."""
+
+    async def remove(self, user_id: str, instance_id: str, said: str) -> Removal:
+        """Delete the one item of the instance `instance_id` whose content holds `said`
+        (`extracted.holds`); none when several do, or none does."""
+
+    async def put_back(self, user_id: str, removal: Removal) -> None:
+        """Save again the item `removal` deleted, as it was (a take-back); nothing when it is
+        there already."""
 
     async def contents(self, user_id: str, instance_id: str) -> list[str]:
         """The contents of the user's items of the workflow instance `instance_id`, whatever

@@ -14,10 +14,11 @@ from baton_agent_runner.domain.extracted import (
     facts_of,
     inbox_items_of,
     notes_of,
+    removed_items_of,
 )
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.service.claims import Limited
-from baton_agent_runner.service.ports import InboxStore, MemoryStore
+from baton_agent_runner.service.ports import InboxStore, MemoryStore, Removal
 from baton_contracts.agent_api import RunAgent
 
 logger = logging.getLogger("baton.agent_runner")
@@ -47,6 +48,8 @@ async def keep(
         await inbox.add(
             cmd.user_id, items, turn_key=cmd.idempotency_key, instance_id=cmd.instance_id
         )
+    for said in removed_items_of(data):  # "удали кроссовки": of this instance's items
+        replaced.removal(await inbox.remove(user, cmd.instance_id, said))
 
 
 async def read_facts_before(
@@ -84,6 +87,7 @@ async def take_back(
     facts_before: dict[str, str | None],
     notes_before: dict[str, str],
     store_timeout: float,
+    removals: list[Removal] | None = None,
 ) -> None:
     """The turn ends without its reply recorded (its deadline passed, the reply log is
     down): its caller tells the user nothing was recorded, so what it wrote goes too,
@@ -95,7 +99,7 @@ async def take_back(
     try:
         async with asyncio.timeout(store_timeout):
             gone = await asyncio.shield(
-                _undo(memory, inbox, cmd, output, facts_before, notes_before)
+                _undo(memory, inbox, cmd, output, facts_before, notes_before, removals or [])
             )
     except Exception as exc:
         logger.warning(
@@ -122,9 +126,13 @@ async def _undo(
     output: AgentOutput,
     facts_before: dict[str, str | None],
     notes_before: dict[str, str],
+    removals: list[Removal],
 ) -> int:
-    """Deletes the turn's inbox items and puts back its notes and facts; how many items went."""
+    """Deletes the turn's inbox items, saves again the ones it removed, and puts back its notes
+    and facts; how many items went."""
     gone = await inbox.discard_turn(cmd.user_id, cmd.idempotency_key)
+    for removal in removals:
+        await inbox.put_back(cmd.user_id, removal)
     await _put_back_notes(memory, cmd.user_id, output, notes_before)
     if facts_before:
         await _put_back_facts(memory, cmd.user_id, output, facts_before)
@@ -173,6 +181,18 @@ class Replaced:
 
     found: dict[str, str | None] = field(default_factory=dict)
     tried: set[str] = field(default_factory=set)
+    removed: dict[str, Removal] = field(default_factory=dict)
+    """What each request to take an item out did, by what was said: the attempt that removed
+    one (a retry after a lost answer finds it gone, which says nothing)."""
+
+    def removal(self, removal: Removal) -> None:
+        had = self.removed.get(removal.said)
+        if had is None or had.removed is None:
+            self.removed[removal.said] = removal
+
+    @property
+    def removals(self) -> list[Removal]:
+        return list(self.removed.values())
 
     async def note(self, area: str, write: Awaitable[str | None]) -> None:
         first = area not in self.tried

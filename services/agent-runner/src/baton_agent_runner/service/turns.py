@@ -31,6 +31,7 @@ from baton_agent_runner.service.late_inbox import (
     to_mention,
     told_moving_on,
     told_promoted,
+    told_removed,
     told_saved_now,
 )
 from baton_agent_runner.service.ports import (
@@ -159,7 +160,6 @@ class AgentRunner:
         # facts (upserts by key) and the same items (ids from the idempotency key) again.
         # The model was paid: a cut connection must not lose its answer (`written`).
         counts = await self._counts(cmd, profile, turn, output, deadlines)
-        reply = reply_of(profile, self.agents.model_name(profile), output, usage, counts)
         before = await read_facts_before(self.memory, deadlines.store, cmd.user_id, output)
         notes_before = await read_notes_before(self.memory, deadlines.store, cmd.user_id, output)
         replaced = Replaced()
@@ -170,6 +170,9 @@ class AgentRunner:
                 ),
                 by=cmd,
             )
+            # What a request to take an item out did is known once it is done.
+            output = told_removed(output, turn.language, replaced.removals)
+            reply = reply_of(profile, self.agents.model_name(profile), output, usage, counts)
             # Another replica may have answered the same key meanwhile (the caller retried
             # while this call ran): every caller then gets the one reply that is recorded.
             recorded = await deadlines.store(
@@ -180,7 +183,14 @@ class AgentRunner:
             if not isinstance(exc, KeyReused):  # that key's writes are the recorded turn's
                 was = facts_to_put_back(before, replaced)
                 await take_back(
-                    self.memory, self.inbox, cmd, output, was, notes_before, self.store_timeout
+                    self.memory,
+                    self.inbox,
+                    cmd,
+                    output,
+                    was,
+                    notes_before,
+                    self.store_timeout,
+                    replaced.removals,
                 )
             raise
         if recorded is not reply:

@@ -1,0 +1,136 @@
+"""Taking an item out of the inbox from the chat ("oh wait, remove cancel netflix"): the store
+removes the one item of the instance that holds what was said, the reply says what became of
+it, and a turn whose reply is not recorded puts the item back as it was."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from baton_agent_runner.adapters import sql_logs, sql_stores
+from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
+from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.domain import texts
+from baton_agent_runner.domain.extracted import NewInboxItem
+from baton_agent_runner.service.ports import Removal, StoreUnavailable
+from baton_agent_runner.service.turns import AgentRunner
+from baton_contracts import RemoteError
+from baton_contracts.agent_api import AgentReply, HistoryEntry, RunAgent
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+OPENAI = OpenAISettings(base_url=None, api_key="x", timeout_seconds=1.0, max_retries=0)
+LISTED = "cancel netflix\nbuy milk\ncall mom"
+
+
+class DownReplies(sql_logs.SqlReplyLog):
+    """The reply log that cannot record a reply: the turn's writes are taken back."""
+
+    async def put(self, user_id: str, key: str, reply: AgentReply, digest: str) -> AgentReply:
+        raise StoreUnavailable("replies: connection refused")
+
+
+def _runner(
+    engine: AsyncEngine, replies: type[sql_logs.SqlReplyLog] = sql_logs.SqlReplyLog
+) -> AgentRunner:
+    return AgentRunner(
+        profiles=load_profiles(SHIPPED_PROFILES),
+        agents=AgentFactory(OPENAI),
+        memory=sql_stores.SqlMemoryStore(engine, lambda: NOW),  # type: ignore[arg-type]
+        inbox=sql_stores.SqlInboxStore(engine, lambda: NOW),  # type: ignore[arg-type]
+        replies=replies(engine, lambda: NOW),  # type: ignore[arg-type]
+        timeout=30.0,
+        now=lambda: NOW,
+    )
+
+
+def _turn(key: str, message: str, *, after: str | None = None) -> RunAgent:
+    history = [] if after is None else [
+        HistoryEntry(role="user", text=after), HistoryEntry(role="assistant", text="Saved.")
+    ]  # fmt: skip
+    return RunAgent(
+        user_id="alice",
+        agent="inbox_collector",
+        instance_id="i-1",
+        current_step="brain_dump",
+        message=message,
+        history=history,
+        idempotency_key=key,
+        deadline=NOW + timedelta(seconds=30),
+        step_context={"messages_in_step": 1, "min_messages": 3, "max_messages": 20},
+    )
+
+
+def _inbox(engine: AsyncEngine) -> sql_stores.SqlInboxStore:
+    return sql_stores.SqlInboxStore(engine, lambda: NOW)
+
+
+async def _contents(engine: AsyncEngine) -> list[str]:
+    return sorted(item.content for item in await _inbox(engine).list_items("alice", 50))
+
+
+async def test_a_request_to_remove_an_item_removes_it_and_says_so(engine: AsyncEngine) -> None:
+    # It was saved as an item of its own: "Saved to your inbox: oh wait, remove cancel ...".
+    runner = _runner(engine)
+    await runner.run(_turn("i-1:m-1", LISTED))
+    reply = await runner.run(
+        _turn("i-1:m-2", "oh wait, remove cancel netflix, i still watch it", after=LISTED)
+    )
+    assert reply.message.startswith(texts.text("en", "inbox_removed", item="cancel netflix"))
+    assert reply.extracted_data == {"removed_inbox_items": ["cancel netflix"]}
+    assert await _contents(engine) == ["buy milk", "call mom"]
+    assert await _inbox(engine).count("alice", None) == 2
+
+
+async def test_a_word_of_the_item_is_enough_when_one_item_holds_it(engine: AsyncEngine) -> None:
+    runner = _runner(engine)
+    listed = "купить кроссовки; позвонить маме; оплатить интернет"
+    await runner.run(_turn("i-1:m-1", listed))
+    reply = await runner.run(_turn("i-1:m-2", "удали кроссовки, уже купил", after=listed))
+    assert reply.message.startswith("Убрал из inbox: купить кроссовки.")
+    assert await _contents(engine) == ["оплатить интернет", "позвонить маме"]
+
+
+async def test_what_several_items_hold_removes_none_and_asks_which(engine: AsyncEngine) -> None:
+    runner = _runner(engine)
+    listed = "buy milk\nbuy milk powder\ncall mom"
+    await runner.run(_turn("i-1:m-1", listed))
+    reply = await runner.run(_turn("i-1:m-2", "remove buy milk", after=listed))
+    said = texts.text(
+        "en", "inbox_remove_which", said="buy milk", items="buy milk; buy milk powder"
+    )
+    assert reply.message.startswith(said)
+    assert len(await _contents(engine)) == 3
+
+
+async def test_an_item_of_another_instance_or_user_is_not_removed(engine: AsyncEngine) -> None:
+    inbox = _inbox(engine)
+    await inbox.add("alice", [NewInboxItem("a-1", "cancel netflix", "new")], "k-0", "i-0")
+    await inbox.add("bob", [NewInboxItem("b-1", "cancel netflix", "new")], "k-1", "i-1")
+    removal = await inbox.remove("alice", "i-1", "cancel netflix")
+    assert removal == Removal("cancel netflix")
+    assert await inbox.count("alice", None) == 1 and await inbox.count("bob", None) == 1
+
+
+async def test_a_removal_whose_reply_is_not_recorded_puts_the_item_back(
+    engine: AsyncEngine,
+) -> None:
+    await _runner(engine).run(_turn("i-1:m-1", LISTED))
+    before = await _inbox(engine).list_items("alice", 50)
+    with pytest.raises(RemoteError):
+        await _runner(engine, DownReplies).run(
+            _turn("i-1:m-2", "remove cancel netflix", after=LISTED)
+        )
+    assert await _inbox(engine).list_items("alice", 50) == before  # id, status, time and all
+
+
+async def test_put_back_saves_nothing_twice(engine: AsyncEngine) -> None:
+    inbox = _inbox(engine)
+    await inbox.add("alice", [NewInboxItem("a-1", "cancel netflix", "deferred")], "k-0", "i-1")
+    removal = await inbox.remove("alice", "i-1", "Cancel  Netflix")
+    assert removal.content == "cancel netflix"
+    await inbox.put_back("alice", removal)
+    await inbox.put_back("alice", removal)
+    assert await inbox.count("alice", "deferred") == 1
+    assert await inbox.remove("alice", "i-1", "netflix shows") == Removal("netflix shows")
