@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Hashable
 from typing import Any
 
@@ -35,6 +36,23 @@ class TooDeep(ValueError):
             f"nested deeper than {MAX_YAML_DEPTH} levels of objects and lists"
             f" (line {line + 1}, column {column + 1})"
         )
+
+
+def as_yaml_writes(value: Any) -> str:
+    """A YAML scalar as YAML writes it (`null`, `true`, `1.5`, `.inf`), not as Python does
+    (`None`, `True`): how a key that YAML read as no string is named to its author."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
+    return str(value)
+
+
+NOT_TEXT_KEY = "a key must be a string (got {}); quote it in YAML"
+"""What is wrong with a key YAML read as no string (`null:`, `1.5:`, `true:`), the key as
+`as_yaml_writes` shows it in the braces."""
 
 
 def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -180,6 +180,35 @@ def test_a_variable_with_a_bad_default_is_still_declared() -> None:
             "name: y3\nsteps: [{id: a, type: tool_call, toolName: http-get, toolInput: {2: x}}]",
             ["steps[0].toolInput.2: a key must be a string (got 2); quote it in YAML"],
         ),
+        # Each once, as YAML writes it (null, not Python's None; true, not the 1 it equals).
+        (
+            'name: y3\nvariables: {null: y, topic: AI}\nsteps: [{id: a, prompt: "{{topic}}"}]',
+            ["variables.null: a key must be a string (got null); quote it in YAML"],
+        ),
+        (
+            'name: y3\nvariables: {1.5: y, true: z}\nsteps: [{id: a, prompt: "x"}]',
+            [
+                "variables.1.5: a key must be a string (got 1.5); quote it in YAML",
+                "variables.true: a key must be a string (got true); quote it in YAML",
+            ],
+        ),
+        (
+            "name: y3\nsteps: [{id: a, prompt: x, null: 3}]",
+            ["steps[0].null: a key must be a string (got null); quote it in YAML"],
+        ),
+        (
+            "name: y3\n1: x\nsteps: [{id: a, prompt: x}]",
+            ["1: a key must be a string (got 1); quote it in YAML"],
+        ),
+        (
+            "name: y3\nsteps: [{id: a, type: tool_call, toolName: t, toolInput: {1: 2}}]",
+            ["steps[0].toolInput.1: a key must be a string (got 1); quote it in YAML"],
+        ),
+        (  # an aliased mapping is one mapping: its key is one problem
+            "name: y3\nsteps:\n- {id: a, type: tool_call, toolName: t, toolInput: &i {.inf: x}}\n"
+            "- {id: b, type: tool_call, toolName: t, toolInput: *i}",
+            ["steps[0].toolInput..inf: a key must be a string (got .inf); quote it in YAML"],
+        ),
     ],
 )
 def test_a_yaml_key_that_is_no_string_is_one_problem_named_by_its_key(
@@ -286,8 +315,6 @@ def test_format_path() -> None:
     assert format_path(("steps", 2, "dependsOn", 0)) == "steps[2].dependsOn[0]"
     assert format_path(("steps", 1, "parallel", 0, "prompt")) == "steps[1].parallel[0].prompt"
     assert format_path(("timeout",)) == "timeout"
-    assert format_path(("variables", 1, "[key]")) == "variables.1"
-    assert format_path(("steps", 0, "toolInput", 2, "[key]")) == "steps[0].toolInput.2"
 
 
 def test_the_documentation_examples_say_what_the_code_does() -> None:

@@ -17,7 +17,13 @@ import yaml  # safe_load parses text; no I/O
 from pydantic import ValidationError
 
 from baton_contracts.dag_base import MAX_DEFINITION_CHARS
-from baton_contracts.documents import TooDeep, read_json, yaml_loader
+from baton_contracts.documents import (
+    NOT_TEXT_KEY,
+    TooDeep,
+    as_yaml_writes,
+    read_json,
+    yaml_loader,
+)
 from baton_contracts.storable import first_unstorable
 from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import (
@@ -69,7 +75,9 @@ def parse_definition(
     saved before, read to start a run (see `validate_definition`).
     """
     raw = load_document(data, format)
+    keys = _drop_keys_not_text(raw)
     definition, problems, bad = _shape(raw)
+    problems = keys + problems
     if definition is not None:
         rules = validate_definition(definition, env_allowlist=env_allowlist, stored=stored)
         problems += [p for p in rules if not any(_within(p.path, b) for b in bad)]
@@ -187,6 +195,40 @@ def _load_yaml(text: str) -> Any:
         raise InvalidWorkflow([Problem("", f"not valid YAML: {reason}{where}")]) from None
 
 
+def _drop_keys_not_text(document: dict[str, Any]) -> list[Problem]:
+    """One problem for each key that is no string (YAML reads `null:`, `1.5:`, `true:` as
+    null, a number, a boolean), named by the key as YAML writes it; the entry is taken out.
+
+    Left to pydantic, such a key was reported up to five times (its location carried Python's
+    `None`, or `1` for `true`, which named no entry to set aside), and inside a step without
+    the hint. Every mapping is walked once: YAML aliases share one, and a key taken out of it
+    is taken out wherever it appears (the expanded size is already bounded).
+    """
+    problems: list[Problem] = []
+    seen: set[int] = set()
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            bad = [key for key in node if not isinstance(key, str)]
+            for key in bad:
+                shown = as_yaml_writes(key)
+                where = f"{path}.{shown}" if path else shown
+                problems.append(Problem(where, NOT_TEXT_KEY.format(shown)))
+            if id(node) in seen:
+                return
+            seen.add(id(node))
+            for key in bad:
+                del node[key]
+            for key, value in node.items():
+                walk(value, f"{path}.{key}" if path else key)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, f"{path}[{index}]")
+
+    walk(document, "")
+    return problems
+
+
 def _shape(raw: dict[str, Any]) -> tuple[WorkflowDefinition | None, list[Problem], list[str]]:
     """The definition (None if it cannot be salvaged), shape problems, paths set aside."""
     problems: list[Problem] = []
@@ -200,11 +242,7 @@ def _shape(raw: dict[str, Any]) -> tuple[WorkflowDefinition | None, list[Problem
         except ValidationError as exc:
             errors = exc.errors()
             problems += [Problem(format_path(e["loc"]), _message(e)) for e in errors]
-            set_aside += [
-                format_path(e["loc"] if e["loc"][-1] == _KEY else _owner(e["loc"]))
-                for e in errors
-                if e["loc"]
-            ]
+            set_aside += [format_path(_owner(e["loc"])) for e in errors if e["loc"]]
             candidate = _set_aside(candidate, [e["loc"] for e in errors])
             if candidate is None:
                 break
@@ -222,25 +260,10 @@ def _set_aside(
     return result
 
 
-_KEY = "[key]"
-"""pydantic's last location part for a mapping key of the wrong type (`variables: {1: x}`
-in YAML): the entry before it is the one at fault, named by its key, not an index."""
-
-
 def _drop(document: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
     """Set aside what is at `loc`; a variable with a bad default stays declared (with "")."""
-    if loc[-1] == _KEY:  # a key that is no string: the entry goes (kept, it fails again)
-        node: Any = document
-        for key in loc[:-2]:
-            try:
-                node = node[key]
-            except (KeyError, IndexError, TypeError):
-                return True
-        if isinstance(node, dict):
-            node.pop(loc[-2], None)
-        return True
     loc = _owner(loc)
-    node = document
+    node: Any = document
     for key in loc[:-1]:
         try:
             node = node[key]
@@ -257,10 +280,7 @@ def _drop(document: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
 
 
 def _owner(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
-    """Where to cut: a bad list item takes its list field; a bad step type takes the step; a
-    bad mapping key, its entry."""
-    if loc[-1] == _KEY:
-        return loc[:-1]
+    """Where to cut: a bad list item takes its list field; a bad step type takes the step."""
     if loc[-1] == "type" and len(loc) >= 3:
         return loc[:-1]
     if isinstance(loc[-1], int) and len(loc) >= 2 and loc[-2] not in ("steps", "parallel"):
@@ -270,8 +290,6 @@ def _owner(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
 
 def _message(error: Mapping[str, Any]) -> str:
     kind, loc, value = error["type"], error["loc"], error.get("input")
-    if loc and loc[-1] == _KEY:
-        return f"a key must be a string (got {_show(value)}); quote it in YAML"
     if kind == "extra_forbidden":
         known = _STEP_FIELDS if len(loc) > 1 else _TOP_FIELDS
         return f'unknown field "{loc[-1]}"{did_you_mean(str(loc[-1]), known)}'
@@ -293,14 +311,10 @@ def _show(value: Any) -> str:
 
 
 def format_path(loc: tuple[int | str, ...]) -> str:
-    """`("steps", 2, "dependsOn", 0)` as `steps[2].dependsOn[0]`; a mapping's key that is no
-    string (`("variables", 1, "[key]")`) as `variables.1`."""
+    """`("steps", 2, "dependsOn", 0)` as `steps[2].dependsOn[0]`."""
     path = ""
-    keyed = bool(loc) and loc[-1] == _KEY
-    parts = loc[:-1] if keyed else loc
-    for index, key in enumerate(parts):
-        a_key = keyed and index == len(parts) - 1
-        if isinstance(key, int) and not a_key:
+    for key in loc:
+        if isinstance(key, int):
             path += f"[{key}]"
         else:
             path += f".{key}" if path else str(key)
