@@ -353,6 +353,28 @@ def test_a_value_python_cannot_build_is_a_usage_error_not_a_traceback(
     assert gateway.requests == []
 
 
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("name: x\nvariables: {null: y}\n", "variables.null: a key must be a string (got null)"),
+        ("name: x\nsteps: [{id: a, 1.5: y}]\n", "steps[0].1.5: a key must be a string (got 1.5)"),
+        ("name: x\ntrue: y\n", "true: a key must be a string (got true); quote it in YAML"),
+    ],
+)
+def test_a_yaml_key_that_is_no_string_is_a_usage_error(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path, content: str, expected: str
+) -> None:
+    # Sent as JSON, it became the text "null" (or "1.5", "true") without a word, where the
+    # gateway, sent the same YAML, refuses it.
+    path = tmp_path / "wf.yaml"
+    path.write_text(content)
+    for command in ("validate", "create"):
+        result = cli(command, str(path))
+        assert result.exit_code == 2, result.output
+        assert f"{path}: {expected}" in result.stderr
+    assert gateway.requests == []
+
+
 def test_validate_bad_yaml_names_the_line(cli: Invoke, tmp_path: Path) -> None:
     path = tmp_path / "wf.yaml"
     path.write_text("name: x\nsteps: [\n")

@@ -15,7 +15,13 @@ from typing import Any
 
 from baton_cli.errors import CliError
 from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
-from baton_contracts.documents import TooDeep, read_json, yaml_loader
+from baton_contracts.documents import (
+    NOT_TEXT_KEY,
+    TooDeep,
+    as_yaml_writes,
+    read_json,
+    yaml_loader,
+)
 
 NAME = re.compile(r"[A-Za-z0-9_-]+\Z")  # match() anchors the start; "$" would let a final "\n" in
 _ROUTABLE_NAME = re.compile(WORKFLOW_NAME_PATTERN)
@@ -81,6 +87,23 @@ def _not_finite(value: Any, at: str = "") -> tuple[str, float] | None:
     return None
 
 
+def _key_not_text(value: Any, at: str = "") -> tuple[str, str] | None:
+    """Where the first key YAML read as no string is (`variables.null`), and the key as YAML
+    writes it."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                shown = as_yaml_writes(key)
+                return (f"{at}.{shown}" if at else shown), shown
+            if found := _key_not_text(item, f"{at}.{key}" if at else key):
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if found := _key_not_text(item, f"{at}[{index}]"):
+                return found
+    return None
+
+
 def _unbuildable(exc: ValueError) -> str:
     if "integer string conversion" in str(exc):
         return f"a number has more than {sys.get_int_max_str_digits()} digits"
@@ -104,6 +127,15 @@ def _parse_yaml(path: Path, text: str) -> Any:
         raise _too_deep(path) from None
     except ValueError as exc:  # `!!timestamp 2024-13-45`, a 5,000-digit number
         raise InputError(f"{path}: not valid YAML: {_unbuildable(exc)}") from None
+    try:
+        bad_key = _key_not_text(loaded)
+    except RecursionError:
+        raise _too_deep(path) from None
+    if bad_key is not None:
+        # Sent as JSON, `null:` became the key "null" without a word, where the gateway,
+        # sent the same YAML, refuses it.
+        at, shown = bad_key
+        raise InputError(f"{path}: {at}: {NOT_TEXT_KEY.format(shown)}")
     # An explicit `!!timestamp` or `!!binary` has no JSON type: send it as text.
     try:
         return json.loads(json.dumps(loaded, default=str))
