@@ -18,7 +18,7 @@ from baton_contracts.dag_base import (
 )
 from baton_contracts.ids import WorkflowName
 from baton_contracts.money import Usd
-from baton_contracts.storable import NulFreeText
+from baton_contracts.storable import NonBlankText, NulFreeText
 from baton_contracts.workflow_base import Reply, cmd, query
 
 # --- replies -----------------------------------------------------------------------------
@@ -141,7 +141,7 @@ class StartDagRun(Command):
     name: WorkflowName
     variables: dict[str, NulFreeText] = Field(default_factory=dict)
     mode: RunMode = "live"
-    request_id: NulFreeText | None = Field(default=None, min_length=1, max_length=200)
+    request_id: NonBlankText | None = Field(default=None, min_length=1, max_length=200)
 
 
 class ListDagRuns(Query):
@@ -180,7 +180,7 @@ class CancelDagRun(Command):
     reply_model: ClassVar[ReplyModel] = DagRunCancel
     run_id: str = Field(min_length=1, max_length=64)
     # Stored in the run's log as sent: a NUL failed the append with an internal error.
-    reason: NulFreeText = Field(default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500)
+    reason: NonBlankText = Field(default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500)
 
 
 class DagRunChanged(Broadcast):

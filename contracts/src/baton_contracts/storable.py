@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -134,3 +135,23 @@ class NulFreeInSchema:
 NulFreeText = Annotated[str, AfterValidator(_without_nul), NulFreeInSchema]
 """A string every store keeps: no NUL character (U+0000), which PostgreSQL's text and JSON
 types refuse. For the ids and values a request carries into the store as they are."""
+
+BLANK_PROBLEM = "must not be blank"
+
+
+def is_blank(text: str) -> bool:
+    """Whether no character of `text` shows: each is white space or an invisible format
+    character (Unicode Cf: zero-width spaces and joiners, the byte-order mark)."""
+    return all(char.isspace() or unicodedata.category(char) == "Cf" for char in text)
+
+
+def _not_blank(text: str) -> str:
+    if is_blank(text):
+        raise PydanticCustomError("blank_text", BLANK_PROBLEM)
+    return text
+
+
+NonBlankText = Annotated[NulFreeText, AfterValidator(_not_blank)]
+"""`NulFreeText` with a character that shows: for an id a retry repeats, or a reason kept in a
+log, where "   " was taken and kept as it came (a cancelled run's error "run cancelled:    ",
+a signal recorded under the id "   "). Blank is refused, as an empty one is."""

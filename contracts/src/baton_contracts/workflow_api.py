@@ -9,7 +9,7 @@ from pydantic import Field
 
 from baton_contracts.base import Command, Query, ReplyModel, Subject
 from baton_contracts.signal_data import SignalData
-from baton_contracts.storable import NulFreeText
+from baton_contracts.storable import NonBlankText
 from baton_contracts.workflow_base import Reply, cmd, query
 
 MAX_MESSAGE_CHARS = 8000
@@ -170,7 +170,7 @@ class SignalWorkflow(Command):
     subject: ClassVar[Subject] = cmd("signal")
     reply_model: ClassVar[ReplyModel] = TurnReply
     instance_id: str
-    command_id: NulFreeText = Field(min_length=1, max_length=128)
+    command_id: NonBlankText = Field(min_length=1, max_length=128)
     signal: WorkflowSignal
 
 
@@ -181,7 +181,7 @@ class RecordExchange(Command):
     subject: ClassVar[Subject] = cmd("record_exchange")
     reply_model: ClassVar[ReplyModel] = TurnReply
     instance_id: str
-    command_id: NulFreeText = Field(min_length=1, max_length=128)
+    command_id: NonBlankText = Field(min_length=1, max_length=128)
     signal: WorkflowSignal | None = None
 
 
@@ -296,7 +296,7 @@ class SendMessage(Command):
     subject: ClassVar[Subject] = cmd("send_message")
     reply_model: ClassVar[ReplyModel] = MessageReply
     instance_id: str
-    client_message_id: NulFreeText = Field(min_length=1, max_length=128)
+    client_message_id: NonBlankText = Field(min_length=1, max_length=128)
     text: str
 
 

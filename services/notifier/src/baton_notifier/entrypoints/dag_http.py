@@ -198,7 +198,7 @@ def dag_router() -> APIRouter:
             409: {"model": HttpErrorResponse, "description": "The run has already ended"},
             422: {
                 "model": HttpErrorResponse,
-                "description": "A reason that is empty, too long or holds a NUL (U+0000)",
+                "description": "A reason that is empty, blank, too long or holds a NUL (U+0000)",
             },
         },
     )

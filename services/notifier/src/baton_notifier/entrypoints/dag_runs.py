@@ -64,9 +64,14 @@ class CancelBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    # No NUL: `CancelDagRun.reason` refuses one (`NulFreeText`), naming `body.reason`.
+    # No NUL, not blank: `CancelDagRun.reason` refuses either (`NonBlankText`), naming
+    # `body.reason`.
     reason: Annotated[str, NulFreeInSchema] = Field(
-        default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500, examples=["wrong topic"]
+        default=DEFAULT_CANCEL_REASON,
+        min_length=1,
+        max_length=500,
+        description="Kept in the run's log and its error; not blank (white space alone)",
+        examples=["wrong topic"],
     )
 
 

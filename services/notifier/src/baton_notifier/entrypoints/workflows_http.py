@@ -97,9 +97,14 @@ class SignalBody(BaseModel):
         "`body.target_step`)",
         **documented(min_length=1),
     )
-    # No NUL: the command's `command_id` refuses one (`NulFreeText`), naming `body.command_id`.
+    # No NUL, not blank: the command's `command_id` refuses either (`NonBlankText`), naming
+    # `body.command_id`.
     command_id: str | None = Field(
-        default=None, min_length=1, max_length=128, **documented(pattern=NUL_FREE_PATTERN)
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="Your id for this signal; not blank (white space alone)",
+        **documented(pattern=NUL_FREE_PATTERN),
     )
 
 
@@ -121,8 +126,10 @@ class MessageBody(BaseModel):
         default=None,
         min_length=1,
         max_length=128,
-        description="Your id for this message; a retry with it asks the agent only once",
-        # No NUL: `SendMessage.client_message_id` refuses one, naming `body.client_message_id`.
+        description="Your id for this message; a retry with it asks the agent only once; "
+        "not blank (white space alone)",
+        # No NUL, not blank: `SendMessage.client_message_id` refuses either, naming
+        # `body.client_message_id`.
         **documented(pattern=NUL_FREE_PATTERN),
     )
 
