@@ -110,6 +110,10 @@ async def test_an_ended_run_cannot_be_cancelled(author: Author) -> None:
         f"run {run['run_id']} already ended with status success; "
         "only a running run can be cancelled"
     )
+    # Named as an ended instance's 409 names `path.instance_id` (it had no detail at all).
+    assert response.json()["error"]["details"] == [
+        {"field": "path.run_id", "message": "the run has ended (success)"}
+    ]
     assert (await author.detail(run["run_id"])).json()["status"] == "success"
 
 

@@ -235,6 +235,8 @@ async def cancel_dag_run(svc: DagRunsService, command: CancelDagRun) -> DagRunCa
                 ErrorCode.CONFLICT,
                 f"run {command.run_id} already ended with status {state.status}; "
                 "only a running run can be cancelled",
+                # Named as an ended instance is: the gateway calls it `path.run_id`.
+                [ErrorDetail(field="run_id", message=f"the run has ended ({state.status})")],
             )
         requested = re.RunCancelRequested(
             run_id=state.run_id, at=svc.clock.now(), reason=command.reason
