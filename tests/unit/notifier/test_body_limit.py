@@ -28,6 +28,9 @@ async def test_content_length_over_the_limit_is_413(
     error = response.json()["error"]
     assert error["code"] == "too_large"
     assert str(MAX_BODY) in error["message"]
+    assert error["details"] == [
+        {"field": "body", "message": "is larger than the limit of 64 bytes"}
+    ]
 
 
 async def test_a_chunked_body_growing_past_the_limit_is_413_before_it_is_all_read(
@@ -46,6 +49,7 @@ async def test_a_chunked_body_growing_past_the_limit_is_413_before_it_is_all_rea
     assert "content-length" not in response.request.headers
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "too_large"
+    assert [d["field"] for d in response.json()["error"]["details"]] == ["body"]
     # 64 bytes allowed, so the fifth 16-byte chunk trips it; the other 95 are never pulled.
     assert sent == 5
 

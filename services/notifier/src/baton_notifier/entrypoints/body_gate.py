@@ -24,6 +24,7 @@ class BodyTooLarge(HTTPException):
 
     def __init__(self, limit: int) -> None:
         super().__init__(413, too_large_message(limit))
+        self.limit = limit
 
 
 def too_large_message(limit: int) -> str:
@@ -32,9 +33,12 @@ def too_large_message(limit: int) -> str:
 
 
 def too_large_response(limit: int) -> JSONResponse:
-    """The 413 with the common error body."""
+    """The 413 with the common error body, naming `body` as every refusal of it does."""
+    detail = ErrorDetail(field="body", message=f"is larger than the limit of {limit} bytes")
     body = HttpErrorResponse(
-        error=HttpErrorBody(code=ErrorCode.TOO_LARGE.value, message=too_large_message(limit))
+        error=HttpErrorBody(
+            code=ErrorCode.TOO_LARGE.value, message=too_large_message(limit), details=[detail]
+        )
     )
     return JSONResponse(body.model_dump(mode="json"), status_code=413)
 

@@ -17,6 +17,7 @@ from baton_contracts import ErrorCode, ErrorDetail
 from baton_contracts.documents import RepeatedKey
 from baton_notifier.domain.errors import UNSUPPORTED_MEDIA_TYPE, ApiError, field_path
 from baton_notifier.domain.media import is_json, media_type
+from baton_notifier.entrypoints.body_gate import BodyTooLarge, too_large_response
 from baton_notifier.entrypoints.json_body import UnstorableBody
 
 log = logging.getLogger(__name__)
@@ -104,6 +105,8 @@ def _why(cause: BaseException | None) -> str:
 
 
 async def _http_exception(request: Request, exc: HTTPException) -> JSONResponse:
+    if isinstance(exc, BodyTooLarge):  # a chunked body grew past the limit as a route read it
+        return too_large_response(exc.limit)
     if exc.status_code == 400 and isinstance(exc.__cause__, UnstorableBody):
         found = exc.__cause__.found
         detail = ErrorDetail(field=found.path("body"), message=found.problem)
