@@ -180,6 +180,23 @@ async def test_unknown_workflow_and_instance_are_404_naming_the_id(gateway: Any)
     assert [d["field"] for d in said.json()["error"]["details"]] == ["path.instance_id"]
 
 
+async def test_a_text_too_long_is_413_naming_body_text_everywhere(gateway: Any) -> None:
+    instance = await start(gateway, "long")
+    said = await gateway.post(
+        f"/api/workflows/{instance}/messages",
+        json={"text": "x" * 8001},
+        headers=auth(gateway, "long"),
+    )
+    assert said.status_code == 413, said.text
+    # The detail's own message began "text: ", the owner's name for the field the gateway
+    # calls body.text (found by a probe of the gateway).
+    assert said.json()["error"] == {
+        "code": "too_large",
+        "message": "body.text: has 8001 characters; the limit is 8000",
+        "details": [{"field": "body.text", "message": "has 8001 characters; the limit is 8000"}],
+    }
+
+
 async def test_signal_on_a_completed_instance_is_409(
     gateway: Any, client: Client, agent_runner: FakeAgentRunner
 ) -> None:

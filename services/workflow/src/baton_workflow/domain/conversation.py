@@ -23,7 +23,11 @@ class BlankText(ValueError):
 
 
 class TextTooLong(ValueError):
-    """The message is longer than `MAX_TEXT_CHARS`."""
+    """The message is longer than `MAX_TEXT_CHARS`; `problem` says so without the field."""
+
+    def __init__(self, chars: int) -> None:
+        self.problem = f"has {chars} characters; the limit is {MAX_TEXT_CHARS}"
+        super().__init__(f"text: {self.problem}")
 
 
 class UnstorableText(ValueError):
@@ -49,7 +53,7 @@ def checked_text(text: str) -> str:
     if not _shows(stripped):
         raise BlankText("text: must contain at least one non-whitespace character")
     if len(stripped) > MAX_TEXT_CHARS:
-        raise TextTooLong(f"text: {len(stripped)} characters; the limit is {MAX_TEXT_CHARS}")
+        raise TextTooLong(len(stripped))
     if NUL in stripped:
         raise UnstorableText(f"text: {NUL_PROBLEM}")
     return stripped

@@ -173,5 +173,8 @@ def _text(text: str) -> str:
         ) from None
     except TextTooLong as exc:
         raise RemoteError.of(
-            ErrorCode.TOO_LARGE, str(exc), [ErrorDetail(field="text", message=str(exc))]
+            # The detail's field is named once, by `field`: the gateway renames it there.
+            ErrorCode.TOO_LARGE,
+            str(exc),
+            [ErrorDetail(field="text", message=exc.problem)],
         ) from None
