@@ -132,6 +132,38 @@ async def test_a_body_that_is_not_utf8_says_so_and_where(
     }
 
 
+@pytest.mark.parametrize(
+    ("encoding", "problem"),
+    [
+        ("utf-16", "it is not UTF-8 (byte 0)"),  # with its byte-order mark, as Python writes it
+        ("utf-16-be", "Expecting value"),  # no mark: a NUL first, which is UTF-8 but no JSON
+    ],
+)
+async def test_a_body_in_utf16_or_utf32_is_422_naming_the_body_and_nothing_is_sent(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any, encoding: str, problem: str
+) -> None:
+    # Given bytes, `json.loads` guessed the encoding, and such a body was taken and recorded
+    # (found by a probe of the gateway), while the gateway's docs say it is a 422.
+    headers = {**auth, "Content-Type": "application/json"}
+    body = '{"thing_id": "t1"}'.encode(encoding)
+    response = await client.post("/api/things", content=body, headers=headers)
+    assert response.status_code == 422, response.text
+    [detail] = response.json()["error"]["details"]
+    assert detail["field"] == "body"
+    assert detail["message"].startswith(f"body is not valid JSON: {problem}")
+    assert requester.sent == []
+
+
+async def test_a_utf8_byte_order_mark_is_no_content(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    headers = {**auth, "Content-Type": "application/json"}
+    body = '{"thing_id": "t1"}'.encode("utf-8-sig")
+    response = await client.post("/api/things", content=body, headers=headers)
+    assert response.status_code == 200, response.text
+    assert requester.sent[-1].thing_id == "t1"
+
+
 async def test_a_body_with_a_key_given_twice_is_422_naming_the_key(
     client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:

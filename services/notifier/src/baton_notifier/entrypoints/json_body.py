@@ -1,5 +1,5 @@
 """Request bodies as every route reads them: of a media type the route takes (else 415), and,
-as JSON, with nothing in it that no store can keep (refused by its path).
+as JSON, in UTF-8 with nothing in it that no store can keep (refused by its path).
 
 Python's JSON reader takes a lone surrogate (a `\\ud800` escape, or its bytes in the body)
 into a string that nothing can write out again as UTF-8: forwarding such a body failed with
@@ -36,7 +36,12 @@ class CheckedJsonRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
             body = await self.body()
-            value = read_json(body)  # a key given twice: RepeatedKey, a 422 naming it
+            # Decoded here: given bytes, `json.loads` guesses UTF-16 or UTF-32 from the first
+            # bytes (a BOM, or NULs) and took such a body. A UnicodeDecodeError is FastAPI's
+            # 400, which the error handlers turn into a 422 naming `body` ("it is not UTF-8").
+            # A UTF-8 byte-order mark is no content, and was taken before.
+            text = body.decode("utf-8-sig")
+            value = read_json(text)  # a key given twice: RepeatedKey, a 422 naming it
             # A lone surrogate needs a \u escape or a byte past ASCII: only then is it looked for.
             if b"\\u" in body or not body.isascii():
                 found = first_unstorable(value, nul=False, numbers=False)
