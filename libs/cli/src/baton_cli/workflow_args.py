@@ -5,11 +5,17 @@ A shared spelling keeps the same flag's help text identical on every command tha
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import typer
 
 from baton_cli.workflow_input import NAME, not_utf8
+from baton_contracts.dag_api import RUN_ID_PATTERN
+from baton_contracts.ids import RUN_ID_MEANING
+
+# The gateway's own pattern, ended by "\Z": Python's "$" lets a final "\n" in.
+_RUN_ID = re.compile(RUN_ID_PATTERN.removesuffix("$") + r"\Z")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the gateway's JSON instead.")]
 WaitFlag = Annotated[bool, typer.Option("--wait", help="Follow the run's steps until it ends.")]
@@ -31,10 +37,12 @@ Name = Annotated[
 
 
 def checked_run_id(value: str) -> str:
-    """A run id that names something: an empty one would call the route above it."""
-    if not value.strip():
-        raise typer.BadParameter("must not be empty")
+    """A run id as the gateway's routes take it; a usage error otherwise. An empty one called
+    the route above it, and `../workflows/rs` another route altogether (`GET /workflows/rs`,
+    or "no such route on the gateway: is --url right?")."""
     checked_text(value)
+    if not _RUN_ID.match(value):
+        raise typer.BadParameter(f"{RUN_ID_MEANING}, got {value!r}")
     return value
 
 
