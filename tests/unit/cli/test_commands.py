@@ -78,6 +78,26 @@ def test_token_refuses_a_user_id_with_a_space(tmp_path: Path) -> None:
     assert "--user: must not contain spaces" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (["--ttl", "abc"], "error: --ttl: expected a duration like 30m, 12h or 7d, got 'abc'"),
+        (["--ttl", "0h"], "error: --ttl: must be longer than zero"),
+        (["--user", "a.b"], "error: --user: must not contain spaces, control or unprintable"),
+    ],
+)
+def test_a_bad_option_of_token_is_a_usage_error(
+    tmp_path: Path, option: list[str], said: str
+) -> None:
+    # They exited 1, as a failure does, where a usage error exits 2 (found by a probe of the
+    # CLI). A `--user` is used as written: `a.b` is refused, not made `a-b`.
+    (tmp_path / "jwt-secret").write_text(SECRET + "\n")
+    args = ["token", "--user", "alice", *option, "--data-dir", str(tmp_path)]
+    result = runner.invoke(app, args, env={"BATON_JWT_SECRET": ""})
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and said in result.stderr
+
+
 def test_token_needs_a_user() -> None:
     result = runner.invoke(app, ["token"])
     assert result.exit_code == 2 and "--user" in result.stderr

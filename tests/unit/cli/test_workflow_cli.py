@@ -1085,6 +1085,20 @@ def test_the_local_gateway_gets_a_token_minted_from_the_data_dir(
     assert gateway.users == ["alice"]
 
 
+def test_a_user_given_that_no_user_id_can_be_is_a_usage_error_not_made_fit(
+    cli: Invoke, gateway: FakeGateway, data_dir: Path
+) -> None:
+    # Only the login name, the default, is made fit (`first.last` as `first-last`): a user
+    # given is used as written. Refused, it exited 1 as a failure does.
+    write_state(data_dir, UpState(pid=1, gateway_url=URL, nats_url="nats://127.0.0.1:1"))
+    (data_dir / "jwt-secret").write_text(SECRET + "\n")
+    env = {"BATON_TOKEN": None, "BATON_URL": None, "BATON_USER": "first.last"}
+    result = cli("list", env=env)
+    assert result.exit_code == 2, result.output
+    assert "error: --user: must not contain spaces" in result.stderr
+    assert gateway.requests == []
+
+
 def test_no_token_is_minted_for_a_gateway_that_is_not_the_local_one(
     cli: Invoke, gateway: FakeGateway, data_dir: Path
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from baton_cli.errors import CliError
+from baton_cli.errors import CliError, UsageError
 from baton_cli.workflows import workflow_app
 
 # Subcommand modules are imported inside each command: `baton token` should not pay for
@@ -34,7 +34,7 @@ def _echo(line: str) -> None:
 
 def _fail(error: CliError) -> typer.Exit:
     typer.echo(f"error: {error}", err=True)
-    return typer.Exit(1)
+    return typer.Exit(2 if isinstance(error, UsageError) else 1)
 
 
 @app.command()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from baton_auth import mint_token, user_id_problem
 from baton_cli.datadir import read_secret
-from baton_cli.errors import CliError
+from baton_cli.errors import UsageError
 
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 MAX_TTL = timedelta(days=3650)
@@ -22,11 +22,11 @@ def parse_ttl(value: str) -> timedelta:
     """`90s`, `30m`, `12h`, `7d` -> a positive timedelta; an error naming `--ttl` otherwise."""
     match = _DURATION.match(value)
     if match is None:
-        raise CliError(f"--ttl: expected a duration like 30m, 12h or 7d, got {value!r}")
+        raise UsageError(f"--ttl: expected a duration like 30m, 12h or 7d, got {value!r}")
     amount, unit = int(match.group(1)), match.group(2)
     if amount <= 0:
-        raise CliError(f"--ttl: must be longer than zero, got {value!r}")
-    too_long = CliError(f"--ttl: at most {MAX_TTL.days}d, got {value!r}")
+        raise UsageError(f"--ttl: must be longer than zero, got {value!r}")
+    too_long = UsageError(f"--ttl: at most {MAX_TTL.days}d, got {value!r}")
     try:
         lifetime = timedelta(**{_UNITS[unit]: amount})
     except OverflowError:
@@ -45,7 +45,7 @@ def make_token(
 ) -> str:
     """A token for `user_id` signed with the secret `baton up` uses for this data dir."""
     if (problem := user_id_problem(user_id)) is not None:
-        raise CliError(f"--user: {problem}, got {user_id!r}")
+        raise UsageError(f"--user: {problem}, got {user_id!r}")
     lifetime = parse_ttl(ttl)
     secret = read_secret(data_dir, env)
     return mint_token(secret, user_id, project_id=project_id or None, ttl=lifetime)

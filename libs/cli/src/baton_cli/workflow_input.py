@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from baton_cli.errors import CliError
+from baton_cli.errors import UsageError
 from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
 from baton_contracts.documents import (
     NOT_TEXT_KEY,
@@ -29,7 +29,7 @@ _VERSION_ID = re.compile(r"^(?:(?P<name>[A-Za-z0-9_-]+)@)?(?P<version>[0-9]+)$")
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
-class InputError(CliError):
+class InputError(UsageError):
     """A bad argument or file: a usage error (exit 2), never a gateway failure."""
 
 

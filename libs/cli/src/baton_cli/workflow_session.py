@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
-from baton_cli.errors import CliError
+from baton_cli.errors import CliError, UsageError
 from baton_cli.gateway_client import GatewayClient, GatewayError
 from baton_cli.state import read_state
 from baton_cli.workflow_input import InputError
@@ -164,7 +164,7 @@ def reporting(not_found: NotFound = None, invalid: str | None = None) -> Iterato
     """Turn failures into messages and exit codes; `not_found` / `invalid` name the subject."""
     try:
         yield
-    except InputError as error:
+    except UsageError as error:  # a file or argument, or a `--user` no token can name
         fail(str(error), 2)
     except GatewayError as error:
         if error.status == 422:
