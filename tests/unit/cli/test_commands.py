@@ -108,6 +108,27 @@ def test_up_rejects_a_port_that_is_not_a_number() -> None:
     assert result.exit_code == 2 and "--port" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (["--port", "-1"], "error: --port: -1 is not a TCP port (1-65535)"),
+        (["--nats-port", "70000"], "error: --nats-port: 70000 is not a TCP port (1-65535)"),
+        (["--log-max-mb", "0"], "error: --log-max-mb: must be a finite number above 0"),
+        (["--host", "192.0.2.1"], "error: --host: cannot listen on 192.0.2.1"),  # TEST-NET-1
+    ],
+)
+def test_up_refuses_a_bad_option_before_creating_anything(
+    tmp_path: Path, option: list[str], said: str
+) -> None:
+    # `--port -1` was refused only after the new data dir and its jwt-secret were made
+    # (found by a probe of the CLI).
+    data_dir = tmp_path / "new"
+    result = runner.invoke(app, ["up", "--data-dir", str(data_dir), *option])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(said), result.stderr
+    assert not data_dir.exists()
+
+
 def test_up_rejects_nats_port_with_nats_url(tmp_path: Path) -> None:
     args = ["up", "--data-dir", str(tmp_path), "--nats-url", "nats://x:1", "--nats-port", "5"]
     result = runner.invoke(app, args)

@@ -19,6 +19,12 @@ class PortChoice:
     note: str | None = None
 
 
+def check_port(port: int, what: str) -> None:
+    """An error naming the option when `port` is no TCP port at all."""
+    if not 0 < port < 65536:
+        raise CliError(f"{what}: {port} is not a TCP port (1-65535)")
+
+
 def pick_port(
     host: str,
     *,
@@ -30,8 +36,7 @@ def pick_port(
 ) -> PortChoice:
     """`requested` if free (else an error naming the option), else `default` or any free port."""
     if requested is not None:
-        if not 0 < requested < 65536:
-            raise CliError(f"{what}: {requested} is not a TCP port (1-65535)")
+        check_port(requested, what)
         if not is_free(host, requested):
             raise CliError(f"{what}: port {requested} on {host} is taken")
         return PortChoice(requested)
@@ -81,8 +86,7 @@ def listen_on(
     the same moment took 8080 too, and answered the first one's health checks).
     """
     if requested is not None:
-        if not 0 < requested < 65536:
-            raise CliError(f"{what}: {requested} is not a TCP port (1-65535)")
+        check_port(requested, what)
         try:
             return bind(host, requested), PortChoice(requested)
         except OSError as exc:
@@ -98,6 +102,15 @@ def listen_on(
         raise _cannot_listen(host, 0, exc, what) from None
     port = int(sock.getsockname()[1])
     return sock, PortChoice(port, note=f"port {default} is taken; using {port}")
+
+
+def check_host(host: str, bind: Callable[[str, int], socket.socket] = bind_listener) -> None:
+    """An error naming `--host` when nothing can listen on it (it does not resolve, or is not
+    this machine's), found by binding a free port there and letting it go."""
+    try:
+        bind(host, 0).close()
+    except OSError as exc:
+        raise _cannot_listen(host, 0, exc, "--port") from None
 
 
 def _in_use(exc: OSError) -> bool:

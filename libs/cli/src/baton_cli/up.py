@@ -17,7 +17,7 @@ from baton_cli.errors import CliError
 from baton_cli.health import http_base_url
 from baton_cli.leftovers import LeftoverStopper
 from baton_cli.log_files import LOG_MAX_MB, log_max_bytes
-from baton_cli.ports import listen_on, pick_port
+from baton_cli.ports import check_host, check_port, listen_on, pick_port
 from baton_cli.processes import ProcProcessTable, process_start
 from baton_cli.restarts import RestartPolicy, ServiceFailed
 from baton_cli.services import (
@@ -170,17 +170,28 @@ def _start_nats(
 
 def run_up(options: UpOptions, echo: Echo) -> None:
     """Start Baton and supervise it until SIGINT/SIGTERM/SIGHUP; `CliError` if it cannot run."""
+    _check_options(options)
+    data_dir = prepare_data_dir(options.data_dir)
+    with holding_data_dir(data_dir):
+        _run_up(options, data_dir, echo)
+
+
+def _check_options(options: UpOptions) -> None:
+    """Every option that is wrong whatever else runs, refused before anything is created: a
+    new data dir was made, with a JWT secret in it, before `--port -1` was refused. (Whether
+    a port is taken is known only once a leftover of an earlier run has been stopped.)"""
     # `inf` (read as "no limit") would pass a check for > 0, then fail converting to bytes
     # after the services began to start, leaving `baton up` hung and NATS running.
     if not 0 < options.log_max_mb < math.inf:
         raise CliError(f"--log-max-mb: must be a finite number above 0, got {options.log_max_mb:g}")
     if options.nats_url and options.nats_port is not None:
         raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
+    for port, what in ((options.port, "--port"), (options.nats_port, "--nats-port")):
+        if port is not None:
+            check_port(port, what)
+    check_host(options.host)
     if options.nats_url:
         _check_nats_url(options.nats_url)
-    data_dir = prepare_data_dir(options.data_dir)
-    with holding_data_dir(data_dir):
-        _run_up(options, data_dir, echo)
 
 
 def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
