@@ -108,3 +108,34 @@ async def test_a_connection_kept_alive_between_requests_in_time_serves_them(pati
         for _ in range(3):
             assert (await client.get("/")).status_code == 200
             await asyncio.sleep(0.3)  # each pause within the wait, three together past it
+
+
+@pytest.mark.parametrize(
+    ("length", "reason"),
+    [
+        (b"Content-Length: abc", "Invalid character in Content-Length"),
+        (b"Content-Length: 1\r\nContent-Length: 2", "Duplicate Content-Length"),
+    ],
+)
+async def test_a_request_httptools_cannot_read_is_a_json_400_naming_the_header(
+    base: str, length: bytes, reason: str
+) -> None:
+    # uvicorn answered in plain text, "Invalid HTTP request received." (found by a probe of
+    # the gateway), where every other error has the common JSON body.
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\n" + length + b"\r\n\r\nab")
+    await writer.drain()
+    answer = await reader.read()  # read to the end: the connection is closed after it
+    writer.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert b"content-type: application/json" in head.lower()
+    message = f"the request is not valid HTTP/1.1: {reason}"
+    assert json.loads(body) == {
+        "error": {
+            "code": "bad_request",
+            "message": message,
+            "details": [{"field": "header.content-length", "message": message}],
+        }
+    }

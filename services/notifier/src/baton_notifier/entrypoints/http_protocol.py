@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import sys
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -130,12 +131,29 @@ class BoundedHeadProtocol(HttpToolsProtocol):
     def _refuse_head(self) -> None:
         self._head_bytes = None
         message = f"request line and headers are larger than {self.max_head_bytes} bytes"
-        body = json.dumps(
-            {"error": {"code": ErrorCode.TOO_LARGE.value, "message": message, "details": []}}
-        ).encode()
         self.logger.warning("refused a request head over %d bytes", self.max_head_bytes)
+        self._close_with(b"431 Request Header Fields Too Large", ErrorCode.TOO_LARGE.value, message)
+
+    def send_400_response(self, msg: str) -> None:
+        """The 400 for a request httptools cannot read (a `Content-Length` that is no number
+        or given twice, a body longer than it said, whose rest reads as no request), with the
+        common error body, not uvicorn's plain text "Invalid HTTP request received."."""
+        # uvicorn calls this only from its `except httptools.HttpParserError:`, so the
+        # exception being handled says why (`Invalid character in Content-Length`).
+        why = sys.exc_info()[1]
+        reason = str(why) if why is not None else msg
+        field = "header.content-length" if "content-length" in reason.lower() else None
+        message = f"the request is not valid HTTP/1.1: {reason}"
+        self._close_with(b"400 Bad Request", "bad_request", message, field)
+
+    def _close_with(self, status: bytes, code: str, message: str, field: str | None = None) -> None:
+        """Answer `status` with the common error body (one detail when `field` is known), and
+        close: what follows on the connection cannot be read as a request."""
+        details = [] if field is None else [{"field": field, "message": message}]
+        error = {"code": code, "message": message, "details": details}
+        body = json.dumps({"error": error}).encode()
         self.transport.write(
-            b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+            b"HTTP/1.1 " + status + b"\r\n"
             b"content-type: application/json\r\n"
             b"content-length: " + str(len(body)).encode() + b"\r\n"
             b"connection: close\r\n\r\n" + body
