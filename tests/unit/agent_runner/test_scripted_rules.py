@@ -1433,6 +1433,40 @@ def test_short_or_unsure_answers_to_a_follow_up_question_are_kept(message: str, 
     assert key in out.extracted_data["notes"]
 
 
+@pytest.mark.parametrize(
+    ("message", "notes"),
+    [
+        ("работа, семья, здоровье. главное семья, а мешает нехватка времени",
+         {"focus": "отношения — главное семья", "constraints": "мешает нехватка времени"}),
+        ("work, family and health. family matters most, but no time is my problem",
+         {"focus": "relationships — family matters most", "constraints": "no time is my problem"}),
+        ("work, family and health; I'm too tired for anything",
+         {"constraints": "I'm too tired for anything"}),
+    ],
+)  # fmt: skip
+def test_discovery_keeps_answers_given_before_their_questions(
+    message: str, notes: dict[str, str]
+) -> None:
+    # Which area matters most and what holds the user back were asked again afterwards.
+    out = run(turn("discovery", message, can_complete=False))
+    assert out.extracted_data["notes"] == notes
+    language = lang.language_of(message)
+    for key in notes:
+        assert f"- {texts.text(language, f'note_{key}')}: {notes[key]}" in out.message
+    yes = "да" if language == "ru" else "yes"
+    history = [{"role": "user", "text": message}, {"role": "assistant", "text": out.message}]
+    facts = out.extracted_data["facts"]
+    after = run(turn("discovery", yes, facts=facts, notes=notes, history=history,
+                     can_complete=False))  # fmt: skip
+    for key in notes:
+        assert texts.text(language, f"discovery_ask_{key}") not in after.message
+
+
+def test_one_area_said_to_matter_most_is_no_ranking_among_several() -> None:
+    out = run(turn("discovery", "Для меня главное — это здоровье"))
+    assert "notes" not in out.extracted_data
+
+
 @pytest.mark.parametrize("language", ["en", "ru"])
 def test_discovery_asks_no_question_already_answered(language: str) -> None:
     summary = run(turn("discovery", "work, health, family")).message

@@ -102,6 +102,41 @@ def no_answer(message: str) -> Literal["pass", "question", "nothing"] | None:
     return None
 
 
+# Said before it is asked ("работа, семья, здоровье. главное семья, а мешает нехватка
+# времени"): which area matters most, and what holds the user back. Both were asked again.
+_FOCUS = re.compile(
+    r"\b(?:главн\w*|важнее\s+всего|самое\s+важное|в\s+первую\s+очередь|прежде\s+всего"
+    r"|most\s+important|matters?\s+(?:the\s+)?most|first\s+of\s+all|above\s+all"
+    r"|top\s+priority|number\s+one)\b"
+)
+_HOLDS_BACK = re.compile(
+    r"\b(?:меша\w*|не\s+хватает|нехватк\w*|нет\s+(?:времени|сил)|устаю|выгора\w*"
+    r"|holds?\s+me\s+back|no\s+time|not\s+enough\s+(?:time|energy)|lack\s+of|too\s+(?:tired|busy)"
+    r"|burn(?:ed|t)?\s*out|struggl\w*)\b"
+)
+_VOLUNTEERED_CLAUSE = re.compile(r"[.;!?\n]+|,\s*(?=(?:а|но|и|but|and)\s)")
+
+
+def volunteered(message: str, language: lang.Lang) -> dict[str, str]:
+    """The notes a message gives before their questions are asked: `focus`, a clause that
+    ranks one area first ("главное семья", "family matters most"), and `constraints`, one that
+    says what holds the user back ("мешает нехватка времени", "no time is my problem")."""
+    found: dict[str, str] = {}
+    for clause in _VOLUNTEERED_CLAUSE.split(message):
+        said = " ".join(clause.split()).strip(" ,")
+        lowered = normalised(said)
+        if "focus" not in found and _FOCUS.search(lowered) and len(lang.areas_in(said)) == 1:
+            found["focus"] = note("focus", said, language)
+        elif "constraints" not in found and _HOLDS_BACK.search(lowered):
+            found["constraints"] = _without_joining(said)
+    return found
+
+
+def _without_joining(clause: str) -> str:
+    """The clause without the joining word it starts with ("а мешает ...": "мешает ...")."""
+    return re.sub(r"^(?:а|но|и|but|and)\s+", "", clause, flags=re.IGNORECASE)
+
+
 def lines(language: lang.Lang, notes: dict[str, str]) -> list[str]:
     """The notes as summary lines, in the questions' order."""
     return [f"- {text(language, f'note_{key}')}: {notes[key]}" for key in QUESTIONS if key in notes]

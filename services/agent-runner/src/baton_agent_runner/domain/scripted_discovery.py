@@ -38,6 +38,10 @@ def _discovery(turn: Turn) -> Reply:
     # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does.
     said_yes = lang.confirms(turn.message) or lang.finishes(turn.message)
     pending = followup.asked(turn)
+    if found and not pending and (notes := _volunteered(turn, found)):
+        # "главное семья; мешает нехватка времени" with the areas: not asked again.
+        data["notes"] = notes
+        turn = turn.model_copy(update={"notes": {**turn.notes, **notes}})
     if pending and not (dropped or _corrects(turn.message, found)) and len(facts) >= MIN_AREAS:
         return _answered(turn, pending, found, said_yes)
     confirmed = not data and _summary_shown(turn) and said_yes
@@ -65,6 +69,16 @@ def _discovery(turn: Turn) -> Reply:
     if found:  # "noted" only when a fact was
         ask = f"{text(turn.language, 'discovery_noted')} {ask}"
     return Reply(forgot + ask, data=data)
+
+
+def _volunteered(turn: Turn, found: dict[str, str]) -> dict[str, str]:
+    """The follow-up answers the message gives before they are asked, and not yet kept; which
+    area matters most only among several it names ("Для меня главное — это здоровье" alone
+    names one area, and ranks none)."""
+    said = followup.volunteered(turn.message, turn.language)
+    if len(found) < 2:
+        said.pop("focus", None)
+    return {key: note for key, note in said.items() if key not in turn.notes}
 
 
 def _too_few(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
