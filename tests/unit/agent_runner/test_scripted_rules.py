@@ -162,6 +162,30 @@ def test_greeter_keeps_a_to_do_list_for_the_brain_dump(inbox_ahead: bool) -> Non
     assert out.message == texts.text("en", said, items="; ".join(items), why=why)
 
 
+@pytest.mark.parametrize(
+    ("message", "key"),
+    [
+        ("wait how long does this take?", "greeter_how_long"),
+        ("сколько это займёт?", "greeter_how_long"),
+        ("who are you?", "greeter_who"), ("а ты кто вообще?", "greeter_who"),
+        ("why do you need my priorities?", "greeter_why"),
+        ("А зачем тебе это знать?", "greeter_why"),
+        ("what happens to my data?", "greeter_data"), ("кто увидит мои ответы?", "greeter_data"),
+        ("is it free?", "greeter_cost"), ("а это бесплатно?", "greeter_cost"),
+    ],
+)  # fmt: skip
+def test_greeter_answers_what_it_is_asked_before_starting(message: str, key: str) -> None:
+    # Each got the same "In short, how it works" reply; "wait how long ...?" got "No rush".
+    history = [{"role": "user", "text": "hi"}, {"role": "assistant", "text": "Hi!"}]
+    out = run(turn("greeter", message, history=history))
+    assert out.message == texts.text(lang.language_of(message), key)
+    assert not out.step_completed
+    yes = run(
+        turn("greeter", "yes", history=[*history, {"role": "assistant", "text": out.message}])
+    )
+    assert yes.step_completed  # a "yes" to its "Ready to start?"
+
+
 def _third(message: str) -> Any:
     """The greeter's answer to `message`, the user's third, after its own "ready to start?"."""
     language = lang.language_of(message)

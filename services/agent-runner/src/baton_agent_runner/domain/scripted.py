@@ -6,7 +6,14 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from baton_agent_runner.domain import brain_dump, finishing, inbox_requests, names, readiness
+from baton_agent_runner.domain import (
+    brain_dump,
+    finishing,
+    greeter_questions,
+    inbox_requests,
+    names,
+    readiness,
+)
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
@@ -131,6 +138,8 @@ def _greeter_reply(turn: Turn) -> Reply:
         # "I said work, not health": the health fact an earlier message saved goes (one that
         # was never saved is no write); found in the message, as the greeter reads no store.
         data["dropped_facts"] = dropped
+    if (asked := greeter_questions.topic(message)) is not None:
+        return Reply(text(ru, asked), data=data)  # "wait, how long does this take?" too
     if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
         return Reply(text(ru, "greeter_wait"), data=data)
     if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
@@ -199,7 +208,13 @@ def _yes_to_start(turn: Turn) -> bool:
     return asked and lang.confirms(turn.message)
 
 
-_STARTS = ("greeter_intro", "greeter_about", "greeter_not_yet", "greeter_early_priorities")
+_STARTS = (
+    "greeter_intro",
+    "greeter_about",
+    "greeter_not_yet",
+    "greeter_early_priorities",
+    *greeter_questions.KEYS,
+)
 """The greeter's texts that end asking whether the user is ready to start."""
 _START_QUESTIONS = tuple(
     re.search(r"[^.!?}]*\?$", TEXTS[key][language]).group().strip()  # type: ignore[union-attr]

@@ -40,6 +40,35 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "In short, how it works: three steps of a couple of minutes each, and you can ask "
         "what comes next at any time. Ready to start?",
     },
+    "greeter_how_long": {
+        "ru": "Недолго: три шага, каждый займёт пару минут. Начнём?",
+        "en": "Not long: three steps of a couple of minutes each. Ready to start?",
+    },
+    "greeter_who": {
+        "ru": "Я Baton — помогаю разложить по полочкам приоритеты и дела: узнаю, что для тебя "
+        "важно, соберу в inbox всё, что висит в голове, и помогу это разобрать. Начнём?",
+        "en": "I am Baton: I help you sort out your priorities and tasks. I learn what matters "
+        "to you, collect everything on your mind into an inbox, and help you sort it. Ready to "
+        "start?",
+    },
+    "greeter_why": {
+        "ru": "Зная, что для тебя важно, я смогу разобрать твой inbox по приоритетам и "
+        "спланировать неделю вокруг главного, а не только срочного. Начнём?",
+        "en": "Knowing what matters to you lets me sort your inbox by your priorities and plan "
+        "your week around what is important, not only what is urgent. Ready to start?",
+    },
+    "greeter_data": {
+        "ru": "Всё, что ты расскажешь, хранится в твоей памяти и inbox в этом Baton, другие "
+        "пользователи этого не видят; приоритеты можно поправить на следующем шаге. Начнём?",
+        "en": "What you tell me is kept in your own memory and inbox in this Baton, which other "
+        "users cannot see; you can correct your priorities at the next step. Ready to start?",
+    },
+    "greeter_cost": {
+        "ru": "О ценах я ничего не знаю: это вопрос к тем, кто подключил тебе Baton. Сам "
+        "онбординг займёт пару минут. Начнём?",
+        "en": "I know nothing about prices: ask whoever set Baton up for you. The onboarding "
+        "itself takes a couple of minutes. Ready to start?",
+    },
     "greeter_explain": {
         "ru": "Объясню проще: сначала я узнаю, что для тебя важно, потом ты выгрузишь всё, что "
         "держишь в голове, а я разложу это по приоритетам. Что именно непонятно?",

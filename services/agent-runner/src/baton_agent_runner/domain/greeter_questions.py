@@ -1,0 +1,49 @@
+"""Questions the greeter answers before the user starts: how long it takes, who it is, why it
+asks about priorities, what becomes of what the user says, and what it costs. Each was
+answered with the same "In short, how it works" reply, and "wait, how long does this take?"
+with "No rush" (its "wait" read as a plea to wait)."""
+
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+
+from baton_agent_runner.domain.wording import normalised
+
+# On normalised text (lowercase, "е" for "ё"); the first topic that matches answers.
+_TOPICS = (
+    (
+        "greeter_how_long",
+        r"how\s+long|how\s+much\s+time|сколько\s+(?:времени|это\s+займет|займет|длится)"
+        r"|как\s+долго|долго\s+ли|это\s+долго",
+    ),
+    (
+        "greeter_who",
+        r"who\s+are\s+you|what\s+are\s+you|who\s+is\s+baton|what\s+is\s+baton|кто\s+ты|ты\s+кто"
+        r"|что\s+ты\s+такое|что\s+такое\s+baton",
+    ),
+    (
+        "greeter_why",
+        r"why\s+do\s+you\s+(?:need|want|ask)|why\s+should\s+i|what\s+(?:is\s+it|are\s+they)\s+for"
+        r"|зачем\s+(?:тебе|вам)|для\s+чего\s+(?:тебе|вам|это)",
+    ),
+    (
+        "greeter_data",
+        r"my\s+data|privacy|private|who\s+(?:can\s+|will\s+)?see|stored|мои\s+данные"
+        r"|моих\s+данных|приватн|конфиденц|кто\s+(?:это\s+)?увидит|где\s+хран",
+    ),
+    ("greeter_cost", r"\bfree\b|\bcost|\bprice|how\s+much\s+is|бесплатн|сколько\s+стоит|\bплатн"),
+)
+_PATTERNS = tuple((key, re.compile(pattern)) for key, pattern in _TOPICS)
+
+KEYS = tuple(key for key, _ in _TOPICS)
+"""The texts that answer them, each ending on the greeter's "Ready to start?"."""
+
+
+def topic(message: str) -> str | None:
+    """The text answering the question the message asks (it ends with "?"), or None."""
+    if not message.rstrip().endswith("?"):
+        return None
+    lowered = normalised(message)
+    return next((key for key, pattern in _PATTERNS if pattern.search(lowered)), None)
