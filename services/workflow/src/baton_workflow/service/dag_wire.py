@@ -33,12 +33,6 @@ def wire_events(
     return out, state
 
 
-def progress(state: RunState) -> float:
-    """The share of steps (sub-steps included) that have finished."""
-    steps = list(state.steps.values())
-    return sum(1 for s in steps if s.finished) / len(steps) if steps else 1.0
-
-
 def _one(state: RunState, event: re.RunEvent, event_id: UUID) -> WireEvent | None:
     common = {
         "event_id": event_id,
@@ -81,7 +75,7 @@ def _one(state: RunState, event: re.RunEvent, event_id: UUID) -> WireEvent | Non
         attempt=step.attempt,
         error=step.error or None,
         error_code=failure,
-        progress=progress(state),
+        progress=state.progress,
     )
 
 

@@ -27,6 +27,7 @@ from baton_workflow.domain.dag.events import (
 )
 from baton_workflow.domain.dag.pricing import shown
 from baton_workflow.domain.dag.state import FAILED, RunState, StepState
+from baton_workflow.domain.dag.step_map import StepMap
 
 
 def fold(events: Iterable[RunEvent], state: RunState | None = None) -> RunState | None:
@@ -46,7 +47,7 @@ def apply(state: RunState | None, event: RunEvent) -> RunState:
 
 
 def _start(event: RunStarted) -> RunState:
-    steps = {s.id: StepState(s.id) for s in event.definition.all_steps()}
+    steps = StepMap({s.id: StepState(s.id) for s in event.definition.all_steps()})
     return RunState(
         run_id=event.run_id,
         workflow=event.workflow,
@@ -97,7 +98,8 @@ def _apply_to(state: RunState, event: RunEvent) -> RunState:
     tokens = (updated.tokens_in - step.tokens_in, updated.tokens_out - step.tokens_out)
     return replace(
         state,
-        steps={**state.steps, step.step_id: updated},
+        steps=state.steps.set(step.step_id, updated),
+        finished_steps=state.finished_steps + updated.finished - step.finished,
         cost_usd=usd(state.cost_usd + spent),
         tokens_in=state.tokens_in + tokens[0],
         tokens_out=state.tokens_out + tokens[1],

@@ -5,13 +5,14 @@ The pure, total fold that builds it from the log is in `fold`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
 from baton_workflow.domain.dag.definition import WorkflowDefinition
 from baton_workflow.domain.dag.events import RunMode, RunStatus, SkipReason, StepInput
+from baton_workflow.domain.dag.step_map import StepMap
 from baton_workflow.domain.dag.templates import RenderContext, StepOutcome
 
 StepStatus = Literal[
@@ -70,7 +71,7 @@ class RunState:
     definition: WorkflowDefinition
     mode: RunMode
     started_at: datetime
-    steps: Mapping[str, StepState]
+    steps: StepMap
     version: int = 0
     version_id: str = ""
     variables: Mapping[str, str] = field(default_factory=dict)
@@ -88,6 +89,9 @@ class RunState:
     cancel_requested: str | None = None
     notifications: frozenset[str] = frozenset()
     position: int = 0
+    finished_steps: int = 0
+    """How many steps (sub-steps included) have finished: kept by the fold, so a run's
+    progress is not a count over every step at every event."""
 
     @property
     def finished(self) -> bool:
@@ -105,14 +109,38 @@ class RunState:
         """The key that makes an attempt's call safe to repeat: `run:step:attempt`."""
         return f"{self.run_id}:{step_id}:{attempt}"
 
+    @property
+    def progress(self) -> float:
+        """The share of steps (sub-steps included) that have finished."""
+        return self.finished_steps / len(self.steps) if self.steps else 1.0
+
     def render_context(self) -> RenderContext:
         """What templates see now: variables, each step's outcome, the pinned env values."""
-        outcomes = {
-            step_id: StepOutcome(status=_template_status(s), output=s.output, error=s.error)
-            for step_id, s in self.steps.items()
-        }
-        return RenderContext(variables=self.variables, steps=outcomes, env=self.env)
+        return RenderContext(variables=self.variables, steps=_Outcomes(self.steps), env=self.env)
+
+
+class _Outcomes(Mapping[str, StepOutcome]):
+    """Each step's outcome, made when a template reads it: a step renders once per attempt,
+    and building every step's outcome for each made starting N steps O(N²)."""
+
+    __slots__ = ("_steps",)
+
+    def __init__(self, steps: StepMap) -> None:
+        self._steps = steps
+
+    def __getitem__(self, step_id: str) -> StepOutcome:
+        s = self._steps[step_id]
+        return StepOutcome(status=_template_status(s), output=s.output, error=s.error)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._steps)
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+
+_TEMPLATE_STATUS = {"retry_wait": "running", "waiting": "running"}
 
 
 def _template_status(step: StepState) -> str:
-    return {"retry_wait": "running", "waiting": "running"}.get(step.status, step.status)
+    return _TEMPLATE_STATUS.get(step.status, step.status)
