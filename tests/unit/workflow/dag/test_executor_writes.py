@@ -9,9 +9,12 @@ call, and agents that answer at once. These guard the executor's cheap path (see
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+import pytest
 
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
 from baton_eventstore import ConcurrencyConflict
@@ -21,6 +24,7 @@ from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.scheduler import decide, start_run
 from baton_workflow.domain.dag.state import RunState
+from baton_workflow.service import dag_drive
 from baton_workflow.service.dag_runs import DagExecutor, StepRunners
 
 T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -295,5 +299,32 @@ async def test_poking_a_run_nobody_drives_takes_it_over() -> None:
     ex.poke("r1")
     await asyncio.wait_for(ex.wait_idle(), 5.0)
 
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "success"
+
+
+async def test_a_decision_is_made_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Starting thousands of steps is a second or more of deciding; on the event loop it held
+    # up every other request and run of the replica. The decision is replaced by one that
+    # blocks its thread until the loop has run something else: were it made on the loop, the
+    # loop could not, and the stub would give up waiting.
+    entered, release = threading.Event(), threading.Event()
+    answered_meanwhile: list[bool] = []
+
+    def blocking_decide(state: RunState, now: datetime, **options: Any) -> Any:
+        if not answered_meanwhile:
+            entered.set()
+            answered_meanwhile.append(release.wait(30.0))
+        return decide(state, now, **options)
+
+    monkeypatch.setattr(dag_drive, "decide", blocking_decide)
+    runs = MemoryRuns()
+    ex = executor(runs, InstantAgents())
+    ex.launch("r1", await started(runs, "r1"))
+    assert await asyncio.to_thread(entered.wait, 30.0)
+    release.set()  # the loop runs this while the decision is being made
+    await asyncio.wait_for(ex.wait_idle(), 30.0)
+
+    assert answered_meanwhile == [True]
     final = fold(runs.logs["r1"])
     assert final is not None and final.status == "success"

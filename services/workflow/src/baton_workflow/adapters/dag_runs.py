@@ -10,7 +10,14 @@ from typing import Any
 from sqlalchemy import select
 
 from baton_contracts import Event as WireEvent
-from baton_eventstore import NewEvent, OutboxMessage, RowConflict, RowWrite, SqlEventStore
+from baton_eventstore import (
+    NewEvent,
+    OutboxMessage,
+    RecordedEvent,
+    RowConflict,
+    RowWrite,
+    SqlEventStore,
+)
 from baton_eventstore.port import PRUNE_LIMIT
 from baton_messaging.requests import trace_headers
 from baton_workflow.adapters.dag_tables import dag_runs
@@ -40,8 +47,9 @@ class SqlDagRuns:
     async def load(self, run_id: str) -> tuple[RunState | None, int, list[re.RunEvent]]:
         """The run's state, its stream version and its events (None, 0, [] if unknown)."""
         records = await self._store.load(run_stream(run_id))
-        history = [re.from_payload(r.type, r.payload) for r in records]
-        return fold(history), len(records), history
+        # Off the event loop: a run of thousands of steps has tens of thousands of events.
+        history, state = await asyncio.to_thread(_decoded, records)
+        return state, len(records), history
 
     async def append(
         self,
@@ -53,13 +61,9 @@ class SqlDagRuns:
         request_id: str | None = None,
     ) -> RunState:
         """Append after `expected_version` (ConcurrencyConflict if stale); the state after."""
-        ids = [uuid.uuid4() for _ in events]
-        wires, after = wire_events(before, events, ids)
-        assert after is not None
-        rows = [
-            NewEvent(event_id=i, type=e.type, payload=re.to_payload(e), publish=_publish(wire))
-            for i, e, wire in zip(ids, events, wires, strict=True)
-        ]
+        # Off the event loop: a decision that starts thousands of steps has tens of thousands
+        # of events to fold, encode and publish.
+        rows, after = await asyncio.to_thread(_encoded, before, events)
         values = _row(after, expected_version + len(rows))
         key = {"run_id": values.pop("run_id")}
         if expected_version == 0:
@@ -132,6 +136,26 @@ class SqlDagRuns:
             if gone < limit:
                 return removed
             await asyncio.sleep(0)
+
+
+def _decoded(records: Sequence[RecordedEvent]) -> tuple[list[re.RunEvent], RunState | None]:
+    """A run's stored events read back, and their fold."""
+    history = [re.from_payload(r.type, r.payload) for r in records]
+    return history, fold(history)
+
+
+def _encoded(
+    before: RunState | None, events: Sequence[re.RunEvent]
+) -> tuple[list[NewEvent], RunState]:
+    """The rows that store `events` (with the wire events they publish), and the state after."""
+    ids = [uuid.uuid4() for _ in events]
+    wires, after = wire_events(before, events, ids)
+    assert after is not None
+    rows = [
+        NewEvent(event_id=i, type=e.type, payload=re.to_payload(e), publish=_publish(wire))
+        for i, e, wire in zip(ids, events, wires, strict=True)
+    ]
+    return rows, after
 
 
 def _row(state: RunState, stream_version: int) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from baton_eventstore import ConcurrencyConflict
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.actions import CallAgent, CallSkill, CallTool, CancelStep, in_flight
 from baton_workflow.domain.dag.fold import fold
-from baton_workflow.domain.dag.scheduler import decide
+from baton_workflow.domain.dag.scheduler import Decision, decide
 from baton_workflow.domain.dag.state import RunState, StepState
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call
 
@@ -73,11 +73,7 @@ class RunDrive:
                     return
                 unattended = True
             results = self._wanted(results)
-            current = fold(results, self.state)
-            assert current is not None
-            decision = decide(
-                current, now, pricing=self.ex.pricing, timeouts=self.ex.runners.timeouts
-            )
+            decision = await asyncio.to_thread(self._decide, results, now)
             try:
                 await self._append([*results, *decision.events])
             except ConcurrencyConflict:
@@ -101,6 +97,15 @@ class RunDrive:
                 and not await self._renew()
             ):
                 return
+
+    def _decide(self, results: list[re.RunEvent], now: datetime) -> Decision:
+        """The results folded in and the decision on them. Run in a worker thread: starting
+        thousands of steps at once is a second or more of pure work, which on the event loop
+        held up every other request and run of this replica (the state is immutable, and
+        nothing else touches this drive's until it returns)."""
+        current = fold(results, self.state)
+        assert current is not None
+        return decide(current, now, pricing=self.ex.pricing, timeouts=self.ex.runners.timeouts)
 
     async def _renew(self) -> bool:
         """Renew the lease (False when it was lost), and look whether the log was written from

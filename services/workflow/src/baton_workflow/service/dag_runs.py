@@ -278,4 +278,5 @@ async def get_dag_run(svc: DagRunsService, query: GetDagRun) -> DagRunDetail:
     state, _, history = await svc.runs.load(query.run_id)
     if state is None or state.user_id != query.user_id:
         raise _run_not_found(query.run_id)
-    return run_detail(state, history)
+    # Off the event loop: the view of a run of thousands of steps is most of a second's work.
+    return await asyncio.to_thread(run_detail, state, history)
