@@ -39,6 +39,7 @@ from baton_contracts.dag_definitions import (
 )
 from baton_contracts.dag_runs import (
     DEFAULT_CANCEL_REASON,
+    DETAIL_STEPS_LIMIT,
     CancelDagRun,
     DagAgentMessage,
     DagEstimate,
@@ -83,6 +84,7 @@ DAG_REQUESTS = (
 __all__ = [
     "DAG_REQUESTS",
     "DEFAULT_CANCEL_REASON",
+    "DETAIL_STEPS_LIMIT",
     "MAX_DEFINITION_CHARS",
     "MAX_WORKFLOW_NAME_CHARS",
     "RUN_ID_PATTERN",

@@ -127,6 +127,16 @@ class DagRunDetail(DagRunSummary):
     handoffs: list[DagHandoff] = Field(default_factory=list)
     messages: list[DagAgentMessage] = Field(default_factory=list)
     estimate: DagEstimate | None = None
+    # A page of the steps (the first one, unless `steps_after` was asked): a run of thousands
+    # of steps does not fit the 1 MiB a NATS reply carries. Both left off the wire when every
+    # step from the page's first is listed, for a gateway older than paging (it refuses
+    # unknown fields).
+    more_steps: int = Field(default=0, ge=0, exclude_if=lambda more_steps: more_steps == 0)
+    """Steps after this page's, not listed in it (0: the page reaches the last step)."""
+    next_steps_after: str | None = Field(
+        default=None, exclude_if=lambda next_steps_after: next_steps_after is None
+    )
+    """Ask again with `steps_after` set to this for the next page (None on the last page)."""
 
 
 # --- requests ----------------------------------------------------------------------------
@@ -155,6 +165,10 @@ class ListDagRuns(Query):
     limit: int = Field(default=50, ge=1, le=1000)
 
 
+DETAIL_STEPS_LIMIT = 1000
+"""The most steps a run's detail may be asked to list in one page (`GetDagRun.limit`)."""
+
+
 class GetDagRun(Query):
     """One run with its steps, handoffs and agent messages."""
 
@@ -163,6 +177,19 @@ class GetDagRun(Query):
     reply_model: ClassVar[ReplyModel] = DagRunDetail
     user_id: str
     run_id: str = Field(min_length=1, max_length=64)
+    # Both left off the wire at their defaults: a workflow service older than paging refuses
+    # unknown fields, and answers the first page (the whole run, as it fits) as before.
+    steps_after: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        exclude_if=lambda steps_after: steps_after is None,
+    )
+    """List the steps declared after this one (None: from the first step)."""
+    limit: int | None = Field(
+        default=None, ge=1, le=DETAIL_STEPS_LIMIT, exclude_if=lambda limit: limit is None
+    )
+    """At most this many steps (None: as many as fit the reply)."""
 
 
 DEFAULT_CANCEL_REASON = "cancelled by its owner"

@@ -100,3 +100,35 @@ async def test_a_run_whose_texts_together_pass_a_reply_is_still_readable_cut(
     assert all(text.startswith("Summarise word word") for text in cut)
     assert all("more characters cut: a run's view holds about 512 KiB]" in t for t in cut)
     assert response.json()["variables"]["topic"].endswith("KiB]")
+
+
+async def test_a_run_of_thousands_of_steps_is_read_a_page_of_steps_at_a_time(
+    author: Author,
+) -> None:
+    # 4,000 notify steps, a 250 KB document: its view was 1.3 MB, over the 1 MiB a NATS reply
+    # carries, and GET /workflow-runs/{id} answered 500 (found by a probe on `make run`).
+    document = {
+        "name": "fan4000",
+        "steps": [
+            {"id": f"s{n}", "type": "notify", "notifyMsg": f"hello {n}"} for n in range(4000)
+        ],
+    }
+    run = await author.run_to_end(document, mode="dry_run")
+    assert run["status"] == "success"
+    path = f"/workflow-runs/{run['run_id']}"
+    first = await author.detail(run["run_id"])
+    assert first.status_code == 200 and len(first.content) <= 512 * 1024, len(first.content)
+    page = first.json()
+    steps = [step["id"] for step in page["steps"]]
+    assert page["more_steps"] == 4000 - len(steps) > 0
+    while page["next_steps_after"] is not None:
+        page = await author.get(path, steps_after=page["next_steps_after"])
+        steps += [step["id"] for step in page["steps"]]
+    assert steps == [f"s{n}" for n in range(4000)] and page["more_steps"] == 0
+    assert [s["id"] for s in (await author.get(path, steps_after="s10", limit=2))["steps"]] == [
+        "s11",
+        "s12",
+    ]
+    refused = await author.http.get(f"{path}?steps_after=nope", headers=author.headers)
+    assert refused.status_code == 422
+    assert refused.json()["error"]["details"][0]["field"] == "query.steps_after"

@@ -91,6 +91,7 @@ class FakeGateway:
     validates_stored_only: bool = False
     warnings: list[str] = field(default_factory=list)  # in a save's or a validation's answer
     late_cancels: bool = False
+    steps_per_page: int | None = None  # a run's detail lists this many steps a page
     run_cost: float = 0.0021  # what a run costs once it succeeds
     estimate_cost: float = 0.0123  # a dry run's estimate
 
@@ -161,7 +162,7 @@ class FakeGateway:
                 self._all_runs(request)
             if parts[2:] == ["cancel"]:
                 self._cancel(parts[1], request)
-            self._read_run(parts[1])
+            self._read_run(parts[1], request)
         if parts[0] == "workflow-versions":
             self._diff(parts[1], parts[3])
 
@@ -259,7 +260,7 @@ class FakeGateway:
         runs = [r for r in self.runs.values() if wanted in (None, r["workflow"])]
         self._summaries(runs, request)
 
-    def _read_run(self, run_id: str) -> None:
+    def _read_run(self, run_id: str, request: httpx.Request) -> None:
         if self.unreachable_reads > 0:
             self.unreachable_reads -= 1
             raise _error(503, "unavailable", "workflow service restarting")
@@ -267,7 +268,21 @@ class FakeGateway:
         if run is None:
             raise _error(404, "not_found", f"no run {run_id}", _no_run(run_id))
         _advance(run, None if self.late_cancels else self.cancels.get(run_id), self)
-        raise Reply(200, public_run(run))
+        raise Reply(200, self._page(public_run(run), request.url.params.get("steps_after")))
+
+    def _page(self, run: Json, steps_after: str | None) -> Json:
+        """The steps after `steps_after`, `steps_per_page` of them, with their messages and
+        handoffs, as the gateway pages a run too large for one reply."""
+        if self.steps_per_page is None:
+            return run
+        ids = [step["id"] for step in run["steps"]]
+        start = ids.index(steps_after) + 1 if steps_after is not None else 0
+        listed = ids[start : start + self.steps_per_page]
+        more = len(ids) - start - len(listed)
+        return {**run, "steps": [s for s in run["steps"] if s["id"] in listed],
+                "messages": [m for m in run["messages"] if m["step"] in listed],
+                "handoffs": [h for h in run["handoffs"] if h["to"] in listed],
+                "more_steps": more, "next_steps_after": listed[-1] if more else None}  # fmt: skip
 
     def _cancel(self, run_id: str, request: httpx.Request) -> None:
         reason = self._body(request).get("reason") if request.content else DEFAULT_CANCEL_REASON

@@ -815,6 +815,48 @@ def test_messages_show_handoffs_and_agent_messages(
     assert shown["handoffs"][0]["to"] == "review" and len(shown["messages"]) == 1
 
 
+def _big_run(gateway: FakeGateway) -> None:
+    """A run whose detail comes in pages of 2 steps (4,000-step runs do not fit one reply)."""
+    steps = [{"id": f"s{i}", "type": "dispatch", "status": "success"} for i in range(5)]
+    said = [  # s3 answered before s0 was asked: the order the messages happened in
+        {"step": "s3", "agent": "a", "role": "user", "text": "three", "at": "2025-01-01T10:00:00Z"},
+        {"step": "s0", "agent": "a", "role": "user", "text": "zero", "at": "2025-01-01T10:00:01Z"},
+        {
+            "step": "s4",
+            "agent": "a",
+            "role": "user",
+            "text": "four",
+            "at": "2025-01-01T10:00:02.5Z",
+        },
+    ]
+    _finished_run(gateway, "big", "w", steps=steps, messages=said,
+                  handoffs=[{"from": "s3", "to": "s4", "agent": "a", "at": T0}])  # fmt: skip
+    gateway.steps_per_page = 2
+
+
+def test_status_of_a_run_in_pages_prints_every_step(cli: Invoke, gateway: FakeGateway) -> None:
+    _big_run(gateway)
+    shown = json.loads(ok(cli("status", "big")))
+
+    assert [step["id"] for step in shown["steps"]] == ["s0", "s1", "s2", "s3", "s4"]
+    assert [m["text"] for m in shown["messages"]] == ["three", "zero", "four"]
+    assert shown["next_steps_after"] is None and shown["more_steps"] == 0
+    asked = [r.url.params.get("steps_after") for r in gateway.requests]
+    assert asked == [None, "s1", "s3"]
+
+
+def test_messages_of_a_run_in_pages_show_them_all(cli: Invoke, gateway: FakeGateway) -> None:
+    _big_run(gateway)
+    out = ok(cli("messages", "big"))
+
+    assert "handoff s3 -> s4 (agent a)" in out
+    assert [line.strip() for line in out.splitlines() if line.startswith("  ")] == [
+        "three",
+        "zero",
+        "four",
+    ]
+
+
 def test_messages_of_a_run_without_any(cli: Invoke, gateway: FakeGateway) -> None:
     _finished_run(gateway, "r1", "w")
     assert "no agent messages or handoffs" in ok(cli("msgs", "r1"))

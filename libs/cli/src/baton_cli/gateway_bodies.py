@@ -66,6 +66,7 @@ RUN_DETAIL = TypedDict(
         "handoffs": NotRequired[list[Json] | None],
         "messages": NotRequired[list[Json] | None],
         "estimate": NotRequired[Json | None],
+        "next_steps_after": NotRequired[str | None],
     },
 )
 RUN_CANCEL = TypedDict("RUN_CANCEL", {"run_id": Id, "status": str, "reason": str})

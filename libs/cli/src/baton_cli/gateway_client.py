@@ -9,6 +9,7 @@ command, and `baton token` should not pay for an HTTP stack it does not use.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -138,10 +139,17 @@ class GatewayClient:
         return list(self._call("GET", path, bodies.RUN_LIST, params={"limit": limit})["runs"])
 
     def get_run(self, run_id: str, timeout: float | None = None) -> Json:
-        """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate; `timeout`
-        replaces the client's for this request (a poll should not wait 30 s on a hung one)."""
+        """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate, every page
+        of them (`next_steps_after`) made one; `timeout` replaces the client's for each request
+        (a poll should not wait 30 s on a hung one)."""
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-        return self._call("GET", f"workflow-runs/{_segment(run_id)}", bodies.RUN_DETAIL, **extra)
+        path = f"workflow-runs/{_segment(run_id)}"
+        detail = self._call("GET", path, bodies.RUN_DETAIL, **extra)
+        pages = [detail]
+        while (after := pages[-1].get("next_steps_after")) is not None:
+            params = {"steps_after": after}
+            pages.append(self._call("GET", path, bodies.RUN_DETAIL, params=params, **extra))
+        return _whole_run(pages)
 
     def cancel_run(self, run_id: str, reason: str | None) -> tuple[bool, Json]:
         """`POST /workflow-runs/{id}/cancel` -> (True when this request recorded it: 202, body).
@@ -189,6 +197,31 @@ class GatewayClient:
             return response.status_code, bodies.read_body(response, shape)
         except bodies.UnreadableBody as exc:
             raise GatewayError(str(exc), status=response.status_code) from None
+
+
+def _whole_run(pages: list[Json]) -> Json:
+    """A run's detail from its pages: the last page's summary (the freshest), every page's
+    steps in order, and their handoffs and messages in the order they happened."""
+    if len(pages) == 1:
+        return pages[0]
+    whole = dict(pages[-1])
+    whole["steps"] = [step for page in pages for step in page.get("steps") or []]
+    for key in ("handoffs", "messages"):
+        merged = [item for page in pages for item in page.get(key) or []]
+        whole[key] = sorted(merged, key=_happened)  # stable: a page's own order is kept
+    whole["more_steps"], whole["next_steps_after"] = 0, None
+    return whole
+
+
+def _happened(item: Json) -> datetime:
+    at = item.get("at")
+    try:
+        return datetime.fromisoformat(at) if isinstance(at, str) else _NEVER
+    except ValueError:
+        return _NEVER
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
 
 def _not_ours(response: httpx.Response) -> str:

@@ -18,7 +18,6 @@ from baton_contracts.dag_api import (
     DagRolledBack,
     DagRunAccepted,
     DagRunCancel,
-    DagRunDetail,
     DagRunList,
     DagValidation,
     DagVersionDiff,
@@ -31,6 +30,7 @@ from baton_notifier.domain.errors import HttpErrorResponse
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId, VersionId
 from baton_notifier.entrypoints.dag_runs import (
     CancelBody,
+    DagRunDetailPage,
     RunBody,
     cancel_run,
     get_run,
@@ -182,7 +182,7 @@ def dag_router() -> APIRouter:
         "/workflow-runs/{run_id}",
         get_run,
         methods=["GET"],
-        response_model=DagRunDetail,
+        response_model=DagRunDetailPage,
         response_model_by_alias=True,
         responses=_ERRORS,
     )

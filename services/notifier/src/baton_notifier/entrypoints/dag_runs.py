@@ -13,9 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts.dag_api import (
     DEFAULT_CANCEL_REASON,
+    DETAIL_STEPS_LIMIT,
     CancelDagRun,
     DagRunAccepted,
     DagRunCancel,
+    DagRunDetail,
     GetDagRun,
     ListDagRuns,
     RunMode,
@@ -39,7 +41,7 @@ START = Origins(
 )
 RUNS_OF_NAME = Origins({"workflow": "path.name", "limit": "query.limit"})
 RUNS = Origins({"workflow": "query.workflow", "limit": "query.limit"})
-RUN = Origins({"run_id": "path.run_id"})
+RUN = Origins({"run_id": "path.run_id", "steps_after": "query.steps_after", "limit": "query.limit"})
 CANCEL = Origins({"run_id": "path.run_id", "reason": "body.reason"})
 
 
@@ -120,9 +122,47 @@ async def list_runs(
     )
 
 
-async def get_run(run_id: RunId, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
-    """A run with every step, the handoffs and the agent messages."""
-    return await forwarder.forward(GetDagRun, identity, run_id=run_id, origins=RUN)
+class DagRunDetailPage(DagRunDetail):
+    """`DagRunDetail` as HTTP answers it: `more_steps` and `next_steps_after` always there,
+    `0` and `null` on the last page (the NATS reply leaves them off then, for a gateway older
+    than paging)."""
+
+    more_steps: int = Field(default=0, ge=0, description="Steps after this page, not listed")
+    next_steps_after: str | None = Field(
+        default=None,
+        description="Ask again with `?steps_after=` this step id for the next page; "
+        "`null` on the last page",
+    )
+
+
+StepsAfter = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=128,
+        description="List the steps declared after this step id (a page's `next_steps_after`)",
+    ),
+]
+StepsLimit = Annotated[
+    int | None,
+    Query(
+        ge=1, le=DETAIL_STEPS_LIMIT, description="At most this many steps (default: all that fit)"
+    ),
+]
+
+
+async def get_run(
+    run_id: RunId,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    steps_after: StepsAfter = None,
+    limit: StepsLimit = None,
+) -> Any:
+    """A run with its steps (a page of them when they do not all fit: `next_steps_after`),
+    their handoffs and their agent messages."""
+    return await forwarder.forward(
+        GetDagRun, identity, run_id=run_id, steps_after=steps_after, limit=limit, origins=RUN
+    )
 
 
 async def cancel_run(

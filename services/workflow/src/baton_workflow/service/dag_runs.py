@@ -274,9 +274,10 @@ def _run_not_found(run_id: str) -> RemoteError:
 
 
 async def get_dag_run(svc: DagRunsService, query: GetDagRun) -> DagRunDetail:
-    """One of the user's runs with each step, its handoffs and its agent messages."""
+    """One of the user's runs with a page of its steps (all of them, as they fit a reply),
+    their handoffs and their agent messages."""
     state, _, history = await svc.runs.load(query.run_id)
     if state is None or state.user_id != query.user_id:
         raise _run_not_found(query.run_id)
     # Off the event loop: the view of a run of thousands of steps is most of a second's work.
-    return await asyncio.to_thread(run_detail, state, history)
+    return await asyncio.to_thread(run_detail, state, history, query.steps_after, query.limit)

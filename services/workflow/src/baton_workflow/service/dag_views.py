@@ -13,24 +13,22 @@ from baton_contracts.dag_api import (
     DagStepView,
 )
 from baton_contracts.money import usd
-from baton_contracts.workflow_api import PAGE_BYTES
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.definition import DEFAULT_AGENT
 from baton_workflow.domain.dag.state import FAILED, RunState
+from baton_workflow.service.dag_pages import DETAIL_BYTES, SMALLEST_CUT, cut, step_page
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES
 
-DETAIL_BYTES = PAGE_BYTES
-"""About the most JSON a run's view holds. Its prompts, outputs and variables have limits of
-their own, but not together: eight steps each sent a 150 KB variable made a view over the
-1 MiB a NATS reply carries, and the run could never be read again."""
-_SMALLEST_CUT = 256
-_KIB = DETAIL_BYTES // 1024
 
-
-def run_detail(state: RunState, history: list[re.RunEvent]) -> DagRunDetail:
-    """The API view of a run from its state and log, its longest texts cut to fit a reply
-    (`bounded`)."""
-    return bounded(_run_detail(state, history))
+def run_detail(
+    state: RunState,
+    history: list[re.RunEvent],
+    steps_after: str | None = None,
+    limit: int | None = None,
+) -> DagRunDetail:
+    """The API view of a run from its state and log: the page of its steps after
+    `steps_after` (`step_page`), its longest texts cut to fit a reply (`bounded`)."""
+    return bounded(step_page(_run_detail(state, history), steps_after, limit))
 
 
 def bounded(detail: DagRunDetail, budget: int = DETAIL_BYTES) -> DagRunDetail:
@@ -41,9 +39,9 @@ def bounded(detail: DagRunDetail, budget: int = DETAIL_BYTES) -> DagRunDetail:
     longest = max(len(text) for text in _texts(detail))
     cap = longest // 2
     while True:
-        cut = _with_texts_cut(detail, cap)
-        if _size(cut) <= budget or cap <= _SMALLEST_CUT:
-            return cut
+        shorter = _with_texts_cut(detail, cap)
+        if _size(shorter) <= budget or cap <= SMALLEST_CUT:
+            return shorter
         cap //= 2
 
 
@@ -70,31 +68,24 @@ def _texts(detail: DagRunDetail) -> list[str]:
     ]
 
 
-def _cut(text: str, cap: int) -> str:
-    if len(text) <= cap:
-        return text
-    more = len(text) - cap
-    return f"{text[:cap]}… [{more} more characters cut: a run's view holds about {_KIB} KiB]"
-
-
 def _with_texts_cut(detail: DagRunDetail, cap: int) -> DagRunDetail:
     return detail.model_copy(
         update={
-            "variables": {name: _cut(value, cap) for name, value in detail.variables.items()},
+            "variables": {name: cut(value, cap) for name, value in detail.variables.items()},
             "steps": [
                 step.model_copy(
                     update={
-                        "output": _cut(step.output, cap),
-                        "error": None if step.error is None else _cut(step.error, cap),
+                        "output": cut(step.output, cap),
+                        "error": None if step.error is None else cut(step.error, cap),
                     }
                 )
                 for step in detail.steps
             ],
             "messages": [
-                message.model_copy(update={"text": _cut(message.text, cap)})
+                message.model_copy(update={"text": cut(message.text, cap)})
                 for message in detail.messages
             ],
-            "error": None if detail.error is None else _cut(detail.error, cap),
+            "error": None if detail.error is None else cut(detail.error, cap),
         }
     )
 
