@@ -68,6 +68,7 @@ async def test_the_documented_curl_session_runs_as_written(
     assert '"field": "body.steps[0].timeout"' in output
     assert '"status": "success"' in output
     assert "error budget_exceeded - step cost $0.5000 exceeded its budget $0.1000" in output
+    assert "['draft'] 2 draft\n['review', 'tell'] 0 None" in output  # a page at a time
     assert "estimate:" in output
     assert '"recorded": true' in output
     assert "cancelled - run cancelled: wrong topic" in output
