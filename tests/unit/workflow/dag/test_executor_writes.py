@@ -303,11 +303,15 @@ async def test_poking_a_run_nobody_drives_takes_it_over() -> None:
     assert final is not None and final.status == "success"
 
 
-async def test_a_decision_is_made_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_large_runs_decision_is_made_off_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Starting thousands of steps is a second or more of deciding; on the event loop it held
     # up every other request and run of the replica. The decision is replaced by one that
     # blocks its thread until the loop has run something else: were it made on the loop, the
-    # loop could not, and the stub would give up waiting.
+    # loop could not, and the stub would give up waiting. (A run of at most OFF_LOOP_STEPS
+    # steps is decided on the loop, a thread's hop costing more: this one counts as large.)
+    monkeypatch.setattr(dag_drive, "OFF_LOOP_STEPS", 0)
     entered, release = threading.Event(), threading.Event()
     answered_meanwhile: list[bool] = []
 
@@ -328,3 +332,22 @@ async def test_a_decision_is_made_off_the_event_loop(monkeypatch: pytest.MonkeyP
     assert answered_meanwhile == [True]
     final = fold(runs.logs["r1"])
     assert final is not None and final.status == "success"
+
+
+async def test_a_small_runs_decision_is_made_on_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A thread's hop per decision (tens of microseconds, and a wake-up of the loop) cost more
+    # than deciding a run of a few steps.
+    threads: list[int] = []
+
+    def recording_decide(state: RunState, now: datetime, **options: Any) -> Any:
+        threads.append(threading.get_ident())
+        return decide(state, now, **options)
+
+    monkeypatch.setattr(dag_drive, "decide", recording_decide)
+    runs = MemoryRuns()
+    ex = executor(runs, InstantAgents())
+    ex.launch("r1", await started(runs, "r1"))
+    await asyncio.wait_for(ex.wait_idle(), 30.0)
+    assert threads and set(threads) == {threading.get_ident()}

@@ -37,6 +37,11 @@ def run_stream(run_id: str) -> str:
     return f"dagrun-{run_id}"
 
 
+OFF_LOOP_EVENTS = 500
+"""More events than this are encoded or read back in a worker thread, fewer on the loop: a
+step's few events take less than a thread's hop."""
+
+
 class SqlDagRuns:
     """Loads and appends run events; the list row and outbox rows commit with them (one
     statement on PostgreSQL)."""
@@ -48,7 +53,10 @@ class SqlDagRuns:
         """The run's state, its stream version and its events (None, 0, [] if unknown)."""
         records = await self._store.load(run_stream(run_id))
         # Off the event loop: a run of thousands of steps has tens of thousands of events.
-        history, state = await asyncio.to_thread(_decoded, records)
+        if len(records) > OFF_LOOP_EVENTS:
+            history, state = await asyncio.to_thread(_decoded, records)
+        else:  # a thread's hop costs more than decoding a few events
+            history, state = _decoded(records)
         return state, len(records), history
 
     async def append(
@@ -63,7 +71,10 @@ class SqlDagRuns:
         """Append after `expected_version` (ConcurrencyConflict if stale); the state after."""
         # Off the event loop: a decision that starts thousands of steps has tens of thousands
         # of events to fold, encode and publish.
-        rows, after = await asyncio.to_thread(_encoded, before, events)
+        if len(events) > OFF_LOOP_EVENTS:
+            rows, after = await asyncio.to_thread(_encoded, before, events)
+        else:
+            rows, after = _encoded(before, events)
         values = _row(after, expected_version + len(rows))
         key = {"run_id": values.pop("run_id")}
         if expected_version == 0:

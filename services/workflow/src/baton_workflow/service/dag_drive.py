@@ -30,6 +30,11 @@ _WAKE = None
 """What `RunDrive.wake` puts in the results queue: no result, only a reason to look again."""
 
 
+OFF_LOOP_STEPS = 200
+"""A run of more steps than this is decided in a worker thread; a smaller one on the loop,
+where its decision takes well under a thread's hop (tens of microseconds)."""
+
+
 class RunDrive:
     """One run's loop in this process."""
 
@@ -73,7 +78,10 @@ class RunDrive:
                     return
                 unattended = True
             results = self._wanted(results)
-            decision = await asyncio.to_thread(self._decide, results, now)
+            if len(self.state.steps) > OFF_LOOP_STEPS:
+                decision = await asyncio.to_thread(self._decide, results, now)
+            else:  # a thread's hop costs more than a small run's whole decision
+                decision = self._decide(results, now)
             try:
                 await self._append([*results, *decision.events])
             except ConcurrencyConflict:

@@ -36,6 +36,7 @@ from baton_workflow.domain.dag.template_rules import env_keys
 from baton_workflow.domain.dag.validation import resolve_variables
 from baton_workflow.domain.dag_versions import StoredVersion
 from baton_workflow.service.dag_definitions import invalid, not_found
+from baton_workflow.service.dag_drive import OFF_LOOP_STEPS
 from baton_workflow.service.dag_executor import DagExecutor
 from baton_workflow.service.dag_ports import DefinitionStore, RunRequestExists, RunStore
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call, StepRunners
@@ -280,4 +281,6 @@ async def get_dag_run(svc: DagRunsService, query: GetDagRun) -> DagRunDetail:
     if state is None or state.user_id != query.user_id:
         raise _run_not_found(query.run_id)
     # Off the event loop: the view of a run of thousands of steps is most of a second's work.
-    return await asyncio.to_thread(run_detail, state, history, query.steps_after, query.limit)
+    if len(state.steps) > OFF_LOOP_STEPS:
+        return await asyncio.to_thread(run_detail, state, history, query.steps_after, query.limit)
+    return run_detail(state, history, query.steps_after, query.limit)
