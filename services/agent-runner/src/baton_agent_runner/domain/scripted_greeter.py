@@ -1,0 +1,128 @@
+"""The scripted greeter (seed 001, component 3): it completes on readiness, a question about
+the next step, or three calm exchanges; answers what it is asked before the start; keeps the
+priorities and the to-do list said this early for the steps that take them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from baton_agent_runner.domain import greeter_questions, names, readiness
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.areas import AREAS
+from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
+from baton_agent_runner.domain.texts import TEXTS, text
+
+GREETER_EXCHANGES = 3
+
+
+def greeter(turn: Turn) -> Reply:
+    """Completes on readiness, a question about the next step, or 3 calm exchanges; not while
+    the user says they are not ready ("я пока не готов", "not yet"). Priorities named this
+    early belong to discovery: they are kept as its facts, and the reply says they will be
+    talked over at that step (seed 000's "перескок"). A name the user gives ("меня зовут Аня")
+    goes into the greeting's step data as `user_name` (seed 000 §5), greeted once."""
+    reply = _greeter_reply(turn)
+    name = names.name_in(turn.message)
+    if name is None or name == names.known_name(turn.step):
+        return reply
+    reply.data = {**reply.data, names.USER_NAME: name}
+    reply.message = names.greeted(turn.language, name, reply.message)
+    return reply
+
+
+def _greeter_reply(turn: Turn) -> Reply:
+    message, ru = turn.message, turn.language
+    if readiness.is_confused(message):
+        return Reply(text(ru, "greeter_explain"))
+    early, declined = lang.areas_said(message)
+    data: dict[str, Any] = {"facts": early} if early else {}
+    if dropped := [area for area in AREAS if area in declined and area not in early]:
+        # "I said work, not health": the health fact an earlier message saved goes (one that
+        # was never saved is no write); found in the message, as the greeter reads no store.
+        data["dropped_facts"] = dropped
+    if (asked := greeter_questions.topic(message)) is not None:
+        return Reply(text(ru, asked), data=data)  # "wait, how long does this take?" too
+    if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
+        return Reply(text(ru, "greeter_wait"), data=data)
+    if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
+        if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
+            return Reply(text(ru, "greeter_not_yet"), data=data)
+        closing = _greeter_done(turn, early, declined)
+        return Reply(closing, "complete_step", "user_confirmed", data)
+    # A question is answered, not taken for readiness: "это бесплатно?" as the third
+    # message was answered "Отлично, поехали!".
+    asks = message.rstrip().endswith("?")
+    if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete and not asks:
+        closing = _greeter_done(turn, early, declined)
+        return Reply(closing, "complete_step", "criteria_met", data)
+    if early:
+        names, why = _area_names(ru, early), text(ru, "why_greeter")
+        return Reply(text(ru, "greeter_early_priorities", areas=names, why=why), data=data)
+    # Introduced already (a question about how long it takes, say): how it works, not "Hi! I
+    # am Baton" word for word again.
+    return Reply(text(ru, "greeter_about" if last_reply(turn) else "greeter_intro"))
+
+
+def _greeter_done(turn: Turn, early: dict[str, str], declined: set[str]) -> str:
+    """The greeter's closing: it asks which areas matter, or, when the user named some during
+    the greeting (in an earlier message of the history, or in this one: `early`), what else
+    matters; not one a later message takes back ("I said work, not health": `declined`).
+
+    Read off the history, not the priority facts they were kept as: a greeter turn reads no
+    store (`READS`), and the greeting, the first step, is all of the history there is."""
+    said = [lang.areas_said(e.get("text", "")) for e in turn.history if e.get("role") == "user"]
+    noted: set[str] = set()
+    for named, dropped in [*said, (early, declined)]:  # oldest first: the latest word counts
+        noted = (noted - dropped) | named.keys()
+    if not any(area in noted for area in AREAS):
+        return text(turn.language, "greeter_done")
+    return text(turn.language, "greeter_done_noted", areas=_area_names(turn.language, noted))
+
+
+def _area_names(language: lang.Lang, areas: Iterable[str]) -> str:
+    """The areas' names in `language`, in the order discovery asks about them."""
+    named = set(areas)
+    return ", ".join(lang.AREA_NAMES[language][area] for area in AREAS if area in named)
+
+
+def _calm_exchanges(turn: Turn) -> int:
+    """The user's messages so far (this one included) that showed no confusion: seed 001's
+    greeter completes "after 3 exchanges without confusion", so a confused one does not
+    count towards them, nor does one that puts it off or says no ("hi", "not now", "hmm" was
+    answered "Great, let's go!")."""
+    said = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
+    return sum(1 for message in [*said, turn.message] if _calm(message))
+
+
+def _calm(message: str) -> bool:
+    """A message neither confused nor unready ("not now", "no", "пока нет")."""
+    return not (
+        readiness.is_confused(message)
+        or readiness.is_not_ready(message)
+        or readiness.puts_off(message)
+    )
+
+
+def _yes_to_start(turn: Turn) -> bool:
+    """A "да"/"yes" to the greeter's own "Начнём?"/"Shall we start?"."""
+    last = last_reply(turn).rstrip()
+    asked = any(last.endswith(question) for question in _START_QUESTIONS)
+    return asked and lang.confirms(turn.message)
+
+
+_STARTS = (
+    "greeter_intro",
+    "greeter_about",
+    "greeter_not_yet",
+    "greeter_early_priorities",
+    *greeter_questions.KEYS,
+)
+"""The greeter's texts that end asking whether the user is ready to start."""
+_START_QUESTIONS = tuple(
+    re.search(r"[^.!?}]*\?$", TEXTS[key][language]).group().strip()  # type: ignore[union-attr]
+    for key in _STARTS
+    for language in ("ru", "en")
+)
+"""Their questions ("Начнём?", "Shall we start?"), as the last reply ends on them."""
