@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from baton_workflow.domain.dag import templates
 from baton_workflow.domain.dag.templates import (
     EnvRef,
     RenderContext,
@@ -101,3 +102,14 @@ def test_scan_reports_every_reference_and_every_error() -> None:
         "TemplateError",
         "VariableRef",
     ]
+
+
+def test_only_a_short_templates_parse_is_kept() -> None:
+    # Every parse was kept, 4,096 of them: a few documents of 512 KB prompts held gigabytes.
+    short = "Summarise {{topic}} for the team"
+    long = "{{topic}} " * (templates.CACHED_TEMPLATE_CHARS // 10 + 1)
+    kept = templates._parse_cached.cache_info().currsize
+    assert parse_template(short) is parse_template(short)
+    assert parse_template(long) is not parse_template(long)
+    assert parse_template(long).render(RenderContext(variables={"topic": "x"})).startswith("x x")
+    assert templates._parse_cached.cache_info().currsize <= kept + 1

@@ -190,9 +190,27 @@ def parse_reference(expression: str, position: int = 0) -> Reference:
     return VariableRef(text)
 
 
-@lru_cache(maxsize=4096)
+CACHED_TEMPLATE_CHARS = 4_096
+"""The longest template text whose parse is kept: with at most `_CACHED_TEMPLATES` of them the
+cache holds a few tens of MB at worst. It kept any text, and a document of 512 KB prompts could
+fill it with gigabytes; a longer text is parsed each time, in time linear in its length."""
+_CACHED_TEMPLATES = 2048
+
+
 def parse_template(text: str) -> Template:
-    """Parse `text` once (cached); TemplateError at the first malformed `{{...}}`."""
+    """Parse `text` (the parse of a short one is cached); TemplateError at the first malformed
+    `{{...}}`."""
+    if len(text) > CACHED_TEMPLATE_CHARS:
+        return _parse(text)
+    return _parse_cached(text)
+
+
+@lru_cache(maxsize=_CACHED_TEMPLATES)
+def _parse_cached(text: str) -> Template:
+    return _parse(text)
+
+
+def _parse(text: str) -> Template:
     parts: list[str | Reference] = []
     cursor = 0
     for match in _TEMPLATE.finditer(text):
