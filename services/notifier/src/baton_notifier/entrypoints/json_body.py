@@ -39,8 +39,9 @@ class CheckedJsonRequest(Request):
             # Decoded here: given bytes, `json.loads` guesses UTF-16 or UTF-32 from the first
             # bytes (a BOM, or NULs) and took such a body. A UnicodeDecodeError is FastAPI's
             # 400, which the error handlers turn into a 422 naming `body` ("it is not UTF-8").
-            # A UTF-8 byte-order mark is no content, and was taken before.
-            text = body.decode("utf-8-sig")
+            # A UTF-8 byte-order mark is no content, and was taken before. A lone surrogate's
+            # bytes pass, as `json.loads` let them: the check below names their field.
+            text = body.decode("utf-8-sig", "surrogatepass")
             value = read_json(text)  # a key given twice: RepeatedKey, a 422 naming it
             # A lone surrogate needs a \u escape or a byte past ASCII: only then is it looked for.
             if b"\\u" in body or not body.isascii():
