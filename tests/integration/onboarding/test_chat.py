@@ -76,10 +76,13 @@ async def test_full_onboarding_in_russian_with_the_off_topic_example(
     assert len(facts["facts"]) == 3
     # The fourth message confirms, but discovery needs five: the agent (told by the
     # can_complete pre-check) asks what seed 001 still wants to know, and the answer closes.
+    # Which area matters most was said with the areas ("Работа сейчас главное"): not asked.
     not_yet = await user.say("да, верно")
     assert not_yet["turn"]["outcome"] == "stayed"
-    assert not_yet["reply"]["text"].endswith("Что из этого сейчас для тебя важнее всего?")
-    confirmed = await user.say("Работа")
+    assert not_yet["reply"]["text"].endswith(
+        "Что сейчас больше всего мешает — время, силы, что-то ещё?"
+    )
+    confirmed = await user.say("Время")
     assert confirmed["turn"]["outcome"] == "transitioned", confirmed["turn"]
     assert confirmed["progress"]["current_step"] == "brain_dump"
     # The deferred item lands in the inbox as brain_dump starts, before anything is said there.

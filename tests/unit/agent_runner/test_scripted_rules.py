@@ -186,6 +186,11 @@ def test_greeter_answers_what_it_is_asked_before_starting(message: str, key: str
     assert yes.step_completed  # a "yes" to its "Ready to start?"
 
 
+def test_greeter_keeps_no_lines_that_are_no_actions() -> None:
+    out = run(turn("greeter", "Dear team\nThe quarterly numbers\nSee you soon", inbox_ahead=True))
+    assert "deferred_inbox_items" not in out.extracted_data
+
+
 def _third(message: str) -> Any:
     """The greeter's answer to `message`, the user's third, after its own "ready to start?"."""
     language = lang.language_of(message)

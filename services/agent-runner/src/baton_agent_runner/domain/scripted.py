@@ -69,7 +69,9 @@ def _late_tasks(turn: Turn) -> Reply | None:
     if turn.agent not in ("coordinator", "greeter"):
         return None
     items = followup.task_list(turn.message)
-    if not items:
+    # To the greeter only actions: lines of anything else are no to-do list this early (a
+    # pasted block of text was saved line by line).
+    if not items or (turn.agent == "greeter" and not followup.only_actions(turn.message)):
         return None
     key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
     if turn.agent == "greeter":  # said as the chat starts, it got the greeting, and was lost
