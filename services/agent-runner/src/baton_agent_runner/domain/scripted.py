@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -61,12 +62,19 @@ def _off_topic(turn: Turn) -> Reply | None:
     return Reply(_noted(turn, items, why=text(turn.language, f"why_{turn.agent}")), data=data)
 
 
+_MAY_LIST = re.compile(r"[\n;,\d]")
+"""What a message of two items or more has: lines, semicolons, a sentence's commas, or the
+numbers of a one-line list ("1. milk 2. bread")."""
+
+
 def _late_tasks(turn: Turn) -> Reply | None:
     """A to-do list said to the coordinator once the brain dump has closed ("buy milk, and
     book a dentist": two items or more, as discovery reads one): saved to the inbox as an
     inbox request is, and counted in the wrap-up, not dropped by it. Said to the greeter, it
     is kept for the brain dump, as discovery keeps one."""
     if turn.agent not in ("coordinator", "greeter"):
+        return None
+    if not _MAY_LIST.search(turn.message):  # every greeter turn asks: "hello" lists nothing
         return None
     items = followup.task_list(turn.message)
     # To the greeter only actions: lines of anything else are no to-do list this early (a

@@ -97,12 +97,9 @@ def _calm_exchanges(turn: Turn) -> int:
 
 
 def _calm(message: str) -> bool:
-    """A message neither confused nor unready ("not now", "no", "пока нет")."""
-    return not (
-        readiness.is_confused(message)
-        or readiness.is_not_ready(message)
-        or readiness.puts_off(message)
-    )
+    """A message neither confused nor unready ("not now", "no", "пока нет"): one reading,
+    cached, of each earlier message."""
+    return readiness.readiness(message) not in ("confused", "waiting")
 
 
 def _yes_to_start(turn: Turn) -> bool:
