@@ -45,15 +45,17 @@ def _runner(
     )
 
 
-def _turn(key: str, message: str, *, after: str | None = None) -> RunAgent:
+def _turn(
+    key: str, message: str, *, after: str | None = None, agent: str = "inbox_collector"
+) -> RunAgent:
     history = [] if after is None else [
         HistoryEntry(role="user", text=after), HistoryEntry(role="assistant", text="Saved.")
     ]  # fmt: skip
     return RunAgent(
         user_id="alice",
-        agent="inbox_collector",
+        agent=agent,
         instance_id="i-1",
-        current_step="brain_dump",
+        current_step="brain_dump" if agent == "inbox_collector" else agent,
         message=message,
         history=history,
         idempotency_key=key,
@@ -134,3 +136,18 @@ async def test_put_back_saves_nothing_twice(engine: AsyncEngine) -> None:
     await inbox.put_back("alice", removal)
     assert await inbox.count("alice", "deferred") == 1
     assert await inbox.remove("alice", "i-1", "netflix shows") == Removal("netflix shows")
+
+
+async def test_an_item_kept_for_the_brain_dump_is_removed_before_it(engine: AsyncEngine) -> None:
+    # Said to discovery, the request got the summary again, and the kept item stayed.
+    runner = _runner(engine)
+    listed = "купить кроссовки; позвонить маме; оплатить интернет"
+    step = {"agents_ahead": ["inbox_collector"], "messages_in_step": 1, "max_messages": 30}
+    kept = _turn("i-1:m-1", listed, agent="discovery").model_copy(update={"step_context": step})
+    await runner.run(kept)
+    assert await _inbox(engine).count("alice", "deferred") == 3
+    asked = _turn("i-1:m-2", "удали кроссовки, уже купил", after=listed, agent="discovery")
+    reply = await runner.run(asked.model_copy(update={"step_context": step}))
+    assert reply.message.startswith("Убрал из inbox: купить кроссовки.\n")
+    assert reply.workflow_signal.action == "stay"
+    assert await _inbox(engine).count("alice", "deferred") == 2

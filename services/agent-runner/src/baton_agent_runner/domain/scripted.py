@@ -31,8 +31,23 @@ def run(turn: Turn) -> AgentOutput:
     rules = RULES.get(turn.agent)
     if rules is None:
         return Reply(text(turn.language, "unknown_agent", agent=turn.agent)).output()
-    deferred = _off_topic(turn) or _late_tasks(turn)
+    deferred = _off_topic(turn) or _removal(turn) or _late_tasks(turn)
     return (deferred or rules(turn)).output()
+
+
+def _removal(turn: Turn) -> Reply | None:
+    """Asking, before the brain dump, to take out an item kept for it ("удали кроссовки, уже
+    купил" after a to-do list said to discovery): removed as the brain dump removes one (the
+    service says what became of it), and the step's last question asked again. It was met
+    with the summary again, and the item stayed."""
+    if turn.agent not in ("greeter", "discovery"):
+        return None
+    earlier = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
+    removal = inbox_requests.removal_request(turn.message, earlier)
+    if removal is None or lang.areas_in(removal):  # "убери хобби" is discovery's
+        return None
+    again = last_reply(turn) or text(turn.language, f"why_{turn.agent}")
+    return Reply(again, data={"removed_inbox_items": [removal]})
 
 
 def _off_topic(turn: Turn) -> Reply | None:
