@@ -1408,7 +1408,9 @@ def _follow_up(message: str, key: str, **extra: Any) -> Any:
 @pytest.mark.parametrize(
     "message",
     ["потом", "давай потом", "пропустим этот вопрос", "не знаю", "хз", "Не знаю...", "skip",
-     "idk", "I don't know", "no idea", "not sure", "later", "next"],
+     "idk", "I don't know", "no idea", "not sure", "later", "next",
+     # A bare "no" answers "what holds you back?" only ("хорошая неделя: нет" was kept).
+     "нет", "nothing", "nope"],
 )  # fmt: skip
 def test_discovery_keeps_no_note_of_a_follow_up_question_passed_on(message: str) -> None:
     # "потом" was kept as what matters most, and each answer after it slipped one question.

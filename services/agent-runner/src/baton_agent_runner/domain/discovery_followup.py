@@ -82,15 +82,23 @@ _BEFORE_ASKING = frozenset({"а", "и", "ну", "так", "and", "so", "but", "w
 _NO_WORDS = re.compile(r"^\W*$|^(?:\W*\b(?:lol|lmao|haha\w*|ha|hah|хах\w*|ха|хех|хм+|hmm+)\b\W*)+$")
 
 
-def no_answer(message: str) -> Literal["pass", "question", "nothing"] | None:
-    """What a message to a follow-up question says instead of an answer: that the user passes
-    on it ("пропустим", "не знаю", "later"), a question back ("а зачем тебе это?"), or nothing
-    ("lol", an emoji); None for an answer. Each was kept as the answer, and the answers after
-    it slipped one question ("потом" kept as what matters most)."""
+# A bare "no" answers "what holds you back?" (nothing does); to which area matters most or
+# what would make a good week, it answers nothing ("хорошая неделя: нет" was kept).
+_BARE_NO = frozenset({"нет", "неа", "ничего", "no", "nope", "nah", "nothing", "none"})
+
+
+def no_answer(message: str, asked: str = "") -> Literal["pass", "question", "nothing"] | None:
+    """What a message to the follow-up question `asked` says instead of an answer: that the
+    user passes on it ("пропустим", "не знаю", "later"; a bare "no" but to "what holds you
+    back?"), a question back ("а зачем тебе это?"), or nothing ("lol", an emoji); None for an
+    answer. Each was kept as the answer, and the answers after it slipped one question
+    ("потом" kept as what matters most)."""
     lowered = normalised(message)
     if _NO_WORDS.match(lowered):
         return "nothing"
     said = words(lowered)
+    if asked != "constraints" and said and set(said) <= _BARE_NO:
+        return "pass"
     passing = all(word in _PASSING for word in said) and (
         any(word in _PASSES for word in said) or bool(_KNOW_NOT.search(lowered))
     )

@@ -107,7 +107,7 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
         question = text(turn.language, f"discovery_ask_{pending}")
         kept = _tasks(turn)
         return Reply(f"{kept.message} {question}", data=kept.data)
-    if not (found or said_yes) and (other := followup.no_answer(turn.message)):
+    if not (found or said_yes) and (other := followup.no_answer(turn.message, pending)):
         return _not_answered(turn, pending, other)
     data: dict[str, Any] = {}
     if not said_yes:
