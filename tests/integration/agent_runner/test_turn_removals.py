@@ -144,10 +144,12 @@ async def test_an_item_kept_for_the_brain_dump_is_removed_before_it(engine: Asyn
     listed = "купить кроссовки; позвонить маме; оплатить интернет"
     step = {"agents_ahead": ["inbox_collector"], "messages_in_step": 1, "max_messages": 30}
     kept = _turn("i-1:m-1", listed, agent="discovery").model_copy(update={"step_context": step})
-    await runner.run(kept)
+    first = await runner.run(kept)
     assert await _inbox(engine).count("alice", "deferred") == 3
     asked = _turn("i-1:m-2", "удали кроссовки, уже купил", after=listed, agent="discovery")
-    reply = await runner.run(asked.model_copy(update={"step_context": step}))
+    history = [*asked.history[:1], HistoryEntry(role="assistant", text=first.message)]
+    reply = await runner.run(asked.model_copy(update={"step_context": step, "history": history}))
     assert reply.message.startswith("Убрал из inbox: купить кроссовки.\n")
+    assert "позвонить маме" not in reply.message, reply.message  # the question, not the list
     assert reply.workflow_signal.action == "stay"
     assert await _inbox(engine).count("alice", "deferred") == 2

@@ -46,7 +46,11 @@ def _removal(turn: Turn) -> Reply | None:
     removal = inbox_requests.removal_request(turn.message, earlier)
     if removal is None or lang.areas_in(removal):  # "убери хобби" is discovery's
         return None
-    again = last_reply(turn) or text(turn.language, f"why_{turn.agent}")
+    # Without its lines naming the item: the reply may be the one that listed it ("Похоже на
+    # дела — я сохранил их ...: купить хлеб; ...").
+    named = removal.casefold()
+    lines = [line for line in last_reply(turn).splitlines() if named not in line.casefold()]
+    again = "\n".join(lines).strip() or text(turn.language, f"why_{turn.agent}")
     return Reply(again, data={"removed_inbox_items": [removal]})
 
 
