@@ -153,3 +153,25 @@ async def test_an_item_kept_for_the_brain_dump_is_removed_before_it(engine: Asyn
     assert "позвонить маме" not in reply.message, reply.message  # the question, not the list
     assert reply.workflow_signal.action == "stay"
     assert await _inbox(engine).count("alice", "deferred") == 2
+
+
+async def test_a_removal_at_a_follow_up_question_asks_it_again(engine: AsyncEngine) -> None:
+    # The reply that kept the list ended on the question, on the same line as the list: the
+    # question was dropped with it, and "это всё" then got the summary.
+    runner = _runner(engine)
+    asked = texts.text("ru", "discovery_ask_constraints")
+    listed = "купить хлеб; позвонить маме; оплатить интернет"
+    step = {"agents_ahead": ["inbox_collector"], "messages_in_step": 3, "max_messages": 30}
+    facts = {"work": "работа", "health": "здоровье", "relationships": "семья"}
+    memory = sql_stores.SqlMemoryStore(engine, lambda: NOW)
+    for area, fact in facts.items():
+        await memory.put_fact("alice", "priorities", area, fact)
+    said = [HistoryEntry(role="assistant", text=asked)]
+    kept = _turn("i-1:m-1", listed, agent="discovery")
+    first = await runner.run(kept.model_copy(update={"step_context": step, "history": said}))
+    assert first.message.endswith(asked) and "\n" not in first.message
+    history = [*said, HistoryEntry(role="user", text=listed)]
+    history.append(HistoryEntry(role="assistant", text=first.message))
+    removal = _turn("i-1:m-2", "удали хлеб", agent="discovery")
+    reply = await runner.run(removal.model_copy(update={"step_context": step, "history": history}))
+    assert reply.message == f"Убрал из inbox: купить хлеб.\n{asked}"

@@ -48,10 +48,18 @@ def _removal(turn: Turn) -> Reply | None:
         return None
     # Without its lines naming the item: the reply may be the one that listed it ("Похоже на
     # дела — я сохранил их ...: купить хлеб; ...").
-    named = removal.casefold()
-    lines = [line for line in last_reply(turn).splitlines() if named not in line.casefold()]
+    named, lines = removal.casefold(), []
+    for line in last_reply(turn).splitlines():
+        if named not in line.casefold():
+            lines.append(line)
+        elif (asked := _LAST_QUESTION.search(line)) and named not in asked.group().casefold():
+            lines.append(asked.group().strip())  # "... купить хлеб; ... Что мешает?"
     again = "\n".join(lines).strip() or text(turn.language, f"why_{turn.agent}")
     return Reply(again, data={"removed_inbox_items": [removal]})
+
+
+_LAST_QUESTION = re.compile(r"[^.!?\n]*\?\s*$")
+"""The question a line ends on: its last sentence, when that ends with "?"."""
 
 
 def _off_topic(turn: Turn) -> Reply | None:
