@@ -33,6 +33,7 @@ from baton_workflow.service.conversation import TURN_NOT_WRITTEN_IN_TIME, send_m
 from baton_workflow.service.handlers import SIGNAL_NOT_WRITTEN_IN_TIME, start_workflow, take_turn
 
 from .conftest import FakeAgentRunner, workflow_settings
+from .store_writers import writers_held
 
 DEADLINE = 1.0
 """A turn's and a signal's time (`BATON_AGENT_CALL_TIMEOUT_SECONDS`, `..._SIGNAL_...`)."""
@@ -70,16 +71,7 @@ def postgres_writers_held(postgres_url: str) -> Hold:
 
 async def sqlite_writers_held(app: WorkflowApp) -> asyncio.Task[None]:
     """A unit of work of the same process holding the store's write lock."""
-    taken = asyncio.Event()
-
-    async def held() -> None:
-        async with app.store.transaction():
-            taken.set()
-            await asyncio.sleep(HELD)
-
-    task = asyncio.create_task(held())
-    await taken.wait()
-    return task
+    return await writers_held(app, HELD)
 
 
 class Agents:

@@ -37,7 +37,7 @@ class Store:
     async def history(self, owner: str, name: str) -> dv.History:
         return dv.History(name=name)
 
-    async def append(self, owner: str, before: dv.History, events: Any) -> dv.History:
+    async def append(self, owner: str, before: dv.History, events: Any, **_: object) -> dv.History:
         self.saved += [e.document for e in events]
         return dv.fold_onto(before, list(events))
 

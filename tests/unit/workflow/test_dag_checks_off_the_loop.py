@@ -66,7 +66,7 @@ class Store:
     async def history(self, owner: str, name: str) -> dv.History:
         return self.wf if name == "wf" else dv.History(name=name)
 
-    async def append(self, owner: str, before: dv.History, events: Any) -> dv.History:
+    async def append(self, owner: str, before: dv.History, events: Any, **_: object) -> dv.History:
         return dv.fold_onto(before, list(events))
 
     async def listed(self, owner: str) -> list[dict[str, Any]]:

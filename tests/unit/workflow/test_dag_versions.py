@@ -194,7 +194,9 @@ class AlwaysOvertaken(OneVersion):
 
     appends = 0
 
-    async def append(self, user_id: str, before: dv.History, events: object) -> dv.History:
+    async def append(
+        self, user_id: str, before: dv.History, events: object, **_: object
+    ) -> dv.History:
         self.appends += 1
         raise ConcurrencyConflict("dagdef-wf", before.stream_version, before.stream_version + 1)
 

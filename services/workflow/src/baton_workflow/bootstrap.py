@@ -253,6 +253,7 @@ def _dag(
         conflict_retries=settings.conflict_retries,
         agents=overrides.get("known_agents")
         or NatsKnownAgents(broker, min(PROFILES_TIMEOUT, settings.request_timeout_seconds)),
+        write_timeout=settings.workflow_dag_write_timeout_seconds,
     )
     runs = SqlDagRuns(store)
     executor = DagExecutor(
@@ -280,5 +281,6 @@ def _dag(
         # Read once at start-up, and only the allow-listed names: a workflow never sees others.
         env_values={k: os.environ[k] for k in allowlist if k in os.environ},
         announce=partial(broadcast, broker),
+        write_timeout=settings.workflow_dag_write_timeout_seconds,
     )
     return catalog, service

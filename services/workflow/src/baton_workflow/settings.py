@@ -100,6 +100,15 @@ class WorkflowSettings(BaseSettings):
     workflow_dag_lease_seconds: float = Field(
         default=15.0, gt=0, description="How soon another process resumes a run whose driver died"
     )
+    workflow_dag_write_timeout_seconds: float = Field(
+        default=2.5,
+        gt=0,
+        description="By when, from its arrival, a DAG request that writes (a run's start or "
+        "cancel, a workflow's save, delete or rollback) must have begun writing; one still "
+        "waiting for the database then is refused unavailable, nothing written. With the "
+        "statement timeout, under the gateway's request timeout "
+        "(BATON_WORKFLOW_DAG_WRITE_TIMEOUT_SECONDS)",
+    )
     data_dir: Path | None = Field(
         default=None,
         description="This replica's own folder (BATON_DATA_DIR, set by `baton up`): it keeps the "

@@ -5,13 +5,12 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from baton_eventstore import NewEvent, SqlEventStore
+from baton_eventstore import ConcurrencyConflict, NewEvent, RowConflict, RowWrite, SqlEventStore
 from baton_workflow.adapters.dag_tables import dag_workflows
 from baton_workflow.adapters.newest_cache import NewestCache
 from baton_workflow.adapters.utc import aware
@@ -59,18 +58,28 @@ class SqlDagDefinitions:
             self._cache.put((owner, history.name), history)
 
     async def append(
-        self, owner: str, before: History, events: Sequence[DefinitionEvent]
+        self,
+        owner: str,
+        before: History,
+        events: Sequence[DefinitionEvent],
+        *,
+        start_by: datetime | None = None,
     ) -> History:
-        """Append at `before`'s version (ConcurrencyConflict if another writer was first)."""
+        """Append at `before`'s version (ConcurrencyConflict if another writer was first);
+        StartByPassed, nothing written, when it had not started by `start_by` (aware)."""
         if not events:
             return before
         after = before
         for event in events:
             after = apply(after, event)
         rows = [NewEvent(event_id=uuid.uuid4(), type=e.type, payload=to_payload(e)) for e in events]
-        async with self._store.transaction() as tx:
-            await tx.append(definition_stream(owner, before.name), before.stream_version, rows)
-            await tx.connection.execute(_upsert(tx.connection.dialect.name, owner, after))
+        stream = definition_stream(owner, before.name)
+        try:
+            row = _list_row(owner, after, first=before.stream_version == 0)
+            await self._store.append(stream, before.stream_version, rows, row, start_by=start_by)
+        except RowConflict:  # the list row of a first version another save created meanwhile
+            actual = await self._store.stream_version(stream)
+            raise ConcurrencyConflict(stream, before.stream_version, actual) from None
         self._remember(owner, after)
         return after
 
@@ -86,14 +95,15 @@ class SqlDagDefinitions:
         return [{k: aware(v) for k, v in row.items()} for row in rows]
 
 
-def _upsert(dialect: str, owner: str, history: History) -> Any:
+def _list_row(owner: str, history: History, *, first: bool) -> RowWrite:
+    """The workflow's `dag_workflows` row as `history` leaves it: created with the stream's
+    `first` events, updated by every later append (each writes it in the same commit, so the
+    row exists exactly when the stream does)."""
     latest = history.latest
     assert latest is not None and history.created_at is not None
     assert history.updated_at is not None
     steps = latest.document.get("steps")
     values = {
-        "owner": owner,
-        "name": history.name,
         "latest_version": latest.version,
         "description": str(latest.document.get("description") or ""),
         "steps": len(steps) if isinstance(steps, list) else 0,
@@ -101,7 +111,5 @@ def _upsert(dialect: str, owner: str, history: History) -> Any:
         "created_at": history.created_at,
         "updated_at": history.updated_at,
     }
-    insert = pg_insert if dialect == "postgresql" else sqlite_insert
-    statement = insert(dag_workflows).values(**values)
-    changed = {k: v for k, v in values.items() if k not in ("owner", "name")}
-    return statement.on_conflict_do_update(index_elements=["owner", "name"], set_=changed)
+    key = {"owner": owner, "name": history.name}
+    return RowWrite(dag_workflows, key, values, create=first)

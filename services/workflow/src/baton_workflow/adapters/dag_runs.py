@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -67,8 +68,10 @@ class SqlDagRuns:
         events: Sequence[re.RunEvent],
         *,
         request_id: str | None = None,
+        start_by: datetime | None = None,
     ) -> RunState:
-        """Append after `expected_version` (ConcurrencyConflict if stale); the state after."""
+        """Append after `expected_version` (ConcurrencyConflict if stale); the state after.
+        StartByPassed, nothing written, when it had not started by `start_by` (aware)."""
         # Off the event loop: a decision that starts thousands of steps has tens of thousands
         # of events to fold, encode and publish.
         if len(events) > OFF_LOOP_EVENTS:
@@ -82,7 +85,9 @@ class SqlDagRuns:
         else:
             row = RowWrite(dag_runs, key, values, create=False)
         try:
-            await self._store.append(run_stream(run_id), expected_version, rows, row)
+            await self._store.append(
+                run_stream(run_id), expected_version, rows, row, start_by=start_by
+            )
         except RowConflict:  # the (owner, request_id) key: this start was made before
             raise RunRequestExists(request_id) from None
         return after

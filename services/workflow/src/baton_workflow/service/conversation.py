@@ -38,6 +38,7 @@ from baton_workflow.service.paging import json_size, paged
 from baton_workflow.service.ports import REPLY_GRACE
 from baton_workflow.service.turns import TurnTime, commit_turn, instance_locked, not_active
 from baton_workflow.service.workflow_services import WorkflowServices
+from baton_workflow.service.write_deadlines import not_written_in_time
 
 
 async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
@@ -110,9 +111,8 @@ TURN_OUT_OF_TIME = (
     "message's time ran out; nothing was recorded: send the message again with the same "
     "client_message_id"
 )
-TURN_NOT_WRITTEN_IN_TIME = (
-    "the workflow service's database was too busy to record this message before its time ran "
-    "out; nothing was recorded: send the message again with the same client_message_id"
+TURN_NOT_WRITTEN_IN_TIME = not_written_in_time(
+    "message", "nothing was recorded", "send the message again with the same client_message_id"
 )
 TURN_CHECKED_TOO_LATE = (
     "checking step {step!r}'s completion criteria took {seconds:.1f}s, until this message's "

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
@@ -37,12 +39,15 @@ from baton_contracts.dag_api import (
     SaveDagWorkflow,
     ValidateDagWorkflow,
 )
-from baton_eventstore import ConcurrencyConflict
+from baton_eventstore import ConcurrencyConflict, StartByPassed
 from baton_workflow.domain import dag_versions as dv
 from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, in_document_order
 from baton_workflow.service.dag_checking import Checker, DocumentInvalid, Format, check_agents
 from baton_workflow.service.dag_ports import DefinitionStore, KnownAgents
 from baton_workflow.service.ports import Clock
+from baton_workflow.service.write_deadlines import not_written_in_time, write_by
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -55,6 +60,14 @@ class DagCatalog:
     conflict_retries: int = 5
     agents: KnownAgents | None = None
     """Where the steps' agents are checked; None: they are not (a test's catalog)."""
+    write_timeout: float | None = None
+    """Seconds from a save's, delete's or rollback's arrival by which its events must begin to
+    be written (None: no bound); one still waiting for the database then writes nothing."""
+
+
+SAVE_NOT_WRITTEN_IN_TIME = not_written_in_time("save", "nothing was saved")
+DELETE_NOT_WRITTEN_IN_TIME = not_written_in_time("delete", "the workflow was not deleted")
+ROLLBACK_NOT_WRITTEN_IN_TIME = not_written_in_time("rollback", "nothing was rolled back")
 
 
 def invalid(problems: tuple[Problem, ...] | list[Problem], what: str) -> RemoteError:
@@ -84,18 +97,30 @@ def busy(name: str) -> RemoteError:
 
 
 async def _changed(
-    cat: DagCatalog, owner: str, name: str, change: Callable[[dv.History], list[dv.DefinitionEvent]]
+    cat: DagCatalog,
+    owner: str,
+    name: str,
+    change: Callable[[dv.History], list[dv.DefinitionEvent]],
+    late: str,
+    start_by: datetime | None,
 ) -> tuple[dv.History, list[dv.DefinitionEvent]]:
     """Append the events `change` makes of the workflow's history (it may raise), the history
     read again and `change` made again when another change came first; the history after, and
-    the events. CONFLICT once every retry was overtaken."""
+    the events. CONFLICT once every retry was overtaken; UNAVAILABLE saying `late`, nothing
+    written, when an append was still waiting for the database at `start_by`.
+
+    Behind another run's first decision (thousands of events in one write) a save waited for
+    the database past the gateway's timeout, and was stored after its caller was told 503."""
     for _ in range(cat.conflict_retries + 1):
         history = await cat.store.history(owner, name)
         events = change(history)
         try:
-            return await cat.store.append(owner, history, events), events
+            return await cat.store.append(owner, history, events, start_by=start_by), events
         except ConcurrencyConflict:
             continue
+        except StartByPassed:
+            log.warning("a change of workflow %r was not written in time; nothing written", name)
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, late) from None
     raise busy(name)
 
 
@@ -163,10 +188,16 @@ async def get_workflow(cat: DagCatalog, query: GetDagWorkflow) -> DagWorkflowDoc
 
 async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflowSaved:
     """Store the document as a new version, or nothing when it equals the latest one."""
+    start_by = write_by(cat.write_timeout)  # from the arrival: the check is part of the wait
     document, warnings = await _checked(cat, command.source, command.format)
     name = str(document["name"])
     after, events = await _changed(
-        cat, command.user_id, name, lambda history: dv.save(history, document, cat.clock.now())
+        cat,
+        command.user_id,
+        name,
+        lambda history: dv.save(history, document, cat.clock.now()),
+        SAVE_NOT_WRITTEN_IN_TIME,
+        start_by,
     )
     latest = after.latest
     assert latest is not None
@@ -200,13 +231,14 @@ async def validate_workflow(cat: DagCatalog, query: ValidateDagWorkflow) -> DagV
 
 async def delete_workflow(cat: DagCatalog, command: DeleteDagWorkflow) -> DagWorkflowDeleted:
     """Hide the workflow from the list; its versions and runs stay."""
+    start_by = write_by(cat.write_timeout)
 
     def delete(history: dv.History) -> list[dv.DefinitionEvent]:
         if not history.live:
             raise not_found(command.name)
         return dv.delete(history, cat.clock.now())
 
-    await _changed(cat, command.user_id, command.name, delete)
+    await _changed(cat, command.user_id, command.name, delete, DELETE_NOT_WRITTEN_IN_TIME, start_by)
     return DagWorkflowDeleted(name=command.name)
 
 
@@ -232,6 +264,7 @@ async def list_versions(cat: DagCatalog, query: ListDagVersions) -> DagVersionLi
 
 async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> DagRolledBack:
     """A new version whose document is an earlier version's."""
+    start_by = write_by(cat.write_timeout)
     target_name, target = _parse_version_id(command.version_id, "version_id")
     if target_name != command.name:
         raise invalid(
@@ -247,7 +280,9 @@ async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> Da
         except dv.VersionNotFound:
             raise _version_not_found(command.version_id, history) from None
 
-    after, _ = await _changed(cat, command.user_id, command.name, rollback)
+    after, _ = await _changed(
+        cat, command.user_id, command.name, rollback, ROLLBACK_NOT_WRITTEN_IN_TIME, start_by
+    )
     latest = after.latest
     assert latest is not None
     return DagRolledBack(

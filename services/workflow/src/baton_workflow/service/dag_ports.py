@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
 from baton_contracts.agent_api import CancelTask, RunTask, TaskResult
@@ -31,9 +32,16 @@ class DefinitionStore(Protocol):
         ...
 
     async def append(
-        self, owner: str, before: History, events: Sequence[DefinitionEvent]
+        self,
+        owner: str,
+        before: History,
+        events: Sequence[DefinitionEvent],
+        *,
+        start_by: datetime | None = None,
     ) -> History:
-        """Append after `before`; ConcurrencyConflict when another writer was first."""
+        """Append after `before`; ConcurrencyConflict when another writer was first,
+        StartByPassed (nothing written) when it was still waiting for the database at
+        `start_by`."""
         ...
 
     async def listed(self, owner: str) -> list[dict[str, Any]]:
@@ -56,8 +64,11 @@ class RunStore(Protocol):
         events: Sequence[RunEvent],
         *,
         request_id: str | None = None,
+        start_by: datetime | None = None,
     ) -> RunState:
-        """Append after `expected_version`; ConcurrencyConflict when another writer was first."""
+        """Append after `expected_version`; ConcurrencyConflict when another writer was first,
+        StartByPassed (nothing written) when it was still waiting for the database at
+        `start_by`."""
         ...
 
     async def find_request(self, owner: str, request_id: str) -> str | None:

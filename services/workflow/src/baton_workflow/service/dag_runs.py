@@ -26,7 +26,7 @@ from baton_contracts.dag_api import (
     ListDagRuns,
     StartDagRun,
 )
-from baton_eventstore import ConcurrencyConflict
+from baton_eventstore import ConcurrencyConflict, StartByPassed
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.problems import InvalidWorkflow
@@ -42,6 +42,7 @@ from baton_workflow.service.dag_ports import DefinitionStore, RunRequestExists, 
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call, StepRunners
 from baton_workflow.service.dag_views import run_detail
 from baton_workflow.service.ports import Clock
+from baton_workflow.service.write_deadlines import not_written_in_time, write_by
 
 # What moved out of this module is still imported from it (bootstrap, tests): one place to
 # import the run machinery from, as before the split.
@@ -79,6 +80,13 @@ class DagRunsService:
     new_id: Callable[[], str] = field(default_factory=lambda: lambda: uuid.uuid4().hex)
     announce: Callable[[DagRunChanged], Awaitable[None]] | None = None
     """Tells every workflow replica that a run's log was written outside its driver."""
+    write_timeout: float | None = None
+    """Seconds from a start's or cancel's arrival by which its event must begin to be written
+    (None: no bound); one still waiting for the database then is refused, nothing written."""
+
+
+START_NOT_WRITTEN_IN_TIME = not_written_in_time("start", "no run was started")
+CANCEL_NOT_WRITTEN_IN_TIME = not_written_in_time("cancel", "the cancel was not recorded")
 
 
 async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAccepted:
@@ -86,7 +94,12 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
 
     A repeated request id is found by the `dag_runs` unique key when the run is appended, so
     a first start asks nothing more of the database than the definition and the append.
+
+    The append starts by `write_timeout` from the arrival or not at all: behind another run's
+    first decision (thousands of events in one write) it waited for the database past the
+    gateway's timeout, and the run was started after its caller had been told 503.
     """
+    start_by = write_by(svc.write_timeout)
     history = await svc.definitions.history(command.user_id, command.name)
     latest = history.latest
     if not history.live or latest is None:
@@ -103,8 +116,11 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
         raise invalid(exc.problems, f"a run of {command.name!r}") from None
     try:
         state = await svc.runs.append(
-            started.run_id, 0, None, [started], request_id=command.request_id
+            started.run_id, 0, None, [started], request_id=command.request_id, start_by=start_by
         )
+    except StartByPassed:
+        log.warning("a start of %s was not written in time; no run started", command.name)
+        raise RemoteError.of(ErrorCode.UNAVAILABLE, START_NOT_WRITTEN_IN_TIME) from None
     except RunRequestExists:
         assert command.request_id is not None
         earlier = await svc.runs.find_request(command.user_id, command.request_id)
@@ -219,7 +235,12 @@ CANCEL_ATTEMPTS = 5
 
 async def cancel_dag_run(svc: DagRunsService, command: CancelDagRun) -> DagRunCancel:
     """Record that the owner cancels the run; its driver then cancels what is in flight and
-    ends it as `cancelled`. Asking again changes nothing; an ended run is a `conflict`."""
+    ends it as `cancelled`. Asking again changes nothing; an ended run is a `conflict`.
+
+    Written by `write_timeout` from the arrival or not at all (`unavailable`): a cancel that
+    waited for the database behind another run's large write was recorded after its caller
+    had been told 503."""
+    start_by = write_by(svc.write_timeout)
     for _ in range(CANCEL_ATTEMPTS):
         state, version, _ = await svc.runs.load(command.run_id)
         if state is None or state.user_id != command.user_id:
@@ -243,9 +264,12 @@ async def cancel_dag_run(svc: DagRunsService, command: CancelDagRun) -> DagRunCa
             run_id=state.run_id, at=svc.clock.now(), reason=command.reason
         )
         try:
-            await svc.runs.append(state.run_id, version, state, [requested])
+            await svc.runs.append(state.run_id, version, state, [requested], start_by=start_by)
         except ConcurrencyConflict:
             continue  # its driver wrote a step's result meanwhile: look again
+        except StartByPassed:
+            log.warning("a cancel of run %s was not written in time; not recorded", state.run_id)
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, CANCEL_NOT_WRITTEN_IN_TIME) from None
         svc.executor.poke(state.run_id)
         if svc.announce is not None:
             try:

@@ -27,6 +27,7 @@ from baton_workflow.service.signal_requests import (
 )
 from baton_workflow.service.turns import TurnTime, change_of, commit_turn, instance_locked
 from baton_workflow.service.workflow_services import WorkflowServices
+from baton_workflow.service.write_deadlines import not_written_in_time
 
 
 async def start_workflow(svc: WorkflowServices, cmd: StartWorkflow) -> StartReply:
@@ -60,10 +61,7 @@ SIGNAL_OUT_OF_TIME = (
     "other messages or signals to this instance kept being recorded first until this "
     "signal's time ran out; nothing was recorded: send it again"
 )
-SIGNAL_NOT_WRITTEN_IN_TIME = (
-    "the workflow service's database was too busy to record this signal before its time ran "
-    "out; nothing was recorded: send it again"
-)
+SIGNAL_NOT_WRITTEN_IN_TIME = not_written_in_time("signal", "nothing was recorded")
 SIGNAL_CHECKED_TOO_LATE = (
     "checking step {step!r}'s completion criteria took {seconds:.1f}s, until this signal's "
     "time ran out; nothing was recorded: send it again"

@@ -15,6 +15,7 @@ from baton_workflow.domain.dag.events import (
     StepSucceeded,
 )
 from baton_workflow.domain.dag.fold import apply
+from baton_workflow.domain.dag.held import HeldEstimates
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.state import RunState
 from baton_workflow.domain.dag.timeouts import DefaultTimeouts
@@ -30,12 +31,24 @@ class Batch:
     timeouts: DefaultTimeouts = field(default_factory=DefaultTimeouts)
     events: list[RunEvent] = field(default_factory=list)
     actions: list[Action] = field(default_factory=list)
+    _held: HeldEstimates | None = None
 
     def emit(self, *events: RunEvent) -> None:
         """Record events and apply them at once."""
         for event in events:
             self.events.append(event)
             self.state = apply(self.state, event)
+            if self._held is not None:  # only a budgeted decision's checks priced the calls
+                step_id = getattr(event, "step_id", None)
+                if step_id is not None and step_id in self.state.steps:
+                    self._held.update(self.state, step_id)
+
+    def held(self, step_id: str) -> float:
+        """What the agent calls in flight but `step_id`'s hold against the run budget (priced
+        once per decision, then kept as each event is applied: O(1) per check)."""
+        if self._held is None:
+            self._held = HeldEstimates.of(self.state, self.pricing)
+        return self._held.but(step_id)
 
     def act(self, action: Action) -> None:
         """Ask the executor to do something after the events are stored."""

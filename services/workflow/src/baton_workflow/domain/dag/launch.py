@@ -10,7 +10,7 @@ from baton_contracts.money import usd
 from baton_workflow.domain.dag.actions import Notify, call_for
 from baton_workflow.domain.dag.batch import Batch
 from baton_workflow.domain.dag.conditions import parse_condition
-from baton_workflow.domain.dag.definition import AGENT_TYPES, DEFAULT_AGENT, Step
+from baton_workflow.domain.dag.definition import DEFAULT_AGENT, Step
 from baton_workflow.domain.dag.durations import later
 from baton_workflow.domain.dag.events import (
     ConditionEvaluated,
@@ -20,6 +20,7 @@ from baton_workflow.domain.dag.events import (
     StepStarted,
 )
 from baton_workflow.domain.dag.filled_limits import Bounded, bounded_fields
+from baton_workflow.domain.dag.held import call_estimate
 from baton_workflow.domain.dag.pricing import Estimate, shown
 from baton_workflow.domain.dag.templates import (
     MAX_NOTIFY_TO_CHARS,
@@ -255,8 +256,7 @@ def _agent_input(batch: Batch, step: Step) -> tuple[StepInput, list[str]]:
 
 def _estimate(batch: Batch, given: StepInput) -> Estimate:
     """What an agent call with this input is expected to cost."""
-    text = (given.prompt or "") + (given.handoff_context or "")
-    return batch.pricing.estimate(given.model, text)
+    return call_estimate(batch.pricing, given)
 
 
 def _over_run_budget(batch: Batch, step: Step, estimate: float) -> str | None:
@@ -268,7 +268,7 @@ def _over_run_budget(batch: Batch, step: Step, estimate: float) -> str | None:
     budget, spent = batch.state.budget_usd, batch.state.cost_usd
     if budget is None:
         return None
-    held = _held(batch, step.id)
+    held = batch.held(step.id)
     if spent < budget and usd(spent + held + estimate) <= budget:
         return None
     in_flight = f", {shown(held)} held by agent calls in flight" if held else ""
@@ -276,15 +276,3 @@ def _over_run_budget(batch: Batch, step: Step, estimate: float) -> str | None:
         f"run budget {shown(budget)} would be exceeded: "
         f"spent {shown(spent)}{in_flight}, this step is estimated at {shown(estimate)}"
     )
-
-
-def _held(batch: Batch, step_id: str) -> float:
-    """The estimates of the agent calls in flight but `step_id`'s, by their recorded input."""
-    held = (
-        _estimate(batch, st.input or StepInput()).cost_usd
-        for st in batch.state.steps.values()
-        if st.status == "running"
-        and st.step_id != step_id
-        and batch.state.definition.step(st.step_id).type in AGENT_TYPES
-    )
-    return usd(sum(held))
