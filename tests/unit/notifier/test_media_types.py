@@ -14,7 +14,12 @@ import pytest
 from pydantic import BaseModel
 
 from baton_contracts import Command, ErrorCode, Query, RemoteError
-from baton_contracts.dag_api import DagValidation, ValidateDagWorkflow
+from baton_contracts.dag_api import (
+    DagValidation,
+    DagWorkflowSaved,
+    SaveDagWorkflow,
+    ValidateDagWorkflow,
+)
 from baton_notifier.bootstrap import Notifier
 
 from .conftest import FakeRequester
@@ -187,3 +192,68 @@ def test_the_openapi_document_lists_every_type_a_document_is_read_as(notifier: N
         }
     run = paths["/workflows/{name}/run"]["post"]["requestBody"]["content"]
     assert set(run) == {"application/json"}
+
+
+def _saved(message: Query | Command) -> BaseModel:
+    assert isinstance(message, SaveDagWorkflow)
+    return DagWorkflowSaved(name="w", version=1, version_id="w@1", changed=True)
+
+
+@pytest.mark.parametrize(
+    ("url", "content_type", "body"),
+    [
+        ("/workflows", "application/json", DOCUMENT),
+        ("/workflows/w/validate", "application/json", DOCUMENT),
+        ("/workflows", "application/yaml", YAML_DOCUMENT),
+    ],
+)
+async def test_a_document_with_a_utf8_byte_order_mark_is_sent_without_it(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    url: str,
+    content_type: str,
+    body: bytes,
+) -> None:
+    # Kept in the text, the mark made the owner's JSON reader refuse the document, while
+    # every route that reads JSON skips it.
+    requester.answer = _saved if url == "/workflows" else _valid
+    headers = {**auth, "Content-Type": content_type}
+    response = await client.post(url, content=b"\xef\xbb\xbf" + body, headers=headers)
+    assert response.status_code in (200, 201), response.text
+    [sent] = requester.sent
+    assert isinstance(sent, SaveDagWorkflow | ValidateDagWorkflow)
+    assert sent.source == body.decode()
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])  # with their marks, as Python writes
+@pytest.mark.parametrize("url", ["/workflows", "/workflows/w/validate"])
+async def test_a_document_in_utf16_or_utf32_gets_the_422_of_every_json_route(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    url: str,
+    encoding: str,
+) -> None:
+    headers = {**auth, "Content-Type": "application/json"}
+    body = '{"v": 1}'.encode(encoding)
+    response = await client.post(url, content=body, headers=headers)
+    json_route = await client.post("/workflows/w/run", content=body, headers=headers)
+    assert response.status_code == json_route.status_code == 422, response.text
+    assert response.json() == json_route.json()
+    assert response.json()["error"]["details"] == [
+        {"field": "body", "message": "body is not valid JSON: it is not UTF-8 (byte 0)"}
+    ]
+    assert requester.sent == []
+
+
+async def test_a_yaml_document_in_utf16_is_422_saying_it_is_not_utf8(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    headers = {**auth, "Content-Type": "application/yaml"}
+    response = await client.post("/workflows", content="name: w".encode("utf-16"), headers=headers)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["details"] == [
+        {"field": "body", "message": "body is not valid YAML: it is not UTF-8 (byte 0)"}
+    ]
+    assert requester.sent == []

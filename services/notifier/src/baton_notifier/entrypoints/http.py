@@ -17,6 +17,7 @@ from baton_auth import Identity, InvalidToken, verify_token
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.domain.health import ServiceReport
 from baton_notifier.entrypoints.body_gate import BodyGateMiddleware
+from baton_notifier.entrypoints.head_requests import GatewayRoute, openapi_of_gets
 from baton_notifier.entrypoints.http_errors import install_error_handlers
 from baton_notifier.entrypoints.json_body import CheckedJsonRoute
 from baton_notifier.service.forwarding import Forwarder
@@ -141,6 +142,8 @@ def create_app(deps: HttpDeps) -> FastAPI:
         redoc_url=None,
         telemetry=fastapi_telemetry(deps.tracer_provider),
     )
+    app.router.route_class = GatewayRoute  # `/health`, and any route added to the app itself
+    app.openapi = openapi_of_gets(app)  # type: ignore[method-assign]
     app.state.deps = deps
     install_error_handlers(app)
     app.add_middleware(BodyGateMiddleware, max_body_bytes=deps.max_body_bytes)

@@ -12,13 +12,13 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fastapi import Request, Response
-from fastapi.routing import APIRoute
 
 from baton_contracts import ErrorDetail
 from baton_contracts.documents import read_json
 from baton_contracts.storable import Unstorable, first_unstorable
 from baton_notifier.domain.errors import UNSUPPORTED_MEDIA_TYPE, ApiError
 from baton_notifier.domain.media import DOCUMENT_BODY, JSON_BODY, Accepts, media_type
+from baton_notifier.entrypoints.head_requests import GatewayRoute
 
 
 class UnstorableBody(ValueError):
@@ -52,7 +52,7 @@ class CheckedJsonRequest(Request):
         return self._json
 
 
-class CheckedJsonRoute(APIRoute):
+class CheckedJsonRoute(GatewayRoute):
     """A route reading its JSON body through `CheckedJsonRequest`, and refusing a body of a
     media type it does not read (when it reads a body at all) before anything else."""
 

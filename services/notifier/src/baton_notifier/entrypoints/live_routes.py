@@ -9,9 +9,11 @@ from fastapi import APIRouter, FastAPI
 from fastapi.responses import Response, StreamingResponse
 from starlette.requests import HTTPConnection
 from starlette.routing import WebSocketRoute
+from starlette.types import Receive, Scope, Send
 
 from baton_auth import Identity, InvalidToken, verify_token
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
+from baton_notifier.entrypoints.head_requests import GatewayRoute
 from baton_notifier.service.live import LiveEvents
 
 BEARER_PROTOCOL = "bearer"
@@ -45,6 +47,21 @@ class EventStreamResponse(StreamingResponse):
 
     media_type = "text/event-stream"
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The stream; to a HEAD, its headers alone, at once: uvicorn sends a HEAD no body,
+        but the stream would go on unseen, holding one of the user's live sessions, until
+        the client hung up."""
+        if scope.get("method") != "HEAD":
+            await super().__call__(scope, receive, send)
+            return
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
+        await send({"type": "http.response.body", "body": b""})
+        aclose = getattr(self.body_iterator, "aclose", None)
+        if aclose is not None:  # never started: it subscribed to nothing
+            await aclose()
+
 
 def live_of(connection: HTTPConnection) -> LiveDeps:
     """The live dependencies the app was built with."""
@@ -71,7 +88,7 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
     from baton_notifier.entrypoints.live_ws import WebSocketEvents
 
     app.state.live = deps
-    router = APIRouter()
+    router = APIRouter(route_class=GatewayRoute)
     # A plain ASGI route: the writer sends frames through the raw `send` (see live_ws).
     router.routes.append(WebSocketRoute("/ws", WebSocketEvents()))
     # Plain HTTP on `/ws` (a browser tab, curl without an upgrade) matched no route and got
