@@ -115,6 +115,12 @@ def test_up_rejects_a_port_that_is_not_a_number() -> None:
         (["--nats-port", "70000"], "error: --nats-port: 70000 is not a TCP port (1-65535)"),
         (["--log-max-mb", "0"], "error: --log-max-mb: must be a finite number above 0"),
         (["--host", "192.0.2.1"], "error: --host: cannot listen on 192.0.2.1"),  # TEST-NET-1
+        # Each service refused these itself, once the data dir and NATS were set up.
+        (["--log-level", "bogus"], "error: --log-level: unknown level 'bogus' (DEBUG, INFO,"),
+        (["--log-level", "warn"], "error: --log-level: unknown level 'warn'"),
+        (["--start-timeout", "0"], "error: --start-timeout: must be a finite number of seconds"),
+        (["--start-timeout", "-5"], "error: --start-timeout: must be a finite number of seconds"),
+        (["--start-timeout", "nan"], "error: --start-timeout: must be a finite number of seconds"),
     ],
 )
 def test_up_refuses_a_bad_option_before_creating_anything(
@@ -124,7 +130,7 @@ def test_up_refuses_a_bad_option_before_creating_anything(
     # (found by a probe of the CLI).
     data_dir = tmp_path / "new"
     result = runner.invoke(app, ["up", "--data-dir", str(data_dir), *option])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output  # a usage error, as the parser's own
     assert result.stderr.startswith(said), result.stderr
     assert not data_dir.exists()
 
@@ -132,22 +138,25 @@ def test_up_refuses_a_bad_option_before_creating_anything(
 def test_up_rejects_nats_port_with_nats_url(tmp_path: Path) -> None:
     args = ["up", "--data-dir", str(tmp_path), "--nats-url", "nats://x:1", "--nats-port", "5"]
     result = runner.invoke(app, args)
-    assert result.exit_code == 1 and "--nats-port: cannot be used with --nats-url" in result.stderr
+    assert result.exit_code == 2 and "--nats-port: cannot be used with --nats-url" in result.stderr
 
 
 @pytest.mark.parametrize(
-    ("url", "said"),
+    ("url", "said", "code"),
     [
-        ("foo", "--nats-url: 'foo': the scheme must be one of nats, tls, ws, wss"),
-        ("nats://127.0.0.1:99999", "--nats-url: 'nats://127.0.0.1:99999': the port must be"),
-        ("nats://127.0.0.1:1", "--nats-url: cannot reach NATS at nats://127.0.0.1:1: "),
+        ("foo", "--nats-url: 'foo': the scheme must be one of nats, tls, ws, wss", 2),
+        ("nats://127.0.0.1:99999", "--nats-url: 'nats://127.0.0.1:99999': the port must be", 2),
+        # Well-formed: no usage error, but a server that is not there, as a taken port is.
+        ("nats://127.0.0.1:1", "--nats-url: cannot reach NATS at nats://127.0.0.1:1: ", 1),
     ],
 )
-def test_up_refuses_a_nats_url_it_cannot_use_at_once(tmp_path: Path, url: str, said: str) -> None:
+def test_up_refuses_a_nats_url_it_cannot_use_at_once(
+    tmp_path: Path, url: str, said: str, code: int
+) -> None:
     # Each service waited for it until the start timeout (60 s), and `baton up` then said the
     # gateway did not become healthy, never naming NATS (found by a review of the CLI).
     result = runner.invoke(app, ["up", "--data-dir", str(tmp_path), "--nats-url", url])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == code, result.output
     [line] = result.stderr.strip().splitlines()
     assert line.startswith(f"error: {said}"), line
     assert not (tmp_path / "baton-up.json").exists()

@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import yaml  # type: ignore[import-untyped]
@@ -16,6 +16,7 @@ from rich.text import Text
 from typer.testing import CliRunner, Result
 
 from baton_auth.tokens import user_id_problem
+from baton_cli.gateway_client import GatewayClient, GatewayError
 from baton_cli.main import app
 from baton_cli.state import UpState, write_state
 from baton_cli.workflow_json import print_json
@@ -25,6 +26,7 @@ from baton_cli.workflow_wait import (
     POLL_INTERVAL,
     UNREACHABLE_GRACE_SECONDS,
     UNREACHABLE_INTERVAL,
+    RunPoller,
 )
 from baton_cli.workflows import WorkflowCliDeps
 
@@ -610,6 +612,88 @@ def test_wait_shows_each_step_and_ends_with_the_outputs(cli: Invoke, gateway: Fa
     assert "run run-1 of research-and-summarize (research-and-summarize@1): success" in out
     assert "  research [success]: [research] done: Search and organize the latest" in out
     assert set(gateway.sleeps) == {POLL_INTERVAL}
+
+
+FOUR_STEPS: dict[str, Any] = {
+    "name": "four",
+    "steps": [{"id": f"s{i}", "prompt": f"step {i}"} for i in range(4)],
+}
+
+
+def _run_reads(gateway: FakeGateway) -> list[str | None]:
+    """`steps_after` of each read of a run's detail, in order (None: its first page)."""
+    return [
+        r.url.params.get("steps_after")
+        for r in gateway.requests
+        if r.method == "GET" and r.url.path.startswith("/workflow-runs/")
+    ]
+
+
+@pytest.mark.parametrize("terminal_console", [False, True])
+def test_wait_on_a_run_in_pages_polls_its_first_page_and_reads_the_rest_once(
+    cli: Invoke, gateway: FakeGateway, terminal_console: bool
+) -> None:
+    # Every poll, three times a second, read every page of the run: for a large run, many
+    # requests each time, where the first page's status says whether it has ended.
+    gateway.store(FOUR_STEPS)
+    gateway.steps_per_page = 1
+    deps = {"console": terminal()} if terminal_console else {}
+    out = ok(cli("run", "four", "--wait", **deps))
+    if terminal_console:
+        out = deps["console"].file.getvalue()  # type: ignore[attr-defined]
+    reads = _run_reads(gateway)
+    assert reads[-3:] == ["s0", "s1", "s2"]  # once, after the poll that saw the end
+    assert set(reads[:-3]) == {None} and len(reads) > 4
+    for i in range(4):
+        assert f"  s{i} [success]: [s{i}] done: step {i}" in out
+
+
+def test_wait_on_a_run_in_pages_prints_what_it_did_in_one(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    gateway.store(FOUR_STEPS)
+    whole = ok(cli("run", "four", "--wait"))
+    paged_gateway = FakeGateway(steps_per_page=1)
+    paged_gateway.store(FOUR_STEPS)
+    obj = WorkflowCliDeps(transport=paged_gateway.transport, sleep=paged_gateway.sleep)
+    argv = ["workflow", "--url", URL, "--token", TOKEN, "run", "four", "--wait"]
+    paged = runner.invoke(app, argv, obj=obj)
+    assert paged.exit_code == 0, paged.output
+    # The run's outcome, from its line on; and the final line of each step.
+    assert (
+        paged.stdout[paged.stdout.index("run run-1 of four (four@1): ") :]
+        == (whole[whole.index("run run-1 of four (four@1): ") :])
+    )
+    for i in range(4):
+        assert f"step s{i}: success (attempt 1, 1.5s)" in paged.stdout.splitlines()
+
+
+class _PagedRun:
+    """A client of a run that has ended, in two pages; the rest of it is away `away` times."""
+
+    def __init__(self, away: int) -> None:
+        self.away = away
+        self.first = {"run_id": "r", "status": "success", "steps": [{"id": "a"}],
+                      "next_steps_after": "a", "more_steps": 1}  # fmt: skip
+
+    def get_run_page(self, run_id: str, timeout: float | None = None) -> dict[str, Any]:
+        return self.first
+
+    def rest_of_run(
+        self, run_id: str, first: dict[str, Any], timeout: float | None = None
+    ) -> dict[str, Any]:
+        if self.away:
+            self.away -= 1
+            raise GatewayError("cannot reach the gateway", status=503)
+        return {**first, "steps": [*first["steps"], {"id": "b"}], "next_steps_after": None}
+
+
+def test_reading_the_rest_of_an_ended_run_rides_out_a_gateway_restart() -> None:
+    sleeps: list[float] = []
+    poller = RunPoller(cast(GatewayClient, _PagedRun(away=3)), "r", sleeps.append)
+    first = poller.next()
+    assert [s["id"] for s in poller.whole(first)["steps"]] == ["a", "b"]
+    assert sleeps == [UNREACHABLE_INTERVAL] * 3  # the first poll waits for nothing
 
 
 def test_wait_shows_a_retry_as_a_new_attempt(cli: Invoke, gateway: FakeGateway) -> None:

@@ -142,10 +142,19 @@ class GatewayClient:
         """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate, every page
         of them (`next_steps_after`) made one; `timeout` replaces the client's for each request
         (a poll should not wait 30 s on a hung one)."""
+        return self.rest_of_run(run_id, self.get_run_page(run_id, timeout), timeout)
+
+    def get_run_page(self, run_id: str, timeout: float | None = None) -> Json:
+        """`GET /workflow-runs/{id}`, its first page alone: the summary (`status`) and the
+        first steps, with `next_steps_after` when more follow; what a poll needs."""
+        extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+        return self._call("GET", f"workflow-runs/{_segment(run_id)}", bodies.RUN_DETAIL, **extra)
+
+    def rest_of_run(self, run_id: str, first: Json, timeout: float | None = None) -> Json:
+        """`first`, the run's first page, and every page after it made one (`get_run`)."""
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
         path = f"workflow-runs/{_segment(run_id)}"
-        detail = self._call("GET", path, bodies.RUN_DETAIL, **extra)
-        pages = [detail]
+        pages = [first]
         while (after := pages[-1].get("next_steps_after")) is not None:
             params = {"steps_after": after}
             pages.append(self._call("GET", path, bodies.RUN_DETAIL, params=params, **extra))

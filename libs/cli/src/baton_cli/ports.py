@@ -7,7 +7,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from baton_cli.errors import CliError
+from baton_cli.errors import CliError, UsageError
 from baton_messaging.embedded import free_port, port_is_free
 
 
@@ -20,9 +20,9 @@ class PortChoice:
 
 
 def check_port(port: int, what: str) -> None:
-    """An error naming the option when `port` is no TCP port at all."""
+    """A `UsageError` naming the option when `port` is no TCP port at all."""
     if not 0 < port < 65536:
-        raise CliError(f"{what}: {port} is not a TCP port (1-65535)")
+        raise UsageError(f"{what}: {port} is not a TCP port (1-65535)")
 
 
 def pick_port(
@@ -105,12 +105,12 @@ def listen_on(
 
 
 def check_host(host: str, bind: Callable[[str, int], socket.socket] = bind_listener) -> None:
-    """An error naming `--host` when nothing can listen on it (it does not resolve, or is not
-    this machine's), found by binding a free port there and letting it go."""
+    """A `UsageError` naming `--host` when nothing can listen on it (it does not resolve, or
+    is not this machine's), found by binding a free port there and letting it go."""
     try:
         bind(host, 0).close()
-    except OSError as exc:
-        raise _cannot_listen(host, 0, exc, "--port") from None
+    except OSError as exc:  # a free port is never taken: the host is wrong
+        raise UsageError(_host_refusal(host, exc)) from None
 
 
 def _in_use(exc: OSError) -> bool:
@@ -120,4 +120,8 @@ def _in_use(exc: OSError) -> bool:
 def _cannot_listen(host: str, port: int, exc: OSError, what: str) -> CliError:
     if _in_use(exc):
         return CliError(f"{what}: port {port} on {host} is taken")
-    return CliError(f"--host: cannot listen on {host}: {exc.strerror or exc}")
+    return CliError(_host_refusal(host, exc))
+
+
+def _host_refusal(host: str, exc: OSError) -> str:
+    return f"--host: cannot listen on {host}: {exc.strerror or exc}"

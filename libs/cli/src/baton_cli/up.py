@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton_cli.datadir import load_or_create_secret, prepare_data_dir
-from baton_cli.errors import CliError
+from baton_cli.errors import CliError, UsageError
 from baton_cli.health import http_base_url
 from baton_cli.leftovers import LeftoverStopper
 from baton_cli.log_files import LOG_MAX_MB, log_max_bytes
@@ -34,6 +34,7 @@ from baton_cli.supervisor import Supervisor
 from baton_contracts import RemoteError
 from baton_messaging.embedded import EmbeddedNatsServer, NatsServerError
 from baton_messaging.health import connect_once
+from baton_messaging.log_lines import KNOWN_LEVELS, LEVELS
 from baton_messaging.nats_url import check_nats_url, shown_nats_url
 
 DEFAULT_HTTP_PORT = 8080
@@ -126,7 +127,7 @@ def _check_nats_url(url: str) -> None:
     try:
         check_nats_url(url)
     except ValueError as exc:
-        raise CliError(f"--nats-url: {exc}") from None
+        raise UsageError(f"--nats-url: {exc}") from None
 
     async def reach() -> None:
         connection = await connect_once(url, NATS_CHECK_SECONDS)
@@ -179,13 +180,28 @@ def run_up(options: UpOptions, echo: Echo) -> None:
 def _check_options(options: UpOptions) -> None:
     """Every option that is wrong whatever else runs, refused before anything is created: a
     new data dir was made, with a JWT secret in it, before `--port -1` was refused. (Whether
-    a port is taken is known only once a leftover of an earlier run has been stopped.)"""
+    a port is taken is known only once a leftover of an earlier run has been stopped.)
+
+    A wrong value is a `UsageError` (exit 2, as the parser's own); a `--nats-url` that is
+    well-formed but cannot be reached now is not: like a taken port, it fails as the run would
+    (exit 1)."""
     # `inf` (read as "no limit") would pass a check for > 0, then fail converting to bytes
     # after the services began to start, leaving `baton up` hung and NATS running.
     if not 0 < options.log_max_mb < math.inf:
-        raise CliError(f"--log-max-mb: must be a finite number above 0, got {options.log_max_mb:g}")
+        raise UsageError(
+            f"--log-max-mb: must be a finite number above 0, got {options.log_max_mb:g}"
+        )
+    # Each service would refuse an unknown level itself, after NATS and the data dir were set
+    # up, one error per service; a start timeout of 0, below it or NaN gave no service time.
+    if options.log_level.upper() not in KNOWN_LEVELS:
+        raise UsageError(f"--log-level: unknown level {options.log_level!r} ({LEVELS})")
+    if not 0 < options.start_timeout < math.inf:
+        raise UsageError(
+            f"--start-timeout: must be a finite number of seconds above 0, "
+            f"got {options.start_timeout:g}"
+        )
     if options.nats_url and options.nats_port is not None:
-        raise CliError("--nats-port: cannot be used with --nats-url (that server has its port)")
+        raise UsageError("--nats-port: cannot be used with --nats-url (that server has its port)")
     for port, what in ((options.port, "--port"), (options.nats_port, "--nats-port")):
         if port is not None:
             check_port(port, what)

@@ -1,5 +1,8 @@
 """`baton workflow run --wait`: poll the run until it ends, showing each step's progress.
 
+Each poll reads the run's first page (`steps_after` pages a large run's detail): its status
+says whether the run has ended. Every page is read once, then, for the result.
+
 On a terminal a Rich live table redraws in place; otherwise (a pipe, a CI log) one line is
 printed each time a step's status or attempt count changes, so logs stay readable.
 """
@@ -35,7 +38,12 @@ Sleep = Callable[[float], None]
 
 
 class RunPoller:
-    """Fetches a run every `POLL_INTERVAL`, tolerating a gateway that is briefly unreachable."""
+    """Reads a run every `POLL_INTERVAL`, tolerating a gateway that is briefly unreachable.
+
+    A poll reads the run's first page alone: its summary says whether the run has ended, and
+    its steps are what the progress shows. A run too large for one reply is read whole once,
+    when it has ended (`whole`), not every page on every poll.
+    """
 
     def __init__(self, client: GatewayClient, run_id: str, sleep: Sleep) -> None:
         self._client = client
@@ -44,15 +52,31 @@ class RunPoller:
         self._first = True
 
     def next(self) -> Json:
-        """The run's current state (after waiting one interval, except the first time)."""
+        """The run's first page now (after waiting one interval, except the first time)."""
+        wait = not self._first
+        self._first = False
+        return self._read(
+            lambda: self._client.get_run_page(self._run_id, timeout=POLL_TIMEOUT_SECONDS), wait
+        )
+
+    def whole(self, first: Json) -> Json:
+        """The run whose first page is `first`, every later page read now and made one."""
+        if first.get("next_steps_after") is None:
+            return first
+        return self._read(
+            lambda: self._client.rest_of_run(self._run_id, first, timeout=POLL_TIMEOUT_SECONDS),
+            wait=False,
+        )
+
+    def _read(self, read: Callable[[], Json], wait: bool) -> Json:
         away, pause = 0.0, POLL_INTERVAL
         while True:
-            if not self._first:
+            if wait:
                 self._sleep(pause)
-            self._first = False
+            wait = True
             asked = time.monotonic()
             try:
-                return self._client.get_run(self._run_id, timeout=POLL_TIMEOUT_SECONDS)
+                return read()
             except GatewayError as error:
                 if not error.unreachable:
                     raise
@@ -76,6 +100,9 @@ def _wait_live(poller: RunPoller, console: Console) -> Json:
         while run.get("status") not in FINISHED:
             run = poller.next()
             live.update(steps_table(run, _now()), refresh=True)
+        if (whole := poller.whole(run)) is not run:
+            run = whole
+            live.update(steps_table(run, _now()), refresh=True)
     return run
 
 
@@ -83,12 +110,15 @@ def _wait_lines(poller: RunPoller, console: Console) -> Json:
     seen: dict[str, tuple[Any, Any]] = {}
     while True:
         run = poller.next()
+        ended = run.get("status") in FINISHED
+        if ended:
+            run = poller.whole(run)
         for step in run.get("steps") or []:
             key = (step.get("status"), step.get("attempts"))
             if step.get("status") != "pending" and seen.get(str(step.get("id"))) != key:
                 seen[str(step.get("id"))] = key
                 console.print(Text(step_line(step)))
-        if run.get("status") in FINISHED:
+        if ended:
             return run
 
 

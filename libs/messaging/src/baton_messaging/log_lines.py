@@ -8,6 +8,11 @@ import re
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
+LEVELS = "DEBUG, INFO, WARNING, ERROR or CRITICAL"
+"""The log levels a service takes (BATON_LOG_LEVEL), as its refusal names them: `logging` also
+takes WARN and FATAL, which the gateway refuses."""
+KNOWN_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
+
 
 class OneLineFormatter(logging.Formatter):
     """Every record's message on one line: a line break or other control character in it

@@ -21,7 +21,7 @@ from pydantic_settings import SettingsError as PydanticSettingsError
 
 from baton_messaging.broker import MessagingSettings, ServerUnfit
 from baton_messaging.lifeline import lifeline_fd, watch_lifeline
-from baton_messaging.log_lines import configure_logging
+from baton_messaging.log_lines import KNOWN_LEVELS, LEVELS, configure_logging
 from baton_messaging.nats_url import shown_nats_url
 
 
@@ -237,8 +237,6 @@ def settled(name: str, read: Callable[[], ResultT]) -> ResultT:
 
 
 ENV_PREFIX = "BATON_"
-LEVELS = "DEBUG, INFO, WARNING, ERROR or CRITICAL"
-KNOWN_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
 
 
 def _refuse(name: str, problems: str) -> NoReturn:
