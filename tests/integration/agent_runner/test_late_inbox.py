@@ -88,10 +88,12 @@ async def test_with_no_inbox_step_ahead_the_item_is_saved_and_the_reply_says_so(
 
 
 async def test_with_the_inbox_step_ahead_the_item_waits_for_it(engine: Any) -> None:
-    for key, ahead in [("i-1:m-1", ["inbox_collector", "coordinator"]), ("i-1:m-2", None)]:
+    # Two instances: in one, the same item said again is kept once (`test_repeated_items`).
+    for key, ahead in [("i-1:m-1", ["inbox_collector", "coordinator"]), ("i-2:m-2", None)]:
         agents = Deferring()
         runner, inbox = _runner(engine, agents)
-        reply = await runner.run(_turn(key, ahead))
+        turn = _turn(key, ahead).model_copy(update={"instance_id": key.split(":")[0]})
+        reply = await runner.run(turn)
         assert agents.turns[0].inbox_ahead is True
         assert reply.message == "I will note that at the inbox step."
     assert await inbox.count("alice", None) == 0

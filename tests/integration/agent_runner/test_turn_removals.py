@@ -4,45 +4,21 @@ it, and a turn whose reply is not recorded puts the item back as it was."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_agent_runner.adapters import sql_logs, sql_stores
-from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
-from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
+from baton_agent_runner.adapters import sql_stores
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.extracted import NewInboxItem
-from baton_agent_runner.service.ports import Removal, StoreUnavailable
-from baton_agent_runner.service.turns import AgentRunner
+from baton_agent_runner.service.ports import Removal
 from baton_contracts import RemoteError
-from baton_contracts.agent_api import AgentReply, HistoryEntry, RunAgent
+from baton_contracts.agent_api import HistoryEntry, RunAgent
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-OPENAI = OpenAISettings(base_url=None, api_key="x", timeout_seconds=1.0, max_retries=0)
+from .sql_runner import NOW, DownReplies, sql_runner
+
 LISTED = "cancel netflix\nbuy milk\ncall mom"
-
-
-class DownReplies(sql_logs.SqlReplyLog):
-    """The reply log that cannot record a reply: the turn's writes are taken back."""
-
-    async def put(self, user_id: str, key: str, reply: AgentReply, digest: str) -> AgentReply:
-        raise StoreUnavailable("replies: connection refused")
-
-
-def _runner(
-    engine: AsyncEngine, replies: type[sql_logs.SqlReplyLog] = sql_logs.SqlReplyLog
-) -> AgentRunner:
-    return AgentRunner(
-        profiles=load_profiles(SHIPPED_PROFILES),
-        agents=AgentFactory(OPENAI),
-        memory=sql_stores.SqlMemoryStore(engine, lambda: NOW),  # type: ignore[arg-type]
-        inbox=sql_stores.SqlInboxStore(engine, lambda: NOW),  # type: ignore[arg-type]
-        replies=replies(engine, lambda: NOW),  # type: ignore[arg-type]
-        timeout=30.0,
-        now=lambda: NOW,
-    )
 
 
 def _turn(
@@ -74,7 +50,7 @@ async def _contents(engine: AsyncEngine) -> list[str]:
 
 async def test_a_request_to_remove_an_item_removes_it_and_says_so(engine: AsyncEngine) -> None:
     # It was saved as an item of its own: "Saved to your inbox: oh wait, remove cancel ...".
-    runner = _runner(engine)
+    runner = sql_runner(engine)
     await runner.run(_turn("i-1:m-1", LISTED))
     reply = await runner.run(
         _turn("i-1:m-2", "oh wait, remove cancel netflix, i still watch it", after=LISTED)
@@ -86,7 +62,7 @@ async def test_a_request_to_remove_an_item_removes_it_and_says_so(engine: AsyncE
 
 
 async def test_a_word_of_the_item_is_enough_when_one_item_holds_it(engine: AsyncEngine) -> None:
-    runner = _runner(engine)
+    runner = sql_runner(engine)
     listed = "купить кроссовки; позвонить маме; оплатить интернет"
     await runner.run(_turn("i-1:m-1", listed))
     reply = await runner.run(_turn("i-1:m-2", "удали кроссовки, уже купил", after=listed))
@@ -95,15 +71,52 @@ async def test_a_word_of_the_item_is_enough_when_one_item_holds_it(engine: Async
 
 
 async def test_what_several_items_hold_removes_none_and_asks_which(engine: AsyncEngine) -> None:
-    runner = _runner(engine)
+    runner = sql_runner(engine)
     listed = "buy milk\nbuy milk powder\ncall mom"
     await runner.run(_turn("i-1:m-1", listed))
-    reply = await runner.run(_turn("i-1:m-2", "remove buy milk", after=listed))
-    said = texts.text(
-        "en", "inbox_remove_which", said="buy milk", items="buy milk; buy milk powder"
-    )
+    reply = await runner.run(_turn("i-1:m-2", "remove milk", after=listed))
+    said = texts.text("en", "inbox_remove_which", said="milk", items="buy milk; buy milk powder")
     assert reply.message.startswith(said)
     assert len(await _contents(engine)) == 3
+    # Written out in full, as the reply asks, it names the one item that is it: before, "buy
+    # milk" was held by both, and could never be removed.
+    again = await runner.run(_turn("i-1:m-3", "remove buy milk", after=listed))
+    assert again.message.startswith(texts.text("en", "inbox_removed", item="buy milk"))
+    assert await _contents(engine) == ["buy milk powder", "call mom"]
+
+
+async def test_a_removal_naming_one_part_of_an_item_takes_out_that_part_only(
+    engine: AsyncEngine,
+) -> None:
+    # "remove buy dog food" deleted "call grandma and buy dog food": call grandma was lost.
+    runner = sql_runner(engine)
+    listed = "renew passport\ncall grandma and buy dog food"
+    await runner.run(_turn("i-1:m-1", listed))
+    reply = await runner.run(_turn("i-1:m-2", "remove buy dog food, already got it", after=listed))
+    assert reply.message.startswith(
+        texts.text("en", "inbox_removed_part", said="buy dog food", item="call grandma")
+    )
+    assert await _contents(engine) == ["call grandma", "renew passport"]
+
+
+async def test_a_part_taken_out_by_a_turn_not_recorded_is_given_back(engine: AsyncEngine) -> None:
+    listed = "renew passport\ncall grandma and buy dog food"
+    await sql_runner(engine).run(_turn("i-1:m-1", listed))
+    before = await _inbox(engine).list_items("alice", 50)
+    with pytest.raises(RemoteError):
+        await sql_runner(engine, DownReplies).run(
+            _turn("i-1:m-2", "remove buy dog food", after=listed)
+        )
+    assert await _inbox(engine).list_items("alice", 50) == before
+
+
+async def test_a_correction_changes_the_item_and_the_reply_says_so(engine: AsyncEngine) -> None:
+    # "no wait not milk, oat milk" was saved as an item, and "buy milk" stayed.
+    runner = sql_runner(engine)
+    await runner.run(_turn("i-1:m-1", LISTED))
+    reply = await runner.run(_turn("i-1:m-2", "no wait not milk, oat milk", after=LISTED))
+    assert reply.message.startswith("Changed: buy milk → buy oat milk.\n"), reply.message
+    assert await _contents(engine) == ["buy oat milk", "call mom", "cancel netflix"]
 
 
 async def test_an_item_of_another_instance_or_user_is_not_removed(engine: AsyncEngine) -> None:
@@ -118,10 +131,10 @@ async def test_an_item_of_another_instance_or_user_is_not_removed(engine: AsyncE
 async def test_a_removal_whose_reply_is_not_recorded_puts_the_item_back(
     engine: AsyncEngine,
 ) -> None:
-    await _runner(engine).run(_turn("i-1:m-1", LISTED))
+    await sql_runner(engine).run(_turn("i-1:m-1", LISTED))
     before = await _inbox(engine).list_items("alice", 50)
     with pytest.raises(RemoteError):
-        await _runner(engine, DownReplies).run(
+        await sql_runner(engine, DownReplies).run(
             _turn("i-1:m-2", "remove cancel netflix", after=LISTED)
         )
     assert await _inbox(engine).list_items("alice", 50) == before  # id, status, time and all
@@ -140,7 +153,7 @@ async def test_put_back_saves_nothing_twice(engine: AsyncEngine) -> None:
 
 async def test_an_item_kept_for_the_brain_dump_is_removed_before_it(engine: AsyncEngine) -> None:
     # Said to discovery, the request got the summary again, and the kept item stayed.
-    runner = _runner(engine)
+    runner = sql_runner(engine)
     listed = "купить кроссовки; позвонить маме; оплатить интернет"
     step = {"agents_ahead": ["inbox_collector"], "messages_in_step": 1, "max_messages": 30}
     kept = _turn("i-1:m-1", listed, agent="discovery").model_copy(update={"step_context": step})
@@ -158,7 +171,7 @@ async def test_an_item_kept_for_the_brain_dump_is_removed_before_it(engine: Asyn
 async def test_a_removal_at_a_follow_up_question_asks_it_again(engine: AsyncEngine) -> None:
     # The reply that kept the list ended on the question, on the same line as the list: the
     # question was dropped with it, and "это всё" then got the summary.
-    runner = _runner(engine)
+    runner = sql_runner(engine)
     asked = texts.text("ru", "discovery_ask_constraints")
     listed = "купить хлеб; позвонить маме; оплатить интернет"
     step = {"agents_ahead": ["inbox_collector"], "messages_in_step": 3, "max_messages": 30}

@@ -178,6 +178,7 @@ async def test_the_discovery_step_data_counts_questions_and_facts_as_seed_000_sh
     assert "?" in two["reply"]["text"], two["reply"]
     data = await discovery_data()
     assert (data["questions_asked"], data["facts_collected"]) == (1, 2), data
+    assert data["facts_told"] == ["health", "work"], data  # as docs/agents.md shows it
     await user.say("Also my hobbies")  # the summary, "Is that right?"
     data = await discovery_data()
     assert (data["questions_asked"], data["facts_collected"]) == (2, 3), data

@@ -1,6 +1,8 @@
 """The brain dump's replies while it has too few items: "это всё" is heard and answered with
 what is missing, and a message with nothing to save never gets the last reply word for word."""
 
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
 from __future__ import annotations
 
 from itertools import pairwise
@@ -8,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from baton_agent_runner.domain import brain_dump, texts
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
 
@@ -70,6 +72,29 @@ def test_not_knowing_or_not_wanting_is_no_item(message: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "asked"),
+    [("не забыть", "Что именно не забыть?"), ("Не забудь!", "Что именно не забыть?"),
+     ("remember to", "What should I remember?"), ("don't forget", "What should I remember?")],
+)  # fmt: skip
+def test_a_reminders_lead_in_alone_is_no_item_and_asks_what_to_remember(
+    message: str, asked: str
+) -> None:
+    # "не забыть" alone was saved as an item and counted toward the three the step needs.
+    for in_step in (0, 2):  # as the step starts (where the explanation would be) and later
+        out = run(turn(message, messages_in_step=in_step, inbox_count=1))
+        assert "inbox_items" not in out.extracted_data and not out.step_completed
+        assert out.message == texts.text(lang.language_of(message), "inbox_remember_what")
+        assert out.message.startswith(asked)
+
+
+def test_items_said_with_a_lone_reminder_are_saved_and_it_is_asked_about() -> None:
+    out = run(turn("позвонить маме\nне забыть", messages_in_step=1, inbox_count=0))
+    assert out.extracted_data == {"inbox_items": ["позвонить маме"]}
+    assert texts.text("ru", "saved", items="позвонить маме", total=1) in out.message
+    assert out.message.endswith(texts.text("ru", "inbox_remember_what"))
+
+
+@pytest.mark.parametrize(
     "message", ["потом допишу", "I'll add more later", "позже напишу остальное"]
 )
 def test_adding_more_later_puts_it_off_and_is_no_item(message: str) -> None:
@@ -100,10 +125,32 @@ def test_asking_to_take_an_item_out_asks_to_remove_it_and_saves_nothing(
     # The request was saved as a new item ("Saved to your inbox: oh wait, remove cancel ...").
     # The service removes it and says so (`test_turn_removals`); one item fewer is needed.
     history = [{"role": "user", "text": earlier}, {"role": "assistant", "text": "ok"}]
-    out = run(turn(message, messages_in_step=1, inbox_count=2, history=history))
+    held = brain_dump.split_items(earlier)
+    out = run(turn(message, messages_in_step=1, inbox_count=2, inbox_open=held, history=history))
     assert out.extracted_data == {"removed_inbox_items": [item]} and not out.step_completed
     language = lang.language_of(message)
     assert out.message == texts.text(language, "inbox_more", need=2)
+
+
+@pytest.mark.parametrize(
+    ("message", "open_items"),
+    [
+        ("remove oat milk", ["buy milk", "call mom"]),  # removed before, or never saved
+        ("удали овсяное молоко", ["купить хлеб", "позвонить маме"]),
+        ("remove milk", ["buy milk", "buy oat milk"]),  # which one? the service asks
+        ("remove buy dog food", ["call grandma and buy dog food", "pay rent"]),  # a part goes
+    ],
+)
+def test_a_removal_that_takes_no_item_out_leaves_the_count_as_it_was(
+    message: str, open_items: list[str]
+) -> None:
+    # With two saved, "remove oat milk" got "There is no "oat milk" ... I need at least 2 more."
+    earlier = "buy oat milk; удали овсяное молоко; " + "; ".join(open_items)
+    history = [{"role": "user", "text": earlier}, {"role": "assistant", "text": "ok"}]
+    out = run(turn(message, messages_in_step=2, inbox_count=2, inbox_open=open_items,
+                   history=history))  # fmt: skip
+    assert "removed_inbox_items" in out.extracted_data
+    assert out.message == texts.text(lang.language_of(message), "inbox_more", need=1)
 
 
 @pytest.mark.parametrize("message", ["Remove mold from the bathroom", "убери в шкафу"])
@@ -111,3 +158,69 @@ def test_a_task_to_remove_something_not_said_before_is_an_item(message: str) -> 
     history = [{"role": "user", "text": "buy milk"}, {"role": "assistant", "text": "ok"}]
     out = run(turn(message, messages_in_step=1, inbox_count=1, history=history))
     assert out.extracted_data == {"inbox_items": [message]}
+
+
+@pytest.mark.parametrize(
+    ("message", "open_items", "saved", "again"),
+    [
+        ("call mom\nbuy milk", ["Call Mom"], ["buy milk"], ["call mom"]),
+        ("buy milk, buy milk", [], ["buy milk"], []),
+        ("позвонить маме!\nкупить хлеб", ["Позвонить маме"], ["купить хлеб"], ["позвонить маме"]),
+    ],
+)
+def test_an_item_the_inbox_holds_is_said_to_be_there_not_saved_or_counted_again(
+    message: str, open_items: list[str], saved: list[str], again: list[str]
+) -> None:
+    language = lang.language_of(message)
+    out = run(turn(message, inbox_count=len(open_items), inbox_open=open_items))
+    assert out.extracted_data == {"inbox_items": saved}
+    total = len(open_items) + len(saved)
+    assert texts.text(language, "saved", items="; ".join(saved), total=total) in out.message
+    note = texts.text(language, "already_saved", items="; ".join(again))
+    assert (note in out.message) is bool(again)
+
+
+def test_only_a_repeat_holds_no_item_and_asks_for_more_not_the_explanation() -> None:
+    out = run(turn("Call mom", inbox_count=1, inbox_open=["call mom"], messages_in_step=1))
+    assert not out.extracted_data
+    assert out.message.startswith(texts.text("en", "already_saved", items="Call mom"))
+    assert texts.text("en", "inbox_more", need=2, total=1, least=3) in out.message
+
+
+def test_done_with_a_repeat_counts_distinct_items_and_does_not_close() -> None:
+    held = ["milk", "bread"]
+    out = run(turn("Milk\nthat's all", inbox_count=2, inbox_open=held, can_complete=False))
+    assert not out.step_completed and not out.extracted_data
+    assert texts.text("en", "inbox_too_few", need=1, total=2, least=3) in out.message
+
+
+def test_an_item_promoted_in_this_turn_and_said_again_is_told_once_as_promoted() -> None:
+    out = run(turn("call mom", inbox_count=1, inbox_open=["call mom"], promoted=["call mom"]))
+    assert texts.text("en", "promoted", items="call mom") in out.message
+    assert "Already in your inbox" not in out.message and not out.extracted_data
+
+
+@pytest.mark.parametrize(
+    ("message", "saved", "said"),
+    [
+        ("позвонить маме!", ["позвонить маме"], "Записал в inbox: позвонить маме. Всего"),
+        ("call mom…\nlearn C++!", ["call mom", "learn C++"], "inbox: call mom; learn C++. Items"),
+        ("купить хлеб (белый)!!", ["купить хлеб (белый)"], "inbox: купить хлеб (белый). Всего"),
+        ("позвонить Петрову В.!", ["позвонить Петрову В."], "inbox: позвонить Петрову В. Всего"),
+    ],
+)
+def test_an_item_said_with_a_stop_is_saved_and_confirmed_without_it(
+    message: str, saved: list[str], said: str
+) -> None:
+    # "позвонить маме!" was saved as said and confirmed as "позвонить маме!." (and an
+    # initial as "Петрову В..").
+    out = run(turn(message, inbox_count=0, messages_in_step=1))
+    assert out.extracted_data == {"inbox_items": saved}
+    assert said in out.message, out.message
+
+
+@pytest.mark.parametrize("key", ["already_saved", "promoted", "noted"])
+def test_a_stored_item_that_ends_a_sentence_is_listed_without_a_second_stop(key: str) -> None:
+    # Items stored before they were trimmed keep their "!": listed last, they end the sentence.
+    assert texts.text("ru", key, items="купить хлеб; позвонить маме!").endswith("маме!")
+    assert texts.text("en", key, items="call mom").endswith("call mom.")

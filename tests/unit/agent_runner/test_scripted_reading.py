@@ -845,7 +845,7 @@ def test_a_sentence_listing_actions_is_an_item_per_action(message: str, items: l
         # Two actions joined by "and" alone may be one task.
         "встретиться с Петей и обсудить проект", "call the bank and ask about the loan",
         # A piece that is no action on its own, or no action at all.
-        "позвонить маме, узнать, как она", "I need to call mom", "новости, гости и дети",
+        "позвонить маме, узнать, как она", "новости, гости и дети",
         "Сегодня надо позвонить маме, починить кран", "read War and Peace, then rest",
         # What follows the colon lists no actions.
         "Мои мысли: работа, дом, дача", "Note to self - milk, bread",
@@ -903,3 +903,145 @@ def test_nothing_coming_to_mind_is_a_short_decline_and_no_item(message: str) -> 
 )
 def test_nothing_coming_to_mind_but_something_is_no_decline(message: str) -> None:
     assert not finishing.declines(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("не забыть оплатить интернет", ["оплатить интернет"]),
+        ("Не забыть оплатить интернет", ["оплатить интернет"]),
+        ("надо не забыть оплатить интернет", ["оплатить интернет"]),
+        ("Мне нужно не забыть: продлить паспорт", ["продлить паспорт"]),
+        ("не забудь купить хлеб", ["купить хлеб"]),
+        ("напомнить позвонить маме", ["позвонить маме"]),
+        ("напомни мне записаться к врачу", ["записаться к врачу"]),
+        ("remember to call mom", ["call mom"]),
+        ("Don't forget to call mom", ["call mom"]),
+        ("dont forget to pay rent", ["pay rent"]),
+        ("need to remember to renew passport", ["renew passport"]),
+        ("- не забыть оплатить интернет\n- remember to call mom",
+         ["оплатить интернет", "call mom"]),
+        ("Надо позвонить маме, не забыть оплатить интернет",
+         ["позвонить маме", "оплатить интернет"]),
+        ("Запиши в inbox: не забыть купить молоко", ["купить молоко"]),
+        # The rest is no task, or the reminder is the task: kept as said.
+        ("Напомни маме про день рождения", ["Напомни маме про день рождения"]),
+        ("не забыть про день рождения мамы", ["не забыть про день рождения мамы"]),
+        ("remember the milk", ["remember the milk"]),
+    ],
+)  # fmt: skip
+def test_a_reminders_lead_in_is_no_part_of_its_item(message: str, items: list[str]) -> None:
+    assert brain_dump.dumped_items(message) == items
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("не забыть", []),
+        ("Не забудь!", []),
+        ("надо не забыть…", []),
+        ("remember to", []),
+        ("don't forget", []),
+        ("Don’t forget!", []),
+        ("Ок, не забыть", []),
+        ("Запиши в inbox: не забыть", []),
+        ("- позвонить маме\n- не забыть", ["позвонить маме"]),
+        ("call mom; don't forget", ["call mom"]),
+    ],
+)  # fmt: skip
+def test_a_reminders_lead_in_alone_names_nothing_and_is_no_item(
+    message: str, items: list[str]
+) -> None:
+    # "не забыть" alone was saved as an item, and counted toward the brain dump's three.
+    assert brain_dump.dumped_items(message) == items
+    assert brain_dump.reminds_of_nothing(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["не забыть оплатить интернет", "remember to call mom", "не забыть про день рождения мамы",
+     "idk", "позвонить маме"],
+)  # fmt: skip
+def test_a_reminder_that_names_its_task_or_no_reminder_reminds_of_something(message: str) -> None:
+    assert not brain_dump.reminds_of_nothing(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "named", "fact"),
+    [
+        # What follows a self-correction replaces what came before it: health was kept too.
+        ("health i think... no wait, work", {"work"}, "work"),
+        ("health, no, wait, work", {"work"}, "work"),
+        ("health, wait no, work", {"work"}, "work"),
+        ("health — I mean work", {"work"}, "work"),
+        ("health, actually no, work", {"work"}, "work"),
+        ("health and hobbies, scratch that, work", {"work"}, "work"),
+        ("health, sorry, I meant work", {"work"}, "work"),
+        ("Health. No wait, work.", {"work"}, "work"),
+        ("здоровье, нет, стоп, работа", {"work"}, "работа"),
+        ("здоровье, хотя нет, работа", {"work"}, "работа"),
+        ("здоровье, вернее работа", {"work"}, "работа"),
+        ("здоровье, точнее работа", {"work"}, "работа"),
+        ("здоровье, то есть работа", {"work"}, "работа"),
+        ("здоровье... ой, нет, работа", {"work"}, "работа"),
+        ("здоровье, в смысле работа", {"work"}, "работа"),
+        # Opening the message, the marker alone is left out.
+        ("Нет, стоп, работа", {"work"}, "работа"),
+    ],
+)
+def test_a_self_correction_replaces_what_came_before_it(
+    message: str, named: set[str], fact: str
+) -> None:
+    said, declined = lang.areas_said(message)
+    assert set(said) == named and declined == set()  # taken back, not said to be no priority
+    assert said["work"] == fact
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        # Of a list, the correction takes back the item said last: family was lost with health.
+        ("family, health i think... no wait, work, and hobbies",
+         {"relationships": "family", "work": "work", "hobbies": "hobbies"}),
+        ("work, health, no wait, family", {"work": "work", "relationships": "family"}),
+        ("work, health, i think, no wait, family", {"work": "work", "relationships": "family"}),
+        ("семья, здоровье — ой, нет, работа", {"relationships": "семья", "work": "работа"}),
+        # Joined by "and", the items go back together; an item said again is said once.
+        ("family, health and hobbies, scratch that, work",
+         {"relationships": "family", "work": "work"}),
+        ("work, health... no wait, work, family",
+         {"work": "work", "relationships": "family"}),
+    ],
+)  # fmt: skip
+def test_a_self_correction_in_a_list_takes_back_its_last_item(
+    message: str, said: dict[str, str]
+) -> None:
+    assert lang.areas_in(message) == said
+
+
+@pytest.mark.parametrize(
+    ("message", "named"),
+    [
+        # Emphasis, or more said of what came before: nothing is taken back.
+        ("work, i mean it", {"work": "work, i mean it"}),
+        ("work, I mean, really", {"work": "work, I mean, really"}),
+        ("работа, то есть мой стартап", {"work": "работа, то есть мой стартап"}),
+        ("работа и здоровье, точнее сон", {"work": "работа", "health": "здоровье, точнее сон"}),
+        # A vague marker opening a sentence says more, it takes no sentence back.
+        ("Work is busy. I mean, family matters more.",
+         {"work": "Work is busy", "relationships": "family matters more"}),
+        # "no" there says no, of what follows: the areas before it stay.
+        ("Работа важна, хотя нет времени на спорт", {"work": "Работа важна"}),
+        ("work, wait no hobbies", {"work": "work"}),
+        # Only its own sentence goes: family was said before it.
+        ("Family matters a lot. Health, no wait, work takes my time",
+         {"relationships": "Family matters a lot", "work": "work takes my time"}),
+        # A correction that names no area takes nothing back.
+        ("work and health. no wait, I'm not done", {"work": "work", "health": "health"}),
+    ],
+)  # fmt: skip
+def test_no_self_correction_is_read_into_emphasis_or_more_detail(
+    message: str, named: dict[str, str]
+) -> None:
+    said = lang.areas_in(message)
+    assert {area: said.get(area) for area in named} == named, said

@@ -387,7 +387,6 @@ def test_discovery_keeps_no_joining_words_around_what_the_user_says(
         ("I mean to spend more time with family", "relationships",
          "I mean to spend more time with family"),
         ("Работа — мой стартап", "work", "Работа — мой стартап"),
-        ("Для меня главное — это здоровье", "health", "Для меня главное — это здоровье"),
     ],
 )  # fmt: skip
 def test_a_correction_keeps_what_the_user_meant_not_its_lead_in(
@@ -1240,6 +1239,22 @@ def test_a_reminder_or_a_to_do_list_request_during_discovery_is_deferred(
     assert "позже" in out.message or "later" in out.message
 
 
+@pytest.mark.parametrize("agent", ["greeter", "discovery", "coordinator"])
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [("Запиши в inbox: не забыть", "Что именно не забыть?"),
+     ("add to my inbox: don't forget", "What should I remember?")],
+)  # fmt: skip
+def test_a_request_to_note_a_reminders_lead_in_alone_keeps_nothing_and_asks_what(
+    agent: str, message: str, asked: str
+) -> None:
+    # "не забыть" was kept for the brain dump as an item of its own.
+    out = run(turn(agent, message))
+    assert "deferred_inbox_items" not in out.extracted_data
+    assert "inbox_items" not in out.extracted_data
+    assert out.message.startswith(asked), out.message
+
+
 @pytest.mark.parametrize(
     ("message", "area"),
     [("Запомни: работа для меня важнее всего", "work"), ("Add health to my list", "health")],
@@ -1468,7 +1483,7 @@ def test_short_or_unsure_answers_to_a_follow_up_question_are_kept(message: str, 
     ("message", "notes"),
     [
         ("работа, семья, здоровье. главное семья, а мешает нехватка времени",
-         {"focus": "отношения — главное семья", "constraints": "мешает нехватка времени"}),
+         {"focus": "отношения — семья", "constraints": "мешает нехватка времени"}),
         ("work, family and health. family matters most, but no time is my problem",
          {"focus": "relationships — family matters most", "constraints": "no time is my problem"}),
         ("work, family and health; I'm too tired for anything",
@@ -1523,7 +1538,7 @@ def test_discovery_never_says_its_last_reply_again(language: str, notes: dict[st
 def test_discovery_shows_the_follow_up_answers_in_its_summary(language: str) -> None:
     notes = {"focus": "work", "constraints": "time"}
     message = {"en": "work, health, family", "ru": "работа, здоровье, семья"}[language]
-    out = run(turn("discovery", message, notes=notes))
+    out = run(turn("discovery", message, notes=notes, step=_told(notes=list(notes))))
     label = texts.text(language, "note_focus")
     assert f"- {label}: work\n- {texts.text(language, 'note_constraints')}: time\n" in out.message
 
@@ -1616,6 +1631,7 @@ _STORED: dict[str, Any] = {
     "facts": {"work": "w", "health": "h", "relationships": "r"},
     "notes": {"focus": "f"},
     "inbox_count": 4,
+    "inbox_open": ["Buy milk"],
 }
 _SUMMARY = [{"role": "assistant", "text": "Here is what I understood:\n- a\nIs that right?"}]
 
@@ -2032,11 +2048,12 @@ def test_discovery_says_why_a_third_area_is_needed_when_the_user_names_none(
     # no word of why the step would not go on.
     facts = {"work": "a", "health": "b"}
     asked = texts.text(language, "discovery_ask", missing=missing)
-    out = run(turn("discovery", message, facts=facts, history=_said(asked)))
+    told = _told(facts=list(facts))  # both said in this instance
+    out = run(turn("discovery", message, facts=facts, history=_said(asked), step=told))
     assert out.message.startswith(known) and not out.extracted_data, out.message
     assert texts.text(language, "discovery_need_three") in out.message
     assert out.message.endswith(texts.text(language, "discovery_what_else", missing=missing))
-    again = run(turn("discovery", message, facts=facts, history=_said(out.message)))
+    again = run(turn("discovery", message, facts=facts, history=_said(out.message), step=told))
     said = texts.text(language, "discovery_too_few_again", missing=missing)
     assert again.message == said and not again.step_completed
 
@@ -2056,3 +2073,95 @@ def test_discovery_asks_a_question_again_without_a_summarys_yes_or_no(
     assert first.startswith(texts.text(language, "discovery_ask_first", missing="")[:20])
     again = run(turn("discovery", message, history=_said(first))).message
     assert again == f"{texts.text(language, 'discovery_unclear_ask')}\n{first}"
+
+
+@pytest.mark.parametrize(
+    ("message", "note"),
+    [
+        ("health i think... no wait, work", "work"),
+        ("family, sorry, I meant work", "work"),
+        ("здоровье, хотя нет, работа", "работа"),
+        ("семья... вернее работа", "работа"),
+        # Emphasis takes nothing back.
+        ("work, i mean it", "work — work, i mean it"),
+    ],
+)
+def test_a_self_correction_to_what_matters_most_keeps_only_what_the_user_meant(
+    message: str, note: str
+) -> None:
+    # Kept as a focus on both areas: "health, work — health i think... no wait, work"; then
+    # as "work — work", the area's name twice.
+    language = lang.language_of(message)
+    facts = {"work": "a", "health": "b", "relationships": "c"}
+    asked = [{"role": "assistant", "text": texts.text(language, "discovery_ask_focus")}]
+    out = run(turn("discovery", message, facts=facts, history=asked, can_complete=False))
+    assert out.extracted_data == {"notes": {"focus": note}}  # no fact dropped, none new
+    assert out.message.endswith(texts.text(language, "discovery_ask_constraints"))
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("work, health... no wait, work, family and hobbies",
+         {"work": "work", "relationships": "family", "hobbies": "hobbies"}),
+        ("работа, здоровье — ой, нет, работа, семья и хобби",
+         {"work": "работа", "relationships": "семья", "hobbies": "хобби"}),
+    ],
+)  # fmt: skip
+def test_a_self_correction_in_a_listing_of_areas_keeps_only_what_the_user_meant(
+    message: str, facts: dict[str, str]
+) -> None:
+    out = run(turn("discovery", message, can_complete=False))
+    assert out.extracted_data == {"facts": facts}
+    names = lang.AREA_NAMES[lang.language_of(message)]
+    assert f"- {names['health']}:" not in out.message, out.message
+
+
+def test_a_self_correction_volunteering_what_matters_most_keeps_what_the_user_meant() -> None:
+    said = "work, health, family. health, no wait, family matters most"
+    out = run(turn("discovery", said))
+    assert out.extracted_data["notes"] == {"focus": "relationships — family matters most"}
+
+
+@pytest.mark.parametrize(
+    ("language", "message", "told", "known"),
+    [
+        ("en", "nope", ["health"], "So far I have health. From last time: work. To set up"),
+        ("en", "that's it", [], "From last time: work, health. To set up"),
+        ("ru", "нет, это всё", ["work"], "Пока в списке: работа. С прошлого раза: здоровье. Чтобы"),
+        ("ru", "нет, это всё", [], "С прошлого раза: работа, здоровье. Чтобы"),
+    ],
+)
+def test_discovery_marks_the_areas_it_has_from_last_time_as_its_summary_does(
+    language: str, message: str, told: list[str], known: str
+) -> None:
+    # "So far I have work, health." listed a fact from an earlier onboarding (memory outlives
+    # the instance) as if said now, while the summary marks it "From last time".
+    facts = {"work": "a", "health": "b"}
+    out = run(turn("discovery", message, facts=facts, step=_told(facts=told)))
+    assert out.message.startswith(known) and not out.extracted_data, out.message
+
+
+def _told(facts: list[str] | None = None, notes: list[str] | None = None) -> dict[str, Any]:
+    """A step context whose step data says the instance was told these facts and notes."""
+    data = {"facts_told": facts or [], "notes_told": notes or []}
+    return {"workflow": {"step_data": {"discovery": data}}}
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "items"),
+    [
+        ("discovery", "call mom\nbuy milk, buy milk", ["call mom", "buy milk"]),
+        ("discovery", "позвонить маме; купить молоко; Купить молоко!",
+         ["позвонить маме", "купить молоко"]),
+        ("greeter", "call mom\nbuy milk\nbuy milk", ["call mom", "buy milk"]),
+    ],
+)  # fmt: skip
+def test_a_to_do_list_kept_for_the_brain_dump_names_each_item_once(
+    agent: str, message: str, items: list[str]
+) -> None:
+    # "buy milk, buy milk" was saved once but told as "call mom; buy milk; buy milk".
+    out = run(turn(agent, message))
+    assert out.extracted_data == {"deferred_inbox_items": items}, out.message
+    assert "; ".join(items) in out.message
+    assert out.message.casefold().count(items[-1].casefold()) == 1, out.message

@@ -91,6 +91,7 @@ async def test_a_turn_on_a_fact_collecting_step_carries_the_counts_in_its_signal
         "facts": {"hobbies": "Hobbies: chess"},
         "questions_asked": 1,
         "facts_collected": 3,
+        "facts_told": ["hobbies"],  # the two facts stored before are no fact of this instance
     }
     assert "facts_collected" not in reply.extracted_data  # the workflow's, not the agent's to keep
 

@@ -12,7 +12,7 @@ import pytest
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
-from baton_agent_runner.service.ports import Claim, Mention
+from baton_agent_runner.service.ports import Claim, InboxTally, Mention
 from baton_agent_runner.service.turns import AgentRunner
 from baton_contracts.agent_api import AgentReply, HistoryEntry, RunAgent
 
@@ -37,14 +37,18 @@ class Stores:
     async def count(self, user_id: str, status: str | None, before_turn: str | None = None) -> int:
         return self.items
 
+    async def tally(self, user_id: str, instance_id: str, before_turn: str) -> InboxTally:
+        return InboxTally(self.items, [])
+
     async def add(
         self,
         user_id: str,
         items: list[NewInboxItem],
         turn_key: str | None = None,
         instance_id: str | None = None,
-    ) -> None:
+    ) -> list[NewInboxItem]:
         self.items += len(items)
+        return []
 
     async def get(self, user_id: str, key: str, digest: str | None = None) -> AgentReply | None:
         return None

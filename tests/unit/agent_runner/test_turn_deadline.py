@@ -16,6 +16,7 @@ from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.scripted import Turn
 from baton_agent_runner.service.ports import (
     Claim,
+    InboxTally,
     Mention,
     ModelAnswer,
     ModelUnavailable,
@@ -74,15 +75,21 @@ class Stores:
         self.reads += 1
         return len(self.items)
 
+    async def tally(self, user_id: str, instance_id: str, before_turn: str) -> InboxTally:
+        self.reads += 1
+        others = [item for item in self.items if self.turn_of.get(item.item_id) != before_turn]
+        return InboxTally(len(others), [item.content for item in others])
+
     async def add(
         self,
         user_id: str,
         items: list[NewInboxItem],
         turn_key: str | None = None,
         instance_id: str | None = None,
-    ) -> None:
+    ) -> list[NewInboxItem]:
         self.items += items
         self.turn_of.update({item.item_id: turn_key for item in items})
+        return []
 
     async def discard_turn(self, user_id: str, turn_key: str) -> int:
         gone = [item for item in self.items if self.turn_of.get(item.item_id) == turn_key]
@@ -212,9 +219,10 @@ class SlowInbox(Stores):
         items: list[NewInboxItem],
         turn_key: str | None = None,
         instance_id: str | None = None,
-    ) -> None:
+    ) -> list[NewInboxItem]:
         await asyncio.sleep(self.delay)
         self.items += items
+        return []
 
 
 async def test_a_write_still_running_at_the_deadline_is_cut_there() -> None:

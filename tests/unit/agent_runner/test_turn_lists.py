@@ -9,7 +9,7 @@ from typing import Any
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain.extracted import NewInboxItem
-from baton_agent_runner.service.ports import Claim, Mention
+from baton_agent_runner.service.ports import Claim, InboxTally, Mention
 from baton_agent_runner.service.turn_lists import save_carried_lists
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.service.widget_lists import WidgetLists
@@ -44,6 +44,9 @@ class Stores:
     async def count(self, user_id: str, status: str | None, before_turn: str | None = None) -> int:
         return len(self.items)
 
+    async def tally(self, user_id: str, instance_id: str, before_turn: str) -> InboxTally:
+        return InboxTally(len(self.items), list(self.items.values()))
+
     async def contents(self, user_id: str, instance_id: str) -> list[str]:
         return list(self.items.values())
 
@@ -53,10 +56,11 @@ class Stores:
         items: list[NewInboxItem],
         turn_key: str | None = None,
         instance_id: str | None = None,
-    ) -> None:
+    ) -> list[NewInboxItem]:
         self.adds += 1
         for item in items:
             self.items.setdefault(item.item_id, item.content)
+        return []
 
     async def get(self, user_id: str, key: str, digest: str | None = None) -> AgentReply | None:
         return self.replies.get(key)

@@ -11,7 +11,7 @@ from typing import Any
 from faststream.nats import NatsBroker
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_agent_runner.adapters import sql, sql_logs, sql_stores
+from baton_agent_runner.adapters import sql, sql_inbox, sql_logs, sql_stores
 from baton_agent_runner.adapters.embedders import EmbedderSettings
 from baton_agent_runner.adapters.fact_locks import fact_locks
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
@@ -118,7 +118,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         profiles=overrides.get("profiles") or load_profiles(settings.agent_profiles_dir),
         agents=overrides.get("agents") or AgentFactory(openai, settings.agent_model),
         memory=overrides.get("memory") or _memory(settings, engine, now),
-        inbox=overrides.get("inbox") or sql_stores.SqlInboxStore(engine, now),
+        inbox=overrides.get("inbox") or sql_inbox.SqlInboxStore(engine, now),
         replies=overrides.get("replies") or sql_logs.SqlReplyLog(engine, now, holder),
         timeout=settings.agent_timeout_seconds,
         store_timeout=settings.store_timeout_seconds,

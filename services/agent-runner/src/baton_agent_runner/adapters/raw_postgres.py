@@ -50,6 +50,11 @@ async def fetchrow(engine: AsyncEngine, store: str, query: str, *args: Any) -> A
     return await _on_pooled(engine, store, lambda driver: driver.fetchrow(query, *args))
 
 
+async def fetch(engine: AsyncEngine, store: str, query: str, *args: Any) -> list[Any]:
+    """The rows of `query` (asyncpg `Record`s), one round trip."""
+    return list(await _on_pooled(engine, store, lambda driver: driver.fetch(query, *args)))
+
+
 @asynccontextmanager
 async def advisory_lock(engine: AsyncEngine, store: str, lock_id: int) -> AsyncIterator[None]:
     """Hold the advisory lock `lock_id` while the block runs, on a pooled connection of its

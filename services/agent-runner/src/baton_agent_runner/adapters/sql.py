@@ -1,7 +1,8 @@
 """The agent-runner's own tables, their migrations, and what their stores share.
 
-The inbox and the SQL memory store are in `sql_stores`; the reply and task logs, which use
-`replies`, `task_results` and `claims`, are in `sql_logs`.
+The inbox store is in `sql_inbox` (the statements it sends, in `inbox_statements`), the SQL
+memory store in `sql_stores`; the reply and task logs, which use `replies`, `task_results` and
+`claims`, are in `sql_logs`.
 """
 
 from __future__ import annotations

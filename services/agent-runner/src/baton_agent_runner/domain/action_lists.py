@@ -16,32 +16,41 @@ only saves the sentence as written, as before:
   a noun ("book a dentist", but "pepper");
 - a lead-in before the first action that says the user needs or means to do them ("I need
   to", "I have to", "Надо", "Мне нужно", "Хочу") is said of them all and kept by none; a "to"
-  before a later one ("..., to book a dentist") is dropped too.
+  or a lead-in before a later one ("..., to book a dentist", "..., need to pay rent") is
+  dropped too; before a lone action ("need to renew passport") it goes as well, when what
+  follows it is an action ("хочу в отпуск" stays as said).
+
+Apart from that rule, "also" marks a new item however the two sides read (`afterthoughts`):
+"call grandma and also buy dog food", "renew passport, also dentist", "oh and ...", ", plus
+...", "а ещё", "и ещё", ", также"; and each sentence of a paragraph is read on its own
+(`sentences`).
 
 One piece that is no action ("позвонить маме, узнать, как она": "узнать" alone) leaves the
 sentence whole.
 """
 
-# ruff: noqa: RUF001, RUF002  (Russian text is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
 import re
 
+from baton_agent_runner.domain.inbox_requests import REMINDER, without_reminder
 from baton_agent_runner.domain.wording import words
 
 _EN_LEAD_IN = (
     r"(?:(?:i|we)\s+|i'm\s+|i\s+am\s+|i've\s+|we've\s+)?(?:(?:really|also|still|just)\s+)?"
     r"(?:need\s+to|have\s+to|got\s+to|have\s+got\s+to|gotta|want\s+to|must|should|ought\s+to"
-    r"|(?:am\s+)?going\s+to|gonna|plan\s+to|(?:don't|do\s+not)\s+forget\s+to|remember\s+to)"
+    r"|(?:am\s+)?going\s+to|gonna|plan\s+to)"
     r"(?:\s+(?:really|also|still|just|definitely))?"
 )
 _RU_LEAD_IN = (
     r"(?:(?:мне|нам|я|мы)\s+)?(?:(?:ещ[её]|также|обязательно|срочно)\s+)?"
     r"(?:надо(?:\s+бы)?|нужно|необходимо|хочу|хотим|хотелось\s+бы|планирую|собираюсь|пора"
-    r"|стоит|следует|должен|должна|должны|не\s+забыть)(?:\s+будет)?"
+    r"|стоит|следует|должен|должна|должны)(?:\s+будет)?"
 )
-_LEAD_IN = re.compile(rf"^\s*(?:{_EN_LEAD_IN}|{_RU_LEAD_IN})\s+", re.IGNORECASE)
+# A reminder's lead-in ("не забыть", "remember to") is one too, read where every item is.
+_LEAD_IN = re.compile(rf"^\s*(?:{REMINDER}|{_EN_LEAD_IN}|{_RU_LEAD_IN})\s+", re.IGNORECASE)
 # A few words that introduce the list before a colon or a dash ("honestly i have a million
 # things to do: renew passport, pay rent", "before i forget - I need to call mom, ..."): said
 # of them all and kept by none, as a lead-in is; every piece after it must still be an action.
@@ -54,6 +63,22 @@ _COMMA = re.compile(
 )
 _AND = re.compile(r"\s+(?:and\s+then|and|и\s+потом|а\s+потом|и)\s+", re.IGNORECASE)
 _TO = re.compile(r"^to\s+", re.IGNORECASE)
+# "also" between two things says the second is another item ("call grandma and also buy dog
+# food", "renew passport, also dentist", "oh and ...", "а ещё ..."); a bare "also" inside a
+# clause ("I also need ...") is no such mark: a comma or an "and" comes before it.
+_ALSO = re.compile(
+    r"\s*,\s*(?:(?:and|oh\s+and)\s+)?(?:also|plus|oh\s+and)\s+|\s+(?:and\s+also|oh\s+and)\s+"
+    r"|\s*,?\s+(?:а|и)\s+(?:ещ[её]|также)\s+|\s*,\s*(?:ещ[её]|также)\s+",
+    re.IGNORECASE,
+)
+# Where a sentence ends inside a paragraph: ". ", "! ", "… ", not the dot of an abbreviation
+# ("Dr. Smith", "т.е. завтра") or of an initial (the brain dump reads those first).
+_SENTENCE_END = re.compile(
+    r"(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bst)(?<!\bjr)(?<!\bsr)(?<!\bvs)(?<!\betc)"
+    r"(?<!\bул)(?<!\bтел)(?<!\b[a-zа-яё])"
+    r"[.!…]+\s+(?=\S)",
+    re.IGNORECASE,
+)
 # A Russian infinitive, reflexive or not; "-ость"/"-ости" are nouns ("новости", "радость").
 _INFINITIVE = re.compile(r"[а-я]{2,}(?:ть|ти|чь)(?:ся|сь)?")
 _NOUNS_LIKE_INFINITIVES = frozenset({
@@ -77,15 +102,48 @@ _EN_VERBS = frozenset({
 })  # fmt: skip
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of a paragraph ("need to renew passport. also dentist"), each with its
+    own end; the text as it is when it has one."""
+    return [part for part in _SENTENCE_END.split(text) if part.strip()]
+
+
+def afterthoughts(text: str) -> list[str]:
+    """`text` parted where "also" adds another item ("call grandma and also buy dog food":
+    "call grandma", "buy dog food"); the text as it is when it has none."""
+    return [part.strip() for part in _ALSO.split(text) if part.strip()]
+
+
 def actions(item: str) -> list[str]:
-    """The actions a sentence lists (see the module's docstring), or the item as it is; past an
-    introduction before a colon or dash when the rest lists actions."""
+    """The actions a sentence lists (see the module's docstring), or the item as it is (past
+    its lead-in when an action follows that); past an introduction before a colon or dash
+    when the rest lists actions."""
     found = _actions(item)
     intro = _INTRO.match(item)
-    if len(found) > 1 or intro is None:
-        return found
-    listed = _actions(item[intro.end() :])
-    return listed if len(listed) > 1 else found
+    if len(found) == 1 and intro is not None:
+        listed = _actions(item[intro.end() :])
+        found = listed if len(listed) > 1 else found
+    if len(found) == 1:
+        return [_past_lead_in(found[0])]
+    return found
+
+
+def _past_lead_in(item: str) -> str:
+    """A lone action past its lead-in ("need to renew passport": "renew passport"); the item
+    as it is when what follows is no action ("хочу в отпуск")."""
+    lead_in = _LEAD_IN.match(item)
+    if lead_in is None or not is_action(rest := item[lead_in.end() :]):
+        return item
+    return rest
+
+
+def lists_actions(item: str) -> bool:
+    """Whether the item is actions alone: one ("позвонить маме", "Надо позвонить маме") or a
+    list of them ("call mom, buy milk")."""
+    if len(actions(item)) > 1:
+        return True
+    lead_in = _LEAD_IN.match(item)
+    return is_action(item[lead_in.end() :] if lead_in else item)
 
 
 def _actions(item: str) -> list[str]:
@@ -97,12 +155,20 @@ def _actions(item: str) -> list[str]:
         return [item]
     found: list[str] = []
     for at, piece in enumerate(pieces):
-        piece = _TO.sub("", piece.strip()) if at else piece.strip()
+        # A later piece's own lead-in goes too: "..., to book a dentist", "..., не забыть ...".
+        piece = _later_piece(piece) if at else piece.strip()
         parts = _parts(piece)
         if parts is None:
             return [item]
         found += parts
     return found
+
+
+def _later_piece(piece: str) -> str:
+    """A piece after the first past its own "to", reminder or lead-in ("need to pay rent")."""
+    piece = without_reminder(_TO.sub("", piece.strip()))
+    lead_in = _LEAD_IN.match(piece)
+    return piece[lead_in.end() :] if lead_in else piece
 
 
 def _parts(piece: str) -> list[str] | None:

@@ -7,6 +7,7 @@ several is read in `listings`."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from baton_agent_runner.domain.wording import normalised, words
 
@@ -14,10 +15,28 @@ from baton_agent_runner.domain.wording import normalised, words
 # "е": a bare stem is a prefix ("работ" finds "работе"), a trailing `\b` makes a whole word
 # where a prefix would catch other words ("рост" in "просто" and "роста" alike, "сон" in
 # "сонный", "work" in "workout", which is health; "homework" never starts with "work").
+# Kin and pets: relationships, but also whom an errand is for ("call mom", "позвонить маме",
+# "walk the dog"), which `language` reads as no priority (`KIN`). Whole words where a stem
+# would catch others: "мамонт", "папка", "который" ("кот"), "сынок" is kin too.
+_KIN = (
+    r"parents?\b", r"(?:grand)?(?:mom|mum|mother|dad|father)s?\b", r"grandkids?\b",
+    r"grandchild(?:ren)?\b", r"(?:sons?|daughters?)\b", r"(?:dogs?|cats?|pets?)\b",
+    r"мам(?:а|ы|е|у|ой|очк[аеиуо]й?|уле|ули|уля|улю|улей)\b",
+    r"пап(?:а|ы|е|у|ой|очк[аеиуо]й?)\b", "родител", r"бабушк", r"дедушк", "внук", "внуч",
+    r"сын(?:а|у|ом|е|ов|овья|овей|овьям|овьями|ы|ок|ка|ку|ком)?\b",
+    r"доч(?:ь|ери|ерью|ерей|ерям|ерьми|ка|ки|ке|ку|кой|ек)\b",
+    r"реб[её]н(?:ок|ка|ку|ком|ке)\b", r"питом(?:ец|ца|цу|цем|це|цы|цев)\b",
+    r"собак", r"(?:кош(?:ка|ки|ке|ку|кой|ек)|кот(?:а|у|ом|е|ы|ов|ам)?)\b",
+)  # fmt: skip
+KIN = re.compile(r"\b(?:" + "|".join(_KIN) + ")")
+"""The kin and pet words of relationships: in an errand ("позвонить маме") no priority."""
 AREAS: dict[str, tuple[str, ...]] = {
     "work": (
-        r"(?:co-?)?work(?:s|ed|ing|ers?|loads?|places?|days?|life)?\b", r"jobs?\b", "career",
-        "business", "работ", "заработ", "подработ", "переработ", "карьер", "бизнес",
+        r"(?:co-?)?work(?:ing|ers?|loads?|places?|days?|life)?\b", r"jobs?\b", "career",
+        # Not the verb of a thing: "how this works", "that works for me", "it worked".
+        r"(?<!\bit )(?<!\bthis )(?<!\bthat )(?<!\bhow )work(?:s|ed)\b",
+        "business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
+        "работ", "заработ", "подработ", "переработ", "карьер", "бизнес",
     ),
     "health": (
         "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
@@ -26,9 +45,10 @@ AREAS: dict[str, tuple[str, ...]] = {
     ),
     "relationships": (
         "relationship", r"famil(?:y|ies)\b", r"(?:girl|boy|best)?friend(?!l)", "partner",
-        r"wife\b", "husband", r"kids?\b", "children",
+        r"wife\b", "husband", r"kids?\b", "children", r"[gb]fs?\b", r"marri(?:age|ed)\b",
         "отношени", r"семь(?:я|и|е|ю|ей)\b", "семейн", "друз", "подруг", "партнер",
         r"муж(?:а|у|ем|е)?\b", r"жен(?:а|ы|у|ой|е)\b", r"дет(?:и|ей|ям|ьми|ях)\b",
+        *_KIN,
     ),
     "growth": (
         "growth", r"grow(?:s|ing)?\b", "learn", r"stud(?:y|ies|ying)\b",
@@ -36,10 +56,23 @@ AREAS: dict[str, tuple[str, ...]] = {
         "развити", "развива", "саморазвит", "учеб", "обучени", r"уч(?:усь|иться|ишься|ить)\b",
         "выуч", "изуч",
         r"рост(?:а|у|ом|е)?\b", "образовани",
+        # Not "old-school", "after-school": a hyphen before it says how, not where one learns.
+        r"(?<!-)school(?:s|ing)?\b", r"uni\b", "universit", r"colleges?\b", r"courses\b",
+        r"(?:psycho)?therap(?:y|ies|ist)\b",
+        "универ", "институт", r"школ(?:а|ы|е|у|ой)\b", r"курс(?:ы|ов|ах|ам)\b",
+        "психотерап", r"терапи(?:я|и|ю|ей)\b", r"психолог(?:а|у|ом|е)?\b",
+        # Faith is inner growth, not one of the hobbies: it is said as what the user grows in.
+        # "Вера" alone is as often a friend's name ("время с Верой"): only "вера в бога".
+        r"faith\b", r"church(?:es)?\b", "religio", "spiritual",
+        r"вер(?:а|ы|е|у|ой)\s+в\s+бог", r"церк(?:овь|ви|овью)\b", "религи", "духовн",
     ),
     "hobbies": (
         r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing", "travel",
+        r"gam(?:ing|es)\b", r"video\s*games?\b", r"reading\b", r"fishing\b",
+        r"garden(?:ing)?\b",
         "хобби", "увлечени", "увлека", "музык", "гитар", "рисова", "путешеств",
+        r"игр(?:ы|ам|ах|ами)\b", "чтени", r"книг(?:и|а|у|ами|ам)?\b", "рыбалк", "огород",
+        r"дач(?:а|и|е|у|ей)\b",
     ),
     # Not among the seed's five, and what users name most often besides them: "money mostly"
     # went unheard, and a user with two of the five got asked for a third again and again.
@@ -77,12 +110,48 @@ goes ("Сон неважный", "высыпаюсь неважно"); not "mean
 it is."""
 
 
+# "I mean it", "I mean, really": emphasis after what was said, no lead-in to what was meant
+# ("work, i mean it" kept the fact "it").
+_EMPHASIS = (
+    r"(?![\s,]+(?:it|that|really|seriously|truly|honestly)"
+    r"(?:[\s,]+(?:really|seriously|truly|honestly))*[\s.!…]*$)"
+)
 # What a correction says before what the user meant: "I meant", "я имел в виду", "actually",
 # "на самом деле", "I said", "я сказала". Not "I mean to ...", which says what the user intends.
 _MEANT = (
-    r"(?:i\s+mean(?:t)?(?!\s+to\b)|(?:я\s+)?име(?:л[аи]?|ю)\s+в\s+виду|actually"
+    rf"(?:i\s+mean(?:t)?(?!\s+to\b){_EMPHASIS}|(?:я\s+)?име(?:л[аи]?|ю)\s+в\s+виду|actually"
     r"|на\s+самом\s+деле|i\s+said|я\s+(?:же\s+)?сказал[аи]?)\b"
 )
+# A self-correction: what follows it in its sentence replaces what came before it ("health i
+# think... no wait, work" is work's alone), once what follows names an area. A marker that
+# takes back (`strong`) does so whatever area follows, and opening a sentence it takes back the
+# one before ("Health. No wait, work."). One that may only say more of what came before
+# (`vague`: "I mean", "то есть", "точнее") does so only when what follows names an area that
+# did not come before ("работа и здоровье, точнее сон" says what health is), and not opening a
+# sentence ("Work is busy. I mean, family matters more" takes nothing back). A marker that ends
+# in "no"/"нет" needs a stop after it: "хотя нет времени на спорт", "wait no hobbies" say no.
+_STOP_AFTER = r"(?=\s*(?:[,.!…:;—–]|-\s|$))"
+# "no, that's wrong" and "нет, подожди" take back too; "подожди" alone may only go on ("Семья.
+# Подожди, ещё работа" adds work), and "поменялось:" says what the area is now ("нет,
+# поменялось: отношения теперь это муж").
+_TAKING_BACK = (
+    rf"no,?\s+wait|(?:wait|actually),?\s+no{_STOP_AFTER}|scratch\s+that"
+    r"|sorry,?\s+i\s+mean(?:t)?(?!\s+to\b)|нет,?\s+стоп|нет,?\s+подожди"
+    r"|no,?\s+(?:that'?s|that\s+is|its|it'?s)\s+(?:wrong|not\s+right)"
+    rf"|(?:хотя|ой,?)\s+нет{_STOP_AFTER}"
+)
+_SAYING_MORE = (
+    rf"i\s+mean(?:t)?(?!\s+to\b){_EMPHASIS}|(?:я\s+)?име(?:л[аи]?|ю)\s+в\s+виду"
+    r"|вернее|точнее|то\s+есть|в\s+смысле|подожди"
+    r"|(?:вс[её]\s+)?(?:поменялось|изменилось)(?=\s*(?:[,:—–]|-\s))"
+)
+CORRECTION = re.compile(
+    rf"\b(?:(?P<strong>{_TAKING_BACK})|(?P<vague>{_SAYING_MORE}))\b[\s,:;!…—–-]*",
+    re.IGNORECASE,
+)
+"""The self-corrections, read on `normalised` text (`language.corrected` applies them)."""
+SENTENCE_END = re.compile(r"(?<!\.)[.!?](?!\.)|[;\n]")
+"""Where a self-correction's reach ends: a sentence's end, not the dots of "..." (a pause)."""
 # Joining words around what the user says of an area, which the fact does not keep: "also
 # growth", "hobbies too", "ещё семья", "скорее саморазвитие" ("rather self-development"),
 # "then my job", the "no," a correction starts with ("нет, хобби — это фотография"), what it
@@ -95,18 +164,24 @@ _LEADING = re.compile(
     # A filler before what is said of the area: "ok, I guess learning Spanish", "Ну разве что
     # хочу научиться рисовать" kept "ok, I guess" and "Ну разве что" in the fact.
     r"|(?:ну|хм+|наверное|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess"
-    r"|i\s+think|maybe|probably|perhaps)(?:[\s,]+|$)"
+    r"|i\s+think|maybe|probably|perhaps|(?:нет,?\s+)?подожди|wait)(?:[\s,]+|$)"
     r"|(?:нет|no|nope)\s*,\s*"
+    # What a correction takes back before what the user meant: "не семья, а дети", "not
+    # family but kids" ("не семья а дети" kept as a fact of relationships).
+    r"|(?:not|не)\s+[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*,?\s*(?:а|but)\s+(?=\S)"
     rf"|(?:(?:not|не)\s+[^,.;:!?—–]+?\s*(?:,|[—–]|\s-\s)\s*)?{_MEANT}[\s,:—–-]*"
     r"|это\b[\s,:—–-]*)+",
     re.IGNORECASE,
 )
-_TRAILING = re.compile(r"[\s,]*\b(?:тоже|также|too|also|as\s+well)[.!]*$", re.IGNORECASE)
+# ... and a "ну" left by the split of "здоровье, ну и семья": no part of what was said.
+_TRAILING = re.compile(r"[\s,]*\b(?:тоже|также|too|also|as\s+well|ну)[.!]*$", re.IGNORECASE)
 # An area named only to say what it is: "хобби — это фотография", "моя работа, я имею в виду
 # стартап", "work means my startup", "hobbies, I mean photography": the fact is what follows.
 # Without "это" or "means" the dash stays ("Работа — мой стартап").
 _NAMED_AS = re.compile(
-    rf"^(?P<head>[^,:;—–]+?)\s*(?:(?:,|:|[—–]|\s-)\s*(?:это\b|{_MEANT})|\s+means\b)"
+    rf"^(?P<head>[^,:;—–]+?)\s*(?:(?:,|:|[—–]|\s-)\s*(?:это\b|{_MEANT})|\s+means\b"
+    # What an area is now, said after a change: "отношения теперь это муж".
+    r"|\s+теперь(?:\s*(?:[—–]|-\s))?\s+это\b|\s+now\s+means\b)"
     r"[\s,:—–-]*(?P<rest>\S.*)$",
     re.IGNORECASE | re.DOTALL,
 )
@@ -143,6 +218,14 @@ def trimmed(part: str) -> str:
 def around(piece: str) -> tuple[list[str], list[str]]:
     """The words of `piece` before its first area word and after its last one, but for the
     words that only own it ("my", "мой")."""
+    before, after = _around(piece)
+    return list(before), list(after)
+
+
+@lru_cache(maxsize=1024)
+def _around(piece: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # Kept: a discovery turn asks it of the same pieces of its message and history tens of
+    # times over (its listings, its lead-ins, its corrections), each a search of every area.
     lowered = normalised(piece)
     spans = [
         (hit.start(), _word_end(lowered, hit.end()))
@@ -150,10 +233,10 @@ def around(piece: str) -> tuple[list[str], list[str]]:
         for hit in pattern.finditer(lowered)
     ]
     if not spans:
-        return words(piece), []
+        return tuple(words(piece)), ()
     first, last = min(start for start, _ in spans), max(end for _, end in spans)
-    before = [w for w in words(lowered[:first]) if w not in OWNING]
-    return before, [w for w in words(lowered[last:]) if w not in OWNING]
+    before = tuple(w for w in words(lowered[:first]) if w not in OWNING)
+    return before, tuple(w for w in words(lowered[last:]) if w not in OWNING)
 
 
 def _word_end(text: str, at: int) -> int:

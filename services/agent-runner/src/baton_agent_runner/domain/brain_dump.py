@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from baton_agent_runner.domain import readiness
-from baton_agent_runner.domain.action_lists import actions
+from baton_agent_runner.domain.action_lists import actions, afterthoughts, sentences
+from baton_agent_runner.domain.extracted import holds, trimmed_item
 from baton_agent_runner.domain.finishing import (
     GOES_ON,
     LEADING,
@@ -19,7 +20,11 @@ from baton_agent_runner.domain.finishing import (
     declines,
     is_done,
 )
-from baton_agent_runner.domain.inbox_requests import inbox_request_at
+from baton_agent_runner.domain.inbox_requests import (
+    inbox_request_at,
+    only_reminder,
+    without_reminder,
+)
 from baton_agent_runner.domain.one_line_lists import list_entries
 from baton_agent_runner.domain.questions import (
     question_start,
@@ -60,6 +65,22 @@ _ADDING_LATER = frozenset({
     "допишу", "добавлю", "напишу", "вспомню", "дальше", "i'll", "ill", "will", "add", "more",
     "write", "the", "rest", "остальное",
 })  # fmt: skip
+# Asking to skip the step ("skip", "пропустим", "let's skip this") puts the items off, as
+# "потом" does: it was saved as an item.
+_SKIP = frozenset({
+    "skip", "skipping", "пропустим", "пропусти", "пропустите", "пропустить", "пропускаем",
+    "пропускай",
+})  # fmt: skip
+_SKIPPING = _SKIP | readiness.PUTTING_OFF | {"step", "шаг", "этот", "это", "the", "for", "now"}
+# Talk about the step itself ("so brain dump huh", "а, выгрузка мыслей") is no item either.
+_ABOUT_THE_STEP = frozenset({
+    "brain", "dump", "braindump", "dumping", "inbox", "step", "выгрузка", "выгрузку", "выгрузки",
+    "инбокс", "шаг",
+})  # fmt: skip
+_TALK = _ABOUT_THE_STEP | _ACK | _HESITATION | LEADING | {
+    "so", "huh", "oh", "a", "the", "this", "is", "it", "ok", "hmm", "well", "мыслей", "мысли",
+    "мозговой", "штурм", "так", "значит", "итак", "а", "о", "ох",
+}  # fmt: skip
 # Asking for a moment is no item either: a phrase of these words with one of `_WAIT` in it
 # ("wait a moment", "hold on a sec", "Подожди немного", "Дай мне минутку"); "wait for the
 # delivery" is an item.
@@ -81,7 +102,7 @@ _WAITING = _WAIT | {
 _BULLET = re.compile(
     r"^\s*(?:[-*•–—·◦▪▫‣⁃→►▸✓✔✅☐☑]\ufe0f?\s*|\d+(?:[.)]|\s+[-–—])(?:\s+|$)"
     r"|\d+[.)](?=[^\W\d_])|\((?:\d+|[a-zа-яё])\)\s*|[a-zа-яё]\)\s+|(?-i:[a-zа-яё])\.\s+)?"
-    r"(?:\[[ xX✓]?\]\s*)?",
+    r"(?:\[[ xX✓]?\]\s*)?(?:[☐☑✓✔✅•▪◦–—-]\ufe0f?\s+)?",
     re.IGNORECASE,
 )
 _EXCEPTING = (
@@ -114,7 +135,9 @@ _AFTERWORDS = _ACK | LEADING | TRAILING | _TAKE_BACK | {
 _SEPARATORS = " ,.!?…:—–-"
 # Words that join an afterthought on ("Всё. Хотя нет, ещё купить хлеб"); an initial is none
 # ("А. Иванову написать").
-_JOINING = re.compile(r"^(?:(?:и|а|ещ[её]|also|and|plus)\b(?!\.)[\s,:—–-]*)+", re.IGNORECASE)
+_JOINING = re.compile(
+    r"^(?:(?:и|а|ещ[её]|also|oh\s+and|and|plus)\b(?!\.)[\s,:—–-]*)+", re.IGNORECASE
+)
 
 
 def says_done(text: str) -> bool:
@@ -147,6 +170,8 @@ def puts_off(text: str) -> bool:
     if readiness.puts_off(text):
         return True
     said = words(text)
+    if _SKIP.intersection(said) and set(said) <= _SKIPPING:
+        return True
     if readiness.LATER.intersection(said) and all(
         word in readiness.PUTTING_OFF or word in _ADDING_LATER for word in said
     ):
@@ -164,6 +189,19 @@ def dumped_items(text: str) -> list[str]:
     return split_items(text[: found.start]) + split_items(found.item)
 
 
+def reminds_of_nothing(text: str) -> bool:
+    """A line (or bullet, or part) of the message is a reminder's lead-in alone ("не забыть",
+    "не забудь!", "remember to", "don't forget"), or the item of its inbox request is ("Запиши в
+    inbox: не забыть"): it names nothing to remember, and is no item (`split_items`)."""
+    found = inbox_request_at(text)
+    said = [text] if found is None else [text[: found.start], found.item]
+    return any(
+        only_reminder(_past_preamble(_BULLET.sub("", part).strip()))
+        for piece in said
+        for part in _parts(piece)
+    )
+
+
 @lru_cache(maxsize=64)  # a turn reads its message twice: for its items, and for "that's all"
 def _reading(text: str) -> tuple[tuple[str, ...], bool]:
     """The message's items, and whether it says "that's all" after the last of them: an item
@@ -171,13 +209,44 @@ def _reading(text: str) -> tuple[tuple[str, ...], bool]:
     items: list[str] = []
     done = False
     for part in _parts(text):
-        for said in _said(_BULLET.sub("", part).strip()):
+        line = _BULLET.sub("", part).strip()
+        for said in _said(_doubted(line) if line != part.strip() else line):
             if isinstance(said, bool):
                 done = said
             else:
-                items += actions(said)  # "call mom, fix the sink and renew my passport"
+                # One an earlier item holds word for word is a repeat ("email Sarah about the
+                # roadmap. and remember to email Sarah"): said once.
+                for item in _items_of(said):
+                    if not any(holds(earlier, item) for earlier in items):
+                        items.append(item)
                 done = False
     return tuple(items), done
+
+
+def _items_of(said: str) -> list[str]:
+    """The items of what `_said` found: one per sentence ("need to renew passport. also
+    dentist"), per "also" ("call grandma and also buy dog food"), per action a sentence lists
+    ("call mom, fix the sink and renew my passport"), each past its own lead-in ("also", "oh
+    and", "need to")."""
+    found: list[str] = []
+    for sentence in sentences(said):
+        for piece in afterthoughts(sentence):
+            if (item := _item(piece)) is not None:
+                found += actions(item)
+    return found
+
+
+# A doubt after a listed item ("- cancel gym?? idk", "7) use it or cancel??"): the entry is
+# still an item, said without the doubt; a single "?" asks something, and is no item.
+_DOUBT = re.compile(
+    r"\s*\?{2,}[?!.\s]*(?:(?:idk|dunno|not\s+sure|maybe|хз|не\s+знаю|наверное)\W*)*$",
+    re.IGNORECASE,
+)
+
+
+def _doubted(line: str) -> str:
+    """A bulleted or numbered line without the doubt that ends it (`_DOUBT`)."""
+    return _DOUBT.sub("", line)
 
 
 def _parts(text: str) -> list[str]:
@@ -261,6 +330,10 @@ def _after_done(rest: str) -> tuple[str, bool]:
         rest = "" if phrase_end is None else rest[phrase_end.end() :]
 
 
+# "too" that adds the item to the ones before it, last but for an emoji: no part of it.
+_TOO = re.compile(r"[\s,]+(?:too|as\s+well|тоже)(?=[^\w]*$)", re.IGNORECASE)
+
+
 def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     """The item `text` holds, past the answer or hedge before it ("Да, купить хлеб", "Нет,
     ещё: отчёт"); none when it is a question, a heading or only `filler` words
@@ -269,11 +342,23 @@ def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     ("купить хлеб. А что дальше" holds "купить хлеб")."""
     if (asked := unmarked_question_start(text)) is not None:
         text = text[:asked]
-    item = without_end(_past_preamble(text).strip(), ".,;:—–- ").strip()
+    # "не забыть оплатить интернет", "remember to call mom": the reminder is no part of it.
+    # "позвонить маме!": the "!" ends the sentence, and is no part of the item.
+    said = trimmed_item(_past_preamble(text))
+    item = without_reminder(without_end(said, ".,;:—–- ").strip())
+    item = _TOO.sub("", item)  # "oh and fix the bike too 🚲": "fix the bike 🚲"
     if not item or text.rstrip().endswith(("?", ":")):
         return None
     said_nothing = all(token in filler for token in words(item)) or declines(item)
+    said_nothing = said_nothing or only_reminder(item)  # "не забыть", "don't forget": of what?
+    said_nothing = said_nothing or _about_the_step(item)
     return None if said_nothing or _waits(item) else item
+
+
+def _about_the_step(text: str) -> bool:
+    """The text only talks about the step ("so brain dump huh")."""
+    tokens = set(words(text))
+    return bool(tokens & _ABOUT_THE_STEP) and tokens <= _TALK
 
 
 def _waits(text: str) -> bool:

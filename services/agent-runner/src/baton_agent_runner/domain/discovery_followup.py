@@ -11,6 +11,8 @@ from typing import Literal
 
 from baton_agent_runner.domain import action_lists, brain_dump
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.areas import AREA_PATTERNS, OWNING
+from baton_agent_runner.domain.extracted import distinct
 from baton_agent_runner.domain.readiness import PUTTING_OFF, puts_off
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
 from baton_agent_runner.domain.texts import in_every_language, text
@@ -47,14 +49,87 @@ def ask(language: lang.Lang, key: str, lead: str) -> str:
 
 
 def note(key: str, message: str, language: lang.Lang) -> str:
-    """The answer as kept: which area matters most names the area ("отношения — Семья,
-    конечно"); the others are the user's words."""
-    said = " ".join(message.split())
-    found = lang.areas_in(message) if key == "focus" else {}
+    """The answer as kept, as the user meant it (`language.corrected`): which area matters
+    most names the area ranked first ("отношения — Семья, конечно"), alone when the answer is
+    only its name ("health i guess": "health"), and without a lead-in ("Самое важное —
+    здоровье, потом дача": "здоровье — здоровье, потом дача"); the others are the user's
+    words."""
+    # As the user meant it: "health i think... no wait, work" is work's alone.
+    said = " ".join(lang.corrected(message).split())
+    found = _ranked(said, lang.areas_in(message)) if key == "focus" else []
     if not found:
         return said
     names = ", ".join(lang.AREA_NAMES[language][area] for area in found)
+    said = _LEAD_IN.sub("", said) or said
+    # "работа — работа", "health — health" said nothing the area's name does not.
+    if _names_only(said, found):
+        return names
     return f"{names} — {said}"
+
+
+# What says an area is ranked first, before it: "Самое важное — здоровье", "главное семья",
+# "most important: work". The note names the area already, so it keeps what follows.
+_LEAD_IN = re.compile(
+    r"^(?:(?:для\s+меня|for\s+me)[\s,]+)?(?:самое\s+(?:главное|важное)|главное|важнее\s+всего"
+    r"|в\s+первую\s+очередь|прежде\s+всего|сначала|на\s+первом\s+месте"
+    r"|(?:the\s+)?most\s+important(?:\s+(?:thing|one))?(?:\s+is)?|first\s+of\s+all"
+    r"|above\s+all|top\s+priority(?:\s+is)?|number\s+one(?:\s+is)?)"
+    r"\s*(?:[—–:]|-\s)?\s*(?:это\b)?[\s,]*",
+    re.IGNORECASE,
+)
+# Where a ranking goes on to the next area: "family first, then work", "здоровье, потом дача".
+_THEN = re.compile(r",?\s*\b(?:(?:and|а|и)\s+)?(?:then|потом|затем|after\s+that)\b", re.IGNORECASE)
+
+
+def _ranked(said: str, found: dict[str, str]) -> list[str]:
+    """The areas `said` names as mattering most, in the order said: those before the first
+    "then"/"потом" of a ranking ("kids and my mom come first, then work": relationships),
+    all of them when it ranks none."""
+    lowered = normalised(said)
+    at = {area: hit.start() for area in found if (hit := AREA_PATTERNS[area].search(lowered))}
+    ordered = sorted(found, key=lambda area: at.get(area, len(lowered)))
+    first = _THEN.search(said)
+    leading = [area for area in ordered if first and at.get(area, len(lowered)) < first.start()]
+    return leading or ordered
+
+
+def _names_only(said: str, areas: list[str]) -> bool:
+    """Whether `said` is only the areas' names, in either language, and filler ("health i
+    guess", "Работа."): no more than the note's area names say."""
+    names = {lang.AREA_NAMES[language][area] for language in ("en", "ru") for area in areas}
+    left = [word for word in words(said) if word not in _HEDGES]
+    return bool(left) and all(word in names for word in left)
+
+
+# A hedge says nothing a note would keep ("health i guess"); "Health, definitely", "Работа,
+# конечно" say how sure the user is, and the note keeps them.
+_HEDGES = frozenset({
+    "i", "guess", "think", "suppose", "probably", "maybe", "perhaps", "well", "hmm", "um", "so",
+    "ok", "okay", "ну", "наверное", "наверно", "пожалуй", "думаю", "может", "быть", "хм", "ок",
+})  # fmt: skip
+
+
+FILLER = frozenset({
+    "i", "guess", "think", "suppose", "probably", "maybe", "perhaps", "definitely", "surely",
+    "of", "course", "obviously", "well", "hmm", "um", "ok", "okay", "so", "yeah", "yes", "first",
+    "then", "and", "also", "too", "still", "now", "right", "come", "comes", "is", "are", "most",
+    "matters", "matter", "important", "the", "my", "tbh", "honestly", "really", "i'd", "say",
+    "ну", "наверное", "пожалуй", "конечно", "наверно", "может", "быть", "думаю", "скорее",
+    "всего", "сначала", "потом", "затем", "и", "а", "еще", "тоже", "это", "главное", "важнее",
+    "самое", "важное", "сейчас", "пока", "мой", "моя", "мое", "мои", "да", "ок", "хм",
+})  # fmt: skip
+"""Words that say nothing of an area beside its name: "health i guess", "наверное, работа",
+"probably family first" name the area and add nothing to a fact or note of it."""
+
+
+def adds_nothing(said: str) -> bool:
+    """Whether what a message says of an area (`language.areas_in`) is only words of areas
+    and `FILLER` ("health i guess", "work", "then work"): nothing that would replace the
+    fact the user gave it before ("my health is kinda bad tbh")."""
+    left = [word for word in words(said) if word not in FILLER and word not in OWNING]
+    return not any(
+        not any(pattern.match(word) for pattern in AREA_PATTERNS.values()) for word in left
+    )
 
 
 # A follow-up question passed over: "пропустим", "skip", "не знаю", "idk", "no idea", "next".
@@ -111,18 +186,41 @@ def no_answer(message: str, asked: str = "") -> Literal["pass", "question", "not
 
 
 # Said before it is asked ("работа, семья, здоровье. главное семья, а мешает нехватка
-# времени"): which area matters most, and what holds the user back. Both were asked again.
+# времени"): which area matters most, and what holds the user back. Both were asked again;
+# so was a ranking ("kids and my mom come first, then work", "probably family first",
+# "сначала семья, потом работа"). "First" ends its clause or comes before "then": "my
+# first job" ranks nothing.
 _FOCUS = re.compile(
     r"\b(?:главн\w*|важнее\s+всего|самое\s+важное|в\s+первую\s+очередь|прежде\s+всего"
+    r"|сначала|на\s+первом\s+месте"
     r"|most\s+important|matters?\s+(?:the\s+)?most|first\s+of\s+all|above\s+all"
-    r"|top\s+priority|number\s+one)\b"
+    r"|top\s+priority|number\s+one|first(?=\s*(?:$|[,.;!?—–]|-\s|then\b)))"
 )
 _HOLDS_BACK = re.compile(
     r"\b(?:меша\w*|не\s+хватает|нехватк\w*|нет\s+(?:времени|сил)|устаю|выгора\w*"
     r"|holds?\s+me\s+back|no\s+time|not\s+enough\s+(?:time|energy)|lack\s+of|too\s+(?:tired|busy)"
     r"|burn(?:ed|t)?\s*out|struggl\w*)\b"
 )
-_VOLUNTEERED_CLAUSE = re.compile(r"[.;!?\n]+|,\s*(?=(?:а|но|и|but|and)\s)")
+_VOLUNTEERED_CLAUSE = re.compile(
+    r"[.;!?\n]+|,\s*(?=(?:а|но|и|but|and)\s)|,?\s+(?=(?:then|потом|затем)\b)"
+)
+
+
+def says_of(area: str, message: str) -> bool:
+    """Whether the message says something of `area` in a clause that opens with it ("work: I
+    switched to day shifts", "работа — теперь удалёнка")."""
+    return any(
+        area in lang.areas_in(head) and adds_nothing(head) for head, _ in _HEADED.findall(message)
+    )
+
+
+_HEADED = re.compile(r"(?:^|[.;!?\n,])\s*([^.;!?\n,:—–]+?)\s*(?:[:—–]|\s-\s)\s*(\S[^.;!?\n]*)")
+"""A clause that opens with a head and a colon or dash ("work: ...", "работа — ...")."""
+
+
+def ranks(message: str) -> bool:
+    """Whether the message ranks an area first ("family first", "главное — семья")."""
+    return bool(_FOCUS.search(normalised(lang.corrected(message))))
 
 
 def volunteered(message: str, language: lang.Lang) -> dict[str, str]:
@@ -130,7 +228,7 @@ def volunteered(message: str, language: lang.Lang) -> dict[str, str]:
     ranks one area first ("главное семья", "family matters most"), and `constraints`, one that
     says what holds the user back ("мешает нехватка времени", "no time is my problem")."""
     found: dict[str, str] = {}
-    for clause in _VOLUNTEERED_CLAUSE.split(message):
+    for clause in _VOLUNTEERED_CLAUSE.split(lang.corrected(message)):
         said = " ".join(clause.split()).strip(" ,")
         lowered = normalised(said)
         if "focus" not in found and _FOCUS.search(lowered) and len(lang.areas_in(said)) == 1:
@@ -145,9 +243,28 @@ def _without_joining(clause: str) -> str:
     return re.sub(r"^(?:а|но|и|but|and)\s+", "", clause, flags=re.IGNORECASE)
 
 
+# A new area said to "what holds you back?" or "what would make a good week?" is a priority
+# only when the answer says so ("also finances matter to me"); "money tbh" holds one back.
+_A_PRIORITY = re.compile(
+    r"\b(?:priorit\w*|important|matters?|care\s+about|add|приоритет\w*|важн\w*|добав\w*"
+    r"|главн\w*)\b"
+)
+
+
+def lists_priority(asked: str, message: str) -> bool:
+    """Whether a message to the follow-up question `asked` names its areas as priorities: any
+    that answers which matters most, another only in so many words."""
+    return asked == "focus" or bool(_A_PRIORITY.search(normalised(message)))
+
+
 def lines(language: lang.Lang, notes: dict[str, str]) -> list[str]:
     """The notes as summary lines, in the questions' order."""
-    return [f"- {text(language, f'note_{key}')}: {notes[key]}" for key in QUESTIONS if key in notes]
+    return [f"- {label}: {note}" for label, note in labelled(language, notes)]
+
+
+def labelled(language: lang.Lang, notes: dict[str, str]) -> list[tuple[str, str]]:
+    """Each note with what it answers ("matters most"), in the questions' order."""
+    return [(text(language, f"note_{key}"), notes[key]) for key in QUESTIONS if key in notes]
 
 
 def looks_like_tasks(message: str) -> bool:
@@ -172,7 +289,8 @@ def task_list(message: str) -> list[str]:
     маме; записаться к врачу"), kept for the brain dump; none for one item asked about
     ("купить хлеб. А что будет с этим?"), which as often is no task ("Interesting. How do you
     use it?")."""
-    items = brain_dump.split_items(message) if looks_like_tasks(message) else []
+    # Each item once: "buy milk, buy milk" is saved once, and the reply names it once.
+    items = distinct(brain_dump.split_items(message)) if looks_like_tasks(message) else []
     return items if len(items) > 1 else []
 
 

@@ -1,5 +1,6 @@
-"""Questions the greeter answers before the user starts: how long it takes, who it is, why it
-asks about priorities, what becomes of what the user says, and what it costs. Each was
+"""Questions about Baton itself, which the greeter answers before the user starts and discovery
+and the brain dump as they go: how long it takes, who it is, why it asks about priorities, what
+becomes of what the user says, and what it costs (the answers: `texts.faq_<topic>`). Each was
 answered with the same "In short, how it works" reply, and "wait, how long does this take?"
 with "No rush" (its "wait" read as a plea to wait)."""
 
@@ -14,35 +15,36 @@ from baton_agent_runner.domain.wording import normalised
 # On normalised text (lowercase, "е" for "ё"); the first topic that matches answers.
 _TOPICS = (
     (
-        "greeter_how_long",
+        "how_long",
         r"how\s+long|how\s+much\s+time|сколько\s+(?:времени|это\s+займет|займет|длится)"
         r"|как\s+долго|долго\s+ли|это\s+долго",
     ),
     (
-        "greeter_who",
+        "who",
         r"who\s+are\s+you|what\s+are\s+you|who\s+is\s+baton|what\s+is\s+baton|кто\s+ты|ты\s+кто"
         r"|что\s+ты\s+такое|что\s+такое\s+baton",
     ),
     (
-        "greeter_why",
+        "why",
         r"why\s+do\s+you\s+(?:need|want|ask)|why\s+should\s+i|what\s+(?:is\s+it|are\s+they)\s+for"
         r"|зачем\s+(?:тебе|вам)|для\s+чего\s+(?:тебе|вам|это)",
     ),
     (
-        "greeter_data",
+        "data",
         r"my\s+data|privacy|private|who\s+(?:can\s+|will\s+)?see|stored|мои\s+данные"
         r"|моих\s+данных|приватн|конфиденц|кто\s+(?:это\s+)?увидит|где\s+хран",
     ),
-    ("greeter_cost", r"\bfree\b|\bcost|\bprice|how\s+much\s+is|бесплатн|сколько\s+стоит|\bплатн"),
+    ("cost", r"\bfree\b|\bcost|\bprice|how\s+much\s+is|бесплатн|сколько\s+стоит|\bплатн"),
 )
 _PATTERNS = tuple((key, re.compile(pattern)) for key, pattern in _TOPICS)
 
-KEYS = tuple(key for key, _ in _TOPICS)
-"""The texts that answer them, each ending on the greeter's "Ready to start?"."""
+KEYS = tuple(f"greeter_{key}" for key, _ in _TOPICS)
+"""The greeter's texts that answer them, each ending on its "Ready to start?"."""
 
 
 def topic(message: str) -> str | None:
-    """The text answering the question the message asks (it ends with "?"), or None."""
+    """The topic ("data", "cost", ...) of the question the message asks (it ends with "?"), or
+    None: the greeter answers `greeter_<topic>`, another agent `faq_<topic>`."""
     if not message.rstrip().endswith("?"):
         return None
     lowered = normalised(message)

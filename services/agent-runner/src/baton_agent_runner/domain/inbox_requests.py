@@ -82,6 +82,51 @@ _PRONOUNS = frozenset({
 })  # fmt: skip
 
 
+# A reminder's lead-in before an item, no part of it: "не забыть оплатить интернет", "надо не
+# забыть ...", "не забудь ...", "напомни(ть) мне позвонить ...", "remember to call mom", "don't
+# forget to ...", "need to remember to ...". "Напомни маме про день рождения" stays whole: the
+# user reminds someone, a task of their own (as `_RU_REMIND` reads it); and "не забыть про день
+# рождения мамы" too: what follows "про" names no task.
+_RU_REMINDER = (
+    r"(?:(?:мне|нам|я)\s+)?(?:(?:надо|нужно|важно)\s+)?(?:не\s+забыть|не\s+забудь(?:те)?)"
+    r"|напомни(?:те|ть)?(?:\s+(?:мне|себе)|(?=\s*[:—–]|\s+\w+(?:ть|ти|чь|ться|тись)\b))"
+)
+_EN_REMINDER = (
+    r"(?:(?:i\s+)?(?:need|have|want)\s+to\s+|please\s+)?remember\s+to"
+    r"|(?:please\s+)?(?:don['’]?t|do\s+not)\s+forget\s+to|remind\s+me\s+to"
+)
+_ABOUT = r"(?:про|о|об|насч[её]т|about)\b"
+REMINDER = rf"(?:{_RU_REMINDER}|{_EN_REMINDER})"
+"""The lead-in of a reminder ("не забыть", "don't forget to"), as a pattern to build on."""
+_REMINDER_BEFORE = re.compile(
+    rf"^\W*{REMINDER}(?:\s*[:—–-]\s*|\s+)(?!{_ASKED}|{_ABOUT})(?=\w)", re.IGNORECASE
+)
+
+
+# A reminder's lead-in said alone ("не забыть", "не забудь!", "remember to", "don't forget"):
+# it names no task. As `REMINDER`, but a "to" after "remember"/"forget" may be left unsaid.
+_REMINDER_ALONE = re.compile(
+    rf"\W*(?:{_RU_REMINDER}|(?:(?:i\s+)?(?:need|have|want)\s+to\s+|please\s+)?remember(?:\s+to)?"
+    r"|(?:please\s+)?(?:don['’]?t|do\s+not)\s+forget(?:\s+to)?|remind\s+me(?:\s+to)?"
+    r"|напомни(?:те|ть)?)\W*",
+    re.IGNORECASE,
+)
+
+
+def only_reminder(said: str) -> bool:
+    """Whether `said` is a reminder's lead-in and nothing more ("не забыть", "не забудь!",
+    "remember to", "don't forget"): it names nothing to remember, so it is no item."""
+    return _REMINDER_ALONE.fullmatch(said) is not None
+
+
+def without_reminder(item: str) -> str:
+    """The item past a reminder's lead-in ("не забыть оплатить интернет" is "оплатить
+    интернет", "remember to call mom" is "call mom"); as it is when it has none, or nothing
+    follows it."""
+    found = _REMINDER_BEFORE.match(item)
+    return item if found is None else item[found.end() :]
+
+
 class Request(NamedTuple):
     """An inbox request: where it starts in the message, and its item."""
 

@@ -1,6 +1,6 @@
 """Reading a user's message: its language, the life areas it names, and confirmation."""
 
-# ruff: noqa: RUF001, RUF002  (Russian text is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -8,7 +8,17 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import AREA_PATTERNS, AREAS, around, named_in, trimmed
+from baton_agent_runner.domain.action_lists import lists_actions
+from baton_agent_runner.domain.areas import (
+    AREA_PATTERNS,
+    AREAS,
+    CORRECTION,
+    KIN,
+    SENTENCE_END,
+    around,
+    named_in,
+    trimmed,
+)
 from baton_agent_runner.domain.brain_dump import says_done
 from baton_agent_runner.domain.finishing import NOTHING_COMES
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
@@ -49,6 +59,23 @@ _CONFIRM = (
     "sure", "perfect", "all good", "looks good", "sounds good", "подтверждаю", "согласен",
     "согласна", "i confirm", "confirmed", "agreed", "i agree",
 )  # fmt: skip
+# Yes only when the message says nothing else: "давай" to "Is that right?" says yes, "давай
+# поменяем работу" does not; so "норм", "go", "fine", "lol ok" (the summary was shown again).
+_YES_ALONE = frozenset({
+    "давай", "давайте", "норм", "нормально", "годится", "пойдет", "подходит", "ладно", "отлично",
+    "супер", "класс", "круто", "конечно", "go", "fine", "great", "cool", "nice", "lgtm", "k", "kk",
+    "yea", "ya", "ye", "yass", "yes", "yeah", "yep", "yup", "ok", "okay", "ок", "окей", "да",
+    "ага", "угу", "sure", "perfect", "correct", "right", "exactly",
+})  # fmt: skip
+_AROUND_YES = frozenset(
+    {"ну", "lol", "haha", "ха", "хаха", "then", "тогда", "ahead", "вроде", "all"}
+)
+# A yes said with an emoji alone: "👍", "👌", "✅", "❤️" (skin tones and variation selectors
+# aside). The summary was shown again to each.
+_YES_EMOJI = re.compile(
+    "^[\\s!.)]*(?:(?:[\U0001f44d\U0001f44c\u2705\u2714\u2611\u2764\U0001f4af\U0001f64c"
+    "\U0001f197\U0001f44f][\U0001f3fb-\U0001f3ff\ufe0f]*)[\\s!.)]*)+$"
+)
 _DENY_FIRST = ("нет", "не", "неа", "no", "nope", "not")
 # After a leading "нет,"/"no," these still confirm: "Нет, всё верно", "No, that's right".
 _STILL_RIGHT = (
@@ -114,7 +141,16 @@ def confirms(text: str) -> bool:
     if is_confused(text) or denies(text) or areas_in(text):
         return False
     told = normalised(text)
+    if _YES_EMOJI.match(told) or _yes_alone(words(told)):
+        return True
     return bool(_ALL_GOOD.search(told)) or said(told, _CONFIRM, negated=False)
+
+
+def _yes_alone(tokens: list[str]) -> bool:
+    """Every word a yes of `_YES_ALONE` or a filler beside one ("ну давай", "lol ok")."""
+    return any(t in _YES_ALONE for t in tokens) and all(
+        t in _YES_ALONE or t in _AROUND_YES for t in tokens
+    )
 
 
 def finishes(text: str) -> bool:
@@ -154,9 +190,147 @@ _ANY_AREA = re.compile("|".join(pattern.pattern for pattern in AREA_PATTERNS.val
 """Whether any area's pattern matches: the same patterns, searched once."""
 
 
+def corrected(text: str) -> str:
+    """The text as the user meant it: what a self-correction takes back left out ("health i
+    think... no wait, work": "work"; "family, health... no wait, work": "family, work";
+    `areas.CORRECTION` says which and how far back). The
+    text as it is when it takes nothing back ("work, i mean it", "no wait, I'm not done")."""
+    start, taken = 0, False
+    while found := CORRECTION.search(normalised(text), start):
+        back = _taken_back(text, found)
+        if back is None:
+            start = found.end()
+            continue
+        joint = " " if back and not text[back - 1].isspace() else ""  # "family, work"
+        text = text[:back] + joint + text[found.end() :]
+        start, taken = back, True
+    return _once_each(text) if taken else text
+
+
+def _once_each(text: str) -> str:
+    """A corrected text without an item said again right after itself: "work, health... no
+    wait, work, family" is "work, family", not a fact "work, work"."""
+    items = text.split(",")
+    kept = [item for i, item in enumerate(items) if not i or _differs(item, items[i - 1])]
+    return ",".join(kept)
+
+
+def _differs(item: str, before: str) -> bool:
+    """Whether `item` differs from the `before` it follows (as words, case aside)."""
+    return item.strip(_NO_WORDS).casefold() != before.strip(_NO_WORDS).casefold()
+
+
+def _taken_back(text: str, marker: re.Match[str]) -> int | None:
+    """Where what the self-correction `marker` takes back starts: its sentence's start (or the
+    sentence before, for a strong marker opening its own); None when it takes nothing back."""
+    if _said_back(text, marker):
+        return marker.start()  # "work and family. no wait, not family, health": family alone
+    after = text[marker.end() :]
+    meant = set(_named(after[: _sentence_end(after)]))
+    ends = [end.end() for end in SENTENCE_END.finditer(text, 0, marker.start())]
+    back = ends[-1] if ends else 0
+    if not text[back : marker.start()].strip(_NO_WORDS) and marker["strong"] and ends:
+        back = ends[-2] if len(ends) > 1 else 0  # "Health. No wait, work."
+    before = text[back : marker.start()]
+    if not meant:
+        return None
+    if not before.strip(_NO_WORDS):  # the marker alone, when it opens the text ("Нет, стоп, ...")
+        return None if text[: marker.start()].strip(_NO_WORDS) else marker.start()
+    if marker["vague"] and meant <= named_in(before):
+        return None  # "работа и здоровье, точнее сон": what health is
+    return _last_item(text, back, marker.start())
+
+
+# "not family", "не семья" right after a self-correction: the areas it takes back, named.
+_NOT_AREA = re.compile(
+    r"[\s,]*(?:not|не)\s+(?P<said>[^,.;:!?—–\n]+?)\s*(?=[,.;:!?—–\n]|\s+(?:а|but)\s|$)",
+    re.IGNORECASE,
+)
+
+
+def _said_back(text: str, marker: re.Match[str]) -> set[str]:
+    """The areas a self-correction names as those it takes back ("no wait, not family", "нет,
+    стоп, не семья"), of those said before it; none when it names none of them."""
+    said = _NOT_AREA.match(text, marker.end())
+    if said is None or around(said["said"]) != ([], []):
+        return set()
+    areas = named_in(said["said"])
+    return areas if areas and areas <= named_in(text[: marker.start()]) else set()
+
+
+def _last_item(text: str, back: int, marker: int) -> int:
+    """Where the last item before a self-correction starts, of a list of several between `back`
+    and the `marker`: the correction takes back what was said last ("family, health i think...
+    no wait, work" is family and work), an item naming an area; `back` when there is one."""
+    said = text[back:marker].rstrip(_NO_WORDS)
+    for start in reversed([found.end() for found in _ITEM_SEPARATOR.finditer(said)]):
+        if _named(said[start:]):
+            return back + start
+    return back
+
+
+_ITEM_SEPARATOR = re.compile(r"[,;]|\s[—–-]\s")
+"""Between the items of a list, as a correction reads back: "and"/"и" join what it takes back
+together ("health and hobbies, scratch that, work" is work's alone)."""
+
+
+_NO_WORDS = " ,.:;!?-—–…\n"
+
+
+def _sentence_end(text: str) -> int:
+    end = SENTENCE_END.search(text)
+    return len(text) if end is None else end.start()
+
+
 def _mentions(text: str) -> list[tuple[str, str, Mention]]:
-    """Each area a clause of the text names, its part of the clause, and what it says of it:
-    named (any of its words in the clause), else wrong, else declined."""
+    """Each area a clause of the text, as the user meant it (`corrected`), names, its part of
+    the clause, and what it says of it: named (any of its words in the clause), else wrong,
+    else declined."""
+    if "?" in text:
+        text = _ANSWERED_NO.sub(_no_to_asked, text)
+    if CORRECTION.search(normalised(text)):
+        for marker in CORRECTION.finditer(normalised(text)):
+            if back := _said_back(text, marker):
+                return _said_back_mentions(text, marker, back)
+        text = corrected(text)
+    return _mentioned(text)
+
+
+def _said_back_mentions(
+    text: str, marker: re.Match[str], back: set[str]
+) -> list[tuple[str, str, Mention]]:
+    """The mentions of a text whose self-correction names the areas it takes back ("work and
+    family. no wait, not family, health"): those before it but the areas taken back (work),
+    then those after it, which win ("not family": declined; "не семья, а дети": "дети")."""
+    kept = {found[0]: found for found in _mentions(text[: marker.start()]) if found[0] not in back}
+    kept.update((found[0], found) for found in _mentions(text[marker.end() :]))
+    return list(kept.values())
+
+
+# An area asked back and answered "no" by the user ("work? not really. family yes", "работа?
+# не особо"): declined, as "no work" is. Only a bare area before the "?" ("Hmm, work? no")
+# and a "no" alone after it, up to a stop: "work? not really my thing, but family" stays.
+_ANSWERED_NO = re.compile(
+    r"(?P<asked>[^.,;:!?\n]+)\?+\s*(?:not\s+really|not\s+much|not\s+so\s+much|nope|nah|no"
+    r"|не\s+особо|не\s+очень|не\s+особенно|не\s+совсем|неа|нет)(?=\s*(?:[.!;,\n]|$))",
+    re.IGNORECASE,
+)
+
+
+def _no_to_asked(found: re.Match[str]) -> str:
+    asked = found["asked"]
+    if not named_in(asked) or around(asked) != ([], []):
+        return found.group()
+    lead = asked[: len(asked) - len(asked.lstrip())]
+    return f"{lead}no {asked.strip()}"
+
+
+def _named(text: str) -> list[str]:
+    """The areas the text names as priorities, no self-correction read."""
+    return [area for area, _, said in _mentioned(text) if said == "named"]
+
+
+def _mentioned(text: str) -> list[tuple[str, str, Mention]]:
     found: dict[str, tuple[str, str, Mention]] = {}
     for clause in _clauses(text):
         lowered = normalised(clause)
@@ -165,6 +339,8 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
         if not _ANY_AREA.search(lowered):
             continue
         starts = {area: [hit.start() for hit in p.finditer(lowered)] for area, p in _PATTERNS}
+        if _errand_only(clause, lowered, starts):
+            continue  # "позвонить маме", "call mom": a to-do, no priority
         parts, bare, after = parts_of(clause), listed_bare(lowered), listed_after(lowered)
         for area, at in starts.items():
             said = {said_of(lowered, start, bare, after) for start in at}
@@ -173,6 +349,15 @@ def _mentions(text: str) -> list[tuple[str, str, Mention]]:
                     found[area] = (area, trimmed(parts.get(area, clause)), kind)
                     break
     return list(found.values())
+
+
+def _errand_only(clause: str, lowered: str, starts: dict[str, list[int]]) -> bool:
+    """Whether the clause names areas only by kin or pets (`areas.KIN`) and is actions alone:
+    whom an errand is for ("позвонить маме", "I need to call mom, fix the sink"), no priority
+    ("Хочу больше времени с мамой" is one)."""
+    kin = {hit.start() for hit in KIN.finditer(lowered)}
+    named = {at for hits in starts.values() for at in hits}
+    return bool(kin) and named <= kin and lists_actions(clause.strip())
 
 
 def _clauses(text: str) -> list[str]:

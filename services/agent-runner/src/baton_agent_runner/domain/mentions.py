@@ -26,6 +26,15 @@ _BETWEEN = frozenset({
 # "нет" to what it answers ("нет, это работа").
 _AFTER = frozenset({"для", "это", "do", "does", "to"})
 _DECLINE_REACH = 4
+# Saying the user will not talk of an area declines it as not caring does ("I dont care
+# about work"): "не хочу говорить о работе", "I don't want to talk about work", "I'd rather
+# not discuss work". These words stand between the negation and the area beside `_BETWEEN`
+# and do not count toward `_DECLINE_REACH`; the wanting words only before a talking one ("Не
+# хочу работать по выходным", "I don't have to work weekends" say how work goes).
+_TALK = frozenset({
+    "говорить", "поговорить", "обсуждать", "рассказывать", "talk", "discuss", "speak",
+})  # fmt: skip
+_WANT = frozenset({"хочу", "хотелось", "хотел", "хотела", "бы", "want", "wanna", "to"})
 # Pointing at an area as the wrong one, without saying what is right ("кроме работы").
 _WRONG = frozenset({"кроме", "except", "wrong", "неверно", "неправильно", "насчет", "apart"})
 # Asking to take an area out of the summary: it is declined too.
@@ -72,15 +81,34 @@ def _no_shared(clause: str, at: int) -> bool:
     hobbies or sport", "мне не важна работа и здоровье"). Not a negation right before the area
     word, which may be a verb's alone ("Я не работаю и учусь": the user studies)."""
     before = words(_PHRASE_START.split(clause[:at])[-1])
-    for back in range(len(before) - 1, max(len(before) - 1 - _DECLINE_REACH, -1), -1):
+    for back in _reach(before):
         token = before[back]
         if token in _NO or (is_negation(token) and back < len(before) - 1):
             return True
         if token in _REMOVE:
             return back == 0 or not is_negation(before[back - 1])
-        if token not in _BETWEEN:
+        if token not in _BETWEEN and not _talking(before, back):
             return False
     return False
+
+
+def _reach(before: list[str]) -> list[int]:
+    """Where a negation before an area may stand, last first: the last `_DECLINE_REACH` words,
+    past the words of talking (`_TALK`: "не хочу говорить о", "don't want to talk about")."""
+    found: list[int] = []
+    counted = 0
+    for back in range(len(before) - 1, -1, -1):
+        found.append(back)
+        counted += not _talking(before, back)
+        if counted >= _DECLINE_REACH:
+            break
+    return found
+
+
+def _talking(before: list[str], back: int) -> bool:
+    """Whether the word at `back` is one of talking (`_TALK`), or of wanting before one."""
+    token = before[back]
+    return token in _TALK or (token in _WANT and any(w in _TALK for w in before[back + 1 :]))
 
 
 def _said_to(clause: str, at: int) -> Mention:
@@ -93,7 +121,7 @@ def _said_to(clause: str, at: int) -> Mention:
     else "named". A "no" answering the summary ("No, work means
     ...") is a phrase of its own."""
     before, after = words(_PHRASE_START.split(clause[:at])[-1]), words(clause[at:])[1:]
-    for back in range(len(before) - 1, max(len(before) - 1 - _DECLINE_REACH, -1), -1):
+    for back in _reach(before):
         token = before[back]
         if token in _WRONG:  # with what is right after it, a correction like any other
             return "wrong" if set(after) <= _BETWEEN else "named"
@@ -101,7 +129,7 @@ def _said_to(clause: str, at: int) -> Mention:
             return "declined" if back == 0 or not is_negation(before[back - 1]) else "named"
         if is_negation(token) or token in _NO:
             return "declined"
-        if token not in _BETWEEN:
+        if token not in _BETWEEN and not _talking(before, back):
             break
     phrase = words(_PHRASE_START.split(clause[at:])[0])[1:]
     if phrase and phrase[-1] in _ELLIPTIC and set(phrase[:-1]) <= _BETWEEN | _AFTER:

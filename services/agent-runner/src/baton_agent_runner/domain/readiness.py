@@ -27,6 +27,11 @@ _READY = (
     "lets do it", "let's do this", "lets do this", "sounds good", "count me in",
     "погнали", "вперед",
 )  # fmt: skip
+# "Go" is readiness only alone, or with these ("go!", "ok go", "го"): "where do I go?" is not.
+_GO, _WITH_GO = (
+    frozenset({"go", "го", "gogo"}),
+    frozenset({"ok", "okay", "ок", "ну", "then", "ahead"}),
+)
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
 # "Вопросов пока нет" answers the greeter's "any questions?": its "пока нет" is no "not yet",
 # and its "нет" (as "no questions") no "no" to starting.
@@ -106,6 +111,8 @@ def readiness(text: str) -> Readiness | None:
             said = "ready"
     if said is None and _says_no(words(told)):
         said = "waiting"
+    if said is None and _go_alone(words(told)):
+        said = "ready"
     if _bare_question(told):
         said = "confused"
     return said
@@ -146,6 +153,10 @@ def _asked(tokens: list[str], at: int) -> bool:
     """ "if" or "whether" before the word at `at`, with only "I'm", "I am" between."""
     before = [token for token in tokens[:at] if token not in ("i", "i'm", "im", "am", "we're")]
     return bool(before) and before[-1] in _ASKED_BEFORE
+
+
+def _go_alone(tokens: list[str]) -> bool:
+    return bool(_GO.intersection(tokens)) and all(t in _GO or t in _WITH_GO for t in tokens)
 
 
 def _says_no(tokens: list[str]) -> bool:

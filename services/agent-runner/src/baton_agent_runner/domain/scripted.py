@@ -6,12 +6,21 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from baton_agent_runner.domain import brain_dump, finishing, inbox_requests, names, readiness
+from baton_agent_runner.domain import (
+    brain_dump,
+    finishing,
+    inbox_requests,
+    names,
+    readiness,
+    task_mentions,
+)
 from baton_agent_runner.domain import discovery_followup as followup
+from baton_agent_runner.domain import inbox_corrections as corrections
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.extracted import distinct, same_item, to_remove, without_part
 from baton_agent_runner.domain.output import AgentOutput
-from baton_agent_runner.domain.scripted_discovery import discovery
-from baton_agent_runner.domain.scripted_greeter import greeter
+from baton_agent_runner.domain.scripted_discovery import discovery, then_asked
+from baton_agent_runner.domain.scripted_greeter import greeter, question_again
 from baton_agent_runner.domain.scripted_turn import (
     Reply,
     Turn,
@@ -20,6 +29,7 @@ from baton_agent_runner.domain.scripted_turn import (
     next_agent,
 )
 from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.wording import words
 
 __all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run"]
 
@@ -31,7 +41,7 @@ def run(turn: Turn) -> AgentOutput:
     rules = RULES.get(turn.agent)
     if rules is None:
         return Reply(text(turn.language, "unknown_agent", agent=turn.agent)).output()
-    deferred = _off_topic(turn) or _removal(turn) or _late_tasks(turn)
+    deferred = _off_topic(turn) or _removal(turn) or _late_tasks(turn) or _task_said(turn)
     return (deferred or rules(turn)).output()
 
 
@@ -73,20 +83,23 @@ def _off_topic(turn: Turn) -> Reply | None:
         return None  # "Запомни: работа важнее всего" tells discovery a priority
     # Split as the brain dump would ("позвонить маме; купить хлеб" is two items); "Запиши в
     # inbox: потом" puts the request off, and holds none.
-    items = [] if found.put_off else (brain_dump.split_items(found.item) or [found.item])
+    # "Запиши в inbox: не забыть" names nothing to remember: no item, asked what it is.
+    bare = inbox_requests.only_reminder(found.item)
+    items = [] if found.put_off or bare else (brain_dump.split_items(found.item) or [found.item])
     key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
     kept = {key: items} if items else {}
     if turn.agent == "coordinator":  # the last step: it closes whatever the message says
-        return _noted_at_the_end(turn, items, kept)
+        return _noted_at_the_end(turn, items, kept, bare=bare)
     before = turn.message[: found.start].strip()
     told = RULES[turn.agent](turn.model_copy(update={"message": before})) if before else None
     data = {**(told.data if told else {}), **kept}
     if told is not None and told.action == "complete_step":
         # "Понял, поехали! И запиши в inbox: купить молоко": the step closes as the words
         # before the request say, and the reply first tells what became of the request.
-        noted = _noted(turn, items, why="")
+        noted = _noted(turn, items, why="", bare=bare)
         return Reply(f"{noted}\n{told.message}", told.action, told.reason, data)
-    return Reply(_noted(turn, items, why=text(turn.language, f"why_{turn.agent}")), data=data)
+    why = text(turn.language, f"why_{turn.agent}")
+    return Reply(_noted(turn, items, why=why, bare=bare), data=data)
 
 
 _MAY_LIST = re.compile(r"[\n;,\d]")
@@ -116,9 +129,39 @@ def _late_tasks(turn: Turn) -> Reply | None:
     return _noted_at_the_end(turn, items, {key: items})
 
 
-def _noted(turn: Turn, items: list[str], why: str) -> str:
+def _task_said(turn: Turn) -> Reply | None:
+    """A task said in passing to the greeter or discovery ("hi, remember to call mom btw", "oh
+    and fix the bike too", "напомни мне завтра позвонить врачу"): kept for the brain dump as an
+    inbox request is (saved now when no inbox step lies ahead), said so in a line, and the step
+    goes on with the rest of the message, or asks its question again. It was answered as if
+    the task had not been said ("I did not quite get that.") and lost."""
+    if turn.agent not in ("greeter", "discovery"):
+        return None
+    found = task_mentions.task_mention(turn.message)
+    if found is None:
+        return None
+    key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
+    noted = text(turn.language, "task_kept" if turn.inbox_ahead else "noted", items=found.item)
+    kept = {key: [found.item]}
+    if not words(found.rest):
+        return Reply(_asked_again(turn, noted), data=kept)
+    told = RULES[turn.agent](turn.model_copy(update={"message": found.rest}))
+    return Reply(f"{noted}\n{told.message}", told.action, told.reason, {**told.data, **kept})
+
+
+def _asked_again(turn: Turn, said: str) -> str:
+    """`said`, then the question the step waits on."""
+    if turn.agent == "discovery":
+        return then_asked(turn, said)
+    return f"{said}\n{question_again(turn)}"
+
+
+def _noted(turn: Turn, items: list[str], why: str, *, bare: bool = False) -> str:
     """What became of an inbox request: kept for the inbox step, or saved now; with no items,
-    put off by the user, that it can wait."""
+    put off by the user, that it can wait, and naming nothing to remember (`bare`: "Запиши в
+    inbox: не забыть"), what it is."""
+    if bare:
+        return f"{text(turn.language, 'inbox_remember_what')} {why}".strip()
     if not items:
         key = "put_off_ahead" if turn.inbox_ahead else "put_off"
         return text(turn.language, key, why=why).strip()
@@ -127,10 +170,12 @@ def _noted(turn: Turn, items: list[str], why: str) -> str:
     return text(turn.language, "noted_now", items="; ".join(items), why=why).strip()
 
 
-def _noted_at_the_end(turn: Turn, items: list[str], kept: dict[str, list[str]]) -> Reply:
+def _noted_at_the_end(
+    turn: Turn, items: list[str], kept: dict[str, list[str]], *, bare: bool = False
+) -> Reply:
     """The coordinator's wrap-up, after saying what became of the request."""
     if turn.inbox_ahead or not items:
-        said = _noted(turn, items, why="").strip()
+        said = _noted(turn, items, why="", bare=bare).strip()
         wrap_up = coordinator(turn)
     else:
         said = text(turn.language, "noted", items="; ".join(items))
@@ -148,25 +193,47 @@ def inbox_collector(turn: Turn) -> Reply:
     the workflow says the step can close, and until then the reply asks for the list."""
     earlier = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
     removal = inbox_requests.removal_request(turn.message, earlier)  # "удали кроссовки, уже купил"
+    # "no wait not milk, oat milk", "ой нет, подарок уже купила"
+    fix = None if removal else corrections.read(turn.message, earlier, turn.inbox_open)
+    if isinstance(fix, corrections.Unclear):  # "already did it": which one? nothing is saved
+        if not fix.items:  # nothing saved it could mean
+            return Reply(text(turn.language, "inbox_remove_missing", said=fix.said))
+        items_held = "; ".join(reversed(fix.items))  # as said, the earliest first
+        asked = "inbox_change_missing" if fix.changes else "inbox_done_which"
+        return Reply(text(turn.language, asked, said=fix.said, items=items_held))
     later = brain_dump.puts_off(turn.message)  # "потом", "not now", "Запиши в inbox: потом"
-    items = [] if later or removal else brain_dump.dumped_items(turn.message)
+    heard = [] if later or removal or fix else distinct(brain_dump.dumped_items(turn.message))
+    if heard and all(_bare_area(item) for item in heard):
+        heard = []  # "health": still on discovery's priorities, no task
+    items, again = _new_and_again(turn, heard)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
     done = not removal and (brain_dump.says_done(turn.message) or (_asked_for_more(turn) and no))
-    # The service says what the removal did (`service.late_inbox.told_removed`): one item goes.
-    total = turn.inbox_count + len(items) - (1 if removal else 0)
+    # The service says what the removal did (`service.late_inbox.told_removed`): one item goes,
+    # when one open item is what it names; "remove oat milk" with none left ("There is no ...")
+    # was counted as one fewer all the same.
+    gone = _removes_one(turn, removal) if removal else bool(fix and fix.new is None)
+    total = turn.inbox_count + len(items) - (1 if gone else 0)
     widget_step = "widget_completed" in (_criteria(turn) or ())
     parts = []
     if turn.promoted:
         parts.append(text(turn.language, "promoted", items="; ".join(turn.promoted)))
     if items:
         parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
+    if again:
+        parts.append(text(turn.language, "already_saved", items="; ".join(again)))
     data: dict[str, Any] = {"inbox_items": items} if items else {}
     if removal:  # its words were saved as an item ("удали кроссовки, уже купил")
         data["removed_inbox_items"] = [removal]
+    if fix:  # the service says what became of it: "Changed: buy milk → buy oat milk."
+        data["removed_inbox_items"] = [fix.old]
+        if fix.new is not None:
+            data.update(inbox_items=[fix.new], inbox_corrections={fix.old: fix.new})
     if done and widget_step and turn.can_complete:  # the list is in: the chat's count is not
         parts.append(text(turn.language, "inbox_widget_done"))
         return Reply(_then(turn, parts), "complete_step", "user_confirmed", data)
-    key = _next_request(turn, bool(items), done, total, widget_step)
+    key = _next_request(turn, bool(heard), done, total, widget_step)
+    if key in _ASK_FOR_MORE and brain_dump.reminds_of_nothing(turn.message):
+        key = "inbox_remember_what"  # "не забыть" alone: what is it? (no item, nor counted)
     if brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
         parts.append(text(turn.language, "inbox_answer"))  # "what happens to these?"
     # Closing on "later", it says the rest can wait, not "Great" as to "nothing more".
@@ -179,6 +246,33 @@ def inbox_collector(turn: Turn) -> Reply:
         # Nothing new to say ("спасибо" after it): not the same reply word for word again.
         parts[-1] = text(turn.language, "inbox_more_again", **counts)
     return Reply("\n".join(parts), data=data)
+
+
+def _removes_one(turn: Turn, removal: str) -> bool:
+    """Whether taking `removal` out removes a whole item the inbox holds open, as the store
+    reads it (`to_remove`, `without_part`): none holding it, several (which one?) or a part of
+    one (the rest stays an item) leave as many items as before."""
+    found = to_remove(turn.inbox_open, removal)
+    return len(found) == 1 and without_part(turn.inbox_open[found[0]], removal) is None
+
+
+_AREA_JOINS = frozenset({"and", "и", "my", "мой", "моя", "моё", "мое", "мои"})
+
+
+def _bare_area(item: str) -> bool:
+    """The item only names life areas ("health", "работа и семья"): no task."""
+    said = words(item)
+    return 0 < len(said) <= 3 and all(w in _AREA_JOINS or lang.areas_in(w) for w in said)
+
+
+def _new_and_again(turn: Turn, heard: list[str]) -> tuple[list[str], list[str]]:
+    """The items heard that the inbox does not hold yet, and those it holds (`inbox_open`):
+    said again ("call mom" deferred at discovery, or in an earlier message), they are not
+    saved, nor counted, twice. Those promoted in this turn are told as such, not as repeats."""
+    held = {same_item(content) for content in turn.inbox_open}
+    shown = {same_item(content) for content in turn.promoted}
+    new = [item for item in heard if same_item(item) not in held]
+    return new, [item for item in heard if same_item(item) in held - shown]
 
 
 def _then(turn: Turn, parts: list[str]) -> str:
@@ -197,6 +291,10 @@ def _asked_for_more(turn: Turn) -> bool:
 
 _MORE = ("inbox_anything_else", "inbox_not_yet")
 
+
+_ASK_FOR_MORE = frozenset({"inbox_more", "inbox_explain", "inbox_anything_else"})
+"""Texts that end the brain dump's reply asking for more items: a reminder's lead-in alone
+asks instead what it was meant to remind of ("inbox_remember_what")."""
 
 _SAY_WHAT_BECOMES_OF_ITEMS = frozenset({"inbox_explain", "inbox_widget"})
 """Texts that answer a question about what becomes of the items themselves."""
@@ -283,13 +381,13 @@ RULES: dict[str, Callable[[Turn], Reply]] = {
     "coordinator": coordinator,
 }
 
-STORED = frozenset({"facts", "notes", "inbox_count"})
+STORED = frozenset({"facts", "notes", "inbox_count", "inbox_open"})
 """The fields of a `Turn` the service reads from its stores for the turn (not the command)."""
 
 READS: dict[str, frozenset[str]] = {
     "greeter": frozenset(),  # its closing reads what was named off the history
     "discovery": frozenset({"facts", "notes"}),
-    "inbox_collector": frozenset({"inbox_count"}),
+    "inbox_collector": frozenset({"inbox_count", "inbox_open"}),
     "coordinator": frozenset({"facts", "inbox_count"}),
 }
 """Which of `STORED` each agent's rules look at; a test keeps this true of `RULES`."""

@@ -6,12 +6,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from baton_agent_runner.domain import brain_dump
+from baton_agent_runner.domain import brain_dump, greeter_questions
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS, ASKED
+from baton_agent_runner.domain.extracted import facts_of, notes_of
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
-from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.step_context import is_last_message
+from baton_agent_runner.domain.texts import TEXTS, text
+from baton_agent_runner.domain.told import FACTS_TOLD, NOTES_TOLD, told
 
 MIN_AREAS = 3
 
@@ -31,13 +34,18 @@ def discovery(turn: Turn) -> Reply:
 def _discovery(turn: Turn) -> Reply:
     found, declined = lang.areas_in(turn.message), lang.declined_areas(turn.message)
     dropped = [area for area in AREAS if area in declined and area in turn.facts]
-    facts = {area: fact for area, fact in {**turn.facts, **found}.items() if area not in dropped}
-    data: dict[str, Any] = {"facts": found} if found else {}
+    pending = followup.asked(turn)
+    saved = _saved(turn, found, pending)
+    facts = {area: fact for area, fact in {**turn.facts, **saved}.items() if area not in dropped}
+    data: dict[str, Any] = {"facts": saved} if saved else {}
     if dropped:
         data["dropped_facts"] = dropped
     # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does.
     said_yes = lang.confirms(turn.message) or lang.finishes(turn.message)
-    pending = followup.asked(turn)
+    topic = None if found or dropped else greeter_questions.topic(turn.message)
+    if topic and not (topic == "why" and pending):  # why a follow-up asks: its own answer
+        # "wait who sees this data?": answered as the greeter answers it, then asked again.
+        return Reply(_then_asked(turn, text(turn.language, f"faq_{topic}"), facts, declined))
     if found and not pending and (notes := _volunteered(turn, found)):
         # "главное семья; мешает нехватка времени" with the areas: not asked again.
         data["notes"] = notes
@@ -52,31 +60,59 @@ def _discovery(turn: Turn) -> Reply:
     forgot = _forgot(turn.language, dropped)
     if not data and not said_yes and followup.looks_like_tasks(turn.message):
         more = (
-            _summary(turn, facts)
+            _summary(turn, facts, data)
             if len(facts) >= MIN_AREAS
             else _ask_for_more(turn, facts, declined)
         )
         tasks = _tasks(turn)
         return Reply(f"{tasks.message}\n{more}", data=tasks.data)
     if len(facts) >= MIN_AREAS:
-        summary = _summary(turn, facts)
+        summary = _summary(turn, facts, data)
+        if _leaving(turn):  # the step's last message: no "Is that right?" it will not wait for
+            return Reply(forgot + _summary(turn, facts, data, ask=False), data=data)
         if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
             return Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
+        if not data and last_reply_says(turn, "summary_header", "discovery_right"):
+            return Reply(_right_asked(turn))
         return Reply(forgot + summary, data=data)
+    if _leaving(turn):
+        return Reply(forgot + _kept_so_far(turn, facts), data=data)
+    if not (found or declined) and _asked_in_vain(turn) >= 2:
+        return Reply(forgot + _unrecognised(turn, facts, declined), data=data)
     if facts and not found:
         return Reply(forgot + _too_few(turn, facts, declined), data=data)
     ask = _ask_for_more(turn, facts, declined)
-    if found:  # "noted" only when a fact was
+    if saved:  # "noted" only when a fact was
         ask = f"{text(turn.language, 'discovery_noted')} {ask}"
     return Reply(forgot + ask, data=data)
 
 
+def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, str]:
+    """The facts a turn saves of the areas it names: an area with a fact already keeps it
+    when the message only names the area again: its name and filler ("health i guess",
+    "then work"), a ranking ("kids and my mom come first, then work, then gym if i ever get
+    time"), or an answer to a follow-up question. The later, thinner text replaced the richer
+    one ("I work as a nurse doing night shifts" became "work"). Said in a clause of its own
+    ("work: I switched to day shifts") or as a correction ("No, work is my startup"), it is
+    replaced."""
+    if lang.denies(turn.message):
+        return found
+    again = pending is not None or followup.ranks(turn.message)
+    return {
+        area: fact
+        for area, fact in found.items()
+        if area not in turn.facts
+        or not (followup.adds_nothing(fact) or (again and not followup.says_of(area, turn.message)))
+    }
+
+
 def _volunteered(turn: Turn, found: dict[str, str]) -> dict[str, str]:
     """The follow-up answers the message gives before they are asked, and not yet kept; which
-    area matters most only among several it names ("Для меня главное — это здоровье" alone
-    names one area, and ranks none)."""
+    area matters most only among several the user has named ("Для меня главное — это
+    здоровье" alone names one area, and ranks none; "probably family first" after work and
+    health ranks family first)."""
     said = followup.volunteered(turn.message, turn.language)
-    if len(found) < 2:
+    if len(found.keys() | turn.facts.keys()) < 2:
         said.pop("focus", None)
     return {key: note for key, note in said.items() if key not in turn.notes}
 
@@ -88,31 +124,42 @@ def _too_few(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
     missing = ", ".join(lang.AREA_NAMES[language][a] for a in _unsaid(turn, facts, declined))
     if last_reply_says(turn, "discovery_need_three"):
         return text(language, "discovery_too_few_again", missing=missing)
-    names = lang.AREA_NAMES[language]
-    said = ", ".join(names[area] for area in AREAS if area in facts)
-    known = text(language, "discovery_too_few", known=said)
     why = text(language, "discovery_need_three")
-    return f"{known} {why} {text(language, 'discovery_what_else', missing=missing)}"
+    return f"{_known(turn, facts)} {why} {text(language, 'discovery_what_else', missing=missing)}"
+
+
+def _known(turn: Turn, facts: dict[str, str]) -> str:
+    """ "So far I have work, health.": the areas known, those the user did not tell in this
+    instance (`domain.told`) last, as "From last time: hobbies.", as the summary marks them."""
+    names, fresh = lang.AREA_NAMES[turn.language], told(turn.step, FACTS_TOLD)
+    now = ", ".join(names[area] for area in AREAS if area in facts and area in fresh)
+    earlier = ", ".join(names[area] for area in AREAS if area in facts and area not in fresh)
+    known = text(turn.language, "discovery_too_few", known=now) if now else ""
+    if earlier:
+        known = f"{known} {text(turn.language, 'from_last_time')}: {earlier}.".strip()
+    return known
 
 
 def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -> Reply:
     """A message to a follow-up question: its answer kept as a note (a new area named in it a
-    fact too; a known one keeps its fact: "Семья" is no correction of "семья"); "готово" or
+    fact too only when the user says it is a priority, `followup.lists_priority`: "money tbh"
+    to "what holds you back?" was saved as a fourth priority unsaid; a known area keeps its
+    fact: "Семья" is no correction of "семья"); "готово" or
     "да" answers nothing. A to-do list, or one asked about, is told it waits for the brain
     dump, and the question stays; so is a list of actions said to "what holds you back?"
     ("позвонить маме; оплатить налог" was kept as the answer, and never reached the inbox)."""
     tasks = followup.looks_like_tasks(turn.message)
     actions = tasks and pending == "constraints" and followup.only_actions(turn.message)
     if tasks and (pending == "focus" or brain_dump.asks(turn.message) or actions):
-        question = text(turn.language, f"discovery_ask_{pending}")
         kept = _tasks(turn)
-        return Reply(f"{kept.message} {question}", data=kept.data)
+        return Reply(_then_asked(turn, kept.message, {}, set()), data=kept.data)
     if not (found or said_yes) and (other := followup.no_answer(turn.message, pending)):
         return _not_answered(turn, pending, other)
     data: dict[str, Any] = {}
     if not said_yes:
         data["notes"] = {pending: followup.note(pending, turn.message, turn.language)}
-        if new := {area: fact for area, fact in found.items() if area not in turn.facts}:
+        new = {area: fact for area, fact in found.items() if area not in turn.facts}
+        if new and followup.lists_priority(pending, turn.message):
             data["facts"] = new
     if turn.can_complete:
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed", data)
@@ -128,7 +175,7 @@ def _not_answered(turn: Turn, pending: str, said: str) -> Reply:
             return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
         return _after_confirmation(turn, "discovery_passed")
     lead = "discovery_why_asked" if said == "question" else "discovery_unclear_ask"
-    return Reply(f"{text(turn.language, lead)} {text(turn.language, f'discovery_ask_{pending}')}")
+    return Reply(_then_asked(turn, text(turn.language, lead), {}, set()))
 
 
 def _tasks(turn: Turn) -> Reply:
@@ -161,6 +208,8 @@ def _after_confirmation(turn: Turn, lead: str, data: dict[str, Any] | None = Non
     """The next follow-up question; with none left, "Anything to add?" (no "Is that right?"
     again: the user has said it is)."""
     key = followup.next_question(turn)
+    if _leaving(turn):  # the step's last message: no question it will not wait for
+        return Reply(text(turn.language, lead), data=data or {})
     if key is None:  # asked "Anything to add?" already: something else, not "I did not get it"
         anything = text(turn.language, "discovery_not_yet")
         said = (
@@ -181,12 +230,19 @@ def _ask_for_more(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
 
 def _unsaid(turn: Turn, facts: dict[str, str], declined: set[str]) -> list[str]:
     """The areas neither told nor said to be none of the user's (in this message or an earlier
-    one); all the untold ones when every one is either."""
+    one); when every one of the five is either, the others discovery reads (finances), so a
+    declined area is never offered again ("no family, no studies", "not fitness" were answered
+    "For example: health, relationships, growth"); all the untold ones only when every area
+    is told or declined."""
     earlier = (entry.get("text", "") for entry in turn.history if entry.get("role") == "user")
     skip = (
         facts.keys() | declined | {area for said in earlier for area in lang.declined_areas(said)}
     )
-    return [a for a in ASKED if a not in skip] or [a for a in ASKED if a not in facts]
+    return (
+        [a for a in ASKED if a not in skip]
+        or [a for a in AREAS if a not in skip]
+        or [a for a in ASKED if a not in facts]
+    )
 
 
 def _forgot(language: lang.Lang, dropped: list[str]) -> str:
@@ -200,15 +256,112 @@ def _forgot(language: lang.Lang, dropped: list[str]) -> str:
 def _summary_shown(turn: Turn) -> bool:
     """Whether the last reply showed the summary, in either language: a Russian summary
     confirmed with "ok, all good" is confirmed (that answer's language is English)."""
-    # "Anything to add?" stands for it after the follow-up questions.
-    return last_reply_says(turn, "summary_header", "discovery_not_yet")
+    # "Anything to add?" stands for it after the follow-up questions, and "Is the summary
+    # above right?" after a reply that was neither a yes nor a correction.
+    return last_reply_says(turn, "summary_header", "discovery_not_yet", "discovery_right")
 
 
-def _summary(turn: Turn, facts: dict[str, str]) -> str:
-    """ "Here is what I understood": a line per area, then the follow-up answers kept."""
+def _summary(turn: Turn, facts: dict[str, str], data: dict[str, Any], ask: bool = True) -> str:
+    """ "Here is what I understood": a line per area, then the follow-up answers kept; those
+    the user did not tell in this instance (`domain.told`: a run of the onboarding before kept
+    them in memory) last, each "From last time: work — ...", so that the user can correct
+    them, not shown as if said now."""
     language = turn.language
     names = lang.AREA_NAMES[language]
-    lines = [f"- {names.get(area, area)}: {fact}" for area, fact in facts.items()]
-    lines += followup.lines(language, turn.notes)
+    fresh = told(turn.step, FACTS_TOLD) | set(facts_of(data))
+    fresh_notes = told(turn.step, NOTES_TOLD) | set(notes_of(data))
+    lines = [f"- {names.get(area, area)}: {fact}" for area, fact in facts.items() if area in fresh]
+    lines += followup.lines(language, {k: v for k, v in turn.notes.items() if k in fresh_notes})
+    earlier = [(names.get(area, area), fact) for area, fact in facts.items() if area not in fresh]
+    old_notes = {key: note for key, note in turn.notes.items() if key not in fresh_notes}
+    earlier += followup.labelled(language, old_notes)
+    last_time = text(language, "from_last_time")
+    lines += [f"- {last_time}: {label} — {said}" for label, said in earlier]
     header, question = text(language, "summary_header"), text(language, "summary_question")
-    return "\n".join([header, *lines, question])
+    return "\n".join([header, *lines, *([question] if ask else [])])
+
+
+def _right_asked(turn: Turn) -> str:
+    """To a reply to the summary that is neither a yes nor a correction ("hmm"): whether it is
+    right, briefly; "I did not get that" before it every other time, so that it is never the
+    last reply again. The whole summary again, each time, kept the user there."""
+    right = text(turn.language, "discovery_right")
+    if last_reply(turn).startswith(text(turn.language, "discovery_unclear_ask")):
+        return right
+    return f"{text(turn.language, 'discovery_unclear_ask')} {right}"
+
+
+def then_asked(turn: Turn, said: str) -> str:
+    """`said`, then the question discovery waits on (see `_then_asked`)."""
+    return _then_asked(turn, said, turn.facts, set())
+
+
+def _then_asked(turn: Turn, said: str, facts: dict[str, str], declined: set[str]) -> str:
+    """`said`, then the question discovery waits on: the follow-up question, whether the
+    summary is right, "Anything to add?", or the areas still untold (none on the last message,
+    after which the step moves on)."""
+    if _leaving(turn):
+        return said
+    if pending := followup.asked(turn):
+        question = text(turn.language, f"discovery_ask_{pending}")
+    elif last_reply_says(turn, "summary_header", "discovery_right"):
+        question = text(turn.language, "discovery_right")
+    elif asked := next(
+        (k for k in ("discovery_not_yet", "discovery_more") if last_reply_says(turn, k)), None
+    ):
+        question = text(turn.language, asked)
+    elif len(facts) >= MIN_AREAS:
+        question = text(turn.language, "discovery_right")
+    else:
+        question = _ask_for_more(turn, facts, declined)
+    return f"{said} {question}"
+
+
+def _leaving(turn: Turn) -> bool:
+    """This is the step's last message (`max_messages`): the workflow moves on after it."""
+    return is_last_message(turn.step)
+
+
+def _kept_so_far(turn: Turn, facts: dict[str, str]) -> str:
+    """What discovery has, on the step's last message with fewer than three areas: no question
+    the step will not wait for the answer to."""
+    if not facts:
+        return text(turn.language, "discovery_none_kept")
+    names = lang.AREA_NAMES[turn.language]
+    return text(turn.language, "discovery_too_few", known=", ".join(names[a] for a in facts))
+
+
+_IN_VAIN = (
+    "discovery_need_three",
+    "discovery_too_few_again",
+    "discovery_ask_first",
+    "discovery_unrecognised",
+)
+"""Discovery's asks for more areas, each known by its text up to its first placeholder."""
+
+
+def _asked_in_vain(turn: Turn) -> int:
+    """How many of discovery's latest replies in a row asked for more areas."""
+    openings = [TEXTS[key][language].split("{")[0] for key in _IN_VAIN for language in ("ru", "en")]
+    said = [e.get("text", "") for e in turn.history if e.get("role") == "assistant"]
+    count = 0
+    for reply in reversed(said):
+        if not any(opening in reply for opening in openings):
+            break
+        count += 1
+    return count
+
+
+_QUOTED = 40
+"""The longest message quoted whole in `discovery_unrecognised`; a longer one is cut."""
+
+
+def _unrecognised(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
+    """Asked twice for more areas in vain ("So far I have ...", "Even something small ..."):
+    that the message named no area discovery knows, and the areas to name one of. The two
+    asks took turns for as long as the user wrote on (16 turns in one probe)."""
+    said = " ".join(turn.message.split())
+    if len(said) > _QUOTED:
+        said = said[: _QUOTED - 1].rstrip() + "…"
+    missing = ", ".join(lang.AREA_NAMES[turn.language][a] for a in _unsaid(turn, facts, declined))
+    return text(turn.language, "discovery_unrecognised", said=said, missing=missing)

@@ -43,7 +43,9 @@ def _greeter_reply(turn: Turn) -> Reply:
         # was never saved is no write); found in the message, as the greeter reads no store.
         data["dropped_facts"] = dropped
     if (asked := greeter_questions.topic(message)) is not None:
-        return Reply(text(ru, asked), data=data)  # "wait, how long does this take?" too
+        return Reply(
+            text(ru, f"greeter_{asked}"), data=data
+        )  # "wait, how long does this take?" too
     if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
         return Reply(text(ru, "greeter_wait"), data=data)
     if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
@@ -63,6 +65,19 @@ def _greeter_reply(turn: Turn) -> Reply:
     # Introduced already (a question about how long it takes, say): how it works, not "Hi! I
     # am Baton" word for word again.
     return Reply(text(ru, "greeter_about" if last_reply(turn) else "greeter_intro"))
+
+
+def question_again(turn: Turn) -> str:
+    """The question the greeter's last reply ended on ("Ready to start?"), or, with none, how
+    it works, ending on one; the greeting itself before any reply."""
+    last = last_reply(turn)
+    if not last:
+        return text(turn.language, "greeter_intro")
+    asked = _LAST_QUESTION.search(last)
+    return asked.group().strip() if asked else text(turn.language, "greeter_about")
+
+
+_LAST_QUESTION = re.compile(r"[^.!?\n]*\?\s*$")
 
 
 def _greeter_done(turn: Turn, early: dict[str, str], declined: set[str]) -> str:

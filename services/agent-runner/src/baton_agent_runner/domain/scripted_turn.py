@@ -27,6 +27,9 @@ class Turn(BaseModel):
     notes: dict[str, str] = Field(default_factory=dict)
     """Discovery's answers to its follow-up questions, by question (`SITUATION` facts)."""
     inbox_count: int = 0
+    inbox_open: list[str] = Field(default_factory=list)
+    """The contents of the open items (new or deferred) of the turn's workflow instance, the
+    turn's own left out: an item the user says again is one of these, and is not saved again."""
     promoted: list[str] = Field(default_factory=list)
     inbox_ahead: bool = True
     """Whether a step still ahead in the workflow takes deferred items into the inbox as it

@@ -14,7 +14,61 @@ _WRAP_UP = {
 }
 """What the coordinator's congratulation goes on with, by name or not (`coordinator*`)."""
 
+_FAQ: dict[str, dict[str, str]] = {
+    # The answers to the questions `domain.greeter_questions` knows: the greeter's own replies
+    # end on "Ready to start?", discovery's on the question it was waiting on.
+    "how_long": {
+        "ru": "Недолго: три шага, каждый займёт пару минут.",
+        "en": "Not long: three steps of a couple of minutes each.",
+    },
+    "who": {
+        "ru": "Я Baton — помогаю разложить по полочкам приоритеты и дела: узнаю, что для тебя "
+        "важно, соберу в inbox всё, что висит в голове, и помогу это разобрать.",
+        "en": "I am Baton: I help you sort out your priorities and tasks. I learn what matters "
+        "to you, collect everything on your mind into an inbox, and help you sort it.",
+    },
+    "why": {
+        "ru": "Зная, что для тебя важно, я смогу разобрать твой inbox по приоритетам и "
+        "спланировать неделю вокруг главного, а не только срочного.",
+        "en": "Knowing what matters to you lets me sort your inbox by your priorities and plan "
+        "your week around what is important, not only what is urgent.",
+    },
+    "data": {
+        "ru": "Всё, что ты расскажешь, хранится в твоей памяти и inbox в этом Baton, другие "
+        "пользователи этого не видят.",
+        "en": "What you tell me is kept in your own memory and inbox in this Baton, which other "
+        "users cannot see.",
+    },
+    "cost": {
+        "ru": "О ценах я ничего не знаю: это вопрос к тем, кто подключил тебе Baton. Сам "
+        "онбординг займёт пару минут.",
+        "en": "I know nothing about prices: ask whoever set Baton up for you. The onboarding "
+        "itself takes a couple of minutes.",
+    },
+}
+"""What Baton answers about itself, by topic (`faq_<topic>`, and `greeter_<topic>` with the
+greeter's question after it)."""
+_GREETER_AFTER_FAQ = {
+    # Said at the greeting only: at discovery the priorities are being corrected already.
+    "data": {
+        "ru": "Приоритеты можно поправить на следующем шаге.",
+        "en": "You can correct your priorities at the next step.",
+    },
+}
+_START = {"ru": "Начнём?", "en": "Ready to start?"}
+
+
+def _ready_to_start(topic: str) -> dict[str, str]:
+    """The greeter's answer about `topic`, ending on its "Ready to start?"."""
+    after = _GREETER_AFTER_FAQ.get(topic, {})
+    return {
+        language: " ".join(filter(None, [answer, after.get(language), _START[language]]))
+        for language, answer in _FAQ[topic].items()
+    }
+
+
 TEXTS: dict[str, dict[str, str]] = {
+    **{f"faq_{topic}": answer for topic, answer in _FAQ.items()},
     # Any agent, when its model's reply could not be used (malformed, or nothing storable).
     "model_fallback": {
         "ru": "Извини, я не смог разобрать ответ. Повтори, пожалуйста, другими словами.",
@@ -40,35 +94,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "In short, how it works: three steps of a couple of minutes each, and you can ask "
         "what comes next at any time. Ready to start?",
     },
-    "greeter_how_long": {
-        "ru": "Недолго: три шага, каждый займёт пару минут. Начнём?",
-        "en": "Not long: three steps of a couple of minutes each. Ready to start?",
-    },
-    "greeter_who": {
-        "ru": "Я Baton — помогаю разложить по полочкам приоритеты и дела: узнаю, что для тебя "
-        "важно, соберу в inbox всё, что висит в голове, и помогу это разобрать. Начнём?",
-        "en": "I am Baton: I help you sort out your priorities and tasks. I learn what matters "
-        "to you, collect everything on your mind into an inbox, and help you sort it. Ready to "
-        "start?",
-    },
-    "greeter_why": {
-        "ru": "Зная, что для тебя важно, я смогу разобрать твой inbox по приоритетам и "
-        "спланировать неделю вокруг главного, а не только срочного. Начнём?",
-        "en": "Knowing what matters to you lets me sort your inbox by your priorities and plan "
-        "your week around what is important, not only what is urgent. Ready to start?",
-    },
-    "greeter_data": {
-        "ru": "Всё, что ты расскажешь, хранится в твоей памяти и inbox в этом Baton, другие "
-        "пользователи этого не видят; приоритеты можно поправить на следующем шаге. Начнём?",
-        "en": "What you tell me is kept in your own memory and inbox in this Baton, which other "
-        "users cannot see; you can correct your priorities at the next step. Ready to start?",
-    },
-    "greeter_cost": {
-        "ru": "О ценах я ничего не знаю: это вопрос к тем, кто подключил тебе Baton. Сам "
-        "онбординг займёт пару минут. Начнём?",
-        "en": "I know nothing about prices: ask whoever set Baton up for you. The onboarding "
-        "itself takes a couple of minutes. Ready to start?",
-    },
+    **{f"greeter_{topic}": _ready_to_start(topic) for topic in _FAQ},
     "greeter_explain": {
         "ru": "Объясню проще: сначала я узнаю, что для тебя важно, потом ты выгрузишь всё, что "
         "держишь в голове, а я разложу это по приоритетам. Что именно непонятно?",
@@ -107,6 +133,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'What should I correct? Say, for example: "work means my new project".',
     },
     "summary_header": {"ru": "Вот что я понял о тебе:", "en": "Here is what I understood:"},
+    "from_last_time": {
+        # Before a summary line the user did not tell in this run of the onboarding: memory
+        # kept it from an earlier one, and it was shown as if said now.
+        "ru": "С прошлого раза",
+        "en": "From last time",
+    },
     "summary_question": {
         "ru": "Всё верно? Если нет — поправь меня.",
         "en": "Is that right? If not, correct me.",
@@ -193,6 +225,24 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Что ещё для тебя важно? Например: {missing}.",
         "en": "What else matters to you? For example: {missing}.",
     },
+    "discovery_unrecognised": {
+        # After two asks for more areas in vain: what it did not recognise, and a list to
+        # name one from. The two asks took turns for as long as the user wrote on.
+        "ru": "Не узнал области жизни в «{said}». Какая из этого списка для тебя важна: {missing}?",
+        "en": 'I did not recognise a life area in "{said}". Which one from this list matters '
+        "to you: {missing}?",
+    },
+    "discovery_none_kept": {
+        # The step's last message with no area yet: said instead of a question.
+        "ru": "Пока я не записал ни одной области жизни.",
+        "en": "I have not noted any life area yet.",
+    },
+    "discovery_right": {
+        # To a reply to the summary that is neither a yes nor a correction, and after an
+        # answer to a question about Baton: the whole summary again kept the user there.
+        "ru": "Итог выше верный? Напиши «да» или что поменять.",
+        "en": 'Is the summary above right? Say "yes", or tell me what to change.',
+    },
     "discovery_too_few_again": {
         "ru": "Подойдёт и что-то небольшое, например: {missing}. Что ещё занимает твоё время "
         "или внимание?",
@@ -227,6 +277,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Great thought! I have saved it to your inbox right away: {items}. {why}",
     },
     "noted": {"ru": "Записал в inbox: {items}.", "en": "Saved to your inbox: {items}."},
+    "task_kept": {
+        # A task said in passing ("remember to call mom") at the greeting or discovery: one
+        # line, then the step goes on.
+        "ru": "Сохранил до выгрузки мыслей, там это попадёт в inbox: {items}.",
+        "en": "Kept for the brain dump, where it goes into your inbox: {items}.",
+    },
     "put_off_ahead": {
         # "Запиши в inbox: потом": nothing to note yet, and no "Great thought!" for it.
         "ru": "Хорошо, потом так потом: до inbox дойдём на шаге выгрузки мыслей. {why}",
@@ -250,6 +306,12 @@ TEXTS: dict[str, dict[str, str]] = {
     "promoted": {
         "ru": "Я уже добавил в inbox то, что мы отложили раньше: {items}.",
         "en": "I have already added what we set aside earlier: {items}.",
+    },
+    "already_saved": {
+        # An item said again while the instance's inbox holds it (new or deferred): not saved
+        # twice, and not counted as saved.
+        "ru": "Это уже есть в inbox, второй раз не записываю: {items}.",
+        "en": "Already in your inbox, so not added again: {items}.",
     },
     "saved": {
         "ru": "Записал в inbox: {items}. Всего записей: {total}.",
@@ -298,6 +360,27 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'Several items hold "{said}": {items}. Which one should I remove? Write it out '
         "in full.",
     },
+    "inbox_changed": {
+        # A correction of an item said earlier ("no wait not milk, oat milk"): replaced.
+        "ru": "Исправил: {item} → {new}.",
+        "en": "Changed: {item} → {new}.",
+    },
+    "inbox_removed_part": {
+        # Asked to take out a part of an item joined by "and" ("remove buy dog food" of "call
+        # grandma and buy dog food"): the rest of the item stays.
+        "ru": "Убрал из записи «{said}», осталось: {item}.",
+        "en": 'Took "{said}" out of that item; it now reads: {item}.',
+    },
+    "inbox_change_missing": {
+        # A correction of words no saved item holds ("no wait not bread, rye bread").
+        "ru": "Не нашёл в inbox записи с «{said}», так что ничего не менял. Сейчас там: {items}.",
+        "en": 'No item in your inbox holds "{said}", so nothing was changed. It holds: {items}.',
+    },
+    "inbox_done_which": {
+        # "already did it" naming no one item: nothing is removed.
+        "ru": "Какую запись убрать как сделанную ({said})? Сейчас там: {items}. Напиши её целиком.",
+        "en": "Which item is done ({said})? Your inbox holds: {items}. Write it out in full.",
+    },
     "inbox_remove_missing": {
         "ru": "В inbox нет записи «{said}», так что убирать нечего.",
         "en": 'There is no "{said}" in your inbox, so nothing was removed.',
@@ -329,6 +412,13 @@ TEXTS: dict[str, dict[str, str]] = {
     "inbox_widget_wait": {
         "ru": "Хорошо, не торопись. Когда захочешь начать, заполни список и нажми «Done».",
         "en": "No rush. When you are ready, fill in the list and press Done.",
+    },
+    "inbox_remember_what": {
+        # "не забыть" or "don't forget" alone names no task: no item, asked what it is.
+        "ru": "Что именно не забыть? Напиши само дело, например «не забыть оплатить интернет», "
+        "— и я его запишу.",
+        "en": 'What should I remember? Write the task itself, for example "remember to pay the '
+        'internet bill", and I will save it.',
     },
     "inbox_anything_else": {
         "ru": "Что-нибудь ещё? Когда закончишь, напиши «это всё».",
@@ -390,8 +480,17 @@ TEXTS: dict[str, dict[str, str]] = {
 
 
 def text(language: str, key: str, **values: Any) -> str:
-    """The text `key` in `language`, with `values` filled in."""
-    return TEXTS[key][language].format(**values)
+    """The text `key` in `language`, with `values` filled in; a value that ends a sentence
+    itself ("call Smith J.", an item stored as "call mom!") takes the place of the text's own
+    stop after it, so none is doubled ("call mom!.")."""
+    template = TEXTS[key][language]
+    for name, value in values.items():
+        if isinstance(value, str) and value.rstrip().endswith(_SENTENCE_ENDS):
+            template = template.replace(f"{{{name}}}.", f"{{{name}}}")
+    return template.format(**values)
+
+
+_SENTENCE_ENDS = (".", "!", "?", "…")
 
 
 def in_every_language(*keys: str) -> tuple[str, ...]:

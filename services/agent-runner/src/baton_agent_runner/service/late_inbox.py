@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from baton_agent_runner.domain.extracted import deferred_contents
+from baton_agent_runner.domain.extracted import corrections_of, deferred_contents, same_item
 from baton_agent_runner.domain.language import Lang
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import PROMOTE_DEFERRED_INBOX, Profile
@@ -91,17 +91,39 @@ def told_moving_on(
 
 def told_removed(output: AgentOutput, language: Lang, removals: list[Removal]) -> AgentOutput:
     """The reply of a turn that asked to take items out of the inbox, after what became of
-    each: removed, several items holding what was said (none removed: which one?), or none."""
-    notes = [_removal_note(language, removal) for removal in removals]
+    each: removed (a part of it, or changed: `extracted_data.inbox_corrections`), several
+    items holding what was said (none removed: which one?), or none."""
+    changed = corrections_of(output.extracted_data)
+    notes = [_removal_note(language, removal, changed.get(removal.said)) for removal in removals]
     if not notes:
         return output
     return output.model_copy(update={"message": "\n".join([*notes, output.message])})
 
 
-def _removal_note(language: Lang, removal: Removal) -> str:
+def _removal_note(language: Lang, removal: Removal, new: str | None) -> str:
+    if removal.content is not None and removal.kept is not None:
+        return text(language, "inbox_removed_part", said=removal.said, item=removal.kept)
+    if removal.content is not None and new is not None:
+        return text(language, "inbox_changed", item=removal.content, new=new)
+    if new is not None:  # the correction was saved; the item it corrects was not found
+        return text(language, "noted", items=new)
     if removal.content is not None:
         return text(language, "inbox_removed", item=removal.content)
     if removal.several:
         items = "; ".join(removal.several)
         return text(language, "inbox_remove_which", said=removal.said, items=items)
     return text(language, "inbox_remove_missing", said=removal.said)
+
+
+def told_repeated(
+    output: AgentOutput, language: Lang, repeated: list[str], mentions: list[Mention]
+) -> AgentOutput:
+    """The reply of a turn some of whose items the inbox already held (`InboxStore.add` saved
+    them not again), followed by that: whatever the model said of them, they are no new items.
+    Those told as promoted in this turn are in the inbox by that reply already."""
+    told = {same_item(mention.content) for mention in mentions}
+    again = [content for content in repeated if same_item(content) not in told]
+    if not again:
+        return output
+    note = text(language, "already_saved", items="; ".join(again))
+    return output.model_copy(update={"message": f"{output.message}\n{note}"})

@@ -89,11 +89,22 @@ class Removal:
     said: str
     removed: dict[str, object] | None = None
     several: tuple[str, ...] = ()
+    kept: str | None = None
+    """When only a part of the item went ("buy dog food" of "call grandma and buy dog food"):
+    the item's content now; `removed` holds its row as it was, for `put_back`."""
 
     @property
     def content(self) -> str | None:
         """The removed item's content."""
         return None if self.removed is None else str(self.removed["content"])
+
+
+@dataclass(frozen=True)
+class InboxTally:
+    """What a turn of the inbox collector reads of the inbox (`InboxStore.tally`)."""
+
+    count: int
+    open: list[str]
 
 
 class InboxStore(Protocol):
@@ -105,9 +116,14 @@ class InboxStore(Protocol):
         items: list[NewInboxItem],
         turn_key: str | None = None,
         instance_id: str | None = None,
-    ) -> None:
+    ) -> list[NewInboxItem]:
         """Save items with `source="onboarding"`, as the items of the turn `turn_key` of the
-        workflow instance `instance_id`; an item whose id is already saved is skipped."""
+        workflow instance `instance_id`; an item whose id is already saved is skipped (a
+        retry). So is a repeat (`extracted.repeats`): an item whose content an open item (new or
+        deferred) of that instance holds, or an earlier one of `items`; the look and the
+        insert are one transaction. An item of another turn whose reply is not recorded yet
+        keeps none out (that turn may still be taken back, and the repeat with it). The
+        repeats, which were not saved."""
 
     async def discard_turn(self, user_id: str, turn_key: str) -> int:
         """Delete the items the turn `turn_key` saved: its reply could not be recorded, so its
@@ -115,11 +131,12 @@ class InboxStore(Protocol):
 
     async def remove(self, user_id: str, instance_id: str, said: str) -> Removal:
         """Delete the one item of the instance `instance_id` whose content holds `said`
-        (`extracted.holds`); none when several do, or none does."""
+        (`extracted.to_remove`), or only the part of it joined by "and" that holds it
+        (`extracted.without_part`); none when several do, or none does."""
 
     async def put_back(self, user_id: str, removal: Removal) -> None:
-        """Save again the item `removal` deleted, as it was (a take-back); nothing when it is
-        there already."""
+        """Save again the item `removal` deleted, or give back the part it took out, as it
+        was (a take-back); nothing when it is there already."""
 
     async def contents(self, user_id: str, instance_id: str) -> list[str]:
         """The contents of the user's items of the workflow instance `instance_id`, whatever
@@ -139,6 +156,12 @@ class InboxStore(Protocol):
 
     async def mark_announced(self, user_id: str, item_ids: list[str]) -> None:
         """The user was told about these items (a reply naming them was recorded)."""
+
+    async def tally(self, user_id: str, instance_id: str, before_turn: str) -> InboxTally:
+        """`count(user_id, None, before_turn)` and the contents of the open items (new or
+        deferred) of the instance `instance_id` that the turn `before_turn` did not save and
+        that keep a repeat out (as `add` reads them: not another turn's whose reply is not
+        recorded yet): what the inbox collector reads, in one round trip."""
 
     async def count(self, user_id: str, status: str | None, before_turn: str | None = None) -> int:
         """Items with that status (None: every item that is not deferred); with `before_turn`,

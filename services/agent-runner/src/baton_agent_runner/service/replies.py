@@ -19,16 +19,16 @@ def reply_of(
     model: str,
     output: AgentOutput,
     usage: TokenUsage,
-    counts: Mapping[str, int] | None = None,
+    step_data: Mapping[str, object] | None = None,
 ) -> AgentReply:
-    """The reply of `profile`'s turn; no signal is a `stay` (seed 000's risks). `counts`
-    (the step's counters, `domain.step_counts`) go into the signal's data, over any the
-    model wrote there."""
+    """The reply of `profile`'s turn; no signal is a `stay` (seed 000's risks). `step_data`
+    (the step's counters, `domain.step_counts`, and what the instance was told,
+    `domain.told`) goes into the signal's data, over any the model wrote there."""
     signal = output.workflow_signal
     if signal is None:
         logger.warning("agent %s returned no workflow_signal; treating it as stay", profile.slug)
         signal = Signal()
-    data = {**signal.data, **counts} if counts else signal.data
+    data = {**signal.data, **step_data} if step_data else signal.data
     cost = usd(
         (
             usage.input_tokens * profile.input_usd_per_mtok

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from baton_agent_runner.domain.extracted import (
     PRIORITIES,
     SITUATION,
+    NewInboxItem,
+    distinct,
     dropped_facts_of,
     facts_of,
     inbox_items_of,
@@ -45,8 +47,11 @@ async def keep(
         await memory.put_fact(user, SITUATION, key, note)
     items = inbox_items_of(cmd.user_id, cmd.idempotency_key, data, defer=defer)
     if items:
-        await inbox.add(
-            cmd.user_id, items, turn_key=cmd.idempotency_key, instance_id=cmd.instance_id
+        # What the inbox already held is not saved again; the reply is told (`told_repeated`).
+        replaced.repeat(
+            await inbox.add(
+                cmd.user_id, items, turn_key=cmd.idempotency_key, instance_id=cmd.instance_id
+            )
         )
     for said in removed_items_of(data):  # "удали кроссовки": of this instance's items
         replaced.removal(await inbox.remove(user, cmd.instance_id, said))
@@ -184,6 +189,13 @@ class Replaced:
     removed: dict[str, Removal] = field(default_factory=dict)
     """What each request to take an item out did, by what was said: the attempt that removed
     one (a retry after a lost answer finds it gone, which says nothing)."""
+
+    repeated: list[str] = field(default_factory=list)
+    """The items the turn said again while the inbox held them, not saved (each once: a
+    retried write finds the same repeats)."""
+
+    def repeat(self, items: list[NewInboxItem]) -> None:
+        self.repeated = distinct([*self.repeated, *(item.content for item in items)])
 
     def removal(self, removal: Removal) -> None:
         had = self.removed.get(removal.said)

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from baton_agent_runner.domain.extracted import PRIORITIES, SITUATION
 from baton_agent_runner.domain.language import language_in
@@ -18,6 +19,7 @@ from baton_agent_runner.domain.step_context import context_count
 from baton_agent_runner.domain.step_counts import collects_facts, step_counts
 from baton_agent_runner.domain.storable_output import storable_output
 from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.told import told_after
 from baton_agent_runner.service.claims import (
     look_up_or_claim,
     released_on_failure,
@@ -32,6 +34,7 @@ from baton_agent_runner.service.late_inbox import (
     told_moving_on,
     told_promoted,
     told_removed,
+    told_repeated,
     told_saved_now,
 )
 from baton_agent_runner.service.ports import (
@@ -170,9 +173,14 @@ class AgentRunner:
                 ),
                 by=cmd,
             )
-            # What a request to take an item out did is known once it is done.
+            # What a request to take an item out did is known once it is done; so is which
+            # items the inbox already held.
             output = told_removed(output, turn.language, replaced.removals)
-            reply = reply_of(profile, self.agents.model_name(profile), output, usage, counts)
+            output = told_repeated(output, turn.language, replaced.repeated, mentions)
+            # Which facts this instance was told, beside the counters: no store read for it.
+            step_data = {**(counts or {}), **told_after(cmd.step_context, output.extracted_data)}
+            model = self.agents.model_name(profile)
+            reply = reply_of(profile, model, output, usage, step_data)
             # Another replica may have answered the same key meanwhile (the caller retried
             # while this call ran): every caller then gets the one reply that is recorded.
             recorded = await deadlines.store(
@@ -266,11 +274,7 @@ class AgentRunner:
             can_complete=cmd.can_complete,
             facts=await self.memory.facts(cmd.user_id, PRIORITIES) if "facts" in reads else {},
             notes=await self.memory.facts(cmd.user_id, SITUATION) if "notes" in reads else {},
-            inbox_count=(
-                await self.inbox.count(cmd.user_id, None, before_turn=cmd.idempotency_key)
-                if "inbox_count" in reads
-                else 0
-            ),
+            **await self._inbox_read(cmd, reads),
             promoted=promoted,
             inbox_ahead=inbox_ahead(self.profiles, cmd.step_context),
             # The message's language when it is clear; a short Latin-only one ("ok") or one
@@ -280,6 +284,17 @@ class AgentRunner:
             min_messages=context_count(cmd.step_context, "min_messages"),
             step=cmd.step_context,
         )
+
+    async def _inbox_read(self, cmd: RunAgent, reads: frozenset[str]) -> dict[str, Any]:
+        """The turn's `inbox_count` and `inbox_open`, as far as its model reads them: both in
+        one round trip (`tally`), the count alone, or nothing."""
+        if "inbox_open" in reads:
+            tally = await self.inbox.tally(cmd.user_id, cmd.instance_id, cmd.idempotency_key)
+            return {"inbox_count": tally.count, "inbox_open": tally.open}
+        if "inbox_count" in reads:
+            key = cmd.idempotency_key
+            return {"inbox_count": await self.inbox.count(cmd.user_id, None, before_turn=key)}
+        return {}
 
     async def _ask(
         self, profile: Profile, turn: Turn, time_left: float, tools: ToolContext

@@ -1,0 +1,173 @@
+"""A second thought in the brain dump about an item already saved: a correction ("no wait not
+milk, oat milk", "не, не молоко, а кефир", "no wait the gift is for Jack not Jake") changes the
+item, and "already done" ("ой нет, подарок уже купила", "no wait cancel #2 i already did it")
+takes it out. Neither message is an item itself.
+
+The rule is kept simple and predictable: a correction replaces the word(s) named after "not"
+("не") with what follows ("not milk, oat milk", "не молоко, а кефир") or, said the other way
+round ("for Jack not Jake"), with as many words said before the "not", in the most recent item
+holding them; "already done" names the item by a word of it ("подарок") or by its place in the
+last list the user sent ("#2"), and when that is no one item the user is asked which."""
+
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from baton_agent_runner.domain.brain_dump import dumped_items
+from baton_agent_runner.domain.extracted import holds, same_item
+from baton_agent_runner.domain.wording import words
+
+# The second thought that opens it ("no wait", "oh", "ой нет", "не,"): a bare "не"/"not" opens
+# the correction itself ("не молоко, а кефир"), so it is one only before a comma or a stop.
+_OPENER = re.compile(
+    r"^\W*(?:(?:no|nope|wait|oh|oops|actually|sorry|hmm|ой|нет|стоп|погоди|подожди|хотя|блин)"
+    r"\b[\s,.!—–-]*|не\s*[,.!—–-]+\s*)+",
+    re.IGNORECASE,
+)
+# "not milk, oat milk", "не молоко, а кефир", "not milk but oat milk".
+_NOT_THEN = re.compile(
+    r"^(?:not|не)\s+(?P<old>[^,;]+?)\s*(?:[,;—–]\s*|\s+(?=but\b|а\b))"
+    r"(?:but\s+|а\s+|i\s+meant\s+|it'?s\s+)?(?P<new>[^,;]+?)[\s.!]*$",
+    re.IGNORECASE,
+)
+# "the gift is for Jack not Jake", "для Джека, а не для Джейка" is left to a person.
+_THEN_NOT = re.compile(r"^(?P<new>.+?)[\s,]+not\s+(?P<old>[^,;]+?)[\s.!]*$", re.IGNORECASE)
+_DONE = re.compile(
+    r"\balready\s+(?:did|done|got|bought|paid|called|booked|sent|fixed|handled|finished|have"
+    r"|took|made)\b(?:\s+(?:it|that|this))?|\b(?:did|done)\s+(?:it|that)\s+already\b"
+    r"|\bуже\s+(?:не\s+надо|не\s+нужно|\w+(?:л|ла|ли|но|ны|ено|ано))(?!\w)",
+    re.IGNORECASE,
+)
+_PLACE = re.compile(r"(?:#|№|\bnumber\s+|\bномер\s+|\bпункт\s+)(?P<n>\d{1,2})\b", re.IGNORECASE)
+# Words that name no item in "already done" ("cancel #2 i already did it", "я уже купила").
+_NAMING_NOTHING = frozenset({
+    "i", "it", "that", "this", "the", "a", "cancel", "remove", "delete", "scratch", "one",
+    "item", "so", "and", "anyway", "я", "это", "его", "её", "ее", "уже", "и", "а", "так",
+    "что", "вот", "number", "номер", "пункт",
+})  # fmt: skip
+
+
+_SHORT = 6
+# What "not" may go with in hesitation ("wait, not now, sorry", "no not yet, one sec").
+_NOT_AN_ITEM = frozenset({
+    "now", "yet", "really", "sure", "today", "quite", "exactly", "that", "this", "it", "so",
+    "much", "сейчас", "пока", "еще", "то", "так", "совсем", "очень", "сегодня", "это",
+})  # fmt: skip
+
+
+class Changed(NamedTuple):
+    """An item to change (`new` its corrected content) or to take out as done (`new` None)."""
+
+    old: str
+    new: str | None
+
+
+class Unclear(NamedTuple):
+    """A second thought that names no one item: `items` are the ones it may mean; `changes`:
+    it corrects one (no item holds what it corrects), else it says one is done."""
+
+    said: str
+    items: tuple[str, ...]
+    changes: bool = False
+
+
+def second_thought(
+    message: str, recent: list[str], last_list: list[str]
+) -> Changed | Unclear | None:
+    """What the message changes of the items `recent` (the open items the user said, the
+    most recent first, `recent_items`; `last_list`: the items of the last message that had
+    some, for a "#2"); None when it is no correction nor "already done"."""
+    opener = _OPENER.match(message)
+    opened = opener is not None and opener.end() > 0
+    rest = message[opener.end() if opener else 0 :].strip()
+    # "Already done" is a second thought when one opens it or it is short: "I already have a
+    # dentist appointment, need to move it" is an item.
+    if _DONE.search(rest) and (opened or len(words(rest)) <= _SHORT):
+        return _done(rest, recent, last_list) if recent else Unclear(rest, ())
+    return _corrected(rest, recent, opened=opened) if recent else None
+
+
+def read(message: str, earlier: list[str], open_items: list[str]) -> Changed | Unclear | None:
+    """A correction of an item said earlier (`earlier`: the user's messages before this one),
+    or "already done" of one, of the open items of the instance; None when it is neither."""
+    if not may_be_one(message):
+        return None
+    # An earlier second thought holds no list: "#2" counts the items of the last list sent.
+    said = [dumped_items(text) for text in earlier if not may_be_one(text)]
+    recent = recent_items(said, open_items)
+    last_list = next((items for items in reversed(said) if items), [])
+    return second_thought(message, recent, last_list)
+
+
+def may_be_one(message: str) -> bool:
+    """Whether the message may be a second thought at all, before the chat is read for it."""
+    opener = _OPENER.match(message)
+    rest = message[opener.end() if opener else 0 :].lstrip()
+    starts = rest.casefold().startswith(("not ", "не "))
+    return bool(opener and opener.end()) or starts or bool(_DONE.search(rest))
+
+
+def recent_items(said: list[list[str]], open_items: list[str]) -> list[str]:
+    """The items of the user's messages (`said`: each message's items, oldest first) the inbox
+    holds open, the most recent first, each once; then the open items said in no message (an
+    earlier correction's, one kept at discovery), as the inbox gives them."""
+    held = {same_item(item): item for item in open_items}
+    found: dict[str, str] = {}
+    for items in reversed(said):
+        for item in reversed(items):
+            if (key := same_item(item)) in held and key not in found:
+                found[key] = item
+    rest = {key: item for key, item in held.items() if key not in found}
+    return [*found.values(), *rest.values()]
+
+
+def _corrected(rest: str, recent: list[str], *, opened: bool) -> Changed | Unclear | None:
+    found = _NOT_THEN.match(rest)
+    if found is not None:
+        old, new = found.group("old"), found.group("new")
+    elif opened and (found := _THEN_NOT.match(rest)) is not None:
+        old = found.group("old")
+        new = " ".join(found.group("new").split()[-len(old.split()) :])
+    else:
+        return None
+    item = next((item for item in recent if holds(item, old)), None)
+    if item is None:
+        # "no wait not bread, rye bread" corrects nothing saved; "wait, not now, sorry" is
+        # hesitation, read as such.
+        vague = set(words(old)) <= _NOT_AN_ITEM
+        return None if vague or not opened else Unclear(old.strip(), tuple(recent), changes=True)
+    return Changed(item, _replaced(item, old, new))
+
+
+def _replaced(item: str, old: str, new: str) -> str:
+    """`item` with the words of `old` in it replaced by `new` (case aside, once)."""
+    pattern = r"\s+".join(re.escape(word) for word in old.split())
+    return re.sub(rf"(?<!\w){pattern}(?!\w)", new.strip(), item, count=1, flags=re.IGNORECASE)
+
+
+def _done(rest: str, recent: list[str], last_list: list[str]) -> Changed | Unclear:
+    said = _DONE.sub(" ", rest)
+    if (place := _PLACE.search(said)) is not None:
+        at = int(place.group("n"))
+        if 1 <= at <= len(last_list) and last_list[at - 1] in recent:
+            return Changed(last_list[at - 1], None)
+        return Unclear(place.group(), tuple(recent))
+    named = [word for word in words(said) if word not in _NAMING_NOTHING]
+    matching = [item for item in recent if named and _names(item, named)]
+    if len(matching) == 1:
+        return Changed(matching[0], None)
+    return Unclear(" ".join(named) or rest, tuple(matching or recent))
+
+
+def _names(item: str, named: list[str]) -> bool:
+    """Whether a word of `named` is a word of the item, give or take an ending ("подарок",
+    "подарки"; "gift", "gifts")."""
+    stems = {_stem(word) for word in words(item)}
+    return any(_stem(word) in stems for word in named)
+
+
+def _stem(word: str) -> str:
+    return word[:5] if len(word) > 5 else word

@@ -1,0 +1,210 @@
+"""Which words name which life area: kin, pets, school, faith, pastimes, in both languages and
+their inflections, and the words that only look like them."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.scripted import Turn, run
+
+
+@pytest.mark.parametrize(
+    ("message", "area"),
+    [
+        ("gf", "relationships"), ("my bf", "relationships"), ("girlfriend?", "relationships"),
+        ("boyfriend?", "relationships"), ("my marriage", "relationships"),
+        ("parents", "relationships"), ("mom", "relationships"), ("my dad", "relationships"),
+        ("my dog", "relationships"), ("my cat", "relationships"), ("pets", "relationships"),
+        ("school", "growth"), ("uni", "growth"), ("college", "growth"), ("studies", "growth"),
+        ("therapy", "growth"), ("side hustle", "work"), ("my side-project", "work"),
+        ("gaming", "hobbies"), ("reading", "hobbies"), ("church", "growth"),
+        ("faith", "growth"),
+        ("внуки", "relationships"), ("внуков", "relationships"), ("мама", "relationships"),
+        ("маму", "relationships"), ("папа", "relationships"), ("родители", "relationships"),
+        ("родителей", "relationships"), ("бабушка", "relationships"),
+        ("дедушка", "relationships"), ("сын", "relationships"), ("дочь", "relationships"),
+        ("ребёнок", "relationships"), ("ребенок", "relationships"),
+        ("время с детьми", "relationships"), ("вера в бога", "growth"), ("психотерапия", "growth"),
+        ("универ", "growth"), ("учёба", "growth"), ("учеба", "growth"), ("дача", "hobbies"),
+        ("на даче", "hobbies"), ("огород", "hobbies"), ("рыбалка", "hobbies"),
+    ],
+)  # fmt: skip
+def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
+    assert set(lang.areas_in(message)) == {area}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "spreading the load",
+        "an old-school approach",
+        "мамонт",
+        "папка с бумагами",
+        "который час",
+        "unity",
+        "of course",
+        "how this works",
+        "that works for me",
+        "it worked",  # the verb of a thing
+        "в курсе",
+        "book a table",
+        "verb",
+        "Вера обещала зайти",  # a name, not faith
+    ],
+)
+def test_a_word_that_only_looks_like_an_area_word_names_none(message: str) -> None:
+    assert lang.areas_in(message) == {}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["позвонить маме", "Надо позвонить маме", "call mom", "walk the dog",
+     "I need to call mom, fix the sink and renew my passport"],
+)  # fmt: skip
+def test_kin_in_an_errand_is_no_priority(message: str) -> None:
+    # "позвонить маме; записаться к врачу" is a to-do list for the brain dump, not family.
+    assert lang.areas_in(message) == {}
+
+
+@pytest.mark.parametrize(
+    "message", ["Хочу больше времени с мамой", "my mom and dad", "родители и внуки"]
+)
+def test_kin_said_as_what_matters_is_relationships(message: str) -> None:
+    assert set(lang.areas_in(message)) == {"relationships"}
+
+
+def test_a_listing_of_the_new_words_gives_each_area_its_part() -> None:
+    assert lang.areas_in("parents, school, gaming") == {
+        "relationships": "parents", "growth": "school", "hobbies": "gaming"
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "named", "declined"),
+    [
+        ("не хочу говорить о работе", set(), {"work"}),
+        ("I don't want to talk about work", set(), {"work"}),
+        ("I'd rather not discuss work", set(), {"work"}),
+        ("не хотелось бы обсуждать хобби", set(), {"hobbies"}),
+        ("Не хочу обсуждать работу, главное семья", {"relationships"}, {"work"}),
+        ("work? not really. family yes", {"relationships"}, {"work"}),
+        ("Работа? Не особо. Семья да", {"relationships"}, {"work"}),
+        ("family yes. work? nah", {"relationships"}, {"work"}),
+    ],
+)
+def test_not_wanting_to_talk_of_an_area_or_a_no_to_it_declines_it(
+    message: str, named: set[str], declined: set[str]
+) -> None:
+    # As "I dont care about work" is: the area is no priority and is not asked for again.
+    found, said_no = lang.areas_said(message)
+    assert (set(found), said_no) == (named, declined)
+
+
+@pytest.mark.parametrize(
+    ("message", "area"),
+    [
+        # What says how an area goes, a concern, is a priority still.
+        ("работа не даёт покоя", "work"), ("health is not great", "health"),
+        ("не хочу работать по выходным", "work"), ("I don't want to work weekends", "work"),
+        ("I don't have to work weekends", "work"), ("Не хочу бросать спорт", "health"),
+        ("хочу говорить о работе", "work"), ("work? yes, a lot", "work"),
+        ("health? not really my thing, but I run", "health"),
+        ("work? no wait, health", "health"),
+    ],
+)  # fmt: skip
+def test_a_concern_or_a_yes_about_an_area_stays_a_priority(message: str, area: str) -> None:
+    assert set(lang.areas_in(message)) == {area}
+
+
+def test_discovery_saves_no_fact_of_an_area_the_user_will_not_talk_about() -> None:
+    out = run(
+        Turn(agent="discovery", current_step="discovery", message="work? not really. family yes",
+             language="en", can_complete=False)
+    )  # fmt: skip
+    assert out.extracted_data == {"facts": {"relationships": "family yes"}}
+    assert "work" not in out.message.split("For example")[-1]
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("нет подожди, не семья а дети", {"relationships": "дети"}),
+        ("нет, не семья, а дети", {"relationships": "дети"}),
+        ("not family but kids", {"relationships": "kids"}),
+        (
+            "no thats wrong, family isnt first, work is",
+            {"relationships": "family isnt first", "work": "work is"},
+        ),
+        ("нет, поменялось: отношения теперь это муж, а не дети", {"relationships": "муж"}),
+        ("work and family, no that's wrong, health", {"health": "health"}),
+        ("Семья. Подожди, ещё работа", {"relationships": "Семья", "work": "работа"}),
+    ],
+)
+def test_a_correction_keeps_what_the_user_said_of_the_area_not_its_own_words(
+    message: str, facts: dict[str, str]
+) -> None:
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "named", "declined"),
+    [
+        (
+            "work and family. no wait, not family, health",
+            {"work": "work", "health": "health"},
+            {"relationships"},
+        ),
+        (
+            "work, family, no wait, not family, health",
+            {"work": "work", "health": "health"},
+            {"relationships"},
+        ),
+        (
+            "работа и семья. нет, стоп, не семья, а здоровье",
+            {"work": "работа", "health": "здоровье"},
+            {"relationships"},
+        ),
+        (
+            "семья и работа. нет, стоп, не семья, а дети",
+            {"work": "работа", "relationships": "дети"},
+            set(),
+        ),
+        # Naming none it takes back, it takes back the sentence before, as it did.
+        ("work and family. no wait, health", {"health": "health"}, set()),
+    ],
+)
+def test_a_correction_naming_the_area_it_takes_back_takes_back_that_area_alone(
+    message: str, named: dict[str, str], declined: set[str]
+) -> None:
+    assert lang.areas_said(message) == (named, declined)
+
+
+def _discovery_after(said: list[str], message: str, facts: dict[str, str]) -> str:
+    history = [{"role": "user", "text": each} for each in said]
+    turn = Turn(agent="discovery", current_step="discovery", message=message, language="en",
+                can_complete=False, history=history, facts=facts)  # fmt: skip
+    return run(turn).message
+
+
+@pytest.mark.parametrize("message", ["not fitness", "nope"])
+def test_a_declined_area_is_never_offered_again_as_an_example(message: str) -> None:
+    # Every one of the five told or declined: the examples were the declined ones again.
+    said = ["work, hobbies", "no family, no studies", "not fitness"]
+    asked = _discovery_after(said, message, {"work": "work", "hobbies": "hobbies"})
+    example = asked.lower().split("for example")[-1]
+    assert "finances" in example, asked
+    assert not any(area in example for area in ("health", "relationships", "growth")), asked
+
+
+def test_a_declined_area_is_left_out_of_the_examples_while_others_remain() -> None:
+    asked = _discovery_after(["work, hobbies"], "not fitness", {"work": "work", "hobbies": "h"})
+    assert asked.endswith("For example: relationships, growth."), asked
+
+
+def test_a_filler_left_by_a_listing_split_is_no_part_of_the_fact() -> None:
+    # "здоровье, ну и семья" kept the health fact "здоровье, ну".
+    said = lang.areas_in("работа конечно и здоровье, ну и семья")
+    assert said == {"work": "работа конечно", "health": "здоровье", "relationships": "семья"}

@@ -1,0 +1,143 @@
+"""How the brain dump reads a paragraph, an afterthought, a doubt, a glyph and talk that holds
+no item: each found by a probe of the running platform, where the item was lost, glued to
+another or saved as said."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.domain import brain_dump, texts
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.scripted import Turn, run
+
+
+def turn(message: str, **extra: Any) -> Turn:
+    return Turn(
+        agent="inbox_collector",
+        current_step="brain_dump",
+        message=message,
+        language=lang.language_of(message),
+        **extra,
+    )
+
+
+def test_a_paragraph_of_tasks_is_an_item_per_task_each_said_once() -> None:
+    # It was one item, the whole paragraph.
+    message = (
+        "ok so: remember to email Sarah about the Q3 roadmap, need to renew my car insurance "
+        "before the 15th, buy a birthday gift for Jake, also the kitchen sink is leaking so "
+        "call a plumber. oh and I keep meaning to start meditating. and remember to email Sarah"
+    )
+    assert brain_dump.split_items(message) == [
+        "email Sarah about the Q3 roadmap",
+        "renew my car insurance before the 15th",
+        "buy a birthday gift for Jake",
+        "the kitchen sink is leaking so call a plumber",
+        "I keep meaning to start meditating",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("need to renew passport. also dentist", ["renew passport", "dentist"]),
+        ("I need to call mom and also fix the sink and pay rent",
+         ["call mom", "fix the sink and pay rent"]),
+        ("remember to renew passport, don't forget to call grandma and also buy dog food",
+         ["renew passport", "call grandma", "buy dog food"]),
+        ("call mom, plus book a dentist", ["call mom", "book a dentist"]),
+        ("call mom oh and book a dentist", ["call mom", "book a dentist"]),
+        ("позвонить маме, а ещё купить корм", ["позвонить маме", "купить корм"]),
+        ("позвонить маме и ещё купить корм", ["позвонить маме", "купить корм"]),
+        ("Купить хлеб! Позвонить маме", ["Купить хлеб", "Позвонить маме"]),
+        ("I need to call mom", ["call mom"]),
+        ("надо продлить паспорт", ["продлить паспорт"]),
+        # Kept as they were: an "and" alone, a dot that ends no sentence, no action after "хочу".
+        ("call the bank and ask about the loan", ["call the bank and ask about the loan"]),
+        ("call Dr. Smith about the results", ["call Dr. Smith about the results"]),
+        ("позвонить В. Петрову", ["позвонить В. Петрову"]),
+        ("хочу в отпуск", ["хочу в отпуск"]),
+        ("I also need to call mom", ["call mom"]),
+    ],
+)  # fmt: skip
+def test_sentences_and_also_part_items_and_a_lead_in_is_no_part_of_one(
+    message: str, items: list[str]
+) -> None:
+    assert brain_dump.split_items(message) == items
+
+
+def test_a_listed_line_ending_in_a_doubt_is_saved_without_it() -> None:
+    # "??" lines were dropped from the list without a word: read as questions.
+    message = (
+        "1) buy milk\n- gym membership cancel or use it??\n7) cancel gym?? idk\n- renew passport"
+    )
+    out = run(turn(message, messages_in_step=1, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == [
+        "buy milk", "gym membership cancel or use it", "cancel gym", "renew passport"
+    ]  # fmt: skip
+    assert "gym membership cancel or use it; cancel gym" in out.message
+
+
+def test_a_single_question_mark_still_asks_and_is_no_item() -> None:
+    assert brain_dump.split_items("- buy milk\n- what happens to these?") == ["buy milk"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["4) ☐ book flights for xmas", "☑ book flights for xmas", "- ✅ book flights for xmas",
+     "2. ✔ book flights for xmas", "1) • book flights for xmas", "- ▪ book flights for xmas",
+     "3) – book flights for xmas", "- [ ] ☐ book flights for xmas"],
+)  # fmt: skip
+def test_a_checkbox_or_bullet_glyph_after_a_number_is_no_part_of_the_item(line: str) -> None:
+    # "4) ☐ book flights for xmas" was saved with its "☐".
+    assert brain_dump.split_items(line) == ["book flights for xmas"]
+
+
+@pytest.mark.parametrize("message", ["skip", "пропустим", "let's skip this step", "Skip it"])
+def test_skip_is_no_item_and_puts_the_step_off(message: str) -> None:
+    # "skip" was saved and counted as an item.
+    language = lang.language_of(message)
+    out = run(turn(message, messages_in_step=0, inbox_count=0))
+    assert "inbox_items" not in out.extracted_data and not out.step_completed
+    assert out.message == texts.text(language, "inbox_wait")
+    later = run(turn(message, messages_in_step=2, inbox_count=1))
+    assert "inbox_items" not in later.extracted_data
+    assert later.message == texts.text(language, "inbox_more", need=2)  # says what it needs
+
+
+def test_skip_inside_a_task_is_an_item() -> None:
+    assert brain_dump.split_items("skip the gym on friday") == ["skip the gym on friday"]
+
+
+@pytest.mark.parametrize("message", ["so brain dump huh", "health", "Work and health", "семья"])
+def test_talk_about_the_step_or_a_bare_area_is_no_item_and_gets_the_prompt(message: str) -> None:
+    # Each was saved as an item, the first brain-dump message counted toward the three.
+    language = lang.language_of(message)
+    out = run(turn(message, messages_in_step=0, inbox_count=0))
+    assert "inbox_items" not in out.extracted_data
+    assert out.message == texts.text(language, "inbox_explain", need=3)
+
+
+def test_a_task_naming_an_area_is_still_an_item() -> None:
+    out = run(turn("buy health insurance", messages_in_step=0, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == ["buy health insurance"]
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("oh and fix the bike too 🚲", ["fix the bike 🚲"]),
+        ("call mom as well!", ["call mom"]),
+        ("купить хлеб тоже", ["купить хлеб"]),
+        ("fix the tooth", ["fix the tooth"]),
+    ],
+)
+def test_a_too_that_adds_the_item_to_the_others_is_no_part_of_it(
+    message: str, items: list[str]
+) -> None:
+    # "fix the bike too 🚲" was saved with its "too".
+    assert brain_dump.split_items(message) == items

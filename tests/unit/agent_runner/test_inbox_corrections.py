@@ -1,0 +1,177 @@
+"""A second thought about an item already saved, in the brain dump: a correction changes the
+item, "already done" takes it out, and neither is saved as an item (a probe of the running
+platform found "no wait not milk, oat milk" saved, and "buy milk" kept); a removal naming one
+part of an item joined by "and" takes out that part only."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain import texts
+from baton_agent_runner.domain.extracted import corrections_of, to_remove, without_part
+from baton_agent_runner.domain.inbox_corrections import Changed, Unclear, second_thought
+from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.domain.scripted import Turn, run
+from baton_agent_runner.service.late_inbox import told_removed
+from baton_agent_runner.service.ports import Removal
+
+
+def turn(message: str, earlier: list[str], held: list[str], **extra: Any) -> Turn:
+    history = [{"role": "user", "text": said} for said in earlier]
+    return Turn(
+        agent="inbox_collector",
+        current_step="brain_dump",
+        message=message,
+        language=lang.language_of(message),
+        history=history,
+        inbox_open=held,
+        inbox_count=len(held),
+        messages_in_step=len(earlier),
+        **extra,
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "old", "new"),
+    [
+        ("no wait not milk, oat milk", ["buy milk", "renew passport"], "buy milk", "buy oat milk"),
+        ("not milk but oat milk", ["buy milk"], "buy milk", "buy oat milk"),
+        ("не, не молоко, а кефир", ["купить молоко\nпозвонить маме"], "купить молоко",
+         "купить кефир"),
+        ("no wait the gift is for Jack not Jake", ["buy a birthday gift for Jake", "pay rent"],
+         "buy a birthday gift for Jake", "buy a birthday gift for Jack"),
+        # The most recent item holding the words is the one changed.
+        ("no wait not milk, oat milk", ["buy milk", "milk the cows"], "milk the cows",
+         "oat milk the cows"),
+    ],
+)  # fmt: skip
+def test_a_correction_changes_the_item_and_is_no_item_itself(
+    message: str, earlier: list[str], old: str, new: str
+) -> None:
+    held = [item for said in earlier for item in said.splitlines()]
+    out = run(turn(message, earlier, held))
+    data = out.extracted_data
+    assert data["removed_inbox_items"] == [old]
+    assert data["inbox_items"] == [new]
+    assert corrections_of(data) == {old: new}
+    assert message not in out.message and not out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "gone"),
+    [
+        ("ой нет, подарок уже купила", ["купить подарок маме", "оплатить интернет"],
+         "купить подарок маме"),
+        ("no wait cancel #2 i already did it", ["buy milk\nbook flights\nrenew passport"],
+         "book flights"),
+        ("oh I already bought the gift", ["buy a gift for Jake", "pay rent"],
+         "buy a gift for Jake"),
+    ],
+)  # fmt: skip
+def test_already_done_takes_the_item_out_and_saves_nothing(
+    message: str, earlier: list[str], gone: str
+) -> None:
+    held = [item for said in earlier for item in said.splitlines()]
+    out = run(turn(message, earlier, held))
+    assert out.extracted_data == {"removed_inbox_items": [gone]}
+    language = lang.language_of(message)
+    assert out.message == texts.text(language, "inbox_more", need=3 - (len(held) - 1))
+
+
+def test_already_done_naming_no_one_item_asks_which_and_changes_nothing() -> None:
+    earlier = ["buy milk", "pay rent"]
+    out = run(turn("oops, already did it", earlier, earlier))
+    assert out.extracted_data == {}
+    assert out.message.startswith("Which item is done")
+    assert "buy milk; pay rent" in out.message
+
+
+def test_a_correction_of_nothing_said_says_so_and_saves_nothing() -> None:
+    out = run(turn("no wait not bread, rye bread", ["buy milk"], ["buy milk"]))
+    assert out.extracted_data == {}
+    assert out.message == texts.text("en", "inbox_change_missing", said="bread", items="buy milk")
+
+
+def test_hesitation_with_a_not_is_no_correction() -> None:
+    out = run(turn("wait, not now, sorry", ["buy milk"], ["buy milk"]))
+    assert "removed_inbox_items" not in out.extracted_data
+    assert not out.message.startswith(("No item", "Which item")), out.message
+
+
+@pytest.mark.parametrize("message", ["not today: call the bank", "buy milk not juice"])
+def test_a_not_without_anything_to_correct_is_an_item(message: str) -> None:
+    assert second_thought(message, ["pay rent"], ["pay rent"]) is None
+
+
+def test_the_reply_says_what_a_correction_changed() -> None:
+    data = {"removed_inbox_items": ["buy milk"], "inbox_items": ["buy oat milk"],
+            "inbox_corrections": {"buy milk": "buy oat milk"}}  # fmt: skip
+    output = AgentOutput(message="Anything else?", extracted_data=data)
+    removed = Removal("buy milk", removed={"content": "buy milk"})
+    told = told_removed(output, "en", [removed])
+    assert told.message == "Changed: buy milk → buy oat milk.\nAnything else?"
+    missing = told_removed(output, "en", [Removal("buy milk")])
+    assert missing.message.startswith("Saved to your inbox: buy oat milk.")
+
+
+def test_the_reply_says_what_part_of_an_item_went() -> None:
+    output = AgentOutput(message="Anything else?")
+    removed = Removal(
+        "buy dog food",
+        removed={"content": "call grandma and also buy dog food"},
+        kept="call grandma",
+    )
+    told = told_removed(output, "en", [removed])
+    assert told.message.startswith(
+        'Took "buy dog food" out of that item; it now reads: call grandma'
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "said", "kept"),
+    [
+        ("call grandma and also buy dog food", "buy dog food", "call grandma"),
+        ("call grandma and also buy dog food", "dog food", "call grandma"),
+        ("call grandma and also buy dog food", "call grandma", "buy dog food"),
+        ("купить хлеб и позвонить маме", "позвонить маме", "купить хлеб"),
+        ("call mom, and pay rent and book flights", "pay rent", "call mom and book flights"),
+        # The whole item, one part only, or words across its parts: the whole item goes.
+        ("call grandma and buy dog food", "call grandma and buy dog food", None),
+        ("купить кроссовки", "кроссовки", None),
+        ("call grandma and buy dog food", "grandma and buy", None),
+    ],
+)  # fmt: skip
+def test_a_removal_of_one_part_of_an_item_keeps_the_rest(
+    content: str, said: str, kept: str | None
+) -> None:
+    assert without_part(content, said) == kept
+
+
+def test_several_items_holding_it_pick_the_one_that_is_it() -> None:
+    assert to_remove(["buy milk powder", "buy milk"], "buy milk") == [1]
+    assert to_remove(["buy milk powder", "buy milk shake"], "buy milk") == [0, 1]
+
+
+def test_second_thought_reads_nothing_without_items() -> None:
+    assert second_thought("no wait not milk, oat milk", [], []) is None
+    assert isinstance(second_thought("no wait not bread, rye", ["buy milk"], []), Unclear)
+    assert second_thought("not milk, oat milk", ["buy milk"], []) == Changed(
+        "buy milk", "buy oat milk"
+    )
+
+
+def test_already_done_with_nothing_saved_says_so_and_saves_nothing() -> None:
+    out = run(turn("ой нет, подарок уже купила", [], []))
+    assert out.extracted_data == {}
+    assert out.message == texts.text("ru", "inbox_remove_missing", said="подарок уже купила")
+
+
+def test_a_long_message_with_already_in_it_is_an_item() -> None:
+    message = "I already have a dentist appointment but need to move it to friday"
+    out = run(turn(message, ["buy milk"], ["buy milk"]))
+    assert out.extracted_data == {"inbox_items": [message]}
