@@ -46,7 +46,7 @@ def test_a_paragraph_of_tasks_is_an_item_per_task_each_said_once() -> None:
     [
         ("need to renew passport. also dentist", ["renew passport", "dentist"]),
         ("I need to call mom and also fix the sink and pay rent",
-         ["call mom", "fix the sink and pay rent"]),
+         ["call mom", "fix the sink", "pay rent"]),
         ("remember to renew passport, don't forget to call grandma and also buy dog food",
          ["renew passport", "call grandma", "buy dog food"]),
         ("call mom, plus book a dentist", ["call mom", "book a dentist"]),
@@ -56,7 +56,8 @@ def test_a_paragraph_of_tasks_is_an_item_per_task_each_said_once() -> None:
         ("Купить хлеб! Позвонить маме", ["Купить хлеб", "Позвонить маме"]),
         ("I need to call mom", ["call mom"]),
         ("надо продлить паспорт", ["продлить паспорт"]),
-        # Kept as they were: an "and" alone, a dot that ends no sentence, no action after "хочу".
+        # Kept as they were: an "and" going on with the action before it, a dot that ends no
+        # sentence, no action after "хочу".
         ("call the bank and ask about the loan", ["call the bank and ask about the loan"]),
         ("call Dr. Smith about the results", ["call Dr. Smith about the results"]),
         ("позвонить В. Петрову", ["позвонить В. Петрову"]),
@@ -141,3 +142,45 @@ def test_a_too_that_adds_the_item_to_the_others_is_no_part_of_it(
 ) -> None:
     # "fix the bike too 🚲" was saved with its "too".
     assert brain_dump.split_items(message) == items
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("I need to fix the sink and pay rent", ["fix the sink", "pay rent"]),
+        ("fix the sink and pay rent and call mom", ["fix the sink", "pay rent", "call mom"]),
+        ("pick up the kids and then cook dinner", ["pick up the kids", "cook dinner"]),
+        ("починить кран и заплатить за квартиру", ["починить кран", "заплатить за квартиру"]),
+        ("Надо починить кран и заплатить за квартиру",
+         ["починить кран", "заплатить за квартиру"]),
+    ],
+)  # fmt: skip
+def test_two_actions_joined_by_and_alone_are_two_items(message: str, items: list[str]) -> None:
+    # "I need to fix the sink and pay rent" was one item: only a comma parted actions.
+    assert brain_dump.split_items(message) == items
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # What follows "and" is no action of its own: one thing bought, called, listed.
+        "buy bread and butter", "call mom and dad", "salt and pepper", "buy salt and pepper",
+        "купить хлеб и молоко", "позвонить маме и папе",
+        # A verb alone before "and" shares the object of the one after it.
+        "research and summarize the report", "write and send the report",
+        "постирать и погладить рубашки",
+        # The second action goes on with the first: what to ask or say there, or going there
+        # to do it.
+        "call the bank and ask about the loan", "call mom and tell her about the trip",
+        "встретиться с Петей и обсудить проект", "позвонить в банк и узнать про кредит",
+        "go to the store and buy milk", "сходить в аптеку и купить бинт",
+    ],
+)  # fmt: skip
+def test_and_inside_one_task_keeps_it_one_item(message: str) -> None:
+    assert brain_dump.split_items(message) == [message]
+
+
+def test_two_actions_joined_by_and_are_saved_and_confirmed_as_two_items() -> None:
+    out = run(turn("I need to fix the sink and pay rent", messages_in_step=1, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == ["fix the sink", "pay rent"]
+    assert "fix the sink; pay rent" in out.message

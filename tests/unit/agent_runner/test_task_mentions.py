@@ -150,7 +150,7 @@ def test_a_list_of_tasks_at_the_summary_is_kept_item_by_item() -> None:
     history = [{"role": "assistant", "text": texts.text("en", "summary_header")}]
     message = "I need to call mom and also fix the sink and pay rent"
     out = run(turn("discovery", message, facts=THREE_AREAS, history=history))
-    assert out.extracted_data == {"deferred_inbox_items": ["call mom", "fix the sink and pay rent"]}
+    assert out.extracted_data == {"deferred_inbox_items": ["call mom", "fix the sink", "pay rent"]}
 
 
 def test_a_task_said_with_readiness_is_kept_and_the_greeting_closes() -> None:
@@ -158,3 +158,20 @@ def test_a_task_said_with_readiness_is_kept_and_the_greeting_closes() -> None:
     assert out.step_completed
     assert out.extracted_data == {"deferred_inbox_items": ["call mom"]}
     assert out.message.startswith(texts.text("en", "task_kept", items="call mom") + "\n")
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("hi! I need to fix the sink and pay rent", ["fix the sink", "pay rent"]),
+        ("Привет! Надо починить кран и заплатить за квартиру",
+         ["починить кран", "заплатить за квартиру"]),
+    ],
+)  # fmt: skip
+def test_two_tasks_joined_by_and_said_to_the_greeter_are_kept_item_by_item(
+    message: str, items: list[str]
+) -> None:
+    # Read as one task said in passing, they were kept as one item ("fix the sink and pay
+    # rent"); read as two, they were no list for the greeter (it looked for commas) and lost.
+    out = run(turn("greeter", message))
+    assert out.extracted_data == {"deferred_inbox_items": items}

@@ -5,11 +5,16 @@ brain dump to save each as an item of its own.
 The rule is kept conservative, since a wrong split saves nonsense ("pepper") and a missed one
 only saves the sentence as written, as before:
 
-- the sentence lists with a comma: "встретиться с Петей и обсудить проект" or "call the bank
-  and ask about the loan", joined by "and" alone, may be one task, and stays one item;
-- it parts at commas (with an "and", "и", "then", "потом" after them), and a piece parts
-  again at "and"/"и" only when each side is an action of its own: "buy salt and pepper" stays
-  one action;
+- it parts at commas (with an "and", "и", "then", "потом" after them), and a piece, or a
+  sentence without a comma, parts again at "and"/"и" only when each side is an action of its
+  own: "I need to fix the sink and pay rent" is "fix the sink", "pay rent" ("починить кран и
+  заплатить за квартиру" likewise), while "buy salt and pepper", "call mom and dad", "купить
+  хлеб и молоко" stay one action (what follows "and" is no action), and so does "research and
+  summarize the report": a verb alone before "and" shares the object of the verb after it;
+- two actions joined by "and" are still one task when the second goes on with the first
+  (`_GOES_ON_WITH`): asking or saying something there ("call the bank and ask about the
+  loan", "встретиться с Петей и обсудить проект"), or going somewhere to do it ("go to the
+  store and buy milk", "сходить в аптеку и купить бинт");
 - every piece is an action: two words or more, the first a verb: a Russian infinitive
   ("позвонить", "записаться", "отвезти", "помочь"; not a noun that looks like one: "новости",
   "память") or an English verb of `_EN_VERBS`, which English spelling cannot tell apart from
@@ -34,6 +39,7 @@ sentence whole.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from baton_agent_runner.domain.inbox_requests import REMINDER, without_reminder
 from baton_agent_runner.domain.wording import words
@@ -101,6 +107,19 @@ _EN_VERBS = frozenset({
     "write",
 })  # fmt: skip
 
+# After "and", a verb of asking or saying goes on with the action before it: what to ask or
+# say there ("call the bank and ask about the loan", "позвонить в банк и спросить про кредит",
+# "встретиться с Петей и обсудить проект"), one task.
+_GOES_ON_WITH = frozenset({
+    "ask", "tell", "say", "see", "discuss", "talk", "find", "спросить", "сказать", "рассказать",
+    "обсудить", "узнать", "уточнить", "выяснить", "договориться", "попросить",
+})  # fmt: skip
+# Before "and", going somewhere is going there to do what follows ("go to the store and buy
+# milk", "сходить в аптеку и купить бинт"), one task.
+_GOING = frozenset({
+    "go", "сходить", "зайти", "заехать", "съездить", "пойти", "поехать", "забежать",
+})  # fmt: skip
+
 
 def sentences(text: str) -> list[str]:
     """The sentences of a paragraph ("need to renew passport. also dentist"), each with its
@@ -152,7 +171,9 @@ def _actions(item: str) -> list[str]:
     body = item[lead_in.end() :] if lead_in else item
     pieces = _COMMA.split(body)
     if len(pieces) < 2:
-        return [item]
+        # "I need to fix the sink and pay rent": two actions joined by "and" alone.
+        joined = _parts(body.strip())
+        return joined if joined is not None and len(joined) > 1 else [item]
     found: list[str] = []
     for at, piece in enumerate(pieces):
         # A later piece's own lead-in goes too: "..., to book a dentist", "..., не забыть ...".
@@ -175,9 +196,18 @@ def _parts(piece: str) -> list[str] | None:
     """The actions a comma's piece holds: each side of its "and"s when all are actions, else
     the piece whole when it is one ("buy salt and pepper"); None when it is none."""
     sides = [_TO.sub("", side.strip()) for side in _AND.split(piece)]
-    if len(sides) > 1 and all(is_action(side) for side in sides):
+    if (
+        len(sides) > 1
+        and all(is_action(side) for side in sides)
+        and not any(_goes_on(side, after) for side, after in pairwise(sides))
+    ):
         return sides
     return [piece] if is_action(piece) else None
+
+
+def _goes_on(first: str, second: str) -> bool:
+    """The action after "and" goes on with the one before it (`_GOES_ON_WITH`)."""
+    return words(second)[0] in _GOES_ON_WITH or words(first)[0] in _GOING
 
 
 def is_action(piece: str) -> bool:

@@ -102,9 +102,10 @@ def _off_topic(turn: Turn) -> Reply | None:
     return Reply(_noted(turn, items, why=why, bare=bare), data=data)
 
 
-_MAY_LIST = re.compile(r"[\n;,\d]")
-"""What a message of two items or more has: lines, semicolons, a sentence's commas, or the
-numbers of a one-line list ("1. milk 2. bread")."""
+_MAY_LIST = re.compile(r"[\n;,\d]|\s(?:and|и)\s", re.IGNORECASE)
+"""What a message of two items or more has: lines, semicolons, a sentence's commas, the
+numbers of a one-line list ("1. milk 2. bread"), or an "and" between two actions ("I need to
+fix the sink and pay rent")."""
 
 
 def _late_tasks(turn: Turn) -> Reply | None:
