@@ -1,5 +1,6 @@
 """The brain dump through the gateway with the scripted agents, as real-user probes found it:
-two tasks joined by "and" are two items, not one."""
+a question to the assistant is answered and saved as no item, and two tasks joined by "and" are
+two items, not one."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -30,3 +31,32 @@ async def test_two_tasks_joined_by_and_in_russian(stack: Stack, http: httpx.Asyn
     assert sorted(await inbox(user)) == [
         "заплатить за квартиру", "купить хлеб и молоко", "починить кран"
     ]  # fmt: skip
+
+
+async def test_a_question_to_the_assistant_is_answered_and_no_item(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    # "can I change items later" and "who will see this" were saved into the inbox as tasks.
+    user = User(http, "zoe")
+    await _at_brain_dump(user)
+    await user.say("figure out how to fix the sink")
+    later = (await user.say("can I change items later"))["reply"]["text"]
+    assert "Saved to your inbox" not in later and "I need at least 2 more." in later, later
+    seen = (await user.say("who will see this"))["reply"]["text"]
+    assert seen.startswith("What you tell me is kept in your own memory and inbox"), seen
+    both = (await user.say("how does this work? also buy milk"))["reply"]["text"]
+    assert both.startswith("Saved to your inbox: buy milk. Items so far: 2."), both
+    assert "Everything you write here I save to your inbox" in both, both
+    assert sorted(await inbox(user)) == ["buy milk", "figure out how to fix the sink"]
+
+
+async def test_a_question_to_the_assistant_in_russian(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "ира")
+    await _at_brain_dump(user, english=False)
+    await user.say("выяснить, как работает налоговый вычет")
+    asked = (await user.say("а можно потом поменять"))["reply"]["text"]
+    assert "Записал в inbox" not in asked and "Нужно ещё хотя бы 2." in asked, asked
+    await user.say("а что будет дальше?")
+    assert await inbox(user) == ["выяснить, как работает налоговый вычет"]

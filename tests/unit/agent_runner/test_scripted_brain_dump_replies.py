@@ -224,3 +224,78 @@ def test_a_stored_item_that_ends_a_sentence_is_listed_without_a_second_stop(key:
     # Items stored before they were trimmed keep their "!": listed last, they end the sentence.
     assert texts.text("ru", key, items="купить хлеб; позвонить маме!").endswith("маме!")
     assert texts.text("en", key, items="call mom").endswith("call mom.")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # Asked without a "?", each was saved as an item.
+        "can I change items later", "Can I add more items later", "а можно потом поменять",
+        "how many do I need", "сколько нужно написать", "do I have to write everything now",
+        "who will see this", "is this free", "what is baton",
+        # With it, or about what comes next: answered, and no item, as before.
+        "how does this work?", "what happens after this step?", "can I change items later?",
+        "а что будет дальше?", "как это работает?", "как это работает",
+    ],
+)  # fmt: skip
+def test_a_question_to_the_assistant_is_answered_and_is_no_item(message: str) -> None:
+    language = lang.language_of(message)
+    out = run(turn(message, messages_in_step=1, inbox_count=1))
+    assert "inbox_items" not in out.extracted_data, out.extracted_data
+    assert not out.step_completed
+    answers = [texts.text(language, key) for key in texts.TEXTS if key.startswith("faq_")]
+    answer = out.message.split("\n")[0]
+    assert answer in [*answers, texts.text(language, "inbox_answer")], out.message
+    assert out.message.endswith(texts.text(language, "inbox_more", need=2))  # and it goes on
+
+
+@pytest.mark.parametrize(
+    ("message", "topic"),
+    [
+        ("how long does this take?", "how_long"), ("who will see this", "data"),
+        ("is this free", "cost"), ("сколько это займёт?", "how_long"), ("кто ты?", "who"),
+    ],
+)  # fmt: skip
+def test_a_question_on_one_of_batons_topics_gets_discoverys_answer(
+    message: str, topic: str
+) -> None:
+    # Each got "Everything you write here I save to your inbox ...", however it was asked.
+    language = lang.language_of(message)
+    out = run(turn(message, messages_in_step=1, inbox_count=1))
+    assert out.message == "\n".join(
+        [texts.text(language, f"faq_{topic}"), texts.text(language, "inbox_more", need=2)]
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("how does this work? also buy milk", ["buy milk"]),
+        ("how does this work, also buy milk", ["buy milk"]),
+        ("who will see this? call mom", ["call mom"]),
+        ("как это работает? ещё купить хлеб", ["купить хлеб"]),
+    ],
+)  # fmt: skip
+def test_a_question_said_with_items_saves_the_items_and_is_answered(
+    message: str, items: list[str]
+) -> None:
+    language = lang.language_of(message)
+    out = run(turn(message, messages_in_step=1, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == items
+    lines = out.message.split("\n")
+    assert lines[0] == texts.text(language, "saved", items=items[0], total=1)
+    assert lines[1] != texts.text(language, "inbox_more", need=2), out.message  # answered
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # The user's own tasks and questions, with question words in them: items as said.
+        "figure out how to fix the sink", "ask Bob what time the meeting is",
+        "выяснить, как работает налоговый вычет", "what to write in the card",
+        "should I cancel this subscription", "is it worth it", "can I add milk",
+        "сколько стоит билет", "is the gym free on sunday", "who will pick up the kids",
+    ],
+)  # fmt: skip
+def test_a_task_or_a_question_to_oneself_is_still_an_item(message: str) -> None:
+    assert brain_dump.split_items(message) == [message]

@@ -20,6 +20,7 @@ from baton_agent_runner.domain.finishing import (
     declines,
     is_done,
 )
+from baton_agent_runner.domain.greeter_questions import topic_of
 from baton_agent_runner.domain.inbox_requests import (
     inbox_request_at,
     only_reminder,
@@ -149,12 +150,30 @@ def asks(text: str) -> bool:
     """A line of the message asks something ("что будет с этими задачами?", "what happens to
     these?", or without its "?": "а что дальше"), other than whether that is all ("Всё?", "Is
     that all?", "Are we done?")."""
+    return bool(_asked(text))
+
+
+def asked_about(text: str) -> str | None:
+    """The topic of Baton's own (`greeter_questions`: "how long does this take?", "who will see
+    this", "is this free") that a question of the message asks about, for the brain dump to
+    answer as discovery does (`texts.faq_<topic>`); None when it asks of none."""
+    return next(filter(None, map(topic_of, _asked(text))), None)
+
+
+@lru_cache(maxsize=64)  # a turn asks whether the message asks, and about what
+def _asked(text: str) -> tuple[str, ...]:
+    """The questions the message asks (`asks`), each without its "?"."""
     lines = [_BULLET.sub("", part).strip() for part in _parts(text)]
-    return any(
-        not (is_done(question) or short_about_finishing(question))
+    marked = [
+        question
         for line in lines
         for question in questions(line)
-    ) or any(unmarked_question_start(line) is not None for line in lines)
+        if not (is_done(question) or short_about_finishing(question))
+    ]
+    unmarked = [
+        line[start:] for line in lines if (start := unmarked_question_start(line)) is not None
+    ]
+    return (*marked, *unmarked)
 
 
 def split_items(text: str) -> list[str]:
@@ -292,8 +311,11 @@ def _said(text: str) -> Iterator[str | bool]:
             yield from _said(text[phrase_end.end() :])
             return
         start = len(text) if phrase_end is None else phrase_end.end()
-    if item := _item(text):
-        yield item
+    # "how does this work, also buy milk": an item after "also" is no part of a question
+    # asked without its "?" before it (the question took the item with it).
+    for piece in afterthoughts(text):
+        if item := _item(piece):
+            yield item
 
 
 def _past_preamble(text: str) -> str:

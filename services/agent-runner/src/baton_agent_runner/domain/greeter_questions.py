@@ -47,5 +47,11 @@ def topic(message: str) -> str | None:
     None: the greeter answers `greeter_<topic>`, another agent `faq_<topic>`."""
     if not message.rstrip().endswith("?"):
         return None
-    lowered = normalised(message)
+    return topic_of(message)
+
+
+def topic_of(question: str) -> str | None:
+    """The topic a question is about, its "?" said or not (the brain dump reads questions
+    itself: `brain_dump.asked_about`), or None."""
+    lowered = normalised(question)
     return next((key for key, pattern in _PATTERNS if pattern.search(lowered)), None)

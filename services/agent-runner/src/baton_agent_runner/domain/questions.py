@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from baton_agent_runner.domain.greeter_questions import topic_of
 from baton_agent_runner.domain.wording import normalised, words
 
 # A question mark that ends a sentence: at the line's end or before a space ("что будет с
@@ -61,20 +62,39 @@ _ANSWERING = frozenset({
     "нет", "неа", "ничего", "ну", "ок", "окей", "ладно", "хорошо", "no", "nope", "nothing",
     "ok", "okay", "well",
 })  # fmt: skip
-_OPENING = _ASKING | {"what's", "whats", "how's", "hows", "where's", "wheres"}
+_OPENING = _ASKING | {"what's", "whats", "how's", "hows", "where's", "wheres", "сколько"}
 _NAMING = _THE_ITEMS | _THEN | {
     "это", "этим", "этого", "этому", "эти", "этих", "этими", "ними", "теперь", "здесь", "тут",
     "сюда", "here",
 }  # fmt: skip
 _WRITING = frozenset({
     "писать", "написать", "записывать", "записать", "вписать", "write", "type", "put",
+    # Changing the items, or how many to write, asks about the step too ("can I change items
+    # later", "можно потом поменять", "how many do I need", "сколько ещё"): each was saved.
+    "change", "edit", "remove", "delete", "add", "поменять", "изменить", "исправить", "удалить",
+    "добавить", "дописать", "many", "сколько",
 })  # fmt: skip
-# A question of only these words, and a writing verb, asks what to write here; "what to write
-# in the card" is a task.
-_ABOUT_WRITING = _OPENING | _WRITING | _NAMING | {
+# A question to the assistant opens with one of these, without a question word ("can I ...",
+# "do I have to ...", "is this ...", "можно ..."): it asks about the step only as a question
+# of `_ABOUT_WRITING` words, or one of Baton's own topics (`greeter_questions`), never by
+# naming "this" or "it" ("should I cancel this subscription" is the user's own question).
+_ASKING_YOU = frozenset({
+    "can", "could", "may", "do", "does", "did", "should", "will", "would", "is", "are", "am",
+    "must", "можно",
+})  # fmt: skip
+# A question of only these words, and one of `_WRITING`, asks what to write here, or how many,
+# or whether the items can change; "what to write in the card", "can I add milk", "сколько
+# стоит билет" are tasks.
+_ABOUT_WRITING = _OPENING | _WRITING | _NAMING | _ASKING_YOU | {
     "мне", "нужно", "надо", "именно", "вообще", "i", "do", "should", "need", "to", "am",
-    "supposed", "exactly", "can",
+    "supposed", "exactly", "can", "have", "everything", "all", "more", "items", "item", "my",
+    "later", "afterwards", "be", "able", "ли", "еще", "потом", "позже", "записи", "записей",
+    "пунктов", "минимум", "least", "at", "much",
 }  # fmt: skip
+# Words that say a question of one of Baton's own topics ("who will see this", "is this free",
+# "what is baton") is asked of it: "сколько стоит билет" asks about something else.
+_YOU = _NAMING | {"you", "baton", "ты", "тебе", "тебя", "вам", "вас", "onboarding", "онбординг"}
+_WHO = frozenset({"who", "which", "кто"})
 _INFINITIVE = ("ть", "ти", "чь", "ться", "тись")  # "купить", "найти", "помочь", "заняться"
 # After "to", these go on with the items, no infinitive ("what happens to these", "to all of it").
 _NO_VERB = _THE_ITEMS | {"the", "my", "all", "everything", "me", "you", "us", "that"}
@@ -99,16 +119,22 @@ def unmarked_question_start(text: str) -> int | None:
 def _asks_unmarked(tokens: list[str]) -> bool:
     """Words without a "?" ask about the brain dump, not a task to decide."""
     rest = _past_joining(tokens, _ANSWERING)
-    if not rest or rest[0] not in _OPENING or len(rest) > _LONGEST_UNMARKED:
+    if not rest or len(rest) > _LONGEST_UNMARKED:
+        return False
+    to_you = rest[0] in _ASKING_YOU
+    if not (to_you or rest[0] in _OPENING or rest[0] in _WHO):
         return False
     if not _WRITING.isdisjoint(rest) and set(rest) <= _ABOUT_WRITING:
-        return True  # "что писать", "what do I write here"
+        return True  # "что писать", "what do I write here", "can I change items later"
     if any(
         token.endswith(_INFINITIVE) or (token == "to" and after not in _NO_VERB)
         for token, after in zip(rest, [*rest[1:], ""], strict=True)
     ):
         return False  # "что купить маме", "what to cook", "how to fix the bike"
-    return not _NAMING.isdisjoint(tokens)  # "now what" names what comes next before it
+    if not _YOU.isdisjoint(rest) and topic_of(" ".join(rest)) is not None:
+        return True  # "who will see this", "is this free", "what is baton"
+    # "now what" names what comes next before it; "is it worth it" is the user's own.
+    return not (to_you or rest[0] in _WHO) and not _NAMING.isdisjoint(tokens)
 
 
 def question_start(text: str, end: int) -> int:

@@ -235,7 +235,10 @@ def inbox_collector(turn: Turn) -> Reply:
     key = _next_request(turn, bool(heard), done, total, widget_step)
     if key in _ASK_FOR_MORE and brain_dump.reminds_of_nothing(turn.message):
         key = "inbox_remember_what"  # "не забыть" alone: what is it? (no item, nor counted)
-    if brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
+    if (topic := brain_dump.asked_about(turn.message)) is not None:
+        # "how long does this take?", "who will see this": answered as discovery answers it.
+        parts.append(text(turn.language, f"faq_{topic}"))
+    elif brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
         parts.append(text(turn.language, "inbox_answer"))  # "what happens to these?"
     # Closing on "later", it says the rest can wait, not "Great" as to "nothing more".
     said = "inbox_done_later" if key == "inbox_done" and later else key
