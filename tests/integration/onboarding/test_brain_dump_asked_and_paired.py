@@ -1,6 +1,6 @@
 """The brain dump through the gateway with the scripted agents, as real-user probes found it:
-a question to the assistant is answered and saved as no item, and two tasks joined by "and" are
-two items, not one."""
+a question to the assistant is answered and saved as no item, two tasks joined by "and" are
+two items, not one, and a reminder asked for politely saves the task alone."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -60,3 +60,21 @@ async def test_a_question_to_the_assistant_in_russian(
     assert "Записал в inbox" not in asked and "Нужно ещё хотя бы 2." in asked, asked
     await user.say("а что будет дальше?")
     assert await inbox(user) == ["выяснить, как работает налоговый вычет"]
+
+
+async def test_a_polite_reminder_request_saves_the_task_alone(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    # "can you remind me to call mom" saved "can you" and "call mom"; "купить хлеб, можешь
+    # напомнить ..." saved nothing.
+    user = User(http, "ada")
+    await _at_brain_dump(user)
+    said = (await user.say("can you remind me to call mom?"))["reply"]["text"]
+    assert said.startswith("Saved to your inbox: call mom. Items so far: 1."), said
+    assert "Everything you write here I save to your inbox" not in said, said
+    await user.say("please remind me to pay rent")
+    assert sorted(await inbox(user)) == ["call mom", "pay rent"]
+    ru = User(http, "ян")
+    await _at_brain_dump(ru, english=False)
+    await ru.say("купить хлеб, можешь напомнить позвонить маме?")
+    assert sorted(await inbox(ru)) == ["купить хлеб", "позвонить маме"]

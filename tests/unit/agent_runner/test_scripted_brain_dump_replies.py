@@ -299,3 +299,34 @@ def test_a_question_said_with_items_saves_the_items_and_is_answered(
 )  # fmt: skip
 def test_a_task_or_a_question_to_oneself_is_still_an_item(message: str) -> None:
     assert brain_dump.split_items(message) == [message]
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        # "can you" and "please" were saved as items of their own, before the task.
+        ("can you remind me to call mom", ["call mom"]),
+        ("Could you please remind me to call mom?", ["call mom"]),
+        ("would you remind me to pay rent", ["pay rent"]),
+        ("please remind me to pay rent", ["pay rent"]),
+        ("pls remind me to buy milk", ["buy milk"]),
+        ("can you remember to call the vet", ["call the vet"]),
+        ("buy milk, could you remind me to call mom? what happens to these?",
+         ["buy milk", "call mom"]),
+        ("купить хлеб, можешь напомнить позвонить маме?", ["купить хлеб", "позвонить маме"]),
+    ],
+)  # fmt: skip
+def test_a_polite_reminder_request_saves_the_task_alone(message: str, items: list[str]) -> None:
+    language = lang.language_of(message)
+    out = run(turn(message, messages_in_step=1, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == items
+    assert out.message.split("\n")[0] == texts.text(
+        language, "saved", items="; ".join(items), total=len(items)
+    )
+
+
+@pytest.mark.parametrize("message", ["could you remind me to call mom?", "can you remind me"])
+def test_a_polite_reminder_request_is_no_question_to_answer(message: str) -> None:
+    # Asked with a "?", it got "Everything you write here I save..." as to a question.
+    out = run(turn(message, messages_in_step=1, inbox_count=0))
+    assert texts.text("en", "inbox_answer") not in out.message

@@ -169,6 +169,8 @@ def _asked(text: str) -> tuple[str, ...]:
         for line in lines
         for question in questions(line)
         if not (is_done(question) or short_about_finishing(question))
+        # "could you remind me to call mom?" asks for an item, answered by saving it.
+        and inbox_request_at(question) is None
     ]
     unmarked = [
         line[start:] for line in lines if (start := unmarked_question_start(line)) is not None
@@ -306,8 +308,16 @@ def _said(text: str) -> Iterator[str | bool]:
             # comma that opens it, may be items ("купить хлеб. А что будет с этим?", "buy milk,
             # and what happens to it?"), the question is none, and what follows it is read on
             # its own ("что будет с задачами? позвонить маме").
-            if item := _item(text[: question_start(text, end)]):
+            asked = question_start(text, end)
+            if item := _item(text[:asked]):
                 yield item
+            # "could you remind me to call mom? and what happens to these?": a question that
+            # asks for an item is answered by saving it.
+            if found := inbox_request_at(text[asked:end]):
+                if found.start and (item := _item(text[asked : asked + found.start])):
+                    yield item  # "buy milk, could you remind me to call mom?"
+                if item := _item(found.item):
+                    yield item
             yield from _said(text[phrase_end.end() :])
             return
         start = len(text) if phrase_end is None else phrase_end.end()

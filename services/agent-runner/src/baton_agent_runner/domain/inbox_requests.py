@@ -28,6 +28,9 @@ _EN_LIST = r"(?:to-?do\s+list|to-?dos?|task\s+list|tasks)"
 _EN_INBOX = rf"(?:to|in|into|on)\s+(?:my\s+|the\s+)?(?:inbox|{_EN_LIST}|(?P<vague>list))\b"
 # Where a message may start before an English request in the imperative ("Please add ...").
 _EN_START = r"^\W*(?:please\s+|pls\s+)?"
+# Asked politely, a reminder's lead-in is the whole request ("can you remind me to call mom"):
+# "can you" was saved as an item of its own, "please" likewise.
+_POLITE_EN = r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+|pls\s+)"
 # "Напомни мне ...", "Напомни: ...", and "Напомни" before an infinitive or "про" ask to be
 # reminded; "Напомни маме про день рождения" is a task of the user's own.
 _RU_REMIND = (
@@ -53,12 +56,13 @@ _REQUESTS = tuple(
         rf"{_EN_START}{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}(?:\s+please)?\s*[.!]*\s*$",
         r"\binbox\s*:(?P<item>.*)",
         rf"\bнапомни(?:те)?{_RU_REMIND}(?!{_ASKED})(?P<item>[^?]+?)\s*[.!]*$",
-        # Asked politely ("а ты можешь напомнить мне завтра позвонить врачу?"): nothing was
-        # saved, while the brain dump's reply said everything said there is.
-        rf"^\W*(?:а\s+|и\s+)?(?:ты\s+|вы\s+)?(?:можешь|можете|сможешь|сможете)\s+"
+        # Asked politely ("а ты можешь напомнить мне завтра позвонить врачу?", after an item
+        # too: "купить хлеб, можешь напомнить ..."): nothing was saved, while the brain dump's
+        # reply said everything said there is.
+        rf"(?:^|(?<=[,;—–]))\W*(?:а\s+|и\s+)?(?:ты\s+|вы\s+)?(?:можешь|можете|сможешь|сможете)\s+"
         rf"(?:пожалуйста\s+)?напомнить{_RU_REMIND}(?!{_ASKED})(?P<item>[^?]+?)\s*[?.!]*$",
-        r"\bremind\s+me\s+to\s+(?P<item>[^?]+?)\s*[.!?]*$",
-        r"\bremind\s+me\s*(?::\s*|\s+about\s+)(?P<item>[^?]+?)\s*[.!]*$",
+        rf"(?:\b{_POLITE_EN})?\bremind\s+me\s+to\s+(?P<item>[^?]+?)\s*[.!?]*$",
+        rf"(?:\b{_POLITE_EN})?\bremind\s+me\s*(?::\s*|\s+about\s+)(?P<item>[^?]+?)\s*[.!?]*$",
         r"\b(?P<vague>запомни(?:те)?|remember)\s*[:—–]\s*(?P<item>.+)",
         # A task named as one ("Создай задачу: ...", "Add a task: ..."), a bare "Запиши: ..."
         # or "Write down: ...", and a polite question ("Can you add buy milk to my inbox?").
@@ -92,8 +96,8 @@ _RU_REMINDER = (
     r"|напомни(?:те|ть)?(?:\s+(?:мне|себе)|(?=\s*[:—–]|\s+\w+(?:ть|ти|чь|ться|тись)\b))"
 )
 _EN_REMINDER = (
-    r"(?:(?:i\s+)?(?:need|have|want)\s+to\s+|please\s+)?remember\s+to"
-    r"|(?:please\s+)?(?:don['’]?t|do\s+not)\s+forget\s+to|remind\s+me\s+to"
+    rf"(?:(?:i\s+)?(?:need|have|want)\s+to\s+|{_POLITE_EN})?remember\s+to"
+    rf"|(?:please\s+)?(?:don['’]?t|do\s+not)\s+forget\s+to|{_POLITE_EN}?remind\s+me\s+to"
 )
 _ABOUT = r"(?:про|о|об|насч[её]т|about)\b"
 REMINDER = rf"(?:{_RU_REMINDER}|{_EN_REMINDER})"
@@ -106,8 +110,8 @@ _REMINDER_BEFORE = re.compile(
 # A reminder's lead-in said alone ("не забыть", "не забудь!", "remember to", "don't forget"):
 # it names no task. As `REMINDER`, but a "to" after "remember"/"forget" may be left unsaid.
 _REMINDER_ALONE = re.compile(
-    rf"\W*(?:{_RU_REMINDER}|(?:(?:i\s+)?(?:need|have|want)\s+to\s+|please\s+)?remember(?:\s+to)?"
-    r"|(?:please\s+)?(?:don['’]?t|do\s+not)\s+forget(?:\s+to)?|remind\s+me(?:\s+to)?"
+    rf"\W*(?:{_RU_REMINDER}|(?:(?:i\s+)?(?:need|have|want)\s+to\s+|{_POLITE_EN})?remember(?:\s+to)?"
+    rf"|(?:please\s+)?(?:don['’]?t|do\s+not)\s+forget(?:\s+to)?|{_POLITE_EN}?remind\s+me(?:\s+to)?"
     r"|напомни(?:те|ть)?)\W*",
     re.IGNORECASE,
 )
