@@ -131,6 +131,9 @@ class Condition:
 
     source: str
     root: Node
+    unclosed: int | None = None
+    """Where a quoted string's `{{` opens a template that is never closed (so it is compared
+    as text): its 0-based offset in `source`, or None (see `templates.TemplateScan`)."""
 
     def evaluate(self, context: RenderContext) -> bool:
         """Whether the condition holds."""

@@ -45,7 +45,7 @@ def parse_condition(text: str) -> Condition:
     parser = _Parser(text, tokenize(text))
     root = parser.expression()
     parser.expect_end()
-    return Condition(text, root)
+    return Condition(text, root, parser.unclosed)
 
 
 class _Parser:
@@ -54,6 +54,7 @@ class _Parser:
         self.tokens = tokens
         self.index = 0
         self.depth = 0
+        self.unclosed: int | None = None
 
     @property
     def current(self) -> Token:
@@ -117,7 +118,7 @@ class _Parser:
             self.depth -= 1
             return node
         if token.kind in ("template", "string"):
-            return Value(_literal_template(token))
+            return Value(self.literal_template(token))
         if token.kind in ("number", "word"):
             return Value(Template((token.text,)))
         what = "end of expression" if token.kind == "end" else f'"{token.text}"'
@@ -130,9 +131,24 @@ class _Parser:
                 self.current.position,
             )
 
+    def literal_template(self, token: Token) -> Template:
+        """The token's template; the first `{{` of a quoted string that opens no template
+        (it stays text) is kept in `unclosed`, as an offset in the whole expression."""
+        try:
+            template = parse_template(token.text)
+        except TemplateError as exc:
+            raise ConditionError(exc.message, token.position) from None
+        tail = template.parts[-1] if template.parts else None
+        # Only the text after the last template can hold such a "{{" (see `TemplateScan`).
+        if self.unclosed is None and isinstance(tail, str) and (at := tail.find("{{")) >= 0:
+            self.unclosed = _source_offset(self.source, token, len(token.text) - len(tail) + at)
+        return template
 
-def _literal_template(token: Token) -> Template:
-    try:
-        return parse_template(token.text)
-    except TemplateError as exc:
-        raise ConditionError(exc.message, token.position) from None
+
+def _source_offset(source: str, token: Token, index: int) -> int:
+    """Where the `index`-th character of a string token's text is in `source`: after its
+    opening quote, each backslash escape counting as the one character it stands for."""
+    i = token.position + 1
+    for _ in range(index):
+        i += 2 if source[i] == "\\" else 1
+    return i

@@ -32,7 +32,7 @@ from baton_workflow.domain.dag.problems import (
     did_you_mean,
     in_document_order,
 )
-from baton_workflow.domain.dag.validation import validate_definition
+from baton_workflow.domain.dag.validation import check_definition
 
 Format = Literal["json", "yaml"]
 _STEP_FIELDS = tuple(f.alias or name for name, f in Step.model_fields.items())
@@ -74,17 +74,31 @@ def parse_definition(
     `env_allowlist` names the `{{env.KEY}}` keys the workflow may read. `stored`: a version
     saved before, read to start a run (see `validate_definition`).
     """
+    return read_definition(data, format=format, env_allowlist=env_allowlist, stored=stored)[0]
+
+
+def read_definition(
+    data: bytes | str | dict[str, Any],
+    *,
+    format: Format | None = None,
+    env_allowlist: Collection[str] = frozenset(),
+    stored: bool = False,
+) -> tuple[WorkflowDefinition, list[Problem]]:
+    """`parse_definition`, and the warnings of the valid definition, in document order: what
+    is saved as written but may not be what its author meant (see `check_definition`)."""
     raw = load_document(data, format)
     keys = _drop_keys_not_text(raw)
     definition, problems, bad = _shape(raw)
     problems = keys + problems
+    warnings: list[Problem] = []
     if definition is not None:
-        rules = validate_definition(definition, env_allowlist=env_allowlist, stored=stored)
-        problems += [p for p in rules if not any(_within(p.path, b) for b in bad)]
+        found = check_definition(definition, env_allowlist=env_allowlist, stored=stored)
+        problems += [p for p in found.problems if not any(_within(p.path, b) for b in bad)]
+        warnings = found.warnings
     if problems:
         raise InvalidWorkflow(in_document_order(problems))
     assert definition is not None
-    return definition
+    return definition, warnings
 
 
 def load_document(

@@ -58,3 +58,16 @@ def in_document_order(problems: Iterable[Problem]) -> list[Problem]:
         return (int(match.group(1)), int(match.group(2) or -1))
 
     return sorted(problems, key=position)
+
+
+MAX_WARNINGS = 20
+"""The most warnings a reply lists one by one: a document of thousands of steps, each with the
+same slip, is told of the first ones and how many more."""
+
+
+def warning_lines(warnings: Sequence[Problem], limit: int = MAX_WARNINGS) -> list[str]:
+    """The warnings as a reply lists them: the first `limit`, then how many more there are."""
+    lines = [str(w) for w in warnings[:limit]]
+    if len(warnings) > limit:
+        lines.append(f"and {len(warnings) - limit:,} more warnings")
+    return lines

@@ -4,8 +4,9 @@
 mixed into the definition checker of `validation`, which sets the attributes it declares: each
 reference must name a declared variable, an existing step or an allowed env key, and a field
 with a fixed vocabulary (`permissionMode`) must hold one of its words unless it is a template,
-which can only be checked once rendered. `env_keys` lists the `{{env.KEY}}` keys a definition
-reads.
+which can only be checked once rendered. A `{{` that opens no template is no problem (it is
+kept as text) but a warning, in `warnings`. `env_keys` lists the `{{env.KEY}}` keys a
+definition reads.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from baton_workflow.domain.dag.templates import (
     VariableRef,
     channel_hint_problem,
     scan_references,
+    scan_template,
+    unclosed_warning,
 )
 
 TEMPLATE_FIELDS = (
@@ -61,6 +64,7 @@ class TemplateRules:
     all_ids: set[str]
     env_allowlist: frozenset[str]
     stored: bool
+    warnings: list[Problem]
 
     def templates(self, step: Step, path: str) -> Iterator[Problem]:
         for key, alias in TEMPLATE_FIELDS:
@@ -81,7 +85,10 @@ class TemplateRules:
     def template(self, path: str, text: str | None) -> Iterator[Problem]:
         if not text:
             return
-        for found in scan_references(text):
+        scan = scan_template(text)
+        if scan.unclosed is not None:
+            self.warnings.append(Problem(path, unclosed_warning(scan.unclosed)))
+        for found in scan.found:
             if isinstance(found, TemplateError):
                 yield Problem(path, found.message)
             else:
@@ -131,11 +138,13 @@ class TemplateRules:
 
     def condition(self, path: str, text: str) -> Iterator[Problem]:
         try:
-            references = parse_condition(text).references
+            parsed = parse_condition(text)
         except ConditionError as exc:
             yield Problem(path, str(exc))
             return
-        for ref in references:
+        if parsed.unclosed is not None:
+            self.warnings.append(Problem(path, unclosed_warning(parsed.unclosed)))
+        for ref in parsed.references:
             yield from self.reference(path, ref)
 
     def reference(self, path: str, ref: Reference) -> Iterator[Problem]:

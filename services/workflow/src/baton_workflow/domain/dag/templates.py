@@ -225,13 +225,42 @@ def _parse(text: str) -> Template:
 
 def scan_references(text: str) -> list[Reference | TemplateError]:
     """Every `{{...}}` in `text`, parsed or as its error (validation reports them all)."""
+    return scan_template(text).found
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateScan:
+    """What one pass over a text finds: every `{{...}}`, parsed or as its error, and where a
+    `{{` opens a template that is never closed (0-based), or None.
+
+    Such a `{{` renders as the text it is (as does all that follows it), and is no error: a
+    document may hold literal braces. It can only follow the last `{{...}}`: the pattern
+    matches at any earlier `{{`, a later `}}` closing it."""
+
+    found: list[Reference | TemplateError]
+    unclosed: int | None
+
+
+def scan_template(text: str) -> TemplateScan:
+    """Scan `text` once, as `parse_template` reads it (see `TemplateScan`)."""
     found: list[Reference | TemplateError] = []
+    end = 0
     for match in _TEMPLATE.finditer(text):
         try:
             found.append(parse_reference(match.group(1), match.start()))
         except TemplateError as exc:
             found.append(exc)
-    return found
+        end = match.end()
+    opened = text.find("{{", end)
+    return TemplateScan(found, None if opened < 0 else opened)
+
+
+def unclosed_warning(position: int) -> str:
+    """What a field whose `{{` at `position` (0-based) is never closed is told when saved."""
+    return (
+        f'"{{{{" at character {position + 1:,} opens a template that is never closed ("}}}}"); '
+        "it is kept as text"
+    )
 
 
 def render(text: str, context: RenderContext) -> str:

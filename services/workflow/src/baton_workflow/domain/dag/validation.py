@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
 
 from baton_contracts.dag_api import MAX_WORKFLOW_NAME_CHARS
 from baton_workflow.domain.dag.definition import (
@@ -68,7 +69,27 @@ def validate_definition(
     env_allowlist: Collection[str] = frozenset(),
     stored: bool = False,
 ) -> list[Problem]:
-    """Every problem of the definition; an empty list means it is valid.
+    """Every problem of the definition; an empty list means it is valid (see `check_definition`,
+    which adds the warnings)."""
+    return check_definition(definition, env_allowlist=env_allowlist, stored=stored).problems
+
+
+@dataclass(frozen=True, slots=True)
+class Findings:
+    """What checking a definition found, each list in document order: `problems` refuse it,
+    `warnings` do not (a `{{` that opens no template, kept as text)."""
+
+    problems: list[Problem]
+    warnings: list[Problem]
+
+
+def check_definition(
+    definition: WorkflowDefinition,
+    *,
+    env_allowlist: Collection[str] = frozenset(),
+    stored: bool = False,
+) -> Findings:
+    """Every problem of the definition, and its warnings, in one pass over its fields.
 
     `env_allowlist` names the `{{env.KEY}}` keys a workflow may read (none by default).
     `stored`: a version saved before, checked again to start a run. A field of another step
@@ -78,7 +99,8 @@ def validate_definition(
     unknown permission mode (the agent-runner refuses it when the step runs, as it did).
     """
     checker = _Checker(definition, frozenset(env_allowlist), stored)
-    return in_document_order(checker.problems())
+    problems = in_document_order(checker.problems())  # every rule has run: so have the warnings
+    return Findings(problems, in_document_order(checker.warnings))
 
 
 def resolve_variables(
@@ -126,6 +148,7 @@ class _Checker(LinkRules, TemplateRules):
         self.definition = definition
         self.env_allowlist = env_allowlist
         self.stored = stored
+        self.warnings: list[Problem] = []
         self.located = list(_locate(definition))
         self.top_ids = {s.id for s in definition.steps if s.id}
         self.all_ids = {s.id for s in definition.all_steps() if s.id}
