@@ -63,7 +63,9 @@ class DagWorkflowSaved(Reply):
     # (`extra="forbid"`), and keeps reading every save that has none.
     warnings: list[str] = Field(default_factory=list, exclude_if=lambda warnings: not warnings)
     """What was saved unchecked: the steps' agents when the agent-runner did not answer
-    (their runs still fail on an agent with no profile)."""
+    (their runs still fail on an agent with no profile); and what was saved as written but may
+    be a slip: a field whose "{{" opens no template (it is kept as text), the first 20 of them
+    and then how many more."""
 
 
 class DagWorkflowDeleted(Reply):
@@ -80,7 +82,7 @@ class DagValidation(Reply):
     name: str
     problems: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list, exclude_if=lambda warnings: not warnings)
-    """What was not checked (as on `DagWorkflowSaved`), left off the wire when empty."""
+    """As on `DagWorkflowSaved`, left off the wire when empty."""
 
 
 # --- requests ----------------------------------------------------------------------------

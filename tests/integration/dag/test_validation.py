@@ -255,6 +255,33 @@ async def test_validate_route_without_a_body_checks_the_stored_workflow(author: 
     assert answer.json()["name"] == "stored"
 
 
+async def test_a_template_never_closed_is_stored_as_text_with_a_warning(author: Author) -> None:
+    document = {
+        "name": "unclosed",
+        "steps": [
+            {"id": "research", "prompt": "r"},
+            {"id": "sum", "prompt": "Summary: {{steps.research.output", "dependsOn": ["research"]},
+        ],
+    }
+    warning = (
+        'steps[1].prompt: "{{" at character 10 opens a template that is never closed ("}}"); '
+        "it is kept as text"
+    )
+    checked = await author.http.post(
+        "/workflows/unclosed/validate", json=document, headers=author.headers
+    )
+    assert checked.status_code == 200, checked.text
+    assert checked.json()["warnings"] == [warning]
+
+    saved = await author.created(document)
+    assert saved["version"] == 1
+    assert saved["warnings"] == [warning]
+    stored = await author.get("/workflows/unclosed")
+    assert stored["definition"]["steps"][1]["prompt"] == "Summary: {{steps.research.output"
+    again = await author.http.post("/workflows/unclosed/validate", headers=author.headers)
+    assert again.json()["warnings"] == [warning]  # the stored version warns as it did
+
+
 async def test_validate_route_refuses_a_body_naming_another_workflow(author: Author) -> None:
     other = {"name": "other", "steps": [{"id": "a", "prompt": "x"}]}
     found = problems(

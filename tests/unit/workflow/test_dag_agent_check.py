@@ -12,6 +12,7 @@ import pytest
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.dag_api import SaveDagWorkflow, ValidateDagWorkflow
 from baton_workflow.domain import dag_versions as dv
+from baton_workflow.service.dag_checking import Checked
 from baton_workflow.service.dag_definitions import DagCatalog, save_workflow, validate_workflow
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -51,7 +52,7 @@ def catalog(profiles: Profiles, store: Store | None = None) -> DagCatalog:
     # The parse is not under test: the document is taken as it is.
     return DagCatalog(
         store=store or Store(),  # type: ignore[arg-type]
-        check=lambda source, fmt: json.loads(source),  # type: ignore[arg-type,misc]
+        check=lambda source, fmt: Checked(json.loads(source), []),
         clock=Clock(),
         agents=profiles,
     )

@@ -16,6 +16,7 @@ from baton_contracts.dag_api import (
 )
 from baton_eventstore import ConcurrencyConflict
 from baton_workflow.domain import dag_versions as dv
+from baton_workflow.service.dag_checking import Checked
 from baton_workflow.service.dag_definitions import (
     DagCatalog,
     delete_workflow,
@@ -221,7 +222,7 @@ async def test_a_change_overtaken_on_every_attempt_is_a_conflict_naming_the_work
     store = AlwaysOvertaken()
     catalog = DagCatalog(
         store=store,  # type: ignore[arg-type]
-        check=lambda source, _: json.loads(source),
+        check=lambda source, _: Checked(json.loads(source), []),
         clock=FixedClock(),
         conflict_retries=2,
     )

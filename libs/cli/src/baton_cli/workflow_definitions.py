@@ -61,7 +61,9 @@ def _validated(session: Session, document: dict[str, Any]) -> tuple[str, dict[st
 
 
 def _warn(answer: dict[str, Any]) -> None:
-    """What the gateway could not check (the agents, when the agent-runner did not answer)."""
+    """The gateway's warnings, one line each on stderr: what it could not check (the agents,
+    when the agent-runner did not answer) and what it kept as written but may be a slip (a
+    "{{" that opens no template)."""
     for warning in answer.get("warnings") or []:
         typer.echo(f"warning: {warning}", err=True)
 

@@ -16,8 +16,8 @@ from typing import Any, Literal, NamedTuple
 from baton_contracts import RemoteError
 from baton_contracts.agent_api import MAX_TASK_AGENT_CHARS
 from baton_workflow.domain.dag.definition import AGENT_TYPES, DEFAULT_AGENT
-from baton_workflow.domain.dag.parsing import load_document, parse_definition
-from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, did_you_mean
+from baton_workflow.domain.dag.parsing import load_document, read_definition
+from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, did_you_mean, warning_lines
 from baton_workflow.domain.dag.template_rules import TASK_AGENT
 from baton_workflow.service.dag_ports import KnownAgents
 from baton_workflow.service.step_ports import Skills, Tools
@@ -25,8 +25,18 @@ from baton_workflow.service.step_ports import Skills, Tools
 logger = logging.getLogger("baton.workflow")
 
 Format = Literal["json", "yaml"]
-Checker = Callable[[str, Format], dict[str, Any]]
-"""Parses a source document and checks every rule: the document as data, or InvalidWorkflow."""
+
+
+class Checked(NamedTuple):
+    """A document that passed every rule, as data, and its warnings as the reply lists them."""
+
+    document: dict[str, Any]
+    warnings: list[str]
+
+
+Checker = Callable[[str, Format], Checked]
+"""Parses a source document and checks every rule: the document and its warnings, or
+InvalidWorkflow."""
 
 
 class DocumentInvalid(InvalidWorkflow):
@@ -41,17 +51,17 @@ class DocumentInvalid(InvalidWorkflow):
 def make_checker(env_allowlist: frozenset[str], tools: Tools, skills: Skills) -> Checker:
     """Parse and check a document: every rule of seed 004, plus the named tools and skills."""
 
-    def check(source: str, fmt: Format) -> dict[str, Any]:
+    def check(source: str, fmt: Format) -> Checked:
         document = load_document(source, fmt)
         try:
-            definition = parse_definition(document, env_allowlist=env_allowlist)
+            definition, warnings = read_definition(document, env_allowlist=env_allowlist)
         except InvalidWorkflow as exc:
             static = _static_problems(document, tools, skills)
             raise DocumentInvalid([*exc.problems, *static], document) from None
         problems = _static_problems(definition.to_document(), tools, skills)
         if problems:
             raise DocumentInvalid(problems, document)
-        return document
+        return Checked(document, warning_lines(warnings))
 
     return check
 

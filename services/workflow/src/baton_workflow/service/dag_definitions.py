@@ -42,7 +42,13 @@ from baton_contracts.dag_api import (
 from baton_eventstore import ConcurrencyConflict, StartByPassed
 from baton_workflow.domain import dag_versions as dv
 from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, in_document_order
-from baton_workflow.service.dag_checking import Checker, DocumentInvalid, Format, check_agents
+from baton_workflow.service.dag_checking import (
+    Checked,
+    Checker,
+    DocumentInvalid,
+    Format,
+    check_agents,
+)
 from baton_workflow.service.dag_ports import DefinitionStore, KnownAgents
 from baton_workflow.service.ports import Clock
 from baton_workflow.service.write_deadlines import not_written_in_time, write_by
@@ -128,26 +134,28 @@ async def _checked(
     cat: DagCatalog, source: str | dict[str, Any], fmt: Format
 ) -> tuple[dict[str, Any], list[str]]:
     """The checked document (`source` as text, or a stored document, read as its JSON), parsed
-    off the event loop, and the warnings of what could not be checked; `invalid` listing every
+    off the event loop, and the warnings: what could not be checked (the agents), then what is
+    kept as written but may be a slip (a "{{" that opens no template); `invalid` listing every
     problem otherwise, the agents' among them."""
 
-    def check() -> dict[str, Any]:
+    def check() -> Checked:
         text = source if isinstance(source, str) else json.dumps(source)
         return cat.check(text, fmt)
 
     problems: list[Problem] = []
+    warnings: list[str] = []
     try:
-        document = await asyncio.to_thread(check)
+        document, warnings = await asyncio.to_thread(check)
     except DocumentInvalid as exc:
         document, problems = exc.document, list(exc.problems)
     except InvalidWorkflow as exc:  # not even loaded: no step to look at
         raise invalid(exc.problems, "the workflow") from None
-    unknown, warnings = await check_agents(cat.agents, document)
+    unknown, unchecked = await check_agents(cat.agents, document)
     if unknown:
         problems = in_document_order([*problems, *unknown])
     if problems:
         raise invalid(problems, "the workflow")
-    return document, warnings
+    return document, [*unchecked, *warnings]
 
 
 async def list_workflows(cat: DagCatalog, query: ListDagWorkflows) -> DagWorkflowList:
