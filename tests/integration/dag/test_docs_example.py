@@ -66,6 +66,7 @@ async def test_the_documented_curl_session_runs_as_written(
     form = "header.content-type: is 'application/x-www-form-urlencoded'; send the document as"
     assert form in output  # curl's default type is refused, not read as a document
     assert '"field": "body.steps[0].timeout"' in output
+    assert 'steps[1].prompt: \\"{{\\" at character 10 opens a template' in output
     assert '"status": "success"' in output
     assert "error budget_exceeded - step cost $0.5000 exceeded its budget $0.1000" in output
     assert "['draft'] 2 draft\n['review', 'tell'] 0 None" in output  # a page at a time
