@@ -113,3 +113,21 @@ def test_only_a_short_templates_parse_is_kept() -> None:
     assert parse_template(long) is not parse_template(long)
     assert parse_template(long).render(RenderContext(variables={"topic": "x"})).startswith("x x")
     assert templates._parse_cached.cache_info().currsize <= kept + 1
+
+
+def test_templates_are_found_where_the_lazy_brace_pattern_finds_them() -> None:
+    # The scan replaced `\{\{(.*?)\}\}` (quadratic on many "{{" and no "}}"): same spans.
+    pattern = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+    texts = ["", "{{", "}}", "{{}}", "{{{x}}", "{{x}}}", "{{a}} {{b", "a {{ b }} c }} {{d}}"]
+    texts += ["".join("{}x \n"[(i * 7 + j * 3) % 5] for j in range(i % 23)) for i in range(4000)]
+    for text in texts:
+        found = [(m.start(), m.end()) for m in pattern.finditer(text)]
+        assert list(templates._templates(text)) == found, text
+
+
+def test_a_long_text_of_openings_never_closed_parses_at_once_as_text() -> None:
+    # 200,000 characters of "{{" (a prompt's limit) took minutes to parse: each "{{" was
+    # tried against the rest of the text. Parsed and scanned now in linear time, it is text.
+    text = "{{" * 100_000
+    assert parse_template(text).parts == (text,)
+    assert templates.scan_template(text).unclosed == 0
