@@ -131,3 +131,14 @@ def test_a_long_text_of_openings_never_closed_parses_at_once_as_text() -> None:
     text = "{{" * 100_000
     assert parse_template(text).parts == (text,)
     assert templates.scan_template(text).unclosed == 0
+
+
+def test_a_problem_quotes_a_long_templates_start_and_length_not_all_of_it() -> None:
+    # A 100,000-character template was quoted whole in its problem, in a 422 listing them all.
+    with pytest.raises(TemplateError) as raised:
+        parse_template("{{" + "x y" * 40_000 + "}}")
+    message = str(raised.value)
+    assert len(message) < 200, message
+    assert message.startswith('"{{x yx y') and "… (120,000 characters)}}" in message
+    with pytest.raises(TemplateError, match=r'^"\{\{topc x\}\}" is not a variable'):
+        parse_template("{{topc x}}")  # a short one whole, as before

@@ -168,25 +168,41 @@ def parse_reference(expression: str, position: int = 0) -> Reference:
     if head == "steps" and rest:
         step_id, _, name = rest.rpartition(".")
         if not step_id or not _STEP_ID.match(step_id):
+            braced = "{{" + _shown(text) + "}}"
             raise TemplateError(
-                f'"{{{{{text}}}}}" should be {{{{steps.ID.output}}}}, .status or .error', position
+                f'"{braced}" should be {{{{steps.ID.output}}}}, .status or .error', position
             )
         if name not in STEP_FIELDS:
+            braced = "{{" + _shown(text) + "}}"
             raise TemplateError(
-                f'unknown step field "{name}" in {{{{{text}}}}}; use output, status or error',
+                f'unknown step field "{_shown(name)}" in {braced}; use output, status or error',
                 position,
             )
         return StepRef(step_id, name)
     if head == "env" and rest:
         if not _NAME.match(rest):
-            raise TemplateError(f'invalid env key "{rest}" in {{{{{text}}}}}', position)
+            braced = "{{" + _shown(text) + "}}"
+            raise TemplateError(f'invalid env key "{_shown(rest)}" in {braced}', position)
         return EnvRef(rest)
     if not _NAME.match(text):
+        braced = "{{" + _shown(text) + "}}"
         raise TemplateError(
-            f'"{{{{{text}}}}}" is not a variable, {{{{steps.ID.FIELD}}}} or {{{{env.KEY}}}}',
+            f'"{braced}" is not a variable, {{{{steps.ID.FIELD}}}} or {{{{env.KEY}}}}',
             position,
         )
     return VariableRef(text)
+
+
+_SHOWN_CHARS = 80
+"""The most characters of a template's text a problem quotes."""
+
+
+def _shown(text: str) -> str:
+    """`text` as a problem quotes it: whole up to `_SHOWN_CHARS`, else its start and how long it
+    is (a 200,000-character template was quoted whole, in every problem naming it)."""
+    if len(text) <= _SHOWN_CHARS:
+        return text
+    return f"{text[: _SHOWN_CHARS - 20]}… ({len(text):,} characters)"
 
 
 CACHED_TEMPLATE_CHARS = 4_096
