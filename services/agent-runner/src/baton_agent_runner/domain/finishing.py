@@ -111,13 +111,18 @@ def is_done(phrase: str) -> bool:
 def _done_whole(tokens: list[str]) -> bool:
     """A phrase of `_DONE_WHOLE` ("больше нет", "that's enough") is the whole part, give or
     take the words before and after "that's all" ("Нет, больше нет", "Всё готово, спасибо")."""
-    around = LEADING | TRAILING
-    for start in range(len(tokens)):
-        for end in range(len(tokens), start, -1):
+    # Only the words before the first word not `_AROUND` may go before the phrase, and only
+    # those after the last one after it; and the phrase is at most `_LONGEST_WHOLE` words. A
+    # message of 4,000 "и" tried every span of every length, each joined anew: minutes.
+    n = len(tokens)
+    first = next((at for at, token in enumerate(tokens) if token not in _AROUND), n - 1)
+    last = next((at for at in range(n - 1, -1, -1) if tokens[at] not in _AROUND), -1)
+    for start in range(min(first, n - 1) + 1):
+        for end in range(max(last + 1, start + 1), min(n, start + _LONGEST_WHOLE) + 1):
             if " ".join(tokens[start:end]) in _DONE_WHOLE:
                 return True
-            if tokens[end - 1] not in around:
-                break
-        if tokens[start] not in around:
-            break
     return False
+
+
+_AROUND = LEADING | TRAILING
+_LONGEST_WHOLE = max(len(phrase.split()) for phrase in _DONE_WHOLE)

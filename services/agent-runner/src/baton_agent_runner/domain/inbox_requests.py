@@ -59,7 +59,7 @@ _REQUESTS = tuple(
         # Asked politely ("а ты можешь напомнить мне завтра позвонить врачу?", after an item
         # too: "купить хлеб, можешь напомнить ..."): nothing was saved, while the brain dump's
         # reply said everything said there is.
-        rf"(?:^|(?<=[,;—–]))\W*(?:а\s+|и\s+)?(?:ты\s+|вы\s+)?(?:можешь|можете|сможешь|сможете)\s+"
+        rf"(?:^\W*|(?<=[,;—–])\s*)(?:а\s+|и\s+)?(?:ты\s+|вы\s+)?(?:можешь|можете|сможешь|сможете)\s+"
         rf"(?:пожалуйста\s+)?напомнить{_RU_REMIND}(?!{_ASKED})(?P<item>[^?]+?)\s*[?.!]*$",
         rf"(?:\b{_POLITE_EN})?\bremind\s+me\s+to\s+(?P<item>[^?]+?)\s*[.!?]*$",
         rf"(?:\b{_POLITE_EN})?\bremind\s+me\s*(?::\s*|\s+about\s+)(?P<item>[^?]+?)\s*[.!?]*$",

@@ -190,13 +190,21 @@ _ANY_AREA = re.compile("|".join(pattern.pattern for pattern in AREA_PATTERNS.val
 """Whether any area's pattern matches: the same patterns, searched once."""
 
 
+_MOST_CORRECTIONS = 20
+"""The self-corrections of one message that are read, first first: each reads the text before
+and after it, and a message of a thousand ("no wait, no wait, ...") took minutes. People make
+one or two."""
+
+
 def corrected(text: str) -> str:
     """The text as the user meant it: what a self-correction takes back left out ("health i
     think... no wait, work": "work"; "family, health... no wait, work": "family, work";
     `areas.CORRECTION` says which and how far back). The
     text as it is when it takes nothing back ("work, i mean it", "no wait, I'm not done")."""
     start, taken = 0, False
-    while found := CORRECTION.search(normalised(text), start):
+    for _ in range(_MOST_CORRECTIONS):
+        if (found := CORRECTION.search(normalised(text), start)) is None:
+            break
         back = _taken_back(text, found)
         if back is None:
             start = found.end()

@@ -54,6 +54,10 @@ _ELLIPTIC = frozenset({
     "не", "not", "don't", "doesn't", "isn't", "aren't", "dont", "doesnt", "isnt", "arent",
 })  # fmt: skip
 _PHRASE_START = re.compile(r"[,:—–]|\s-\s")
+# How far around an area word its phrase is read, in characters: far more than any phrase
+# people write. Read whole, a message naming an area a thousand times ("work work ...", 8,000
+# characters) took minutes: each mention split and read the whole text before and after it.
+_NEAR = 300
 
 
 def said_of(
@@ -66,7 +70,7 @@ def said_of(
     said = _said_to(clause, at)
     if said == "named":
         shared = [other for start, end, other in bare if start <= at < end]
-        if shared and _declined_after(words(clause[shared[0] :])[1:]):
+        if shared and _declined_after(words(clause[shared[0] : shared[0] + _NEAR])[1:]):
             return "declined"
         first = [other for start, end, other in after if start <= at < end]
         if first and _no_shared(clause, first[0]):
@@ -80,7 +84,7 @@ def _no_shared(clause: str, at: int) -> bool:
     to take it out ("убери хобби и спорт"), or a negation with words between ("I don't have
     hobbies or sport", "мне не важна работа и здоровье"). Not a negation right before the area
     word, which may be a verb's alone ("Я не работаю и учусь": the user studies)."""
-    before = words(_PHRASE_START.split(clause[:at])[-1])
+    before = words(_PHRASE_START.split(clause[max(0, at - _NEAR) : at])[-1])
     for back in _reach(before):
         token = before[back]
         if token in _NO or (is_negation(token) and back < len(before) - 1):
@@ -120,7 +124,8 @@ def _said_to(clause: str, at: int) -> Mention:
     priority") or said to be none (`UNIMPORTANT`: "хобби неважны", "means nothing to me");
     else "named". A "no" answering the summary ("No, work means
     ...") is a phrase of its own."""
-    before, after = words(_PHRASE_START.split(clause[:at])[-1]), words(clause[at:])[1:]
+    near = clause[max(0, at - _NEAR) : at]
+    before, after = words(_PHRASE_START.split(near)[-1]), words(clause[at : at + _NEAR])[1:]
     for back in _reach(before):
         token = before[back]
         if token in _WRONG:  # with what is right after it, a correction like any other
@@ -131,7 +136,7 @@ def _said_to(clause: str, at: int) -> Mention:
             return "declined"
         if token not in _BETWEEN and not _talking(before, back):
             break
-    phrase = words(_PHRASE_START.split(clause[at:])[0])[1:]
+    phrase = words(_PHRASE_START.split(clause[at : at + _NEAR])[0])[1:]
     if phrase and phrase[-1] in _ELLIPTIC and set(phrase[:-1]) <= _BETWEEN | _AFTER:
         return "declined"  # "Work and health matter, hobbies don't"
     return "declined" if _declined_after(after) else "named"

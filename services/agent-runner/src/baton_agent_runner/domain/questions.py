@@ -18,7 +18,9 @@ _QUESTION_END = re.compile(r"[.!…]*\?[?!.…]*(?=\s|$)")
 # A sentence ends at a stop before a space, not inside a number ("1.5 литра"), and a lone
 # capital's dot is an initial's, even after a capitalised word: "Позвонить В. Петрову?" is one
 # question, not an item "Позвонить В." and a question "Петрову?".
-_SENTENCE_END = re.compile(r"(?:(?<!\b[A-ZА-ЯЁ])\.|[!?…])[.!?…]*\s+")
+# A run of stops is read from its first (`(?<![.!?…])`): tried from each of its stops, a run
+# of thousands ("........") not followed by a space took seconds.
+_SENTENCE_END = re.compile(r"(?<![.!?…])(?:(?<!\b[A-ZА-ЯЁ])\.|[!?…])[.!?…]*\s+")
 # A short question with one of these asks whether that is all ("Is that all?", "Это всё, что
 # нужно?", "Are we done?"): the agent says how to finish, not what becomes of the items.
 _FINISHED = frozenset({
@@ -144,10 +146,16 @@ def question_start(text: str, end: int) -> int:
     opening = _past_joining(_clause_words(text[start:end]))
     if opening and opening[0] in _ASKING:
         return start  # asked from its first word, it is one question ("как быть, а что потом?")
-    for comma in _COMMA.finditer(text, start, end):
+    # Only a clause of the last `_LONGEST_ASKED` characters: each comma's clause is read to the
+    # question's end, and a sentence of thousands of commas ("a, a, a, ...?") took seconds.
+    for comma in _COMMA.finditer(text, max(start, end - _LONGEST_ASKED), end):
         if _asks_about_items(_clause_words(text[comma.end() : end])):
             return comma.end()
     return start
+
+
+_LONGEST_ASKED = 400
+"""The longest clause after a comma that is read as asking about the items, in characters."""
 
 
 def sentence_start(text: str, end: int) -> int:

@@ -150,9 +150,15 @@ def _unready(tokens: list[str]) -> bool:
 
 
 def _asked(tokens: list[str], at: int) -> bool:
-    """ "if" or "whether" before the word at `at`, with only "I'm", "I am" between."""
-    before = [token for token in tokens[:at] if token not in ("i", "i'm", "im", "am", "we're")]
-    return bool(before) and before[-1] in _ASKED_BEFORE
+    """ "if" or "whether" before the word at `at`, with only "I'm", "I am" between (read back
+    from `at`: reading the whole clause before each word took seconds on "ok ok ok ...")."""
+    for back in range(at - 1, -1, -1):
+        if tokens[back] not in _BETWEEN_ASKED:
+            return tokens[back] in _ASKED_BEFORE
+    return False
+
+
+_BETWEEN_ASKED = frozenset({"i", "i'm", "im", "am", "we're"})
 
 
 def _go_alone(tokens: list[str]) -> bool:

@@ -27,8 +27,10 @@ _WHEN = (
 )
 _RU_WHEN = re.compile(r"^(?:завтра|сегодня|послезавтра|вечером|утром|потом)\s+", re.IGNORECASE)
 # Said before the marker, no part of the task: "wait", "oh", "btw", "can you", "а ты можешь".
+# At most four such words: without a bound, each phrase start of ", and , and ..." (8,000
+# characters) read all the rest of the message, and the search took minutes.
 _OPENING = (
-    r"(?:(?:oh|wait|hey|ah|and|also|btw|so|ok|okay|и|а|ой|кстати|слушай|да)\b[\s,.!—–-]*)*"
+    r"(?:(?:oh|wait|hey|ah|and|also|btw|so|ok|okay|и|а|ой|кстати|слушай|да)\b[\s,.!—–-]{0,8}){0,4}"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
     r"|(?:ты\s+|вы\s+)?(?:можешь|можете|сможешь|сможете)\s+(?:пожалуйста\s+)?)?"
 )

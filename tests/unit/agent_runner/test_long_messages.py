@@ -1,0 +1,57 @@
+"""The scripted agents read a message of the longest size the gateway takes (8,000 characters)
+in time that grows with its length, whatever it repeats.
+
+Each of these messages once took from seconds to minutes of the agent-runner's one process:
+a rule read the whole text again for each word, comma, stop or self-correction in it
+("и и и ...": five minutes at the greeter). The timeout is a guard against such a hang, far
+above what a turn takes (under 1.5 s on the slowest of them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.scripted import Turn, run
+from baton_contracts.workflow_api import MAX_MESSAGE_CHARS
+
+AGENTS = [
+    ("greeter", "greeting"),
+    ("discovery", "discovery"),
+    ("inbox_collector", "brain_dump"),
+    ("coordinator", "setup_complete"),
+]
+REPEATED = [
+    "и ",  # a clause of "и" read as "that's all" from each start to each end: cubic
+    "and ",
+    ", and ",  # each phrase start read every "and" after it
+    "no wait, ",  # each self-correction read the text before and after it
+    "work ",  # each area word read its whole clause before and after it
+    "ok ",  # each readiness word looked for a negation in all the words before it
+    "a, ",  # each comma of a question read to the question's end
+    "...",  # a run of stops tried from each of its stops
+    "—",
+    "{{",
+    "купить хлеб, можешь напомнить ",
+]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("unit", REPEATED)
+@pytest.mark.parametrize(("agent", "step"), AGENTS)
+def test_a_message_of_the_longest_size_is_read_in_linear_time(
+    unit: str, agent: str, step: str
+) -> None:
+    message = (unit * (MAX_MESSAGE_CHARS // len(unit) + 1))[:MAX_MESSAGE_CHARS]
+    history = [{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}]
+    out = run(
+        Turn(
+            agent=agent,
+            current_step=step,
+            message=message,
+            language=lang.language_of(message),
+            messages_in_step=3,
+            inbox_count=1,
+            history=history,
+        )
+    )
+    assert out.message
