@@ -118,8 +118,11 @@ def said(text: str, phrases: tuple[str, ...], *, negated: bool) -> bool:
     (`negated_before`). The clause's first negation is found once: looked for again before each
     phrase, a clause of thousands of them ("ok ok ok ...") took seconds."""
     for tokens in clauses(text):
+        found = list(starts(tokens, phrases))
+        if not found:
+            continue  # most clauses: no negation looked for
         first = next((at for at, token in enumerate(tokens) if is_negation(token)), len(tokens))
-        if any((first < at) == negated for at in starts(tokens, phrases)):
+        if any((first < at) == negated for at in found):
             return True
     return False
 
