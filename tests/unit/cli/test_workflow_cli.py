@@ -819,7 +819,9 @@ def test_wait_gives_up_when_the_gateway_stays_away(cli: Invoke, gateway: FakeGat
     gateway.unreachable_reads = 10 * AWAY_POLLS
     result = cli("run", "research-and-summarize", "--wait")
     assert result.exit_code == 1
-    assert f"cannot reach the gateway at {URL}: workflow service restarting" in result.stderr
+    assert f"the gateway at {URL} could not serve this (503): workflow service restarting" in (
+        result.stderr
+    )
     assert UNREACHABLE_GRACE_SECONDS <= sum(gateway.sleeps) <= UNREACHABLE_GRACE_SECONDS + 2
     no_traceback(result)
 
@@ -1179,11 +1181,15 @@ def test_connection_refused_is_one_clear_line(cli: Invoke, gateway: FakeGateway)
     no_traceback(result)
 
 
-def test_a_503_says_the_gateway_cannot_be_reached(cli: Invoke, gateway: FakeGateway) -> None:
+def test_a_503_of_the_gateways_says_what_it_could_not_serve(
+    cli: Invoke, gateway: FakeGateway
+) -> None:
+    # It said "cannot reach the gateway" of a gateway that had answered, its service down.
     gateway.status_503 = True
     result = cli("status", "r1")
     assert result.exit_code == 1
-    assert f"cannot reach the gateway at {URL}: the workflow service did not answer" in (
+    assert "cannot reach" not in result.stderr
+    assert f"the gateway at {URL} could not serve this (503): the workflow service did not" in (
         result.stderr
     )
 

@@ -250,7 +250,8 @@ def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
         error = response.json().get("error")
     except (ValueError, AttributeError, RecursionError):
         error = None
-    if not isinstance(error, dict):
+    ours = isinstance(error, dict)
+    if not ours:
         error = {"code": f"http_{status}", "message": _not_ours(response), "details": []}
     message = detail = str(error.get("message") or response.reason_phrase)
     details = error.get("details") or []
@@ -259,7 +260,11 @@ def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
         for d in details
         if isinstance(d, dict)
     )
-    if status in UNREACHABLE_STATUSES:
+    if status in UNREACHABLE_STATUSES and ours:
+        # The gateway answered: what it could not reach is behind it ("no responders on
+        # 'workflow.cmd.dag_cancel'"), not the gateway, as "cannot reach the gateway" said.
+        message = f"the gateway at {base_url} could not serve this ({status}): {message}"
+    elif status in UNREACHABLE_STATUSES:
         message = f"cannot reach the gateway at {base_url}: {message}"
     elif status == 401:
         message = f"the gateway refused the token: {message} (set BATON_TOKEN; see `baton token`)"
