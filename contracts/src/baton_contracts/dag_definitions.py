@@ -13,6 +13,7 @@ from baton_contracts.base import Command, Query, ReplyModel, Subject
 from baton_contracts.dag_base import (
     MAX_DEFINITION_CHARS,
     VersionAction,
+    WriteDeadline,
 )
 from baton_contracts.ids import WorkflowName
 from baton_contracts.workflow_base import Reply, cmd, query
@@ -115,6 +116,7 @@ class SaveDagWorkflow(Command):
     reply_model: ClassVar[ReplyModel] = DagWorkflowSaved
     source: str = Field(min_length=1, max_length=MAX_DEFINITION_CHARS)
     format: Literal["json", "yaml"] = "json"
+    deadline: WriteDeadline = None
 
 
 class ValidateDagWorkflow(Query):
@@ -136,3 +138,4 @@ class DeleteDagWorkflow(Command):
     subject: ClassVar[Subject] = cmd("dag_delete")
     reply_model: ClassVar[ReplyModel] = DagWorkflowDeleted
     name: WorkflowName
+    deadline: WriteDeadline = None

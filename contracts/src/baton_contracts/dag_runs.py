@@ -15,6 +15,7 @@ from baton_contracts.dag_base import (
     RunStatus,
     StepErrorCode,
     StepStatus,
+    WriteDeadline,
 )
 from baton_contracts.ids import WorkflowName
 from baton_contracts.money import Usd
@@ -152,6 +153,7 @@ class StartDagRun(Command):
     variables: dict[str, NulFreeText] = Field(default_factory=dict)
     mode: RunMode = "live"
     request_id: NonBlankText | None = Field(default=None, min_length=1, max_length=200)
+    deadline: WriteDeadline = None
 
 
 class ListDagRuns(Query):
@@ -208,6 +210,7 @@ class CancelDagRun(Command):
     run_id: str = Field(min_length=1, max_length=64)
     # Stored in the run's log as sent: a NUL failed the append with an internal error.
     reason: NonBlankText = Field(default=DEFAULT_CANCEL_REASON, min_length=1, max_length=500)
+    deadline: WriteDeadline = None
 
 
 class DagRunChanged(Broadcast):

@@ -10,7 +10,7 @@ from typing import ClassVar, Literal
 from pydantic import ConfigDict, Field
 
 from baton_contracts.base import Command, Query, ReplyModel, Subject
-from baton_contracts.dag_base import VersionAction
+from baton_contracts.dag_base import VersionAction, WriteDeadline
 from baton_contracts.ids import VersionId, WorkflowName
 from baton_contracts.workflow_base import Reply, cmd, query
 
@@ -74,6 +74,7 @@ class RollbackDagWorkflow(Command):
     reply_model: ClassVar[ReplyModel] = DagRolledBack
     name: WorkflowName
     version_id: VersionId
+    deadline: WriteDeadline = None
 
 
 class DiffDagVersions(Query):
