@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from baton_contracts import ErrorCode, RemoteError
+from baton_contracts import ErrorCode, Message, RemoteError, ReplyError, ReplyOk
 from baton_contracts.dag_api import (
     CancelDagRun,
+    DagRunAccepted,
     DeleteDagWorkflow,
     GetDagRun,
     ListDagRuns,
@@ -29,6 +32,9 @@ from baton_contracts.dag_api import (
     SaveDagWorkflow,
     StartDagRun,
 )
+from baton_messaging import request
+from baton_messaging.caller_clock import SENT_AT_HEADER
+from baton_messaging.requests import REPLY_ENVELOPE
 from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.service.dag_definitions import (
     DELETE_NOT_WRITTEN_IN_TIME,
@@ -253,3 +259,91 @@ async def test_the_same_cancel_sent_again_once_the_writer_is_free_cancels_the_ru
 
     assert recorded.recorded is True
     assert run.status == "cancelled"
+
+
+# --- held up before the handler -------------------------------------------------------------
+
+GATEWAY_WAIT = 5.0
+"""The gateway's request timeout: when it stops waiting, from its send, and answers 503."""
+
+
+async def _sent_too_long_ago(app: WorkflowApp, message: Message) -> ReplyOk | ReplyError:
+    """`message` sent over NATS as a gateway sent it `2 * GATEWAY_WAIT` seconds ago, reaching
+    the service only now: held up before its handler ran (the service was paused, or its
+    event loop blocked), by when the gateway had answered 503."""
+    sent = time.time() - 2 * GATEWAY_WAIT
+    deadline = datetime.fromtimestamp(sent + GATEWAY_WAIT, UTC)
+    late = message.model_copy(update={"deadline": deadline})
+    raw = await app.broker.connection.request(
+        late.wire_subject(), late.to_bytes(), timeout=5, headers={SENT_AT_HEADER: repr(sent)}
+    )
+    return REPLY_ENVELOPE.validate_json(raw.data)
+
+
+def _refusal(reply: ReplyOk | ReplyError) -> tuple[ErrorCode, str]:
+    assert isinstance(reply, ReplyError), reply
+    return reply.error.code, reply.error.message
+
+
+async def test_a_start_that_reaches_the_service_after_the_gateway_gave_up_starts_no_run(
+    app: WorkflowApp,
+) -> None:
+    reply = await _sent_too_long_ago(app, StartDagRun(user_id="u", name="note", request_id="k1"))
+    await app.runs.executor.wait_idle()
+    listed = await list_dag_runs(app.runs, ListDagRuns(user_id="u", workflow="note"))
+
+    assert _refusal(reply) == (ErrorCode.UNAVAILABLE, START_NOT_WRITTEN_IN_TIME)
+    assert listed.runs == []
+    assert await app.runs.runs.find_request("u", "k1") is None
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        (SaveDagWorkflow(user_id="u", source=json.dumps(NOTE_2)), SAVE_NOT_WRITTEN_IN_TIME),
+        (DeleteDagWorkflow(user_id="u", name="note"), DELETE_NOT_WRITTEN_IN_TIME),
+    ],
+)
+async def test_a_save_or_delete_that_reaches_the_service_too_late_changes_nothing(
+    app: WorkflowApp, message: Message, said: str
+) -> None:
+    reply = await _sent_too_long_ago(app, message)
+
+    assert _refusal(reply) == (ErrorCode.UNAVAILABLE, said)
+    assert await _listed(app) == [("note", 1)]
+    assert await _versions(app, "note") == ["note@1"]
+
+
+async def test_a_rollback_that_reaches_the_service_too_late_rolls_nothing_back(
+    app: WorkflowApp,
+) -> None:
+    await save_workflow(app.catalog, SaveDagWorkflow(user_id="u", source=json.dumps(NOTE_2)))
+    rollback = RollbackDagWorkflow(user_id="u", name="note", version_id="note@1")
+    reply = await _sent_too_long_ago(app, rollback)
+
+    assert _refusal(reply) == (ErrorCode.UNAVAILABLE, ROLLBACK_NOT_WRITTEN_IN_TIME)
+    assert await _versions(app, "note") == ["note@2", "note@1"]
+
+
+async def test_a_cancel_that_reaches_the_service_too_late_records_nothing(
+    app: WorkflowApp,
+) -> None:
+    run_id = await _waiting_run(app)
+    reply = await _sent_too_long_ago(app, CancelDagRun(user_id="u", run_id=run_id))
+    state, _, _ = await app.runs.runs.load(run_id)
+
+    assert _refusal(reply) == (ErrorCode.UNAVAILABLE, CANCEL_NOT_WRITTEN_IN_TIME)
+    assert state is not None and state.cancel_requested is None
+
+
+async def test_a_start_sent_with_the_gateways_deadline_in_time_starts_its_run(
+    app: WorkflowApp,
+) -> None:
+    deadline = datetime.now(UTC) + timedelta(seconds=GATEWAY_WAIT)
+    start = StartDagRun(user_id="u", name="note", deadline=deadline)
+    accepted = await request(app.broker, start, timeout=GATEWAY_WAIT)
+    await app.runs.executor.wait_idle()
+    listed = await list_dag_runs(app.runs, ListDagRuns(user_id="u", workflow="note"))
+
+    assert isinstance(accepted, DagRunAccepted)
+    assert [(r.run_id, r.status) for r in listed.runs] == [(accepted.run_id, "success")]

@@ -21,6 +21,7 @@ from baton_messaging import (
     MessagingSettings,
     broadcast,
     build_broker,
+    caller_now,
     declare_streams,
     start_broker,
     stop_serving,
@@ -52,6 +53,7 @@ from baton_workflow.service.dag_checking import make_checker
 from baton_workflow.service.dag_definitions import DagCatalog
 from baton_workflow.service.dag_runs import DagExecutor, DagRunsService, StepRunners
 from baton_workflow.service.workflow_services import WorkflowServices
+from baton_workflow.service.write_deadlines import WriteTime
 from baton_workflow.settings import DUPLICATE_WINDOW_SECONDS, STREAMS_OWNED, WorkflowSettings
 
 logger = logging.getLogger("baton.workflow")
@@ -245,6 +247,11 @@ def _dag(
     tools = overrides.get("tools") or build_tools(config)
     skills = overrides.get("skills") or build_skills(config)
     allowlist = frozenset(settings.workflow_env_allowlist)
+    writes = WriteTime(
+        timeout=settings.workflow_dag_write_timeout_seconds,
+        lasts=settings.database_statement_timeout_seconds,
+        caller_now=caller_now,
+    )
     definitions = SqlDagDefinitions(store)
     catalog = DagCatalog(
         store=definitions,
@@ -253,7 +260,7 @@ def _dag(
         conflict_retries=settings.conflict_retries,
         agents=overrides.get("known_agents")
         or NatsKnownAgents(broker, min(PROFILES_TIMEOUT, settings.request_timeout_seconds)),
-        write_timeout=settings.workflow_dag_write_timeout_seconds,
+        writes=writes,
     )
     runs = SqlDagRuns(store)
     executor = DagExecutor(
@@ -281,6 +288,6 @@ def _dag(
         # Read once at start-up, and only the allow-listed names: a workflow never sees others.
         env_values={k: os.environ[k] for k in allowlist if k in os.environ},
         announce=partial(broadcast, broker),
-        write_timeout=settings.workflow_dag_write_timeout_seconds,
+        writes=writes,
     )
     return catalog, service

@@ -14,7 +14,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -51,7 +51,7 @@ from baton_workflow.service.dag_checking import (
 )
 from baton_workflow.service.dag_ports import DefinitionStore, KnownAgents
 from baton_workflow.service.ports import Clock
-from baton_workflow.service.write_deadlines import not_written_in_time, write_by
+from baton_workflow.service.write_deadlines import WriteTime, not_written_in_time
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +66,8 @@ class DagCatalog:
     conflict_retries: int = 5
     agents: KnownAgents | None = None
     """Where the steps' agents are checked; None: they are not (a test's catalog)."""
-    write_timeout: float | None = None
-    """Seconds from a save's, delete's or rollback's arrival by which its events must begin to
-    be written (None: no bound); one still waiting for the database then writes nothing."""
+    writes: WriteTime = field(default_factory=WriteTime)
+    """By when its requests that write must begin writing, or write nothing."""
 
 
 SAVE_NOT_WRITTEN_IN_TIME = not_written_in_time("save", "nothing was saved")
@@ -196,7 +195,8 @@ async def get_workflow(cat: DagCatalog, query: GetDagWorkflow) -> DagWorkflowDoc
 
 async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflowSaved:
     """Store the document as a new version, or nothing when it equals the latest one."""
-    start_by = write_by(cat.write_timeout)  # from the arrival: the check is part of the wait
+    # From the arrival (and the caller's deadline): the check is part of the wait.
+    start_by = cat.writes.start_by(command.deadline)
     document, warnings = await _checked(cat, command.source, command.format)
     name = str(document["name"])
     after, events = await _changed(
@@ -239,7 +239,7 @@ async def validate_workflow(cat: DagCatalog, query: ValidateDagWorkflow) -> DagV
 
 async def delete_workflow(cat: DagCatalog, command: DeleteDagWorkflow) -> DagWorkflowDeleted:
     """Hide the workflow from the list; its versions and runs stay."""
-    start_by = write_by(cat.write_timeout)
+    start_by = cat.writes.start_by(command.deadline)
 
     def delete(history: dv.History) -> list[dv.DefinitionEvent]:
         if not history.live:
@@ -272,7 +272,7 @@ async def list_versions(cat: DagCatalog, query: ListDagVersions) -> DagVersionLi
 
 async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> DagRolledBack:
     """A new version whose document is an earlier version's."""
-    start_by = write_by(cat.write_timeout)
+    start_by = cat.writes.start_by(command.deadline)
     target_name, target = _parse_version_id(command.version_id, "version_id")
     if target_name != command.name:
         raise invalid(

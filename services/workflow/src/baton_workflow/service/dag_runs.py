@@ -42,7 +42,7 @@ from baton_workflow.service.dag_ports import DefinitionStore, RunRequestExists, 
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call, StepRunners
 from baton_workflow.service.dag_views import run_detail
 from baton_workflow.service.ports import Clock
-from baton_workflow.service.write_deadlines import not_written_in_time, write_by
+from baton_workflow.service.write_deadlines import WriteTime, not_written_in_time
 
 # What moved out of this module is still imported from it (bootstrap, tests): one place to
 # import the run machinery from, as before the split.
@@ -80,9 +80,8 @@ class DagRunsService:
     new_id: Callable[[], str] = field(default_factory=lambda: lambda: uuid.uuid4().hex)
     announce: Callable[[DagRunChanged], Awaitable[None]] | None = None
     """Tells every workflow replica that a run's log was written outside its driver."""
-    write_timeout: float | None = None
-    """Seconds from a start's or cancel's arrival by which its event must begin to be written
-    (None: no bound); one still waiting for the database then is refused, nothing written."""
+    writes: WriteTime = field(default_factory=WriteTime)
+    """By when its requests that write must begin writing, or write nothing."""
 
 
 START_NOT_WRITTEN_IN_TIME = not_written_in_time("start", "no run was started")
@@ -95,11 +94,13 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
     A repeated request id is found by the `dag_runs` unique key when the run is appended, so
     a first start asks nothing more of the database than the definition and the append.
 
-    The append starts by `write_timeout` from the arrival or not at all: behind another run's
-    first decision (thousands of events in one write) it waited for the database past the
-    gateway's timeout, and the run was started after its caller had been told 503.
+    The append starts by the write timeout from the arrival, and in time for the answer to
+    reach the caller by its `deadline`, or not at all (`WriteTime`): behind another run's
+    first decision (thousands of events in one write), or held up before this handler ran, it
+    went in past the gateway's timeout, and the run was started after its caller had been told
+    503.
     """
-    start_by = write_by(svc.write_timeout)
+    start_by = svc.writes.start_by(command.deadline)
     history = await svc.definitions.history(command.user_id, command.name)
     latest = history.latest
     if not history.live or latest is None:
@@ -237,10 +238,10 @@ async def cancel_dag_run(svc: DagRunsService, command: CancelDagRun) -> DagRunCa
     """Record that the owner cancels the run; its driver then cancels what is in flight and
     ends it as `cancelled`. Asking again changes nothing; an ended run is a `conflict`.
 
-    Written by `write_timeout` from the arrival or not at all (`unavailable`): a cancel that
-    waited for the database behind another run's large write was recorded after its caller
-    had been told 503."""
-    start_by = write_by(svc.write_timeout)
+    Written by the write timeout from the arrival and in time for the caller's `deadline`, or
+    not at all (`unavailable`): a cancel that waited for the database behind another run's
+    large write was recorded after its caller had been told 503."""
+    start_by = svc.writes.start_by(command.deadline)
     for _ in range(CANCEL_ATTEMPTS):
         state, version, _ = await svc.runs.load(command.run_id)
         if state is None or state.user_id != command.user_id:

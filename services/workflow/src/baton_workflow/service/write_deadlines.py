@@ -4,7 +4,13 @@ every DAG write the gateway waits for say it the same way)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+
+ANSWER_MARGIN = 0.25
+"""Seconds kept before a caller's deadline for what follows a write that ended in time: the
+rest of the handler and the answer's way back over NATS to the caller."""
 
 
 def write_by(timeout: float | None) -> datetime | None:
@@ -13,6 +19,46 @@ def write_by(timeout: float | None) -> datetime | None:
     if timeout is None:
         return None
     return datetime.now(UTC) + timedelta(seconds=timeout)
+
+
+def _unknown() -> datetime | None:
+    return None
+
+
+@dataclass(frozen=True)
+class WriteTime:
+    """When a DAG request that writes must have begun writing: by `timeout` from its arrival
+    here, and early enough for its answer to reach its caller by the caller's `deadline`.
+
+    Counted from the arrival alone, any time the request spent before its handler ran (a
+    paused or starved process, a blocked event loop, a queue of requests) was left out, and
+    a write began after its caller had stopped waiting and answered 503."""
+
+    timeout: float | None = None
+    """Seconds from the arrival (`BATON_WORKFLOW_DAG_WRITE_TIMEOUT_SECONDS`); None: no bound."""
+    lasts: float = 0.0
+    """The longest a write that has begun may take: the database's statement timeout."""
+    caller_now: Callable[[], datetime | None] = _unknown
+    """The caller's clock as the request's arrival tells it (`baton_messaging.caller_now`)."""
+
+    def start_by(self, deadline: datetime | None) -> datetime | None:
+        """When a request arriving now with the caller's `deadline` (None: the caller sent
+        none) must have begun writing, on the wall clock the store reads (None: no bound).
+
+        The deadline, less `lasts` and `ANSWER_MARGIN`, is read on the caller's clock two
+        ways, and the earlier end wins. As this host's wall clock: what counts the time before
+        the request reached this process (it was waiting in NATS or in the socket while the
+        process was paused), on hosts whose clocks agree. And as the caller's reading at the
+        send plus the time since the arrival (`caller_now`): what no difference between the
+        hosts' clocks moves, but that starts at the arrival."""
+        bounds = [b for b in (write_by(self.timeout),) if b is not None]
+        if deadline is not None:
+            last = deadline - timedelta(seconds=self.lasts + ANSWER_MARGIN)
+            bounds.append(last)
+            sender = self.caller_now()
+            if sender is not None:
+                bounds.append(datetime.now(UTC) + (last - sender))
+        return min(bounds, default=None)
 
 
 def not_written_in_time(request: str, outcome: str, again: str = "send it again") -> str:
