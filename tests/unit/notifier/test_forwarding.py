@@ -1,4 +1,5 @@
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -7,6 +8,14 @@ from pydantic import BaseModel
 
 from baton_auth import Identity
 from baton_contracts import Command, ErrorCode, ErrorDetail, Query, RemoteError
+from baton_contracts.dag_api import (
+    CancelDagRun,
+    DagRunAccepted,
+    DagWorkflowDeleted,
+    DagWorkflowList,
+    DeleteDagWorkflow,
+    StartDagRun,
+)
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.domain.errors import ApiError
 from baton_notifier.domain.origins import Origins
@@ -253,3 +262,51 @@ async def test_an_unknown_route_answers_the_common_error_body(client: httpx.Asyn
     response = await client.get("/nowhere")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
+
+
+def _accepted(message: Query | Command) -> BaseModel:
+    assert isinstance(message, StartDagRun)
+    return DagRunAccepted(
+        run_id="r1",
+        workflow=message.name,
+        version=1,
+        version_id=f"{message.name}@1",
+        mode="live",
+        status="running",
+    )
+
+
+async def test_a_dag_start_carries_when_the_gateway_stops_waiting_for_it(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    # The workflow service writes the run only in time for its answer to come back by then: a
+    # start held up before its handler ran was written after the gateway had answered 503.
+    requester.answer = _accepted
+    before = datetime.now(UTC)
+    response = await client.post("/workflows/note/run", json={}, headers=auth)
+    after = datetime.now(UTC)
+
+    assert response.status_code == 202
+    sent = requester.sent[-1]
+    assert isinstance(sent, StartDagRun) and sent.deadline is not None
+    wait = timedelta(seconds=requester.timeouts[-1])
+    assert before + wait <= sent.deadline <= after + wait
+
+
+async def test_a_dag_delete_carries_its_deadline_and_a_read_has_none(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    requester.answer = lambda m: DagWorkflowDeleted(name="note")
+    await client.delete("/workflows/note", headers=auth)
+    deleted = requester.sent[-1]
+    requester.answer = lambda m: DagWorkflowList(workflows=[])
+    await client.get("/workflows", headers=auth)
+
+    assert isinstance(deleted, DeleteDagWorkflow) and deleted.deadline is not None
+    assert "deadline" not in requester.sent[-1].model_dump()
+
+
+def test_a_body_cannot_set_the_deadline(notifier: Notifier) -> None:
+    body = {"reason": "stop", "deadline": "2999-01-01T00:00:00Z"}
+    built = notifier.forwarder.build(CancelDagRun, Identity(user_id="alice"), body, run_id="r1")
+    assert built.deadline is None  # the gateway sets it as it sends, from its own timeout

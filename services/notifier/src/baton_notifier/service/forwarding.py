@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
@@ -17,6 +18,8 @@ M = TypeVar("M", bound=Query | Command)
 
 # Fields the caller's identity decides; a body can never set them.
 IDENTITY_FIELDS = ("user_id", "project_id")
+# Fields the gateway sets as it sends; a body can never set them either.
+GATEWAY_FIELDS = ("deadline",)
 
 
 class Forwarder:
@@ -44,7 +47,11 @@ class Forwarder:
         **fields: Any,
     ) -> M:
         """The message from the body and path fields, with `user_id` taken from the identity."""
-        body = {k: v for k, v in (body or {}).items() if k not in IDENTITY_FIELDS}
+        body = {
+            k: v
+            for k, v in (body or {}).items()
+            if k not in IDENTITY_FIELDS and k not in GATEWAY_FIELDS
+        }
         data: dict[str, Any] = {**body, **fields}
         if "user_id" in model.model_fields:
             data["user_id"] = identity.user_id
@@ -68,7 +75,7 @@ class Forwarder:
         """
         timeout = self.slow_timeout if slow else self.timeout
         try:
-            return await self._requester.request(message, timeout=timeout)
+            return await self._requester.request(with_deadline(message, timeout), timeout=timeout)
         except RemoteError as exc:
             raise from_remote(exc.body, origins) from exc
 
@@ -80,7 +87,9 @@ class Forwarder:
         reply nor have FastAPI check and encode it again."""
         timeout = self.slow_timeout if slow else self.timeout
         try:
-            return await self._requester.request_json(message, timeout=timeout)
+            return await self._requester.request_json(
+                with_deadline(message, timeout), timeout=timeout
+            )
         except RemoteError as exc:
             raise from_remote(exc.body, origins) from exc
 
@@ -96,6 +105,19 @@ class Forwarder:
         """`build` then `send`: the one call a route makes."""
         message = self.build(model, identity, body, origins=origins, **fields)
         return await self.send(message, origins=origins.with_body(body) if body else origins)
+
+
+def with_deadline(message: M, timeout: float) -> M:
+    """`message` with its `deadline`, when it has one (a DAG request that writes), set to when
+    the gateway stops waiting for its answer: the owner then begins the write early enough for
+    its answer to come back in time, or refuses it with nothing written. A request held up
+    anywhere before its handler (a paused or starved service, a queue) went in after the
+    gateway had answered 503. Read now, just before the send that the wait begins with."""
+    takes = "deadline" in type(message).model_fields
+    if not takes or getattr(message, "deadline", None) is not None:
+        return message
+    stops = datetime.now(UTC) + timedelta(seconds=timeout)
+    return cast(M, message.model_copy(update={"deadline": stops}))
 
 
 def _detail(error: Any, origins: Origins) -> ErrorDetail:
