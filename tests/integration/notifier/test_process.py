@@ -2,17 +2,19 @@
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 
 from baton_auth import mint_token
-from baton_messaging.embedded import free_port
+from baton_messaging.embedded import EmbeddedNatsServer, free_port
 
 SECRET = "process-test-secret-of-32-bytes-ok"
 DEADLINE = 30.0
@@ -24,24 +26,32 @@ def _env(**values: str) -> dict[str, str]:
 
 
 Gateway = tuple[subprocess.Popen[bytes], str, Path]
+StartGateway = Callable[..., Gateway]
 
 
 @pytest.fixture
-def start_gateway(tmp_path: Path) -> Iterator[Callable[[str], Gateway]]:
+def start_gateway(tmp_path: Path) -> Iterator[StartGateway]:
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(nats_url: str) -> Gateway:
-        port = free_port()
+    def start(nats_url: str, listening: socket.socket | None = None, **settings: str) -> Gateway:
+        """`listening`: a socket handed over as `baton up` does (`BATON_HTTP_FD`)."""
+        port = listening.getsockname()[1] if listening is not None else free_port()
         env = _env(
             BATON_NATS_URL=nats_url,
             BATON_JWT_SECRET=SECRET,
             BATON_HTTP_PORT=str(port),
             BATON_LOG_LEVEL="info",
+            **({"BATON_HTTP_FD": str(listening.fileno())} if listening is not None else {}),
+            **settings,
         )
         log_path = tmp_path / f"notifier-{port}.log"
         with log_path.open("wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "baton_notifier"], env=env, stdout=log, stderr=log
+                [sys.executable, "-m", "baton_notifier"],
+                env=env,
+                stdout=log,
+                stderr=log,
+                pass_fds=(listening.fileno(),) if listening is not None else (),
             )
         started.append(process)
         return process, f"http://127.0.0.1:{port}", log_path
@@ -68,7 +78,7 @@ def _wait_health(process: subprocess.Popen[bytes], base: str, status: int) -> ht
 
 
 def test_the_gateway_process_serves_and_stops_cleanly_on_sigterm(
-    start_gateway: Callable[[str], Gateway], nats_url: str
+    start_gateway: StartGateway, nats_url: str
 ) -> None:
     process, base, log = start_gateway(nats_url)
     health = _wait_health(process, base, 200)
@@ -82,9 +92,11 @@ def test_the_gateway_process_serves_and_stops_cleanly_on_sigterm(
 
 
 def test_the_gateway_process_runs_without_nats_and_still_stops_cleanly(
-    start_gateway: Callable[[str], Gateway],
+    start_gateway: StartGateway,
 ) -> None:
-    process, base, log = start_gateway(f"nats://127.0.0.1:{free_port()}")
+    process, base, log = start_gateway(
+        f"nats://127.0.0.1:{free_port()}", BATON_NATS_START_TIMEOUT_SECONDS="0.5"
+    )
     assert _wait_health(process, base, 503).json()["checks"] == {"nats": False}
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=DEADLINE) == 0
@@ -102,3 +114,54 @@ def test_the_gateway_process_refuses_to_start_without_a_secret() -> None:
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert "BATON_JWT_SECRET is required" in line
+
+
+@pytest.fixture
+def listening() -> Iterator[socket.socket]:
+    """The gateway's port, bound and listening before the gateway starts, as `baton up` does."""
+    sock = socket.create_server(("127.0.0.1", 0))
+    yield sock
+    sock.close()
+
+
+def _wait_for_line(process: subprocess.Popen[bytes], log: Path, line: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while line not in log.read_text():
+        assert process.poll() is None, f"the notifier exited before it logged {line!r}"
+        assert time.monotonic() < deadline, f"the notifier did not log {line!r}"
+        time.sleep(0.05)
+
+
+def test_a_request_made_while_the_gateway_connects_to_nats_waits_and_is_served(
+    start_gateway: StartGateway, listening: socket.socket, tmp_path: Path
+) -> None:
+    """As after `kill -9` of the gateway: `baton up` starts another on the same socket, and a
+    request that queued meanwhile is served once it is connected, never `503 not connected`."""
+    nats_port = free_port()
+    process, base, log = start_gateway(f"nats://127.0.0.1:{nats_port}", listening)
+    _wait_for_line(process, log, "connecting to NATS")
+    with ThreadPoolExecutor(1) as pool:
+        health = pool.submit(httpx.get, f"{base}/health", timeout=DEADLINE)
+        time.sleep(0.5)  # the request is in the socket's backlog, NATS not up yet
+        assert not health.done(), health.result().text
+        server = EmbeddedNatsServer(store_dir=tmp_path / "nats", port=nats_port)
+        server.start()
+        try:
+            answer = health.result(timeout=DEADLINE)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=DEADLINE) == 0
+            server.stop()
+    assert (answer.status_code, answer.json()["checks"]) == (200, {"nats": True})
+    assert "Traceback" not in log.read_text()
+
+
+def test_a_gateway_stopped_while_it_waits_for_nats_stops_cleanly(
+    start_gateway: StartGateway, listening: socket.socket
+) -> None:
+    process, _, log = start_gateway(f"nats://127.0.0.1:{free_port()}", listening)
+    _wait_for_line(process, log, "connecting to NATS")
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=DEADLINE) == 0
+    assert "Traceback" not in log.read_text()
+    assert "stopping before it was connected to NATS" in log.read_text()

@@ -32,6 +32,12 @@ class NotifierSettings(BaseSettings):
         description="A listening TCP socket the gateway inherits and serves on, in place of "
         "binding BATON_HTTP_HOST:BATON_HTTP_PORT itself (baton up holds the port for its run)",
     )
+    nats_start_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long the gateway waits at start for NATS before it serves HTTP "
+        "without it (503 until it connects); connections queue meanwhile",
+    )
     request_timeout_seconds: float = Field(default=5.0, gt=0)
     chat_timeout_seconds: float = Field(
         default=40.0,

@@ -18,8 +18,9 @@ from opentelemetry.trace import TracerProvider
 from baton_messaging.broker import MessagingSettings
 from baton_messaging.lifeline import lifeline_fd, watch_lifeline
 from baton_messaging.log_lines import configure_logging
+from baton_messaging.nats_url import shown_nats_url
 from baton_messaging.process import run_on, settled, tune_garbage_collector
-from baton_notifier.bootstrap import build, messaging_broker
+from baton_notifier.bootstrap import Notifier, build, messaging_broker
 from baton_notifier.domain.loopback import is_loopback
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 from baton_notifier.entrypoints.responders import SERVICE
@@ -121,8 +122,9 @@ async def serve(
     sockets: list[socket.socket] | None = None,
     lifeline: int | None = None,
 ) -> None:
-    """Run until SIGTERM/SIGINT, or until the `lifeline` pipe ends (`baton up` is gone): NATS
-    connects in the background while HTTP already answers."""
+    """Run until SIGTERM/SIGINT, or until the `lifeline` pipe ends (`baton up` is gone). HTTP
+    is served once NATS is connected, or once `nats_start_timeout_seconds` have passed without
+    it (it then connects in the background, and requests needing it answer 503 meanwhile)."""
     if (warning := dev_sign_in_warning(settings)) is not None:
         log.warning(warning)
     notifier = build(settings, tracer_provider=tracer_provider)
@@ -137,10 +139,51 @@ async def serve(
                 server.handle_exit(signal.SIGTERM, None)
 
             watch_lifeline(asyncio.get_running_loop(), lifeline, gone)
-        await server.serve(sockets=sockets)
+        if await _nats_first(notifier, settings, server):
+            await server.serve(sockets=sockets)
     finally:
         await notifier.stop()
     log.info("notifier stopped")
+
+
+STOP_POLL_SECONDS = 0.1
+"""How often the wait for NATS looks whether a stop was asked (as uvicorn's own loop does)."""
+
+
+async def _nats_first(notifier: Notifier, settings: NotifierSettings, server: _Server) -> bool:
+    """Wait, at most `nats_start_timeout_seconds`, until NATS is connected; False when a stop
+    came first. Serving before that answered the requests that had queued while the gateway
+    (re)started `503 not connected to NATS` in the moment the connection takes; they wait in
+    the listening socket's backlog instead (`BATON_HTTP_FD` keeps it open across restarts)."""
+    if notifier.link is None:
+        return True
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, server.handle_exit, sig, None)
+    connecting = asyncio.ensure_future(notifier.link.wait_started())
+    deadline = loop.time() + settings.nats_start_timeout_seconds
+    try:
+        while not server.should_exit:
+            left = deadline - loop.time()
+            if left <= 0:
+                log.warning(
+                    "NATS at %s did not answer within %g s; serving HTTP without it (503) "
+                    "while connecting goes on in the background",
+                    shown_nats_url(settings.nats_url),
+                    settings.nats_start_timeout_seconds,
+                )
+                return True
+            done, _ = await asyncio.wait({connecting}, timeout=min(left, STOP_POLL_SECONDS))
+            if done:  # connected, or failed for good (the link logged why: 503 as before)
+                return True
+        log.info("notifier stopping before it was connected to NATS")
+        return False
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        if connecting.done() and not connecting.cancelled():
+            connecting.exception()  # retrieved: the link has logged it
+        connecting.cancel()  # the wait only: the connection itself goes on
 
 
 def main() -> int:
