@@ -16,10 +16,13 @@ from baton_contracts.dag_api import (
     DeleteDagWorkflow,
     StartDagRun,
 )
-from baton_notifier.bootstrap import Notifier
+from baton_notifier.bootstrap import Notifier, build
 from baton_notifier.domain.errors import ApiError
 from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints import http_errors
+from baton_notifier.settings import NotifierSettings
+
+from .conftest import SECRET
 
 
 class _Raise:
@@ -310,3 +313,26 @@ def test_a_body_cannot_set_the_deadline(notifier: Notifier) -> None:
     body = {"reason": "stop", "deadline": "2999-01-01T00:00:00Z"}
     built = notifier.forwarder.build(CancelDagRun, Identity(user_id="alice"), body, run_id="r1")
     assert built.deadline is None  # the gateway sets it as it sends, from its own timeout
+
+
+async def test_a_gateway_not_connected_to_nats_answers_503_with_retry_after(
+    auth: dict[str, str],
+) -> None:
+    # The real NATS link, never started: as during an outage, it holds no connection.
+    notifier = build(NotifierSettings(jwt_secret=SECRET, nats_url="nats://127.0.0.1:1"))
+    transport = httpx.ASGITransport(app=notifier.app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
+        response = await http.get("/api/workflows/i1/progress", headers=auth)
+    assert response.status_code == 503
+    assert response.json()["error"] == {
+        "code": "unavailable",
+        "message": "the gateway is not connected to NATS",
+        "details": [],
+    }
+    assert response.headers["retry-after"] == "2"
+
+
+def test_a_503_that_names_its_own_retry_after_keeps_it() -> None:
+    error = ApiError(503, "unavailable", "later", headers={"Retry-After": "30"})
+    response = http_errors.error_response(error)
+    assert response.headers["retry-after"] == "30"

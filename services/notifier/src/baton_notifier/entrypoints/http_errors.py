@@ -44,10 +44,19 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(Exception, _unexpected)
 
 
+RETRY_AFTER_SECONDS = 2
+"""`Retry-After` of a 503 that says no other: about how long the NATS client takes to
+reconnect (it tries every 0.5 s) or an owner to be back, so a client neither hammers nor
+gives up."""
+
+
 def error_response(error: ApiError) -> JSONResponse:
-    """The JSON response for an `ApiError`."""
+    """The JSON response for an `ApiError`; a 503 says when to try again (`Retry-After`)."""
+    headers = error.headers
+    if error.status == 503 and not any(name.lower() == "retry-after" for name in headers):
+        headers = {**headers, "Retry-After": str(RETRY_AFTER_SECONDS)}
     return JSONResponse(
-        error.body.model_dump(mode="json"), status_code=error.status, headers=error.headers
+        error.body.model_dump(mode="json"), status_code=error.status, headers=headers
     )
 
 
