@@ -1,5 +1,6 @@
 """`python -m baton_notifier` as `baton up` starts it: env vars in, HTTP out, SIGTERM stops."""
 
+import asyncio
 import os
 import signal
 import socket
@@ -11,9 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import nats
 import pytest
 
 from baton_auth import mint_token
+from baton_contracts.workflow_api import GetProgress
 from baton_messaging.embedded import EmbeddedNatsServer, free_port
 
 SECRET = "process-test-secret-of-32-bytes-ok"
@@ -165,3 +168,33 @@ def test_a_gateway_stopped_while_it_waits_for_nats_stops_cleanly(
     assert process.wait(timeout=DEADLINE) == 0
     assert "Traceback" not in log.read_text()
     assert "stopping before it was connected to NATS" in log.read_text()
+
+
+async def test_a_request_still_running_when_the_gateway_stops_is_answered_503_before_it_exits(
+    start_gateway: StartGateway, nats_url: str
+) -> None:
+    """A stalled owner (as a chat turn waiting on a stopped agent-runner): the request is
+    answered once the stop grace has run out, and the process exits on its own."""
+    stalled = await nats.connect(nats_url)
+    held = await stalled.subscribe(GetProgress.subject.pattern)  # takes it, never answers
+    process, base, log = start_gateway(
+        nats_url, BATON_STOP_GRACE_SECONDS="1", BATON_REQUEST_TIMEOUT_SECONDS="120"
+    )
+    try:
+        await asyncio.to_thread(_wait_health, process, base, 200)
+        auth = {"Authorization": f"Bearer {mint_token(SECRET, 'alice')}"}
+        async with httpx.AsyncClient(timeout=DEADLINE) as http:
+            progress = asyncio.create_task(
+                http.get(f"{base}/api/workflows/w1/progress", headers=auth)
+            )
+            await held.next_msg(timeout=DEADLINE)  # the request is in flight
+            process.send_signal(signal.SIGTERM)
+            answer = await progress
+        assert await asyncio.to_thread(process.wait, DEADLINE) == 0
+    finally:
+        await stalled.close()
+    assert answer.status_code == 503, answer.text
+    assert answer.json()["error"]["code"] == "unavailable"
+    assert answer.json()["error"]["message"].startswith("the gateway is stopping")
+    assert answer.headers["retry-after"] == "2"
+    assert "Traceback" not in log.read_text()

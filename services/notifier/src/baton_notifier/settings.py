@@ -8,6 +8,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from baton_auth import check_secret
 from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop, setting_problem
+from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
 ENV_PREFIX = "BATON_"
 MIB = 1024 * 1024
@@ -43,6 +44,12 @@ class NotifierSettings(BaseSettings):
         default=40.0,
         gt=0,
         description="How long a chat turn may take; above the workflow's agent call timeout",
+    )
+    stop_grace_seconds: float = Field(
+        default=DEFAULT_STOP_GRACE_SECONDS,
+        ge=0,
+        description="On SIGTERM, how long requests being served may finish before they are "
+        "answered 503 (the gateway is stopping) and the process exits",
     )
     max_body_bytes: int = Field(default=MIB, gt=0)
     max_header_bytes: int = Field(

@@ -77,6 +77,9 @@ def server_config(
         # `ws_protocol` against clients that flood it or never read.
         ws=gateway_websocket_protocol(write_stall),
         ws_max_size=MAX_CLIENT_FRAME_BYTES,
+        # What still runs then is cancelled and answered 503 (`GatewayServer`), so the stop
+        # ends before `baton up`'s SIGKILL, 5 s later, would drop the connection unanswered.
+        timeout_graceful_shutdown=settings.stop_grace_seconds,  # type: ignore[arg-type]
     )
 
 

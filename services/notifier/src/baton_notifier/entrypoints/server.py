@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import socket
 from collections.abc import Callable
+from typing import cast
 from urllib.parse import unquote_plus
 
 import uvicorn
+from starlette.types import ASGIApp
+
+from baton_notifier.entrypoints.stopping import AnswerWhenStopping
 
 _QUERY_PARAM = re.compile(r"([?&])([^=&\s\"'#]+)=([^&\s\"'#]*)")
 
@@ -38,14 +43,24 @@ class RedactTokens(logging.Filter):
         return True
 
 
-class GatewayServer(uvicorn.Server):
-    """A `uvicorn.Server` that calls `end_live` before it waits for open connections.
+ANSWER_SECONDS = 1.0
+"""How long the stop waits, once the grace has run out, for the 503s of the requests it
+cancelled to be written, before the process goes on to exit."""
 
-    Without it, a server-sent-events response (which never finishes by itself) would keep
-    uvicorn waiting forever; WebSocket clients get close code 1001 and reconnect elsewhere.
+
+class GatewayServer(uvicorn.Server):
+    """A `uvicorn.Server` that calls `end_live` before it waits for open connections, and
+    answers 503 what still runs when its graceful shutdown times out.
+
+    Without `end_live`, a server-sent-events response (which never finishes by itself) would
+    keep uvicorn waiting forever; WebSocket clients get close code 1001 and reconnect
+    elsewhere. A request still waiting on its owner when `timeout_graceful_shutdown` runs out
+    is cancelled by uvicorn and answered by `AnswerWhenStopping`.
     """
 
     def __init__(self, config: uvicorn.Config, end_live: Callable[[], None]) -> None:
+        self._answers = AnswerWhenStopping(cast(ASGIApp, config.app))  # the app, not a path
+        config.app = self._answers
         super().__init__(config)
         self._end_live = end_live
         for name in ("uvicorn.error", "uvicorn.access"):
@@ -56,4 +71,11 @@ class GatewayServer(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         """End every live session, then shut down as uvicorn does."""
         self._end_live()
+        self._answers.stopping = True
         await super().shutdown(sockets)
+        # uvicorn cancelled what was still running and returned: let the cancelled requests
+        # write their 503 and their connections close before the process exits.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ANSWER_SECONDS
+        while self.server_state.connections and loop.time() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)  # uvicorn's set of connections: no event to wait on
