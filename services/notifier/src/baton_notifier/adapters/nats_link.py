@@ -16,13 +16,26 @@ from baton_messaging.requests import request, request_json
 
 log = logging.getLogger(__name__)
 
+STOP_TIMEOUT_SECONDS = 2.0
+"""How long the stop waits for the broker to drain its subscriptions and close."""
+CLOSE_TIMEOUT_SECONDS = 1.0
+"""How long it then waits for a plain close of a connection that did not drain. Both together
+stay inside what `baton up` allows a service past its stop grace before SIGKILL (5 s), after
+the gateway's second for the 503s of the requests its stop cancelled."""
+
 
 class NatsLink:
     """Owns the broker: `start` returns at once and the broker connects whenever NATS is up."""
 
-    def __init__(self, broker: NatsBroker, stop_timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        broker: NatsBroker,
+        stop_timeout: float = STOP_TIMEOUT_SECONDS,
+        close_timeout: float = CLOSE_TIMEOUT_SECONDS,
+    ) -> None:
         self.broker = broker
         self._stop_timeout = stop_timeout
+        self._close_timeout = close_timeout
         self._connecting: asyncio.Task[None] | None = None
 
     @property
@@ -66,7 +79,8 @@ class NatsLink:
         return await request_json(self.broker, message, timeout=timeout)
 
     async def stop(self) -> None:
-        """Stop connecting, drain subscriptions when connected, and close the client."""
+        """Stop connecting, drain subscriptions when connected, and close the client: within
+        `stop_timeout` + `close_timeout` seconds, even when the connection hangs."""
         if self._connecting is not None and not self._connecting.done():
             self._connecting.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -75,5 +89,7 @@ class NatsLink:
             await asyncio.wait_for(self.broker.stop(), self._stop_timeout)
         except Exception as exc:  # a client stuck reconnecting cannot drain; close it instead
             log.warning("NATS broker did not stop cleanly (%s); closing the connection", exc)
-            with contextlib.suppress(Exception):
-                await self.broker.connection.close()
+            try:
+                await asyncio.wait_for(self.broker.connection.close(), self._close_timeout)
+            except Exception as err:  # the process exits anyway: its socket closes with it
+                log.warning("NATS connection did not close (%s); leaving it to the exit", err)
