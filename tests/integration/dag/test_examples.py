@@ -157,7 +157,8 @@ async def test_delay_waits_then_the_run_goes_on(author: Author) -> None:
 
     assert run["status"] == "success", run
     wait, after = steps_of(run)["wait"], steps_of(run)["after"]
-    assert wait["output"] == "waited 300ms"
+    # ", fired 1s late" follows only when a busy host's timer fired that late
+    assert wait["output"].startswith("waited 300ms")
     assert when(wait["finished_at"]) - when(wait["started_at"]) >= timedelta(milliseconds=300)
     assert when(after["started_at"]) >= when(wait["finished_at"])
 

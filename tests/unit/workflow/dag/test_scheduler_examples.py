@@ -274,6 +274,15 @@ def test_delay_waits_on_a_timer_then_succeeds() -> None:
     assert run.state.step("wait").output == "waited 30s"
 
 
+def test_a_delay_that_fires_late_says_how_late() -> None:
+    """Due while the workflow service was down, it fires when the service is back: its output
+    says so, not that it waited the 30 s it was given."""
+    run = Run(DELAY)
+    run.decide(0)
+    assert brief(run.decide(130).events)[0] == ("step_succeeded", "wait")
+    assert run.state.step("wait").output == "waited 30s, fired 1m40s late"
+
+
 def test_notify_publishes_the_rendered_message() -> None:
     run = Run(NOTIFY)
     run.decide(0)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from baton_workflow.domain.dag.actions import Action
 from baton_workflow.domain.dag.batch import Batch
 from baton_workflow.domain.dag.completion import cancel_call, complete_if_done, end_run, stop_step
 from baton_workflow.domain.dag.definition import Step, WorkflowDefinition
-from baton_workflow.domain.dag.durations import later
+from baton_workflow.domain.dag.durations import format_duration, later
 from baton_workflow.domain.dag.events import (
     RetryScheduled,
     RunEvent,
@@ -250,7 +250,21 @@ def _timers(batch: Batch) -> None:
         elif _delay_timed_out(batch, step):
             batch.fail(step.id, timed_out(step, state), "timeout")
         else:
-            batch.succeed(step.id, f"waited {step.delay}")
+            batch.succeed(step.id, _waited(step, state, batch.now))
+
+
+LATE_ENOUGH_TO_SAY = timedelta(seconds=1)
+"""How late a delay must fire for its output to say so (a timer fires a few ms late anyway)."""
+
+
+def _waited(step: Step, state: StepState, now: datetime) -> str:
+    """A delay's output: "waited 30s", and how late it fired when that is a second or more (a
+    timer due while the workflow service was down fires when it is back)."""
+    late = now - state.due_at if state.due_at is not None else timedelta(0)
+    if late < LATE_ENOUGH_TO_SAY:
+        return f"waited {step.delay}"
+    whole = timedelta(seconds=late // timedelta(seconds=1))
+    return f"waited {step.delay}, fired {format_duration(whole)} late"
 
 
 def _delay_timed_out(batch: Batch, step: Step) -> bool:
