@@ -200,3 +200,26 @@ def _libyaml_loader() -> Any:
             Resolver.__init__(self)
 
     return DocumentLoader
+
+
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False)
+
+
+def json_chars(value: Any, sizes: dict[int, int] | None = None) -> int:
+    """About how many characters `value` takes as JSON: a node a YAML alias shares is counted
+    every time it appears, but measured once (`sizes`, by id), so this takes as long as the
+    text, however many times the aliases repeat it."""
+    sizes = {} if sizes is None else sizes
+    if isinstance(value, str):
+        # As JSON writes it: a control character a YAML escape gave in 2 characters (`\e`)
+        # is 6 there (`\u001b`).
+        return len(_JSON_TEXT.encode(value))
+    if not isinstance(value, dict | list):
+        return len(str(value))
+    if id(value) not in sizes:
+        pairs = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+        sizes[id(value)] = 2 + sum(
+            (0 if key is None else len(str(key)) + 4) + json_chars(item, sizes)
+            for key, item in pairs
+        )
+    return sizes[id(value)]

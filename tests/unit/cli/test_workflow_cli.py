@@ -377,6 +377,24 @@ def test_a_yaml_key_that_is_no_string_is_a_usage_error(
     assert gateway.requests == []
 
 
+def test_yaml_aliases_past_the_limit_are_refused_before_they_are_written_out(
+    cli: Invoke, gateway: FakeGateway, tmp_path: Path
+) -> None:
+    # A few hundred bytes of nested aliases are 100,000 strings written out; three more levels
+    # held 3.7 GB for 100 s before the gateway refused the body as a 413.
+    levels = ['a: &a ["xxxxxxxxxx", "xxxxxxxxxx", "xxxxxxxxxx", "xxxxxxxxxx", "xxxxxxxxxx"]']
+    for i, name in enumerate("bcdefg"):
+        prev = "abcdefg"[i]
+        levels.append(f"{name}: &{name} [{', '.join(['*' + prev] * 10)}]")
+    path = tmp_path / "laughs.yaml"
+    path.write_text("name: x\n" + "\n".join(levels) + "\nsteps: [{id: s, prompt: hi}]\n")
+    for command in ("validate", "create"):
+        result = cli(command, str(path))
+        assert result.exit_code == 2, result.output
+        assert "its YAML aliases written out; a workflow may have at most 524,288" in result.stderr
+    assert gateway.requests == []
+
+
 def test_validate_bad_yaml_names_the_line(cli: Invoke, tmp_path: Path) -> None:
     path = tmp_path / "wf.yaml"
     path.write_text("name: x\nsteps: [\n")

@@ -15,10 +15,12 @@ from typing import Any
 
 from baton_cli.errors import UsageError
 from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
+from baton_contracts.dag_base import MAX_DEFINITION_CHARS
 from baton_contracts.documents import (
     NOT_TEXT_KEY,
     TooDeep,
     as_yaml_writes,
+    json_chars,
     read_json,
     yaml_loader,
 )
@@ -136,6 +138,17 @@ def _parse_yaml(path: Path, text: str) -> Any:
         # sent the same YAML, refuses it.
         at, shown = bad_key
         raise InputError(f"{path}: {at}: {NOT_TEXT_KEY.format(shown)}")
+    # Measured before it is written out: a few hundred bytes of nested aliases ("billion
+    # laughs") wrote 358 MB of JSON, held 3.7 GB for 100 s, then were refused as a 413.
+    try:
+        size = json_chars(loaded)
+    except RecursionError:  # an alias that holds itself
+        raise _too_deep(path) from None
+    if size > MAX_DEFINITION_CHARS:
+        raise InputError(
+            f"{path}: is {size:,} characters as JSON, its YAML aliases written out; "
+            f"a workflow may have at most {MAX_DEFINITION_CHARS:,}"
+        )
     # An explicit `!!timestamp` or `!!binary` has no JSON type: send it as text.
     try:
         return json.loads(json.dumps(loaded, default=str))

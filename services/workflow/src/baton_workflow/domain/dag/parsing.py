@@ -21,6 +21,7 @@ from baton_contracts.documents import (
     NOT_TEXT_KEY,
     TooDeep,
     as_yaml_writes,
+    json_chars,
     read_json,
     yaml_loader,
 )
@@ -131,7 +132,7 @@ def _check_expanded(document: dict[str, Any]) -> None:
     """InvalidWorkflow when the document, its YAML aliases written out, is over the limit its
     text is held to: 100 KB repeating one prompt 50 times was saved as 5 MB, which no reply
     could then carry, and 150 KB of aliased steps took the service seconds to check."""
-    size = _json_chars(document, {})
+    size = json_chars(document)
     if size > MAX_DEFINITION_CHARS:
         raise InvalidWorkflow(
             [
@@ -142,29 +143,6 @@ def _check_expanded(document: dict[str, Any]) -> None:
                 )
             ]
         )
-
-
-_JSON_TEXT = json.JSONEncoder(ensure_ascii=False)
-
-
-def _json_chars(value: Any, sizes: dict[int, int]) -> int:
-    """About how many characters `value` takes as JSON: a node an alias shares is counted
-    every time it appears, but measured once (`sizes`, by id), so this takes as long as the
-    text, however many times the aliases repeat it."""
-    if isinstance(value, str):
-        # As JSON writes it: a control character a YAML escape gave in 2 characters (`\e`)
-        # is 6 there (`\u001b`), and a document within the limit as YAML could no longer be
-        # read back (its reply over NATS's 1 MiB).
-        return len(_JSON_TEXT.encode(value))
-    if not isinstance(value, dict | list):
-        return len(str(value))
-    if id(value) not in sizes:
-        pairs = value.items() if isinstance(value, dict) else ((None, v) for v in value)
-        sizes[id(value)] = 2 + sum(
-            (0 if key is None else len(str(key)) + 4) + _json_chars(item, sizes)
-            for key, item in pairs
-        )
-    return sizes[id(value)]
 
 
 def _shallow(document: dict[str, Any]) -> dict[str, Any]:
