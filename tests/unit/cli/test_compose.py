@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import ipaddress
+import json
 import pkgutil
 from pathlib import Path
 from typing import Any
@@ -127,3 +129,14 @@ def test_postgres_has_a_database_for_every_service_that_stores_data() -> None:
     for spec in SERVICES:
         if Setting.DATABASE in spec.settings:
             assert f"CREATE DATABASE baton_{spec.name};" in init
+
+
+def test_the_workflow_tools_may_not_reach_this_machine_the_metadata_or_other_containers() -> None:
+    # With the deny-list empty (its default), a workflow's http-get read any container's answer
+    # (PostgreSQL, NATS monitoring, the gateway) and the cloud metadata at 169.254.169.254.
+    env = COMPOSE["services"]["workflow"]["environment"]
+    denied = json.loads(env["BATON_WORKFLOW_TOOL_DENIED_HOSTS"])
+    networks = [ipaddress.ip_network(e) for e in denied if e[0].isdigit() or ":" in e]
+    for address in ("127.0.0.1", "::1", "169.254.169.254", "10.1.2.3", "172.18.0.5"):
+        assert any(ipaddress.ip_address(address) in n for n in networks), address
+    assert set(COMPOSE["services"]) <= set(denied)
