@@ -62,3 +62,65 @@ async def test_a_printable_ascii_key_with_spaces_and_punctuation_is_taken(
     await client.post("/api/workflows/i1/signal", json={"action": "stay"}, headers=headers)
     [sent] = requester.sent
     assert sent.command_id == key
+
+
+@pytest.mark.parametrize(("url", "body", "said"), ROUTES)
+async def test_a_key_sent_twice_is_refused_and_nothing_is_sent(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    url: str,
+    body: dict[str, str],
+    said: str,
+) -> None:
+    # The first was taken and the second ignored: a retry that sent them the other way round
+    # (a proxy may reorder them) was a second command, or a second run.
+    headers = [*auth.items(), ("Idempotency-Key", "k1"), ("Idempotency-Key", "k2")]
+    refused = await client.post(url, json=body, headers=headers)
+    assert refused.status_code == 422, refused.text
+    [detail] = refused.json()["error"]["details"]
+    assert detail == {
+        "field": "header.idempotency-key",
+        "message": "sent 2 times; send one Idempotency-Key header",
+    }
+    assert requester.sent == []
+
+
+@pytest.mark.parametrize(
+    ("url", "body", "field"),
+    [
+        ("/api/workflows/i1/signal", {"action": "stay", "command_id": "c1"}, "command_id"),
+        (
+            "/api/workflows/i1/messages",
+            {"text": "hi", "client_message_id": "c1"},
+            "client_message_id",
+        ),
+    ],
+)
+async def test_a_body_id_that_is_another_key_than_the_headers_is_refused(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    url: str,
+    body: dict[str, str],
+    field: str,
+) -> None:
+    # The body's was taken, silently: a client retrying by the header's key got a new command.
+    refused = await client.post(url, json=body, headers={**auth, "Idempotency-Key": "k1"})
+    assert refused.status_code == 422, refused.text
+    [detail] = refused.json()["error"]["details"]
+    assert detail["field"] == f"body.{field}"
+    assert "Idempotency-Key header" in detail["message"]
+    assert requester.sent == []
+
+
+async def test_the_same_key_in_the_body_and_the_header_is_taken(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    requester.raw = b'{"outcome": "stayed"}'
+    body = {"action": "stay", "command_id": "k1"}
+    await client.post(
+        "/api/workflows/i1/signal", json=body, headers={**auth, "Idempotency-Key": "k1"}
+    )
+    [sent] = requester.sent
+    assert sent.command_id == "k1"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Query, Response
+from fastapi import Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts.dag_api import (
@@ -28,7 +28,7 @@ from baton_contracts.storable import NulFreeInSchema
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
-from baton_notifier.entrypoints.idempotency import RunKey
+from baton_notifier.entrypoints.idempotency import RunKey, one_key
 
 # Where each message field came from, so an error names it so (see `Origins`).
 START = Origins(
@@ -82,10 +82,13 @@ async def run_workflow(
     identity: CurrentIdentity,
     forwarder: CurrentForwarder,
     response: Response,
+    request: Request,
     body: RunBody | None = None,
     idempotency_key: RunKey = None,
 ) -> Any:
     """Start a run of the latest version: 202 with its id; it goes on in the background."""
+    if idempotency_key is not None:
+        one_key(request)
     body = body or RunBody()
     reply = await forwarder.forward(
         StartDagRun,

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Header
+from fastapi import Header, Request
 from pydantic import StringConstraints
 
+from baton_contracts import ErrorDetail
 from baton_contracts.ids import in_words
+from baton_notifier.domain.errors import ApiError
+from baton_notifier.domain.origins import IDEMPOTENCY_KEY
 
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]+$"
 """Printable ASCII, a space included: what a Structured Field string may hold."""
@@ -47,3 +50,19 @@ RunKey = Annotated[
     Header(description=f"Makes a retried start one run: {_RUN_MEANING}."),
 ]
 """A DAG run's start key."""
+
+
+def one_key(request: Request, body_id: str | None = None, body_field: str | None = None) -> None:
+    """Refuse a request that says its key two ways: the header sent twice (which of the two
+    a retry repeats is unknown: the first was taken, the second ignored), or a body id
+    (`body_field`) that is another key than the header's (the body's was taken). Either is
+    a 422 naming the field, and nothing is sent on. Called only when the header was given."""
+    keys = request.headers.getlist("idempotency-key")
+    if len(keys) > 1:
+        why = f"sent {len(keys)} times; send one Idempotency-Key header"
+        detail = ErrorDetail(field=IDEMPOTENCY_KEY, message=why)
+        raise ApiError.invalid(f"request is invalid: {IDEMPOTENCY_KEY}: {why}", [detail])
+    if body_id is not None and body_field is not None and body_id != keys[0]:
+        why = "is another key than the Idempotency-Key header's; send the same in both, or one"
+        detail = ErrorDetail(field=body_field, message=why)
+        raise ApiError.invalid(f"request is invalid: {body_field}: {why}", [detail])

@@ -41,7 +41,7 @@ from baton_notifier.domain.errors import HttpErrorResponse
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router, deps_of
-from baton_notifier.entrypoints.idempotency import TurnKey
+from baton_notifier.entrypoints.idempotency import TurnKey, one_key
 from baton_notifier.entrypoints.lean_route import LeanRoute
 
 InstanceId = Annotated[ids.InstanceId, Path()]
@@ -268,6 +268,8 @@ async def signal(
 ) -> Any:
     """A manual signal; the answer says `transitioned`, `stayed`, `blocked` or `forced`."""
     forwarder = deps_of(request).forwarder  # not a dependency: see `send_message`
+    if idempotency_key is not None:
+        one_key(request, body.command_id, "body.command_id")
     command_id = body.command_id or idempotency_key or uuid.uuid4().hex
     fields = body.model_dump(exclude={"command_id"})
     keyed = idempotency_key and not body.command_id
@@ -295,6 +297,8 @@ async def send_message(
     # request about 90k instructions (callgrind), 8% of a signal's at the gateway, and this
     # route and `signal` are the two of every turn.
     forwarder = deps_of(request).forwarder
+    if idempotency_key is not None:
+        one_key(request, body.client_message_id, "body.client_message_id")
     client_message_id = body.client_message_id or idempotency_key or uuid.uuid4().hex
     keyed = idempotency_key and not body.client_message_id
     origins = MESSAGE_ID_IN_HEADER if keyed else MESSAGE_ID_IN_BODY
