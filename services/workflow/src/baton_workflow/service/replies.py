@@ -64,9 +64,18 @@ def require_same_command(
         == (sent.action, sent.data, sent.shared, sent.target_step)
     )
     if exchanged != isinstance(command, dc.RecordExchange) or not same_signal:
+        chat = any(isinstance(e, ExchangeRecorded) and e.user_text is not None for e in mine)
+        if chat and isinstance(command, dc.SendSignal):
+            # The user sent no command under it, but a chat message: say so, and why it counts.
+            what = (
+                "a chat message's client_message_id (an instance's signals and messages share "
+                "their ids)"
+            )
+        else:
+            what = "a different command"
         raise RemoteError.of(
             ErrorCode.CONFLICT,
-            f"command_id {command.command_id!r} was already used for a different command; "
+            f"command_id {command.command_id!r} was already used for {what}; "
             "send a new command with a new id",
-            [ErrorDetail(field="command_id", message="already used for a different command")],
+            [ErrorDetail(field="command_id", message=f"already used for {what}")],
         )
