@@ -140,3 +140,10 @@ def test_the_workflow_tools_may_not_reach_this_machine_the_metadata_or_other_con
     for address in ("127.0.0.1", "::1", "169.254.169.254", "10.1.2.3", "172.18.0.5"):
         assert any(ipaddress.ip_address(address) in n for n in networks), address
     assert set(COMPOSE["services"]) <= set(denied)
+
+
+def test_the_gateway_reports_on_the_health_of_the_services_compose_runs() -> None:
+    env = COMPOSE["services"]["notifier"]["environment"]
+    owners = {"notifier": "notifier", "workflow": "workflow", "agent-runner": "agent"}
+    running = sorted(owners[name] for name in COMPOSE["services"] if name in owners)
+    assert json.loads(env["BATON_HEALTH_SERVICES"]) == running

@@ -84,6 +84,15 @@ def test_the_gateway_gets_nats_secret_and_http_but_no_database() -> None:
     }
 
 
+def test_the_gateway_reports_the_health_of_the_services_baton_up_starts() -> None:
+    # Without it, /api/services listed the worker space and the trigger service `unreachable`
+    # on every baton up that does not install them.
+    runtime = Runtime(**{**RUNTIME.__dict__, "services": ("workflow", "notifier", "agent")})
+    env = service_env(NOTIFIER, runtime)
+    assert env["BATON_HEALTH_SERVICES"] == '["agent", "notifier", "workflow"]'
+    assert "BATON_HEALTH_SERVICES" not in service_env(WORKFLOW, runtime)
+
+
 def test_a_backend_gets_its_own_sqlite_file_and_no_secret() -> None:
     env = service_env(WORKFLOW, RUNTIME)
     assert env["BATON_DATABASE_URL"] == "sqlite+aiosqlite:////data/workflow.db"

@@ -1,9 +1,14 @@
 from typing import Any
 
 import httpx
+import pytest
 from pydantic import BaseModel
 
 from baton_contracts import ErrorCode, HealthStatus, Query, RemoteError
+from baton_notifier.bootstrap import build
+from baton_notifier.settings import NotifierSettings, SettingsError, load_settings
+
+from .conftest import SECRET
 
 
 async def test_health_is_200_while_nats_is_connected(client: httpx.AsyncClient) -> None:
@@ -64,3 +69,43 @@ async def test_services_name_the_checks_that_fail(
     assert services["workflow"]["checks"] == {"database": True, "events_published": False}
     assert services["agent"]["detail"] == "the service reports itself unhealthy (failing: database)"
     assert services["notifier"]["detail"] is None
+
+
+async def test_services_reports_only_the_services_it_is_told_this_deployment_runs(
+    requester: Any, connection: Any, auth: dict[str, str]
+) -> None:
+    requester.answer = lambda query: HealthStatus(
+        service=query.subject.owner, healthy=True, checks={"nats": True}
+    )
+    settings = NotifierSettings(
+        jwt_secret=SECRET, health_services=["workflow", "agent", "notifier"]
+    )
+    app = build(settings, requester=requester, connection=connection).app
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        services = (await client.get("/api/services", headers=auth)).json()["services"]
+    assert sorted(services) == ["agent", "notifier", "workflow"]
+    assert {s["status"] for s in services.values()} == {"healthy"}
+    assert sorted(q.subject.owner for q in requester.sent) == ["agent", "notifier", "workflow"]
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (
+            '["workflow", "spaces"]',
+            "BATON_HEALTH_SERVICES: unknown service(s) 'spaces'; the services are agent, "
+            "notifier, space, trigger, workflow",
+        ),
+        ("[]", "BATON_HEALTH_SERVICES"),
+        ("workflow", "BATON_HEALTH_SERVICES: not valid JSON (a list or mapping is JSON)"),
+    ],
+)
+def test_an_unknown_or_empty_health_services_list_is_refused_by_its_name(
+    monkeypatch: pytest.MonkeyPatch, value: str, said: str
+) -> None:
+    monkeypatch.setenv("BATON_JWT_SECRET", SECRET)
+    monkeypatch.setenv("BATON_HEALTH_SERVICES", value)
+    with pytest.raises(SettingsError) as refused:
+        load_settings()
+    assert said in str(refused.value)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import ipaddress
+import json
 import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -103,6 +104,9 @@ class Runtime:
     http_port: int
     database_url: str | None = None
     log_level: str = "info"
+    services: tuple[str, ...] = ()
+    """The names of the services this `baton up` starts: what the gateway's `/api/services`
+    reports on (`BATON_HEALTH_SERVICES`); empty: the gateway's default, every owner."""
     http_socket: socket.socket | None = field(default=None, compare=False, repr=False)
     """The gateway's listening socket, bound by `baton up` and inherited by each gateway it
     starts (`BATON_HTTP_FD`); None: the gateway binds host and port itself."""
@@ -170,6 +174,11 @@ def service_env(spec: ServiceSpec, runtime: Runtime) -> dict[str, str]:
             **(
                 {"BATON_HTTP_FD": str(runtime.http_socket.fileno())}
                 if runtime.http_socket is not None
+                else {}
+            ),
+            **(
+                {"BATON_HEALTH_SERVICES": json.dumps(sorted(runtime.services))}
+                if runtime.services
                 else {}
             ),
         },

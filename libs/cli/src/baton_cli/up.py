@@ -225,7 +225,7 @@ def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
                 data_dir=data_dir, nats_url=nats.url if nats else str(options.nats_url),
                 jwt_secret=secret, http_host=options.host, http_port=http_port,
                 database_url=options.database_url, log_level=options.log_level,
-                http_socket=listener,
+                services=tuple(spec.name for spec in specs), http_socket=listener,
             )  # fmt: skip
             asyncio.run(_supervise(specs, runtime, options, nats, echo))
         except KeyboardInterrupt:

@@ -233,7 +233,7 @@ def settled(name: str, read: Callable[[], ResultT]) -> ResultT:
     except ValidationError as exc:
         _refuse(name, "; ".join(setting_problem(error) for error in exc.errors()))
     except PydanticSettingsError as exc:  # a list or mapping setting that is not JSON
-        _refuse(name, _unparsed_setting(str(exc)))
+        _refuse(name, unparsed_setting(str(exc)))
 
 
 ENV_PREFIX = "BATON_"
@@ -255,7 +255,7 @@ def setting_problem(error: Any) -> str:
     return f"{variable}: {str(error['msg']).removeprefix('Value error, ')}"
 
 
-def _unparsed_setting(message: str) -> str:
+def unparsed_setting(message: str) -> str:
     """pydantic-settings' 'error parsing value for field "x" from source ...' as `BATON_X`."""
     found = re.search(r'field "([^"]+)"', message)
     if found is None:

@@ -87,6 +87,7 @@ def build(
         connection=connection or _required(link),
         max_body_bytes=settings.max_body_bytes,
         tracer_provider=tracer_provider,
+        health_services=settings.health_services,
     )
     notifier = Notifier(settings=settings, app=create_app(deps), forwarder=forwarder, link=link)
     install_console(notifier.app, dev_sign_in=settings.dev_sign_in)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsError as PydanticSettingsError
 
 from baton_auth import check_secret
+from baton_contracts import OWNERS
 from baton_messaging.nats_url import NatsUrl
-from baton_messaging.process import EventLoop, setting_problem
+from baton_messaging.process import EventLoop, setting_problem, unparsed_setting
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 
 ENV_PREFIX = "BATON_"
@@ -87,6 +89,24 @@ class NotifierSettings(BaseSettings):
         default=False,
         description="Embedded dev mode: `POST /api/dev/token` mints a token for any user name",
     )
+    health_services: list[str] = Field(
+        default_factory=lambda: sorted(OWNERS),
+        min_length=1,
+        description="The services `/api/services` asks for their health, as a JSON list: "
+        "those this deployment runs (baton up sets it to what it starts); by default every "
+        "owner the contracts name",
+    )
+
+    @field_validator("health_services")
+    @classmethod
+    def _known_services(cls, value: list[str]) -> list[str]:
+        unknown = [name for name in value if name not in OWNERS]
+        if unknown:
+            raise ValueError(
+                f"unknown service(s) {', '.join(map(repr, unknown))}; "
+                f"the services are {', '.join(sorted(OWNERS))}"
+            )
+        return sorted(set(value))
 
     @field_validator("jwt_secret")
     @classmethod
@@ -109,3 +129,5 @@ def load_settings() -> NotifierSettings:
     except ValidationError as exc:
         problems = [setting_problem(error) for error in exc.errors()]
         raise SettingsError("invalid settings: " + "; ".join(problems)) from None
+    except PydanticSettingsError as exc:  # a list setting that is not JSON
+        raise SettingsError(f"invalid settings: {unparsed_setting(str(exc))}") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -35,6 +36,8 @@ class HttpDeps:
     connection: Connection
     max_body_bytes: int
     tracer_provider: TracerProvider | None = None
+    health_services: Sequence[str] | None = None
+    """The owners `/api/services` reports on; None: every owner the contracts name."""
     """Where the gateway's HTTP spans go; None when tracing is off (`setup_telemetry`)."""
 
 
@@ -200,6 +203,7 @@ def _builtin_api() -> APIRouter:
     async def services(request: Request, _: CurrentIdentity) -> ServicesBody:
         """Every owner's health, asked over NATS concurrently within the request timeout."""
         deps = deps_of(request)
-        return ServicesBody(services=await check_services(deps.requester, deps.forwarder.timeout))
+        reports = await check_services(deps.requester, deps.forwarder.timeout, deps.health_services)
+        return ServicesBody(services=reports)
 
     return router

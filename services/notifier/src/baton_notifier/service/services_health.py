@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 from baton_contracts import HEALTH_QUERIES, HealthStatus, Query, RemoteError
 from baton_notifier.domain.health import ServiceReport, report_of, unreachable
 from baton_notifier.service.ports import Requester
 
 
-async def check_services(requester: Requester, timeout: float) -> dict[str, ServiceReport]:
-    """Each owner's report, asked concurrently so the whole check takes at most `timeout`."""
-    owners = sorted(HEALTH_QUERIES)
+async def check_services(
+    requester: Requester, timeout: float, owners: Sequence[str] | None = None
+) -> dict[str, ServiceReport]:
+    """Each owner's report (of `owners`, else every owner), asked concurrently so the whole
+    check takes at most `timeout`."""
+    owners = sorted(HEALTH_QUERIES if owners is None else owners)
     reports = await asyncio.gather(
         *(_ask(requester, HEALTH_QUERIES[owner].model_validate({}), timeout) for owner in owners)
     )
