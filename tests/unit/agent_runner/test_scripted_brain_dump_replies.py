@@ -325,6 +325,29 @@ def test_a_polite_reminder_request_saves_the_task_alone(message: str, items: lis
     )
 
 
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        # The remark was saved as an item beside the task ("I'm swamped; call the plumber").
+        ("I'm swamped, can you remind me to call the plumber?", ["call the plumber"]),
+        ("ugh, so busy. remind me to pay rent", ["pay rent"]),
+        ("im swamped. pls remind me to call the plumber", ["call the plumber"]),
+        ("я в завале, напомни позвонить маме", ["позвонить маме"]),
+        ("у меня завал, можешь напомнить позвонить маме?", ["позвонить маме"]),
+        ("I'm swamped, can you remind me to call the plumber? what happens to these?",
+         ["call the plumber"]),
+        # An action before the request is still an item of its own.
+        ("I need to buy milk, remind me to call mom", ["buy milk", "call mom"]),
+        ("buy milk. im so tired, remind me to call mom", ["buy milk", "call mom"]),
+    ],
+)  # fmt: skip
+def test_a_remark_on_how_the_user_is_before_a_reminder_request_is_no_item(
+    message: str, items: list[str]
+) -> None:
+    out = run(turn(message, messages_in_step=1, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == items
+
+
 @pytest.mark.parametrize("message", ["could you remind me to call mom?", "can you remind me"])
 def test_a_polite_reminder_request_is_no_question_to_answer(message: str) -> None:
     # Asked with a "?", it got "Everything you write here I save..." as to a question.

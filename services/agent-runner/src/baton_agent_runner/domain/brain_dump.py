@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from baton_agent_runner.domain import readiness
-from baton_agent_runner.domain.action_lists import actions, afterthoughts, sentences
+from baton_agent_runner.domain.action_lists import actions, afterthoughts, lists_actions, sentences
 from baton_agent_runner.domain.extracted import holds, trimmed_item
 from baton_agent_runner.domain.finishing import (
     GOES_ON,
@@ -203,11 +203,29 @@ def puts_off(text: str) -> bool:
 
 def dumped_items(text: str) -> list[str]:
     """The items of a brain dump that may ask for them ("Запиши в inbox: купить молоко"):
-    those of `split_items`, the request's own words left out."""
+    those of `split_items`, the request's own words left out, and a remark on how the user is
+    before it (`_remark`) too."""
     found = inbox_request_at(text)
     if found is None:
         return split_items(text)
-    return split_items(text[: found.start]) + split_items(found.item)
+    before = [item for item in split_items(text[: found.start]) if not _remark(item)]
+    return before + split_items(found.item)
+
+
+# Words that open a remark on how the user is ("I'm swamped", "ugh, so busy", "я в завале",
+# "у меня завал"), said before asking for a reminder as the reason to ask.
+_REMARK_OPENERS = frozenset({
+    "i'm", "im", "i", "i've", "ive", "so", "ugh", "omg", "argh", "sigh", "man", "honestly",
+    "too", "such", "я", "мне", "у", "блин", "ох", "эх", "уф", "капец", "жесть", "так", "совсем",
+})  # fmt: skip
+
+
+def _remark(item: str) -> bool:
+    """The item, said before an inbox request, only tells how the user is ("I'm swamped, can
+    you remind me to call the plumber?"): it opens with `_REMARK_OPENERS` and names no action
+    ("I need to buy milk, remind me to call mom" keeps "buy milk")."""
+    said = words(item)
+    return bool(said) and said[0] in _REMARK_OPENERS and not lists_actions(item)
 
 
 def reminds_of_nothing(text: str) -> bool:
@@ -314,8 +332,9 @@ def _said(text: str) -> Iterator[str | bool]:
             # "could you remind me to call mom? and what happens to these?": a question that
             # asks for an item is answered by saving it.
             if found := inbox_request_at(text[asked:end]):
-                if found.start and (item := _item(text[asked : asked + found.start])):
-                    yield item  # "buy milk, could you remind me to call mom?"
+                before = _item(text[asked : asked + found.start]) if found.start else None
+                if before and not _remark(before):
+                    yield before  # "buy milk, could you remind me to call mom?"
                 if item := _item(found.item):
                     yield item
             yield from _said(text[phrase_end.end() :])
