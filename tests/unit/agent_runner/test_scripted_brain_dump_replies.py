@@ -233,6 +233,9 @@ def test_a_stored_item_that_ends_a_sentence_is_listed_without_a_second_stop(key:
         "can I change items later", "Can I add more items later", "а можно потом поменять",
         "how many do I need", "сколько нужно написать", "do I have to write everything now",
         "who will see this", "is this free", "what is baton",
+        # How to finish or go on, asked lower case without a "?": each was saved too.
+        "how do i finish", "what should i do", "can i stop now", "как мне закончить",
+        "что делать дальше", "что делать",
         # With it, or about what comes next: answered, and no item, as before.
         "how does this work?", "what happens after this step?", "can I change items later?",
         "а что будет дальше?", "как это работает?", "как это работает",
@@ -295,6 +298,8 @@ def test_a_question_said_with_items_saves_the_items_and_is_answered(
         "выяснить, как работает налоговый вычет", "what to write in the card",
         "should I cancel this subscription", "is it worth it", "can I add milk",
         "сколько стоит билет", "is the gym free on sunday", "who will pick up the kids",
+        "how do i finish the report", "what should i do about the car", "как закончить отчёт",
+        "what to do with the car",
     ],
 )  # fmt: skip
 def test_a_task_or_a_question_to_oneself_is_still_an_item(message: str) -> None:

@@ -75,6 +75,11 @@ _WRITING = frozenset({
     # later", "можно потом поменять", "how many do I need", "сколько ещё"): each was saved.
     "change", "edit", "remove", "delete", "add", "поменять", "изменить", "исправить", "удалить",
     "добавить", "дописать", "many", "сколько",
+    # So does how to finish or go on ("how do i finish", "как мне закончить", "что делать
+    # дальше", and "what should i do": `_asks_unmarked`): each was saved; "what should I do
+    # about the car", "как закончить отчёт" name something else, and stay items.
+    "finish", "stop", "end", "continue", "proceed", "закончить", "завершить",
+    "заканчивать", "продолжить", "продолжать", "делать", "сделать",
 })  # fmt: skip
 # A question to the assistant opens with one of these, without a question word ("can I ...",
 # "do I have to ...", "is this ...", "можно ..."): it asks about the step only as a question
@@ -126,7 +131,10 @@ def _asks_unmarked(tokens: list[str]) -> bool:
     to_you = rest[0] in _ASKING_YOU
     if not (to_you or rest[0] in _OPENING or rest[0] in _WHO):
         return False
-    if not _WRITING.isdisjoint(rest) and set(rest) <= _ABOUT_WRITING:
+    # "do" asks what to do only after a question word ("what should i do"): "do it then",
+    # "do I ..." use it otherwise.
+    doing = rest[0] in _OPENING and "do" in rest[1:]
+    if (doing or not _WRITING.isdisjoint(rest)) and set(rest) <= _ABOUT_WRITING:
         return True  # "что писать", "what do I write here", "can I change items later"
     if any(
         token.endswith(_INFINITIVE) or (token == "to" and after not in _NO_VERB)
