@@ -150,6 +150,11 @@ def test_a_too_that_adds_the_item_to_the_others_is_no_part_of_it(
         ("I need to fix the sink and pay rent", ["fix the sink", "pay rent"]),
         ("fix the sink and pay rent and call mom", ["fix the sink", "pay rent", "call mom"]),
         ("pick up the kids and then cook dinner", ["pick up the kids", "cook dinner"]),
+        # A bare "then" joins actions as "and" does: the sentence was one item.
+        ("need to call mom then buy groceries then pay rent",
+         ["call mom", "buy groceries", "pay rent"]),
+        ("call mom, buy groceries then pay rent", ["call mom", "buy groceries", "pay rent"]),
+        ("позвонить маме потом купить продукты", ["позвонить маме", "купить продукты"]),
         # Chores whose verbs were unknown ("feed", "empty", "drive") stayed one item.
         ("walk the dog and feed the cat", ["walk the dog", "feed the cat"]),
         ("empty the dishwasher and mop the floor", ["empty the dishwasher", "mop the floor"]),
@@ -174,6 +179,8 @@ def test_two_actions_joined_by_and_alone_are_two_items(message: str, items: list
         # A noun pair is no two actions, however its words may read.
         "rock and roll", "buy rock and roll records", "research and development",
         "research and development budget", "empty bottles and cans",
+        # "then"/"потом" with no action after it is no join ("later").
+        "call mom then", "позвонить маме потом", "сделать потом отчёт",
         # A verb alone before "and" shares the object of the one after it.
         "research and summarize the report", "write and send the report",
         "постирать и погладить рубашки", "load and unload the truck",

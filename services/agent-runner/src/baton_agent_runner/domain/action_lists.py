@@ -6,11 +6,12 @@ The rule is kept conservative, since a wrong split saves nonsense ("pepper") and
 only saves the sentence as written, as before:
 
 - it parts at commas (with an "and", "и", "then", "потом" after them), and a piece, or a
-  sentence without a comma, parts again at "and"/"и" only when each side is an action of its
-  own: "I need to fix the sink and pay rent" is "fix the sink", "pay rent" ("починить кран и
-  заплатить за квартиру" likewise), while "buy salt and pepper", "call mom and dad", "купить
-  хлеб и молоко" stay one action (what follows "and" is no action), and so does "research and
-  summarize the report": a verb alone before "and" shares the object of the verb after it;
+  sentence without a comma, parts again at "and"/"и" (or a bare "then"/"потом") only when
+  each side is an action of its own: "I need to fix the sink and pay rent" is "fix the sink",
+  "pay rent" ("починить кран и заплатить за квартиру" likewise), while "buy salt and
+  pepper", "call mom and dad", "купить хлеб и молоко" stay one action (what follows "and" is
+  no action), and so does "research and summarize the report": a verb alone before "and"
+  shares the object of the verb after it;
 - two actions joined by "and" are still one task when the second goes on with the first
   (`_GOES_ON_WITH`): asking or saying something there ("call the bank and ask about the
   loan", "встретиться с Петей и обсудить проект"), or going somewhere to do it ("go to the
@@ -67,7 +68,9 @@ _COMMA = re.compile(
     r"\s*,\s*(?:(?:and\s+then|and|а\s+также|а\s+потом|и\s+потом|и|then|потом|затем)\s+)?",
     re.IGNORECASE,
 )
-_AND = re.compile(r"\s+(?:and\s+then|and|и\s+потом|а\s+потом|и)\s+", re.IGNORECASE)
+# A bare "then"/"потом" joins actions as "and" does ("call mom then buy groceries then pay rent"
+# was one item): it too parts a piece only when each side is an action.
+_AND = re.compile(r"\s+(?:and\s+then|and|и\s+потом|а\s+потом|и|then|потом|затем)\s+", re.IGNORECASE)
 _TO = re.compile(r"^to\s+", re.IGNORECASE)
 # "also" between two things says the second is another item ("call grandma and also buy dog
 # food", "renew passport, also dentist", "oh and ...", "а ещё ..."); a bare "also" inside a
