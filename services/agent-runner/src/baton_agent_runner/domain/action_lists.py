@@ -14,8 +14,9 @@ only saves the sentence as written, as before:
   shares the object of the verb after it;
 - two actions joined by "and" are still one task when the second goes on with the first
   (`_GOES_ON_WITH`): asking or saying something there ("call the bank and ask about the
-  loan", "встретиться с Петей и обсудить проект"), or going somewhere to do it ("go to the
-  store and buy milk", "сходить в аптеку и купить бинт");
+  loan", "встретиться с Петей и обсудить проект"), going somewhere to do it ("go to the
+  store and buy milk", "сходить в аптеку и купить бинт"), or doing something to what the
+  first named ("finish the report and email it to bob");
 - every piece is an action: two words or more, the first a verb: a Russian infinitive
   ("позвонить", "записаться", "отвезти", "помочь"; not a noun that looks like one: "новости",
   "память") or an English verb of `_EN_VERBS`, which English spelling cannot tell apart from
@@ -213,9 +214,18 @@ def _parts(piece: str) -> list[str] | None:
     return [piece] if is_action(piece) else None
 
 
+# After "and", a pronoun as the verb's object names what the action before it did: "finish the
+# report and email it to Bob", "забрать детей и покормить их", one task ("email it to Bob"
+# alone says nothing).
+_BACK = frozenset({
+    "it", "them", "her", "him", "его", "ее", "их", "ей", "ему", "им", "это",
+})  # fmt: skip
+
+
 def _goes_on(first: str, second: str) -> bool:
-    """The action after "and" goes on with the one before it (`_GOES_ON_WITH`)."""
-    return words(second)[0] in _GOES_ON_WITH or words(first)[0] in _GOING
+    """The action after "and" goes on with the one before it (`_GOES_ON_WITH`, `_BACK`)."""
+    said = words(second)
+    return said[0] in _GOES_ON_WITH or said[1] in _BACK or words(first)[0] in _GOING
 
 
 def is_action(piece: str) -> bool:
