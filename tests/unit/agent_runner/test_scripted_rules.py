@@ -163,6 +163,20 @@ def test_greeter_keeps_a_to_do_list_for_the_brain_dump(inbox_ahead: bool) -> Non
 
 
 @pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("hi, i need to call mom and buy milk", ["call mom", "buy milk"]),
+        ("hi, buy milk and walk the dog", ["buy milk", "walk the dog"]),
+        ("привет, надо позвонить маме и купить хлеб", ["позвонить маме", "купить хлеб"]),
+    ],
+)  # fmt: skip
+def test_greeter_keeps_a_to_do_list_said_after_a_greeting(message: str, items: list[str]) -> None:
+    # The "hi," before the list hid it: the tasks were saved as a relationships priority.
+    out = run(turn("greeter", message))
+    assert out.extracted_data == {"deferred_inbox_items": items}, out.extracted_data
+
+
+@pytest.mark.parametrize(
     ("message", "key"),
     [
         ("wait how long does this take?", "greeter_how_long"),

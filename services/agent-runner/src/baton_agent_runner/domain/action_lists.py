@@ -165,9 +165,18 @@ def _past_lead_in(item: str) -> str:
     return rest
 
 
+# A greeting or a filler word opening a message is said to the agent, no part of the list
+# ("hi, i need to call mom and buy milk" was read as naming family, a priority).
+_OPENER = re.compile(
+    r"^\W*(?:(?:hi|hey|hello|ok|okay|so|oh|well|btw|привет|ну|кстати|слушай)\b[\s,!.—–-]*)+",
+    re.IGNORECASE,
+)
+
+
 def lists_actions(item: str) -> bool:
     """Whether the item is actions alone: one ("позвонить маме", "Надо позвонить маме") or a
-    list of them ("call mom, buy milk")."""
+    list of them ("call mom, buy milk"), past a greeting before them ("hi, ...")."""
+    item = item[opener.end() :] if (opener := _OPENER.match(item)) else item
     if len(actions(item)) > 1:
         return True
     lead_in = _LEAD_IN.match(item)
