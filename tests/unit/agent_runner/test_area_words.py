@@ -30,6 +30,9 @@ from baton_agent_runner.domain.scripted import Turn, run
         ("время с детьми", "relationships"), ("вера в бога", "growth"), ("психотерапия", "growth"),
         ("универ", "growth"), ("учёба", "growth"), ("учеба", "growth"), ("дача", "hobbies"),
         ("на даче", "hobbies"), ("огород", "hobbies"), ("рыбалка", "hobbies"),
+        # Said as what the user wants: "my kids, my job, and getting fit" lost its health.
+        ("getting fit", "health"), ("stay fit", "health"), ("lose weight", "health"),
+        ("хочу похудеть", "health"),
     ],
 )  # fmt: skip
 def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
@@ -53,6 +56,8 @@ def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
         "book a table",
         "verb",
         "Вера обещала зайти",  # a name, not faith
+        "that fits me",
+        "fit it in the car",
     ],
 )
 def test_a_word_that_only_looks_like_an_area_word_names_none(message: str) -> None:

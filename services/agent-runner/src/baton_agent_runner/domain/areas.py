@@ -40,6 +40,9 @@ AREAS: dict[str, tuple[str, ...]] = {
     ),
     "health": (
         "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
+        # Said as what the user wants to do: "getting fit", "lose weight" went unheard.
+        r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?)\s+fit\b", r"weight(?:\s+loss)?\b",
+        "похуде",
         "здоровь", r"здоров(?:ый|ая|ое|ые|ым|ой|ыми|ого|ом)?\b", "спорт", "фитнес",
         "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
     ),
