@@ -123,9 +123,18 @@ def test_talk_about_the_step_or_a_bare_area_is_no_item_and_gets_the_prompt(messa
     assert out.message == texts.text(language, "inbox_explain", need=3)
 
 
-def test_a_task_naming_an_area_is_still_an_item() -> None:
-    out = run(turn("buy health insurance", messages_in_step=0, inbox_count=0))
-    assert out.extracted_data["inbox_items"] == ["buy health insurance"]
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        ("buy health insurance", "buy health insurance"),
+        # Every word of these names an area: each was dropped as a bare area, unsaved.
+        ("learn guitar", "learn guitar"), ("i want to learn guitar", "learn guitar"),
+        ("учиться рисовать", "учиться рисовать"),
+    ],
+)  # fmt: skip
+def test_a_task_naming_an_area_is_still_an_item(message: str, item: str) -> None:
+    out = run(turn(message, messages_in_step=0, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == [item]
 
 
 @pytest.mark.parametrize(

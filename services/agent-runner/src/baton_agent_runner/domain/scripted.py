@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from baton_agent_runner.domain import (
+    action_lists,
     brain_dump,
     finishing,
     inbox_requests,
@@ -264,9 +265,12 @@ _AREA_JOINS = frozenset({"and", "и", "my", "мой", "моя", "моё", "мо�
 
 
 def _bare_area(item: str) -> bool:
-    """The item only names life areas ("health", "работа и семья"): no task."""
+    """The item only names life areas ("health", "работа и семья"): no task. An action of area
+    words is one ("learn guitar", "учиться рисовать" were dropped unsaved)."""
     said = words(item)
-    return 0 < len(said) <= 3 and all(w in _AREA_JOINS or lang.areas_in(w) for w in said)
+    if not 0 < len(said) <= 3 or action_lists.is_action(item):
+        return False
+    return all(w in _AREA_JOINS or lang.areas_in(w) for w in said)
 
 
 def _new_and_again(turn: Turn, heard: list[str]) -> tuple[list[str], list[str]]:
