@@ -56,6 +56,10 @@ def test_a_paragraph_of_tasks_is_an_item_per_task_each_said_once() -> None:
         ("Купить хлеб! Позвонить маме", ["Купить хлеб", "Позвонить маме"]),
         ("I need to call mom", ["call mom"]),
         ("надо продлить паспорт", ["продлить паспорт"]),
+        # Chat spelling of the lead-in was kept in the item.
+        ("i wanna learn guitar", ["learn guitar"]), ("need 2 call mom", ["call mom"]),
+        ("i hafta pay rent and call mom", ["pay rent", "call mom"]),
+        ("i need 2 things", ["i need 2 things"]),
         # Kept as they were: an "and" going on with the action before it, a dot that ends no
         # sentence, no action after "хочу".
         ("call the bank and ask about the loan", ["call the bank and ask about the loan"]),

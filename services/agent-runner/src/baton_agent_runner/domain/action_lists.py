@@ -48,8 +48,9 @@ from baton_agent_runner.domain.wording import words
 
 _EN_LEAD_IN = (
     r"(?:(?:i|we)\s+|i'm\s+|i\s+am\s+|i've\s+|we've\s+)?(?:(?:really|also|still|just)\s+)?"
-    r"(?:need\s+to|have\s+to|got\s+to|have\s+got\s+to|gotta|want\s+to|must|should|ought\s+to"
-    r"|(?:am\s+)?going\s+to|gonna|plan\s+to)"
+    # Chat spelling too: "wanna", "need 2", "hafta" ("i wanna learn guitar" kept its lead-in).
+    r"(?:(?:need|have|want)\s+(?:to|2)|got\s+to|have\s+got\s+to|gotta|wanna|hafta|must|should"
+    r"|ought\s+to|(?:am\s+)?going\s+to|gonna|plan\s+to)"
     r"(?:\s+(?:really|also|still|just|definitely))?"
 )
 _RU_LEAD_IN = (
