@@ -144,6 +144,25 @@ def test_a_task_naming_an_area_is_still_an_item(message: str, item: str) -> None
 @pytest.mark.parametrize(
     ("message", "items"),
     [
+        # Chat filler said without a comma was kept in the item.
+        ("hmm idk maybe learn spanish", ["maybe learn spanish"]),
+        ("oh yeah and the car needs an oil change", ["the car needs an oil change"]),
+        ("ой и машину на ТО записать", ["машину на ТО записать"]),
+        ("call mom lol", ["call mom"]), ("buy milk pls", ["buy milk"]),
+        ("uhh call mom too lol", ["call mom"]),
+        # Words that open items as often stay.
+        ("so many bills to sort", ["so many bills to sort"]),
+        ("well pump repair", ["well pump repair"]),
+        ("ask about the please-and-thank-you chart", ["ask about the please-and-thank-you chart"]),
+    ],
+)  # fmt: skip
+def test_chat_filler_around_an_item_is_no_part_of_it(message: str, items: list[str]) -> None:
+    assert brain_dump.split_items(message) == items
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
         ("oh and fix the bike too 🚲", ["fix the bike 🚲"]),
         ("call mom as well!", ["call mom"]),
         ("купить хлеб тоже", ["купить хлеб"]),

@@ -383,6 +383,19 @@ def _after_done(rest: str) -> tuple[str, bool]:
 
 # "too" that adds the item to the ones before it, last but for an emoji: no part of it.
 _TOO = re.compile(r"[\s,]+(?:too|as\s+well|тоже)(?=[^\w]*$)", re.IGNORECASE)
+# Chat filler around an item, said without a comma to part it off: "hmm idk maybe learn
+# spanish", "oh yeah and the car needs an oil change", "ой и машину на ТО записать", "call mom
+# lol", "buy milk pls" each kept it. Not "so", "well", "ok", which open items too ("so many
+# bills", "well pump repair"). A run of spaces is read from its first (`(?<![\s,])`).
+_FILLER_START = re.compile(
+    r"^(?:(?:h+m+|u+m+|u+h+|oh|ah|yeah|idk|ой|ну|х+м+|э+м+|ах)\b[\s,!.…—–-]*)+(?=\w)",
+    re.IGNORECASE,
+)
+_FILLER_END = re.compile(
+    r"(?<![\s,])[\s,]+(?:lol|lmao|haha|hahaha|pls|plz|please|пожалуйста|плиз|плз|лол|хаха)"
+    r"(?=[^\w]*$)",
+    re.IGNORECASE,
+)
 
 
 def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
@@ -396,8 +409,10 @@ def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     # "не забыть оплатить интернет", "remember to call mom": the reminder is no part of it.
     # "позвонить маме!": the "!" ends the sentence, and is no part of the item.
     said = trimmed_item(_past_preamble(text))
+    said = _JOINING.sub("", _FILLER_START.sub("", said))  # "oh yeah and the car ..."
     item = without_reminder(without_end(said, ".,;:—–- ").strip())
-    item = _TOO.sub("", item)  # "oh and fix the bike too 🚲": "fix the bike 🚲"
+    # "oh and fix the bike too 🚲": "fix the bike 🚲"; "call mom lol": "call mom".
+    item = _TOO.sub("", _FILLER_END.sub("", item))
     if not item or text.rstrip().endswith(("?", ":")):
         return None
     said_nothing = all(token in filler for token in words(item)) or declines(item)
