@@ -55,3 +55,25 @@ def test_a_message_of_the_longest_size_is_read_in_linear_time(
         )
     )
     assert out.message
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("tail", ["too", "and also buy milk", "и ещё купить хлеб", "except rent"])
+@pytest.mark.parametrize(("agent", "step"), AGENTS)
+def test_a_long_run_of_spaces_before_the_last_words_is_read_in_linear_time(
+    tail: str, agent: str, step: str
+) -> None:
+    # "call mom" and 8,000 spaces before a "too" took minutes at the brain dump: the patterns
+    # for "too", "also" and "except" were tried from each space of the run.
+    message = ("call mom" + " " * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    out = run(
+        Turn(
+            agent=agent,
+            current_step=step,
+            message=message,
+            language=lang.language_of(message),
+            messages_in_step=3,
+            inbox_count=1,
+        )
+    )
+    assert out.message

@@ -72,14 +72,20 @@ _COMMA = re.compile(
 )
 # A bare "then"/"потом" joins actions as "and" does ("call mom then buy groceries then pay rent"
 # was one item): it too parts a piece only when each side is an action.
-_AND = re.compile(r"\s+(?:and\s+then|and|и\s+потом|а\s+потом|и|then|потом|затем)\s+", re.IGNORECASE)
+_AND = re.compile(
+    r"(?<!\s)\s+(?:and\s+then|and|и\s+потом|а\s+потом|и|then|потом|затем)\s+", re.IGNORECASE
+)
 _TO = re.compile(r"^to\s+", re.IGNORECASE)
 # "also" between two things says the second is another item ("call grandma and also buy dog
 # food", "renew passport, also dentist", "oh and ...", "а ещё ..."); a bare "also" inside a
 # clause ("I also need ...") is no such mark: a comma or an "and" comes before it.
+# Each pattern is tried only where a run of spaces starts (`(?<!\s)`), and "\s*,?\s+" is
+# spelled without two runs of spaces in a row: tried from each space of a long run, a message
+# of 8,000 spaces before its "too" took minutes.
 _ALSO = re.compile(
-    r"\s*,\s*(?:(?:and|oh\s+and)\s+)?(?:also|plus|oh\s+and)\s+|\s+(?:and\s+also|oh\s+and)\s+"
-    r"|\s*,?\s+(?:а|и)\s+(?:ещ[её]|также)\s+|\s*,\s*(?:ещ[её]|также)\s+",
+    r"(?<!\s)(?:\s*,\s*(?:(?:and|oh\s+and)\s+)?(?:also|plus|oh\s+and)\s+"
+    r"|\s+(?:and\s+also|oh\s+and)\s+"
+    r"|(?:\s*,\s+|\s+)(?:а|и)\s+(?:ещ[её]|также)\s+|\s*,\s*(?:ещ[её]|также)\s+)",
     re.IGNORECASE,
 )
 # Where a sentence ends inside a paragraph: ". ", "! ", "… ", not the dot of an abbreviation

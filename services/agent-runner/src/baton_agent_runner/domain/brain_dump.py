@@ -117,8 +117,11 @@ _EXCEPT = re.compile(rf"^\s*{_EXCEPTING}[\s,:—–-]*", re.IGNORECASE)
 # dashes, and before an exception ("больше ничего кроме отчёта").
 # An initial's dot ends no phrase: "В. Петрову позвонить" keeps its "В." ("в" alone would be
 # a hedge's word, and "I." or "А." no part of the item).
+# The exception's spaces are read from the first of a run (`(?<!\s)`): tried from each, a run
+# of thousands of spaces took seconds.
 _PHRASE_END = re.compile(
-    rf"(?!{INITIAL_DOT})[,.!?…:]+(?:\s+|$)|\s[—–-]\s|\s+(?={_EXCEPTING})", re.IGNORECASE
+    rf"(?!{INITIAL_DOT})[,.!?…:]+(?:\s+|$)|\s[—–-]\s|(?<!\s)\s+(?={_EXCEPTING})",
+    re.IGNORECASE,
 )
 _LONE_CAPITAL_AT_END = re.compile(r"(?<![\w'])[A-ZА-ЯЁ]$")  # an initial, when a dot follows
 # Phrases of nothing but these before an item answer the agent or hedge; no part of the item.
@@ -382,7 +385,7 @@ def _after_done(rest: str) -> tuple[str, bool]:
 
 
 # "too" that adds the item to the ones before it, last but for an emoji: no part of it.
-_TOO = re.compile(r"[\s,]+(?:too|as\s+well|тоже)(?=[^\w]*$)", re.IGNORECASE)
+_TOO = re.compile(r"(?<![\s,])[\s,]+(?:too|as\s+well|тоже)(?=[^\w]*$)", re.IGNORECASE)
 # Chat filler around an item, said without a comma to part it off: "hmm idk maybe learn
 # spanish", "oh yeah and the car needs an oil change", "ой и машину на ТО записать", "call mom
 # lol", "buy milk pls" each kept it. Not "so", "well", "ok", which open items too ("so many
