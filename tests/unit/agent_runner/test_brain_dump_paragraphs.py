@@ -150,6 +150,7 @@ def test_a_task_naming_an_area_is_still_an_item(message: str, item: str) -> None
         ("ой и машину на ТО записать", ["машину на ТО записать"]),
         ("call mom lol", ["call mom"]), ("buy milk pls", ["buy milk"]),
         ("uhh call mom too lol", ["call mom"]),
+        ("короче купить хлеб", ["купить хлеб"]), ("anyway call mom", ["call mom"]),
         # Words that open items as often stay.
         ("so many bills to sort", ["so many bills to sort"]),
         ("well pump repair", ["well pump repair"]),

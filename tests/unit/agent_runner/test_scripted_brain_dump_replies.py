@@ -339,6 +339,9 @@ def test_a_polite_reminder_request_saves_the_task_alone(message: str, items: lis
         ("im swamped. pls remind me to call the plumber", ["call the plumber"]),
         ("я в завале, напомни позвонить маме", ["позвонить маме"]),
         ("у меня завал, можешь напомнить позвонить маме?", ["позвонить маме"]),
+        # Filler before the request was saved as an item too.
+        ("короче напомни купить корм коту", ["купить корм коту"]),
+        ("blah blah remind me to pay rent", ["pay rent"]),
         ("I'm swamped, can you remind me to call the plumber? what happens to these?",
          ["call the plumber"]),
         # An action before the request is still an item of its own.

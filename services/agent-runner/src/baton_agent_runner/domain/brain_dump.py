@@ -60,6 +60,8 @@ _HESITATION = frozenset({
     "напишу",
     # Not knowing, or not wanting to ("хз", "лень", "idk") was saved as an item.
     "хз", "лень", "неохота", "idk", "dunno", "lol",
+    # Filler before a request ("короче напомни купить корм", "blah blah remind me to ...").
+    "короче", "кароче", "короч", "blah", "anyway", "anyways",
 })  # fmt: skip
 # Adding more later ("потом допишу", "I'll add more later") puts it off, as "потом" does.
 _ADDING_LATER = frozenset({
@@ -391,7 +393,8 @@ _TOO = re.compile(r"(?<![\s,])[\s,]+(?:too|as\s+well|тоже)(?=[^\w]*$)", re.I
 # lol", "buy milk pls" each kept it. Not "so", "well", "ok", which open items too ("so many
 # bills", "well pump repair"). A run of spaces is read from its first (`(?<![\s,])`).
 _FILLER_START = re.compile(
-    r"^(?:(?:h+m+|u+m+|u+h+|oh|ah|yeah|idk|ой|ну|х+м+|э+м+|ах)\b[\s,!.…—–-]*)+(?=\w)",
+    r"^(?:(?:h+m+|u+m+|u+h+|oh|ah|yeah|idk|anyways?|ой|ну|х+м+|э+м+|ах|короче)\b[\s,!.…—–-]*)+"
+    r"(?=\w)",
     re.IGNORECASE,
 )
 _FILLER_END = re.compile(
