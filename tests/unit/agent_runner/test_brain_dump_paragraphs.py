@@ -183,6 +183,10 @@ def test_a_too_that_adds_the_item_to_the_others_is_no_part_of_it(
         ("I need to fix the sink and pay rent", ["fix the sink", "pay rent"]),
         ("fix the sink and pay rent and call mom", ["fix the sink", "pay rent", "call mom"]),
         ("pick up the kids and then cook dinner", ["pick up the kids", "cook dinner"]),
+        # An action opening with when it is due was no action: the sentence was one item.
+        ("завтра позвонить в налоговую, потом забрать машину из сервиса",
+         ["завтра позвонить в налоговую", "забрать машину из сервиса"]),
+        ("tomorrow call the vet and pay rent", ["tomorrow call the vet", "pay rent"]),
         # A bare "then" joins actions as "and" does: the sentence was one item.
         ("need to call mom then buy groceries then pay rent",
          ["call mom", "buy groceries", "pay rent"]),

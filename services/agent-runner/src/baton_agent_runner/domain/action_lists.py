@@ -244,9 +244,18 @@ def _goes_on(first: str, second: str) -> bool:
     return said[0] in _GOES_ON_WITH or said[1] in _BACK or words(first)[0] in _GOING
 
 
+# When, said before the verb, keeps an action one: "завтра позвонить в налоговую, потом забрать
+# машину" was one item, its first piece opening with no verb.
+_WHEN = frozenset({
+    "завтра", "сегодня", "послезавтра", "утром", "вечером", "tomorrow", "today", "tonight",
+})  # fmt: skip
+
+
 def is_action(piece: str) -> bool:
-    """Two words or more, the first a verb (a Russian infinitive, an English verb we know)."""
+    """Two words or more, the first a verb (a Russian infinitive, an English verb we know),
+    or one after a word that says when ("завтра позвонить маме", "tomorrow call the vet")."""
     said = words(piece)
+    said = said[1:] if said and said[0] in _WHEN else said
     if len(said) < 2:
         return False
     first = said[0]
