@@ -236,6 +236,7 @@ def test_a_stored_item_that_ends_a_sentence_is_listed_without_a_second_stop(key:
         # How to finish or go on, asked lower case without a "?": each was saved too.
         "how do i finish", "what should i do", "can i stop now", "как мне закончить",
         "что делать дальше", "что делать",
+        "how do i delete one", "can i go back and edit", "можно удалить одну запись",
         # With it, or about what comes next: answered, and no item, as before.
         "how does this work?", "what happens after this step?", "can I change items later?",
         "а что будет дальше?", "как это работает?", "как это работает",
@@ -300,6 +301,7 @@ def test_a_question_said_with_items_saves_the_items_and_is_answered(
         "сколько стоит билет", "is the gym free on sunday", "who will pick up the kids",
         "how do i finish the report", "what should i do about the car", "как закончить отчёт",
         "what to do with the car",
+        "can i go back and buy milk", "can i add a cat",
     ],
 )  # fmt: skip
 def test_a_task_or_a_question_to_oneself_is_still_an_item(message: str) -> None:

@@ -97,6 +97,8 @@ _ABOUT_WRITING = _OPENING | _WRITING | _NAMING | _ASKING_YOU | {
     "supposed", "exactly", "can", "have", "everything", "all", "more", "items", "item", "my",
     "later", "afterwards", "be", "able", "ли", "еще", "потом", "позже", "записи", "записей",
     "пунктов", "минимум", "least", "at", "much",
+    # Of one item, or going back to them: "how do i delete one", "can i go back and edit".
+    "one", "a", "an", "back", "go", "and", "them", "some", "одну", "одно", "запись", "вернуться",
 }  # fmt: skip
 # Words that say a question of one of Baton's own topics ("who will see this", "is this free",
 # "what is baton") is asked of it: "сколько стоит билет" asks about something else.
