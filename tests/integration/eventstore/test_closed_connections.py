@@ -63,3 +63,33 @@ async def test_a_raw_connection_after_the_server_ended_it_is_a_live_one(
         assert await pooled.driver_connection.fetchval("SELECT 1") == 1  # type: ignore[union-attr]
     finally:
         pooled.close()
+
+
+async def test_a_raw_pool_connection_the_server_ends_mid_use_is_reported_as_unavailable(
+    postgres_url: str,
+) -> None:
+    """The append pool's connection cut while in use: asyncpg has already handed it back to
+    its pool, so terminating it again must not replace the outage with `InterfaceError:
+    cannot call Connection.terminate(): connection has been released back to the pool` (seen
+    in the relay's log under `pg_terminate_backend`), which names no outage."""
+    from baton_eventstore.asyncpg_pool import LazyPool
+    from baton_eventstore.unavailable import StoreUnavailable
+
+    engine = create_engine(postgres_url, pool_size=1)
+    pool = LazyPool(engine)
+    admin = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg", "postgresql"))
+    try:
+        with pytest.raises(StoreUnavailable) as caught:
+            async with pool.connection() as conn:
+                backend = await conn.fetchval("SELECT pg_backend_pid()")
+                statement = asyncio.ensure_future(conn.fetchval("SELECT pg_sleep(5)"))
+                await asyncio.sleep(0.2)  # the statement is running when its session ends
+                assert await admin.fetchval("SELECT pg_terminate_backend($1)", backend)
+                await statement
+        assert "released back to the pool" not in str(caught.value)
+        async with pool.connection() as conn:  # the pool goes on with a new connection
+            assert await conn.fetchval("SELECT 1") == 1
+    finally:
+        await admin.close()
+        await pool.close()
+        await engine.dispose()

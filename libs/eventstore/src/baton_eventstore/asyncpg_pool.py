@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
@@ -59,10 +59,10 @@ class LazyPool:
         try:
             yield conn
         except CONNECTION_LOST as exc:
-            conn.terminate()
+            _terminate(conn)
             raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
         except asyncio.CancelledError:
-            conn.terminate()  # its statement's state is unknown
+            _terminate(conn)  # its statement's state is unknown
             raise
         finally:
             await pool.release(conn)
@@ -85,6 +85,14 @@ class LazyPool:
                     server_settings={**self._server_settings, **KEY_LOOKUPS_ONLY},
                 )
             return self._pool
+
+
+def _terminate(conn: asyncpg.Connection) -> None:
+    """Close a connection whose state is unknown. One the server ended has already been
+    handed back to the pool by asyncpg (its proxy refuses every call with `InterfaceError:
+    ... released back to the pool`), which would hide the outage being reported."""
+    with suppress(asyncpg.InterfaceError):
+        conn.terminate()
 
 
 async def _keep_session(_conn: asyncpg.Connection) -> None:
