@@ -15,7 +15,14 @@ from baton_cli.errors import CliError
 from baton_cli.main import app
 from baton_cli.processes import process_start
 from baton_cli.restarts import RestartPolicy
-from baton_cli.state import UpState, holding_data_dir, read_state, remove_state, write_state
+from baton_cli.state import (
+    UpState,
+    holding_data_dir,
+    publish_state,
+    read_state,
+    remove_state,
+    write_state,
+)
 from baton_cli.tokens import parse_ttl
 from baton_cli.up import stop_signals
 
@@ -182,6 +189,24 @@ def test_status_of_a_state_file_edited_by_hand_is_one_error_line(
     assert result.exit_code == 1, result.output
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("error: ") and "is not a baton-up state file: " + said in line, line
+
+
+def test_a_state_file_that_cannot_be_written_while_running_is_said_not_raised(
+    tmp_path: Path,
+) -> None:
+    """Seen with the data dir made unwritable for 8 s: a service crashed, its restart
+    rewrote baton-up.json, and the PermissionError escaped `baton up` with a traceback,
+    stopping every service. A restart must not be undone by the state file."""
+    old = UpState(pid=1, gateway_url="http://h:1", nats_url="nats://h:2", services={"a": 3})
+    write_state(tmp_path, old)
+    (tmp_path / "baton-up.json.tmp").mkdir()  # the write fails with an OSError
+    said: list[str] = []
+    new = UpState(pid=1, gateway_url="http://h:1", nats_url="nats://h:2", services={"a": 4})
+    assert publish_state(tmp_path, new, said.append) is False
+    assert len(said) == 1 and said[0].startswith(f"could not write {tmp_path / 'baton-up.json'}")
+    assert read_state(tmp_path) == old
+    (tmp_path / "baton-up.json.tmp").rmdir()
+    assert publish_state(tmp_path, new, said.append) is True and read_state(tmp_path) == new
 
 
 def test_status_without_a_running_baton_fails(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -50,6 +50,22 @@ def write_state(data_dir: Path, state: UpState) -> None:
     with os.fdopen(fd, "w") as file:
         file.write(json.dumps(asdict(state), indent=2) + "\n")
     partial.replace(path)
+
+
+def publish_state(data_dir: Path, state: UpState, say: Callable[[str], None]) -> bool:
+    """`write_state` for a `baton up` already running: a data dir that cannot be written at
+    that moment (a full or read-only disk, often what made a service crash and be restarted)
+    is said, not raised, so it does not stop every service. The file is written again at the
+    next change (a restart); False when it could not be written this time."""
+    try:
+        write_state(data_dir, state)
+    except OSError as exc:
+        say(
+            f"could not write {state_path(data_dir)}: {exc.strerror or exc}; "
+            "'baton status' may show old pids until it is written again (at the next restart)"
+        )
+        return False
+    return True
 
 
 def read_state(data_dir: Path) -> UpState:

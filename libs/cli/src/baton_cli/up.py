@@ -28,7 +28,7 @@ from baton_cli.services import (
     installed_services,
     parse_module_overrides,
 )
-from baton_cli.state import UpState, holding_data_dir, remove_state, write_state
+from baton_cli.state import UpState, holding_data_dir, publish_state, remove_state, write_state
 from baton_cli.supervised_nats import SupervisedNats
 from baton_cli.supervisor import Supervisor
 from baton_contracts import RemoteError
@@ -249,24 +249,27 @@ async def _supervise(
     gateway_url = http_base_url(runtime.http_host, runtime.http_port)
     supervisor: Supervisor
 
-    def publish_state() -> None:
+    def state_now() -> UpState:
         nats_pid = nats.pid if nats else None
         services = supervisor.pids()
         pids = [os.getpid(), *([nats_pid] if nats_pid else []), *services.values()]
         started = {str(pid): start for pid in pids if (start := process_start(pid)) is not None}
-        state = UpState(
+        return UpState(
             pid=os.getpid(), gateway_url=gateway_url, nats_url=shown_nats_url(runtime.nats_url),
             nats_pid=nats_pid, services=services, started=started,
         )  # fmt: skip
-        write_state(runtime.data_dir, state)
+
+    def publish() -> None:  # a later change: a disk that cannot take it stops nothing
+        publish_state(runtime.data_dir, state_now(), echo)
 
     policy = RestartPolicy.for_services(os.environ, start_timeout=options.start_timeout)
-    watched = SupervisedNats(nats, nats_log(runtime.data_dir), publish_state) if nats else None
+    watched = SupervisedNats(nats, nats_log(runtime.data_dir), publish) if nats else None
     supervisor = Supervisor(
-        specs, runtime, policy, echo, on_change=publish_state, nats=watched,
+        specs, runtime, policy, echo, on_change=publish, nats=watched,
         log_max=log_max_bytes(options.log_max_mb),
     )  # fmt: skip
-    publish_state()  # NATS runs already: a `baton up` killed from here on has it recorded
+    # NATS runs already: a `baton up` killed from here on has it recorded
+    write_state(runtime.data_dir, state_now())
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in stop_signals():
