@@ -158,6 +158,15 @@ def _sqlite_engine(url: str, busy_ms: int, **kwargs: Any) -> AsyncEngine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
+    @event.listens_for(engine.sync_engine, "handle_error")
+    def _drop_read_only(context: Any) -> None:
+        # SQLite opens a file it may not write (a read-only disk or folder at that moment)
+        # read-only without a word, and the connection stays so once the disk is writable
+        # again: every write on it failed until the service restarted. Drop it from the pool.
+        original = context.original_exception
+        if isinstance(original, sqlite3.OperationalError) and "readonly database" in str(original):
+            context.is_disconnect = True
+
     return engine
 
 
