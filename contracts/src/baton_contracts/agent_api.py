@@ -12,6 +12,11 @@ from baton_contracts.ids import in_words
 from baton_contracts.money import Usd
 from baton_contracts.workflow_api import MAX_MESSAGE_CHARS, WorkflowSignal
 
+TASK_LOG_UNAVAILABLE = "the agent-runner's task log is unavailable; try again"
+"""`agent.cmd.task`'s `unavailable` message when the agent-runner's own database did not
+answer: the step's result is not recorded, and the same request under the same key may be
+sent again (the workflow does, as for an agent-runner that is restarting)."""
+
 CompletionReason = Literal["user_confirmed", "criteria_met", "max_reached"]
 NextAction = Literal["continue", "transition", "wait_for_input"]
 PERMISSION_MODES = ("default", "plan", "acceptEdits", "bypassPermissions")

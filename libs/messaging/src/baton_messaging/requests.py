@@ -9,6 +9,7 @@ own typed error, or `ErrorCode.UNAVAILABLE` when nobody answers in time.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import nats.errors
@@ -97,9 +98,11 @@ async def request_again_while_gone(
     retry_for: float,
     pause: float = 0.5,
     resend_after: float | None = None,
+    again_also: Callable[[RemoteError], bool] | None = None,
 ) -> BaseModel:
     """`request`, sent again every `pause` seconds while no replica takes it or the one that
-    took it stopped before answering (`replica_gone`: nothing was done), for up to
+    took it stopped before answering (`replica_gone`: nothing was done), or its answer is an
+    error `again_also` says to ask again for (an owner whose own database is down), for up to
     `retry_for` seconds from the first such answer (a replica may stop long after it took the
     request); `timeout` bounds the whole wait, every attempt included.
 
@@ -116,7 +119,7 @@ async def request_again_while_gone(
         try:
             return await _first_answer(client, message, end, resend_after)
         except RemoteError as exc:
-            if not replica_gone(exc):
+            if not (replica_gone(exc) or (again_also is not None and again_also(exc))):
                 raise
             now = loop.time()
             if retry_until is None:

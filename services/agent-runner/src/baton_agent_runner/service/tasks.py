@@ -45,7 +45,13 @@ from baton_agent_runner.service.ports import (
     TaskModels,
 )
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
-from baton_contracts.agent_api import AgentProfiles, CancelTask, RunTask, TaskResult
+from baton_contracts.agent_api import (
+    TASK_LOG_UNAVAILABLE,
+    AgentProfiles,
+    CancelTask,
+    RunTask,
+    TaskResult,
+)
 from baton_contracts.money import dollars
 
 logger = logging.getLogger("baton.agent_runner")
@@ -97,9 +103,7 @@ class TaskRunner:
             raise reused(cmd.idempotency_key) from exc
         except StoreUnavailable as exc:
             logger.warning("task %s: the task log is unavailable: %s", cmd.idempotency_key, exc)
-            raise RemoteError.of(
-                ErrorCode.UNAVAILABLE, "the agent-runner's task log is unavailable; try again"
-            ) from exc
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, TASK_LOG_UNAVAILABLE) from exc
 
     async def _recorded_or_performed(self, cmd: RunTask, key: tuple[str, str]) -> TaskResult:
         """The result recorded under the key, else the step performed and its result recorded

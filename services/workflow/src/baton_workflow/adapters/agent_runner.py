@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import (
+    TASK_LOG_UNAVAILABLE,
     AgentProfiles,
     AgentReply,
     CancelTask,
@@ -124,11 +125,12 @@ class NatsAgents:
 class NatsTaskAgents:
     """Asks `agent.cmd.task` for one DAG step's answer, waiting at most the step's time left.
 
-    No agent-runner at all, or one that stopped before answering (a restart, a deploy), is not
-    the step's fault: the step is asked again, under the same key, for up to the `retry_for`
-    its caller gives (the step's own timeout, or `BATON_WORKFLOW_AGENT_RUNNER_WAIT_SECONDS`)
-    before the call fails. A step left unanswered is asked again too (`RESEND_AFTER`), so that
-    one whose agent-runner was killed mid-call is taken up by the next one.
+    No agent-runner at all, one that stopped before answering (a restart, a deploy), or one
+    whose task log is unavailable, is not the step's fault: the step is asked again, under
+    the same key, for up to the `retry_for` its caller gives (the step's own timeout, or
+    `BATON_WORKFLOW_AGENT_RUNNER_WAIT_SECONDS`) before the call fails. A step left unanswered
+    is asked again too (`RESEND_AFTER`), so that one whose agent-runner was killed mid-call is
+    taken up by the next one.
     """
 
     def __init__(self, broker: NatsBroker) -> None:
@@ -143,6 +145,7 @@ class NatsTaskAgents:
             timeout=timeout,
             retry_for=retry_for,
             resend_after=None if request_.shadow else RESEND_AFTER,
+            again_also=task_log_unavailable,
         )
         assert isinstance(reply, TaskResult)
         return reply
@@ -150,3 +153,10 @@ class NatsTaskAgents:
     async def cancel_task(self, notice: CancelTask) -> None:
         """Every agent-runner replica hears it; the one running the task stops it."""
         await broadcast(self._broker, notice)
+
+
+def task_log_unavailable(exc: RemoteError) -> bool:
+    """The agent-runner's own database did not answer: like one that is restarting, not the
+    step's fault, so the step is asked again (a 25 s lock on `agent_claims` failed every DAG
+    run at its agent step, while the workflow's own database outages fail none)."""
+    return exc.code is ErrorCode.UNAVAILABLE and exc.body.message == TASK_LOG_UNAVAILABLE
