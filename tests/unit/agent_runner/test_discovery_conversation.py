@@ -199,3 +199,36 @@ def test_a_new_area_said_to_be_a_priority_in_a_follow_up_answer_is_kept(message:
     asked = texts.text(lang.language_of(message), "discovery_ask_constraints")
     out = run(_turn("discovery", message, asked, facts=FACTS, can_complete=False))
     assert set(out.extracted_data["facts"]) == {"finances"}
+
+
+@pytest.mark.parametrize("inbox_ahead", [True, False])
+@pytest.mark.parametrize(
+    "message",
+    ["buy groceries", "pay the electricity bill", "finishing the deck", "купить продукты"],
+)
+def test_a_task_said_to_the_summary_question_is_kept_and_the_question_asked_again(
+    message: str, inbox_ahead: bool
+) -> None:
+    # It got "(I did not quite get that.) Is the summary above right?", and the task was lost.
+    summary, right = _summary("en"), texts.text("en", "discovery_right")
+    for last in (summary, f"{texts.text('en', 'discovery_unclear_ask')} {right}"):
+        out = run(
+            _turn("discovery", message, last, facts=FACTS, language="en", inbox_ahead=inbox_ahead)
+        )
+        key = "deferred_inbox_items" if inbox_ahead else "inbox_items"
+        assert out.extracted_data == {key: [message]}
+        assert out.message.endswith(right) and message in out.message
+        assert not out.message.startswith(texts.text("en", "discovery_unclear_ask"))
+
+
+@pytest.mark.parametrize("message", ["thx thats all", "thanks, that's all", "that's all", "всё"])
+def test_thanks_and_thats_all_to_the_summary_confirm_it(message: str) -> None:
+    out = run(_turn("discovery", message, _summary("en"), facts=FACTS, language="en"))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+@pytest.mark.parametrize("message", ["hmm", "swap the last two", "no"])
+def test_no_task_is_kept_of_a_reply_to_the_summary_that_is_none(message: str) -> None:
+    out = run(_turn("discovery", message, _summary("en"), facts=FACTS, language="en"))
+    assert not out.extracted_data.get("deferred_inbox_items")
+    assert not out.extracted_data.get("inbox_items")

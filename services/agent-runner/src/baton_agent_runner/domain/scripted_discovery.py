@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from baton_agent_runner.domain import brain_dump, greeter_questions
+from baton_agent_runner.domain import action_lists, brain_dump, greeter_questions
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS, ASKED
@@ -41,7 +41,7 @@ def _discovery(turn: Turn) -> Reply:
     if dropped:
         data["dropped_facts"] = dropped
     # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does.
-    said_yes = lang.confirms(turn.message) or lang.finishes(turn.message)
+    said_yes = _says_yes(turn.message)
     topic = None if found or dropped else greeter_questions.topic(turn.message)
     if topic and not (topic == "why" and pending):  # why a follow-up asks: its own answer
         # "wait who sees this data?": answered as the greeter answers it, then asked again.
@@ -57,6 +57,9 @@ def _discovery(turn: Turn) -> Reply:
         if not turn.can_complete:  # not enough said yet: what the seed still asks for
             return _after_confirmation(turn, "discovery_good")
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
+    if not (data or said_yes or declined) and _summary_shown(turn) and (task := _one_task(turn)):
+        # "buy groceries" to "Is the summary above right?": kept, then the question again.
+        return Reply(_then_asked(turn, task.message, facts, declined), data=task.data)
     forgot = _forgot(turn.language, dropped)
     if not data and not said_yes and followup.looks_like_tasks(turn.message):
         more = (
@@ -193,6 +196,74 @@ def _tasks(turn: Turn) -> Reply:
     return Reply(
         text(turn.language, "noted_now", items=listed, why=why), data={"inbox_items": items}
     )
+
+
+_THANKS = re.compile(r"^\W*(?:thx|thanks|thank you|ty|спасибо|спс|благодарю)\b\W*", re.IGNORECASE)
+
+
+def _says_yes(message: str) -> bool:
+    """A yes, or nothing to add ("that's all", "всё"), thanks before it too ("thx thats all",
+    "спасибо, всё" answered "I did not quite get that")."""
+    unthanked = _THANKS.sub("", message, count=1)
+    return any(lang.confirms(said) or lang.finishes(said) for said in {message, unthanked})
+
+
+_EDITS = frozenset(
+    [
+        "add",
+        "change",
+        "swap",
+        "replace",
+        "remove",
+        "delete",
+        "drop",
+        "fix",
+        "edit",
+        "update",
+        "rename",
+        "move",
+        "добавить",
+        "поменять",
+        "заменить",
+        "убрать",
+        "удалить",
+        "исправить",
+        "изменить",
+        "переименовать",
+    ]
+)
+"""First words of a change asked of the summary ("swap the last two"), no task."""
+
+
+def _one_task(turn: Turn) -> Reply | None:
+    """One task said to the summary's question ("buy groceries", "finishing the deck"),
+    naming no area: kept for the brain dump (or saved now when no inbox step lies ahead) as
+    an inbox request is. It got "I did not quite get that", and had to be said again later."""
+    items = brain_dump.split_items(turn.message)
+    if len(items) != 1 or lang.areas_in(turn.message) or brain_dump.asks(turn.message):
+        return None
+    item = items[0].strip().rstrip(".!")
+    said = item.split()
+    if not said or said[0].lower() in _EDITS:
+        return None
+    if not (action_lists.is_action(item) or action_lists.is_action(_ungerund(item))):
+        return None
+    key = "task_kept" if turn.inbox_ahead else "noted"
+    data = {"deferred_inbox_items" if turn.inbox_ahead else "inbox_items": [item]}
+    return Reply(text(turn.language, key, items=item), data=data)
+
+
+def _ungerund(item: str) -> str:
+    """ "finishing the deck" as "finish the deck", that `action_lists.is_action` knows; an item
+    not opening with an English "-ing" word as it is."""
+    first, _, rest = item.partition(" ")
+    if not (first.lower().endswith("ing") and len(first) > 5):
+        return item
+    stem = first[:-3]
+    for verb in (stem, stem + "e", stem[:-1]):
+        if action_lists.is_action(f"{verb} {rest}"):
+            return f"{verb} {rest}"
+    return item
 
 
 _NO_FIRST = re.compile(r"^\W*(?:нет|неа|no|nope)\b\W", re.IGNORECASE)
