@@ -232,3 +232,19 @@ def test_no_task_is_kept_of_a_reply_to_the_summary_that_is_none(message: str) ->
     out = run(_turn("discovery", message, _summary("en"), facts=FACTS, language="en"))
     assert not out.extracted_data.get("deferred_inbox_items")
     assert not out.extracted_data.get("inbox_items")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Привет! А что это вообще такое?",
+        "Привет! А что это вообще такое и зачем оно мне?",
+        "зачем оно мне?",
+        "Привет, а зачем это?",
+    ],
+)
+def test_greeter_explains_itself_to_what_is_this_asked_in_russian(message: str) -> None:
+    # They got only the plain greeting; "what is this for exactly?" got "Put simply: ...".
+    out = run(_turn("greeter", message))
+    assert out.message == texts.text("ru", "greeter_explain")
+    assert not out.step_completed

@@ -76,6 +76,9 @@ _CONFUSED = (
     "once more", "one more time", "say that again", "repeat", "не догоняю", "i'm lost",
     "im lost", "что это значит", "what does that mean", "what does it mean", "what is this",
     "what's this", "что это такое", "что такое", "зачем мне это", "зачем это",
+    # "А что это вообще такое и зачем оно мне?" got only the plain greeting.
+    "что это вообще такое", "что это вообще", "зачем оно мне", "зачем мне оно", "зачем оно",
+    "зачем мне это все", "зачем это все",
 )  # fmt: skip
 # A bare question is confusion too: "Что?", "Чего?", "What?", "Huh?", "??", "Ok, but what?".
 _BARE_QUESTION_WORDS = frozenset({
