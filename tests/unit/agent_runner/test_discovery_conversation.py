@@ -248,3 +248,27 @@ def test_greeter_explains_itself_to_what_is_this_asked_in_russian(message: str) 
     out = run(_turn("greeter", message))
     assert out.message == texts.text("ru", "greeter_explain")
     assert not out.step_completed
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "hey, my coworker recommended this",
+        "my friend told me about this app",
+        "my wife suggested I try this",
+        "Привет, мне коллега посоветовала",
+        "подруга рассказала про это приложение",
+        "посоветовал друг",
+    ],
+)
+def test_who_recommended_baton_names_no_priority(message: str) -> None:
+    # "hey, my coworker recommended this" was saved as work ("Great, I have noted it: work.").
+    assert lang.areas_in(message) == {}
+    out = run(_turn("greeter", message))
+    assert "facts" not in out.extracted_data
+
+
+def test_a_priority_said_beside_who_recommended_baton_is_still_one() -> None:
+    said = "hi! a colleague recommended it. work is my main priority"
+    assert set(lang.areas_in(said)) == {"work"}
+    assert set(lang.areas_in("I want more time with friends")) == {"relationships"}

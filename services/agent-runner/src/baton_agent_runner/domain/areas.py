@@ -85,6 +85,23 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"долг(?:и|ов|ам|ами|ах)?\b", "инвест", "ипотек", "кредит",
     ),
 }  # fmt: skip
+# Who told the user about Baton names no priority: "my coworker recommended this" was saved
+# as work, "my friend told me about this app" as relationships. A person word as the one who
+# recommended, told about or suggested it, either side of the verb ("посоветовал друг").
+_REFERRER = (
+    r"(?:co-?workers?|colleagues?|(?:girl|boy|best)?friends?|wife|husband|partner|boss"
+    r"|mom|mum|dad|sister|brother|коллег\w*|друг\w*|друз\w*|подруг\w*|жен(?:а|ой)|муж(?:ем)?"
+    r"|мам(?:а|ой)|пап(?:а|ой)|сестр(?:а|ой)|брат(?:ом)?|начальни\w*)"
+)
+_TOLD_ABOUT = (
+    r"(?:recommend(?:ed|s)|told\s+me\s+about|suggest(?:ed|s)|посоветовал[аи]?"
+    r"|порекомендовал[аи]?|рассказал[аи]?)"
+)
+REFERRAL = re.compile(
+    rf"\b{_REFERRER}\b(?:\s+[\w-]+){{0,3}}?\s+{_TOLD_ABOUT}\b"
+    rf"|\b{_TOLD_ABOUT}(?:\s+[\w-]+){{0,3}}?\s+{_REFERRER}\b"
+)
+"""On normalised text: a person who recommended Baton; the areas its words name are none."""
 ASKED = ("work", "health", "relationships", "growth", "hobbies")
 """The areas discovery names when it asks for more (seed 001's five); `AREAS` also reads
 others the user may name."""

@@ -14,6 +14,7 @@ from baton_agent_runner.domain.areas import (
     AREAS,
     CORRECTION,
     KIN,
+    REFERRAL,
     SENTENCE_END,
     around,
     named_in,
@@ -346,7 +347,13 @@ def _mentioned(text: str) -> list[tuple[str, str, Mention]]:
         # (a greeter's closing reads every earlier message of the chat again).
         if not _ANY_AREA.search(lowered):
             continue
-        starts = {area: [hit.start() for hit in p.finditer(lowered)] for area, p in _PATTERNS}
+        referred = [hit.span() for hit in REFERRAL.finditer(lowered)]
+        starts = {
+            area: [hit.start() for hit in p.finditer(lowered) if not _within(hit, referred)]
+            for area, p in _PATTERNS
+        }
+        if not any(starts.values()):
+            continue  # "my coworker recommended this": who told of Baton, no priority
         if _errand_only(clause, lowered, starts):
             continue  # "позвонить маме", "call mom": a to-do, no priority
         parts, bare, after = parts_of(clause), listed_bare(lowered), listed_after(lowered)
@@ -357,6 +364,10 @@ def _mentioned(text: str) -> list[tuple[str, str, Mention]]:
                     found[area] = (area, trimmed(parts.get(area, clause)), kind)
                     break
     return list(found.values())
+
+
+def _within(hit: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+    return any(start <= hit.start() < end for start, end in spans)
 
 
 def _errand_only(clause: str, lowered: str, starts: dict[str, list[int]]) -> bool:
