@@ -272,3 +272,25 @@ def test_a_priority_said_beside_who_recommended_baton_is_still_one() -> None:
     said = "hi! a colleague recommended it. work is my main priority"
     assert set(lang.areas_in(said)) == {"work"}
     assert set(lang.areas_in("I want more time with friends")) == {"relationships"}
+
+
+@pytest.mark.parametrize(
+    ("language", "message", "area", "fact"),
+    [
+        ("en", "no, not finances, replace it with health", "health", "health"),
+        ("en", "not finances, health instead", "health", "health"),
+        ("ru", "нет, убери финансы, лучше здоровье", "health", "здоровье"),
+        ("ru", "нет, замени на здоровье", "health", "здоровье"),
+    ],
+)
+def test_a_correction_keeps_the_area_it_swaps_in_without_its_command_words(
+    language: str, message: str, area: str, fact: str
+) -> None:
+    # "replace it with health", "лучше здоровье" were stored as the facts.
+    facts = {"work": "w", "relationships": "r", "finances": "f"}
+    out = run(_turn("discovery", message, _summary(language), facts=facts, language=language))
+    assert out.extracted_data["facts"] == {area: fact}
+
+
+def test_better_health_said_alone_keeps_its_words() -> None:
+    assert lang.areas_in("лучше здоровье") == {"health": "лучше здоровье"}

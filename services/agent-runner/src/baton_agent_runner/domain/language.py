@@ -291,7 +291,45 @@ def _sentence_end(text: str) -> int:
     return len(text) if end is None else end.start()
 
 
+# The words a correction puts before or after the area it swaps in: "no, not finances,
+# replace it with health" kept "replace it with health", "нет, убери финансы, лучше здоровье"
+# "лучше здоровье". Read only of a correction ("лучше здоровье" alone may be the goal).
+_SWAP_LEAD = re.compile(
+    r"^(?:(?:replace|swap|change)\s+(?:it|that|this)\s+(?:with|for|to)|replace\s+with"
+    r"|put|make\s+it|instead|rather|лучше|вместо\s+(?:этого|него|нее|неё)"
+    r"|(?:замени|поменяй)(?:\s+(?:это|его|ее|их))?\s+на|а\s+лучше)\b[\s,:—–-]*",
+    re.IGNORECASE,
+)
+_SWAP_TAIL = re.compile(
+    r"[\s,]+(?:instead|rather|вместо\s+(?:этого|него|нее|неё))[.!]*$", re.IGNORECASE
+)
+
+
+def _swapped_in(part: str) -> str:
+    """The area a correction swaps in without the correction's own words ("health")."""
+    kept = _SWAP_TAIL.sub("", _SWAP_LEAD.sub("", part.strip()))
+    return kept or part
+
+
 def _mentions(text: str) -> list[tuple[str, str, Mention]]:
+    """`_mentions_of`, the named parts without a correction's lead ("replace it with health":
+    "health") when the text takes an area back or opens with a "no"."""
+    found = _mentions_of(text)
+    if not any(said == "declined" for *_, said in found) and not _opens_with_no(text):
+        return found
+    return [
+        (area, _swapped_in(part) if said == "named" else part, said) for area, part, said in found
+    ]
+
+
+_NO_OPENING = re.compile(r"^\W*(?:нет|неа|no|nope)\b", re.IGNORECASE)
+
+
+def _opens_with_no(text: str) -> bool:
+    return _NO_OPENING.match(text) is not None
+
+
+def _mentions_of(text: str) -> list[tuple[str, str, Mention]]:
     """Each area a clause of the text, as the user meant it (`corrected`), names, its part of
     the clause, and what it says of it: named (any of its words in the clause), else wrong,
     else declined."""
