@@ -208,3 +208,22 @@ def removal_request(text: str, earlier: list[str]) -> str | None:
     if not said or said in _PRONOUNS:
         return None
     return item if any(said in " ".join(words(message)) for message in earlier) else None
+
+
+# Asking to take out the item saved last ("delete the last one", "удали последний пункт"):
+# nothing it names was said, so `removal_request` reads none, and it was saved as an item.
+_REMOVE_LAST = re.compile(
+    r"^\W*(?:(?:oh|wait|actually|sorry|hmm|ой|хотя|нет|стоп|погоди|подожди|слушай)\b[\s,.!—–-]*)*"
+    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|take\s+(?:out|off)"
+    r"|удали(?:те)?|убери(?:те)?|вычеркни(?:те)?|сотри(?:те)?)\s+"
+    r"(?:(?:the\s+)?(?:last|latest|most\s+recent)(?:\s+(?:one|item|entry|thing))?"
+    r"|последн(?:ее|ий|юю|ее\s+дело)(?:\s+(?:пункт|запись|дело|элемент))?)"
+    r"(?:\s+(?:from|off|out\s+of)\s+(?:my\s+|the\s+)?(?:inbox|list)|\s+(?:из|с)\s+(?:inbox|списка))?"
+    r"(?:\s*,?\s*(?:please|pls|пожалуйста))?[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
+def removes_last(text: str) -> bool:
+    """Whether a message asks to take out the item saved last, naming no other."""
+    return _REMOVE_LAST.match(text) is not None

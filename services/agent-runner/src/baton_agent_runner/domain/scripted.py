@@ -195,6 +195,13 @@ def inbox_collector(turn: Turn) -> Reply:
     the workflow says the step can close, and until then the reply asks for the list."""
     earlier = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
     removal = inbox_requests.removal_request(turn.message, earlier)  # "удали кроссовки, уже купил"
+    if inbox_requests.removes_last(turn.message):  # "delete the last one", "удали последнее"
+        removal = _saved_last(turn)
+        if removal is None:  # which one is last is not known: ask, naming the last few
+            if not turn.inbox_open:
+                return Reply(text(turn.language, "inbox_remove_nothing"))
+            held = "; ".join(turn.inbox_open[-3:])
+            return Reply(text(turn.language, "inbox_remove_last_which", items=held))
     # "no wait not milk, oat milk", "ой нет, подарок уже купила"
     fix = None if removal else corrections.read(turn.message, earlier, turn.inbox_open)
     if isinstance(fix, corrections.Unclear):  # "already did it": which one? nothing is saved
@@ -251,6 +258,31 @@ def inbox_collector(turn: Turn) -> Reply:
         # Nothing new to say ("спасибо" after it): not the same reply word for word again.
         parts[-1] = text(turn.language, "inbox_more_again", **counts)
     return Reply("\n".join(parts), data=data)
+
+
+def _saved_last(turn: Turn) -> str | None:
+    """The open item saved last, as the agent's replies told it ("Saved to your inbox: a; b.
+    Items so far: 2."): the latest one still open (`inbox_open`), None when none is told."""
+    held = {same_item(content): content for content in turn.inbox_open}
+    for entry in reversed(turn.history):
+        if entry.get("role") != "assistant":
+            continue
+        said = entry.get("text", "")
+        for told in reversed([found for saved in _SAVED for found in saved.finditer(said)]):
+            for item in reversed(told.group("items").split("; ")):
+                if same_item(item) in held:
+                    return held[same_item(item)]
+    return None
+
+
+def _saved_pattern(code: lang.Lang) -> re.Pattern[str]:
+    """What the "saved" reply says in one language, its items as the group `items`."""
+    before, _, after = text(code, "saved", items="\x00", total="\x01").partition("\x00")
+    ending = after.partition("\x01")[0]
+    return re.compile(f"{re.escape(before)}(?P<items>[^\\n]*?){re.escape(ending)}\\d")
+
+
+_SAVED = (_saved_pattern("ru"), _saved_pattern("en"))
 
 
 def _removes_one(turn: Turn, removal: str) -> bool:

@@ -385,6 +385,15 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "В inbox нет записи «{said}», так что убирать нечего.",
         "en": 'There is no "{said}" in your inbox, so nothing was removed.',
     },
+    "inbox_remove_last_which": {
+        # "delete the last one" when the replies do not tell which was saved last.
+        "ru": "Какую запись убрать? Последние: {items}. Напиши её целиком.",
+        "en": "Which item should I remove? The last ones: {items}. Write it out in full.",
+    },
+    "inbox_remove_nothing": {
+        "ru": "В inbox пока нет записей, так что убирать нечего.",
+        "en": "Your inbox holds no items yet, so nothing was removed.",
+    },
     "inbox_answer": {
         # A question in the brain dump: what becomes of the items (seed 001, components 5, 6
         # and 9), before the step's usual request.

@@ -1,0 +1,67 @@
+"""Brain dump messages that were misread: "delete the last one" saved as an item."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain import texts
+from baton_agent_runner.domain.scripted import Turn, run
+
+
+def turn(message: str, **extra: Any) -> Turn:
+    return Turn(
+        agent="inbox_collector",
+        current_step="brain_dump",
+        message=message,
+        language=lang.language_of(message),
+        **extra,
+    )
+
+
+def saved(language: lang.Lang, items: list[str], total: int) -> dict[str, str]:
+    return {"role": "assistant", "text": texts.text(language, "saved", items="; ".join(items),
+                                                     total=total)}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["delete the last one", "remove the last one", "удали последнее", "удали последний пункт"],
+)
+def test_removing_the_last_one_removes_the_item_saved_last(message: str) -> None:
+    # It was saved as a new item ("Saved to your inbox: delete the last one").
+    language = lang.language_of(message)
+    history = [
+        {"role": "user", "text": "call mom; buy milk"},
+        saved(language, ["call mom", "buy milk"], 2),
+        {"role": "user", "text": "pay rent"},
+        saved(language, ["pay rent"], 3),
+    ]
+    out = run(turn(message, history=history, inbox_count=3, messages_in_step=2,
+                   inbox_open=["pay rent", "call mom", "buy milk"]))  # fmt: skip
+    assert out.extracted_data == {"removed_inbox_items": ["pay rent"]}
+    assert not out.step_completed
+
+
+def test_the_last_one_already_removed_is_not_the_last_one_any_more() -> None:
+    history = [{"role": "user", "text": "call mom; buy milk"},
+               saved("en", ["call mom", "buy milk"], 2)]  # fmt: skip
+    out = run(turn("delete the last one", history=history, inbox_count=1,
+                   inbox_open=["call mom"]))  # fmt: skip
+    assert out.extracted_data == {"removed_inbox_items": ["call mom"]}
+
+
+@pytest.mark.parametrize("message", ["delete the last one", "удали последнее"])
+def test_removing_the_last_one_unknown_asks_which_and_saves_nothing(message: str) -> None:
+    language = lang.language_of(message)
+    out = run(turn(message, inbox_count=4, inbox_open=["a1", "b2", "c3", "d4"]))
+    assert out.extracted_data == {}
+    assert out.message == texts.text(language, "inbox_remove_last_which", items="b2; c3; d4")
+
+
+def test_removing_the_last_one_of_none_removes_nothing() -> None:
+    out = run(turn("delete the last one"))
+    assert out.extracted_data == {}
+    assert out.message == texts.text("en", "inbox_remove_nothing")
