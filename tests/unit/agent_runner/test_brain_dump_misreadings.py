@@ -1,4 +1,7 @@
-"""Brain dump messages that were misread: "delete the last one" saved as an item."""
+"""Brain dump messages that were misread: "delete the last one", chatter ("лол", "btw the
+weather is awful today") and "dun" were saved as items."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -65,3 +68,30 @@ def test_removing_the_last_one_of_none_removes_nothing() -> None:
     out = run(turn("delete the last one"))
     assert out.extracted_data == {}
     assert out.message == texts.text("en", "inbox_remove_nothing")
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["btw the weather is awful today", "кстати, погода сегодня ужасная", "лол", "кек", "ахах"],
+)
+def test_chatter_is_no_item(message: str) -> None:
+    # Each was saved as an item ("Saved to your inbox: лол").
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert "inbox_items" not in out.extracted_data
+    assert not out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [("btw call the plumber", "call the plumber"), ("кстати, купить зонт", "купить зонт")],
+)
+def test_an_action_said_by_the_way_is_still_an_item(message: str, item: str) -> None:
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert any(item in saved for saved in out.extracted_data["inbox_items"])
+
+
+@pytest.mark.parametrize("message", ["dun", "donee", "doen"])
+def test_done_typed_in_a_hurry_ends_the_step(message: str) -> None:
+    out = run(turn(message, inbox_count=3, messages_in_step=3, can_complete=True))
+    assert "inbox_items" not in out.extracted_data
+    assert out.step_completed

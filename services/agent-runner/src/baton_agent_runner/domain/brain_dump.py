@@ -10,7 +10,13 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from baton_agent_runner.domain import readiness
-from baton_agent_runner.domain.action_lists import actions, afterthoughts, lists_actions, sentences
+from baton_agent_runner.domain.action_lists import (
+    actions,
+    afterthoughts,
+    is_action,
+    lists_actions,
+    sentences,
+)
 from baton_agent_runner.domain.extracted import holds, trimmed_item
 from baton_agent_runner.domain.finishing import (
     GOES_ON,
@@ -62,6 +68,8 @@ _HESITATION = frozenset({
     "хз", "лень", "неохота", "idk", "dunno", "lol",
     # Filler before a request ("короче напомни купить корм", "blah blah remind me to ...").
     "короче", "кароче", "короч", "blah", "anyway", "anyways",
+    # Laughing alone ("лол", "кек", "ахах") was saved as an item; "lol" was not.
+    "лол", "кек", "хах", "хаха", "хахах", "ахах", "ахаха", "ахахах",
 })  # fmt: skip
 # Adding more later ("потом допишу", "I'll add more later") puts it off, as "потом" does.
 _ADDING_LATER = frozenset({
@@ -423,7 +431,7 @@ def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
         return None
     said_nothing = all(token in filler for token in words(item)) or declines(item)
     said_nothing = said_nothing or only_reminder(item)  # "не забыть", "don't forget": of what?
-    said_nothing = said_nothing or _about_the_step(item)
+    said_nothing = said_nothing or _about_the_step(item) or _small_talk(text)
     return None if said_nothing or _waits(item) else item
 
 
@@ -431,6 +439,28 @@ def _about_the_step(text: str) -> bool:
     """The text only talks about the step ("so brain dump huh")."""
     tokens = set(words(text))
     return bool(tokens & _ABOUT_THE_STEP) and tokens <= _TALK
+
+
+# A remark in passing ("btw the weather is awful today", "кстати, погода сегодня ужасная") was
+# saved as an item. Only one that opens with "btw"/"кстати", talks of the weather or the mood
+# and names no action is none: "btw call the plumber" is an item.
+_BY_THE_WAY = re.compile(r"^\W*(?:btw|by\s+the\s+way|кстати)\b[\s,:—–-]*", re.IGNORECASE)
+_WEATHER_AND_MOOD = frozenset({
+    "weather", "rain", "raining", "rainy", "snow", "snowing", "cold", "hot", "sunny", "windy",
+    "freezing", "mood", "tired", "sleepy", "bored", "exhausted", "sad", "happy",
+    "погода", "погоды", "погоду", "дождь", "снег", "холодно", "жарко", "солнце",
+    "солнечно", "ветер", "ветрено", "мороз", "настроение", "устал", "устала", "грустно", "скучно",
+    "весело", "сонный", "сонная",
+})  # fmt: skip
+
+
+def _small_talk(text: str) -> bool:
+    """The text is a remark in passing on the weather or the mood (`_BY_THE_WAY`)."""
+    if (opening := _BY_THE_WAY.match(text)) is None:
+        return False
+    rest = text[opening.end() :]
+    said = set(words(rest))
+    return bool(said & _WEATHER_AND_MOOD) and not (is_action(rest) or lists_actions(rest))
 
 
 def _waits(text: str) -> bool:

@@ -27,6 +27,8 @@ _DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
 _DONE_ALONE = (
     "готово", "все", "done", "finished", "закончил", "закончила", "закончили", "хватит",
     "достаточно", "enough",
+    # Typed in a hurry ("dun", "donee", "doen"): saved as items.
+    "dun", "donee", "doen",
 )  # fmt: skip
 _DONE_WHOLE = frozenset({
     "все готово", "я все", "все на сегодня", "больше нет", "больше нечего", "нечего больше",
