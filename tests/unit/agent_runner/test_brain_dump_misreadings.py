@@ -95,3 +95,26 @@ def test_done_typed_in_a_hurry_ends_the_step(message: str) -> None:
     out = run(turn(message, inbox_count=3, messages_in_step=3, can_complete=True))
     assert "inbox_items" not in out.extracted_data
     assert out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        # Saved "call grandma and I should probably cancel netflix", one item.
+        ("Also I need to call grandma and I should probably cancel netflix",
+         ["call grandma", "cancel netflix"]),
+        ("надо позвонить бабушке и я наверное отменю нетфликс",
+         ["позвонить бабушке", "отменю нетфликс"]),
+        # Saved whole, with its "then".
+        ("then clean the garage and then sort the photos", ["clean the garage", "sort the photos"]),
+        ("а потом разобрать балкон и потом выкинуть старый диван",
+         ["разобрать балкон", "выкинуть старый диван"]),
+        ("then call mom", ["call mom"]),
+        # Still one: "потом" before one action says when; "I" alone opens no clause.
+        ("потом купить хлеб", ["потом купить хлеб"]),
+        ("buy salt and pepper", ["buy salt and pepper"]),
+    ],
+)  # fmt: skip
+def test_a_clause_of_its_own_and_then_part_actions(message: str, items: list[str]) -> None:
+    out = run(turn(message, messages_in_step=1))
+    assert out.extracted_data["inbox_items"] == items

@@ -25,7 +25,12 @@ only saves the sentence as written, as before:
   to", "I have to", "Надо", "Мне нужно", "Хочу") is said of them all and kept by none; a "to"
   or a lead-in before a later one ("..., to book a dentist", "..., need to pay rent") is
   dropped too; before a lone action ("need to renew passport") it goes as well, when what
-  follows it is an action ("хочу в отпуск" stays as said).
+  follows it is an action ("хочу в отпуск" stays as said);
+- a side after "and"/"и" that opens with a subject of its own and what it means or may do
+  ("and I should probably cancel netflix", "и я наверное отменю подписку") is a clause of its
+  own, an item past those words, even when no verb we know starts it ("отменю подписку");
+- a "then"/"потом" opening a list of actions is no part of the first ("then clean the garage
+  and then sort the photos"); before one action "then" goes too, "потом" stays (it says when).
 
 Apart from that rule, "also" marks a new item however the two sides read (`afterthoughts`):
 "call grandma and also buy dog food", "renew passport, also dentist", "oh and ...", ", plus
@@ -149,10 +154,22 @@ def afterthoughts(text: str) -> list[str]:
     return [part.strip() for part in _ALSO.split(text) if part.strip()]
 
 
+# "then"/"потом" opening a list of actions says they come after the one before: no part of the
+# first ("then clean the garage and then sort the photos" was saved whole, with its "then").
+# Before one action "then" goes too, but "потом" stays: "потом купить хлеб" says when.
+_THEN = re.compile(
+    r"^\s*(?:(?P<en>and\s+then|then)|а\s+потом|и\s+потом|потом|затем)\s+", re.IGNORECASE
+)
+
+
 def actions(item: str) -> list[str]:
     """The actions a sentence lists (see the module's docstring), or the item as it is (past
     its lead-in when an action follows that); past an introduction before a colon or dash
-    when the rest lists actions."""
+    when the rest lists actions, and past a "then" before them."""
+    if (then := _THEN.match(item)) is not None:
+        rest = item[then.end() :]
+        if len(_actions(rest)) > 1 or (then.group("en") is not None and lists_actions(rest)):
+            item = rest
     found = _actions(item)
     intro = _INTRO.match(item)
     if len(found) == 1 and intro is not None:
@@ -221,13 +238,35 @@ def _parts(piece: str) -> list[str] | None:
     """The actions a comma's piece holds: each side of its "and"s when all are actions, else
     the piece whole when it is one ("buy salt and pepper"); None when it is none."""
     sides = [_TO.sub("", side.strip()) for side in _AND.split(piece)]
+    # A later side with its own subject ("and I should probably cancel netflix", "и я наверное
+    # отменю подписку") is a clause of its own: its action, past the subject, is an item.
+    own = [at > 0 and _SUBJECT.match(side) is not None for at, side in enumerate(sides)]
+    sides = [
+        _SUBJECT.sub("", side, count=1) if mine else side
+        for side, mine in zip(sides, own, strict=True)
+    ]
     if (
         len(sides) > 1
-        and all(is_action(side) for side in sides)
+        and all(
+            is_action(side) or (mine and len(words(side)) > 1)
+            for side, mine in zip(sides, own, strict=True)
+        )
         and not any(_goes_on(side, after) for side, after in pairwise(sides))
     ):
         return sides
     return [piece] if is_action(piece) else None
+
+
+# A subject and what it means or may do, opening a clause after "and"/"и": "I should probably",
+# "we'll", "я наверное", "я ещё". A bare "I" is none ("call mom and I" is no clause).
+_SUBJECT = re.compile(
+    r"^(?:i|we)(?:'ll|'d|\s+will|\s+should|\s+must|\s+need\s+to|\s+have\s+to|\s+want\s+to"
+    r"|\s+gotta|\s+might|\s+could|\s+can|\s+ought\s+to|\s+(?:am|'m)\s+going\s+to|\s+also"
+    r"|\s+probably|\s+maybe|\s+really|\s+definitely|\s+still|\s+then)+\s+"
+    r"|^(?:я|мы)(?:\s+(?:наверное|наверно|пожалуй|ещ[её]|тоже|также|обязательно|может|потом"
+    r"|завтра|сегодня))+\s+",
+    re.IGNORECASE,
+)
 
 
 # After "and", a pronoun as the verb's object names what the action before it did: "finish the
