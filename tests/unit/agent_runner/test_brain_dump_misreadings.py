@@ -118,3 +118,21 @@ def test_done_typed_in_a_hurry_ends_the_step(message: str) -> None:
 def test_a_clause_of_its_own_and_then_part_actions(message: str, items: list[str]) -> None:
     out = run(turn(message, messages_in_step=1))
     assert out.extracted_data["inbox_items"] == items
+
+
+@pytest.mark.parametrize("message", ["ok", "ок", "k", "okay", "Ок.", "nope", "no", "нет"])
+def test_a_bare_ok_to_the_closing_question_ends_the_step(message: str) -> None:
+    # "ok" to "Before we close... anything else?" got "Anything else? ... say 'that's all'".
+    language = lang.language_of(message)
+    asked = {"role": "assistant", "text": texts.text(language, "inbox_not_yet")}
+    out = run(turn(message, history=[asked], inbox_count=3, messages_in_step=4, can_complete=True))
+    assert out.step_completed
+    assert "inbox_items" not in out.extracted_data
+
+
+def test_ok_with_an_item_to_the_closing_question_saves_it() -> None:
+    asked = {"role": "assistant", "text": texts.text("en", "inbox_not_yet")}
+    out = run(turn("ok buy milk", history=[asked], inbox_count=3, messages_in_step=4,
+                   can_complete=True))  # fmt: skip
+    assert not out.step_completed
+    assert out.extracted_data["inbox_items"]

@@ -211,12 +211,16 @@ def inbox_collector(turn: Turn) -> Reply:
         asked = "inbox_change_missing" if fix.changes else "inbox_done_which"
         return Reply(text(turn.language, asked, said=fix.said, items=items_held))
     later = brain_dump.puts_off(turn.message)  # "потом", "not now", "Запиши в inbox: потом"
-    heard = [] if later or removal or fix else distinct(brain_dump.dumped_items(turn.message))
+    agreed = _agrees_to_close(turn)  # "ok" to "Before we close... anything else?"
+    skip = later or removal or fix or agreed
+    heard = [] if skip else distinct(brain_dump.dumped_items(turn.message))
     if heard and all(_bare_area(item) for item in heard):
         heard = []  # "health": still on discovery's priorities, no task
     items, again = _new_and_again(turn, heard)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
-    done = not removal and (brain_dump.says_done(turn.message) or (_asked_for_more(turn) and no))
+    done = not removal and (
+        brain_dump.says_done(turn.message) or (_asked_for_more(turn) and no) or agreed
+    )
     # The service says what the removal did (`service.late_inbox.told_removed`): one item goes,
     # when one open item is what it names; "remove oat milk" with none left ("There is no ...")
     # was counted as one fewer all the same.
@@ -330,6 +334,16 @@ def _asked_for_more(turn: Turn) -> bool:
 
 
 _MORE = ("inbox_anything_else", "inbox_not_yet")
+# A bare "ok" to the closing question ("Before we close... anything else, even something
+# small?") looped on "Anything else?"; "k" was saved as an item.
+_OK_ALONE = frozenset({"ok", "okay", "k", "kk", "okey", "ок", "окей", "оке", "ладно"})
+
+
+def _agrees_to_close(turn: Turn) -> bool:
+    """The message is a bare "ok" (`_OK_ALONE`) to the brain dump's closing question
+    (`inbox_not_yet`): nothing more, so done, as a "no" to it is."""
+    said = words(turn.message)
+    return len(said) == 1 and said[0] in _OK_ALONE and last_reply_says(turn, "inbox_not_yet")
 
 
 _ASK_FOR_MORE = frozenset({"inbox_more", "inbox_explain", "inbox_anything_else"})
