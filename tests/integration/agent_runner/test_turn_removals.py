@@ -188,3 +188,18 @@ async def test_a_removal_at_a_follow_up_question_asks_it_again(engine: AsyncEngi
     removal = _turn("i-1:m-2", "удали хлеб", agent="discovery")
     reply = await runner.run(removal.model_copy(update={"step_context": step, "history": history}))
     assert reply.message == f"Убрал из inbox: купить хлеб.\n{asked}"
+
+
+async def test_delete_the_last_one_removes_the_item_saved_last(engine: AsyncEngine) -> None:
+    # "delete the last one" was saved as an item of its own.
+    runner = sql_runner(engine)
+    saved = await runner.run(_turn("i-1:m-1", LISTED))
+    told = [
+        HistoryEntry(role="user", text=LISTED),
+        HistoryEntry(role="assistant", text=saved.message),
+    ]
+    asked = _turn("i-1:m-2", "delete the last one").model_copy(update={"history": told})
+    reply = await runner.run(asked)
+    assert reply.extracted_data == {"removed_inbox_items": ["call mom"]}
+    assert reply.message.startswith(texts.text("en", "inbox_removed", item="call mom"))
+    assert await _contents(engine) == ["buy milk", "cancel netflix"]
