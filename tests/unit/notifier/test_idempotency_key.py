@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from pydantic import BaseModel
+
+from baton_contracts import Command, Query
+from baton_contracts.dag_runs import DagRunAccepted, StartDagRun
 
 from .conftest import FakeRequester
 
@@ -124,3 +128,72 @@ async def test_the_same_key_in_the_body_and_the_header_is_taken(
     )
     [sent] = requester.sent
     assert sent.command_id == "k1"
+
+
+@pytest.mark.parametrize(
+    ("header", "key"),
+    [('"k1"', "k1"), ('"say \\"hi\\" \\\\ 2"', 'say "hi" \\ 2'), ('"k1" ', "k1"), ("k1", "k1")],
+)
+async def test_a_quoted_key_is_the_key_it_holds(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester, header: str, key: str
+) -> None:
+    # The draft writes the key as a Structured Field string, quoted; it was kept with its
+    # quotes, so the same id in the body was refused as another key.
+    requester.raw = b'{"outcome": "stayed"}'
+    body = {"action": "stay", "command_id": key}
+    answer = await client.post(
+        "/api/workflows/i1/signal", json=body, headers={**auth, "Idempotency-Key": header}
+    )
+    assert answer.status_code == 200, answer.text
+    [sent] = requester.sent
+    assert sent.command_id == key
+
+
+@pytest.mark.parametrize(("url", "body", "said"), ROUTES)
+@pytest.mark.parametrize(
+    ("header", "why"),
+    [
+        ('"k1", "k2"', "holds more than one key"),
+        ('"k1" k2', "after the quoted key"),
+        ('"k1', "opens a quote it does not close"),
+        ('"k\\1"', "escapes only"),
+    ],
+)
+async def test_a_quoted_value_that_is_not_one_key_is_refused_and_nothing_is_sent(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    url: str,
+    body: dict[str, str],
+    said: str,
+    header: str,
+    why: str,
+) -> None:
+    # A proxy may join two headers into one line (RFC 9110 5.3): `"k1", "k2"` was one key.
+    refused = await client.post(url, json=body, headers={**auth, "Idempotency-Key": header})
+    assert refused.status_code == 422, refused.text
+    [detail] = refused.json()["error"]["details"]
+    assert detail["field"] == "header.idempotency-key"
+    assert why in detail["message"]
+    assert requester.sent == []
+
+
+async def test_a_quoted_run_key_starts_one_run_as_the_bare_key_does(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    requester.answer = _accepted
+    await client.post("/workflows/w/run", json={}, headers={**auth, "Idempotency-Key": '"n-1"'})
+    await client.post("/workflows/w/run", json={}, headers={**auth, "Idempotency-Key": "n-1"})
+    assert [getattr(sent, "request_id", None) for sent in requester.sent] == ["n-1", "n-1"]
+
+
+def _accepted(message: Query | Command) -> BaseModel:
+    assert isinstance(message, StartDagRun)
+    return DagRunAccepted(
+        run_id="r1",
+        workflow=message.name,
+        version=1,
+        version_id=f"{message.name}@1",
+        mode="live",
+        status="running",
+    )

@@ -88,7 +88,7 @@ async def run_workflow(
 ) -> Any:
     """Start a run of the latest version: 202 with its id; it goes on in the background."""
     if idempotency_key is not None:
-        one_key(request)
+        one_key(request, idempotency_key)
     body = body or RunBody()
     reply = await forwarder.forward(
         StartDagRun,

@@ -269,7 +269,7 @@ async def signal(
     """A manual signal; the answer says `transitioned`, `stayed`, `blocked` or `forced`."""
     forwarder = deps_of(request).forwarder  # not a dependency: see `send_message`
     if idempotency_key is not None:
-        one_key(request, body.command_id, "body.command_id")
+        one_key(request, idempotency_key, body.command_id, "body.command_id")
     command_id = body.command_id or idempotency_key or uuid.uuid4().hex
     fields = body.model_dump(exclude={"command_id"})
     keyed = idempotency_key and not body.command_id
@@ -298,7 +298,7 @@ async def send_message(
     # route and `signal` are the two of every turn.
     forwarder = deps_of(request).forwarder
     if idempotency_key is not None:
-        one_key(request, body.client_message_id, "body.client_message_id")
+        one_key(request, idempotency_key, body.client_message_id, "body.client_message_id")
     client_message_id = body.client_message_id or idempotency_key or uuid.uuid4().hex
     keyed = idempotency_key and not body.client_message_id
     origins = MESSAGE_ID_IN_HEADER if keyed else MESSAGE_ID_IN_BODY
