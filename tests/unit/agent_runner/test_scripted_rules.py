@@ -2179,3 +2179,13 @@ def test_a_to_do_list_kept_for_the_brain_dump_names_each_item_once(
     assert out.extracted_data == {"deferred_inbox_items": items}, out.message
     assert "; ".join(items) in out.message
     assert out.message.casefold().count(items[-1].casefold()) == 1, out.message
+
+
+@pytest.mark.parametrize("message", ["нет", "no", "not yet", "подожди", "нет, подожди", "wait"])
+def test_coordinator_does_not_complete_on_a_refusal(message: str) -> None:
+    # The brain dump's closing asks to say "ok" for the wrap-up; "нет" completed onboarding.
+    closing = texts.text(lang.language_of(message), "then_summary")
+    history = [{"role": "assistant", "text": closing}]
+    out = run(turn("coordinator", message, history=history, inbox_count=3, inbox_ahead=False))
+    assert not out.step_completed and not out.extracted_data
+    assert out.message == texts.text(lang.language_of(message), "coordinator_wait")

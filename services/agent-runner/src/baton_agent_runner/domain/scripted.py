@@ -178,11 +178,11 @@ def _noted_at_the_end(
     """The coordinator's wrap-up, after saying what became of the request."""
     if turn.inbox_ahead or not items:
         said = _noted(turn, items, why="", bare=bare).strip()
-        wrap_up = coordinator(turn)
+        wrap_up = _wrap_up(turn)
     else:
         said = text(turn.language, "noted", items="; ".join(items))
         counted = turn.inbox_count + len(items)
-        wrap_up = coordinator(turn.model_copy(update={"inbox_count": counted}))
+        wrap_up = _wrap_up(turn.model_copy(update={"inbox_count": counted}))
     wrap_up.message = f"{said}\n{wrap_up.message}"
     wrap_up.data = {**wrap_up.data, **kept}
     return wrap_up
@@ -418,7 +418,16 @@ def _criteria(turn: Turn) -> frozenset[str] | None:
 
 
 def coordinator(turn: Turn) -> Reply:
-    """Congratulates with the counts and explains what comes next; the workflow completes."""
+    """Congratulates with the counts and explains what comes next; the workflow completes.
+    A refusal ("нет", "not yet", "подожди") to the brain dump's "say "ok"" waits instead: it
+    completed onboarding all the same."""
+    if readiness.is_not_ready(turn.message):
+        return Reply(text(turn.language, "coordinator_wait"))
+    return _wrap_up(turn)
+
+
+def _wrap_up(turn: Turn) -> Reply:
+    """The coordinator's congratulation with the counts, completing the step."""
     counts = {"facts": len(turn.facts), "items": turn.inbox_count}
     name = names.known_name(turn.step)
     if name is None:

@@ -472,6 +472,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": f"Поздравляю, онбординг завершён! {_WRAP_UP['ru']}",
         "en": f"Congratulations, onboarding is complete! {_WRAP_UP['en']}",
     },
+    "coordinator_wait": {
+        # A refusal ("нет", "not yet", "подожди") to the brain dump's "say "ok"" before the
+        # wrap-up: the wrap-up would close onboarding against the user's word.
+        "ru": "Хорошо, не тороплю. Когда будешь готов, напиши «ок» — и я подведу итоги и "
+        "расскажу, что дальше.",
+        "en": 'Sure, no rush. When you are ready, say "ok" and I will sum up what we have and '
+        "what comes next.",
+    },
     "coordinator_named": {
         "ru": f"Поздравляю, {{name}}, онбординг завершён! {_WRAP_UP['ru']}",
         "en": f"Congratulations, {{name}}, onboarding is complete! {_WRAP_UP['en']}",
