@@ -136,3 +136,40 @@ def test_ok_with_an_item_to_the_closing_question_saves_it() -> None:
                    can_complete=True))  # fmt: skip
     assert not out.step_completed
     assert out.extracted_data["inbox_items"]
+
+
+@pytest.mark.parametrize(
+    "message", ["please", "oh", "oh!", "ohhh", "ugh", "ну", "эм", "эээ", "ну вот", "блин", "ой"]
+)
+def test_an_interjection_alone_is_no_item(message: str) -> None:
+    # "please" and "oh" were saved ("Saved to your inbox: please"); answered as "лол" is.
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert out.extracted_data == {}
+    language = lang.language_of(message)
+    assert out.message == texts.text(language, "inbox_more", need=2, total=1, least=3)
+
+
+@pytest.mark.parametrize(
+    ("message", "language"), [("what else", "en"), ("и что дальше", "ru"), ("и что ещё", "ru")]
+)
+def test_what_else_without_its_question_mark_is_asked_not_saved(
+    message: str, language: lang.Lang
+) -> None:
+    # "what else" was saved as an item; with its "?" it was answered.
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert out.extracted_data == {}
+    assert out.message.startswith(texts.text(language, "inbox_answer"))
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("oh, call mom", ["call mom"]),
+        ("what else to buy for the party", ["what else to buy for the party"]),
+        ("so many bills", ["so many bills"]),
+        ("well pump repair", ["well pump repair"]),
+    ],
+)
+def test_an_item_with_filler_words_is_still_an_item(message: str, items: list[str]) -> None:
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert out.extracted_data == {"inbox_items": items}

@@ -70,7 +70,14 @@ _HESITATION = frozenset({
     "короче", "кароче", "короч", "blah", "anyway", "anyways",
     # Laughing alone ("лол", "кек", "ахах") was saved as an item; "lol" was not.
     "лол", "кек", "хах", "хаха", "хахах", "ахах", "ахаха", "ахахах",
+    # Interjections and filler alone ("please", "oh", "ну вот", "блин") were saved as items;
+    # drawn-out ones ("ohhh", "ммм", "эээ") are read by `_INTERJECTION`.
+    "please", "pls", "plz", "oh", "ah", "er", "erm", "ugh", "meh", "well", "so", "hm", "wow",
+    "welp", "okey", "пожалуйста", "плиз", "плз", "ой", "ах", "ох", "эх", "ух", "мм", "вот",
+    "блин", "а", "о", "э",
 })  # fmt: skip
+# A drawn-out interjection ("ohhh", "hmmm", "ummm", "ммм", "эээ", "ааа"): no item, as "oh" is.
+_INTERJECTION = re.compile(r"(?:o+h+|a+h+|u+h+|u+m+|h+m+|e+r+m*|м+|э+м*|х+м+|о+|а+|у+)")
 # Adding more later ("потом допишу", "I'll add more later") puts it off, as "потом" does.
 _ADDING_LATER = frozenset({
     "допишу", "добавлю", "напишу", "вспомню", "дальше", "i'll", "ill", "will", "add", "more",
@@ -429,7 +436,8 @@ def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     item = _TOO.sub("", _FILLER_END.sub("", item))
     if not item or text.rstrip().endswith(("?", ":")):
         return None
-    said_nothing = all(token in filler for token in words(item)) or declines(item)
+    said_nothing = all(token in filler or _INTERJECTION.fullmatch(token) for token in words(item))
+    said_nothing = said_nothing or declines(item)
     said_nothing = said_nothing or only_reminder(item)  # "не забыть", "don't forget": of what?
     said_nothing = said_nothing or _about_the_step(item) or _small_talk(text)
     return None if said_nothing or _waits(item) else item

@@ -64,6 +64,8 @@ _ANSWERING = frozenset({
     "нет", "неа", "ничего", "ну", "ок", "окей", "ладно", "хорошо", "no", "nope", "nothing",
     "ok", "okay", "well",
 })  # fmt: skip
+# "what else" alone asks what comes next, as "what now" does; it was saved as an item.
+_ELSE = frozenset({"else", "ещё", "еще"})
 _OPENING = _ASKING | {"what's", "whats", "how's", "hows", "where's", "wheres", "сколько"}
 _NAMING = _THE_ITEMS | _THEN | {
     "это", "этим", "этого", "этому", "эти", "этих", "этими", "ними", "теперь", "здесь", "тут",
@@ -138,6 +140,8 @@ def _asks_unmarked(tokens: list[str]) -> bool:
     doing = rest[0] in _OPENING and "do" in rest[1:]
     if (doing or not _WRITING.isdisjoint(rest)) and set(rest) <= _ABOUT_WRITING:
         return True  # "что писать", "what do I write here", "can I change items later"
+    if len(rest) > 1 and set(rest) <= _OPENING | _THEN | _ELSE:
+        return True  # "what else", "и что ещё", "what now": what comes next
     if any(
         token.endswith(_INFINITIVE) or (token == "to" and after not in _NO_VERB)
         for token, after in zip(rest, [*rest[1:], ""], strict=True)
