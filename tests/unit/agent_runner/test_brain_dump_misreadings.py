@@ -173,3 +173,22 @@ def test_what_else_without_its_question_mark_is_asked_not_saved(
 def test_an_item_with_filler_words_is_still_an_item(message: str, items: list[str]) -> None:
     out = run(turn(message, inbox_count=1, messages_in_step=1))
     assert out.extracted_data == {"inbox_items": items}
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("Купить подарок Лене, и поздравить её", ["Купить подарок Лене, и поздравить её"]),
+        ("забрать детей, покормить их", ["забрать детей, покормить их"]),
+        ("finish the report, and email it to Bob", ["finish the report, and email it to Bob"]),
+        (
+            "купить торт, отвезти его маме, позвонить в банк",
+            ["купить торт, отвезти его маме", "позвонить в банк"],
+        ),
+        ("купить хлеб, и позвонить маме", ["купить хлеб", "позвонить маме"]),
+    ],
+)
+def test_a_pronoun_object_after_a_comma_keeps_one_item(message: str, items: list[str]) -> None:
+    # "поздравить её" was saved alone, its "её" (Лена) lost from the item before it.
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert out.extracted_data == {"inbox_items": items}

@@ -16,7 +16,8 @@ only saves the sentence as written, as before:
   (`_GOES_ON_WITH`): asking or saying something there ("call the bank and ask about the
   loan", "встретиться с Петей и обсудить проект"), going somewhere to do it ("go to the
   store and buy milk", "сходить в аптеку и купить бинт"), or doing something to what the
-  first named ("finish the report and email it to bob");
+  first named ("finish the report and email it to bob"), after a comma too ("Купить
+  подарок Лене, и поздравить её");
 - every piece is an action: two words or more, the first a verb: a Russian infinitive
   ("позвонить", "записаться", "отвезти", "помочь"; not a noun that looks like one: "новости",
   "память") or an English verb of `_EN_VERBS`, which English spelling cannot tell apart from
@@ -211,7 +212,7 @@ def _actions(item: str) -> list[str]:
     """The actions `item` lists, or [item]."""
     lead_in = _LEAD_IN.match(item)
     body = item[lead_in.end() :] if lead_in else item
-    pieces = _COMMA.split(body)
+    pieces = _pronoun_objects_kept(body)
     if len(pieces) < 2:
         # "I need to fix the sink and pay rent": two actions joined by "and" alone.
         joined = _parts(body.strip())
@@ -225,6 +226,23 @@ def _actions(item: str) -> list[str]:
             return [item]
         found += parts
     return found
+
+
+def _pronoun_objects_kept(body: str) -> list[str]:
+    """The comma's pieces of `body`, a piece whose object is a pronoun (`_BACK`) kept with the
+    one before it, as after a bare "and": "Купить подарок Лене, и поздравить её" is one task
+    ("поздравить её" alone says nothing)."""
+    pieces: list[str] = []
+    start = last_end = 0
+    for comma in [*_COMMA.finditer(body), None]:
+        end = len(body) if comma is None else comma.start()
+        said = words(_later_piece(body[start:end]))
+        if pieces and len(said) > 1 and said[1] in _BACK:
+            pieces[-1] += body[last_end:end]  # with its comma and "и"
+        else:
+            pieces.append(body[start:end])
+        start, last_end = (len(body) if comma is None else comma.end()), end
+    return pieces
 
 
 def _later_piece(piece: str) -> str:
