@@ -192,3 +192,22 @@ def test_a_pronoun_object_after_a_comma_keeps_one_item(message: str, items: list
     # "поздравить её" was saved alone, its "её" (Лена) lost from the item before it.
     out = run(turn(message, inbox_count=1, messages_in_step=1))
     assert out.extracted_data == {"inbox_items": items}
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("pay rent tmrw, call dentist, laundry", ["pay rent tmrw", "call dentist", "laundry"]),
+        ("laundry, pay rent, call dentist", ["laundry", "pay rent", "call dentist"]),
+        ("купить хлеб, позвонить маме, стирка", ["купить хлеб", "позвонить маме", "стирка"]),
+        ("tmrw call dentist, pay rent", ["tmrw call dentist", "pay rent"]),
+        # An object of the action before it, or of the only one: no chore of its own.
+        ("buy milk, eggs, call mom", ["buy milk, eggs", "call mom"]),
+        ("buy salt, pepper", ["buy salt, pepper"]),
+        ("pay rent, call mom, etc", ["pay rent, call mom, etc"]),
+    ],
+)
+def test_a_bare_chore_among_actions_is_an_item_of_its_own(message: str, items: list[str]) -> None:
+    # "pay rent tmrw, call dentist, laundry" was one item: "laundry" is no verb phrase.
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert out.extracted_data == {"inbox_items": items}

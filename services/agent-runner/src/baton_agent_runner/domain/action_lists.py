@@ -39,7 +39,9 @@ Apart from that rule, "also" marks a new item however the two sides read (`after
 (`sentences`).
 
 One piece that is no action ("позвонить маме, узнать, как она": "узнать" alone) leaves the
-sentence whole.
+sentence whole, but for a short noun among two actions or more (`_chore`: "pay rent, call
+dentist, laundry"): an item of its own before the first action or after the last, and with the
+action before it between two ("buy milk, eggs, call mom").
 """
 
 # ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
@@ -217,15 +219,41 @@ def _actions(item: str) -> list[str]:
         # "I need to fix the sink and pay rent": two actions joined by "and" alone.
         joined = _parts(body.strip())
         return joined if joined is not None and len(joined) > 1 else [item]
+    # A later piece's own lead-in goes too: "..., to book a dentist", "..., не забыть ...".
+    pieces = [_later_piece(piece) if at else piece.strip() for at, piece in enumerate(pieces)]
+    read = [_parts(piece) for piece in pieces]
+    acted = [at for at, parts in enumerate(read) if parts is not None]
+    if len(acted) < len(pieces) and not (
+        len(acted) > 1
+        and all(_chore(p) for p, parts in zip(pieces, read, strict=True) if not parts)
+    ):
+        return [item]
     found: list[str] = []
-    for at, piece in enumerate(pieces):
-        # A later piece's own lead-in goes too: "..., to book a dentist", "..., не забыть ...".
-        piece = _later_piece(piece) if at else piece.strip()
-        parts = _parts(piece)
-        if parts is None:
-            return [item]
-        found += parts
+    for at, (piece, parts) in enumerate(zip(pieces, read, strict=True)):
+        if parts is not None:
+            found += parts
+        elif acted[0] < at < acted[-1]:
+            found[-1] = f"{found[-1]}, {piece}"  # "buy milk, eggs, call mom": more to buy
+        else:
+            found.append(piece)  # "pay rent, call dentist, laundry": a chore of its own
     return found
+
+
+# Words that end a list without naming anything ("etc", "и т.д.", "thanks"): no chore.
+_NO_CHORE = frozenset({
+    "etc", "and", "so", "on", "more", "stuff", "things", "thanks", "thank", "you", "thx",
+    "please", "pls", "lol", "ok", "okay", "и", "т", "д", "п", "тд", "тп", "прочее", "так",
+    "далее", "всякое", "спасибо", "пожалуйста", "ок",
+})  # fmt: skip
+
+
+def _chore(piece: str) -> bool:
+    """A short noun that names a task of its own among two actions or more or before
+    them ("laundry", "taxes", "стирка"): of one to three words, no pronoun (`_BACK`: "её" is
+    the item's before it), and not only `_NO_CHORE` words. Among fewer actions it may be
+    an object of the verb ("buy salt, pepper"), and the list is kept whole."""
+    said = words(piece)
+    return 0 < len(said) <= 3 and not _BACK.intersection(said) and not set(said) <= _NO_CHORE
 
 
 def _pronoun_objects_kept(body: str) -> list[str]:
@@ -305,6 +333,7 @@ def _goes_on(first: str, second: str) -> bool:
 # машину" was one item, its first piece opening with no verb.
 _WHEN = frozenset({
     "завтра", "сегодня", "послезавтра", "утром", "вечером", "tomorrow", "today", "tonight",
+    "tmrw", "tmr", "tmw", "tonite",
 })  # fmt: skip
 
 
