@@ -2189,3 +2189,20 @@ def test_coordinator_does_not_complete_on_a_refusal(message: str) -> None:
     out = run(turn("coordinator", message, history=history, inbox_count=3, inbox_ahead=False))
     assert not out.step_completed and not out.extracted_data
     assert out.message == texts.text(lang.language_of(message), "coordinator_wait")
+
+
+@pytest.mark.parametrize(
+    ("message", "key"),
+    [
+        ("how long will this take lol", "greeter_how_long"),
+        ("сколько это займёт", "greeter_how_long"),
+        ("hi! who are you", "greeter_who"),
+        ("is this free", "greeter_cost"),
+    ],
+)
+def test_greeter_answers_a_question_asked_without_its_question_mark(message: str, key: str) -> None:
+    # Without a "?", "how long will this take lol" got the greeting, as if nothing was asked.
+    history = [{"role": "user", "text": "hi"}, {"role": "assistant", "text": "Hi!"}]
+    out = run(turn("greeter", message, history=history))
+    assert out.message == texts.text(lang.language_of(message), key)
+    assert not out.step_completed

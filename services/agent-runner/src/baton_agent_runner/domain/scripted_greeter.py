@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from baton_agent_runner.domain import greeter_questions, names, readiness
+from baton_agent_runner.domain import greeter_questions, names, questions, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
@@ -42,7 +42,7 @@ def _greeter_reply(turn: Turn) -> Reply:
         # "I said work, not health": the health fact an earlier message saved goes (one that
         # was never saved is no write); found in the message, as the greeter reads no store.
         data["dropped_facts"] = dropped
-    if (asked := greeter_questions.topic(message)) is not None:
+    if (asked := _topic(message)) is not None:
         return Reply(
             text(ru, f"greeter_{asked}"), data=data
         )  # "wait, how long does this take?" too
@@ -65,6 +65,16 @@ def _greeter_reply(turn: Turn) -> Reply:
     # Introduced already (a question about how long it takes, say): how it works, not "Hi! I
     # am Baton" word for word again.
     return Reply(text(ru, "greeter_about" if last_reply(turn) else "greeter_intro"))
+
+
+def _topic(message: str) -> str | None:
+    """The topic of Baton's own the message asks about (`greeter_questions`), its "?" said or,
+    chat-style, left out, as the brain dump reads it ("how long will this take lol", "кто
+    ты"): without it that got the greeting, as if nothing had been asked."""
+    if (asked := greeter_questions.topic(message)) is not None:
+        return asked
+    start = questions.unmarked_question_start(message)
+    return None if start is None else greeter_questions.topic_of(message[start:])
 
 
 def question_again(turn: Turn) -> str:
