@@ -77,6 +77,28 @@ def test_kin_in_an_errand_is_no_priority(message: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "message",
+    ["i need to buy a gym bag", "hi, i need to buy a gym bag", "купить абонемент в спортзал",
+     "order a new work laptop"],
+)  # fmt: skip
+def test_what_an_errand_buys_is_no_priority(message: str) -> None:
+    # "i need to buy a gym bag" told the greeter that health matters.
+    assert lang.areas_in(message) == {}
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [
+        ("I want to go to the gym more", {"health"}),
+        ("buy a gym bag and work on my health", {"health", "work"}),
+        ("work matters, I need to buy a gym bag", {"work"}),
+    ],
+)
+def test_an_area_said_beside_a_purchase_is_still_named(message: str, areas: set[str]) -> None:
+    assert set(lang.areas_in(message)) == areas
+
+
+@pytest.mark.parametrize(
     "message", ["Хочу больше времени с мамой", "my mom and dad", "родители и внуки"]
 )
 def test_kin_said_as_what_matters_is_relationships(message: str) -> None:

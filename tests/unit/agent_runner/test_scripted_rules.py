@@ -2206,3 +2206,9 @@ def test_greeter_answers_a_question_asked_without_its_question_mark(message: str
     out = run(turn("greeter", message, history=history))
     assert out.message == texts.text(lang.language_of(message), key)
     assert not out.step_completed
+
+
+def test_greeter_keeps_a_purchase_for_the_brain_dump_not_as_a_priority() -> None:
+    # "i need to buy a gym bag" was kept as the health priority.
+    out = run(turn("greeter", "i need to buy a gym bag"))
+    assert out.extracted_data == {"deferred_inbox_items": ["buy a gym bag"]}

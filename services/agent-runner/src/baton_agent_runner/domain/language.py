@@ -387,11 +387,17 @@ def _mentioned(text: str) -> list[tuple[str, str, Mention]]:
             continue
         referred = [hit.span() for hit in REFERRAL.finditer(lowered)]
         starts = {
-            area: [hit.start() for hit in p.finditer(lowered) if not _within(hit, referred)]
+            area: [
+                hit.start()
+                for hit in p.finditer(lowered)
+                if not (_within(hit, referred) or _bought(lowered, hit.start()))
+            ]
             for area, p in _PATTERNS
         }
         if not any(starts.values()):
-            continue  # "my coworker recommended this": who told of Baton, no priority
+            # "my coworker recommended this": who told of Baton; "buy a gym bag": what an
+            # errand gets; no priority
+            continue
         if _errand_only(clause, lowered, starts):
             continue  # "позвонить маме", "call mom": a to-do, no priority
         parts, bare, after = parts_of(clause), listed_bare(lowered), listed_after(lowered)
@@ -415,6 +421,28 @@ def _errand_only(clause: str, lowered: str, starts: dict[str, list[int]]) -> boo
     kin = {hit.start() for hit in KIN.finditer(lowered)}
     named = {at for hits in starts.values() for at in hits}
     return bool(kin) and named <= kin and lists_actions(clause.strip())
+
+
+# Verbs of buying: what follows them is a thing to get, whatever area its words name.
+_BUYING = frozenset({
+    "buy", "purchase", "order", "купить", "заказать", "приобрести", "докупить", "покупать",
+})  # fmt: skip
+
+
+_NOT_BOUGHT = frozenset({"and", "и", "but", "но", "а", "or", "или", "then", "потом", "also"})
+"""Words after which an area's word is no longer what the verb before them buys."""
+_PART_END = re.compile(r"[,;:.!?—–]")
+
+
+def _bought(lowered: str, at: int) -> bool:
+    """Whether the area's word at `at` is what a verb of buying before it, in its part of the
+    clause, buys ("i need to buy a gym bag", "купить абонемент в спортзал"): a thing to get,
+    no priority ("I want to go to the gym more" is health, and so is "buy a gym bag and work
+    on my health")."""
+    part = _PART_END.split(lowered[:at])[-1]
+    said = words(part)
+    bought = [n for n, word in enumerate(said) if word in _BUYING]
+    return bool(bought) and not _NOT_BOUGHT.intersection(said[bought[-1] :])
 
 
 def _clauses(text: str) -> list[str]:
