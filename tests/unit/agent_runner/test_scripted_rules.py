@@ -2212,3 +2212,12 @@ def test_greeter_keeps_a_purchase_for_the_brain_dump_not_as_a_priority() -> None
     # "i need to buy a gym bag" was kept as the health priority.
     out = run(turn("greeter", "i need to buy a gym bag"))
     assert out.extracted_data == {"deferred_inbox_items": ["buy a gym bag"]}
+
+
+def test_coordinator_wraps_up_a_refusal_on_the_steps_last_message() -> None:
+    # At max_messages the workflow closes the step whatever the reply: "no rush, say ok"
+    # would promise a wait that never comes.
+    step = {"messages_in_step": 0, "max_messages": 1}
+    out = run(turn("coordinator", "нет", step=step, inbox_count=3, inbox_ahead=False))
+    assert out.step_completed
+    assert out.message == texts.text("ru", "coordinator", facts=0, items=3)
