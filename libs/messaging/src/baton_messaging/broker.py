@@ -17,6 +17,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_contracts import StreamSpec
+from baton_messaging.connection_lines import ConnectionLines, EndOfStreamLines
 from baton_messaging.consumers import declare_durables
 from baton_messaging.nats_url import NatsUrl
 
@@ -85,6 +86,7 @@ class _TaskCallbackLines(logging.Filter):
 
 
 _QUIET_TASK_CALLBACKS = _TaskCallbackLines()
+_QUIET_END_OF_STREAM = EndOfStreamLines()
 
 
 def build_broker(
@@ -93,8 +95,11 @@ def build_broker(
     *,
     tracer_provider: TracerProvider | None = None,
 ) -> NatsBroker:
-    """A broker named for `service` that reconnects forever and carries W3C trace context."""
-    return NatsBroker(
+    """A broker named for `service` that reconnects forever, says in its log when it lost
+    NATS and when it is back, and carries W3C trace context."""
+    logger = _broker_logger(service)
+    lines = ConnectionLines(logger, settings.nats_url)
+    broker = NatsBroker(
         settings.nats_url,
         name=service,
         allow_reconnect=True,
@@ -102,17 +107,23 @@ def build_broker(
         # nats-py sleeps for these values, so floats work despite the `int` hints.
         reconnect_time_wait=RECONNECT_WAIT_SECONDS,  # type: ignore[arg-type]
         connect_timeout=settings.connect_timeout_seconds,  # type: ignore[arg-type]
+        disconnected_cb=lines.disconnected,
+        reconnected_cb=lines.reconnected,
         middlewares=[NatsTelemetryMiddleware(tracer_provider=tracer_provider)],
-        logger=_broker_logger(service),
+        logger=logger,
         # Per-message "Received"/"Processed" lines: DEBUG, or every request costs two log writes.
         log_level=logging.DEBUG,
         description=f"Baton {service} service",
     )
+    lines.watch(broker)
+    return broker
 
 
 def _broker_logger(service: str) -> logging.Logger:
     logger = logging.getLogger(f"baton.{service}.messaging")
-    logger.addFilter(_QUIET_TASK_CALLBACKS)  # the same filter again changes nothing
+    # The same filter again changes nothing.
+    logger.addFilter(_QUIET_TASK_CALLBACKS)
+    logger.addFilter(_QUIET_END_OF_STREAM)
     return logger
 
 
