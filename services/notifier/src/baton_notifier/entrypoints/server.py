@@ -13,7 +13,7 @@ from urllib.parse import unquote_plus
 import uvicorn
 from starlette.types import ASGIApp
 
-from baton_notifier.entrypoints.stopping import AnswerWhenStopping
+from baton_notifier.entrypoints.stopping import AnswerWhenStopping, CutOffByStop
 
 _QUERY_PARAM = re.compile(r"([?&])([^=&\s\"'#]+)=([^&\s\"'#]*)")
 
@@ -43,6 +43,30 @@ class RedactTokens(logging.Filter):
         return True
 
 
+_UVICORN_CANCEL_LINE = "Cancel %s running task(s), timeout graceful shutdown exceeded"
+
+
+class StopLines(logging.Filter):
+    """uvicorn's lines for a stop that cancels what still runs, as a clean stop's: its
+    `Cancel 1 running task(s) ...` (an ERROR) as a WARNING, and its `Exception in ASGI
+    application` with the traceback of each cancel that `AnswerWhenStopping` already said in
+    one line (`CutOffByStop`) dropped. A cancel outside the stop keeps its ERROR."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Drop or soften the record in place; any other record passes as it was."""
+        if record.exc_info is not None and isinstance(record.exc_info[1], CutOffByStop):
+            return False
+        if record.msg == _UVICORN_CANCEL_LINE and record.levelno > logging.WARNING:
+            record.msg = (
+                "stopping: %s request(s) still running at the end of the stop grace "
+                "(BATON_STOP_GRACE_SECONDS); cancelled, each answered 503 unless its "
+                "response had begun"
+            )
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            return logging.getLogger(record.name).isEnabledFor(logging.WARNING)
+        return True
+
+
 ANSWER_SECONDS = 1.0
 """How long the stop waits, once the grace has run out, for the 503s of the requests it
 cancelled to be written, before the process goes on to exit."""
@@ -64,9 +88,8 @@ class GatewayServer(uvicorn.Server):
         super().__init__(config)
         self._end_live = end_live
         for name in ("uvicorn.error", "uvicorn.access"):
-            logger = logging.getLogger(name)
-            if not any(isinstance(f, RedactTokens) for f in logger.filters):
-                logger.addFilter(RedactTokens())
+            _add_once(logging.getLogger(name), RedactTokens)
+        _add_once(logging.getLogger("uvicorn.error"), StopLines)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         """End every live session, then shut down as uvicorn does."""
@@ -79,3 +102,9 @@ class GatewayServer(uvicorn.Server):
         deadline = loop.time() + ANSWER_SECONDS
         while self.server_state.connections and loop.time() < deadline:  # noqa: ASYNC110
             await asyncio.sleep(0.01)  # uvicorn's set of connections: no event to wait on
+
+
+def _add_once(logger: logging.Logger, kind: type[logging.Filter]) -> None:
+    """A filter of `kind` on `logger`, unless one is there already (a second server)."""
+    if not any(isinstance(f, kind) for f in logger.filters):
+        logger.addFilter(kind())

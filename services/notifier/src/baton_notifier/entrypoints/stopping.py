@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from baton_contracts import ErrorCode
 from baton_notifier.domain.errors import ApiError
 from baton_notifier.entrypoints.http_errors import RETRY_AFTER_SECONDS, error_response
+
+log = logging.getLogger(__name__)
 
 STOPPING_MESSAGE = (
     "the gateway is stopping and did not finish this request; send it again (a command with "
@@ -24,6 +27,12 @@ def stopping_error() -> ApiError:
         STOPPING_MESSAGE,
         headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
     )
+
+
+class CutOffByStop(asyncio.CancelledError):
+    """The cancel of a request the stop could not answer (its response had begun, or a
+    WebSocket), once `AnswerWhenStopping` has said so in one line: what uvicorn logs for it
+    (an ERROR with a traceback) is dropped by `server.StopLines`."""
 
 
 class AnswerWhenStopping:
@@ -43,12 +52,21 @@ class AnswerWhenStopping:
         try:
             await self.app(scope, receive, send)
         except asyncio.CancelledError:
-            if not self.stopping or scope["type"] != "http":
+            if not self.stopping:
                 raise
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()  # handled here: the task goes on to send the answer
-            try:
-                await error_response(stopping_error())(scope, receive, send)
-            except RuntimeError:  # the response had begun: the connection closes, as before
-                raise asyncio.CancelledError from None
+            if scope["type"] == "http":
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()  # handled here: the task goes on to send the answer
+                try:
+                    await error_response(stopping_error())(scope, receive, send)
+                    return
+                except RuntimeError:  # the response had begun: the connection closes
+                    pass
+            kind = scope.get("method", "") if scope["type"] == "http" else "WebSocket"
+            log.info(
+                "stopping: cut off %s %s, still running at the end of the stop grace",
+                kind,
+                scope.get("path", ""),
+            )
+            raise CutOffByStop from None

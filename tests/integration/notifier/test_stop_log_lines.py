@@ -1,0 +1,99 @@
+"""A stop that cancels what still runs says so in one line each, none of them an ERROR: the
+gateway stopped cleanly, and a traceback in its log would send an operator looking for a bug."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+import websockets
+
+from baton_messaging.embedded import free_port
+from baton_notifier.entrypoints.server import GatewayServer
+
+GRACE = 0.2
+
+
+class _QuietServer(GatewayServer):
+    """No signal handlers: pytest owns Ctrl-C."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def never_ends(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """`/begun`: a body that has begun and never ends; `/ws`: a WebSocket nothing ends;
+    anything else: a request waiting on an owner that never answers."""
+    if scope["type"] == "websocket":
+        await receive()
+        await send({"type": "websocket.accept"})
+    elif scope["path"] == "/begun":
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"part", "more_body": True})
+    await asyncio.Event().wait()
+
+
+@contextlib.asynccontextmanager
+async def gateway() -> AsyncIterator[tuple[_QuietServer, str]]:
+    port = free_port()
+    config = uvicorn.Config(
+        never_ends,
+        host="127.0.0.1",
+        port=port,
+        lifespan="off",
+        log_config=None,
+        timeout_graceful_shutdown=GRACE,  # type: ignore[arg-type]
+    )
+    server = _QuietServer(config, end_live=lambda: None)
+    task = asyncio.create_task(server.serve())
+    async with asyncio.timeout(10):
+        while not server.started:  # noqa: ASYNC110 - uvicorn offers no event for it
+            await asyncio.sleep(0.01)
+    try:
+        yield server, f"127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+
+
+async def wait_running(server: GatewayServer, count: int) -> None:
+    async with asyncio.timeout(10):
+        while len(server.server_state.tasks) < count:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+
+
+async def test_a_stop_that_cancels_requests_and_streams_logs_no_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    async with (
+        gateway() as (server, address),
+        httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http,
+        websockets.connect(f"ws://{address}/ws") as ws,
+    ):
+        waiting = asyncio.create_task(http.get("/waiting"))
+        async with http.stream("GET", "/begun") as begun:
+            await wait_running(server, 3)
+            server.should_exit = True
+            with contextlib.suppress(httpx.HTTPError):
+                await begun.aread()
+        assert (await waiting).status_code == 503
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await ws.recv()
+    lines = [r for r in caplog.records if r.name.startswith(("uvicorn", "baton"))]
+    shown = [f"{r.levelname} {r.name}: {r.getMessage()}" for r in lines]
+    assert not [r for r in lines if r.levelno >= logging.ERROR], shown
+    assert not [r for r in lines if r.exc_info], shown
+    cancelled = [r for r in lines if "request(s) still running" in r.getMessage()]
+    assert [r.levelno for r in cancelled] == [logging.WARNING], shown
+    assert cancelled[0].getMessage().startswith("stopping: 3 request(s)"), shown
+    cut_off = sorted(r.getMessage() for r in lines if r.getMessage().startswith("stopping: cut"))
+    assert len(cut_off) == 2, shown
+    assert "GET /begun" in cut_off[0] and "WebSocket /ws" in cut_off[1], cut_off
