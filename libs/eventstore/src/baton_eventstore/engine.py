@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Engine, event, text
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -219,11 +219,55 @@ async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnectio
 
 
 async def database_answers(engine: AsyncEngine, within: float = 1.0) -> bool:
-    """Whether the database answers a `SELECT 1` within `within` seconds: what a service's
-    health reports, so an orchestrator sees the outage its requests answer 503 for."""
+    """Whether the database answers within `within` seconds: what a service's health reports,
+    so an orchestrator sees the outage its requests answer 503 for. PostgreSQL is asked a
+    `SELECT 1`; SQLite must also take a write (`_sqlite_takes_writes`)."""
     try:
         async with asyncio.timeout(within), engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
+            if conn.dialect.name == "sqlite":
+                await _sqlite_takes_writes(conn, write_lock(engine))
+            else:
+                await conn.execute(text("SELECT 1"))
     except Exception:
         return False
     return True
+
+
+async def _sqlite_takes_writes(conn: AsyncConnection, lock: asyncio.Lock) -> None:
+    """Raise unless `conn` can write: SQLite opens a file it may not write read-only without
+    a word, and a read-only connection passes `SELECT 1` and even `BEGIN IMMEDIATE`, while
+    every write on it fails. A write rolled back (`user_version` set to itself) does fail, and
+    the failure drops the connection from the pool (`_drop_read_only`).
+
+    A write lock held by a writer is no outage: one of this process (its `lock` taken) is not
+    waited for, one of another process answers `locked` at once (busy timeout 0 for the
+    probe), and either way the answer is only `SELECT 1`'s. The probe holds the lock for three
+    statements; this process's writers queue behind it on `lock`."""
+    if lock.locked():
+        await conn.execute(text("SELECT 1"))
+        return
+    async with lock:
+        busy = int((await conn.exec_driver_sql("PRAGMA busy_timeout")).scalar() or 0)
+        await conn.exec_driver_sql("PRAGMA busy_timeout=0")
+        restored = False
+        try:
+            await _write_rolled_back(conn)
+            await conn.exec_driver_sql(f"PRAGMA busy_timeout={busy}")
+            restored = True
+        finally:
+            if not restored and not conn.invalidated:
+                await conn.invalidate()  # never pooled again with no busy timeout
+
+
+async def _write_rolled_back(conn: AsyncConnection) -> None:
+    try:
+        await conn.exec_driver_sql("BEGIN IMMEDIATE")
+    except OperationalError as exc:
+        if "database is locked" in str(exc.orig):  # another process is writing
+            return
+        raise
+    try:
+        version = int((await conn.exec_driver_sql("PRAGMA user_version")).scalar() or 0)
+        await conn.exec_driver_sql(f"PRAGMA user_version={version}")
+    finally:
+        await conn.rollback()
