@@ -102,9 +102,12 @@ async def chat(user: User) -> list[str]:
 
 def assert_answered_by_the_workflow_service(response: httpx.Response) -> None:
     """A 503 of the workflow service itself, not the gateway's "no reply within": it came
-    while the gateway still waited, so nothing of it is carried out after it."""
+    while the gateway still waited, so nothing of it is carried out after it. It says so, as
+    the agent-runner's do: a client knows that sending it again is safe."""
     assert response.status_code == 503, response.text
-    assert DATABASE_UNAVAILABLE in response.json()["error"]["message"], response.text
+    message = response.json()["error"]["message"]
+    assert DATABASE_UNAVAILABLE in message, response.text
+    assert "; nothing was recorded: send it again" in message, response.text
 
 
 @pytest.mark.postgres

@@ -1,4 +1,5 @@
-"""`is_unavailable` tells "the database is not there" from a fault of the statement or the code."""
+"""`is_unavailable` tells "the database is not there" from a fault of the statement or the code,
+and `nothing_written` which of its failures surely wrote nothing."""
 
 from __future__ import annotations
 
@@ -9,13 +10,20 @@ import asyncpg
 import pytest
 from sqlalchemy import exc as sa_exc
 
-from baton_eventstore import StoreUnavailable, is_unavailable
+from baton_eventstore import StoreUnavailable, is_unavailable, nothing_written
 
 
 def wrapped(
     orig: BaseException, kind: type[sa_exc.DBAPIError] = sa_exc.OperationalError
 ) -> Exception:
     return kind("SELECT 1", {}, orig)
+
+
+def appender_failed(cause: BaseException) -> StoreUnavailable:
+    """`StoreUnavailable` raised from `cause`, as the raw asyncpg appender raises it."""
+    error = StoreUnavailable(f"append: {type(cause).__name__}: {cause}")
+    error.__cause__ = cause
+    return error
 
 
 def raised_from(cause: BaseException) -> Exception:
@@ -89,3 +97,45 @@ def test_a_cycle_of_causes_ends() -> None:
     first, second = RuntimeError("a"), RuntimeError("b")
     first.__cause__, second.__cause__ = second, first
     assert not is_unavailable(first)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        # A lock waited on past the statement timeout: the transaction is rolled back.
+        asyncpg.QueryCanceledError("canceling statement due to statement timeout"),
+        appender_failed(asyncpg.QueryCanceledError("canceling statement due to statement timeout")),
+        asyncpg.CannotConnectNowError("the database system is starting up"),
+        asyncpg.TooManyConnectionsError("sorry, too many clients already"),
+        ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)"),
+        socket.gaierror(-2, "Name or service not known"),
+        OSError(
+            "Multiple exceptions: [Errno 111] Connect call failed ('::1', 5432, 0, 0), "
+            "[Errno 111] Connect call failed ('127.0.0.1', 5432)"
+        ),
+        sa_exc.TimeoutError("QueuePool limit of size 5 overflow 10 reached"),
+        wrapped(sqlite3.OperationalError("database is locked")),
+        wrapped(sqlite3.OperationalError("attempt to write a readonly database")),
+    ],
+    ids=lambda e: f"{type(e).__name__}: {e}"[:60],
+)
+def test_a_statement_refused_or_never_sent_wrote_nothing(error: Exception) -> None:
+    assert is_unavailable(error) and nothing_written(error)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        # Broken while the statement (or its COMMIT) was in flight: it may have committed.
+        asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+        asyncpg.AdminShutdownError("terminating connection due to administrator command"),
+        ConnectionResetError(104, "Connection reset by peer"),
+        wrapped(Exception("connection is closed"), sa_exc.InterfaceError),
+        StoreUnavailable("PostgreSQL: gone"),
+        asyncpg.DiskFullError("could not extend file"),
+        wrapped(sqlite3.OperationalError("disk I/O error")),
+    ],
+    ids=lambda e: f"{type(e).__name__}: {e}"[:60],
+)
+def test_a_connection_broken_meanwhile_may_have_written(error: Exception) -> None:
+    assert is_unavailable(error) and not nothing_written(error)

@@ -17,7 +17,7 @@ from baton_eventstore.port import EventStore, Outbox, Outgoing, Publisher, Trans
 from baton_eventstore.relay import OutboxRelay
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.sql import SqlEventStore, SqlTransaction
-from baton_eventstore.unavailable import StoreUnavailable, is_unavailable
+from baton_eventstore.unavailable import StoreUnavailable, is_unavailable, nothing_written
 
 __all__ = [
     "RELAY_PAYLOAD_BYTES",
@@ -46,5 +46,6 @@ __all__ = [
     "create_engine",
     "is_unavailable",
     "migrate",
+    "nothing_written",
     "schema_version",
 ]

@@ -3,11 +3,13 @@
 A service answers the first with `unavailable` (HTTP 503, try again) and the second with
 `internal`. Whether a write that failed so was committed is unknown (the connection may have
 dropped after the server committed), so a caller retries only what is idempotent: a command
-with the same id, a start with the same idempotency key.
+with the same id, a start with the same idempotency key. Unless `nothing_written` says the
+database refused the statement, or no connection was made: then it surely was not.
 """
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
@@ -76,3 +78,41 @@ def _says_unavailable(exc: BaseException) -> bool:
         # asyncpg's "connection is closed"; SQLite's is a parameter it cannot bind (a bug).
         return not isinstance(exc.orig, sqlite3.Error)
     return isinstance(exc, ASYNCPG_BROKEN)
+
+
+# Refused before anything took effect: PostgreSQL's statement timeout (a lock waited on past
+# it) or a cancel, which roll the transaction back (a COMMIT is cancelled only before its
+# commit record is written); no connection made; SQLite's busy timeout run out on another
+# writer's lock, or a write to a file open read-only.
+_REFUSED: tuple[type[BaseException], ...] = (
+    asyncpg.exceptions.QueryCanceledError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.TooManyConnectionsError,
+    ConnectionRefusedError,
+    socket.gaierror,
+    sa_exc.TimeoutError,
+)
+_SQLITE_REFUSED = ("database is locked", "database table is locked", "readonly database")
+
+
+def nothing_written(exc: BaseException) -> bool:
+    """True when `exc`, or an exception it was raised from, says the database refused the
+    statement or was never reached, so nothing of the transaction was written. False for a
+    connection that broke meanwhile: the server may have committed before it did."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if _says_refused(current):
+            return True
+        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
+    return False
+
+
+def _says_refused(exc: BaseException) -> bool:
+    if isinstance(exc, _REFUSED):
+        return True
+    if isinstance(exc, sqlite3.OperationalError):
+        return any(marker in str(exc) for marker in _SQLITE_REFUSED)
+    # asyncio's when no address of the host took the connection: raised by a connect only.
+    return type(exc) is OSError and str(exc).startswith("Multiple exceptions: ")

@@ -10,7 +10,14 @@ from typing import Any, cast
 from faststream.nats import NatsBroker
 from pydantic import BaseModel
 
-from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, Query, RemoteError
+from baton_contracts import (
+    HEALTH_QUERIES,
+    Command,
+    ErrorCode,
+    HealthStatus,
+    Query,
+    RemoteError,
+)
 from baton_contracts.dag_api import (
     CancelDagRun,
     DagRunChanged,
@@ -38,7 +45,7 @@ from baton_contracts.workflow_api import (
     SignalWorkflow,
     StartWorkflow,
 )
-from baton_eventstore import is_unavailable
+from baton_eventstore import is_unavailable, nothing_written
 from baton_messaging import MessagingSettings, build_broker, listen, respond
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
@@ -52,6 +59,13 @@ STORE_UNAVAILABLE = (
     "the workflow service's database is unavailable; try again later (a request retried with "
     "the same command id, client_message_id or Idempotency-Key takes effect at most once)"
 )
+STORE_REFUSED_WRITE = (
+    "the workflow service's database is unavailable; nothing was recorded: send it again (with "
+    "the same command id, client_message_id or Idempotency-Key it takes effect at most once)"
+)
+"""A command's answer when the database refused its write or was not reached (a lock waited
+on past the statement timeout, say): its one append was rolled back, as `nothing_written`
+tells. A connection that broke meanwhile may have committed it: `STORE_UNAVAILABLE` then."""
 logger = logging.getLogger("baton.workflow")
 
 ROUTES: list[tuple[type[Any], Callable[[WorkflowServices, Any], Awaitable[BaseModel]]]] = [
@@ -130,9 +144,18 @@ def _bind(
                 type(exc).__name__,
                 exc,
             )
-            raise RemoteError.of(ErrorCode.UNAVAILABLE, STORE_UNAVAILABLE) from exc
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, _unavailable(message, exc)) from exc
 
     return handle
+
+
+def _unavailable(message: Any, exc: Exception) -> str:
+    """What a request the database failed is told. Each command writes once, as its last
+    statement (an append with its read row), so a write refused means nothing of it was
+    recorded; a query records nothing either way, and is only told to try again."""
+    if isinstance(message, Command) and nothing_written(exc):
+        return STORE_REFUSED_WRITE
+    return STORE_UNAVAILABLE
 
 
 def documented_broker() -> NatsBroker:
