@@ -1,4 +1,4 @@
-"""`database_answers` on SQLite: healthy means the service can write, and a busy write lock
+"""`database_answers`: healthy means the service can write, and a busy SQLite write lock
 is no outage.
 
 SQLite opens a file it may not write (a read-only disk or folder) read-only without a word;
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from baton_eventstore import create_engine
@@ -69,5 +70,23 @@ async def test_a_write_of_this_process_is_not_waited_for(tmp_path: Path) -> None
     try:
         async with write_lock(engine):
             assert await asyncio.wait_for(database_answers(engine), 5)
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_a_postgresql_database_that_takes_no_writes_is_not_healthy(postgres_url: str) -> None:
+    # As a hot standby, or the old primary after a failover, answers: SELECT 1 passed.
+    engine = create_engine(postgres_url)
+    try:
+        assert await database_answers(engine)
+        name = postgres_url.rsplit("/", 1)[1]
+        async with engine.connect() as conn:
+            await conn.execute(
+                text(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+            )
+            await conn.commit()
+        await engine.dispose()  # new sessions take the setting
+        assert not await database_answers(engine)
     finally:
         await engine.dispose()

@@ -219,18 +219,20 @@ async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnectio
 
 
 async def database_answers(engine: AsyncEngine, within: float = 1.0) -> bool:
-    """Whether the database answers within `within` seconds: what a service's health reports,
-    so an orchestrator sees the outage its requests answer 503 for. PostgreSQL is asked a
-    `SELECT 1`; SQLite must also take a write (`_sqlite_takes_writes`)."""
+    """Whether the database answers within `within` seconds and takes writes: what a
+    service's health reports, so an orchestrator sees the outage its requests answer 503 for.
+    PostgreSQL is asked in one statement whether its transactions are read-only (a hot
+    standby, the old primary after a failover, `default_transaction_read_only`); SQLite must
+    take a write (`_sqlite_takes_writes`)."""
     try:
         async with asyncio.timeout(within), engine.connect() as conn:
             if conn.dialect.name == "sqlite":
                 await _sqlite_takes_writes(conn, write_lock(engine))
-            else:
-                await conn.execute(text("SELECT 1"))
+                return True
+            read_only = await conn.scalar(text("SELECT current_setting('transaction_read_only')"))
     except Exception:
         return False
-    return True
+    return bool(read_only == "off")
 
 
 async def _sqlite_takes_writes(conn: AsyncConnection, lock: asyncio.Lock) -> None:
