@@ -14,6 +14,8 @@ from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from baton_eventstore.unavailable import READ_ONLY_SQLSTATE
+
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 _WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, asyncio.Lock] = weakref.WeakKeyDictionary()
@@ -83,6 +85,7 @@ def create_engine(
         }
         engine = create_async_engine(url, connect_args=connect_args, **{**options, **kwargs})
         event.listen(engine.sync_engine, "checkout", _replace_if_closed)
+        event.listen(engine.sync_engine, "handle_error", _drop_if_read_only)
         _SESSIONS[engine.sync_engine] = session
         return engine
     raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
@@ -131,6 +134,15 @@ def _replace_if_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None
     `pool_pre_ping` this costs no round trip: it asks asyncpg what it already knows."""
     if dbapi_connection.driver_connection.is_closed():
         raise DisconnectionError("the server ended this pooled connection")
+
+
+def _drop_if_read_only(context: Any) -> None:
+    """A write the server refused because it takes none (SQLSTATE 25006: the old primary after
+    a failover, demoted to a standby) drops the connection, and the pool with it, as a lost
+    connection does: kept, every write on it failed until `pool_recycle`, while a new
+    connection may reach the new primary. The write is then `unavailable`, not a bug."""
+    if getattr(context.original_exception, "sqlstate", None) == READ_ONLY_SQLSTATE:
+        context.is_disconnect = True
 
 
 def autocommit(engine: AsyncEngine) -> AsyncEngine:

@@ -25,14 +25,19 @@ class StoreUnavailable(Exception):
 # error-consuming state until it sees the socket close, and a statement then fails so.
 # `OperatorInterventionError` (SQLSTATE class 57): shutdown, "cannot connect now", a
 # statement cancelled by the server. `InsufficientResourcesError` (class 53): too many
-# connections, disk full, out of memory.
+# connections, disk full, out of memory. `ReadOnlySQLTransactionError` (25006): a server that
+# takes no writes, the old primary after a failover or a standby; the connection is dropped
+# (`LazyPool`, `engine.create_engine`), so the next one may reach the new primary.
 ASYNCPG_BROKEN: tuple[type[BaseException], ...] = (
     asyncpg.PostgresConnectionError,
     asyncpg.InterfaceError,
     asyncpg.InternalClientError,
     asyncpg.exceptions.OperatorInterventionError,
     asyncpg.exceptions.InsufficientResourcesError,
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
 )
+READ_ONLY_SQLSTATE = "25006"
+"""What PostgreSQL answers a write on a server, or in a session, that takes none."""
 CONNECTION_LOST: tuple[type[BaseException], ...] = (*ASYNCPG_BROKEN, OSError)
 """What a statement on a raw asyncpg connection raises when the connection is gone."""
 
@@ -82,10 +87,11 @@ def _says_unavailable(exc: BaseException) -> bool:
 
 # Refused before anything took effect: PostgreSQL's statement timeout (a lock waited on past
 # it) or a cancel, which roll the transaction back (a COMMIT is cancelled only before its
-# commit record is written); no connection made; SQLite's busy timeout run out on another
-# writer's lock, or a write to a file open read-only.
+# commit record is written), or a write on a server that takes none; no connection made;
+# SQLite's busy timeout run out on another writer's lock, or a write to a file open read-only.
 _REFUSED: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.QueryCanceledError,
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
     asyncpg.CannotConnectNowError,
     asyncpg.TooManyConnectionsError,
     ConnectionRefusedError,
