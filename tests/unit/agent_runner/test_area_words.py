@@ -33,6 +33,11 @@ from baton_agent_runner.domain.scripted import Turn, run
         # Said as what the user wants: "my kids, my job, and getting fit" lost its health.
         ("getting fit", "health"), ("stay fit", "health"), ("lose weight", "health"),
         ("хочу похудеть", "health"),
+        # Near-synonyms users wrote: "my startup", "my boss" named nothing; reading as a goal
+        # is growth, "reading" alone a pastime.
+        ("my startup", "work"), ("my boss", "work"), ("мой стартап", "work"),
+        ("начальник достал", "work"), ("read more books", "growth"),
+        ("reading more", "growth"), ("I want to read a book a month", "growth"),
     ],
 )  # fmt: skip
 def test_common_words_for_an_area_name_it(message: str, area: str) -> None:

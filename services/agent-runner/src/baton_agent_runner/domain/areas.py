@@ -30,12 +30,21 @@ _KIN = (
 )  # fmt: skip
 KIN = re.compile(r"\b(?:" + "|".join(_KIN) + ")")
 """The kin and pet words of relationships: in an errand ("позвонить маме") no priority."""
+# Where and for whom the user works ("my startup", "my boss" went unheard): they name work,
+# and say which, so "my startup" is no mere name of work again (`SAYS_WHICH`).
+_WHICH_WORK = (
+    r"start-?ups?\b", r"boss(?:es)?\b", "стартап",
+    r"начальни(?:к|ка|ку|ком|ке|ца|цы|цу|цей)\b", r"босс(?:а|у|ом|е)?\b",
+)  # fmt: skip
+SAYS_WHICH = re.compile(r"\b(?:" + "|".join(_WHICH_WORK) + ")")
+"""Area words that say which of the area it is ("startup"), not only name it."""
 AREAS: dict[str, tuple[str, ...]] = {
     "work": (
         r"(?:co-?)?work(?:ing|ers?|loads?|places?|days?|life)?\b", r"jobs?\b", "career",
         # Not the verb of a thing: "how this works", "that works for me", "it worked".
         r"(?<!\bit )(?<!\bthis )(?<!\bthat )(?<!\bhow )work(?:s|ed)\b",
         "business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
+        *_WHICH_WORK,
         "работ", "заработ", "подработ", "переработ", "карьер", "бизнес",
     ),
     "health": (
@@ -56,6 +65,8 @@ AREAS: dict[str, tuple[str, ...]] = {
     "growth": (
         "growth", r"grow(?:s|ing)?\b", "learn", r"stud(?:y|ies|ying)\b",
         r"develop(?:ing|ment)?\b", "educat",
+        # Reading as a goal ("read more books"); "reading" alone is a pastime (hobbies).
+        r"read(?:ing)?\s+more\b", r"read\s+(?:\w+\s+)?books?\b",
         "развити", "развива", "саморазвит", "учеб", "обучени", r"уч(?:усь|иться|ишься|ить)\b",
         "выуч", "изуч",
         r"рост(?:а|у|ом|е)?\b", "образовани",
@@ -71,7 +82,7 @@ AREAS: dict[str, tuple[str, ...]] = {
     ),
     "hobbies": (
         r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing", "travel",
-        r"gam(?:ing|es)\b", r"video\s*games?\b", r"reading\b", r"fishing\b",
+        r"gam(?:ing|es)\b", r"video\s*games?\b", r"reading\b(?!\s+more\b)", r"fishing\b",
         r"garden(?:ing)?\b",
         "хобби", "увлечени", "увлека", "музык", "гитар", "рисова", "путешеств",
         r"игр(?:ы|ам|ах|ами)\b", "чтени", r"книг(?:и|а|у|ами|ам)?\b", "рыбалк", "огород",

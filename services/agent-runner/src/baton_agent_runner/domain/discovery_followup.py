@@ -11,7 +11,7 @@ from typing import Literal
 
 from baton_agent_runner.domain import action_lists, brain_dump
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.areas import AREA_PATTERNS, OWNING
+from baton_agent_runner.domain.areas import AREA_PATTERNS, OWNING, SAYS_WHICH
 from baton_agent_runner.domain.extracted import distinct
 from baton_agent_runner.domain.readiness import PUTTING_OFF, puts_off
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
@@ -128,7 +128,8 @@ def adds_nothing(said: str) -> bool:
     fact the user gave it before ("my health is kinda bad tbh")."""
     left = [word for word in words(said) if word not in FILLER and word not in OWNING]
     return not any(
-        not any(pattern.match(word) for pattern in AREA_PATTERNS.values()) for word in left
+        SAYS_WHICH.match(word) or not any(p.match(word) for p in AREA_PATTERNS.values())
+        for word in left
     )
 
 
