@@ -371,6 +371,14 @@ def test_discovery_reads_learning_a_subject_as_growth(message: str, fact: str) -
         ("Ну разве что хочу научиться рисовать", {"hobbies": "хочу научиться рисовать"}),
         ("Hmm, maybe my health", {"health": "my health"}),
         ("Well-being is my health", {"health": "Well-being is my health"}),  # no "well"
+        # Hedges and discourse markers at either end: "- relationships: friends I guess".
+        ("friends I guess", {"relationships": "friends"}),
+        ("смотрите, семья важнее всего", {"relationships": "семья важнее всего"}),
+        ("короче, работа", {"work": "работа"}),
+        ("работа, наверное", {"work": "работа"}),
+        ("like, my family", {"relationships": "my family"}),
+        ("my health, I think.", {"health": "my health"}),
+        ("I like my family", {"relationships": "I like my family"}),  # a verb, kept
     ],
 )
 def test_discovery_keeps_no_joining_words_around_what_the_user_says(

@@ -195,7 +195,9 @@ _LEADING = re.compile(
     # A filler before what is said of the area: "ok, I guess learning Spanish", "Ну разве что
     # хочу научиться рисовать" kept "ok, I guess" and "Ну разве что" in the fact.
     r"|(?:ну|хм+|наверное|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess"
-    r"|i\s+think|maybe|probably|perhaps|(?:нет,?\s+)?подожди|wait)(?:[\s,]+|$)"
+    r"|i\s+think|maybe|probably|perhaps|(?:нет,?\s+)?подожди|wait"
+    # Discourse markers: "смотрите, семья важнее всего", "короче, работа", "like, family".
+    r"|смотри(?:те)?|слушай(?:те)?|короче|basically|like(?=\s*,))(?:[\s,]+|$)"
     r"|(?:нет|no|nope)\s*,\s*"
     # What a correction takes back before what the user meant: "не семья, а дети", "not
     # family but kids" ("не семья а дети" kept as a fact of relationships).
@@ -204,8 +206,15 @@ _LEADING = re.compile(
     r"|это\b[\s,:—–-]*)+",
     re.IGNORECASE,
 )
-# ... and a "ну" left by the split of "здоровье, ну и семья": no part of what was said.
-_TRAILING = re.compile(r"[\s,]*\b(?:тоже|также|too|also|as\s+well|ну)[.!]*$", re.IGNORECASE)
+# ... and a "ну" left by the split of "здоровье, ну и семья": no part of what was said; nor
+# a hedge or a marker after it ("friends I guess", "работа, наверное", "family, like"), one
+# or two of them. The spaces before each are bounded, so that a long run of them is read in
+# linear time.
+_TRAILING = re.compile(
+    r"(?:[\s,]{0,4}\b(?:тоже|также|too|also|as\s+well|ну|i\s+guess|i\s+think|i\s+suppose"
+    r"|probably|maybe|наверное|наверно|пожалуй|думаю|короче|,\s*like)){1,2}[\s.!…]*$",
+    re.IGNORECASE,
+)
 # An area named only to say what it is: "хобби — это фотография", "моя работа, я имею в виду
 # стартап", "work means my startup", "hobbies, I mean photography": the fact is what follows.
 # Without "это" or "means" the dash stays ("Работа — мой стартап").
