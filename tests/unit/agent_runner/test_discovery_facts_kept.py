@@ -161,3 +161,34 @@ def test_the_focus_note_names_the_area_once(message: str, note: str) -> None:
         texts.text(language, "discovery_ask_constraints"),
     )
     assert out.message == f"{thanks} {ask}"
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["not sleeping enough", "I don't sleep well", "не высыпаюсь", "не сплю нормально"],
+)
+def test_a_negated_area_word_said_with_how_well_it_goes_names_the_area(message: str) -> None:
+    # "not sleeping enough" was read as "no health", as "I don't work" is "no work".
+    assert lang.areas_said(message) == ({"health": message}, set())
+
+
+def test_i_dont_work_still_declines_work() -> None:
+    assert lang.areas_said("I don't work") == ({}, {"work"})
+
+
+def test_an_area_taken_out_comes_back_when_named_again() -> None:
+    # After "remove health", "not sleeping enough" saved nothing: read as "no health" again.
+    facts = {"work": "my job", "health": "gym", "relationships": "family"}
+    removed = run(_turn("remove health", facts=facts))
+    assert removed.extracted_data == {"dropped_facts": ["health"]}
+    left = {area: fact for area, fact in facts.items() if area != "health"}
+    history = [{"role": "user", "text": "remove health"}]
+    history.append({"role": "assistant", "text": removed.message})
+    back = run(
+        Turn(
+            agent="discovery", current_step="s", message="not sleeping enough", facts=left,
+            history=history, can_complete=False, language="en",
+        )
+    )  # fmt: skip
+    assert back.extracted_data == {"facts": {"health": "not sleeping enough"}}
+    assert "- health: not sleeping enough\n" in back.message

@@ -53,6 +53,14 @@ _NO = frozenset({"нет", "no", "neither", "nor"})
 _ELLIPTIC = frozenset({
     "не", "not", "don't", "doesn't", "isn't", "aren't", "dont", "doesnt", "isnt", "arent",
 })  # fmt: skip
+# A negated area word said with how well it goes is a concern, no decline: "not sleeping
+# enough", "I don't sleep well", "не сплю нормально"; so is one whose own meaning is "enough"
+# ("не высыпаюсь": not sleeping enough). "I don't work" still declines work.
+_HOW_WELL = frozenset({
+    "enough", "well", "properly", "right", "regularly", "достаточно", "нормально", "толком",
+    "хорошо", "регулярно", "вдоволь",
+})  # fmt: skip
+_ENOUGH_IN_IT = ("высып", "выспа")
 _PHRASE_START = re.compile(r"[,:—–]|\s-\s")
 # How far around an area word its phrase is read, in characters: far more than any phrase
 # people write. Read whole, a message naming an area a thousand times ("work work ...", 8,000
@@ -133,13 +141,24 @@ def _said_to(clause: str, at: int) -> Mention:
         if token in _REMOVE:  # "Убери хобби", "forget about work"; not "не забудь про спорт"
             return "declined" if back == 0 or not is_negation(before[back - 1]) else "named"
         if is_negation(token) or token in _NO:
-            return "declined"
+            return "named" if _how_it_goes(before[back + 1 :], clause, at) else "declined"
         if token not in _BETWEEN and not _talking(before, back):
             break
     phrase = words(_PHRASE_START.split(clause[at : at + _NEAR])[0])[1:]
     if phrase and phrase[-1] in _ELLIPTIC and set(phrase[:-1]) <= _BETWEEN | _AFTER:
         return "declined"  # "Work and health matter, hobbies don't"
     return "declined" if _declined_after(after) else "named"
+
+
+def _how_it_goes(between: list[str], clause: str, at: int) -> bool:
+    """Whether a negation right before the area word at `at` says how the area goes, not
+    that it is none (`_HOW_WELL`, `_ENOUGH_IN_IT`): "not sleeping enough", "не высыпаюсь"."""
+    if between:
+        return False
+    said = words(clause[at : at + _NEAR])[:3]
+    return bool(said) and (
+        said[0].startswith(_ENOUGH_IN_IT) or any(word in _HOW_WELL for word in said[1:])
+    )
 
 
 def _declined_after(after: list[str]) -> bool:
