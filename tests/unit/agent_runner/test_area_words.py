@@ -242,3 +242,40 @@ def test_a_filler_left_by_a_listing_split_is_no_part_of_the_fact() -> None:
     # "здоровье, ну и семья" kept the health fact "здоровье, ну".
     said = lang.areas_in("работа конечно и здоровье, ну и семья")
     assert said == {"work": "работа конечно", "health": "здоровье", "relationships": "семья"}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("wrok and helth", {"work": "work", "health": "health"}),
+        ("famly", {"relationships": "family"}),
+        ("Famly first", {"relationships": "Family first"}),
+        ("my kdis", {"relationships": "my kids"}),
+        ("симья", {"relationships": "семья"}),
+        ("здоровя", {"health": "здоровья"}),
+        ("карера и фитнесс", {"work": "карьера", "health": "фитнесс"}),
+    ],
+)
+def test_an_area_word_one_typo_off_names_its_area(message: str, facts: dict[str, str]) -> None:
+    # "wrok and helth", "famly", "симья" named no area, and discovery asked again.
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "short on time", "sheep", "a monkey", "the hearth", "wealth", "word", "worm", "fork",
+        "world", "leaning on it", "спирт", "деньки", "робота", "wok", "kind",
+    ],
+)  # fmt: skip
+def test_a_real_word_one_edit_from_an_area_word_names_none(message: str) -> None:
+    assert lang.areas_in(message) == {}
+
+
+def test_discovery_saves_and_shows_mistyped_areas_as_meant() -> None:
+    turn = Turn(agent="discovery", current_step="discovery", message="wrok, helth and famly",
+                language="en", can_complete=False)  # fmt: skip
+    out = run(turn)
+    facts = {"work": "work", "health": "health", "relationships": "family"}
+    assert out.extracted_data == {"facts": facts}
+    assert "- relationships: family\n" in out.message, out.message

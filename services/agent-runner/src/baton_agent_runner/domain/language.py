@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from baton_agent_runner.domain.action_lists import lists_actions
+from baton_agent_runner.domain.area_spelling import spelled
 from baton_agent_runner.domain.areas import (
     AREA_PATTERNS,
     AREAS,
@@ -312,8 +313,10 @@ def _swapped_in(part: str) -> str:
 
 
 def _mentions(text: str) -> list[tuple[str, str, Mention]]:
-    """`_mentions_of`, the named parts without a correction's lead ("replace it with health":
+    """`_mentions_of` of the text with its mistyped area words read as meant (`spelled`:
+    "wrok and helth"), the named parts without a correction's lead ("replace it with health":
     "health") when the text takes an area back or opens with a "no"."""
+    text = spelled(text)
     found = _mentions_of(text)
     if not any(said == "declined" for *_, said in found) and not _opens_with_no(text):
         return found
