@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.scripted import Turn, run
+from baton_agent_runner.domain.scripted import Turn, run, tidy
 from baton_contracts.workflow_api import MAX_MESSAGE_CHARS
 
 AGENTS = [
@@ -77,3 +77,42 @@ def test_a_long_run_of_spaces_before_the_last_words_is_read_in_linear_time(
         )
     )
     assert out.message
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("tail", ["x", "means x", "- x", "and x", "теперь это x"])
+@pytest.mark.parametrize("blank", [" ", "\t", "\n", "\u00a0", " \n"])
+@pytest.mark.parametrize(("agent", "step"), AGENTS)
+def test_an_area_word_then_a_run_of_white_space_is_read_in_linear_time(
+    tail: str, blank: str, agent: str, step: str
+) -> None:
+    # "work" and 8,000 spaces before an "x" took the greeter 10 s and discovery hours: a
+    # listing's separator was tried from each space of the run, and the "work means ..."
+    # pattern split the run three ways. The rules now read every run as one space.
+    message = ("work" + blank * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    out = run(
+        Turn(
+            agent=agent,
+            current_step=step,
+            message=message,
+            language=lang.language_of(message),
+            messages_in_step=3,
+            inbox_count=1,
+            history=[{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}],
+        )
+    )
+    assert out.message
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("call  mom", "call mom"),
+        ("call\tmom\u00a0now", "call mom now"),
+        ("buy milk\n\n\n\ncall mom", "buy milk\n\ncall mom"),
+        ("buy milk \n \n call mom", "buy milk \n\n call mom"),
+        ("buy milk\ncall mom", "buy milk\ncall mom"),
+    ],
+)
+def test_white_space_is_read_as_one_space_and_blank_lines_as_one(said: str, read: str) -> None:
+    assert tidy(said) == read

@@ -21,9 +21,12 @@ from baton_agent_runner.domain.wording import is_negation, normalised, words
 
 # Where a clause that lists several areas parts: commas (and the joining words after them:
 # "не только работа, но и семья"), "и", "или", "and", "or", "/", "&", "+".
+# A separator starts where a run of white space starts (`(?<!\s)`), and takes the run whole
+# (`*+`, `++`): tried from each space of a run, each try read the rest of the run, and "work"
+# with 8,000 spaces after it took the greeter 10 s (quadratic), in the agent-runner's loop.
 _LISTED = re.compile(
-    r"\s*,\s*(?:(?:и|а|но|или|также|and|but|or|also|plus)\s+)*"
-    r"|\s+(?:и|или|а\s+также|and|or|as\s+well\s+as|plus|&|\+)\s+|\s*/\s*",
+    r"(?<!\s)(?:\s*+,\s*(?:(?:и|а|но|или|также|and|but|or|also|plus)\s+)*"
+    r"|\s++(?:и|или|а\s+также|and|or|as\s+well\s+as|plus|&|\+)\s+|\s*+/\s*)",
     re.IGNORECASE,
 )
 # A lead-in before a listing says that all the areas listed matter ("Для меня важны

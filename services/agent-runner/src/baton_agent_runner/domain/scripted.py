@@ -33,18 +33,54 @@ from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.domain.wording import words
 
-__all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run"]
+__all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run", "tidy"]
 
 MIN_ITEMS = 3
 
 
 def run(turn: Turn) -> AgentOutput:
-    """One turn of the scripted agent named by `turn.agent`."""
+    """One turn of the scripted agent named by `turn.agent`, on what the user said with its
+    white space tidied (`tidied`)."""
+    turn = tidied(turn)
     rules = RULES.get(turn.agent)
     if rules is None:
         return Reply(text(turn.language, "unknown_agent", agent=turn.agent)).output()
     deferred = _off_topic(turn) or _removal(turn) or _late_tasks(turn) or _task_said(turn)
     return (deferred or rules(turn)).output()
+
+
+_LOOSE = re.compile(r"\s\s|[^\S ]")
+"""White space that `tidy` may change: two in a row, or one other than a space."""
+_BLANKS = re.compile(r"[^\S\n]+")
+_LINE_BREAKS = re.compile(r"\n(?: ?\n)+")
+
+
+def tidy(said: str) -> str:
+    """`said` with each run of white space within a line one space, and each run of line
+    breaks (blank lines between) one blank line: what the rules read means the same.
+
+    The rules are regular expressions, and a run of white space is what a pattern that may
+    start, or stop, at any space of it reads again and again: "work" with 8,000 spaces after
+    it took the greeter 10 s, and each such pattern found made another message slow, in the
+    one event loop every user's turn of the agent-runner waits on. One pass here makes every
+    run one character, whatever pattern reads it next."""
+    if _LOOSE.search(said) is None:
+        return said
+    return _LINE_BREAKS.sub("\n\n", _BLANKS.sub(" ", said))
+
+
+def tidied(turn: Turn) -> Turn:
+    """The turn with the user's message, and their earlier messages, `tidy`."""
+    history = [
+        {**entry, "text": tidy(entry["text"])}
+        if entry.get("role") == "user" and _LOOSE.search(entry.get("text", ""))
+        else entry
+        for entry in turn.history
+    ]
+    message = tidy(turn.message)
+    if message is turn.message and all(a is b for a, b in zip(history, turn.history, strict=True)):
+        return turn
+    return turn.model_copy(update={"message": message, "history": history})
 
 
 def _removal(turn: Turn) -> Reply | None:
