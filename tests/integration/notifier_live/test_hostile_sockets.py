@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 import socket
 import struct
 import weakref
@@ -227,3 +228,43 @@ async def test_an_sse_client_that_stops_reading_is_cut_off(
     assert live is not None and live.hub.sessions() == [] and live.sessions_of(user) == 0
     await asyncio.wait_for(drain(sock), WAIT)  # what was sent, then the end
     sock.close()
+
+
+async def websocket_handshake(gateway: Gateway, path: str, headers: str = "") -> bytes:
+    """What the gateway answers a WebSocket upgrade of `path`, read until it closes."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", gateway.port)
+    writer.write(
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        f"Sec-WebSocket-Version: 13\r\n{headers}\r\n".encode()
+    )
+    try:
+        async with asyncio.timeout(WAIT):
+            return await reader.read()
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "headers"),
+    [
+        ("&note=" + "x" * 9000, ""),  # a request line over websockets' 8 KiB
+        ("", "Cookie: " + "c" * 9000 + "\r\n"),  # a header line over it (a browser's cookies)
+        ("", "".join(f"X-Extra-{n}: 1\r\n" for n in range(130))),  # over its 128 headers
+    ],
+    ids=["long-request-line", "long-header", "many-headers"],
+)
+async def test_a_websocket_upgrade_too_large_for_websockets_is_answered_431_and_closed(
+    gateway: Gateway, query: str, headers: str
+) -> None:
+    # Under BATON_MAX_HEADER_BYTES, so httptools took it; websockets then refused it and
+    # queued a 414 or 431 that uvicorn never sent: the client waited for ever, holding a
+    # file descriptor of the gateway.
+    path = "/ws?token=" + token(new_user("long")) + query
+    answer = await websocket_handshake(gateway, path, headers)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 "), answer[:200]
+    error = json.loads(body)["error"]
+    assert error["code"] == "too_large"
+    assert "8192 bytes" in error["message"] and "128 headers" in error["message"]
+    await until(lambda: all_closed(gateway))

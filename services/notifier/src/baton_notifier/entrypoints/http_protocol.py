@@ -149,16 +149,21 @@ class BoundedHeadProtocol(HttpToolsProtocol):
     def _close_with(self, status: bytes, code: str, message: str, field: str | None = None) -> None:
         """Answer `status` with the common error body (one detail when `field` is known), and
         close: what follows on the connection cannot be read as a request."""
-        details = [] if field is None else [{"field": field, "message": message}]
-        error = {"code": code, "message": message, "details": details}
-        body = json.dumps({"error": error}).encode()
-        self.transport.write(
-            b"HTTP/1.1 " + status + b"\r\n"
-            b"content-type: application/json\r\n"
-            b"content-length: " + str(len(body)).encode() + b"\r\n"
-            b"connection: close\r\n\r\n" + body
-        )
+        self.transport.write(error_response(status, code, message, field))
         self.transport.close()
+
+
+def error_response(status: bytes, code: str, message: str, field: str | None = None) -> bytes:
+    """A whole HTTP/1.1 response with the common error body, saying the connection closes."""
+    details = [] if field is None else [{"field": field, "message": message}]
+    error = {"code": code, "message": message, "details": details}
+    body = json.dumps({"error": error}).encode()
+    return (
+        b"HTTP/1.1 " + status + b"\r\n"
+        b"content-type: application/json\r\n"
+        b"content-length: " + str(len(body)).encode() + b"\r\n"
+        b"connection: close\r\n\r\n" + body
+    )
 
 
 def bounded_head_protocol(

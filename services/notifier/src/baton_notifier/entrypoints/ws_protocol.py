@@ -11,7 +11,8 @@ overrides is still uvicorn's) fail if an upgrade changes them:
   resumes reading when the app's queue is empty;
 - `handle_cont` and `frames` (the fragments of the message being received), `close_sent`,
   `handle_parser_exception` (which sends the close frame websockets' `conn.fail` queued);
-- `conn`, the websockets `ServerProtocol`, and its `parser` generator and `parser_exc`;
+- `conn`, the websockets `ServerProtocol`, and its `parser` generator, `parser_exc` and
+  `handshake_exc`; `handshake_initiated`, `handshake_complete`;
 - the keyword arguments uvicorn builds it with (`config`, `server_state`, `app_state`).
 
 What it changes:
@@ -22,6 +23,10 @@ What it changes:
 - A message may come in at most `MAX_FRAGMENTS` frames, else the connection is closed with
   1009. websockets bounds a message's bytes (`ws_max_size`), not its frames, and uvicorn
   keeps every fragment: a message of endless empty continuation frames grew without limit.
+- An upgrade websockets refuses (a request line or header over its 8 KiB, more than 128
+  headers: all under the head's `max_head_bytes`, which httptools checked) is answered 431
+  and closed. websockets queues its refusal and uvicorn never sends it: the client waited
+  for ever, holding a file descriptor.
 - A closed connection is freed at once. websockets' parser is a generator whose frame holds
   the `ServerProtocol` that holds it (and so does the error it stopped on, if any): a cycle
   of about 50 KB with permessage-deflate's zlib state, freed only by a full collection, which
@@ -39,9 +44,19 @@ from typing import Any
 
 from uvicorn._types import ASGIReceiveEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import HeaderLineTooLong, RequestLineTooLong, TooManyHeaders
 from websockets.frames import CloseCode, Frame
+from websockets.http11 import MAX_LINE_LENGTH, MAX_NUM_HEADERS
 
+from baton_notifier.entrypoints.http_protocol import error_response
 from baton_notifier.entrypoints.write_stall import WRITE_STALL_SECONDS, WriteStallWatch
+
+LIMITS = (
+    f"a WebSocket upgrade's request line and each of its headers must be at most "
+    f"{MAX_LINE_LENGTH} bytes, and it may have at most {MAX_NUM_HEADERS} headers: /ws takes "
+    "only token, last_seq, epoch and instance_id (send the token as a subprotocol)"
+)
+"""websockets' own limits on the request it upgrades, under the head's `max_head_bytes`."""
 
 MAX_FRAGMENTS = 64
 """The most frames one client message may come in (a client only ever sends a small `ping`;
@@ -80,7 +95,26 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
+        if not self.handshake_initiated and self.conn.handshake_exc is not None:
+            self._refuse_handshake()
+            return
         self._hold_reading()  # the read may have written enough pongs to pause writing
+
+    def _refuse_handshake(self) -> None:
+        """Answer an upgrade websockets could not read, and close. It queues a 414 or 431 (or
+        nothing, for a request it cannot parse) that uvicorn never sends: the client waited
+        for ever, holding one of the gateway's file descriptors."""
+        exc = self.conn.handshake_exc
+        self.logger.warning("refused a WebSocket upgrade: %s", exc)
+        if isinstance(exc, RequestLineTooLong | HeaderLineTooLong | TooManyHeaders):
+            status, code, message = b"431 Request Header Fields Too Large", "too_large", LIMITS
+        else:
+            status, code = b"400 Bad Request", "bad_request"
+            message = f"the WebSocket upgrade is not valid HTTP/1.1: {exc}"
+        self.handshake_complete = True
+        self.close_sent = True
+        self.transport.write(error_response(status, code, message))
+        self.transport.close()
 
     async def receive(self) -> ASGIReceiveEvent:
         message = await super().receive()
