@@ -10,6 +10,7 @@ from nats.aio.client import Client
 
 from baton_messaging import JetStreamPublisher
 from baton_messaging.embedded import EmbeddedNatsServer
+from baton_notifier.service.live_events import REPLAY_WINDOW
 
 from .conftest import (
     Driver,
@@ -170,3 +171,23 @@ async def test_an_sse_client_that_drops_before_its_first_event_resumes_from_its_
         missed = await client.ready()
     assert [e.data["payload"]["current_step"] for e in missed] == ["s1"]
     assert missed[0].data["seq"] > ready.data["last_seq"]
+
+
+async def test_a_replay_to_a_client_that_reads_nothing_queues_a_few_frames_at_a_time(
+    gateway: Gateway, nc: Client
+) -> None:
+    # Every replay holds its own copy of the events it reads: queued up to the whole queue
+    # (1,000 frames), 32 resuming clients that read nothing took the gateway past 1.4 GB.
+    ivy = new_user("ivy")
+    first = await publish(nc, step_changed(ivy, "i1", 0))
+    for n in range(1, 300):
+        await publish(nc, step_changed(ivy, "i1", n))
+    async with gateway.notifier.live.subscribe(ivy, after_seq=first - 1) as session:
+        queued = -1
+        while queued != session.replayed:  # until the replay waits for the client
+            queued = session.replayed
+            await asyncio.sleep(0.2)
+        assert 0 < queued <= REPLAY_WINDOW
+        frames = [await session.next() for _ in range(301)]
+    assert [f.type for f in frames] == ["workflow.step_changed"] * 300 + ["ready"]
+    assert [f.seq for f in frames[:300]] == list(range(first, first + 300))

@@ -31,7 +31,9 @@ log = logging.getLogger("baton_notifier.adapters.live_jetstream")
 class JetStreamHistory:
     """Reads one user's stored events back with a short-lived pull consumer."""
 
-    def __init__(self, link: NatsLink, *, batch: int = 256, timeout: float = 5.0) -> None:
+    def __init__(self, link: NatsLink, *, batch: int = 32, timeout: float = 5.0) -> None:
+        # A fetched batch is held until its last event is queued for the client: with 256 of
+        # them (60 KB each) a replay to a client that reads nothing held 15 MB.
         self._link = link
         self._batch = batch
         self._timeout = timeout

@@ -78,9 +78,11 @@ class LiveSession:
         if self.ended is None:
             self._push(notice, self.queue_size + NOTICE_MARGIN)
 
-    async def put(self, frame: Frame) -> None:
-        """Queue a replayed event or a notice, waiting while the queue is full (backpressure)."""
-        while self.ended is None and len(self._queue) >= self.queue_size:
+    async def put(self, frame: Frame, *, room: int | None = None) -> None:
+        """Queue a replayed event or a notice, waiting while the queue is full (backpressure):
+        while it holds `room` frames, if given (at most `queue_size`)."""
+        limit = self.queue_size if room is None else min(room, self.queue_size)
+        while self.ended is None and len(self._queue) >= limit:
             self._room = asyncio.get_running_loop().create_future()
             try:
                 await self._room
