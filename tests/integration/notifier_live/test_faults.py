@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from datetime import timedelta
 
@@ -11,7 +12,7 @@ import nats
 import pytest
 from nats.aio.client import Client
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from baton_auth import mint_token
 from baton_contracts import Event
@@ -250,6 +251,21 @@ async def test_plain_http_on_the_websocket_path_is_426_saying_how_to_connect(
     error = answer.json()["error"]
     assert error["code"] == "upgrade_required"
     assert "WebSocket client" in error["message"] and "/api/events" in error["message"]
+
+
+@pytest.mark.parametrize("path", ["/api/events", "/ws/", "/events"])
+async def test_a_websocket_on_another_path_is_404_saying_where_live_events_are(
+    gateway: Gateway, path: str
+) -> None:
+    # It was uvicorn's bare 403 with no body, which reads like a refused token.
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(f"ws://127.0.0.1:{gateway.port}{path}", subprotocols=["bearer", "x"])
+    answer = refused.value.response
+    assert answer.status_code == 404
+    error = json.loads(answer.body or b"")["error"]
+    assert error["code"] == "not_found"
+    assert f"no WebSocket endpoint at {path}" in error["message"]
+    assert "/ws" in error["message"] and "GET /api/events" in error["message"]
 
 
 async def test_a_reset_events_stream_ends_sessions_for_a_resync_and_live_delivery_goes_on(

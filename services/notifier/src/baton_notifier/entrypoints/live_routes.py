@@ -10,10 +10,12 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.requests import HTTPConnection
 from starlette.routing import WebSocketRoute
 from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from baton_auth import Identity, InvalidToken, verify_token
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.entrypoints.head_requests import GatewayRoute
+from baton_notifier.entrypoints.http_errors import error_response
 from baton_notifier.service.live import LiveEvents
 
 BEARER_PROTOCOL = "bearer"
@@ -91,6 +93,9 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
     router = APIRouter(route_class=GatewayRoute)
     # A plain ASGI route: the writer sends frames through the raw `send` (see live_ws).
     router.routes.append(WebSocketRoute("/ws", WebSocketEvents()))
+    # Last: a WebSocket anywhere else (`/api/events`, `/ws/`) got uvicorn's bare 403, which
+    # reads like a refused token.
+    router.routes.append(WebSocketRoute("/{path:path}", no_websocket_here))
     # Plain HTTP on `/ws` (a browser tab, curl without an upgrade) matched no route and got
     # "not found", which reads like a wrong path.
     router.add_api_route(
@@ -120,6 +125,16 @@ def install_live(app: FastAPI, deps: LiveDeps) -> None:
         },
     )
     app.include_router(router)
+
+
+async def no_websocket_here(websocket: WebSocket) -> None:
+    """404 with the common error body to a WebSocket on any path but `/ws`, saying where the
+    live events are."""
+    message = (
+        f"no WebSocket endpoint at {websocket.url.path}: live events are a WebSocket at /ws, "
+        "or server-sent events from GET /api/events"
+    )
+    await websocket.send_denial_response(error_response(ApiError(404, "not_found", message)))
 
 
 async def websocket_only() -> None:
