@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import shutil
 from datetime import timedelta
 
@@ -255,9 +256,10 @@ async def test_plain_http_on_the_websocket_path_is_426_saying_how_to_connect(
 
 @pytest.mark.parametrize("path", ["/api/events", "/ws/", "/events"])
 async def test_a_websocket_on_another_path_is_404_saying_where_live_events_are(
-    gateway: Gateway, path: str
+    gateway: Gateway, path: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # It was uvicorn's bare 403 with no body, which reads like a refused token.
+    # It was uvicorn's bare 403 with no body, which reads like a refused token. And uvicorn
+    # logged each denial as an ERROR ("... without completing handshake").
     with pytest.raises(InvalidStatus) as refused:
         await connect(f"ws://127.0.0.1:{gateway.port}{path}", subprotocols=["bearer", "x"])
     answer = refused.value.response
@@ -266,6 +268,8 @@ async def test_a_websocket_on_another_path_is_404_saying_where_live_events_are(
     assert error["code"] == "not_found"
     assert f"no WebSocket endpoint at {path}" in error["message"]
     assert "/ws" in error["message"] and "GET /api/events" in error["message"]
+    await asyncio.sleep(0.1)  # uvicorn logs once the app has returned
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 async def test_a_reset_events_stream_ends_sessions_for_a_resync_and_live_delivery_goes_on(

@@ -23,6 +23,7 @@ def test_every_method_the_gateway_overrides_is_one_uvicorn_still_calls() -> None
         "data_received",
         "receive",
         "handle_cont",
+        "run_asgi",
     }
     missing = {name for name in overridden if not hasattr(WebSocketsSansIOProtocol, name)}
     assert missing == set()

@@ -13,6 +13,7 @@ overrides is still uvicorn's) fail if an upgrade changes them:
   `handle_parser_exception` (which sends the close frame websockets' `conn.fail` queued);
 - `conn`, the websockets `ServerProtocol`, and its `parser` generator, `parser_exc` and
   `handshake_exc`; `handshake_initiated`, `handshake_complete`;
+- `run_asgi`, `app`, `initial_response` (a denial response being sent);
 - the keyword arguments uvicorn builds it with (`config`, `server_state`, `app_state`).
 
 What it changes:
@@ -42,7 +43,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from uvicorn._types import ASGIReceiveEvent
+from uvicorn._types import ASGIReceiveCallable, ASGIReceiveEvent, Scope
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import HeaderLineTooLong, RequestLineTooLong, TooManyHeaders
 from websockets.frames import CloseCode, Frame
@@ -115,6 +116,24 @@ class GatewayWebSocketProtocol(WebSocketsSansIOProtocol):
         self.close_sent = True
         self.transport.write(error_response(status, code, message))
         self.transport.close()
+
+    async def run_asgi(self) -> None:
+        """Run the app as uvicorn does; after a denial response (`/ws` is the one WebSocket
+        route: any other path is answered 404 so), mark the handshake done, which uvicorn
+        forgets to, logging `ASGI callable returned without completing handshake.` as an
+        ERROR for each. One wrapper per connection: the app's `send` stays uvicorn's own."""
+        app = self.app
+
+        async def app_then_mark(scope: Scope, receive: ASGIReceiveCallable, send: Any) -> None:
+            await app(scope, receive, send)
+            if self.initial_response is not None and self.close_sent:
+                self.handshake_complete = True
+
+        self.app = app_then_mark
+        try:
+            await super().run_asgi()
+        finally:
+            self.app = app  # the wrapper holds this protocol: no cycle left behind
 
     async def receive(self) -> ASGIReceiveEvent:
         message = await super().receive()
