@@ -110,6 +110,13 @@ def test_client_frames_get_pong_or_an_error_frame(text: str | None, expected: ob
         assert answer["type"] == "error" and str(expected) in answer["error"]["message"]
 
 
+def test_an_unknown_frame_type_is_repeated_only_in_part() -> None:
+    # A 40 KB type came back whole in the error frame, each time the client sent it.
+    answer = json.loads(answer_client_frame(json.dumps({"type": "x" * 40_000})).frame)
+    message = answer["error"]["message"]
+    assert len(message) < 200 and "40,000 characters" in message
+
+
 def test_parameters_are_checked() -> None:
     assert parse_last_seq(None) is None and parse_last_seq("") is None
     assert parse_last_seq("42") == 42

@@ -196,8 +196,19 @@ def answer_client_frame(text: str | None) -> Notice:
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
         return error_notice("frame has no string field 'type'")
     if raw["type"] != "ping":
-        return error_notice(f"unknown frame type {raw['type']!r}; clients may send 'ping'")
+        return error_notice(f"unknown frame type {_shown(raw['type'])}; clients may send 'ping'")
     return PONG
+
+
+SHOWN_CHARS = 64
+"""The most of a client's own text an error frame repeats: a 40 KB frame type came back whole,
+the gateway writing as much as the client sent, each time it sent it."""
+
+
+def _shown(said: str) -> str:
+    if len(said) <= SHOWN_CHARS:
+        return repr(said)
+    return f"{said[:SHOWN_CHARS]!r}... ({len(said):,} characters)"
 
 
 def parse_last_seq(value: str | None, name: str = "last_seq") -> int | None:
