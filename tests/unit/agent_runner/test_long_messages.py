@@ -26,6 +26,7 @@ REPEATED = [
     ", and ",  # each phrase start read every "and" after it
     "no wait, ",  # each self-correction read the text before and after it
     "work ",  # each area word read its whole clause before and after it
+    "сон ",  # each area word read its part of the clause again for a verb of buying before it
     "ok ",  # each readiness word looked for a negation in all the words before it
     "a, ",  # each comma of a question read to the question's end
     "...",  # a run of stops tried from each of its stops

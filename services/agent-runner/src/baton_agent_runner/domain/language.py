@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from baton_agent_runner.domain.action_lists import lists_actions
@@ -389,11 +390,12 @@ def _mentioned(text: str) -> list[tuple[str, str, Mention]]:
         if not _ANY_AREA.search(lowered):
             continue
         referred = [hit.span() for hit in REFERRAL.finditer(lowered)]
+        bought = _bought_in(lowered)
         starts = {
             area: [
                 hit.start()
                 for hit in p.finditer(lowered)
-                if not (_within(hit, referred) or _bought(lowered, hit.start()))
+                if not (_within(hit, referred) or bought(hit.start()))
             ]
             for area, p in _PATTERNS
         }
@@ -437,15 +439,44 @@ _NOT_BOUGHT = frozenset({"and", "и", "but", "но", "а", "or", "или", "then
 _PART_END = re.compile(r"[,;:.!?—–]")
 
 
-def _bought(lowered: str, at: int) -> bool:
-    """Whether the area's word at `at` is what a verb of buying before it, in its part of the
-    clause, buys ("i need to buy a gym bag", "купить абонемент в спортзал"): a thing to get,
-    no priority ("I want to go to the gym more" is health, and so is "buy a gym bag and work
-    on my health")."""
-    part = _PART_END.split(lowered[:at])[-1]
-    said = words(part)
-    bought = [n for n, word in enumerate(said) if word in _BUYING]
-    return bool(bought) and not _NOT_BOUGHT.intersection(said[bought[-1] :])
+_PART_TOKEN = re.compile(r"[\w']+|[,;:.!?—–]")
+
+
+def _bought_in(lowered: str) -> Callable[[int], bool]:
+    """Whether the area's word at a place of `lowered` is what a verb of buying before it, in
+    its part of the clause, buys ("i need to buy a gym bag", "купить абонемент в спортзал"): a
+    thing to get, no priority ("I want to go to the gym more" is health, and so is "buy a gym
+    bag and work on my health").
+
+    The clause is read once, word by word, for all its area words: reading its part again for
+    each of them took discovery seconds on a message of 8,000 characters of area words."""
+    starts: list[int] = []
+    ends: list[int] = []
+    states: list[bool] = []
+    state = False
+    for token in _PART_TOKEN.finditer(lowered):
+        state = _buying_after(state, token.group())
+        starts.append(token.start())
+        ends.append(token.end())
+        states.append(state)
+
+    def bought(at: int) -> bool:
+        n = bisect_right(ends, at)
+        state = states[n - 1] if n else False
+        if n < len(starts) and starts[n] < at:  # a word the area's word starts within
+            state = _buying_after(state, lowered[starts[n] : at])
+        return state
+
+    return bought
+
+
+def _buying_after(state: bool, token: str) -> bool:
+    """Whether what comes after `token` is bought, given whether what came before it was."""
+    if _PART_END.fullmatch(token):
+        return False
+    if token in _BUYING:
+        return True
+    return state and token not in _NOT_BOUGHT
 
 
 def _clauses(text: str) -> list[str]:
