@@ -29,6 +29,8 @@ REPEATED = [
     "сон ",  # each area word read its part of the clause again for a verb of buying before it
     "ok ",  # each readiness word looked for a negation in all the words before it
     "a, ",  # each comma of a question read to the question's end
+    "why? ",  # what follows each question read by a call of its own: past Python's limit
+    "a, b? ",
     "...",  # a run of stops tried from each of its stops
     "—",
     "{{",

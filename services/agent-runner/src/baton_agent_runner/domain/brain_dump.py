@@ -6,8 +6,9 @@ that say it are read in `finishing`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from functools import lru_cache
+from itertools import chain
 
 from baton_agent_runner.domain import readiness
 from baton_agent_runner.domain.action_lists import (
@@ -319,9 +320,28 @@ def _parts(text: str) -> list[str]:
 
 def _said(text: str) -> Iterator[str | bool]:
     """The items a part of a line holds, in order, with True where it says "that's all" and
-    False where it takes that back ("хотя нет")."""
+    False where it takes that back ("хотя нет").
+
+    What follows a question or a "that's all" is read on its own, in a loop: read by a call
+    of its own, a message of 1,600 questions ("why? why? ...") went 1,600 calls deep, past
+    Python's limit, and each item passed up through all of them."""
+    dones = 0  # the "that's all" after an excepted last item, said once the rest is read
+    rest: str | tuple[str] | None = text
+    while rest is not None:
+        if isinstance(rest, tuple):
+            dones += 1
+            rest = rest[0]
+        rest = yield from _said_up_to_next(rest)
+    for _ in range(dones):
+        yield True
+
+
+def _said_up_to_next(text: str) -> Generator[str | bool, None, str | tuple[str] | None]:
+    """The items of `text` up to a question or a "that's all", and the text after it that is
+    read on its own (in a tuple if a "that's all" is to follow its items), or None at the
+    end."""
     start = 0
-    for phrase_end in [*_PHRASE_END.finditer(text), None]:
+    for phrase_end in chain(_PHRASE_END.finditer(text), [None]):
         end = len(text) if phrase_end is None else phrase_end.start()
         if is_done(text[start:end]):
             # A hedge of its own before it ("Пожалуй, это всё", "Well, that's all") is no item.
@@ -331,16 +351,12 @@ def _said(text: str) -> Iterator[str | bool]:
                 # Asked, it is no answer ("Всё?", "Is that all?", "Это всё, что нужно?"), and
                 # no item either: the user has yet to say it; what follows is read on its own
                 # ("Это всё? Да, всё").
-                yield from _said(text[asked:])
-                return
+                return text[asked:]
             rest, taken_back = _after_done(text[end:])
             if not taken_back and (excepted := _EXCEPT.match(rest)):
-                yield from _said(rest[excepted.end() :])  # the last item, then done
-                yield True
-                return
+                return (rest[excepted.end() :],)  # the last item, then done
             yield not taken_back
-            yield from _said(rest)
-            return
+            return rest
         if phrase_end is not None and "?" in phrase_end.group():
             # A question ends its sentence: the sentences before it, or the clause before the
             # comma that opens it, may be items ("купить хлеб. А что будет с этим?", "buy milk,
@@ -357,14 +373,14 @@ def _said(text: str) -> Iterator[str | bool]:
                     yield before  # "buy milk, could you remind me to call mom?"
                 if item := _item(found.item):
                     yield item
-            yield from _said(text[phrase_end.end() :])
-            return
+            return text[phrase_end.end() :]
         start = len(text) if phrase_end is None else phrase_end.end()
     # "how does this work, also buy milk": an item after "also" is no part of a question
     # asked without its "?" before it (the question took the item with it).
     for piece in afterthoughts(text):
         if item := _item(piece):
             yield item
+    return None
 
 
 def _past_preamble(text: str) -> str:
