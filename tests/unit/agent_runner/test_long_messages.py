@@ -31,6 +31,7 @@ REPEATED = [
     "a, ",  # each comma of a question read to the question's end
     "why? ",  # what follows each question read by a call of its own: past Python's limit
     "a, b? ",
+    "? ",  # each question's sentence looked for from the text's start
     "...",  # a run of stops tried from each of its stops
     "—",
     "{{",

@@ -173,11 +173,27 @@ _LONGEST_ASKED = 400
 
 
 def sentence_start(text: str, end: int) -> int:
-    """Where the sentence that ends at `end` starts: past the last stop before it."""
-    start = 0
-    for stop in _SENTENCE_END.finditer(text, 0, end):
-        start = stop.end()
-    return start
+    """Where the sentence that ends at `end` starts: past the last stop before it.
+
+    Read back from `end` to that stop: a stop (`_SENTENCE_END`) starts only where a run of
+    stops does, so the last one is the first such run, read back, that makes one. Read from
+    the text's start for each question, a message of 2,000 questions ("? ? ? ...") took the
+    brain dump seconds."""
+    at = end
+    while at > 0:
+        if text[at - 1] not in _STOPS:
+            at -= 1
+            continue
+        while at > 1 and text[at - 2] in _STOPS:
+            at -= 1
+        at -= 1  # the start of the run of stops
+        if stop := _SENTENCE_END.match(text, at, end):
+            return stop.end()
+    return 0
+
+
+_STOPS = ".!?…"
+"""The characters of a stop (`_SENTENCE_END`)."""
 
 
 def _asks_about_items(tokens: list[str]) -> bool:
