@@ -136,19 +136,30 @@ def listed_after(clause: str) -> list[tuple[int, int, int]]:
     said = [around(clause[first:end]) for first, end, _ in groups]
     joins = [_joined(clause[left[1] : right[0]]) for left, right in pairwise(groups)]
     found: list[tuple[int, int, int]] = []
+    # Each group read once, not once for each group before it (thousands of "work, health, "
+    # took discovery seconds): how far the joined bare groups go on from it (`reach`), where
+    # the commas alone before it start (`commas`), and the last join before it that is
+    # neither a comma nor its own (`other`).
+    reach = list(range(len(groups)))
+    for at in range(len(joins) - 1, -1, -1):
+        if joins[at] is not None and said[at + 1] == ([], []):
+            reach[at] = reach[at + 1]
+    commas = list(range(len(groups)))
+    for at in range(1, len(groups)):
+        if joins[at - 1] == ",":
+            commas[at] = commas[at - 1]
+    other: list[int] = []
+    seen: dict[str | None, int] = {}
+    for at, join in enumerate(joins):
+        other.append(max((n for word, n in seen.items() if word != join), default=-1))
+        if join != ",":
+            seen[join] = at
     first = 0
     while first < len(groups):
-        last = first
-        while last < len(joins) and joins[last] is not None and said[last + 1] == ([], []):
-            last += 1
-        while last > first and joins[last - 1] == ",":
-            last -= 1  # a comma alone lists no more ("нет хобби и спорта, работа")
+        # a comma alone lists no more ("нет хобби и спорта, работа")
+        last = max(first, commas[reach[first]])
         # The first area says nothing after it, and one word joins, the last join among them.
-        if (
-            not said[first][1]
-            and last > first
-            and {joins[last - 1]} == set(joins[first:last]) - {","}
-        ):
+        if not said[first][1] and last > first and other[last - 1] < first:
             piece = normalised(clause[slice(*groups[first][:2])])
             word = min(
                 (hit.start() for one in AREA_PATTERNS.values() for hit in one.finditer(piece)),
