@@ -28,6 +28,7 @@ REPEATED = [
     "work ",  # each area word read its whole clause before and after it
     "сон ",  # each area word read its part of the clause again for a verb of buying before it
     "work, health, ",  # each area of a listing read the listing after it
+    "work and health and ",  # each area word looked for its listing along all of them
     "ok ",  # each readiness word looked for a negation in all the words before it
     "a, ",  # each comma of a question read to the question's end
     "why? ",  # what follows each question read by a call of its own: past Python's limit

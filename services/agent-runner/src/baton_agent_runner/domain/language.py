@@ -25,7 +25,7 @@ from baton_agent_runner.domain.areas import (
 from baton_agent_runner.domain.brain_dump import says_done
 from baton_agent_runner.domain.finishing import NOTHING_COMES
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
-from baton_agent_runner.domain.mentions import Mention, said_of
+from baton_agent_runner.domain.mentions import Mention, said_of, sharing
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.wording import (
     INITIAL_DOT,
@@ -405,7 +405,8 @@ def _mentioned(text: str) -> list[tuple[str, str, Mention]]:
             continue
         if _errand_only(clause, lowered, starts):
             continue  # "позвонить маме", "call mom": a to-do, no priority
-        parts, bare, after = parts_of(clause), listed_bare(lowered), listed_after(lowered)
+        parts = parts_of(clause)
+        bare, after = sharing(listed_bare(lowered)), sharing(listed_after(lowered))
         for area, at in starts.items():
             said = {said_of(lowered, start, bare, after) for start in at}
             for kind in ("named", "wrong", "declined"):

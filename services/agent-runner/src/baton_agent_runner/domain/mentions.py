@@ -6,6 +6,8 @@ one ("кроме работы"), or that it does not ("у меня нет хоб
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Callable
 from typing import Literal
 
 from baton_agent_runner.domain.areas import MATTERS, UNIMPORTANT
@@ -69,21 +71,41 @@ _NEAR = 300
 
 
 def said_of(
-    clause: str, at: int, bare: list[tuple[int, int, int]], after: list[tuple[int, int, int]]
+    clause: str, at: int, bare: Callable[[int], int | None], after: Callable[[int], int | None]
 ) -> Mention:
-    """What the clause says of the area word at `at` (`_said_to`); for one listed `bare`
-    before another, what it says after that one ("Hobbies and work don't matter" declines
-    both; "I have work and no hobbies" only hobbies); and for one listed bare `after` another,
-    a "no" before that one (`_no_shared`: "нет хобби и спорта" declines both)."""
+    """What the clause says of the area word at `at` (`_said_to`); for one listed bare
+    before another (`bare`, of `listings.listed_bare` by `sharing`), what it says after that
+    one ("Hobbies and work don't matter" declines both; "I have work and no hobbies" only
+    hobbies); and for one listed bare after another (`after`, of `listings.listed_after`), a
+    "no" before that one (`_no_shared`: "нет хобби и спорта" declines both)."""
     said = _said_to(clause, at)
     if said == "named":
-        shared = [other for start, end, other in bare if start <= at < end]
-        if shared and _declined_after(words(clause[shared[0] : shared[0] + _NEAR])[1:]):
+        shared = bare(at)
+        if shared is not None and _declined_after(words(clause[shared : shared + _NEAR])[1:]):
             return "declined"
-        first = [other for start, end, other in after if start <= at < end]
-        if first and _no_shared(clause, first[0]):
+        first = after(at)
+        if first is not None and _no_shared(clause, first):
             return "declined"
     return said
+
+
+def sharing(listed: list[tuple[int, int, int]]) -> Callable[[int], int | None]:
+    """For a place in the clause, the `at` of the first of the `listed` (start, end, at) whose
+    part holds it, or None: the parts are a clause's groups (`listings`), one after another,
+    so the one that holds a place is found by a binary search. Looked for along the list for
+    each area word, a listing of thousands of areas ("work and health and ...") took
+    discovery seconds."""
+    firsts: dict[tuple[int, int], int] = {}
+    for start, end, other in listed:
+        firsts.setdefault((start, end), other)
+    spans = sorted(firsts)
+    starts = [start for start, _ in spans]
+
+    def shared(at: int) -> int | None:
+        n = bisect_right(starts, at) - 1
+        return firsts[spans[n]] if n >= 0 and at < spans[n][1] else None
+
+    return shared
 
 
 def _no_shared(clause: str, at: int) -> bool:
