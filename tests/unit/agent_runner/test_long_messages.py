@@ -110,6 +110,27 @@ def test_an_area_word_then_a_run_of_white_space_is_read_in_linear_time(
     assert out.message
 
 
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("tail", ["health?", "work? no"])
+@pytest.mark.parametrize(("agent", "step"), AGENTS)
+def test_a_long_question_is_read_in_linear_time(tail: str, agent: str, step: str) -> None:
+    # "1 1 1 ... health?" took discovery 8 s: the pattern for an area asked and answered "no"
+    # ("work? no") was tried from each character of the question.
+    message = ("1 " * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    out = run(
+        Turn(
+            agent=agent,
+            current_step=step,
+            message=message,
+            language=lang.language_of(message),
+            messages_in_step=3,
+            inbox_count=1,
+            history=[{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}],
+        )
+    )
+    assert out.message
+
+
 @pytest.mark.parametrize(
     ("said", "read"),
     [
