@@ -131,6 +131,31 @@ def test_a_long_question_is_read_in_linear_time(tail: str, agent: str, step: str
     assert out.message
 
 
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("stop", "tail"), [("?", "health?"), (".", "means x"), (".", "done"), ("…", "health?")]
+)
+@pytest.mark.parametrize(("agent", "step"), AGENTS)
+def test_a_long_run_of_stops_before_the_last_words_is_read_in_linear_time(
+    stop: str, tail: str, agent: str, step: str
+) -> None:
+    # "?" 8,000 times before "health?" took the brain dump 2.9 s and the greeter 1 s: a phrase's
+    # and a question's end, and the last sentence, were read again from each stop of the run.
+    message = (stop * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    out = run(
+        Turn(
+            agent=agent,
+            current_step=step,
+            message=message,
+            language=lang.language_of(message),
+            messages_in_step=3,
+            inbox_count=1,
+            history=[{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}],
+        )
+    )
+    assert out.message
+
+
 @pytest.mark.parametrize(
     ("said", "read"),
     [

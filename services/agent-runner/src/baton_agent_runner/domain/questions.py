@@ -13,8 +13,9 @@ from baton_agent_runner.domain.greeter_questions import topic_of
 from baton_agent_runner.domain.wording import normalised, words
 
 # A question mark that ends a sentence: at the line's end or before a space ("что будет с
-# ними? позвонить маме"), not inside a word or a quote.
-_QUESTION_END = re.compile(r"[.!…]*\?[?!.…]*(?=\s|$)")
+# ними? позвонить маме"), not inside a word or a quote. Read from the first stop of a run
+# (`(?<![.!?…])`), as `_SENTENCE_END` is: thousands of "?" not followed by a space took seconds.
+_QUESTION_END = re.compile(r"(?<![.!?…])[.!…]*\?[?!.…]*(?=\s|$)")
 # A sentence ends at a stop before a space, not inside a number ("1.5 литра"), and a lone
 # capital's dot is an initial's, even after a capitalised word: "Позвонить В. Петрову?" is one
 # question, not an item "Позвонить В." and a question "Петрову?".
