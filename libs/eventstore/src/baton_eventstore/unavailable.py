@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 import sqlite3
+from collections.abc import Callable
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy import exc as sa_exc
@@ -55,11 +56,17 @@ _SQLITE_PROGRAMMING = ("no such ", "syntax error", "has no column", "already exi
 
 def is_unavailable(exc: BaseException) -> bool:
     """True when `exc`, or an exception it was raised from, says the database is unreachable."""
+    return _in_chain(exc, _says_unavailable)
+
+
+def _in_chain(exc: BaseException, says: Callable[[BaseException], bool]) -> bool:
+    """Whether `says` holds of `exc` or of an exception it was raised from (a driver's error
+    under SQLAlchemy's, the cause or context of a wrapper), each looked at once."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if _says_unavailable(current):
+        if says(current):
             return True
         current = getattr(current, "orig", None) or current.__cause__ or current.__context__
     return False
@@ -105,14 +112,7 @@ def nothing_written(exc: BaseException) -> bool:
     """True when `exc`, or an exception it was raised from, says the database refused the
     statement or was never reached, so nothing of the transaction was written. False for a
     connection that broke meanwhile: the server may have committed before it did."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if _says_refused(current):
-            return True
-        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
-    return False
+    return _in_chain(exc, _says_refused)
 
 
 def _says_refused(exc: BaseException) -> bool:
