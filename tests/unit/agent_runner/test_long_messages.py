@@ -41,14 +41,10 @@ REPEATED = [
 ]
 
 
-@pytest.mark.timeout(30)
-@pytest.mark.parametrize("unit", REPEATED)
-@pytest.mark.parametrize(("agent", "step"), AGENTS)
-def test_a_message_of_the_longest_size_is_read_in_linear_time(
-    unit: str, agent: str, step: str
-) -> None:
-    message = (unit * (MAX_MESSAGE_CHARS // len(unit) + 1))[:MAX_MESSAGE_CHARS]
-    history = [{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}]
+def answers(agent: str, step: str, message: str, *, history: bool = False) -> str:
+    """The agent's answer to `message` on its step, with the same message earlier in the
+    conversation too when `history` (the rules read earlier messages again)."""
+    earlier = [{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}]
     out = run(
         Turn(
             agent=agent,
@@ -57,10 +53,20 @@ def test_a_message_of_the_longest_size_is_read_in_linear_time(
             language=lang.language_of(message),
             messages_in_step=3,
             inbox_count=1,
-            history=history,
+            history=earlier if history else [],
         )
     )
-    assert out.message
+    return out.message
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("unit", REPEATED)
+@pytest.mark.parametrize(("agent", "step"), AGENTS)
+def test_a_message_of_the_longest_size_is_read_in_linear_time(
+    unit: str, agent: str, step: str
+) -> None:
+    message = (unit * (MAX_MESSAGE_CHARS // len(unit) + 1))[:MAX_MESSAGE_CHARS]
+    assert answers(agent, step, message, history=True)
 
 
 @pytest.mark.timeout(30)
@@ -72,17 +78,7 @@ def test_a_long_run_of_spaces_before_the_last_words_is_read_in_linear_time(
     # "call mom" and 8,000 spaces before a "too" took minutes at the brain dump: the patterns
     # for "too", "also" and "except" were tried from each space of the run.
     message = ("call mom" + " " * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
-    out = run(
-        Turn(
-            agent=agent,
-            current_step=step,
-            message=message,
-            language=lang.language_of(message),
-            messages_in_step=3,
-            inbox_count=1,
-        )
-    )
-    assert out.message
+    assert answers(agent, step, message)
 
 
 @pytest.mark.timeout(30)
@@ -96,18 +92,7 @@ def test_an_area_word_then_a_run_of_white_space_is_read_in_linear_time(
     # listing's separator was tried from each space of the run, and the "work means ..."
     # pattern split the run three ways. The rules now read every run as one space.
     message = ("work" + blank * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
-    out = run(
-        Turn(
-            agent=agent,
-            current_step=step,
-            message=message,
-            language=lang.language_of(message),
-            messages_in_step=3,
-            inbox_count=1,
-            history=[{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}],
-        )
-    )
-    assert out.message
+    assert answers(agent, step, message, history=True)
 
 
 @pytest.mark.timeout(30)
@@ -117,18 +102,7 @@ def test_a_long_question_is_read_in_linear_time(tail: str, agent: str, step: str
     # "1 1 1 ... health?" took discovery 8 s: the pattern for an area asked and answered "no"
     # ("work? no") was tried from each character of the question.
     message = ("1 " * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
-    out = run(
-        Turn(
-            agent=agent,
-            current_step=step,
-            message=message,
-            language=lang.language_of(message),
-            messages_in_step=3,
-            inbox_count=1,
-            history=[{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}],
-        )
-    )
-    assert out.message
+    assert answers(agent, step, message, history=True)
 
 
 @pytest.mark.timeout(30)
@@ -142,18 +116,7 @@ def test_a_long_run_of_stops_before_the_last_words_is_read_in_linear_time(
     # "?" 8,000 times before "health?" took the brain dump 2.9 s and the greeter 1 s: a phrase's
     # and a question's end, and the last sentence, were read again from each stop of the run.
     message = (stop * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
-    out = run(
-        Turn(
-            agent=agent,
-            current_step=step,
-            message=message,
-            language=lang.language_of(message),
-            messages_in_step=3,
-            inbox_count=1,
-            history=[{"role": "user", "text": message}, {"role": "assistant", "text": "Ok?"}],
-        )
-    )
-    assert out.message
+    assert answers(agent, step, message, history=True)
 
 
 @pytest.mark.parametrize(

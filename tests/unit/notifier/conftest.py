@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from baton_auth import mint_token
 from baton_contracts import Command, Kind, Query, Subject
 from baton_contracts.base import ReplyModel
+from baton_contracts.dag_runs import DagRunAccepted, StartDagRun
 from baton_notifier.bootstrap import Notifier, build
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router
 from baton_notifier.settings import NotifierSettings
@@ -125,3 +126,16 @@ def start_thing() -> type[StartThing]:
 @pytest.fixture
 def auth() -> dict[str, str]:
     return {"Authorization": f"Bearer {mint_token(SECRET, 'alice', project_id='p1')}"}
+
+
+def run_accepted(message: Query | Command) -> BaseModel:
+    """A `FakeRequester.answer`: the workflow service's answer to a DAG run's start."""
+    assert isinstance(message, StartDagRun)
+    return DagRunAccepted(
+        run_id="r1",
+        workflow=message.name,
+        version=1,
+        version_id=f"{message.name}@1",
+        mode="live",
+        status="running",
+    )

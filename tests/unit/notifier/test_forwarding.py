@@ -10,7 +10,6 @@ from baton_auth import Identity
 from baton_contracts import Command, ErrorCode, ErrorDetail, Query, RemoteError
 from baton_contracts.dag_api import (
     CancelDagRun,
-    DagRunAccepted,
     DagWorkflowDeleted,
     DagWorkflowList,
     DeleteDagWorkflow,
@@ -22,7 +21,7 @@ from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints import http_errors
 from baton_notifier.settings import NotifierSettings
 
-from .conftest import SECRET
+from .conftest import SECRET, run_accepted
 
 
 class _Raise:
@@ -267,24 +266,12 @@ async def test_an_unknown_route_answers_the_common_error_body(client: httpx.Asyn
     assert response.json()["error"]["code"] == "not_found"
 
 
-def _accepted(message: Query | Command) -> BaseModel:
-    assert isinstance(message, StartDagRun)
-    return DagRunAccepted(
-        run_id="r1",
-        workflow=message.name,
-        version=1,
-        version_id=f"{message.name}@1",
-        mode="live",
-        status="running",
-    )
-
-
 async def test_a_dag_start_carries_when_the_gateway_stops_waiting_for_it(
     client: httpx.AsyncClient, auth: dict[str, str], requester: Any
 ) -> None:
     # The workflow service writes the run only in time for its answer to come back by then: a
     # start held up before its handler ran was written after the gateway had answered 503.
-    requester.answer = _accepted
+    requester.answer = run_accepted
     before = datetime.now(UTC)
     response = await client.post("/workflows/note/run", json={}, headers=auth)
     after = datetime.now(UTC)

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from pydantic import BaseModel
 
-from baton_contracts import Command, Query
-from baton_contracts.dag_runs import DagRunAccepted, StartDagRun
-
-from .conftest import FakeRequester
+from .conftest import FakeRequester, run_accepted
 
 ROUTES = [
     ("/api/workflows/i1/signal", {"action": "stay"}, "in the body"),
@@ -181,19 +177,7 @@ async def test_a_quoted_value_that_is_not_one_key_is_refused_and_nothing_is_sent
 async def test_a_quoted_run_key_starts_one_run_as_the_bare_key_does(
     client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
 ) -> None:
-    requester.answer = _accepted
+    requester.answer = run_accepted
     await client.post("/workflows/w/run", json={}, headers={**auth, "Idempotency-Key": '"n-1"'})
     await client.post("/workflows/w/run", json={}, headers={**auth, "Idempotency-Key": "n-1"})
     assert [getattr(sent, "request_id", None) for sent in requester.sent] == ["n-1", "n-1"]
-
-
-def _accepted(message: Query | Command) -> BaseModel:
-    assert isinstance(message, StartDagRun)
-    return DagRunAccepted(
-        run_id="r1",
-        workflow=message.name,
-        version=1,
-        version_id=f"{message.name}@1",
-        mode="live",
-        status="running",
-    )
