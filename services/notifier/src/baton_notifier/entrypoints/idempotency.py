@@ -79,9 +79,10 @@ _RUN_MEANING = "an Idempotency-Key is 1 to 200 printable ASCII characters"
 TurnKey = Annotated[
     Annotated[
         str,
-        BeforeValidator(unquoted),
         StringConstraints(min_length=1, max_length=128, pattern=IDEMPOTENCY_KEY_PATTERN),
         in_words(_TURN_MEANING),
+        # Last, so it runs first: the string's own checks, and their words, read the key.
+        BeforeValidator(unquoted),
     ]
     | None,
     Header(description=f"Makes a retry count once: {_TURN_MEANING}."),
@@ -92,9 +93,10 @@ comes first."""
 RunKey = Annotated[
     Annotated[
         str,
-        BeforeValidator(unquoted),
         StringConstraints(min_length=1, max_length=200, pattern=IDEMPOTENCY_KEY_PATTERN),
         in_words(_RUN_MEANING),
+        # Last, so it runs first: the string's own checks, and their words, read the key.
+        BeforeValidator(unquoted),
     ]
     | None,
     Header(description=f"Makes a retried start one run: {_RUN_MEANING}."),
