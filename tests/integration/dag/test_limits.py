@@ -73,11 +73,13 @@ async def test_a_stop_lets_a_step_already_in_flight_finish_and_keeps_its_output(
     author: Author, cut_off: list[tuple[str, str]]
 ) -> None:
     # Seed 004's `stop` skips the steps that remain, as Tetora does: a call already running
-    # (here an independent root) is not cancelled; its answer and cost are recorded.
+    # (here an independent root) is not cancelled; its answer and cost are recorded. It sleeps
+    # 3 s so that the failure is recorded first even on a loaded CI machine (with 1 s, CI once
+    # saw `slow` finish first and `after` run).
     document = {
         "name": "stop-in-flight",
         "steps": [
-            {"id": "slow", "agent": "hisui", "prompt": "Research slowly [[sleep:1]]"},
+            {"id": "slow", "agent": "hisui", "prompt": "Research slowly [[sleep:3]]"},
             {"id": "broken", "agent": "kohaku", "prompt": "Draft [[fail]]"},
             {"id": "after", "prompt": "Never", "dependsOn": ["slow"]},
         ],
