@@ -168,7 +168,9 @@ class FirstRecorded(Generic[R]):
             return None
         first = await self.get(user_id, key, row.get(DIGEST))
         if first is None:
-            raise StoreUnavailable(f"{self._name}: key {key!r} is taken but nothing is recorded")
+            raise StoreUnavailable(
+                f"{self._name}: key {key!r} is taken but nothing is recorded", self._name
+            )
         return first
 
     async def prune(self, older_than: datetime, batch: int = PRUNE_BATCH) -> int:
@@ -235,7 +237,7 @@ class FirstRecorded(Generic[R]):
                 )
         except TimeoutError:
             raise StoreUnavailable(
-                f"{self._name}: a prune had no answer within {seconds:g}s"
+                f"{self._name}: a prune had no answer within {seconds:g}s", self._name
             ) from None
 
     def _answering(self, key: str, digest: str | None, recorded: str | None, value: Any) -> R:

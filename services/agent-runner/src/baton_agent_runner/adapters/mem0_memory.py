@@ -49,7 +49,7 @@ class Mem0MemoryStore:
         try:
             return await loop.run_in_executor(self._thread, partial(fn, *args, **kwargs))
         except UNAVAILABLE as exc:
-            raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
+            raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}", "memory") from exc
 
     async def _rows(self, user_id: str, **where: str) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = await self._call(self._rows_now, user_id, where)
@@ -138,7 +138,9 @@ class Mem0MemoryStore:
             try:
                 return await asyncio.wrap_future(written)
             except UNAVAILABLE as exc:
-                raise StoreUnavailable(f"memory: {exc.__class__.__name__}: {exc}") from exc
+                raise StoreUnavailable(
+                    f"memory: {exc.__class__.__name__}: {exc}", "memory"
+                ) from exc
             except asyncio.CancelledError:
                 if not written.cancelled():  # on the thread already: hold on until it ends
                     ended = asyncio.wrap_future(written)

@@ -115,7 +115,9 @@ def open_memory(
         memory.embedding_model = vectors
         _check_dims(memory, vectors, settings.kind)
     except UNAVAILABLE as exc:
-        raise StoreUnavailable(f"memory: Qdrant at {qdrant_url} is unreachable: {exc}") from exc
+        raise StoreUnavailable(
+            f"memory: Qdrant at {qdrant_url} is unreachable: {exc}", "memory"
+        ) from exc
     return memory
 
 

@@ -206,7 +206,7 @@ class AgentFactory:
                 # that keeps calling tools is as unusable: asked again, it would do it again.
                 raise ModelReplyInvalid(str(exc), _usage_of(messages)) from exc
             except (APIError, AgentRunError) as exc:
-                raise ModelUnavailable(repr(exc)) from exc
+                raise ModelUnavailable(repr(exc), _reason(exc)) from exc
         usage = TokenUsage(
             input_tokens=result.usage.input_tokens or 0,
             output_tokens=result.usage.output_tokens or 0,
@@ -239,3 +239,12 @@ class AgentFactory:
         if name.startswith("openai:"):
             return openai_model(self.openai, name.removeprefix("openai:"))
         raise ValueError(f"model: unknown model {name!r} (use 'scripted' or 'openai:<model>')")
+
+
+def _reason(exc: Exception) -> str:
+    """What a turn's caller is told of a model failure: an HTTP status, not the body (which
+    may echo the prompt); else the error's kind and first line."""
+    if isinstance(exc, ModelHTTPError):
+        return f"HTTP {exc.status_code} from {exc.model_name}"
+    first = next(iter(str(exc).splitlines()), "")
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

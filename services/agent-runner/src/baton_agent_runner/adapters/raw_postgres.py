@@ -75,7 +75,7 @@ async def advisory_lock(engine: AsyncEngine, store: str, lock_id: int) -> AsyncI
             # it still holds the lock, are unknown; dropped, it holds nothing.
             await asyncio.shield(greenlet_spawn(pooled.invalidate))
         if isinstance(exc, CONNECTION_LOST):
-            raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
+            raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}", store) from exc
         raise
     finally:
         await greenlet_spawn(pooled.close)  # back to the pool
@@ -93,7 +93,7 @@ async def _on_pooled(
         return await statement(pooled.driver_connection)
     except CONNECTION_LOST as exc:  # nothing wraps these here: drop the connection
         await greenlet_spawn(pooled.invalidate)
-        raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
+        raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}", store) from exc
     except asyncio.CancelledError:
         # Cut off mid-statement (a deadline): the connection's state is unknown, drop it.
         await asyncio.shield(greenlet_spawn(pooled.invalidate))

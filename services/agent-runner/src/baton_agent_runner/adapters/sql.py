@@ -205,7 +205,7 @@ def reachable(store: str) -> Iterator[None]:
         # locked: the event store's test, shared by every service.
         if not is_unavailable(exc):
             raise
-        raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}") from exc
+        raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}", store) from exc
 
 
 def upsert(engine: AsyncEngine, table: Table) -> Any:

@@ -15,7 +15,15 @@ from baton_contracts.agent_api import AgentReply, InboxItem, MemoryFact, TaskRes
 
 
 class StoreUnavailable(Exception):
-    """A store (database, Qdrant, the embedder) cannot be reached or did not answer."""
+    """A store (database, Qdrant, the embedder) cannot be reached or did not answer; `store`
+    names it when the raiser knows ("memory", "inbox", "replies", ...): a turn's caller is
+    told which one, not what the driver said (which may quote the statement and its data).
+    `within` is the seconds it was given when it did not answer in them (None: it was down)."""
+
+    def __init__(self, message: str, store: str | None = None, within: float | None = None) -> None:
+        super().__init__(message)
+        self.store = store
+        self.within = within
 
 
 class KeyReused(Exception):
@@ -24,7 +32,12 @@ class KeyReused(Exception):
 
 
 class ModelUnavailable(Exception):
-    """The model failed or could not be reached; the turn may be tried again."""
+    """The model failed or could not be reached; the turn may be tried again. `reason` is
+    what its caller may be told (short, no request or answer body); the message is for logs."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class ModelFailed(Exception):

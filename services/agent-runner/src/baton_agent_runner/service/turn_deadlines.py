@@ -26,9 +26,12 @@ class TurnDeadlines:
     now: Callable[[], datetime]
     caller_now: Callable[[], datetime | None]
 
-    async def store(self, work: Awaitable[T], by: RunAgent | None = None) -> T:
+    async def store(
+        self, work: Awaitable[T], by: RunAgent | None = None, name: str | None = None
+    ) -> T:
         """Store calls get their own deadline; the model's is `timeout`. A write `by` a turn
-        with a deadline also ends at that deadline, when it comes first."""
+        with a deadline also ends at that deadline, when it comes first. `name` is the store
+        a call uses, for the caller's error (None: more than one)."""
         limit, cut_by_deadline = self.store_timeout, False
         if by is not None and by.deadline is not None:
             try:
@@ -55,7 +58,9 @@ class TurnDeadlines:
                     ErrorCode.UNAVAILABLE,
                     f"the turn's deadline {by.deadline} passed while it was being recorded",
                 ) from exc
-            raise StoreUnavailable(f"no answer within {self.store_timeout:g}s") from exc
+            raise StoreUnavailable(
+                f"no answer within {self.store_timeout:g}s", name, self.store_timeout
+            ) from exc
 
     def deadline_clock(self) -> datetime:
         """Now, on the clock the deadline was set by: the caller's when known."""

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from baton_agent_runner.domain.extracted import PRIORITIES, SITUATION
@@ -52,6 +53,7 @@ from baton_agent_runner.service.ports import (
 from baton_agent_runner.service.queries import require_user
 from baton_agent_runner.service.replies import reply_of
 from baton_agent_runner.service.turn_deadlines import TurnDeadlines
+from baton_agent_runner.service.turn_failures import model_failed, model_timed_out, store_failed
 from baton_agent_runner.service.turn_lists import save_carried_lists
 from baton_agent_runner.service.turn_writes import (
     Replaced,
@@ -102,9 +104,7 @@ class AgentRunner:
             raise reused(cmd.idempotency_key) from exc
         except StoreUnavailable as exc:
             logger.warning("turn %s: a store is unavailable: %s", cmd.idempotency_key, exc)
-            raise RemoteError.of(
-                ErrorCode.UNAVAILABLE, "the agent's memory or inbox is unavailable; try again"
-            ) from exc
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, store_failed(exc)) from exc
 
     async def _run(self, cmd: RunAgent) -> AgentReply:
         digest = turn_digest(cmd)  # once: the claim and the reply's record both keep it
@@ -134,18 +134,20 @@ class AgentRunner:
             time_left=lambda: min(self.timeout, deadlines.time_left(cmd, caller_now or now)),
             # The reads before the model and the writes after it, each with its own limit.
             held_after=5 * self.store_timeout,
-            store=deadlines.store,
+            store=partial(deadlines.store, name="replies"),
         )
 
     async def _answer(self, cmd: RunAgent, digest: str, deadlines: TurnDeadlines) -> AgentReply:
         """Call the model (this process holds the key's claim), keep what it extracted, and
         record the reply, which gives the claim up."""
         profile = self._profile(cmd.agent)
-        await deadlines.store(save_carried_lists(self.inbox, cmd))  # before any inbox read
+        await deadlines.store(save_carried_lists(self.inbox, cmd), name="inbox")  # before reads
         # Deferred items were promoted when the step started (or are now, past a skipped inbox
         # step); this turn tells the user. They are marked told only once a reply naming them
         # is recorded: a failed or late turn leaves them for the next one.
-        mentions = await deadlines.store(to_mention(self.inbox, self.profiles, profile, cmd))
+        mentions = await deadlines.store(
+            to_mention(self.inbox, self.profiles, profile, cmd), name="inbox"
+        )
         by_model = mentioned_by_model(profile)
         promoted = [m.content for m in mentions] if by_model else []
         turn = await deadlines.store(self._turn(cmd, profile, promoted))
@@ -186,6 +188,7 @@ class AgentRunner:
             recorded = await deadlines.store(
                 written(lambda: self.replies.put(cmd.user_id, cmd.idempotency_key, reply, digest)),
                 by=cmd,
+                name="replies",
             )
         except BaseException as exc:
             if not isinstance(exc, KeyReused):  # that key's writes are the recorded turn's
@@ -225,7 +228,7 @@ class AgentRunner:
         if "facts" in self.agents.reads(profile):
             facts = turn.facts
         else:  # an agent that does not read them serves the step: read them for the count
-            facts = await deadlines.store(self.memory.facts(cmd.user_id, PRIORITIES))
+            facts = await deadlines.store(self.memory.facts(cmd.user_id, PRIORITIES), name="memory")
         return step_counts(
             cmd.step_context, cmd.current_step, output.message, facts, output.extracted_data
         )
@@ -301,20 +304,19 @@ class AgentRunner:
     ) -> tuple[AgentOutput, TokenUsage, bool]:
         """The model's output as it can be stored, its usage, and whether the model answered
         (not the fallback)."""
+        limit = min(self.timeout, time_left)
         try:
-            async with asyncio.timeout(min(self.timeout, time_left)):
+            async with asyncio.timeout(limit):
                 answer = await self.agents.answer(profile, turn, tools)
         except ModelReplyInvalid as exc:
             logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)
             return AgentOutput(message=text(turn.language, "model_fallback")), exc.usage, False
-        except (TimeoutError, ModelUnavailable) as exc:
+        except TimeoutError as exc:
+            logger.warning("agent %s did not answer within %.3fs", profile.slug, limit)
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, model_timed_out(limit)) from exc
+        except ModelUnavailable as exc:
             logger.warning("agent %s failed: %r", profile.slug, exc)
-            raise RemoteError(
-                ErrorBody(
-                    code=ErrorCode.UNAVAILABLE,
-                    message=f"agent {profile.slug} did not answer in time or failed; try again",
-                )
-            ) from exc
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, model_failed(exc)) from exc
         output, changed = storable_output(answer.output)
         if changed:
             logger.warning(
