@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
 
+from baton_agent_runner.domain.profile import Profile
+from baton_agent_runner.domain.scripted import Turn
+from baton_agent_runner.service.ports import (
+    ModelAnswer,
+    ModelUnavailable,
+    StoreUnavailable,
+    ToolContext,
+)
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent
 from baton_contracts.workflow_api import WorkflowSignal
@@ -62,3 +72,95 @@ async def test_an_agent_that_fails_inside_answers_503_records_nothing_and_the_re
     ]
     view = await user.get(f"/api/workflows/{user.instance}")
     assert (view["current_step"], view["messages_in_step"]) == ("greeting", 1)
+
+
+RETRY = "nothing was recorded and the instance is still on 'greeting': send the message again "
+RETRY += "with the same client_message_id"
+
+
+@pytest.fixture
+def models(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> list[BaseException | None]:
+    """The real agent-runner, its model failing with each exception put here, in turn (None:
+    the model answers as it would)."""
+    assert stack.agent_runner is not None
+    runner = stack.agent_runner.runner
+    answer, failures = runner.agents.answer, list[BaseException | None]()
+
+    async def failing(profile: Profile, turn: Turn, tools: ToolContext) -> ModelAnswer:
+        failure = failures.pop(0) if failures else None
+        if isinstance(failure, TimeoutError):
+            await asyncio.sleep(5.0)  # past the runner's timeout, set by the test
+        elif failure is not None:
+            raise failure
+        return await answer(profile, turn, tools)
+
+    monkeypatch.setattr(runner.agents, "answer", failing)
+    return failures
+
+
+async def _failed_then_answered(user: User, expected: str) -> None:
+    """The turn is refused with `expected` (and a `Retry-After`), as the user sees it, and
+    the same message sent again is answered: nothing of the first was kept."""
+    failed = await user.send("hello", client_message_id="m-1")
+
+    assert failed.status_code == 503, failed.text
+    assert failed.headers["Retry-After"] == "2"
+    assert failed.json()["error"]["message"] == expected
+    assert (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"] == []
+    again = await user.send("hello", client_message_id="m-1")
+    assert again.status_code == 200, again.text
+    assert again.json()["replayed"] is False
+
+
+async def test_a_model_that_is_down_is_named_with_its_short_reason(
+    stack: Stack, http: httpx.AsyncClient, models: list[BaseException | None]
+) -> None:
+    # The adapter's reason, not its repr: an HTTP error's body may echo the prompt.
+    body = "ModelHTTPError(status_code: 503, body: {'prompt': 'my secret'})"
+    models.append(ModelUnavailable(body, "HTTP 503 from gpt-x"))
+    user = User(http, "model-down")
+    await user.start()
+
+    await _failed_then_answered(
+        user,
+        "the greeter agent could not answer (its model is unavailable: HTTP 503 from gpt-x); "
+        + RETRY,
+    )
+
+
+async def test_a_model_that_does_not_answer_in_time_is_told_with_its_limit(
+    stack: Stack, http: httpx.AsyncClient, models: list[BaseException | None]
+) -> None:
+    assert stack.agent_runner is not None
+    stack.agent_runner.runner.timeout = 0.5
+    models.append(TimeoutError())
+    user = User(http, "model-slow")
+    await user.start()
+
+    await _failed_then_answered(
+        user, "the greeter agent could not answer (its model did not answer within 0.5s); " + RETRY
+    )
+
+
+async def test_a_store_that_is_down_is_named(
+    stack: Stack, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert stack.agent_runner is not None
+    replies = stack.agent_runner.runner.replies
+    claim, calls = replies.claim, list[int]()
+
+    async def down_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:  # what the driver said stays in the log
+            raise StoreUnavailable("replies: OperationalError: SELECT ... 'm-1'", "replies")
+        return await claim(*args, **kwargs)
+
+    monkeypatch.setattr(replies, "claim", down_once)
+    user = User(http, "replies-down")
+    await user.start()
+
+    await _failed_then_answered(
+        user,
+        "the greeter agent could not answer (the agent-runner's own database is unavailable); "
+        + RETRY,
+    )

@@ -85,7 +85,9 @@ async def test_a_timed_out_agent_leaves_the_step_and_returns_503(
     await user.start()
     response = await user.send("ready")
     assert response.status_code == 503, response.text
-    assert "did not answer" in response.json()["error"]["message"]
+    said = response.json()["error"]["message"]
+    assert said.startswith("the greeter agent could not answer (no reply on 'agent.cmd.run'")
+    assert said.endswith("send the message again with the same client_message_id")
     assert len(slow_agent) == 1
     view = await user.get(f"/api/workflows/{user.instance}")
     assert (view["current_step"], view["messages_in_step"]) == ("greeting", 0)

@@ -83,8 +83,9 @@ async def ask_agent(
         logger.warning("agent %s failed on %s: %s", step.agent_slug, state.instance_id, exc)
         raise RemoteError.of(
             ErrorCode.UNAVAILABLE,
-            f"the {step.agent_slug} agent did not answer ({exc.body.message}); nothing was "
-            f"recorded and the instance is still on {step.id!r}: send the message again",
+            f"the {step.agent_slug} agent could not answer ({exc.body.message}); nothing was "
+            f"recorded and the instance is still on {step.id!r}: send the message again with "
+            "the same client_message_id",
         ) from None
 
 
