@@ -361,3 +361,31 @@ async def test_a_failed_turn_puts_back_the_note_its_answer_replaced(
         with pytest.raises(RemoteError):
             await runner.run(RunAgent.model_validate(answer))
         assert await memory.facts("alice", "situation") == {"focus": "work — Work, for now"}
+
+
+class CommittedLate(SqlReplyLog):
+    """Turn-a's reply is recorded, but the answer to its write comes after the turn's deadline
+    (`TurnDeadlines.store` ends the wait: the commit went through unseen)."""
+
+    async def put(self, user_id, key, reply, digest=None):  # type: ignore[no-untyped-def]
+        recorded = await super().put(user_id, key, reply, digest)
+        if key == "turn-a":
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, "the turn's deadline passed")
+        return recorded
+
+
+@pytest.mark.parametrize("backend", ["sql", "mem0"])
+async def test_a_reply_recorded_before_its_deadline_cut_the_wait_keeps_what_the_turn_wrote(
+    tmp_path: Path, backend: str, engine: AsyncEngine
+) -> None:
+    now = lambda: datetime.now(UTC)  # noqa: E731
+    async with opened(backend, tmp_path, engine) as memory:
+        replies = CommittedLate(engine, now)
+        runner = runner_on(memory, engine, replies)
+        with pytest.raises(RemoteError):
+            await runner.run(turn("turn-a", "Work: my startup"))
+        # The reply is recorded: a retry of the key gets it. What it says was saved must be.
+        recorded = await replies.get("alice", "turn-a")
+        assert recorded is not None
+        assert await runner.run(turn("turn-a", "Work: my startup")) == recorded
+        assert await memory.facts("alice", "priorities") == {"work": "Work: my startup"}

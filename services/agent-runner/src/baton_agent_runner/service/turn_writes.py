@@ -20,7 +20,13 @@ from baton_agent_runner.domain.extracted import (
 )
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.service.claims import Limited
-from baton_agent_runner.service.ports import InboxStore, MemoryStore, Removal
+from baton_agent_runner.service.ports import (
+    InboxStore,
+    KeyReused,
+    MemoryStore,
+    Removal,
+    ReplyLog,
+)
 from baton_contracts.agent_api import RunAgent
 
 logger = logging.getLogger("baton.agent_runner")
@@ -122,6 +128,36 @@ async def take_back(
             gone,
             len(facts_before),
         )
+
+
+async def recorded_after_all(
+    replies: ReplyLog, cmd: RunAgent, digest: str, store_timeout: float
+) -> bool:
+    """Whether the key's reply is recorded after all, once its write failed: a write cut off
+    by the turn's deadline may have committed (its answer was what came too late). A recorded
+    reply is what a retry of the key gets, so what the turn wrote must stay beside it: taken
+    back, the retry would say "saved" of facts and items that are gone. Unknown (the log
+    cannot be read) counts as not recorded: the take-back then runs as it always did."""
+    try:
+        async with asyncio.timeout(store_timeout):
+            found = await asyncio.shield(replies.get(cmd.user_id, cmd.idempotency_key, digest))
+    except KeyReused:
+        return True  # another request's reply holds the key: the writes of the key are its
+    except Exception as exc:
+        logger.warning(
+            "turn %s: whether its reply was recorded could not be read (%r); taking back what "
+            "it wrote",
+            cmd.idempotency_key,
+            exc,
+        )
+        return False
+    if found is not None:
+        logger.warning(
+            "turn %s: its reply was recorded though its write failed; what it wrote stays, "
+            "and a retry of the key gets that reply",
+            cmd.idempotency_key,
+        )
+    return found is not None
 
 
 async def _undo(

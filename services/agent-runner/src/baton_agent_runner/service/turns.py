@@ -61,6 +61,7 @@ from baton_agent_runner.service.turn_writes import (
     keep,
     read_facts_before,
     read_notes_before,
+    recorded_after_all,
     take_back,
 )
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail, RemoteError
@@ -168,6 +169,7 @@ class AgentRunner:
         before = await read_facts_before(self.memory, deadlines.store, cmd.user_id, output)
         notes_before = await read_notes_before(self.memory, deadlines.store, cmd.user_id, output)
         replaced = Replaced()
+        putting = False
         try:
             await deadlines.store(
                 written(
@@ -185,13 +187,18 @@ class AgentRunner:
             reply = reply_of(profile, model, output, usage, step_data)
             # Another replica may have answered the same key meanwhile (the caller retried
             # while this call ran): every caller then gets the one reply that is recorded.
+            putting = True
             recorded = await deadlines.store(
                 written(lambda: self.replies.put(cmd.user_id, cmd.idempotency_key, reply, digest)),
                 by=cmd,
                 name="replies",
             )
         except BaseException as exc:
-            if not isinstance(exc, KeyReused):  # that key's writes are the recorded turn's
+            # A reply recorded despite the failed write (or another request's, `KeyReused`)
+            # is the key's: the writes stay with it.
+            if not isinstance(exc, KeyReused) and not (
+                putting and await recorded_after_all(self.replies, cmd, digest, self.store_timeout)
+            ):
                 was = facts_to_put_back(before, replaced)
                 await take_back(
                     self.memory,
