@@ -69,11 +69,12 @@ class Gateway:
         await self.notifier.stop()
 
 
-async def serve_gateway(nats_url: str, *, dev_sign_in: bool) -> Gateway:
+async def serve_gateway(nats_url: str, *, dev_sign_in: bool, **overrides: Any) -> Gateway:
+    """A gateway on a free port; `overrides` are more `NotifierSettings` fields."""
     port = free_port()
     settings = NotifierSettings(
         nats_url=nats_url, jwt_secret=SECRET, http_port=port, dev_sign_in=dev_sign_in,
-        chat_timeout_seconds=15.0, live_heartbeat_seconds=0.5,
+        chat_timeout_seconds=15.0, live_heartbeat_seconds=0.5, **overrides,
     )  # fmt: skip
     notifier = build_notifier(settings)
     await notifier.start()
@@ -94,7 +95,8 @@ async def serve_gateway(nats_url: str, *, dev_sign_in: bool) -> Gateway:
 
 @dataclass
 class Stack:
-    """Workflow, agent-runner and a dev-mode gateway; `gateway(dev_sign_in=False)` adds one."""
+    """Workflow, agent-runner and a dev-mode gateway; `gateway(dev_sign_in=False)` adds one
+    (more settings by keyword: `live_sessions_per_user=1`)."""
 
     nats_url: str
     workflow: WorkflowApp
@@ -102,8 +104,9 @@ class Stack:
     dev: Gateway
     extra: list[Gateway] = field(default_factory=list)
 
-    async def gateway(self, *, dev_sign_in: bool) -> Gateway:
-        gateway = await serve_gateway(self.nats_url, dev_sign_in=dev_sign_in)
+    async def gateway(self, *, dev_sign_in: bool, **overrides: Any) -> Gateway:
+        """Another gateway on the same stack (`overrides`: more `NotifierSettings` fields)."""
+        gateway = await serve_gateway(self.nats_url, dev_sign_in=dev_sign_in, **overrides)
         self.extra.append(gateway)
         return gateway
 

@@ -8,11 +8,15 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright.async_api import Route, expect
+from playwright.async_api import Browser, Route, WebSocket, expect
 
-from baton_notifier.domain.live import CLOSE_INTERNAL, STREAM_RESET_REASON
+from baton_notifier.domain.live import (
+    CLOSE_INTERNAL,
+    STREAM_RESET_REASON,
+    too_many_sessions_reason,
+)
 
-from .conftest import Console, Stack
+from .conftest import Console, Stack, new_tab
 
 
 async def test_an_answer_that_arrives_after_sign_out_stays_out_of_the_next_workspace(
@@ -190,3 +194,49 @@ async def test_the_live_socket_resumes_with_the_seq_and_epoch_of_its_last_frame(
     assert query["last_seq"] == [str(last["seq"])]
     assert query["epoch"] == [last["epoch"]]
     await console.live()
+
+
+async def test_live_updates_refused_for_too_many_connections_say_why_and_come_back_later(
+    console: Console, stack: Stack, browser: Browser
+) -> None:
+    # The gateway closes a user's live connection over its cap with 1008. Reconnecting at
+    # once is refused again: the console says why and waits 30 s, then gets back by itself.
+    gateway = await stack.gateway(dev_sign_in=True, live_sessions_per_user=1)
+    holder = await new_tab(browser, gateway.url)
+    await holder.open()
+    await holder.sign_in("yara")
+    await holder.start()
+    await holder.live()  # yara's one place
+
+    sockets: list[WebSocket] = []
+    console.page.on("websocket", lambda socket: sockets.append(socket))
+    await console.page.clock.install()  # the 30 s wait, run forward instead of slept
+    await console.open(gateway.url)
+    await console.sign_in("yara")  # her onboarding opens, and its live socket is refused
+    status = console.page.locator("#live-status")
+    await expect(status).to_have_attribute("data-live", "paused")
+    await expect(status).to_have_text(
+        "Live updates paused: too many live connections for this user (close another tab); "
+        "retrying in 30 s"
+    )
+    await expect(console.page.get_by_role("alert")).to_contain_text(
+        f"Live updates paused: {too_many_sessions_reason(1)}"
+    )
+    await console.page.clock.fast_forward(20_000)
+    await console.page.evaluate("0")  # a round trip: a socket opened by now has been seen
+    assert len(sockets) == 1, "retried before 30 s"
+    await console.page.clock.fast_forward(10_000)  # tried again, refused again: a longer wait
+    await expect(status).to_contain_text("retrying in 60 s")
+    assert len(sockets) == 2
+
+    await holder.page.context.close()  # the other tab goes: its place is free again
+    live = gateway.notifier.live
+    assert live is not None
+    for _ in range(100):
+        if not live.sessions_of("yara"):
+            break
+        await asyncio.sleep(0.1)
+    await console.page.clock.fast_forward(60_000)
+    await console.live()
+    await expect(console.page.get_by_role("alert")).to_be_hidden()
+    assert len(sockets) == 3

@@ -29,6 +29,12 @@ export function showError(error, doing) {
   $("alert").hidden = false;
 }
 
+// For a notice that goes away by itself (live updates paused, then back): hidden only while the
+// alert still says it, so an error shown since is not lost.
+export function clearErrorSaying(doing) {
+  if ($("alert-text").textContent.startsWith(`${doing}:`)) clearError();
+}
+
 export function clearError() {
   $("alert").hidden = true;
 }

@@ -1,7 +1,7 @@
 // Live updates over /ws: connect with the token as a subprotocol, reconnect from the last seq
 // (and the epoch of the stream it counts in), and apply each frame to the panels it concerns.
 
-import { showError } from "./alert.js";
+import { clearErrorSaying, showError } from "./alert.js";
 import { paintedLive } from "./answers.js";
 import { ApiError } from "./api.js";
 import { addMessage } from "./conversation.js";
@@ -12,16 +12,24 @@ import { refreshSoon, reload } from "./reload.js";
 import { state } from "./state.js";
 
 const MAX_RETRY_MS = 10000;
+// 1008: this user holds as many live connections as the gateway allows. Retrying fast only
+// knocks again on a full door; a place frees when the user closes a tab or app, so wait longer.
+const CLOSE_TOO_MANY_SESSIONS = 1008;
+const REFUSED_RETRY_MS = [30000, 60000];
+const PAUSED = "Live updates paused";
 
 let socket = null;
 let lastSeq = null;
 let lastEpoch = null; // a stream created again numbers from 1: the gateway then answers resync
 let retries = 0;
+let refusals = 0; // 1008s in a row: each waits longer, up to the last of REFUSED_RETRY_MS
 let retryTimer = null;
 
-export function forgetLastSeq() {
+// Another workspace (another onboarding, another user): nothing of this feed's carries over.
+export function forgetLive() {
   lastSeq = null;
   lastEpoch = null;
+  refusals = 0;
 }
 
 export function connectLive() {
@@ -45,10 +53,10 @@ export function closeLive() {
   setLive("off");
 }
 
-function setLive(mode) {
+function setLive(mode, text = `Live updates: ${mode}`) {
   const status = $("live-status");
   status.dataset.live = mode;
-  status.textContent = `Live updates: ${mode}`;
+  status.textContent = text;
 }
 
 function onClosed(closedSocket, closed) {
@@ -63,14 +71,36 @@ function onClosed(closedSocket, closed) {
     showError(new ApiError(400, "invalid", closed.reason), "Live updates stopped");
     return;
   }
+  if (closed.code === CLOSE_TOO_MANY_SESSIONS) {
+    retryLater(refused(closed.reason));
+    return;
+  }
   setLive("reconnecting");
-  const delay = Math.min(MAX_RETRY_MS, 500 * 2 ** retries++);
+  retryLater(Math.min(MAX_RETRY_MS, 500 * 2 ** retries++));
+}
+
+// Says why live updates stopped and when they are tried again; the wait, in milliseconds.
+function refused(reason) {
+  const delay = REFUSED_RETRY_MS[Math.min(refusals, REFUSED_RETRY_MS.length - 1)];
+  const retrying = `retrying in ${delay / 1000} s`;
+  setLive("paused", `${PAUSED}: too many live connections for this user (close another tab); ${retrying}`);
+  if (refusals++ === 0) { // the alert once; the status line keeps saying it, not a nag a minute
+    // A proxy may close with 1008 (policy violation) and no reason of its own.
+    const why = reason || "the gateway refused the connection (1008 policy violation)";
+    showError(new Error(`${why} (each console tab holds one); ${retrying}.`), PAUSED);
+  }
+  return delay;
+}
+
+function retryLater(delay) {
   retryTimer = setTimeout(() => state.instance && connectLive(), delay);
 }
 
 function onFrame(frame) {
   if (frame.type === "ready") {
     retries = 0;
+    refusals = 0;
+    clearErrorSaying(PAUSED); // an error shown since then stays
     setLive("on");
     reload(); // whatever happened before this connection is read from the API
     return;

@@ -8,7 +8,7 @@ import { clearConversation, setSending } from "./conversation.js";
 import { $ } from "./dom.js";
 import { clearEventLog } from "./event-log.js";
 import { clearExplanation } from "./explanation.js";
-import { connectLive, forgetLastSeq } from "./live.js";
+import { connectLive, forgetLive } from "./live.js";
 import { choices, showOnboardings } from "./onboardings.js";
 import { clearProgress } from "./progress.js";
 import { reload } from "./reload.js";
@@ -97,7 +97,7 @@ async function open(instance, active = []) {
 
 export function resetWorkspace() {
   forgetAnswers();
-  forgetLastSeq();
+  forgetLive();
   forgetDraft();
   setSending(false); // a turn still in flight belongs to the workspace being left
   clearConversation();
