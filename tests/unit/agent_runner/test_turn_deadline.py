@@ -164,7 +164,9 @@ async def test_a_turn_asked_after_its_deadline_reads_nothing_and_records_nothing
     with pytest.raises(RemoteError) as caught:
         await runner.run(_turn(deadline=NOW - timedelta(milliseconds=1)))
     assert caught.value.code == ErrorCode.UNAVAILABLE
-    assert "deadline" in caught.value.body.message
+    deadline = (NOW - timedelta(milliseconds=1)).isoformat()
+    said = f"its deadline {deadline} passed before it could be answered"
+    assert caught.value.body.message == said
     assert (agents.calls, stores.reads, stores.items, stores.replies) == (0, 0, [], {})
     # Asked again in time, the same key reaches the model: the late turn left nothing behind.
     reply = await runner.run(_turn(deadline=NOW + timedelta(seconds=30)))

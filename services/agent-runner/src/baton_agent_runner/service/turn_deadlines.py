@@ -80,6 +80,7 @@ class TurnDeadlines:
             )
             raise RemoteError.of(
                 ErrorCode.UNAVAILABLE,
-                f"the turn's deadline {cmd.deadline.isoformat()} has passed; nothing was recorded",
+                # Quoted by the workflow, which says itself what it recorded (`turn_failures`).
+                f"its deadline {cmd.deadline.isoformat()} passed before it could be answered",
             )
         return left
