@@ -211,3 +211,30 @@ def test_a_bare_chore_among_actions_is_an_item_of_its_own(message: str, items: l
     # "pay rent tmrw, call dentist, laundry" was one item: "laundry" is no verb phrase.
     out = run(turn(message, inbox_count=1, messages_in_step=1))
     assert out.extracted_data == {"inbox_items": items}
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        (
+            "pay rent, call dentist, laundry, buy milk",
+            ["pay rent", "call dentist", "laundry", "buy milk"],
+        ),
+        (
+            "позвонить маме, стирка, купить хлеб",
+            ["позвонить маме", "стирка", "купить хлеб"],
+        ),
+        # After a verb of getting things, a bare noun is more of them, as before.
+        ("buy milk, eggs, bread, call mom", ["buy milk, eggs, bread", "call mom"]),
+        ("buy eggs, milk and bread, call mom", ["buy eggs, milk and bread", "call mom"]),
+        ("tmrw buy milk, eggs, call mom", ["tmrw buy milk, eggs", "call mom"]),
+        ("купить хлеб, молоко, позвонить маме", ["купить хлеб, молоко", "позвонить маме"]),
+    ],
+)
+def test_a_bare_chore_between_actions_goes_with_one_only_that_gets_things(
+    message: str, items: list[str]
+) -> None:
+    # "call dentist, laundry" was saved as one item: a bare noun between two actions went
+    # with the one before it, whatever its verb.
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert out.extracted_data == {"inbox_items": items}

@@ -40,8 +40,8 @@ Apart from that rule, "also" marks a new item however the two sides read (`after
 
 One piece that is no action ("позвонить маме, узнать, как она": "узнать" alone) leaves the
 sentence whole, but for a short noun among two actions or more (`_chore`: "pay rent, call
-dentist, laundry"): an item of its own before the first action or after the last, and with the
-action before it between two ("buy milk, eggs, call mom").
+dentist, laundry"): an item of its own, but for one between two actions after a verb of
+getting things (`_GETTING`), which goes with it ("buy milk, eggs, call mom": more to buy).
 """
 
 # ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
@@ -232,11 +232,29 @@ def _actions(item: str) -> list[str]:
     for at, (piece, parts) in enumerate(zip(pieces, read, strict=True)):
         if parts is not None:
             found += parts
-        elif acted[0] < at < acted[-1]:
+        elif acted[0] < at < acted[-1] and _gets_things(found[-1]):
             found[-1] = f"{found[-1]}, {piece}"  # "buy milk, eggs, call mom": more to buy
         else:
             found.append(piece)  # "pay rent, call dentist, laundry": a chore of its own
     return found
+
+
+# Verbs whose object is often a list of things ("buy milk, eggs", "pack passport, charger",
+# "купить хлеб, молоко"): a bare noun after one is more to get, not a chore of its own.
+_GETTING = frozenset({
+    "buy", "get", "grab", "order", "pick", "bring", "pack", "fetch", "collect", "purchase",
+    "купить", "докупить", "заказать", "взять", "захватить", "забрать", "принести", "привезти",
+    "приобрести", "собрать", "упаковать",
+})  # fmt: skip
+
+
+def _gets_things(action: str) -> bool:
+    """The action gets things (`_GETTING`), past a word that says when ("tmrw buy milk"): a
+    bare noun after it, before another action, is more of them ("buy milk, eggs, call mom");
+    after any other ("call dentist, laundry, buy milk") it is a chore of its own."""
+    said = words(action)
+    said = said[1:] if said and said[0] in _WHEN else said
+    return bool(said) and said[0] in _GETTING
 
 
 # Words that end a list without naming anything ("etc", "и т.д.", "thanks"): no chore.
