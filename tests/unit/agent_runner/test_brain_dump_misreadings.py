@@ -11,6 +11,7 @@ import pytest
 
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
+from baton_agent_runner.domain.brain_dump import split_items
 from baton_agent_runner.domain.scripted import Turn, run
 
 
@@ -204,7 +205,6 @@ def test_a_pronoun_object_after_a_comma_keeps_one_item(message: str, items: list
         # An object of the action before it, or of the only one: no chore of its own.
         ("buy milk, eggs, call mom", ["buy milk, eggs", "call mom"]),
         ("buy salt, pepper", ["buy salt, pepper"]),
-        ("pay rent, call mom, etc", ["pay rent, call mom, etc"]),
     ],
 )
 def test_a_bare_chore_among_actions_is_an_item_of_its_own(message: str, items: list[str]) -> None:
@@ -238,3 +238,32 @@ def test_a_bare_chore_between_actions_goes_with_one_only_that_gets_things(
     # with the one before it, whatever its verb.
     out = run(turn(message, inbox_count=1, messages_in_step=1))
     assert out.extracted_data == {"inbox_items": items}
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("pay rent, call mom, thanks", ["pay rent", "call mom"]),
+        ("pay rent, call mom, etc", ["pay rent", "call mom"]),
+        ("pay rent, call mom, etc.", ["pay rent", "call mom"]),
+        ("pay rent, call mom etc", ["pay rent", "call mom"]),
+        ("pay rent, call mom, and so on", ["pay rent", "call mom"]),
+        ("call mom, etc, thank you!", ["call mom"]),
+        ("позвонить маме, купить хлеб, и т.д.", ["позвонить маме", "купить хлеб"]),
+        ("позвонить маме, купить хлеб и т. д.", ["позвонить маме", "купить хлеб"]),
+        ("позвонить маме, купить хлеб, спасибо", ["позвонить маме", "купить хлеб"]),
+        ("buy salt, pepper, etc", ["buy salt, pepper"]),
+        # Thanks that are the item, not said after it, stay.
+        ("send grandma a thank you", ["send grandma a thank you"]),
+    ],
+)
+def test_closing_thanks_and_etc_are_no_item_nor_part_of_one(message: str, items: list[str]) -> None:
+    # "thanks" and "etc" were saved as part of the last item, or the whole line as one.
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert out.extracted_data == {"inbox_items": items}
+
+
+@pytest.mark.parametrize("message", ["etc.", "и т.д.", "and so on"])
+def test_an_etc_alone_is_no_item(message: str) -> None:
+    # "etc." alone was saved as an item ("т.д" for "и т.д.").
+    assert split_items(message) == []

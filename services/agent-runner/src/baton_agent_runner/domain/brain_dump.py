@@ -18,6 +18,7 @@ from baton_agent_runner.domain.action_lists import (
     lists_actions,
     sentences,
 )
+from baton_agent_runner.domain.closing_words import only_closing, without_closing
 from baton_agent_runner.domain.extracted import holds, trimmed_item
 from baton_agent_runner.domain.finishing import (
     GOES_ON,
@@ -449,9 +450,10 @@ def _item(text: str, filler: frozenset[str] = _ACK | _HESITATION) -> str | None:
     said = trimmed_item(_past_preamble(text))
     said = _JOINING.sub("", _FILLER_START.sub("", said))  # "oh yeah and the car ..."
     item = without_reminder(without_end(said, ".,;:—–- ").strip())
-    # "oh and fix the bike too 🚲": "fix the bike 🚲"; "call mom lol": "call mom".
-    item = _TOO.sub("", _FILLER_END.sub("", item))
-    if not item or text.rstrip().endswith(("?", ":")):
+    # "oh and fix the bike too 🚲": "fix the bike 🚲"; "call mom lol": "call mom"; "call mom,
+    # etc, thanks!": "call mom".
+    item = _TOO.sub("", without_closing(_FILLER_END.sub("", item)))
+    if not item or only_closing(item) or text.rstrip().endswith(("?", ":")):
         return None
     said_nothing = all(token in filler or _INTERJECTION.fullmatch(token) for token in words(item))
     said_nothing = said_nothing or declines(item)

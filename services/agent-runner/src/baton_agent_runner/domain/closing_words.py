@@ -1,0 +1,47 @@
+"""Words that close a brain dump's list without naming anything: thanks ("..., thanks!",
+"..., спасибо") and an "etc" tail ("..., etc.", "... и т.д."). They are no item of their own,
+and no part of the last one."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+
+_ETC = (
+    r"(?:etc\b\.?|etcetera|et\s+cetera|and\s+so\s+(?:on|forth)|and\s+(?:more|stuff|such|the\s+like|whatnot)"
+    r"|и\s+т\.?\s*[дп]\b\.?|и\s+так\s+далее|и\s+прочее|и\s+вс[её]\s+такое)"
+)
+# Thanks close a list only after a comma or a dash: "send grandma a thank you" is an item.
+_THANKS = (
+    r"(?:(?:many\s+|большое\s+|заранее\s+)?(?:thanks|thank\s+you|thx|спасибо|спс|благодарю)"
+    r"(?:\s+(?:a\s+lot|so\s+much|very\s+much|again|in\s+advance|большое|заранее))?)"
+)
+# A tail is tried only where a run of spaces and commas starts (`(?<![\s,])`): tried from each
+# of a long run, a message of 8,000 commas would be read 8,000 times over.
+_CLOSING = re.compile(
+    rf"(?<![\s,])(?:\s*[,—–-]\s*(?:{_ETC}|{_THANKS})|[\s,]+{_ETC})\W*$", re.IGNORECASE
+)
+# Alone, an "etc" may have lost its "and"/"и" as a joining word ("и т.д." is read as "т.д").
+_CLOSING_ALONE = re.compile(
+    rf"\W*(?:{_ETC}|{_THANKS}|т\.?\s*[дп]\b\.?|так\s+далее|прочее|so\s+(?:on|forth))\W*",
+    re.IGNORECASE,
+)
+# "..., etc, thanks!": a few tails in a row; more than this is no list's end.
+_MOST_TAILS = 3
+
+
+def without_closing(item: str) -> str:
+    """The item without the thanks and "etc" that end it ("pay rent, call mom, etc" is "pay
+    rent, call mom"); as it is when none do."""
+    for _ in range(_MOST_TAILS):
+        shorter = _CLOSING.sub("", item, count=1)
+        if shorter == item:
+            break
+        item = shorter
+    return item
+
+
+def only_closing(item: str) -> bool:
+    """The item is thanks or an "etc" alone ("etc.", "и т.д."): no item."""
+    return _CLOSING_ALONE.fullmatch(item) is not None
