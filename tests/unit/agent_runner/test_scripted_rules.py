@@ -2191,7 +2191,8 @@ def test_a_to_do_list_kept_for_the_brain_dump_names_each_item_once(
 
 @pytest.mark.parametrize("message", ["нет", "no", "not yet", "подожди", "нет, подожди", "wait"])
 def test_coordinator_does_not_complete_on_a_refusal(message: str) -> None:
-    # The brain dump's closing asks to say "ok" for the wrap-up; "нет" completed onboarding.
+    # The brain dump's closing asks for a message when the user is ready; "нет" completed
+    # onboarding.
     closing = texts.text(lang.language_of(message), "then_summary")
     history = [{"role": "assistant", "text": closing}]
     out = run(turn("coordinator", message, history=history, inbox_count=3, inbox_ahead=False))
@@ -2216,6 +2217,31 @@ def test_greeter_answers_a_question_asked_without_its_question_mark(message: str
     assert not out.step_completed
 
 
+@pytest.mark.parametrize("language", ["ru", "en"])
+@pytest.mark.parametrize("key", ["then_summary", "coordinator_wait"])
+def test_the_wrap_up_is_asked_for_with_any_message_not_a_word_to_say(
+    key: str, language: lang.Lang
+) -> None:
+    # "say "ok"" read as if only "ok" started the wrap-up, though the shipped coordinator's
+    # step takes one message, whatever it says, and ends onboarding on it.
+    said = texts.text(language, key)
+    assert '"ok"' not in said and "«ок»" not in said, said
+    wanted = "send me anything" if language == "en" else "напиши мне что угодно"
+    assert wanted in said.casefold(), said
+
+
+@pytest.mark.parametrize("message", ["hmm", "sure, go on", "what's next", "давай", "ok"])
+def test_coordinator_wraps_up_on_any_message_after_the_closing(message: str) -> None:
+    # The closing asks for anything: whatever the user sends next is the go-ahead.
+    language = lang.language_of(message)
+    history = [{"role": "assistant", "text": texts.text(language, "then_summary")}]
+    step = {"messages_in_step": 0, "max_messages": 1}
+    out = run(turn("coordinator", message, history=history, step=step, inbox_count=3,
+                   inbox_ahead=False))  # fmt: skip
+    assert out.step_completed, out.message
+    assert out.message == texts.text(language, "coordinator", facts=0, items=3)
+
+
 def test_greeter_keeps_a_purchase_for_the_brain_dump_not_as_a_priority() -> None:
     # "i need to buy a gym bag" was kept as the health priority.
     out = run(turn("greeter", "i need to buy a gym bag"))
@@ -2223,8 +2249,8 @@ def test_greeter_keeps_a_purchase_for_the_brain_dump_not_as_a_priority() -> None
 
 
 def test_coordinator_wraps_up_a_refusal_on_the_steps_last_message() -> None:
-    # At max_messages the workflow closes the step whatever the reply: "no rush, say ok"
-    # would promise a wait that never comes.
+    # At max_messages the workflow closes the step whatever the reply: "no rush, send me
+    # anything when you are ready" would promise a wait that never comes.
     step = {"messages_in_step": 0, "max_messages": 1}
     out = run(turn("coordinator", "нет", step=step, inbox_count=3, inbox_ahead=False))
     assert out.step_completed

@@ -456,10 +456,10 @@ def _criteria(turn: Turn) -> frozenset[str] | None:
 
 def coordinator(turn: Turn) -> Reply:
     """Congratulates with the counts and explains what comes next; the workflow completes.
-    A refusal ("нет", "not yet", "подожди") to the brain dump's "say "ok"" waits instead: it
-    completed onboarding all the same. Not on the step's last message (`max_messages`): the
-    workflow closes the step after it whatever the reply, and "no rush" would promise a wait
-    that does not come."""
+    A refusal ("нет", "not yet", "подожди") to the brain dump's "send me anything when you are
+    ready" waits instead: it completed onboarding all the same. Not on the step's last message
+    (`max_messages`): the workflow closes the step after it whatever the reply, and "no rush"
+    would promise a wait that does not come."""
     if readiness.is_not_ready(turn.message) and not is_last_message(turn.step):
         return Reply(text(turn.language, "coordinator_wait"))
     return _wrap_up(turn)

@@ -464,21 +464,25 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "then_summary": {
         # After the brain dump's closing, when the coordinator's wrap-up comes next: it answers
-        # the user's next message, and "Great, your inbox holds 3 items." asked for none.
-        "ru": "Напоследок напиши «ок» — и я подведу итоги и расскажу, что дальше.",
-        "en": 'One last thing: say "ok" and I will sum up what we have and what comes next.',
+        # the user's next message, and "Great, your inbox holds 3 items." asked for none. Any
+        # message starts it (the shipped step takes one), so none is named: "say "ok"" read as
+        # if only "ok" would do.
+        "ru": "Напоследок: когда будешь готов, напиши мне что угодно — и я подведу итоги и "
+        "расскажу, что дальше.",
+        "en": "One last thing: send me anything when you are ready, and I will sum up what we "
+        "have and what comes next.",
     },
     "coordinator": {
         "ru": f"Поздравляю, онбординг завершён! {_WRAP_UP['ru']}",
         "en": f"Congratulations, onboarding is complete! {_WRAP_UP['en']}",
     },
     "coordinator_wait": {
-        # A refusal ("нет", "not yet", "подожди") to the brain dump's "say "ok"" before the
-        # wrap-up: the wrap-up would close onboarding against the user's word.
-        "ru": "Хорошо, не тороплю. Когда будешь готов, напиши «ок» — и я подведу итоги и "
-        "расскажу, что дальше.",
-        "en": 'Sure, no rush. When you are ready, say "ok" and I will sum up what we have and '
-        "what comes next.",
+        # A refusal ("нет", "not yet", "подожди") to the brain dump's "when you are ready" before
+        # the wrap-up: the wrap-up would close onboarding against the user's word.
+        "ru": "Хорошо, не тороплю. Когда будешь готов, напиши мне что угодно — и я подведу итоги "
+        "и расскажу, что дальше.",
+        "en": "Sure, no rush. Send me anything when you are ready, and I will sum up what we "
+        "have and what comes next.",
     },
     "coordinator_named": {
         "ru": f"Поздравляю, {{name}}, онбординг завершён! {_WRAP_UP['ru']}",
