@@ -748,6 +748,9 @@ def test_an_inbox_request_names_its_item(message: str, item: str | None) -> None
         # Asking to be reminded, or to put it on a to-do list, is asking to note it.
         ("Напомни купить молоко", "купить молоко"),
         ("Напомни мне позвонить маме, пожалуйста", "позвонить маме"),
+        # A "please" after a run of commas and spaces, or before stops, is taken off too.
+        ("Напомни купить хлеб , , пожалуйста", "купить хлеб"),
+        ("remind me to buy bread,, please!!", "buy bread"),
         ("Напомните записаться к врачу", "записаться к врачу"),
         ("Напомни про отчёт", "про отчёт"),
         ("Добавь в список дел: позвонить маме", "позвонить маме"),

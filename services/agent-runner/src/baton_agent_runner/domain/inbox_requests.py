@@ -76,7 +76,9 @@ _REQUESTS = tuple(
 # Where the phrase said just before a request starts: a negation in it refuses the request.
 _PHRASES = re.compile(r"[.!?;,:—–]")
 # A "please" closing the request is no part of its item ("Напомни купить хлеб, пожалуйста").
-_PLEASE = re.compile(r"[\s,]*\b(?:пожалуйста|please|pls)\W*$", re.IGNORECASE)
+# `sub` searches: tried from each comma of a run, "[\s,]*" read the rest of it again, and an
+# item of 8,000 commas took 1.5 s. It starts only where a run starts, and gives nothing back.
+_PLEASE = re.compile(r"(?<![\s,])[\s,]*+\b(?:пожалуйста|please|pls)\W*+$", re.IGNORECASE)
 _QUOTES = "'\"«»“”„‘’"
 # What an item inside a request may not be: it names something said elsewhere, or nothing.
 _PRONOUNS = frozenset({
