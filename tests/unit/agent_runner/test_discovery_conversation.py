@@ -279,6 +279,8 @@ def test_a_priority_said_beside_who_recommended_baton_is_still_one() -> None:
     [
         ("en", "no, not finances, replace it with health", "health", "health"),
         ("en", "not finances, health instead", "health", "health"),
+        ("en", "no, not finances, health,, instead!", "health", "health"),
+        ("ru", "нет, не финансы, здоровье, вместо этого", "health", "здоровье"),
         ("ru", "нет, убери финансы, лучше здоровье", "health", "здоровье"),
         ("ru", "нет, замени на здоровье", "health", "здоровье"),
     ],

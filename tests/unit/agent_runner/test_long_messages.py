@@ -151,3 +151,19 @@ def test_a_long_run_of_commas_after_a_request_is_read_in_linear_time(
     # 1.5 s: the "please" that may close a request's item was looked for from each comma.
     message = (said + unit * MAX_MESSAGE_CHARS)[:MAX_MESSAGE_CHARS]
     assert answers(agent, step, message, history=True)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "said",
+    ["no, work", "нет, работа", "work, no wait, not work, health", "no, not finances, health"],
+)
+@pytest.mark.parametrize(("agent", "step"), AGENTS)
+def test_a_long_run_of_commas_after_a_correction_is_read_in_linear_time(
+    said: str, agent: str, step: str
+) -> None:
+    # "work, no wait, not work, health" and 8,000 commas took discovery 24 s, "no, work" and
+    # them 10 s: the "instead" that may close a corrected area was looked for from each comma,
+    # once for each area named.
+    message = (said + "," * MAX_MESSAGE_CHARS)[:MAX_MESSAGE_CHARS]
+    assert answers(agent, step, message, history=True)

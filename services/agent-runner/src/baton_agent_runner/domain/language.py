@@ -302,8 +302,10 @@ _SWAP_LEAD = re.compile(
     r"|(?:замени|поменяй)(?:\s+(?:это|его|ее|их))?\s+на|а\s+лучше)\b[\s,:—–-]*",
     re.IGNORECASE,
 )
+# Searched by `sub`: it starts only where a run of commas and spaces starts, and gives none
+# of it back, or each comma of a run read the rest of it again (8,000 commas: 2.4 s a part).
 _SWAP_TAIL = re.compile(
-    r"[\s,]+(?:instead|rather|вместо\s+(?:этого|него|нее|неё))[.!]*$", re.IGNORECASE
+    r"(?<![\s,])[\s,]++(?:instead|rather|вместо\s+(?:этого|него|нее|неё))[.!]*+$", re.IGNORECASE
 )
 
 
