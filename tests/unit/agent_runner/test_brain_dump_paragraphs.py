@@ -54,6 +54,9 @@ def test_a_paragraph_of_tasks_is_an_item_per_task_each_said_once() -> None:
         ("позвонить маме, а ещё купить корм", ["позвонить маме", "купить корм"]),
         ("позвонить маме и ещё купить корм", ["позвонить маме", "купить корм"]),
         ("Купить хлеб! Позвонить маме", ["Купить хлеб", "Позвонить маме"]),
+        # A run of stops ends a sentence as one does, after an abbreviation too.
+        ("Купить хлеб!!! Позвонить маме", ["Купить хлеб", "Позвонить маме"]),
+        ("buy milk etc!! call mom", ["buy milk", "call mom"]),
         ("I need to call mom", ["call mom"]),
         ("надо продлить паспорт", ["продлить паспорт"]),
         # Chat spelling of the lead-in was kept in the item.

@@ -167,3 +167,16 @@ def test_a_long_run_of_commas_after_a_correction_is_read_in_linear_time(
     # once for each area named.
     message = (said + "," * MAX_MESSAGE_CHARS)[:MAX_MESSAGE_CHARS]
     assert answers(agent, step, message, history=True)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("said", ["a etc", "buy milk etc", "купить хлеб и т.д."])
+@pytest.mark.parametrize("stop", ["!", "."])
+@pytest.mark.parametrize(("agent", "step"), AGENTS)
+def test_a_long_run_of_stops_after_an_abbreviation_is_read_in_linear_time(
+    said: str, stop: str, agent: str, step: str
+) -> None:
+    # "a etc" and 8,000 "!" before an "x" took discovery and the greeter 0.75 s: where a
+    # sentence ends was looked for from each stop of the run.
+    message = (said + stop * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - 1] + "x"
+    assert answers(agent, step, message, history=True)
