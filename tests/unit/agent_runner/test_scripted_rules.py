@@ -489,6 +489,18 @@ def test_discovery_summary_gives_each_listed_area_its_own_part() -> None:
     assert "- работа: Работа\n- здоровье: здоровье\n- отношения: семья\n" in out.message
 
 
+def test_a_listing_read_again_in_another_turn_gives_the_same_parts() -> None:
+    # A clause's groups are kept between readings: one turn may not change what the next reads.
+    said = "work and health matter most, family too"
+    first = run(turn("discovery", said)).extracted_data["facts"]
+    assert run(turn("discovery", said)).extracted_data["facts"] == first
+    assert first == {
+        "work": "work and health matter most",
+        "health": "work and health matter most",
+        "relationships": "family",
+    }
+
+
 @pytest.mark.parametrize(
     ("message", "lines"),
     [
