@@ -1934,6 +1934,22 @@ def test_these_inbox_requests_during_discovery_are_deferred(message: str, item: 
     assert not out.step_completed
 
 
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        # Read from the first verb only, and a reminder past the last "?" before it.
+        ("ну что, добавь купить хлеб в список дел!", "купить хлеб"),
+        ("Купить хлеб? Напомни мне позвонить маме", "позвонить маме"),
+        ("Why not? Can you remind me to call mom?", "call mom"),
+    ],
+)
+def test_a_request_after_other_words_or_a_question_is_still_deferred(
+    message: str, item: str
+) -> None:
+    out = run(turn("discovery", message, inbox_ahead=True))
+    assert out.extracted_data.get("deferred_inbox_items") == [item], out
+
+
 @pytest.mark.parametrize("message", ["Ясно", "всё ясно", "Understood", "I understand"])
 def test_greeter_takes_understanding_as_readiness(message: str) -> None:
     out = run(turn("greeter", message))
