@@ -41,6 +41,11 @@ REPEATED = [
 ]
 
 
+def longest(run: str, head: str = "", tail: str = "") -> str:
+    """A message as long as the gateway takes: `head`, then `run` repeated, then `tail`."""
+    return (head + run * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+
+
 def answers(agent: str, step: str, message: str, *, history: bool = False) -> str:
     """The agent's answer to `message` on its step, with the same message earlier in the
     conversation too when `history` (the rules read earlier messages again)."""
@@ -65,7 +70,7 @@ def answers(agent: str, step: str, message: str, *, history: bool = False) -> st
 def test_a_message_of_the_longest_size_is_read_in_linear_time(
     unit: str, agent: str, step: str
 ) -> None:
-    message = (unit * (MAX_MESSAGE_CHARS // len(unit) + 1))[:MAX_MESSAGE_CHARS]
+    message = longest(unit)
     assert answers(agent, step, message, history=True)
 
 
@@ -77,7 +82,7 @@ def test_a_long_run_of_spaces_before_the_last_words_is_read_in_linear_time(
 ) -> None:
     # "call mom" and 8,000 spaces before a "too" took minutes at the brain dump: the patterns
     # for "too", "also" and "except" were tried from each space of the run.
-    message = ("call mom" + " " * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    message = longest(" ", "call mom", tail)
     assert answers(agent, step, message)
 
 
@@ -91,7 +96,7 @@ def test_an_area_word_then_a_run_of_white_space_is_read_in_linear_time(
     # "work" and 8,000 spaces before an "x" took the greeter 10 s and discovery hours: a
     # listing's separator was tried from each space of the run, and the "work means ..."
     # pattern split the run three ways. The rules now read every run as one space.
-    message = ("work" + blank * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    message = longest(blank, "work", tail)
     assert answers(agent, step, message, history=True)
 
 
@@ -101,7 +106,7 @@ def test_an_area_word_then_a_run_of_white_space_is_read_in_linear_time(
 def test_a_long_question_is_read_in_linear_time(tail: str, agent: str, step: str) -> None:
     # "1 1 1 ... health?" took discovery 8 s: the pattern for an area asked and answered "no"
     # ("work? no") was tried from each character of the question.
-    message = ("1 " * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    message = longest("1 ", tail=tail)
     assert answers(agent, step, message, history=True)
 
 
@@ -115,7 +120,7 @@ def test_a_long_run_of_stops_before_the_last_words_is_read_in_linear_time(
 ) -> None:
     # "?" 8,000 times before "health?" took the brain dump 2.9 s and the greeter 1 s: a phrase's
     # and a question's end, and the last sentence, were read again from each stop of the run.
-    message = (stop * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    message = longest(stop, tail=tail)
     assert answers(agent, step, message, history=True)
 
 
@@ -149,7 +154,7 @@ def test_a_long_run_of_commas_after_a_request_is_read_in_linear_time(
 ) -> None:
     # "add to my inbox: x" and 8,000 commas took the brain dump 4.5 s and every other agent
     # 1.5 s: the "please" that may close a request's item was looked for from each comma.
-    message = (said + unit * MAX_MESSAGE_CHARS)[:MAX_MESSAGE_CHARS]
+    message = longest(unit, said)
     assert answers(agent, step, message, history=True)
 
 
@@ -171,7 +176,7 @@ def test_a_long_run_of_commas_after_a_correction_is_read_in_linear_time(
     # "work, no wait, not work, health" and 8,000 commas took discovery 24 s, "no, work" and
     # them 10 s: the "instead" that may close a corrected area was looked for from each comma,
     # once for each area named.
-    message = (said + "," * MAX_MESSAGE_CHARS)[:MAX_MESSAGE_CHARS]
+    message = longest(",", said)
     assert answers(agent, step, message, history=True)
 
 
@@ -184,7 +189,7 @@ def test_a_long_run_of_stops_after_an_abbreviation_is_read_in_linear_time(
 ) -> None:
     # "a etc" and 8,000 "!" before an "x" took discovery and the greeter 0.75 s: where a
     # sentence ends was looked for from each stop of the run.
-    message = (said + stop * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - 1] + "x"
+    message = longest(stop, said, "x")
     assert answers(agent, step, message, history=True)
 
 
@@ -199,5 +204,5 @@ def test_a_long_run_of_request_verbs_is_read_in_linear_time(
 ) -> None:
     # "запиши " 8,000 characters long took the brain dump 0.6 s, and "напомни мне " before a
     # "?x" 0.5 s: an item read to the message's end was looked for from each verb of the run.
-    message = (unit * MAX_MESSAGE_CHARS)[: MAX_MESSAGE_CHARS - len(tail)] + tail
+    message = longest(unit, tail=tail)
     assert answers(agent, step, message, history=True)
