@@ -90,10 +90,25 @@ async def app(nats_url: str, sqlite_url: str) -> AsyncIterator[WorkflowApp]:
     app = build(settings)
     await app.start()
     try:
-        await save_workflow(app.catalog, SaveDagWorkflow(user_id="u", source=json.dumps(NOTE)))
+        await _saved_in_the_end(app, NOTE)
         yield app
     finally:
         await app.stop()
+
+
+async def _saved_in_the_end(app: WorkflowApp, document: dict[str, object]) -> None:
+    """The set-up's save, sent again while a loaded machine refuses it in its 0.5 s (once on
+    CI): refused, nothing was saved, and the same save then works (what the tests show)."""
+    for _ in range(10):
+        try:
+            await save_workflow(
+                app.catalog, SaveDagWorkflow(user_id="u", source=json.dumps(document))
+            )
+            return
+        except RemoteError as exc:
+            if exc.code is not ErrorCode.UNAVAILABLE:
+                raise
+    pytest.fail("the set-up's save was refused ten times")
 
 
 async def _versions(app: WorkflowApp, name: str) -> list[str]:
