@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
 
-from baton_agent_runner.domain.extracted import PRIORITIES, SITUATION
-from baton_agent_runner.domain.language import language_in
+from baton_agent_runner.domain.extracted import PRIORITIES
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.request_digest import turn_digest
 from baton_agent_runner.domain.scripted import Turn
-from baton_agent_runner.domain.step_context import context_count
 from baton_agent_runner.domain.step_counts import collects_facts, step_counts
-from baton_agent_runner.domain.storable_output import storable_output
-from baton_agent_runner.domain.texts import text
 from baton_agent_runner.domain.told import told_after
 from baton_agent_runner.service.claims import (
     look_up_or_claim,
@@ -29,7 +23,6 @@ from baton_agent_runner.service.claims import (
 )
 from baton_agent_runner.service.key_locks import KeyLocks
 from baton_agent_runner.service.late_inbox import (
-    inbox_ahead,
     mentioned_by_model,
     to_mention,
     told_moving_on,
@@ -44,8 +37,6 @@ from baton_agent_runner.service.ports import (
     KeyReused,
     MemoryStore,
     Mention,
-    ModelReplyInvalid,
-    ModelUnavailable,
     ReplyLog,
     StoreUnavailable,
     ToolContext,
@@ -53,8 +44,10 @@ from baton_agent_runner.service.ports import (
 from baton_agent_runner.service.queries import require_user
 from baton_agent_runner.service.replies import reply_of
 from baton_agent_runner.service.turn_deadlines import TurnDeadlines
-from baton_agent_runner.service.turn_failures import model_failed, model_timed_out, store_failed
+from baton_agent_runner.service.turn_failures import store_failed
+from baton_agent_runner.service.turn_inputs import turn_of
 from baton_agent_runner.service.turn_lists import save_carried_lists
+from baton_agent_runner.service.turn_model import asked
 from baton_agent_runner.service.turn_writes import (
     Replaced,
     facts_to_put_back,
@@ -65,7 +58,7 @@ from baton_agent_runner.service.turn_writes import (
     take_back,
 )
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail, RemoteError
-from baton_contracts.agent_api import AgentReply, RunAgent, TokenUsage
+from baton_contracts.agent_api import AgentReply, RunAgent
 
 logger = logging.getLogger("baton.agent_runner")
 
@@ -151,9 +144,20 @@ class AgentRunner:
         )
         by_model = mentioned_by_model(profile)
         promoted = [m.content for m in mentions] if by_model else []
-        turn = await deadlines.store(self._turn(cmd, profile, promoted))
+        turn = await deadlines.store(
+            turn_of(
+                cmd,
+                profile,
+                promoted,
+                agents=self.agents,
+                memory=self.memory,
+                inbox=self.inbox,
+                profiles=self.profiles,
+            )
+        )
         tools = ToolContext(cmd.user_id, self.memory, self.inbox)
-        output, usage, answered = await self._ask(profile, turn, deadlines.time_left(cmd), tools)
+        limit = min(self.timeout, deadlines.time_left(cmd))
+        output, usage, answered = await asked(self.agents, profile, turn, limit, tools)
         if not turn.inbox_ahead:
             output = told_saved_now(output, turn.language)
         if not by_model:
@@ -271,73 +275,3 @@ class AgentRunner:
                 ErrorBody(code=ErrorCode.NOT_FOUND, message=detail.message, details=[detail])
             )
         return self.profiles[slug]
-
-    async def _turn(self, cmd: RunAgent, profile: Profile, promoted: list[str]) -> Turn:
-        # What the agent's model does not look at is not read: a store call per turn less
-        # (a greeter turn of the scripted model reads neither).
-        reads = self.agents.reads(profile)
-        return Turn(
-            agent=profile.slug,
-            current_step=cmd.current_step,
-            message=cmd.message,
-            history=[entry.model_dump() for entry in cmd.history],
-            can_complete=cmd.can_complete,
-            facts=await self.memory.facts(cmd.user_id, PRIORITIES) if "facts" in reads else {},
-            notes=await self.memory.facts(cmd.user_id, SITUATION) if "notes" in reads else {},
-            **await self._inbox_read(cmd, reads),
-            promoted=promoted,
-            inbox_ahead=inbox_ahead(self.profiles, cmd.step_context),
-            # The message's language when it is clear; a short Latin-only one ("ok") or one
-            # without letters keeps the language of the user's earlier messages.
-            language=language_in(cmd.message, [e.text for e in cmd.history if e.role == "user"]),
-            messages_in_step=context_count(cmd.step_context, "messages_in_step"),
-            min_messages=context_count(cmd.step_context, "min_messages"),
-            step=cmd.step_context,
-        )
-
-    async def _inbox_read(self, cmd: RunAgent, reads: frozenset[str]) -> dict[str, Any]:
-        """The turn's `inbox_count` and `inbox_open`, as far as its model reads them: both in
-        one round trip (`tally`), the count alone, or nothing."""
-        if "inbox_open" in reads:
-            tally = await self.inbox.tally(cmd.user_id, cmd.instance_id, cmd.idempotency_key)
-            return {"inbox_count": tally.count, "inbox_open": tally.open}
-        if "inbox_count" in reads:
-            key = cmd.idempotency_key
-            return {"inbox_count": await self.inbox.count(cmd.user_id, None, before_turn=key)}
-        return {}
-
-    async def _ask(
-        self, profile: Profile, turn: Turn, time_left: float, tools: ToolContext
-    ) -> tuple[AgentOutput, TokenUsage, bool]:
-        """The model's output as it can be stored, its usage, and whether the model answered
-        (not the fallback)."""
-        limit = min(self.timeout, time_left)
-        try:
-            async with asyncio.timeout(limit):
-                answer = await self.agents.answer(profile, turn, tools)
-        except ModelReplyInvalid as exc:
-            logger.warning("agent %s gave an invalid reply, staying: %s", profile.slug, exc)
-            return AgentOutput(message=text(turn.language, "model_fallback")), exc.usage, False
-        except TimeoutError as exc:
-            logger.warning("agent %s did not answer within %.3fs", profile.slug, limit)
-            raise RemoteError.of(ErrorCode.UNAVAILABLE, model_timed_out(limit)) from exc
-        except ModelUnavailable as exc:
-            logger.warning("agent %s failed: %r", profile.slug, exc)
-            raise RemoteError.of(ErrorCode.UNAVAILABLE, model_failed(exc)) from exc
-        output, changed = storable_output(answer.output)
-        if changed:
-            logger.warning(
-                "agent %s wrote what cannot be stored; left out of %s",
-                profile.slug,
-                ", ".join(changed),
-            )
-        if not output.message.strip():
-            # Nothing of the message is left, or there was only white space ("" is refused
-            # by the output's own rules, " " was not): as if malformed, the step stays.
-            logger.warning("agent %s answered with a blank message, staying", profile.slug)
-            return (
-                AgentOutput(message=text(turn.language, "model_fallback")),
-                answer.usage,
-                False,
-            )
-        return output, answer.usage, True
