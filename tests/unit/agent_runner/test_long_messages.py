@@ -8,6 +8,8 @@ above what a turn takes (under 1.5 s on the slowest of them)."""
 
 from __future__ import annotations
 
+from uuid import uuid4
+
 import pytest
 
 from baton_agent_runner.domain import language as lang
@@ -206,3 +208,23 @@ def test_a_long_run_of_request_verbs_is_read_in_linear_time(
     # "?x" 0.5 s: an item read to the message's end was looked for from each verb of the run.
     message = longest(unit, tail=tail)
     assert answers(agent, step, message, history=True)
+
+
+@pytest.mark.parametrize("unit", ["нет, стоп, не ", "no wait, not ", "work, health, "])
+def test_a_discovery_turn_reads_the_areas_of_its_message_once(
+    unit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A discovery turn asks what the message says of each area five times (named, declined,
+    # wrong, ...): read again each time, 8,000 characters of self-corrections ("нет, стоп,
+    # не ...") took 0.4 s of the agent-runner's one core instead of 0.1.
+    reads: list[str] = []
+    real = lang._mentions_of
+
+    def counted(text: str) -> list[tuple[str, str, lang.Mention]]:
+        reads.append(text)
+        return real(text)
+
+    monkeypatch.setattr(lang, "_mentions_of", counted)
+    message = longest(unit, head=f"{uuid4().hex} ")  # a text no earlier test read
+    assert answers("discovery", "discovery", message)
+    assert len(reads) == len(set(reads))
