@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -139,3 +140,32 @@ async def test_a_request_httptools_cannot_read_is_a_json_400_naming_the_header(
             "details": [{"field": "header.content-length", "message": message}],
         }
     }
+
+
+@pytest.mark.skipif(not hasattr(socket, "TCP_USER_TIMEOUT"), reason="a Linux socket option")
+async def test_a_client_that_stops_acknowledging_is_given_up_on_after_the_write_stall() -> None:
+    # A client that vanished without closing (its network dropped) still takes an SSE
+    # stream's keepalives into the gateway's kernel queue, so the write stall never saw it:
+    # the kernel retransmitted for about 15 minutes, the user's live place held all along.
+    config = uvicorn.Config(
+        app,
+        port=free_port(),
+        lifespan="off",
+        log_level="error",
+        http=bounded_head_protocol(LIMIT, write_stall=7.5),
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:  # noqa: ASYNC110  (uvicorn offers a flag, not an event)
+        await asyncio.sleep(0.01)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", config.port)
+        writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+        (connection,) = server.server_state.connections  # kept alive: still the server's
+        sock = connection.transport.get_extra_info("socket")
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == 7500
+        writer.close()
+    finally:
+        server.should_exit = True
+        await task

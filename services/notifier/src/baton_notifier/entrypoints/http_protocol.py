@@ -22,7 +22,11 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from baton_contracts import ErrorCode
-from baton_notifier.entrypoints.write_stall import WRITE_STALL_SECONDS, WriteStallWatch
+from baton_notifier.entrypoints.write_stall import (
+    WRITE_STALL_SECONDS,
+    WriteStallWatch,
+    give_up_unacknowledged,
+)
 
 DEFAULT_MAX_HEAD_BYTES = 64 * 1024
 READ_TIMEOUT_SECONDS = 30.0
@@ -57,8 +61,10 @@ class BoundedHeadProtocol(HttpToolsProtocol):
         self._read_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: Any) -> None:
-        """Start the wait for the first request (`READ_TIMEOUT_SECONDS`)."""
+        """Start the wait for the first request (`READ_TIMEOUT_SECONDS`); a client that stops
+        acknowledging what is sent to it is given up on after `write_stall` too."""
         super().connection_made(transport)
+        give_up_unacknowledged(transport, self.write_stall.seconds)
         self._arm_read_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import fcntl
 import logging
+import socket
 import struct
 import termios
 
@@ -26,6 +27,22 @@ included, not shrinking) is aborted. A client that
 reads, however slowly, is not."""
 
 _OUTQ = getattr(termios, "TIOCOUTQ", None)  # SIOCOUTQ on a TCP socket: bytes not yet acked
+
+
+def give_up_unacknowledged(transport: asyncio.BaseTransport, seconds: float) -> None:
+    """Have the kernel abort the connection once what it sent has gone unacknowledged for
+    `seconds` (`TCP_USER_TIMEOUT`, Linux), as the write stall does for what is unsent.
+
+    A client that vanished without closing (its network dropped, its laptop slept) still takes
+    an SSE stream's keepalives into the kernel's queue: nothing stalls there, and the kernel
+    retransmitted them for about 15 minutes (`tcp_retries2`) before giving up, while the
+    connection held one of its user's `BATON_LIVE_SESSIONS_PER_USER` places."""
+    sock = transport.get_extra_info("socket")
+    option = getattr(socket, "TCP_USER_TIMEOUT", None)
+    if sock is None or option is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    with contextlib.suppress(OSError):  # closed already: nothing to give up on
+        sock.setsockopt(socket.IPPROTO_TCP, option, max(1, round(seconds * 1000)))
 
 
 def unsent_bytes(transport: asyncio.WriteTransport) -> int:
