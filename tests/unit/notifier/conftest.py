@@ -51,6 +51,7 @@ class FakeRequester:
     def __init__(self) -> None:
         self.sent: list[Query | Command] = []
         self.timeouts: list[float] = []
+        self.resend_afters: list[float | None] = []  # of each `request_json`
         self.answer: Callable[[Query | Command], BaseModel] = self._echo
         self.raw: bytes | None = None
 
@@ -64,8 +65,11 @@ class FakeRequester:
         self.timeouts.append(timeout)
         return self.answer(message)
 
-    async def request_json(self, message: Query | Command, *, timeout: float) -> bytes:
+    async def request_json(
+        self, message: Query | Command, *, timeout: float, resend_after: float | None = None
+    ) -> bytes:
         """As the owner sends it: the JSON of its reply model, or `raw` when that is set."""
+        self.resend_afters.append(resend_after)
         if self.raw is None:
             return (await self.request(message, timeout=timeout)).model_dump_json().encode()
         self.sent.append(message)

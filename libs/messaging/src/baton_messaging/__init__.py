@@ -16,12 +16,8 @@ from baton_messaging.consumers import (
 )
 from baton_messaging.handling import answer
 from baton_messaging.publisher import JetStreamPublisher, PublishAck, PublishError
-from baton_messaging.requests import (
-    replica_gone,
-    request,
-    request_again_while_gone,
-    request_json,
-)
+from baton_messaging.requests import replica_gone, request, request_json
+from baton_messaging.resending import request_again_while_gone, request_json_again_while_gone
 from baton_messaging.responder import respond, responder, stop_serving
 
 __all__ = [
@@ -42,6 +38,7 @@ __all__ = [
     "request",
     "request_again_while_gone",
     "request_json",
+    "request_json_again_while_gone",
     "respond",
     "responder",
     "start_broker",

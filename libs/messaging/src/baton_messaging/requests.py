@@ -8,8 +8,6 @@ own typed error, or `ErrorCode.UNAVAILABLE` when nobody answers in time.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import nats.errors
@@ -88,89 +86,6 @@ async def _exchange(
     subject = message.wire_subject()
     raw = await _round_trip(nc, subject, message.to_bytes(), timeout, sent_at_header(message))
     return raw, reply_model, subject
-
-
-async def request_again_while_gone(
-    client: NatsBroker | Client,
-    message: Query | Command | Message,
-    *,
-    timeout: float,
-    retry_for: float,
-    pause: float = 0.5,
-    resend_after: float | None = None,
-    again_also: Callable[[RemoteError], bool] | None = None,
-) -> BaseModel:
-    """`request`, sent again every `pause` seconds while no replica takes it or the one that
-    took it stopped before answering (`replica_gone`: nothing was done), or its answer is an
-    error `again_also` says to ask again for (an owner whose own database is down), for up to
-    `retry_for` seconds from the first such answer (a replica may stop long after it took the
-    request); `timeout` bounds the whole wait, every attempt included.
-
-    With `resend_after`, a request still unanswered after that many seconds is sent again
-    too, then after twice as long each time (up to `RESEND_LONGEST`), the earlier sends still
-    waited for: the replica that took it may have died (SIGKILL tells the requester nothing,
-    and a request/reply has no other sign of it) or its answer been lost while NATS restarted.
-    Only for a message with an idempotency key whose owner answers a repeat from the same work
-    (the agent-runner waits for the call in flight, or returns its recorded result)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    retry_until: float | None = None
-    while True:
-        try:
-            return await _first_answer(client, message, end, resend_after)
-        except RemoteError as exc:
-            if not (replica_gone(exc) or (again_also is not None and again_also(exc))):
-                raise
-            now = loop.time()
-            if retry_until is None:
-                retry_until = now + retry_for
-            if now + pause >= min(retry_until, end):
-                raise
-        await asyncio.sleep(pause)
-
-
-RESEND_LONGEST = 60.0
-"""The longest wait before an unanswered request is sent again (`resend_after` doubles)."""
-
-
-async def _first_answer(
-    client: NatsBroker | Client,
-    message: Query | Command | Message,
-    end: float,
-    resend_after: float | None,
-) -> BaseModel:
-    """The first answer to `message` by the loop time `end`, sent again each time
-    `resend_after` seconds, doubling, pass without one.
-
-    An error is the caller's only once no send is left in flight: a repeat queued behind a
-    call that failed (the same key, in the same replica or another) may still run and record
-    its answer, and a caller told of the failure first would have reported as not done what
-    then was. The first send's error is the one raised."""
-    loop = asyncio.get_running_loop()
-    if resend_after is None:
-        return await request(client, message, timeout=max(end - loop.time(), 0.001))
-    sent: list[asyncio.Task[BaseModel]] = []
-    wait, next_send = resend_after, loop.time()
-    try:
-        while True:
-            now = loop.time()
-            sending = now < end or not sent
-            if sending and now >= next_send:
-                left = max(end - now, 0.001)
-                sent.append(asyncio.create_task(request(client, message, timeout=left)))
-                next_send, wait = now + wait, min(wait * 2, RESEND_LONGEST)
-            pending = [task for task in sent if not task.done()]
-            if pending:
-                until_next = max(next_send - loop.time(), 0.0) if now < end else None
-                await asyncio.wait(pending, timeout=until_next, return_when=asyncio.FIRST_COMPLETED)
-            answered = next((t for t in sent if t.done() and t.exception() is None), None)
-            if answered is not None:
-                return answered.result()
-            if all(task.done() for task in sent):
-                return sent[0].result()  # every send failed: the first one's error
-    finally:
-        for task in sent:
-            task.cancel()
 
 
 def _reply_model_of(message: Message) -> type[BaseModel]:

@@ -79,6 +79,7 @@ def build(
         requester or _required(link),
         settings.request_timeout_seconds,
         slow_timeout=settings.chat_timeout_seconds,
+        resend_after=settings.chat_resend_seconds,
     )
     deps = HttpDeps(
         jwt_secret=settings.jwt_secret,

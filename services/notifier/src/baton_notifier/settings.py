@@ -47,6 +47,14 @@ class NotifierSettings(BaseSettings):
         gt=0,
         description="How long a chat turn may take; above the workflow's agent call timeout",
     )
+    chat_resend_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="How long the gateway waits for a chat turn's answer before it sends the "
+        "turn again (then twice as long each time, within the chat timeout): a workflow "
+        "service killed mid-turn tells no one, and its restarted process, or another "
+        "replica, answers the same turn (its client_message_id) once",
+    )
     stop_grace_seconds: float = Field(
         default=DEFAULT_STOP_GRACE_SECONDS,
         ge=0,

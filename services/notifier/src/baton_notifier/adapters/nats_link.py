@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from baton_contracts import Command, ErrorCode, Query, RemoteError
 from baton_messaging.broker import start_broker
 from baton_messaging.requests import request, request_json
+from baton_messaging.resending import request_json_again_while_gone
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +23,12 @@ CLOSE_TIMEOUT_SECONDS = 1.0
 """How long it then waits for a plain close of a connection that did not drain. Both together
 stay inside what `baton up` allows a service past its stop grace before SIGKILL (5 s), after
 the gateway's second for the 503s of the requests its stop cancelled."""
+
+
+GONE_FOR = 10.0
+"""How long a request sent with `resend_after` is sent again while no replica takes it, or the
+one that took it stopped before answering: a restart's time. A service down for longer is
+answered 503 then, not at the end of the request's whole timeout."""
 
 
 class NatsLink:
@@ -72,11 +79,19 @@ class NatsLink:
             raise RemoteError.of(ErrorCode.UNAVAILABLE, "the gateway is not connected to NATS")
         return await request(self.broker, message, timeout=timeout)
 
-    async def request_json(self, message: Query | Command, *, timeout: float) -> bytes:
-        """The owner's reply as the JSON it sent (`request_json`); errors as `request`'s."""
+    async def request_json(
+        self, message: Query | Command, *, timeout: float, resend_after: float | None = None
+    ) -> bytes:
+        """The owner's reply as the JSON it sent (`request_json`); errors as `request`'s. With
+        `resend_after`, sent again while unanswered or while no replica takes it (a restart),
+        for the whole `timeout` (`request_json_again_while_gone`)."""
         if not self.is_connected:
             raise RemoteError.of(ErrorCode.UNAVAILABLE, "the gateway is not connected to NATS")
-        return await request_json(self.broker, message, timeout=timeout)
+        if resend_after is None:
+            return await request_json(self.broker, message, timeout=timeout)
+        return await request_json_again_while_gone(
+            self.broker, message, timeout=timeout, retry_for=GONE_FOR, resend_after=resend_after
+        )
 
     async def stop(self) -> None:
         """Stop connecting, drain subscriptions when connected, and close the client: within

@@ -310,7 +310,9 @@ async def send_message(
         text=body.text,
         origins=origins,
     )
-    return as_sent(await forwarder.send_json(message, origins=origins, slow=True))
+    # Sent again when unanswered (`BATON_CHAT_RESEND_SECONDS`): a workflow service killed
+    # mid-turn tells no one, and the same client_message_id is answered once.
+    return as_sent(await forwarder.send_json(message, origins=origins, slow=True, resend=True))
 
 
 class ConversationPage(Conversation):

@@ -31,11 +31,17 @@ class Forwarder:
     """
 
     def __init__(
-        self, requester: Requester, timeout: float, slow_timeout: float | None = None
+        self,
+        requester: Requester,
+        timeout: float,
+        slow_timeout: float | None = None,
+        resend_after: float | None = None,
     ) -> None:
         self._requester = requester
         self.timeout = timeout
         self.slow_timeout = max(timeout, slow_timeout or timeout)
+        self.resend_after = resend_after
+        """When a `send_json(..., resend=True)` is sent again unanswered (None: never)."""
 
     def build(
         self,
@@ -80,15 +86,25 @@ class Forwarder:
             raise from_remote(exc.body, origins) from exc
 
     async def send_json(
-        self, message: Query | Command, *, origins: Origins = NOWHERE, slow: bool = False
+        self,
+        message: Query | Command,
+        *,
+        origins: Origins = NOWHERE,
+        slow: bool = False,
+        resend: bool = False,
     ) -> bytes:
         """`send`, answered with the owner's reply JSON as it came, for a route to send on
         unchanged: the hot routes of a turn (a signal, a chat message) then neither decode the
-        reply nor have FastAPI check and encode it again."""
+        reply nor have FastAPI check and encode it again. `resend`: sent again after
+        `resend_after` unanswered (`Requester.request_json`), for a message whose owner
+        answers a repeat from the same work (a chat turn's `client_message_id`)."""
         timeout = self.slow_timeout if slow else self.timeout
+        message = with_deadline(message, timeout)
         try:
+            if not resend or self.resend_after is None:
+                return await self._requester.request_json(message, timeout=timeout)
             return await self._requester.request_json(
-                with_deadline(message, timeout), timeout=timeout
+                message, timeout=timeout, resend_after=self.resend_after
             )
         except RemoteError as exc:
             raise from_remote(exc.body, origins) from exc

@@ -18,8 +18,13 @@ class Requester(Protocol):
 
     async def request(self, message: Query | Command, *, timeout: float) -> BaseModel: ...
 
-    async def request_json(self, message: Query | Command, *, timeout: float) -> bytes:
-        """The same reply as `request`'s, as the owner's JSON, to be sent on unchanged."""
+    async def request_json(
+        self, message: Query | Command, *, timeout: float, resend_after: float | None = None
+    ) -> bytes:
+        """The same reply as `request`'s, as the owner's JSON, to be sent on unchanged. With
+        `resend_after`, sent again when unanswered that long (then twice as long each time),
+        and while no replica takes it, within `timeout`: only for a message its owner answers
+        a repeat of from the same work."""
         ...
 
 
