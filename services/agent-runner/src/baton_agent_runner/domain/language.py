@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from functools import lru_cache
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Literal
 
 from baton_agent_runner.domain.action_lists import lists_actions
