@@ -65,19 +65,27 @@ async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
 
 
 async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    details = [_validation_detail(error) for error in exc.errors()]
     content_type = request.headers.get("content-type", "")
-    if not is_json(media_type(content_type)):
-        # A body of another type was refused before (415, `refuse_unread_type`), so here no
-        # body came; "field required" did not say how to send one.
-        got = f"got {content_type!r}" if content_type else "none was sent"
-        wrong_type = f"send it as JSON with Content-Type: application/json ({got})"
-        details = [
-            ErrorDetail(field="body", message=wrong_type) if d.field == "body" else d
-            for d in details
-        ]
+    details = [
+        ErrorDetail(field="body", message=_no_body(content_type))
+        if error.get("type") == "missing" and tuple(error.get("loc", ())) == ("body",)
+        else _validation_detail(error)
+        for error in exc.errors()
+    ]
     summary = "; ".join(f"{d.field}: {d.message}" for d in details)
     return error_response(ApiError.invalid(f"request is invalid: {summary}", details))
+
+
+def _no_body(content_type: str) -> str:
+    """What to do about a body that did not come: "field required" said neither."""
+    if is_json(media_type(content_type)):
+        # The type was right and the body empty (a client that sets the header on every
+        # request): "field required" named no field a user could find in the body.
+        return "is empty; send a JSON object"
+    # A body of another type was refused before (415, `refuse_unread_type`), so here no body
+    # came at all.
+    got = f"got {content_type!r}" if content_type else "none was sent"
+    return f"send it as JSON with Content-Type: application/json ({got})"
 
 
 def _validation_detail(error: dict[str, Any]) -> ErrorDetail:
