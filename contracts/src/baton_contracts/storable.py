@@ -138,11 +138,16 @@ types refuse. For the ids and values a request carries into the store as they ar
 
 BLANK_PROBLEM = "must not be blank"
 
+NOT_SHOWN = frozenset({"Cc", "Cf"})
+"""The Unicode categories of characters that do not show, besides white space: controls
+(a text of BEL and ESC alone read as empty) and invisible format characters."""
+
 
 def is_blank(text: str) -> bool:
-    """Whether no character of `text` shows: each is white space or an invisible format
-    character (Unicode Cf: zero-width spaces and joiners, the byte-order mark)."""
-    return all(char.isspace() or unicodedata.category(char) == "Cf" for char in text)
+    """Whether no character of `text` shows: each is white space, a control character
+    (Unicode Cc: BEL, ESC, ...) or an invisible format character (Unicode Cf: zero-width
+    spaces and joiners, the byte-order mark)."""
+    return all(char.isspace() or unicodedata.category(char) in NOT_SHOWN for char in text)
 
 
 def _not_blank(text: str) -> str:

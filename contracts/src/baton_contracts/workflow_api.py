@@ -16,16 +16,17 @@ MAX_MESSAGE_CHARS = 8000
 """A user message above this many characters is refused with `too_large` (HTTP 413)."""
 
 _NOT_SHOWN = (
-    r"\u0000\u0009-\u000d\u001c-\u0020\u0085\u00a0\u00ad\u0600-\u0605\u061c\u06dd\u070f"
+    r"\u0000-\u0020\u007f-\u00a0\u00ad\u0600-\u0605\u061c\u06dd\u070f"
     r"\u0890\u0891\u08e2\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2066-\u206f"
     r"\u3000\ufeff\ufff9-\ufffb"
 )
 MESSAGE_TEXT_PATTERN = rf"^[^\u0000]*[^{_NOT_SHOWN}][^\u0000]*$"
 """A user message's text as a JSON Schema (ECMA-262) pattern: no NUL, and a character that
-shows, one of the Basic Multilingual Plane that is neither white space nor an invisible format
-character (Unicode Cf) nor NUL. Only stated for clients: the workflow service checks the text,
-and past that plane also refuses a text whose only characters besides white space are format
-characters (the tags at U+E0020, say), which a pattern cannot tell apart in ECMA-262 UTF-16."""
+shows, one of the Basic Multilingual Plane that is neither white space, a control character
+(Unicode Cc, NUL among them) nor an invisible format character (Unicode Cf). Only stated for
+clients: the workflow service checks the text, and past that plane also refuses a text whose
+only characters besides white space are format characters (the tags at U+E0020, say), which a
+pattern cannot tell apart in ECMA-262 UTF-16."""
 
 SignalAction = Literal["complete_step", "stay", "need_input"]
 Outcome = Literal["transitioned", "stayed", "blocked", "forced", "completed"]

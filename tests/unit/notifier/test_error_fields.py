@@ -270,6 +270,11 @@ async def test_fields_a_message_lists_are_named_as_the_request_did(
             {"text": "hi", "client_message_id": "\t"},
             "body.client_message_id",
         ),
+        (  # BEL and ESC show nothing either
+            "/api/workflows/i1/messages",
+            {"text": "hi", "client_message_id": "\u0007\u001b"},
+            "body.client_message_id",
+        ),
     ],
 )
 async def test_a_blank_id_or_reason_is_refused_by_its_name_and_nothing_is_sent(

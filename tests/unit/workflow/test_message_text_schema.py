@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from baton_contracts.workflow_api import MESSAGE_TEXT_PATTERN
-from baton_workflow.domain.conversation import checked_text
+from baton_workflow.domain.conversation import BlankText, checked_text
 
 from .json_schema_subset import ecma_search
 
@@ -43,3 +43,13 @@ def test_format_characters_past_the_basic_plane_are_left_to_the_words() -> None:
     # A pattern sees U+E0020 (a tag character, Cf) as two UTF-16 units in ECMA-262: it
     # cannot tell it from a character that shows, so the field's description says the rule.
     assert ecma_search(MESSAGE_TEXT_PATTERN, "\U000e0020") and not taken("\U000e0020")
+
+
+@pytest.mark.parametrize("text", ["\u0007", "\u001b", " \u0007\u0008 ", "\u007f\u0090\u200b"])
+def test_a_text_of_control_characters_alone_is_blank(text: str) -> None:
+    # BEL, ESC or DEL show nothing, yet a text of them alone was recorded as a message and
+    # counted toward the step's min_messages (found by a probe of the chat API).
+    with pytest.raises(BlankText):
+        checked_text(text)
+    assert not ecma_search(MESSAGE_TEXT_PATTERN, text)
+    assert taken("\u0007hi\u001b")

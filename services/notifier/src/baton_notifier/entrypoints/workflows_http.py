@@ -114,8 +114,9 @@ class MessageBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str = Field(
-        description="At least one character that is neither white space nor an invisible "
-        "format character (Unicode Cf: zero-width spaces and joiners, the byte-order mark); "
+        description="At least one character that is neither white space, a control "
+        "character (Unicode Cc: BEL, ESC, ...) nor an invisible format character (Unicode Cf: "
+        "zero-width spaces and joiners, the byte-order mark); "
         f"no NUL (U+0000); at most {MAX_MESSAGE_CHARS} characters once outer white space is "
         "trimmed (longer is 413)",
         examples=["Hi! I'm ready, let's go."],

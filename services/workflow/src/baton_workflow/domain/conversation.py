@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Literal
 
 from baton_contracts.signal_data import STEP_RECORD_KEYS
-from baton_contracts.storable import NUL, NUL_PROBLEM
+from baton_contracts.storable import NOT_SHOWN, NUL, NUL_PROBLEM
 from baton_workflow.domain.commands import Signal
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.events import DomainEvent, ExchangeRecorded, StepBlocked
@@ -60,10 +60,11 @@ def checked_text(text: str) -> str:
 
 
 def _shows(text: str) -> bool:
-    """Whether a character of `text` shows: one that is neither whitespace nor an invisible
-    format character (zero-width space and joiners, the byte-order mark: Unicode's Cf). A
-    message of zero-width spaces alone read as empty, yet counted toward `min_messages`."""
-    return any(not char.isspace() and unicodedata.category(char) != "Cf" for char in text)
+    """Whether a character of `text` shows: one that is neither whitespace, a control
+    character (BEL, ESC: Unicode's Cc) nor an invisible format character (zero-width space
+    and joiners, the byte-order mark: Unicode's Cf). A message of zero-width spaces, or of
+    control characters, alone read as empty, yet counted toward `min_messages`."""
+    return any(not char.isspace() and unicodedata.category(char) not in NOT_SHOWN for char in text)
 
 
 def chat(events: Iterable[DomainEvent]) -> list[Said]:
