@@ -41,8 +41,10 @@ def _storable(value: dict[str, Any]) -> dict[str, Any]:
     if found is None:
         return value
     if found.kind == "depth":
+        # Not a ValueError, which pydantic words "Value error, nests ...": the user saw that.
         limit = MAX_SIGNAL_DATA_DEPTH
-        raise ValueError(f"nests more than {limit} levels deep; the limit is {limit}")
+        problem = f"nests more than {limit} levels deep; the limit is {limit}"
+        raise PydanticCustomError("too_deep", problem)
     error = PydanticCustomError("unstorable", found.problem)
     line = InitErrorDetails(type=error, loc=found.loc, input=value)
     raise ValidationError.from_exception_data("SignalData", [line])
