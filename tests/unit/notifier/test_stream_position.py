@@ -73,6 +73,19 @@ def test_a_resume_without_an_epoch_is_checked_by_its_numbers_only() -> None:
     assert plan_replay(5, StreamBounds(1, 20), epoch=EPOCH) == Replay(5)  # no epoch known
 
 
+def test_a_seq_past_the_newest_in_the_streams_own_epoch_is_not_called_a_reset() -> None:
+    # "seq 999999 is past the newest event (90); stream was reset" was said with the stream's
+    # own epoch, of a stream never reset: the client's position was wrong, not the stream.
+    bounds = StreamBounds(first_seq=1, last_seq=20, epoch=EPOCH)
+    plan = plan_replay(99, bounds, epoch=EPOCH)
+    assert isinstance(plan, Resync)
+    reason = json.loads(plan.notice.frame)["reason"]
+    assert reason == "seq 99 is past the newest event (20) of this stream, so no frame carried it"
+    older = plan_replay(99, bounds)  # no epoch: a stream created again is the likely cause
+    assert isinstance(older, Resync)
+    assert json.loads(older.notice.frame)["reason"].endswith("; stream was reset")
+
+
 def test_positions_are_a_seq_or_an_sse_id() -> None:
     assert parse_position(None) is None and parse_position("") is None
     assert parse_position("42") == Position(42)

@@ -278,8 +278,11 @@ def plan_replay(after_seq: int, bounds: StreamBounds, epoch: str | None = None) 
         reason = f"events after {after_seq} are no longer kept (oldest kept: {bounds.first_seq})"
         return Resync(resync_notice(reason, bounds.first_seq))
     if after_seq > bounds.last_seq:
-        reason = f"seq {after_seq} is past the newest event ({bounds.last_seq}); stream was reset"
-        return Resync(resync_notice(reason, bounds.first_seq))
+        past = f"seq {after_seq} is past the newest event ({bounds.last_seq})"
+        # In the stream's own epoch the stream was not reset: no frame carried that seq.
+        same_stream = epoch is not None and epoch == bounds.epoch
+        why = " of this stream, so no frame carried it" if same_stream else "; stream was reset"
+        return Resync(resync_notice(past + why, bounds.first_seq))
     return Replay(after_seq)
 
 
