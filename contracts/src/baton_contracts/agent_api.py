@@ -10,6 +10,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstrai
 from baton_contracts.base import Broadcast, Command, Kind, Query, ReplyModel, Subject
 from baton_contracts.ids import in_words
 from baton_contracts.money import Usd
+from baton_contracts.storable import NonBlankText
 from baton_contracts.workflow_api import MAX_MESSAGE_CHARS, WorkflowSignal
 
 TASK_LOG_UNAVAILABLE = "the agent-runner's task log is unavailable; try again"
@@ -256,7 +257,8 @@ class ListMemoryFacts(Query):
     reply_model: ClassVar[ReplyModel] = MemoryFacts
     user_id: str
     category: str | None = Field(default=None, min_length=1, max_length=64)
-    query: str | None = Field(default=None, min_length=1, max_length=1000)
+    # Blank (" ", a zero-width space) was taken and answered the facts nearest to nothing.
+    query: NonBlankText | None = Field(default=None, min_length=1, max_length=1000)
     limit: int = Field(default=100, ge=1, le=1000)
 
 

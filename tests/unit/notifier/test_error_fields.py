@@ -291,3 +291,17 @@ async def test_a_blank_id_or_reason_is_refused_by_its_name_and_nothing_is_sent(
     assert refused.status_code == 422, refused.text
     assert refused.json()["error"]["details"] == [{"field": field, "message": "must not be blank"}]
     assert requester.sent == []
+
+
+@pytest.mark.parametrize("q", ["%20", "%E2%80%8B", "%20%07"])
+async def test_a_blank_memory_query_is_refused_naming_q_and_nothing_is_sent(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester, q: str
+) -> None:
+    # "q= " was taken and answered the facts nearest to a space, in no useful order, while
+    # "q=" was refused (found by a probe of /api/memory).
+    refused = await client.get(f"/api/memory?q={q}", headers=auth)
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["error"]["details"] == [
+        {"field": "query.q", "message": "must not be blank"}
+    ]
+    assert requester.sent == []

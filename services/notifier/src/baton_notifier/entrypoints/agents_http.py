@@ -47,7 +47,10 @@ async def memory(
     forwarder: CurrentForwarder,
     # A name, as the agents write them ("priorities"): " " answered [] as if a category.
     category: Annotated[ids.Category | None, Query()] = None,
-    q: Annotated[str | None, Query(min_length=1, max_length=1000)] = None,
+    q: Annotated[
+        str | None,
+        Query(min_length=1, max_length=1000, description="Not blank (white space alone)"),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> Any:
     """Your long-term memory facts, of one `category` if given; with `q`, the nearest to it."""
