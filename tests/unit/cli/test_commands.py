@@ -105,6 +105,16 @@ def test_a_bad_option_of_token_is_a_usage_error(
     assert result.stdout == "" and said in result.stderr
 
 
+def test_a_user_too_long_is_named_by_its_length_not_quoted_back(tmp_path: Path) -> None:
+    # It read "--user: must have at most 128 characters, got 200, got 'xxxx...'" (found by a
+    # probe of the CLI): "got" twice, and the whole name on the line.
+    (tmp_path / "jwt-secret").write_text(SECRET + "\n")
+    args = ["token", "--user", "x" * 200, "--data-dir", str(tmp_path)]
+    result = runner.invoke(app, args, env={"BATON_JWT_SECRET": ""})
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == "error: --user: must have at most 128 characters, got 200"
+
+
 def test_token_needs_a_user() -> None:
     result = runner.invoke(app, ["token"])
     assert result.exit_code == 2 and "--user" in result.stderr
