@@ -117,6 +117,23 @@ def test_helpers() -> None:
 
 
 @pytest.mark.parametrize(
+    ("left", "comparator", "right", "expected"),
+    [
+        ("12345678901234567891", "==", "12345678901234567892", False),  # 19-digit ids
+        ("12345678901234567891", "!=", "12345678901234567892", True),
+        ("9007199254740993", ">", "9007199254740992", True),  # 2**53 + 1
+        ("0.1", "==", "0.10000000000000001", False),
+        ("1" * 400, "<", "1" * 399 + "2", True),  # past a float's range
+        ("-0.50", "==", "-0.5", True),
+    ],
+)
+def test_numbers_compare_exactly_however_many_digits(
+    left: str, comparator: str, right: str, expected: bool
+) -> None:
+    assert compare(left, comparator, right) is expected
+
+
+@pytest.mark.parametrize(
     ("text", "column"),
     [("!" * 5000 + "1", 65), ("(" * 5000 + "1" + ")" * 5000, 65), ("!(" * 2500 + "1", 65)],
 )

@@ -11,6 +11,7 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from baton_workflow.domain.dag.templates import (
@@ -41,9 +42,11 @@ def is_truthy(value: str) -> bool:
     return text != "" and text.lower() not in ("false", "0")
 
 
-def _as_number(text: str) -> float | None:
+def _as_number(text: str) -> Decimal | None:
+    # Exact, not a float: a float keeps about 16 digits, so two 19-digit ids (an order
+    # number, a snowflake id) that differ in their last digits compared equal.
     stripped = text.strip()
-    return float(stripped) if NUMBER.fullmatch(stripped) else None
+    return Decimal(stripped) if NUMBER.fullmatch(stripped) else None
 
 
 def compare(left: str, comparator: str, right: str) -> bool:
