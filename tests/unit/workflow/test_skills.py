@@ -183,6 +183,25 @@ async def test_json_extract_of_deeply_nested_json_is_a_clear_error(
     assert skills.check("json-extract", [deep, "a"]) == [expected]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Python's reader words this as advice to call sys.set_int_max_str_digits().
+        ('{"id": ' + "1" * 5000 + "}", "a number has more than 4300 digits"),
+        # Python's reader takes these, and the value came back as `NaN`, which is no JSON.
+        ("[NaN]", "NaN is not a JSON value"),
+        ('{"a": -Infinity}', "-Infinity is not a JSON value"),
+        ("[1e999]", "the number 1e999 is too large to read"),
+    ],
+)
+async def test_json_extract_reads_only_json_and_says_why_in_its_words(
+    skills: SkillRegistry, text: str, expected: str
+) -> None:
+    message = f"skillArgs[0]: not valid JSON: {expected}"
+    assert await failure(skills, "json-extract", text, "0") == message
+    assert skills.check("json-extract", [text, "0"]) == [message]
+
+
 def test_json_extract_static_checks_json_and_path(skills: SkillRegistry) -> None:
     assert skills.check("json-extract", ["[1", "a..b"]) == [
         "skillArgs[0]: not valid JSON: Expecting ',' delimiter: line 1 column 3 (char 2)",

@@ -6,7 +6,9 @@ Each is a plain function over parsed arguments; `build_skills` runs them in a wo
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -96,11 +98,38 @@ def _step_into(current: Any, step: str | int, walked: list[str | int]) -> Any:
     raise LookupError(f"{label} is {kind}, not an object or a list")
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text[:40]} is too large to read")
+    return value
+
+
+def _read_json(text: str) -> Any:
+    """The JSON value of `text`, as JSON has it. Python's reader also takes NaN and Infinity
+    and reads 1e999 as Infinity (each written back as no JSON: `NaN`, `Infinity`), and words
+    a number of more than 4,300 digits as advice to call `sys.set_int_max_str_digits()`,
+    which a workflow author cannot act on."""
+    try:
+        return json.loads(text, parse_constant=_not_json, parse_float=_finite)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            limit = sys.get_int_max_str_digits()
+            raise ValueError(f"a number has more than {limit} digits") from None
+        raise
+
+
 def _json_check(args: ParsedArgs, static: bool) -> list[str]:
     problems: list[str] = []
     if _concrete(args["json"], static):
         try:
-            json.loads(args["json"])
+            _read_json(args["json"])
         except ValueError as exc:
             problems.append(f"{args.where('json')}: not valid JSON: {exc}")
         except RecursionError:  # the reader recurses once per level of nesting
@@ -116,7 +145,7 @@ def _json_check(args: ParsedArgs, static: bool) -> list[str]:
 def json_extract(args: ParsedArgs) -> SkillResult:
     """The value at a dotted path of a JSON text; strings as they are, the rest as JSON."""
     _fail(_json_check(args, static=False))
-    current: Any = json.loads(args["json"])
+    current: Any = _read_json(args["json"])
     walked: list[str | int] = []
     try:
         for step in _path_steps(args["path"]):
