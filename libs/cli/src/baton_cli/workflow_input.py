@@ -41,9 +41,13 @@ def load_document(path: Path) -> dict[str, Any]:
         # utf-8-sig: a byte-order mark (Windows editors write one) is no content; `json`
         # refuses a text that starts with one.
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise InputError(f"{path}: cannot read: {reason}") from None
+    except UnicodeDecodeError as exc:
+        # Python's wording ("'utf-8' codec can't decode byte 0xff in position 0") says
+        # nothing of what to do; a UTF-16 file from a Windows editor is the usual cause.
+        message = f"{path}: cannot read: it is not UTF-8 (byte {exc.start}); save it as UTF-8"
+        raise InputError(message) from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
         document = _parse(path, text)
         where = _not_finite(document)
