@@ -239,7 +239,7 @@ async def test_regex_extract_no_match_is_empty_output(skills: Skills) -> None:
 
 async def test_regex_extract_bad_pattern_and_group(skills: SkillRegistry) -> None:
     assert (await failure(skills, "regex-extract", "x", "(")).startswith(
-        "skillArgs[1]: bad regular expression: missing ), unterminated subpattern"
+        "skillArgs[1]: bad regular expression: missing ) at position 1"
     )
     assert skills.check("regex-extract", ["x", "(a)", "--group", "2"]) == [
         "skillArgs[3]: --group 2 but the pattern has 1 group(s)"
@@ -289,7 +289,7 @@ def test_check_reports_argument_and_value_problems_together(skills: SkillRegistr
     assert skills.check("regex-extract", ["x", "(", "--al"]) == [
         "skillArgs[2]: unknown option --al; known options: --all, --group, --ignore-case "
         "(put -- before text that starts with --)",
-        "skillArgs[1]: bad regular expression: missing ), unterminated subpattern at position 0",
+        "skillArgs[1]: bad regular expression: missing ) at position 1",
     ]
 
 

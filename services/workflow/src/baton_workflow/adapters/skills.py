@@ -2,7 +2,8 @@
 
 A skill is an `ArgSpec` (what `skillArgs` it takes), an optional check of concrete values and
 one async function over a `SkillCall`. Text skills run in a worker thread, so a long one never
-stalls the event loop and its timeout still fails the step. No skill starts a process.
+stalls the event loop and its timeout still fails the step (regex-extract's match, which
+could backtrack for ever, also gives up at it: `text_skills`). No skill starts a process.
 """
 
 from __future__ import annotations
@@ -136,9 +137,9 @@ def build_skills(config: StepToolsConfig | None = None) -> SkillRegistry:
     return registry
 
 
-def _in_thread(run: Callable[[ParsedArgs], SkillResult]) -> SkillFunction:
+def _in_thread(run: Callable[[ParsedArgs, float], SkillResult]) -> SkillFunction:
     async def offloaded(call: SkillCall) -> SkillResult:
-        return await asyncio.to_thread(run, call.args)
+        return await asyncio.to_thread(run, call.args, call.timeout)
 
     return offloaded
 

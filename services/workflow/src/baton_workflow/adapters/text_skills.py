@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import regex  # type: ignore[import-untyped]  # regex ships no type hints
+
 from baton_workflow.adapters.skill_args import ArgSpec, Option, ParsedArgs, Positional
 from baton_workflow.service.step_ports import SkillResult, StepActionFailed, is_templated
 
@@ -26,7 +28,8 @@ class TextSkill:
 
     name: str
     spec: ArgSpec
-    run: Callable[[ParsedArgs], SkillResult]
+    run: Callable[[ParsedArgs, float], SkillResult]
+    """The parsed arguments and the step's timeout in seconds in, the result out."""
     description: str
     check: Callable[[ParsedArgs, bool], list[str]] | None = None
 
@@ -34,6 +37,13 @@ class TextSkill:
 def _concrete(value: str | None, static: bool) -> bool:
     """A value to check now: given, and not a template left for run time."""
     return value is not None and not (static and is_templated(value))
+
+
+def _untimed(
+    run: Callable[[ParsedArgs], SkillResult],
+) -> Callable[[ParsedArgs, float], SkillResult]:
+    """A skill whose work is linear in its input: it ends in time without being told when."""
+    return lambda args, _timeout: run(args)
 
 
 def _fail(problems: list[str]) -> None:
@@ -163,13 +173,23 @@ def json_extract(args: ParsedArgs) -> SkillResult:
 # regex-extract ---------------------------------------------------------------------------
 
 
+# The `regex` library, not `re`: `re` holds the interpreter for the whole of a match and takes
+# no timeout, so a pattern that backtracks without end (`(a|aa)+$` on sixty `a`s and a `!`),
+# matched in the skills' worker thread, stalled every run and request of the workflow service,
+# its own timeout included, until it was restarted. `regex` matches with the interpreter
+# released (`concurrent`) and gives up at the step's timeout; its syntax is `re`'s (VERSION0).
+
+
+def _compiled(args: ParsedArgs) -> Any:
+    return regex.compile(args["pattern"], regex.IGNORECASE if args["ignore_case"] else 0)
+
+
 def _regex_check(args: ParsedArgs, static: bool) -> list[str]:
     if not _concrete(args["pattern"], static):
         return []
-    flags = re.IGNORECASE if args["ignore_case"] else 0
     try:
-        pattern = re.compile(args["pattern"], flags)
-    except re.error as exc:
+        pattern = _compiled(args)
+    except regex.error as exc:
         return [f"{args.where('pattern')}: bad regular expression: {exc}"]
     group = args["group"]
     if not _concrete(group, static):
@@ -183,14 +203,18 @@ def _regex_check(args: ParsedArgs, static: bool) -> list[str]:
     return []
 
 
-def regex_extract(args: ParsedArgs) -> SkillResult:
-    """The first match (group 1 when the pattern has groups), or every match with `--all`."""
+def regex_extract(args: ParsedArgs, timeout: float) -> SkillResult:
+    """The first match (group 1 when the pattern has groups), or every match with `--all`;
+    `TimeoutError` once matching has taken `timeout` seconds."""
     _fail(_regex_check(args, static=False))
-    pattern = re.compile(args["pattern"], re.IGNORECASE if args["ignore_case"] else 0)
+    pattern, text = _compiled(args), args["text"]
     group: str | int = args["group"] or (1 if pattern.groups else 0)
     if isinstance(group, str) and group.isdigit():
         group = int(group)
-    found = pattern.finditer(args["text"]) if args["all"] else [pattern.search(args["text"])]
+    if args["all"]:
+        found = list(pattern.finditer(text, concurrent=True, timeout=timeout))
+    else:
+        found = [pattern.search(text, concurrent=True, timeout=timeout)]
     matches = [match.group(group) or "" for match in found if match is not None]
     return SkillResult(
         output="\n".join(matches), data={"matched": bool(matches), "matches": matches}
@@ -213,7 +237,7 @@ TEXT_SKILLS = (
             positionals=(Positional("text", many=True),),
             options=(Option("--only", choices=("words", "lines", "chars")),),
         ),
-        word_count,
+        _untimed(word_count),
         "Words, lines and characters of the text",
     ),
     TextSkill(
@@ -222,7 +246,7 @@ TEXT_SKILLS = (
             positionals=(Positional("json"), Positional("path")),
             options=(Option("--default"),),
         ),
-        json_extract,
+        _untimed(json_extract),
         "A value from JSON text by dotted path",
         _json_check,
     ),
@@ -249,7 +273,7 @@ TEXT_SKILLS = (
                 Option("--skip-empty", kind="flag", default=False),
             ),
         ),
-        join,
+        _untimed(join),
         "The items joined by a separator",
     ),
 )
