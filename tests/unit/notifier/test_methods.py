@@ -166,3 +166,31 @@ def test_two_routes_of_one_operation_id_are_still_warned_of(notifier: Notifier) 
     notifier.app.include_router(router)
     with pytest.warns(UserWarning, match="Duplicate Operation ID same"):
         notifier.app.openapi()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "message"),
+    [
+        # Redirected (307) to an absolute address with the scheme the gateway was reached
+        # by: behind an HTTPS proxy, http://, where a client following it sent its token.
+        (
+            "POST",
+            "/api/workflows/",
+            "no route at /api/workflows/: send it to /api/workflows, without the trailing slash",
+        ),
+        (
+            "GET",
+            "/api/workflows/i1/messages/",
+            "no route at /api/workflows/i1/messages/: send it to /api/workflows/i1/messages, "
+            "without the trailing slash",
+        ),
+        ("GET", "/api/nothing-here", "no route at /api/nothing-here"),
+    ],
+)
+async def test_a_path_no_route_serves_is_a_404_naming_it_never_a_redirect(
+    client: httpx.AsyncClient, auth: dict[str, str], method: str, path: str, message: str
+) -> None:
+    response = await client.request(method, path, headers=auth, json={})
+    assert response.status_code == 404, response.text
+    assert "location" not in response.headers
+    assert response.json() == {"error": {"code": "not_found", "message": message, "details": []}}

@@ -144,6 +144,9 @@ def create_app(deps: HttpDeps) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         telemetry=fastapi_telemetry(deps.tracer_provider),
+        # `/api/workflows/` is a 404 naming `/api/workflows` (`http_errors`), not a 307 to
+        # an absolute address whose scheme is the one the gateway itself was reached by.
+        redirect_slashes=False,
     )
     app.router.route_class = GatewayRoute  # `/health`, and any route added to the app itself
     app.openapi = openapi_of_gets(app)  # type: ignore[method-assign]

@@ -135,10 +135,30 @@ async def _http_exception(request: Request, exc: HTTPException) -> JSONResponse:
         )
     code = CODE_BY_STATUS.get(exc.status_code, f"http_{exc.status_code}")
     headers = exc.headers
+    message = str(exc.detail)
     if exc.status_code == 405:
         headers = {**(headers or {}), "Allow": _allowed_methods(request)}
-    error = ApiError(exc.status_code, code, str(exc.detail), headers=headers)
+    if exc.status_code == 404 and not _served(request, request.url.path):
+        message = _no_route(request)
+    error = ApiError(exc.status_code, code, message, headers=headers)
     return error_response(error)
+
+
+def _served(request: Request, path: str) -> bool:
+    """Whether a route serves `path`, by any method."""
+    scope = {**request.scope, "path": path}
+    return any(route.matches(scope)[0] is not Match.NONE for route in request.app.router.routes)
+
+
+def _no_route(request: Request) -> str:
+    """The 404 of a path no route serves. One with a trailing slash names the path without
+    it: the gateway redirected it (307, to an absolute `http://` address even behind an HTTPS
+    proxy, which a client following it then sent its token to)."""
+    path = request.url.path
+    stripped = path.rstrip("/")
+    if stripped != path and stripped and _served(request, stripped):
+        return f"no route at {path}: send it to {stripped}, without the trailing slash"
+    return f"no route at {path}"
 
 
 def _allowed_methods(request: Request) -> str:
