@@ -51,7 +51,8 @@ def checked_text(text: str) -> str:
     a NUL."""
     stripped = text.strip()
     if not _shows(stripped):
-        raise BlankText("text: must contain at least one non-whitespace character")
+        # Not "non-whitespace": zero-width spaces and control characters are blank too.
+        raise BlankText("text: must contain at least one character that shows")
     if len(stripped) > MAX_TEXT_CHARS:
         raise TextTooLong(len(stripped))
     if NUL in stripped:
