@@ -267,3 +267,22 @@ def test_closing_thanks_and_etc_are_no_item_nor_part_of_one(message: str, items:
 def test_an_etc_alone_is_no_item(message: str) -> None:
     # "etc." alone was saved as an item ("т.д" for "и т.д.").
     assert split_items(message) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("buy milk, bread, etc, call mom", ["buy milk, bread", "call mom"]),
+        ("pay rent, etc, call mom, fix the sink", ["pay rent", "call mom", "fix the sink"]),
+        ("buy milk, bread, and so on, call mom", ["buy milk, bread", "call mom"]),
+        ("купить молоко, хлеб, и т.д., позвонить маме", ["купить молоко, хлеб", "позвонить маме"]),
+        ("buy milk, thanks, call mom", ["buy milk", "call mom"]),
+    ],
+)
+def test_an_etc_between_items_is_no_item_and_splits_the_list(
+    message: str, items: list[str]
+) -> None:
+    # Said mid-list, "etc" (no task, no object of the verb before it) kept the whole line as
+    # one item: "buy milk, bread, etc, call mom".
+    out = run(turn(message, inbox_count=1, messages_in_step=1))
+    assert out.extracted_data == {"inbox_items": items}

@@ -228,13 +228,17 @@ def _actions(item: str) -> list[str]:
     acted = [at for at, parts in enumerate(read) if parts is not None]
     if len(acted) < len(pieces) and not (
         len(acted) > 1
-        and all(_chore(p) for p, parts in zip(pieces, read, strict=True) if not parts)
+        and all(_chore(p) or _closer(p) for p, parts in zip(pieces, read, strict=True) if not parts)
     ):
         return [item]
     found: list[str] = []
     for at, (piece, parts) in enumerate(zip(pieces, read, strict=True)):
         if parts is not None:
             found += parts
+        elif _closer(piece):
+            # "buy milk, bread, etc, call mom": the line was kept whole; it names no task,
+            # and goes as it does at the end of a list ("call mom, buy milk, etc").
+            continue
         elif acted[0] < at < acted[-1] and _gets_things(found[-1]):
             found[-1] = f"{found[-1]}, {piece}"  # "buy milk, eggs, call mom": more to buy
         else:
@@ -266,6 +270,12 @@ _NO_CHORE = frozenset({
     "please", "pls", "lol", "ok", "okay", "и", "т", "д", "п", "тд", "тп", "прочее", "так",
     "далее", "всякое", "спасибо", "пожалуйста", "ок",
 })  # fmt: skip
+
+
+def _closer(piece: str) -> bool:
+    """A piece of `_NO_CHORE` words alone ("etc", "и т.д.", "and so on"): no task of its own."""
+    said = words(piece)
+    return bool(said) and set(said) <= _NO_CHORE
 
 
 def _chore(piece: str) -> bool:
