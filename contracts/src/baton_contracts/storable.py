@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -24,7 +25,7 @@ NUL = "\x00"
 NUL_PROBLEM = "contains a NUL character (U+0000), which cannot be stored"
 NUL_FREE_PATTERN = r"^[^\u0000]*$"
 """A string with no NUL, as a JSON Schema (ECMA-262) pattern: what the OpenAPI document says of
-every string a store refuses a NUL in. Only stated there: the check stays `first_unstorable`
+every string a store refuses a NUL in. Only stated there: the check stays `all_unstorable`
 or `NulFreeText`'s, whose refusal names the field's path and the reason."""
 
 Loc = tuple[str | int, ...]
@@ -52,7 +53,7 @@ def not_a_number_problem(value: float) -> str:
 
 @dataclass(frozen=True)
 class Unstorable:
-    """The first value, in document order, that cannot be stored: where it is and why.
+    """A value that cannot be stored: where it is and why.
 
     `loc` is relative to the walked value; a problem in a key names the mapping holding it.
     """
@@ -77,15 +78,31 @@ def format_path(loc: Loc, prefix: str = "") -> str:
 def first_unstorable(
     value: object, *, max_depth: int | None = None, nul: bool = True, numbers: bool = True
 ) -> Unstorable | None:
-    """The first problem in `value`, or None: objects and lists nested more than `max_depth`
-    levels (the value itself is level 1), a lone surrogate in a string or key, when `nul` a
-    NUL character in one, and when `numbers` a NaN or an infinite number.
+    """The first problem in `value`, in document order, or None (see `all_unstorable`)."""
+    return next(_unstorable(value, max_depth, nul=nul, numbers=numbers), None)
+
+
+def all_unstorable(
+    value: object, *, max_depth: int | None = None, nul: bool = True, numbers: bool = True
+) -> list[Unstorable]:
+    """Every problem in `value`, in document order, each by its own path: objects and lists
+    nested more than `max_depth` levels (the value itself is level 1; what is inside one too
+    deep is not looked at), a lone surrogate in a string or key, when `nul` a NUL character in
+    one, and when `numbers` a NaN or an infinite number. A key's problem names the mapping
+    holding it, once per key at fault.
 
     Walked with a stack, not recursion: how deep a caller's JSON nests is up to the caller.
     A container met again at the same depth is not walked again: YAML aliases can share one
     node so many times that walking every path would never end ("billion laughs"); and the
-    walk goes no deeper than `max_depth`, so a YAML node holding itself ends it too.
+    walk goes no deeper than `max_depth`, so a YAML node holding itself ends it too. So the
+    walk, and the list, grow with the value's size, not with its paths.
     """
+    return list(_unstorable(value, max_depth, nul=nul, numbers=numbers))
+
+
+def _unstorable(
+    value: object, max_depth: int | None, *, nul: bool, numbers: bool
+) -> Iterator[Unstorable]:
     stack: list[tuple[Loc, object]] = [((), value)]
     seen: set[tuple[int, int]] = set()
     while stack:
@@ -93,14 +110,15 @@ def first_unstorable(
         if isinstance(item, str):
             text = _text_problem(item, nul)
             if text is not None:
-                return Unstorable(loc, *text)
+                yield Unstorable(loc, *text)
         elif isinstance(item, float):
             if numbers and not math.isfinite(item):
-                return Unstorable(loc, "number", not_a_number_problem(item))
+                yield Unstorable(loc, "number", not_a_number_problem(item))
         elif isinstance(item, dict | list):
             depth = len(loc) + 1
             if max_depth is not None and depth > max_depth:
-                return Unstorable(loc, "depth", f"nested more than {max_depth} levels deep")
+                yield Unstorable(loc, "depth", f"nested more than {max_depth} levels deep")
+                continue
             if (id(item), depth) in seen:
                 continue
             seen.add((id(item), depth))
@@ -108,11 +126,10 @@ def first_unstorable(
                 for key in item:
                     text = _text_problem(str(key), nul)
                     if text is not None:
-                        return Unstorable(loc, *text)
+                        yield Unstorable(loc, *text)
                 stack.extend(((*loc, k), v) for k, v in reversed(item.items()))
             else:
                 stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(item))))
-    return None
 
 
 def _without_nul(text: str) -> str:

@@ -14,6 +14,7 @@ from baton_contracts.storable import (
     NUL_FREE_PATTERN,
     NUL_PROBLEM,
     NulFreeText,
+    all_unstorable,
     first_unstorable,
 )
 from baton_contracts.workflow_api import RecordExchange, SendMessage, SignalWorkflow
@@ -39,6 +40,26 @@ def test_a_nul_is_found_by_its_path_first_in_document_order(value: Any, path: st
     found = first_unstorable(value)
     assert found is not None
     assert (found.path("data"), found.kind, found.problem) == (path, "nul", NUL_PROBLEM)
+
+
+def test_every_problem_is_found_in_document_order_each_by_its_path() -> None:
+    value = {
+        "a": "\u0000",
+        "b": ["ok", "x\ud800", {"k\udfff": 1, "j\u0000": 2}],
+        "c": nested(3),
+        "d": float("nan"),
+    }
+    found = all_unstorable(value, max_depth=3)
+    assert [(f.path("data"), f.kind) for f in found] == [
+        ("data.a", "nul"),
+        ("data.b[1]", "surrogate"),
+        ("data.b[2]", "surrogate"),
+        ("data.b[2]", "nul"),
+        ("data.c.a.a", "depth"),
+        ("data.d", "number"),
+    ]
+    assert first_unstorable(value, max_depth=3) == found[0]
+    assert all_unstorable({"a": [1, "b"]}) == []
 
 
 def test_nul_is_not_looked_for_when_not_asked() -> None:

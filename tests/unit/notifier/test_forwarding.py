@@ -130,6 +130,24 @@ async def test_malformed_json_is_422_naming_the_body(
     assert detail["message"].startswith("body is not valid JSON")
 
 
+async def test_every_lone_surrogate_in_a_body_is_named_at_once(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: Any
+) -> None:
+    # Only the first was named: a body with three took three requests to hear of them all.
+    headers = {**auth, "Content-Type": "application/json"}
+    body = b'{"thing_id":"\\udc00","s":{"v":"\\ud83d"},"m":["\\ud800"]}'
+    response = await client.post("/api/things", content=body, headers=headers)
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert [(d["field"], d["message"]) for d in error["details"]] == [
+        ("body.thing_id", "contains a lone surrogate (U+DC00), which cannot be stored"),
+        ("body.s.v", "contains a lone surrogate (U+D83D), which cannot be stored"),
+        ("body.m[0]", "contains a lone surrogate (U+D800), which cannot be stored"),
+    ]
+    assert "body.s.v: contains a lone surrogate (U+D83D)" in error["message"]
+    assert requester.sent == []
+
+
 async def test_a_body_that_is_not_utf8_says_so_and_where(
     client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:

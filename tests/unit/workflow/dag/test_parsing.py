@@ -305,6 +305,33 @@ def test_all_problems_at_once_shape_and_rules_together() -> None:
     ]
 
 
+@pytest.mark.parametrize(("bad", "code"), [("\u0000", None), ("\udc00", "U+DC00")])
+def test_every_unstorable_text_is_reported_at_once_by_its_own_path(
+    bad: str, code: str | None
+) -> None:
+    # Only the first was reported: a document with three took three saves to hear of them all.
+    document = {
+        "name": "u4",
+        "description": bad,
+        "variables": {"v": f"a{bad}"},
+        "steps": [
+            {"id": f"s{bad}", "prompt": "x"},
+            {"id": "t", "type": "tool_call", "toolName": "x", "toolInput": {f"k{bad}": "1"}},
+        ],
+    }
+    why = (
+        "contains a NUL character (U+0000), which cannot be stored"
+        if code is None
+        else f"contains a lone surrogate ({code}), which cannot be stored"
+    )
+    assert problems(json.dumps(document)) == [
+        f"description: {why}",
+        f"variables.v: {why}",
+        f"steps[0].id: {why}",
+        f"steps[1].toolInput: {why}",
+    ]
+
+
 def test_invalid_workflow_lists_problems_in_its_message() -> None:
     error = InvalidWorkflow([Problem("name", "required"), Problem("", "top")])
     assert str(error) == "invalid workflow (2 problem(s)):\n  name: required\n  top"

@@ -126,8 +126,8 @@ async def _http_exception(request: Request, exc: HTTPException) -> JSONResponse:
         return too_large_response(exc.limit)
     if exc.status_code == 400 and isinstance(exc.__cause__, UnstorableBody):
         found = exc.__cause__.found
-        detail = ErrorDetail(field=found.path("body"), message=found.problem)
-        return error_response(ApiError.invalid(f"request is invalid: {exc.__cause__}", [detail]))
+        details = [ErrorDetail(field=each.path("body"), message=each.problem) for each in found]
+        return error_response(ApiError.invalid(f"request is invalid: {exc.__cause__}", details))
     if exc.status_code == 400 and exc.detail == UNPARSABLE_BODY:
         detail = ErrorDetail(field="body", message=f"body is not valid JSON: {_why(exc.__cause__)}")
         return error_response(

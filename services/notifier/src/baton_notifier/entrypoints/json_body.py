@@ -15,18 +15,18 @@ from fastapi import Request, Response
 
 from baton_contracts import ErrorDetail
 from baton_contracts.documents import read_json
-from baton_contracts.storable import Unstorable, first_unstorable
+from baton_contracts.storable import Unstorable, all_unstorable
 from baton_notifier.domain.errors import UNSUPPORTED_MEDIA_TYPE, ApiError
 from baton_notifier.domain.media import DOCUMENT_BODY, JSON_BODY, Accepts, media_type
 from baton_notifier.entrypoints.head_requests import GatewayRoute
 
 
 class UnstorableBody(ValueError):
-    """The body holds a value that cannot be stored; FastAPI reports it as unparsable (400),
-    which the error handlers turn into a 422 naming `found`."""
+    """The body holds values that cannot be stored; FastAPI reports it as unparsable (400),
+    which the error handlers turn into a 422 naming each of `found`."""
 
-    def __init__(self, found: Unstorable) -> None:
-        super().__init__(f"{found.path('body')}: {found.problem}")
+    def __init__(self, found: list[Unstorable]) -> None:
+        super().__init__("; ".join(f"{each.path('body')}: {each.problem}" for each in found))
         self.found = found
 
 
@@ -45,8 +45,8 @@ class CheckedJsonRequest(Request):
             value = read_json(text)  # a key given twice: RepeatedKey, a 422 naming it
             # A lone surrogate needs a \u escape or a byte past ASCII: only then is it looked for.
             if b"\\u" in body or not body.isascii():
-                found = first_unstorable(value, nul=False, numbers=False)
-                if found is not None:
+                found = all_unstorable(value, nul=False, numbers=False)
+                if found:  # every one at once, as a document's other problems are
                     raise UnstorableBody(found)
             self._json = value
         return self._json

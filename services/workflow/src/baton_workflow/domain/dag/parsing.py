@@ -25,7 +25,7 @@ from baton_contracts.documents import (
     read_json,
     yaml_loader,
 )
-from baton_contracts.storable import first_unstorable
+from baton_contracts.storable import all_unstorable
 from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import (
     InvalidWorkflow,
@@ -148,15 +148,16 @@ def _check_expanded(document: dict[str, Any]) -> None:
 def _shallow(document: dict[str, Any]) -> dict[str, Any]:
     """The document, if no object or list in it is nested deeper than `MAX_DEPTH` and no
     string holds a lone surrogate (stored, it made the workflow unreadable) or a NUL character
-    (PostgreSQL refuses one: the save failed with an internal error).
+    (PostgreSQL refuses one: the save failed with an internal error). Each such value is a
+    problem of its own, all of them reported together.
 
     Numbers are left to validation, which names the field's own rule (no field takes any
     JSON value, so a NaN can never be stored unchecked).
     """
-    found = first_unstorable(document, max_depth=MAX_DEPTH, numbers=False)
-    if found is not None:
-        problem = _TOO_DEEP if found.kind == "depth" else found.problem
-        raise InvalidWorkflow([Problem(found.path(), problem)])
+    found = all_unstorable(document, max_depth=MAX_DEPTH, numbers=False)
+    if found:
+        problems = [Problem(f.path(), _TOO_DEEP if f.kind == "depth" else f.problem) for f in found]
+        raise InvalidWorkflow(in_document_order(problems))
     return document
 
 
