@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from baton_contracts.dag_api import WORKFLOW_NAME_PATTERN
+from baton_workflow.domain.dag import RunEvent, RunState, decide, fold, in_flight, start_run
 from baton_workflow.domain.dag.parsing import parse_definition
 from baton_workflow.domain.dag.problems import InvalidVariables, InvalidWorkflow
 from baton_workflow.domain.dag.template_rules import env_keys
 from baton_workflow.domain.dag.validation import resolve_variables
 
-from .conftest import workflow
+from .conftest import T0, workflow
 
 
 def problems(document: dict[str, Any], env: Collection[str] = ()) -> list[str]:
@@ -102,6 +103,37 @@ def test_a_step_cannot_depend_on_itself() -> None:
     assert problems(workflow(step("a"), step("b", dependsOn=["a", "b"]))) == [
         "steps[1].dependsOn[1]: a step cannot depend on itself"
     ]
+
+
+def test_a_dependency_listed_twice_is_named_at_its_second_entry() -> None:
+    # It was saved as written, and `baton workflow show` printed `a, a`.
+    assert problems(workflow(step("a"), step("b", dependsOn=["a", "a"]))) == [
+        'steps[1].dependsOn[1]: "a" is listed twice (first at steps[1].dependsOn[0])'
+    ]
+    # An entry wrong in itself is told once, at its first place.
+    assert problems(workflow(step("a"), step("b", dependsOn=["zz", "a", "zz"]))) == [
+        'steps[1].dependsOn[0]: unknown step "zz"',
+        'steps[1].dependsOn[2]: "zz" is listed twice (first at steps[1].dependsOn[0])',
+    ]
+
+
+def test_a_version_stored_with_a_dependency_listed_twice_still_runs() -> None:
+    # Saved before the rule, it ran: waiting twice for a step is waiting once.
+    document = workflow(step("a"), step("b", dependsOn=["a", "a"]))
+    definition = parse_definition(document, stored=True)
+    assert definition.steps[1].depends_on == ("a", "a")
+    events: list[RunEvent] = [start_run(definition, run_id="r", now=T0)]
+    events += decide(fold_run(events), T0).events
+    [call] = in_flight(fold_run(events))
+    events.append(call.succeeded(T0, "done"))
+    events += decide(fold_run(events), T0).events
+    assert [c.step_id for c in in_flight(fold_run(events))] == ["b"]
+
+
+def fold_run(events: list[RunEvent]) -> RunState:
+    state = fold(events)
+    assert state is not None
+    return state
 
 
 def test_depending_on_a_sub_step_points_to_its_parallel_step() -> None:

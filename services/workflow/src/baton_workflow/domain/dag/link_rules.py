@@ -30,12 +30,23 @@ class LinkRules:
     definition: WorkflowDefinition
     top_ids: set[str]
     all_ids: set[str]
+    stored: bool
 
     def references(self, item: Located) -> Iterator[Problem]:
+        """What is wrong in the step ids `item` names. A `dependsOn` entry given twice is one
+        problem, at the second: it was saved and shown as written (`b, b`). A version stored
+        before that rule (`stored`) still runs: waiting twice for one step is waiting once."""
         step, path = item.step, item.path
         if item.parent is None:
+            first: dict[str, int] = {}
             for index, dep in enumerate(step.depends_on):
-                yield from self.step_reference(f"{path}.dependsOn[{index}]", dep, step, "depend on")
+                at = f"{path}.dependsOn[{index}]"
+                if dep in first and not self.stored:
+                    earlier = f"{path}.dependsOn[{first[dep]}]"
+                    yield Problem(at, f'"{dep}" is listed twice (first at {earlier})')
+                    continue
+                first.setdefault(dep, index)
+                yield from self.step_reference(at, dep, step, "depend on")
         if step.type == "condition":
             for key, alias in (("then", "then"), ("else_", "else")):
                 target = getattr(step, key)
