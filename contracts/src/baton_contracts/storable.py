@@ -71,8 +71,21 @@ def format_path(loc: Loc, prefix: str = "") -> str:
     """`("steps", 2, "dependsOn")` -> `steps[2].dependsOn`, after `prefix` when one is given."""
     path = prefix
     for key in loc:
-        path += f"[{key}]" if isinstance(key, int) else (f".{key}" if path else key)
+        path = f"{path}[{key}]" if isinstance(key, int) else key_path(path, key)
     return path
+
+
+EMPTY_KEY = '[""]'
+"""How a path names an empty key: `variables[""]`. Written after a dot it left the path
+dangling (`body.variables.`), which reads as a path cut short, not as a key."""
+
+
+def key_path(path: str, key: str) -> str:
+    """The path of `key` in the object at `path`: `variables` + `v` -> `variables.v`, `v` at
+    the top (`path` empty), and `variables[""]` for an empty key, which no dot can name."""
+    if not key:
+        return path + EMPTY_KEY
+    return f"{path}.{key}" if path else key
 
 
 def first_unstorable(

@@ -16,6 +16,7 @@ from baton_contracts.storable import (
     NulFreeText,
     all_unstorable,
     first_unstorable,
+    format_path,
 )
 from baton_contracts.workflow_api import RecordExchange, SendMessage, SignalWorkflow
 
@@ -60,6 +61,13 @@ def test_every_problem_is_found_in_document_order_each_by_its_path() -> None:
     ]
     assert first_unstorable(value, max_depth=3) == found[0]
     assert all_unstorable({"a": [1, "b"]}) == []
+
+
+def test_an_empty_key_is_named_in_brackets_not_after_a_dangling_dot() -> None:
+    assert format_path(("variables", ""), "body") == 'body.variables[""]'
+    assert format_path(("", "a", 0)) == '[""].a[0]'
+    found = first_unstorable({"variables": {"": "\u0000"}})
+    assert found is not None and found.path("body") == 'body.variables[""]'
 
 
 def test_nul_is_not_looked_for_when_not_asked() -> None:

@@ -119,6 +119,17 @@ async def test_a_documents_problems_are_named_by_their_path_in_the_body(
     assert fields_of(await client.post("/workflows/w/validate", headers=auth)) == ["path.name"]
 
 
+async def test_an_empty_key_is_named_in_brackets_whichever_side_refuses_it(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    # Both named `body.variables.`, a path that stops at its dot.
+    requester.answer = refuse('variables[""]')
+    refused = await client.post("/workflows", json={"name": "w"}, headers=auth)
+    assert fields_of(refused) == ['body.variables[""]']
+    run = await client.post("/workflows/w/run", json={"variables": {"": 5}}, headers=auth)
+    assert fields_of(run) == ['body.variables[""]']
+
+
 async def test_the_callers_identity_is_named_by_its_token(
     client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
 ) -> None:

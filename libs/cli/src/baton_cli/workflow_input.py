@@ -24,6 +24,7 @@ from baton_contracts.documents import (
     read_json,
     yaml_loader,
 )
+from baton_contracts.storable import key_path
 
 NAME = re.compile(r"[A-Za-z0-9_-]+\Z")  # match() anchors the start; "$" would let a final "\n" in
 _ROUTABLE_NAME = re.compile(WORKFLOW_NAME_PATTERN)
@@ -84,7 +85,7 @@ def _not_finite(value: Any, at: str = "") -> tuple[str, float] | None:
         return at, value
     if isinstance(value, dict):
         for key, item in value.items():
-            if found := _not_finite(item, f"{at}.{key}" if at else str(key)):
+            if found := _not_finite(item, key_path(at, str(key))):
                 return found
     elif isinstance(value, list):
         for index, item in enumerate(value):
@@ -101,7 +102,7 @@ def _key_not_text(value: Any, at: str = "") -> tuple[str, str] | None:
             if not isinstance(key, str):
                 shown = as_yaml_writes(key)
                 return (f"{at}.{shown}" if at else shown), shown
-            if found := _key_not_text(item, f"{at}.{key}" if at else key):
+            if found := _key_not_text(item, key_path(at, key)):
                 return found
     elif isinstance(value, list):
         for index, item in enumerate(value):

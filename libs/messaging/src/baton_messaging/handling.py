@@ -24,6 +24,7 @@ from baton_contracts import (
     ReplyOk,
     ok_reply_json,
 )
+from baton_contracts.storable import key_path
 from baton_messaging.requests import REPLY_ENVELOPE, STOPPED_BEFORE_ANSWERING
 
 RequestT = TypeVar("RequestT", bound=Query | Command)
@@ -144,5 +145,5 @@ def field_path(loc: tuple[int | str, ...]) -> str | None:
     """`("steps", 2, "agent")` -> `steps[2].agent`; an empty location (the whole body) is None."""
     path = ""
     for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+        path = f"{path}[{part}]" if isinstance(part, int) else key_path(path, part)
     return path or None

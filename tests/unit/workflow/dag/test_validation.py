@@ -584,6 +584,20 @@ def test_variable_names_must_be_usable_in_templates() -> None:
     ]
 
 
+def test_an_empty_variable_name_is_named_so_in_its_path() -> None:
+    # It was `variables.`, a path that stops at its dot (`body.variables.` through the gateway).
+    document = workflow(step("a"), variables={"": "z", "ok": "y"})
+    assert problems(document) == ['variables[""]: may use only letters, digits, "-" and "_"']
+    assert problems(workflow(step("a"), variables={"": 3})) == [
+        'variables[""]: must be a string (got 3)'
+    ]
+    definition = parse_definition(workflow(step("a"), variables={"ok": "y"}))
+    with pytest.raises(InvalidVariables) as caught:
+        resolve_variables(definition, {"": "x"})
+    unknown = 'variables[""]: unknown variable (declared: ok)'
+    assert [str(p) for p in caught.value.problems] == [unknown]
+
+
 def test_resolve_variables_merges_defaults_and_overrides() -> None:
     definition = parse_definition(
         workflow(step("a"), variables={"topic": "AI agents", "tone": "dry"})

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail
+from baton_contracts.storable import key_path
 from baton_notifier.domain.origins import NOWHERE, Origins
 
 STATUS_BY_CODE: Mapping[ErrorCode, int] = {
@@ -102,5 +103,5 @@ def field_path(loc: Sequence[str | int]) -> str:
         if isinstance(part, int):
             path += f"[{part}]"
         else:
-            path += f".{part}" if path else part
+            path = key_path(path, part)
     return path

@@ -22,6 +22,7 @@ from baton_contracts.agent_api import (
     MAX_TASK_PERMISSION_MODE_CHARS,
     MAX_TASK_PROVIDER_CHARS,
 )
+from baton_contracts.storable import key_path
 from baton_workflow.domain.dag.definition import AGENT_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import Problem
 from baton_workflow.domain.dag.templates import (
@@ -76,7 +77,7 @@ def bounded_fields(step: Step) -> Iterator[Bounded]:
             yield Bounded(f"skillArgs[{index}]", arg, MAX_FILLED_CHARS, "a skill argument")
     elif step.type == "tool_call":
         for name, value in step.tool_input.items():
-            yield Bounded(f"toolInput.{name}", value, MAX_FILLED_CHARS, "a tool input")
+            yield Bounded(key_path("toolInput", name), value, MAX_FILLED_CHARS, "a tool input")
 
 
 def default_problems(step: Step, path: str, variables: Mapping[str, str]) -> Iterator[Problem]:

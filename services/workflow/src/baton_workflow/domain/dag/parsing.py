@@ -25,7 +25,7 @@ from baton_contracts.documents import (
     read_json,
     yaml_loader,
 )
-from baton_contracts.storable import all_unstorable
+from baton_contracts.storable import all_unstorable, key_path
 from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import (
     InvalidWorkflow,
@@ -205,7 +205,7 @@ def _drop_keys_not_text(document: dict[str, Any]) -> list[Problem]:
             bad = [key for key in node if not isinstance(key, str)]
             for key in bad:
                 shown = as_yaml_writes(key)
-                where = f"{path}.{shown}" if path else shown
+                where = key_path(path, shown)
                 problems.append(Problem(where, NOT_TEXT_KEY.format(shown)))
             if id(node) in seen:
                 return
@@ -213,7 +213,7 @@ def _drop_keys_not_text(document: dict[str, Any]) -> list[Problem]:
             for key in bad:
                 del node[key]
             for key, value in node.items():
-                walk(value, f"{path}.{key}" if path else key)
+                walk(value, key_path(path, key))
         elif isinstance(node, list):
             for index, item in enumerate(node):
                 walk(item, f"{path}[{index}]")
@@ -310,7 +310,7 @@ def format_path(loc: tuple[int | str, ...]) -> str:
         if isinstance(key, int):
             path += f"[{key}]"
         else:
-            path += f".{key}" if path else str(key)
+            path = key_path(path, key)
     return path
 
 

@@ -21,6 +21,7 @@ from baton_contracts.agent_api import (
     PERMISSION_MODES,
     TASK_AGENT_PATTERN,
 )
+from baton_contracts.storable import key_path
 from baton_workflow.domain.dag.condition_tokens import ConditionError
 from baton_workflow.domain.dag.conditions import parse_condition
 from baton_workflow.domain.dag.definition import AGENT_TYPES, Step, WorkflowDefinition
@@ -76,7 +77,7 @@ class TemplateRules:
         for index, arg in enumerate(step.skill_args):
             yield from self.template(f"{path}.skillArgs[{index}]", arg)
         for name, value in step.tool_input.items():
-            yield from self.template(f"{path}.toolInput.{name}", value)
+            yield from self.template(key_path(f"{path}.toolInput", name), value)
         if step.if_:
             yield from self.condition(f"{path}.if", step.if_)
         if not self.stored:  # a stored version still starts; its run's variables are checked

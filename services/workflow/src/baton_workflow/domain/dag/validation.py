@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from baton_contracts.dag_api import MAX_WORKFLOW_NAME_CHARS
+from baton_contracts.storable import key_path
 from baton_workflow.domain.dag.definition import (
     MAX_RETRY_BACKOFF,
     MAX_RETRY_MAX,
@@ -103,6 +104,11 @@ def check_definition(
     return Findings(problems, in_document_order(checker.warnings))
 
 
+def _variable(name: str) -> str:
+    """The path of variable `name`: `variables.topic`, `variables[""]` for an empty name."""
+    return key_path("variables", name)
+
+
 def resolve_variables(
     definition: WorkflowDefinition, overrides: Mapping[str, str], *, allow_extra: bool = False
 ) -> dict[str, str]:
@@ -112,13 +118,15 @@ def resolve_variables(
     (triggers add their own variables).
     """
     problems = [
-        Problem(f"variables.{name}", f"unknown variable{_suggest(name, definition.variables)}")
+        Problem(
+            key_path("variables", name), f"unknown variable{_suggest(name, definition.variables)}"
+        )
         for name in overrides
         if name not in definition.variables and not allow_extra
     ]
     values = {**definition.variables, **overrides}
     problems += [
-        Problem(f"variables.{name}", _empty(definition.variables[name]))
+        Problem(_variable(name), _empty(definition.variables[name]))
         for name in definition.variables
         if values[name] == ""
     ]
@@ -174,9 +182,13 @@ class _Checker(LinkRules, TemplateRules):
             yield Problem("steps", "at least one step is required")
         for name in d.variables:
             if not NAME.fullmatch(name):
-                yield Problem(f"variables.{name}", 'may use only letters, digits, "-" and "_"')
+                yield Problem(
+                    key_path("variables", name), 'may use only letters, digits, "-" and "_"'
+                )
             elif name in RESERVED_VARIABLES:
-                yield Problem(f"variables.{name}", f'"{name}" is reserved for {{{{{name}.…}}}}')
+                yield Problem(
+                    key_path("variables", name), f'"{name}" is reserved for {{{{{name}.…}}}}'
+                )
         yield from _duration("timeout", d.timeout, positive=True)
         yield from _not_negative("budget", d.budget)
         for key, alias in (("on_success", "onSuccess"), ("on_failure", "onFailure")):
