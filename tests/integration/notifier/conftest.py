@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar
 
@@ -96,15 +97,24 @@ async def fake_owner(nats_url: str) -> AsyncIterator[FakeOwner]:
     await broker.stop()
 
 
-@pytest.fixture(scope="module")
-async def notifier(nats_url: str) -> AsyncIterator[Notifier]:
-    built = build(settings_for(nats_url, max_body_bytes=1024))
-    add_thing_routes(built)
+@contextlib.asynccontextmanager
+async def started(settings: NotifierSettings) -> AsyncIterator[Notifier]:
+    """A notifier built on `settings`, connected to NATS, stopped at the end."""
+    built = build(settings)
     await built.start()
     assert built.link is not None
     await asyncio.wait_for(built.link.wait_started(), 15)
-    yield built
-    await built.stop()
+    try:
+        yield built
+    finally:
+        await built.stop()
+
+
+@pytest.fixture(scope="module")
+async def notifier(nats_url: str) -> AsyncIterator[Notifier]:
+    async with started(settings_for(nats_url, max_body_bytes=1024)) as built:
+        add_thing_routes(built)
+        yield built
 
 
 @pytest.fixture

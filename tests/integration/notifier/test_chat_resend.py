@@ -19,8 +19,10 @@ from nats.aio.msg import Msg
 
 from baton_contracts import ReplyOk
 from baton_contracts.workflow_api import SendMessage
-from baton_notifier.bootstrap import Notifier, build
+from baton_notifier.bootstrap import Notifier
 from baton_notifier.settings import NotifierSettings
+
+from .conftest import started
 
 SUBJECT = SendMessage(user_id="u", instance_id="i", client_message_id="c", text="t").wire_subject()
 
@@ -44,12 +46,9 @@ class Workflow:
 async def notifier(
     nats_url: str, make_settings: Callable[..., NotifierSettings]
 ) -> AsyncIterator[Notifier]:
-    built = build(make_settings(nats_url, chat_timeout_seconds=20.0, chat_resend_seconds=0.3))
-    await built.start()
-    assert built.link is not None
-    await asyncio.wait_for(built.link.wait_started(), 15)
-    yield built
-    await built.stop()
+    settings = make_settings(nats_url, chat_timeout_seconds=20.0, chat_resend_seconds=0.3)
+    async with started(settings) as built:
+        yield built
 
 
 @pytest.fixture
