@@ -193,3 +193,25 @@ def test_a_folder_of_dotfiles_alone_has_no_profiles(tmp_path: Path) -> None:
         f"{tmp_path}: no agent profiles (*.yaml) found; files whose name starts with '.' are "
         "skipped"
     )
+
+
+def test_a_profile_that_cannot_be_opened_is_refused_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "collector.yaml").write_text(GOOD)
+    (tmp_path / "drafts.yaml").mkdir()  # an OSError, which stopped the start with a traceback
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path)
+    assert str(caught.value) == f"{tmp_path / 'drafts.yaml'}: cannot be read: Is a directory"
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"), [("gone", "does not exist"), ("file", "is not a folder")]
+)
+def test_a_profiles_folder_that_is_not_one_is_refused_saying_so(
+    tmp_path: Path, name: str, problem: str
+) -> None:
+    (tmp_path / "file").write_text(GOOD)
+    with pytest.raises(ProfileInvalid) as caught:
+        load_profiles(tmp_path / name)
+    assert str(caught.value) == (
+        f"{tmp_path / name}: {problem}; BATON_AGENT_PROFILES_DIR names the folder"
+    )

@@ -26,6 +26,9 @@ class ProfileInvalid(ValueError):
 
 def load_profiles(folder: Path) -> dict[str, Profile]:
     """Every `*.yaml` profile of `folder`, by slug; a bad file raises `ProfileInvalid`."""
+    if not folder.is_dir():  # a glob of it finds nothing, which says nothing of why
+        problem = "is not a folder" if folder.exists() else "does not exist"
+        raise ProfileInvalid(f"{folder}: {problem}; BATON_AGENT_PROFILES_DIR names the folder")
     profiles: dict[str, Profile] = {}
     # A dotfile is never an author's profile: macOS leaves `._greeter.yaml` (binary metadata)
     # beside a copied file, Emacs `.#greeter.yaml` (a lock). Read as one, it would stop the
@@ -65,6 +68,8 @@ def _read(path: Path) -> object:
         raise ProfileInvalid(
             f"{path}: cannot be read: not UTF-8 text (byte {exc.start} is {byte:#04x})"
         ) from None
+    except OSError as exc:  # a folder named `x.yaml`, a file the service may not read
+        raise ProfileInvalid(f"{path}: cannot be read: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
         raise ProfileInvalid(f"{path}: cannot be read: {' '.join(str(exc).split())}") from None
 
