@@ -190,8 +190,8 @@ def test_a_folder_of_dotfiles_alone_has_no_profiles(tmp_path: Path) -> None:
     with pytest.raises(ProfileInvalid) as caught:
         load_profiles(tmp_path)
     assert str(caught.value) == (
-        f"{tmp_path}: no agent profiles (*.yaml) found; files whose name starts with '.' are "
-        "skipped"
+        f"{tmp_path}: no agent profiles (*.yaml, *.yml) found; files whose name starts with "
+        "'.' are skipped"
     )
 
 
@@ -215,3 +215,15 @@ def test_a_profiles_folder_that_is_not_one_is_refused_saying_so(
     assert str(caught.value) == (
         f"{tmp_path / name}: {problem}; BATON_AGENT_PROFILES_DIR names the folder"
     )
+
+
+def test_a_profile_spelled_yml_is_loaded_beside_the_yaml_ones(tmp_path: Path) -> None:
+    (tmp_path / "collector.yaml").write_text(GOOD)
+    (tmp_path / "writer.yml").write_text(GOOD.replace("collector", "writer"))
+    assert sorted(load_profiles(tmp_path)) == ["collector", "writer"]
+
+
+def test_one_agent_in_a_yaml_and_a_yml_file_is_defined_twice(tmp_path: Path) -> None:
+    (tmp_path / "collector.yml").write_text(GOOD)
+    message = refusal(tmp_path, GOOD)
+    assert message == f"{tmp_path / 'collector.yml'}: slug 'collector' is defined twice"

@@ -33,7 +33,7 @@ def load_profiles(folder: Path) -> dict[str, Profile]:
     # A dotfile is never an author's profile: macOS leaves `._greeter.yaml` (binary metadata)
     # beside a copied file, Emacs `.#greeter.yaml` (a lock). Read as one, it would stop the
     # service.
-    for path in sorted(p for p in folder.glob("*.yaml") if not p.name.startswith(".")):
+    for path in sorted(p for p in _yaml_files(folder) if not p.name.startswith(".")):
         raw = _read(path)
         if not isinstance(raw, dict):  # pydantic would name its own class, not the mistake
             problem = (
@@ -50,10 +50,16 @@ def load_profiles(folder: Path) -> dict[str, Profile]:
         profiles[profile.slug] = profile
     if not profiles:
         raise ProfileInvalid(
-            f"{folder}: no agent profiles (*.yaml) found; files whose name starts with '.' "
+            f"{folder}: no agent profiles (*.yaml, *.yml) found; files whose name starts with '.' "
             "are skipped"
         )
     return profiles
+
+
+def _yaml_files(folder: Path) -> list[Path]:
+    """Both spellings of YAML's suffix: `greeter.yml` alone was skipped without a word, and the
+    agent it described answered `not_found` at its first turn."""
+    return [*folder.glob("*.yaml"), *folder.glob("*.yml")]
 
 
 _SHAPE = "a profile is a mapping with slug, role and system_prompt (en and ru)"
