@@ -227,3 +227,18 @@ def test_one_agent_in_a_yaml_and_a_yml_file_is_defined_twice(tmp_path: Path) -> 
     (tmp_path / "collector.yml").write_text(GOOD)
     message = refusal(tmp_path, GOOD)
     assert message == f"{tmp_path / 'collector.yml'}: slug 'collector' is defined twice"
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ("input_usd_per_mtok: .inf", "input_usd_per_mtok"),
+        ("output_usd_per_mtok: .inf", "output_usd_per_mtok"),
+        ("temperature: .nan", "temperature"),
+    ],
+)
+def test_a_number_that_is_not_finite_is_refused_as_such(
+    tmp_path: Path, line: str, field: str
+) -> None:
+    message = refusal(tmp_path, GOOD + line + "\n")
+    assert message == f"{tmp_path / 'collector.yaml'}: {field}: Input should be a finite number"

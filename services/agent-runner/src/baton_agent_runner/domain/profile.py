@@ -51,7 +51,10 @@ class SystemPrompt(BaseModel):
 class Profile(BaseModel):
     """How one agent is configured."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # YAML spells `.inf` and `.nan`: an infinite price passed `ge=0` and made every turn's
+    # `cost_usd` infinite (sent as null, so the workflow could not read the reply), and a NaN
+    # temperature was refused as "less than or equal to 2".
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     # The slug `agent.cmd.run` and a workflow step carry: a longer one loaded, but no turn
     # could ever name it.
