@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from pydantic import ValidationError
 
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES, load_profiles
 from baton_agent_runner.domain import scripted_tasks
@@ -268,3 +269,16 @@ def test_prices_from_the_environment_are_merged_over_the_shipped_rows(
     assert prices["gpt-4o"] == ModelPrice(input_usd_per_1k=0.0025, output_usd_per_1k=0.01)
     assert prices["default"] == SHIPPED_PRICES["default"]
     assert prices["scripted"].input_usd_per_1k > 0  # budgets can be tried offline
+
+
+@pytest.mark.parametrize("number", ["Infinity", "1e400", "NaN"])
+def test_a_price_that_is_not_finite_stops_the_start_naming_the_row(
+    monkeypatch: pytest.MonkeyPatch, number: str
+) -> None:
+    row = f'{{"input_usd_per_1k": {number}, "output_usd_per_1k": 0.01}}'
+    monkeypatch.setenv("BATON_MODEL_PRICES", f'{{"gpt-4o": {row}}}')
+    with pytest.raises(ValidationError) as caught:
+        AgentRunnerSettings()
+    [error] = caught.value.errors()
+    assert error["loc"] == ("model_prices", "gpt-4o", "input_usd_per_1k")
+    assert error["msg"] == "Input should be a finite number"

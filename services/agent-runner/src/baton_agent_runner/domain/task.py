@@ -52,7 +52,9 @@ class TaskInvalid(ValueError):
 class ModelPrice(BaseModel):
     """What a model costs, in USD per 1,000 tokens read and written."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # JSON as Python reads it takes `Infinity` and `1e400`: such a price passed `ge=0`, and a
+    # step's cost went out infinite (null on the wire), unreadable by the workflow.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     input_usd_per_1k: float = Field(ge=0)
     output_usd_per_1k: float = Field(ge=0)
