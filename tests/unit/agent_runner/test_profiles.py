@@ -242,3 +242,9 @@ def test_a_number_that_is_not_finite_is_refused_as_such(
 ) -> None:
     message = refusal(tmp_path, GOOD + line + "\n")
     assert message == f"{tmp_path / 'collector.yaml'}: {field}: Input should be a finite number"
+
+
+@pytest.mark.parametrize("prompt", ['"   "', '"\\t\\n"'])
+def test_a_system_prompt_of_white_space_alone_is_refused(tmp_path: Path, prompt: str) -> None:
+    message = refusal(tmp_path, GOOD.replace("en: collect", f"en: {prompt}"))
+    assert message == f"{tmp_path / 'collector.yaml'}: system_prompt.en: must not be blank"

@@ -8,6 +8,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from baton_contracts.agent_api import AgentSlug
 from baton_contracts.ids import in_words
+from baton_contracts.storable import NonBlankText
 
 StepStartAction = Literal["promote_deferred_inbox"]
 """What the agent-runner does when a workflow step served by the agent starts:
@@ -44,8 +45,10 @@ class SystemPrompt(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    en: str = Field(min_length=1)
-    ru: str = Field(min_length=1)
+    # `en: "  "` (or a `|` block left empty but for a space) loaded, and the agent ran with
+    # no instructions at all in that language.
+    en: NonBlankText = Field(min_length=1)
+    ru: NonBlankText = Field(min_length=1)
 
 
 class Profile(BaseModel):
