@@ -248,3 +248,30 @@ def test_a_number_that_is_not_finite_is_refused_as_such(
 def test_a_system_prompt_of_white_space_alone_is_refused(tmp_path: Path, prompt: str) -> None:
     message = refusal(tmp_path, GOOD.replace("en: collect", f"en: {prompt}"))
     assert message == f"{tmp_path / 'collector.yaml'}: system_prompt.en: must not be blank"
+
+
+def test_a_field_given_twice_is_refused_not_read_as_the_last(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "model: openai:gpt-4o\n" + GOOD + "model: scripted\n")
+    assert message == (
+        f"{tmp_path / 'collector.yaml'}: cannot be read: key 'model' is given twice"
+        " at line 5, column 1"
+    )
+
+
+def test_broken_yaml_is_refused_naming_the_line_once(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "slug: [collector\n")
+    # libyaml and PyYAML's own parser word the problem apart; each gives one place, ours.
+    assert message.startswith(f"{tmp_path / 'collector.yaml'}: cannot be read: ")
+    assert message.endswith("',' or ']' at line 2, column 1")
+    assert "<unicode string>" not in message
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [("!!timestamp 2024-13-45", "month must be in 1..12"), ("9" * 5000, "Exceeds the limit")],
+)
+def test_a_value_yaml_cannot_build_is_refused_naming_the_file(
+    tmp_path: Path, value: str, problem: str
+) -> None:
+    message = refusal(tmp_path, GOOD + f"max_tokens: {value}\n")
+    assert message.startswith(f"{tmp_path / 'collector.yaml'}: cannot be read: {problem}")

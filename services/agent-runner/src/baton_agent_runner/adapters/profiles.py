@@ -9,6 +9,7 @@ import yaml
 from pydantic import ValidationError
 
 from baton_agent_runner.domain.profile import Profile, SystemPrompt
+from baton_contracts.documents import yaml_loader
 from baton_contracts.ids import PATTERN_MISMATCH
 from baton_contracts.storable import format_path
 
@@ -68,7 +69,7 @@ _SHAPE = "a profile is a mapping with slug, role and system_prompt (en and ru)"
 def _read(path: Path) -> object:
     """The file's YAML, or `ProfileInvalid` saying why it cannot be read."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         byte = exc.object[exc.start]
         raise ProfileInvalid(
@@ -76,8 +77,17 @@ def _read(path: Path) -> object:
         ) from None
     except OSError as exc:  # a folder named `x.yaml`, a file the service may not read
         raise ProfileInvalid(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        # The documents' reader: a key given twice (`model:` added at the top, the shipped
+        # `model: scripted` left below) is refused, where safe_load kept the last in silence.
+        return yaml.load(text, Loader=yaml_loader())
     except yaml.YAMLError as exc:
-        raise ProfileInvalid(f"{path}: cannot be read: {' '.join(str(exc).split())}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ProfileInvalid(f"{path}: cannot be read: {problem}{where}") from None
+    except ValueError as exc:  # `!!timestamp 2024-13-45`, a 5,000-digit number, too deep
+        raise ProfileInvalid(f"{path}: cannot be read: {exc}") from None
 
 
 def _problem(error: ErrorDetails) -> str:
