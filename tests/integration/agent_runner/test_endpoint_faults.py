@@ -111,3 +111,28 @@ async def test_a_step_cut_at_max_tokens_fails_and_is_not_its_output(
         assert "cut at max_tokens" in str(caught.value)
     finally:
         await app.stop()
+
+
+async def test_a_body_that_is_not_a_completion_is_unavailable_and_not_recorded(
+    nats_url: str, sqlite_url: str, client: Client, fake_openai: FakeOpenAI
+) -> None:
+    # A proxy's error page, or a base URL at a web app, sent with HTTP 200: taken for the
+    # model's malformed reply, the turn stayed on a canned apology recorded under the key, so
+    # the retry after the endpoint was fixed got the apology again (a body cut mid-JSON was
+    # already `unavailable`).
+    fake_openai.respond = lambda body, n: (200, "<html>502 Bad Gateway</html>")
+    app = build(
+        settings(nats_url, sqlite_url, agent_model="openai:m", openai_base_url=url(fake_openai))
+    )
+    await app.start()
+    try:
+        with pytest.raises(RemoteError) as caught:
+            await request(client, turn("k-page"), timeout=10.0)
+        assert caught.value.code == ErrorCode.UNAVAILABLE
+        assert "not a chat completion" in str(caught.value)
+        answer = {"message": "Hi!", "workflow_signal": {"action": "stay"}}
+        fake_openai.respond = lambda body, n: (200, calls("final_result", answer))
+        again = await request(client, turn("k-page"), timeout=10.0)
+        assert again.message == "Hi!"
+    finally:
+        await app.stop()

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from pydantic_ai import Agent, NativeOutput, capture_run_messages
 from pydantic_ai.exceptions import (
     AgentRunError,
+    ModelAPIError,
     ModelHTTPError,
     UnexpectedModelBehavior,
     UsageLimitExceeded,
@@ -141,6 +142,16 @@ class _EndpointModel(OpenAIChatModel):
                 f"Invalid response from {self.system} chat completions endpoint: no choices"
             )
         return super()._validate_completion(response)
+
+    def _process_response(self, response: chat.ChatCompletion | str, **kwargs: Any) -> Any:
+        if not isinstance(response, chat.ChatCompletion):
+            # Text with HTTP 200 (a proxy's error page, a base URL at a web app): the endpoint
+            # failed, as one cut mid-JSON does. PydanticAI calls it a malformed reply, and the
+            # turn's canned `stay` was recorded under the key, answering every retry.
+            raise ModelAPIError(
+                self.model_name, "the endpoint answered HTTP 200 with text, not a chat completion"
+            )
+        return super()._process_response(response, **kwargs)
 
 
 def _error_status(error: Any) -> int:
