@@ -275,3 +275,24 @@ def test_a_value_yaml_cannot_build_is_refused_naming_the_file(
 ) -> None:
     message = refusal(tmp_path, GOOD + f"max_tokens: {value}\n")
     assert message.startswith(f"{tmp_path / 'collector.yaml'}: cannot be read: {problem}")
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("max_tokens: yes", "max_tokens: Input should be a valid integer"),
+        ("temperature: on", "temperature: Input should be a valid number"),
+        ("input_usd_per_mtok: true", "input_usd_per_mtok: Input should be a valid number"),
+    ],
+)
+def test_a_yes_or_no_where_a_number_goes_is_refused_not_read_as_1(
+    tmp_path: Path, line: str, problem: str
+) -> None:
+    message = refusal(tmp_path, GOOD + line + "\n")
+    assert message == f"{tmp_path / 'collector.yaml'}: {problem}"
+
+
+def test_whole_numbers_are_still_a_temperature_and_a_price(tmp_path: Path) -> None:
+    (tmp_path / "collector.yaml").write_text(GOOD + "temperature: 1\ninput_usd_per_mtok: 3\n")
+    profile = load_profiles(tmp_path)["collector"]
+    assert (profile.temperature, profile.input_usd_per_mtok) == (1.0, 3.0)

@@ -65,9 +65,11 @@ class Profile(BaseModel):
     role: str
     system_prompt: SystemPrompt
     model: ModelName = "scripted"
-    temperature: float = Field(default=0.3, ge=0, le=2)
-    max_tokens: int = Field(default=800, gt=0)
+    # Strict: YAML reads `yes`, `on` and `true` as a boolean, which pydantic took for 1 (a
+    # max_tokens of one token, a temperature of 1.0) without a word. An int stays a float.
+    temperature: float = Field(default=0.3, ge=0, le=2, strict=True)
+    max_tokens: int = Field(default=800, gt=0, strict=True)
     tools: Annotated[list[ToolName], AfterValidator(_each_once)] = Field(default_factory=list)
     on_step_start: list[StepStartAction] = Field(default_factory=list)
-    input_usd_per_mtok: float = Field(default=0.0, ge=0)
-    output_usd_per_mtok: float = Field(default=0.0, ge=0)
+    input_usd_per_mtok: float = Field(default=0.0, ge=0, strict=True)
+    output_usd_per_mtok: float = Field(default=0.0, ge=0, strict=True)
