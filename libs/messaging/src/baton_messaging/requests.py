@@ -28,6 +28,7 @@ from baton_contracts import (
     ReplyOk,
     ok_result_json,
 )
+from baton_contracts.storable import format_path
 from baton_messaging.caller_clock import sent_at_header
 from baton_messaging.outbound import unsendable
 
@@ -216,7 +217,13 @@ def _decode_reply(raw: bytes, reply_model: type[BaseModel], subject: str) -> Bas
     try:
         return reply_model.model_validate(reply.result)
     except ValidationError as exc:
+        # One line per field, not pydantic's dump: this message reaches the HTTP caller (the
+        # gateway's 503 quoted it whole, with each input value, which may be a user's text,
+        # and a link to pydantic's docs on a line of its own).
+        problems = "; ".join(
+            f"{format_path(error['loc']) or 'result'}: {error['msg']}" for error in exc.errors()
+        )
         raise RemoteError.of(
             ErrorCode.INTERNAL,
-            f"reply on {subject!r} does not match {reply_model.__name__}: {exc}",
+            f"reply on {subject!r} does not match {reply_model.__name__}: {problems}",
         ) from None
