@@ -24,7 +24,7 @@ from baton_contracts import (
     ReplyOk,
     ok_reply_json,
 )
-from baton_contracts.storable import key_path
+from baton_contracts.storable import format_path
 from baton_messaging.requests import REPLY_ENVELOPE, STOPPED_BEFORE_ANSWERING
 
 RequestT = TypeVar("RequestT", bound=Query | Command)
@@ -143,7 +143,4 @@ def invalid_request(exc: ValidationError) -> ErrorBody:
 
 def field_path(loc: tuple[int | str, ...]) -> str | None:
     """`("steps", 2, "agent")` -> `steps[2].agent`; an empty location (the whole body) is None."""
-    path = ""
-    for part in loc:
-        path = f"{path}[{part}]" if isinstance(part, int) else key_path(path, part)
-    return path or None
+    return format_path(loc) or None

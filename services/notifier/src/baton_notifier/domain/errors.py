@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from baton_contracts import ErrorBody, ErrorCode, ErrorDetail
-from baton_contracts.storable import key_path
+from baton_contracts.storable import format_path
 from baton_notifier.domain.origins import NOWHERE, Origins
 
 STATUS_BY_CODE: Mapping[ErrorCode, int] = {
@@ -98,10 +98,4 @@ def from_remote(error: ErrorBody, origins: Origins = NOWHERE) -> ApiError:
 
 def field_path(loc: Sequence[str | int]) -> str:
     """A pydantic error location as a path: `("body", "steps", 2)` -> `body.steps[2]`."""
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path = key_path(path, part)
-    return path
+    return format_path(tuple(loc))

@@ -26,6 +26,7 @@ from baton_contracts.documents import (
     yaml_loader,
 )
 from baton_contracts.storable import all_unstorable, key_path
+from baton_contracts.storable import format_path as storable_path
 from baton_workflow.domain.dag.definition import STEP_TYPES, Step, WorkflowDefinition
 from baton_workflow.domain.dag.problems import (
     InvalidWorkflow,
@@ -305,13 +306,7 @@ def _show(value: Any) -> str:
 
 def format_path(loc: tuple[int | str, ...]) -> str:
     """`("steps", 2, "dependsOn", 0)` as `steps[2].dependsOn[0]`."""
-    path = ""
-    for key in loc:
-        if isinstance(key, int):
-            path += f"[{key}]"
-        else:
-            path = key_path(path, key)
-    return path
+    return storable_path(loc)
 
 
 def _within(path: str, bad: str) -> bool:

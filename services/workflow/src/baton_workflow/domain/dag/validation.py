@@ -118,9 +118,7 @@ def resolve_variables(
     (triggers add their own variables).
     """
     problems = [
-        Problem(
-            key_path("variables", name), f"unknown variable{_suggest(name, definition.variables)}"
-        )
+        Problem(_variable(name), f"unknown variable{_suggest(name, definition.variables)}")
         for name in overrides
         if name not in definition.variables and not allow_extra
     ]
@@ -182,13 +180,9 @@ class _Checker(LinkRules, TemplateRules):
             yield Problem("steps", "at least one step is required")
         for name in d.variables:
             if not NAME.fullmatch(name):
-                yield Problem(
-                    key_path("variables", name), 'may use only letters, digits, "-" and "_"'
-                )
+                yield Problem(_variable(name), 'may use only letters, digits, "-" and "_"')
             elif name in RESERVED_VARIABLES:
-                yield Problem(
-                    key_path("variables", name), f'"{name}" is reserved for {{{{{name}.…}}}}'
-                )
+                yield Problem(_variable(name), f'"{name}" is reserved for {{{{{name}.…}}}}')
         yield from _duration("timeout", d.timeout, positive=True)
         yield from _not_negative("budget", d.budget)
         for key, alias in (("on_success", "onSuccess"), ("on_failure", "onFailure")):
