@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 ReplyModel = type[BaseModel]
 """Annotation alias: inside a message class body the name `type` is the field, not the builtin."""
@@ -123,6 +123,19 @@ class Command(Message):
     reply_model: ClassVar[ReplyModel]
 
     user_id: str
+
+
+CallerDeadline = Annotated[
+    AwareDatetime | None, Field(default=None, exclude_if=lambda deadline: deadline is None)
+]
+"""When the sender stops waiting for the answer to a request that writes (a DAG start, cancel,
+save, delete or rollback; a chat turn). The gateway sets it from its request timeout at the
+first send, and keeps it on every send again. The request's write begins early enough to end,
+and its answer to come back, before then, or it is refused `unavailable` with nothing written:
+a caller told 503 can send it again. An instant of the sender's clock (its reading travels
+with each send, `Baton-Sent-At`). None: bounded only by the owner's own timeouts from the
+request's arrival (an older gateway, the CLI or another service); left off the wire then, so
+such a request is sent as it was before."""
 
 
 class Query(Message):

@@ -7,9 +7,9 @@ reply base and subjects of `workflow_base`; `dag_api` re-exports the public ones
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import AwareDatetime, Field
+from baton_contracts.base import CallerDeadline
 
 MAX_DEFINITION_CHARS = 512 * 1024
 """The largest workflow document accepted, in characters of its JSON or YAML source."""
@@ -33,13 +33,5 @@ StepErrorCode = Literal["error", "timeout", "budget_exceeded", "cancelled"]
 """Why a step failed: seed 004's `error` status covers a budget stop and a cancellation too."""
 VersionAction = Literal["create", "update", "rollback"]
 
-WriteDeadline = Annotated[
-    AwareDatetime | None, Field(default=None, exclude_if=lambda deadline: deadline is None)
-]
-"""When the sender stops waiting for the answer to a DAG request that writes (a start, cancel,
-save, delete or rollback; the gateway sets its request timeout from the send). The request's
-write begins early enough to end, and its answer to come back, before then, or it is refused
-`unavailable` with nothing written: a caller told 503 can send it again. An instant of the
-sender's clock (its reading travels with each send, `Baton-Sent-At`). None: bounded only by
-the workflow service's own write timeout from the request's arrival (an older gateway, the CLI
-or another service); left off the wire then, so such a request is sent as it was before."""
+WriteDeadline = CallerDeadline
+"""A DAG request that writes: its `CallerDeadline` (a start, cancel, save, delete or rollback)."""

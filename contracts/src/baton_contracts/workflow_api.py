@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from baton_contracts.base import Command, Query, ReplyModel, Subject
+from baton_contracts.base import CallerDeadline, Command, Query, ReplyModel, Subject
 from baton_contracts.signal_data import SignalData
 from baton_contracts.storable import NonBlankText
 from baton_contracts.workflow_base import Reply, cmd, query
@@ -290,7 +290,9 @@ class SendMessage(Command):
 
     `client_message_id` makes the turn idempotent: the same id again returns the recorded
     answer without asking the agent twice. `text` is checked by the workflow service: blank
-    is `invalid`, more than `MAX_MESSAGE_CHARS` characters is `too_large`.
+    is `invalid`, more than `MAX_MESSAGE_CHARS` characters is `too_large`. `deadline`: when
+    the gateway stops waiting (the same on each send again of the turn); the agent's answer
+    and the turn's append end before then, or the turn is refused with nothing recorded.
     """
 
     type: Literal["workflow.send_message"] = "workflow.send_message"
@@ -299,6 +301,7 @@ class SendMessage(Command):
     instance_id: str
     client_message_id: NonBlankText = Field(min_length=1, max_length=128)
     text: str
+    deadline: CallerDeadline = None
 
 
 class GetConversation(_PagedQuery):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import nats
@@ -75,6 +76,7 @@ async def test_a_turn_its_workflow_process_never_answers_is_answered_by_the_rese
     workflow = Workflow(answer_from=1)
     sub = await nc.subscribe(SUBJECT, cb=workflow.on_turn)
     await nc.flush()
+    sent = datetime.now(UTC)
     response = await say(notifier, auth)
     await sub.unsubscribe()
     assert response.status_code == 200, response.text
@@ -82,6 +84,10 @@ async def test_a_turn_its_workflow_process_never_answers_is_answered_by_the_rese
     assert len(workflow.turns) == 2
     assert [t["client_message_id"] for t in workflow.turns] == ["m-1", "m-1"]
     assert workflow.turns[0] == workflow.turns[1]  # the same turn, deadline and all
+    # The deadline is when the gateway stops waiting (its chat timeout from the first send),
+    # so a send again that arrives late has only what is left of the caller's time.
+    deadline = datetime.fromisoformat(str(workflow.turns[0]["deadline"]))
+    assert timedelta(seconds=19) < deadline - sent < timedelta(seconds=21)
 
 
 async def test_a_turn_sent_while_the_workflow_service_restarts_waits_for_it(

@@ -1,8 +1,8 @@
 """What a client is told about a turn is true when the turn runs into its time limits.
 
-Scaled down from the defaults (agent call 35 s, gateway 40 s) with the same order: the
-gateway waits longer than the workflow's agent call. A 503 means nothing was recorded; a turn
-recorded in time is answered.
+Scaled down from the defaults (agent call 35 s, gateway 40 s, a statement 2 s) with the same
+order: the gateway waits longer than the workflow's agent call and a statement together. A 503
+means nothing was recorded; a turn recorded in time is answered.
 """
 
 from __future__ import annotations
@@ -10,10 +10,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import nats
+import pytest
+
+from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import AgentReply, RunAgent
+from baton_contracts.workflow_api import SendMessage
+from baton_messaging.requests import request
 
 from ...platform_stack import User, gateway_client, running_stack
 from .conftest import agent_answering
@@ -51,6 +58,7 @@ async def test_a_turn_queued_behind_another_ends_by_its_own_deadline_recording_n
             tmp_path,
             agent_runner=False,
             agent_call_timeout_seconds=2.0,
+            database_statement_timeout_seconds=0.5,
             gateway={"chat_timeout_seconds": 3.5, "request_timeout_seconds": 1.0},
         ) as stack,
         gateway_client(stack) as http,
@@ -71,6 +79,50 @@ async def test_a_turn_queued_behind_another_ends_by_its_own_deadline_recording_n
     )
     assert [m["text"] for m in log["messages"]] == ["first", "answer to first"]
     assert asked == ["first"]  # its agent was never asked
+
+
+async def test_a_turn_sent_again_late_ends_by_its_callers_deadline_recording_nothing(
+    nats_url: str, tmp_path: Path
+) -> None:
+    # The gateway sends a turn again while its first send is unanswered (its workflow process
+    # may have been killed), with the deadline of the first send. Timed from its own arrival,
+    # a send that came late asked its agent and was recorded after the gateway had stopped
+    # waiting and answered 503 ("nothing was recorded"). It now ends by the caller's deadline:
+    # here 2 s away, with a statement's 0.5 s and the answer's way back kept before it.
+    async with (
+        running_stack(
+            nats_url,
+            tmp_path,
+            agent_runner=False,
+            agent_call_timeout_seconds=5.0,
+            database_statement_timeout_seconds=0.5,
+        ) as stack,
+        gateway_client(stack) as http,
+        slow_agent(nats_url, {"sent again": 2.0}) as asked,
+    ):
+        user = User(http, "resent")
+        await user.start()
+        deadline = datetime.now(UTC) + timedelta(seconds=2.0)
+        turn = SendMessage(
+            user_id="resent",
+            instance_id=user.instance,
+            client_message_id="m1",
+            text="sent again",
+            deadline=deadline,
+        )
+        nc = await nats.connect(nats_url)
+        try:
+            with pytest.raises(RemoteError) as refused:
+                await request(nc, turn, timeout=5.0)
+        finally:
+            await nc.close()
+        answered = datetime.now(UTC)
+        log = await user.get(f"/api/workflows/{user.instance}/messages")
+
+    assert refused.value.body.code == ErrorCode.UNAVAILABLE, refused.value.body
+    assert answered < deadline  # while its caller still waited
+    assert asked == ["sent again"]
+    assert log["messages"] == []
 
 
 async def test_a_reply_recorded_while_the_turn_marks_items_told_is_answered(

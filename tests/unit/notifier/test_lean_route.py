@@ -171,8 +171,9 @@ async def test_every_request_is_answered_as_fastapi_answers_it(
     assert answers[0].status_code == answers[1].status_code
     assert answers[0].content == answers[1].content
     assert answers[0].headers.get("content-type") == answers[1].headers.get("content-type")
-    # Each message's own id and time differ, and so does a command id the gateway makes up.
-    made_up = {"message_id", "sent_at", "command_id"}
+    # Each message's own id, time and deadline differ, and so does a command id the gateway
+    # makes up.
+    made_up = {"message_id", "sent_at", "command_id", "deadline"}
     sent = [m.model_dump(exclude=made_up) for m in requester.sent]
     assert sent == [m.model_dump(exclude=made_up) for m in fastapi_requester.sent]
 

@@ -6,7 +6,7 @@ import logging
 import os
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -204,6 +204,7 @@ def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
         history_size=settings.conversation_history,
         turn_timeout=settings.agent_call_timeout_seconds,
         signal_timeout=settings.signal_timeout_seconds,
+        writes=WriteTime(lasts=settings.database_statement_timeout_seconds, caller_now=caller_now),
     )
     catalog, runs = _dag(settings, store, broker, services, overrides)
     app = WorkflowApp(
@@ -247,11 +248,7 @@ def _dag(
     tools = overrides.get("tools") or build_tools(config)
     skills = overrides.get("skills") or build_skills(config)
     allowlist = frozenset(settings.workflow_env_allowlist)
-    writes = WriteTime(
-        timeout=settings.workflow_dag_write_timeout_seconds,
-        lasts=settings.database_statement_timeout_seconds,
-        caller_now=caller_now,
-    )
+    writes = replace(services.writes, timeout=settings.workflow_dag_write_timeout_seconds)
     definitions = SqlDagDefinitions(store)
     catalog = DagCatalog(
         store=definitions,

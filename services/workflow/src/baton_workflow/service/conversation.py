@@ -45,8 +45,10 @@ async def send_message(svc: WorkflowServices, cmd: SendMessage) -> MessageReply:
     """One chat turn; the same `client_message_id` again answers from the log, asking no agent."""
     text = _text(cmd.text)
     # The turn's time runs from its arrival: a turn queued here behind another turn of the
-    # instance must not start its agent call once its caller has stopped waiting.
-    time = turn_time(svc.deadline(svc.turn_timeout))
+    # instance must not start its agent call once its caller has stopped waiting. And it ends
+    # by its caller's deadline: a send again of the turn (the gateway's, while the first is
+    # unanswered) arrives with less of the caller's time left than a first send.
+    time = turn_time(svc.deadline(svc.turn_timeout), svc.writes.caller_start_by(cmd.deadline))
     async with instance_locked(svc, cmd.instance_id, time):
         # Fresh (the cached instance and the log's tail, one read): the agent is asked on this
         # state, and its answer is not asked again when the append then conflicts. On a cache
@@ -125,14 +127,24 @@ TURN_COULD_NOT_CHECK = (
 )
 
 
-def turn_time(deadline: datetime | None) -> TurnTime:
-    """A chat turn's time. Its conflict retries end by its deadline (an append then may take a
-    statement's time: retried past it, the turn was recorded after the gateway's 503). Its
-    append starts by the deadline and the reply's grace, or not at all: one that waited for a
-    free database writer past it was recorded after the gateway's 503."""
+def turn_time(own: datetime | None, caller_start_by: datetime | None = None) -> TurnTime:
+    """A chat turn's time: its own deadline (`own`, from its arrival), brought forward so that
+    its append can begin by `caller_start_by` (its caller's deadline less the append's and the
+    answer's time; None: the caller sent none).
+
+    Its conflict retries end by its deadline (an append then may take a statement's time:
+    retried past it, the turn was recorded after the gateway's 503). Its append starts by the
+    deadline and the reply's grace, or not at all: one that waited for a free database writer
+    past it was recorded after the gateway's 503."""
+    deadline = own
+    start_by = None if own is None else own + timedelta(seconds=REPLY_GRACE)
+    if caller_start_by is not None:
+        by_caller = caller_start_by - timedelta(seconds=REPLY_GRACE)
+        deadline = by_caller if deadline is None else min(deadline, by_caller)
+        start_by = caller_start_by if start_by is None else min(start_by, caller_start_by)
     return TurnTime(
         deadline=deadline,
-        start_by=None if deadline is None else deadline + timedelta(seconds=REPLY_GRACE),
+        start_by=start_by,
         queued_too_long=TURN_QUEUED_TOO_LONG,
         out_of_time=TURN_OUT_OF_TIME,
         not_written_in_time=TURN_NOT_WRITTEN_IN_TIME,

@@ -16,6 +16,7 @@ from baton_workflow.adapters.instances import LoadedInstance, SqlInstanceReposit
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.service.checkers import CheckerRegistry
 from baton_workflow.service.ports import AgentRunnerQueries, Agents, Clock
+from baton_workflow.service.write_deadlines import WriteTime
 
 CONFLICT_SECONDS = 2.0
 """How long a turn keeps retrying conflicts, however many `conflict_retries` says. Each
@@ -49,6 +50,9 @@ class WorkflowServices:
     """How long a signal or an exchange may wait for its instance from the moment it arrives
     (`signal_timeout_seconds`), so one queued behind a slow chat turn is refused before its
     caller gives up on it, not recorded after."""
+    writes: WriteTime = field(default_factory=WriteTime)
+    """When a write must begin for its answer to reach its caller in time (a chat turn reads
+    the caller's `deadline` with it: `WriteTime.caller_start_by`); no timeout of its own."""
     _locks: weakref.WeakValueDictionary[str, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, repr=False
     )

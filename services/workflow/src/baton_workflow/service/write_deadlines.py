@@ -28,7 +28,8 @@ def _unknown() -> datetime | None:
 @dataclass(frozen=True)
 class WriteTime:
     """When a DAG request that writes must have begun writing: by `timeout` from its arrival
-    here, and early enough for its answer to reach its caller by the caller's `deadline`.
+    here, and early enough for its answer to reach its caller by the caller's `deadline` (a
+    chat turn, timed by its own settings, reads the caller's part alone: `caller_start_by`).
 
     Counted from the arrival alone, any time the request spent before its handler ran (a
     paused or starved process, a blocked event loop, a queue of requests) was left out, and
@@ -43,7 +44,14 @@ class WriteTime:
 
     def start_by(self, deadline: datetime | None) -> datetime | None:
         """When a request arriving now with the caller's `deadline` (None: the caller sent
-        none) must have begun writing, on the wall clock the store reads (None: no bound).
+        none) must have begun writing, on the wall clock the store reads (None: no bound):
+        by `timeout` from now, and by `caller_start_by`."""
+        bounds = [write_by(self.timeout), self.caller_start_by(deadline)]
+        return min((b for b in bounds if b is not None), default=None)
+
+    def caller_start_by(self, deadline: datetime | None) -> datetime | None:
+        """When a write must begin for its answer to reach the caller by its `deadline`, on
+        the wall clock the store reads (None: the caller sent no deadline).
 
         The deadline, less `lasts` and `ANSWER_MARGIN`, is read on the caller's clock two
         ways, and the earlier end wins. As this host's wall clock: what counts the time before
@@ -51,14 +59,13 @@ class WriteTime:
         process was paused), on hosts whose clocks agree. And as the caller's reading at the
         send plus the time since the arrival (`caller_now`): what no difference between the
         hosts' clocks moves, but that starts at the arrival."""
-        bounds = [b for b in (write_by(self.timeout),) if b is not None]
-        if deadline is not None:
-            last = deadline - timedelta(seconds=self.lasts + ANSWER_MARGIN)
-            bounds.append(last)
-            sender = self.caller_now()
-            if sender is not None:
-                bounds.append(datetime.now(UTC) + (last - sender))
-        return min(bounds, default=None)
+        if deadline is None:
+            return None
+        last = deadline - timedelta(seconds=self.lasts + ANSWER_MARGIN)
+        sender = self.caller_now()
+        if sender is None:
+            return last
+        return min(last, datetime.now(UTC) + (last - sender))
 
 
 def not_written_in_time(request: str, outcome: str, again: str = "send it again") -> str:
