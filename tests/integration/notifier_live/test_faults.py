@@ -86,6 +86,8 @@ async def test_a_websocket_without_a_token_is_told_how_a_websocket_sends_one(
         ({"last_seq": "x-5"}, "last_seq must be a whole number >= 0, or <epoch>-<seq>"),
         ({"last_seq": "5", "epoch": "x"}, "epoch must be the epoch a frame carried"),
         ({"instance_id": "a.b"}, "instance_id must"),
+        # An empty filter is refused, not widened to every instance.
+        ({"instance_id": ""}, "instance_id must not be empty"),
     ],
 )
 async def test_websocket_with_malformed_parameters_is_closed_with_4400(
@@ -123,6 +125,8 @@ async def test_sse_without_a_valid_token_is_401_with_the_error_body(
         ({}, {"last_seq": "-1"}, "query.last_seq", "last_seq must be a whole number >= 0"),
         ({}, {"last_seq": "9" * 20}, "query.last_seq", "last_seq must have at most 19 digits"),
         ({"Last-Event-ID": "5"}, {"instance_id": "a.b"}, "query.instance_id", "instance_id must"),
+        # `?instance_id=` is a filter sent empty: refused, never read as "every instance".
+        ({}, {"instance_id": ""}, "query.instance_id", "instance_id must not be empty"),
     ],
 )
 async def test_sse_with_a_malformed_resume_point_is_422_naming_what_was_sent(

@@ -124,7 +124,8 @@ def test_parameters_are_checked() -> None:
     for bad in ("-1", "1.5", "x", "٣", "9" * 20):
         with pytest.raises(BadLiveRequest):
             parse_last_seq(bad)
-    for bad in ("a.b", "*", ">", "a b", "x" * 65):
+    assert parse_instance_id(None) is None  # absent: every instance
+    for bad in ("", "a.b", "*", ">", "a b", "x" * 65):
         with pytest.raises(BadLiveRequest):
             parse_instance_id(bad)
 

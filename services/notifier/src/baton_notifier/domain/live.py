@@ -53,8 +53,8 @@ def too_many_sessions_reason(limit: int) -> str:
     )
 
 
-INSTANCE_ID_PATTERN = r"^[A-Za-z0-9_-]{0,64}$"
-"""What `parse_instance_id` takes, for the API's documentation (empty: every instance)."""
+INSTANCE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+"""What `parse_instance_id` takes, for the API's documentation (absent: every instance)."""
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 SSE_EVENT_NAMES = {"workflow.notify": "workflow_notify"}
@@ -225,8 +225,12 @@ def parse_last_seq(value: str | None, name: str = "last_seq") -> int | None:
 
 def parse_instance_id(value: str | None) -> str | None:
     """`instance_id`: absent is None (every instance of the user), else an instance id."""
-    if value is None or value == "":
+    if value is None:
         return None
+    if value == "":
+        # A filter sent empty (`?instance_id=` from a template whose id was unset) widened
+        # to every instance: the client asked for one and got all of them.
+        raise BadLiveRequest("instance_id must not be empty: leave it out to follow every instance")
     if not _ID.match(value):
         raise BadLiveRequest("instance_id must be 1-64 letters, digits, '-' or '_'")
     return value
