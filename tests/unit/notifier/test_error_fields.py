@@ -316,3 +316,50 @@ async def test_a_blank_memory_query_is_refused_naming_q_and_nothing_is_sent(
         {"field": "query.q", "message": "must not be blank"}
     ]
     assert requester.sent == []
+
+
+WHOLE_NUMBER_PARAMETERS = [
+    ("/api/inbox", "limit"),
+    ("/api/memory", "limit"),
+    ("/api/workflows/i1/messages", "limit"),
+    ("/api/workflows/i1/messages", "after_version"),
+    ("/api/workflows/i1/events", "limit"),
+    ("/api/workflows/i1/events", "after_version"),
+    ("/workflows/w1/runs", "limit"),
+    ("/workflow-runs", "limit"),
+    ("/workflow-runs/r1", "limit"),
+]
+
+
+@pytest.mark.parametrize(("url", "name"), WHOLE_NUMBER_PARAMETERS)
+@pytest.mark.parametrize("written", ["1_0", "+1", "%201", "1.0", "0x10"])
+async def test_a_whole_number_not_written_in_digits_is_refused_naming_it_and_nothing_is_sent(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    url: str,
+    name: str,
+    written: str,
+) -> None:
+    # Python's int() syntax was read: `limit=1_0` asked for 10 and `limit=+1` for 1, so a
+    # pasted or mistyped number reached the owner as another one.
+    refused = await client.get(f"{url}?{name}={written}", headers=auth)
+    assert refused.status_code == 422, refused.text
+    [detail] = refused.json()["error"]["details"]
+    assert detail["field"] == f"query.{name}"
+    assert detail["message"].startswith("must be a whole number written in digits 0-9, got ")
+    assert requester.sent == []
+
+
+@pytest.mark.parametrize(("url", "name"), WHOLE_NUMBER_PARAMETERS)
+async def test_a_whole_number_in_digits_is_taken_and_a_negative_one_told_its_bound(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester, url: str, name: str
+) -> None:
+    requester.answer = refuse(None, code=ErrorCode.NOT_FOUND)  # what comes back is not the point
+    await client.get(f"{url}?{name}=7", headers=auth)
+    [sent] = requester.sent
+    assert getattr(sent, name) == 7
+    refused = await client.get(f"{url}?{name}=-1", headers=auth)
+    [detail] = refused.json()["error"]["details"]
+    assert detail["field"] == f"query.{name}"
+    assert detail["message"].startswith("input should be greater than or equal to"), detail

@@ -11,6 +11,7 @@ from baton_contracts.agent_api import InboxItems, ListInboxItems, ListMemoryFact
 from baton_notifier.domain.errors import HttpErrorResponse
 from baton_notifier.domain.origins import Origins
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router
+from baton_notifier.entrypoints.query_numbers import WholeNumber
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": HttpErrorResponse, "description": "The agent-runner or its store is down"},
@@ -36,7 +37,7 @@ def agents_router() -> APIRouter:
 async def inbox(
     identity: CurrentIdentity,
     forwarder: CurrentForwarder,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Annotated[WholeNumber, Query(ge=1, le=1000)] = 100,
 ) -> Any:
     """Your inbox items, newest first (items kept for a later step are not shown yet)."""
     return await forwarder.forward(ListInboxItems, identity, limit=limit, origins=INBOX)
@@ -51,7 +52,7 @@ async def memory(
         str | None,
         Query(min_length=1, max_length=1000, description="Not blank (white space alone)"),
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Annotated[WholeNumber, Query(ge=1, le=1000)] = 100,
 ) -> Any:
     """Your long-term memory facts, of one `category` if given; with `q`, the nearest to it."""
     return await forwarder.forward(

@@ -11,9 +11,10 @@ from typing import Annotated
 from fastapi import Path, Query
 
 from baton_contracts import ids
+from baton_notifier.entrypoints.query_numbers import WholeNumber
 
 # The contracts' types, so a value that misses its pattern is told what it should be in words.
 Name = Annotated[ids.WorkflowName, Path(description="The workflow's name")]
 VersionId = Annotated[ids.VersionId, Path(examples=["my-workflow@2"])]
 RunId = Annotated[ids.RunId, Path()]
-Limit = Annotated[int, Query(ge=1, le=1000)]
+Limit = Annotated[WholeNumber, Query(ge=1, le=1000)]

@@ -29,6 +29,7 @@ from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
 from baton_notifier.entrypoints.idempotency import RunKey, one_key
+from baton_notifier.entrypoints.query_numbers import WholeNumber
 
 # Where each message field came from, so an error names it so (see `Origins`).
 START = Origins(
@@ -147,7 +148,7 @@ StepsAfter = Annotated[
     ),
 ]
 StepsLimit = Annotated[
-    int | None,
+    WholeNumber | None,
     Query(
         ge=1, le=DETAIL_STEPS_LIMIT, description="At most this many steps (default: all that fit)"
     ),

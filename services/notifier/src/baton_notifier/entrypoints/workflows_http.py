@@ -43,6 +43,7 @@ from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router, deps_of
 from baton_notifier.entrypoints.idempotency import TurnKey, one_key
 from baton_notifier.entrypoints.lean_route import LeanRoute
+from baton_notifier.entrypoints.query_numbers import WholeNumber
 
 InstanceId = Annotated[ids.InstanceId, Path()]
 
@@ -330,8 +331,8 @@ class EventLogPage(EventLog):
 
 
 # At most a 64-bit integer: a larger one reached SQLite and answered 500.
-AfterVersion = Annotated[int, Query(ge=0, le=MAX_VERSION)]
-PageLimit = Annotated[int, Query(ge=1, le=PAGE_LIMIT)]
+AfterVersion = Annotated[WholeNumber, Query(ge=0, le=MAX_VERSION)]
+PageLimit = Annotated[WholeNumber, Query(ge=1, le=PAGE_LIMIT)]
 
 
 async def messages(
