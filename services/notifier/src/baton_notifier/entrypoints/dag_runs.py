@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastapi import Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from baton_contracts import ErrorDetail
 from baton_contracts.dag_api import (
     DEFAULT_CANCEL_REASON,
     DETAIL_STEPS_LIMIT,
@@ -25,6 +26,7 @@ from baton_contracts.dag_api import (
 )
 from baton_contracts.ids import WorkflowName
 from baton_contracts.storable import NulFreeInSchema
+from baton_notifier.domain.errors import ApiError
 from baton_notifier.domain.origins import IDEMPOTENCY_KEY, Origins
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
@@ -78,6 +80,19 @@ class CancelBody(BaseModel):
     )
 
 
+NULL_BODY = "must be a JSON object, not null; send {} or no body at all for the defaults"
+
+
+async def refuse_null(request: Request, body: BaseModel | None) -> None:
+    """422 naming `body` when the body sent was JSON `null`: FastAPI hands an optional body
+    None for it, as for no body, and the run started (or was cancelled) with the defaults,
+    while every route whose body is required refused `null` as not an object."""
+    if body is None and await request.body():
+        raise ApiError.invalid(
+            f"request is invalid: body: {NULL_BODY}", [ErrorDetail(field="body", message=NULL_BODY)]
+        )
+
+
 async def run_workflow(
     name: Name,
     identity: CurrentIdentity,
@@ -88,6 +103,7 @@ async def run_workflow(
     idempotency_key: RunKey = None,
 ) -> Any:
     """Start a run of the latest version: 202 with its id; it goes on in the background."""
+    await refuse_null(request, body)
     if idempotency_key is not None:
         one_key(request, idempotency_key)
     body = body or RunBody()
@@ -174,10 +190,12 @@ async def cancel_run(
     identity: CurrentIdentity,
     forwarder: CurrentForwarder,
     response: Response,
+    request: Request,
     body: CancelBody | None = None,
 ) -> Any:
     """Cancel a running run: 202 once recorded (it then ends `cancelled`, its calls in flight
     cancelled), 200 when it already was, 409 when it has ended some other way."""
+    await refuse_null(request, body)
     reason = (body or CancelBody()).reason
     reply = await forwarder.forward(
         CancelDagRun, identity, run_id=run_id, reason=reason, origins=CANCEL
