@@ -95,6 +95,14 @@ async def test_full_onboarding_from_greeting_to_completion(
     assert await next_types(seen, 4) == ["workflow.step_changed"] * 3 + ["workflow.completed"]
     active = await ask(client, ListActiveInstances(user_id="alice"))
     assert active.instances == []
+    # Done, not stuck: no criterion of the last step is shown as unmet.
+    why = await ask(client, ExplainInstance(user_id="alice", instance_id=instance))
+    assert (why.status, why.current_step, why.can_complete, why.criteria) == (
+        "completed",
+        "setup_complete",
+        False,
+        [],
+    )
     with pytest.raises(RemoteError) as late:
         await ask(
             client,

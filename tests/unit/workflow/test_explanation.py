@@ -70,3 +70,25 @@ async def test_a_widget_counts_only_its_entries_that_are_text(
     assert (widget.met, widget.observed, widget.detail) == (False, 0, "0/1 items in list_input")
     mixed = {"widget": {"type": "list_input", "completed": True, "items": [" taxes ", {}, ""]}}
     assert (await explain(classic, mixed)).criteria[1].observed == 1
+
+
+async def test_a_completed_instance_is_explained_as_done_with_nothing_unmet(
+    classic: WorkflowDefinition,
+) -> None:
+    # Checked again once completed, its last step's `agent_signal` read as unmet (the signal
+    # that closed it was no longer the current one): the finished instance looked stuck.
+    state = InstanceState(
+        instance_id="i-1",
+        workflow_id=classic.id,
+        user_id="u",
+        current_step=classic.steps[-1].id,
+        started_at=T0,
+        status="completed",
+    )
+    why = explanation(state, classic, None)
+    assert (why.status, why.current_step, why.can_complete, why.criteria) == (
+        "completed",
+        classic.steps[-1].id,
+        False,
+        [],
+    )

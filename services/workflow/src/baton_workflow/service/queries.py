@@ -59,10 +59,13 @@ async def get_events(svc: WorkflowServices, query: GetInstanceEvents) -> EventLo
 
 
 async def explain(svc: WorkflowServices, query: ExplainInstance) -> Explanation:
-    """Every criterion of the current step checked now, with the numbers."""
+    """Every criterion of the current step checked now, with the numbers; none once the
+    instance is completed (nothing is checked: it is done, not waiting)."""
     loaded = await svc.owned(query.instance_id, query.user_id)
     state = loaded.state
     definition = svc.definition(state.workflow_id)
+    if state.status == "completed":
+        return explanation(state, definition, None)
     step = definition.step(state.current_step)
     ctx = CheckContext(state, step, None, state.messages_in_step, svc.agent_runner)
     report = await svc.checkers.evaluate(ctx, step.completion_criteria, svc.checker_timeout)

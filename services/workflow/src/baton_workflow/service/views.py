@@ -55,19 +55,27 @@ def progress_view(view: InstanceView, definition: WorkflowDefinition) -> Progres
 
 
 def explanation(
-    state: InstanceState, definition: WorkflowDefinition, report: CriteriaReport
+    state: InstanceState, definition: WorkflowDefinition, report: CriteriaReport | None
 ) -> Explanation:
-    """Each criterion of the current step with the numbers, and whether a signal would pass."""
+    """Each criterion of the current step with the numbers, and whether a signal would pass;
+    none for a completed instance (`report` None), which nothing advances any more."""
     step = definition.step(state.current_step)
-    # `evaluate` answers the step's criteria in their order, one result each.
-    criteria = [
-        CriterionView.model_validate({**r.model_dump(), "params": spec.params})
-        for spec, r in zip(step.completion_criteria, report.results, strict=True)
-    ]
-    others_met = all(r.met for r in report.results if r.checker != "agent_signal")
-    # As `decide` has it: an optional step closes on the signal alone, a required one when
-    # min_messages is reached and every criterion but the signal itself passes.
-    closes = not step.is_required or (state.messages_in_step >= step.min_messages and others_met)
+    criteria: list[CriterionView] = []
+    can_complete = False
+    # Checked once completed, the last step's criteria read as unmet (the signal that closed
+    # it is not the current one): a client took the finished instance for a stuck one.
+    if state.status == "active" and report is not None:
+        # `evaluate` answers the step's criteria in their order, one result each.
+        criteria = [
+            CriterionView.model_validate({**r.model_dump(), "params": spec.params})
+            for spec, r in zip(step.completion_criteria, report.results, strict=True)
+        ]
+        others_met = all(r.met for r in report.results if r.checker != "agent_signal")
+        # As `decide` has it: an optional step closes on the signal alone, a required one
+        # when min_messages is reached and every criterion but the signal itself passes.
+        can_complete = not step.is_required or (
+            state.messages_in_step >= step.min_messages and others_met
+        )
     return Explanation(
         instance_id=state.instance_id,
         status=state.status,
@@ -75,6 +83,6 @@ def explanation(
         messages_in_step=state.messages_in_step,
         min_messages=step.min_messages,
         max_messages=step.max_messages,
-        can_complete=state.status == "active" and closes,
+        can_complete=can_complete,
         criteria=criteria,
     )
