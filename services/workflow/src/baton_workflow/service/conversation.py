@@ -176,8 +176,11 @@ def _text(text: str) -> str:
     try:
         return checked_text(text)
     except BlankText as exc:
+        # The detail says what the message says: "must not be blank" beside it read as two
+        # rules to a user whose text of zero-width spaces was not blank to the eye.
+        problem = str(exc).removeprefix("text: ")
         raise RemoteError.of(
-            ErrorCode.INVALID, str(exc), [ErrorDetail(field="text", message="must not be blank")]
+            ErrorCode.INVALID, str(exc), [ErrorDetail(field="text", message=problem)]
         ) from None
     except UnstorableText as exc:
         raise RemoteError.of(
