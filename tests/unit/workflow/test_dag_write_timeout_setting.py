@@ -28,4 +28,4 @@ def test_a_timeout_not_above_zero_stops_the_service_naming_the_variable(
         main()
     assert ended.value.code == 2
     [line] = capsys.readouterr().err.strip().splitlines()
-    assert line == f"workflow: invalid settings: {NEW}: Input should be greater than 0"
+    assert line == f"workflow: invalid settings: {NEW}: Input should be greater than 0 (got '0')"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 import logging
 import os
 import re
@@ -245,14 +246,54 @@ def _refuse(name: str, problems: str) -> NoReturn:
 
 
 def setting_problem(error: Any) -> str:
-    """`BATON_X: problem` (or `... is required but not set`) for one pydantic error of a
-    settings class: what every service prints about a bad variable."""
-    field = str(error["loc"][0]) if error["loc"] else "?"
+    """`BATON_X: problem (got 'value')` (or `... is required but not set`) for one pydantic
+    error of a settings class: what every service prints about a bad variable. A row of a
+    mapping setting is named (`BATON_MODEL_PRICES, row "gpt-4o", field input_usd_per_1k`),
+    and the value is quoted, cut when long, unless the variable holds a secret."""
+    loc = error["loc"]
+    field = str(loc[0]) if loc else "?"
     # A field read under its own variable's name (`validation_alias`) is named as it is.
     variable = field if field.isupper() else f"{ENV_PREFIX}{field.upper()}"
+    where = variable + "".join(_place(index, key) for index, key in enumerate(loc[1:]))
     if error["type"] == "missing":
-        return f"{variable} is required but not set"
-    return f"{variable}: {str(error['msg']).removeprefix('Value error, ')}"
+        return f"{where} is required but not set" if len(loc) <= 1 else f"{where}: missing"
+    message = without_credentials(str(error["msg"]).removeprefix("Value error, "))
+    problem = f"{where}: {message}"
+    if _is_secret(field) or "input" not in error:
+        return problem
+    shown = shown_value(error["input"])
+    return problem if shown in message else f"{problem} (got {shown})"
+
+
+def _place(index: int, key: object) -> str:
+    if isinstance(key, int):
+        return f", item {key}"
+    # The first key under a mapping setting is a row's name (a model's, for prices), which
+    # may hold dots: quoted, it cannot be read as a path.
+    return f", row {json.dumps(key)}" if index == 0 else f", field {key}"
+
+
+SECRET_WORDS = ("key", "secret", "password", "token")
+"""A variable whose name holds one of these is never quoted (`BATON_OPENAI_API_KEY`)."""
+
+MAX_SHOWN_CHARS = 80
+
+
+def _is_secret(field: str) -> bool:
+    return any(word in field.lower() for word in SECRET_WORDS)
+
+
+def without_credentials(text: str) -> str:
+    """`text` with every URL's user and password (`scheme://user:password@`) as `***`."""
+    return re.sub(r"(\w+://)[^/@\s'\"]*@", r"\1***@", text)
+
+
+def shown_value(value: object) -> str:
+    """`value` quoted for a settings error: a URL's user and password hidden, cut when long."""
+    shown = without_credentials(repr(value))
+    if len(shown) > MAX_SHOWN_CHARS:
+        shown = shown[: MAX_SHOWN_CHARS - 3] + "..."
+    return shown
 
 
 def unparsed_setting(message: str) -> str:

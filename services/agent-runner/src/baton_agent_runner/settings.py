@@ -32,7 +32,9 @@ Far longer (or infinity) could not be subtracted from today's date."""
 class AgentRunnerSettings(BaseSettings):
     """Where data lives, which model the agents use, and how long a model call may take."""
 
-    model_config = SettingsConfigDict(env_prefix="BATON_", extra="ignore")
+    # An empty variable is unset (`${VAR:-}` in a compose file leaves it so): before, an empty
+    # BATON_AGENT_MODEL stopped the start while an empty BATON_OPENAI_BASE_URL was unset.
+    model_config = SettingsConfigDict(env_prefix="BATON_", extra="ignore", env_ignore_empty=True)
 
     nats_url: NatsUrl = "nats://127.0.0.1:4222"
     database_url: str = "sqlite+aiosqlite:///.baton/agent.db"
