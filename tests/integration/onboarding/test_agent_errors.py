@@ -164,3 +164,42 @@ async def test_a_store_that_is_down_is_named(
         "the greeter agent could not answer (the agent-runner's own database is unavailable); "
         + RETRY,
     )
+
+
+@pytest.fixture
+async def unreadable_reply(stack: Stack) -> AsyncIterator[list[RunAgent]]:
+    """An agent-runner whose reply this workflow service cannot decode (a version whose
+    `AgentReply` differs): it has answered, so it has recorded that reply under the key."""
+    seen: list[RunAgent] = []
+
+    async def answer(cmd: RunAgent) -> AgentReply:
+        seen.append(cmd)
+        return AgentReply.model_construct(message=["not", "text"], workflow_signal=None)
+
+    async with agent_in_place(stack, answer):
+        yield seen
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # the reply, on purpose
+async def test_a_reply_the_workflow_cannot_read_is_not_said_to_have_recorded_nothing(
+    stack: Stack, http: httpx.AsyncClient, unreadable_reply: list[RunAgent]
+) -> None:
+    # Found by a review: the 503 said "nothing was recorded" while the agent-runner, having
+    # answered, had recorded its reply; a retry is answered from that record.
+    user = User(http, "unreadable")
+    await user.start()
+
+    failed = await user.send("hello", client_message_id="m-1")
+
+    assert failed.status_code == 503, failed.text
+    said = failed.json()["error"]["message"]
+    assert "nothing was recorded" not in said
+    assert said.startswith(
+        "the greeter agent answered, but this workflow service could not read its reply "
+        "(reply on 'agent.cmd.run' does not match AgentReply: message: "
+    ), said
+    assert "the agent-runner has recorded that reply" in said
+    assert "is answered from that record (the agent is not asked again)" in said
+    view = await user.get(f"/api/workflows/{user.instance}")
+    assert (view["current_step"], view["messages_in_step"]) == ("greeting", 0)
+    assert len(unreadable_reply) == 1

@@ -42,6 +42,12 @@ STOPPED_BEFORE_ANSWERING = "the service stopped before answering"
 """What the `unavailable` reply of a replica that stopped while handling the request says."""
 
 
+class ReplyUnreadable(RemoteError):
+    """`internal`: the owner answered, but its reply could not be decoded here (not a reply
+    envelope, or a result that does not match the reply model). Unlike every other failure of
+    a request, the owner did its work: a command's effects, if any, were recorded."""
+
+
 def replica_gone(exc: RemoteError) -> bool:
     """The request reached no replica, or the one it reached stopped before answering (a
     restart, a rolling deploy): no answer was given, and the same request may be sent again for
@@ -209,7 +215,7 @@ def _decode_reply(raw: bytes, reply_model: type[BaseModel], subject: str) -> Bas
     try:
         reply = REPLY_ENVELOPE.validate_json(raw)
     except ValidationError:
-        raise RemoteError.of(
+        raise ReplyUnreadable.of(
             ErrorCode.INTERNAL, f"malformed reply on {subject!r}: not a ReplyOk or ReplyError"
         ) from None
     if isinstance(reply, ReplyError):
@@ -223,7 +229,7 @@ def _decode_reply(raw: bytes, reply_model: type[BaseModel], subject: str) -> Bas
         problems = "; ".join(
             f"{format_path(error['loc']) or 'result'}: {error['msg']}" for error in exc.errors()
         )
-        raise RemoteError.of(
+        raise ReplyUnreadable.of(
             ErrorCode.INTERNAL,
             f"reply on {subject!r} does not match {reply_model.__name__}: {problems}",
         ) from None

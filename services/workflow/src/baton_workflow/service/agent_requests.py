@@ -10,6 +10,7 @@ from datetime import datetime
 from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.agent_api import MAX_HISTORY_CHARS, AgentReply, HistoryEntry, RunAgent
 from baton_contracts.workflow_api import SendMessage
+from baton_messaging.requests import ReplyUnreadable
 from baton_workflow.adapters.instances import LoadedInstance
 from baton_workflow.domain import commands as dc
 from baton_workflow.domain.conversation import last_block, recent_chat
@@ -77,6 +78,18 @@ async def ask_agent(
     )
     try:
         return await _asked(svc, request)
+    except ReplyUnreadable as exc:
+        # The agent-runner answered, so it recorded its reply under the turn's key: "nothing
+        # was recorded" would be untrue, and a retry is answered from that record.
+        logger.error(
+            "agent %s's reply on %s unreadable: %s", step.agent_slug, state.instance_id, exc
+        )
+        raise RemoteError.of(
+            ErrorCode.UNAVAILABLE,
+            AGENT_REPLY_UNREADABLE.format(
+                agent=step.agent_slug, why=exc.body.message, step=step.id
+            ),
+        ) from None
     except RemoteError as exc:
         if exc.body.code not in (ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL):
             raise
@@ -87,6 +100,17 @@ async def ask_agent(
             f"recorded and the instance is still on {step.id!r}: send the message again with "
             "the same client_message_id",
         ) from None
+
+
+AGENT_REPLY_UNREADABLE = (
+    "the {agent} agent answered, but this workflow service could not read its reply ({why}); "
+    "the agent-runner has recorded that reply, the instance is still on {step!r} and the "
+    "conversation did not move on. Sending the message again with the same client_message_id "
+    "is answered from that record (the agent is not asked again), so it fails the same way "
+    "until the workflow service and the agent-runner run matching versions"
+)
+"""A reply the agent-runner sent (and so recorded) that does not decode here: most likely
+the two services were deployed at versions whose `AgentReply` differ."""
 
 
 AGENT_REQUEST_BYTES = 1024 * 1024 - 16 * 1024
