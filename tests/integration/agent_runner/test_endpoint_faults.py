@@ -129,10 +129,41 @@ async def test_a_body_that_is_not_a_completion_is_unavailable_and_not_recorded(
         with pytest.raises(RemoteError) as caught:
             await request(client, turn("k-page"), timeout=10.0)
         assert caught.value.code == ErrorCode.UNAVAILABLE
-        assert "not a chat completion" in str(caught.value)
+        assert "its model is unavailable: the model endpoint answered HTTP 200 with text" in str(
+            caught.value
+        )
         answer = {"message": "Hi!", "workflow_signal": {"action": "stay"}}
         fake_openai.respond = lambda body, n: (200, calls("final_result", answer))
         again = await request(client, turn("k-page"), timeout=10.0)
         assert again.message == "Hi!"
+    finally:
+        await app.stop()
+
+
+async def test_a_step_answered_with_text_fails_saying_so_and_is_not_kept(
+    nats_url: str, sqlite_url: str, client: Client, fake_openai: FakeOpenAI
+) -> None:
+    # A proxy's error page with HTTP 200 on a DAG step was `internal`, "ModelAPIError: the
+    # endpoint answered...": the name of a PydanticAI class, not where to look. Nothing of it
+    # is kept: the same key answers once the endpoint is fixed.
+    fake_openai.respond = lambda body, n: (200, "<html>502 Bad Gateway</html>")
+    app = build(
+        settings(nats_url, sqlite_url, memory_backend="sql", openai_base_url=url(fake_openai))
+    )
+    await app.start()
+    try:
+        step = RunTask(user_id="u", agent="ruri", run_id="r", step_id="s", prompt="Revise it",
+                       provider="openai", model="m", idempotency_key="k-page")  # fmt: skip
+        with pytest.raises(RemoteError) as caught:
+            await request(client, step, timeout=10.0)
+        assert str(caught.value) == (
+            "internal: agent ruri failed: the model endpoint answered HTTP 200 with text, not a "
+            "chat completion (a proxy's error page, or BATON_OPENAI_BASE_URL pointing at "
+            "something other than the API)"
+        )
+        answer = {"role": "assistant", "content": "Revised."}
+        fake_openai.respond = lambda body, n: (200, completion(answer))
+        again = await request(client, step, timeout=10.0)
+        assert again.output == "Revised."
     finally:
         await app.stop()

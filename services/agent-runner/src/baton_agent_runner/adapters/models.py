@@ -121,6 +121,16 @@ class OpenAISettings:
     max_retries: int
 
 
+ANSWERED_TEXT = (
+    "the model endpoint answered HTTP 200 with text, not a chat completion (a proxy's error "
+    "page, or BATON_OPENAI_BASE_URL pointing at something other than the API)"
+)
+
+
+class EndpointAnsweredText(ModelAPIError):
+    """The endpoint answered HTTP 200 with a body that is no JSON: the endpoint's fault."""
+
+
 class _EndpointModel(OpenAIChatModel):
     """PydanticAI's OpenAI chat model, for endpoints that may answer with no choice at all.
 
@@ -148,9 +158,7 @@ class _EndpointModel(OpenAIChatModel):
             # Text with HTTP 200 (a proxy's error page, a base URL at a web app): the endpoint
             # failed, as one cut mid-JSON does. PydanticAI calls it a malformed reply, and the
             # turn's canned `stay` was recorded under the key, answering every retry.
-            raise ModelAPIError(
-                self.model_name, "the endpoint answered HTTP 200 with text, not a chat completion"
-            )
+            raise EndpointAnsweredText(self.model_name, ANSWERED_TEXT)
         return super()._process_response(response, **kwargs)
 
 
@@ -257,5 +265,7 @@ def _reason(exc: Exception) -> str:
     may echo the prompt); else the error's kind and first line."""
     if isinstance(exc, ModelHTTPError):
         return f"HTTP {exc.status_code} from {exc.model_name}"
+    if isinstance(exc, EndpointAnsweredText):
+        return exc.message  # what to look at, not the name of a PydanticAI class
     first = next(iter(str(exc).splitlines()), "")
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

@@ -23,7 +23,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
-from baton_agent_runner.adapters.models import OpenAISettings, openai_model
+from baton_agent_runner.adapters.models import EndpointAnsweredText, OpenAISettings, openai_model
 from baton_agent_runner.domain import scripted_tasks
 from baton_agent_runner.domain.profile import Profile
 from baton_agent_runner.domain.task import (
@@ -129,6 +129,9 @@ class TaskAgents:
             raise ModelFailed(
                 f"{exc.__class__.__name__}: the model endpoint answered HTTP {status}"
             ) from exc
+        except EndpointAnsweredText as exc:
+            # Told as "ModelAPIError: ...", it read as a fault of Baton, not of the endpoint.
+            raise ModelFailed(exc.message) from exc
         except (APIError, AgentRunError, UnexpectedModelBehavior, ValidationError) as exc:
             raise ModelFailed(f"{exc.__class__.__name__}: {exc}") from exc
         if result.response.finish_reason == "length":
