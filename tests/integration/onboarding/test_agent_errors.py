@@ -203,3 +203,46 @@ async def test_a_reply_the_workflow_cannot_read_is_not_said_to_have_recorded_not
     view = await user.get(f"/api/workflows/{user.instance}")
     assert (view["current_step"], view["messages_in_step"]) == ("greeting", 0)
     assert len(unreadable_reply) == 1
+
+
+async def test_the_retry_after_an_unreadable_reply_is_answered_from_the_record(
+    stack: Stack, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real agent-runner records its reply; this workflow service is made to fail reading
+    # it once (as a version whose AgentReply differs would). Once it reads it, the retry under
+    # the same client_message_id gets that recorded reply: the model is not asked twice.
+    from baton_agent_runner.adapters.models import AgentFactory
+    from baton_messaging.requests import ReplyUnreadable
+    from baton_workflow.adapters import agent_runner as adapter
+
+    model_calls: list[str] = []
+    answer = AgentFactory.answer
+
+    async def counted(self: AgentFactory, profile: Profile, turn: Turn, tools: ToolContext) -> Any:
+        model_calls.append(profile.slug)
+        return await answer(self, profile, turn, tools)
+
+    monkeypatch.setattr(AgentFactory, "answer", counted)
+    sent = adapter.request_again_while_gone
+
+    async def unreadable(*args: Any, **kwargs: Any) -> Any:
+        await sent(*args, **kwargs)
+        raise ReplyUnreadable.of(ErrorCode.INTERNAL, "reply on 'agent.cmd.run' does not match")
+
+    monkeypatch.setattr(adapter, "request_again_while_gone", unreadable)
+    user = User(http, "unreadable-retry")
+    await user.start()
+
+    failed = await user.send("hello", client_message_id="m-1")
+
+    assert failed.status_code == 503, failed.text
+    assert "the agent-runner has recorded that reply" in failed.json()["error"]["message"]
+    assert model_calls == ["greeter"]
+    monkeypatch.setattr(adapter, "request_again_while_gone", sent)  # the versions match again
+
+    again = await user.send("hello", client_message_id="m-1")
+
+    assert again.status_code == 200, again.text
+    assert model_calls == ["greeter"]  # answered from the agent-runner's record
+    messages = (await user.get(f"/api/workflows/{user.instance}/messages"))["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
