@@ -30,6 +30,36 @@ def test_an_empty_variable_is_unset(
     assert getattr(AgentRunnerSettings(), field) == default
 
 
+@pytest.mark.parametrize(
+    "variable",
+    [
+        "BATON_DATABASE_URL",
+        "BATON_QDRANT_URL",
+        "BATON_QDRANT_PATH",
+        "BATON_AGENT_PROFILES_DIR",
+        "BATON_DATA_DIR",
+    ],
+)
+def test_an_empty_variable_saying_where_data_lives_is_refused_not_unset(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str
+) -> None:
+    # Read as unset, an empty BATON_DATABASE_URL or BATON_QDRANT_URL put every fact and inbox
+    # item in a local file, lost with the container; an empty folder read as the current one.
+    monkeypatch.setenv(variable, "")
+    assert _refusal(monkeypatch, capsys) == (
+        f"agent-runner: invalid settings: {variable}: is set but empty: it says where data "
+        "lives, so empty is not read as unset; give a value, or unset the variable for the "
+        "default (got '')"
+    )
+
+
+def test_an_empty_nats_url_is_refused_as_in_every_service(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BATON_NATS_URL", "")
+    assert "BATON_NATS_URL: must be a NATS URL such as" in _refusal(monkeypatch, capsys)
+
+
 def _refusal(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
     with pytest.raises(SystemExit) as ended:
         main()

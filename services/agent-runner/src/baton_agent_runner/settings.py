@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
@@ -29,12 +30,38 @@ MAX_RETENTION_HOURS = 876_000.0
 Far longer (or infinity) could not be subtracted from today's date."""
 
 
+WHERE_DATA_LIVES = ("database_url", "qdrant_path", "qdrant_url", "agent_profiles_dir", "data_dir")
+"""Settings an empty variable does not unset, but is refused for: each says where data lives
+or is read from."""
+
+
 class AgentRunnerSettings(BaseSettings):
     """Where data lives, which model the agents use, and how long a model call may take."""
 
     # An empty variable is unset (`${VAR:-}` in a compose file leaves it so): before, an empty
     # BATON_AGENT_MODEL stopped the start while an empty BATON_OPENAI_BASE_URL was unset.
     model_config = SettingsConfigDict(env_prefix="BATON_", extra="ignore", env_ignore_empty=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _where_data_lives_is_not_unset(cls, values: Any) -> Any:
+        # Not where data lives: an empty BATON_DATABASE_URL or BATON_QDRANT_URL read as unset
+        # put facts and inbox items in a local file, lost with the container. Given back to
+        # its field (`_not_empty`), so the refusal names the variable.
+        if not isinstance(values, dict):
+            return values
+        empty = [n for n in WHERE_DATA_LIVES if os.environ.get(f"BATON_{n.upper()}") == ""]
+        return {**{name: "" for name in empty}, **values}
+
+    @field_validator(*WHERE_DATA_LIVES, mode="before")
+    @classmethod
+    def _not_empty(cls, value: Any) -> Any:
+        if value == "":
+            raise ValueError(
+                "is set but empty: it says where data lives, so empty is not read as unset; "
+                "give a value, or unset the variable for the default"
+            )
+        return value
 
     nats_url: NatsUrl = "nats://127.0.0.1:4222"
     database_url: str = "sqlite+aiosqlite:///.baton/agent.db"
