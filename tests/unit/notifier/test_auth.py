@@ -102,9 +102,14 @@ def test_a_verified_identity_says_until_when_its_token_is_accepted() -> None:
     assert identity == Identity("alice")  # who, not until when
 
 
-PUBLIC = {"/health", "/", "/console/{name}", "/api/console/config", "/api/dev/token", "/ws"}
-"""Routes that answer without a token (the docs routes are plain Starlette routes). `GET /ws`
-only says that `/ws` is a WebSocket (426); the WebSocket checks its own token."""
+PUBLIC = {"/health", "/", "/console/{name}", "/api/console/config", "/api/dev/token", "/ws"} | {
+    "/docs",
+    "/docs/oauth2-redirect",
+    "/redoc",
+}
+"""Routes that answer without a token (`/openapi.json` is a plain Starlette route, and so are
+the files of `/docs/assets`). `GET /ws` only says that `/ws` is a WebSocket (426); the
+WebSocket checks its own token."""
 
 
 def test_every_route_but_the_public_ones_needs_a_token() -> None:

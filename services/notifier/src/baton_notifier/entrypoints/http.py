@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from baton_auth import Identity, InvalidToken, verify_token
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.domain.health import ServiceReport
+from baton_notifier.entrypoints.api_docs import install_api_docs
 from baton_notifier.entrypoints.body_gate import BodyGateMiddleware
 from baton_notifier.entrypoints.head_requests import GatewayRoute, openapi_of_gets
 from baton_notifier.entrypoints.http_errors import install_error_handlers
@@ -169,8 +170,9 @@ def create_app(deps: HttpDeps) -> FastAPI:
     app.include_router(_builtin_api())
     app.include_router(agents_router())
     app.include_router(dag_router())
-    app.openapi_url, app.docs_url, app.redoc_url = "/openapi.json", "/docs", "/redoc"
-    app.setup()  # the documentation routes, after the API's
+    app.openapi_url = "/openapi.json"
+    app.setup()  # the OpenAPI route, after the API's
+    install_api_docs(app)  # /docs and /redoc, their scripts the gateway's own
     return app
 
 
