@@ -100,6 +100,10 @@ def test_a_malformed_stream_message_is_refused(raw: bytes) -> None:
         (None, "binary"),
         ("[]", "no string field 'type'"),
         ('{"type": "subscribe"}', "unknown frame type 'subscribe'"),
+        # JSON all the same: Python's int() refuses over 4,300 digits, and a ping carrying
+        # such a number was told "frame is not JSON".
+        ('{"type": "ping", "n": ' + "1" * 5000 + "}", {"type": "pong"}),
+        ('{"type": "x", "n": ' + "1" * 5000 + "}", "unknown frame type 'x'"),
     ],
 )
 def test_client_frames_get_pong_or_an_error_frame(text: str | None, expected: object) -> None:

@@ -190,7 +190,9 @@ def answer_client_frame(text: str | None) -> Notice:
     if text is None:
         return error_notice("binary frames are not understood; send JSON text")
     try:
-        raw: Any = json.loads(text)
+        # Numbers are never read: kept as their text, so one over int()'s 4,300 digits is
+        # still JSON, not a "frame is not JSON" to a frame that is.
+        raw: Any = json.loads(text, parse_int=str)
     except (ValueError, RecursionError):  # nested deeper than the parser goes: not JSON to us
         return error_notice("frame is not JSON")
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
