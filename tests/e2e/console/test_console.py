@@ -225,15 +225,41 @@ async def test_in_production_a_token_is_pasted_or_handed_over_in_the_fragment(
     await expect(console.page.get_by_label("Bearer token")).to_be_visible()
 
     # An embedding app hands the token over in the fragment: to a new tab, or an open one.
+    # It signs in once the person agrees, told whose account it opens: taken at once, anyone's
+    # link signed the person into the sender's account (where what they typed then went).
     async with stack.api("hana") as api:
         other_token = api.headers["Authorization"].removeprefix("Bearer ")
     fresh = await new_tab(browser, production.url)
     await fresh.open(f"{production.url}/#token={token}")
-    await fresh.expect_signed_in("gina")
     assert "token" not in fresh.page.url
+    offer = fresh.page.get_by_role("region", name="Sign in from a link")
+    await expect(offer).to_contain_text("signs you in as gina")
+    await expect(fresh.page.locator("#who")).to_be_hidden()
+    await fresh.page.get_by_role("button", name="Sign in as gina").click()
+    await fresh.expect_signed_in("gina")
+    await expect(offer).to_be_hidden()
+
     await fresh.page.evaluate(f"location.hash = 'token={other_token}'")
+    await expect(offer).to_contain_text("signs you in as hana")
+    await fresh.expect_signed_in("gina")  # nothing changed yet
+    await fresh.page.get_by_role("button", name="Cancel").click()
+    await expect(offer).to_be_hidden()
+    await fresh.expect_signed_in("gina")
+
+    await fresh.page.evaluate(f"location.hash = 'token={other_token}'")
+    await fresh.page.get_by_role("button", name="Sign in as hana").click()
     await fresh.expect_signed_in("hana")
     assert "token" not in fresh.page.url
+
+    # A token of the account already signed in (a renewed one) is taken without asking; a
+    # link's token the gateway refuses says so and signs nobody out.
+    await fresh.page.evaluate(f"location.hash = 'token={other_token}'")
+    await fresh.page.evaluate("location.hash = 'token=not.a.token'")
+    await expect(fresh.page.get_by_role("alert")).to_contain_text(
+        "The token in the link was refused"
+    )
+    await expect(offer).to_be_hidden()
+    await fresh.expect_signed_in("hana")
     await fresh.page.context.close()
 
 

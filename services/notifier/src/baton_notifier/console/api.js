@@ -11,9 +11,10 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, body) {
+// `token`: the one to send, when not the tab's (a link's, checked before it is offered).
+export async function api(method, path, body, token = state.token) {
   const headers = { Accept: "application/json" };
-  if (state.token) headers.Authorization = `Bearer ${state.token}`;
+  if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {

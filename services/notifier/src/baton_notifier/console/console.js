@@ -9,7 +9,8 @@ import { $ } from "./dom.js";
 import { explainAgain, whenExplained } from "./explanation.js";
 import { send, sendOnEnter } from "./sending.js";
 import {
-  resume, signInWithName, signInWithToken, signOut, tokenFromFragment, tokenHandedOver,
+  acceptHandover, cancelHandover, offerToken, resume, signInWithName, signInWithToken, signOut,
+  tokenFromFragment, tokenHandedOver,
 } from "./session.js";
 import { addItem, completeWidget, offerWidget } from "./widget.js";
 import { start } from "./workspace.js";
@@ -27,8 +28,10 @@ async function boot() {
   $("widget-form").addEventListener("submit", addItem);
   $("widget-done").addEventListener("click", completeWidget);
   $("alert-close").addEventListener("click", dismissError);
+  $("handover-accept").addEventListener("click", acceptHandover);
+  $("handover-cancel").addEventListener("click", cancelHandover);
   window.addEventListener("hashchange", tokenHandedOver);
-  tokenFromFragment();
+  const handedOver = tokenFromFragment();
   try {
     const config = await api("GET", "/api/console/config");
     $("dev-form").hidden = !config.dev_sign_in;
@@ -37,6 +40,7 @@ async function boot() {
   }
   $("loading").hidden = true;
   await resume();
+  if (handedOver) await offerToken(handedOver);
   document.body.dataset.ready = "true";
 }
 

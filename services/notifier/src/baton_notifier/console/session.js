@@ -13,24 +13,70 @@ const TOKEN_KEY = "baton.console.token";
 // into a header, and fetch would fail as if the gateway were down.
 const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
+// A token handed over in the URL fragment, taken out of the address bar (and so out of the
+// history) at once; not used until the person says so (`offerToken`).
 export function tokenFromFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
   const token = params.get("token");
   if (!token) return null;
-  sessionStorage.setItem(TOKEN_KEY, token);
-  history.replaceState(null, "", location.pathname + location.search); // out of the address bar
+  history.replaceState(null, "", location.pathname + location.search);
   return token;
 }
 
+// An embedding app may set `#token=...` on a console that is already open.
 export async function tokenHandedOver() {
-  // An embedding app may set `#token=...` on a console that is already open.
   const token = tokenFromFragment();
+  if (token) await offerToken(token);
+}
+
+let offered = null; // the link's token, until the person signs in with it or cancels
+
+// A link's token signs in only once the person agrees, told whose account it opens: taken at
+// once, anyone's link (`/#token=<their own token>`, or a page setting `location.hash` on an
+// open console) signed the person into the sender's account, where what they then typed went.
+// A token for the account already signed in (a renewed one) is taken without asking.
+export async function offerToken(token) {
+  clearError();
+  let userId;
+  try {
+    if (!BEARER_TOKEN.test(token)) {
+      throw new ApiError(0, "invalid_token",
+        "a token is one word of letters, digits and - . _ ~ + / (no spaces or line breaks)");
+    }
+    userId = (await api("GET", "/api/me", undefined, token)).user_id;
+  } catch (error) {
+    // Not this tab's token that was refused: shown without a status, which would sign out.
+    showError(new ApiError(0, error.code, error.message, error.details),
+      "The token in the link was refused");
+    return;
+  }
+  if (state.token && state.userId === userId) {
+    state.token = token;
+    sessionStorage.setItem(TOKEN_KEY, token);
+    return;
+  }
+  offered = token;
+  $("handover-user").textContent = userId;
+  $("handover-accept").textContent = `Sign in as ${userId}`;
+  $("handover").hidden = false;
+  $("handover-accept").focus();
+}
+
+export async function acceptHandover() {
+  const token = offered;
+  offered = null;
+  $("handover").hidden = true;
   if (!token) return;
   closeLive();
   resetWorkspace();
   state.instance = null;
   clearError();
   await useToken(token);
+}
+
+export function cancelHandover() {
+  offered = null;
+  $("handover").hidden = true;
 }
 
 // The token this tab kept (a reload), or the sign-in form.
