@@ -26,6 +26,14 @@ logger = logging.getLogger(__name__)
 RECONNECT_WAIT_SECONDS = 0.5
 """Short, so a service is back soon after NATS is; reconnect attempts never stop."""
 
+PING_INTERVAL_SECONDS = 5.0
+MAX_OUTSTANDING_PINGS = 2
+"""A server that stops answering without closing the connection (a hung process, a host gone
+without a reset, a network partition) is given up after this many pings went unanswered, 10 to
+15 s after it froze, and reconnected to (or another server of the cluster). nats-py's defaults,
+a ping every 120 s, take 6 minutes, all the while saying connected: health checks stay green
+while every request times out."""
+
 
 class StreamDeclarationError(RuntimeError):
     """JetStream refused to create or update a stream; the message names it and the reason."""
@@ -107,6 +115,8 @@ def build_broker(
         # nats-py sleeps for these values, so floats work despite the `int` hints.
         reconnect_time_wait=RECONNECT_WAIT_SECONDS,  # type: ignore[arg-type]
         connect_timeout=settings.connect_timeout_seconds,  # type: ignore[arg-type]
+        ping_interval=PING_INTERVAL_SECONDS,  # type: ignore[arg-type]
+        max_outstanding_pings=MAX_OUTSTANDING_PINGS,
         disconnected_cb=lines.disconnected,
         reconnected_cb=lines.reconnected,
         middlewares=[NatsTelemetryMiddleware(tracer_provider=tracer_provider)],
