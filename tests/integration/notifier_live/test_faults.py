@@ -37,6 +37,7 @@ from .conftest import (
     ws_client,
 )
 
+FEED_LOGGER = "baton_notifier.adapters.live_jetstream"
 EXPIRED = mint_token(SECRET, "old", ttl=timedelta(seconds=-60))
 FORGED = mint_token("another-secret-that-is-long-enough!!", "mallory")
 
@@ -235,6 +236,36 @@ async def test_nats_outage_keeps_sockets_open_and_delivery_catches_up(
         # NATS came back with its store: the same stream, so the same epoch (no resync).
         epoch = ready.data["epoch"]
         assert [(await sse.next()).id for _ in seqs] == [f"{epoch}-{seq}" for seq in seqs]
+
+
+async def test_a_nats_outage_is_one_warning_of_the_live_feed_and_one_line_when_it_resumes(
+    own_nats: EmbeddedNatsServer, gateways: GatewayFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The feed retries every heartbeat and said each failure again (`live feed: nats:
+    # timeout; resuming after seq 5`): one WARNING every few seconds for as long as NATS
+    # was away, on top of the broker's own `lost the connection` line.
+    gateway = await gateways(own_nats.url)  # heartbeat 0.5 s: a retry every half second
+    feed = gateway.notifier.live_feed
+    assert feed is not None
+    with caplog.at_level(logging.DEBUG, logger=FEED_LOGGER):
+        async with httpx.AsyncClient(base_url=gateway.http_url) as http:
+            own_nats.stop()
+            await _until_health(http, 503)
+            await asyncio.sleep(8)  # each retry waits out a 5 s JetStream request, then 0.5 s
+            own_nats.start()
+            await _until_health(http, 200)
+        nc = await nats.connect(own_nats.url)
+        try:
+            seq = await publish(nc, step_changed(new_user("oda"), "i1", 1))
+        finally:
+            await nc.close()
+        await gateway.caught_up(seq)
+    feed_lines = [r for r in caplog.records if r.name == FEED_LOGGER]
+    warnings = [r.getMessage() for r in feed_lines if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith("live feed: ") and "; resuming after seq " in warnings[0]
+    resumed = [r.getMessage() for r in feed_lines if r.levelno == logging.INFO]
+    assert len(resumed) == 1 and resumed[0].startswith("live feed: resumed after seq "), resumed
 
 
 async def _until_health(http: httpx.AsyncClient, status: int) -> None:

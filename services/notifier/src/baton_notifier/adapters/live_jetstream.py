@@ -57,6 +57,10 @@ def ack_sequences(reply: str) -> tuple[int, int]:
     return int(tokens[5 + offset]), int(tokens[6 + offset])
 
 
+FAILURE_REPEAT_SECONDS = 60.0
+"""While the feed keeps failing (NATS away), how often it says so again."""
+
+
 class JetStreamLiveFeed:
     """Hands every new workflow event, in stream order and exactly once, to the hub."""
 
@@ -72,6 +76,8 @@ class JetStreamLiveFeed:
         self._next_cseq = 1
         self._heard = 0  # messages from the server: a count per message, the clock per heartbeat
         self._stopping = False
+        self._failing_since: float | None = None  # loop time of the first failure in a row
+        self._failure_said_at = 0.0
         self.delivered = 0
 
     async def wait_ready(self) -> None:
@@ -122,8 +128,27 @@ class JetStreamLiveFeed:
                 raise
             except Exception as exc:
                 if not self._stopping:
-                    log.warning("live feed: %s; resuming after seq %s", exc, self._last_seq)
+                    self._failed(exc)
                     await asyncio.sleep(self._heartbeat)
+
+    def _failed(self, exc: Exception) -> None:
+        """Say the first failure in a row, then at most one line a minute while they go on:
+        the feed retries every heartbeat, and a NATS outage of ten minutes was a hundred lines
+        saying `nats: timeout` again (the broker's `lost the connection` line says why)."""
+        now = asyncio.get_running_loop().time()
+        if self._failing_since is None:
+            self._failing_since = self._failure_said_at = now
+            log.warning("live feed: %s; resuming after seq %s", exc, self._last_seq)
+        elif now - self._failure_said_at >= FAILURE_REPEAT_SECONDS:
+            self._failure_said_at = now
+            log.warning(
+                "live feed: still failing after %.0f s (%s); resuming after seq %s",
+                now - self._failing_since,
+                exc,
+                self._last_seq,
+            )
+        else:
+            log.debug("live feed: %s; resuming after seq %s", exc, self._last_seq)
 
     async def _consume(self) -> None:
         nc: Client = self._link.broker.connection
@@ -145,6 +170,13 @@ class JetStreamLiveFeed:
             self._reset.clear()
             info = await js.add_consumer(EVENTS_STREAM.name, self._config(inbox))
             consumer = info.name
+            if self._failing_since is not None:
+                log.info(
+                    "live feed: resumed after seq %s (%.1f s after it failed)",
+                    self._last_seq,
+                    asyncio.get_running_loop().time() - self._failing_since,
+                )
+                self._failing_since = None
             self._ready.set()
             await self._watch()
         finally:
