@@ -258,6 +258,28 @@ def test_status_says_up_on_the_gateways_health_body(
     assert "Baton is up: http://127.0.0.1:1" in result.stdout
 
 
+def test_status_of_a_gateway_without_nats_says_nats_is_what_is_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # While NATS was down (killed, restarting) it said only "unhealthy: HTTP 503".
+    unhealthy = {"status": "unavailable", "checks": {"nats": False}}
+    result = _status(tmp_path, monkeypatch, _answer(503, unhealthy))
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: gateway http://127.0.0.1:1/health is unhealthy: HTTP 503; "
+        "not connected to NATS at nats://127.0.0.1:2"
+    ]
+
+
+def test_status_of_an_unhealthy_gateway_with_no_body_says_the_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = _status(tmp_path, monkeypatch, _answer(502, HTML))
+    assert result.stderr.strip().splitlines() == [
+        "error: gateway http://127.0.0.1:1/health is unhealthy: HTTP 502"
+    ]
+
+
 @pytest.mark.parametrize(
     ("status", "body", "healthy"),
     [(200, HEALTHY, True), *((200, body, False) for body, _ in NOT_HEALTH), (503, HEALTHY, False)],

@@ -29,6 +29,23 @@ def check_status(data_dir: Path, echo: Callable[[str], None]) -> None:
     except httpx.HTTPError as exc:
         raise CliError(f"gateway {url} is down: {exc}") from None
     if response.status_code != 200:
-        raise CliError(f"gateway {url} is unhealthy: HTTP {response.status_code}")
+        why = _failing_checks(response, shown_nats_url(state.nats_url))
+        raise CliError(f"gateway {url} is unhealthy: HTTP {response.status_code}{why}")
     read_body(response, HEALTH)  # a 200 from something else on the port is no healthy gateway
     echo(f"Baton is up: {state.gateway_url}")
+
+
+def _failing_checks(response: httpx.Response, nats_url: str) -> str:
+    """What the gateway's health body says fails (`; not connected to NATS at ...`), or ""
+    when it says nothing readable: a bare 503 left an operator to guess which part was down."""
+    try:
+        checks = response.json().get("checks")
+    except (ValueError, AttributeError):
+        return ""
+    if not isinstance(checks, dict):
+        return ""
+    failing = [name for name, ok in checks.items() if ok is False]
+    said = [
+        f"not connected to NATS at {nats_url}" if n == "nats" else f"{n} failing" for n in failing
+    ]
+    return "; " + ", ".join(said) if said else ""
