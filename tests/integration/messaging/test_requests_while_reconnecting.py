@@ -112,3 +112,19 @@ async def test_a_publish_the_buffer_cannot_take_fails_and_leaves_no_slot_taken(
             await publisher.publish(*messages[0][:3])
     assert publisher.in_flight() == 0
     assert pending_replies(away) == 0
+
+
+async def test_a_publish_while_nats_is_away_says_so_not_only_that_no_ack_came(
+    away: Client,
+) -> None:
+    # The outbox relay logged "the broker did not take the events (... failed: no
+    # acknowledgement within 5s)" every try of an outage, which reads like JetStream
+    # refusing or being slow, while the service's own connection was down.
+    publisher = JetStreamPublisher(away.jetstream(), timeout=0.2, connection=away)
+    messages = [("baton.test.a", b"x", "id-1", {})]
+    with pytest.raises(PublishError) as failed:
+        await publisher.publish_all(messages, lambda _: None)
+    assert "no acknowledgement within 0.2s: not connected to NATS" in str(failed.value)
+    with pytest.raises(PublishError) as failed:
+        await publisher.publish(*messages[0][:3])
+    assert "not connected to NATS" in str(failed.value)

@@ -99,7 +99,7 @@ class JetStreamPublisher:
         try:
             ack = await self._js.publish(subject, body, timeout=self._timeout, headers=all_headers)
         except Exception as exc:  # nats raises several unrelated types; callers need one
-            raise PublishError.of(subject, msg_id, str(exc)) from exc
+            raise PublishError.of(subject, msg_id, f"{exc}{self._away()}") from exc
         return PublishAck(stream=ack.stream, seq=ack.seq, duplicate=bool(ack.duplicate))
 
     async def publish_all(
@@ -152,12 +152,20 @@ class JetStreamPublisher:
                 with contextlib.suppress(Exception):  # the publish error below says what failed
                     await self._redeclare()  # so the caller's next try lands
             if isinstance(failure, TimeoutError):
-                reason = f"no acknowledgement within {self._timeout:g}s"
+                reason = f"no acknowledgement within {self._timeout:g}s{self._away()}"
             elif isinstance(failure, _Unsendable):
                 reason = str(failure)
             else:
                 reason = f"{failure.__class__.__name__}: {failure}"
             raise PublishError.of(subject, msg_id, reason) from failure
+
+    def _away(self) -> str:
+        """Why no acknowledgement came, when it is that the connection is down: the message
+        waits in the client until it is back, and the caller's next try is dropped then as a
+        duplicate (`Nats-Msg-Id`)."""
+        if self._connection is None or self._connection.is_connected:
+            return ""
+        return ": not connected to NATS"
 
     def in_flight(self) -> int:
         """Publishes sent and not yet acknowledged, nor given up on."""
