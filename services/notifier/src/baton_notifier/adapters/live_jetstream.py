@@ -168,12 +168,13 @@ class JetStreamLiveFeed:
         try:
             self._next_cseq = 1
             self._reset.clear()
+            after = self._last_seq  # events may be handed on before add_consumer returns
             info = await js.add_consumer(EVENTS_STREAM.name, self._config(inbox))
             consumer = info.name
             if self._failing_since is not None:
                 log.info(
                     "live feed: resumed after seq %s (%.1f s after it failed)",
-                    self._last_seq,
+                    after,
                     asyncio.get_running_loop().time() - self._failing_since,
                 )
                 self._failing_since = None
