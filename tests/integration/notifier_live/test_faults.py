@@ -89,6 +89,9 @@ async def test_a_websocket_without_a_token_is_told_how_a_websocket_sends_one(
         ({"instance_id": "a.b"}, "instance_id must"),
         # An empty filter is refused, not widened to every instance.
         ({"instance_id": ""}, "instance_id must not be empty"),
+        # An empty resume point is refused, not read as "live only" (missed events skipped).
+        ({"last_seq": ""}, "last_seq must not be empty"),
+        ({"last_seq": "5", "epoch": ""}, "epoch must not be empty"),
     ],
 )
 async def test_websocket_with_malformed_parameters_is_closed_with_4400(
@@ -128,6 +131,10 @@ async def test_sse_without_a_valid_token_is_401_with_the_error_body(
         ({"Last-Event-ID": "5"}, {"instance_id": "a.b"}, "query.instance_id", "instance_id must"),
         # `?instance_id=` is a filter sent empty: refused, never read as "every instance".
         ({}, {"instance_id": ""}, "query.instance_id", "instance_id must not be empty"),
+        ({}, {"last_seq": ""}, "query.last_seq", "last_seq must not be empty"),
+        ({}, {"last_seq": "5", "epoch": ""}, "query.epoch", "epoch must not be empty"),
+        # An empty Last-Event-ID is no resume point: the query's is read instead.
+        ({"Last-Event-ID": ""}, {"last_seq": "x"}, "query.last_seq", "last_seq must be a whole"),
     ],
 )
 async def test_sse_with_a_malformed_resume_point_is_422_naming_what_was_sent(

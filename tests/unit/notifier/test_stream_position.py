@@ -87,7 +87,7 @@ def test_a_seq_past_the_newest_in_the_streams_own_epoch_is_not_called_a_reset() 
 
 
 def test_positions_are_a_seq_or_an_sse_id() -> None:
-    assert parse_position(None) is None and parse_position("") is None
+    assert parse_position(None) is None
     assert parse_position("42") == Position(42)
     assert parse_position(f"{EPOCH}-42") == Position(42, EPOCH)
     assert parse_position("0-0") == Position(0, "0")
@@ -114,12 +114,20 @@ def test_a_malformed_position_is_refused_naming_the_field(value: str, message: s
 
 
 def test_an_epoch_parameter_is_digits() -> None:
-    assert parse_epoch(None) is None and parse_epoch("") is None
+    assert parse_epoch(None) is None
     assert parse_epoch(EPOCH) == EPOCH
     for bad in ("x", "-1", "1.5", "٣", "9" * 20):
         with pytest.raises(BadLiveRequest) as refused:
             parse_epoch(bad)
         assert str(refused.value).startswith("epoch must be the epoch a frame carried")
+
+
+def test_an_empty_last_seq_or_epoch_is_refused_not_read_as_left_out() -> None:
+    # `?last_seq=` read as "live only" skipped every missed event without a word.
+    with pytest.raises(BadLiveRequest, match="last_seq must not be empty: leave it out"):
+        parse_position("")
+    with pytest.raises(BadLiveRequest, match="epoch must not be empty: leave it out"):
+        parse_epoch("")
 
 
 def test_the_epoch_of_a_position_wins_over_the_epoch_parameter() -> None:

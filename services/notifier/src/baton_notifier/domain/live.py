@@ -213,18 +213,6 @@ def _shown(said: str) -> str:
     return f"{said[:SHOWN_CHARS]!r}... ({len(said):,} characters)"
 
 
-def parse_last_seq(value: str | None, name: str = "last_seq") -> int | None:
-    """`last_seq` / `Last-Event-ID` (`name`, which the error says): absent is None (live
-    only), else a sequence number >= 0."""
-    if value is None or value == "":
-        return None
-    if not value.isascii() or not value.isdigit():
-        raise BadLiveRequest(f"{name} must be a whole number >= 0, got {value[:40]!r}")
-    if len(value) > 19:
-        raise BadLiveRequest(f"{name} must have at most 19 digits, got {value[:40]!r}")
-    return int(value)
-
-
 def parse_instance_id(value: str | None) -> str | None:
     """`instance_id`: absent is None (every instance of the user), else an instance id."""
     if value is None:

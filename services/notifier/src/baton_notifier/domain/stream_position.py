@@ -17,10 +17,10 @@ from baton_notifier.domain.live import BadLiveRequest
 _UNIX = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_DIGITS = 19
 """Of a seq and of an epoch: each fits a signed 64-bit integer."""
-POSITION_PATTERN = rf"^(([0-9]{{1,{MAX_DIGITS}}}-)?[0-9]{{1,{MAX_DIGITS}}})?$"
-"""What `parse_position` takes, for the API's documentation (empty: none)."""
-EPOCH_PATTERN = rf"^[0-9]{{0,{MAX_DIGITS}}}$"
-"""What `parse_epoch` takes, for the API's documentation (empty: none)."""
+POSITION_PATTERN = rf"^([0-9]{{1,{MAX_DIGITS}}}-)?[0-9]{{1,{MAX_DIGITS}}}$"
+"""What `parse_position` takes, for the API's documentation (absent: live only)."""
+EPOCH_PATTERN = rf"^[0-9]{{1,{MAX_DIGITS}}}$"
+"""What `parse_epoch` takes, for the API's documentation (absent: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +45,16 @@ def _digits(value: str) -> bool:
 
 def parse_position(value: str | None, name: str = "last_seq") -> Position | None:
     """`last_seq` / `Last-Event-ID` (`name`, which the error says): absent is None (live only),
-    else `<seq>`, or `<epoch>-<seq>` as an SSE `id:` writes it."""
-    if value is None or value == "":
+    else `<seq>`, or `<epoch>-<seq>` as an SSE `id:` writes it. An empty `Last-Event-ID` is
+    absent (the SSE route reads the query's instead); an empty `last_seq` is refused."""
+    if value is None:
         return None
+    if value == "":
+        # `?last_seq=` from a template whose seq was unset: read as "live only", it skipped
+        # every event the client missed, without a word.
+        raise BadLiveRequest(
+            f"{name} must not be empty: leave it out to receive only the events from now on"
+        )
     epoch, dash, seq = value.rpartition("-")
     if not _digits(seq) or (dash and not _digits(epoch)):
         raise BadLiveRequest(
@@ -64,8 +71,11 @@ def parse_position(value: str | None, name: str = "last_seq") -> Position | None
 
 def parse_epoch(value: str | None, name: str = "epoch") -> str | None:
     """`epoch`: absent is None, else the digits of an epoch a frame carried."""
-    if value is None or value == "":
+    if value is None:
         return None
+    if value == "":
+        # Read as "no epoch", a resume lost the check that its seq counts in this stream.
+        raise BadLiveRequest(f"{name} must not be empty: leave it out when no frame carried one")
     if not _digits(value) or len(value) > MAX_DIGITS:
         raise BadLiveRequest(
             f"{name} must be the epoch a frame carried: 1-{MAX_DIGITS} digits, got {value[:40]!r}"
