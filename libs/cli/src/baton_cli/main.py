@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from baton_cli.errors import CliError, UsageError
+from baton_cli.printable import say
 from baton_cli.workflows import workflow_app
 
 # Subcommand modules are imported inside each command: `baton token` should not pay for
@@ -29,11 +30,11 @@ DataDir = Annotated[
 
 
 def _echo(line: str) -> None:
-    typer.echo(line)
+    say(line)
 
 
 def _fail(error: CliError) -> typer.Exit:
-    typer.echo(f"error: {error}", err=True)
+    say(f"error: {error}", err=True)
     return typer.Exit(2 if isinstance(error, UsageError) else 1)
 
 

@@ -13,6 +13,7 @@ import typer
 
 from baton_cli import workflow_render as render
 from baton_cli.gateway_client import GatewayError
+from baton_cli.printable import say
 from baton_cli.workflow_args import JsonFlag, Name
 from baton_cli.workflow_input import (
     NAME,
@@ -34,7 +35,7 @@ def list_workflows(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     if as_json:
         print_json(session.console, workflows)
     elif not workflows:
-        typer.echo("no workflows yet; add one with `baton workflow create FILE`")
+        say("no workflows yet; add one with `baton workflow create FILE`")
     else:
         session.console.print(render.workflows_table(workflows))
 
@@ -65,7 +66,7 @@ def _warn(answer: dict[str, Any]) -> None:
     when the agent-runner did not answer) and what it kept as written but may be a slip (a
     "{{" that opens no template)."""
     for warning in answer.get("warnings") or []:
-        typer.echo(f"warning: {warning}", err=True)
+        say(f"warning: {warning}", err=True)
 
 
 def validate(
@@ -85,7 +86,7 @@ def validate(
             name, answer = target, session.client().validate(target)
         else:
             raise InputError(f"{target}: no such file (and not a workflow name)")
-    typer.echo(f"workflow {name} is valid" + (f" ({target})" if is_file else ""))
+    say(f"workflow {name} is valid" + (f" ({target})" if is_file else ""))
     _warn(answer)
 
 
@@ -110,11 +111,11 @@ def create(
     name = saved.get("name")
     where = f"version {saved.get('version')} ({saved.get('version_id')})"
     if saved.get("changed") is False:
-        typer.echo(f"workflow {name} unchanged: still {where}")
+        say(f"workflow {name} unchanged: still {where}")
     elif (saved.get("action") or ("create" if saved.get("version") == 1 else "update")) == "create":
-        typer.echo(f"created workflow {name}: {where}")
+        say(f"created workflow {name}: {where}")
     else:
-        typer.echo(f"updated workflow {name}: {where}")
+        say(f"updated workflow {name}: {where}")
     _warn(saved)  # the validation's first answer said the same: once is enough
 
 
@@ -122,7 +123,7 @@ def delete(ctx: typer.Context, name: Name) -> None:
     """Delete a workflow (alias: rm); started runs finish, its history is kept."""
     with reporting(not_found=f"workflow {name} not found"):
         session_of(ctx).client().delete_workflow(name)
-    typer.echo(f"deleted workflow {name}")
+    say(f"deleted workflow {name}")
 
 
 def history(ctx: typer.Context, name: Name, as_json: JsonFlag = False) -> None:
@@ -153,7 +154,7 @@ def rollback(
     )
     with reporting(not_found=missing):
         done = session_of(ctx).client().rollback(name, target)
-    typer.echo(
+    say(
         f"rolled back {name} to {target}: "
         f"now version {done.get('version')} ({done.get('version_id')})"
     )
@@ -176,6 +177,6 @@ def diff(
         answer = session.client().diff(first, second)
     text = str(answer.get("diff") or "")
     if not text.strip():
-        typer.echo(f"no differences between {first} and {second}")
+        say(f"no differences between {first} and {second}")
     else:
         render.diff_view(session.console, text)

@@ -8,12 +8,13 @@ reader, and the amount a person reads in the CLI's other lines.
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal
 from typing import Any
 
 from rich.console import Console
+
+from baton_cli.printable import json_text
 
 # A line of indented JSON that is a number written with a negative exponent, after its key if
 # it has one: no string holds a line break, so no line of a string can look like one.
@@ -22,7 +23,7 @@ _SMALL_NUMBER = re.compile(r'^(\s*(?:"(?:[^"\\]|\\.)*": )?)(-?\d+(?:\.\d+)?e-\d+
 
 def print_json(console: Console, value: Any) -> None:
     """`value` as indented JSON, a small number written as its decimal (`0.0000314`)."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
+    text = json_text(value)
     console.out(_SMALL_NUMBER.sub(_as_decimal, text), highlight=False)
 
 

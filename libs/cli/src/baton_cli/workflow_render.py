@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from baton_cli.printable import PrintableConsole
 from baton_cli.workflow_tables import STATUS_STYLES, cell, status_cell, table_of
 from baton_contracts.money import dollars
 
@@ -33,7 +34,7 @@ cells need, so nothing is padded to this width."""
 
 def make_console() -> Console:
     """Stdout; when it is not a terminal, wide enough that scripts get whole lines."""
-    console = Console(highlight=False)
+    console = PrintableConsole(highlight=False)
     if not console.is_terminal:
         console.width = PIPE_WIDTH
     return console

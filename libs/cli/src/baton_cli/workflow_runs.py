@@ -11,6 +11,7 @@ import typer
 
 from baton_cli import workflow_render as render
 from baton_cli.gateway_client import GatewayError
+from baton_cli.printable import say
 from baton_cli.workflow_args import JsonFlag, Name, RunId, WaitFlag, checked_name, checked_text
 from baton_cli.workflow_input import InputError, parse_vars
 from baton_cli.workflow_json import print_json
@@ -42,11 +43,9 @@ def run(
         variables = parse_vars(var or [])
         started = session.client().start_run(name, variables, MODES[(dry_run, shadow)])
     run_id = str(started.get("run_id"))
-    typer.echo(
-        f"started run {run_id} of {name} ({started.get('version_id')}, {started.get('mode')})"
-    )
+    say(f"started run {run_id} of {name} ({started.get('version_id')}, {started.get('mode')})")
     if not wait:
-        typer.echo(f"follow it: baton workflow status {run_id}")
+        say(f"follow it: baton workflow status {run_id}")
         return
     _follow(session, run_id)
 
@@ -59,7 +58,7 @@ def _follow(session: Session, run_id: str, expected: str = "success") -> None:
         with reporting(not_found=f"run {run_id} not found"):
             final = wait_for_run(session.client(), run_id, session.console, session.deps.sleep)
     except KeyboardInterrupt:
-        typer.echo(f"\nstopped waiting; the run goes on: baton workflow status {run_id}", err=True)
+        say(f"\nstopped waiting; the run goes on: baton workflow status {run_id}", err=True)
         raise typer.Exit(130) from None
     render.run_outcome(session.console, final)
     if final.get("status") != expected:
@@ -92,9 +91,9 @@ def cancel(
     if as_json:
         print_json(session.console, reply)
     elif recorded:
-        typer.echo(f"cancelling run {run_id} (reason: {reply.get('reason')})")
+        say(f"cancelling run {run_id} (reason: {reply.get('reason')})")
     else:
-        typer.echo(f"run {run_id} was already cancelled")
+        say(f"run {run_id} was already cancelled")
     if wait:
         _follow(session, run_id, expected="cancelled")
 
@@ -115,7 +114,7 @@ def runs(
     if as_json:
         print_json(session.console, found)
     elif not found:
-        typer.echo("no runs" + (f" of {name}" if name else ""))
+        say("no runs" + (f" of {name}" if name else ""))
     else:
         session.console.print(render.runs_table(found))
 

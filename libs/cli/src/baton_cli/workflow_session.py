@@ -19,6 +19,7 @@ import typer
 
 from baton_cli.errors import CliError, UsageError
 from baton_cli.gateway_client import GatewayClient, GatewayError
+from baton_cli.printable import say
 from baton_cli.state import read_state
 from baton_cli.workflow_input import InputError
 
@@ -140,7 +141,7 @@ def session_of(ctx: typer.Context) -> Session:
 
 def fail(message: str, code: int) -> NoReturn:
     """Print `error: <message>` on stderr and exit with `code`."""
-    typer.echo(f"error: {message}", err=True)
+    say(f"error: {message}", err=True)
     raise typer.Exit(code)
 
 
@@ -186,7 +187,7 @@ def _invalid(error: GatewayError, subject: str | None) -> NoReturn:
         fail(str(error), 2)
     count = len(error.problems)
     header = f"{subject or 'the request'} is invalid ({count} problem{'s' * (count != 1)}):"
-    typer.echo(f"error: {header}", err=True)
+    say(f"error: {header}", err=True)
     for problem in error.problems:
-        typer.echo(str(problem), err=True)
+        say(str(problem), err=True)
     raise typer.Exit(2)
