@@ -90,6 +90,10 @@ def test_a_line_break_in_logged_user_text_cannot_forge_a_line() -> None:
     )
     assert not any(line.startswith("2026-11-29 11:00:00,000") for line in text.splitlines())
     assert "Traceback (most recent call last):\n" in text  # a traceback keeps its lines
+    # Line ends of other kinds (NEL, U+2028) and C1 sequences (a one-byte CSI) too.
+    log.warning("asked: %s", "a\x85b\u2028c\u2029d\x9b2Je\x1b]0;t\x07")
+    last = out.getvalue().splitlines()[-1]
+    assert last.endswith("asked: a\\x85b\\u2028c\\u2029d\\x9b2Je\\x1b]0;t\\x07"), last
 
 
 def test_a_service_process_logs_each_record_on_one_line() -> None:

@@ -6,7 +6,10 @@ import logging
 import re
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+"""Control characters but tab, C1 ones too (NEL, U+0085, ends a line to Python's
+`splitlines` and to some log viewers; CSI, U+009B, starts a terminal sequence to some), and
+the Unicode line and paragraph separators."""
 
 LEVELS = "DEBUG, INFO, WARNING, ERROR or CRITICAL"
 """The log levels a service takes (BATON_LOG_LEVEL), as its refusal names them: `logging` also
@@ -16,8 +19,9 @@ KNOWN_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
 
 class OneLineFormatter(logging.Formatter):
     """Every record's message on one line: a line break or other control character in it
-    (text a user sent: a run's cancel reason, a message) is written escaped (`\\n`), so it
-    cannot forge a log line of its own. A traceback, appended after the message, keeps its
+    (text a user sent: a run's cancel reason, a message) is written escaped (`\\n`,
+    `\\x85`, `\\u2028`), so it cannot forge a log line of its own, nor send a terminal
+    sequence to whoever tails the log. A traceback, appended after the message, keeps its
     lines."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
