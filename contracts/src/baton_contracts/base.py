@@ -161,6 +161,8 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"
     INVALID = "invalid"
     TOO_LARGE = "too_large"
+    TOO_MANY = "too_many"
+    """The caller holds as many of a thing as it may at once (runs in flight): not now."""
     FORBIDDEN = "forbidden"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"

@@ -286,5 +286,6 @@ def _dag(
         env_values={k: os.environ[k] for k in allowlist if k in os.environ},
         announce=partial(broadcast, broker),
         writes=writes,
+        max_runs_per_user=settings.workflow_max_runs_per_user,
     )
     return catalog, service

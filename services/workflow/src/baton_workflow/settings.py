@@ -114,6 +114,12 @@ class WorkflowSettings(BaseSettings):
         description="This replica's own folder (BATON_DATA_DIR, set by `baton up`): it keeps the "
         "replica's id, so that after a kill the restarted process resumes its runs at once",
     )
+    workflow_max_runs_per_user: int = Field(
+        default=100,
+        ge=1,
+        description="Most DAG runs one user may have running at once; a start past it is "
+        "refused (HTTP 429, too_many) until one ends or is cancelled",
+    )
     workflow_agent_step_timeout_seconds: float = Field(
         default=300.0, gt=0, description="Timeout of a dispatch or handoff step that sets none"
     )

@@ -83,6 +83,9 @@ class MemoryRuns:
     async def running(self) -> list[str]:
         return []
 
+    async def running_count(self, owner: str) -> int:
+        return 0
+
     async def log_version(self, run_id: str) -> int:
         return len(self.logs.get(run_id, []))
 

@@ -16,6 +16,7 @@ STATUS_BY_CODE: Mapping[ErrorCode, int] = {
     ErrorCode.CONFLICT: 409,
     ErrorCode.INVALID: 422,
     ErrorCode.TOO_LARGE: 413,
+    ErrorCode.TOO_MANY: 429,
     # Forbidden answers as not found: a caller must not learn that another user's thing exists.
     ErrorCode.FORBIDDEN: 404,
     ErrorCode.UNAVAILABLE: 503,

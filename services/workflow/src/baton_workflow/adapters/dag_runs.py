@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from baton_contracts import Event as WireEvent
 from baton_eventstore import (
@@ -125,6 +125,14 @@ class SqlDagRuns:
         )
         async with self._store.reader.connect() as conn:
             return list((await conn.execute(query)).scalars())
+
+    async def running_count(self, owner: str) -> int:
+        """How many of the owner's runs have not finished (every mode), by `ix_dag_runs_running`."""
+        query = select(func.count()).where(
+            dag_runs.c.owner == owner, dag_runs.c.status == "running"
+        )
+        async with self._store.reader.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
 
     async def log_version(self, run_id: str) -> int:
         """How many events the run's log holds (0 for an unknown run)."""

@@ -15,6 +15,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -54,6 +55,14 @@ dag_runs = Table(
     # All the owner's runs, newest first (`GET /workflow-runs` without `?workflow=`): see step 2.
     Index("ix_dag_runs_owner_started", "owner", "started_at"),
     Index("ix_dag_runs_status", "status"),
+    # How many runs an owner has running, at every start (`workflow_max_runs_per_user`): the
+    # running ones only, however many runs the owner ever started.
+    Index(
+        "ix_dag_runs_running",
+        "owner",
+        postgresql_where=text("status = 'running'"),
+        sqlite_where=text("status = 'running'"),
+    ),
     # A retried start with the same Idempotency-Key finds the run it made.
     Index("ux_dag_runs_request", "owner", "request_id", unique=True),
 )
@@ -74,5 +83,12 @@ def _index_owner_started_v2(conn: Connection) -> None:
     index.create(conn, checkfirst=True)
 
 
-STEPS = [_create_v1, _index_owner_started_v2]
+def _index_running_v3(conn: Connection) -> None:
+    # Each start counts the owner's running runs (the per-user limit). Step 1 creates today's
+    # table, which has the index already.
+    index = next(i for i in dag_runs.indexes if i.name == "ix_dag_runs_running")
+    index.create(conn, checkfirst=True)
+
+
+STEPS = [_create_v1, _index_owner_started_v2, _index_running_v3]
 """Migration steps of the DAG read models; append, never edit."""

@@ -83,6 +83,10 @@ class RunStore(Protocol):
         """Ids of runs that have not finished."""
         ...
 
+    async def running_count(self, owner: str) -> int:
+        """How many of the owner's runs have not finished (every mode)."""
+        ...
+
     async def log_version(self, run_id: str) -> int:
         """How many events the run's log holds (0 for an unknown run)."""
         ...

@@ -39,6 +39,7 @@ from baton_workflow.service.dag_definitions import invalid, not_found
 from baton_workflow.service.dag_drive import OFF_LOOP_STEPS
 from baton_workflow.service.dag_executor import DagExecutor
 from baton_workflow.service.dag_ports import DefinitionStore, RunRequestExists, RunStore
+from baton_workflow.service.dag_run_limits import earlier_if_full
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call, StepRunners
 from baton_workflow.service.dag_views import run_detail
 from baton_workflow.service.ports import Clock
@@ -82,6 +83,8 @@ class DagRunsService:
     """Tells every workflow replica that a run's log was written outside its driver."""
     writes: WriteTime = field(default_factory=WriteTime)
     """By when its requests that write must begin writing, or write nothing."""
+    max_runs_per_user: int = 100
+    """Runs one user may have running at once (`dag_run_limits`)."""
 
 
 START_NOT_WRITTEN_IN_TIME = not_written_in_time("start", "no run was started")
@@ -109,6 +112,9 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
             if earlier is not None:
                 return await _accepted(svc, earlier, command)
         raise not_found(command.name)
+    earlier = await earlier_if_full(svc.runs, command, svc.max_runs_per_user)
+    if earlier is not None:
+        return await _accepted(svc, earlier, command)
     run_id, now = svc.new_id(), svc.clock.now()
     try:
         # Off the event loop: checking 10,000 steps again takes the pure parser most of a second.
