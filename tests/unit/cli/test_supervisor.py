@@ -112,6 +112,12 @@ class FakeNatsServer:
         self.starts_that_fail = starts_that_fail
         self.ends: dict[int, asyncio.Future[str]] = {}
         self.launched_on: threading.Thread | None = None
+        self.store_dir = Path("/data/nats")
+        self.write_errors: dict[int, str] = {}  # by pid: what its health check says
+
+    def store_write_error(self) -> str | None:
+        assert self.pid is not None
+        return self.write_errors.get(self.pid)
 
     def launch(self) -> None:
         self.calls.append("launch")
@@ -167,6 +173,51 @@ async def test_a_nats_that_will_not_start_again_is_given_up() -> None:
         f"nats did not start again; it crashed 3 times in a row, giving up; see {LOG}"
     )
     assert lines == ["nats exited with code -9; restarting", "nats did not start again; restarting"]
+    await supervisor.stop_all()
+
+
+FULL = (
+    "JetStream stream '$G > WORKFLOW_EVT' write error: write /data/nats/jetstream/$G/streams/"
+    "WORKFLOW_EVT/msgs/1.blk: no space left on device"
+)
+
+
+async def test_a_nats_whose_store_could_not_be_written_is_restarted_once_the_disk_has_room() -> (
+    None
+):
+    # nats-server keeps a stream's write error after the disk has room again: the stream took
+    # no event until `baton up` was restarted by hand.
+    server, lines, changes = FakeNatsServer(), Lines(), []
+    free, looked = [0], asyncio.Event()
+
+    def free_bytes() -> int:
+        looked.set()
+        return free[0]
+
+    nats = SupervisedNats(
+        server, LOG, lambda: changes.append(server.pid), server.child_exit, echo=lines.append,
+        check_every=0, free_bytes=free_bytes,
+    )  # fmt: skip
+    supervisor = Supervisor([], RUNTIME, NOW, lines.append, nats=nats)
+    stop = asyncio.Event()
+    watching = asyncio.create_task(supervisor.watch(stop))
+    server.write_errors[100] = FULL
+    await lines.seen(f"nats: {FULL}; restarting it once the disk has room again")
+    looked.clear()
+    await looked.wait()  # still full: not restarted, and said once
+    assert server.calls == [] and server.pid == 100
+    free[0] = 50 * 1024 * 1024
+    await lines.seen("nats restarted: JetStream writes its store again")
+    assert server.calls == ["stop", "launch", "wait_ready"]  # the same port and store dir
+    assert changes == [101]  # baton-up.json names the new pid
+    assert lines == [
+        f"nats: {FULL}; restarting it once the disk has room again",
+        "nats restarted: JetStream writes its store again",
+    ]  # no crash said, none counted
+    server.kill()  # the new server is still watched for its exit
+    await lines.seen("nats is healthy again")
+    stop.set()
+    await watching
     await supervisor.stop_all()
 
 

@@ -1,10 +1,15 @@
 """The embedded nats-server as the supervisor sees it: when it dies, it is started again on the
-same port and store dir, so the services reconnect and JetStream finds its data on disk."""
+same port and store dir, so the services reconnect and JetStream finds its data on disk.
+
+It is restarted so too when its JetStream could not write its store (a full disk) and the disk
+has room again: nats-server keeps such a write error, and the stream takes no message until a
+restart, so events stayed in the workflow's outbox and nothing live reached anyone."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -32,6 +37,21 @@ class NatsServer(Protocol):
     def stop(self, timeout: float = ...) -> None:
         """Stop it (a process that has exited already is only reaped)."""
         ...
+
+    @property
+    def store_dir(self) -> Path:
+        """Where JetStream keeps its data."""
+        ...
+
+    def store_write_error(self) -> str | None:
+        """A stream or consumer that could not write its store, as its health check says."""
+        ...
+
+
+STORE_CHECK_SECONDS = 5.0
+"""How often `baton up` asks nats-server whether JetStream could write its store."""
+ROOM_BYTES = 1024 * 1024
+"""Free space on the store's disk past which a restart lets JetStream write again."""
 
 
 async def child_exit(pid: int) -> str:
@@ -87,11 +107,17 @@ class SupervisedNats:
         log: Path,
         on_change: Callable[[], None] = lambda: None,
         child_exit: Callable[[int], Awaitable[str]] = child_exit,
+        echo: Callable[[str], None] = lambda _: None,
+        check_every: float = STORE_CHECK_SECONDS,
+        free_bytes: Callable[[], int] | None = None,
     ) -> None:
         self._server = server
         self._log = log
         self._on_change = on_change
         self._child_exit = child_exit
+        self._echo = echo
+        self._check_every = check_every
+        self._free_bytes = free_bytes or (lambda: shutil.disk_usage(server.store_dir).free)
         self._started = time.monotonic()
         self._failed_to_start = False
 
@@ -101,13 +127,34 @@ class SupervisedNats:
         return self._log
 
     async def ended(self) -> str:
-        """Wait until nats-server is gone; how it ended."""
-        if self._failed_to_start:
-            return "did not start again"
-        pid = self._server.pid
-        if pid is None:
-            return "is not running"
-        return await self._child_exit(pid)
+        """Wait until nats-server is gone; how it ended. One whose JetStream store could not be
+        written is restarted meanwhile, once the disk has room: no crash, so not counted as one."""
+        while True:
+            if self._failed_to_start:
+                return "did not start again"
+            pid = self._server.pid
+            if pid is None:
+                return "is not running"
+            exited = asyncio.ensure_future(self._child_exit(pid))
+            stuck = asyncio.ensure_future(self._store_stuck())
+            try:
+                await asyncio.wait({exited, stuck}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for watch in (exited, stuck):
+                    watch.cancel()  # no effect on one that is done
+            if exited.done() and not exited.cancelled():
+                return exited.result()
+            if await self.restart():
+                self._echo("nats restarted: JetStream writes its store again")
+
+    async def _store_stuck(self) -> None:
+        """Return once JetStream could not write its store and the disk has room again."""
+        # ASYNC110: another process's state and a disk's room, no event to wait on
+        while (error := await asyncio.to_thread(self._server.store_write_error)) is None:  # noqa: ASYNC110
+            await asyncio.sleep(self._check_every)
+        self._echo(f"nats: {error}; restarting it once the disk has room again")
+        while self._free_bytes() < ROOM_BYTES:  # noqa: ASYNC110
+            await asyncio.sleep(self._check_every)
 
     def uptime(self) -> float:
         """Seconds since nats-server was (re)started."""

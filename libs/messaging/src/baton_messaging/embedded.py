@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import json
 import os
 import shutil
 import signal
@@ -203,6 +204,28 @@ class EmbeddedNatsServer:
             time.sleep(0.05)
         self.stop()
         raise NatsServerError(f"nats-server on {self.url} not ready after {timeout}s; see {log}")
+
+    def store_write_error(self) -> str | None:
+        """What nats-server's health check says of a stream or consumer that could not write
+        its store (a full disk), or None. Such a store takes no write again until the server is
+        restarted, even once the disk has room: nats-server keeps the error (2.15)."""
+        url = f"http://{self.host}:{self.monitor_port}/healthz?details=true"
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                body = response.read()
+        except urllib.error.HTTPError as exc:  # 503 while anything is unhealthy
+            body = exc.read()
+        except OSError:
+            return None  # not up, or stopping: the exit watch sees to that
+        try:
+            errors = json.loads(body).get("errors") or []
+        except (ValueError, AttributeError):
+            return None
+        for error in errors:
+            text = str(error.get("error", "")) if isinstance(error, dict) else ""
+            if " write error: " in text:
+                return text
+        return None
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server (SIGTERM, then SIGKILL if it lingers)."""
