@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,10 @@ from baton_agent_runner.service.ports import StoreUnavailable
 from baton_messaging.process import SettingUnusable
 
 COLLECTION = "baton_facts"
-# What a Qdrant server, a dead network or the embedding endpoint raise when they are down.
+# What a Qdrant server, a dead network or the embedding endpoint raise when they are down, and
+# what a local folder's SQLite file raises when it cannot be written (a full disk, a locked or
+# read-only file): Qdrant's own statements are fixed, so none is a fault of ours. Else a full
+# disk failed a turn as `internal`, with a traceback at ERROR.
 UNAVAILABLE = (
     ResponseHandlingException,
     UnexpectedResponse,
@@ -32,6 +36,7 @@ UNAVAILABLE = (
     APIError,
     OSError,
     TimeoutError,
+    sqlite3.OperationalError,
 )
 
 
