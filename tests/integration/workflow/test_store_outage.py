@@ -22,6 +22,8 @@ from .test_http_api import auth
 LOCKED = sa_exc.OperationalError(
     "INSERT INTO events ...", {}, sqlite3.OperationalError("database is locked")
 )
+FULL = StoreUnavailable("SQLite: OperationalError: database or disk is full")
+FULL.__cause__ = sqlite3.OperationalError("database or disk is full")  # as the appender raises it
 CONNECTION_LOST = StoreUnavailable("PostgreSQL: ConnectionDoesNotExistError: connection was closed")
 
 
@@ -47,11 +49,17 @@ async def events(gateway: Any, user: str, instance: str) -> list[str]:
     ("error", "said"),
     [
         # Refused by the database: rolled back, so the client is told a retry is safe.
-        (LOCKED, "; nothing was recorded: send it again"),
+        (LOCKED, "database is unavailable; nothing was recorded: send it again"),
         # Broken mid-statement: it may have committed just before.
-        (CONNECTION_LOST, "; try again later"),
+        (CONNECTION_LOST, "database is unavailable; try again later"),
+        # SQLITE_FULL: rolled back too, and waiting does not help: the answer says what does.
+        (
+            FULL,
+            "the workflow service's storage is full (no space left for its database); "
+            "nothing was recorded: send it again once space is freed",
+        ),
     ],
-    ids=["sqlite-locked", "pg-lost"],
+    ids=["sqlite-locked", "pg-lost", "sqlite-full"],
 )
 async def test_a_store_outage_is_503_and_the_retry_counts_once(
     gateway: Any,
@@ -72,7 +80,7 @@ async def test_a_store_outage_is_503_and_the_retry_counts_once(
     failed = await gateway.post(f"/api/workflows/{instance}/signal", json=body, headers=headers)
     assert failed.status_code == 503, failed.text
     assert failed.json()["error"]["code"] == "unavailable"
-    assert "database is unavailable" + said in failed.json()["error"]["message"]
+    assert said in failed.json()["error"]["message"]
     assert await events(gateway, "otto", instance) == before
     # Logged in one line naming the fault, no traceback: an outage repeats it on every request.
     (logged,) = [r for r in caplog.records if "database is unavailable" in r.getMessage()]

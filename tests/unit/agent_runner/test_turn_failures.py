@@ -3,6 +3,8 @@ driver's or a model's own text (which may quote the user's data or the prompt)."
 
 from __future__ import annotations
 
+import sqlite3
+
 from pydantic_ai.exceptions import AgentRunError, ModelHTTPError
 
 from baton_agent_runner.adapters.models import _reason
@@ -45,3 +47,18 @@ def test_a_store_is_named_down_or_silent_and_an_unknown_one_as_any_of_them() -> 
         "the agent's inbox did not answer within 4s"
     )
     assert store_failed(StoreUnavailable("x")) == f"{SOME_STORE} is unavailable"
+
+
+def full(store: str) -> StoreUnavailable:
+    """A store's outage as the SQL and memory adapters raise it on a full disk."""
+    error = StoreUnavailable(f"{store}: OperationalError: database or disk is full", store)
+    error.__cause__ = sqlite3.OperationalError("database or disk is full")
+    return error
+
+
+def test_a_store_on_a_full_disk_is_named_full_not_only_unavailable() -> None:
+    # Waiting does not help a full disk, freeing space does: the caller is told which.
+    assert store_failed(full("replies")) == (
+        "the agent-runner's own database is full (no space left on its disk)"
+    )
+    assert store_failed(full("memory")) == "the agent's memory is full (no space left on its disk)"

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 from sqlalchemy import exc as sa_exc
 
-from baton_eventstore import StoreUnavailable, is_unavailable, nothing_written
+from baton_eventstore import StoreUnavailable, is_unavailable, nothing_written, storage_full
 
 
 def wrapped(
@@ -116,6 +116,9 @@ def test_a_cycle_of_causes_ends() -> None:
         sa_exc.TimeoutError("QueuePool limit of size 5 overflow 10 reached"),
         wrapped(sqlite3.OperationalError("database is locked")),
         wrapped(sqlite3.OperationalError("attempt to write a readonly database")),
+        # SQLITE_FULL: the statement's pages, or the commit's, could not be written.
+        wrapped(sqlite3.OperationalError("database or disk is full")),
+        appender_failed(sqlite3.OperationalError("database or disk is full")),
     ],
     ids=lambda e: f"{type(e).__name__}: {e}"[:60],
 )
@@ -139,3 +142,32 @@ def test_a_statement_refused_or_never_sent_wrote_nothing(error: Exception) -> No
 )
 def test_a_connection_broken_meanwhile_may_have_written(error: Exception) -> None:
     assert is_unavailable(error) and not nothing_written(error)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        wrapped(sqlite3.OperationalError("database or disk is full")),
+        appender_failed(sqlite3.OperationalError("database or disk is full")),
+        raised_from(asyncpg.DiskFullError("could not extend file")),
+        OSError(28, "No space left on device"),
+        OSError(122, "Disk quota exceeded"),
+    ],
+    ids=lambda e: f"{type(e).__name__}: {e}"[:60],
+)
+def test_a_full_disk_is_told_apart(error: Exception) -> None:
+    assert is_unavailable(error) and storage_full(error)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        wrapped(sqlite3.OperationalError("database is locked")),
+        wrapped(sqlite3.OperationalError("disk I/O error")),
+        ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)"),
+        StoreUnavailable("PostgreSQL: gone"),
+    ],
+    ids=lambda e: f"{type(e).__name__}: {e}"[:60],
+)
+def test_other_outages_are_no_full_disk(error: Exception) -> None:
+    assert not storage_full(error)

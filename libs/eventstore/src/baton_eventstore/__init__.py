@@ -17,7 +17,12 @@ from baton_eventstore.port import EventStore, Outbox, Outgoing, Publisher, Trans
 from baton_eventstore.relay import OutboxRelay
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.sql import SqlEventStore, SqlTransaction
-from baton_eventstore.unavailable import StoreUnavailable, is_unavailable, nothing_written
+from baton_eventstore.unavailable import (
+    StoreUnavailable,
+    is_unavailable,
+    nothing_written,
+    storage_full,
+)
 
 __all__ = [
     "RELAY_PAYLOAD_BYTES",
@@ -48,4 +53,5 @@ __all__ = [
     "migrate",
     "nothing_written",
     "schema_version",
+    "storage_full",
 ]

@@ -9,6 +9,7 @@ database refused the statement, or no connection was made: then it surely was no
 
 from __future__ import annotations
 
+import errno
 import socket
 import sqlite3
 from collections.abc import Callable
@@ -105,7 +106,31 @@ _REFUSED: tuple[type[BaseException], ...] = (
     socket.gaierror,
     sa_exc.TimeoutError,
 )
-_SQLITE_REFUSED = ("database is locked", "database table is locked", "readonly database")
+# SQLITE_FULL too: SQLite could not write the statement's pages, or the commit's (its journal or
+# WAL frames, whose commit mark comes last), so nothing of the transaction took effect, and
+# the caller rolls back what it began (`SqliteAppender._call`, SQLAlchemy's session).
+_SQLITE_REFUSED = (
+    "database is locked",
+    "database table is locked",
+    "readonly database",
+    "database or disk is full",
+)
+
+
+def storage_full(exc: BaseException) -> bool:
+    """True when `exc`, or an exception it was raised from, says the database's disk is full:
+    SQLite's SQLITE_FULL ("database or disk is full", also past its `max_page_count`),
+    PostgreSQL's disk_full (53100), an OSError ENOSPC or EDQUOT. Waiting does not fix it,
+    freeing space does: a caller is told so, not only "unavailable"."""
+    return _in_chain(exc, _says_full)
+
+
+def _says_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    if isinstance(exc, sqlite3.OperationalError):
+        return "database or disk is full" in str(exc)
+    return isinstance(exc, asyncpg.exceptions.DiskFullError)
 
 
 def nothing_written(exc: BaseException) -> bool:

@@ -10,6 +10,7 @@ and the user's data in it, a model's the request or its answer.
 from __future__ import annotations
 
 from baton_agent_runner.service.ports import ModelUnavailable, StoreUnavailable
+from baton_eventstore import storage_full
 
 STORES = {
     "memory": "the agent's memory",
@@ -25,8 +26,10 @@ REASON_CHARS = 160
 
 
 def store_failed(exc: StoreUnavailable) -> str:
-    """Which store failed, and how: down, or no answer within its time."""
+    """Which store failed, and how: down, full, or no answer within its time."""
     what = STORES.get(exc.store or "", SOME_STORE)
+    if storage_full(exc):  # waiting will not help, freeing space will: say which
+        return f"{what} is full (no space left on its disk)"
     if exc.within is not None:
         return f"{what} did not answer within {seconds(exc.within)}"
     return f"{what} is unavailable"

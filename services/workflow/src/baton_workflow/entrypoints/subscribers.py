@@ -45,7 +45,7 @@ from baton_contracts.workflow_api import (
     SignalWorkflow,
     StartWorkflow,
 )
-from baton_eventstore import is_unavailable, nothing_written
+from baton_eventstore import is_unavailable, nothing_written, storage_full
 from baton_messaging import MessagingSettings, build_broker, listen, respond
 from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
@@ -66,6 +66,19 @@ STORE_REFUSED_WRITE = (
 """A command's answer when the database refused its write or was not reached (a lock waited
 on past the statement timeout, say): its one append was rolled back, as `nothing_written`
 tells. A connection that broke meanwhile may have committed it: `STORE_UNAVAILABLE` then."""
+STORE_FULL = (
+    "the workflow service's storage is full (no space left for its database); nothing was "
+    "recorded: send it again once space is freed (with the same command id, client_message_id "
+    "or Idempotency-Key it takes effect at most once)"
+)
+"""A request's answer when the database's disk is full (SQLite's "database or disk is full"):
+waiting does not help, freeing space does, so it says which. PostgreSQL's disk_full may come
+from a commit that took effect: `STORE_FULL_MAYBE_WRITTEN` then."""
+STORE_FULL_MAYBE_WRITTEN = (
+    "the workflow service's storage is full (no space left for its database); try again once "
+    "space is freed (a request retried with the same command id, client_message_id or "
+    "Idempotency-Key takes effect at most once)"
+)
 logger = logging.getLogger("baton.workflow")
 
 ROUTES: list[tuple[type[Any], Callable[[WorkflowServices, Any], Awaitable[BaseModel]]]] = [
@@ -153,6 +166,8 @@ def _unavailable(message: Any, exc: Exception) -> str:
     """What a request the database failed is told. Each command writes once, as its last
     statement (an append with its read row), so a write refused means nothing of it was
     recorded; a query records nothing either way, and is only told to try again."""
+    if storage_full(exc):
+        return STORE_FULL if nothing_written(exc) else STORE_FULL_MAYBE_WRITTEN
     if isinstance(message, Command) and nothing_written(exc):
         return STORE_REFUSED_WRITE
     return STORE_UNAVAILABLE
