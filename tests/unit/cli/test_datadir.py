@@ -24,6 +24,18 @@ def test_a_data_dir_under_a_file_is_an_error_naming_the_path(tmp_path: Path) -> 
         prepare_data_dir(tmp_path / "afile" / "data")
 
 
+def test_a_data_dir_on_a_full_disk_is_refused_saying_so(tmp_path: Path) -> None:
+    # On a full disk `baton up` started NATS and the services, one of them failed with a
+    # traceback in a log that could not be written, and the error pointed at that empty log.
+    with pytest.raises(CliError) as refused:
+        prepare_data_dir(tmp_path / "d", free_bytes=lambda _: 4096)
+    assert str(refused.value) == (
+        f"data dir {tmp_path / 'd'}: its disk is full (4 KiB free, Baton needs 16 MiB to"
+        " start); free some space and start again"
+    )
+    assert prepare_data_dir(tmp_path / "d", free_bytes=lambda _: 64 * 1024 * 1024).is_dir()
+
+
 def test_a_new_secret_is_kept_with_mode_0600_and_reused(tmp_path: Path) -> None:
     first = load_or_create_secret(tmp_path, {})
     path = tmp_path / "jwt-secret"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
-from collections.abc import Mapping
+import shutil
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from baton_auth import check_secret
@@ -12,10 +14,20 @@ from baton_cli.errors import CliError
 
 SECRET_ENV = "BATON_JWT_SECRET"
 SECRET_FILE = "jwt-secret"
+MIN_FREE_BYTES = 16 * 1024 * 1024
+"""Free space `baton up` wants on the data dir's disk to start: the databases' first writes,
+JetStream's consumers (nats-server takes 75% of the free space at its start as the most its
+store may hold) and the logs. Below it a service failed to start with a traceback in a log
+that could not be written, and `baton up` pointed at that empty log."""
 
 
-def prepare_data_dir(path: Path) -> Path:
-    """Create the directory (and `logs/`) if needed and prove it is writable; absolute path."""
+def _disk_free(path: Path) -> int:
+    return shutil.disk_usage(path).free
+
+
+def prepare_data_dir(path: Path, free_bytes: Callable[[Path], int] = _disk_free) -> Path:
+    """Create the directory (and `logs/`) if needed, prove it is writable and that its disk
+    has room (`MIN_FREE_BYTES`); its absolute path."""
     root = path.expanduser().absolute()
     probe = root / ".write-test"
     try:
@@ -26,9 +38,21 @@ def prepare_data_dir(path: Path) -> Path:
         probe.write_text("ok")
         probe.unlink()
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise _full(root, 0) from None
         reason = exc.strerror or type(exc).__name__
         raise CliError(f"data dir {root} is not a writable directory: {reason}") from None
+    free = free_bytes(root)
+    if free < MIN_FREE_BYTES:
+        raise _full(root, free)
     return root
+
+
+def _full(root: Path, free: int) -> CliError:
+    return CliError(
+        f"data dir {root}: its disk is full ({free // 1024} KiB free, Baton needs"
+        f" {MIN_FREE_BYTES // (1024 * 1024)} MiB to start); free some space and start again"
+    )
 
 
 def _checked(secret: str, source: str) -> str:
