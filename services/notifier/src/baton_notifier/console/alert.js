@@ -11,9 +11,22 @@ export function whenTokenRefused(handler) {
   tokenRefused = handler;
 }
 
+// The gateway says a token "has expired" (HTTP) or "expired" (the live socket's 4401) in words
+// for the developers of its clients ("... reconnect with last_seq"): a person is told what to do.
+export const SESSION_EXPIRED = "Your session has expired. Sign in again to go on: your " +
+  "onboarding is kept, and so is a message you had not sent yet.";
+
+export function isExpired(error) {
+  return error instanceof ApiError && error.status === 401 && /\bexpired\b/.test(error.message);
+}
+
 export function showError(error, doing) {
   if (error instanceof ApiError && error.status === 401 && state.token) {
     tokenRefused();
+    if (isExpired(error)) {
+      showNotice(SESSION_EXPIRED);
+      return;
+    }
     doing = "Your sign-in is no longer valid";
   }
   const status = error instanceof ApiError && error.status ? ` (${error.status} ${error.code})` : "";
@@ -26,6 +39,13 @@ export function showError(error, doing) {
     const text = detail.field ? `${detail.field}: ${detail.message}` : detail.message;
     details.append(element("li", {}, text));
   }
+  $("alert").hidden = false;
+}
+
+// Words for a person, without the gateway's status or details.
+export function showNotice(text) {
+  $("alert-text").textContent = text;
+  $("alert-details").replaceChildren();
   $("alert").hidden = false;
 }
 

@@ -1,7 +1,7 @@
 // Signing in and out: a dev name, a pasted token or one handed over in the URL fragment, kept
 // in the tab's sessionStorage until sign-out or until the gateway refuses it.
 
-import { clearError, showError } from "./alert.js";
+import { SESSION_EXPIRED, clearError, isExpired, showError, showNotice } from "./alert.js";
 import { ApiError, api } from "./api.js";
 import { $ } from "./dom.js";
 import { closeLive } from "./live.js";
@@ -45,6 +45,10 @@ export async function offerToken(token) {
     }
     userId = (await api("GET", "/api/me", undefined, token)).user_id;
   } catch (error) {
+    if (isExpired(error)) {
+      showNotice("The link you opened has expired: ask for a new one. Nothing has changed here.");
+      return;
+    }
     // Not this tab's token that was refused: shown without a status, which would sign out.
     showError(new ApiError(0, error.code, error.message, error.details),
       "The token in the link was refused");
@@ -82,7 +86,7 @@ export function cancelHandover() {
 // The token this tab kept (a reload), or the sign-in form.
 export async function resume() {
   state.token = sessionStorage.getItem(TOKEN_KEY);
-  if (state.token) await enter();
+  if (state.token) await enter(true);
   else showSignIn();
 }
 
@@ -118,7 +122,8 @@ async function useToken(token) {
   await enter();
 }
 
-async function enter() {
+// `resumed`: the tab's own token, kept from before a reload (else one just given).
+async function enter(resumed = false) {
   try {
     if (!BEARER_TOKEN.test(state.token)) {
       throw new ApiError(0, "invalid_token",
@@ -129,6 +134,10 @@ async function enter() {
     const wasToken = error.status === 401 || error.code === "invalid_token";
     if (wasToken) forgetToken(); // kept otherwise: a reload signs in once the gateway is back
     showSignIn();
+    if (isExpired(error)) {
+      showNotice(resumed ? SESSION_EXPIRED : "This token has expired: get a new one.");
+      return;
+    }
     showError(error, wasToken ? "This token was refused" : "Signing in");
     return;
   }
