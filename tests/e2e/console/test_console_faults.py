@@ -240,3 +240,55 @@ async def test_live_updates_refused_for_too_many_connections_say_why_and_come_ba
     await console.live()
     await expect(console.page.get_by_role("alert")).to_be_hidden()
     assert len(sockets) == 3
+
+
+async def test_panels_that_failed_to_load_while_a_service_was_away_load_once_it_is_back(
+    console: Console, stack: Stack
+) -> None:
+    # A gateway started again answers before the services behind it: the reload its live
+    # socket's `ready` asks for got a 503, and the panels (and that error) stayed as they were
+    # until the person did something. Such a reload is tried again until it goes through.
+    await console.open()
+    await console.sign_in("zane")
+    await console.start()
+    await console.live()
+    away = {"error": {"code": "unavailable", "message": "no responders", "details": []}}
+    tries = asyncio.Queue[None]()
+
+    async def not_up_yet(route: Route) -> None:  # the workflow service is not up yet
+        await route.fulfill(status=503, json=away)
+        tries.put_nowait(None)
+
+    await console.page.route("**/progress", not_up_yet)
+    async with stack.api("zane") as api:  # the onboarding moves on elsewhere meanwhile
+        instance = (await api.get("/api/workflows/active")).json()["instances"][0]
+        path = f"/api/workflows/{instance['instance_id']}/messages"
+        await api.post(path, json={"text": "Hi, I'm ready, let's go"})
+    alert = console.page.get_by_role("alert")
+    await expect(alert).to_contain_text("Loading your onboarding (503 unavailable)")
+
+    # An error shown meanwhile is not hidden by the retries' (said once, not at each try).
+    await console.page.route("**/messages", lambda route: route.fulfill(status=503, json=away))
+    await console.page.get_by_label("Your message").fill("Work and health matter most")
+    await console.page.get_by_label("Your message").press("Enter")
+    await expect(alert).to_contain_text("Your message was not sent")
+    while not tries.empty():
+        tries.get_nowait()
+    await asyncio.wait_for(tries.get(), 15)  # a retry after the send's error, refused again
+    await expect(alert).to_contain_text("Your message was not sent")
+
+    await console.page.unroute("**/messages")
+    await console.page.unroute("**/progress")  # the service is back
+    await expect(console.page.locator("#event-log li")).to_have_count(3)
+    await expect(console.page.locator("#chat-log li")).to_have_count(2)
+    await expect(alert).to_contain_text("Your message was not sent")  # still to do: it is kept
+    await console.page.get_by_role("button", name="Dismiss").click()
+    assert await console.say("Work and health matter most")  # and sent, once
+
+    # Once a retry goes through, its error goes by itself.
+    await console.page.route("**/progress", not_up_yet)
+    await console.open(console.page.url)  # a reload of the page, while the service is away
+    await expect(alert).to_contain_text("Loading your onboarding (503 unavailable)")
+    await console.page.unroute("**/progress")
+    await expect(alert).to_be_hidden()
+    await expect(console.page.locator("#chat-log li")).to_have_count(4)

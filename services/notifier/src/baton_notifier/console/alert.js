@@ -52,7 +52,8 @@ export function showNotice(text) {
 // For a notice that goes away by itself (live updates paused, then back): hidden only while the
 // alert still says it, so an error shown since is not lost.
 export function clearErrorSaying(doing) {
-  if ($("alert-text").textContent.startsWith(`${doing}:`)) clearError();
+  const text = $("alert-text").textContent;
+  if (text.startsWith(`${doing}:`) || text.startsWith(`${doing} (`)) clearError(); // (status)
 }
 
 export function clearError() {

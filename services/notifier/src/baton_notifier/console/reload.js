@@ -1,7 +1,7 @@
 // Every panel read again from the HTTP API (the conversation and the log from where the last
 // read ended): at once, or shortly after a turn or a live event.
 
-import { showError } from "./alert.js";
+import { clearErrorSaying, showError } from "./alert.js";
 import { ask, current, newest } from "./answers.js";
 import { api, instancePath } from "./api.js";
 import { addMessage, messagesThrough, setMessagesThrough } from "./conversation.js";
@@ -16,7 +16,15 @@ const REFRESH_DELAY_MS = 150;
 // wait since the first refresh asked for, it happens anyway.
 const REFRESH_MAX_WAIT_MS = 1000;
 
+// A gateway just started again answers before the services behind it (503 "no responders"), or
+// not at all yet: the live socket's `ready` reload then failed, and the panels and that error
+// stayed until the person did something. Such a failure is tried again, then less often.
+const LOADING = "Loading your onboarding";
+const RETRY_MS = [1000, 2000, 5000, 10000];
+
 let reloading = 0; // the number of the newest reload: only its failure is shown
+let failures = 0; // reloads failed in a row for want of the gateway or a service behind it
+let retryTimer = null;
 let refreshTimer = null;
 let refreshAskedAt = null; // when the refresh still pending was first asked for
 
@@ -24,6 +32,7 @@ export async function reload() {
   if (!state.instance) return;
   const ticket = ask();
   reloading = ticket;
+  clearTimeout(retryTimer); // this reload is the retry
   try {
     const [progress, [messages, through, events], explanation] = await Promise.all([
       api("GET", instancePath("/progress")),
@@ -36,9 +45,25 @@ export async function reload() {
     setMessagesThrough(through);
     if (newest("explain", ticket)) renderExplain(explanation);
     addEvents(events);
+    failures = 0;
+    clearErrorSaying(LOADING); // an error shown since then stays
   } catch (error) {
-    if (current(ticket) && ticket === reloading) showError(error, "Loading your onboarding");
+    if (!current(ticket) || ticket !== reloading) return;
+    const again = passing(error);
+    // Said once for a series of retries: one each 10 s would hide an error shown since (a
+    // message not sent, still in the box). Any other error is said (a 401 signs out).
+    if (!again || failures === 0) showError(error, LOADING);
+    if (!again) {
+      failures = 0;
+      return;
+    }
+    retryTimer = setTimeout(reload, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]);
   }
+}
+
+// Not answered (0), or the gateway could not reach what answers (502, 503, 504): it will pass.
+function passing(error) {
+  return [0, 502, 503, 504].includes(error.status);
 }
 
 // Only what was recorded since the last reload: a long conversation was read whole, every
