@@ -96,3 +96,29 @@ async def test_an_expired_token_kept_pasted_or_in_a_link_is_named_expired(
     await expect(console.page.locator("#alert-text")).to_have_text(
         "The link you opened has expired: ask for a new one. Nothing has changed here."
     )
+
+
+async def test_an_unsent_message_is_never_shown_to_the_next_user_of_the_tab(
+    console: Console, stack: Stack
+) -> None:
+    await console.open()
+    await console.sign_in("xena")
+    await console.start()
+    box = console.page.get_by_label("Your message")
+    await box.fill("my doctor said")
+    await console.page.get_by_role("button", name="Sign out").click()
+    await console.sign_in("yusuf")  # the next person at this browser
+    await console.start()
+    await expect(box).to_have_value("")
+
+    await console.live()
+    await box.fill("my bank PIN is")
+    live = stack.dev.notifier.live
+    assert live is not None
+    for session in live.hub.sessions():  # yusuf's token expires: his draft is kept for him
+        if session.filter.user_id == "yusuf":
+            session.end(CLOSE_UNAUTHORIZED, TOKEN_EXPIRED_REASON)
+    await expect_told_to_sign_in_again(console, SESSION_EXPIRED)
+    await console.sign_in("xena")  # and only for him
+    await console.expect_step("greeting")
+    await expect(box).to_have_value("")

@@ -10,13 +10,13 @@ import { explainAgain, whenExplained } from "./explanation.js";
 import { send, sendOnEnter } from "./sending.js";
 import {
   acceptHandover, cancelHandover, offerToken, resume, signInWithName, signInWithToken, signOut,
-  tokenFromFragment, tokenHandedOver,
+  signOutKeepingDraft, tokenFromFragment, tokenHandedOver,
 } from "./session.js";
 import { addItem, completeWidget, offerWidget } from "./widget.js";
 import { start } from "./workspace.js";
 
 async function boot() {
-  whenTokenRefused(signOut); // the gateway refusing the token (401) signs out
+  whenTokenRefused(signOutKeepingDraft); // the gateway refusing the token (401) signs out
   whenExplained(offerWidget); // a step closed by a list widget offers it under the chat
   $("dev-form").addEventListener("submit", signInWithName);
   $("token-form").addEventListener("submit", signInWithToken);

@@ -30,6 +30,9 @@ export async function tokenHandedOver() {
 }
 
 let offered = null; // the link's token, until the person signs in with it or cancels
+// Whose unsent message the box still holds after the gateway refused their token: theirs again
+// once they sign in again, no one else's.
+let draftOf = null;
 
 // A link's token signs in only once the person agrees, told whose account it opens: taken at
 // once, anyone's link (`/#token=<their own token>`, or a page setting `location.hash` on an
@@ -141,6 +144,8 @@ async function enter(resumed = false) {
     showError(error, wasToken ? "This token was refused" : "Signing in");
     return;
   }
+  if (draftOf !== null && draftOf !== state.userId) $("chat-text").value = "";
+  draftOf = null;
   $("who-name").textContent = state.userId;
   $("who").hidden = false;
   $("sign-in").hidden = true;
@@ -156,7 +161,19 @@ function forgetToken() {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
+// Sign-out by the person: what they were writing goes with them, out of the next one's sight.
 export function signOut() {
+  $("chat-text").value = "";
+  leave();
+}
+
+// The gateway refused the token (it expired): signed out, the unsent message kept for them.
+export function signOutKeepingDraft() {
+  draftOf = state.userId;
+  leave();
+}
+
+function leave() {
   closeLive();
   forgetToken();
   state.userId = null;
