@@ -27,7 +27,11 @@ export async function send(event) {
   event.preventDefault();
   const box = $("chat-text");
   const text = box.value;
-  if (isSending() || !state.instance || !text.trim()) return;
+  if (isSending() || !state.instance) return;
+  if (!text.trim()) { // spaces or line breaks only: `required` lets them through, and nothing happened
+    $("chat-status").textContent = "Nothing to send: your message is blank.";
+    return;
+  }
   // The same text sent again after a failure keeps its id, so the turn is counted once.
   if (!draft || draft.text !== text) draft = { text, id: newId() };
   const id = draft.id;
