@@ -37,6 +37,7 @@ from baton_notifier.domain.live import (
 )
 from baton_notifier.domain.stream_position import epoch_of
 from baton_notifier.service.live import LiveHub
+from baton_telemetry.outages import Outage
 
 __all__ = [
     "EVENTS_STREAM",
@@ -57,10 +58,6 @@ def ack_sequences(reply: str) -> tuple[int, int]:
     return int(tokens[5 + offset]), int(tokens[6 + offset])
 
 
-FAILURE_REPEAT_SECONDS = 60.0
-"""While the feed keeps failing (NATS away), how often it says so again."""
-
-
 class JetStreamLiveFeed:
     """Hands every new workflow event, in stream order and exactly once, to the hub."""
 
@@ -76,8 +73,7 @@ class JetStreamLiveFeed:
         self._next_cseq = 1
         self._heard = 0  # messages from the server: a count per message, the clock per heartbeat
         self._stopping = False
-        self._failing_since: float | None = None  # loop time of the first failure in a row
-        self._failure_said_at = 0.0
+        self._outage = Outage()  # the failures in a row, on the event loop's clock
         self.delivered = 0
 
     async def wait_ready(self) -> None:
@@ -136,14 +132,13 @@ class JetStreamLiveFeed:
         the feed retries every heartbeat, and a NATS outage of ten minutes was a hundred lines
         saying `nats: timeout` again (the broker's `lost the connection` line says why)."""
         now = asyncio.get_running_loop().time()
-        if self._failing_since is None:
-            self._failing_since = self._failure_said_at = now
+        say = self._outage.failed(now)
+        if say == "first":
             log.warning("live feed: %s; resuming after seq %s", exc, self._last_seq)
-        elif now - self._failure_said_at >= FAILURE_REPEAT_SECONDS:
-            self._failure_said_at = now
+        elif say == "again":
             log.warning(
                 "live feed: still failing after %.0f s (%s); resuming after seq %s",
-                now - self._failing_since,
+                self._outage.lasted(now),
                 exc,
                 self._last_seq,
             )
@@ -171,13 +166,8 @@ class JetStreamLiveFeed:
             after = self._last_seq  # events may be handed on before add_consumer returns
             info = await js.add_consumer(EVENTS_STREAM.name, self._config(inbox))
             consumer = info.name
-            if self._failing_since is not None:
-                log.info(
-                    "live feed: resumed after seq %s (%.1f s after it failed)",
-                    after,
-                    asyncio.get_running_loop().time() - self._failing_since,
-                )
-                self._failing_since = None
+            if (over := self._outage.ended(asyncio.get_running_loop().time())) is not None:
+                log.info("live feed: resumed after seq %s (%.1f s after it failed)", after, over[0])
             self._ready.set()
             await self._watch()
         finally:
