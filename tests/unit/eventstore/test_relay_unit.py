@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import uuid
 from collections.abc import Sequence
@@ -339,7 +340,20 @@ class DownOutbox:
         return await self._outbox.fetch(limit, exclude)
 
 
-async def test_a_database_outage_is_one_line_a_try_and_the_recovery_is_said(
+async def lines_until_published(
+    relay: OutboxRelay, publisher: FakePublisher, caplog: pytest.LogCaptureFixture, level: int
+) -> list[logging.LogRecord]:
+    """The relay's log records at `level` and above, from its start until it published."""
+    with caplog.at_level(level, logger="baton_eventstore.relay"):
+        relay.start()
+        async with asyncio.timeout(5):
+            while not publisher.sent:  # noqa: ASYNC110  (the loop's own retries, no drain)
+                await asyncio.sleep(0.01)
+        await relay.stop()
+    return [r for r in caplog.records if r.name == "baton_eventstore.relay"]
+
+
+async def test_a_database_outage_is_one_line_naming_it_and_the_recovery_is_said(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     # It was logged as "publish failed" (pointing at NATS) with a 60-line traceback every
@@ -348,20 +362,59 @@ async def test_a_database_outage_is_one_line_a_try_and_the_recovery_is_said(
     await store.append("s", 0, [ev(1)])
     store.outbox = DownOutbox(store.outbox, down=3)  # type: ignore[assignment]
     relay = OutboxRelay(store, publisher, poll_interval=60, max_backoff=0.01)
-    with caplog.at_level("INFO", logger="baton_eventstore.relay"):
-        relay.start()
-        async with asyncio.timeout(5):
-            while not publisher.sent:  # noqa: ASYNC110  (the loop's own retries, no drain)
-                await asyncio.sleep(0.01)
-        await relay.stop()
-    said = [r for r in caplog.records if r.name == "baton_eventstore.relay"]
-    outage = [r for r in said if "database is unavailable" in r.getMessage()]
-    assert outage and all(r.exc_info is None for r in outage)
+    said = await lines_until_published(relay, publisher, caplog, logging.INFO)
+    outage = [r for r in said if r.levelno >= logging.WARNING]
+    assert len(outage) == 1 and not outage[0].exc_info
     first = outage[0].getMessage()
     assert first.startswith("outbox relay: the database is unavailable (StoreUnavailable: ")
-    back = f"outbox relay: publishing again after {len(outage)} failed tries"
-    assert back in [r.getMessage() for r in said]
+    back = [r.getMessage() for r in said if r.levelno == logging.INFO]
+    assert len(back) == 1 and back[0].startswith("outbox relay: publishing again after 3 failed")
     assert len(publisher.sent) == 1
+
+
+class SteppedClock:
+    """A monotonic clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_long_nats_outage_is_one_warning_then_one_a_minute_then_its_end(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Every retry (a few seconds apart) was a WARNING: hundreds in a ten-minute outage.
+    clock, store, publisher = SteppedClock(), InMemoryEventStore(), FakePublisher(fail=30)
+    await store.append("s", 0, [ev(1)])
+    publish = publisher.publish
+
+    async def seven_seconds(*message: Any) -> None:  # each try takes 7 s on the relay's clock
+        clock.now += 7
+        await publish(*message)
+
+    publisher.publish = seven_seconds  # type: ignore[method-assign]
+    relay = OutboxRelay(store, publisher, poll_interval=60, max_backoff=0.01, clock=clock)
+    said = await lines_until_published(relay, publisher, caplog, logging.DEBUG)
+    warnings = [r.getMessage() for r in said if r.levelno >= logging.WARNING]
+    cause = "the broker did not take the events (ConnectionError: broker down)"
+    assert warnings == [
+        f"outbox relay: {cause}; they stay in the outbox; retrying in 0.1s",
+        # Tries 10, 19, 28 ended at 70, 133, 196 s: 60 s or more after the line before.
+        f"outbox relay: still failing after 70 s and 10 tries: {cause}; they stay in the "
+        "outbox; retrying in 0.0s",
+        f"outbox relay: still failing after 133 s and 19 tries: {cause}; they stay in the "
+        "outbox; retrying in 0.0s",
+        f"outbox relay: still failing after 196 s and 28 tries: {cause}; they stay in the "
+        "outbox; retrying in 0.0s",
+    ]
+    assert not any(r.exc_info for r in said if r.levelno >= logging.WARNING)
+    tracebacks = [r for r in said if r.levelno == logging.DEBUG and r.exc_info]
+    assert len(tracebacks) == 30  # every try's, at DEBUG
+    back = [r.getMessage() for r in said if r.levelno == logging.INFO]
+    assert back == ["outbox relay: publishing again after 30 failed tries (217.0 s)"]
+    assert relay.stalled_for() == 0.0
 
 
 async def test_a_publish_timeout_is_the_brokers_one_line_and_the_stall_is_measured(

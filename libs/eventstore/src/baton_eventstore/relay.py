@@ -10,13 +10,15 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Callable
 from typing import Protocol
 
 from baton_eventstore.port import Outbox, Publisher, outgoing
 from baton_eventstore.relay_appends import LoggedAppends
 from baton_eventstore.relay_lease import RelayLease
-from baton_eventstore.unavailable import is_unavailable
+from baton_eventstore.relay_lines import say_failure, say_recovery
 from baton_eventstore.window import DuplicateWindow
+from baton_telemetry.outages import Outage
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,10 @@ class OutboxRelay:
 
     The lease is kept by `RelayLease` (`relay_lease.py`), the appends taken from the log and
     each stream's published head by `LoggedAppends` (`relay_appends.py`).
+
+    A failed try is retried after a backoff (up to `max_backoff` seconds); an outage of NATS
+    or the database is a few lines of its log, not one a try (`relay_lines.py`), timed on
+    `clock` (monotonic seconds; a test gives its own), as `stalled_for` is.
     """
 
     def __init__(
@@ -81,6 +87,7 @@ class OutboxRelay:
         max_undeleted: int = 1000,
         max_heads: int = 65536,
         duplicate_window: float = 120.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if poll_interval <= 0 or lease_ttl <= 0 or delete_interval <= 0:
             raise ValueError("poll_interval, lease_ttl, delete_interval: must be > 0")
@@ -111,7 +118,8 @@ class OutboxRelay:
         self._backlog = False  # the last fetch was full: the table holds more than the log
         self._fetch_at = 0.0  # monotonic time by which the next batch must fetch
         self._window = DuplicateWindow(duplicate_window)
-        self._failing_since: float | None = None  # monotonic: the first of the failures in a row
+        self._clock = clock  # of the outage only (`stalled_for`, its log lines)
+        self._outage = Outage()  # the failed tries in a row
         self._publish_failed = False  # the last failure was the broker's, not the database's
 
     def kick(self) -> None:
@@ -138,9 +146,7 @@ class OutboxRelay:
         but nobody hears of them (live clients, other services) until it publishes again."""
         if self._task is not None and self._task.done():
             return math.inf
-        if self._failing_since is None:
-            return 0.0
-        return time.monotonic() - self._failing_since
+        return self._outage.lasted(self._clock())
 
     def start(self) -> None:
         """Run the relay loop in a background task."""
@@ -263,25 +269,24 @@ class OutboxRelay:
             self._published.clear()
 
     async def _run(self) -> None:
-        backoff, failures = 0.1, 0
+        backoff = 0.1
         while not self._stopping:
             self._wake.clear()  # a kick during the batch below then still wakes the next sleep
             self._publish_failed = False
-            tried_at = time.monotonic()
+            tried_at = self._clock()
             try:
                 count = await self.publish_batch()
                 backoff = 0.1
             except Exception as exc:
-                failures += 1
-                if self._failing_since is None:  # from the start of the try: it may take long
-                    self._failing_since = tried_at
-                _log_failure(exc, backoff, publishing=self._publish_failed)
+                # Counted from the start of the try: a publish may fail only when it times out.
+                say = self._outage.failed(self._clock(), began=tried_at)
+                say_failure(exc, backoff, say, self._outage.lasted(self._clock()),
+                            self._outage.tries, publishing=self._publish_failed)  # fmt: skip
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, self._max_backoff)
                 continue
-            if failures:
-                log.info("outbox relay: publishing again after %d failed tries", failures)
-                failures, self._failing_since = 0, None
+            if (over := self._outage.ended(self._clock())) is not None:
+                say_recovery(*over)
             if count is not None and self._more:
                 continue  # more rows may be waiting
             await self._sleep(self._idle_wait() if count is not None else self._lease_wait())
@@ -299,30 +304,3 @@ class OutboxRelay:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):  # not wait_for: no task per sleep
                 await self._wake.wait()
-
-
-def _log_failure(exc: Exception, backoff: float, *, publishing: bool) -> None:
-    """A database outage in one line naming it (the outbox is read and deleted there), not as
-    a failed publish with a traceback every retry; a broker that did not take the events
-    (JetStream full, no stream, no acknowledgement in time) in one line saying why, its
-    traceback at DEBUG; anything else with its traceback.
-
-    A publish that timed out is no database outage, though its TimeoutError is an OSError."""
-    if publishing:
-        log.warning(
-            "outbox relay: the broker did not take the events (%s: %s); they stay in the "
-            "outbox, retrying in %.1fs",
-            type(exc).__name__,
-            exc,
-            backoff,
-        )
-        log.debug("outbox relay: the failed publish", exc_info=True)
-    elif is_unavailable(exc):
-        log.warning(
-            "outbox relay: the database is unavailable (%s: %s); retrying in %.1fs",
-            type(exc).__name__,
-            exc,
-            backoff,
-        )
-    else:
-        log.warning("outbox relay: publish failed; retrying in %.1fs", backoff, exc_info=True)
