@@ -16,7 +16,7 @@ from baton_auth import mint_token
 from baton_contracts import Command, ErrorCode, ErrorDetail, Kind, RemoteError, Subject
 from baton_contracts.base import ReplyModel
 from baton_messaging.broker import MessagingSettings, build_broker, start_broker
-from baton_messaging.responder import respond
+from baton_messaging.responders import respond
 from baton_notifier.bootstrap import Notifier, build
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router
 from baton_notifier.settings import NotifierSettings

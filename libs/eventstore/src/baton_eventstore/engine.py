@@ -14,14 +14,13 @@ from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from baton_eventstore.pool import DEFAULT_POOL_SIZE
 from baton_eventstore.unavailable import READ_ONLY_SQLSTATE
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 _WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, asyncio.Lock] = weakref.WeakKeyDictionary()
 
-
-DEFAULT_POOL_SIZE = 20
 
 OLTP_SESSION = {"jit": "off"}
 """Session settings of every PostgreSQL connection Baton opens. Its statements are short and

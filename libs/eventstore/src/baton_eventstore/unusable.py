@@ -16,54 +16,16 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, InvalidRequestError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from baton_eventstore.database_url import DATABASE_SETTING as DATABASE_SETTING
+from baton_eventstore.database_url import DRIVERS, checked_url, shown, the_database
+from baton_eventstore.database_url import DatabaseUnusable as DatabaseUnusable
 from baton_eventstore.engine import create_engine
 from baton_eventstore.migrations import SchemaTooNew
 from baton_eventstore.unavailable import is_unavailable
-
-DRIVERS = "sqlite+aiosqlite or postgresql+asyncpg"
-
-DATABASE_SETTING = "BATON_DATABASE_URL"
-"""The variable every service reads its database URL from, named when it cannot be used."""
-
-
-class DatabaseUnusable(Exception):
-    """The database a setting names cannot be used, for a reason waiting will not fix."""
-
-    def __init__(self, setting: str, database: str, problem: str) -> None:
-        super().__init__(f"{setting}: cannot use {database}: {problem}")
-        self.setting = setting
-        self.database = database
-        """The URL with its password hidden."""
-        self.problem = problem
-
-
-def shown(url: str) -> str:
-    """`url` as it may be printed: its password hidden, or nothing of it when it is no URL."""
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        return "its value"  # it may hold a password that could not be found in it
-    secret_keys = _SECRET_QUERY_KEYS.intersection(parsed.query)
-    # Without a password, as the operator wrote it: rendering escapes a SQLite `file:` URI.
-    if parsed.password is None and not secret_keys:
-        return url
-    if secret_keys:  # `?password=...`: asyncpg takes it as the password (and `sslpassword`)
-        query = {k: ("***" if k in secret_keys else v) for k, v in parsed.query.items()}
-        parsed = parsed.set(query=query)
-    return parsed.render_as_string(hide_password=True).replace("%2A%2A%2A", "***")
-
-
-_SECRET_QUERY_KEYS = frozenset({"password", "sslpassword"})
-"""Query parameters of a database URL that hold a secret."""
-
-
-def the_database(url: str) -> str:
-    """`the database at <url>` (password hidden): what a service waiting for it names."""
-    return f"the database at {shown(url)}"
 
 
 def engine_for(
@@ -75,16 +37,7 @@ def engine_for(
 ) -> AsyncEngine:
     """`create_engine(url)`, and the folder of a SQLite file created; DatabaseUnusable, naming
     `setting`, when `url` is no database this store can use or that folder cannot be made."""
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        raise DatabaseUnusable(
-            setting, shown(url), f"it is not a database URL ({DRIVERS})"
-        ) from None
-    if not parsed.drivername.startswith(("sqlite", "postgres")):
-        raise DatabaseUnusable(
-            setting, shown(url), f'unsupported database "{parsed.drivername}" ({DRIVERS})'
-        )
+    parsed = checked_url(setting, url)
     try:
         engine = create_engine(url, pool_size=pool_size, statement_timeout=statement_timeout)
     except (ArgumentError, InvalidRequestError, ImportError) as exc:  # unknown or sync driver

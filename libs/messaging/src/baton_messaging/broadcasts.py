@@ -25,7 +25,7 @@ from opentelemetry import propagate
 from pydantic import ValidationError
 
 from baton_contracts import Broadcast
-from baton_messaging.responder import declare, unsubscribe
+from baton_messaging.responders import declare, unsubscribe
 
 NoticeT = TypeVar("NoticeT", bound=Broadcast)
 

@@ -13,13 +13,11 @@ from nats.js import JetStreamManager
 from nats.js.api import RetentionPolicy, StreamConfig
 from nats.js.errors import APIError, NotFoundError
 from opentelemetry.trace import TracerProvider
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_contracts import StreamSpec
 from baton_messaging.connection_lines import ConnectionLines, EndOfStreamLines
 from baton_messaging.consumers import declare_durables
-from baton_messaging.nats_url import NatsUrl
+from baton_messaging.settings import MessagingSettings, ServerUnfit
 
 logger = logging.getLogger(__name__)
 
@@ -37,12 +35,6 @@ while every request times out."""
 
 class StreamDeclarationError(RuntimeError):
     """JetStream refused to create or update a stream; the message names it and the reason."""
-
-
-class ServerUnfit(ValueError):
-    """The NATS server cannot serve the service: older than `MIN_NATS_VERSION`, or taking
-    smaller messages (`max_payload`) than the service sends. Named with `BATON_NATS_URL`, and
-    the service stops as for a bad setting: waiting will not fix it."""
 
 
 MIN_NATS_VERSION = (2, 10)
@@ -69,16 +61,6 @@ def check_server(
             f"bytes (its max_payload), and this service publishes up to {min_payload:,}: "
             f"set max_payload to at least {min_payload:,} in the server's configuration"
         )
-
-
-class MessagingSettings(BaseSettings):
-    """NATS settings every service reads from `BATON_*` environment variables."""
-
-    model_config = SettingsConfigDict(env_prefix="BATON_", extra="ignore")
-
-    nats_url: NatsUrl = "nats://127.0.0.1:4222"
-    request_timeout_seconds: float = Field(default=5.0, gt=0)
-    connect_timeout_seconds: float = Field(default=2.0, gt=0)
 
 
 class _TaskCallbackLines(logging.Filter):

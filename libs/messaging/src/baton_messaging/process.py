@@ -20,10 +20,10 @@ from typing import Any, Literal, NoReturn, Protocol, TypeVar
 from pydantic import ValidationError
 from pydantic_settings import SettingsError as PydanticSettingsError
 
-from baton_messaging.broker import MessagingSettings, ServerUnfit
 from baton_messaging.lifeline import lifeline_fd, watch_lifeline
 from baton_messaging.log_lines import KNOWN_LEVELS, LEVELS, configure_logging
 from baton_messaging.nats_url import shown_nats_url
+from baton_messaging.settings import MessagingSettings, ServerUnfit
 
 
 class Service(Protocol):
@@ -180,19 +180,8 @@ def run_service(
     built, so its broker and responders trace through the provider it sets, and returns what
     flushes the spans on the way out.
     """
-    settings = settled(name, load_settings)
-    # Read again when the service builds its broker (`BATON_CONNECT_TIMEOUT_SECONDS`...):
-    # checked here, so a bad one is one line, not a traceback from inside the start.
-    nats_url = settled(name, MessagingSettings).nats_url
-    level = settings.log_level.upper()
-    # The five the docs name: `logging` also takes WARN and FATAL, which the gateway refuses.
-    if level not in KNOWN_LEVELS:
-        _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
-    try:
-        lifeline = lifeline_fd(os.environ)
-    except ValueError as exc:
-        _refuse(name, str(exc))
-    configure_logging(level)
+    settings, nats_url, lifeline = check_settings(name, load_settings)
+    configure_logging(settings.log_level.upper())
 
     async def main() -> None:
         service = build(settings)
@@ -217,6 +206,36 @@ def run_service(
     finally:
         if stop_tracing is not None:
             stop_tracing()
+
+
+def check_settings(
+    name: str,
+    load_settings: Callable[[], SettingsT],
+    also: Callable[[SettingsT], str | None] | None = None,
+) -> tuple[SettingsT, str, int | None]:
+    """The service's settings, its NATS URL and its lifeline (`BATON_LIFELINE_FD`), each
+    checked, or exit with status 2 and one line naming each bad variable; `also(settings)`
+    names one more problem (a database URL that is none), said the same way.
+
+    What `run_service` does first; a service's `__main__` calls it before importing the
+    service itself (FastStream, SQLAlchemy, PydanticAI...: seconds), so a bad setting is said
+    at once. Only light modules may be imported on the way here (`baton_messaging.settings`).
+    """
+    settings = settled(name, load_settings)
+    # Read again when the service builds its broker (`BATON_CONNECT_TIMEOUT_SECONDS`...):
+    # checked here, so a bad one is one line, not a traceback from inside the start.
+    nats_url = settled(name, MessagingSettings).nats_url
+    # The five the docs name: `logging` also takes WARN and FATAL, which the gateway refuses.
+    if settings.log_level.upper() not in KNOWN_LEVELS:
+        _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
+    try:
+        lifeline = lifeline_fd(os.environ)
+    except ValueError as exc:
+        _refuse(name, str(exc))
+    if also is not None and (problem := also(settings)) is not None:
+        print(f"{name}: {problem}", file=sys.stderr)
+        sys.exit(2)
+    return settings, nats_url, lifeline
 
 
 def waiting_for(nats_url: str, also: str | None = None) -> str:

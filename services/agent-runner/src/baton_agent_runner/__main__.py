@@ -1,3 +1,24 @@
-from baton_agent_runner.entrypoints.main import main
+"""`python -m baton_agent_runner`: the settings are checked before the service is imported.
+
+Importing the service (PydanticAI, Mem0, qdrant-client, FastStream, SQLAlchemy...) takes
+seconds, more on a slow machine; a bad setting is said at once instead, with the same line
+`main` would print. So this module imports only the settings and `baton_messaging.process`
+(light) before `check_settings`, and the service after it.
+"""
+
+from baton_agent_runner.settings import AgentRunnerSettings
+from baton_messaging.process import check_settings
+
+
+def _database_url(settings: AgentRunnerSettings) -> str | None:
+    # SQLAlchemy parses it: imported once the settings are good, and only its URL parser.
+    from baton_eventstore.database_url import database_url_problem
+
+    return database_url_problem(settings.database_url)
+
+
+check_settings("agent-runner", AgentRunnerSettings, _database_url)
+
+from baton_agent_runner.entrypoints.main import main  # noqa: E402  (after the check: see above)
 
 main()

@@ -12,10 +12,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from baton_agent_runner.adapters.profiles import SHIPPED_PROFILES
 from baton_agent_runner.domain.profile import ModelName
 from baton_agent_runner.domain.task import DEFAULT_PRICE_ROW, ModelPrice
-from baton_eventstore.engine import DEFAULT_POOL_SIZE
+from baton_eventstore.pool import DEFAULT_POOL_SIZE
 from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop
-from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
+from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 from baton_telemetry.urls import checked_http_url
 
 SHIPPED_PRICES = {

@@ -9,7 +9,8 @@ from fastapi import FastAPI
 from faststream.nats import NatsBroker
 from opentelemetry.trace import TracerProvider
 
-from baton_messaging.broker import MessagingSettings, build_broker
+from baton_messaging.broker import build_broker
+from baton_messaging.settings import MessagingSettings
 from baton_notifier.adapters.live_jetstream import JetStreamHistory, JetStreamLiveFeed, utc_now
 from baton_notifier.adapters.nats_link import NatsLink
 from baton_notifier.entrypoints.console import install_console

@@ -10,7 +10,7 @@ from baton_auth import check_secret
 from baton_contracts import OWNERS
 from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop, setting_problem, unparsed_setting
-from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
+from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 
 ENV_PREFIX = "BATON_"
 MIB = 1024 * 1024

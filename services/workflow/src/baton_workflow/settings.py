@@ -8,10 +8,10 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from baton_contracts import STREAMS
-from baton_eventstore.engine import DEFAULT_POOL_SIZE
+from baton_eventstore.pool import DEFAULT_POOL_SIZE
 from baton_messaging.nats_url import NatsUrl
 from baton_messaging.process import EventLoop
-from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
+from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 from baton_telemetry.urls import checked_http_url
 from baton_workflow.domain.dag.pricing import ModelPrice, PricingTable
 

@@ -7,7 +7,7 @@ from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_agent_runner.entrypoints.subscribers import documented_broker
 from baton_agent_runner.service.ports import StoreUnavailable
 from baton_agent_runner.settings import AgentRunnerSettings
-from baton_eventstore.unusable import DatabaseUnusable, the_database
+from baton_eventstore.database_url import DatabaseUnusable, the_database
 from baton_messaging.process import run_service
 from baton_telemetry import start_tracing
 

@@ -39,7 +39,7 @@ from baton_contracts.workflow import (
     agent_token,
 )
 from baton_messaging import MessagingSettings, build_broker, durable_subscriber, listen, respond
-from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
+from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 
 QUEUE = "agent"
 CONSUMER = "agent-runner"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import socket
 import sys
@@ -15,19 +14,20 @@ import uvicorn
 from fastapi import FastAPI
 from opentelemetry.trace import TracerProvider
 
-from baton_messaging.broker import MessagingSettings
-from baton_messaging.lifeline import lifeline_fd, watch_lifeline
+from baton_messaging.lifeline import watch_lifeline
 from baton_messaging.log_lines import configure_logging
 from baton_messaging.nats_url import shown_nats_url
 from baton_messaging.process import run_on, settled, tune_garbage_collector
+from baton_messaging.settings import MessagingSettings
 from baton_notifier.bootstrap import Notifier, build, messaging_broker
 from baton_notifier.domain.loopback import is_loopback
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 from baton_notifier.entrypoints.responders import SERVICE
 from baton_notifier.entrypoints.server import GatewayServer
+from baton_notifier.entrypoints.startup import NAME, checked_settings
 from baton_notifier.entrypoints.write_stall import WRITE_STALL_SECONDS
 from baton_notifier.entrypoints.ws_protocol import gateway_websocket_protocol
-from baton_notifier.settings import NotifierSettings, SettingsError, load_settings
+from baton_notifier.settings import NotifierSettings, SettingsError
 from baton_telemetry import setup_telemetry, shutdown_telemetry
 
 log = logging.getLogger("baton.notifier")
@@ -190,19 +190,16 @@ async def _nats_first(notifier: Notifier, settings: NotifierSettings, server: _S
 
 
 def main() -> int:
-    """Exit status 0 after a clean stop, 2 when settings are missing or invalid."""
+    """Exit status 0 after a clean stop, 2 when settings are missing or invalid (the
+    settings' own problems exit there, from `checked_settings`)."""
+    settings, lifeline = checked_settings()
     try:
-        settings = load_settings()
         sockets = inherited_sockets(settings)
-        lifeline = lifeline_fd(os.environ)
-    except ValueError as exc:  # a `SettingsError`, or a bad `BATON_LIFELINE_FD`
-        print(f"baton-notifier: {exc}", file=sys.stderr)
+    except SettingsError as exc:
+        print(f"{NAME}: {exc}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
-    # The broker's own settings (`BATON_CONNECT_TIMEOUT_SECONDS`) are read when it is built:
-    # checked here, so a bad one is one line too, not a traceback from inside the start.
-    settled("baton-notifier", MessagingSettings)
-    provider = settled("baton-notifier", lambda: setup_telemetry(SERVICE))
+    provider = settled(NAME, lambda: setup_telemetry(SERVICE))
     try:
         run_on(settings.event_loop, serve(settings, provider, sockets, lifeline))
     finally:

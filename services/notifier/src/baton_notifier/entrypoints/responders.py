@@ -5,7 +5,7 @@ from __future__ import annotations
 from faststream.nats import NatsBroker
 
 from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
-from baton_messaging.responder import respond
+from baton_messaging.responders import respond
 
 SERVICE = "notifier"
 HealthQuery = HEALTH_QUERIES[SERVICE]

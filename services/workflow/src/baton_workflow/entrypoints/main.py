@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from baton_eventstore.unusable import DatabaseUnusable, the_database
+from baton_eventstore.database_url import DatabaseUnusable, the_database
 from baton_messaging.process import run_service
 from baton_telemetry import start_tracing
 from baton_workflow.bootstrap import WorkflowApp, build

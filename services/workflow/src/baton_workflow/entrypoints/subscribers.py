@@ -47,7 +47,7 @@ from baton_contracts.workflow_api import (
 )
 from baton_eventstore import is_unavailable, nothing_written, storage_full
 from baton_messaging import MessagingSettings, build_broker, listen, respond
-from baton_messaging.responder import DEFAULT_STOP_GRACE_SECONDS
+from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
 from baton_workflow.service.dag_definitions import DagCatalog
 from baton_workflow.service.dag_runs import DagRunsService

@@ -47,9 +47,12 @@ from baton_messaging.handling import (
     stopped_reply,
 )
 from baton_messaging.requests import record_error, span_attributes, tracing_on
+from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 
-logger = logging.getLogger(__name__)
-_TRACER = trace.get_tracer(__name__)  # a proxy: follows the provider set later, if any
+# The name it had before the module was renamed (`responder`, also a function the package
+# exports lazily): what operators filter their logs on stays the same.
+logger = logging.getLogger("baton_messaging.responder")
+_TRACER = trace.get_tracer("baton_messaging.responder")  # a proxy: follows the provider set later
 
 
 DEFAULT_CONCURRENCY = 256
@@ -59,15 +62,6 @@ backpressure, not CPU: 32 held a workflow replica to 32 chat turns at once howev
 was, so 32 users waiting on a slow model made everyone else wait too. With 50 conversations
 in the chat benchmark, going from 32 to 100 took 235 to 277 turns/s and 6.98 to 5.80 CPU ms
 per turn (more requests per wake-up). FastStream's own default is one at a time."""
-
-DEFAULT_STOP_GRACE_SECONDS = 10.0
-"""How long a stopping responder lets the requests it is handling finish before it cancels
-them. A handler may wait minutes (a DAG step on its model), and an orchestrator kills a process
-that takes too long to stop (Kubernetes after 30 s by default): a request cut off then is never
-answered, and its caller waits out its own timeout. A cancelled one, and every request still
-queued behind the busy ones, is answered `unavailable` at once, so its caller may ask another
-replica (`request_again_while_gone`). A handler cancelled this way may have done part of its
-work: one that callers ask again must be idempotent by a key (the agent-runner's are)."""
 
 
 def respond(
