@@ -8,7 +8,7 @@ import pytest
 
 from baton_agent_runner.entrypoints.main import main
 from baton_agent_runner.settings import SHIPPED_PRICES, AgentRunnerSettings
-from baton_messaging.process import setting_problem
+from baton_messaging.setting_problems import setting_problem
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from nats.aio.client import Client
 
 from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, RemoteError
 from baton_messaging.nats_url import shown_nats_url
-from baton_messaging.process import settled
 from baton_messaging.requests import request
+from baton_messaging.setting_problems import settled
 from baton_messaging.settings import MessagingSettings
 
 

@@ -1,6 +1,7 @@
 """Running a service as a process: build, start, wait for SIGTERM/SIGINT, stop cleanly.
 
-A bad setting or a fatal start-up error ends the process with one line naming the service.
+A bad setting or a fatal start-up error ends the process with one line naming the service (a
+bad setting's line: `setting_problems.py`).
 """
 
 from __future__ import annotations
@@ -8,21 +9,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import logging
 import os
-import re
 import signal
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any, Literal, NoReturn, Protocol, TypeVar
-
-from pydantic import ValidationError
-from pydantic_settings import SettingsError as PydanticSettingsError
+from typing import Any, Literal, Protocol, TypeVar
 
 from baton_messaging.lifeline import lifeline_fd, watch_lifeline
 from baton_messaging.log_lines import KNOWN_LEVELS, LEVELS, configure_logging
 from baton_messaging.nats_url import shown_nats_url
+from baton_messaging.setting_problems import ENV_PREFIX, refuse, settled
 from baton_messaging.settings import MessagingSettings, ServerUnfit
 
 
@@ -227,11 +224,11 @@ def check_settings(
     nats_url = settled(name, MessagingSettings).nats_url
     # The five the docs name: `logging` also takes WARN and FATAL, which the gateway refuses.
     if settings.log_level.upper() not in KNOWN_LEVELS:
-        _refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
+        refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")
     try:
         lifeline = lifeline_fd(os.environ)
     except ValueError as exc:
-        _refuse(name, str(exc))
+        refuse(name, str(exc))
     if also is not None and (problem := also(settings)) is not None:
         print(f"{name}: {problem}", file=sys.stderr)
         sys.exit(2)
@@ -243,84 +240,6 @@ def waiting_for(nats_url: str, also: str | None = None) -> str:
     `also` (the database, its password hidden by `baton_eventstore.unusable.the_database`)."""
     needs = f"NATS at {shown_nats_url(nats_url)}"
     return needs if also is None else f"{needs} and {also}"
-
-
-def settled(name: str, read: Callable[[], ResultT]) -> ResultT:
-    """`read()` (settings from the environment), or exit with status 2 and one line naming each
-    bad variable."""
-    try:
-        return read()
-    except ValidationError as exc:
-        _refuse(name, "; ".join(setting_problem(error) for error in exc.errors()))
-    except PydanticSettingsError as exc:  # a list or mapping setting that is not JSON
-        _refuse(name, unparsed_setting(str(exc)))
-
-
-ENV_PREFIX = "BATON_"
-
-
-def _refuse(name: str, problems: str) -> NoReturn:
-    print(f"{name}: invalid settings: {problems}", file=sys.stderr)
-    sys.exit(2)
-
-
-def setting_problem(error: Any) -> str:
-    """`BATON_X: problem (got 'value')` (or `... is required but not set`) for one pydantic
-    error of a settings class: what every service prints about a bad variable. A row of a
-    mapping setting is named (`BATON_MODEL_PRICES, row "gpt-4o", field input_usd_per_1k`),
-    and the value is quoted, cut when long, unless the variable holds a secret."""
-    loc = error["loc"]
-    field = str(loc[0]) if loc else "?"
-    # A field read under its own variable's name (`validation_alias`) is named as it is.
-    variable = field if field.isupper() else f"{ENV_PREFIX}{field.upper()}"
-    where = variable + "".join(_place(index, key) for index, key in enumerate(loc[1:]))
-    if error["type"] == "missing":
-        return f"{where} is required but not set" if len(loc) <= 1 else f"{where}: missing"
-    message = without_credentials(str(error["msg"]).removeprefix("Value error, "))
-    problem = f"{where}: {message}"
-    if _is_secret(field) or "input" not in error:
-        return problem
-    shown = shown_value(error["input"])
-    return problem if shown in message else f"{problem} (got {shown})"
-
-
-def _place(index: int, key: object) -> str:
-    if isinstance(key, int):
-        return f", item {key}"
-    # The first key under a mapping setting is a row's name (a model's, for prices), which
-    # may hold dots: quoted, it cannot be read as a path.
-    return f", row {json.dumps(key)}" if index == 0 else f", field {key}"
-
-
-SECRET_WORDS = ("key", "secret", "password", "token")
-"""A variable whose name holds one of these is never quoted (`BATON_OPENAI_API_KEY`)."""
-
-MAX_SHOWN_CHARS = 80
-
-
-def _is_secret(field: str) -> bool:
-    return any(word in field.lower() for word in SECRET_WORDS)
-
-
-def without_credentials(text: str) -> str:
-    """`text` with every URL's user and password (`scheme://user:password@`) as `***`."""
-    return re.sub(r"(\w+://)[^/@\s'\"]*@", r"\1***@", text)
-
-
-def shown_value(value: object) -> str:
-    """`value` quoted for a settings error: a URL's user and password hidden, cut when long."""
-    shown = without_credentials(repr(value))
-    if len(shown) > MAX_SHOWN_CHARS:
-        shown = shown[: MAX_SHOWN_CHARS - 3] + "..."
-    return shown
-
-
-def unparsed_setting(message: str) -> str:
-    """pydantic-settings' 'error parsing value for field "x" from source ...' as `BATON_X`."""
-    found = re.search(r'field "([^"]+)"', message)
-    if found is None:
-        return message
-    return f"{ENV_PREFIX}{found.group(1).upper()}: not valid JSON (a list or mapping is JSON)"
 
 
 GC_THRESHOLDS = (50_000, 20, 100)

@@ -9,7 +9,8 @@ from pydantic_settings import SettingsError as PydanticSettingsError
 from baton_auth import check_secret
 from baton_contracts import OWNERS
 from baton_messaging.nats_url import NatsUrl
-from baton_messaging.process import EventLoop, setting_problem, unparsed_setting
+from baton_messaging.process import EventLoop
+from baton_messaging.setting_problems import setting_problem, unparsed_setting
 from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 
 ENV_PREFIX = "BATON_"

@@ -17,7 +17,8 @@ from opentelemetry.trace import TracerProvider
 from baton_messaging.lifeline import watch_lifeline
 from baton_messaging.log_lines import configure_logging
 from baton_messaging.nats_url import shown_nats_url
-from baton_messaging.process import run_on, settled, tune_garbage_collector
+from baton_messaging.process import run_on, tune_garbage_collector
+from baton_messaging.setting_problems import settled
 from baton_messaging.settings import MessagingSettings
 from baton_notifier.bootstrap import Notifier, build, messaging_broker
 from baton_notifier.domain.loopback import is_loopback

@@ -11,7 +11,7 @@ import os
 import sys
 
 from baton_messaging.lifeline import lifeline_fd
-from baton_messaging.process import settled
+from baton_messaging.setting_problems import settled
 from baton_messaging.settings import MessagingSettings
 from baton_notifier.settings import NotifierSettings, load_settings
 
