@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -18,6 +19,16 @@ from baton_messaging.embedded import free_port
 from baton_notifier.entrypoints.server import GatewayServer
 
 GRACE = 0.2
+
+_THIS_TEST = contextvars.ContextVar("_THIS_TEST", default=False)
+
+
+class _OnlyThisTest(logging.Filter):
+    """Records logged in this test's context: its gateway's tasks and callbacks inherit it; what
+    an earlier test left running on the session's event loop, or another thread, does not."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return _THIS_TEST.get()
 
 
 class _QuietServer(GatewayServer):
@@ -69,14 +80,8 @@ async def wait_running(server: GatewayServer, count: int) -> None:
             await asyncio.sleep(0.01)
 
 
-async def test_a_stop_that_cancels_requests_and_streams_logs_no_error(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    # The levels of the loggers read here, not only the root's: uvicorn sets "uvicorn.error"'s
-    # own level from any `uvicorn.Config(log_level=...)` built earlier in the process (at
-    # "error", the stop's WARNING is dropped, as it should be for such a gateway).
-    for name in (None, "uvicorn.error", "baton_notifier"):
-        caplog.set_level(logging.INFO, logger=name)
+async def stop_with_three_running() -> None:
+    """A gateway stopped while a request waits, a response has begun and a WebSocket is open."""
     async with (
         gateway() as (server, address),
         httpx.AsyncClient(base_url=f"http://{address}", timeout=10) as http,
@@ -91,6 +96,22 @@ async def test_a_stop_that_cancels_requests_and_streams_logs_no_error(
         assert (await waiting).status_code == 503
         with contextlib.suppress(websockets.ConnectionClosed):
             await ws.recv()
+
+
+async def test_a_stop_that_cancels_requests_and_streams_logs_no_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The levels of the loggers read here, not only the root's: uvicorn sets "uvicorn.error"'s
+    # own level from any `uvicorn.Config(log_level=...)` built earlier in the process (at
+    # "error", the stop's WARNING is dropped, as it should be for such a gateway).
+    for name in (None, "uvicorn.error", "baton_notifier"):
+        caplog.set_level(logging.INFO, logger=name)
+    caplog.handler.addFilter(_OnlyThisTest())
+    this_test = _THIS_TEST.set(True)
+    try:
+        await stop_with_three_running()
+    finally:
+        _THIS_TEST.reset(this_test)
     lines = [r for r in caplog.records if r.name.startswith(("uvicorn", "baton"))]
     shown = [f"{r.levelname} {r.name}: {r.getMessage()}" for r in lines]
     assert not [r for r in lines if r.levelno >= logging.ERROR], shown
