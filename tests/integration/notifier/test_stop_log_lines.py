@@ -106,12 +106,16 @@ async def test_a_stop_that_cancels_requests_and_streams_logs_no_error(
     # "error", the stop's WARNING is dropped, as it should be for such a gateway).
     for name in (None, "uvicorn.error", "baton_notifier"):
         caplog.set_level(logging.INFO, logger=name)
-    caplog.handler.addFilter(_OnlyThisTest())
+    # pytest keeps one capture handler for the whole session: the filter must go with the test,
+    # or every later test's caplog would see nothing.
+    only_this_test = _OnlyThisTest()
+    caplog.handler.addFilter(only_this_test)
     this_test = _THIS_TEST.set(True)
     try:
         await stop_with_three_running()
     finally:
         _THIS_TEST.reset(this_test)
+        caplog.handler.removeFilter(only_this_test)
     lines = [r for r in caplog.records if r.name.startswith(("uvicorn", "baton"))]
     shown = [f"{r.levelname} {r.name}: {r.getMessage()}" for r in lines]
     assert not [r for r in lines if r.levelno >= logging.ERROR], shown
