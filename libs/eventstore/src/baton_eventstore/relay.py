@@ -285,7 +285,9 @@ class OutboxRelay:
                 await self._sleep(backoff)
                 backoff = min(backoff * 2, self._max_backoff)
                 continue
-            if (over := self._outage.ended(self._clock())) is not None:
+            if self._outage.since is not None:  # no clock read per batch while all is well
+                over = self._outage.ended(self._clock())
+                assert over is not None
                 say_recovery(*over)
             if count is not None and self._more:
                 continue  # more rows may be waiting
