@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from baton_notifier.entrypoints.main import dev_sign_in_warning, inherited_sockets
+from baton_notifier.entrypoints.main import dev_sign_in_warning
+from baton_notifier.entrypoints.startup import inherited_sockets
 from baton_notifier.settings import MIB, NotifierSettings, SettingsError, load_settings
 
 SECRET = "s" * 32

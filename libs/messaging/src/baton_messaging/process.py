@@ -13,7 +13,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, Literal, Protocol, TypeVar
 
 from baton_messaging.lifeline import lifeline_fd, watch_lifeline
@@ -209,10 +209,14 @@ def check_settings(
     name: str,
     load_settings: Callable[[], SettingsT],
     also: Callable[[SettingsT], str | None] | None = None,
+    *,
+    also_read: Iterable[Callable[[], object]] = (),
 ) -> tuple[SettingsT, str, int | None]:
     """The service's settings, its NATS URL and its lifeline (`BATON_LIFELINE_FD`), each
     checked, or exit with status 2 and one line naming each bad variable; `also(settings)`
-    names one more problem (a database URL that is none), said the same way.
+    names one more problem (a database URL that is none), said the same way. `also_read`:
+    more settings the service reads as it starts (`baton_telemetry.TelemetrySettings`: the
+    tracing's, read by `run_service`'s `tracing` after the heavy imports), read here first.
 
     What `run_service` does first; a service's `__main__` calls it before importing the
     service itself (FastStream, SQLAlchemy, PydanticAI...: seconds), so a bad setting is said
@@ -222,6 +226,8 @@ def check_settings(
     # Read again when the service builds its broker (`BATON_CONNECT_TIMEOUT_SECONDS`...):
     # checked here, so a bad one is one line, not a traceback from inside the start.
     nats_url = settled(name, MessagingSettings).nats_url
+    for read in also_read:
+        settled(name, read)
     # The five the docs name: `logging` also takes WARN and FATAL, which the gateway refuses.
     if settings.log_level.upper() not in KNOWN_LEVELS:
         refuse(name, f"{ENV_PREFIX}LOG_LEVEL: unknown level {settings.log_level!r} ({LEVELS})")

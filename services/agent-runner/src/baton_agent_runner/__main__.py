@@ -2,12 +2,13 @@
 
 Importing the service (PydanticAI, Mem0, qdrant-client, FastStream, SQLAlchemy...) takes
 seconds, more on a slow machine; a bad setting is said at once instead, with the same line
-`main` would print. So this module imports only the settings and `baton_messaging.process`
-(light) before `check_settings`, and the service after it.
+`main` would print. So this module imports only the settings (the tracing's too) and
+`baton_messaging.process` (light) before `check_settings`, and the service after it.
 """
 
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_messaging.process import check_settings
+from baton_telemetry.settings import TelemetrySettings
 
 
 def _database_url(settings: AgentRunnerSettings) -> str | None:
@@ -17,7 +18,7 @@ def _database_url(settings: AgentRunnerSettings) -> str | None:
     return database_url_problem(settings.database_url)
 
 
-check_settings("agent-runner", AgentRunnerSettings, _database_url)
+check_settings("agent-runner", AgentRunnerSettings, _database_url, also_read=[TelemetrySettings])
 
 from baton_agent_runner.entrypoints.main import main  # noqa: E402  (after the check: see above)
 

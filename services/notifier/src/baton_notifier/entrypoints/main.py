@@ -7,7 +7,6 @@ import contextlib
 import logging
 import signal
 import socket
-import sys
 from collections.abc import Iterator
 
 import uvicorn
@@ -25,10 +24,10 @@ from baton_notifier.domain.loopback import is_loopback
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 from baton_notifier.entrypoints.responders import SERVICE
 from baton_notifier.entrypoints.server import GatewayServer
-from baton_notifier.entrypoints.startup import NAME, checked_settings
+from baton_notifier.entrypoints.startup import NAME, checked_settings, inherited_sockets
 from baton_notifier.entrypoints.write_stall import WRITE_STALL_SECONDS
 from baton_notifier.entrypoints.ws_protocol import gateway_websocket_protocol
-from baton_notifier.settings import NotifierSettings, SettingsError
+from baton_notifier.settings import NotifierSettings
 from baton_telemetry import setup_telemetry, shutdown_telemetry
 
 log = logging.getLogger("baton.notifier")
@@ -82,25 +81,6 @@ def server_config(
         # ends before `baton up`'s SIGKILL, 5 s later, would drop the connection unanswered.
         timeout_graceful_shutdown=settings.stop_grace_seconds,  # type: ignore[arg-type]
     )
-
-
-def inherited_sockets(settings: NotifierSettings) -> list[socket.socket] | None:
-    """The listening socket `BATON_HTTP_FD` names, if it does (else uvicorn binds the host and
-    port). `baton up` binds the port when it picks it and hands the socket to every gateway it
-    starts: no other process can take the port in between, and a restart queues connections
-    instead of refusing them."""
-    if settings.http_fd is None:
-        return None
-    try:
-        sock = socket.socket(fileno=settings.http_fd)
-    except OSError as exc:
-        raise SettingsError(
-            f"BATON_HTTP_FD: {settings.http_fd} is not an open socket ({exc.strerror})"
-        ) from None
-    if sock.type != socket.SOCK_STREAM or sock.family not in (socket.AF_INET, socket.AF_INET6):
-        sock.detach()
-        raise SettingsError(f"BATON_HTTP_FD: {settings.http_fd} is not a TCP socket")
-    return [sock]
 
 
 def dev_sign_in_warning(settings: NotifierSettings) -> str | None:
@@ -193,12 +173,8 @@ async def _nats_first(notifier: Notifier, settings: NotifierSettings, server: _S
 def main() -> int:
     """Exit status 0 after a clean stop, 2 when settings are missing or invalid (the
     settings' own problems exit there, from `checked_settings`)."""
-    settings, lifeline = checked_settings()
-    try:
-        sockets = inherited_sockets(settings)
-    except SettingsError as exc:
-        print(f"{NAME}: {exc}", file=sys.stderr)
-        return 2
+    settings, lifeline = checked_settings()  # `BATON_HTTP_FD` too: the socket is good
+    sockets = inherited_sockets(settings)
     configure_logging(settings.log_level)
     provider = settled(NAME, lambda: setup_telemetry(SERVICE))
     try:
