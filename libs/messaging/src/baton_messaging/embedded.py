@@ -15,7 +15,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +52,32 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
+def reserve_port(host: str = "127.0.0.1") -> socket.socket:
+    """A socket holding a free TCP port without listening on it; close it to let the port go.
+
+    Unlike `free_port`'s, the port cannot be taken by another process meanwhile: no port-0
+    bind (another `free_port`, an outgoing connection) is given it, and a bind to it without
+    SO_REUSEADDR fails. A connection to it is refused, as to a port nothing holds. A server
+    that sets SO_REUSEADDR (nats-server, uvicorn, `baton up`) still binds and listens on it:
+    Linux lets sockets that all set it share a port while none of them listens."""
+    sock = socket.socket(_family(host), socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, 0))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+@contextlib.contextmanager
+def reserved_port(host: str = "127.0.0.1") -> Iterator[int]:
+    """A port held by `reserve_port` for the block: give it to a server that starts in the
+    block, or to a client as a port nothing listens on."""
+    with reserve_port(host) as sock:
+        yield int(sock.getsockname()[1])
+
+
 def _family(host: str) -> socket.AddressFamily:
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
@@ -85,6 +111,10 @@ class EmbeddedNatsServer:
     clients for these seconds, so they can finish what they have in hand and disconnect, then
     exits. None (or a system without `prctl`): it runs on until stopped."""
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _reserved: list[socket.socket] = field(default_factory=list, init=False, repr=False)
+    """The ports this server picked, held (`reserve_port`) until it listens on them: with
+    `free_port`'s, let go before nats-server bound them, a test running beside took one now
+    and then, and nats-server exited "address already in use"."""
 
     @property
     def url(self) -> str:
@@ -105,8 +135,8 @@ class EmbeddedNatsServer:
         """Start the server without waiting for it. With `parent_exit_grace`, call it from a
         thread that lives as long as the server should: Linux signals the server when the
         thread that started it ends, not the process."""
-        self.port = self.port or free_port(self.host)
-        self.monitor_port = self.monitor_port or free_port(self.host)
+        self.port = self.port or self._reserve()
+        self.monitor_port = self.monitor_port or self._reserve()
         self.store_dir.mkdir(parents=True, exist_ok=True)
         args = [
             str(nats_server_binary()),
@@ -138,6 +168,19 @@ class EmbeddedNatsServer:
         except BaseException:
             self.stop()
             raise
+        finally:
+            self._release()
+
+    def _reserve(self) -> int:
+        sock = reserve_port(self.host)
+        self._reserved.append(sock)
+        return int(sock.getsockname()[1])
+
+    def _release(self) -> None:
+        """Let the picked ports go: nats-server listens on them (or is stopped)."""
+        for sock in self._reserved:
+            sock.close()
+        self._reserved.clear()
 
     @property
     def _log(self) -> Path:
@@ -229,6 +272,7 @@ class EmbeddedNatsServer:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server (SIGTERM, then SIGKILL if it lingers)."""
+        self._release()
         process, self._process = self._process, None
         if process is None or process.poll() is not None:
             return
