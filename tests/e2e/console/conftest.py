@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import re
+import socket
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,6 @@ from baton_agent_runner.bootstrap import AgentRunnerApp
 from baton_agent_runner.bootstrap import build as build_agent_runner
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_auth import mint_token
-from baton_messaging.embedded import free_port
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.bootstrap import build as build_notifier
 from baton_notifier.entrypoints.server import GatewayServer
@@ -71,7 +71,9 @@ class Gateway:
 
 async def serve_gateway(nats_url: str, *, dev_sign_in: bool, **overrides: Any) -> Gateway:
     """A gateway on a free port; `overrides` are more `NotifierSettings` fields."""
-    port = free_port()
+    # Bound before uvicorn starts: a port picked free and let go may be taken meanwhile.
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
     settings = NotifierSettings(
         nats_url=nats_url, jwt_secret=SECRET, http_port=port, dev_sign_in=dev_sign_in,
         chat_timeout_seconds=15.0, live_heartbeat_seconds=0.5, **overrides,
@@ -81,11 +83,9 @@ async def serve_gateway(nats_url: str, *, dev_sign_in: bool, **overrides: Any) -
     assert notifier.link is not None and notifier.live_feed is not None
     await notifier.link.wait_started()
     await asyncio.wait_for(notifier.live_feed.wait_ready(), 15)
-    config = uvicorn.Config(
-        notifier.app, host="127.0.0.1", port=port, lifespan="off", log_level="warning"
-    )
+    config = uvicorn.Config(notifier.app, lifespan="off", log_level="warning")
     server = _QuietServer(config, notifier.end_live)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:
         if task.done():
             task.result()

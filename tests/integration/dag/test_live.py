@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -14,7 +15,6 @@ import uvicorn
 from websockets.asyncio.client import connect
 
 from baton_auth import mint_token
-from baton_messaging.embedded import free_port
 from baton_notifier.entrypoints.server import GatewayServer
 
 from ...platform_stack import SECRET, Stack
@@ -38,12 +38,12 @@ class _QuietServer(GatewayServer):
 @contextlib.asynccontextmanager
 async def serving(stack: Stack) -> AsyncIterator[int]:
     """The stack's gateway under uvicorn on a free port (the port)."""
-    port = free_port()
-    config = uvicorn.Config(
-        stack.notifier.app, host="127.0.0.1", port=port, lifespan="off", log_level="warning"
-    )
+    # Bound before uvicorn starts: a port picked free and let go may be taken meanwhile.
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
+    config = uvicorn.Config(stack.notifier.app, lifespan="off", log_level="warning")
     server = _QuietServer(config, stack.notifier.end_live)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:
         if task.done():
             task.result()

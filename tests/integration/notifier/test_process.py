@@ -17,10 +17,15 @@ import pytest
 
 from baton_auth import mint_token
 from baton_contracts.workflow_api import GetProgress
-from baton_messaging.embedded import EmbeddedNatsServer, free_port
+from baton_messaging.embedded import EmbeddedNatsServer, reserved_port
 
 SECRET = "process-test-secret-of-32-bytes-ok"
 DEADLINE = 30.0
+"""A bound on a stop or a request once the gateway is up."""
+START_LIMIT = 90.0
+"""How long a gateway may take to answer or log at start: a bound so that a broken start fails
+instead of hanging, not a speed claim (importing it took over 30 s on a loaded CI machine). A
+gateway that exits fails the wait at once."""
 
 
 def _env(**values: str) -> dict[str, str]:
@@ -37,14 +42,17 @@ def start_gateway(tmp_path: Path) -> Iterator[StartGateway]:
     started: list[subprocess.Popen[bytes]] = []
 
     def start(nats_url: str, listening: socket.socket | None = None, **settings: str) -> Gateway:
-        """`listening`: a socket handed over as `baton up` does (`BATON_HTTP_FD`)."""
-        port = listening.getsockname()[1] if listening is not None else free_port()
+        """`listening`: a socket handed over as `baton up` does (`BATON_HTTP_FD`); without
+        it, one bound here. Either way the port is the gateway's from before it starts: a
+        port picked free and let go was now and then taken by a test running beside first."""
+        sock = listening if listening is not None else socket.create_server(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
         env = _env(
             BATON_NATS_URL=nats_url,
             BATON_JWT_SECRET=SECRET,
             BATON_HTTP_PORT=str(port),
+            BATON_HTTP_FD=str(sock.fileno()),
             BATON_LOG_LEVEL="info",
-            **({"BATON_HTTP_FD": str(listening.fileno())} if listening is not None else {}),
             **settings,
         )
         log_path = tmp_path / f"notifier-{port}.log"
@@ -54,8 +62,10 @@ def start_gateway(tmp_path: Path) -> Iterator[StartGateway]:
                 env=env,
                 stdout=log,
                 stderr=log,
-                pass_fds=(listening.fileno(),) if listening is not None else (),
+                pass_fds=(sock.fileno(),),
             )
+        if listening is None:
+            sock.close()  # the gateway holds its own copy
         started.append(process)
         return process, f"http://127.0.0.1:{port}", log_path
 
@@ -67,7 +77,7 @@ def start_gateway(tmp_path: Path) -> Iterator[StartGateway]:
 
 
 def _wait_health(process: subprocess.Popen[bytes], base: str, status: int) -> httpx.Response:
-    deadline = time.monotonic() + DEADLINE
+    deadline = time.monotonic() + START_LIMIT
     while time.monotonic() < deadline:
         assert process.poll() is None, "the notifier exited before /health answered"
         try:
@@ -77,7 +87,7 @@ def _wait_health(process: subprocess.Popen[bytes], base: str, status: int) -> ht
         except httpx.TransportError:
             pass
         time.sleep(0.1)
-    raise AssertionError(f"{base}/health did not answer {status} within {DEADLINE}s")
+    raise AssertionError(f"{base}/health did not answer {status} within {START_LIMIT} s")
 
 
 def test_the_gateway_process_serves_and_stops_cleanly_on_sigterm(
@@ -97,23 +107,25 @@ def test_the_gateway_process_serves_and_stops_cleanly_on_sigterm(
 def test_the_gateway_process_runs_without_nats_and_still_stops_cleanly(
     start_gateway: StartGateway,
 ) -> None:
-    process, base, log = start_gateway(
-        f"nats://127.0.0.1:{free_port()}", BATON_NATS_START_TIMEOUT_SECONDS="0.5"
-    )
-    assert _wait_health(process, base, 503).json()["checks"] == {"nats": False}
+    with reserved_port() as nowhere:  # nothing listens there, nor can while it is held
+        process, base, log = start_gateway(
+            f"nats://127.0.0.1:{nowhere}", BATON_NATS_START_TIMEOUT_SECONDS="0.5"
+        )
+        assert _wait_health(process, base, 503).json()["checks"] == {"nats": False}
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=DEADLINE) == 0
     assert "Traceback" not in log.read_text()
 
 
 def test_the_gateway_process_refuses_to_start_without_a_secret() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "baton_notifier"],
-        env=_env(BATON_HTTP_PORT=str(free_port())),
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-    )
+    with reserved_port() as port:  # were it to start, never on a port in use
+        result = subprocess.run(
+            [sys.executable, "-m", "baton_notifier"],
+            env=_env(BATON_HTTP_PORT=str(port)),
+            capture_output=True,
+            text=True,
+            timeout=START_LIMIT,
+        )
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert "BATON_JWT_SECRET is required" in line
@@ -128,7 +140,7 @@ def listening() -> Iterator[socket.socket]:
 
 
 def _wait_for_line(process: subprocess.Popen[bytes], log: Path, line: str) -> None:
-    deadline = time.monotonic() + DEADLINE
+    deadline = time.monotonic() + START_LIMIT
     while line not in log.read_text():
         assert process.poll() is None, f"the notifier exited before it logged {line!r}"
         assert time.monotonic() < deadline, f"the notifier did not log {line!r}"
@@ -140,21 +152,22 @@ def test_a_request_made_while_the_gateway_connects_to_nats_waits_and_is_served(
 ) -> None:
     """As after `kill -9` of the gateway: `baton up` starts another on the same socket, and a
     request that queued meanwhile is served once it is connected, never `503 not connected`."""
-    nats_port = free_port()
-    process, base, log = start_gateway(f"nats://127.0.0.1:{nats_port}", listening)
-    _wait_for_line(process, log, "connecting to NATS")
-    with ThreadPoolExecutor(1) as pool:
-        health = pool.submit(httpx.get, f"{base}/health", timeout=DEADLINE)
-        time.sleep(0.5)  # the request is in the socket's backlog, NATS not up yet
-        assert not health.done(), health.result().text
-        server = EmbeddedNatsServer(store_dir=tmp_path / "nats", port=nats_port)
-        server.start()
-        try:
-            answer = health.result(timeout=DEADLINE)
-        finally:
-            process.send_signal(signal.SIGTERM)
-            assert process.wait(timeout=DEADLINE) == 0
-            server.stop()
+    # Held until nats-server listens on it: the gateway is told the port before it starts.
+    with reserved_port() as nats_port:
+        process, base, log = start_gateway(f"nats://127.0.0.1:{nats_port}", listening)
+        _wait_for_line(process, log, "connecting to NATS")
+        with ThreadPoolExecutor(1) as pool:
+            health = pool.submit(httpx.get, f"{base}/health", timeout=START_LIMIT)
+            time.sleep(0.5)  # the request is in the socket's backlog, NATS not up yet
+            assert not health.done(), health.result().text
+            server = EmbeddedNatsServer(store_dir=tmp_path / "nats", port=nats_port)
+            server.start()
+            try:
+                answer = health.result(timeout=START_LIMIT)
+            finally:
+                process.send_signal(signal.SIGTERM)
+                assert process.wait(timeout=DEADLINE) == 0
+                server.stop()
     assert (answer.status_code, answer.json()["checks"]) == (200, {"nats": True})
     assert "Traceback" not in log.read_text()
 
@@ -162,10 +175,11 @@ def test_a_request_made_while_the_gateway_connects_to_nats_waits_and_is_served(
 def test_a_gateway_stopped_while_it_waits_for_nats_stops_cleanly(
     start_gateway: StartGateway, listening: socket.socket
 ) -> None:
-    process, _, log = start_gateway(f"nats://127.0.0.1:{free_port()}", listening)
-    _wait_for_line(process, log, "connecting to NATS")
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=DEADLINE) == 0
+    with reserved_port() as nowhere:
+        process, _, log = start_gateway(f"nats://127.0.0.1:{nowhere}", listening)
+        _wait_for_line(process, log, "connecting to NATS")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=DEADLINE) == 0
     assert "Traceback" not in log.read_text()
     assert "stopping before it was connected to NATS" in log.read_text()
 

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -15,7 +16,6 @@ import pytest
 import uvicorn
 import websockets
 
-from baton_messaging.embedded import free_port
 from baton_notifier.entrypoints.server import GatewayServer
 
 GRACE = 0.2
@@ -53,17 +53,18 @@ async def never_ends(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 @contextlib.asynccontextmanager
 async def gateway() -> AsyncIterator[tuple[_QuietServer, str]]:
-    port = free_port()
+    # Bound here and handed over: a port picked free and let go was now and then taken by a
+    # test running beside before uvicorn bound it.
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
     config = uvicorn.Config(
         never_ends,
-        host="127.0.0.1",
-        port=port,
         lifespan="off",
         log_config=None,
         timeout_graceful_shutdown=GRACE,  # type: ignore[arg-type]
     )
     server = _QuietServer(config, end_live=lambda: None)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listening]))
     async with asyncio.timeout(10):
         while not server.started:  # noqa: ASYNC110 - uvicorn offers no event for it
             await asyncio.sleep(0.01)
@@ -72,6 +73,7 @@ async def gateway() -> AsyncIterator[tuple[_QuietServer, str]]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 10)
+        listening.close()
 
 
 async def wait_running(server: GatewayServer, count: int) -> None:

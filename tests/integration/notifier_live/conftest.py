@@ -34,7 +34,7 @@ from baton_contracts.workflow import StepBlocked, StepChanged
 from baton_contracts.workflow_api import SignalWorkflow, StartWorkflow, WorkflowSignal
 from baton_eventstore.port import msg_id_for
 from baton_messaging import JetStreamPublisher, request
-from baton_messaging.embedded import EmbeddedNatsServer, free_port
+from baton_messaging.embedded import EmbeddedNatsServer
 from baton_notifier.adapters.live_jetstream import EVENTS_STREAM
 from baton_notifier.bootstrap import Notifier, build
 from baton_notifier.entrypoints.main import server_config
@@ -106,7 +106,9 @@ async def start_gateway(
     write_stall: float = WRITE_STALL_SECONDS,
     **overrides: Any,
 ) -> Gateway:
-    port = free_port()
+    # Bound before uvicorn starts: a port picked free and let go may be taken meanwhile.
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
     settings = NotifierSettings(
         nats_url=nats_url,
         jwt_secret=SECRET,
@@ -124,7 +126,7 @@ async def start_gateway(
     quieter = settings.model_copy(update={"log_level": "WARNING"})
     config = server_config(notifier.app, quieter, write_stall=write_stall)
     server = _QuietServer(config, notifier.end_live)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:
         if task.done():
             task.result()

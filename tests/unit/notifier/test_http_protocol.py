@@ -12,7 +12,6 @@ import httpx
 import pytest
 import uvicorn
 
-from baton_messaging.embedded import free_port
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 
 LIMIT = 8 * 1024
@@ -27,12 +26,14 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 @pytest.fixture
 async def base() -> AsyncIterator[str]:
-    port = free_port()
+    # Bound before uvicorn starts: a port picked free and let go may be taken meanwhile.
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
     config = uvicorn.Config(
-        app, port=port, lifespan="off", log_level="error", http=bounded_head_protocol(LIMIT)
+        app, lifespan="off", log_level="error", http=bounded_head_protocol(LIMIT)
     )
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:  # noqa: ASYNC110  (uvicorn offers a flag, not an event)
         await asyncio.sleep(0.01)
     yield f"http://127.0.0.1:{port}"
@@ -69,13 +70,12 @@ async def reading_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 @pytest.fixture
 async def patient() -> AsyncIterator[int]:
     """A server whose requests must arrive within 0.5 s; its port."""
-    port = free_port()
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
     protocol = bounded_head_protocol(LIMIT, read_timeout=0.5)
-    config = uvicorn.Config(
-        reading_app, port=port, lifespan="off", log_level="error", http=protocol
-    )
+    config = uvicorn.Config(reading_app, lifespan="off", log_level="error", http=protocol)
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:  # noqa: ASYNC110  (uvicorn offers a flag, not an event)
         await asyncio.sleep(0.01)
     yield port
@@ -147,19 +147,19 @@ async def test_a_client_that_stops_acknowledging_is_given_up_on_after_the_write_
     # A client that vanished without closing (its network dropped) still takes an SSE
     # stream's keepalives into the gateway's kernel queue, so the write stall never saw it:
     # the kernel retransmitted for about 15 minutes, the user's live place held all along.
+    listening = socket.create_server(("127.0.0.1", 0))
     config = uvicorn.Config(
         app,
-        port=free_port(),
         lifespan="off",
         log_level="error",
         http=bounded_head_protocol(LIMIT, write_stall=7.5),
     )
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:  # noqa: ASYNC110  (uvicorn offers a flag, not an event)
         await asyncio.sleep(0.01)
     try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", config.port)
+        reader, writer = await asyncio.open_connection(*listening.getsockname())
         writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
         (connection,) = server.server_state.connections  # kept alive: still the server's
