@@ -10,8 +10,16 @@ from pathlib import Path
 import pytest
 
 from baton_messaging.embedded import EmbeddedNatsServer
+from tests.held_ports import release_held_ports
 
 POSTGRES_ENV = "BATON_TEST_POSTGRES_URL"
+
+
+@pytest.fixture(autouse=True)
+def _release_held_ports() -> Iterator[None]:
+    """The ports the test held (`tests.held_ports.held_port`) go with it."""
+    yield
+    release_held_ports()
 
 
 @pytest.fixture(scope="session")

@@ -19,16 +19,25 @@ import pytest
 
 from baton_cli.health import health_reply_ok
 from baton_contracts import HEALTH_QUERIES
-from baton_messaging.embedded import EmbeddedNatsServer, free_port, nats_server_binary
+from baton_messaging.embedded import EmbeddedNatsServer, nats_server_binary
+from tests.held_ports import held_port
 
-from .conftest import BATON, EVERY_FAKE, START_LIMIT, BatonUp, fake_env, marked_processes
+from .conftest import (
+    BATON,
+    EVERY_FAKE,
+    START_LIMIT,
+    BatonUp,
+    fake_env,
+    marked_processes,
+)
 
 READY = "Baton is ready: "
 
 
 def ports() -> list[str]:
-    """Free ports for the gateway and NATS, so no test ever touches 8080 or 4222."""
-    return ["--port", str(free_port()), "--nats-port", str(free_port())]
+    """Free ports for the gateway and NATS, so no test ever touches 8080 or 4222; held until
+    the test ends, so no test running beside takes one before `baton up` listens on it."""
+    return ["--port", str(held_port()), "--nats-port", str(held_port())]
 
 
 def baton(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -292,7 +301,7 @@ def test_a_taken_port_is_an_error(start_baton: type[BatonUp], tmp_path: Path) ->
                 "--port",
                 str(port),
                 "--nats-port",
-                str(free_port()),
+                str(held_port()),
             ],
             fake_env(),
         )
@@ -315,7 +324,7 @@ def test_an_external_nats_means_no_nats_of_our_own(
     start_baton: type[BatonUp], tmp_path: Path, nats_server: EmbeddedNatsServer
 ) -> None:
     data = tmp_path / "data"
-    args = ["--data-dir", str(data), "--nats-url", nats_server.url, "--port", str(free_port())]
+    args = ["--data-dir", str(data), "--nats-url", nats_server.url, "--port", str(held_port())]
     up = start_baton(args, fake_env())
     up.wait_for(READY)
     running = state(data)
@@ -344,7 +353,7 @@ def test_up_with_the_real_services(start_baton: type[BatonUp], tmp_path: Path) -
 
 
 def test_a_nats_password_is_shown_nowhere(start_baton: type[BatonUp], tmp_path: Path) -> None:
-    port = free_port()
+    port = held_port()
     server = subprocess.Popen(
         [str(nats_server_binary()), "-js", "-a", "127.0.0.1", "-p", str(port),
          "-sd", str(tmp_path / "js"), "--user", "admin", "--pass", "S3cretPw"],
@@ -353,7 +362,7 @@ def test_a_nats_password_is_shown_nowhere(start_baton: type[BatonUp], tmp_path: 
     try:
         data = tmp_path / "data"
         url = f"nats://admin:S3cretPw@127.0.0.1:{port}"
-        args = ["--data-dir", str(data), "--nats-url", url, "--port", str(free_port())]
+        args = ["--data-dir", str(data), "--nats-url", url, "--port", str(held_port())]
         up = start_baton(args, fake_env())
         up.wait_for(READY)
         written = (data / "baton-up.json").read_text()

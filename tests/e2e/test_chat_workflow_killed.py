@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from baton_messaging.embedded import free_port
+from tests.held_ports import held_port
 from tests.integration.agent_runner.fake_openai import FakeOpenAI, Handler
 
 from .conftest import START_LIMIT, BatonUp, marked_processes
@@ -53,7 +53,7 @@ def test_a_turn_whose_workflow_service_is_killed_mid_turn_is_answered_once(
     )
     data = tmp_path / "data"
     up = start_baton(
-        ["--data-dir", str(data), "--port", str(free_port()), "--nats-port", str(free_port())],
+        ["--data-dir", str(data), "--port", str(held_port()), "--nats-port", str(held_port())],
         env,
     )
     url = up.wait_for(READY).split(READY, 1)[1]

@@ -13,8 +13,8 @@ from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, RemoteError
 from baton_contracts.agent_api import Count, CountInboxItems, CountMemoryFacts, RunAgent
 from baton_eventstore import create_engine
 from baton_messaging import MessagingSettings, build_broker, request, start_broker
-from baton_messaging.embedded import free_port
 from baton_workflow.adapters.agent_runner import NatsAgentRunnerQueries
+from tests.held_ports import held_port
 
 from .conftest import Conversation, CountingFactory, settings
 
@@ -136,7 +136,7 @@ async def test_health_says_so_while_the_database_does_not_answer(
     runner: AgentRunnerApp, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # It reported the flag set at start, healthy with every request answering 503.
-    gone = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/gone")
+    gone = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{held_port()}/gone")
     monkeypatch.setattr(runner, "engine", gone)
     status = await request(client, HEALTH_QUERIES["agent"](), timeout=5.0)
     await gone.dispose()

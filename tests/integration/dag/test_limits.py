@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from baton_messaging.embedded import free_port
+from tests.held_ports import held_port
 
 from ...platform_stack import Stack
 from .conftest import Author, LocalWeb, steps_of
@@ -165,7 +165,7 @@ async def test_a_run_budget_of_zero_allows_no_agent_call(
 async def test_a_tool_that_cannot_reach_its_host_is_skipped_with_its_error_passed_on(
     author: Author, task_calls: list[dict[str, Any]]
 ) -> None:
-    dead = free_port()  # nothing listens there
+    dead = held_port()  # nothing listens there
     document = {
         "name": "dead-host",
         "steps": [

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from baton_messaging.embedded import free_port
+from tests.held_ports import held_port
 
 WAITING = "is unavailable ("
 
@@ -66,7 +66,7 @@ async def _forwarding(port: int, to_host: str, to_port: int) -> AsyncIterator[No
 async def test_a_stop_while_waiting_for_the_database_ends_the_service_at_once(
     nats_url: str, tmp_path: Path
 ) -> None:
-    port = free_port()
+    port = held_port()
     dead = f"postgresql+asyncpg://baton:secret@127.0.0.1:{port}/baton"
     process = await _service(dead, nats_url, tmp_path)
     seen: list[str] = []
@@ -97,7 +97,7 @@ async def test_a_service_started_before_its_database_starts_once_it_is_up(
     postgres_url: str, nats_url: str, tmp_path: Path
 ) -> None:
     real = make_url(postgres_url)
-    port = free_port()
+    port = held_port()
     late = real.set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
     process = await _service(late, nats_url, tmp_path)
     seen: list[str] = []

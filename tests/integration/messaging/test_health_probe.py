@@ -8,7 +8,7 @@ import sys
 
 from baton_contracts import HEALTH_QUERIES, HealthStatus, Query
 from baton_messaging import MessagingSettings, build_broker, respond, start_broker
-from baton_messaging.embedded import free_port
+from tests.held_ports import held_port
 
 
 async def probe(owner: str, nats_url: str) -> tuple[int, str]:
@@ -43,7 +43,7 @@ async def test_probe_reports_a_healthy_owner_and_a_silent_one(nats_url: str) -> 
 async def test_probe_without_a_nats_server_says_so_in_one_line_and_fails() -> None:
     # nats-py retries a refused first connect without end: the probe hung, printing a
     # traceback every two seconds, until something killed it.
-    code, out = await probe("workflow", f"nats://127.0.0.1:{free_port()}")
+    code, out = await probe("workflow", f"nats://127.0.0.1:{held_port()}")
     assert code == 1
     assert out.startswith("workflow: unreachable: ") and "cannot reach NATS at nats://127.0" in out
     assert "\n" not in out

@@ -20,13 +20,14 @@ import pytest
 
 from baton_eventstore import RELAY_PAYLOAD_BYTES
 from baton_messaging.broker import ServerUnfit, check_server
-from baton_messaging.embedded import free_port, nats_server_binary
+from baton_messaging.embedded import nats_server_binary
+from tests.held_ports import held_port
 
 
 @pytest.fixture
 def small_nats(tmp_path: Path) -> Iterator[str]:
     """A nats-server with JetStream whose messages carry at most 64 KiB."""
-    port = free_port()
+    port = held_port()
     config = tmp_path / "nats.conf"
     config.write_text(
         f'listen: "127.0.0.1:{port}"\nmax_payload: 65536\n'
@@ -91,7 +92,7 @@ def test_a_service_refuses_a_nats_server_older_than_2_10(module: str, tmp_path: 
     # On 2.9 a consumer filtered on several subjects kept no filter: the agent-runner got
     # every event of the stream, logged thousands of errors a minute, and lagged behind.
     assert OLD_NATS is not None
-    port = free_port()
+    port = held_port()
     server = subprocess.Popen(
         [OLD_NATS, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(tmp_path / "js")],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -5,9 +5,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from baton_messaging.embedded import EmbeddedNatsServer, free_port
+from baton_messaging.embedded import EmbeddedNatsServer
 from baton_notifier.bootstrap import Notifier, build
 from baton_notifier.settings import NotifierSettings
+from tests.held_ports import held_port
 
 DEADLINE = 15.0
 
@@ -55,7 +56,7 @@ async def test_health_is_ok_while_connected(client: httpx.AsyncClient) -> None:
 async def test_health_is_503_when_nats_was_never_there_and_the_gateway_keeps_serving(
     make_settings: Callable[..., NotifierSettings],
 ) -> None:
-    notifier = build(make_settings(f"nats://127.0.0.1:{free_port()}"))
+    notifier = build(make_settings(f"nats://127.0.0.1:{held_port()}"))
     await notifier.start()
     try:
         async with _client(notifier) as client:
@@ -79,7 +80,7 @@ async def test_health_turns_503_when_nats_stops(
 async def test_the_gateway_connects_once_nats_comes_up_later(
     tmp_path: Path, make_settings: Callable[..., NotifierSettings]
 ) -> None:
-    server = EmbeddedNatsServer(store_dir=tmp_path / "late", port=free_port())
+    server = EmbeddedNatsServer(store_dir=tmp_path / "late", port=held_port())
     notifier = build(make_settings(server.url))
     await notifier.start()
     try:

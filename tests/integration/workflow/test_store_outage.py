@@ -14,8 +14,8 @@ from sqlalchemy import exc as sa_exc
 from baton_contracts import HEALTH_QUERIES, HealthStatus
 from baton_eventstore import SqlEventStore, StoreUnavailable, create_engine
 from baton_messaging import request
-from baton_messaging.embedded import free_port
 from baton_workflow.bootstrap import WorkflowApp
+from tests.held_ports import held_port
 
 from .test_http_api import auth
 
@@ -115,7 +115,7 @@ async def test_health_says_so_while_the_database_does_not_answer(
 ) -> None:
     # It reported the flag set at start: healthy, with every request answering 503.
     assert (await request(client, HEALTH_QUERIES["workflow"](), timeout=5.0)).healthy
-    gone = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/gone")
+    gone = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{held_port()}/gone")
     monkeypatch.setattr(workflow.store, "engine", gone)
     status = await request(client, HEALTH_QUERIES["workflow"](), timeout=5.0)
     await gone.dispose()

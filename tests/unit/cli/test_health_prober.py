@@ -7,14 +7,14 @@ from pathlib import Path
 
 from baton_cli.health import PROBE_TIMEOUT, HealthProber
 from baton_cli.services import SERVICES, NatsHealth, Runtime
-from baton_messaging.embedded import free_port
+from tests.held_ports import held_port
 
 
 async def test_a_probe_of_an_unreachable_nats_answers_false_within_its_timeout() -> None:
-    nats_url = f"nats://127.0.0.1:{free_port()}"  # nothing listens there
+    nats_url = f"nats://127.0.0.1:{held_port()}"  # nothing listens there
     runtime = Runtime(
         data_dir=Path("/data"), nats_url=nats_url, jwt_secret="s" * 40,
-        http_host="127.0.0.1", http_port=free_port(),
+        http_host="127.0.0.1", http_port=held_port(),
     )  # fmt: skip
     spec = next(s for s in SERVICES if isinstance(s.health, NatsHealth))
     prober = HealthProber(runtime)

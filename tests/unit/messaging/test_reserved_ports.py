@@ -12,6 +12,7 @@ import pytest
 
 from baton_messaging import embedded
 from baton_messaging.embedded import EmbeddedNatsServer, free_port, reserved_port
+from tests.held_ports import held_port
 
 
 def taken(port: int) -> bool:
@@ -71,7 +72,7 @@ def test_the_ports_an_embedded_server_picks_are_held_until_it_is_ready_or_stoppe
 def test_ports_given_to_an_embedded_server_are_not_held_by_it(
     silent_nats: Path, tmp_path: Path
 ) -> None:
-    port, monitor = free_port(), free_port()
+    port, monitor = held_port(), held_port()
     server = EmbeddedNatsServer(store_dir=tmp_path / "js", port=port, monitor_port=monitor)
     server.launch()
     try:

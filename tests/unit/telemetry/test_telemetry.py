@@ -8,8 +8,8 @@ import threading
 import pytest
 from pydantic import ValidationError
 
-from baton_messaging.embedded import free_port
 from baton_telemetry import TelemetrySettings, setup_telemetry, shutdown_telemetry
+from tests.held_ports import held_port
 
 ENV = (
     "BATON_TELEMETRY_ENABLED",
@@ -51,7 +51,7 @@ def test_a_bad_timeout_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_resource_carries_the_service_name() -> None:
-    settings = TelemetrySettings(enabled=True, otlp_endpoint=f"http://127.0.0.1:{free_port()}")
+    settings = TelemetrySettings(enabled=True, otlp_endpoint=f"http://127.0.0.1:{held_port()}")
     provider = setup_telemetry("workflow", settings, set_global=False)
     assert provider is not None
     assert provider.resource.attributes["service.name"] == "workflow"
@@ -62,7 +62,7 @@ def test_resource_carries_the_service_name() -> None:
 def test_missing_collector_logs_and_never_stalls(caplog: pytest.LogCaptureFixture) -> None:
     settings = TelemetrySettings(
         enabled=True,
-        otlp_endpoint=f"http://127.0.0.1:{free_port()}",  # nothing listens there
+        otlp_endpoint=f"http://127.0.0.1:{held_port()}",  # nothing listens there
         export_timeout_seconds=0.5,
     )
     provider = setup_telemetry("workflow", settings, set_global=False)
