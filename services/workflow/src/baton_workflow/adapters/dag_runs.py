@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from baton_contracts import Event as WireEvent
 from baton_eventstore import (
@@ -21,6 +21,7 @@ from baton_eventstore import (
 )
 from baton_eventstore.port import PRUNE_LIMIT
 from baton_messaging.requests import trace_headers
+from baton_workflow.adapters.dag_run_starts import LimitedStarts, running_query
 from baton_workflow.adapters.dag_tables import dag_runs
 from baton_workflow.adapters.utc import aware
 from baton_workflow.domain.dag import events as re
@@ -45,10 +46,12 @@ step's few events take less than a thread's hop."""
 
 class SqlDagRuns:
     """Loads and appends run events; the list row and outbox rows commit with them (one
-    statement on PostgreSQL)."""
+    statement on PostgreSQL; a start held to its owner's limit, a transaction that counts the
+    owner's running runs first: `dag_run_starts`)."""
 
     def __init__(self, store: SqlEventStore) -> None:
         self._store = store
+        self._starts = LimitedStarts(store)
 
     async def load(self, run_id: str) -> tuple[RunState | None, int, list[re.RunEvent]]:
         """The run's state, its stream version and its events (None, 0, [] if unknown)."""
@@ -69,9 +72,14 @@ class SqlDagRuns:
         *,
         request_id: str | None = None,
         start_by: datetime | None = None,
+        at_most: int | None = None,
     ) -> RunState:
         """Append after `expected_version` (ConcurrencyConflict if stale); the state after.
-        StartByPassed, nothing written, when it had not started by `start_by` (aware)."""
+        StartByPassed, nothing written, when it had not started by `start_by` (aware). A start
+        (`expected_version` 0) given `at_most` is written only while its owner has fewer runs
+        running (RunsFull, nothing written, when not: `LimitedStarts`)."""
+        if at_most is not None and expected_version != 0:
+            raise ValueError(f"at_most: only a start (version 0) has it, not {expected_version}")
         # Off the event loop: a decision that starts thousands of steps has tens of thousands
         # of events to fold, encode and publish.
         if len(events) > OFF_LOOP_EVENTS:
@@ -85,9 +93,13 @@ class SqlDagRuns:
         else:
             row = RowWrite(dag_runs, key, values, create=False)
         try:
-            await self._store.append(
-                run_stream(run_id), expected_version, rows, row, start_by=start_by
-            )
+            if at_most is None:
+                await self._store.append(
+                    run_stream(run_id), expected_version, rows, row, start_by=start_by
+                )
+            else:
+                stream = run_stream(run_id)
+                await self._starts.append(after.user_id, at_most, stream, rows, row, start_by)
         except RowConflict:  # the (owner, request_id) key: this start was made before
             raise RunRequestExists(request_id) from None
         return after
@@ -128,11 +140,8 @@ class SqlDagRuns:
 
     async def running_count(self, owner: str) -> int:
         """How many of the owner's runs have not finished (every mode), by `ix_dag_runs_running`."""
-        query = select(func.count()).where(
-            dag_runs.c.owner == owner, dag_runs.c.status == "running"
-        )
         async with self._store.reader.connect() as conn:
-            return int((await conn.execute(query)).scalar_one())
+            return int((await conn.execute(running_query(owner))).scalar_one())
 
     async def log_version(self, run_id: str) -> int:
         """How many events the run's log holds (0 for an unknown run)."""

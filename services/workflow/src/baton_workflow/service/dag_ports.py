@@ -16,6 +16,14 @@ class RunRequestExists(Exception):
     """A run was already started with this owner's request id (a retried start)."""
 
 
+class RunsFull(Exception):
+    """The owner had `running` runs running, as many as a start may find; nothing was written."""
+
+    def __init__(self, running: int) -> None:
+        super().__init__(f"{running} runs running")
+        self.running = running
+
+
 class KnownAgents(Protocol):
     """The agents the agent-runner has a profile for (`NatsKnownAgents`)."""
 
@@ -65,10 +73,13 @@ class RunStore(Protocol):
         *,
         request_id: str | None = None,
         start_by: datetime | None = None,
+        at_most: int | None = None,
     ) -> RunState:
         """Append after `expected_version`; ConcurrencyConflict when another writer was first,
         StartByPassed (nothing written) when it was still waiting for the database at
-        `start_by`."""
+        `start_by`. A start given `at_most` is written only while its owner has fewer runs
+        running, counted exactly whatever other starts of the owner run at once (RunsFull,
+        nothing written, when not)."""
         ...
 
     async def find_request(self, owner: str, request_id: str) -> str | None:

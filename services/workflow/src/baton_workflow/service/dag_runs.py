@@ -38,8 +38,13 @@ from baton_workflow.domain.dag_versions import StoredVersion
 from baton_workflow.service.dag_definitions import invalid, not_found
 from baton_workflow.service.dag_drive import OFF_LOOP_STEPS
 from baton_workflow.service.dag_executor import DagExecutor
-from baton_workflow.service.dag_ports import DefinitionStore, RunRequestExists, RunStore
-from baton_workflow.service.dag_run_limits import earlier_if_full
+from baton_workflow.service.dag_ports import (
+    DefinitionStore,
+    RunRequestExists,
+    RunsFull,
+    RunStore,
+)
+from baton_workflow.service.dag_run_limits import earlier_if_full, earlier_or_too_many
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call, StepRunners
 from baton_workflow.service.dag_views import run_detail
 from baton_workflow.service.ports import Clock
@@ -95,7 +100,10 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
     """Start a run of the workflow's latest version (or return the one this request made).
 
     A repeated request id is found by the `dag_runs` unique key when the run is appended, so
-    a first start asks nothing more of the database than the definition and the append.
+    a first start asks nothing more of the database than the definition, the count of the
+    user's running runs and the append. The append counts them again, in its transaction and
+    while no other start of the user does, so the limit holds whatever arrives at once
+    (`dag_run_limits`).
 
     The append starts by the write timeout from the arrival, and in time for the answer to
     reach the caller by its `deadline`, or not at all (`WriteTime`): behind another run's
@@ -121,19 +129,10 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
         started = await asyncio.to_thread(_first_event, svc, command, latest, run_id, now)
     except InvalidWorkflow as exc:
         raise invalid(exc.problems, f"a run of {command.name!r}") from None
-    try:
-        state = await svc.runs.append(
-            started.run_id, 0, None, [started], request_id=command.request_id, start_by=start_by
-        )
-    except StartByPassed:
-        log.warning("a start of %s was not written in time; no run started", command.name)
-        raise RemoteError.of(ErrorCode.UNAVAILABLE, START_NOT_WRITTEN_IN_TIME) from None
-    except RunRequestExists:
-        assert command.request_id is not None
-        earlier = await svc.runs.find_request(command.user_id, command.request_id)
-        assert earlier is not None
-        return await _accepted(svc, earlier, command)
-    svc.executor.launch(started.run_id, state)
+    written = await _append_start(svc, command, started, start_by)
+    if isinstance(written, str):
+        return await _accepted(svc, written, command)
+    svc.executor.launch(started.run_id, written)
     log.info(
         "run %s of %s started for user %s (%s)",
         started.run_id,
@@ -149,6 +148,35 @@ async def start_dag_run(svc: DagRunsService, command: StartDagRun) -> DagRunAcce
         mode=started.mode,
         status="running",
     )
+
+
+async def _append_start(
+    svc: DagRunsService, command: StartDagRun, started: re.RunStarted, start_by: datetime | None
+) -> RunState | str:
+    """The new run's state once written, or the run to answer with: the one this request id
+    made before (a retry), or the user's earlier run under it when the user had no room left
+    (`RunsFull`: other starts of the user went in since the count `earlier_if_full` read)."""
+    limit = svc.max_runs_per_user
+    try:
+        return await svc.runs.append(
+            started.run_id,
+            0,
+            None,
+            [started],
+            request_id=command.request_id,
+            start_by=start_by,
+            at_most=limit,
+        )
+    except StartByPassed:
+        log.warning("a start of %s was not written in time; no run started", command.name)
+        raise RemoteError.of(ErrorCode.UNAVAILABLE, START_NOT_WRITTEN_IN_TIME) from None
+    except RunRequestExists:
+        assert command.request_id is not None
+        earlier = await svc.runs.find_request(command.user_id, command.request_id)
+        assert earlier is not None
+        return earlier
+    except RunsFull as full:
+        return await earlier_or_too_many(svc.runs, command, full.running, limit)
 
 
 def _first_event(
