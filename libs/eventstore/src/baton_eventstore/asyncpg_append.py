@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -43,6 +43,7 @@ from baton_eventstore.model import (
     DuplicateEventId,
     NewEvent,
     StartByPassed,
+    refuse_if_late,
 )
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
 from baton_eventstore.pg_batch import Append, batch_statement
@@ -111,15 +112,22 @@ class AsyncpgAppender:
         now: datetime,
         row: RowWrite | None = None,
         start_by: datetime | None = None,
+        before: Callable[[asyncpg.Connection], Awaitable[None]] | None = None,
     ) -> list[int]:
         """Insert events, outbox rows and the read `row`; the events' positions. Raises
         ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing, and
         StartByPassed, having sent nothing, when `start_by` (aware) came before a writer could
         send the statement.
 
+        `before`, when given, runs on the connection in a transaction the append then joins
+        (`_append_after`).
+
         Cancelling the caller while its statement is in flight does not stop the statement
         (other appends may share it): as with any cut-off write, it may or may not commit.
         """
+        if before is not None:
+            append = Append(stream_id, expected_version, events, now, row, start_by)
+            return await self._append_after(before, append)
         waiting = _Waiting(
             Append(stream_id, expected_version, events, now, row, start_by),
             asyncio.get_running_loop().create_future(),
@@ -222,8 +230,30 @@ class AsyncpgAppender:
             else:  # the guard refused it: the stream is behind its expected version
                 waiting.fail(await _conflict(conn, append.stream_id, append.expected_version))
 
+    async def _append_after(
+        self, before: Callable[[asyncpg.Connection], Awaitable[None]], append: Append
+    ) -> list[int]:
+        """The append in a transaction of its own, after `before` has run in it: for what one
+        statement cannot do, such as take a lock and count under it (a statement reads what
+        was committed when it began, not what the lock's last holder committed since).
+        `before` refuses by raising, and nothing is written; `start_by` is looked at once it
+        has run (it may have waited for a lock). Not batched with other appends; committed,
+        it goes to the relay's log as theirs do."""
+        async with self._pool.connection() as conn, conn.transaction():
+            await before(conn)
+            refuse_if_late(append.stream_id, append.start_by)
+            rows = await self._statement(conn, append)
+        self._committed(append, [row[1] for row in rows])
+        return [row[0] for row in rows]
+
     async def _write_one(self, conn: asyncpg.Connection, append: Append) -> list[int]:
         """One append in one statement; its errors translated."""
+        rows = await self._statement(conn, append)
+        self._committed(append, [row[1] for row in rows])
+        return [row[0] for row in rows]
+
+    async def _statement(self, conn: asyncpg.Connection, append: Append) -> list[Any]:
+        """The append's statement, its rows (position, outbox id); its errors translated."""
         stream_id, expected_version, row = append.stream_id, append.expected_version, append.row
         params = append_params(stream_id, expected_version, append.events, append.now, row)
         try:
@@ -234,11 +264,13 @@ class AsyncpgAppender:
             if exc.constraint_name == EVENT_ID_INDEX:
                 message = f"events: an event id is already stored ({exc})"
                 raise DuplicateEventId(message) from exc
+            if conn.is_in_transaction():  # aborted until it ends: ask on another connection
+                async with self._pool.connection() as other:
+                    raise await _conflict(other, stream_id, expected_version) from exc
             raise await _conflict(conn, stream_id, expected_version) from exc
         if not rows:  # the stream is behind expected_version: appending would leave a gap
             raise await _conflict(conn, stream_id, expected_version)
-        self._committed(append, [row[1] for row in rows])
-        return [row[0] for row in rows]
+        return list(rows)
 
     def _committed(self, append: Append, outbox_ids: list[int | None]) -> None:
         if self.committed is not None:

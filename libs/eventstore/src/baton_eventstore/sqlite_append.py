@@ -95,11 +95,17 @@ class SqliteAppender:
         now: datetime,
         row: RowWrite | None = None,
         start_by: datetime | None = None,
+        before: Callable[[sqlite3.Connection], None] | None = None,
     ) -> list[int]:
         """Insert events, outbox rows and the read `row` in one transaction; the events'
         positions. Raises ConcurrencyConflict, DuplicateEventId or RowConflict, having written
         nothing, StoreUnavailable when the file cannot be written, and StartByPassed, having
-        begun nothing, when `start_by` (aware) came while it waited for the write lock."""
+        begun nothing, when `start_by` (aware) came while it waited for the write lock.
+
+        `before`, when given, runs on the connection (on its thread) once the transaction
+        holds the database's write lock, before anything is written: what the append depends
+        on is counted there, and no other writer can change it. It refuses by raising, and
+        nothing is written."""
         event_rows = [self._bind.event(stream_id, expected_version + i + 1, e, now)
                       for i, e in enumerate(events)]  # fmt: skip
         outbox_rows = [self._bind.outbox(e, now) for e in events if e.publish is not None]
@@ -107,7 +113,9 @@ class SqliteAppender:
         if row is not None:
             sql = _row_sql(row.table, tuple(row.key), tuple(row.values), row.create)
             written = (row.table.name, sql, self._bind.row(row))
-        work = partial(_append, stream_id, expected_version, event_rows, outbox_rows, written)
+        work = partial(
+            _append, stream_id, expected_version, event_rows, outbox_rows, written, before
+        )
         return await self._write(work, stream_id, start_by)
 
     async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
@@ -216,11 +224,14 @@ def _append(
     event_rows: list[tuple[Any, ...]],
     outbox_rows: list[tuple[Any, ...]],
     row: tuple[str, str, tuple[Any, ...]] | None,
+    before: Callable[[sqlite3.Connection], None] | None,
     conn: sqlite3.Connection,
 ) -> list[int]:
     # IMMEDIATE takes the write lock now, so the head read below cannot go stale before the
     # inserts: within this transaction the check is exact.
     conn.execute("BEGIN IMMEDIATE")
+    if before is not None:
+        before(conn)
     head = conn.execute(_HEAD, (stream_id,)).fetchone()[0]
     if head != expected_version:
         raise ConcurrencyConflict(stream_id, expected_version, int(head))
