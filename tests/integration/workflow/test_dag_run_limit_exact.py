@@ -1,5 +1,5 @@
 """The limit of runs one user may have running at once holds exactly, however many of the
-user's starts arrive together: at one replica, or at two that share a PostgreSQL database.
+user's starts arrive together: at one replica, or at two that share its database.
 
 The count of the user's running runs was read, then the run appended in a second step, so
 starts arriving together all found room and all went in (12 running of at most 3). The count
@@ -20,25 +20,36 @@ from baton_workflow.service.dag_runs import start_dag_run
 from .dag_starts import LIMIT, STARTS, all_at_once, opened, service, start, written
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database_url(request: pytest.FixtureRequest) -> str:
+def _url(request: pytest.FixtureRequest) -> str:
+    if request.param == "memory":  # the store has no appender of its own for it
+        return "sqlite+aiosqlite://"
     if request.param == "postgres":
         request.applymarker(pytest.mark.postgres)
     return str(request.getfixturevalue(f"{request.param}_url"))
 
 
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
+def one_url(request: pytest.FixtureRequest) -> str:
+    return _url(request)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def shared_url(request: pytest.FixtureRequest) -> str:
+    return _url(request)
+
+
 @pytest.fixture
-async def store(database_url: str) -> AsyncIterator[SqlEventStore]:
-    store = await opened(database_url)
+async def store(one_url: str) -> AsyncIterator[SqlEventStore]:
+    store = await opened(one_url)
     yield store
     await store.close()
 
 
 @pytest.fixture
-async def replicas(database_url: str) -> AsyncIterator[list[SqlEventStore]]:
-    """Two stores on one database, each with its own engine (and on SQLite its own write lock
-    of the process): two replicas on PostgreSQL, two processes on one SQLite file."""
-    stores = [await opened(database_url) for _ in range(2)]
+async def replicas(shared_url: str) -> AsyncIterator[list[SqlEventStore]]:
+    """Three stores on one database, each with its own engine (and on SQLite its own write lock
+    of the process): three replicas on PostgreSQL, three processes on one SQLite file."""
+    stores = [await opened(shared_url) for _ in range(3)]
     yield stores
     for store in stores:
         await store.close()
@@ -79,11 +90,11 @@ async def test_retries_of_starts_that_went_in_get_their_runs_at_the_limit(
     assert (await written(store, "u"))[0] == runs
 
 
-async def test_two_replicas_sharing_the_database_start_no_more_runs_than_the_limit(
+async def test_replicas_sharing_the_database_start_no_more_runs_than_the_limit(
     replicas: list[SqlEventStore],
 ) -> None:
     services = [service(store) for store in replicas]
-    accepted = await all_at_once([(services[n % 2], start("u", f"k{n}")) for n in range(STARTS)])
+    accepted = await all_at_once([(services[n % 3], start("u", f"k{n}")) for n in range(STARTS)])
 
     assert len(accepted) == LIMIT
     runs, streams = await written(replicas[0], "u")
