@@ -124,6 +124,50 @@ async def test_the_running_runs_of_an_owner_are_counted_from_their_index(
     assert await runs.running_count("u0") == 1 and await runs.running_count("nobody") == 0
 
 
+@pytest.mark.postgres
+async def test_the_running_count_reads_its_index_in_a_prepared_statements_generic_plan(
+    postgres_url: str,
+) -> None:
+    # A prepared statement (asyncpg prepares each) turns to a generic plan after a few runs,
+    # and a generic plan may use a partial index only if the statement names its predicate:
+    # with `status = $2` the count read all the owner's runs, however many it ever started.
+    store = await SqlEventStore.from_url(postgres_url)
+    try:
+        await migrate(store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
+        # Many runs running, of many owners; the owner's own are a few of its many.
+        running = [
+            {**_run(n), "run_id": f"live{n}", "owner": f"o{n % 100}", "status": "running"}
+            for n in range(1000)
+        ]
+        async with store.engine.begin() as conn:
+            await conn.execute(dag_tables.dag_runs.insert(), running)
+        await _add_runs(store)  # 2,000 ended runs, half of them the owner's; analysed
+        sent: list[tuple[str, Any]] = []
+
+        def capture(conn: Any, cursor: Any, statement: str, params: Any, *args: Any) -> None:
+            sent.append((statement, params))
+
+        event.listen(store.engine.sync_engine, "before_cursor_execute", capture)
+        try:
+            assert await SqlDagRuns(store).running_count("busy") == 0
+        finally:
+            event.remove(store.engine.sync_engine, "before_cursor_execute", capture)
+        [(statement, params)] = sent
+        async with store.engine.connect() as conn:
+            driver: Any = (await conn.get_raw_connection()).driver_connection
+            await driver.execute("SET plan_cache_mode = force_generic_plan")
+            await driver.execute(f"PREPARE running_count AS {statement}")
+            literals = ", ".join(f"'{value}'" for value in params)  # the test's own values
+            plan = "\n".join(
+                r[0] for r in await driver.fetch(f"EXPLAIN EXECUTE running_count({literals})")
+            )
+            await driver.execute("DEALLOCATE running_count")
+            await driver.execute("RESET plan_cache_mode")
+    finally:
+        await store.close()
+    assert "ix_dag_runs_running" in plan, plan
+
+
 async def _indexes(store: SqlEventStore) -> set[str]:
     async with store.engine.connect() as conn:
         found = await conn.run_sync(lambda sync: inspect(sync).get_indexes("dag_runs"))
