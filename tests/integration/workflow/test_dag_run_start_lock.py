@@ -35,13 +35,19 @@ async def held(postgres_url: str) -> AsyncIterator[asyncpg.Connection]:
     await conn.close()
 
 
-async def test_a_start_waits_only_for_starts_of_its_own_user(
+async def test_a_start_waiting_for_its_users_lock_holds_back_no_other_users_start(
     store: SqlEventStore, held: asyncpg.Connection
 ) -> None:
+    svc = service(store)
     async with held.transaction():  # another replica counting u's runs, for as long as it likes
         await held.execute("SELECT pg_advisory_xact_lock($1)", owner_lock_id("u"))
-        other = await start_dag_run(service(store), start("v", "k1"))
+        waiting = asyncio.ensure_future(start_dag_run(svc, start("u", "k1")))
+        await _waiting_for_the_lock(held, owner_lock_id("u"))
+        other = await start_dag_run(svc, start("v", "k1"))  # on the same replica, meanwhile
+        assert not waiting.done()
+    mine = await waiting
     assert (await written(store, "v"))[0] == {other.run_id}
+    assert (await written(store, "u"))[0] == {mine.run_id}
 
 
 async def test_a_start_still_waiting_for_its_users_lock_past_its_time_writes_nothing(
