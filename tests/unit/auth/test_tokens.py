@@ -1,5 +1,7 @@
+import base64
 import re
 import sys
+import warnings
 from datetime import UTC, datetime, timedelta
 
 import jwt
@@ -10,6 +12,7 @@ from baton_auth import (
     USER_ID_RULE,
     Identity,
     InvalidToken,
+    TokenRefusal,
     mint_token,
     tokens,
     user_id_problem,
@@ -37,8 +40,94 @@ def test_an_expired_token_is_refused() -> None:
 
 
 def test_garbage_is_refused() -> None:
-    with pytest.raises(InvalidToken, match="invalid"):
+    with pytest.raises(InvalidToken, match="not a JWT") as refused:
         verify_token(SECRET, "not-a-token")
+    assert refused.value.reason is TokenRefusal.MALFORMED
+
+
+def _part(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _signed(claims: dict[str, object], **headers: object) -> str:
+    with warnings.catch_warnings():  # HS512 warns that a 32-byte key is short for it
+        warnings.simplefilter("ignore")
+        return jwt.encode(claims, SECRET, algorithm=str(headers.pop("alg", "HS256")),
+                          headers=headers or None)  # fmt: skip
+
+
+_FAR = 4102444800  # 2100
+_GOOD = mint_token(SECRET, "alice")
+_HEADER, _PAYLOAD, _SIGNATURE = _GOOD.split(".")
+
+
+@pytest.mark.parametrize(
+    ("token", "reason", "said"),
+    [
+        ("eyJhbGciOi", TokenRefusal.MALFORMED, "not a JWT: it should be three parts separated "
+         "by dots (header.payload.signature), and it has 1"),
+        ("a.b", TokenRefusal.MALFORMED, "and it has 2"),
+        (f"{_GOOD}.x", TokenRefusal.MALFORMED, "and it has 4"),
+        (f"!!.{_PAYLOAD}.{_SIGNATURE}", TokenRefusal.MALFORMED,
+         "could not be read: its header (its first part) is not base64url"),
+        (f"{_part(b'nope')}.{_PAYLOAD}.{_SIGNATURE}", TokenRefusal.MALFORMED,
+         "could not be read: its header (its first part) is not a JSON object"),
+        (f"{_HEADER}.%%.{_SIGNATURE}", TokenRefusal.MALFORMED,
+         "could not be read: its payload (its second part) is not base64url"),
+        (f"{_HEADER}.{_PAYLOAD}.!!", TokenRefusal.MALFORMED,
+         "could not be read: its signature (its third part) is not base64url"),
+        (_signed({"sub": "a", "iss": "baton", "exp": _FAR}, crit=["x"]), TokenRefusal.MALFORMED,
+         "could not be read: its header is not one the gateway takes"),
+        (_signed({"sub": "a", "iss": "baton", "exp": _FAR}, alg="HS512"),
+         TokenRefusal.WRONG_ALGORITHM, "not signed with HS256"),
+        (jwt.encode({"sub": "a", "iss": "baton", "exp": _FAR}, None, algorithm="none"),
+         TokenRefusal.WRONG_ALGORITHM, "not signed with HS256"),
+        (_signed({"sub": "a", "iss": "baton"}), TokenRefusal.MISSING_CLAIM,
+         "lacks the claim 'exp'"),
+        (_signed({"sub": "a", "exp": _FAR}), TokenRefusal.MISSING_CLAIM,
+         "lacks the claim 'iss'"),
+        (_signed({"sub": "a", "iss": "other", "exp": _FAR}), TokenRefusal.WRONG_ISSUER,
+         "claim 'iss' must be 'baton'"),
+        (_signed({"sub": "a", "iss": "baton", "exp": _FAR, "aud": "x"}),
+         TokenRefusal.WRONG_AUDIENCE, "another audience (claim 'aud')"),
+        (_signed({"sub": "a", "iss": "baton", "exp": _FAR, "nbf": _FAR - 60}),
+         TokenRefusal.NOT_YET_VALID, "not valid yet (claim 'nbf' is in the future)"),
+        (_signed({"sub": "a", "iss": "baton", "exp": _FAR, "iat": _FAR - 60}),
+         TokenRefusal.NOT_YET_VALID, "not valid yet (claim 'iat' is in the future)"),
+        (_signed({"sub": "a", "iss": "baton", "exp": "soon"}), TokenRefusal.INVALID_CLAIM,
+         "claim 'exp' must be a whole number"),
+        (_signed({"sub": "a", "iss": "baton", "exp": _FAR, "nbf": "x"}),
+         TokenRefusal.INVALID_CLAIM, "claim 'nbf' must be a whole number"),
+        (_signed({"sub": "a", "iss": "baton", "exp": _FAR, "iat": "x"}),
+         TokenRefusal.INVALID_CLAIM, "claim 'iat' must be a number"),
+        (_signed({"sub": 5, "iss": "baton", "exp": _FAR}), TokenRefusal.INVALID_CLAIM,
+         "claim 'sub' must be a string"),
+        (_signed({"sub": "a", "iss": "baton", "exp": _FAR, "jti": 5}),
+         TokenRefusal.INVALID_CLAIM, "claim 'jti' must be a string"),
+        (mint_token(OTHER, "alice"), TokenRefusal.BAD_SIGNATURE, "signature does not verify"),
+        (mint_token(SECRET, "alice", now=datetime(2020, 1, 1, tzinfo=UTC)),
+         TokenRefusal.EXPIRED, "token has expired"),
+    ],
+    ids=[
+        "one-part", "two-parts", "four-parts", "header-not-base64", "header-not-json",
+        "payload-not-base64", "signature-not-base64", "unknown-critical-header", "hs512",
+        "alg-none", "no-exp", "no-iss", "wrong-iss", "aud", "nbf-ahead", "iat-ahead",
+        "exp-not-a-number", "nbf-not-a-number", "iat-not-a-number", "sub-not-a-string",
+        "jti-not-a-string", "forged", "expired",
+    ],
+)  # fmt: skip
+def test_each_refusal_says_what_is_wrong_in_the_gateways_words(
+    token: str, reason: TokenRefusal, said: str
+) -> None:
+    # PyJWT's own words ("Not enough segments", "Invalid payload padding") named its parsing
+    # steps, not the token's problem, and reached the people who had pasted it.
+    with pytest.raises(InvalidToken) as refused:
+        verify_token(SECRET, token)
+    assert said in str(refused.value)
+    assert refused.value.reason is reason
+    for pyjwt_words in ("segments", "padding", "Invalid", "PyJWT", "Signature has"):
+        assert pyjwt_words not in str(refused.value)
+    assert SECRET not in str(refused.value) and _PAYLOAD not in str(refused.value)
 
 
 def test_a_token_without_a_user_is_refused() -> None:

@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import jwt
 import pytest
 from fastapi.routing import APIRoute
 from fastapi.security.base import SecurityBase
@@ -17,27 +18,44 @@ SECRET = "unit-test-secret-that-is-32-bytes!"  # the conftest's
 OTHER_SECRET = "another-secret-also-32-bytes-long!"
 
 
+def _signed(claims: dict[str, object]) -> str:
+    return jwt.encode(claims, SECRET, algorithm="HS256")
+
+
+def _mangled() -> str:
+    header, _, signature = mint_token(SECRET, "alice").split(".")
+    return f"{header}.%%.{signature}"  # a payload that is not base64url
+
+
 def _expired() -> str:
     long_ago = datetime.now(UTC) - timedelta(days=1)
     return mint_token(SECRET, "alice", now=long_ago, ttl=timedelta(minutes=5))
 
 
 @pytest.mark.parametrize(
-    ("header", "reason"),
+    ("header", "said", "reason"),
     [
-        (None, "missing or malformed"),
-        ("Basic YWxpY2U6cHc=", "missing or malformed"),
-        ("Bearer", "missing or malformed"),
-        ("Bearer    ", "missing or malformed"),
-        ("Bearer not-a-jwt", "invalid"),
-        (f"Bearer {mint_token(OTHER_SECRET, 'alice')}", "signature"),
-        (f"Bearer {_expired()}", "expired"),
+        (None, "missing or malformed", "missing"),
+        ("Basic YWxpY2U6cHc=", "missing or malformed", "missing"),
+        ("Bearer", "missing or malformed", "missing"),
+        ("Bearer    ", "missing or malformed", "missing"),
+        ("Bearer not-a-jwt", "token is not a JWT: it should be three parts", "malformed"),
+        (f"Bearer {_mangled()}", "could not be read: its payload", "malformed"),
+        (f"Bearer {mint_token(OTHER_SECRET, 'alice')}", "signature", "bad_signature"),
+        (f"Bearer {_expired()}", "token has expired", "expired"),
+        (f"Bearer {_signed({'sub': 'a', 'exp': 4102444800})}", "lacks the claim 'iss'",
+         "missing_claim"),
+        (f"Bearer {_signed({'sub': 'a', 'iss': 'baton', 'exp': 4102444800, 'aud': 'x'})}",
+         "another audience", "wrong_audience"),
     ],
-    ids=["missing", "not-bearer", "empty-bearer", "blank-bearer", "garbage", "forged", "expired"],
-)
+    ids=[
+        "missing", "not-bearer", "empty-bearer", "blank-bearer", "garbage", "mangled",
+        "forged", "expired", "no-issuer", "audience",
+    ],
+)  # fmt: skip
 @pytest.mark.parametrize("path", ["/api/me", "/api/services"])
 async def test_api_routes_refuse_a_request_without_a_valid_token(
-    client: httpx.AsyncClient, header: str | None, reason: str, path: str
+    client: httpx.AsyncClient, header: str | None, said: str, reason: str, path: str
 ) -> None:
     headers = {"Authorization": header} if header else {}
     response = await client.get(path, headers=headers)
@@ -45,7 +63,10 @@ async def test_api_routes_refuse_a_request_without_a_valid_token(
     assert response.headers["WWW-Authenticate"] == "Bearer"
     error = response.json()["error"]
     assert error["code"] == "unauthorized"
-    assert reason in error["message"]
+    assert said in error["message"]
+    # Why, for a program: the message's words may change, this one does not.
+    assert error["details"] == [{"field": "token", "message": reason}]
+    assert "segments" not in error["message"] and "padding" not in error["message"]
 
 
 async def test_me_returns_the_identity_the_token_carries(

@@ -1,11 +1,11 @@
 """Bearer tokens for Baton: `mint_token` for local use, `verify_token` at the gateway."""
 
+from baton_auth.refusals import InvalidToken, TokenRefusal
 from baton_auth.tokens import (
     MAX_USER_ID_CHARS,
     USER_ID_PATTERN,
     USER_ID_RULE,
     Identity,
-    InvalidToken,
     check_secret,
     mint_token,
     user_id_problem,
@@ -18,6 +18,7 @@ __all__ = [
     "USER_ID_RULE",
     "Identity",
     "InvalidToken",
+    "TokenRefusal",
     "check_secret",
     "mint_token",
     "user_id_problem",

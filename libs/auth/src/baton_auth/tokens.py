@@ -8,15 +8,13 @@ from functools import lru_cache
 
 import jwt
 
+from baton_auth.refusals import EXPIRED, InvalidToken, TokenRefusal, not_three_parts, refusal
+
 ALGORITHM = "HS256"
 ISSUER = "baton"
 MIN_SECRET_BYTES = 32  # RFC 7518 §3.2: an HS256 key must be at least as long as the hash
 VERIFIED_TOKENS_KEPT = 4096
 """How many verified tokens `verify_token` remembers (least recently used out first)."""
-
-
-class InvalidToken(Exception):
-    """A token that is malformed, forged, expired or names no user; the message says which."""
 
 
 @dataclass(frozen=True)
@@ -112,12 +110,14 @@ def verify_token(secret: str, token: str, *, leeway_seconds: float = 5.0) -> Ide
     """
     identity = _verified(secret, token, leeway_seconds)
     if identity.valid_until is not None and datetime.now(UTC) >= identity.valid_until:
-        raise InvalidToken("token has expired")
+        raise InvalidToken(EXPIRED, TokenRefusal.EXPIRED)
     return identity
 
 
 @lru_cache(maxsize=VERIFIED_TOKENS_KEPT)
 def _verified(secret: str, token: str, leeway_seconds: float) -> Identity:
+    if token.count(".") != 2:
+        raise not_three_parts(token)
     try:
         claims = jwt.decode(
             token,
@@ -127,20 +127,16 @@ def _verified(secret: str, token: str, leeway_seconds: float) -> Identity:
             leeway=leeway_seconds,
             options={"require": ["sub", "exp", "iss"]},
         )
-    except jwt.ExpiredSignatureError:
-        raise InvalidToken("token has expired") from None
-    except jwt.InvalidSignatureError:
-        raise InvalidToken("token signature does not verify") from None
     except jwt.PyJWTError as exc:
-        raise InvalidToken(f"token is invalid: {exc}") from None
+        raise refusal(exc) from None
     user_id = claims.get("sub")
     if not isinstance(user_id, str) or not user_id.strip():
-        raise InvalidToken("token names no user (claim 'sub')")
+        raise InvalidToken("token names no user (claim 'sub')", TokenRefusal.INVALID_CLAIM)
     # A token from elsewhere (an identity provider) may name a user Baton cannot serve: the id
     # is a NATS subject token, so every request of theirs would fail deeper, as a 500.
     problem = user_id_problem(user_id)
     if problem is not None:
-        raise InvalidToken(f"token's user (claim 'sub') {problem}")
+        raise InvalidToken(f"token's user (claim 'sub') {problem}", TokenRefusal.INVALID_CLAIM)
     project = claims.get("project_id")
     return Identity(
         user_id=user_id,
@@ -155,7 +151,9 @@ def _valid_until(exp: float | str, leeway_seconds: float) -> datetime | None:
     try:
         seconds = float(exp)
     except (TypeError, ValueError):
-        raise InvalidToken("token's expiry (claim 'exp') is not a number") from None
+        raise InvalidToken(
+            "token's expiry (claim 'exp') is not a number", TokenRefusal.INVALID_CLAIM
+        ) from None
     try:
         return datetime.fromtimestamp(seconds, UTC) + timedelta(seconds=leeway_seconds)
     except (OverflowError, OSError, ValueError):

@@ -25,6 +25,8 @@ STATUS_BY_CODE: Mapping[ErrorCode, int] = {
 """HTTP status for each typed error an owner may answer with."""
 
 UNAUTHORIZED = "unauthorized"
+TOKEN_FIELD = "token"
+"""The field of a 401's detail, whose message is why the token was refused (`expired`)."""
 UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
 """A body compressed, or of a media type its route does not read (415)."""
 TOO_MANY_SESSIONS = "too_many_sessions"
@@ -68,9 +70,12 @@ class ApiError(Exception):
         self.headers = dict(headers or {})
 
     @classmethod
-    def unauthorized(cls, message: str) -> ApiError:
-        """401 with the challenge a Bearer client expects."""
-        return cls(401, UNAUTHORIZED, message, headers={"WWW-Authenticate": "Bearer"})
+    def unauthorized(cls, message: str, reason: str) -> ApiError:
+        """401 with the challenge a Bearer client expects; its one detail, `field: "token"`,
+        gives `reason` (a `TokenRefusal`: `expired`, `malformed`, ...) for a program to act on
+        without reading the message, whose words may change."""
+        detail = ErrorDetail(field=TOKEN_FIELD, message=reason)
+        return cls(401, UNAUTHORIZED, message, [detail], headers={"WWW-Authenticate": "Bearer"})
 
     @classmethod
     def invalid(cls, message: str, details: Sequence[ErrorDetail]) -> ApiError:

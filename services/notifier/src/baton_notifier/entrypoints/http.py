@@ -14,7 +14,7 @@ from fastapi.telemetry import TelemetryConfig
 from opentelemetry.trace import TracerProvider
 from pydantic import BaseModel
 
-from baton_auth import Identity, InvalidToken, verify_token
+from baton_auth import Identity, InvalidToken, TokenRefusal, verify_token
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.domain.health import ServiceReport
 from baton_notifier.entrypoints.api_docs import install_api_docs
@@ -62,12 +62,13 @@ class BearerIdentity(SecurityBase):
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise ApiError.unauthorized(
-                "missing or malformed Authorization header; expected 'Bearer <token>'"
+                "missing or malformed Authorization header; expected 'Bearer <token>'",
+                TokenRefusal.MISSING,
             )
         try:
             return verify_token(deps_of(request).jwt_secret, token)
         except InvalidToken as exc:
-            raise ApiError.unauthorized(str(exc)) from None
+            raise ApiError.unauthorized(str(exc), exc.reason) from None
 
 
 def deps_of(request: Request) -> HttpDeps:

@@ -12,7 +12,7 @@ from starlette.routing import WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from baton_auth import Identity, InvalidToken, verify_token
+from baton_auth import Identity, InvalidToken, TokenRefusal, verify_token
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.entrypoints.head_requests import GatewayRoute
 from baton_notifier.entrypoints.http_errors import error_response
@@ -80,7 +80,7 @@ def identify(connection: HTTPConnection, token: str | None, hint: str) -> Identi
     """The identity `token` carries; `InvalidToken` when there is none (the message ends with
     `hint`, how to send one) or it does not verify."""
     if not token:
-        raise InvalidToken(f"missing token: {hint}")
+        raise InvalidToken(f"missing token: {hint}", TokenRefusal.MISSING)
     return verify_token(live_of(connection).jwt_secret, token)
 
 

@@ -58,7 +58,7 @@ def stream_identity(
     try:
         return identify(request, credentials.credentials if credentials else token, SSE_TOKEN_HINT)
     except InvalidToken as exc:
-        raise ApiError.unauthorized(str(exc)) from None
+        raise ApiError.unauthorized(str(exc), exc.reason) from None
 
 
 async def events_stream(
