@@ -49,7 +49,7 @@ FORGED = mint_token("another-secret-that-is-long-enough!!", "mallory")
         (f"?token={EXPIRED}", None, "token has expired"),
         (f"?token={FORGED}", None, "token signature does not verify"),
         ("", ["bearer", EXPIRED], "token has expired"),
-        ("?token=not-a-jwt", None, "token is invalid"),
+        ("?token=not-a-jwt", None, "token is not a JWT: it should be three parts"),
     ],
 )
 async def test_websocket_without_a_valid_token_is_closed_with_4401(
@@ -104,9 +104,17 @@ async def test_websocket_with_malformed_parameters_is_closed_with_4400(
     assert client.conn.close_reason.startswith(reason), client.conn.close_reason
 
 
-@pytest.mark.parametrize("auth", [{}, {"token": EXPIRED}, {"Authorization": f"Bearer {FORGED}"}])
+@pytest.mark.parametrize(
+    ("auth", "reason"),
+    [
+        ({}, "missing"),
+        ({"token": EXPIRED}, "expired"),
+        ({"Authorization": f"Bearer {FORGED}"}, "bad_signature"),
+        ({"token": "not-a-jwt"}, "malformed"),
+    ],
+)
 async def test_sse_without_a_valid_token_is_401_with_the_error_body(
-    gateway: Gateway, auth: dict[str, str]
+    gateway: Gateway, auth: dict[str, str], reason: str
 ) -> None:
     params = {k: v for k, v in auth.items() if k == "token"}
     headers = {k: v for k, v in auth.items() if k != "token"}
@@ -115,6 +123,7 @@ async def test_sse_without_a_valid_token_is_401_with_the_error_body(
     assert response.status_code == 401
     assert response.headers["WWW-Authenticate"] == "Bearer"
     assert response.json()["error"]["code"] == "unauthorized"
+    assert response.json()["error"]["details"] == [{"field": "token", "message": reason}]
 
 
 @pytest.mark.parametrize(
