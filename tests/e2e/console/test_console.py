@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from playwright.async_api import Browser, Route, expect
@@ -148,8 +149,12 @@ async def test_the_explain_panel_says_why_a_step_is_blocked_and_the_log_lists_ev
     await expect(explain.locator("[data-can-complete]")).to_have_attribute(
         "data-can-complete", "false"
     )
-    await expect(explain.locator("li.unmet")).to_contain_text("agent_signal")
-    await expect(explain).to_contain_text("0 message(s) so far, at least 2")
+    # In words for the user, not the checker's name and its note for developers.
+    await expect(explain.locator("li.unmet[data-checker=agent_signal]")).to_have_text(
+        "The agent has not said yet that this step is done. (not met)"
+    )
+    await expect(explain).to_contain_text("0 messages so far. It needs at least 2")
+    await expect(explain).not_to_contain_text("agent_signal")
     log = console.page.locator("#event-log li")
     await expect(log.first).to_have_attribute("data-type", "workflow.instance_started")
 
@@ -160,15 +165,17 @@ async def test_the_explain_panel_says_why_a_step_is_blocked_and_the_log_lists_ev
         )
     assert answer["outcome"] == "blocked"
     blocked = console.page.locator("#blocked")
-    await expect(blocked).to_contain_text(answer["reason"])
-    await expect(blocked).to_contain_text("min_messages: 0/2")
+    assert answer["reason"] == "step 'greeting' needs at least 2 messages (has 0)"
+    await expect(blocked).to_contain_text("“Greeting” needs at least 2 messages, and has 0.")
+    await expect(blocked).to_contain_text("At least 2 messages: 0 sent so far.")
+    await expect(blocked).not_to_contain_text("min_messages")
     await expect(
         console.page.locator("#event-log li[data-type='workflow.step_blocked']")
     ).to_have_count(1)
     await console.expect_step("greeting")
 
     await console.say("Hello there")
-    await expect(explain).to_contain_text("1 message(s) so far")
+    await expect(explain).to_contain_text("“Greeting”: 1 message so far.")  # not "1 message(s)"
     types = await log.evaluate_all("items => items.map(i => i.dataset.type)")
     assert "workflow.exchange_recorded" in types, types
 
@@ -180,8 +187,15 @@ async def test_errors_are_shown_and_the_typed_text_is_kept(
     await console.page.get_by_label("Your name").fill("two words")
     await console.page.get_by_role("button", name="Sign in").click()
     alert = console.page.get_by_role("alert")
-    await expect(alert).to_contain_text("user_id")
-    await expect(alert).to_contain_text("422")
+    await expect(alert.locator("#alert-text")).to_have_text(
+        "Signing in: something in it was not accepted."
+    )
+    await expect(alert.locator("#alert-details")).to_contain_text("Your name: must not contain")
+    more = alert.locator("#alert-more")  # the gateway's own words, folded away
+    await expect(more.locator("summary")).to_have_text("What the gateway said")
+    await expect(more.locator("#alert-raw")).to_be_hidden()
+    await more.locator("summary").click()
+    await expect(more.locator("#alert-raw")).to_contain_text("422 invalid: request is invalid")
     await expect(console.page.get_by_label("Your name")).to_have_value("two words")
 
     await console.sign_in("frank")
@@ -189,18 +203,75 @@ async def test_errors_are_shown_and_the_typed_text_is_kept(
     await console.start()
     too_long = "x" * 8001
     box = console.page.get_by_label("Your message")
+    sent: list[str] = []
+    console.page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    await box.fill("x" * 6399)
+    await expect(console.page.locator("#chat-count")).to_be_hidden()  # far from the limit
     await box.fill(too_long)
+    count = console.page.locator("#chat-count")
+    await expect(count).to_have_text("8,001 of 8,000 characters: 1 too many to send")
+    await expect(box).to_have_attribute("aria-invalid", "true")
     await box.press("Enter")
-    await expect(alert).to_contain_text("413")
-    await expect(alert).to_contain_text("8000")
+    # Said before it leaves: the gateway's 413 ("body.text: has 8001 characters; the limit
+    # is 8000") is never asked for.
+    await expect(console.page.locator("#chat-status")).to_have_text(
+        "Not sent: it is too long (8,001 characters; a message takes at most 8,000). "
+        "Shorten it, or send it in parts."
+    )
     await expect(box).to_have_value(too_long)
     await expect(console.page.locator("#chat-log li")).to_have_count(0)
+    assert sent == []
+    await expect(alert).to_be_hidden()
     await console.page.screenshot(path=tmp_path / "refused-message.png")
 
     await box.fill("Hello there")  # after fixing it, the message goes through once
+    await expect(count).to_be_hidden()
     await box.press("Enter")
     await expect(console.page.locator("#chat-log li")).to_have_count(2)
     await expect(alert).to_be_hidden()
+
+
+def refusing(status: int, error: object) -> Callable[[Route], Awaitable[None]]:
+    """A route handler answering every request with the gateway's error body `error`."""
+
+    async def refuse(route: Route) -> None:
+        await route.fulfill(status=status, json=error)
+
+    return refuse
+
+
+async def test_the_gateways_error_codes_are_said_in_plain_words(console: Console) -> None:
+    await console.open()
+    await console.sign_in("fiona")
+    await console.start()
+    box = console.page.get_by_label("Your message")
+    alert = console.page.get_by_role("alert")
+    # (status, code, message, details): as the gateway answers (docs/gateway.md#errors).
+    answers = [
+        (413, "too_large", "body.text: has 20000 characters; the limit is 8000",
+         [{"field": "body.text", "message": "has 20000 characters; the limit is 8000"}],
+         "Your message was not sent: it is too long (20,000 characters; a message takes at "
+         "most 8,000). Shorten it, or send it in parts."),
+        (503, "unavailable", "no reply on 'workflow.cmd.send_message' within 15s", [],
+         "Your message was not sent: Baton is not answering right now (a service is busy or "
+         "starting). Try again in a moment: nothing you typed is lost."),
+        (409, "conflict", "instance i1 is at version 7, not 6", [],
+         "Your message was not sent: it changed in the meantime. Look at it again, then try "
+         "again."),
+        (500, "internal", "KeyError: 'x'", [],
+         "Your message was not sent: something went wrong inside Baton. Try again; if it "
+         "happens again, tell whoever runs it."),
+    ]  # fmt: skip
+    for status, code, message, details, said in answers:
+        error = {"error": {"code": code, "message": message, "details": details}}
+        await console.page.route("**/messages", refusing(status, error))
+        await box.fill("Hello there")
+        await box.press("Enter")
+        await expect(alert.locator("#alert-text")).to_have_text(said)
+        await expect(alert.locator("#alert-details li")).to_have_count(0)
+        await expect(alert.locator("#alert-raw")).to_have_text(f"{status} {code}: {message}")
+        await expect(box).to_have_value("Hello there")
+        await console.page.unroute("**/messages")
 
 
 async def test_in_production_a_token_is_pasted_or_handed_over_in_the_fragment(

@@ -126,7 +126,9 @@ async def test_dismissing_an_error_by_keyboard_keeps_the_focus_in_the_page(
     await console.sign_in("wanda")
     await console.start()
     box = console.page.get_by_label("Your message")
-    await box.fill("x" * 8001)
+    away = {"error": {"code": "unavailable", "message": "no responders", "details": []}}
+    await console.page.route("**/messages", lambda route: route.fulfill(status=503, json=away))
+    await box.fill("Hello there")
     await box.press("Enter")
     dismiss = console.page.get_by_role("button", name="Dismiss")
     await expect(dismiss).to_be_visible()
@@ -265,7 +267,7 @@ async def test_panels_that_failed_to_load_while_a_service_was_away_load_once_it_
         path = f"/api/workflows/{instance['instance_id']}/messages"
         await api.post(path, json={"text": "Hi, I'm ready, let's go"})
     alert = console.page.get_by_role("alert")
-    await expect(alert).to_contain_text("Loading your onboarding (503 unavailable)")
+    await expect(alert).to_contain_text("Loading your onboarding: Baton is not answering right now")
 
     # An error shown meanwhile is not hidden by the retries' (said once, not at each try).
     await console.page.route("**/messages", lambda route: route.fulfill(status=503, json=away))
@@ -288,7 +290,7 @@ async def test_panels_that_failed_to_load_while_a_service_was_away_load_once_it_
     # Once a retry goes through, its error goes by itself.
     await console.page.route("**/progress", not_up_yet)
     await console.open(console.page.url)  # a reload of the page, while the service is away
-    await expect(alert).to_contain_text("Loading your onboarding (503 unavailable)")
+    await expect(alert).to_contain_text("Loading your onboarding: Baton is not answering right now")
     await console.page.unroute("**/progress")
     await expect(alert).to_be_hidden()
     await expect(console.page.locator("#chat-log li")).to_have_count(4)

@@ -49,7 +49,8 @@ async def test_a_forced_transition_is_noted_after_the_answer_that_closed_the_ste
     await expect(notice).to_have_attribute("role", "note")
     await expect(notice).to_contain_text("reached its message limit without being done")
     await expect(notice).to_contain_text(f"max_messages ({LIMIT}) reached on 'discovery'")
-    await expect(notice).to_contain_text("memory_facts")
+    await expect(notice).to_contain_text("At least 3 facts about your priorities:")
+    await expect(notice).not_to_contain_text("memory_facts")  # the checker's name, for developers
     # Right after the answer to the message that closed the step, not at the end of the chat.
     closing_answer = "li => li.previousElementSibling.querySelector('.text').innerText"
     before_notice = await notice.evaluate(closing_answer)

@@ -28,7 +28,7 @@ async def test_the_classic_onboarding_finishes_through_its_list_widget(
         await console.say(text)
     await console.expect_step("brain_dump")
     await expect(widget).to_be_visible()
-    await expect(widget).to_contain_text("at least 1 item(s)")
+    await expect(widget).to_contain_text("at least 1 item, one at a time")  # not "item(s)"
 
     done = page.get_by_role("button", name="Done")
     items = page.locator("#widget-items .text")
@@ -47,9 +47,9 @@ async def test_the_classic_onboarding_finishes_through_its_list_widget(
     await expect(done).to_have_accessible_description(re.compile("1 more message to the agent"))
     # The explanation tells what Done does: it sends the signal, which is no criterion left to
     # the user; what Done waits for is said instead.
-    signal = page.locator("#explain li", has_text="agent_signal")
+    signal = page.locator("#explain li[data-checker=agent_signal]")
     await expect(signal).to_have_class("by-done")
-    await expect(signal).to_contain_text("sent when you press Done on your list")
+    await expect(signal).to_contain_text("The step is done when you press Done on your list.")
     verdict = page.locator("#explain [data-done]")
     await expect(verdict).to_have_attribute("data-done", "waits")
     await expect(verdict).to_contain_text("first this step needs 1 more message to the agent")
@@ -78,7 +78,7 @@ async def test_the_classic_onboarding_finishes_through_its_list_widget(
     await page.route("**/signal", unavailable)
     await done.click()
     alert = page.get_by_role("alert")
-    await expect(alert).to_contain_text("Your list was not sent (503 unavailable)")
+    await expect(alert).to_contain_text("Your list was not sent: Baton is not answering right now")
     await expect(items).to_have_text(["taxes"])
     await page.unroute("**/signal")
     await page.route("**/signal", lose_the_answer)

@@ -123,8 +123,15 @@ async def test_config_says_which_sign_in_the_console_offers(
     client: httpx.AsyncClient, dev_client: httpx.AsyncClient
 ) -> None:
     production = await client.get("/api/console/config")
-    assert (production.status_code, production.json()) == (200, {"dev_sign_in": False})
-    assert (await dev_client.get("/api/console/config")).json() == {"dev_sign_in": True}
+    # The message limit too: the console says a message is too long before it is sent.
+    assert (production.status_code, production.json()) == (
+        200,
+        {"dev_sign_in": False, "max_message_chars": 8000},
+    )
+    assert (await dev_client.get("/api/console/config")).json() == {
+        "dev_sign_in": True,
+        "max_message_chars": 8000,
+    }
 
 
 async def test_dev_token_does_not_exist_without_dev_sign_in(client: httpx.AsyncClient) -> None:

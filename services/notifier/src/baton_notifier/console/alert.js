@@ -3,6 +3,7 @@
 import { ApiError } from "./api.js";
 import { $, element } from "./dom.js";
 import { state } from "./state.js";
+import { fieldName, plainWords } from "./wording.js";
 
 // Signing out lives in session.js, which shows errors too: it is handed in by console.js.
 let tokenRefused = () => {};
@@ -11,13 +12,21 @@ export function whenTokenRefused(handler) {
   tokenRefused = handler;
 }
 
-// The gateway says a token "has expired" (HTTP) or "expired" (the live socket's 4401) in words
-// for the developers of its clients ("... reconnect with last_seq"): a person is told what to do.
+// The gateway says why it refused a token in its 401's one detail, `field: "token"`: a stable
+// reason (`expired`, `malformed`, ...), where its message is words that may change. Expiry is
+// told to a person as what to do.
 export const SESSION_EXPIRED = "Your session has expired. Sign in again to go on: your " +
   "onboarding is kept, and so is a message you had not sent yet.";
 
+const TOKEN_FIELD = "token";
+
+export function tokenRefusal(error) {
+  if (!(error instanceof ApiError) || error.status !== 401) return undefined;
+  return error.details.find((detail) => detail.field === TOKEN_FIELD)?.message;
+}
+
 export function isExpired(error) {
-  return error instanceof ApiError && error.status === 401 && /\bexpired\b/.test(error.message);
+  return tokenRefusal(error) === "expired";
 }
 
 export function showError(error, doing) {
@@ -29,23 +38,34 @@ export function showError(error, doing) {
     }
     doing = "Your sign-in is no longer valid";
   }
-  const status = error instanceof ApiError && error.status ? ` (${error.status} ${error.code})` : "";
-  $("alert-text").textContent = `${doing}${status}: ${error.message}`;
+  const said = plainWords(error);
+  $("alert-text").textContent = `${doing}: ${said.text}`;
   const details = $("alert-details");
   details.replaceChildren();
-  for (const detail of error.details || []) {
-    if (error.message.includes(detail.message)) continue; // already said above
+  for (const detail of said.detailsSaid ? [] : error.details || []) {
+    if (detail.field === TOKEN_FIELD) continue; // the reason, for programs: the message says it
+    if (said.text.includes(detail.message)) continue; // already said above
     // A detail about nothing in the request names no field: its words alone.
-    const text = detail.field ? `${detail.field}: ${detail.message}` : detail.message;
+    const text = detail.field ? `${fieldName(detail.field)}: ${detail.message}` : detail.message;
     details.append(element("li", {}, text));
   }
+  showGatewayWords(error);
   $("alert").hidden = false;
+}
+
+// The gateway's own status, code and message, folded away: for whoever looks into a problem.
+function showGatewayWords(error) {
+  const answered = error instanceof ApiError && error.status > 0;
+  $("alert-more").hidden = !answered;
+  $("alert-more").open = false;
+  $("alert-raw").textContent = answered ? `${error.status} ${error.code}: ${error.message}` : "";
 }
 
 // Words for a person, without the gateway's status or details.
 export function showNotice(text) {
   $("alert-text").textContent = text;
   $("alert-details").replaceChildren();
+  $("alert-more").hidden = true;
   $("alert").hidden = false;
 }
 

@@ -7,11 +7,12 @@ import { dismissError, showError, whenTokenRefused } from "./alert.js";
 import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { explainAgain, whenExplained } from "./explanation.js";
-import { send, sendOnEnter } from "./sending.js";
+import { countMessage, send, sendOnEnter } from "./sending.js";
 import {
   acceptHandover, cancelHandover, offerToken, resume, signInWithName, signInWithToken, signOut,
   signOutKeepingDraft, tokenFromFragment, tokenHandedOver,
 } from "./session.js";
+import { state } from "./state.js";
 import { addItem, completeWidget, offerWidget } from "./widget.js";
 import { start } from "./workspace.js";
 
@@ -24,6 +25,7 @@ async function boot() {
   $("start-button").addEventListener("click", start);
   $("chat-form").addEventListener("submit", send);
   $("chat-text").addEventListener("keydown", sendOnEnter);
+  $("chat-text").addEventListener("input", countMessage);
   $("explain-refresh").addEventListener("click", explainAgain);
   $("widget-form").addEventListener("submit", addItem);
   $("widget-done").addEventListener("click", completeWidget);
@@ -35,6 +37,7 @@ async function boot() {
   try {
     const config = await api("GET", "/api/console/config");
     $("dev-form").hidden = !config.dev_sign_in;
+    state.maxMessageChars = config.max_message_chars ?? null;
   } catch (error) {
     showError(error, "Loading the console");
   }

@@ -1,6 +1,7 @@
 // The conversation panel: the chat log (messages, the notes of forced transitions) and whether
 // its message box is open, busy or closed.
 
+import { missingWords } from "./criteria-words.js";
 import { $, element } from "./dom.js";
 import { state, stepTitle } from "./state.js";
 
@@ -68,7 +69,7 @@ export function noteForced(event) {
   const missing = payload.missing_criteria || [];
   if (missing.length) {
     const list = element("ul");
-    missing.forEach((m) => list.append(element("li", {}, m)));
+    missing.forEach((m) => list.append(element("li", {}, missingWords(m))));
     item.append(element("p", {}, "Still missing:"), list);
   }
   shown.set(key, item);

@@ -5,6 +5,7 @@
 import { showError } from "./alert.js";
 import { ask, failureIsNews, newest } from "./answers.js";
 import { api, instancePath } from "./api.js";
+import { criterionWords, missingWords, plural, refusalWords } from "./criteria-words.js";
 import { $, element } from "./dom.js";
 import { listCriterion, neededBeforeDone } from "./list-step.js";
 import { state, stepTitle } from "./state.js";
@@ -35,9 +36,9 @@ export function renderExplain(explanation) {
     return;
   }
   const title = stepTitle(explanation.current_step);
-  const counts = element("p", {},
-    `“${title}”: ${explanation.messages_in_step} message(s) so far, at least ` +
-    `${explanation.min_messages} and at most ${explanation.max_messages}.`);
+  const counts = element("p", { class: "counts" },
+    `“${title}”: ${plural(explanation.messages_in_step, "message")} so far. It needs at least ` +
+    `${explanation.min_messages} and moves on by itself at ${explanation.max_messages}.`);
   const list = listCriterion(explanation);
   const criteria = element("ul", { class: "criteria" });
   for (const criterion of explanation.criteria) criteria.append(criterionItem(criterion, list));
@@ -66,20 +67,23 @@ function doneVerdict(explanation, list, title) {
     ? `Done on your list waits: first this step needs ${needed.join("; ")}. Then Done ` +
       `sends your list with the completion signal and closes “${title}”.`
     : `Done on your list closes “${title}”: it sends the completion signal with the list, ` +
-      `which needs at least ${min} item(s).`);
+      `which needs at least ${plural(min, "item")}.`);
 }
 
 // Each criterion met (✓) or not (✗); on a list step the signal is Done's to send (→), not a
 // criterion the user could meet another way.
 function criterionItem(criterion, list) {
   if (list && criterion.checker === "agent_signal") {
-    const item = element("li", { class: "by-done" },
-      "agent_signal: sent when you press Done on your list");
+    const item = element("li", { class: "by-done", "data-checker": criterion.checker },
+      "The step is done when you press Done on your list.");
     item.append(element("span", { class: "visually-hidden" }, " (sent by Done)"));
     return item;
   }
-  const item = element("li", { class: criterion.met ? "met" : "unmet" },
-    `${criterion.checker}: ${criterion.detail}`);
+  const attributes = { class: criterion.met ? "met" : "unmet", "data-checker": criterion.checker };
+  // The workflow's own note, for whoever wrote the step (the page's source), not for reading:
+  // a `title` became the item's accessible name, read out instead of the sentence.
+  if (criterion.detail) attributes["data-detail"] = criterion.detail;
+  const item = element("li", attributes, criterionWords(criterion));
   const said = criterion.met ? " (met)" : " (not met)";
   item.append(element("span", { class: "visually-hidden" }, said));
   return item;
@@ -87,9 +91,9 @@ function criterionItem(criterion, list) {
 
 function blockedBox() {
   const box = element("div", { class: "blocked", id: "blocked" });
-  box.append(element("p", {}, `The last try to move on was refused: ${blocked.reason}`));
+  box.append(element("p", {}, `The last try to move on was refused: ${refusalWords(blocked.reason)}`));
   const missing = element("ul");
-  blocked.missing.forEach((m) => missing.append(element("li", {}, m)));
+  blocked.missing.forEach((m) => missing.append(element("li", {}, missingWords(m))));
   box.append(missing);
   return box;
 }

@@ -1,6 +1,8 @@
 // A step closed by a list widget, read from its explanation (GET .../explain): the criterion
 // asking for the list, and what still has to happen before Done on the list can close the step.
 
+import { criterionWords } from "./criteria-words.js";
+
 export const LIST_INPUT = "list_input";
 
 // The step's `widget_completed` criterion for a list_input widget, or undefined.
@@ -20,7 +22,8 @@ export function neededBeforeDone(explanation) {
   const list = listCriterion(explanation);
   for (const criterion of explanation.criteria) {
     if (criterion.met || criterion === list || criterion.checker === "agent_signal") continue;
-    needed.push(`${criterion.checker}: ${criterion.detail}`);
+    const words = criterionWords(criterion).replace(/\.$/, ""); // said inside a sentence
+    needed.push(words.charAt(0).toLowerCase() + words.slice(1));
   }
   return needed;
 }

@@ -3,7 +3,7 @@
 
 import { clearErrorSaying, showError } from "./alert.js";
 import { paintedLive } from "./answers.js";
-import { ApiError } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { addMessage } from "./conversation.js";
 import { $ } from "./dom.js";
 import { noteBlocked } from "./explanation.js";
@@ -63,12 +63,12 @@ function onClosed(closedSocket, closed) {
   if (socket !== closedSocket) return; // closed on purpose
   socket = null;
   if (closed.code === 4401) {
-    showError(new ApiError(401, "unauthorized", closed.reason), "Live updates stopped");
+    refusedToken(closed.reason);
     return;
   }
   if (closed.code === 4400) {
     setLive("off");
-    showError(new ApiError(400, "invalid", closed.reason), "Live updates stopped");
+    showError(new ApiError(400, "bad_request", closed.reason), "Live updates stopped");
     return;
   }
   if (closed.code === CLOSE_TOO_MANY_SESSIONS) {
@@ -77,6 +77,20 @@ function onClosed(closedSocket, closed) {
   }
   setLive("reconnecting");
   retryLater(Math.min(MAX_RETRY_MS, 500 * 2 ** retries++));
+}
+
+// A close reason is words only: why the token was refused (expired?) is asked of the HTTP API,
+// whose 401 says it in a stable detail. Answered 200 (the token is good after all) or not at
+// all, the socket's own reason is said.
+async function refusedToken(reason) {
+  const token = state.token;
+  let error = new ApiError(401, "unauthorized", reason);
+  try {
+    await api("GET", "/api/me");
+  } catch (refused) {
+    if (refused.status === 401) error = refused;
+  }
+  if (state.token === token) showError(error, "Live updates stopped");
 }
 
 // Says why live updates stopped and when they are tried again; the wait, in milliseconds.

@@ -1,4 +1,4 @@
-// Every panel read again from the HTTP API (the conversation and the log from where the last
+// Every panel read again from the HTTP API (the inbox and priorities too) (the conversation and the log from where the last
 // read ended): at once, or shortly after a turn or a live event.
 
 import { clearErrorSaying, showError } from "./alert.js";
@@ -7,6 +7,7 @@ import { api, instancePath } from "./api.js";
 import { addMessage, messagesThrough, setMessagesThrough } from "./conversation.js";
 import { addEvents, eventsThrough } from "./event-log.js";
 import { renderExplain } from "./explanation.js";
+import { loadKept } from "./inbox.js";
 import { renderProgress } from "./progress.js";
 import { state } from "./state.js";
 
@@ -33,6 +34,7 @@ export async function reload() {
   const ticket = ask();
   reloading = ticket;
   clearTimeout(retryTimer); // this reload is the retry
+  loadKept(); // the inbox and priorities say their own failures: a service of their own
   try {
     const [progress, [messages, through, events], explanation] = await Promise.all([
       api("GET", instancePath("/progress")),

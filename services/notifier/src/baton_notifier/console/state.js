@@ -6,6 +6,7 @@ export const state = {
   userId: null,
   instance: null, // {instance_id, status}
   progress: null, // the last ProgressView
+  maxMessageChars: null, // the longest message the gateway takes (its config); null: unknown
 };
 
 export function stepTitle(stepId) {

@@ -7,6 +7,7 @@
 import { clearError, showError } from "./alert.js";
 import { ask, newest } from "./answers.js";
 import { api, instancePath } from "./api.js";
+import { plural } from "./criteria-words.js";
 import { $, element } from "./dom.js";
 import { noteBlocked } from "./explanation.js";
 import { LIST_INPUT, listCriterion, neededBeforeDone } from "./list-step.js";
@@ -48,7 +49,7 @@ export function offerWidget(explanation) {
   offered.needed = neededBeforeDone(explanation);
   showHint();
   if (criterion.met && !$("widget-status").textContent) {
-    $("widget-status").textContent = `A list of ${criterion.observed ?? 0} item(s) was received.`;
+    $("widget-status").textContent = `A list of ${plural(criterion.observed ?? 0, "item")} was received.`;
   }
   $("widget").hidden = false;
   showDone(); // the list is left as it is: a reload must not take the focus off a Remove button
@@ -71,7 +72,7 @@ async function listSent(key) {
 
 function showHint() {
   let hint = `“${stepTitle(offered.step)}” closes once this list is done: add at least ` +
-    `${offered.min} item(s), one at a time, then press Done.`;
+    `${plural(offered.min, "item")}, one at a time, then press Done.`;
   // What the step needs first, so Done waits rather than be refused (a message to the agent).
   if (offered.needed.length) hint += ` Done waits: first it needs ${offered.needed.join("; ")}.`;
   $("widget-hint").textContent = hint;
@@ -155,12 +156,12 @@ function answered(turn, step, count, ticket) {
   if (turn.outcome === "blocked") {
     noteBlocked(step, turn);
     $("widget-status").textContent =
-      `Your list of ${count} item(s) is saved, but “${stepTitle(step)}” did not close yet: ` +
+      `Your list of ${plural(count, "item")} is saved, but “${stepTitle(step)}” did not close yet: ` +
       `${turn.reason}`;
   } else if (now.current_step !== step || now.status !== "active") {
     clearWidget(); // the step closed: the widget was its last word
   } else {
-    $("widget-status").textContent = `Your list of ${count} item(s) is saved.`;
+    $("widget-status").textContent = `Your list of ${plural(count, "item")} is saved.`;
   }
   // Done was disabled while sending, so the focus fell out: on to the chat, where a refused
   // step goes on (it wants messages) and the next step begins.

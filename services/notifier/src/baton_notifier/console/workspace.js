@@ -8,6 +8,7 @@ import { clearConversation, setSending } from "./conversation.js";
 import { $ } from "./dom.js";
 import { clearEventLog } from "./event-log.js";
 import { clearExplanation } from "./explanation.js";
+import { clearKept } from "./inbox.js";
 import { connectLive, forgetLive } from "./live.js";
 import { choices, showOnboardings } from "./onboardings.js";
 import { clearProgress } from "./progress.js";
@@ -103,6 +104,7 @@ export function resetWorkspace() {
   clearConversation();
   clearEventLog();
   clearExplanation();
+  clearKept();
   clearProgress();
   clearWidget();
 }

@@ -23,6 +23,7 @@ from baton_auth import (
     user_id_problem,
 )
 from baton_contracts import ErrorCode
+from baton_contracts.workflow_api import MAX_MESSAGE_CHARS
 from baton_notifier.domain.errors import ApiError, HttpErrorResponse
 from baton_notifier.domain.loopback import host_problem, origin_problem
 from baton_notifier.entrypoints.documented import documented
@@ -41,9 +42,11 @@ MODULES = (
     "answers.js",
     "api.js",
     "conversation.js",
+    "criteria-words.js",
     "dom.js",
     "event-log.js",
     "explanation.js",
+    "inbox.js",
     "list-step.js",
     "live.js",
     "onboardings.js",
@@ -53,6 +56,7 @@ MODULES = (
     "session.js",
     "state.js",
     "widget.js",
+    "wording.js",
     "workspace.js",
 )
 ASSETS = {
@@ -100,6 +104,11 @@ class ConsoleConfig(BaseModel):
 
     dev_sign_in: bool = Field(
         description="True in embedded dev mode: a user name is enough (`POST /api/dev/token`)"
+    )
+    max_message_chars: int = Field(
+        default=MAX_MESSAGE_CHARS,
+        description="The most characters a chat message may have (once trimmed): the console "
+        "says so before sending a longer one, which the gateway would refuse (413)",
     )
 
 
