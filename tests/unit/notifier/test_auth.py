@@ -1,5 +1,7 @@
+import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -179,3 +181,23 @@ async def test_routes_refuse_requests_without_a_token_on_every_module(
     ):
         response = await client.request(method, path, json={})
         assert response.status_code == 401, (method, path, response.text)
+
+
+DOC = Path(__file__).parents[3] / "docs" / "gateway.md"
+
+
+async def test_the_documented_refusal_is_what_the_gateway_answers(
+    client: httpx.AsyncClient,
+) -> None:
+    text = DOC.read_text()
+    section = text[text.index("## Authentication") : text.index("## Routes")]
+    found = re.search(
+        r"^```sh\ncurl -s -H 'Authorization: (.*?)' http://127\.0\.0\.1:8080(\S+)\n```\n\n"
+        r"^```\n(.*?)\n```",
+        section,
+        flags=re.S | re.M,
+    )
+    assert found is not None, "docs/gateway.md lost its refused-token example"
+    header, path, printed = found.groups()
+    response = await client.get(path, headers={"Authorization": header})
+    assert (response.status_code, response.text) == (401, printed)
