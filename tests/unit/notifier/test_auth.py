@@ -101,6 +101,9 @@ async def test_openapi_documents_the_bearer_scheme(client: httpx.AsyncClient) ->
         for operation in schema["paths"][path].values():
             assert operation["security"] == [{"HTTPBearer": []}], path
     assert "security" not in schema["paths"]["/health"]["get"]
+    # A 401 says where its reason is, for clients written from the document.
+    unauthorized = schema["paths"]["/api/me"]["get"]["responses"]["401"]["description"]
+    assert 'field: "token"' in unauthorized and "expired" in unauthorized
     assert "/api/me" in schema["paths"]
     assert (await client.get("/docs")).status_code == 200
 

@@ -27,6 +27,12 @@ STATUS_BY_CODE: Mapping[ErrorCode, int] = {
 UNAUTHORIZED = "unauthorized"
 TOKEN_FIELD = "token"
 """The field of a 401's detail, whose message is why the token was refused (`expired`)."""
+UNAUTHORIZED_DESCRIPTION = (
+    'No valid bearer token; the one detail, `field: "token"`, says why as a stable reason: '
+    "missing, malformed, bad_signature, wrong_algorithm, expired, not_yet_valid, wrong_issuer, "
+    "wrong_audience, missing_claim or invalid_claim"
+)
+"""A 401's description in the OpenAPI document."""
 UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
 """A body compressed, or of a media type its route does not read (415)."""
 TOO_MANY_SESSIONS = "too_many_sessions"

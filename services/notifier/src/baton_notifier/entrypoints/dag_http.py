@@ -26,7 +26,7 @@ from baton_contracts.dag_api import (
     DagWorkflowList,
     DagWorkflowSaved,
 )
-from baton_notifier.domain.errors import HttpErrorResponse
+from baton_notifier.domain.errors import UNAUTHORIZED_DESCRIPTION, HttpErrorResponse
 from baton_notifier.entrypoints.dag_params import Limit, Name, RunId, VersionId
 from baton_notifier.entrypoints.dag_runs import (
     CancelBody,
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": HttpErrorResponse, "description": "No valid bearer token"},
+    401: {"model": HttpErrorResponse, "description": UNAUTHORIZED_DESCRIPTION},
     404: {"model": HttpErrorResponse, "description": "No such workflow, version or run (of yours)"},
     503: {"model": HttpErrorResponse, "description": "The workflow service did not answer"},
 }

@@ -15,7 +15,7 @@ from opentelemetry.trace import TracerProvider
 from pydantic import BaseModel
 
 from baton_auth import Identity, InvalidToken, TokenRefusal, verify_token
-from baton_notifier.domain.errors import ApiError, HttpErrorResponse
+from baton_notifier.domain.errors import UNAUTHORIZED_DESCRIPTION, ApiError, HttpErrorResponse
 from baton_notifier.domain.health import ServiceReport
 from baton_notifier.entrypoints.api_docs import install_api_docs
 from baton_notifier.entrypoints.body_gate import BodyGateMiddleware
@@ -121,7 +121,7 @@ def api_router() -> APIRouter:
     return APIRouter(
         prefix="/api",
         route_class=CheckedJsonRoute,
-        responses={401: {"model": HttpErrorResponse, "description": "No valid bearer token"}},
+        responses={401: {"model": HttpErrorResponse, "description": UNAUTHORIZED_DESCRIPTION}},
     )
 
 
