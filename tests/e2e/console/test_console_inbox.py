@@ -7,7 +7,7 @@ import re
 
 from playwright.async_api import Route, expect
 
-from .conftest import Console
+from .conftest import Console, Stack, body_of
 from .test_console import SCRIPT
 
 EMPTY_INBOX = "Your inbox is empty. What you ask the agents to note (your brain dump) lands here."
@@ -43,6 +43,24 @@ async def test_the_inbox_and_priorities_fill_in_as_the_onboarding_goes(console: 
     await console.page.reload()  # read on sign-in (a kept one too), not only after a turn
     await expect(inbox).to_have_count(3)
     assert await inbox.locator(".text").all_inner_texts() == texts  # newest first, as the API
+
+
+async def test_the_inbox_follows_an_onboarding_moved_on_elsewhere(
+    console: Console, stack: Stack
+) -> None:
+    await console.open()
+    await console.sign_in("iris")
+    await console.start()
+    await console.live()
+    await expect(console.page.locator("#inbox-status")).to_have_text(EMPTY_INBOX)
+    instance = await console.page.evaluate("sessionStorage.getItem('baton.console.instance.iris')")
+    async with stack.api("iris") as api:  # the same user in another app: only live events here
+        for index, (text, _) in enumerate(SCRIPT):
+            body = {"text": text, "client_message_id": f"elsewhere-{index}"}
+            body_of(await api.post(f"/api/workflows/{instance}/messages", json=body))
+    await console.expect_step("setup_complete")
+    await expect(console.page.locator("#inbox-items li")).to_have_count(3)
+    await expect(console.page.locator("#priorities li")).not_to_have_count(0)
 
 
 ITEM = {
