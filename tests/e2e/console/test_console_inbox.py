@@ -34,6 +34,10 @@ async def test_the_inbox_and_priorities_fill_in_as_the_onboarding_goes(console: 
     final = await console.say("thanks")
     assert "inbox items: 3" in final
     await expect(inbox).to_have_count(3)
+    # A fact is kept per area: one sentence naming two areas is two facts, each under its area.
+    areas = await priorities.locator(".area").all_inner_texts()
+    assert len(areas) == len(set(areas)) == await priorities.count(), areas
+    assert {"Work", "Health"} <= set(areas), areas
     texts = await inbox.locator(".text").all_inner_texts()
     assert sorted(texts) == ["bread", "call the bank", "milk"], texts
     await expect(inbox.first.locator(".meta")).to_contain_text("New · from onboarding · ")

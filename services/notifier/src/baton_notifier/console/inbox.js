@@ -24,7 +24,7 @@ const PANELS = {
     key: "facts",
     list: "priorities",
     status: "priorities-status",
-    item: (fact) => element("li", { "data-key": fact.key }, fact.text),
+    item: priority,
     loading: "Loading your priorities…",
     empty: "No priorities kept yet: tell the agents what matters most to you.",
     failed: "Your priorities could not be read",
@@ -71,6 +71,20 @@ function setStatus(panel, text, state) {
   status.textContent = text;
   status.dataset.state = state;
   status.hidden = !text;
+}
+
+// One fact per life area: "Work and health matter most" is kept under work and under health,
+// and shown twice without its area it read as a duplicate.
+function priority(fact) {
+  const entry = element("li", { "data-key": fact.key });
+  entry.append(element("span", { class: "area" }, areaName(fact.key)));
+  entry.append(element("span", { class: "text" }, fact.text));
+  return entry;
+}
+
+function areaName(key) {
+  const words = key.replaceAll("_", " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 const STATUS = { new: "New", deferred: "Waiting", done: "Done" };
