@@ -18,11 +18,11 @@ from baton_workflow.settings import WorkflowSettings
 
 
 def _graces(broker: Any) -> dict[str, float]:
-    """Each responder's grace, by subject (a responder's `stop` is its `_Serving`'s)."""
+    """Each responder's grace, by subject (a responder's `stop` is its `Serving`'s)."""
     return {
-        served._subject: served._grace
+        served._subject: served._limits.grace
         for sub in broker.subscribers
-        if hasattr(served := getattr(sub.stop, "__self__", None), "_grace")
+        if hasattr(served := getattr(sub.stop, "__self__", None), "_limits")
     }
 
 

@@ -25,7 +25,8 @@ from opentelemetry import propagate
 from pydantic import ValidationError
 
 from baton_contracts import Broadcast
-from baton_messaging.responders import declare, unsubscribe
+from baton_messaging.responders import declare
+from baton_messaging.serving import unsubscribe
 
 NoticeT = TypeVar("NoticeT", bound=Broadcast)
 

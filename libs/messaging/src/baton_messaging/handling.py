@@ -44,11 +44,18 @@ async def outcome(
     model: type[RequestT], handler: Handler[RequestT], body: bytes
 ) -> BaseModel | ReplyError:
     """What answering the request `body` came to: the handler's result or the error reply."""
+    request = decode(model, body)
+    if isinstance(request, ReplyError):
+        return request
+    return await run_handler(model, handler, request)
+
+
+def decode(model: type[RequestT], body: bytes) -> RequestT | ReplyError:
+    """The request `body` holds, or the `invalid` reply saying what is wrong with it."""
     try:
-        request = cast(RequestT, model.model_validate_json(body))
+        return cast(RequestT, model.model_validate_json(body))
     except ValidationError as exc:
         return ReplyError(error=invalid_request(exc))
-    return await run_handler(model, handler, request)
 
 
 async def run_handler(
