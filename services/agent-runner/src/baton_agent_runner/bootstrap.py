@@ -154,6 +154,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         steps=StepStarts(runner.profiles, runner.inbox, settings.store_timeout_seconds),
         lists=WidgetLists(runner.inbox, settings.store_timeout_seconds),
         task_concurrency=settings.task_concurrency,
+        max_user_share=settings.max_user_share,
         stop_grace_seconds=settings.stop_grace_seconds,
     )
     return app

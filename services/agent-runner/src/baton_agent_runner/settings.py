@@ -109,6 +109,15 @@ class AgentRunnerSettings(BaseSettings):
     task_concurrency: int = Field(
         default=128, ge=1, description="DAG steps (agent.cmd.task) one replica runs at once"
     )
+    max_user_share: float = Field(
+        default=1.0,
+        gt=0,
+        le=1,
+        description="The most of a replica's chat turns and DAG steps at once (256 and "
+        "BATON_TASK_CONCURRENCY) one user's may take, as a fraction: 1 lets a lone user take "
+        "them all; below 1 keeps the rest free for other users even when none is waiting "
+        "(BATON_MAX_USER_SHARE)",
+    )
     stop_grace_seconds: float = Field(
         default=DEFAULT_STOP_GRACE_SECONDS,
         ge=0,

@@ -65,9 +65,11 @@ def subscribe(
     lists: WidgetLists,
     task_concurrency: int = 128,
     stop_grace_seconds: float = DEFAULT_STOP_GRACE_SECONDS,
+    max_user_share: float = 1.0,
 ) -> None:
-    """Register every responder and event consumer of the agent-runner on the broker."""
-    grace = stop_grace_seconds
+    """Register every responder and event consumer of the agent-runner on the broker; one
+    user's turns, and one user's DAG steps, take at most `max_user_share` of their slots."""
+    grace, share = stop_grace_seconds, max_user_share
 
     async def run(cmd: RunAgent) -> AgentReply:
         return await runner.run(cmd)
@@ -97,10 +99,16 @@ def subscribe(
         healthy = await health()
         return HealthStatus(service="agent", healthy=healthy, checks={"database": healthy})
 
-    respond(broker, RunAgent, run, queue=QUEUE, stop_grace_seconds=grace)
+    respond(broker, RunAgent, run, queue=QUEUE, stop_grace_seconds=grace, max_user_share=share)
     # A DAG step may wait minutes on its model: more of them run at once than turns do.
     respond(
-        broker, RunTask, task, queue=QUEUE, concurrency=task_concurrency, stop_grace_seconds=grace
+        broker,
+        RunTask,
+        task,
+        queue=QUEUE,
+        concurrency=task_concurrency,
+        stop_grace_seconds=grace,
+        max_user_share=share,
     )
     listen(broker, CancelTask, cancel_task)  # every replica: the one running the task stops it
     respond(broker, CountMemoryFacts, memory_facts, queue=QUEUE, stop_grace_seconds=grace)
