@@ -74,26 +74,22 @@ class Sender:
     responder's connection got everything sent so far."""
 
     client: Client
-    responder: Client
     replies: Subscription
+    probed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def send(self, cmd: RunTask, headers: dict[str, str] | None = None) -> None:
         reply = f"test.replies.{cmd.step_id}"
         await self.client.publish(RunTask.subject.pattern, cmd.to_bytes(), reply, headers)
 
+    async def on_probe(self, _: Msg) -> None:
+        self.probed.set()
+
     async def arrived(self) -> None:
         # Published after the steps on the same connection: once it arrived, so had they,
         # and the responder's callback, which never waits with room in the lines, took them.
-        probed = asyncio.Event()
-
-        async def on_probe(_: Msg) -> None:
-            probed.set()
-
-        probe = await self.responder.subscribe("test.probe", cb=on_probe)
-        await self.responder.flush()  # the server knows the subscription before the probe
+        self.probed.clear()
         await self.client.publish("test.probe", b"")
-        await probed.wait()
-        await probe.unsubscribe()
+        await self.probed.wait()
         await asyncio.sleep(0)  # the responder's callback runs before the probe's next turn
 
     async def answers(self, count: int) -> dict[str, ReplyOk | ReplyError]:
@@ -120,8 +116,12 @@ async def serve(nats_url: str) -> AsyncIterator[Any]:
         brokers.append(broker)
         client = await nats.connect(nats_url)
         clients.append(client)
-        replies = await client.subscribe("test.replies.>")
-        return handlers, Sender(client, broker.connection, replies), broker
+        sender = Sender(client, await client.subscribe("test.replies.>"))
+        await broker.connection.subscribe("test.probe", cb=sender.on_probe)
+        # Twice: nats-py's first PING may pass the SUB it holds (see `start_broker`).
+        for nc in (client, broker.connection, client, broker.connection):
+            await nc.flush()
+        return handlers, sender, broker
 
     yield start
     for client in clients:
