@@ -238,3 +238,17 @@ async def test_stopping_answers_every_request_waiting_in_the_lines(serve: Any) -
         assert isinstance(reply, ReplyError), name
         assert "stopped before answering" in reply.error.message, name
     assert handlers.started == ["a0"]
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        ({"max_waiting": 0}, "max_waiting must be at least 1, got 0"),
+        ({"max_user_share": 0}, "max_user_share must be above 0 and at most 1, got 0"),
+        ({"max_user_share": 2}, "max_user_share must be above 0 and at most 1, got 2"),
+    ],
+)
+def test_bad_limits_are_refused_naming_them(option: dict[str, float], said: str) -> None:
+    broker = build_broker(MessagingSettings(), "agent-runner")
+    with pytest.raises(ValueError, match=said):
+        respond(broker, RunTask, Handlers().handle, queue="agent-runner", **option)  # type: ignore[arg-type]

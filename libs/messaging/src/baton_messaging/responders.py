@@ -63,10 +63,11 @@ def respond(
 ) -> Any:
     """Serve `model` requests with `handler` in queue group `queue`; returns the subscriber.
 
-    Up to `concurrency` requests run at once, shared fairly between the users (`user_id`)
-    whose requests wait (`fair_slots`); one user's run at most `max_user_share` of them. When the
-    broker stops, requests still being handled after `stop_grace_seconds` are cancelled and
-    answered `unavailable`.
+    Up to `concurrency` requests run at once; a slot that frees goes to the waiting user
+    (`user_id`) with the fewest running (`fair_slots`), and one user's take at most
+    `max_user_share` of them. Up to `max_waiting` requests wait in the users' lines, the rest in
+    nats-py's queue. When the broker stops, requests still being handled after
+    `stop_grace_seconds` are cancelled and answered `unavailable`.
     """
     if not queue:
         raise ValueError("queue must name a queue group, so that replicas share requests")
