@@ -1,55 +1,86 @@
 from __future__ import annotations
 
+import errno
 import socket
+from pathlib import Path
 
 import pytest
 
+from baton_cli import up
 from baton_cli.errors import CliError
 from baton_cli.gateway_client import GatewayClient, GatewayError
-from baton_cli.ports import listen_on, pick_port
+from baton_cli.ports import hold_port, listen_on
 from baton_cli.workflow_wait import POLL_TIMEOUT_SECONDS, UNREACHABLE_GRACE_SECONDS
 from baton_messaging.embedded import port_is_free
+from tests.held_ports import held_port, release_held_ports
 
 
-def free_except(*taken: int):  # type: ignore[no-untyped-def]
-    return lambda _host, port: port not in taken
+def taken(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether another process binding `port` (as one handed it by chance would) fails."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as other:
+        try:
+            other.bind((host, port))
+        except OSError as exc:
+            assert exc.errno == errno.EADDRINUSE
+            return True
+    return False
 
 
-def test_the_default_port_when_it_is_free() -> None:
-    choice = pick_port(
-        "127.0.0.1", default=8080, requested=None, what="--port", is_free=free_except()
-    )
-    assert (choice.port, choice.note) == (8080, None)
+def test_the_default_port_is_held_when_it_is_free() -> None:
+    default = held_port()  # held by nobody else once this test's own hold is let go
+    release_held_ports()
+    sock, choice = hold_port("127.0.0.1", default=default, requested=None, what="--nats-port")
+    with sock:
+        assert (choice.port, choice.note) == (default, None)
+        assert taken(default)
+    assert not taken(default)
 
 
-def test_another_port_and_a_note_when_the_default_is_taken() -> None:
-    choice = pick_port(
-        "127.0.0.1", default=4222, requested=None, what="--nats-port",
-        is_free=free_except(4222), find_free=lambda _host: 50123,
-    )  # fmt: skip
-    assert (choice.port, choice.note) == (50123, "port 4222 is taken; using 50123")
+def test_another_port_is_held_with_a_note_when_the_default_is_listened_on() -> None:
+    with _listening() as listener:
+        default = listener.getsockname()[1]
+        sock, choice = hold_port("127.0.0.1", default=default, requested=None, what="--nats-port")
+        with sock:
+            assert choice.port != default
+            assert choice.note == f"port {default} is taken; using {choice.port}"
+            assert sock.getsockname()[1] == choice.port and taken(choice.port)
 
 
-def test_a_requested_port_that_is_free_is_used() -> None:
-    choice = pick_port(
-        "127.0.0.1", default=8080, requested=9000, what="--port", is_free=free_except()
-    )
-    assert choice.port == 9000
+def test_a_requested_port_that_is_free_is_held() -> None:
+    requested = held_port()
+    release_held_ports()
+    sock, choice = hold_port("127.0.0.1", default=1, requested=requested, what="--nats-port")
+    with sock:
+        assert choice.port == requested and taken(requested)
 
 
-def test_a_requested_port_that_is_taken_is_an_error_naming_the_option() -> None:
-    with pytest.raises(CliError, match=r"--port: port 9000 on 127.0.0.1 is taken"):
-        pick_port(
-            "127.0.0.1", default=8080, requested=9000, what="--port", is_free=free_except(9000)
-        )
+def test_a_requested_port_that_is_listened_on_is_an_error_naming_the_option() -> None:
+    with _listening() as listener:
+        port = listener.getsockname()[1]
+        with pytest.raises(CliError, match=rf"--nats-port: port {port} on 127.0.0.1 is taken"):
+            hold_port("127.0.0.1", default=1, requested=port, what="--nats-port")
 
 
 @pytest.mark.parametrize("port", [0, -1, 65536])
 def test_a_requested_port_out_of_range_is_an_error(port: int) -> None:
     with pytest.raises(CliError, match=rf"--nats-port: {port} is not a TCP port"):
-        pick_port(
-            "127.0.0.1", default=4222, requested=port, what="--nats-port", is_free=free_except()
-        )
+        hold_port("127.0.0.1", default=1, requested=port, what="--nats-port")
+
+
+def test_baton_up_holds_the_nats_port_it_picks_until_nats_server_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Picked free and let go, the port could be given to another process (a test's port-0
+    # bind, an outgoing connection) before nats-server bound it: it then exited "address
+    # already in use". Held, nothing else binds it, and nats-server (SO_REUSEADDR) still can.
+    with _listening() as default_taken:
+        monkeypatch.setattr(up, "DEFAULT_NATS_PORT", default_taken.getsockname()[1])
+        options = up.UpOptions(data_dir=tmp_path, port=held_port())
+        listener, _, held = up._pick_ports(options, lambda _line: None)
+    with listener:
+        assert held is not None
+        with held:
+            assert taken(held.getsockname()[1])
 
 
 def test_a_port_left_in_time_wait_is_free_and_a_listening_one_is_not() -> None:
@@ -84,17 +115,18 @@ def test_a_poll_waits_its_own_short_time_on_a_gateway_that_never_answers() -> No
 
 
 def test_an_ipv6_host_gets_a_free_port_when_the_default_is_taken() -> None:
-    # `baton up --host ::1` with 8080 taken: the free port is found on the IPv6 loopback.
+    # A port taken on the IPv6 loopback: the free one is found there too.
     listener = socket.socket(socket.AF_INET6)
     listener.bind(("::1", 0))
     listener.listen()
-    taken = listener.getsockname()[1]
+    used = listener.getsockname()[1]
     try:
-        choice = pick_port("::1", default=taken, requested=None, what="--port")
+        sock, choice = hold_port("::1", default=used, requested=None, what="--nats-port")
     finally:
         listener.close()
-    assert choice.port != taken and choice.note == f"port {taken} is taken; using {choice.port}"
-    assert port_is_free("::1", choice.port)
+    with sock:
+        assert choice.port != used and choice.note == f"port {used} is taken; using {choice.port}"
+        assert taken(choice.port, "::1")
 
 
 def _listening(port: int = 0) -> socket.socket:

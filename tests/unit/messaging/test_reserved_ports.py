@@ -80,3 +80,18 @@ def test_ports_given_to_an_embedded_server_are_not_held_by_it(
         assert server._reserved == []
     finally:
         server.stop()
+
+
+def test_a_port_held_by_the_caller_is_held_by_the_server_until_it_is_stopped(
+    silent_nats: Path, tmp_path: Path
+) -> None:
+    # `baton up` picks its NATS port (4222 or a free one) before it starts the server.
+    sock = embedded.reserve_port()
+    server = EmbeddedNatsServer(store_dir=tmp_path / "js", port=sock.getsockname()[1])
+    server.hold(sock)
+    server.launch()
+    try:
+        assert taken(server.port)
+    finally:
+        server.stop()
+    assert sock.fileno() == -1 and not taken(server.port)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from baton_cli.errors import CliError, UsageError
-from baton_messaging.embedded import free_port, port_is_free
+from baton_messaging.embedded import reserve_port
 
 
 @dataclass(frozen=True)
@@ -23,27 +23,6 @@ def check_port(port: int, what: str) -> None:
     """A `UsageError` naming the option when `port` is no TCP port at all."""
     if not 0 < port < 65536:
         raise UsageError(f"{what}: {port} is not a TCP port (1-65535)")
-
-
-def pick_port(
-    host: str,
-    *,
-    default: int,
-    requested: int | None,
-    what: str,
-    is_free: Callable[[str, int], bool] = port_is_free,
-    find_free: Callable[[str], int] = free_port,
-) -> PortChoice:
-    """`requested` if free (else an error naming the option), else `default` or any free port."""
-    if requested is not None:
-        check_port(requested, what)
-        if not is_free(host, requested):
-            raise CliError(f"{what}: port {requested} on {host} is taken")
-        return PortChoice(requested)
-    if is_free(host, default):
-        return PortChoice(default)
-    port = find_free(host)
-    return PortChoice(port, note=f"port {default} is taken; using {port}")
 
 
 LISTEN_BACKLOG = 2048
@@ -102,6 +81,20 @@ def listen_on(
         raise _cannot_listen(host, 0, exc, what) from None
     port = int(sock.getsockname()[1])
     return sock, PortChoice(port, note=f"port {default} is taken; using {port}")
+
+
+def hold_port(
+    host: str, *, default: int, requested: int | None, what: str
+) -> tuple[socket.socket, PortChoice]:
+    """A socket holding (bound, not listening: `reserve_port`) `requested`, else `default`,
+    else any free port, for a server started later that binds it with SO_REUSEADDR
+    (nats-server), and the port chosen; a port something listens on is taken.
+
+    Held until that server listens, not checked and let go: `baton up` picked its NATS port,
+    let it go, then started nats-server, and a port-0 bind of another process (a test, an
+    outgoing connection) could be given it in between.
+    """
+    return listen_on(host, default=default, requested=requested, what=what, bind=reserve_port)
 
 
 def check_host(host: str, bind: Callable[[str, int], socket.socket] = bind_listener) -> None:

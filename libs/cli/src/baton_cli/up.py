@@ -8,7 +8,7 @@ import os
 import signal
 import socket
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from baton_cli.errors import CliError, UsageError
 from baton_cli.health import http_base_url
 from baton_cli.leftovers import LeftoverStopper
 from baton_cli.log_files import LOG_MAX_MB, log_max_bytes
-from baton_cli.ports import check_host, check_port, listen_on, pick_port
+from baton_cli.ports import PortChoice, check_host, check_port, hold_port, listen_on
 from baton_cli.processes import ProcProcessTable, process_start
 from baton_cli.restarts import RestartPolicy, ServiceFailed
 from baton_cli.services import (
@@ -96,16 +96,17 @@ def _sigterm_interrupts() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _pick_ports(options: UpOptions, echo: Echo) -> tuple[socket.socket, int, int | None]:
-    """The gateway's listening socket and port, and the embedded NATS server's port, before
-    anything starts."""
+def _pick_ports(options: UpOptions, echo: Echo) -> tuple[socket.socket, int, socket.socket | None]:
+    """The gateway's listening socket and port, and a socket holding the embedded NATS
+    server's port (`hold_port`), before anything starts."""
     listener, http = listen_on(
         options.host, default=DEFAULT_HTTP_PORT, requested=options.port, what="--port"
     )
-    nats = None
+    nats: PortChoice | None = None
+    held: socket.socket | None = None
     if not options.nats_url:
         try:
-            nats = pick_port(
+            held, nats = hold_port(
                 NATS_HOST, default=DEFAULT_NATS_PORT, requested=options.nats_port,
                 what="--nats-port",
             )  # fmt: skip
@@ -115,7 +116,7 @@ def _pick_ports(options: UpOptions, echo: Echo) -> tuple[socket.socket, int, int
     for choice in (http, nats):
         if choice is not None and choice.note:
             echo(choice.note)
-    return listener, http.port, nats.port if nats else None
+    return listener, http.port, held
 
 
 NATS_CHECK_SECONDS = 5.0
@@ -149,19 +150,20 @@ def nats_log(data_dir: Path) -> Path:
 
 
 def _start_nats(
-    data_dir: Path, port: int | None, log_max: int, grace: float
+    data_dir: Path, held: socket.socket | None, log_max: int, grace: float
 ) -> EmbeddedNatsServer | None:
-    if port is None:
+    if held is None:
         return None
     # nats-server rotates its own log: a full one is renamed `nats.log.<YYYY.MM.DD.hh.mm.ss.
     # nanoseconds>` between two lines, and the oldest renamed one deleted. If `baton up` is
     # killed, it serves the services' turns in flight for their grace, then exits: the services
     # stop themselves too (their lifeline), so nothing is left running.
     server = EmbeddedNatsServer(
-        store_dir=data_dir / "nats", host=NATS_HOST, port=port,
+        store_dir=data_dir / "nats", host=NATS_HOST, port=held.getsockname()[1],
         log_file=nats_log(data_dir), log_size_limit=log_max, log_files_kept=NATS_LOG_FILES,
         parent_exit_grace=grace,
     )  # fmt: skip
+    server.hold(held)  # let go once nats-server listens on it
     try:
         server.start()
     except NatsServerError as exc:
@@ -215,12 +217,12 @@ def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
     LeftoverStopper(ProcProcessTable(), grace=grace, echo=echo).clear(data_dir)
     secret = load_or_create_secret(data_dir, os.environ)
     specs = select_services(os.environ)
-    listener, http_port, nats_port = _pick_ports(options, echo)
+    listener, http_port, nats_held = _pick_ports(options, echo)
     nats: EmbeddedNatsServer | None = None
-    with listener, _sigterm_interrupts():
+    with listener, nats_held or nullcontext(), _sigterm_interrupts():
         try:
             log_max = log_max_bytes(options.log_max_mb)
-            nats = _start_nats(data_dir, nats_port, log_max, grace)
+            nats = _start_nats(data_dir, nats_held, log_max, grace)
             runtime = Runtime(
                 data_dir=data_dir, nats_url=nats.url if nats else str(options.nats_url),
                 jwt_secret=secret, http_host=options.host, http_port=http_port,

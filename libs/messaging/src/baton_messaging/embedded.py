@@ -52,8 +52,9 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
-def reserve_port(host: str = "127.0.0.1") -> socket.socket:
-    """A socket holding a free TCP port without listening on it; close it to let the port go.
+def reserve_port(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A socket holding `port` (0: a free one) without listening on it; close it to let the
+    port go. OSError (EADDRINUSE) if something listens there.
 
     Unlike `free_port`'s, the port cannot be taken by another process meanwhile: no port-0
     bind (another `free_port`, an outgoing connection) is given it, and a bind to it without
@@ -63,7 +64,7 @@ def reserve_port(host: str = "127.0.0.1") -> socket.socket:
     sock = socket.socket(_family(host), socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, 0))
+        sock.bind((host, port))
     except BaseException:
         sock.close()
         raise
@@ -171,9 +172,14 @@ class EmbeddedNatsServer:
         finally:
             self._release()
 
+    def hold(self, sock: socket.socket) -> None:
+        """Keep `sock` (a `reserve_port` holding `port`, picked by the caller) until the server
+        listens on it or is stopped, as the ports it picks itself."""
+        self._reserved.append(sock)
+
     def _reserve(self) -> int:
         sock = reserve_port(self.host)
-        self._reserved.append(sock)
+        self.hold(sock)
         return int(sock.getsockname()[1])
 
     def _release(self) -> None:
