@@ -123,3 +123,44 @@ def test_a_server_that_does_not_say_its_version_is_tried() -> None:
     check_server((2, 10, 0), 1024 * 1024, RELAY_PAYLOAD_BYTES)
     with pytest.raises(ServerUnfit, match="version 2.9.25; Baton needs 2.10"):
         check_server((2, 9, 25), 1024 * 1024)
+
+
+@pytest.fixture
+def nats_without_jetstream(tmp_path: Path) -> Iterator[str]:
+    """A nats-server started without -js, as an operator may start one."""
+    port = held_port()
+    server = subprocess.Popen(
+        [str(nats_server_binary()), "-a", "127.0.0.1", "-p", str(port),
+         "-l", str(tmp_path / "nats.log")],
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        yield f"nats://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.mark.parametrize("module", ["baton_workflow", "baton_agent_runner"])
+def test_a_service_refuses_a_nats_server_without_jetstream(
+    module: str, nats_without_jetstream: str, tmp_path: Path
+) -> None:
+    # It exited 1 with a traceback ending `StreamDeclarationError: stream WORKFLOW_EVT (...):
+    # None`: nothing said JetStream was missing, nor which setting to look at.
+    env = {
+        **os.environ,
+        "BATON_NATS_URL": nats_without_jetstream,
+        "BATON_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'service.db'}",
+        "BATON_QDRANT_PATH": str(tmp_path / "qdrant"),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", module], env=env, capture_output=True, text=True, timeout=120
+    )
+
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines()[-1].endswith(
+        ": BATON_NATS_URL: the NATS server has no JetStream (nothing answers its JetStream "
+        "API); Baton needs it: start nats-server with -js, or give its configuration a "
+        "jetstream block"
+    )
+    assert "Traceback" not in run.stderr

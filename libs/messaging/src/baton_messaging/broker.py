@@ -11,7 +11,7 @@ from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 from nats.aio.client import Client
 from nats.js import JetStreamManager
 from nats.js.api import RetentionPolicy, StreamConfig
-from nats.js.errors import APIError, NotFoundError
+from nats.js.errors import APIError, NotFoundError, ServiceUnavailableError
 from opentelemetry.trace import TracerProvider
 
 from baton_contracts import StreamSpec
@@ -129,11 +129,17 @@ async def start_broker(
     """Connect, declare `streams` and the broker's durables, start every subscriber, and
     flush so they are live.
 
-    Raises `ServerUnfit` when the server is older than `MIN_NATS_VERSION`, or its
-    `max_payload` is below `min_payload`: the largest message the service publishes."""
+    Raises `ServerUnfit` when the server is older than `MIN_NATS_VERSION`, its
+    `max_payload` is below `min_payload` (the largest message the service publishes), or it
+    runs without JetStream."""
     nc = await broker.connect()
     check_server(_version_of(nc), nc.max_payload, min_payload)
-    await declare_streams(nc.jetstream(), streams)
+    try:
+        await declare_streams(nc.jetstream(), streams)
+    except StreamDeclarationError as exc:
+        if _no_jetstream(exc.__cause__):
+            raise ServerUnfit(f"BATON_NATS_URL: {NO_JETSTREAM}") from exc
+        raise
     await declare_durables(nc.jetstream(), broker)
     await broker.start()
     # SUBs sit in nats-py's pending buffer, and its flush() writes PING straight to the socket,
@@ -152,14 +158,27 @@ def _version_of(nc: Client) -> tuple[int, int, int] | None:
         return None
 
 
+NO_JETSTREAM = (
+    "the NATS server has no JetStream (nothing answers its JetStream API); Baton needs it: "
+    "start nats-server with -js, or give its configuration a jetstream block"
+)
+
+
+def _no_jetstream(exc: BaseException | None) -> bool:
+    """A JetStream request nobody answered: the server runs without JetStream. (A JetStream
+    that is there but unavailable for a moment, in a cluster, answers 503 with a reason.)"""
+    return isinstance(exc, ServiceUnavailableError) and exc.description is None
+
+
 async def declare_streams(js: JetStreamManager, specs: Iterable[StreamSpec]) -> None:
     """Create each stream, or update it when it exists with other settings (idempotent)."""
     for spec in specs:
         try:
             await _declare_stream(js, spec)
         except APIError as exc:
+            reason = NO_JETSTREAM if _no_jetstream(exc) else exc.description
             raise StreamDeclarationError(
-                f"stream {spec.name} ({', '.join(spec.subjects)}): {exc.description}"
+                f"stream {spec.name} ({', '.join(spec.subjects)}): {reason}"
             ) from exc
 
 
