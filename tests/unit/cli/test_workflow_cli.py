@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 from typer.testing import CliRunner, Result
 
-from baton_auth.tokens import user_id_problem
+from baton_auth.tokens import mint_token, user_id_problem
 from baton_cli.gateway_client import GatewayClient, GatewayError
 from baton_cli.main import app
 from baton_cli.state import UpState, write_state
@@ -1216,6 +1216,19 @@ def test_a_refused_token_points_at_baton_token(cli: Invoke) -> None:
     result = cli("list", env={"BATON_TOKEN": "forged"})
     assert result.exit_code == 1
     assert "the gateway refused the token" in result.stderr and "baton token" in result.stderr
+
+
+def test_a_token_signed_with_another_secret_is_said_so(cli: Invoke) -> None:
+    # "token signature does not verify" alone left an operator to guess that the gateway was
+    # started with another BATON_JWT_SECRET than the one the token was minted with.
+    forged = mint_token("another-secret-that-is-long-enough!!", "mallory")
+    result = cli("list", env={"BATON_TOKEN": forged})
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "error: the gateway refused the token: token signature does not verify (it was signed "
+        "with another secret than the gateway's BATON_JWT_SECRET: mint it with that one, "
+        "`BATON_JWT_SECRET=... baton token --user NAME`, into BATON_TOKEN)"
+    )
 
 
 def test_no_token_for_a_remote_gateway_is_a_usage_error(cli: Invoke, gateway: FakeGateway) -> None:

@@ -267,7 +267,18 @@ def _error_of(response: httpx.Response, base_url: str) -> GatewayError:
     elif status in UNREACHABLE_STATUSES:
         message = f"cannot reach the gateway at {base_url}: {message}"
     elif status == 401:
-        message = f"the gateway refused the token: {message} (set BATON_TOKEN; see `baton token`)"
+        message = f"the gateway refused the token: {message} ({_token_hint(message)})"
     else:
         message = f"HTTP {status} {error.get('code', '')}: {message}".replace("  ", " ")
     return GatewayError(message, status=status, problems=problems, detail=detail)
+
+
+def _token_hint(refusal: str) -> str:
+    """What to do about a refused token. One that does not verify was signed with another
+    secret than the gateway's, the usual slip with a gateway run apart from `baton up`."""
+    if "signature does not verify" in refusal:
+        return (
+            "it was signed with another secret than the gateway's BATON_JWT_SECRET: mint it "
+            "with that one, `BATON_JWT_SECRET=... baton token --user NAME`, into BATON_TOKEN"
+        )
+    return "set BATON_TOKEN; see `baton token`"
