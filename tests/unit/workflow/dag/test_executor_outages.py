@@ -90,7 +90,8 @@ def executor(runs: FailingRuns) -> DagExecutor:
 
 
 def _records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == LOGGER]
+    """What the executor said of failures (a run it takes up is said at INFO)."""
+    return [r for r in caplog.records if r.name == LOGGER and r.levelno >= logging.WARNING]
 
 
 OUTAGES = [
@@ -183,3 +184,25 @@ async def test_a_bug_while_driving_a_run_is_an_error_with_its_traceback(
     assert record.levelno == logging.ERROR
     assert record.exc_info is not None and record.exc_info[0] is KeyError
     assert "driving run r1 failed" in record.getMessage()
+
+
+class HealthyRuns(FailingRuns):
+    def __init__(self) -> None:
+        super().__init__(StoreUnavailable("never raised"), failures=0)
+
+
+async def test_a_run_taken_up_from_its_log_is_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # After a replica was killed, the one that carried its runs on said nothing: an operator
+    # could not tell from the logs which replica took a run up, nor when.
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    ex = executor(HealthyRuns())
+    ex.launch("r1")
+    await ex.wait_idle()
+
+    said = [r.getMessage() for r in caplog.records if r.name == LOGGER]
+    assert said == [
+        "driving run r1 from its log: nobody else drives it (this service restarted, or the "
+        "replica that drove it stopped or let its lease run out)"
+    ]

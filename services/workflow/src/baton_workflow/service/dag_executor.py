@@ -130,6 +130,13 @@ class DagExecutor:
         except Exception as exc:  # the sweep launches the run again
             _log_failure(exc, f"driving run {run_id} failed; another attempt follows")
             return
+        if started is None:
+            # Said once per take: after a crash, which replica carries a run on, and when.
+            log.info(
+                "driving run %s from its log: nobody else drives it (this service restarted, "
+                "or the replica that drove it stopped or let its lease run out)",
+                run_id,
+            )
         drive = RunDrive(self, run_id)
         self._drives[run_id] = drive
         try:
