@@ -147,3 +147,14 @@ def test_the_gateway_reports_on_the_health_of_the_services_compose_runs() -> Non
     owners = {"notifier": "notifier", "workflow": "workflow", "agent-runner": "agent"}
     running = sorted(owners[name] for name in COMPOSE["services"] if name in owners)
     assert json.loads(env["BATON_HEALTH_SERVICES"]) == running
+
+
+@pytest.mark.parametrize("name", ["workflow", "agent-runner"])
+def test_a_backend_keeps_its_replica_id_in_its_own_container(name: str) -> None:
+    # Without BATON_DATA_DIR a container restarted after a kill took a new name: the workflow
+    # waited out its own leases, the agent-runner its own claims (a step's whole timeout).
+    body = BATON_SERVICES[name]
+    folder = body["environment"].get("BATON_DATA_DIR")
+    assert folder, f"{name} sets no BATON_DATA_DIR"
+    mounts = [str(v).split(":")[1] for v in body.get("volumes", []) if ":" in str(v)]
+    assert not any(folder.startswith(mount) for mount in mounts)  # a volume replicas share
