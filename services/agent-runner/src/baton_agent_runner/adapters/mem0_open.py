@@ -123,6 +123,15 @@ def open_memory(
         raise StoreUnavailable(
             f"memory: Qdrant at {qdrant_url} is unreachable: {exc}", "memory"
         ) from exc
+    except RuntimeError as exc:
+        if qdrant_url or "already accessed by another instance" not in str(exc):
+            raise
+        # A second agent-runner (a replica) on the same folder: was a traceback, exit 1.
+        raise SettingUnusable(
+            f"BATON_QDRANT_PATH: {qdrant_path} is in use by another process (another "
+            "agent-runner?): a Qdrant folder serves one process at a time; run replicas "
+            "against a Qdrant server (BATON_QDRANT_URL)"
+        ) from None
     return memory
 
 
