@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from genai_prices.data_snapshot import _bundled_snapshot
 from nats.aio.client import Client
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo
@@ -353,6 +354,20 @@ async def test_a_model_slower_than_the_timeout_is_unavailable_and_nothing_is_rec
     assert error.body.message == "agent kohaku did not answer within 0.1s"
     result = await ask(client, slow.model_copy(update={"timeout_seconds": 5.0}))
     assert not result.replayed and scripted.calls == 2
+
+
+async def test_the_price_table_is_loaded_at_start_not_by_the_first_step(
+    nats_url: str, sqlite_url: str, scripted: CountingScripted
+) -> None:
+    # PydanticAI loads genai-prices' table on the first response it prices (a quarter of a
+    # second): a fresh agent-runner's first step with a 0.1 s timeout never reached its model.
+    _bundled_snapshot.cache_clear()  # as in a fresh process, whatever ran before in this one
+    app = start(settings(nats_url, sqlite_url, memory_backend="sql"), scripted)
+    await app.start()
+    try:
+        assert _bundled_snapshot.cache_info().currsize == 1
+    finally:
+        await app.stop()
 
 
 async def test_a_failing_model_is_an_internal_error_naming_the_agent(

@@ -18,6 +18,7 @@ from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
 from baton_agent_runner.adapters.models import AgentFactory, OpenAISettings
 from baton_agent_runner.adapters.profiles import load_profiles
 from baton_agent_runner.adapters.task_models import TaskAgents
+from baton_agent_runner.adapters.warm_up import load_price_table
 from baton_agent_runner.entrypoints.subscribers import WORKFLOW_EVENTS_STREAM, subscribe
 from baton_agent_runner.service.log_pruning import LogPruner, prune_interval
 from baton_agent_runner.service.ports import PrunableLog
@@ -62,6 +63,7 @@ class AgentRunnerApp:
             lambda: migrate(self.engine, sql.COMPONENT, sql.STEPS),
             logger,
         )
+        load_price_table()  # before the first request, which would wait for it
         # The step-start and list consumers need the workflow's event stream, whoever starts
         # first.
         await start_broker(self.broker, [WORKFLOW_EVENTS_STREAM])
