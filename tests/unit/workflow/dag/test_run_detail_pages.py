@@ -32,9 +32,11 @@ def finished_fan_out(steps: int, output: str = "done") -> tuple[RunState, list[R
     """A live run of `steps` agent steps that all ran at once and answered `output`."""
     document = {"name": "fan", "steps": [{"id": f"s{i}", "prompt": f"p{i}"} for i in range(steps)]}
     history: list[RunEvent] = [start_run(parse_definition(document), run_id="r", now=T0)]
-    first = decide(_fold(history), T0)
-    history += first.events
-    history += [a.succeeded(at(1), output) for a in first.actions if isinstance(a, CallAgent)]
+    calls: list[CallAgent] = []
+    while (started := decide(_fold(history), T0)).events:  # a decision starts 1,000 at most
+        history += started.events
+        calls += [a for a in started.actions if isinstance(a, CallAgent)]
+    history += [a.succeeded(at(1), output) for a in calls]
     history += decide(_fold(history), at(1)).events
     state = _fold(history)
     assert state.status == "success"

@@ -15,7 +15,7 @@ from baton_eventstore import ConcurrencyConflict
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.actions import CallAgent, CallSkill, CallTool, CancelStep, in_flight
 from baton_workflow.domain.dag.fold import fold
-from baton_workflow.domain.dag.scheduler import Decision, decide
+from baton_workflow.domain.dag.scheduler import MAX_DECISION_EVENTS, Decision, decide
 from baton_workflow.domain.dag.state import RunState, StepState
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call
 
@@ -33,6 +33,11 @@ _WAKE = None
 OFF_LOOP_STEPS = 200
 """A run of more steps than this is decided in a worker thread; a smaller one on the loop,
 where its decision takes well under a thread's hop (tens of microseconds)."""
+
+
+RESULTS_PER_DECISION = MAX_DECISION_EVENTS
+"""The most results recorded in one append: 17,600 agent calls answered together were one
+write of 17,600 events, with the decision they led to."""
 
 
 class RunDrive:
@@ -173,7 +178,9 @@ class RunDrive:
         except TimeoutError:
             return []
         results = [first]
-        while not self.results.empty():
+        # The rest wait for the next cycle, which comes at once: one append stays within
+        # what a transaction holds the database for (as `MAX_DECISION_EVENTS` does).
+        while not self.results.empty() and len(results) < RESULTS_PER_DECISION:
             results.append(self.results.get_nowait())
         return [r for r in results if r is not None]
 

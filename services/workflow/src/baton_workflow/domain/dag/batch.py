@@ -31,6 +31,8 @@ class Batch:
     timeouts: DefaultTimeouts = field(default_factory=DefaultTimeouts)
     events: list[RunEvent] = field(default_factory=list)
     actions: list[Action] = field(default_factory=list)
+    more: bool = False
+    """Steps were ready that this decision left for the next one (`MAX_DECISION_EVENTS`)."""
     _held: HeldEstimates | None = None
 
     def emit(self, *events: RunEvent) -> None:

@@ -42,6 +42,13 @@ from baton_workflow.domain.dag.validation import resolve_variables
 
 PARALLEL_JOIN = "\n---\n"
 _DONE = ("success", "skipped")
+MAX_DECISION_EVENTS = 1_000
+"""Past this many events a decision starts no more steps (the one it was starting may add a
+few): the rest start in the decisions right after it, each written whole in its own
+transaction (`wake_at` is then `now`). One decision of a 17,600-step fan-out was one write of
+17,600 events: SQLite's one writer was held 1.2 s, every other user's write waiting, and on
+PostgreSQL the statement passed the 2 s statement timeout, was cancelled, and was tried again
+and again: the run never started a step."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,14 +114,17 @@ def decide(
 ) -> Decision:
     """Everything due at `now`: starts, skips, retries, timeouts, joins and completion.
 
-    Deciding again with no new event and the same `now` decides nothing. `pricing` prices
-    dry runs and the run-budget check before an agent call (no pricing: estimates are 0).
+    Deciding again with no new event and the same `now` decides nothing, unless the decision
+    was full (`MAX_DECISION_EVENTS`): then `wake_at` is `now`, and the next one goes on.
+    `pricing` prices dry runs and the run-budget check before an agent call (no pricing:
+    estimates are 0).
     `timeouts` are the limits of steps that set no `timeout` (none given: no limit); an
     attempt's deadline is recorded as it starts, so a restart keeps it.
     """
     batch = Batch(state, now, pricing or PricingTable(), timeouts or DefaultTimeouts())
     _decide(batch)
-    return Decision(batch.state, tuple(batch.events), tuple(batch.actions), wake_at(batch.state))
+    due = now if batch.more else wake_at(batch.state)
+    return Decision(batch.state, tuple(batch.events), tuple(batch.actions), due)
 
 
 def wake_at(state: RunState) -> datetime | None:
@@ -273,11 +283,20 @@ def _delay_timed_out(batch: Batch, step: Step) -> bool:
     return limit is not None and limit < step.delay_delta
 
 
+def _full(batch: Batch) -> bool:
+    """The decision has as many events as one may have: what is left is for the next one."""
+    if len(batch.events) >= MAX_DECISION_EVENTS:
+        batch.more = True
+    return batch.more
+
+
 def _start_ready(batch: Batch) -> None:
     definition = batch.state.definition
     for step in definition.steps:
         if batch.state.step(step.id).status != "pending":
             continue
+        if _full(batch):
+            return
         skip = _branch_skip(batch.state, step.id)
         if skip is not None:
             batch.skip(step.id, *skip)
@@ -288,6 +307,8 @@ def _start_ready(batch: Batch) -> None:
         for sub in step.parallel:
             if batch.state.step(sub.id).status != "pending":
                 continue
+            if _full(batch):
+                return
             if parent.status == "running":
                 launch(batch, sub)
             elif parent.status == "skipped":
