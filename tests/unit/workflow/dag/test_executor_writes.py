@@ -354,3 +354,22 @@ async def test_a_small_runs_decision_is_made_on_the_event_loop(
     ex.launch("r1", await started(runs, "r1"))
     await asyncio.wait_for(ex.wait_idle(), 30.0)
     assert threads and set(threads) == {threading.get_ident()}
+
+
+async def test_results_that_arrive_together_are_recorded_a_bounded_number_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 17,600 agent calls answered together were one append of 17,600 events (and on
+    # PostgreSQL one statement past its timeout): a drive records at most so many per write.
+    monkeypatch.setattr(dag_drive, "RESULTS_PER_DECISION", 50, raising=False)
+    document = {"name": "fan", "steps": [{"id": f"s{i}", "prompt": "x"} for i in range(300)]}
+    runs = MemoryRuns()
+    event = start_run(parse_definition(document), run_id="r1", now=T0, user_id="ada")
+    ex = executor(runs, InstantAgents())
+    ex.launch("r1", await runs.append("r1", 0, None, [event]))
+    await ex.wait_idle()
+
+    recorded = [batch.count("step_succeeded") for batch in runs.batches]
+    assert max(recorded) == 50 and sum(recorded) == 300
+    final = fold(runs.logs["r1"])
+    assert final is not None and final.status == "success"
