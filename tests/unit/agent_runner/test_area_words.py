@@ -279,3 +279,47 @@ def test_discovery_saves_and_shows_mistyped_areas_as_meant() -> None:
     facts = {"work": "work", "health": "health", "relationships": "family"}
     assert out.extracted_data == {"facts": facts}
     assert "- relationships: family\n" in out.message, out.message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "How does it work?", "how does this work exactly?", "so how does this all work",
+        "hi, a friend recommended this. how does this work?", "will this work for me?",
+        "that would work", "that'll work", "it doesn't work", "is it working?", "make it work",
+        "Works for me!", "sounds good, works for me", "I want to know how everything works",
+    ],
+)  # fmt: skip
+def test_work_as_what_a_thing_does_names_no_area(message: str) -> None:
+    # "How does it work?", a new user's first question, was kept as the work fact "How does
+    # it work" and the greeter answered "Great, I have noted it: work".
+    assert lang.areas_in(message) == {}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "this work is killing me",
+        "all that work",
+        "that is work",
+        "I work as a nurse",
+        "does work matter?",
+        "it's all work",
+        "does my work count?",
+        "work works me hard",
+    ],
+)
+def test_work_said_of_the_user_still_names_work(message: str) -> None:
+    assert set(lang.areas_in(message)) == {"work"}
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [("greeter", "How does it work?"), ("discovery", "wait, how does this work?")],
+)
+def test_a_question_how_it_works_saves_no_work_fact(agent: str, message: str) -> None:
+    turn = Turn(agent=agent, current_step=agent, message=message, language="en",
+                can_complete=False)  # fmt: skip
+    out = run(turn)
+    assert "facts" not in out.extracted_data, out.extracted_data
+    assert "noted" not in out.message.lower(), out.message

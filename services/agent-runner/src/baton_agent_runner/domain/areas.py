@@ -114,6 +114,31 @@ REFERRAL = re.compile(
     rf"|\b{_TOLD_ABOUT}(?:\s+[\w-]+){{0,3}}?\s+{_REFERRER}\b"
 )
 """On normalised text: a person who recommended Baton; the areas its words name are none."""
+# "work" as what a thing does, not the user's job: "How does it work?", the question a new user
+# asks first, was kept as a work priority ("How does it work") and left unanswered. A thing
+# ("it", "this", "everything") with a modal before or after it and the bare verb ("does this
+# work", "will that work", "that'd work", "it doesn't work"), with "be" and "working" ("is it
+# working"), after "how" ("how this all works"), or "it" right before it ("make it work").
+# "that work", "this is work", "all that work" stay: they name the user's work.
+_THING = (
+    r"(?:it|this|that|this\s+(?:thing|app|whole\s+thing)|the\s+(?:app|bot)|everything|things"
+    r"|all\s+(?:of\s+)?this|this\s+all|it\s+all|onboarding|baton)"
+)
+_MODAL = (
+    r"(?:(?:does|did|do|will|would|can|could|should|might|must)(?:n'?t)?|won'?t|can'?t"
+    r"|cannot|may|'ll|'d)"
+)
+_BE = r"(?:(?:is|was|are|were)(?:n'?t)?|'s|'re)"
+_HOW = r"(?:really\s+|actually\s+|even\s+|still\s+|not\s+|never\s+|just\s+|exactly\s+|all\s+)*"
+THING_WORKS = re.compile(
+    rf"\b(?:{_MODAL}|how)\s+{_THING}\s+{_HOW}work(?:s|ed)?\b"
+    rf"|\b{_BE}\s+{_THING}\s+{_HOW}working\b"
+    rf"|\b{_THING}\s*{_MODAL}\s+{_HOW}work\b"
+    rf"|\b{_THING}\s*{_BE}\s+{_HOW}working\b"
+    rf"|\bit\s+{_HOW}(?:to\s+)?work(?:s|ed|ing)?\b"
+    r"|(?:^|[,.;:!?]\s*)works\s+for\s+(?:me|us)\b"
+)
+"""On normalised text: "work" as what a thing does ("how does it work?"); no area."""
 ASKED = ("work", "health", "relationships", "growth", "hobbies")
 """The areas discovery names when it asks for more (seed 001's five); `AREAS` also reads
 others the user may name."""

@@ -19,6 +19,7 @@ from baton_agent_runner.domain.areas import (
     KIN,
     REFERRAL,
     SENTENCE_END,
+    THING_WORKS,
     around,
     named_in,
     trimmed,
@@ -401,6 +402,7 @@ def _mentioned(text: str) -> list[tuple[str, str, Mention]]:
         if not _ANY_AREA.search(lowered):
             continue
         referred = [hit.span() for hit in REFERRAL.finditer(lowered)]
+        referred += [hit.span() for hit in THING_WORKS.finditer(lowered)]
         bought = _bought_in(lowered)
         starts = {
             area: [
@@ -412,7 +414,7 @@ def _mentioned(text: str) -> list[tuple[str, str, Mention]]:
         }
         if not any(starts.values()):
             # "my coworker recommended this": who told of Baton; "buy a gym bag": what an
-            # errand gets; no priority
+            # errand gets; "how does it work?": what a thing does; no priority
             continue
         if _errand_only(clause, lowered, starts):
             continue  # "позвонить маме", "call mom": a to-do, no priority
