@@ -1789,12 +1789,33 @@ def test_priorities_named_during_the_greeting_are_kept_for_discovery(
     """Seed 000's "перескок" beyond inbox requests: priorities belong to the next step. The
     greeter says they are noted and will be talked over there, says why the introduction
     comes first, keeps them as facts, and the greeting goes on."""
-    out = run(turn("greeter", message))  # the language is the message's
+    history = [{"role": "assistant", "text": texts.text(language, "greeter_intro")}]  # type: ignore[arg-type]
+    out = run(turn("greeter", message, history=history))  # the language is the message's
     assert out.workflow_signal and out.workflow_signal.action == "stay"
     assert set(out.extracted_data["facts"]) == areas
     names = lang.AREA_NAMES[language]  # type: ignore[index]
     assert all(names[area] in out.message for area in areas)
     assert texts.text(language, "why_greeter") in out.message  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("message", "intro"),
+    [
+        ("Для меня важнее всего работа и здоровье", "Онбординг пройдёт в три шага"),
+        ("Hi! My priorities are work and family", "Onboarding has three steps"),
+    ],
+)
+def test_priorities_in_the_first_message_are_noted_and_the_greeter_still_introduces_itself(
+    message: str, intro: str
+) -> None:
+    # Seed 001's greeter introduces the system and the onboarding: a first message naming a
+    # priority got only "noted, let's finish the introduction first", and none ever came.
+    out = run(turn("greeter", message, can_complete=False))
+    assert set(out.extracted_data["facts"]) >= {"work"}
+    assert intro in out.message and "Baton" in out.message, out.message
+    history = [{"role": "user", "text": message}, {"role": "assistant", "text": out.message}]
+    yes = "Да" if intro.startswith("О") else "Yes"
+    assert run(turn("greeter", yes, history=history)).step_completed  # its "Ready to start?"
 
 
 def test_priorities_said_with_readiness_are_kept_and_the_greeting_closes() -> None:

@@ -59,6 +59,8 @@ def _greeter_reply(turn: Turn) -> Reply:
     if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete and not asks:
         closing = _greeter_done(turn, early, declined)
         return Reply(closing, "complete_step", "criteria_met", data)
+    if early and not last_reply(turn):  # the first message: not introduced yet
+        return Reply(text(ru, "greeter_early_intro", areas=_area_names(ru, early)), data=data)
     if early:
         names, why = _area_names(ru, early), text(ru, "why_greeter")
         return Reply(text(ru, "greeter_early_priorities", areas=names, why=why), data=data)
@@ -139,6 +141,7 @@ _STARTS = (
     "greeter_about",
     "greeter_not_yet",
     "greeter_early_priorities",
+    "greeter_early_intro",
     *greeter_questions.KEYS,
 )
 """The greeter's texts that end asking whether the user is ready to start."""

@@ -80,6 +80,18 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Great, I have noted it: {areas}. We will talk about your priorities in detail "
         "at the next step. {why} Ready to start?",
     },
+    # Priorities said in the very first message: noted, and the introduction still given
+    # (it was skipped, and the user was never told what Baton is or what the steps are).
+    "greeter_early_intro": {
+        "ru": "Отлично, запомнил: {areas}. Подробно о приоритетах поговорим на следующем шаге. "
+        "А сначала знакомство: я Baton — помогаю разложить по полочкам приоритеты и дела. "
+        "Онбординг пройдёт в три шага: знакомство, разговор о твоих приоритетах и выгрузка "
+        "всех мыслей в inbox. Начнём?",
+        "en": "Great, I have noted it: {areas}. We will talk about your priorities in detail "
+        "at the next step. But first, about me: I am Baton, and I help you sort out your "
+        "priorities and tasks. Onboarding has three steps: this introduction, a talk about "
+        "your priorities, and a brain dump into your inbox. Ready to start?",
+    },
     "greeter_intro": {
         "ru": "Привет! Я Baton — помогаю разложить по полочкам приоритеты и дела. Онбординг "
         "пройдёт в три шага: знакомство, разговор о твоих приоритетах и выгрузка всех мыслей "
