@@ -286,3 +286,31 @@ def test_an_etc_between_items_is_no_item_and_splits_the_list(
     # one item: "buy milk, bread, etc, call mom".
     out = run(turn(message, inbox_count=1, messages_in_step=1))
     assert out.extracted_data == {"inbox_items": items}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["go to the next step", "next step please", "ok, next step", "let's move on", "next",
+     "дальше", "давай дальше", "Перейдём к следующему шагу"],
+)  # fmt: skip
+def test_asking_for_the_next_step_is_no_item_and_is_told_what_the_step_still_needs(
+    message: str,
+) -> None:
+    # "go to the next step" was saved as an inbox item and the step stayed where it was.
+    out = run(turn(message, inbox_count=1, messages_in_step=2, min_messages=3))
+    assert out.extracted_data == {} and not out.step_completed
+    assert "3" in out.message and ("2" in out.message), out.message
+
+
+@pytest.mark.parametrize("message", ["next step", "let's move on", "давай дальше"])
+def test_asking_for_the_next_step_closes_a_brain_dump_that_may_close(message: str) -> None:
+    out = run(turn(message, inbox_count=3, messages_in_step=2, min_messages=3))
+    assert out.step_completed and out.extracted_data == {}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["plan the next step of the project", "move on from the old job", "next week call mom"],
+)
+def test_an_item_about_a_next_step_or_moving_on_is_still_an_item(message: str) -> None:
+    assert split_items(message) == [message]

@@ -22,6 +22,17 @@ _DONE = (
     "i'm all done", "im all done", "на сегодня все", "я закончил", "я закончила",
 )  # fmt: skip
 _DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
+# Asking for the next step ("next step", "let's move on", "давай дальше") says the list is
+# done: "go to the next step" was saved as an inbox item, and the step never moved on.
+_MOVING_ON = (
+    "next", "next step", "next step please", "go to the next step", "go on to the next step",
+    "move on", "let's move on", "lets move on", "move on to the next step", "can we move on",
+    "let's go to the next step", "lets go to the next step", "skip to the next step",
+    "skip to the end", "on to the next step", "onto the next step", "дальше", "давай дальше",
+    "идем дальше", "пойдем дальше", "пошли дальше", "следующий шаг", "на следующий шаг",
+    "переходим к следующему шагу", "перейдем к следующему шагу", "давай следующий шаг",
+    "давай к следующему шагу", "к следующему шагу",
+)  # fmt: skip
 # Done only as the whole part, give or take a "спасибо": inside an item they are its words
 # ("get the report done", "проверить, готово ли платье", "no more sugar").
 _DONE_ALONE = (
@@ -33,6 +44,7 @@ _DONE_ALONE = (
 _DONE_WHOLE = frozenset({
     "все готово", "я все", "все на сегодня", "больше нет", "больше нечего", "нечего больше",
     "no more", "that's enough", "thats enough", "that is enough", "we're done", "we are done",
+    *_MOVING_ON,
 })  # fmt: skip
 # A "no" to the agent's "anything else?": no item, and done ("Нет", "Nope, nothing", "Ничего,
 # спасибо"); not "Нет, ещё кое-что", "Ничего не приходит в голову".
@@ -74,6 +86,13 @@ TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank",
 # bring an item ("Всё, что нужно для отпуска: купить билеты").
 GOES_ON = re.compile(r",\s*(?:что|чем)\b(?!-)[^,.!?…:;]*", re.IGNORECASE)
 _ASKED = re.compile(r"[^\S\n]*[.!…]*\?[?!.…]*\s*")  # a question mark where a phrase ends
+
+
+def moves_on(text: str) -> bool:
+    """The message only asks for the next step ("next step", "let's move on", "дальше"):
+    "that's all" to the brain dump, but to discovery's follow-up question a pass, as "skip"."""
+    tokens = [t for t in words(text) if t not in _AROUND]
+    return " ".join(tokens) in _MOVING_ON
 
 
 def says_no(text: str) -> bool:

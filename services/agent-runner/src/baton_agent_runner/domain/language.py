@@ -25,7 +25,7 @@ from baton_agent_runner.domain.areas import (
     trimmed,
 )
 from baton_agent_runner.domain.brain_dump import says_done
-from baton_agent_runner.domain.finishing import NOTHING_COMES
+from baton_agent_runner.domain.finishing import NOTHING_COMES, moves_on
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of, sharing
 from baton_agent_runner.domain.readiness import is_confused
@@ -161,7 +161,9 @@ def _yes_alone(tokens: list[str]) -> bool:
 def finishes(text: str) -> bool:
     """ "That's all", "done", "готово", "всё", as the brain dump reads them, naming no area:
     nothing to add or correct ("Всё?", asked, says nothing yet)."""
-    return says_done(text) and not areas_in(text) and not _wrong_areas(text)
+    # "next step" closes the brain dump, but to discovery it passes on a question.
+    done = says_done(text) and not moves_on(text)
+    return done and not areas_in(text) and not _wrong_areas(text)
 
 
 def areas_in(text: str) -> dict[str, str]:
