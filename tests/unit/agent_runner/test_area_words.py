@@ -323,3 +323,35 @@ def test_a_question_how_it_works_saves_no_work_fact(agent: str, message: str) ->
     out = run(turn)
     assert "facts" not in out.extracted_data, out.extracted_data
     assert "noted" not in out.message.lower(), out.message
+
+
+@pytest.mark.parametrize(
+    ("message", "named", "declined"),
+    [
+        ("no, not health, I meant hobbies", {"hobbies": "hobbies"}, {"health"}),
+        ("not health, I meant hobbies", {"hobbies": "hobbies"}, {"health"}),
+        ("не здоровье, я имела в виду хобби", {"hobbies": "хобби"}, {"health"}),
+        ("нет, не работа, точнее семья", {"relationships": "семья"}, {"work"}),
+    ],
+)
+def test_a_not_before_what_the_user_meant_still_takes_that_area_back(
+    message: str, named: dict[str, str], declined: set[str]
+) -> None:
+    # "I meant" took back everything before it, "not health" with it: health was neither
+    # named nor declined, and its fact stayed in the summary beside hobbies.
+    assert lang.areas_said(message) == (named, declined)
+
+
+def test_discovery_drops_the_area_a_correction_says_not_and_keeps_the_one_meant() -> None:
+    summary = "Here is what I understood:\n- work: work\n- health: health\n- relationships: family"
+    history = [
+        {"role": "user", "text": "work, helth, famly"},
+        {"role": "assistant", "text": f"{summary}\nIs that right? If not, correct me."},
+    ]
+    facts = {"work": "work", "health": "health", "relationships": "family"}
+    message = "no, not health, I meant hobbies"
+    turn = Turn(agent="discovery", current_step="discovery", language="en", can_complete=False,
+                message=message, history=history, facts=facts)  # fmt: skip
+    out = run(turn)
+    assert out.extracted_data == {"facts": {"hobbies": "hobbies"}, "dropped_facts": ["health"]}
+    assert "health: health" not in out.message, out.message

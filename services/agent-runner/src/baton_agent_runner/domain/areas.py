@@ -223,7 +223,9 @@ _LEADING = re.compile(
     r"|(?:ну|хм+|наверное|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess"
     r"|i\s+think|maybe|probably|perhaps|(?:нет,?\s+)?подожди|wait"
     # Discourse markers: "смотрите, семья важнее всего", "короче, работа", "like, family".
-    r"|смотри(?:те)?|слушай(?:те)?|короче|basically|like(?=\s*,))(?:[\s,]+|$)"
+    r"|смотри(?:те)?|слушай(?:те)?|короче|basically|like(?=\s*,)"
+    # A correction's "rather" after the "not" it corrects: "нет, не работа, точнее семья".
+    r"|точнее|вернее|то\s+есть)(?:[\s,]+|$)"
     r"|(?:нет|no|nope)\s*,\s*"
     # What a correction takes back before what the user meant: "не семья, а дети", "not
     # family but kids" ("не семья а дети" kept as a fact of relationships).

@@ -253,6 +253,10 @@ def _taken_back(text: str, marker: re.Match[str]) -> int | None:
         return None if text[: marker.start()].strip(_NO_WORDS) else marker.start()
     if marker["vague"] and meant <= named_in(before):
         return None  # "работа и здоровье, точнее сон": what health is
+    if named_in(before) and not _named(before):
+        # "not health, I meant hobbies": what comes before says no already; taken back, the
+        # "not health" went with it, and the health fact stayed.
+        return None
     return _last_item(text, back, marker.start())
 
 
