@@ -355,3 +355,22 @@ def test_discovery_drops_the_area_a_correction_says_not_and_keeps_the_one_meant(
     out = run(turn)
     assert out.extracted_data == {"facts": {"hobbies": "hobbies"}, "dropped_facts": ["health"]}
     assert "health: health" not in out.message, out.message
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["1. Work 2. Family 3. Health", "1) work 2) family 3) health", "- work\n- family\n- health",
+     "1.Work 2.Family 3.Health", "Top 3: 1. work 2. family 3. health",
+     "1. Work\n2. Family\n3. Health"],
+)  # fmt: skip
+def test_a_numbered_or_bulleted_list_of_areas_gives_each_its_own_words(message: str) -> None:
+    # "1. Work 2. Family 3. Health" saved "Work 2" and "Family 3"; "1) work 2) family 3)
+    # health" the whole line for each area; "- work" kept its dash.
+    facts = {area: fact.lower() for area, fact in lang.areas_in(message).items()}
+    assert facts == {"work": "work", "relationships": "family", "health": "health"}
+
+
+def test_a_numbered_entry_keeps_what_it_says_of_its_area() -> None:
+    said = lang.areas_in("1. my job, it pays the bills 2. my kids 3. getting fit")
+    assert said == {"work": "my job, it pays the bills", "relationships": "my kids",
+                    "health": "getting fit"}  # fmt: skip

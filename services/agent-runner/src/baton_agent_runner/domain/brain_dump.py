@@ -201,6 +201,17 @@ def _asked(text: str) -> tuple[str, ...]:
     return (*marked, *unmarked)
 
 
+def unlisted(text: str) -> str:
+    """The text with each entry of a list on a line of its own, without its bullet or number
+    ("1. Work 2. Family" is "Work\nFamily"), as discovery reads areas: the numbers went into
+    the facts ("Work 2", "Family 3") and a bullet stayed in front ("- work")."""
+    return "\n".join(
+        _BULLET.sub("", entry, count=1)
+        for line in text.splitlines()
+        for entry in list_entries(line)
+    )
+
+
 def split_items(text: str) -> list[str]:
     """Items of a brain dump: one per line, bullet, numbered entry or semicolon-separated
     part, and one per action a sentence lists (`action_lists`); not "that's all", a

@@ -24,7 +24,7 @@ from baton_agent_runner.domain.areas import (
     named_in,
     trimmed,
 )
-from baton_agent_runner.domain.brain_dump import says_done
+from baton_agent_runner.domain.brain_dump import says_done, unlisted
 from baton_agent_runner.domain.finishing import NOTHING_COMES, moves_on
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of, sharing
@@ -332,7 +332,7 @@ def _mentions(text: str) -> tuple[tuple[str, str, Mention], ...]:
     Kept for the last texts read: one discovery turn asks it of the same message five times
     (`areas_in`, `declined_areas`, `_wrong_areas`, ...), and a message of 8,000 characters of
     self-corrections took 0.4 s of the agent-runner's only core to read five times."""
-    text = spelled(text)
+    text = spelled(unlisted(text))
     found = _mentions_of(text)
     if not any(said == "declined" for *_, said in found) and not _opens_with_no(text):
         return tuple(found)
