@@ -374,3 +374,27 @@ def test_a_numbered_entry_keeps_what_it_says_of_its_area() -> None:
     said = lang.areas_in("1. my job, it pays the bills 2. my kids 3. getting fit")
     assert said == {"work": "my job, it pays the bills", "relationships": "my kids",
                     "health": "getting fit"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("idk, i guess my job and my kids... and sleeping more lol",
+         {"work": "my job", "relationships": "my kids", "health": "sleeping more"}),
+        ("family tbh", {"relationships": "family"}),
+        ("lol work", {"work": "work"}),
+        ("honestly, my health", {"health": "my health"}),
+    ],
+)  # fmt: skip
+def test_chat_fillers_around_an_area_stay_out_of_its_fact(
+    message: str, facts: dict[str, str]
+) -> None:
+    # The summary showed "work: idk, i guess my job" and "health: sleeping more lol".
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize("message", ["none of your business", "mind your own business"])
+def test_a_refusal_naming_business_names_no_work(message: str) -> None:
+    # "none of your business" was saved as the work fact and answered "Noted."
+    assert lang.areas_in(message) == {}
+    assert lang.areas_in("I run my own business") == {"work": "I run my own business"}

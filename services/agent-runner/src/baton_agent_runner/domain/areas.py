@@ -43,7 +43,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"(?:co-?)?work(?:ing|ers?|loads?|places?|days?|life)?\b", r"jobs?\b", "career",
         # Not the verb of a thing: "how this works", "that works for me", "it worked".
         r"(?<!\bit )(?<!\bthis )(?<!\bthat )(?<!\bhow )work(?:s|ed)\b",
-        "business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
+        # Not "none of your business", "mind your own business": no work, a refusal.
+        r"(?<!your )(?<!your own )business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
         *_WHICH_WORK,
         "работ", "заработ", "подработ", "переработ", "карьер", "бизнес",
     ),
@@ -220,7 +221,8 @@ _LEADING = re.compile(
     r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|потом|затем|and|also|plus|rather|then)\b[\s,]*"
     # A filler before what is said of the area: "ok, I guess learning Spanish", "Ну разве что
     # хочу научиться рисовать" kept "ok, I guess" and "Ну разве что" in the fact.
-    r"|(?:ну|хм+|наверное|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess"
+    r"|(?:ну|хм+|наверное|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess|idk"
+    r"|dunno|honestly|tbh|lol|haha"
     r"|i\s+think|maybe|probably|perhaps|(?:нет,?\s+)?подожди|wait"
     # Discourse markers: "смотрите, семья важнее всего", "короче, работа", "like, family".
     r"|смотри(?:те)?|слушай(?:те)?|короче|basically|like(?=\s*,)"
@@ -240,7 +242,8 @@ _LEADING = re.compile(
 # linear time.
 _TRAILING = re.compile(
     r"(?:[\s,]{0,4}\b(?:тоже|также|too|also|as\s+well|ну|i\s+guess|i\s+think|i\s+suppose"
-    r"|probably|maybe|наверное|наверно|пожалуй|думаю|короче|,\s*like)){1,2}[\s.!…]*$",
+    r"|probably|maybe|наверное|наверно|пожалуй|думаю|короче|,\s*like|lol|lmao|haha|tbh"
+    r"|honestly)){1,2}[\s.!…]*$",
     re.IGNORECASE,
 )
 # An area named only to say what it is: "хобби — это фотография", "моя работа, я имею в виду
