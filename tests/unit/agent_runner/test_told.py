@@ -119,3 +119,26 @@ async def test_a_turn_records_what_it_was_told_in_its_step_data_with_no_store_re
     plain = FactStores()
     await _run(plain, "discovery", "Hobbies: chess", step_context={**ON_FACTS})
     assert stores.reads == plain.reads
+
+
+def test_an_area_from_last_time_named_again_now_is_told_and_keeps_its_text() -> None:
+    # "Work, health and my family" as a returning user's first answer: work and health kept
+    # their richer facts from the last run and were summarised "From last time", as if the
+    # user had not just named them.
+    turn = Turn(agent="discovery", current_step="discovery", language="en",
+                message="Work, health and my family",
+                facts={"work": "my job at the clinic", "health": "running"},
+                step=_context({"greeting": {}}))  # fmt: skip
+    out = run(turn)
+    assert out.extracted_data == {"facts": {
+        "work": "my job at the clinic", "health": "running", "relationships": "my family"
+    }}  # fmt: skip
+    assert "From last time" not in out.message, out.message
+    assert "- work: my job at the clinic\n" in out.message, out.message
+
+
+def test_an_area_told_in_this_instance_and_named_again_is_not_saved_again() -> None:
+    turn = Turn(agent="discovery", current_step="discovery", language="en",
+                message="then work", facts={"work": "my job at the clinic"},
+                step=_context({"discovery": {"facts_told": ["work"]}}))  # fmt: skip
+    assert "facts" not in run(turn).extracted_data

@@ -14,7 +14,7 @@ from baton_agent_runner.domain.extracted import facts_of, notes_of
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import TEXTS, text
-from baton_agent_runner.domain.told import FACTS_TOLD, NOTES_TOLD, told
+from baton_agent_runner.domain.told import FACTS_TOLD, NOTES_TOLD, knows_told, told
 
 MIN_AREAS = 3
 
@@ -101,12 +101,23 @@ def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, 
     if lang.denies(turn.message):
         return found
     again = pending is not None or followup.ranks(turn.message)
-    return {
+    saved = {
         area: fact
         for area, fact in found.items()
         if area not in turn.facts
         or not (followup.adds_nothing(fact) or (again and not followup.says_of(area, turn.message)))
     }
+    if knows_told(turn.step):
+        # A fact from a run before, named again now, keeps its text and is saved again, so
+        # the instance counts it as told: "Work, health and my family" was summarised as
+        # "From last time: work — ...", as if the user had not just said it.
+        here = told(turn.step, FACTS_TOLD)
+        saved |= {
+            area: turn.facts[area]
+            for area in found
+            if area in turn.facts and area not in saved and area not in here
+        }
+    return saved
 
 
 def _volunteered(turn: Turn, found: dict[str, str]) -> dict[str, str]:

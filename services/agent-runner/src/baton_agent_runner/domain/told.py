@@ -30,6 +30,13 @@ def told(step_context: Mapping[str, Any], key: str) -> set[str]:
     return found
 
 
+def knows_told(step_context: Mapping[str, Any]) -> bool:
+    """Whether the step context carries the instance's step data, where `told` reads: without
+    it (a workflow service that sends none) nothing can be told apart."""
+    workflow = step_context.get("workflow")
+    return isinstance(workflow, dict) and isinstance(workflow.get("step_data"), dict)
+
+
 def told_after(step_context: Mapping[str, Any], extracted: dict[str, Any]) -> dict[str, list[str]]:
     """What this turn adds to its step's data: the keys told so far with the facts and notes
     it keeps, for each of the two it adds one to (nothing when it adds none)."""
