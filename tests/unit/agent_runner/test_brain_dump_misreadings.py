@@ -314,3 +314,30 @@ def test_asking_for_the_next_step_closes_a_brain_dump_that_may_close(message: st
 )
 def test_an_item_about_a_next_step_or_moving_on_is_still_an_item(message: str) -> None:
     assert split_items(message) == [message]
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["nah im good", "I'm good", "we're good", "all good", "that should be it",
+     "I think that should be it, thanks", "all set", "finito"],
+)  # fmt: skip
+def test_saying_one_is_good_to_anything_else_is_done_not_an_item(message: str) -> None:
+    # "nah im good", "that should be it" were saved as items; "I'm good" asked again.
+    out = run(turn(message, inbox_count=3, messages_in_step=3, min_messages=3))
+    assert out.step_completed and out.extracted_data == {}
+
+
+@pytest.mark.parametrize(
+    "message", ["thats al", "taht's all", "thta's it", "ok thats al thanks", "это вс"]
+)
+def test_that_s_all_mistyped_by_one_letter_is_still_done(message: str) -> None:
+    # "thats al" was saved as an inbox item ("Saved to your inbox: thats al").
+    out = run(turn(message, inbox_count=3, messages_in_step=3, min_messages=3))
+    assert out.step_completed and out.extracted_data == {}
+
+
+@pytest.mark.parametrize(
+    "message", ["i'm good at cooking", "get all set for the trip", "this all", "hats all"]
+)
+def test_an_item_near_those_words_is_still_an_item(message: str) -> None:
+    assert split_items(message) == [message]

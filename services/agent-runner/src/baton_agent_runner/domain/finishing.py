@@ -44,6 +44,10 @@ _DONE_ALONE = (
 _DONE_WHOLE = frozenset({
     "все готово", "я все", "все на сегодня", "больше нет", "больше нечего", "нечего больше",
     "no more", "that's enough", "thats enough", "that is enough", "we're done", "we are done",
+    # "I'm good" to "Anything else?": "nah im good", "that should be it" were saved as items.
+    "i'm good", "im good", "we're good", "were good", "we are good", "all good", "all set",
+    "i'm all set", "im all set", "that should be it", "that should be all", "that'd be it",
+    "that's about it", "thats about it", "that's about all", "thats about all", "finito",
     *_MOVING_ON,
 })  # fmt: skip
 # A "no" to the agent's "anything else?": no item, and done ("Нет", "Nope, nothing", "Ничего,
@@ -126,7 +130,40 @@ def is_done(phrase: str) -> bool:
         if at == len(tokens) or tokens[at] not in LEADING:
             break
     core = [t for t in tokens if t not in LEADING and t not in TRAILING]
-    return (len(core) == 1 and core[0] in _DONE_ALONE) or _done_whole(tokens)
+    return (len(core) == 1 and core[0] in _DONE_ALONE) or _done_whole(tokens) or _mistyped(tokens)
+
+
+# "that's all" typed in a hurry ("thats al", "taht's all", "thta's it") was saved as an item.
+_TYPED = ("thats all", "thats it", "это все")
+
+
+def _mistyped(tokens: list[str]) -> bool:
+    """The phrase, past the words that may stand around "that's all" ("ok thats al thanks"),
+    is one of `_TYPED` with one letter added, dropped, changed or two neighbours swapped, its
+    first letter kept and its apostrophes left out."""
+    start, end = 0, len(tokens)
+    while start < end and tokens[start] in LEADING:
+        start += 1
+    while end > start and tokens[end - 1] in TRAILING:
+        end -= 1
+    # The whole phrase too: "это", which may stand before "это всё", begins "это вс".
+    said = {" ".join(part).replace("'", "") for part in (tokens, tokens[start:end])}
+    return any(each != want and _one_edit(each, want) for each in said for want in _TYPED)
+
+
+def _one_edit(said: str, want: str) -> bool:
+    if not said or said[0] != want[0] or abs(len(said) - len(want)) > 1:
+        return False
+    if len(said) == len(want):
+        diff = [i for i, (a, b) in enumerate(zip(said, want, strict=True)) if a != b]
+        swapped = (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and (said[diff[0]], said[diff[1]]) == (want[diff[1]], want[diff[0]])
+        )
+        return len(diff) == 1 or swapped
+    short, long_ = sorted((said, want), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def _done_whole(tokens: list[str]) -> bool:
