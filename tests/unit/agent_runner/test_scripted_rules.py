@@ -2304,3 +2304,24 @@ def test_coordinator_wraps_up_a_refusal_on_the_steps_last_message() -> None:
     out = run(turn("coordinator", "нет", step=step, inbox_count=3, inbox_ahead=False))
     assert out.step_completed
     assert out.message == texts.text("ru", "coordinator", facts=0, items=3)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["let's get started", "go for it", "lets gooo", "bring it on", "let's roll", "start",
+     "ok, begin", "sounds like a plan", "okey dokey", "alright", "absolutely", "of course",
+     "definitely"],
+)  # fmt: skip
+def test_common_ways_to_say_yes_to_ready_to_start_close_the_greeting(message: str) -> None:
+    # Each got "In short, how it works: ... Ready to start?", the question it had answered.
+    history = [{"role": "user", "text": "hi"},
+               {"role": "assistant", "text": texts.text("en", "greeter_intro")}]  # fmt: skip
+    out = run(turn("greeter", message, history=history))
+    assert out.step_completed, out.message
+
+
+@pytest.mark.parametrize("message", ["where do I start?", "where do I begin?", "I'm alright"])
+def test_start_inside_a_question_is_no_readiness(message: str) -> None:
+    history = [{"role": "user", "text": "hi"},
+               {"role": "assistant", "text": texts.text("en", "greeter_intro")}]  # fmt: skip
+    assert not run(turn("greeter", message, history=history)).step_completed

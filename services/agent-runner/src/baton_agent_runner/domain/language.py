@@ -71,9 +71,11 @@ _YES_ALONE = frozenset({
     "супер", "класс", "круто", "конечно", "go", "fine", "great", "cool", "nice", "lgtm", "k", "kk",
     "yea", "ya", "ye", "yass", "yes", "yeah", "yep", "yup", "ok", "okay", "ок", "окей", "да",
     "ага", "угу", "sure", "perfect", "correct", "right", "exactly",
+    # "absolutely", "of course" to "Ready to start?" got the same question again.
+    "absolutely", "definitely", "certainly", "totally", "alright", "course", "yess", "yesss",
 })  # fmt: skip
 _AROUND_YES = frozenset(
-    {"ну", "lol", "haha", "ха", "хаха", "then", "тогда", "ahead", "вроде", "all"}
+    {"ну", "lol", "haha", "ха", "хаха", "then", "тогда", "ahead", "вроде", "all", "of"}
 )
 # A yes said with an emoji alone: "👍", "👌", "✅", "❤️" (skin tones and variation selectors
 # aside). The summary was shown again to each.

@@ -26,10 +26,15 @@ _READY = (
     "let's begin", "lets begin", "ясно", "understood", "i understand", "let's do it",
     "lets do it", "let's do this", "lets do this", "sounds good", "count me in",
     "погнали", "вперед",
+    # Said to "Ready to start?" and answered with it again: "let's get started" looped.
+    "let's get started", "lets get started", "let's get going", "lets get going", "let's roll",
+    "lets roll", "go for it", "bring it on", "sounds like a plan",
+    "okey dokey", "okie dokie", "let's goo", "lets goo", "let's gooo", "lets gooo",
 )  # fmt: skip
-# "Go" is readiness only alone, or with these ("go!", "ok go", "го"): "where do I go?" is not.
+# "Go" is readiness only alone, or with these ("go!", "ok go", "го"): "where do I go?" is not;
+# so are "start", "begin" ("ok, start"): "where do I start?" is no readiness.
 _GO, _WITH_GO = (
-    frozenset({"go", "го", "gogo"}),
+    frozenset({"go", "го", "gogo", "start", "begin", "letsgo", "lesgo", "lessgo"}),
     frozenset({"ok", "okay", "ок", "ну", "then", "ahead"}),
 )
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
