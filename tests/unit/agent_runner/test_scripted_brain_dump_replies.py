@@ -363,3 +363,8 @@ def test_a_polite_reminder_request_is_no_question_to_answer(message: str) -> Non
     # Asked with a "?", it got "Everything you write here I save..." as to a question.
     out = run(turn(message, messages_in_step=1, inbox_count=0))
     assert texts.text("en", "inbox_answer") not in out.message
+
+
+@pytest.mark.parametrize("message", ["do I need to pay rent?", "should I cancel this subscription"])
+def test_a_payment_question_to_oneself_is_no_question_about_baton(message: str) -> None:
+    assert brain_dump.asked_about(message) is None

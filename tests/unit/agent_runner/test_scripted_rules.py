@@ -186,6 +186,11 @@ def test_greeter_keeps_a_to_do_list_said_after_a_greeting(message: str, items: l
         ("А зачем тебе это знать?", "greeter_why"),
         ("what happens to my data?", "greeter_data"), ("кто увидит мои ответы?", "greeter_data"),
         ("is it free?", "greeter_cost"), ("а это бесплатно?", "greeter_cost"),
+        # Each of these got "In short, how it works" too.
+        ("what can you do?", "greeter_who"), ("are you a bot?", "greeter_who"),
+        ("is this an AI?", "greeter_who"), ("are you a real person?", "greeter_who"),
+        ("что ты умеешь?", "greeter_who"), ("do I need to pay?", "greeter_cost"),
+        ("Do I have to pay for this?", "greeter_cost"), ("нужно платить?", "greeter_cost"),
     ],
 )  # fmt: skip
 def test_greeter_answers_what_it_is_asked_before_starting(message: str, key: str) -> None:

@@ -22,7 +22,11 @@ _TOPICS = (
     (
         "who",
         r"who\s+are\s+you|what\s+are\s+you|who\s+is\s+baton|what\s+is\s+baton|кто\s+ты|ты\s+кто"
-        r"|что\s+ты\s+такое|что\s+такое\s+baton",
+        r"|что\s+ты\s+такое|что\s+такое\s+baton"
+        # "what can you do?", "are you a bot?", "is this an AI?" got "In short, how it works".
+        r"|what\s+can\s+you\s+do|what\s+do\s+you\s+do|are\s+you\s+(?:an?\s+)?(?:ai|bot|robot"
+        r"|human|real\s+person|person|real)\b|is\s+this\s+(?:an?\s+)?(?:ai|bot|robot)\b"
+        r"|что\s+ты\s+умеешь|ты\s+(?:бот|робот|человек|нейросеть)",
     ),
     (
         "why",
@@ -34,7 +38,15 @@ _TOPICS = (
         r"my\s+data|privacy|private|who\s+(?:can\s+|will\s+)?see|stored|мои\s+данные"
         r"|моих\s+данных|приватн|конфиденц|кто\s+(?:это\s+)?увидит|где\s+хран",
     ),
-    ("cost", r"\bfree\b|\bcost|\bprice|how\s+much\s+is|бесплатн|сколько\s+стоит|\bплатн"),
+    (
+        "cost",
+        r"\bfree\b|\bcost|\bprice|how\s+much\s+is|бесплатн|сколько\s+стоит|\bплатн"
+        # "do I need to pay?", "is it paid?" got "In short, how it works".
+        # Of Baton only: "should I cancel this subscription", "do I need to pay rent?" are a
+        # brain dump's items.
+        r"|\b(?:need|have)\s+to\s+pay(?:\s+for\s+(?:this|it|baton|anything))?\W*$"
+        r"|\bis\s+(?:it|this|baton)\s+paid\W*$|(?:нужно|надо)\s+(?:ли\s+)?платить\W*$",
+    ),
 )
 _PATTERNS = tuple((key, re.compile(pattern)) for key, pattern in _TOPICS)
 
