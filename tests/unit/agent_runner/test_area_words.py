@@ -398,3 +398,31 @@ def test_a_refusal_naming_business_names_no_work(message: str) -> None:
     # "none of your business" was saved as the work fact and answered "Noted."
     assert lang.areas_in(message) == {}
     assert lang.areas_in("I run my own business") == {"work": "I run my own business"}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["book swim lessons for the kids, order new running shoes", "pick up the kids",
+     "call my wife", "позвонить жене", "buy a birthday card for my husband"],
+)  # fmt: skip
+def test_kids_or_a_partner_in_an_errand_is_no_priority(message: str) -> None:
+    # Said to discovery's summary, the errand replaced the relationships fact.
+    assert lang.areas_in(message) == {}
+
+
+@pytest.mark.parametrize(
+    "message", ["spend more time with my kids", "my wife and kids", "дети и жена", "my kids"]
+)
+def test_kids_or_a_partner_said_as_what_matters_is_relationships(message: str) -> None:
+    assert set(lang.areas_in(message)) == {"relationships"}
+
+
+def test_an_errand_for_the_kids_said_to_the_summary_is_kept_for_the_brain_dump() -> None:
+    summary = "Here is what I understood:\n- relationships: My kids come first\nIs that right?"
+    facts = {"work": "my job", "health": "sleep", "relationships": "My kids come first"}
+    message = "book swim lessons for the kids, order new running shoes"
+    turn = Turn(agent="discovery", current_step="discovery", message=message, language="en",
+                facts=facts, history=[{"role": "assistant", "text": summary}])  # fmt: skip
+    out = run(turn)
+    items = ["book swim lessons for the kids", "order new running shoes"]
+    assert out.extracted_data == {"deferred_inbox_items": items}

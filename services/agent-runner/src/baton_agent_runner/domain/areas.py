@@ -28,8 +28,15 @@ _KIN = (
     r"реб[её]н(?:ок|ка|ку|ком|ке)\b", r"питом(?:ец|ца|цу|цем|це|цы|цев)\b",
     r"собак", r"(?:кош(?:ка|ки|ке|ку|кой|ек)|кот(?:а|у|ом|е|ы|ов|ам)?)\b",
 )  # fmt: skip
-KIN = re.compile(r"\b(?:" + "|".join(_KIN) + ")")
-"""The kin and pet words of relationships: in an errand ("позвонить маме") no priority."""
+# The others an errand is as often for: "book swim lessons for the kids, order new running
+# shoes", said to discovery's summary, replaced the relationships fact with that errand.
+_CLOSE_ONES = (
+    r"kids?\b", r"children\b", r"wife\b", r"husband\b", r"partner\b", r"(?:girl|boy)friend\b",
+    r"[gb]f\b", r"дет(?:и|ей|ям|ьми|ях)\b", r"муж(?:а|у|ем)?\b", r"жен(?:а|ы|у|ой|е)\b",
+)  # fmt: skip
+KIN = re.compile(r"\b(?:" + "|".join((*_KIN, *_CLOSE_ONES)) + ")")
+"""The kin, pet and partner words of relationships: in an errand ("позвонить маме", "pick up
+the kids") no priority."""
 # Where and for whom the user works ("my startup", "my boss" went unheard): they name work,
 # and say which, so "my startup" is no mere name of work again (`SAYS_WHICH`).
 _WHICH_WORK = (
