@@ -32,7 +32,8 @@ from baton_agent_runner.domain.scripted import Turn, run
         ("на даче", "hobbies"), ("огород", "hobbies"), ("рыбалка", "hobbies"),
         # Said as what the user wants: "my kids, my job, and getting fit" lost its health.
         ("getting fit", "health"), ("stay fit", "health"), ("lose weight", "health"),
-        ("хочу похудеть", "health"),
+        ("хочу похудеть", "health"), ("I'd also like to get in shape", "health"),
+        ("getting back in shape", "health"),
         # Near-synonyms users wrote: "my startup", "my boss" named nothing; reading as a goal
         # is growth, "reading" alone a pastime.
         ("my startup", "work"), ("my boss", "work"), ("мой стартап", "work"),
@@ -63,6 +64,7 @@ def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
         "Вера обещала зайти",  # a name, not faith
         "that fits me",
         "fit it in the car",
+        "the house is in bad shape",
     ],
 )
 def test_a_word_that_only_looks_like_an_area_word_names_none(message: str) -> None:

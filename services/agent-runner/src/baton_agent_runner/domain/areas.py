@@ -59,6 +59,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
         # Said as what the user wants to do: "getting fit", "lose weight" went unheard.
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?)\s+fit\b", r"weight(?:\s+loss)?\b",
+        # "I'd also like to get in shape" went unheard.
+        r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?|back)\s+in(?:to)?\s+(?:better\s+|good\s+)?shape\b",
         "похуде",
         "здоровь", r"здоров(?:ый|ая|ое|ые|ым|ой|ыми|ого|ом)?\b", "спорт", "фитнес",
         "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
