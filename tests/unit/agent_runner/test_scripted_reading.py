@@ -347,6 +347,29 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
         ),
         ("work health family.", {"work": "work", "health": "health", "relationships": "family"}),
         ("спорт сон", {"health": "спорт сон"}),
+        # A list on one line, numbered or bulleted: each entry its own (each area was saved
+        # as the whole line, or with the next entry's number: "работа 2").
+        (
+            "1) работа 2) учёба 3) увлечения",
+            {"work": "работа", "growth": "учёба", "hobbies": "увлечения"},
+        ),
+        (
+            "1. работа 2. здоровье 3. семья",
+            {"work": "работа", "health": "здоровье", "relationships": "семья"},
+        ),
+        (
+            "- work - health - family",
+            {"work": "work", "health": "health", "relationships": "family"},
+        ),
+        (
+            "• работа • семья • спорт",
+            {"work": "работа", "relationships": "семья", "health": "спорт"},
+        ),
+        # A dash that says what an area is parts nothing.
+        (
+            "- работа - мой стартап, здоровье - бегаю",
+            {"work": "работа - мой стартап", "health": "здоровье - бегаю"},
+        ),
     ],
 )  # fmt: skip
 def test_each_area_a_clause_lists_gets_its_own_part_of_it(
@@ -693,6 +716,15 @@ def test_an_answer_or_a_hedge_before_an_item_is_no_part_of_it(
         ("a) milk\nb) bread", ["milk", "bread"]),
         ("(1) milk\n(2) bread", ["milk", "bread"]),
         ("1.milk\n2.bread", ["milk", "bread"]),
+        # Bulleted on one line: a bullet opens it and parts the entries (one item before).
+        ("- молоко - хлеб - яйца", ["молоко", "хлеб", "яйца"]),
+        ("• молоко • хлеб", ["молоко", "хлеб"]),
+        (
+            "— купить хлеб — позвонить маме — оплатить свет",
+            ["купить хлеб", "позвонить маме", "оплатить свет"],
+        ),
+        # Two dashes may say what a thing is: parted only at three entries, with no comma.
+        ("- молоко - хлеб", ["молоко - хлеб"]),
         # Not lists: marks of two kinds, a letter's dot with no space, a version number.
         ("1) milk (2) bread", ["milk (2) bread"]),
         ("e.g. milk", ["e.g. milk"]),
