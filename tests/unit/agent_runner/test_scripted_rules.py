@@ -384,6 +384,17 @@ def test_discovery_reads_learning_a_subject_as_growth(message: str, fact: str) -
         ("like, my family", {"relationships": "my family"}),
         ("my health, I think.", {"health": "my health"}),
         ("I like my family", {"relationships": "I like my family"}),  # a verb, kept
+        # That the summary is wrong, before what is right: "- работа: не так, работа важнее".
+        ("нет, не так, работа важнее", {"work": "работа важнее"}),
+        ("нет, не совсем так, семья важнее", {"relationships": "семья важнее"}),
+        ("не так: работа и здоровье", {"work": "работа", "health": "здоровье"}),
+        ("Неправильно, работа — это мой стартап", {"work": "мой стартап"}),
+        ("wrong, work first", {"work": "work first"}),
+        # Not a lead-in: how the user eats.
+        (
+            "неправильно питаюсь, здоровье страдает",
+            {"health": "неправильно питаюсь, здоровье страдает"},
+        ),
     ],
 )
 def test_discovery_keeps_no_joining_words_around_what_the_user_says(

@@ -238,6 +238,10 @@ _LEADING = re.compile(
     # A correction's "rather" after the "not" it corrects: "нет, не работа, точнее семья".
     r"|точнее|вернее|то\s+есть)(?:[\s,]+|$)"
     r"|(?:нет|no|nope)\s*,\s*"
+    # That the summary is wrong, before what is right: "нет, не так, работа важнее" kept "не
+    # так, работа важнее" as the fact of work.
+    r"|(?:не\s+(?:совсем\s+)?так|неверно|неправильно|(?:that'?s\s+|it'?s\s+)?(?:wrong|incorrect)"
+    r"|not\s+(?:quite|right|like\s+that))\s*[,:—–]\s*"
     # What a correction takes back before what the user meant: "не семья, а дети", "not
     # family but kids" ("не семья а дети" kept as a fact of relationships).
     r"|(?:not|не)\s+[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*,?\s*(?:а|but)\s+(?=\S)"
