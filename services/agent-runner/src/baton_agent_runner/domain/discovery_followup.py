@@ -15,6 +15,7 @@ from baton_agent_runner.domain.areas import AREA_PATTERNS, OWNING, SAYS_WHICH
 from baton_agent_runner.domain.extracted import distinct
 from baton_agent_runner.domain.readiness import PUTTING_OFF, puts_off
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
+from baton_agent_runner.domain.skipping import asks_to_skip
 from baton_agent_runner.domain.texts import in_every_language, text
 from baton_agent_runner.domain.wording import normalised, words
 
@@ -174,6 +175,8 @@ def no_answer(message: str, asked: str = "") -> Literal["pass", "question", "not
         return "nothing"
     said = words(lowered)
     if asked != "constraints" and said and set(said) <= _BARE_NO:
+        return "pass"
+    if asks_to_skip(message):  # "пропусти этот шаг" was kept as the answer
         return "pass"
     passing = all(word in _PASSING for word in said) and (
         any(word in _PASSES for word in said) or bool(_KNOW_NOT.search(lowered))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from baton_agent_runner.domain import action_lists, brain_dump, greeter_questions
+from baton_agent_runner.domain import action_lists, brain_dump, greeter_questions, skipping
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS, ASKED
@@ -42,6 +42,10 @@ def _discovery(turn: Turn) -> Reply:
         data["dropped_facts"] = dropped
     # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does.
     said_yes = _says_yes(turn.message)
+    if not (pending or found or dropped) and skipping.asks_to_skip(turn.message):
+        if len(facts) < MIN_AREAS:
+            return Reply(_not_skipped(turn, facts, declined))
+        said_yes = said_yes or _summary_shown(turn)  # "давай дальше" to the summary: a yes
     topic = None if found or dropped else greeter_questions.topic(turn.message)
     if topic and not (topic == "why" and pending):  # why a follow-up asks: its own answer
         # "wait who sees this data?": answered as the greeter answers it, then asked again.
@@ -140,6 +144,15 @@ def _too_few(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
         return text(language, "discovery_too_few_again", missing=missing)
     why = text(language, "discovery_need_three")
     return f"{_known(turn, facts)} {why} {text(language, 'discovery_what_else', missing=missing)}"
+
+
+def _not_skipped(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
+    """A request to skip the step before three areas are known: that it cannot be skipped and
+    why (shorter the next time), what is known, and the areas still untold."""
+    again = last_reply_says(turn, "discovery_no_skip", "discovery_no_skip_again")
+    why = text(turn.language, "discovery_no_skip_again" if again else "discovery_no_skip")
+    known = _known(turn, facts) if facts else ""
+    return " ".join(filter(None, [why, known, _ask_for_more(turn, facts, declined)]))
 
 
 def _known(turn: Turn, facts: dict[str, str]) -> str:

@@ -223,6 +223,18 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Не совсем понял.",
         "en": "I did not quite get that.",
     },
+    "discovery_no_skip": {
+        # Said to "пропусти", "дальше", "skip this" before three areas are known: seed 000
+        # wants the user told why a required step must be finished, not "I did not get it".
+        "ru": "Этот шаг пропустить нельзя: без твоих приоритетов я не смогу правильно "
+        "организовать задачи. Это недолго — хватит трёх областей.",
+        "en": "This step cannot be skipped: without your priorities I cannot organise your "
+        "tasks well. It is quick: three areas are enough.",
+    },
+    "discovery_no_skip_again": {
+        "ru": "Без этого шага дальше не пойти — давай быстро его закончим.",
+        "en": "We cannot move on without this step, so let's finish it quickly.",
+    },
     "discovery_too_few": {
         # One or two areas known, and the message named no other ("nope", "that's it"): the
         # same "What about the other areas?" again, with no word of why, kept the user there.
