@@ -476,8 +476,13 @@ def test_a_completion_phrase_in_a_line_is_done_and_no_item(message: str) -> None
 
 @pytest.mark.parametrize(
     "message",
-    ["Пожалуй, это всё", "Кажется, всё", "Наверное, всё", "Well, that's all", "I guess, that's it"],
-)
+    [
+        "Пожалуй, это всё", "Кажется, всё", "Наверное, всё", "Well, that's all",
+        "I guess, that's it",
+        # An opener before it: "в общем, всё" saved "в общем"; "в общем всё" was an item.
+        "в общем, всё", "значит, всё", "в общем всё", "короче всё",
+    ],
+)  # fmt: skip
 def test_a_hedge_before_a_completion_phrase_is_no_item(message: str) -> None:
     # "Пожалуй" on its own is no thought to put in the inbox.
     assert brain_dump.says_done(message) and brain_dump.split_items(message) == []
@@ -682,6 +687,13 @@ def test_a_bullet_of_another_kind_or_a_checkbox_is_no_part_of_its_item(
         ("Нет молока", ["Нет молока"]),
         ("Купить: молоко, хлеб", ["Купить: молоко, хлеб"]),
         ("Да, конечно", []),
+        # An opener of what follows ("Значит так: купить хлеб" was one item as said).
+        ("Значит так: купить хлеб", ["купить хлеб"]),
+        ("Короче так: надо починить кран", ["починить кран"]),
+        ("В общем, надо починить кран и помыть окна", ["починить кран", "помыть окна"]),
+        ("Итак: купить хлеб; помыть окна", ["купить хлеб", "помыть окна"]),
+        ("Слушай, надо забрать посылку", ["забрать посылку"]),
+        ("сделать так, чтобы кран не тёк", ["сделать так, чтобы кран не тёк"]),
     ],
 )
 def test_an_answer_or_a_hedge_before_an_item_is_no_part_of_it(

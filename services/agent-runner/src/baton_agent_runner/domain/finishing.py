@@ -84,6 +84,11 @@ LEADING = frozenset({
     "i", "think", "guess", "now", "no",
     # Said again ("nope thats it", "i said thats it", "я же сказал, всё") it is still done.
     "nope", "nah", "said", "told", "you", "же", "сказал", "сказала", "говорю",
+    # Openers of what the user is about to say ("Короче так:", "Значит так:", "Итак:", "В
+    # общем,", "Слушай,"): "Значит так: купить хлеб" was one item as said, "Короче так: надо
+    # починить кран" saved "так: надо починить кран", "в общем, всё" saved "в общем".
+    "короче", "кароче", "так", "значит", "итак", "в", "общем", "вообщем", "целом", "слушай",
+    "слушайте", "смотри", "смотрите",
 })  # fmt: skip
 TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
 # ", что ..." goes on with "that's all" ("Это всё, что я помню"); a colon after it may still
