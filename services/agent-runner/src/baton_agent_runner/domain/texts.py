@@ -491,7 +491,9 @@ TEXTS: dict[str, dict[str, str]] = {
         # the user's next message, and "Great, your inbox holds 3 items." asked for none. Any
         # message starts it (the shipped step takes one), so none is named: "say "ok"" read as
         # if only "ok" would do.
-        "ru": "Напоследок: когда будешь готов, напиши мне что угодно — и я подведу итоги и "
+        # "готов" spoke to a man only: the user's gender is not known, so no Russian text
+        # addressed to them agrees with one (`test_texts_gender`).
+        "ru": "Напоследок: когда захочешь, напиши мне что угодно — и я подведу итоги и "
         "расскажу, что дальше.",
         "en": "One last thing: send me anything when you are ready, and I will sum up what we "
         "have and what comes next.",
@@ -503,7 +505,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "coordinator_wait": {
         # A refusal ("нет", "not yet", "подожди") to the brain dump's "when you are ready" before
         # the wrap-up: the wrap-up would close onboarding against the user's word.
-        "ru": "Хорошо, не тороплю. Когда будешь готов, напиши мне что угодно — и я подведу итоги "
+        "ru": "Хорошо, не тороплю. Когда захочешь, напиши мне что угодно — и я подведу итоги "
         "и расскажу, что дальше.",
         "en": "Sure, no rush. Send me anything when you are ready, and I will sum up what we "
         "have and what comes next.",
