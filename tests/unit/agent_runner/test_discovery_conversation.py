@@ -83,7 +83,24 @@ def test_greeter_takes_no_go_in_a_sentence_as_readiness(message: str) -> None:
     assert not run(_turn("greeter", message, texts.text("en", "greeter_intro"))).step_completed
 
 
-@pytest.mark.parametrize("message", ["давай", "Давай!", "ну давай"])
+@pytest.mark.parametrize("message", ["не начинай", "хорошо, но подожди", "не хорошо"])
+def test_greeter_takes_a_negated_or_put_off_yes_as_no_readiness(message: str) -> None:
+    assert not run(_turn("greeter", message, texts.text("ru", "greeter_intro"))).step_completed
+
+
+def test_discovery_takes_khorosho_to_its_summary_as_confirmation() -> None:
+    out = run(_turn("discovery", "хорошо", _summary("ru"), facts=FACTS, language="ru"))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "давай", "Давай!", "ну давай",
+        # "Хорошо", "начинай", "ну попробуем" got the greeter's explanation again.
+        "хорошо", "Хорошо!", "валяй", "разумеется", "начинай", "Хорошо, продолжай", "ну попробуем",
+    ],
+)  # fmt: skip
 def test_greeter_takes_davai_as_a_yes_to_its_question(message: str) -> None:
     out = run(_turn("greeter", message, texts.text("ru", "greeter_intro")))
     assert out.step_completed and out.completion_reason == "user_confirmed"

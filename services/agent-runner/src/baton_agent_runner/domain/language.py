@@ -73,6 +73,9 @@ _YES_ALONE = frozenset({
     "ага", "угу", "sure", "perfect", "correct", "right", "exactly",
     # "absolutely", "of course" to "Ready to start?" got the same question again.
     "absolutely", "definitely", "certainly", "totally", "alright", "course", "yess", "yesss",
+    # "Хорошо" to "Начнём?" or "Всё верно?" is the commonest Russian yes after "да": it got
+    # the greeter's explanation again; so did "валяй", "разумеется".
+    "хорошо", "хорош", "валяй", "естественно", "разумеется", "ладушки",
 })  # fmt: skip
 _AROUND_YES = frozenset(
     {"ну", "lol", "haha", "ха", "хаха", "then", "тогда", "ahead", "вроде", "all", "of"}

@@ -30,6 +30,9 @@ _READY = (
     "let's get started", "lets get started", "let's get going", "lets get going", "let's roll",
     "lets roll", "go for it", "bring it on", "sounds like a plan",
     "okey dokey", "okie dokie", "let's goo", "lets goo", "let's gooo", "lets gooo",
+    # Asking the greeter to go on ("начинай", "Хорошо, продолжай", "ну попробуем") got its
+    # explanation again.
+    "начинай", "начинайте", "продолжай", "продолжайте", "продолжаем", "продолжим", "попробуем",
 )  # fmt: skip
 # "Go" is readiness only alone, or with these ("go!", "ok go", "го"): "where do I go?" is not;
 # so are "start", "begin" ("ok, start"): "where do I start?" is no readiness.
