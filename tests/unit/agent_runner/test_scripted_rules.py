@@ -384,6 +384,16 @@ def test_discovery_reads_learning_a_subject_as_growth(message: str, fact: str) -
         ("like, my family", {"relationships": "my family"}),
         ("my health, I think.", {"health": "my health"}),
         ("I like my family", {"relationships": "I like my family"}),  # a verb, kept
+        # A change asked of the summary: "- хобби: да, только добавь хобби".
+        ("да, только добавь хобби", {"hobbies": "хобби"}),
+        ("добавь ещё хобби", {"hobbies": "хобби"}),
+        ("и хобби добавь", {"hobbies": "хобби"}),
+        ("добавь хобби в список", {"hobbies": "хобби"}),
+        ("yes, just add hobbies", {"hobbies": "hobbies"}),
+        # ", но" parts clauses as ", but" does: "- хобби: Да, но ещё хобби".
+        ("Да, но ещё хобби", {"hobbies": "хобби"}),
+        ("почти, но здоровье важнее", {"health": "здоровье важнее"}),
+        ("Работа важна, но здоровье важнее", {"work": "Работа важна", "health": "здоровье важнее"}),
         # That the summary is wrong, before what is right: "- работа: не так, работа важнее".
         ("нет, не так, работа важнее", {"work": "работа важнее"}),
         ("нет, не совсем так, семья важнее", {"relationships": "семья важнее"}),
@@ -1306,15 +1316,18 @@ def test_a_request_to_note_a_reminders_lead_in_alone_keeps_nothing_and_asks_what
 
 
 @pytest.mark.parametrize(
-    ("message", "area"),
-    [("Запомни: работа для меня важнее всего", "work"), ("Add health to my list", "health")],
+    ("message", "area", "fact"),
+    [
+        ("Запомни: работа для меня важнее всего", "work", "Запомни: работа для меня важнее всего"),
+        ("Add health to my list", "health", "health"),  # the asking is no part of the fact
+    ],
 )
 def test_a_memo_about_a_life_area_is_told_to_discovery_not_deferred(
-    message: str, area: str
+    message: str, area: str, fact: str
 ) -> None:
     # Neither names an inbox or a to-do list: at discovery they state a priority.
     out = run(turn("discovery", message))
-    assert out.extracted_data == {"facts": {area: message}}
+    assert out.extracted_data == {"facts": {area: fact}}
 
 
 @pytest.mark.parametrize("agent", ["greeter", "discovery"])

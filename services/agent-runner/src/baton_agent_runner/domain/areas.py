@@ -238,6 +238,11 @@ _LEADING = re.compile(
     # A correction's "rather" after the "not" it corrects: "нет, не работа, точнее семья".
     r"|точнее|вернее|то\s+есть)(?:[\s,]+|$)"
     r"|(?:нет|no|nope)\s*,\s*"
+    # A yes before a change asked of the summary, and the asking: "да, только добавь хобби",
+    # "добавь ещё хобби", "yes, just add hobbies" kept those words in the fact of hobbies.
+    r"|(?:да|yes|yeah|yep)\s*,\s*(?:(?:только|но|just|but)\s+)?"
+    r"|(?:добавь(?:те)?|допиши|add)(?:\s+(?:ещ[её]|also|в\s+(?:приоритеты|список)"
+    r"|to\s+(?:the\s+|my\s+)?(?:list|priorities)))*\s+(?=\S)"
     # That the summary is wrong, before what is right: "нет, не так, работа важнее" kept "не
     # так, работа важнее" as the fact of work.
     r"|(?:не\s+(?:совсем\s+)?так|неверно|неправильно|(?:that'?s\s+|it'?s\s+)?(?:wrong|incorrect)"
@@ -254,9 +259,10 @@ _LEADING = re.compile(
 # or two of them. The spaces before each are bounded, so that a long run of them is read in
 # linear time.
 _TRAILING = re.compile(
-    r"(?:[\s,]{0,4}\b(?:тоже|также|too|also|as\s+well|ну|i\s+guess|i\s+think|i\s+suppose"
-    r"|probably|maybe|наверное|наверно|пожалуй|думаю|короче|,\s*like|lol|lmao|haha|tbh"
-    r"|honestly)){1,2}[\s.!…]*$",
+    r"(?:[\s,]{0,4}\b(?:тоже|также|too|also|as\s+well|ну|добавь|добавьте"
+    r"|to\s+(?:my\s+|the\s+)?(?:list|priorities)|в\s+(?:список|приоритеты)|i\s+guess|i\s+think"
+    r"|i\s+suppose|probably|maybe|наверное|наверно|пожалуй|думаю|короче|,\s*like|lol|lmao|haha"
+    r"|tbh|honestly)){1,2}[\s.!…]*$",
     re.IGNORECASE,
 )
 # An area named only to say what it is: "хобби — это фотография", "моя работа, я имею в виду

@@ -45,7 +45,8 @@ _LATIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?", re.IGNORECASE)
 CLEAR_LATIN_WORDS = 3
 """A Latin-only message of fewer words ("ok", "done", "got it") may be either language's."""
 
-_CLAUSE_END = re.compile(rf"(?:(?!{INITIAL_DOT})[.;!?\n])+|,\s+(?:а|и|but|and)\s+")
+# ", но" parts clauses as ", but" does: "Да, но ещё хобби" kept the whole as hobbies' fact.
+_CLAUSE_END = re.compile(rf"(?:(?!{INITIAL_DOT})[.;!?\n])+|,\s+(?:а|и|но|but|and)\s+")
 AREA_NAMES: dict[Lang, dict[str, str]] = {
     "en": {a: a for a in AREAS},
     "ru": {
