@@ -29,6 +29,7 @@ from baton_agent_runner.domain.finishing import NOTHING_COMES, moves_on
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of, sharing
 from baton_agent_runner.domain.readiness import is_confused
+from baton_agent_runner.domain.swaps import as_instead
 from baton_agent_runner.domain.wording import (
     INITIAL_DOT,
     has_phrase,
@@ -332,13 +333,15 @@ def _swapped_in(part: str) -> str:
 @lru_cache(maxsize=16)
 def _mentions(text: str) -> tuple[tuple[str, str, Mention], ...]:
     """`_mentions_of` of the text with its mistyped area words read as meant (`spelled`:
-    "wrok and helth"), the named parts without a correction's lead ("replace it with health":
-    "health") when the text takes an area back or opens with a "no".
+    "wrok and helth"), a list on one line parted (`_listed_apart`), a swap of areas read as
+    "instead" (`as_instead`: "поменяй работу на учёбу"), the named parts without a
+    correction's lead ("replace it with health": "health") when the text takes an area back or
+    opens with a "no".
 
     Kept for the last texts read: one discovery turn asks it of the same message five times
     (`areas_in`, `declined_areas`, `_wrong_areas`, ...), and a message of 8,000 characters of
     self-corrections took 0.4 s of the agent-runner's only core to read five times."""
-    text = spelled(unlisted(text))
+    text = as_instead(spelled(unlisted(text)))
     found = _mentions_of(text)
     if not any(said == "declined" for *_, said in found) and not _opens_with_no(text):
         return tuple(found)

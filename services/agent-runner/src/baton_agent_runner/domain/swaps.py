@@ -1,0 +1,34 @@
+"""A swap asked of discovery's summary ("поменяй работу на учёбу", "replace work with study"),
+said again as the "вместо"/"instead of" that discovery reads as one area out, another in."""
+
+from __future__ import annotations
+
+import re
+
+from baton_agent_runner.domain.areas import named_in
+
+# "поменяй X на Y", "замени X на Y", "смени X на Y"; "replace/swap X with/for Y", "change X to
+# Y", each X and Y within its clause. Both were saved as one fact for each area, X kept.
+_SWAP = re.compile(
+    r"\b(?:(?P<ru>помен(?:яй|яйте|ять)|замен(?:и|ите|ить)|смен(?:и|ите|ить))"
+    r"|(?P<en>replace|swap|change))(?:\s*,?\s*(?:пожалуйста|please)\s*,?)?"
+    r"\s+(?P<old>[^,.;:!?\n]+?)\s+"
+    r"(?(ru)на|(?:with|for|to|into))\s+(?P<new>[^,.;:!?\n]+)",
+    re.IGNORECASE,
+)
+
+
+def as_instead(text: str) -> str:
+    """The text with each swap of one life area for another said as "вместо X, Y" ("instead of
+    X, Y"), of one area's word for another's too ("замени семью на друзей": "друзей"); a swap
+    of anything else ("поменяй работу на удалёнку" names one area) as it is."""
+    return _SWAP.sub(_instead, text)
+
+
+def _instead(found: re.Match[str]) -> str:
+    old, new = found["old"], found["new"]
+    if not (named_in(old) and named_in(new)):
+        return found.group()
+    if named_in(new) <= named_in(old):  # the same area, said another way: what it is now
+        return new
+    return f"вместо {old}, {new}" if found["ru"] else f"instead of {old}, {new}"
