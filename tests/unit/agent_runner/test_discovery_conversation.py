@@ -37,6 +37,9 @@ def _summary(language: str) -> str:
         ("ru", "угу"), ("ru", "ага"), ("ru", "всё верно"), ("en", "sounds good"), ("en", "fine"),
         # A summary in one language confirmed in the other.
         ("en", "норм"), ("ru", "👍"),
+        # "Всё хорошо" and the like got "I did not quite get that" and the question again.
+        ("ru", "всё хорошо"), ("ru", "всё отлично"), ("ru", "всё норм"), ("ru", "всё супер"),
+        ("ru", "Всё гуд"), ("ru", "агась"), ("ru", "хорошо"),
     ],
 )  # fmt: skip
 def test_discovery_takes_common_yeses_to_its_summary_as_confirmation(
@@ -50,7 +53,9 @@ def test_discovery_takes_common_yeses_to_its_summary_as_confirmation(
     assert out.message == texts.text(language, "discovery_done")
 
 
-@pytest.mark.parametrize("message", ["давай поменяем работу на проект", "👍 но не хобби?"])
+@pytest.mark.parametrize(
+    "message", ["давай поменяем работу на проект", "👍 но не хобби?", "всё плохо"]
+)
 def test_a_yes_word_with_more_said_is_no_confirmation(message: str) -> None:
     out = run(_turn("discovery", message, _summary("ru"), facts=FACTS, language="ru"))
     assert not out.step_completed

@@ -77,10 +77,11 @@ _YES_ALONE = frozenset({
     "absolutely", "definitely", "certainly", "totally", "alright", "course", "yess", "yesss",
     # "Хорошо" to "Начнём?" or "Всё верно?" is the commonest Russian yes after "да": it got
     # the greeter's explanation again; so did "валяй", "разумеется".
-    "хорошо", "хорош", "валяй", "естественно", "разумеется", "ладушки",
+    "хорошо", "хорош", "валяй", "естественно", "разумеется", "ладушки", "агась", "четко", "гуд",
 })  # fmt: skip
+# "Всё" too: "всё хорошо", "всё отлично", "всё норм" to the summary got "Не совсем понял".
 _AROUND_YES = frozenset(
-    {"ну", "lol", "haha", "ха", "хаха", "then", "тогда", "ahead", "вроде", "all", "of"}
+    {"ну", "lol", "haha", "ха", "хаха", "then", "тогда", "ahead", "вроде", "all", "of", "все"}
 )
 # A yes said with an emoji alone: "👍", "👌", "✅", "❤️" (skin tones and variation selectors
 # aside). The summary was shown again to each.
