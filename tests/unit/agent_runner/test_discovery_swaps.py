@@ -15,13 +15,13 @@ FACTS = {"work": "работа", "health": "здоровье", "relationships": 
     ("message", "named", "declined"),
     [
         # Both were saved as one fact for each area, and work was kept.
-        ("поменяй работу на учебу", {"growth": "учебу"}, {"work"}),
-        ("Замени, пожалуйста, работу на учёбу", {"growth": "учёбу"}, {"work"}),
+        ("поменяй работу на учебу", {"growth": "учёба"}, {"work"}),
+        ("Замени, пожалуйста, работу на учёбу", {"growth": "учёба"}, {"work"}),
         ("replace work with study", {"growth": "study"}, {"work"}),
         ("change work to study", {"growth": "study"}, {"work"}),
         ("swap hobbies for family", {"relationships": "family"}, {"hobbies"}),
         # One area said another way: what it is now.
-        ("нет, замени семью на друзей", {"relationships": "друзей"}, set()),
+        ("нет, замени семью на друзей", {"relationships": "друзья"}, set()),
         # Not a swap of areas: as said.
         ("поменяй работу на удалёнку", {"work": "поменяй работу на удалёнку"}, set()),
         (
@@ -44,5 +44,5 @@ def test_discovery_drops_the_area_swapped_out_of_its_summary() -> None:
             facts=FACTS, language="ru", can_complete=True,
         )
     )  # fmt: skip
-    assert out.extracted_data == {"facts": {"growth": "учебу"}, "dropped_facts": ["work"]}
+    assert out.extracted_data == {"facts": {"growth": "учёба"}, "dropped_facts": ["work"]}
     assert out.message.startswith("Убрал: работа.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from baton_agent_runner.domain.area_cases import nominative
 from baton_agent_runner.domain.wording import normalised, words
 
 # Patterns matched at a word's start (`\b` before them), on lowercase text with "ё" read as
@@ -300,14 +301,15 @@ def trimmed(part: str) -> str:
     """What the user says of an area without the joining words around it ("also growth":
     "growth") and without the lead-in of what it means ("хобби — это фотография":
     "фотография"), but for a lead-in to how much it matters ("Family means everything to
-    me" stays); the part as it is when nothing else is left."""
+    me" stays); an area's word alone in the nominative ("работой": "работа", `nominative`);
+    the part as it is when nothing else is left."""
     part = part.strip()
     kept = _TRAILING.sub("", _LEADING.sub("", part))
     said = _NAMED_AS.match(kept)
     # The head names the area and says nothing, and the rest is no degree ("everything").
     if said and named_in(said["head"]) and around(said["head"]) == ([], []):
         kept = kept if _DEGREE.fullmatch(said["rest"]) else _LEADING.sub("", said["rest"])
-    return kept or part
+    return nominative(kept) if kept else part
 
 
 def around(piece: str) -> tuple[list[str], list[str]]:

@@ -1,0 +1,42 @@
+"""A life area's word said alone in another case than the nominative ("работой, здоровьем и
+семьей") is kept as its nominative: the summary read "- работа: работой"."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.area_cases import nominative
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        (
+            "работой, здоровьем и семьей",
+            {"work": "работа", "health": "здоровье", "relationships": "семья"},
+        ),
+        (
+            "Работу, семью и здоровье",
+            {"work": "Работа", "health": "здоровье", "relationships": "семья"},
+        ),
+        (
+            "работе, учёбе и увлечениям",
+            {"work": "работа", "growth": "учёба", "hobbies": "увлечения"},
+        ),
+        ("семьёй", {"relationships": "семья"}),
+        ("карьерой и детьми", {"work": "карьера", "relationships": "дети"}),
+        # More than the word: as said.
+        ("Работой занимаюсь много", {"work": "Работой занимаюсь много"}),
+        ("С семьёй", {"relationships": "С семьёй"}),
+    ],
+)
+def test_an_area_word_alone_is_kept_in_the_nominative(message: str, facts: dict[str, str]) -> None:
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize("said", ["работа", "work", "фотография", "работой занимаюсь", ""])
+def test_anything_but_an_area_word_in_another_case_is_as_said(said: str) -> None:
+    assert nominative(said) == said
