@@ -318,3 +318,23 @@ def test_a_correction_keeps_the_area_it_swaps_in_without_its_command_words(
 
 def test_better_health_said_alone_keeps_its_words() -> None:
     assert lang.areas_in("лучше здоровье") == {"health": "лучше здоровье"}
+
+
+@pytest.mark.parametrize(
+    ("language", "message", "asked", "updated"),
+    [
+        ("ru", "работа — мой стартап", "Записал. Что скажешь о других областях: здоровье, "
+         "отношения, развитие, хобби?", "Обновил: работа."),
+        ("en", "work is my startup", "Noted. What about the other areas: health, relationships, "
+         "growth, hobbies?", "Updated: work."),
+    ],
+)  # fmt: skip
+def test_a_known_area_told_again_is_said_to_be_updated_not_misunderstood(
+    language: str, message: str, asked: str, updated: str
+) -> None:
+    # "I did not quite get that" before "Noted. ..." though the fact was kept.
+    facts = {"work": "работа" if language == "ru" else "work"}
+    out = run(_turn("discovery", message, asked, facts=facts, language=language,
+                    can_complete=False))  # fmt: skip
+    assert out.extracted_data == {"facts": {"work": message}}
+    assert out.message.startswith(updated), out.message

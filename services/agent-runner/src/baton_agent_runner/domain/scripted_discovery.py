@@ -90,8 +90,18 @@ def _discovery(turn: Turn) -> Reply:
         return Reply(forgot + _too_few(turn, facts, declined), data=data)
     ask = _ask_for_more(turn, facts, declined)
     if saved:  # "noted" only when a fact was
-        ask = f"{text(turn.language, 'discovery_noted')} {ask}"
+        ask = f"{_noted(turn, saved)} {ask}"
     return Reply(forgot + ask, data=data)
+
+
+def _noted(turn: Turn, saved: dict[str, str]) -> str:
+    """ "Записал." of new areas; "Обновил: работа." when each was known and its fact is
+    replaced: "Записал." and the same question again read as the last reply word for word,
+    and got "I did not quite get that" before it, though the fact was kept."""
+    if any(area not in turn.facts for area in saved):
+        return text(turn.language, "discovery_noted")
+    names = ", ".join(lang.AREA_NAMES[turn.language].get(area, area) for area in saved)
+    return text(turn.language, "discovery_updated", areas=names)
 
 
 def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, str]:

@@ -129,6 +129,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'No rush. When you are ready, say "ready" or ask what comes next.',
     },
     "discovery_noted": {"ru": "Записал.", "en": "Noted."},
+    "discovery_updated": {"ru": "Обновил: {areas}.", "en": "Updated: {areas}."},
     "discovery_forgot": {"ru": "Убрал: {areas}.", "en": "Removed: {areas}."},
     "discovery_ask": {
         # A question, as every reply that asks for more is: the step's `questions_asked`
