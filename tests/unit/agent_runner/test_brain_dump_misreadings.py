@@ -49,6 +49,29 @@ def test_removing_the_last_one_removes_the_item_saved_last(message: str) -> None
     assert not out.step_completed
 
 
+@pytest.mark.parametrize(
+    ("message", "removed"),
+    [
+        ("ой, удали молоко", "молоко"), ("вычеркни молоко", "молоко"),
+        ("удали «купить молоко»", "купить молоко"), ("remove milk", "milk"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("agent", ["inbox_collector", "discovery"])
+def test_an_item_said_before_the_history_window_is_removed_not_saved(
+    agent: str, message: str, removed: str
+) -> None:
+    # Said more messages ago than the history holds (or kept at discovery from an inbox
+    # request long before), "удали молоко" was saved as the item "удали молоко".
+    language = lang.language_of(message)
+    held = ["купить молоко", "позвонить маме"] if language == "ru" else ["buy milk", "call mom"]
+    history = [{"role": "user", "text": "ок"}, {"role": "assistant", "text": "..."}]
+    said = Turn(
+        agent=agent, current_step="s", message=message, history=history, inbox_count=2,
+        inbox_open=held, language=language,
+    )  # fmt: skip
+    assert run(said).extracted_data == {"removed_inbox_items": [removed]}
+
+
 def test_the_last_one_already_removed_is_not_the_last_one_any_more() -> None:
     history = [{"role": "user", "text": "call mom; buy milk"},
                saved("en", ["call mom", "buy milk"], 2)]  # fmt: skip

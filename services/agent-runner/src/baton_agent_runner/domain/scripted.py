@@ -91,7 +91,7 @@ def _removal(turn: Turn) -> Reply | None:
     if turn.agent not in ("greeter", "discovery"):
         return None
     earlier = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
-    removal = inbox_requests.removal_request(turn.message, earlier)
+    removal = inbox_requests.removal_request(turn.message, [*earlier, *turn.inbox_open])
     if removal is None or lang.areas_in(removal):  # "убери хобби" is discovery's
         return None
     # Without its lines naming the item: the reply may be the one that listed it ("Похоже на
@@ -231,7 +231,9 @@ def inbox_collector(turn: Turn) -> Reply:
     widget closes, the list is what counts: no chat items are asked for, "done" completes once
     the workflow says the step can close, and until then the reply asks for the list."""
     earlier = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
-    removal = inbox_requests.removal_request(turn.message, earlier)  # "удали кроссовки, уже купил"
+    # "удали кроссовки, уже купил"; of an item said before the history's window too: "удали
+    # молоко" long after it was said was saved as the item "удали молоко".
+    removal = inbox_requests.removal_request(turn.message, [*earlier, *turn.inbox_open])
     if inbox_requests.removes_last(turn.message):  # "delete the last one", "удали последнее"
         removal = _saved_last(turn)
         if removal is None:  # which one is last is not known: ask, naming the last few
