@@ -91,6 +91,8 @@ async def ask_agent(
             ),
         ) from None
     except RemoteError as exc:
+        if _no_such_agent(exc):
+            raise _agent_not_deployed(definition, step, exc) from None
         if exc.body.code not in (ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL):
             raise
         logger.warning("agent %s failed on %s: %s", step.agent_slug, state.instance_id, exc)
@@ -100,6 +102,41 @@ async def ask_agent(
             f"recorded and the instance is still on {step.id!r}: send the message again with "
             "the same client_message_id",
         ) from None
+
+
+def _no_such_agent(exc: RemoteError) -> bool:
+    """The agent-runner's answer for a slug it has no profile of (`not_found`, field `agent`)."""
+    return exc.body.code is ErrorCode.NOT_FOUND and any(
+        detail.field == "agent" for detail in exc.body.details
+    )
+
+
+def _agent_not_deployed(
+    definition: WorkflowDefinition, step: StepDefinition, exc: RemoteError
+) -> RemoteError:
+    """A definition naming an agent the agent-runner lacks is the deployment's fault, not the
+    caller's: passed on as it came, it reached the client as a 404 on an instance that exists
+    (a console then says the onboarding is gone), and a retry cannot help."""
+    logger.error(
+        "workflow %s step %s names agent %s, which the agent-runner does not know: %s",
+        definition.id,
+        step.id,
+        step.agent_slug,
+        exc.body.message,
+    )
+    return RemoteError.of(
+        ErrorCode.INTERNAL,
+        AGENT_NOT_DEPLOYED.format(
+            workflow=definition.id, step=step.id, agent=step.agent_slug, why=exc.body.message
+        ),
+    )
+
+
+AGENT_NOT_DEPLOYED = (
+    "step {step!r} of workflow {workflow!r} is served by the agent {agent!r}, which the "
+    "agent-runner does not know ({why}); nothing was recorded and the instance is still on "
+    "{step!r}: the agent's profile must be deployed, or the definition name another agent"
+)
 
 
 AGENT_REPLY_UNREADABLE = (
