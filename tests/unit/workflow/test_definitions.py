@@ -102,6 +102,25 @@ def test_checker_params_are_checked_when_definitions_load(
     assert found.startswith(f"steps[0] (a).completion_criteria[0].{problem}"), found
 
 
+def test_a_min_messages_criterion_above_the_steps_max_messages_is_refused(
+    tmp_path: Path,
+) -> None:
+    # The exchange reaching max_messages closes the step forced: `min: 9` on a step of at most
+    # 5 was never met, and every instance left the step forced, with a warning.
+    unreachable = {"checker": "min_messages", "params": {"min": 9}}
+    [found] = problems_of(
+        tmp_path, steps(step("a", max_messages=5, completion_criteria=[unreachable]))
+    )
+    assert found == (
+        "steps[0] (a).completion_criteria[0].params.min: 9 is above the step's max_messages "
+        "(5); the step closes forced at max_messages, so this criterion could never be met"
+    )
+    at_most = {"checker": "min_messages", "params": {"min": 5}}  # met by the fifth exchange
+    document = steps(step("a", max_messages=5, completion_criteria=[at_most]))
+    (tmp_path / "wf.yaml").write_text(yaml.safe_dump(document))
+    load_definition(tmp_path / "wf.yaml", builtin_checkers())
+
+
 @pytest.mark.parametrize("name", ["onboarding.yaml", "onboarding-classic.yaml"])
 def test_shipped_definitions_fit_their_checkers_params(name: str) -> None:
     load_definition(DEFINITIONS / name, builtin_checkers())

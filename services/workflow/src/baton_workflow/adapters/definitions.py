@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from baton_contracts.documents import read_json, yaml_loader
 from baton_contracts.ids import PATTERN_MISMATCH
-from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.errors import DefinitionInvalid
 
 SUFFIXES = {".yaml", ".yml", ".json"}
@@ -22,7 +22,9 @@ class KnownCheckers(Protocol):
 
     def names(self) -> set[str]: ...
 
-    def params_problems(self, name: str, params: dict[str, Any]) -> list[str]: ...
+    def params_problems(
+        self, name: str, params: dict[str, Any], step: StepDefinition | None = None
+    ) -> list[str]: ...
 
 
 def load_definitions(folder: Path, checkers: KnownCheckers) -> dict[str, WorkflowDefinition]:
@@ -80,7 +82,7 @@ def load_definition(path: Path, checkers: KnownCheckers) -> WorkflowDefinition:
                 continue
             problems.extend(
                 f"{where}.params.{problem}"
-                for problem in checkers.params_problems(criterion.checker, criterion.params)
+                for problem in checkers.params_problems(criterion.checker, criterion.params, step)
             )
     if problems:
         raise DefinitionInvalid(str(path), problems)

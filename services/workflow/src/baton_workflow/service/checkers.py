@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from baton_contracts import ErrorCode, RemoteError
 from baton_messaging.process import SettingUnusable
@@ -83,16 +83,21 @@ class CheckerRegistry:
         """Every registered checker name."""
         return set(self._checkers)
 
-    def params_problems(self, name: str, params: dict[str, Any]) -> list[str]:
-        """What is wrong with `params` for checker `name`, as `field: problem` (none: [])."""
+    def params_problems(
+        self, name: str, params: dict[str, Any], step: StepDefinition | None = None
+    ) -> list[str]:
+        """What is wrong with `params` for checker `name`, as `field: problem` (none: []).
+
+        The params model is validated with `{"step": step}` as its context, so a parameter
+        that only the step can rule out (a `min` above its `max_messages`) is refused too."""
         model = self._params.get(name)
         if model is None:
             return []
         try:
-            model.model_validate(params)
+            model.model_validate(params, context={"step": step})
         except ValidationError as exc:
             return [
-                f"{'.'.join(str(p) for p in e['loc']) or 'params'}: {e['msg']}"
+                f"{'.'.join(str(p) for p in e['loc']) or 'params'}: {_rule(e)}"
                 for e in exc.errors()
             ]
         return []
@@ -179,6 +184,13 @@ def unreachable_causes(report: CriteriaReport) -> str | None:
     return "; ".join(unreachable) if unreachable else None
 
 
+def _rule(error: Any) -> str:
+    """A params model's own rule as it says it, without pydantic's "Value error, " before it."""
+    if error["type"] == "value_error":
+        return str(error["ctx"]["error"])
+    return str(error["msg"])
+
+
 def _failed(name: str, detail: str) -> CriterionResult:
     return CriterionResult(checker=name, met=False, detail=detail, error=True)
 
@@ -219,6 +231,19 @@ class MinMessagesParams(CheckerParams):
     """`min_messages`: how many (the step's own `min_messages` when left out)."""
 
     min: int | None = Field(default=None, ge=0, strict=True)
+
+    @field_validator("min")
+    @classmethod
+    def _reachable(cls, wanted: int | None, info: ValidationInfo) -> int | None:
+        # The exchange that reaches `max_messages` closes the step forced: a `min` above it
+        # is never met, and every instance would leave the step forced, with a warning.
+        step = (info.context or {}).get("step")
+        if wanted is not None and step is not None and wanted > step.max_messages:
+            raise ValueError(
+                f"{wanted} is above the step's max_messages ({step.max_messages}); the step "
+                "closes forced at max_messages, so this criterion could never be met"
+            )
+        return wanted
 
 
 class MemoryFactsParams(CheckerParams):
