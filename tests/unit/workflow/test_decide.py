@@ -378,3 +378,40 @@ def test_an_optional_step_closes_on_the_signal_with_its_criteria_unmet() -> None
     assert events[-1] == StepChanged(
         at=at(1), command_id="s1", previous_step="survey", current_step="wrap"
     )
+
+
+OPTIONAL_THEN_REQUIRED = WorkflowDefinition.model_validate(
+    {
+        "id": "intake",
+        "steps": [
+            {
+                "id": "survey",
+                "agent_slug": "a",
+                "is_required": False,
+                "min_messages": 2,
+                "completion_criteria": [{"checker": "agent_signal"}, {"checker": "memory_facts"}],
+                "next_step": "notes",
+            },
+            {"id": "notes", "agent_slug": "a", "min_messages": 1, "next_step": "wrap"},
+            {"id": "wrap", "agent_slug": "a"},
+        ],
+    }
+)
+
+
+def test_a_skip_refused_on_an_optional_step_names_only_the_skipped_steps_needs() -> None:
+    # survey closes on the signal alone: its min_messages and memory_facts are not what holds
+    # the jump to wrap back, notes is; naming them sent a client after messages it need not send.
+    state = given(ON_SURVEY)
+    unmet = report("survey", "memory_facts", memory_facts=(0, 1))
+    jump = Signal(action="complete_step", target_step="wrap")
+    events = decide(
+        state, SendSignal(command_id="s1", signal=jump), OPTIONAL_THEN_REQUIRED, at(1), unmet
+    )
+    assert events[-1] == StepBlocked(
+        at=at(1),
+        command_id="s1",
+        step="survey",
+        reason="required step(s) cannot be skipped: notes",
+        missing_criteria=["notes: not done (min_messages 1)"],
+    )

@@ -203,7 +203,10 @@ def _move(t: _Turn) -> list[DomainEvent]:
     skipped = _skipped_required(t.definition, t.step, target)
     if skipped and t.count < t.step.max_messages:
         reason = f"required step(s) cannot be skipped: {', '.join(skipped)}"
-        return [_blocked(t, reason, [*missing, *_not_done(t.definition, skipped)])]
+        # An optional step closes on the signal alone: its own unmet criteria are not what
+        # holds the skip back, and naming them sent a client after messages it needs not send.
+        own = missing if t.step.is_required else []
+        return [_blocked(t, reason, [*own, *_not_done(t.definition, skipped)])]
     if skipped:  # max_messages moves on whatever the signal says, and only to the next step
         return [_leave(t, t.step.next_step, forced_missing=missing)]
     if t.signal.action == "complete_step":
