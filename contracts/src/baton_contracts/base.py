@@ -7,7 +7,8 @@ from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 ReplyModel = type[BaseModel]
 """Annotation alias: inside a message class body the name `type` is the field, not the builtin."""
@@ -39,6 +40,23 @@ def fits_a_token(value: str) -> bool:
     """True when `value` can stand as one subject token: not empty, no separator, no
     wildcard, no whitespace (so no wildcard can be smuggled into a filter either)."""
     return bool(value) and _UNFIT_IN_A_TOKEN.isdisjoint(value)
+
+
+USER_ID_MEANING = (
+    "a user id is one token of NATS subjects: not empty, with no '.', '*', '>' or white space"
+)
+
+
+def _user_token(value: str) -> str:
+    # Checked when the command arrives, so a caller is told which field: found only when its
+    # first event's subject was rendered, the same id failed the handler as an internal error.
+    if not fits_a_token(value):
+        raise PydanticCustomError("user_id", USER_ID_MEANING)
+    return value
+
+
+UserToken = Annotated[str, AfterValidator(_user_token)]
+"""A user id a command acts for: the owner's events carry it as a subject token."""
 
 
 class Subject(BaseModel):
@@ -122,7 +140,7 @@ class Command(Message):
     delivery: ClassVar[Delivery] = Delivery.REQUEST
     reply_model: ClassVar[ReplyModel]
 
-    user_id: str
+    user_id: UserToken
 
 
 CallerDeadline = Annotated[
