@@ -280,6 +280,29 @@ def test_a_file_saved_with_a_byte_order_mark_loads(tmp_path: Path, name: str) ->
     assert load_definition(path, builtin_checkers()).id == "wf"
 
 
+@pytest.mark.parametrize(
+    ("encoded", "where"),
+    [
+        # Saved as Windows-1252: `é` is one byte, 0xe9, after "    title: caf".
+        ("id: wf\nsteps:\n  - id: a\n    agent_slug: a\n    title: café\n", "line 5, column 15"),
+        # The byte-order mark is not a column; the character before the bad byte is (`ß`, 2).
+        ("\ufeffid: wf\ntitle: ßé\n", "line 2, column 9"),
+    ],
+)
+def test_a_file_not_in_utf8_is_told_the_line_and_column(
+    tmp_path: Path, encoded: str, where: str
+) -> None:
+    # Python's own "byte 0xe9 in position 61" is an offset no editor shows.
+    path = tmp_path / "wf.yaml"
+    data = encoded.encode("utf-8")
+    path.write_bytes(data.replace("é".encode(), "é".encode("cp1252")))
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    assert caught.value.problems == [
+        f"cannot be read: {where}: byte 0xe9 is not UTF-8; save the file as UTF-8"
+    ]
+
+
 def _hidden_files(folder: Path) -> None:
     """What macOS and editors leave next to a definition: none of it is a definition."""
     (folder / "._wf.yaml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")

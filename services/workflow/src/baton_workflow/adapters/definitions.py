@@ -98,9 +98,26 @@ def _parse(path: Path) -> Any:
         if path.suffix == ".json":
             return read_json(text)
         return yaml.load(text, Loader=yaml_loader())  # a SafeLoader: no Python objects
+    except UnicodeDecodeError as exc:
+        raise DefinitionInvalid(str(path), [f"cannot be read: {_not_utf8(exc)}"]) from None
     except (OSError, ValueError, yaml.YAMLError) as exc:
         one_line = " ".join(str(exc).split())  # YAML errors span lines; the service prints one
         raise DefinitionInvalid(str(path), [f"cannot be read: {one_line}"]) from None
+
+
+def _not_utf8(exc: UnicodeDecodeError) -> str:
+    """Where the first byte that is not UTF-8 is, as an editor counts lines and columns.
+
+    Python says `byte 0xe9 in position 61`: an offset into the file that no editor shows, in
+    a file saved as Latin-1 or Windows-1252 (`café`), where the author has to find the one
+    character to retype or the file to save again as UTF-8."""
+    before = exc.object[: exc.start]
+    line_start = before.rfind(b"\n") + 1
+    column = len(before[line_start:].decode("utf-8", "replace").lstrip("\ufeff")) + 1
+    line = before.count(b"\n") + 1
+    bad = " ".join(f"0x{byte:02x}" for byte in exc.object[exc.start : exc.end])
+    what = f"byte {bad} is" if exc.end - exc.start == 1 else f"bytes {bad} are"
+    return f"line {line}, column {column}: {what} not UTF-8; save the file as UTF-8"
 
 
 def _locate(raw: Any, error: Any) -> str:
