@@ -71,6 +71,24 @@ async def test_api_routes_refuse_a_request_without_a_valid_token(
     assert "segments" not in error["message"] and "padding" not in error["message"]
 
 
+async def test_two_authorization_headers_are_refused_not_the_first_taken(
+    client: httpx.AsyncClient,
+) -> None:
+    # The first was taken: a proxy that adds its own token, or checks the last one, vouched
+    # for another user than the one the gateway then acted for.
+    headers = [
+        ("Authorization", f"Bearer {mint_token(SECRET, 'alice')}"),
+        ("Authorization", f"Bearer {mint_token(SECRET, 'bob')}"),
+    ]
+    response = await client.get("/api/me", headers=headers)
+    assert response.status_code == 401
+    assert response.json()["error"] == {
+        "code": "unauthorized",
+        "message": "Authorization header sent 2 times; send one",
+        "details": [{"field": "token", "message": "malformed"}],
+    }
+
+
 async def test_me_returns_the_identity_the_token_carries(
     client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:

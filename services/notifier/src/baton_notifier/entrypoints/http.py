@@ -58,7 +58,15 @@ class BearerIdentity(SecurityBase):
     # `async def` although it never awaits: FastAPI runs a plain `def` dependency in a worker
     # thread, two thread hand-offs per request for a few microseconds of work.
     async def __call__(self, request: Request) -> Identity:
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        sent = request.headers.getlist("authorization")
+        if len(sent) > 1:
+            # Which one speaks for the caller? The first was taken, unsaid: a proxy that adds
+            # its own, or checks the last, would then vouch for another token than this one.
+            raise ApiError.unauthorized(
+                f"Authorization header sent {len(sent)} times; send one",
+                TokenRefusal.MALFORMED,
+            )
+        scheme, _, token = (sent[0] if sent else "").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise ApiError.unauthorized(
