@@ -303,6 +303,16 @@ def test_a_file_not_in_utf8_is_told_the_line_and_column(
     ]
 
 
+def test_a_suffix_in_capitals_is_a_definition_too(tmp_path: Path) -> None:
+    # `INTAKE.YAML`, as a Windows tool may save it, was skipped without a word next to other
+    # definitions: its workflow was missing, and every start of it answered 404.
+    (tmp_path / "wf.yaml").write_text(yaml.safe_dump(steps(step("a"))))
+    (tmp_path / "INTAKE.YAML").write_text(yaml.safe_dump({**steps(step("a")), "id": "intake"}))
+    (tmp_path / "Notes.Json").write_text(json.dumps({**steps(step("a")), "id": "notes"}))
+    (tmp_path / "README.md").write_text("# our workflows")  # not a definition
+    assert sorted(load_definitions(tmp_path, builtin_checkers())) == ["intake", "notes", "wf"]
+
+
 def _hidden_files(folder: Path) -> None:
     """What macOS and editors leave next to a definition: none of it is a definition."""
     (folder / "._wf.yaml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")

@@ -56,7 +56,9 @@ def _is_definition_file(path: Path) -> bool:
     # A dotfile is never an author's definition: macOS leaves `._x.yaml` (binary metadata),
     # Emacs `.#x.yaml` (a lock, often a dangling link), Vim `.x.yaml.swp`. Read as one, any of
     # them would stop the service.
-    return path.suffix in SUFFIXES and not path.name.startswith(".")
+    # `MINE.YAML`, as a Windows tool may save it, is as much a definition: skipped, it left its
+    # workflow out of the service without a word, and every start of it a 404.
+    return path.suffix.lower() in SUFFIXES and not path.name.startswith(".")
 
 
 def load_definition(path: Path, checkers: KnownCheckers) -> WorkflowDefinition:
@@ -95,7 +97,7 @@ def _parse(path: Path) -> Any:
         # utf-8-sig: a byte-order mark (Windows editors write one) marks the encoding, it is
         # not content; `json` refuses a document that starts with one.
         text = path.read_text(encoding="utf-8-sig")
-        if path.suffix == ".json":
+        if path.suffix.lower() == ".json":
             return read_json(text)
         return yaml.load(text, Loader=yaml_loader())  # a SafeLoader: no Python objects
     except UnicodeDecodeError as exc:
