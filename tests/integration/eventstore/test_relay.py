@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,9 @@ class CrashAfterPublish:
     async def publish_all(self, messages: Sequence[Outgoing], acknowledged: Any) -> None:
         await self.inner.publish_all(messages[: self.crash_on], acknowledged)
         raise ConnectionError("crashed after publishing")
+
+    async def stored(self, messages: Sequence[Outgoing], since: datetime) -> set[str]:
+        return await self.inner.stored(messages, since)
 
 
 async def test_every_committed_event_is_published_once_in_order(
@@ -110,6 +114,9 @@ class CountingPublisher:
     async def publish_all(self, messages: Sequence[Outgoing], acknowledged: Any) -> None:
         self.msg_ids.extend(m.msg_id for m in messages)
         await self.inner.publish_all(messages, acknowledged)
+
+    async def stored(self, messages: Sequence[Outgoing], since: datetime) -> set[str]:
+        return await self.inner.stored(messages, since)
 
 
 async def test_two_relays_never_both_publish_and_hand_over(

@@ -57,6 +57,9 @@ class CrashAfterPublish:
         await self.inner.publish_all(messages[: self.crash_on], acknowledged)
         raise ConnectionError("crashed after publishing")
 
+    async def stored(self, messages: Sequence[Outgoing], since: datetime) -> set[str]:
+        return await self.inner.stored(messages, since)
+
 
 class StoredNotAcknowledged:
     """The first batch is stored, but no acknowledgement comes back (a broker that went away

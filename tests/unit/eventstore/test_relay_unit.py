@@ -52,6 +52,10 @@ class FakePublisher:
             raise ConnectionError("broker down")
         self.sent.append((subject, body, msg_id, headers))
 
+    async def stored(self, messages: Sequence[Outgoing], since: datetime) -> set[str]:
+        """What a broker that stored everything sent would say it holds."""
+        return {m.msg_id for m in messages} & {msg_id for _, _, msg_id, _ in self.sent}
+
 
 async def test_publishes_in_order_with_event_id_as_msg_id_and_deletes() -> None:
     store, publisher = InMemoryEventStore(), FakePublisher()
@@ -246,9 +250,22 @@ async def test_rows_older_than_half_the_window_are_sent_only_if_the_broker_lacks
 
 async def test_rows_committed_just_now_are_sent_without_asking_the_broker() -> None:
     store, publisher = InMemoryEventStore(), HoldingPublisher(set())
+    relay = OutboxRelay(store, publisher)
+    assert await relay.publish_batch() == 0  # the lease is taken: rows from now on are its own
     await store.append("s", 0, [ev(1), ev(2)])
-    assert await OutboxRelay(store, publisher).publish_batch() == 2
+    assert await relay.publish_batch() == 2
     assert (publisher.asked, len(publisher.sent)) == ([], 2)
+
+
+async def test_rows_committed_before_the_lease_was_taken_are_asked_about_however_young() -> None:
+    store = InMemoryEventStore()
+    events = [ev(n) for n in range(3)]
+    ids = [str(e.event_id) for e in events]
+    await store.append("s", 0, events)  # a relay before a crash published ids[0] and died
+    publisher = HoldingPublisher({ids[0]})
+    assert await OutboxRelay(store, publisher).publish_batch() == 3
+    assert publisher.asked == [ids]
+    assert [msg_id for _, _, msg_id, _ in publisher.sent] == ids[1:]
 
 
 class CountingOutbox:

@@ -11,6 +11,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Protocol
 
 from baton_eventstore.port import Outbox, Publisher, outgoing
@@ -46,6 +47,8 @@ class OutboxRelay:
     JetStream's duplicate window (`duplicate_window` seconds) drops the second copy. A row
     committed more than half that window ago is first looked up in JetStream, as its first
     publish may lie outside the window (`DuplicateWindow`); one JetStream holds is not sent.
+    So is a row committed before this relay took the lease (after a crash, or from a replica
+    that died): the stream would drop its copy, but a plain NATS subscriber would not.
 
     Published rows are deleted together, not batch by batch: the relay remembers their ids
     and leaves them out of its next fetches (a read, which commits nothing), and deletes them
@@ -101,7 +104,7 @@ class OutboxRelay:
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._logged = LoggedAppends(self._outbox.committed, max_heads)
         self._lease = RelayLease(
-            self._outbox, lease_name, self.holder, lease_ttl, on_taken=self._logged.drop
+            self._outbox, lease_name, self.holder, lease_ttl, on_taken=self._taken
         )
         self._wake = asyncio.Event()
         self._batch_lock = asyncio.Lock()
@@ -118,6 +121,7 @@ class OutboxRelay:
         self._backlog = False  # the last fetch was full: the table holds more than the log
         self._fetch_at = 0.0  # monotonic time by which the next batch must fetch
         self._window = DuplicateWindow(duplicate_window)
+        self._taken_at: datetime | None = None  # rows committed before: maybe published
         self._clock = clock  # of the outage only (`stalled_for`, its log lines)
         self._outage = Outage()  # the failed tries in a row
         self._publish_failed = False  # the last failure was the broker's, not the database's
@@ -238,7 +242,7 @@ class OutboxRelay:
                 return 0
             done: list[int] = []
             try:
-                if held := await self._window.held(rows, self._publisher):
+                if held := await self._window.held(rows, self._publisher, self._taken_at):
                     done.extend(held)  # published before: a copy now would be stored twice
                     rows = [r for r in rows if r.id not in held]
                 # Pipelined, in order: JetStream stores them in the order sent. The first that
@@ -258,6 +262,13 @@ class OutboxRelay:
                 self._logged.settle(self._published)
             self._cautious = False
             return len(done)
+
+    def _taken(self) -> None:
+        """The lease was taken anew: what the log holds may be published already, and so may
+        the rows committed until now (a predecessor, this replica before a crash, published
+        them and died before deleting them): those are looked up before they are sent."""
+        self._logged.drop()
+        self._taken_at = datetime.now(UTC)
 
     async def _forget_published(self) -> None:
         if self._published_ids:

@@ -13,6 +13,12 @@ before it is published, and one it holds is published already. Rows younger than
 published as always: no first publish of theirs can be out of the window. The other half of
 the window allows for clocks (the row's time is its writer's, the window the broker's).
 In normal running, rows are milliseconds old, and the cost is one clock read per batch.
+
+A relay that has just taken the lease (a restart after a crash, a replica taking over from one
+that died or stalled) also asks about every row committed before it took it, however young:
+its predecessor may have published them and died before deleting them. JetStream would drop
+those copies from the stream, but each plain NATS subscriber of the subject would get the
+event twice. One lookup per batch of such rows, only until the backlog is through.
 """
 
 from __future__ import annotations
@@ -33,9 +39,14 @@ class DuplicateWindow:
         self._old = timedelta(seconds=seconds / 2)
         self._lookback = timedelta(seconds=seconds)  # before the oldest row: clocks differ
 
-    async def held(self, rows: Sequence[OutboxRow], publisher: Publisher) -> set[int]:
-        """The ids of `rows` the broker holds already; only old rows are asked about."""
+    async def held(
+        self, rows: Sequence[OutboxRow], publisher: Publisher, taken_at: datetime | None = None
+    ) -> set[int]:
+        """The ids of `rows` the broker holds already; only old rows are asked about, and rows
+        committed before `taken_at` (when this relay took the lease from another holder)."""
         cutoff = datetime.now(UTC) - self._old
+        if taken_at is not None and taken_at > cutoff:
+            cutoff = taken_at
         old = [r for r in rows if r.created_at is not None and r.created_at < cutoff]
         if not old:
             return set()
