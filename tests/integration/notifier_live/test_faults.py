@@ -126,6 +126,22 @@ async def test_sse_without_a_valid_token_is_401_with_the_error_body(
     assert response.json()["error"]["details"] == [{"field": "token", "message": reason}]
 
 
+async def test_sse_with_two_authorization_headers_is_401_not_the_first_taken(
+    gateway: Gateway,
+) -> None:
+    # HTTPBearer read the first of the two, as the API routes did: alice's stream was opened
+    # for a request that also claimed to be bob.
+    headers = [
+        ("Authorization", f"Bearer {token('alice')}"),
+        ("Authorization", f"Bearer {token('bob')}"),
+    ]
+    async with httpx.AsyncClient(base_url=gateway.http_url) as http:
+        response = await http.get("/api/events", headers=headers)
+    assert response.status_code == 401
+    assert response.json()["error"]["message"] == "Authorization header sent 2 times; send one"
+    assert response.json()["error"]["details"] == [{"field": "token", "message": "malformed"}]
+
+
 @pytest.mark.parametrize(
     ("headers", "params", "field", "message"),
     [

@@ -58,15 +58,7 @@ class BearerIdentity(SecurityBase):
     # `async def` although it never awaits: FastAPI runs a plain `def` dependency in a worker
     # thread, two thread hand-offs per request for a few microseconds of work.
     async def __call__(self, request: Request) -> Identity:
-        sent = request.headers.getlist("authorization")
-        if len(sent) > 1:
-            # Which one speaks for the caller? The first was taken, unsaid: a proxy that adds
-            # its own, or checks the last, would then vouch for another token than this one.
-            raise ApiError.unauthorized(
-                f"Authorization header sent {len(sent)} times; send one",
-                TokenRefusal.MALFORMED,
-            )
-        scheme, _, token = (sent[0] if sent else "").partition(" ")
+        scheme, _, token = one_authorization(request).partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise ApiError.unauthorized(
@@ -77,6 +69,19 @@ class BearerIdentity(SecurityBase):
             return verify_token(deps_of(request).jwt_secret, token)
         except InvalidToken as exc:
             raise ApiError.unauthorized(str(exc), exc.reason) from None
+
+
+def one_authorization(request: Request) -> str:
+    """The request's one `Authorization` header ("" when none), or 401 when it came twice.
+
+    Which one speaks for the caller? The first was taken, unsaid: a proxy in front that adds
+    its own, or checks the last, would then vouch for another token than the one acted on."""
+    sent = request.headers.getlist("authorization")
+    if len(sent) > 1:
+        raise ApiError.unauthorized(
+            f"Authorization header sent {len(sent)} times; send one", TokenRefusal.MALFORMED
+        )
+    return sent[0] if sent else ""
 
 
 def deps_of(request: Request) -> HttpDeps:

@@ -29,6 +29,7 @@ from baton_notifier.domain.stream_position import (
     resume_point,
 )
 from baton_notifier.entrypoints.documented import documented
+from baton_notifier.entrypoints.http import one_authorization
 from baton_notifier.entrypoints.live_routes import (
     SSE_TOKEN_HINT,
     EventStreamResponse,
@@ -55,6 +56,7 @@ def stream_identity(
     token: Annotated[str | None, Query(description="The JWT, if headers cannot be set")] = None,
 ) -> Identity:
     """The caller named by a bearer header or a `token` parameter, or 401."""
+    one_authorization(request)  # HTTPBearer reads the first of two, as the API routes did
     try:
         return identify(request, credentials.credentials if credentials else token, SSE_TOKEN_HINT)
     except InvalidToken as exc:
