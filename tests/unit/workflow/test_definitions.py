@@ -313,6 +313,21 @@ def test_a_suffix_in_capitals_is_a_definition_too(tmp_path: Path) -> None:
     assert sorted(load_definitions(tmp_path, builtin_checkers())) == ["intake", "notes", "wf"]
 
 
+def test_a_json_file_nested_past_the_readers_depth_is_named_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    # The JSON reader recurses once per level: its RecursionError ended the service with a
+    # traceback naming no file (a YAML file stops at 64 levels, as `TooDeep`).
+    path = tmp_path / "wf.json"
+    path.write_text('{"id": "wf", "steps": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definitions(tmp_path, builtin_checkers())
+    assert caught.value.source == str(path)
+    assert caught.value.problems == [
+        "cannot be read: it nests objects and lists deeper than the JSON reader follows"
+    ]
+
+
 def _hidden_files(folder: Path) -> None:
     """What macOS and editors leave next to a definition: none of it is a definition."""
     (folder / "._wf.yaml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")

@@ -102,9 +102,15 @@ def _parse(path: Path) -> Any:
         return yaml.load(text, Loader=yaml_loader())  # a SafeLoader: no Python objects
     except UnicodeDecodeError as exc:
         raise DefinitionInvalid(str(path), [f"cannot be read: {_not_utf8(exc)}"]) from None
+    except RecursionError:  # the JSON reader recurses once per level: YAML stops at TooDeep
+        # Uncaught, it ended the service with a traceback that named no file.
+        raise DefinitionInvalid(str(path), [f"cannot be read: {TOO_DEEP_FOR_JSON}"]) from None
     except (OSError, ValueError, yaml.YAMLError) as exc:
         one_line = " ".join(str(exc).split())  # YAML errors span lines; the service prints one
         raise DefinitionInvalid(str(path), [f"cannot be read: {one_line}"]) from None
+
+
+TOO_DEEP_FOR_JSON = "it nests objects and lists deeper than the JSON reader follows"
 
 
 def _not_utf8(exc: UnicodeDecodeError) -> str:
