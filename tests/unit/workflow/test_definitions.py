@@ -328,6 +328,37 @@ def test_a_json_file_nested_past_the_readers_depth_is_named_not_a_traceback(
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "id: wf\nsteps:\n  - id: a\n    agent_slug: [greeter\n",
+            # libyaml's words; what is checked is the shape, which PyYAML's own parser shares
+            (
+                "while parsing a flow sequence (started at line 4, column 17): ",
+                "at line 5, column 1",
+            ),
+        ),
+        (
+            "id: wf\nid: other\nsteps: [{id: a, agent_slug: x}]\n",
+            ("key 'id' is given twice at line 2, column 1", ""),
+        ),
+    ],
+)
+def test_a_yaml_mistake_is_told_by_line_and_column_on_one_line(
+    tmp_path: Path, text: str, problem: tuple[str, str]
+) -> None:
+    # PyYAML's own text named the file `in "<unicode string>"`, twice, in a line that names it.
+    path = tmp_path / "wf.yaml"
+    path.write_text(text)
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, builtin_checkers())
+    [found] = caught.value.problems
+    starts, ends = problem
+    assert found.startswith(f"cannot be read: not valid YAML: {starts}"), found
+    assert found.endswith(ends) and "<unicode string>" not in found, found
+
+
 def _hidden_files(folder: Path) -> None:
     """What macOS and editors leave next to a definition: none of it is a definition."""
     (folder / "._wf.yaml").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")

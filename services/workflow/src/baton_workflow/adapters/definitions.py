@@ -105,9 +105,29 @@ def _parse(path: Path) -> Any:
     except RecursionError:  # the JSON reader recurses once per level: YAML stops at TooDeep
         # Uncaught, it ended the service with a traceback that named no file.
         raise DefinitionInvalid(str(path), [f"cannot be read: {TOO_DEEP_FOR_JSON}"]) from None
+    except yaml.MarkedYAMLError as exc:
+        raise DefinitionInvalid(str(path), [f"cannot be read: {_yaml_problem(exc)}"]) from None
     except (OSError, ValueError, yaml.YAMLError) as exc:
         one_line = " ".join(str(exc).split())  # YAML errors span lines; the service prints one
         raise DefinitionInvalid(str(path), [f"cannot be read: {one_line}"]) from None
+
+
+def _yaml_problem(exc: Any) -> str:
+    """PyYAML's error on one line, its places as line and column: its own text named the text
+    `in "<unicode string>"` twice, a name no author gave it, in a line that names the file."""
+    problem = exc.problem or "not valid YAML"
+    if exc.problem_mark is not None:
+        problem += f" at {_place(exc.problem_mark)}"
+    if exc.context:
+        context = exc.context
+        if exc.context_mark is not None:
+            context += f" (started at {_place(exc.context_mark)})"
+        problem = f"{context}: {problem}"
+    return f"not valid YAML: {problem}"
+
+
+def _place(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
 
 
 TOO_DEEP_FOR_JSON = "it nests objects and lists deeper than the JSON reader follows"
