@@ -298,6 +298,17 @@ def test_closing_the_final_step_completes_the_instance(onboarding: WorkflowDefin
         decide(done, SendSignal(command_id="late", signal=COMPLETE), onboarding, at(10))
 
 
+def test_a_step_needing_one_message_says_one_message(onboarding: WorkflowDefinition) -> None:
+    # setup_complete is 1/1: a manual signal before its one exchange is held back, in words
+    # a person reads ("1 message", not "1 messages").
+    state = given(*on_the_final_step())
+    command = SendSignal(command_id="early", signal=COMPLETE)
+    events = decide(state, command, onboarding, at(9), report("setup_complete"))
+    blocked = events[-1]
+    assert isinstance(blocked, StepBlocked)
+    assert blocked.reason == "step 'setup_complete' needs at least 1 message (has 0)"
+
+
 def test_max_messages_on_the_final_step_completes_with_a_warning(
     onboarding: WorkflowDefinition,
 ) -> None:

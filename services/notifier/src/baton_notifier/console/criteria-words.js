@@ -79,7 +79,7 @@ export function missingWords(text) {
 // Why a move was refused, as the workflow service says it ("step 'greeting' needs at least 2
 // messages (has 1)"), with the steps by their titles.
 export function refusalWords(reason) {
-  const few = /^step '([^']+)' needs at least (\d+) messages \(has (\d+)\)$/.exec(reason);
+  const few = /^step '([^']+)' needs at least (\d+) messages? \(has (\d+)\)$/.exec(reason);
   if (few) {
     return `“${stepTitle(few[1])}” needs at least ${plural(Number(few[2]), "message")}, and ` +
       `has ${formatNumber(Number(few[3]))}.`;

@@ -276,7 +276,9 @@ def _missing(step: StepDefinition, count: int, report: CriteriaReport | None) ->
 
 def _blocked_reason(step: StepDefinition, count: int) -> str:
     if count < step.min_messages:
-        return f"step {step.id!r} needs at least {step.min_messages} messages (has {count})"
+        # "1 message", not "1 messages": the reason is read by people (and parsed by the console).
+        noun = "message" if step.min_messages == 1 else "messages"
+        return f"step {step.id!r} needs at least {step.min_messages} {noun} (has {count})"
     return f"step {step.id!r} is required and its completion criteria are not met"
 
 
