@@ -2354,3 +2354,21 @@ def test_start_inside_a_question_is_no_readiness(message: str) -> None:
     history = [{"role": "user", "text": "hi"},
                {"role": "assistant", "text": texts.text("en", "greeter_intro")}]  # fmt: skip
     assert not run(turn("greeter", message, history=history)).step_completed
+
+
+def test_an_inbox_request_as_the_first_message_still_gets_the_introduction() -> None:
+    # It got "Great thought! ... Let's finish the introduction first, so you know how
+    # everything works." and nothing after it: no introduction, no question.
+    message = "hey! quick q before we start - can you remind me to call the dentist?"
+    out = run(turn("greeter", message, can_complete=False))
+    assert out.extracted_data == {"deferred_inbox_items": ["call the dentist"]}
+    assert out.message.endswith(texts.text("en", "greeter_intro")), out.message
+    history = [{"role": "user", "text": message}, {"role": "assistant", "text": out.message}]
+    assert run(turn("greeter", "yes", history=history)).step_completed
+
+
+def test_an_inbox_request_to_discovery_asks_its_question_again() -> None:
+    history = [{"role": "assistant", "text": texts.text("en", "greeter_done")}]
+    out = run(turn("discovery", "Add to my inbox: buy milk", history=history, can_complete=False))
+    assert out.extracted_data == {"deferred_inbox_items": ["buy milk"]}
+    assert out.message.endswith("For example: work, health, relationships, growth, hobbies.")

@@ -137,7 +137,10 @@ def _off_topic(turn: Turn) -> Reply | None:
         noted = _noted(turn, items, why="", bare=bare)
         return Reply(f"{noted}\n{told.message}", told.action, told.reason, data)
     why = text(turn.language, f"why_{turn.agent}")
-    return Reply(_noted(turn, items, why=why, bare=bare), data=data)
+    # Then the question the step waits on: as the chat's first message, the greeter had not
+    # introduced itself, and the reply ended on "Let's finish the introduction first" with no
+    # introduction, nor any question, to follow.
+    return Reply(_asked_again(turn, _noted(turn, items, why=why, bare=bare)), data=data)
 
 
 _MAY_LIST = re.compile(r"[\n;,\d]|\s(?:and|и)\s", re.IGNORECASE)
