@@ -2372,3 +2372,32 @@ def test_an_inbox_request_to_discovery_asks_its_question_again() -> None:
     out = run(turn("discovery", "Add to my inbox: buy milk", history=history, can_complete=False))
     assert out.extracted_data == {"deferred_inbox_items": ["buy milk"]}
     assert out.message.endswith("For example: work, health, relationships, growth, hobbies.")
+
+
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [("oh and buy milk", "buy milk"), ("also call the bank", "call the bank"),
+     ("one more thing: renew passport", "renew passport"),
+     ("wait, I forgot to add buy milk", "buy milk"), ("call mom", "call mom"),
+     ("hold on, one more: call the vet", "call the vet"),
+     ("ещё одно: позвонить маме", "позвонить маме"), ("забыл: купить хлеб", "купить хлеб")],
+)  # fmt: skip
+def test_coordinator_saves_one_task_remembered_at_the_last_moment(message: str, item: str) -> None:
+    # Said to "send me anything when you are ready", the task got the wrap-up and was lost
+    # ("wait, I forgot ..." a "no rush", and the step's last message closed it all the same).
+    facts = {"a": "1", "b": "2", "c": "3"}
+    out = run(turn("coordinator", message, facts=facts, inbox_count=3, inbox_ahead=False))
+    assert out.step_completed and out.extracted_data == {"inbox_items": [item]}
+    language = lang.language_of(message)
+    assert out.message.split("\n") == [
+        texts.text(language, "noted", items=item),
+        texts.text(language, "coordinator", facts=3, items=4),
+    ]
+
+
+@pytest.mark.parametrize(
+    "message", ["show me the summary", "sum it up", "ok go", "what's next?", "not yet"]
+)
+def test_coordinator_takes_no_go_ahead_or_question_for_a_task(message: str) -> None:
+    out = run(turn("coordinator", message, inbox_count=3, inbox_ahead=False))
+    assert not out.extracted_data

@@ -156,6 +156,11 @@ def _late_tasks(turn: Turn) -> Reply | None:
     is kept for the brain dump, as discovery keeps one."""
     if turn.agent not in ("coordinator", "greeter"):
         return None
+    key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
+    if turn.agent == "coordinator" and (late := task_mentions.late_task(turn.message)):
+        # One task remembered at the last moment ("oh and buy milk", "one more thing: renew
+        # passport"), said to "send me anything when you are ready": saved, not dropped.
+        return _noted_at_the_end(turn, [late], {key: [late]})
     if not _MAY_LIST.search(turn.message):  # every greeter turn asks: "hello" lists nothing
         return None
     items = followup.task_list(turn.message)
@@ -163,7 +168,6 @@ def _late_tasks(turn: Turn) -> Reply | None:
     # pasted block of text was saved line by line).
     if not items or (turn.agent == "greeter" and not followup.only_actions(turn.message)):
         return None
-    key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
     if turn.agent == "greeter":  # said as the chat starts, it got the greeting, and was lost
         why, listed = text(turn.language, "why_greeter"), "; ".join(items)
         kept = "greeter_tasks_kept" if turn.inbox_ahead else "noted_now"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from baton_agent_runner.domain import action_lists, brain_dump
+from baton_agent_runner.domain import action_lists, brain_dump, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.inbox_requests import REMINDER
 from baton_agent_runner.domain.wording import words
@@ -104,3 +104,40 @@ def _task(item: str, *, reminder: bool) -> bool:
         return False
     action = _RU_WHEN.sub("", item)
     return action_lists.is_action(action) and not lang.areas_in(action)
+
+
+# What opens a task remembered at the last moment, said to the coordinator's "send me anything
+# when you are ready": "also", "oh and", "one more thing:", "I forgot (to add)", "забыл:".
+_LATE_LEADS = (
+    r"ещ[её]\s+одно", r"(?:oh|wait|also|and|btw|ah|actually|ой|а|и|ещ[её]|кстати|да)",
+    r"hold\s+on", r"one\s+more(?:\s+thing)?",
+    r"(?:i\s+)?forgot(?:\s+one)?(?:\s+to\s+(?:add|say|mention))?",
+    r"(?:я\s+)?забыл[аи]?(?:\s+(?:добавить|сказать))?",
+)  # fmt: skip
+_LATE_LEAD = re.compile(r"^(?:(?:" + "|".join(_LATE_LEADS) + r")\b[\s,.!:—–-]*)*", re.IGNORECASE)
+
+
+def late_task(text: str) -> str | None:
+    """One task said to the coordinator once the brain dump has closed ("oh and buy milk",
+    "one more thing: renew passport", "wait, I forgot to add buy milk", "call the bank"): an
+    action naming no life area, or a task said in passing (`task_mention`); None for anything
+    else ("thanks", "what's next?"). It was dropped by the wrap-up, and never reached the
+    inbox."""
+    if len(text) > _LATE_TASK_LENGTH or "?" in text or readiness.is_ready(text):
+        return None  # "go ahead", "ok, sum it up": the wrap-up is what they ask for
+    if (found := task_mention(text)) is not None and not words(found.rest):
+        return found.item
+    item = _TAIL.sub("", _LATE_LEAD.sub("", text.strip())).strip()
+    if "\n" in item or not action_lists.is_action(item) or words(item)[0] in _ASKING_FOR_IT:
+        return None
+    if len(brain_dump.split_items(item)) != 1:
+        return None
+    return None if lang.areas_in(item) else item
+
+
+_LATE_TASK_LENGTH = 200
+"""A task remembered at the last moment is one short line; a longer message is read as the
+wrap-up's go-ahead (and `_TAIL`, searched from each of its stops, would read it in time that
+grows as its square)."""
+_ASKING_FOR_IT = frozenset({"go", "show", "tell", "sum", "wrap", "give", "finish", "continue"})
+"""Verbs that ask for the wrap-up itself ("show me the summary", "sum it up"), no task."""
