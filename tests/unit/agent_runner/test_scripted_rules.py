@@ -1661,11 +1661,40 @@ def test_a_list_of_actions_said_to_what_holds_you_back_is_kept_for_the_inbox(
     said = {"en": "time; energy", "ru": "время; силы"}[language]
     answer = run(turn("discovery", said, history=_said(asked), facts=DISCOVERY_FACTS))
     assert answer.extracted_data == {"notes": {"constraints": said}}, answer.message
-    # "What would make a good week?" is answered by actions: the list is its answer.
+    # "What would make a good week?" is answered by actions: the list is its answer, and its
+    # items are kept for the brain dump too (see the test below).
     week = texts.text(language, "discovery_ask_good_week")
     notes = {"focus": "x", "constraints": "y"}
     good = _discovery(language, "list", said=week, notes=notes)
-    assert good.extracted_data == {"notes": {"good_week": FOLLOW_UPS[language]["list"]}}
+    assert good.extracted_data == {
+        "notes": {"good_week": FOLLOW_UPS[language]["list"]},
+        "deferred_inbox_items": items,
+    }
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["- fix the crib\n- book a dentist appointment\n- call mom",
+     "1. finish the report 2. call mom 3. go running", "finish the report; call mom"],
+)  # fmt: skip
+def test_a_to_do_list_said_to_what_makes_a_good_week_reaches_the_inbox(message: str) -> None:
+    # Kept as the note alone, "- fix the crib\n- call mom" never reached the inbox, and the
+    # brain dump then said "your inbox has 0 so far".
+    week = texts.text("en", "discovery_ask_good_week")
+    notes = {"focus": "x", "constraints": "y"}
+    out = run(turn("discovery", message, history=_said(week), facts=DISCOVERY_FACTS, notes=notes))
+    items = out.extracted_data["deferred_inbox_items"]
+    assert len(items) == 3 - message.count(";"), items
+    assert "good_week" in out.extracted_data["notes"] and out.step_completed
+    assert out.message.startswith(texts.text("en", "task_kept", items="; ".join(items)))
+
+
+def test_a_sentence_said_to_what_makes_a_good_week_is_its_answer_alone() -> None:
+    week = texts.text("en", "discovery_ask_good_week")
+    message = "Ship the MVP and spend Sunday with my wife"
+    out = run(turn("discovery", message, history=_said(week), facts=DISCOVERY_FACTS,
+                   notes={"focus": "x", "constraints": "y"}))  # fmt: skip
+    assert out.extracted_data == {"notes": {"good_week": message}}
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])

@@ -11,6 +11,7 @@ from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS, ASKED
 from baton_agent_runner.domain.extracted import facts_of, notes_of
+from baton_agent_runner.domain.one_line_lists import list_entries
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import TEXTS, text
@@ -198,10 +199,30 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
         new = {area: fact for area, fact in found.items() if area not in turn.facts}
         if new and followup.lists_priority(pending, turn.message):
             data["facts"] = new
+    week = _week_tasks(turn, pending, data) if tasks else ""
     if turn.can_complete:
-        return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed", data)
+        done = text(turn.language, "discovery_done")
+        return Reply(f"{week}{done}", "complete_step", "user_confirmed", data)
     lead = "discovery_thanks" if data else "discovery_good"
-    return _after_confirmation(turn, lead, data)
+    reply = _after_confirmation(turn, lead, data)
+    reply.message = f"{week}{reply.message}"
+    return reply
+
+
+def _week_tasks(turn: Turn, pending: str, data: dict[str, Any]) -> str:
+    """A to-do list laid out as one (lines, bullets, numbers, ";") said to "what would make the
+    coming week a good one?": the answer, kept as the note, and its items kept for the brain
+    dump too (saved now with no inbox step ahead), said in a line before the reply. Kept as the
+    note alone, "- fix the crib\n- call mom" never reached the inbox."""
+    listed = "\n" in turn.message.strip() or ";" in turn.message
+    if pending != "good_week" or not (listed or len(list_entries(turn.message)) > 1):
+        return ""
+    items = followup.task_list(turn.message)
+    if not items:
+        return ""
+    data["deferred_inbox_items" if turn.inbox_ahead else "inbox_items"] = items
+    key = "task_kept" if turn.inbox_ahead else "noted"
+    return text(turn.language, key, items="; ".join(items)) + "\n"
 
 
 def _not_answered(turn: Turn, pending: str, said: str) -> Reply:
