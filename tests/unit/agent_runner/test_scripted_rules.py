@@ -2368,7 +2368,9 @@ def test_coordinator_wraps_up_a_refusal_on_the_steps_last_message() -> None:
     "message",
     ["let's get started", "go for it", "lets gooo", "bring it on", "let's roll", "start",
      "ok, begin", "sounds like a plan", "okey dokey", "alright", "absolutely", "of course",
-     "definitely"],
+     "definitely",
+     # Asking to skip the introduction got it again.
+     "skip", "skip the intro", "next", "ok next", "continue", "дальше", "пропусти вступление"],
 )  # fmt: skip
 def test_common_ways_to_say_yes_to_ready_to_start_close_the_greeting(message: str) -> None:
     # Each got "In short, how it works: ... Ready to start?", the question it had answered.
@@ -2378,7 +2380,9 @@ def test_common_ways_to_say_yes_to_ready_to_start_close_the_greeting(message: st
     assert out.step_completed, out.message
 
 
-@pytest.mark.parametrize("message", ["where do I start?", "where do I begin?", "I'm alright"])
+@pytest.mark.parametrize(
+    "message", ["where do I start?", "where do I begin?", "I'm alright", "next time"]
+)
 def test_start_inside_a_question_is_no_readiness(message: str) -> None:
     history = [{"role": "user", "text": "hi"},
                {"role": "assistant", "text": texts.text("en", "greeter_intro")}]  # fmt: skip

@@ -35,10 +35,48 @@ _READY = (
     "начинай", "начинайте", "продолжай", "продолжайте", "продолжаем", "продолжим", "попробуем",
 )  # fmt: skip
 # "Go" is readiness only alone, or with these ("go!", "ok go", "го"): "where do I go?" is not;
-# so are "start", "begin" ("ok, start"): "where do I start?" is no readiness.
+# so are "start", "begin" ("ok, start"): "where do I start?" is no readiness; and asking to
+# skip the introduction ("skip", "skip the intro", "next", "дальше") was answered with it.
 _GO, _WITH_GO = (
-    frozenset({"go", "го", "gogo", "start", "begin", "letsgo", "lesgo", "lessgo"}),
-    frozenset({"ok", "okay", "ок", "ну", "then", "ahead"}),
+    frozenset(
+        {
+            "go",
+            "го",
+            "gogo",
+            "start",
+            "begin",
+            "letsgo",
+            "lesgo",
+            "lessgo",
+            "skip",
+            "next",
+            "continue",
+            "proceed",
+            "дальше",
+            "пропусти",
+            "пропустим",
+        }
+    ),
+    frozenset(
+        {
+            "ok",
+            "okay",
+            "ок",
+            "ну",
+            "then",
+            "ahead",
+            "the",
+            "this",
+            "it",
+            "intro",
+            "introduction",
+            "please",
+            "pls",
+            "давай",
+            "вступление",
+            "это",
+        }
+    ),
 )
 _WAIT = ("подожди", "погоди", "пока нет", "еще нет", "not yet", "wait", "hold on")
 # "Вопросов пока нет" answers the greeter's "any questions?": its "пока нет" is no "not yet",
