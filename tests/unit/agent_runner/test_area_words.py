@@ -383,7 +383,9 @@ def test_a_numbered_entry_keeps_what_it_says_of_its_area() -> None:
     [
         ("idk, i guess my job and my kids... and sleeping more lol",
          {"work": "my job", "relationships": "my kids", "health": "sleeping more"}),
-        ("family tbh", {"relationships": "family"}),
+        ("tbh, family", {"relationships": "family"}),
+        # At the end "tbh" says how frank the user is, and stays.
+        ("my health is kinda bad tbh", {"health": "my health is kinda bad tbh"}),
         ("lol work", {"work": "work"}),
         ("honestly, my health", {"health": "my health"}),
     ],

@@ -263,7 +263,7 @@ _TRAILING = re.compile(
     r"(?:[\s,]{0,4}\b(?:тоже|также|too|also|as\s+well|ну|добавь|добавьте"
     r"|to\s+(?:my\s+|the\s+)?(?:list|priorities)|в\s+(?:список|приоритеты)|i\s+guess|i\s+think"
     r"|i\s+suppose|probably|maybe|наверное|наверно|пожалуй|думаю|короче|,\s*like|lol|lmao|haha"
-    r"|tbh|honestly)){1,2}[\s.!…]*$",
+    r")){1,2}[\s.!…]*$",
     re.IGNORECASE,
 )
 # An area named only to say what it is: "хобби — это фотография", "моя работа, я имею в виду
