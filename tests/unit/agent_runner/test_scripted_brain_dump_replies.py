@@ -248,8 +248,10 @@ def test_a_question_to_the_assistant_is_answered_and_is_no_item(message: str) ->
     assert "inbox_items" not in out.extracted_data, out.extracted_data
     assert not out.step_completed
     answers = [texts.text(language, key) for key in texts.TEXTS if key.startswith("faq_")]
+    answers += [texts.text(language, "inbox_answer"), texts.text(language, "inbox_how_many",
+                                                                  least=3)]  # fmt: skip
     answer = out.message.split("\n")[0]
-    assert answer in [*answers, texts.text(language, "inbox_answer")], out.message
+    assert answer in answers, out.message
     assert out.message.endswith(texts.text(language, "inbox_more", need=2))  # and it goes on
 
 
@@ -368,3 +370,21 @@ def test_a_polite_reminder_request_is_no_question_to_answer(message: str) -> Non
 @pytest.mark.parametrize("message", ["do I need to pay rent?", "should I cancel this subscription"])
 def test_a_payment_question_to_oneself_is_no_question_about_baton(message: str) -> None:
     assert brain_dump.asked_about(message) is None
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["why do you need 3 items?", "how many do I need", "how many more?", "why 3?",
+     "сколько нужно написать", "зачем три?"],
+)  # fmt: skip
+def test_a_question_how_many_items_or_why_three_is_answered_so(message: str) -> None:
+    # "why do you need 3 items?" got why Baton asks about priorities; "how many do I need" what
+    # becomes of the items.
+    language = lang.language_of(message)
+    out = run(turn(message, messages_in_step=1, inbox_count=1))
+    assert out.extracted_data == {}
+    assert out.message.split("\n")[0] == texts.text(language, "inbox_how_many", least=3)
+
+
+def test_how_many_of_something_to_decide_is_no_question_about_the_step() -> None:
+    assert not brain_dump.asks_how_many("how many guests to invite?")

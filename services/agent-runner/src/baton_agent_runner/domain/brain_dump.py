@@ -41,7 +41,7 @@ from baton_agent_runner.domain.questions import (
     short_about_finishing,
     unmarked_question_start,
 )
-from baton_agent_runner.domain.wording import INITIAL_DOT, without_end, words
+from baton_agent_runner.domain.wording import INITIAL_DOT, normalised, without_end, words
 
 # A line of nothing but these acknowledges the agent; it is no item ("ок", "хорошо, давай").
 _ACK = frozenset({
@@ -181,6 +181,21 @@ def asked_about(text: str) -> str | None:
     this", "is this free") that a question of the message asks about, for the brain dump to
     answer as discovery does (`texts.faq_<topic>`); None when it asks of none."""
     return next(filter(None, map(topic_of, _asked(text))), None)
+
+
+# How many items the step needs, or why three ("why do you need 3 items?" got why Baton asks
+# about priorities; "how many do I need?" what becomes of the items).
+_HOW_MANY = re.compile(
+    r"\bhow\s+many(?:\s+more)?(?:\s+(?:items|things|tasks|entries|do\s+(?:you|i)|should\s+i"
+    r"|are\s+(?:needed|left)|left)\b|\W*$)"
+    r"|\bwhy\s+(?:do\s+you\s+need\s+|only\s+|exactly\s+)?(?:3|three)\b"
+    r"|\bсколько\s+(?:нужно|надо|их|пунктов|записей|дел)|\b(?:зачем|почему)\s+(?:3|три|тр[её]х)\b"
+)
+
+
+def asks_how_many(text: str) -> bool:
+    """A question of the message asks how many items the step needs, or why three."""
+    return any(_HOW_MANY.search(normalised(question)) for question in _asked(text))
 
 
 @lru_cache(maxsize=64)  # a turn asks whether the message asks, and about what

@@ -293,7 +293,9 @@ def inbox_collector(turn: Turn) -> Reply:
     key = _next_request(turn, bool(heard), done, total, widget_step)
     if key in _ASK_FOR_MORE and brain_dump.reminds_of_nothing(turn.message):
         key = "inbox_remember_what"  # "не забыть" alone: what is it? (no item, nor counted)
-    if (topic := brain_dump.asked_about(turn.message)) is not None:
+    if brain_dump.asks_how_many(turn.message):  # "why do you need 3 items?"
+        parts.append(text(turn.language, "inbox_how_many", least=MIN_ITEMS))
+    elif (topic := brain_dump.asked_about(turn.message)) is not None:
         # "how long does this take?", "who will see this": answered as discovery answers it.
         parts.append(text(turn.language, f"faq_{topic}"))
     elif brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:

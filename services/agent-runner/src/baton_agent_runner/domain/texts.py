@@ -419,6 +419,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "В inbox пока нет записей, так что убирать нечего.",
         "en": "Your inbox holds no items yet, so nothing was removed.",
     },
+    "inbox_how_many": {
+        # A question how many items the step needs, or why three: the usual request after it
+        # says how many more.
+        "ru": "Для старта хватит {least} записей: этого достаточно, чтобы начать разбирать "
+        "inbox по приоритетам, а добавлять новое можно и после онбординга.",
+        "en": "{least} items are enough to start with: enough to begin sorting your inbox by "
+        "your priorities, and you can add more after onboarding too.",
+    },
     "inbox_answer": {
         # A question in the brain dump: what becomes of the items (seed 001, components 5, 6
         # and 9), before the step's usual request.
