@@ -192,3 +192,30 @@ def test_an_area_taken_out_comes_back_when_named_again() -> None:
     )  # fmt: skip
     assert back.extracted_data == {"facts": {"health": "not sleeping enough"}}
     assert "- health: not sleeping enough\n" in back.message
+
+
+_SUMMARY = (
+    "Here is what I understood:\n- work: my job\n- health: gym\n- relationships: family\n"
+    "Is that right? If not, correct me."
+)
+
+
+def _to_summary(message: str) -> Any:
+    facts = {"work": "my job", "health": "gym", "relationships": "family"}
+    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(facts)}}}}
+    return run(Turn(agent="discovery", current_step="discovery", message=message, language="en",
+                    can_complete=True, facts=facts, step=told,
+                    history=[{"role": "assistant", "text": _SUMMARY}]))  # fmt: skip
+
+
+@pytest.mark.parametrize("message", ["sort of", "kind of"])
+def test_a_hedge_to_the_summary_is_no_task(message: str) -> None:
+    # "sort of" was kept for the inbox ("Kept for the brain dump ...: sort of").
+    out = _to_summary(message)
+    assert out.extracted_data == {} and not out.step_completed
+
+
+@pytest.mark.parametrize("message", ["spot on", "nailed it", "you got it", "close enough"])
+def test_common_ways_to_say_the_summary_is_right_confirm_it(message: str) -> None:
+    # Each got "I did not quite get that. Is the summary above right?".
+    assert _to_summary(message).step_completed

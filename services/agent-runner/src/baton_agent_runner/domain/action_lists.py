@@ -368,12 +368,17 @@ _WHEN = frozenset({
 })  # fmt: skip
 
 
+_HEDGES = (["sort", "of"], ["kind", "of"])
+"""A hedge that starts with a verb's word: "sort of" to "Is the summary right?" was kept as a
+task for the inbox."""
+
+
 def is_action(piece: str) -> bool:
     """Two words or more, the first a verb (a Russian infinitive, an English verb we know),
     or one after a word that says when ("завтра позвонить маме", "tomorrow call the vet")."""
     said = words(piece)
     said = said[1:] if said and said[0] in _WHEN else said
-    if len(said) < 2:
+    if len(said) < 2 or said[:2] in _HEDGES:
         return False
     first = said[0]
     if first in _EN_VERBS:

@@ -65,6 +65,8 @@ _CONFIRM = (
     "так и есть", "yes", "yeah", "yep", "yup", "correct", "right", "exactly", "ok", "okay",
     "sure", "perfect", "all good", "looks good", "sounds good", "подтверждаю", "согласен",
     "согласна", "i confirm", "confirmed", "agreed", "i agree",
+    # Said to the summary and answered "I did not quite get that".
+    "spot on", "nailed it", "you got it", "pretty much", "close enough",
 )  # fmt: skip
 # Yes only when the message says nothing else: "давай" to "Is that right?" says yes, "давай
 # поменяем работу" does not; so "норм", "go", "fine", "lol ok" (the summary was shown again).
