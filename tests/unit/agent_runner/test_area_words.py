@@ -430,3 +430,19 @@ def test_an_errand_for_the_kids_said_to_the_summary_is_kept_for_the_brain_dump()
     out = run(turn)
     items = ["book swim lessons for the kids", "order new running shoes"]
     assert out.extracted_data == {"deferred_inbox_items": items}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("yes but add hobbies", {"hobbies": "hobbies"}),
+        ("yes except gym is really yoga", {"health": "gym is really yoga"}),
+        ("да, но добавь хобби", {"hobbies": "хобби"}),
+        ("yesterday I went to the gym", {"health": "yesterday I went to the gym"}),
+    ],
+)
+def test_a_yes_before_what_it_adds_stays_out_of_the_fact(
+    message: str, facts: dict[str, str]
+) -> None:
+    # Said to the summary, "yes but add hobbies" saved the hobbies fact "yes but add hobbies".
+    assert lang.areas_in(message) == facts

@@ -248,6 +248,10 @@ _LEADING = re.compile(
     # так, работа важнее" as the fact of work.
     r"|(?:не\s+(?:совсем\s+)?так|неверно|неправильно|(?:that'?s\s+|it'?s\s+)?(?:wrong|incorrect)"
     r"|not\s+(?:quite|right|like\s+that))\s*[,:—–]\s*"
+    # A yes to the summary before what it adds: "yes but add hobbies", "yes except gym is
+    # really yoga" kept the yes in the fact.
+    r"|(?:yes|yeah|yep|yup|да)\b[\s,!.]*(?:(?:but|except|though|and|но|кроме|и)\b[\s,]*)?"
+    r"(?:(?:please\s+)?(?:add|добавь(?:те)?)\s+(?=\S))?"
     # What a correction takes back before what the user meant: "не семья, а дети", "not
     # family but kids" ("не семья а дети" kept as a fact of relationships).
     r"|(?:not|не)\s+[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*,?\s*(?:а|but)\s+(?=\S)"
