@@ -55,6 +55,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"(?<!your )(?<!your own )business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
         *_WHICH_WORK,
         "работ", "заработ", "подработ", "переработ", "карьер", "бизнес",
+        # Russian in Latin letters ("rabota, zdorovie, semya"): see `translit`.
+        r"rabot[auye]?\b", r"kar'?er[auye]\b",
     ),
     "health": (
         "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
@@ -66,6 +68,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "здоровь", r"здоров(?:ый|ая|ое|ые|ым|ой|ыми|ого|ом)?\b", "спорт", "фитнес",
         "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
         r"(?:спать|сплю|спим|спится)\b",
+        r"zdorov(?:'?i?e|'?ye|'?ya|'?ja|'?je)\b",
     ),
     "relationships": (
         "relationship", r"famil(?:y|ies)\b", r"(?:girl|boy|best)?friend(?!l)", "partner",
@@ -73,6 +76,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "отношени", r"семь(?:я|и|е|ю|ей)\b", "семейн", "друз", "подруг", "партнер",
         r"муж(?:а|у|ем|е)?\b", r"жен(?:а|ы|у|ой|е)\b", r"дет(?:и|ей|ям|ьми|ях)\b",
         *_KIN,
+        r"sem'?(?:ya|ia|ja|yu|ju|ey|ei)\b", "otnosheni", r"deti\b", r"druz'?(?:ya|ia|ja)\b",
     ),
     "growth": (
         "growth", r"grow(?:s|ing)?\b", "learn", r"stud(?:y|ies|ying)\b",
@@ -91,6 +95,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         # "Вера" alone is as often a friend's name ("время с Верой"): only "вера в бога".
         r"faith\b", r"church(?:es)?\b", "religio", "spiritual",
         r"вер(?:а|ы|е|у|ой)\s+в\s+бог", r"церк(?:овь|ви|овью)\b", "религи", "духовн",
+        "razviti", r"uch(?:e|yo|jo|io)b[auye]\b", "obucheni",
     ),
     "hobbies": (
         r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing", "travel",
@@ -99,6 +104,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "хобби", "увлечени", "увлека", "музык", "гитар", "рисова", "путешеств",
         r"игр(?:ы|ам|ах|ами)\b", "чтени", r"книг(?:и|а|у|ами|ам)?\b", "рыбалк", "огород",
         r"дач(?:а|и|е|у|ей)\b",
+        r"k?hobbi\b", "uvlechen",
     ),
     # Not among the seed's five, and what users name most often besides them: "money mostly"
     # went unheard, and a user with two of the five got asked for a third again and again.

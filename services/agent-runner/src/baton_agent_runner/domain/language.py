@@ -30,6 +30,7 @@ from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_
 from baton_agent_runner.domain.mentions import Mention, said_of, sharing
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.swaps import as_instead
+from baton_agent_runner.domain.translit import is_translit_russian
 from baton_agent_runner.domain.wording import (
     INITIAL_DOT,
     has_phrase,
@@ -113,16 +114,21 @@ _DENY = ("да нет", "не так", "неверно", "неправильно
 
 
 def language_of(text: str) -> Lang:
-    """Russian when the text has Cyrillic letters, else English."""
-    return "ru" if _CYRILLIC.search(text) else "en"
+    """Russian when the text has Cyrillic letters or Russian in Latin ones, else English."""
+    return (
+        "ru" if _CYRILLIC.search(text) or is_translit_russian(_LATIN_WORD.findall(text)) else "en"
+    )
 
 
 def clear_language(text: str) -> Lang | None:
-    """Russian for Cyrillic letters, English for several Latin words; None when it could be
-    either ("ok", "done", "👍")."""
+    """Russian for Cyrillic letters or Russian written in Latin ones ("privet", "davai"),
+    English for several Latin words; None when it could be either ("ok", "done", "👍")."""
     if _CYRILLIC.search(text):
         return "ru"
-    return "en" if len(_LATIN_WORD.findall(text)) >= CLEAR_LATIN_WORDS else None
+    latin = _LATIN_WORD.findall(text)
+    if is_translit_russian(latin):  # "privet, chto eto?", "ok davai"
+        return "ru"
+    return "en" if len(latin) >= CLEAR_LATIN_WORDS else None
 
 
 def language_in(message: str, earlier: Iterable[str]) -> Lang:

@@ -33,6 +33,9 @@ _READY = (
     # Asking the greeter to go on ("начинай", "Хорошо, продолжай", "ну попробуем") got its
     # explanation again.
     "начинай", "начинайте", "продолжай", "продолжайте", "продолжаем", "продолжим", "попробуем",
+    # Russian in Latin letters ("ok davai", "poehali"): see `translit`.
+    "davai", "davay", "davaj", "poehali", "poekhali", "pognali", "gotov", "gotova", "ponyal",
+    "ponyala", "ponyatno",
 )  # fmt: skip
 # "Go" is readiness only alone, or with these ("go!", "ok go", "го"): "where do I go?" is not;
 # so are "start", "begin" ("ok, start"): "where do I start?" is no readiness; and asking to
