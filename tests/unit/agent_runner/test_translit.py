@@ -48,3 +48,23 @@ def test_life_areas_in_latin_letters_are_read() -> None:
 @pytest.mark.parametrize("message", ["hobbit", "semi-final", "the rabbit"])
 def test_english_words_like_them_name_no_area(message: str) -> None:
     assert lang.areas_in(message) == {}
+
+
+FACTS = {"work": "rabota", "health": "zdorovie", "relationships": "semya"}
+
+
+@pytest.mark.parametrize("message", ["da", "aga", "da, verno", "vsyo"])
+def test_a_yes_in_latin_letters_confirms_the_summary(message: str) -> None:
+    # Told to say "да", the user wrote "da" and was not understood for as long as they went on.
+    summary = run(Turn(agent="discovery", current_step="d", message="rabota, zdorovie, semya",
+                       language="ru", can_complete=True)).message  # fmt: skip
+    turn = Turn(
+        agent="discovery", current_step="d", message=message, facts=FACTS, can_complete=True,
+        history=[{"role": "assistant", "text": summary}], language="ru",
+    )  # fmt: skip
+    assert run(turn).step_completed
+
+
+@pytest.mark.parametrize("message", ["vsyo", "eto vse", "gotovo"])
+def test_thats_all_in_latin_letters_ends_the_brain_dump(message: str) -> None:
+    assert lang.finishes(message)

@@ -20,6 +20,8 @@ _DONE = (
     "i'm done", "im done", "i am done", "ничего больше", "that's everything", "thats everything",
     "that is everything", "i'm finished", "im finished", "i am finished", "all done",
     "i'm all done", "im all done", "на сегодня все", "я закончил", "я закончила",
+    # Russian in Latin letters (`translit`).
+    "eto vse", "eto vsyo", "eto vsjo", "bolshe nichego",
 )  # fmt: skip
 _DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
 # Asking for the next step ("next step", "let's move on", "давай дальше") says the list is
@@ -37,7 +39,7 @@ _MOVING_ON = (
 # ("get the report done", "проверить, готово ли платье", "no more sugar").
 _DONE_ALONE = (
     "готово", "все", "done", "finished", "закончил", "закончила", "закончили", "хватит",
-    "достаточно", "enough",
+    "достаточно", "enough", "vse", "vsyo", "vsjo", "gotovo", "hvatit", "khvatit",
     # Typed in a hurry ("dun", "donee", "doen"): saved as items.
     "dun", "donee", "doen",
 )  # fmt: skip

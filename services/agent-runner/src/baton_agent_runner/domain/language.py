@@ -81,6 +81,9 @@ _YES_ALONE = frozenset({
     # "Хорошо" to "Начнём?" or "Всё верно?" is the commonest Russian yes after "да": it got
     # the greeter's explanation again; so did "валяй", "разумеется".
     "хорошо", "хорош", "валяй", "естественно", "разумеется", "ладушки", "агась", "четко", "гуд",
+    # Russian in Latin letters (`translit`): "da" to "Напиши «да»" was not understood.
+    "da", "aga", "ugu", "verno", "pravilno", "norm", "konechno", "horosho", "khorosho", "ladno",
+    "davai", "davay",
 })  # fmt: skip
 # "Всё" too: "всё хорошо", "всё отлично", "всё норм" to the summary got "Не совсем понял".
 _AROUND_YES = frozenset(
