@@ -1509,7 +1509,9 @@ def test_a_follow_up_question_passed_on_completes_once_the_step_may_close() -> N
 @pytest.mark.parametrize(
     "message",
     ["whats next?", "а что ты с этим будешь делать?", "what do you mean by most?",
-     "А зачем тебе это знать?", "wait, why do you need this?"],
+     "А зачем тебе это знать?", "wait, why do you need this?",
+     # Its question word after who it asks about: kept as the answer.
+     "а тебе зачем?", "а это зачем?"],
 )  # fmt: skip
 def test_discovery_answers_a_question_back_and_asks_its_own_again(message: str) -> None:
     # The question was kept as the answer; said where the step might close, it closed it.

@@ -183,10 +183,16 @@ def no_answer(message: str, asked: str = "") -> Literal["pass", "question", "not
     )
     if passing or (puts_off(message) and all(word in PUTTING_OFF for word in said)):
         return "pass"
-    opening = [word for word in said if word not in _BEFORE_ASKING][:1]
+    opening = [word for word in said if word not in _BEFORE_ASKING][:2]
+    if opening and opening[0] in _ADDRESSED:  # "а тебе зачем?" was kept as the answer
+        opening = opening[1:]
     if message.rstrip().endswith("?") and opening and opening[0] in _ASKING:
         return "question"
     return None
+
+
+# Who a question back is about, before its question word: "а тебе зачем?", "а это зачем?".
+_ADDRESSED = frozenset({"тебе", "тебя", "ты", "вам", "вас", "вы", "это", "мне", "you", "this"})
 
 
 # Said before it is asked ("работа, семья, здоровье. главное семья, а мешает нехватка
