@@ -9,6 +9,7 @@ import pytest
 
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.area_cases import nominative
+from baton_agent_runner.domain.discovery_followup import note
 
 
 @pytest.mark.parametrize(
@@ -40,3 +41,14 @@ def test_an_area_word_alone_is_kept_in_the_nominative(message: str, facts: dict[
 @pytest.mark.parametrize("said", ["работа", "work", "фотография", "работой занимаюсь", ""])
 def test_anything_but_an_area_word_in_another_case_is_as_said(said: str) -> None:
     assert nominative(said) == said
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [("работой", "работа"), ("Здоровьем", "здоровье"), ("семьёй", "отношения — семья")],
+)
+def test_the_area_ranked_first_said_in_another_case_is_noted_in_the_nominative(
+    message: str, kept: str
+) -> None:
+    # "Что из этого сейчас для тебя важнее всего?" "работой" was noted "работа — работой".
+    assert note("focus", message, "ru") == kept

@@ -11,6 +11,7 @@ from typing import Literal
 
 from baton_agent_runner.domain import action_lists, brain_dump
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.area_cases import nominative
 from baton_agent_runner.domain.areas import AREA_PATTERNS, OWNING, SAYS_WHICH
 from baton_agent_runner.domain.extracted import distinct
 from baton_agent_runner.domain.readiness import PUTTING_OFF, puts_off
@@ -61,7 +62,8 @@ def note(key: str, message: str, language: lang.Lang) -> str:
     if not found:
         return said
     names = ", ".join(lang.AREA_NAMES[language][area] for area in found)
-    said = _LEAD_IN.sub("", said) or said
+    # "работой" as "работа": the note read "работа — работой".
+    said = nominative(_LEAD_IN.sub("", said) or said)
     # "работа — работа", "health — health" said nothing the area's name does not.
     if _names_only(said, found):
         return names
