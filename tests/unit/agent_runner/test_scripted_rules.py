@@ -1488,7 +1488,9 @@ def _follow_up(message: str, key: str, **extra: Any) -> Any:
     ["потом", "давай потом", "пропустим этот вопрос", "не знаю", "хз", "Не знаю...", "skip",
      "idk", "I don't know", "no idea", "not sure", "later", "next",
      # A bare "no" answers "what holds you back?" only ("хорошая неделя: нет" was kept).
-     "нет", "nothing", "nope"],
+     "нет", "nothing", "nope",
+     # Not knowing, said with a word more ("не знаю даже" was kept as the answer).
+     "не знаю даже", "честно, не знаю", "вообще не знаю", "honestly i dont know"],
 )  # fmt: skip
 def test_discovery_keeps_no_note_of_a_follow_up_question_passed_on(message: str) -> None:
     # "потом" was kept as what matters most, and each answer after it slipped one question.

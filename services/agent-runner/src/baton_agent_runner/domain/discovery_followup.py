@@ -148,6 +148,8 @@ _PASSING = _PASSES | {
     "давай", "давайте", "можно", "этот", "вопрос", "не", "знаю", "пока", "без", "сложно",
     "трудно", "сказать", "ответить", "могу", "i", "don't", "dont", "know", "no", "not", "it",
     "this", "one", "question", "let's", "lets", "please", "пожалуйста", "maybe", "really", "yet",
+    # "не знаю даже", "честно, не знаю", "вообще не знаю" were kept as the answer.
+    "даже", "честно", "вообще", "ну", "хм", "honestly", "even",
 }  # fmt: skip
 _KNOW_NOT = re.compile(r"\b(?:не\s+знаю|(?:don'?t|do\s+not)\s+know|не\s+могу\s+сказать)\b")
 # A question back ("а зачем тебе это?", "what do you mean by most?", "whats next?"): a
