@@ -390,6 +390,8 @@ def test_discovery_reads_learning_a_subject_as_growth(message: str, fact: str) -
         ("и хобби добавь", {"hobbies": "хобби"}),
         ("добавь хобби в список", {"hobbies": "хобби"}),
         ("yes, just add hobbies", {"hobbies": "hobbies"}),
+        ("Всё так, только ещё хобби — рисую акварелью", {"hobbies": "хобби — рисую акварелью"}),
+        ("верно, но ещё спорт", {"health": "спорт"}),
         # ", но" parts clauses as ", but" does: "- хобби: Да, но ещё хобби".
         ("Да, но ещё хобби", {"hobbies": "хобби"}),
         ("почти, но здоровье важнее", {"health": "здоровье важнее"}),

@@ -246,8 +246,10 @@ _LEADING = re.compile(
     r"|точнее|вернее|то\s+есть)(?:[\s,]+|$)"
     r"|(?:нет|no|nope)\s*,\s*"
     # A yes before a change asked of the summary, and the asking: "да, только добавь хобби",
-    # "добавь ещё хобби", "yes, just add hobbies" kept those words in the fact of hobbies.
+    # "Всё так, только ещё хобби", "добавь ещё хобби", "yes, just add hobbies" kept those
+    # words in the fact of hobbies.
     r"|(?:да|yes|yeah|yep)\s*,\s*(?:(?:только|но|just|but)\s+)?"
+    r"|(?:вс[её]\s+(?:так|верно|правильно)|верно|правильно)\s*,\s*(?:только|но)\s+"
     r"|(?:добавь(?:те)?|допиши|add)(?:\s+(?:ещ[её]|also|в\s+(?:приоритеты|список)"
     r"|to\s+(?:the\s+|my\s+)?(?:list|priorities)))*\s+(?=\S)"
     # That the summary is wrong, before what is right: "нет, не так, работа важнее" kept "не
