@@ -52,3 +52,21 @@ def test_the_area_ranked_first_said_in_another_case_is_noted_in_the_nominative(
 ) -> None:
     # "Что из этого сейчас для тебя важнее всего?" "работой" was noted "работа — работой".
     assert note("focus", message, "ru") == kept
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        # Words between the ranking and the area: "здоровье — для меня сейчас — здоровье, ...".
+        (
+            "Главное для меня сейчас — здоровье, потому что постоянно болею",
+            "здоровье — здоровье, потому что постоянно болею",
+        ),
+        ("Главное сейчас — семья", "отношения — семья"),
+        ("для меня главное — работа", "работа"),
+    ],
+)
+def test_the_ranking_before_the_area_ranked_first_is_no_part_of_its_note(
+    message: str, kept: str
+) -> None:
+    assert note("focus", message, "ru") == kept

@@ -77,6 +77,8 @@ _LEAD_IN = re.compile(
     r"|в\s+первую\s+очередь|прежде\s+всего|сначала|на\s+первом\s+месте"
     r"|(?:the\s+)?most\s+important(?:\s+(?:thing|one))?(?:\s+is)?|first\s+of\s+all"
     r"|above\s+all|top\s+priority(?:\s+is)?|number\s+one(?:\s+is)?)"
+    # "Главное для меня сейчас — здоровье" was noted "здоровье — для меня сейчас — здоровье".
+    r"(?:\s+(?:для\s+меня|сейчас|в\s+жизни|for\s+me|right\s+now|now))*"
     r"\s*(?:[—–:]|-\s)?\s*(?:это\b)?[\s,]*",
     re.IGNORECASE,
 )
