@@ -1941,7 +1941,7 @@ def test_greeter_takes_a_yes_to_the_question_ending_its_early_priorities_reply(
         ("Work, health, and hobbies don't matter to me, family does", "ok", "Got it, let's go",
          "Great, let's go! You named relationships; what else matters to you right now?"),
         ("Привет! Для меня важнее всего работа и здоровье", "ок", "Понял, поехали",
-         "Отлично, поехали! Записал: работа, здоровье; что ещё для тебя сейчас важно?"),
+         "Отлично, поехали! Записал: работа, здоровье. Что ещё для тебя сейчас важно?"),
     ],
 )  # fmt: skip
 def test_greeter_closing_names_the_areas_noted_during_the_greeting(

@@ -120,7 +120,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "greeter_done_noted": {
         # The closing once areas were named during the greeting (and kept as discovery's
         # facts): asking "which areas matter" again read as if they had not been said.
-        "ru": "Отлично, поехали! Записал: {areas}; что ещё для тебя сейчас важно?",
+        "ru": "Отлично, поехали! Записал: {areas}. Что ещё для тебя сейчас важно?",
         "en": "Great, let's go! You named {areas}; what else matters to you right now?",
     },
     "greeter_wait": {
