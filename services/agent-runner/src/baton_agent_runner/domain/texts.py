@@ -538,8 +538,13 @@ TEXTS: dict[str, dict[str, str]] = {
 def text(language: str, key: str, **values: Any) -> str:
     """The text `key` in `language`, with `values` filled in; a value that ends a sentence
     itself ("call Smith J.", an item stored as "call mom!") takes the place of the text's own
-    stop after it, so none is doubled ("call mom!.")."""
+    stop after it, so none is doubled ("call mom!."). A count of inbox entries (`{need}`,
+    `{least}`) is said with its noun in Russian (`entries`)."""
     template = TEXTS[key][language]
+    values = {
+        name: entries(language, value) if name in _ENTRY_COUNTS and type(value) is int else value
+        for name, value in values.items()
+    }
     for name, value in values.items():
         if isinstance(value, str) and value.rstrip().endswith(_SENTENCE_ENDS):
             template = template.replace(f"{{{name}}}.", f"{{{name}}}")
@@ -547,6 +552,26 @@ def text(language: str, key: str, **values: Any) -> str:
 
 
 _SENTENCE_ENDS = (".", "!", "?", "…")
+
+
+_ENTRY_COUNTS = frozenset({"need", "least"})
+"""The placeholders that count inbox entries."""
+
+
+def entries(language: str, count: int) -> str:
+    """A count of inbox entries as a text says it: in Russian with the noun in the form the
+    number takes ("1 запись", "2 записи", "5 записей"; "Нужно ещё хотя бы 2." left the reader
+    to guess two of what), in English the number alone ("at least 2 more")."""
+    if language != "ru":
+        return str(count)
+    tens, units = count % 100, count % 10
+    if units == 1 and tens != 11:
+        noun = "запись"
+    elif 2 <= units <= 4 and not 12 <= tens <= 14:
+        noun = "записи"
+    else:
+        noun = "записей"
+    return f"{count} {noun}"
 
 
 def in_every_language(*keys: str) -> tuple[str, ...]:
