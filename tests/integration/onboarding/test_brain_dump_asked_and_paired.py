@@ -57,7 +57,7 @@ async def test_a_question_to_the_assistant_in_russian(
     await _at_brain_dump(user, english=False)
     await user.say("выяснить, как работает налоговый вычет")
     asked = (await user.say("а можно потом поменять"))["reply"]["text"]
-    assert "Записал в inbox" not in asked and "Нужно ещё хотя бы 2." in asked, asked
+    assert "Записал в inbox" not in asked and "Нужно ещё хотя бы 2 записи." in asked, asked
     await user.say("а что будет дальше?")
     assert await inbox(user) == ["выяснить, как работает налоговый вычет"]
 
