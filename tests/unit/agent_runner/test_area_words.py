@@ -76,7 +76,7 @@ def test_a_word_that_only_looks_like_an_area_word_names_none(message: str) -> No
     ["позвонить маме", "Надо позвонить маме", "call mom", "walk the dog",
      "I need to call mom, fix the sink and renew my passport",
      "hi, i need to call mom and buy milk", "привет, надо позвонить маме",
-     "завтра позвонить маме"],
+     "завтра позвонить маме", "позвонить парню", "купить подарок девушке"],
 )  # fmt: skip
 def test_kin_in_an_errand_is_no_priority(message: str) -> None:
     # "позвонить маме; записаться к врачу" is a to-do list for the brain dump, not family.

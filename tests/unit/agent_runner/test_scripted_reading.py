@@ -294,6 +294,13 @@ def test_an_area_whose_words_only_look_like_not_mattering_is_named(message: str)
         ("Подработка, сон, семья", {"work", "health", "relationships"}),
         ("My workplace, health, friendships", {"work", "health", "relationships"}),
         ("my coworkers, my workouts", {"work", "health"}),
+        # Russian words that went unheard, as "girlfriend", "gym", "learn" are heard.
+        ("девушка, бег, учу английский", {"relationships", "health", "growth"}),
+        ("мой парень", {"relationships"}),
+        ("время с парнем", {"relationships"}),
+        ("йога и качалка", {"health"}),
+        ("пробежки по утрам", {"health"}),
+        ("зарплата", {"work"}),
     ],
 )
 def test_life_areas_are_found_at_word_starts_with_their_inflections(

@@ -28,6 +28,8 @@ _KIN = (
     r"доч(?:ь|ери|ерью|ерей|ерям|ерьми|ка|ки|ке|ку|кой|ек)\b",
     r"реб[её]н(?:ок|ка|ку|ком|ке)\b", r"питом(?:ец|ца|цу|цем|це|цы|цев)\b",
     r"собак", r"(?:кош(?:ка|ки|ке|ку|кой|ек)|кот(?:а|у|ом|е|ы|ов|ам)?)\b",
+    # "девушка", "мой парень", as "girlfriend", "boyfriend" are; "позвонить парню" an errand.
+    r"девушк(?:а|и|е|у|ой)\b", r"(?:парень|парн(?:я|ю|ем|е))\b",
 )  # fmt: skip
 # The others an errand is as often for: "book swim lessons for the kids, order new running
 # shoes", said to discovery's summary, replaced the relationships fact with that errand.
@@ -54,7 +56,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         # Not "none of your business", "mind your own business": no work, a refusal.
         r"(?<!your )(?<!your own )business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
         *_WHICH_WORK,
-        "работ", "заработ", "подработ", "переработ", "карьер", "бизнес",
+        "работ", "заработ", "подработ", "переработ", "карьер", "бизнес", "зарплат",
         # Russian in Latin letters ("rabota, zdorovie, semya"): see `translit`.
         r"rabot[auye]?\b", r"kar'?er[auye]\b",
     ),
@@ -68,6 +70,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         "здоровь", r"здоров(?:ый|ая|ое|ые|ым|ой|ыми|ого|ом)?\b", "спорт", "фитнес",
         "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
         r"(?:спать|сплю|спим|спится)\b",
+        # "бег", "йога", "качалка" went unheard: what Russian users say of their health.
+        r"бег\b", "пробежк", r"йог(?:а|ой|у|и)\b", "качалк", "тренажер",
         r"zdorov(?:'?i?e|'?ye|'?ya|'?ja|'?je)\b",
     ),
     "relationships": (
@@ -84,7 +88,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         # Reading as a goal ("read more books"); "reading" alone is a pastime (hobbies).
         r"read(?:ing)?\s+more\b", r"read\s+(?:\w+\s+)?books?\b",
         "развити", "развива", "саморазвит", "учеб", "обучени", r"уч(?:усь|иться|ишься|ить)\b",
-        "выуч", "изуч",
+        "выуч", "изуч", r"учу\b",
         r"рост(?:а|у|ом|е)?\b", "образовани",
         # Not "old-school", "after-school": a hyphen before it says how, not where one learns.
         r"(?<!-)school(?:s|ing)?\b", r"uni\b", "universit", r"colleges?\b", r"courses\b",
