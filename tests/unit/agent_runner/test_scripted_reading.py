@@ -128,6 +128,9 @@ def test_a_stem_inside_another_word_is_no_life_area(message: str) -> None:
         ("Мне не хватает сна", {"health"}),
         ("не только работа, но и семья", {"work", "relationships"}),
         ("Work is important, I can't neglect it", {"work"}),
+        # Spoken "нету" is "нет": "хобби нету" was saved as a hobby.
+        ("хобби нету", set()), ("у меня нету хобби", set()),
+        ("хобби нету, а работа важна", {"work"}),
     ],
 )  # fmt: skip
 def test_an_area_said_not_to_matter_is_no_priority(message: str, areas: set[str]) -> None:

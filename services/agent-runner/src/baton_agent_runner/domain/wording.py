@@ -57,8 +57,13 @@ def without_end(text: str, chars: str) -> str:
 
 
 def normalised(text: str) -> str:
-    """Lowercase, one apostrophe, "е" for "ё": how phrases and stems are compared."""
-    return text.lower().replace("’", "'").replace("ё", "е")
+    """Lowercase, one apostrophe, "е" for "ё", and "нету" (spoken "нет") as "нет": how phrases
+    and stems are compared. Every character stays where it was (a space takes the "у"), since
+    positions found in it are read in the text ("хобби нету" was saved as a hobby)."""
+    return _NETU.sub("нет ", text.lower().replace("’", "'").replace("ё", "е"))
+
+
+_NETU = re.compile(r"(?<!\w)нету(?!\w)")
 
 
 def words(text: str) -> list[str]:
