@@ -78,3 +78,24 @@ def test_skipping_a_follow_up_question_keeps_no_answer() -> None:
     asked = texts.text("ru", "discovery_ask_good_week")
     out = run(_turn("пропусти этот шаг", asked, facts=FACTS, can_complete=True))
     assert out.step_completed and "notes" not in out.extracted_data
+
+
+@pytest.mark.parametrize(
+    ("language", "message"), [("ru", "пропусти"), ("ru", "дальше"), ("en", "skip this please")]
+)
+def test_a_skip_after_the_greeters_introduction_is_readiness(language: str, message: str) -> None:
+    # It got the explanation of the steps again; moving on is what the greeting waits for.
+    intro = texts.text(language, "greeter_intro")
+    turn = Turn(
+        agent="greeter", current_step="greeting", message=message, can_complete=True,
+        history=[{"role": "assistant", "text": intro}], language=language,
+    )  # fmt: skip
+    out = run(turn)
+    assert out.step_completed and out.message == texts.text(language, "greeter_done")
+
+
+def test_a_skip_before_any_introduction_gets_the_introduction() -> None:
+    turn = Turn(agent="greeter", current_step="greeting", message="пропусти", language="ru",
+                can_complete=True)  # fmt: skip
+    out = run(turn)
+    assert not out.step_completed and out.message == texts.text("ru", "greeter_intro")

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from baton_agent_runner.domain import greeter_questions, names, questions, readiness
+from baton_agent_runner.domain import greeter_questions, names, questions, readiness, skipping
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
@@ -48,7 +48,15 @@ def _greeter_reply(turn: Turn) -> Reply:
         )  # "wait, how long does this take?" too
     if not readiness.asks_next_step(message) and readiness.is_not_ready(message):
         return Reply(text(ru, "greeter_wait"), data=data)
-    if readiness.is_ready(message) or readiness.asks_next_step(message) or _yes_to_start(turn):
+    # "пропусти", "дальше", "skip this" once introduced: the user wants to go on, which is
+    # what the greeting waits for; it got the explanation of the steps again.
+    skips = bool(last_reply(turn)) and skipping.asks_to_skip(message)
+    if (
+        readiness.is_ready(message)
+        or readiness.asks_next_step(message)
+        or _yes_to_start(turn)
+        or skips
+    ):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             return Reply(text(ru, "greeter_not_yet"), data=data)
         closing = _greeter_done(turn, early, declined)
