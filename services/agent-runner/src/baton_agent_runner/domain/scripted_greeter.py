@@ -50,12 +50,15 @@ def _greeter_reply(turn: Turn) -> Reply:
         return Reply(text(ru, "greeter_wait"), data=data)
     # "пропусти", "дальше", "skip this" once introduced: the user wants to go on, which is
     # what the greeting waits for; it got the explanation of the steps again.
-    skips = bool(last_reply(turn)) and skipping.asks_to_skip(message)
+    introduced = bool(last_reply(turn))
+    skips = skipping.asks_to_skip(message)
+    # Before any introduction a skip is not yet readiness: there is nothing to skip, and the
+    # user is introduced first.
     if (
-        readiness.is_ready(message)
+        (readiness.is_ready(message) and (introduced or not skips))
         or readiness.asks_next_step(message)
         or _yes_to_start(turn)
-        or skips
+        or (introduced and skips)
     ):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             return Reply(text(ru, "greeter_not_yet"), data=data)
