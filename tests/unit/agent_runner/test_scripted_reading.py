@@ -626,6 +626,8 @@ def test_a_question_ends_its_sentence_and_the_items_around_it_are_kept(
         "That's not all", "not done yet", "не готово", "Ничего не приходит в голову",
         "Nothing comes to mind", "Не знаю, что писать", "I don't know what to write",
         "Не хочу ничего записывать",
+        # Not knowing with a word more was saved as the item "не знаю даже".
+        "не знаю даже", "честно, не знаю", "даже не знаю", "вообще не знаю что писать",
     ],
 )  # fmt: skip
 def test_hesitation_or_a_not_yet_is_neither_an_item_nor_done(message: str) -> None:

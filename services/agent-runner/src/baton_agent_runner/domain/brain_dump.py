@@ -66,8 +66,9 @@ _HESITATION = frozenset({
     "nothing", "comes", "to", "mind", "don't", "dont", "know", "what", "write", "have", "want",
     "вспомню", "вспомнить", "допишу", "соображу", "кое", "remember", "thinking", "понимаю",
     "напишу",
-    # Not knowing, or not wanting to ("хз", "лень", "idk") was saved as an item.
-    "хз", "лень", "неохота", "idk", "dunno", "lol",
+    # Not knowing, or not wanting to ("хз", "лень", "idk") was saved as an item; so was "не
+    # знаю даже", "честно, не знаю".
+    "хз", "лень", "неохота", "idk", "dunno", "lol", "даже", "честно", "вообще", "honestly",
     # Filler before a request ("короче напомни купить корм", "blah blah remind me to ...").
     "короче", "кароче", "короч", "blah", "anyway", "anyways",
     # Laughing alone ("лол", "кек", "ахах") was saved as an item; "lol" was not.
