@@ -14,6 +14,7 @@ from sqlalchemy import exc as sa_exc
 from baton_contracts import HEALTH_QUERIES, HealthStatus
 from baton_eventstore import SqlEventStore, StoreUnavailable, create_engine
 from baton_messaging import request
+from baton_workflow.adapters.instances import SqlInstanceRepository
 from baton_workflow.bootstrap import WorkflowApp
 from tests.held_ports import held_port
 
@@ -121,3 +122,30 @@ async def test_health_says_so_while_the_database_does_not_answer(
     await gone.dispose()
     checks = {"database": False, "events_published": True}
     assert status == HealthStatus(service="workflow", healthy=False, checks=checks)
+
+
+async def test_a_query_during_an_outage_is_told_to_try_again_not_about_command_ids(
+    gateway: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = await gateway.post(
+        "/api/workflows", json={"workflow_id": "onboarding"}, headers=auth(gateway, "vera")
+    )
+    instance = started.json()["instance_id"]
+    real = SqlInstanceRepository.records
+    pending = [CONNECTION_LOST]
+
+    async def records(self: SqlInstanceRepository, *args: Any, **kwargs: Any) -> Any:
+        if pending:
+            raise pending.pop()
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SqlInstanceRepository, "records", records)
+    path = f"/api/workflows/{instance}/events"
+    failed = await gateway.get(path, headers=auth(gateway, "vera"))
+    assert failed.status_code == 503, failed.text
+    # A read records nothing and has no id to repeat: the advice for commands would mislead.
+    assert failed.json()["error"]["message"] == (
+        "the workflow service's database is unavailable; try again later"
+    )
+    again = await gateway.get(path, headers=auth(gateway, "vera"))
+    assert again.status_code == 200, again.text

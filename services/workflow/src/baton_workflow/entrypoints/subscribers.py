@@ -59,6 +59,9 @@ STORE_UNAVAILABLE = (
     "the workflow service's database is unavailable; try again later (a request retried with "
     "the same command id, client_message_id or Idempotency-Key takes effect at most once)"
 )
+QUERY_STORE_UNAVAILABLE = "the workflow service's database is unavailable; try again later"
+"""A query's answer in an outage: it records nothing and carries no id to repeat, so the
+command ids of `STORE_UNAVAILABLE` would only puzzle a client reading a page."""
 STORE_REFUSED_WRITE = (
     "the workflow service's database is unavailable; nothing was recorded: send it again (with "
     "the same command id, client_message_id or Idempotency-Key it takes effect at most once)"
@@ -168,7 +171,9 @@ def _unavailable(message: Any, exc: Exception) -> str:
     recorded; a query records nothing either way, and is only told to try again."""
     if storage_full(exc):
         return STORE_FULL if nothing_written(exc) else STORE_FULL_MAYBE_WRITTEN
-    if isinstance(message, Command) and nothing_written(exc):
+    if not isinstance(message, Command):
+        return QUERY_STORE_UNAVAILABLE
+    if nothing_written(exc):
         return STORE_REFUSED_WRITE
     return STORE_UNAVAILABLE
 
