@@ -268,6 +268,18 @@ async def test_rows_committed_before_the_lease_was_taken_are_asked_about_however
     assert [msg_id for _, _, msg_id, _ in publisher.sent] == ids[1:]
 
 
+async def test_after_a_batch_the_broker_held_none_of_the_backlog_is_sent_without_asking() -> None:
+    store = InMemoryEventStore()
+    events = [ev(n) for n in range(6)]
+    ids = [str(e.event_id) for e in events]
+    await store.append("s", 0, events)  # a backlog, none of it published before
+    publisher = HoldingPublisher(set())
+    relay = OutboxRelay(store, publisher, batch_size=2)
+    assert [await relay.publish_batch() for _ in range(3)] == [2, 2, 2]
+    assert publisher.asked == [ids[:2]]  # one lookup, not one per batch
+    assert [msg_id for _, _, msg_id, _ in publisher.sent] == ids
+
+
 class CountingOutbox:
     """The in-memory outbox, counting the delete statements the relay sends."""
 

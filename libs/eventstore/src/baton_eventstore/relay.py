@@ -242,9 +242,14 @@ class OutboxRelay:
                 return 0
             done: list[int] = []
             try:
-                if held := await self._window.held(rows, self._publisher, self._taken_at):
+                taken_at = self._taken_at
+                if held := await self._window.held(rows, self._publisher, taken_at):
                     done.extend(held)  # published before: a copy now would be stored twice
                     rows = [r for r in rows if r.id not in held]
+                elif taken_at is not None:
+                    # A predecessor published in order, one batch at a time: past a batch it
+                    # had none of, it had published nothing, and the backlog needs no lookup.
+                    self._taken_at = None
                 # Pipelined, in order: JetStream stores them in the order sent. The first that
                 # fails ends the batch (nothing after it counts as published).
                 await self._publisher.publish_all(
