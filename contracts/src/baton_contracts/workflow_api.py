@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from baton_contracts.base import CallerDeadline, Command, Query, ReplyModel, Subject
+from baton_contracts.ids import InstanceId
 from baton_contracts.signal_data import SignalData
 from baton_contracts.storable import NonBlankText
 from baton_contracts.workflow_base import Reply, cmd, query
@@ -49,8 +50,8 @@ class WorkflowSignal(Reply):
     target_step: str | None = Field(default=None, max_length=TARGET_STEP_MAX)
 
 
-class InstanceView(Reply):
-    """An instance as the `workflow_instances` read model holds it."""
+class InstanceSummary(Reply):
+    """An instance as a list shows it: its read row without the context (`GetInstance`)."""
 
     instance_id: str
     workflow_id: str
@@ -59,9 +60,14 @@ class InstanceView(Reply):
     current_step: str
     progress: float
     messages_in_step: int
-    context: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+
+
+class InstanceView(InstanceSummary):
+    """An instance as the `workflow_instances` read model holds it, with its context."""
+
+    context: dict[str, Any]
 
 
 class StartReply(Reply):
@@ -83,9 +89,30 @@ class TurnReply(Reply):
 
 
 class InstanceList(Reply):
-    """A user's instances."""
+    """One page of a user's active instances, oldest first, each without its context.
 
-    instances: list[InstanceView]
+    A context holds up to 512 KiB (step data and shared, 256 KiB each): listed with them, two
+    full instances made a reply over the 1 MiB a NATS message carries, and the list (the
+    console's first request) answered 500. `GetInstance` gives one instance's context.
+    """
+
+    instances: list[InstanceSummary]
+    # Left off the wire on the last page: a gateway older than paging refuses unknown fields.
+    next_after: str | None = Field(default=None, exclude_if=lambda after: after is None)
+    """Set when more instances follow: ask again with it as `after`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_context(cls, data: Any) -> Any:
+        # A workflow service older than this model lists each instance with its context: the
+        # gateway, upgraded first, reads that reply by leaving the contexts out.
+        if not isinstance(data, dict) or not isinstance(data.get("instances"), list):
+            return data
+        listed = [
+            {k: v for k, v in item.items() if k != "context"} if isinstance(item, dict) else item
+            for item in data["instances"]
+        ]
+        return {**data, "instances": listed}
 
 
 class StepProgress(Reply):
@@ -214,12 +241,20 @@ class _PagedQuery(_InstanceQuery):
 
 
 class ListActiveInstances(Query):
-    """The user's active instances."""
+    """One page of the user's active instances, oldest first: after the instance `after`, at
+    most `limit` and about `PAGE_BYTES` of JSON."""
 
     type: Literal["workflow.list_active"] = "workflow.list_active"
     subject: ClassVar[Subject] = query("list_active")
     reply_model: ClassVar[ReplyModel] = InstanceList
     user_id: str
+    # Both left off the wire at their defaults: a workflow service older than paging refuses
+    # unknown fields (`extra="forbid"`), and answers the first page as before.
+    after: InstanceId | None = Field(default=None, exclude_if=lambda after: after is None)
+    """Only the instances listed after this one (the previous page's `next_after`)."""
+    limit: int = Field(
+        default=PAGE_LIMIT, ge=1, le=PAGE_LIMIT, exclude_if=lambda limit: limit == PAGE_LIMIT
+    )
 
 
 class GetInstance(_InstanceQuery):

@@ -79,3 +79,48 @@ def test_a_last_page_is_answered_without_next_after_version() -> None:
     assert EventLog.model_validate(more).next_after_version == 3
     chat = json.loads(Conversation(instance_id="i", messages=[]).model_dump_json())
     assert "next_after_version" not in chat
+
+
+def test_the_first_page_of_active_instances_is_asked_as_before_paging() -> None:
+    """A workflow service older than paging reads the gateway's first request."""
+    from baton_contracts.workflow_api import ListActiveInstances
+
+    first = json.loads(ListActiveInstances(user_id="u").to_bytes())
+    assert first == {"type": "workflow.list_active", "user_id": "u"}
+    later = json.loads(ListActiveInstances(user_id="u", after="i1", limit=5).to_bytes())
+    assert (later["after"], later["limit"]) == ("i1", 5)
+
+
+def _listed(**extra: object) -> dict[str, object]:
+    at = datetime(2026, 11, 25, tzinfo=UTC).isoformat()
+    return {
+        "instance_id": "i1",
+        "workflow_id": "onboarding",
+        "user_id": "u",
+        "status": "active",
+        "current_step": "greeting",
+        "progress": 0.0,
+        "messages_in_step": 0,
+        "created_at": at,
+        "updated_at": at,
+        **extra,
+    }
+
+
+def test_an_older_workflow_services_list_is_read_without_its_contexts() -> None:
+    """The gateway is upgraded first: an older service still lists each context."""
+    from baton_contracts.workflow_api import InstanceList
+
+    old = {"instances": [_listed(context={"shared": {"big": "x" * 100}})]}
+    listed = InstanceList.model_validate_json(json.dumps(old))
+    assert "context" not in listed.instances[0].model_dump()
+    assert listed.instances[0].instance_id == "i1"
+
+
+def test_the_last_page_of_active_instances_is_answered_without_next_after() -> None:
+    from baton_contracts.workflow_api import InstanceList
+
+    last = json.loads(InstanceList.model_validate({"instances": [_listed()]}).model_dump_json())
+    assert set(last) == {"instances"} and "context" not in last["instances"][0]
+    more = InstanceList.model_validate({"instances": [_listed()], "next_after": "i1"})
+    assert json.loads(more.model_dump_json())["next_after"] == "i1"

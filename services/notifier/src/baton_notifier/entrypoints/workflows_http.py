@@ -51,6 +51,7 @@ InstanceId = Annotated[ids.InstanceId, Path()]
 # repeats is the body's when given there, else the Idempotency-Key's.
 _INSTANCE = {"instance_id": "path.instance_id"}
 IN_PATH = Origins(_INSTANCE)
+ACTIVE_PAGE = Origins({"after": "query.after", "limit": "query.limit"})
 PAGED = Origins({**_INSTANCE, "after_version": "query.after_version", "limit": "query.limit"})
 SIGNAL_ID_IN_BODY = Origins({**_INSTANCE, "signal": "body", "command_id": "body.command_id"})
 SIGNAL_ID_IN_HEADER = Origins({**_INSTANCE, "signal": "body", "command_id": IDEMPOTENCY_KEY})
@@ -192,7 +193,11 @@ def workflows_router() -> APIRouter:
         },
     )
     router.add_api_route(
-        "/workflows/active", active, methods=["GET"], response_model=InstanceList, responses=_ERRORS
+        "/workflows/active",
+        active,
+        methods=["GET"],
+        response_model=InstanceListPage,
+        responses=_ERRORS,
     )
     router.add_api_route(
         "/workflows/{instance_id}",
@@ -242,9 +247,27 @@ async def start(
     return reply.instance
 
 
-async def active(identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
-    """Your active instances with their current state."""
-    return await forwarder.forward(ListActiveInstances, identity)
+class InstanceListPage(InstanceList):
+    """`InstanceList` as HTTP answers it: `next_after` always there, `null` on the last page."""
+
+    next_after: str | None = None
+
+
+# Checked by `ListActiveInstances` (`InstanceId`), which names `query.after` in its refusal.
+ActiveAfter = Annotated[str | None, Query(examples=["469391e0-0128-4b3c-ba38-747b51bc3959"])]
+
+
+async def active(
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    after: ActiveAfter = None,
+    limit: PageLimit = PAGE_LIMIT,
+) -> Any:
+    """Your active instances, oldest first, with their current step and progress (each
+    without its context: `GET /workflows/{id}` has it), a page at a time (`next_after`)."""
+    return await forwarder.forward(
+        ListActiveInstances, identity, after=after, limit=limit, origins=ACTIVE_PAGE
+    )
 
 
 async def instance(

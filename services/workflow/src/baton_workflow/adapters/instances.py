@@ -9,10 +9,10 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 
 from baton_contracts import Event as WireEvent
-from baton_contracts.workflow_api import InstanceView
+from baton_contracts.workflow_api import InstanceSummary, InstanceView
 from baton_eventstore import (
     NewEvent,
     OutboxMessage,
@@ -193,14 +193,40 @@ class SqlInstanceRepository:
         views = await self._views(query)
         return views[0] if views else None
 
-    async def list_active(self, user_id: str) -> list[InstanceView]:
-        """The user's active instances, oldest first."""
+    async def list_active(
+        self, user_id: str, after: InstanceSummary | None = None, limit: int | None = None
+    ) -> list[InstanceSummary]:
+        """The user's active instances, oldest first (then by id): those listed after `after`,
+        the first `limit` of them. Their contexts are not read: a list leaves them out."""
+        wi = workflow_instances.c
         query = (
-            select(workflow_instances)
-            .where(workflow_instances.c.user_id == user_id, workflow_instances.c.status == "active")
-            .order_by(workflow_instances.c.created_at)
+            select(*(wi[name] for name in _SUMMARY_COLUMNS))
+            .where(wi.user_id == user_id, wi.status == "active")
+            .order_by(wi.created_at, wi.instance_id)
+            .limit(limit)
         )
-        return await self._views(query)
+        if after is not None:
+            query = query.where(
+                or_(
+                    wi.created_at > after.created_at,
+                    and_(wi.created_at == after.created_at, wi.instance_id > after.instance_id),
+                )
+            )
+        return await self._summaries(query)
+
+    async def get_summary(self, instance_id: str) -> InstanceSummary | None:
+        """The read row of one instance without its context (not read: up to 512 KiB)."""
+        wi = workflow_instances.c
+        query = select(*(wi[name] for name in _SUMMARY_COLUMNS)).where(
+            wi.instance_id == instance_id
+        )
+        summaries = await self._summaries(query)
+        return summaries[0] if summaries else None
+
+    async def _summaries(self, query: Any) -> list[InstanceSummary]:
+        async with self._store.reader.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [InstanceSummary.model_validate({k: aware(v) for k, v in r.items()}) for r in rows]
 
     async def get_view(self, instance_id: str) -> InstanceView | None:
         """The read row of one instance."""
@@ -219,6 +245,7 @@ class SqlInstanceRepository:
 
 
 _VIEW_COLUMNS = [c.name for c in workflow_instances.c if c.name in InstanceView.model_fields]
+_SUMMARY_COLUMNS = [c.name for c in workflow_instances.c if c.name in InstanceSummary.model_fields]
 _PG_FIND_ACTIVE = (
     f"SELECT {', '.join(_VIEW_COLUMNS)} FROM {workflow_instances.name} "
     "WHERE user_id = $1 AND workflow_id = $2 AND status = 'active'"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.workflow_api import (
     EventLog,
     ExplainInstance,
@@ -22,8 +23,22 @@ from baton_workflow.service.workflow_services import WorkflowServices, instance_
 
 
 async def list_active(svc: WorkflowServices, query: ListActiveInstances) -> InstanceList:
-    """The user's active instances."""
-    return InstanceList(instances=await svc.repo.list_active(query.user_id))
+    """One page of the user's active instances, without their contexts: after the instance
+    `after`, at most `limit` and about `PAGE_BYTES` of JSON (at least one instance)."""
+    after = None
+    if query.after is not None:
+        after = await svc.repo.get_summary(query.after)
+        if after is None or after.user_id != query.user_id:
+            raise RemoteError.of(
+                ErrorCode.INVALID,
+                f"instance {query.after!r} not found: no place in the list to go on from",
+                [ErrorDetail(field="after", message="no instance with this id")],
+            )
+    # One instance past the page tells whether more follow.
+    listed = await svc.repo.list_active(query.user_id, after, limit=query.limit + 1)
+    page = paged(listed, query.limit, lambda s: len(s.model_dump_json()))
+    more = len(page) < len(listed)
+    return InstanceList(instances=page, next_after=page[-1].instance_id if more else None)
 
 
 async def get_instance(svc: WorkflowServices, query: GetInstance) -> InstanceView:
