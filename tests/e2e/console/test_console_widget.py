@@ -7,6 +7,8 @@ from typing import Any
 
 from playwright.async_api import Route, expect
 
+from baton_contracts.signal_data import MAX_CONTEXT_PART_BYTES
+
 from .conftest import Console, Stack, body_of
 
 # Greeting and discovery with the scripted agents, in English (as the integration tests of the
@@ -190,3 +192,73 @@ async def test_both_onboardings_in_progress_are_listed_and_either_can_be_shown(
     assert await page.evaluate(shown) == other["instance_id"]
     await expect(listing.locator("li")).to_have_count(2)
     await expect(page.get_by_role("button", name=re.compile("^Show "))).to_have_count(1)
+
+
+async def fill(api: Any, instance: str, part: str) -> None:
+    """Grow the instance's step data (`data`) or `shared` to its limit, by signals within
+    theirs: 64 KiB each, then what the last refusal (413) says is left."""
+    size, n = 65_000, 0
+    while size > 0:
+        sent = await api.post(
+            f"/api/workflows/{instance}/signal",
+            json={"action": "stay", part: {f"k{n}": "x" * size}},
+        )
+        if sent.status_code == 413:
+            grown = int(re.findall(r"(\d+) bytes", sent.json()["error"]["message"])[0])
+            size -= grown - MAX_CONTEXT_PART_BYTES
+            continue
+        body_of(sent)
+        if size < 65_000:
+            return
+        n += 1
+        size = 65_000 if n < 4 else 4_000
+
+
+async def test_onboardings_filled_to_their_limits_are_opened(
+    console: Console, stack: Stack
+) -> None:
+    """Listed with their contexts, two full onboardings made /active 500 (over the 1 MiB a
+    NATS reply carries), and the console, which asks it first, could not open at all."""
+    async with stack.api("rosa") as api:
+        ids = []
+        for workflow in ("onboarding-classic", "onboarding"):
+            started = body_of(await api.post("/api/workflows", json={"workflow_id": workflow}))
+            ids.append(started["instance_id"])
+            await fill(api, started["instance_id"], "data")
+            await fill(api, started["instance_id"], "shared")
+        active = body_of(await api.get("/api/workflows/active"))
+    assert [i["instance_id"] for i in active["instances"]] == ids
+    page = console.page
+    await console.open()
+    await console.sign_in("rosa")
+    await console.expect_step("greeting")
+    listing = page.get_by_role("region", name="Your onboardings")
+    await expect(listing.locator("li")).to_have_count(2)
+    await expect(listing).to_contain_text("on step greeting, 0% done")
+
+
+async def test_an_onboarding_on_a_later_page_of_the_list_is_found(
+    console: Console, stack: Stack
+) -> None:
+    """The list comes a page at a time: a user's onboarding may be on the second page (after
+    many instances of other workflows), which the console follows `next_after` to."""
+    async with stack.api("sven") as api:
+        started = body_of(await api.post("/api/workflows", json={"workflow_id": "onboarding"}))
+    asked: list[str] = []
+
+    async def split_in_two_pages(route: Route) -> None:
+        asked.append(route.request.url)
+        if "after=" not in route.request.url:  # a first page of other workflows only
+            other = {"instances": [], "next_after": "others-last"}
+            await route.fulfill(json=other)
+            return
+        assert route.request.url.endswith("?after=others-last")
+        await route.fulfill(response=await route.fetch(url=route.request.url.split("?")[0]))
+
+    await console.page.route(re.compile(r".*/api/workflows/active(\?.*)?$"), split_in_two_pages)
+    await console.open()
+    await console.sign_in("sven")
+    await console.expect_step("greeting")
+    shown = "sessionStorage.getItem('baton.console.instance.sven')"
+    assert await console.page.evaluate(shown) == started["instance_id"]
+    assert len(asked) == 2, asked

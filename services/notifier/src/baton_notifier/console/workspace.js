@@ -19,11 +19,20 @@ import { clearWidget } from "./widget.js";
 
 const INSTANCE_KEY = "baton.console.instance."; // + user id
 
-// The user's active instances of the workflows the console offers.
+// The user's active instances of the workflows the console offers: every page of the list
+// (`next_after`), since theirs may come after those of other workflows. Each is listed
+// without its context, which the console never reads from the list.
 async function activeOnboardings() {
   const offered = choices().map((choice) => choice.value);
-  const active = await api("GET", "/api/workflows/active");
-  return active.instances.filter((instance) => offered.includes(instance.workflow_id));
+  const ours = [];
+  let after = null;
+  do {
+    const query = after === null ? "" : `?after=${encodeURIComponent(after)}`;
+    const page = await api("GET", `/api/workflows/active${query}`);
+    ours.push(...page.instances.filter((instance) => offered.includes(instance.workflow_id)));
+    after = page.next_after ?? null;
+  } while (after !== null);
+  return ours;
 }
 
 export async function findInstance() {
