@@ -99,13 +99,37 @@ def from_remote(error: ErrorBody, origins: Origins = NOWHERE) -> ApiError:
     if error.code is ErrorCode.FORBIDDEN:
         return ApiError(status, ErrorCode.NOT_FOUND.value, "not found")
     details = [ErrorDetail(field=origins.name(d.field), message=d.message) for d in error.details]
-    message = error.message
+    message = _with_why(error)
     renamed = {d.field: r.field for d, r in zip(error.details, details, strict=True)}
     for owned, name in renamed.items():
         if owned and name and owned != name:
             quoted = re.compile(rf"(?:^|(?<=: )|(?<=; )){re.escape(owned)}: ")
             message = quoted.sub(name.replace("\\", "\\\\") + ": ", message)  # as written
     return ApiError(status, error.code.value, message, details)
+
+
+_NOBODY = re.compile(r"no responders on '(?P<owner>[\w-]+)\.[^']*'")
+SERVICE_BY_OWNER = {
+    "workflow": "the workflow service",
+    "agent": "the agent-runner",
+    "space": "the worker-space service",
+    "trigger": "the trigger service",
+}
+"""Which service answers an owner's subjects (`contracts`: `<owner>.<kind>.<name>`)."""
+
+
+def _with_why(error: ErrorBody) -> str:
+    """The owner's message; a request that reached no replica at all says which service is not
+    running, and that nothing was done: the bare "no responders on 'workflow.cmd.start'" told a
+    user neither (the workflow service restarting, say)."""
+    found = _NOBODY.fullmatch(error.message)
+    if error.code is not ErrorCode.UNAVAILABLE or found is None:
+        return error.message
+    service = SERVICE_BY_OWNER.get(found["owner"], f"the {found['owner']} service")
+    return (
+        f"{error.message}: {service} is not running, or is restarting; nothing was done: try "
+        "again shortly"
+    )
 
 
 def field_path(loc: Sequence[str | int]) -> str:
