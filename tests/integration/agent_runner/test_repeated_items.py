@@ -134,14 +134,29 @@ async def test_the_brain_dump_closes_on_three_distinct_items_only(engine: AsyncE
     assert await _contents(engine) == ["bread", "call the bank", "milk"]
 
 
+@pytest.mark.parametrize(
+    ("said", "again", "item"),
+    [
+        ("Запиши в inbox: позвонить маме", "Запиши в inbox: Позвонить маме", "Позвонить маме"),
+        ("add to my inbox: call dentist", "add to my inbox: call dentist", "call dentist"),
+        ("remember to call the dentist", "don't forget to call the dentist", "call the dentist"),
+        ("напомни мне позвонить врачу", "напомни мне позвонить врачу", "позвонить врачу"),
+    ],
+)
 async def test_an_item_kept_twice_before_the_brain_dump_is_kept_once_and_said_so(
-    engine: AsyncEngine,
+    engine: AsyncEngine, said: str, again: str, item: str
 ) -> None:
     runner = sql_runner(engine)
-    first = await runner.run(_turn("i-1:m-1", "Запиши в inbox: позвонить маме", agent="discovery"))
-    assert texts.text("ru", "already_saved", items="позвонить маме") not in first.message
-    again = await runner.run(_turn("i-1:m-2", "Запиши в inbox: Позвонить маме", agent="discovery"))
-    assert again.message.endswith(texts.text("ru", "already_saved", items="Позвонить маме"))
+    first = await runner.run(_turn("i-1:m-1", said, agent="discovery"))
+    language = "en" if item.isascii() else "ru"
+    assert texts.text(language, "already_kept", items=item) not in first.message
+    reply = await runner.run(_turn("i-1:m-2", again, agent="discovery"))
+    # Kept, in no inbox yet: said once, in place of the line that kept it the first time; it
+    # was followed by "Already in your inbox, so not added again".
+    assert reply.message.startswith(texts.text(language, "already_kept", items=item))
+    assert texts.text(language, "already_saved", items=item) not in reply.message
+    for key in ("task_kept", "deferred"):
+        assert texts.text(language, key, items=item, why="").strip() not in reply.message
     assert await _inbox(engine).count("alice", "deferred") == 1
 
 

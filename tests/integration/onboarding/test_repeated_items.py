@@ -1,6 +1,6 @@
 """The same item said twice, through the gateway with the scripted agents: kept once, the reply
-says it is there already, the brain dump counts distinct items; and a reminder's lead-in ("не
-забыть", "remember to") is no part of the item saved."""
+says it is there already (kept for the brain dump, before it), the brain dump counts distinct
+items; and a reminder's lead-in ("не забыть", "remember to") is no part of the item saved."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -20,7 +20,13 @@ async def test_a_deferred_item_said_again_is_in_the_inbox_once_in_russian(
     await user.say("Запиши в inbox: позвонить маме")  # off-topic at greeting: deferred
     assert (await user.say("Понял, поехали"))["progress"]["current_step"] == "discovery"
     again = await user.say("Запиши в inbox: Позвонить маме")  # said again at discovery
-    assert "уже есть в inbox, второй раз не записываю: Позвонить маме" in again["reply"]["text"]
+    # Kept for the brain dump, in no inbox yet: said so once, not "уже есть в inbox".
+    assert again["reply"]["text"].startswith(
+        "Это уже сохранено до выгрузки мыслей, второй раз не сохраняю; там это попадёт в inbox: "
+        "Позвонить маме."
+    )
+    assert "уже есть в inbox" not in again["reply"]["text"]
+    assert "Запишем это чуть позже" not in again["reply"]["text"]
     for text in ("Работа сейчас главное; здоровье тоже", "И семья", "да, верно", "Время"):
         await user.say(text)
     assert await user.step() == "brain_dump"

@@ -338,6 +338,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Это уже есть в inbox, второй раз не записываю: {items}.",
         "en": "Already in your inbox, so not added again: {items}.",
     },
+    "already_kept": {
+        # An item kept for the brain dump said again before it (deferred, in no inbox yet):
+        # kept once; "already in your inbox" contradicted the "kept for the brain dump" line.
+        "ru": "Это уже сохранено до выгрузки мыслей, второй раз не сохраняю; там это попадёт "
+        "в inbox: {items}.",
+        "en": "Already kept for the brain dump, so not kept twice; there it goes into your "
+        "inbox: {items}.",
+    },
     "saved": {
         "ru": "Записал в inbox: {items}. Всего записей: {total}.",
         "en": "Saved to your inbox: {items}. Items so far: {total}.",

@@ -13,7 +13,7 @@ ahead any more, moves what the instance keeps deferred into the inbox and its re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from baton_agent_runner.domain.extracted import corrections_of, deferred_contents, same_item
@@ -116,14 +116,54 @@ def _removal_note(language: Lang, removal: Removal, new: str | None) -> str:
 
 
 def told_repeated(
-    output: AgentOutput, language: Lang, repeated: list[str], mentions: list[Mention]
+    output: AgentOutput,
+    language: Lang,
+    repeated: list[str],
+    mentions: list[Mention],
+    kept_back: Sequence[str] = (),
 ) -> AgentOutput:
     """The reply of a turn some of whose items the inbox already held (`InboxStore.add` saved
     them not again), followed by that: whatever the model said of them, they are no new items.
-    Those told as promoted in this turn are in the inbox by that reply already."""
+    Those told as promoted in this turn are in the inbox by that reply already.
+
+    Those of them the turn kept for the brain dump (`kept_back`: deferred, the item they repeat
+    was kept for it too) are in no inbox yet: "already in your inbox" under "Kept for the brain
+    dump: call dentist" said two contrary things. They are said to be kept already, and when
+    the turn kept nothing else, that line takes the place of the agent's own "kept" line
+    (`_KEPT_LINES`), which promised the same item a second time."""
     told = {same_item(mention.content) for mention in mentions}
     again = [content for content in repeated if same_item(content) not in told]
-    if not again:
+    back = {same_item(content) for content in kept_back}
+    saved = [content for content in again if same_item(content) not in back]
+    kept = [content for content in again if same_item(content) in back]
+    message = output.message
+    if kept:
+        note = text(language, "already_kept", items="; ".join(kept))
+        message = _instead_of_kept_line(message, language, note, output, kept)
+    if saved:
+        message = f"{message}\n{text(language, 'already_saved', items='; '.join(saved))}"
+    if message == output.message:
         return output
-    note = text(language, "already_saved", items="; ".join(again))
-    return output.model_copy(update={"message": f"{output.message}\n{note}"})
+    return output.model_copy(update={"message": message})
+
+
+_KEPT_LINES = ("task_kept", "discovery_tasks_kept", "greeter_tasks_kept", "deferred")
+"""The texts the scripted agents say an item is kept for the brain dump with (`{items}` the
+items, `{why}` what follows)."""
+
+
+def _instead_of_kept_line(
+    message: str, language: Lang, note: str, output: AgentOutput, kept: list[str]
+) -> str:
+    """`message` with its "kept for the brain dump" line replaced by `note` when every item the
+    turn kept is a repeat (`kept`), else with `note` after it: a line naming new items too
+    stays, they are kept."""
+    deferred = deferred_contents(output.extracted_data)
+    repeats = {same_item(content) for content in kept}
+    if deferred and all(same_item(content) in repeats for content in deferred):
+        listed = "; ".join(deferred)
+        for key in _KEPT_LINES:
+            line = text(language, key, items=listed, why="").strip()
+            if line in message:
+                return message.replace(line, note, 1)
+    return f"{message}\n{note}"

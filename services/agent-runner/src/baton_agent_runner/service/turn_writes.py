@@ -230,8 +230,14 @@ class Replaced:
     """The items the turn said again while the inbox held them, not saved (each once: a
     retried write finds the same repeats)."""
 
+    kept_back: list[str] = field(default_factory=list)
+    """Those of `repeated` the turn kept for the brain dump (deferred): the item they repeat
+    is kept for it too, in no inbox yet, and the reply must not say "already in your inbox"."""
+
     def repeat(self, items: list[NewInboxItem]) -> None:
         self.repeated = distinct([*self.repeated, *(item.content for item in items)])
+        deferred = (item.content for item in items if item.status == "deferred")
+        self.kept_back = distinct([*self.kept_back, *deferred])
 
     def removal(self, removal: Removal) -> None:
         had = self.removed.get(removal.said)

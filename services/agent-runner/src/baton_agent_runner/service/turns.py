@@ -184,7 +184,9 @@ class AgentRunner:
             # What a request to take an item out did is known once it is done; so is which
             # items the inbox already held.
             output = told_removed(output, turn.language, replaced.removals)
-            output = told_repeated(output, turn.language, replaced.repeated, mentions)
+            output = told_repeated(
+                output, turn.language, replaced.repeated, mentions, replaced.kept_back
+            )
             # Which facts this instance was told, beside the counters: no store read for it.
             step_data = {**(counts or {}), **told_after(cmd.step_context, output.extracted_data)}
             model = self.agents.model_name(profile)
