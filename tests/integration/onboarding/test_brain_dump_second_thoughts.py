@@ -115,3 +115,33 @@ async def test_a_removal_of_nothing_saved_leaves_the_count_as_it_was(
     assert 'There is no "oat milk" in your inbox, so nothing was removed.' in again, again
     assert "I need at least 1 more." in again, again
     assert sorted(await inbox(user)) == ["call mom", "pay rent"]
+
+
+async def test_a_correction_said_as_what_was_meant_or_a_change_replaces_the_item(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "ivy")
+    await _at_brain_dump(user)
+    await user.say("buy milk, call the bank, book the dentist")
+    meant = await user.say("I meant bread")
+    assert "Changed: buy milk → buy bread." in meant["reply"]["text"]
+    assert "Saved to your inbox" not in meant["reply"]["text"]
+    changed = await user.say("change bread to oat milk")
+    assert "Changed: buy bread → buy oat milk." in changed["reply"]["text"]
+    assert sorted(await inbox(user)) == ["book the dentist", "buy oat milk", "call the bank"]
+
+
+async def test_a_correction_said_as_what_was_meant_or_a_change_in_russian(
+    stack: Stack, http: httpx.AsyncClient
+) -> None:
+    user = User(http, "ира")
+    await _at_brain_dump(user, english=False)
+    await user.say("купить молоко, позвонить в банк, записаться к стоматологу")
+    meant = await user.say("я имела в виду хлеб")
+    assert "Исправил: купить молоко → купить хлеб." in meant["reply"]["text"]
+    assert "Записал" not in meant["reply"]["text"]
+    changed = await user.say("замени хлеб на кефир")
+    assert "Исправил: купить хлеб → купить кефир." in changed["reply"]["text"]
+    assert sorted(await inbox(user)) == [
+        "записаться к стоматологу", "купить кефир", "позвонить в банк"
+    ]  # fmt: skip

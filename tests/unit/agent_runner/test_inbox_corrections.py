@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from baton_agent_runner.domain import brain_dump, texts
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.extracted import corrections_of, to_remove, without_part
 from baton_agent_runner.domain.inbox_corrections import Changed, Unclear, second_thought
 from baton_agent_runner.domain.output import AgentOutput
@@ -175,3 +175,74 @@ def test_a_long_message_with_already_in_it_is_an_item() -> None:
     message = "I already have a dentist appointment but need to move it to friday"
     out = run(turn(message, ["buy milk"], ["buy milk"]))
     assert out.extracted_data == {"inbox_items": [message]}
+
+
+_ENGLISH = ["buy milk, call the bank, book the dentist"]
+_RUSSIAN = ["купить молоко, позвонить в банк, записаться к стоматологу"]
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "old", "new"),
+    [
+        # Each was saved as a new item, "buy milk" kept beside it.
+        ("I meant bread", _ENGLISH, "buy milk", "buy bread"),
+        ("actually make that bread", _ENGLISH, "buy milk", "buy bread"),
+        ("change milk to bread", _ENGLISH, "buy milk", "buy bread"),
+        ("replace milk with bread", _ENGLISH, "buy milk", "buy bread"),
+        ("swap milk for bread", _ENGLISH, "buy milk", "buy bread"),
+        ("oh, I meant bread, not milk", _ENGLISH, "buy milk", "buy bread"),
+        ("I meant buy bread", _ENGLISH, "buy milk", "buy bread"),
+        ("make that oat milk", _ENGLISH, "buy milk", "buy oat milk"),
+        ("no wait, not milk, bread", _ENGLISH, "buy milk", "buy bread"),
+        # The last message's one item, or the one whose words after the verb are alike.
+        ("I meant the bakery", ["buy milk", "call the bank"], "call the bank", "call the bakery"),
+        ("I meant the bakery", ["buy milk\ncall the bank"], "call the bank", "call the bakery"),
+        ("я имел в виду хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
+        ("я имела в виду хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
+        ("замени молоко на хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
+        ("поменяй молоко на хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
+        ("не молоко, а хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
+    ],
+)  # fmt: skip
+def test_a_correction_said_as_a_change_or_as_what_was_meant_changes_the_item(
+    message: str, earlier: list[str], old: str, new: str
+) -> None:
+    held = [item for said in earlier for item in brain_dump.dumped_items(said)]
+    out = run(turn(message, earlier, held))
+    assert out.extracted_data == {
+        "removed_inbox_items": [old], "inbox_items": [new], "inbox_corrections": {old: new}
+    }  # fmt: skip
+    # The service puts "Changed: buy milk → buy bread." before it (`told_removed`).
+    output = AgentOutput(message=out.message, extracted_data=out.extracted_data)
+    told = told_removed(output, lang.language_of(message), [Removal(old, removed={"content": old})])
+    assert told.message.startswith(
+        texts.text(lang.language_of(message), "inbox_changed", item=old, new=new)
+    )
+
+
+def test_what_was_meant_fitting_several_items_asks_which_and_changes_nothing() -> None:
+    earlier = ["buy milk, call mom, book dentist"]
+    out = run(turn("I meant bread", earlier, ["buy milk", "call mom", "book dentist"]))
+    assert out.extracted_data == {}
+    assert out.message == texts.text(
+        "en", "inbox_change_which", said="bread", items="buy milk; call mom; book dentist"
+    )
+    ru = run(
+        turn("я имел в виду хлеб", ["купить молоко\nкупить сыр"], ["купить молоко", "купить сыр"])
+    )
+    assert ru.extracted_data == {}
+    assert ru.message.startswith("Какую запись исправить на «хлеб»?")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I mean to call mom later", "I mean, I also need to call mom", "make it to the gym",
+        "change the oil to synthetic", "replace the filter with a new one",
+        "замени масло на синтетику", "I meant to say: call the plumber about the kitchen sink",
+    ],
+)  # fmt: skip
+def test_a_change_of_nothing_saved_or_talk_after_i_mean_is_an_item(message: str) -> None:
+    out = run(turn(message, _ENGLISH, brain_dump.dumped_items(_ENGLISH[0])))
+    assert "removed_inbox_items" not in out.extracted_data
+    assert out.extracted_data.get("inbox_items"), out.message

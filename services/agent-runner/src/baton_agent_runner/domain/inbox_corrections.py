@@ -6,8 +6,13 @@ takes it out. Neither message is an item itself.
 The rule is kept simple and predictable: a correction replaces the word(s) named after "not"
 ("не") with what follows ("not milk, oat milk", "не молоко, а кефир") or, said the other way
 round ("for Jack not Jake"), with as many words said before the "not", in the most recent item
-holding them; "already done" names the item by a word of it ("подарок") or by its place in the
-last list the user sent ("#2"), and when that is no one item the user is asked which."""
+holding them. Said as a change ("change milk to bread", "замени молоко на хлеб"), the words
+named first are replaced by the others in the most recent item holding them; said with only
+the new words ("I meant bread", "actually make that bread", "я имел в виду хлеб"), they take
+the place of what follows the verb of the one item of the last list it can be (`_meant`), and
+when that is no one item the user is asked which. "already done" names the item by a word of
+it ("подарок") or by its place in the last list the user sent ("#2"), and when that is no one
+item the user is asked which."""
 
 # ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
@@ -33,6 +38,31 @@ _NOT_THEN = re.compile(
     r"(?:but\s+|а\s+|i\s+meant\s+|it'?s\s+)?(?P<new>[^,;]+?)[\s.!]*$",
     re.IGNORECASE,
 )
+# "change milk to bread", "replace milk with bread", "swap milk for bread".
+_CHANGE_EN = re.compile(
+    r"^(?:please\s+)?(?:change|replace|swap|switch|correct)\s+(?P<old>[^,;]+?)\s+"
+    r"(?:to|with|for|into)\s+(?P<new>[^,;]+?)[\s.!]*$",
+    re.IGNORECASE,
+)
+# "замени молоко на хлеб", "поменяй молоко на хлеб", "исправь молоко на хлеб".
+_CHANGE_RU = re.compile(
+    r"^(?:пожалуйста\s+)?(?:замени|поменяй|исправь|измени|смени)(?:те)?\s+(?P<old>[^,;]+?)\s+"
+    r"на\s+(?P<new>[^,;]+?)[\s.!]*$",
+    re.IGNORECASE,
+)
+# Only the new words: "I meant bread", "make that bread", "я имел в виду хлеб". "I mean, ..."
+# and "I mean to ..." go on talking, no correction.
+_MEANT = re.compile(
+    r"^(?:i\s+meant|i\s+mean(?![\s,]*(?:to|it|that|,)\b)|make\s+that\s+(?:into\s+)?"
+    r"|change\s+(?:that|it)\s+(?:to|into)|it\s+should\s+be|(?:я\s+)?имел[аи]?\s+в\s+виду"
+    r"|(?:я\s+)?хотел[аи]?\s+сказать|точнее)\b[\s,:—–-]*"
+    r"(?P<new>[^,;]+?(?:,?\s+not\s+[^,;]+?)?)[\s.!]*$",
+    re.IGNORECASE,
+)
+# The new words of "I meant bread" are a few: a longer message is talk, or an item.
+_MEANT_WORDS = 4
+# Words before an item's object that go with it ("call the bank": "the bakery").
+_ARTICLES = frozenset({"the", "a", "an", "my", "our", "his", "her", "their"})
 # "the gift is for Jack not Jake", "для Джека, а не для Джейка" is left to a person.
 _THEN_NOT = re.compile(r"^(?P<new>.+?)[\s,]+not\s+(?P<old>[^,;]+?)[\s.!]*$", re.IGNORECASE)
 _DONE = re.compile(
@@ -67,11 +97,14 @@ class Changed(NamedTuple):
 
 class Unclear(NamedTuple):
     """A second thought that names no one item: `items` are the ones it may mean; `changes`:
-    it corrects one (no item holds what it corrects), else it says one is done."""
+    it corrects one (no item holds what it corrects, or `meant`), else it says one is done."""
 
     said: str
     items: tuple[str, ...]
     changes: bool = False
+    meant: bool = False
+    """A correction naming only the new words ("I meant bread"): which item they go into is
+    not clear (`said` the new words)."""
 
 
 def second_thought(
@@ -87,7 +120,9 @@ def second_thought(
     # dentist appointment, need to move it" is an item.
     if _DONE.search(rest) and (opened or len(words(rest)) <= _SHORT):
         return _done(rest, recent, last_list) if recent else Unclear(rest, ())
-    return _corrected(rest, recent, opened=opened) if recent else None
+    if not recent:
+        return None
+    return _changed(rest, recent, last_list) or _corrected(rest, recent, opened=opened)
 
 
 def read(message: str, earlier: list[str], open_items: list[str]) -> Changed | Unclear | None:
@@ -107,7 +142,9 @@ def may_be_one(message: str) -> bool:
     opener = _OPENER.match(message)
     rest = message[opener.end() if opener else 0 :].lstrip()
     starts = rest.casefold().startswith(("not ", "не "))
-    return bool(opener and opener.end()) or starts or bool(_DONE.search(rest))
+    said = rest.rstrip()
+    changes = any(rule.match(said) for rule in (_CHANGE_EN, _CHANGE_RU, _MEANT))
+    return bool(opener and opener.end()) or starts or changes or bool(_DONE.search(rest))
 
 
 def recent_items(said: list[list[str]], open_items: list[str]) -> list[str]:
@@ -140,6 +177,60 @@ def _corrected(rest: str, recent: list[str], *, opened: bool) -> Changed | Uncle
         vague = set(words(old)) <= _NOT_AN_ITEM
         return None if vague or not opened else Unclear(old.strip(), tuple(recent), changes=True)
     return Changed(item, _replaced(item, old, new))
+
+
+def _changed(rest: str, recent: list[str], last_list: list[str]) -> Changed | Unclear | None:
+    """A change said as one ("change milk to bread", "замени молоко на хлеб") of the most
+    recent item holding its words, or the new words alone ("I meant bread"); None when the
+    message is neither, or names words no item holds: "replace the filter with a new one" is
+    an item."""
+    found = _CHANGE_EN.match(rest) or _CHANGE_RU.match(rest)
+    if found is not None:
+        old, new = found.group("old"), found.group("new")
+        item = next((item for item in recent if holds(item, old)), None)
+        return None if item is None else Changed(item, _replaced(item, old, new))
+    found = _MEANT.match(rest)
+    if found is None or len(words(found.group("new"))) > _MEANT_WORDS:
+        return None
+    new = found.group("new").strip()
+    turned = _THEN_NOT.match(new)  # "I meant bread, not milk"
+    if turned is not None:
+        return _corrected(f"not {turned.group('old')}, {turned.group('new')}", recent, opened=True)
+    # The last list's items, the most recent first, as `recent` has them.
+    return _meant(new, [item for item in reversed(last_list) if item in recent] or recent[:1])
+
+
+def _meant(new: str, items: list[str]) -> Changed | Unclear:
+    """The item of `items` (the last list's open items) the new words of "I meant bread" go
+    into: a whole item when they start with its verb ("I meant buy bread"), else the part after
+    its first word ("buy milk": "buy bread"), of the one item, or of the one whose part after
+    it is as many words, the same article first ("call the bank": "the bakery"), or ends the
+    new words ("buy milk": "oat milk"); when no one item is it, the user is asked which."""
+    said = words(new)
+    first = said[0] if said else ""
+    by_verb = [item for item in items if len(said) > 1 and words(item)[:1] == [first]]
+    if len(by_verb) == 1:
+        return Changed(by_verb[0], new)
+    objects = [item for item in items if len(item.split()) > 1]
+    alike = [item for item in objects if _object_like(item, said)]
+    if len(objects) == 1 and len(items) == 1:
+        alike = objects
+    if len(alike) == 1:
+        verb = alike[0].split()[0]
+        return Changed(alike[0], f"{verb} {new}")
+    return Unclear(new, tuple(items), changes=True, meant=True)
+
+
+def _object_like(item: str, said: list[str]) -> bool:
+    """Whether what follows the item's first word is said as `said` is: as many words, and
+    the same article before them, or none."""
+    obj = words(item)[1:]
+    if len(obj) < len(said) and said[-len(obj) :] == obj:  # "milk": "oat milk"
+        return True
+    if len(obj) != len(said):
+        return False
+    article = obj[0] in _ARTICLES, said[0] in _ARTICLES
+    return article == (False, False) or (all(article) and obj[0] == said[0])
 
 
 def _replaced(item: str, old: str, new: str) -> str:

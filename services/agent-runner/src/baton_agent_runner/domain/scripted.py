@@ -255,6 +255,8 @@ def inbox_collector(turn: Turn) -> Reply:
             return Reply(text(turn.language, "inbox_remove_missing", said=fix.said))
         items_held = "; ".join(reversed(fix.items))  # as said, the earliest first
         asked = "inbox_change_missing" if fix.changes else "inbox_done_which"
+        if fix.meant:  # "I meant bread": into which item?
+            asked = "inbox_change_which"
         return Reply(text(turn.language, asked, said=fix.said, items=items_held))
     later = brain_dump.puts_off(turn.message)  # "потом", "not now", "Запиши в inbox: потом"
     agreed = _agrees_to_close(turn)  # "ok" to "Before we close... anything else?"

@@ -409,6 +409,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Не нашёл в inbox записи с «{said}», так что ничего не менял. Сейчас там: {items}.",
         "en": 'No item in your inbox holds "{said}", so nothing was changed. It holds: {items}.',
     },
+    "inbox_change_which": {
+        # "I meant bread" after several items it may go into: nothing is changed nor saved.
+        "ru": "Какую запись исправить на «{said}»? Сейчас там: {items}. Напиши, что заменить: "
+        "«не …, а {said}».",
+        "en": 'Which item should read "{said}"? Your inbox holds: {items}. Say what to change: '
+        '"not ..., {said}".',
+    },
     "inbox_done_which": {
         # "already did it" naming no one item: nothing is removed.
         "ru": "Какую запись убрать как сделанную ({said})? Сейчас там: {items}. Напиши её целиком.",
