@@ -199,6 +199,8 @@ _RUSSIAN = ["купить молоко, позвонить в банк, запи
         ("I meant the bakery", ["buy milk\ncall the bank"], "call the bank", "call the bakery"),
         ("я имел в виду хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("я имела в виду хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
+        ("я имел в виду не молоко, а хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
+        ("I meant oat milk, not milk", _ENGLISH, "buy milk", "buy oat milk"),
         ("замени молоко на хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("поменяй молоко на хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("не молоко, а хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
@@ -240,6 +242,7 @@ def test_what_was_meant_fitting_several_items_asks_which_and_changes_nothing() -
         "I mean to call mom later", "I mean, I also need to call mom", "make it to the gym",
         "change the oil to synthetic", "replace the filter with a new one",
         "замени масло на синтетику", "I meant to say: call the plumber about the kitchen sink",
+        "make that appointment with the dentist on friday", "I meant bread, milk and eggs",
     ],
 )  # fmt: skip
 def test_a_change_of_nothing_saved_or_talk_after_i_mean_is_an_item(message: str) -> None:

@@ -53,10 +53,9 @@ _CHANGE_RU = re.compile(
 # Only the new words: "I meant bread", "make that bread", "я имел в виду хлеб". "I mean, ..."
 # and "I mean to ..." go on talking, no correction.
 _MEANT = re.compile(
-    r"^(?:i\s+meant|i\s+mean(?![\s,]*(?:to|it|that|,)\b)|make\s+that\s+(?:into\s+)?"
-    r"|change\s+(?:that|it)\s+(?:to|into)|it\s+should\s+be|(?:я\s+)?имел[аи]?\s+в\s+виду"
-    r"|(?:я\s+)?хотел[аи]?\s+сказать|точнее)\b[\s,:—–-]*"
-    r"(?P<new>[^,;]+?(?:,?\s+not\s+[^,;]+?)?)[\s.!]*$",
+    r"^(?:i\s+meant|i\s+mean(?![\s,]*(?:to|it|that|,)\b)|make\s+that(?:\s+into)?"
+    r"|change\s+(?:that|it)\s+(?:to|into)|(?:я\s+)?имел[аи]?\s+в\s+виду"
+    r"|(?:я\s+)?хотел[аи]?\s+сказать)\b[\s,:—–-]*(?=\w)",
     re.IGNORECASE,
 )
 # The new words of "I meant bread" are a few: a longer message is talk, or an item.
@@ -190,12 +189,18 @@ def _changed(rest: str, recent: list[str], last_list: list[str]) -> Changed | Un
         item = next((item for item in recent if holds(item, old)), None)
         return None if item is None else Changed(item, _replaced(item, old, new))
     found = _MEANT.match(rest)
-    if found is None or len(words(found.group("new"))) > _MEANT_WORDS:
+    if found is None:
         return None
-    new = found.group("new").strip()
-    turned = _THEN_NOT.match(new)  # "I meant bread, not milk"
+    said = rest[found.end() :].strip()
+    if said.casefold().startswith(("not ", "не ")):  # "я имел в виду не молоко, а хлеб"
+        return _corrected(said, recent, opened=True)
+    turned = _THEN_NOT.match(said)  # "I meant bread, not milk"
     if turned is not None:
-        return _corrected(f"not {turned.group('old')}, {turned.group('new')}", recent, opened=True)
+        said = f"not {turned.group('old')}, {turned.group('new')}"
+        return _corrected(said, recent, opened=True)
+    new = said.rstrip(" .!")
+    if not words(new) or len(words(new)) > _MEANT_WORDS or any(mark in new for mark in ",;:"):
+        return None
     # The last list's items, the most recent first, as `recent` has them.
     return _meant(new, [item for item in reversed(last_list) if item in recent] or recent[:1])
 
