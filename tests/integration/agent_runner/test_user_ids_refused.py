@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from baton_agent_runner.adapters import sql
 from baton_agent_runner.adapters.mem0_memory import Mem0MemoryStore, open_memory
@@ -41,15 +42,21 @@ async def test_a_turn_of_a_user_id_with_white_space_writes_no_other_users_memory
         store_timeout=2,
     )
     queries = MemoryQueries(memory, runner.inbox, 2)
+    fields = {
+        "user_id": user_id,
+        "agent": "discovery",
+        "instance_id": "i",
+        "current_step": "discovery",
+        "message": "Work: my startup",
+        "idempotency_key": "k1",
+    }
     try:
-        turn = RunAgent(
-            user_id=user_id,
-            agent="discovery",
-            instance_id="i",
-            current_step="discovery",
-            message="Work: my startup",
-            idempotency_key="k1",
-        )
+        # Refused as it arrives, naming the field (a command's user_id is a subject token)...
+        with pytest.raises(ValidationError) as unread:
+            RunAgent.model_validate(fields)
+        assert [e["loc"] for e in unread.value.errors()] == [("user_id",)]
+        # ...and by the turn itself, should a command reach it unchecked.
+        turn = RunAgent.model_construct(**fields)
         with pytest.raises(RemoteError) as refused:
             await runner.run(turn)
         assert refused.value.body.code == ErrorCode.INVALID
