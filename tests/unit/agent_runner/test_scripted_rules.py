@@ -488,9 +488,10 @@ def test_an_area_said_to_mean_a_lot_keeps_the_whole_clause(
     ],
 )
 def test_discovery_asks_which_areas_matter_before_any_is_told(message: str, asked: str) -> None:
-    # It asked for the "other areas" of a user who had named none yet.
+    # It asked for the "other areas" of a user who had named none yet; now it says what an
+    # area is before the question.
     out = run(turn("discovery", message))
-    assert out.message.startswith(asked) and not out.extracted_data, out.message
+    assert f" {asked}" in out.message and not out.extracted_data, out.message
     assert "other areas" not in out.message and "других" not in out.message
 
 
@@ -1512,7 +1513,8 @@ def test_a_follow_up_question_passed_on_completes_once_the_step_may_close() -> N
 
 @pytest.mark.parametrize(
     "message",
-    ["whats next?", "а что ты с этим будешь делать?", "what do you mean by most?",
+    # "whats next?" is told what comes next (test_discovery_questions_back).
+    ["а что ты с этим будешь делать?", "what do you mean by most?",
      "А зачем тебе это знать?", "wait, why do you need this?",
      # Its question word after who it asks about: kept as the answer.
      "а тебе зачем?", "а это зачем?"],

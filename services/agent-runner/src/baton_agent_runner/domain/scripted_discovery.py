@@ -6,7 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from baton_agent_runner.domain import action_lists, brain_dump, greeter_questions, skipping
+from baton_agent_runner.domain import (
+    action_lists,
+    brain_dump,
+    discovery_questions,
+    greeter_questions,
+    skipping,
+)
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS, ASKED
@@ -51,6 +57,9 @@ def _discovery(turn: Turn) -> Reply:
     if topic and not (topic == "why" and pending):  # why a follow-up asks: its own answer
         # "wait who sees this data?": answered as the greeter answers it, then asked again.
         return Reply(_then_asked(turn, text(turn.language, f"faq_{topic}"), facts, declined))
+    if not (found or dropped or pending) and len(facts) < MIN_AREAS and (said := _about(turn)):
+        # "what do you mean by areas?", "можно несколько?": answered, then asked again.
+        return Reply(_then_asked(turn, said, facts, declined))
     if found and not pending and (notes := _volunteered(turn, found)):
         # "главное семья; мешает нехватка времени" with the areas: not asked again.
         data["notes"] = notes
@@ -232,8 +241,33 @@ def _not_answered(turn: Turn, pending: str, said: str) -> Reply:
         if turn.can_complete:
             return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
         return _after_confirmation(turn, "discovery_passed")
+    if said == "question" and (about := _about(turn, pending)):
+        return Reply(_then_asked(turn, about, {}, set()))
     lead = "discovery_why_asked" if said == "question" else "discovery_unclear_ask"
     return Reply(_then_asked(turn, text(turn.language, lead), {}, set()))
+
+
+def _about(turn: Turn, pending: str | None = None) -> str | None:
+    """The answer to a question back about the question discovery waits on
+    (`discovery_questions`), or None: before the areas, what an area is, whether several may
+    be named, whether one must, and why; at a follow-up question, what comes next, and at
+    "which matters most?" whether several may be named. Each got the question again alone,
+    or the generic "I ask so that ..." at a follow-up question."""
+    asked, language = discovery_questions.asked_back(turn.message), turn.language
+    if pending is None:
+        if asked == "why":
+            return text(language, "faq_why")
+        return text(language, f"discovery_about_{asked}") if asked and asked != "next" else None
+    if asked == "several" and pending == "focus":
+        return text(language, "discovery_about_several_focus")
+    if asked != "next":
+        return None
+    later = followup.QUESTIONS[followup.QUESTIONS.index(pending) + 1 :]
+    last = turn.can_complete or not any(key not in turn.notes for key in later)
+    then = text(language, "discovery_then_inbox" if turn.inbox_ahead else "discovery_then_done")
+    return text(
+        language, "discovery_about_next_last" if last else "discovery_about_next", then=then
+    )
 
 
 def _tasks(turn: Turn) -> Reply:

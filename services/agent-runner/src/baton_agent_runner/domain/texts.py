@@ -180,6 +180,46 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "One last thing: what would make the coming week a good one for you?",
     },
     "discovery_good": {"ru": "Хорошо.", "en": "Good."},
+    # Answers to a question back about discovery's own question (`discovery_questions`),
+    # each followed by that question again; they got the question alone, or "I ask so that".
+    "discovery_about_areas": {
+        "ru": "Область — это часть жизни, на которую уходят время и силы: работа, здоровье, "
+        "отношения, развитие, хобби или что-то своё. Назови те, что для тебя сейчас важны, "
+        "своими словами.",
+        "en": "An area is a part of your life that takes your time and care: work, health, "
+        "relationships, growth, hobbies, or one of your own. Name the ones that matter to you "
+        "now, in your own words.",
+    },
+    "discovery_about_several": {
+        "ru": "Да, называй сколько хочешь: мне нужно хотя бы три, можно в одном сообщении.",
+        "en": "Yes, name as many as you like: I need at least three, and one message is fine.",
+    },
+    "discovery_about_several_focus": {
+        "ru": "Можно несколько: назови их по порядку, первая — самая важная.",
+        "en": "You can name several: put them in order, the first one matters most.",
+    },
+    "discovery_about_must": {
+        "ru": "Этот шаг нужен: без приоритетов я не смогу разобрать твои задачи по важному. "
+        "Это быстро: хватит трёх областей, по слову на каждую.",
+        "en": "This step is needed: without your priorities I cannot sort your tasks by what "
+        "matters. It is quick: three areas, a word for each, are enough.",
+    },
+    "discovery_about_next": {
+        "ru": "Ещё один-два коротких вопроса, а потом {then}",
+        "en": "A short question or two more, then {then}",
+    },
+    "discovery_about_next_last": {
+        "ru": "Это последний вопрос здесь, а потом {then}",
+        "en": "This is the last question here, then {then}",
+    },
+    "discovery_then_inbox": {
+        "ru": "выгрузка мыслей: ты расскажешь, что висит в голове, а я соберу это в inbox.",
+        "en": "the brain dump: you tell me what is on your mind, and I collect it in your inbox.",
+    },
+    "discovery_then_done": {
+        "ru": "этот шаг закончен.",
+        "en": "this step is done.",
+    },
     "discovery_thanks": {"ru": "Спасибо, записал.", "en": "Thanks, noted."},
     "discovery_passed": {"ru": "Хорошо, пропустим.", "en": "Sure, let's skip that one."},
     "discovery_why_asked": {

@@ -1,0 +1,69 @@
+"""Questions a user asks back about discovery's own question, each with a short answer before
+that question is asked again: what "areas" are, whether several may be named, whether one has
+to answer, why it asks (before any area is named), and what comes next (at a follow-up
+question). Each got the question again word for word, or the generic "I ask so that ..."."""
+
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from baton_agent_runner.domain.wording import normalised
+
+Asked = Literal["areas", "several", "must", "why", "next"]
+
+# What may stand before a question back or after it: "а", "so", "wait", "hmm", "?!".
+_LEAD = r"^\W*(?:(?:а|и|ну|так|хм+|and|so|but|wait|ok|okay|hmm+|um)\b\W*)*"
+_TAIL = r"\W*$"
+
+_ASKS: tuple[tuple[Asked, str], ...] = (
+    (
+        "areas",
+        r"(?:what|whats|what's)\s+(?:do\s+you\s+mean\s+by|does|is\s+an?|are|counts?\s+as"
+        r"|kind\s+of|sort\s+of|are\s+the)\s+(?:an?\s+)?(?:life\s+)?areas?(?:\s+of\s+(?:my\s+)?life)?"
+        r"(?:\s+mean)?|(?:what|which)\s+areas|areas\s*\?|like\s+what"
+        r"|что\s+(?:значит|значат|такое|ты\s+имеешь\s+в\s+виду\s+под|за)\s+(?:области|область"
+        r"|сферы|сфера)(?:\s+жизни)?|в\s+смысле\s+област\w*|какие\s+(?:еще\s+|бывают\s+)?области"
+        r"|(?:это\s+)?например\s+что",
+    ),
+    (
+        "several",
+        r"(?:can|may|could|should)\s+i\s+(?:say|name|pick|choose|list|give|have|mention)\s+"
+        r"(?:more\s+than\s+one|several|multiple|a\s+few|many|two|three|more)(?:\s+areas?)?"
+        r"|(?:more\s+than\s+one|several|multiple|only\s+one|just\s+one)(?:\s+areas?)?"
+        r"|how\s+many(?:\s+(?:areas|should\s+i\s+(?:name|say|pick)|do\s+you\s+need))?"
+        r"|(?:а\s+)?можно\s+(?:назвать\s+)?(?:несколько|больше\s+одной|не\s+одну|пару|много)"
+        r"(?:\s+(?:областей|сразу))?|(?:только\s+)?одну|(?:только\s+)?одну\s+область"
+        r"|сколько\s+(?:нужно\s+|надо\s+|можно\s+)?(?:областей|назвать|называть)",
+    ),
+    (
+        "must",
+        r"do\s+i\s+(?:have|need)\s+to(?:\s+(?:answer|say|do\s+(?:this|it)))?|must\s+i"
+        r"|is\s+(?:it|this)\s+(?:required|mandatory|necessary|obligatory)|(?:can|may)\s+i\s+not"
+        r"|(?:а\s+)?(?:это\s+)?обязательно|(?:а\s+)?(?:надо|нужно)\s+(?:ли\s+)?(?:отвечать|это)"
+        r"|(?:а\s+)?можно\s+не\s+(?:отвечать|говорить)",
+    ),
+    (
+        "why",
+        r"(?:зачем|для\s+чего|почему)(?:\s+(?:это|это\s+нужно|нужно|спрашиваешь))?"
+        r"|why(?:\s+(?:this|that|though|is\s+that\s+needed))?|what\s+for|what'?s\s+(?:it|this)\s+for",
+    ),
+    (
+        "next",
+        r"(?:what|whats|what's)\s+(?:is\s+)?(?:next|after\s+(?:this|that))(?:\s+then)?"
+        r"|what\s+(?:comes|happens)\s+(?:next|after\s+(?:this|that))"
+        r"|(?:что|а\s+что)\s+(?:дальше|потом|будет\s+(?:дальше|потом|после))",
+    ),
+)
+_PATTERNS = tuple((key, re.compile(f"{_LEAD}(?:{body}){_TAIL}")) for key, body in _ASKS)
+
+
+def asked_back(message: str) -> Asked | None:
+    """Which question about discovery's own question the whole message asks ("what do you mean
+    by areas?", "можно несколько?", "do i have to?", "зачем это?", "what's next?"), or None;
+    its "?" may be left out. A message with more in it ("what do you mean by areas? work")
+    is read as an answer."""
+    lowered = normalised(message.strip())
+    return next((key for key, pattern in _PATTERNS if pattern.match(lowered)), None)
