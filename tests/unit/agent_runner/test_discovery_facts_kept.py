@@ -219,3 +219,25 @@ def test_a_hedge_to_the_summary_is_no_task(message: str) -> None:
 def test_common_ways_to_say_the_summary_is_right_confirm_it(message: str) -> None:
     # Each got "I did not quite get that. Is the summary above right?".
     assert _to_summary(message).step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [
+        ("работа и здоровье, здоровье", {"work": "работа", "health": "здоровье"}),
+        ("саморазвитие 🙂", {"growth": "саморазвитие"}),
+        (
+            "work, health 💪🏻, family",
+            {"work": "work", "health": "health", "relationships": "family"},
+        ),
+        ("🙂 семья", {"relationships": "семья"}),
+        # What is part of the fact stays: a symbol in it, "C++" at its end.
+        ("growth: learning C++", {"growth": "growth: learning C++"}),
+    ],
+)
+def test_a_fact_is_kept_without_a_repeat_or_the_emoji_around_it(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "работа и здоровье, здоровье" saved "здоровье, здоровье"; "саморазвитие 🙂" kept its emoji.
+    out = run(_turn(message))
+    assert out.extracted_data["facts"] == facts

@@ -7,6 +7,7 @@ several is read in `listings`."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from baton_agent_runner.domain.area_cases import nominative
@@ -319,13 +320,37 @@ def trimmed(part: str) -> str:
     "фотография"), but for a lead-in to how much it matters ("Family means everything to
     me" stays); an area's word alone in the nominative ("работой": "работа", `nominative`);
     the part as it is when nothing else is left."""
-    part = part.strip()
+    part = _once(_unadorned(part))
     kept = _TRAILING.sub("", _LEADING.sub("", part))
     said = _NAMED_AS.match(kept)
     # The head names the area and says nothing, and the rest is no degree ("everything").
     if said and named_in(said["head"]) and around(said["head"]) == ([], []):
         kept = kept if _DEGREE.fullmatch(said["rest"]) else _LEADING.sub("", said["rest"])
     return nominative(kept) if kept else part
+
+
+def _unadorned(part: str) -> str:
+    """The part without emoji and other symbols at its ends ("саморазвитие 🙂": "саморазвитие";
+    a skin tone, a variation selector, a joiner too): the fact kept them."""
+    start, end = 0, len(part)
+    while start < end and _adornment(part[start]):
+        start += 1
+    while end > start and _adornment(part[end - 1]):
+        end -= 1
+    return part[start:end] or part.strip()
+
+
+def _adornment(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char) in ("So", "Sk") or char in "\u200d\ufe0f"
+
+
+def _once(part: str) -> str:
+    """A part that is one piece said again after a comma ("здоровье, здоровье", a listing's
+    area named twice: "работа и здоровье, здоровье") as that piece once."""
+    pieces = [piece.strip() for piece in part.split(",")]
+    if len(pieces) > 1 and pieces[0] and all(p.casefold() == pieces[0].casefold() for p in pieces):
+        return pieces[0]
+    return part
 
 
 def around(piece: str) -> tuple[list[str], list[str]]:
