@@ -17,7 +17,8 @@ only saves the sentence as written, as before:
   loan", "встретиться с Петей и обсудить проект"), going somewhere to do it ("go to the
   store and buy milk", "сходить в аптеку и купить бинт"), or doing something to what the
   first named ("finish the report and email it to bob"), after a comma too ("Купить
-  подарок Лене, и поздравить её");
+  подарок Лене, и поздравить её"); but three actions or more so joined are a list of
+  errands, an item each but for one that goes on with the one before (`_chained`);
 - every piece is an action: two words or more, the first a verb: a Russian infinitive
   ("позвонить", "записаться", "отвезти", "помочь"; not a noun that looks like one: "новости",
   "память") or an English verb of `_EN_VERBS`, which English spelling cannot tell apart from
@@ -35,7 +36,7 @@ only saves the sentence as written, as before:
 
 Apart from that rule, "also" marks a new item however the two sides read (`afterthoughts`):
 "call grandma and also buy dog food", "renew passport, also dentist", "oh and ...", ", plus
-...", "а ещё", "и ещё", ", также"; and each sentence of a paragraph is read on its own
+...", "а ещё", "и ещё", ", также", ", ну и"; and each sentence of a paragraph is read on its own
 (`sentences`).
 
 One piece that is no action ("позвонить маме, узнать, как она": "узнать" alone) leaves the
@@ -93,7 +94,10 @@ _TO = re.compile(r"^to\s+", re.IGNORECASE)
 _ALSO = re.compile(
     r"(?<!\s)(?:\s*,\s*(?:(?:and|oh\s+and)\s+)?(?:also|plus|oh\s+and)\s+"
     r"|\s+(?:and\s+also|oh\s+and)\s+"
-    r"|(?:\s*,\s+|\s+)(?:а|и)\s+(?:ещ[её]|также)\s+|\s*,\s*(?:ещ[её]|также)\s+)",
+    r"|(?:\s*,\s+|\s+)(?:а|и)\s+(?:ещ[её]|также)\s+|\s*,\s*(?:ещ[её]|также)\s+"
+    # ", ну и ..." as ", а ещё ...": "позвонить в банк насчёт карты, ну и маме цветы на 8
+    # марта" was one item.
+    r"|\s*,\s*ну\s+и\s+)",
     re.IGNORECASE,
 )
 # Where a sentence ends inside a paragraph: ". ", "! ", "… ", not the dot of an abbreviation
@@ -322,16 +326,31 @@ def _parts(piece: str) -> list[str] | None:
         _SUBJECT.sub("", side, count=1) if mine else side
         for side, mine in zip(sides, own, strict=True)
     ]
-    if (
-        len(sides) > 1
-        and all(
-            is_action(side) or (mine and len(words(side)) > 1)
-            for side, mine in zip(sides, own, strict=True)
-        )
-        and not any(_goes_on(side, after) for side, after in pairwise(sides))
+    if len(sides) > 1 and all(
+        is_action(side) or (mine and len(words(side)) > 1)
+        for side, mine in zip(sides, own, strict=True)
     ):
-        return sides
+        if not any(_goes_on(side, after) for side, after in pairwise(sides)):
+            return sides
+        if len(sides) > 2:
+            return _chained(sides, _AND.findall(piece))
     return [piece] if is_action(piece) else None
+
+
+def _chained(sides: list[str], joints: list[str]) -> list[str]:
+    """Three actions or more joined by "and"/"и" ("сходить в зал и записаться к стоматологу и
+    купить корм коту"): a list of errands, each an item but for one that goes on with the one
+    before it (`_goes_on`, going there only to get things: "сходить в аптеку и купить бинт и
+    позвонить маме" is two). The going rule kept the whole chain one item."""
+    found = [sides[0]]
+    for side, after, joint in zip(sides, sides[1:], joints, strict=False):
+        said = words(side)
+        going = said[0] in _GOING and words(after)[0] in _GETTING
+        if going or (said[0] not in _GOING and _goes_on(side, after)):
+            found[-1] = f"{found[-1]}{joint}{after}"
+        else:
+            found.append(after)
+    return found
 
 
 # A subject and what it means or may do, opening a clause after "and"/"и": "I should probably",

@@ -229,6 +229,22 @@ class Request(NamedTuple):
         return puts_off(self.item)
 
 
+# What the user says of the conversation after the request's item, no part of it: "Запиши в
+# inbox купить молоко, а потом продолжим" kept ", а потом продолжим" in the item. Only a
+# clause of its own after a comma, of a "we"/"let's" going on ("продолжим", "давай дальше",
+# "then let's continue"): "купить молоко и продолжить ремонт" is a task.
+_CARRY_ON = re.compile(
+    r"\s*[,;]\s*(?:(?:а|и|но|ну|и\s+потом|а\s+потом|потом|затем|then|and(?:\s+then)?|but|ok)\s+)?"
+    r"(?:(?:давай(?:те)?|let'?s|we'?ll|we\s+can|(?:and\s+)?then)\s+)?"
+    r"(?:продолж(?:им|аем)|верн[её]мся(?:\s+к\s+\w+)?|(?:ид[её]м|пойд[её]м|едем)\s+дальше"
+    r"|(?<=давай\s)дальше|(?<=давайте\s)дальше"
+    r"|(?<=let's\s|we'll\s)(?:continue|carry\s+on|go\s+on|move\s+on|get\s+back(?:\s+to\s+it)?)"
+    r"|(?<=lets\s|then\s)(?:continue|carry\s+on|go\s+on|move\s+on))"
+    r"(?:\s+(?:дальше|потом|with\s+(?:this|it|the\s+\w+)|then))?[\s.!)]*$",
+    re.IGNORECASE,
+)
+
+
 def inbox_request(text: str) -> str | None:
     """The item in an off-topic "put this in my inbox" request, or None when it is not one."""
     found = inbox_request_at(text)
@@ -249,7 +265,7 @@ def inbox_request_at(text: str) -> Request | None:
         if text[match.end("item") :].startswith("."):  # the request's end took an initial's dot
             item = without_end(item + ".", ".")  # "Напомни позвонить Петрову В."
         item = _PLEASE.sub("", item.strip().lstrip(":—–-").strip())
-        item = item.strip().strip(_QUOTES).strip()
+        item = _CARRY_ON.sub("", item.strip()).strip().strip(_QUOTES).strip()
         if " ".join(words(item)) in _PRONOUNS:
             continue
         if item:
