@@ -1697,6 +1697,40 @@ def test_a_to_do_list_said_to_what_makes_a_good_week_reaches_the_inbox(message: 
     assert out.message.startswith(texts.text("en", "task_kept", items="; ".join(items)))
 
 
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        (
+            "call the bank, renew my passport, book the dentist",
+            ["call the bank", "renew my passport", "book the dentist"],
+        ),
+        (
+            "позвонить в банк, продлить паспорт, записаться к стоматологу",
+            ["позвонить в банк", "продлить паспорт", "записаться к стоматологу"],
+        ),
+        ("pay rent, call mom", ["pay rent", "call mom"]),
+    ],
+)
+def test_a_comma_list_of_actions_said_to_what_makes_a_good_week_reaches_the_inbox(
+    message: str, items: list[str]
+) -> None:
+    # Said with commas, the actions were kept as the note alone, as a bulleted list once was.
+    language = lang.language_of(message)
+    week = texts.text(language, "discovery_ask_good_week")
+    notes = {"focus": "x", "constraints": "y"}
+    out = run(turn("discovery", message, history=_said(week), facts=DISCOVERY_FACTS, notes=notes))
+    assert out.extracted_data == {"notes": {"good_week": message}, "deferred_inbox_items": items}
+    assert out.message.startswith(texts.text(language, "task_kept", items="; ".join(items)))
+
+
+@pytest.mark.parametrize("message", ["sleep well, see friends", "rest, read a book"])
+def test_a_comma_list_that_is_no_to_do_list_is_the_good_week_answer_alone(message: str) -> None:
+    week = texts.text("en", "discovery_ask_good_week")
+    out = run(turn("discovery", message, history=_said(week), facts=DISCOVERY_FACTS,
+                   notes={"focus": "x", "constraints": "y"}))  # fmt: skip
+    assert out.extracted_data == {"notes": {"good_week": message}}
+
+
 def test_a_sentence_said_to_what_makes_a_good_week_is_its_answer_alone() -> None:
     week = texts.text("en", "discovery_ask_good_week")
     message = "Ship the MVP and spend Sunday with my wife"

@@ -219,11 +219,15 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
 
 
 def _week_tasks(turn: Turn, pending: str, data: dict[str, Any]) -> str:
-    """A to-do list laid out as one (lines, bullets, numbers, ";") said to "what would make the
-    coming week a good one?": the answer, kept as the note, and its items kept for the brain
-    dump too (saved now with no inbox step ahead), said in a line before the reply. Kept as the
-    note alone, "- fix the crib\n- call mom" never reached the inbox."""
-    listed = "\n" in turn.message.strip() or ";" in turn.message
+    """A to-do list laid out as one (lines, bullets, numbers, ";", or commas between actions
+    alone) said to "what would make the coming week a good one?": the answer, kept as the note,
+    and its items kept for the brain dump too (saved now with no inbox step ahead), said in a
+    line before the reply. Kept as the note alone, "- fix the crib\n- call mom" and "call the
+    bank, renew my passport, book the dentist" never reached the inbox; "sleep well, see
+    friends" is no to-do list."""
+    message = turn.message
+    listed = "\n" in message.strip() or ";" in message
+    listed = listed or ("," in message and followup.only_actions(message))
     if pending != "good_week" or not (listed or len(list_entries(turn.message)) > 1):
         return ""
     items = followup.task_list(turn.message)
