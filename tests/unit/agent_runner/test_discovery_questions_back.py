@@ -75,3 +75,17 @@ def test_an_answer_with_areas_is_no_question_back(message: str) -> None:
     first = run(_turn("hi", "", "en")).message
     out = run(_turn(message, first, "en"))
     assert not out.message.startswith(texts.text("en", "discovery_about_areas"))
+
+
+def test_a_question_back_asked_twice_is_answered_again_as_a_repeat() -> None:
+    # The second answer, the same as the first, came after "I did not quite get that.".
+    first = run(_turn("hi", "", "en")).message
+    once = run(_turn("what do you mean by areas?", first, "en")).message
+    again = run(
+        Turn(
+            agent="discovery", current_step="s", message="what do you mean by areas?",
+            history=[{"role": "assistant", "text": said} for said in (first, once)],
+            language="en", can_complete=False,
+        )
+    ).message  # fmt: skip
+    assert again == f"{texts.text('en', 'discovery_to_repeat')}\n{once}"

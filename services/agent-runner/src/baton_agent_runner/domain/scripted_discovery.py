@@ -34,6 +34,8 @@ def discovery(turn: Turn) -> Reply:
     if reply.action == "stay" and reply.message.strip() == last_reply(turn).strip():
         # "If it is right, say yes" only of a summary: of a question it answers nothing.
         lead = "discovery_unclear" if _summary_shown(turn) else "discovery_unclear_ask"
+        if discovery_questions.asked_back(turn.message):  # the same question back again
+            lead = "discovery_to_repeat"
         reply.message = f"{text(turn.language, lead)}\n{reply.message}"
     return reply
 

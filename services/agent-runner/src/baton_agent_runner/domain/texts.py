@@ -191,8 +191,15 @@ TEXTS: dict[str, dict[str, str]] = {
         "now, in your own words.",
     },
     "discovery_about_several": {
-        "ru": "Да, называй сколько хочешь: мне нужно хотя бы три, можно в одном сообщении.",
-        "en": "Yes, name as many as you like: I need at least three, and one message is fine.",
+        # Said to "how many?" as well: no "yes" before it.
+        "ru": "Сколько хочешь: мне нужно хотя бы три, можно в одном сообщении.",
+        "en": "As many as you like: I need at least three, and one message is fine.",
+    },
+    "discovery_to_repeat": {
+        # Before an answer to a question back asked again ("what do you mean by areas?"
+        # twice): "I did not quite get that" before it said it had not been understood.
+        "ru": "Повторю:",
+        "en": "To repeat:",
     },
     "discovery_about_several_focus": {
         "ru": "Можно несколько: назови их по порядку, первая — самая важная.",
