@@ -89,3 +89,11 @@ def test_a_question_back_asked_twice_is_answered_again_as_a_repeat() -> None:
         )
     ).message  # fmt: skip
     assert again == f"{texts.text('en', 'discovery_to_repeat')}\n{once}"
+
+
+@pytest.mark.parametrize(("language", "message"), [("en", "what's next?"), ("ru", "а что дальше?")])
+def test_whats_next_before_any_area_says_the_areas_come_first(language: str, message: str) -> None:
+    first = run(_turn("hi", "", language)).message
+    out = run(_turn(message, first, language))
+    then = texts.text(language, "discovery_then_inbox")
+    assert out.message.startswith(texts.text(language, "discovery_about_next_first", then=then))

@@ -256,21 +256,23 @@ def _not_answered(turn: Turn, pending: str, said: str) -> Reply:
 def _about(turn: Turn, pending: str | None = None) -> str | None:
     """The answer to a question back about the question discovery waits on
     (`discovery_questions`), or None: before the areas, what an area is, whether several may
-    be named, whether one must, and why; at a follow-up question, what comes next, and at
-    "which matters most?" whether several may be named. Each got the question again alone,
-    or the generic "I ask so that ..." at a follow-up question."""
+    be named, whether one must, why, and what comes next; at a follow-up question, what comes
+    next, and at "which matters most?" whether several may be named. Each got the question
+    again alone, or the generic "I ask so that ..." at a follow-up question."""
     asked, language = discovery_questions.asked_back(turn.message), turn.language
+    then = text(language, "discovery_then_inbox" if turn.inbox_ahead else "discovery_then_done")
     if pending is None:
         if asked == "why":
             return text(language, "faq_why")
-        return text(language, f"discovery_about_{asked}") if asked and asked != "next" else None
+        if asked == "next":
+            return text(language, "discovery_about_next_first", then=then)
+        return text(language, f"discovery_about_{asked}") if asked else None
     if asked == "several" and pending == "focus":
         return text(language, "discovery_about_several_focus")
     if asked != "next":
         return None
     later = followup.QUESTIONS[followup.QUESTIONS.index(pending) + 1 :]
     last = turn.can_complete or not any(key not in turn.notes for key in later)
-    then = text(language, "discovery_then_inbox" if turn.inbox_ahead else "discovery_then_done")
     return text(
         language, "discovery_about_next_last" if last else "discovery_about_next", then=then
     )

@@ -219,6 +219,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Это последний вопрос здесь, а потом {then}",
         "en": "This is the last question here, then {then}",
     },
+    "discovery_about_next_first": {
+        "ru": "Сначала твои приоритеты: хватит трёх областей, потом, может быть, пара коротких "
+        "вопросов о них, а потом {then}",
+        "en": "First your priorities: three areas are enough, then perhaps a short question or "
+        "two about them, then {then}",
+    },
     "discovery_then_inbox": {
         "ru": "выгрузка мыслей: ты расскажешь, что висит в голове, а я соберу это в inbox.",
         "en": "the brain dump: you tell me what is on your mind, and I collect it in your inbox.",
