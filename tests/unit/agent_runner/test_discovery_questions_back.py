@@ -34,6 +34,12 @@ def _turn(message: str, said: str, language: str, **extra: Any) -> Turn:
         ("ru", "а можно несколько?", "discovery_about_several"),
         ("ru", "обязательно?", "discovery_about_must"),
         ("ru", "зачем это?", "faq_why"),
+        ("en", "what's an area?", "discovery_about_areas"),
+        ("en", "areas?", "discovery_about_areas"),
+        ("ru", "области?", "discovery_about_areas"),
+        ("en", "how many areas do I need?", "discovery_about_several"),
+        ("en", "do I have to name three?", "discovery_about_must"),
+        ("ru", "а обязательно три?", "discovery_about_must"),
     ],
 )
 def test_a_question_back_before_any_area_is_answered_then_asked_again(

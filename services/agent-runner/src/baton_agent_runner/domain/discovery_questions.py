@@ -23,9 +23,9 @@ _ASKS: tuple[tuple[Asked, str], ...] = (
         "areas",
         r"(?:what|whats|what's)\s+(?:do\s+you\s+mean\s+by|does|is\s+an?|are|counts?\s+as"
         r"|kind\s+of|sort\s+of|are\s+the)\s+(?:an?\s+)?(?:life\s+)?areas?(?:\s+of\s+(?:my\s+)?life)?"
-        r"(?:\s+mean)?|(?:what|which)\s+areas|areas\s*\?|like\s+what"
+        r"(?:\s+mean)?|what'?s\s+(?:an?\s+)?(?:life\s+)?area|(?:what|which)\s+areas|areas|like\s+what"
         r"|что\s+(?:значит|значат|такое|ты\s+имеешь\s+в\s+виду\s+под|за)\s+(?:области|область"
-        r"|сферы|сфера)(?:\s+жизни)?|в\s+смысле\s+област\w*|какие\s+(?:еще\s+|бывают\s+)?области"
+        r"|сферы|сфера)(?:\s+жизни)?|(?:в\s+смысле\s+)?област\w*|какие\s+(?:еще\s+|бывают\s+)?области"
         r"|(?:это\s+)?например\s+что",
     ),
     (
@@ -33,16 +33,17 @@ _ASKS: tuple[tuple[Asked, str], ...] = (
         r"(?:can|may|could|should)\s+i\s+(?:say|name|pick|choose|list|give|have|mention)\s+"
         r"(?:more\s+than\s+one|several|multiple|a\s+few|many|two|three|more)(?:\s+areas?)?"
         r"|(?:more\s+than\s+one|several|multiple|only\s+one|just\s+one)(?:\s+areas?)?"
-        r"|how\s+many(?:\s+(?:areas|should\s+i\s+(?:name|say|pick)|do\s+you\s+need))?"
+        r"|how\s+many(?:\s+areas)?(?:\s+(?:should\s+i\s+(?:name|say|pick)|do\s+(?:you|i)\s+need"
+        r"(?:\s+to\s+(?:name|say|pick))?))?"
         r"|(?:а\s+)?можно\s+(?:назвать\s+)?(?:несколько|больше\s+одной|не\s+одну|пару|много)"
         r"(?:\s+(?:областей|сразу))?|(?:только\s+)?одну|(?:только\s+)?одну\s+область"
         r"|сколько\s+(?:нужно\s+|надо\s+|можно\s+)?(?:областей|назвать|называть)",
     ),
     (
         "must",
-        r"do\s+i\s+(?:have|need)\s+to(?:\s+(?:answer|say|do\s+(?:this|it)))?|must\s+i"
+        r"do\s+i\s+(?:have|need)\s+to(?:\s+(?:answer|say|do\s+(?:this|it)|name\s+\w+))?|must\s+i"
         r"|is\s+(?:it|this)\s+(?:required|mandatory|necessary|obligatory)|(?:can|may)\s+i\s+not"
-        r"|(?:а\s+)?(?:это\s+)?обязательно|(?:а\s+)?(?:надо|нужно)\s+(?:ли\s+)?(?:отвечать|это)"
+        r"|(?:а\s+)?(?:это\s+)?обязательно(?:\s+(?:три|отвечать|называть))?|(?:а\s+)?(?:надо|нужно)\s+(?:ли\s+)?(?:отвечать|это)"
         r"|(?:а\s+)?можно\s+не\s+(?:отвечать|говорить)",
     ),
     (
