@@ -5,6 +5,8 @@ merged into the item before it, and ", а потом продолжим" kept in
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from baton_agent_runner.domain import brain_dump, inbox_requests
@@ -55,3 +57,11 @@ def test_a_russian_list_of_actions_is_an_item_each(message: str, items: list[str
 )
 def test_an_inbox_request_s_item_leaves_out_going_on_with_the_chat(message: str, item: str) -> None:
     assert inbox_requests.inbox_request(message) == item
+
+
+def test_an_inbox_request_with_a_long_run_of_spaces_is_read_at_once() -> None:
+    # The going-on clause was looked for from each space of the run: 0.3 s for 8,000.
+    message = "Запиши в inbox купить" + " " * 8000 + ",x"
+    started = time.perf_counter()
+    inbox_requests.inbox_request(message)
+    assert time.perf_counter() - started < 0.1

@@ -232,9 +232,10 @@ class Request(NamedTuple):
 # What the user says of the conversation after the request's item, no part of it: "Запиши в
 # inbox купить молоко, а потом продолжим" kept ", а потом продолжим" in the item. Only a
 # clause of its own after a comma, of a "we"/"let's" going on ("продолжим", "давай дальше",
-# "then let's continue"): "купить молоко и продолжить ремонт" is a task.
+# "then let's continue"): "купить молоко и продолжить ремонт" is a task. Tried only where a run
+# of spaces starts (`(?<!\s)`): from each space of a run of 8,000 it took 0.3 s.
 _CARRY_ON = re.compile(
-    r"\s*[,;]\s*(?:(?:а|и|но|ну|и\s+потом|а\s+потом|потом|затем|then|and(?:\s+then)?|but|ok)\s+)?"
+    r"(?<!\s)\s*[,;]\s*(?:(?:а|и|но|ну|и\s+потом|а\s+потом|потом|затем|then|and(?:\s+then)?|but|ok)\s+)?"
     r"(?:(?:давай(?:те)?|let'?s|we'?ll|we\s+can|(?:and\s+)?then)\s+)?"
     r"(?:продолж(?:им|аем)|верн[её]мся(?:\s+к\s+\w+)?|(?:ид[её]м|пойд[её]м|едем)\s+дальше"
     r"|(?<=давай\s)дальше|(?<=давайте\s)дальше"
