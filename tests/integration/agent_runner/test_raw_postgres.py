@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
+import asyncpg
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -18,6 +19,7 @@ from baton_eventstore import create_engine, migrate
 
 from ...postgres_sessions import kill_other_sessions, stick_protocol
 
+PID = "SELECT pg_backend_pid()"
 CALL = TaskCall(agent="default", run_id="r", step_id="a", prompt="say ok")
 RESULT = TaskResult(output="ok", usage=TokenUsage(), cost_usd=0.0, agent="default", model="x")
 
@@ -68,3 +70,81 @@ async def test_a_connection_whose_protocol_is_stuck_is_dropped(
     assert stuck and stuck[0].is_closed()
     # The pool let it go: the next call runs on a new session.
     assert await raw_postgres.fetchval(engine, "test", "SELECT pg_backend_pid()") != first
+
+
+async def test_reads_after_the_server_ended_every_pooled_connection_succeed(
+    engine: AsyncEngine, postgres_url: str
+) -> None:
+    """A PostgreSQL restart or failover ends every session at once, and the next statements
+    come before asyncpg has read the end of each pooled connection (`InternalClientError:
+    cannot switch to state ...; another operation (2) is in progress`, or `connection was
+    closed in the middle of operation`): each such connection failed one caller's read with
+    `unavailable` (a 503). The read runs again on a new connection instead."""
+    admin = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg", "postgresql"))
+
+    async def pid_held_a_while() -> int:
+        pid = await raw_postgres.fetchval(engine, "test", PID, repeatable=True)
+        await asyncio.sleep(0.05)  # both pooled connections are in use at once
+        return int(pid)
+
+    try:
+        for _ in range(5):
+            backends = list(await asyncio.gather(pid_held_a_while(), pid_held_a_while()))
+            # Ended as a restart ends them, not waiting for the client to notice.
+            ended = "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid"
+            await admin.execute(ended, backends)
+            for _ in range(3):  # more than the pool holds
+                pid = await raw_postgres.fetchval(engine, "test", PID, repeatable=True)
+                assert pid not in backends
+    finally:
+        await admin.close()
+
+
+def fail_once(monkeypatch: pytest.MonkeyPatch, error: Exception) -> list[str]:
+    """`asyncpg.Connection.fetchval` fails with `error` on its first call, then runs; the
+    statements it was called with are listed in the returned list."""
+    calls: list[str] = []
+    real = asyncpg.Connection.fetchval
+
+    async def fetchval(self: asyncpg.Connection, query: str, *args: object) -> object:
+        calls.append(query)
+        if len(calls) == 1:
+            raise error
+        return await real(self, query, *args)
+
+    monkeypatch.setattr(asyncpg.Connection, "fetchval", fetchval)
+    return calls
+
+
+async def test_a_write_the_server_never_saw_runs_again_on_a_new_connection(
+    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """asyncpg sends nothing on a connection whose protocol is stuck after the server ended
+    its session: a write, too, is safe to run again, and the log says what happened."""
+    stuck = asyncpg.InternalClientError(
+        "cannot switch to state 12; another operation (2) is in progress"
+    )
+    calls = fail_once(monkeypatch, stuck)
+    with caplog.at_level("WARNING", logger="baton.agent_runner"):
+        assert await raw_postgres.fetchval(engine, "test", "SELECT $1::int + 1", 41) == 42
+    assert len(calls) == 2
+    assert "the database connection was lost (the server closed it); retried on a new" in (
+        caplog.text
+    )
+
+
+async def test_a_write_cut_off_mid_statement_is_not_run_again(
+    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server may have committed a write before its connection closed: unless the caller
+    says running it twice is harmless (`repeatable`), it fails, `unavailable`, and says why."""
+    cut = asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+    calls = fail_once(monkeypatch, cut)
+    with pytest.raises(StoreUnavailable, match=r"connection was lost \(the server closed it\)"):
+        await raw_postgres.fetchval(engine, "test", "SELECT $1::int + 1", 41)
+    assert len(calls) == 1
+    # A read may run again.
+    assert await raw_postgres.fetchval(engine, "test", "SELECT 2") == 2
+    calls.clear()
+    assert await raw_postgres.fetchval(engine, "test", "SELECT 3", repeatable=True) == 3
+    assert calls == ["SELECT 3", "SELECT 3"]

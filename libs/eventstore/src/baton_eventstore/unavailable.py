@@ -43,6 +43,40 @@ READ_ONLY_SQLSTATE = "25006"
 CONNECTION_LOST: tuple[type[BaseException], ...] = (*ASYNCPG_BROKEN, OSError)
 """What a statement on a raw asyncpg connection raises when the connection is gone."""
 
+CONNECTION_LOST_SAYS = "the database connection was lost (the server closed it)"
+"""How a log line or an error names a connection the server ended: a restart, a failover,
+`pg_terminate_backend`, rather than asyncpg's own words for it."""
+
+
+def lost_before_sent(exc: BaseException) -> bool:
+    """True when `exc` says the connection was already gone before this statement was sent,
+    so the server never saw it and it is safe to run again on another connection, a write
+    included. asyncpg refuses to send on a connection it knows is closed (`InterfaceError:
+    connection is closed`), and on one whose session the server ended while it sat idle
+    but whose socket it has not yet seen close: the server's farewell left its protocol
+    consuming an error (`InternalClientError: cannot switch to state N; another operation
+    (2) is in progress`), and it checks that state before writing a byte."""
+    if isinstance(exc, asyncpg.InternalClientError):
+        return "cannot switch to state" in str(exc)
+    if isinstance(exc, asyncpg.InterfaceError):
+        return "connection is closed" in str(exc)
+    return False
+
+
+def server_closed(exc: BaseException) -> bool:
+    """True when `exc` says the connection itself is gone, the server having closed it: the
+    statement may or may not have been sent, or run (`lost_before_sent` tells the first).
+    Only a read, or a write idempotent by design, may then run again."""
+    return lost_before_sent(exc) or isinstance(
+        exc,
+        asyncpg.ConnectionDoesNotExistError
+        | asyncpg.exceptions.AdminShutdownError
+        | asyncpg.exceptions.CrashShutdownError
+        | ConnectionResetError
+        | BrokenPipeError,
+    )
+
+
 _FILE_ERRORS = (
     FileNotFoundError,
     FileExistsError,

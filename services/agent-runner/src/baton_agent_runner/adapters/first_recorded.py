@@ -66,7 +66,7 @@ class FirstRecorded(Generic[R]):
         if raw_postgres.is_postgres(self._engine):
             with reachable(self._name):
                 row = await raw_postgres.fetchrow(
-                    self._engine, self._name, self._sql["get"], user_id, key
+                    self._engine, self._name, self._sql["get"], user_id, key, repeatable=True
                 )
             if row is None:
                 return None

@@ -9,6 +9,7 @@ engine's pool; SQLite keeps the SQLAlchemy statements.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -17,7 +18,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util.concurrency import greenlet_spawn
 
 from baton_agent_runner.service.ports import StoreUnavailable
-from baton_eventstore.unavailable import CONNECTION_LOST
+from baton_eventstore.unavailable import (
+    CONNECTION_LOST,
+    CONNECTION_LOST_SAYS,
+    lost_before_sent,
+    server_closed,
+)
+
+logger = logging.getLogger("baton.agent_runner")
 
 
 def is_postgres(engine: AsyncEngine) -> bool:
@@ -25,9 +33,15 @@ def is_postgres(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "postgresql"
 
 
-async def fetchval(engine: AsyncEngine, store: str, query: str, *args: Any) -> Any:
-    """The first column of the first row of `query` (None without a row), one round trip."""
-    return await _on_pooled(engine, store, lambda driver: driver.fetchval(query, *args))
+async def fetchval(
+    engine: AsyncEngine, store: str, query: str, *args: Any, repeatable: bool = False
+) -> Any:
+    """The first column of the first row of `query` (None without a row), one round trip.
+
+    `repeatable`: `query` may run twice with the same outcome (a read, a write idempotent by
+    design); see `_on_pooled` for when a statement runs again on a new connection."""
+    statement = lambda driver: driver.fetchval(query, *args)  # noqa: E731
+    return await _on_pooled(engine, store, statement, repeatable)
 
 
 async def fetchval_within(
@@ -45,14 +59,22 @@ async def fetchval_within(
     return await _on_pooled(engine, store, bounded)
 
 
-async def fetchrow(engine: AsyncEngine, store: str, query: str, *args: Any) -> Any:
-    """The first row of `query` (an asyncpg `Record`; None without a row), one round trip."""
-    return await _on_pooled(engine, store, lambda driver: driver.fetchrow(query, *args))
+async def fetchrow(
+    engine: AsyncEngine, store: str, query: str, *args: Any, repeatable: bool = False
+) -> Any:
+    """The first row of `query` (an asyncpg `Record`; None without a row), one round trip;
+    `repeatable` as for `fetchval`."""
+    statement = lambda driver: driver.fetchrow(query, *args)  # noqa: E731
+    return await _on_pooled(engine, store, statement, repeatable)
 
 
-async def fetch(engine: AsyncEngine, store: str, query: str, *args: Any) -> list[Any]:
-    """The rows of `query` (asyncpg `Record`s), one round trip."""
-    return list(await _on_pooled(engine, store, lambda driver: driver.fetch(query, *args)))
+async def fetch(
+    engine: AsyncEngine, store: str, query: str, *args: Any, repeatable: bool = False
+) -> list[Any]:
+    """The rows of `query` (asyncpg `Record`s), one round trip; `repeatable` as for
+    `fetchval`."""
+    statement = lambda driver: driver.fetch(query, *args)  # noqa: E731
+    return list(await _on_pooled(engine, store, statement, repeatable))
 
 
 @asynccontextmanager
@@ -82,8 +104,45 @@ async def advisory_lock(engine: AsyncEngine, store: str, lock_id: int) -> AsyncI
 
 
 async def _on_pooled(
-    engine: AsyncEngine, store: str, statement: Callable[[Any], Awaitable[Any]]
+    engine: AsyncEngine,
+    store: str,
+    statement: Callable[[Any], Awaitable[Any]],
+    repeatable: bool = False,
 ) -> Any:
+    """`statement` on a pooled connection; on a new one, once, if the server had closed the
+    first and running it again is safe.
+
+    A PostgreSQL restart or failover ends every pooled session, and a statement that comes
+    before asyncpg has read that end fails on it (`lost_before_sent`, `server_closed`):
+    each pooled connection failed one caller with `unavailable` (a 503) although the
+    database was back. The statement runs again on a new connection when it was never sent
+    (a write included: the server never saw it), or when the caller says it is
+    `repeatable`; a write that may have run, and committed, is not repeated. This costs no
+    round trip when nothing failed: nothing is checked before the statement."""
+    try:
+        return await _once(engine, store, statement)
+    except CONNECTION_LOST as exc:
+        if not (lost_before_sent(exc) or (repeatable and server_closed(exc))):
+            raise _unavailable(store, exc) from exc
+        logger.warning(
+            "%s: %s; retried on a new connection (%s: %s)",
+            store,
+            CONNECTION_LOST_SAYS,
+            exc.__class__.__name__,
+            exc,
+        )
+    try:
+        return await _once(engine, store, statement)
+    except CONNECTION_LOST as exc:
+        raise _unavailable(store, exc) from exc
+
+
+def _unavailable(store: str, exc: BaseException) -> StoreUnavailable:
+    said = f"{CONNECTION_LOST_SAYS}: " if server_closed(exc) else ""
+    return StoreUnavailable(f"{store}: {said}{exc.__class__.__name__}: {exc}", store)
+
+
+async def _once(engine: AsyncEngine, store: str, statement: Callable[[Any], Awaitable[Any]]) -> Any:
     # The pooled connection itself, without a SQLAlchemy `Connection` around it, whose set-up
     # and tear-down (isolation level, events) cost more CPU than the statement (measured per
     # `SELECT 1`: 0.16 ms through a `Connection`, 0.11 ms so, 0.02 ms of it asyncpg's).
@@ -92,8 +151,14 @@ async def _on_pooled(
     try:
         return await statement(pooled.driver_connection)
     except CONNECTION_LOST as exc:  # nothing wraps these here: drop the connection
-        await greenlet_spawn(pooled.invalidate)
-        raise StoreUnavailable(f"{store}: {exc.__class__.__name__}: {exc}", store) from exc
+        if server_closed(exc):
+            # As SQLAlchemy does on a disconnect of its own: every connection the pool opened
+            # before now is replaced at its next checkout, since a restart ended them all and
+            # asyncpg may not have read that yet (the retry would meet another of them).
+            await greenlet_spawn(engine.sync_engine.pool._invalidate, pooled, exc)
+        else:
+            await greenlet_spawn(pooled.invalidate)
+        raise
     except asyncio.CancelledError:
         # Cut off mid-statement (a deadline): the connection's state is unknown, drop it.
         await asyncio.shield(greenlet_spawn(pooled.invalidate))

@@ -220,7 +220,9 @@ class SqlInboxStore:
         with reachable("inbox"):
             if raw_postgres.is_postgres(self._engine):
                 args = (user_id, instance_id)
-                found = await raw_postgres.fetchval(self._engine, "inbox", ANY_UNANNOUNCED, *args)
+                found = await raw_postgres.fetchval(
+                    self._engine, "inbox", ANY_UNANNOUNCED, *args, repeatable=True
+                )
                 return found is not None
             mine = (inbox_items.c.user_id == user_id) & ~inbox_items.c.announced
             first = select(inbox_items.c.item_id).where(
@@ -246,7 +248,9 @@ class SqlInboxStore:
             with reachable("inbox"):
                 since = self._now() - UNSETTLED_FOR
                 args = (user_id, instance_id, before_turn, since)
-                rows = await raw_postgres.fetch(self._engine, "inbox", TALLY, *args)
+                rows = await raw_postgres.fetch(
+                    self._engine, "inbox", TALLY, *args, repeatable=True
+                )
         else:
             others = inbox_items.c.turn_key.is_distinct_from(before_turn)
             counted = select(literal(None).label("content"), func.count().label("n")).where(
@@ -273,7 +277,9 @@ class SqlInboxStore:
             if before_turn is not None:
                 query, args = query + NOT_OF_TURN, [*args, before_turn]
             with reachable("inbox"):
-                found = await raw_postgres.fetchval(self._engine, "inbox", query, *args)
+                found = await raw_postgres.fetchval(
+                    self._engine, "inbox", query, *args, repeatable=True
+                )
             return int(found or 0)
         where = inbox_items.c.user_id == user_id
         where &= inbox_items.c.status == status if status else inbox_items.c.status != "deferred"
