@@ -8,6 +8,7 @@ that asked at that moment failed with its run."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore import create_engine
+from baton_eventstore.unavailable import StoreUnavailable
 
 pytestmark = pytest.mark.postgres
 
@@ -73,7 +75,6 @@ async def test_a_raw_pool_connection_the_server_ends_mid_use_is_reported_as_unav
     cannot call Connection.terminate(): connection has been released back to the pool` (seen
     in the relay's log under `pg_terminate_backend`), which names no outage."""
     from baton_eventstore.asyncpg_pool import LazyPool
-    from baton_eventstore.unavailable import StoreUnavailable
 
     engine = create_engine(postgres_url, pool_size=1)
     pool = LazyPool(engine)
@@ -93,3 +94,95 @@ async def test_a_raw_pool_connection_the_server_ends_mid_use_is_reported_as_unav
         await admin.close()
         await pool.close()
         await engine.dispose()
+
+
+async def test_reads_on_the_append_pool_after_the_server_ended_its_connections_succeed(
+    postgres_url: str,
+) -> None:
+    """A restart or failover ends every session of the store's asyncpg pool, and the next
+    statements come before asyncpg has read that (`InternalClientError: cannot switch to
+    state 12 ...`, `connection was closed in the middle of operation`): each pooled
+    connection failed one `load` with `unavailable` (a 503 of the workflow service). A read
+    runs again on a new connection, and the pool's other old connections are expired."""
+    from baton_eventstore import NewEvent, SqlEventStore
+
+    store = await SqlEventStore.from_url(postgres_url, pool_size=2, max_overflow=0)
+    assert store.appender is not None
+    stream = f"closed-{uuid.uuid4()}"
+    await store.append(stream, 0, [NewEvent(uuid.uuid4(), "test.happened", {})])
+    admin = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg", "postgresql"))
+    held = "SELECT pg_backend_pid() FROM pg_sleep(0.05)"  # both connections in use at once
+    try:
+        for _ in range(5):
+            answers = await asyncio.gather(store.appender.fetch(held), store.appender.fetch(held))
+            backends = [rows[0][0] for rows in answers]
+            # Ended as a restart ends them, not waiting for the client to notice.
+            ended = "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid"
+            await admin.execute(ended, backends)
+            for _ in range(3):  # more than the pool holds
+                assert [event.version for event in await store.load(stream)] == [1]
+    finally:
+        await admin.close()
+        await store.close()
+
+
+def fail_first_fetch(monkeypatch: pytest.MonkeyPatch, error: Exception) -> list[str]:
+    """`asyncpg.Connection.fetch` fails with `error` on its first call, then runs; the
+    statements it was called with are listed in the returned list."""
+    calls: list[str] = []
+    real = asyncpg.Connection.fetch
+
+    async def fetch(self: asyncpg.Connection, query: str, *args: object) -> object:
+        calls.append(query)
+        if len(calls) == 1:
+            raise error
+        return await real(self, query, *args)
+
+    monkeypatch.setattr(asyncpg.Connection, "fetch", fetch)
+    return calls
+
+
+async def test_an_append_the_server_never_saw_is_written_on_a_new_connection(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """asyncpg sends nothing on a connection whose protocol is stuck after the server ended
+    its session: the append goes again, once, and the log says what happened in plain words."""
+    from baton_eventstore import NewEvent, SqlEventStore
+
+    store = await SqlEventStore.from_url(postgres_url, pool_size=2, max_overflow=0)
+    stream = f"closed-{uuid.uuid4()}"
+    stuck = asyncpg.InternalClientError(
+        "cannot switch to state 12; another operation (2) is in progress"
+    )
+    calls = fail_first_fetch(monkeypatch, stuck)
+    try:
+        with caplog.at_level("WARNING", logger="baton_eventstore.asyncpg_append"):
+            positions = await store.append(stream, 0, [NewEvent(uuid.uuid4(), "test.a", {})])
+        assert len(positions) == 1 and len(calls) == 2
+        assert "the database connection was lost (the server closed it); retried" in caplog.text
+        monkeypatch.undo()
+        assert [event.version for event in await store.load(stream)] == [1]
+    finally:
+        await store.close()
+
+
+async def test_an_append_cut_off_mid_statement_is_not_sent_again(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server may have committed an append before its connection closed: it fails,
+    `unavailable`, saying why, and is not written a second time (the caller's command id
+    decides whether to try again)."""
+    from baton_eventstore import NewEvent, SqlEventStore
+
+    store = await SqlEventStore.from_url(postgres_url, pool_size=2, max_overflow=0)
+    stream = f"closed-{uuid.uuid4()}"
+    cut = asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+    calls = fail_first_fetch(monkeypatch, cut)
+    try:
+        with pytest.raises(StoreUnavailable, match=r"connection was lost \(the server closed it\)"):
+            await store.append(stream, 0, [NewEvent(uuid.uuid4(), "test.a", {})])
+        assert len(calls) == 1
+        monkeypatch.undo()
+        assert await store.load(stream) == []
+    finally:
+        await store.close()

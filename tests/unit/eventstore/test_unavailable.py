@@ -171,3 +171,36 @@ def test_a_full_disk_is_told_apart(error: Exception) -> None:
 )
 def test_other_outages_are_no_full_disk(error: Exception) -> None:
     assert not storage_full(error)
+
+
+@pytest.mark.parametrize(
+    ("exc", "before_sent", "closed"),
+    [
+        (
+            asyncpg.InternalClientError(
+                "cannot switch to state 12; another operation (2) is in progress"
+            ),
+            True,
+            True,
+        ),
+        (asyncpg.InterfaceError("connection is closed"), True, True),
+        (
+            asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+            False,
+            True,
+        ),
+        (ConnectionResetError(104, "Connection reset by peer"), False, True),
+        (asyncpg.exceptions.AdminShutdownError("terminating connection"), False, True),
+        # A value asyncpg cannot encode is an InterfaceError too: the statement's fault.
+        (asyncpg.DataError("invalid input for query argument $1"), False, False),
+        (asyncpg.InternalClientError("something else"), False, False),
+        (asyncpg.exceptions.QueryCanceledError("canceling statement"), False, False),
+    ],
+)
+def test_a_connection_the_server_closed_is_told_from_one_that_may_have_run_the_statement(
+    exc: BaseException, before_sent: bool, closed: bool
+) -> None:
+    from baton_eventstore.unavailable import lost_before_sent, server_closed
+
+    assert lost_before_sent(exc) is before_sent
+    assert server_closed(exc) is closed

@@ -27,6 +27,7 @@ statements return, so the store's relay can publish them without reading them ba
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -48,7 +49,15 @@ from baton_eventstore.model import (
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
 from baton_eventstore.pg_batch import Append, batch_statement
 from baton_eventstore.row_write import RowConflict, RowWrite
-from baton_eventstore.unavailable import CONNECTION_LOST, StoreUnavailable
+from baton_eventstore.unavailable import (
+    CONNECTION_LOST,
+    CONNECTION_LOST_SAYS,
+    StoreUnavailable,
+    lost_before_sent,
+    server_closed,
+)
+
+log = logging.getLogger(__name__)
 
 DEFAULT_WRITERS = 4
 """Append statements in flight at once; more appends than this wait and go together."""
@@ -156,16 +165,16 @@ class AsyncpgAppender:
         streams = [waiting.append.stream_id for waiting in batch]
         self._in_flight.update(streams)
         try:
-            async with self._pool.connection() as conn:
-                # Looked at once the connection is there, just before the statement: every
-                # wait (for a writer, for a pooled connection) is behind it.
-                batch = _still_due(batch)
-                if not batch:
-                    return
-                if len(batch) == 1:
-                    await _settle(batch[0], self._write_one(conn, batch[0].append))
-                else:
-                    await self._write_batch(conn, batch)
+            try:
+                await self._write_on_a_connection(batch)
+            except StoreUnavailable as exc:
+                if not lost_before_sent(exc.__cause__ or exc):
+                    raise
+                # The server had closed the connection (a restart ended every pooled one)
+                # and the statement was never sent: the appends not yet settled go again,
+                # on a new connection (the pool expired the old ones).
+                log.warning("%s; retried on a new connection (%s)", CONNECTION_LOST_SAYS, exc)
+                await self._write_on_a_connection(batch)
         except Exception as exc:  # the connection broke (or a bug): the batch's appends failed
             for waiting in batch:
                 waiting.fail(exc)
@@ -177,6 +186,19 @@ class AsyncpgAppender:
             raise
         finally:
             self._in_flight.difference_update(streams)
+
+    async def _write_on_a_connection(self, batch: list[_Waiting]) -> None:
+        async with self._pool.connection() as conn:
+            # Looked at once the connection is there, just before the statement: every
+            # wait (for a writer, for a pooled connection) is behind it. Settled appends
+            # (written alone before the connection broke) are not sent again.
+            batch = _still_due([waiting for waiting in batch if not waiting.outcome.done()])
+            if not batch:
+                return
+            if len(batch) == 1:
+                await _settle(batch[0], self._write_one(conn, batch[0].append))
+            else:
+                await self._write_batch(conn, batch)
 
     def _take(self) -> list[_Waiting]:
         """The oldest waiting appends, one per stream, skipping those whose caller gave up.
@@ -278,8 +300,24 @@ class AsyncpgAppender:
                 append.stream_id, append.expected_version, append.events, outbox_ids, append.now
             )
 
-    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
-        """Run one more statement of the store's hot path (the relay's) on this pool."""
+    async def fetch(self, sql: str, *args: Any, repeatable: bool = False) -> list[asyncpg.Record]:
+        """Run one more statement of the store's hot path (the relay's) on this pool.
+
+        On a connection the server had closed (a restart, a failover) it runs once more on
+        a new one when it was never sent, or when it is `repeatable` (a read, or a write
+        whose second run changes nothing more: the caller says so); a write that may have
+        committed is not run again. Nothing is checked before the statement: no round trip
+        is added when nothing failed."""
+        try:
+            return await self._fetch(sql, args)
+        except StoreUnavailable as exc:
+            cause = exc.__cause__ or exc
+            if not (lost_before_sent(cause) or (repeatable and server_closed(cause))):
+                raise
+            log.warning("%s; retried on a new connection (%s)", CONNECTION_LOST_SAYS, exc)
+        return await self._fetch(sql, args)
+
+    async def _fetch(self, sql: str, args: tuple[Any, ...]) -> list[asyncpg.Record]:
         async with self._pool.connection() as conn:
             return list(await conn.fetch(sql, *args))
 

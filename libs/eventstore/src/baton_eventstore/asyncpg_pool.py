@@ -16,7 +16,12 @@ import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.engine import session_settings
-from baton_eventstore.unavailable import CONNECTION_LOST, StoreUnavailable
+from baton_eventstore.unavailable import (
+    CONNECTION_LOST,
+    CONNECTION_LOST_SAYS,
+    StoreUnavailable,
+    server_closed,
+)
 
 # URL query options SQLAlchemy's asyncpg dialect understands but asyncpg.connect does not.
 _SQLALCHEMY_ONLY = ("prepared_statement_cache_size", "prepared_statement_name_func")
@@ -50,7 +55,12 @@ class LazyPool:
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[asyncpg.Connection]:
         """A pooled connection; one that broke (or was cut off mid-statement) is closed, not
-        given back, and a broken one is reported as `StoreUnavailable`."""
+        given back, and a broken one is reported as `StoreUnavailable` (raised from asyncpg's
+        error: `lost_before_sent` of its cause tells whether the work may run again).
+
+        One the server closed (a restart, a failover, `pg_terminate_backend`) also expires
+        every other connection the pool holds, replaced at their next acquire: the server
+        ended them too, and asyncpg may not have read it yet."""
         pool = self._pool if self._pool is not None else await self._open()
         try:
             conn = await pool.acquire()
@@ -60,7 +70,11 @@ class LazyPool:
             yield conn
         except CONNECTION_LOST as exc:
             _terminate(conn)
-            raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
+            said = ""
+            if server_closed(exc):
+                said = f"{CONNECTION_LOST_SAYS}: "
+                await pool.expire_connections()
+            raise StoreUnavailable(f"PostgreSQL: {said}{exc.__class__.__name__}: {exc}") from exc
         except asyncio.CancelledError:
             _terminate(conn)  # its statement's state is unknown
             raise

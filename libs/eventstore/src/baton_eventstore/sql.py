@@ -142,9 +142,11 @@ class SqlEventStore:
                 return await load_stream(conn, stream_id, after_version, limit)
         check_load(after_version, limit)
         if limit is None:
-            rows = await self.appender.fetch(_PG_LOAD, stream_id, after_version)
+            rows = await self.appender.fetch(_PG_LOAD, stream_id, after_version, repeatable=True)
         else:
-            rows = await self.appender.fetch(_PG_LOAD_SOME, stream_id, after_version, limit)
+            rows = await self.appender.fetch(
+                _PG_LOAD_SOME, stream_id, after_version, limit, repeatable=True
+            )
         return [_pg_recorded(row) for row in rows]
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:

@@ -91,7 +91,7 @@ class SqlOutbox:
     async def fetch(self, limit: int, exclude: Sequence[int] = ()) -> list[OutboxRow]:
         """The oldest `limit` rows not in `exclude`, in id order."""
         if self._raw is not None:
-            return _rows(await self._raw.fetch(_PG_FETCH, list(exclude), limit))
+            return _rows(await self._raw.fetch(_PG_FETCH, list(exclude), limit, repeatable=True))
         if self._sqlite is not None:
             return await self._sqlite.fetch(limit, exclude)
         query = select(outbox).order_by(outbox.c.id).limit(limit)
@@ -116,7 +116,7 @@ class SqlOutbox:
         if not ids:
             return
         if self._raw is not None:
-            await self._raw.fetch(_PG_DELETE, list(ids))
+            await self._raw.fetch(_PG_DELETE, list(ids), repeatable=True)
             return
         if self._sqlite is not None:
             await self._sqlite.delete(ids)
@@ -132,7 +132,7 @@ class SqlOutbox:
     async def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Take the lease if free or expired, renew it if ours; one atomic upsert."""
         if self._raw is not None:
-            return bool(await self._raw.fetch(_PG_ACQUIRE, name, holder, ttl))
+            return bool(await self._raw.fetch(_PG_ACQUIRE, name, holder, ttl, repeatable=True))
         insert = pg_insert if self._engine.dialect.name == "postgresql" else sqlite_insert
         now = self._now()
         upsert = insert(outbox_lease).values(name=name, holder=holder, expires_at=now + ttl)
@@ -147,7 +147,7 @@ class SqlOutbox:
     async def release_lease(self, name: str, holder: str) -> None:
         """Expire the lease now if `holder` has it."""
         if self._raw is not None:
-            await self._raw.fetch(_PG_RELEASE, name, holder)
+            await self._raw.fetch(_PG_RELEASE, name, holder, repeatable=True)
             return
         statement = (
             update(outbox_lease)
