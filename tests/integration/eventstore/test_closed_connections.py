@@ -186,3 +186,40 @@ async def test_an_append_cut_off_mid_statement_is_not_sent_again(
         assert await store.load(stream) == []
     finally:
         await store.close()
+
+
+async def test_reads_on_the_engine_after_the_server_ended_its_connections_succeed(
+    postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The SQLAlchemy pool of the store's reads (the workflow's read models), cut as a restart
+    cuts it: SQLAlchemy took only asyncpg's `is_closed()` for a lost connection, so one the
+    server ended a moment ago (`InternalClientError: cannot switch to state 15 ...`) went
+    back to the pool, and each pooled connection failed one read with `unavailable`. A read
+    runs again on a new connection, the pool's old ones are dropped, and the log says so."""
+    from baton_eventstore import SqlEventStore
+
+    store = await SqlEventStore.from_url(postgres_url, pool_size=2, max_overflow=0)
+    admin = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg", "postgresql"))
+
+    async def backend_held_a_while() -> int:
+        async with store.reader.connect() as conn:
+            pid = await conn.scalar(text("SELECT pg_backend_pid()"))
+            await asyncio.sleep(0.05)  # both pooled connections are in use at once
+        return int(pid)
+
+    try:
+        with caplog.at_level("WARNING", logger="baton_eventstore.engine"):
+            for _ in range(5):
+                backends = list(
+                    await asyncio.gather(backend_held_a_while(), backend_held_a_while())
+                )
+                # Ended as a restart ends them, not waiting for the client to notice.
+                ended = "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid"
+                await admin.execute(ended, backends)
+                for _ in range(3):  # more than the pool holds
+                    pid = (await store.read(text("SELECT pg_backend_pid()"))).scalar()
+                    assert pid not in backends
+        assert "the database connection was lost (the server closed it); retried" in caplog.text
+    finally:
+        await admin.close()
+        await store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import time
 import weakref
@@ -10,12 +11,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Engine, event, text
-from sqlalchemy.exc import DisconnectionError, OperationalError
+from sqlalchemy import Engine, Executable, Result, event, text
+from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from baton_eventstore.pool import DEFAULT_POOL_SIZE
-from baton_eventstore.unavailable import READ_ONLY_SQLSTATE
+from baton_eventstore.unavailable import (
+    CONNECTION_LOST_SAYS,
+    READ_ONLY_SQLSTATE,
+    connection_lost,
+)
+
+log = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
@@ -84,7 +91,7 @@ def create_engine(
         }
         engine = create_async_engine(url, connect_args=connect_args, **{**options, **kwargs})
         event.listen(engine.sync_engine, "checkout", _replace_if_closed)
-        event.listen(engine.sync_engine, "handle_error", _drop_if_read_only)
+        event.listen(engine.sync_engine, "handle_error", _drop_if_lost_or_read_only)
         _SESSIONS[engine.sync_engine] = session
         return engine
     raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
@@ -135,13 +142,44 @@ def _replace_if_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None
         raise DisconnectionError("the server ended this pooled connection")
 
 
-def _drop_if_read_only(context: Any) -> None:
-    """A write the server refused because it takes none (SQLSTATE 25006: the old primary after
-    a failover, demoted to a standby) drops the connection, and the pool with it, as a lost
-    connection does: kept, every write on it failed until `pool_recycle`, while a new
-    connection may reach the new primary. The write is then `unavailable`, not a bug."""
-    if getattr(context.original_exception, "sqlstate", None) == READ_ONLY_SQLSTATE:
+def _drop_if_lost_or_read_only(context: Any) -> None:
+    """A connection the server closed drops the pool's connections, as SQLAlchemy does for
+    the disconnects it recognises itself: a restart or failover ended them all. SQLAlchemy
+    takes asyncpg's word (`is_closed()`) only, and a session the server ended a moment ago
+    is not closed yet there (`InternalClientError: cannot switch to state N; another
+    operation (2) is in progress`): that connection went back to the pool, and every other
+    one failed a statement of its own, one 503 each (`connection_lost`).
+
+    A write the server refused because it takes none (SQLSTATE 25006: the old primary after
+    a failover, demoted to a standby) drops them too: kept, every write on it failed until
+    `pool_recycle`, while a new connection may reach the new primary. The write is then
+    `unavailable`, not a bug."""
+    original = context.original_exception
+    if getattr(original, "sqlstate", None) == READ_ONLY_SQLSTATE or connection_lost(original):
         context.is_disconnect = True
+
+
+async def read(engine: AsyncEngine, statement: Executable) -> Result[Any]:
+    """The rows of the read `statement` on a pooled connection of `engine`, buffered; run
+    once more, on a new connection, when the server had closed the first (a restart, a
+    failover: each pooled connection it ended failed one read, a 503, until it was
+    replaced). Only for statements that change nothing: it may run twice. Nothing is checked
+    before the statement, so it costs no round trip when nothing failed."""
+    try:
+        async with engine.connect() as conn:
+            return await conn.execute(statement)
+    except DBAPIError as exc:
+        if not connection_lost(exc):
+            raise
+        cause = (exc.orig.__cause__ if exc.orig is not None else None) or exc.orig or exc
+        log.warning(
+            "%s; retried on a new connection (%s: %s)",
+            CONNECTION_LOST_SAYS,
+            type(cause).__name__,
+            cause,
+        )
+    async with engine.connect() as conn:
+        return await conn.execute(statement)
 
 
 def autocommit(engine: AsyncEngine) -> AsyncEngine:

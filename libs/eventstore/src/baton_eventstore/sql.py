@@ -8,13 +8,13 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Row, func, select
+from sqlalchemy import Executable, Result, Row, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from baton_eventstore.asyncpg_append import AsyncpgAppender
 from baton_eventstore.committed import CommittedLog
-from baton_eventstore.engine import autocommit, create_engine, write_transaction
+from baton_eventstore.engine import autocommit, create_engine, read, write_transaction
 from baton_eventstore.migrations import migrate
 from baton_eventstore.model import (
     ConcurrencyConflict,
@@ -166,13 +166,17 @@ class SqlEventStore:
             .order_by(events.c.position)
             .limit(limit)
         )
-        async with self.reader.connect() as conn:
-            return [_recorded(row) for row in await conn.execute(query)]
+        return [_recorded(row) for row in await self.read(query)]
 
     async def stream_version(self, stream_id: str) -> int:
         """The stream's current version (0 when it does not exist)."""
-        async with self.reader.connect() as conn:
-            return await _head(conn, stream_id)
+        return int((await self.read(_head_query(stream_id))).scalar() or 0)
+
+    async def read(self, statement: Executable) -> Result[Any]:
+        """The buffered rows of the read `statement`, on `reader`: one statement, run once
+        more on a new connection if the server had closed the pooled one (`engine.read`).
+        Only for statements that change nothing."""
+        return await read(self.reader, statement)
 
 
 class SqlTransaction:
@@ -277,8 +281,11 @@ async def load_stream(
 
 
 async def _head(conn: AsyncConnection, stream_id: str) -> int:
-    query = select(func.max(events.c.version)).where(events.c.stream_id == stream_id)
-    return int((await conn.execute(query)).scalar() or 0)
+    return int((await conn.execute(_head_query(stream_id))).scalar() or 0)
+
+
+def _head_query(stream_id: str) -> Executable:
+    return select(func.max(events.c.version)).where(events.c.stream_id == stream_id)
 
 
 def _is_asyncpg(engine: AsyncEngine) -> bool:

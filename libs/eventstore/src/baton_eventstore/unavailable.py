@@ -77,6 +77,12 @@ def server_closed(exc: BaseException) -> bool:
     )
 
 
+def connection_lost(exc: BaseException) -> bool:
+    """True when `exc`, or an exception it was raised from (SQLAlchemy's wrapping of
+    asyncpg's), says the server closed the connection (`server_closed`)."""
+    return _in_chain(exc, server_closed)
+
+
 _FILE_ERRORS = (
     FileNotFoundError,
     FileExistsError,

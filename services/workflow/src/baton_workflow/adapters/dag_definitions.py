@@ -90,8 +90,7 @@ class SqlDagDefinitions:
             .where(dag_workflows.c.owner == owner, dag_workflows.c.deleted.is_(False))
             .order_by(dag_workflows.c.name)
         )
-        async with self._store.reader.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
+        rows = (await self._store.read(query)).mappings().all()
         return [{k: aware(v) for k, v in row.items()} for row in rows]
 
 

@@ -109,8 +109,7 @@ class SqlDagRuns:
         query = select(dag_runs.c.run_id).where(
             dag_runs.c.owner == owner, dag_runs.c.request_id == request_id
         )
-        async with self._store.reader.connect() as conn:
-            return (await conn.execute(query)).scalar()
+        return (await self._store.read(query)).scalar()
 
     async def listed(self, owner: str, workflow: str | None, limit: int) -> list[dict[str, Any]]:
         """The owner's runs (never shadow ones), newest first."""
@@ -118,15 +117,13 @@ class SqlDagRuns:
         if workflow is not None:
             query = query.where(dag_runs.c.workflow == workflow)
         query = query.order_by(dag_runs.c.started_at.desc()).limit(limit)
-        async with self._store.reader.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
+        rows = (await self._store.read(query)).mappings().all()
         return [{k: aware(v) for k, v in row.items()} for row in rows]
 
     async def owner_of(self, run_id: str) -> str | None:
         """Whose run it is (None when there is no such run)."""
         query = select(dag_runs.c.owner).where(dag_runs.c.run_id == run_id)
-        async with self._store.reader.connect() as conn:
-            return (await conn.execute(query)).scalar()
+        return (await self._store.read(query)).scalar()
 
     async def running(self) -> list[str]:
         """Runs that have not finished (to resume after a restart), oldest first."""
@@ -135,13 +132,11 @@ class SqlDagRuns:
             .where(dag_runs.c.status == "running")
             .order_by(dag_runs.c.started_at)
         )
-        async with self._store.reader.connect() as conn:
-            return list((await conn.execute(query)).scalars())
+        return list((await self._store.read(query)).scalars())
 
     async def running_count(self, owner: str) -> int:
         """How many of the owner's runs have not finished (every mode), by `ix_dag_runs_running`."""
-        async with self._store.reader.connect() as conn:
-            return int((await conn.execute(running_query(owner))).scalar_one())
+        return int((await self._store.read(running_query(owner))).scalar_one())
 
     async def log_version(self, run_id: str) -> int:
         """How many events the run's log holds (0 for an unknown run)."""

@@ -224,8 +224,7 @@ class SqlInstanceRepository:
         return summaries[0] if summaries else None
 
     async def _summaries(self, query: Any) -> list[InstanceSummary]:
-        async with self._store.reader.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
+        rows = (await self._store.read(query)).mappings().all()
         return [InstanceSummary.model_validate({k: aware(v) for k, v in r.items()}) for r in rows]
 
     async def get_view(self, instance_id: str) -> InstanceView | None:
@@ -235,8 +234,7 @@ class SqlInstanceRepository:
         return views[0] if views else None
 
     async def _views(self, query: Any) -> list[InstanceView]:
-        async with self._store.reader.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
+        rows = (await self._store.read(query)).mappings().all()
         fields = set(InstanceView.model_fields)
         return [
             InstanceView.model_validate({k: aware(v) for k, v in r.items() if k in fields})
