@@ -4,6 +4,7 @@ statement cut off by a deadline leaves the pool working, never a broken connecti
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -148,3 +149,33 @@ async def test_a_write_cut_off_mid_statement_is_not_run_again(
     calls.clear()
     assert await raw_postgres.fetchval(engine, "test", "SELECT 3", repeatable=True) == 3
     assert calls == ["SELECT 3", "SELECT 3"]
+
+
+async def test_sqlalchemy_reads_after_the_server_ended_every_pooled_connection_succeed(
+    engine: AsyncEngine, postgres_url: str
+) -> None:
+    """The agent-runner's reads through SQLAlchemy (the memory store here) meet the same
+    connections after a restart, and SQLAlchemy took only asyncpg's `is_closed()` for a lost
+    one: each failed a read with `unavailable`. They run again on a new connection."""
+    from sqlalchemy import text
+
+    from baton_agent_runner.adapters.sql_stores import SqlMemoryStore
+
+    memory = SqlMemoryStore(engine, lambda: datetime.now(UTC))
+    admin = await asyncpg.connect(postgres_url.replace("postgresql+asyncpg", "postgresql"))
+
+    async def backend_held_a_while() -> int:
+        async with engine.connect() as conn:
+            pid = await conn.scalar(text(PID))
+            await asyncio.sleep(0.05)  # both pooled connections are in use at once
+        return int(pid)
+
+    try:
+        for _ in range(5):
+            backends = list(await asyncio.gather(backend_held_a_while(), backend_held_a_while()))
+            ended = "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid"
+            await admin.execute(ended, backends)
+            for _ in range(3):  # more than the pool holds
+                assert await memory.count(f"nobody-{uuid.uuid4()}", None) == 0
+    finally:
+        await admin.close()

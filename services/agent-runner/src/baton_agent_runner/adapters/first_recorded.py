@@ -21,7 +21,7 @@ from baton_agent_runner.adapters.sql import (
 from baton_agent_runner.service.ports import Claim, KeyReused, StoreUnavailable
 from baton_contracts.agent_api import AgentReply, TaskResult
 from baton_eventstore import autocommit
-from baton_eventstore.engine import write_transaction
+from baton_eventstore.engine import read, write_transaction
 
 R = TypeVar("R", AgentReply, TaskResult)
 DIGEST = "request_digest"
@@ -72,8 +72,7 @@ class FirstRecorded(Generic[R]):
                 return None
             return self._answering(key, digest, row["digest"], row["value"])
         with reachable(self._name):
-            async with self._engine.connect() as conn:
-                stored = (await conn.execute(self._select_value(user_id, key))).first()
+            stored: Any = (await read(self._engine, self._select_value(user_id, key))).first()
         return None if stored is None else self._answering(key, digest, stored[1], stored[0])
 
     async def claim(

@@ -25,7 +25,7 @@ from baton_agent_runner.domain.extracted import NewInboxItem, repeats, to_remove
 from baton_agent_runner.service.ports import InboxTally, Mention, Removal
 from baton_contracts.agent_api import InboxItem
 from baton_eventstore import autocommit
-from baton_eventstore.engine import write_transaction
+from baton_eventstore.engine import read, write_transaction
 
 
 class SqlInboxStore:
@@ -154,8 +154,8 @@ class SqlInboxStore:
         # (`turn_writes.take_back`): a list must not leave its own copy out for it.
         mine &= inbox_items.c.turn_key.is_(None) | recorded()
         with reachable("inbox"):
-            async with self._engine.connect() as conn:
-                return list((await conn.scalars(select(inbox_items.c.content).where(mine))).all())
+            contents = select(inbox_items.c.content).where(mine)
+            return list((await read(self._engine, contents)).scalars().all())
 
     async def promote_deferred(self, user_id: str) -> int:
         """Deferred items become new ones (the brain dump started); how many did."""
@@ -228,8 +228,7 @@ class SqlInboxStore:
             first = select(inbox_items.c.item_id).where(
                 mine, inbox_items.c.instance_id == instance_id
             )
-            async with self._engine.connect() as conn:
-                return await conn.scalar(first.limit(1)) is not None
+            return (await read(self._engine, first.limit(1))).scalar() is not None
 
     async def mark_announced(self, user_id: str, item_ids: list[str]) -> None:
         """These items were told to the user: no later turn mentions them again."""
@@ -264,8 +263,7 @@ class SqlInboxStore:
                 settled(self._now()),
             )
             with reachable("inbox"):
-                async with self._engine.connect() as conn:
-                    rows = list((await conn.execute(union_all(counted, held))).all())
+                rows = list((await read(self._engine, union_all(counted, held))).all())
         count = sum(int(row[1]) for row in rows if row[0] is None)
         return InboxTally(count=count, open=[str(row[0]) for row in rows if row[0] is not None])
 
@@ -286,8 +284,7 @@ class SqlInboxStore:
         if before_turn is not None:
             where &= inbox_items.c.turn_key.is_distinct_from(before_turn)
         with reachable("inbox"):
-            async with self._engine.connect() as conn:
-                return int(await conn.scalar(select(func.count()).where(where)) or 0)
+            return int((await read(self._engine, select(func.count()).where(where))).scalar() or 0)
 
     async def list_items(self, user_id: str, limit: int) -> list[InboxItem]:
         """Up to `limit` of the user's items that are not deferred, newest first."""
@@ -298,8 +295,7 @@ class SqlInboxStore:
             .limit(limit)
         )
         with reachable("inbox"):
-            async with self._engine.connect() as conn:
-                rows = (await conn.execute(query)).all()
+            rows = (await read(self._engine, query)).all()
         return [
             InboxItem(
                 item_id=row.item_id,

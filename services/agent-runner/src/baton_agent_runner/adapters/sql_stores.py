@@ -13,7 +13,7 @@ from baton_agent_runner.adapters.sql import Clock, memory_facts, reachable, upse
 from baton_agent_runner.adapters.sql_inbox import SqlInboxStore
 from baton_contracts.agent_api import MemoryFact
 from baton_eventstore import autocommit
-from baton_eventstore.engine import write_transaction
+from baton_eventstore.engine import read, write_transaction
 
 __all__ = ["SqlInboxStore", "SqlMemoryStore"]
 
@@ -90,8 +90,7 @@ class SqlMemoryStore:
 
     async def _select_text(self, fact: Any) -> str | None:
         with reachable("memory"):
-            async with self._engine.connect() as conn:
-                found = await conn.scalar(select(memory_facts.c.text).where(fact))
+            found = (await read(self._engine, select(memory_facts.c.text).where(fact))).scalar()
         return None if found is None else str(found)
 
     async def facts(self, user_id: str, category: str) -> dict[str, str]:
@@ -104,8 +103,7 @@ class SqlMemoryStore:
         if category:
             where &= memory_facts.c.category == category
         with reachable("memory"):
-            async with self._engine.connect() as conn:
-                return int(await conn.scalar(select(func.count()).where(where)) or 0)
+            return int((await read(self._engine, select(func.count()).where(where))).scalar() or 0)
 
     async def list_facts(self, user_id: str, category: str | None, limit: int) -> list[MemoryFact]:
         """Up to `limit` facts, by category and key."""
@@ -126,8 +124,7 @@ class SqlMemoryStore:
             query = query.where(memory_facts.c.category == category)
         query = query.order_by(memory_facts.c.category, memory_facts.c.key)
         with reachable("memory"):
-            async with self._engine.connect() as conn:
-                rows = (await conn.execute(query)).all()
+            rows = (await read(self._engine, query)).all()
         return [MemoryFact(category=row.category, key=row.key, text=row.text) for row in rows]
 
 
