@@ -131,6 +131,26 @@ def test_talk_about_the_step_or_a_bare_area_is_no_item_and_gets_the_prompt(messa
 
 
 @pytest.mark.parametrize(
+    "message", ["Not enough time", "мало времени", "energy mostly", "не хватает сил", "too busy"]
+)
+def test_what_holds_the_user_back_said_to_the_opening_is_no_item(message: str) -> None:
+    # Said to the brain dump's "Ready?" while still answering discovery's "what holds you
+    # back?", it was saved: "Saved to your inbox: Not enough time".
+    language = lang.language_of(message)
+    out = run(turn(message, messages_in_step=0, inbox_count=0))
+    assert "inbox_items" not in out.extracted_data
+    assert out.message == texts.text(language, "inbox_explain", need=3)
+
+
+@pytest.mark.parametrize(
+    "message", ["milk", "dentist", "купить хлеб", "passport", "time sheets", "сон по режиму"]
+)
+def test_a_short_task_said_to_the_opening_is_still_an_item(message: str) -> None:
+    out = run(turn(message, messages_in_step=0, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == [message]
+
+
+@pytest.mark.parametrize(
     ("message", "item"),
     [
         ("buy health insurance", "buy health insurance"),

@@ -521,3 +521,31 @@ def _waits(text: str) -> bool:
     """The text only asks for a moment ("wait a moment", "Подожди немного")."""
     tokens = set(words(text))
     return bool(tokens & _WAIT) and tokens <= _WAITING | _HESITATION | _ACK
+
+
+# What holds the user back, said as discovery asked it ("What holds you back: time, energy,
+# something else?"): a resource or a state of the user's, no task.
+_HELD_BACK_BY = frozenset({
+    "time", "energy", "motivation", "strength", "willpower", "tired", "busy", "exhausted",
+    "burnout", "stress", "время", "времени", "силы", "сил", "энергия", "энергии", "мотивация",
+    "мотивации", "усталость", "устаю", "устал", "устала", "выгорание", "стресс",
+})  # fmt: skip
+# The words said around it: how much is lacking, and hedges ("not enough time", "мало
+# времени", "energy mostly", "наверное, силы").
+_ABOUT_THE_USER = _HELD_BACK_BY | {
+    "not", "enough", "no", "too", "little", "lack", "of", "low", "on", "mostly", "probably",
+    "maybe", "i", "i'm", "im", "am", "guess", "think", "just", "and", "or", "my", "the", "main",
+    "problem", "is", "always", "very", "so", "really", "money", "also", "а", "и", "или", "мало",
+    "нет", "не", "хватает", "нехватка", "мне", "у", "меня", "в", "основном", "наверное",
+    "пожалуй", "скорее", "всего", "то", "главное", "проблема", "моя", "очень", "вечно", "тоже",
+    "денег", "деньги", "постоянно", "совсем", "я",
+}  # fmt: skip
+
+
+def tells_of_the_user(item: str) -> bool:
+    """The item is a statement about the user, no task: what holds them back ("not enough
+    time", "мало времени", "energy mostly"), as an answer to discovery's last question said
+    to the brain dump's first. Every word is one of `_ABOUT_THE_USER`, one of them what holds
+    them back (`_HELD_BACK_BY`): "milk", "dentist", "money" stay items."""
+    said = words(item)
+    return bool(_HELD_BACK_BY.intersection(said)) and set(said) <= _ABOUT_THE_USER

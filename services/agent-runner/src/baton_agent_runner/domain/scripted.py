@@ -264,6 +264,9 @@ def inbox_collector(turn: Turn) -> Reply:
     heard = [] if skip else distinct(brain_dump.dumped_items(turn.message))
     if heard and all(_bare_area(item) for item in heard):
         heard = []  # "health": still on discovery's priorities, no task
+    if heard and not turn.messages_in_step and all(map(brain_dump.tells_of_the_user, heard)):
+        # "not enough time" to the opening question: still discovery's "what holds you back?"
+        heard = []
     items, again = _new_and_again(turn, heard)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
     done = not removal and (
