@@ -116,17 +116,13 @@ async def test_failed_turn_take_back_keeps_another_turns_recorded_fact(
         await asyncio.sleep(0.3)
         # ...meanwhile turn B of the same user saves work and its reply is recorded.
         await runner.run(turn("turn-b", "Work: a new job at the bank"))
-        assert (await memory.facts("alice", "priorities")) == {
-            "work": "Work: a new job at the bank"
-        }
+        assert (await memory.facts("alice", "priorities")) == {"work": "a new job at the bank"}
         # A answers, writes work, cannot record its reply: takes its write back.
         agents.go.set()
         with pytest.raises(RemoteError):
             await a
         # B's turn happened (its reply is recorded); A's did not. B's fact must stay.
-        assert (await memory.facts("alice", "priorities")) == {
-            "work": "Work: a new job at the bank"
-        }
+        assert (await memory.facts("alice", "priorities")) == {"work": "a new job at the bank"}
 
 
 class LateLog(SqlReplyLog):
@@ -188,7 +184,7 @@ async def test_a_fact_written_while_a_turn_is_taken_back_stays(
         async def turn_b() -> None:
             # Turn A wrote work and its take-back looked: it still holds A's text. Now turn B
             # of the same user saves work, and its reply is recorded.
-            assert await memory.facts("alice", "priorities") == {"work": "Work: my startup"}
+            assert await memory.facts("alice", "priorities") == {"work": "my startup"}
             await runner.run(turn("turn-b", "Work: a new job at the bank"))
 
         memory.meanwhile = turn_b
@@ -196,7 +192,7 @@ async def test_a_fact_written_while_a_turn_is_taken_back_stays(
             await runner.run(turn("turn-a", "Work: my startup"))
         assert memory.meanwhile is None  # turn B ran inside A's take-back
         # B's turn happened (its reply is recorded); A's did not. B's fact must stay.
-        assert await memory.facts("alice", "priorities") == {"work": "Work: a new job at the bank"}
+        assert await memory.facts("alice", "priorities") == {"work": "a new job at the bank"}
 
 
 @pytest.mark.parametrize("backend", ["sql", "mem0"])
@@ -234,7 +230,7 @@ class WrittenBetween:
             await meanwhile()
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> str | None:
-        if text == "Work: my startup":  # turn-a's write
+        if text == "my startup":  # turn-a's write
             await self._between()
         return await super().put_fact(user_id, category, key, text)  # type: ignore[misc,no-any-return]
 
@@ -263,7 +259,7 @@ async def test_a_fact_written_between_a_turns_read_and_its_write_stays_after_its
             await runner.run(turn("turn-a", "Work: my startup"))
         assert memory.meanwhile is None  # turn B ran between A's read and A's write
         # B's turn happened (its reply is recorded); A's did not. B's fact must stay.
-        assert await memory.facts("alice", "priorities") == {"work": "Work: a new job at the bank"}
+        assert await memory.facts("alice", "priorities") == {"work": "a new job at the bank"}
 
 
 class CutAfterWrite:
@@ -275,7 +271,7 @@ class CutAfterWrite:
 
     async def put_fact(self, user_id: str, category: str, key: str, text: str) -> str | None:
         was: str | None = await super().put_fact(user_id, category, key, text)  # type: ignore[misc]
-        if text == "Work: my startup" and not self.cut:
+        if text == "my startup" and not self.cut:
             self.cut = True
             raise StoreUnavailable("memory: the connection was cut")
         return was
@@ -388,4 +384,4 @@ async def test_a_reply_recorded_before_its_deadline_cut_the_wait_keeps_what_the_
         recorded = await replies.get("alice", "turn-a")
         assert recorded is not None
         assert await runner.run(turn("turn-a", "Work: my startup")) == recorded
-        assert await memory.facts("alice", "priorities") == {"work": "Work: my startup"}
+        assert await memory.facts("alice", "priorities") == {"work": "my startup"}

@@ -72,9 +72,9 @@ def test_naming_an_area_again_keeps_its_fact(message: str) -> None:
     ("message", "facts"),
     [
         # Something new of the area, in a clause of its own or as a correction.
-        ("work: I switched to day shifts", {"work": "work: I switched to day shifts"}),
+        ("work: I switched to day shifts", {"work": "I switched to day shifts"}),
         ("work: I switched to day shifts. family first",
-         {"work": "work: I switched to day shifts", "relationships": "family first"}),
+         {"work": "I switched to day shifts", "relationships": "family first"}),
         ("No, work is my startup now", {"work": "work is my startup now"}),
         ("my job is a nightmare lately", {"work": "my job is a nightmare lately"}),
         ("работа — теперь удалёнка", {"work": "работа — теперь удалёнка"}),
@@ -231,8 +231,10 @@ def test_common_ways_to_say_the_summary_is_right_confirm_it(message: str) -> Non
             {"work": "work", "health": "health", "relationships": "family"},
         ),
         ("🙂 семья", {"relationships": "семья"}),
-        # What is part of the fact stays: a symbol in it, "C++" at its end.
-        ("growth: learning C++", {"growth": "growth: learning C++"}),
+        # What is part of the fact stays: a symbol in it, "C++" at its end; the area's
+        # label before a colon goes ("growth: learning C++" kept "growth:").
+        ("growth: learning C++", {"growth": "learning C++"}),
+        ("хобби: фотография", {"hobbies": "фотография"}),
     ],
 )
 def test_a_fact_is_kept_without_a_repeat_or_the_emoji_around_it(

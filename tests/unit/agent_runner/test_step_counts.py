@@ -88,7 +88,7 @@ async def test_a_turn_on_a_fact_collecting_step_carries_the_counts_in_its_signal
     assert "Is that right?" in reply.message  # the summary of three areas
     data = reply.workflow_signal.data
     assert data == {
-        "facts": {"hobbies": "Hobbies: chess"},
+        "facts": {"hobbies": "chess"},
         "questions_asked": 1,
         "facts_collected": 3,
         "facts_told": ["hobbies"],  # the two facts stored before are no fact of this instance

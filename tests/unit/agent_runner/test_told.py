@@ -114,7 +114,7 @@ async def test_a_turn_records_what_it_was_told_in_its_step_data_with_no_store_re
     reply = await _run(stores, "discovery", "Hobbies: chess", step_context=context)
     assert reply.workflow_signal.data["facts_told"] == ["hobbies", "relationships"]
     assert "- From last time: work — my job\n" in reply.message, reply.message
-    assert "- hobbies: Hobbies: chess\n" in reply.message
+    assert "- hobbies: chess\n" in reply.message
     # As many reads as a turn whose step data says nothing of what it was told.
     plain = FactStores()
     await _run(plain, "discovery", "Hobbies: chess", step_context={**ON_FACTS})

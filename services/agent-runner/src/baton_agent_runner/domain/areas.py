@@ -285,14 +285,17 @@ _TRAILING = re.compile(
 )
 # An area named only to say what it is: "хобби — это фотография", "моя работа, я имею в виду
 # стартап", "work means my startup", "hobbies, I mean photography": the fact is what follows.
-# Without "это" or "means" the dash stays ("Работа — мой стартап").
+# So is an area named as a label before a colon ("growth: learning C++", "работа: мой
+# стартап"). Without "это" or "means" the dash stays ("Работа — мой стартап"): it may say what
+# the area is like, as a sentence does.
 # The head ends on a letter, and the white space after it is taken whole (`\s*+`), by one way
 # only: with a head that could end in white space and a `\s*` then a `\s+` after it, a run of
 # spaces could be split three ways, and "work" with 400 spaces and "x" took 0.6 s, 1,000 took
 # 9 s (cubic), in the event loop of the agent-runner every user's turn waits on.
 _NAMED_AS = re.compile(
     rf"^(?P<head>[^,:;—–]*?[^\s,:;—–])\s*+(?:(?:,|:|[—–]|(?<=\s)-)\s*(?:это\b|{_MEANT})"
-    r"|(?<=\s)means\b"
+    # A head before a colon is a label: "growth: learning C++" kept "growth:" in the fact.
+    r"|:(?=\s*\S)|(?<=\s)means\b"
     # What an area is now, said after a change: "отношения теперь это муж".
     r"|(?<=\s)теперь(?:\s*(?:[—–]|-\s))?\s+это\b|(?<=\s)now\s+means\b)"
     r"[\s,:—–-]*(?P<rest>\S.*)$",
