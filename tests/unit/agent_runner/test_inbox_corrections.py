@@ -222,6 +222,37 @@ def test_a_correction_said_as_a_change_or_as_what_was_meant_changes_the_item(
     )
 
 
+@pytest.mark.parametrize(
+    ("message", "earlier", "old", "new"),
+    [
+        # Only "колбаса" as written matched: the accusative a change names it in did not.
+        ("замени колбасу на сыр", ["колбаса\nкупить хлеб"], "колбаса", "сыр"),
+        ("поменяй молока на кефир", ["купить молоко"], "купить молоко", "купить кефир"),
+        ("не колбасу, а сыр", ["колбаса\nпозвонить маме"], "колбаса", "сыр"),
+        ("замени колбасу на сыр", ["купить колбасы"], "купить колбасы", "купить сыр"),
+    ],
+)  # fmt: skip
+def test_a_russian_change_finds_the_word_in_another_case(
+    message: str, earlier: list[str], old: str, new: str
+) -> None:
+    held = [item for said in earlier for item in brain_dump.dumped_items(said)]
+    out = run(turn(message, earlier, held))
+    assert out.extracted_data == {
+        "removed_inbox_items": [old], "inbox_items": [new], "inbox_corrections": {old: new}
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "held"),
+    [
+        ("замени сок на чай", ["лечь пораньше, сон"]),  # "сок" is no stem of "сон"
+        ("замени кота на собаку", ["исправить код"]),
+    ],
+)
+def test_a_russian_change_finds_no_other_short_word(message: str, held: list[str]) -> None:
+    assert second_thought(message, held, held) is None
+
+
 def test_what_was_meant_fitting_several_items_asks_which_and_changes_nothing() -> None:
     earlier = ["buy milk, call mom, book dentist"]
     out = run(turn("I meant bread", earlier, ["buy milk", "call mom", "book dentist"]))

@@ -169,7 +169,7 @@ def _corrected(rest: str, recent: list[str], *, opened: bool) -> Changed | Uncle
         new = " ".join(found.group("new").split()[-len(old.split()) :])
     else:
         return None
-    item = next((item for item in recent if holds(item, old)), None)
+    item = _holding(recent, old)
     if item is None:
         # "no wait not bread, rye bread" corrects nothing saved; "wait, not now, sorry" is
         # hesitation, read as such.
@@ -186,7 +186,7 @@ def _changed(rest: str, recent: list[str], last_list: list[str]) -> Changed | Un
     found = _CHANGE_EN.match(rest) or _CHANGE_RU.match(rest)
     if found is not None:
         old, new = found.group("old"), found.group("new")
-        item = next((item for item in recent if holds(item, old)), None)
+        item = _holding(recent, old)
         return None if item is None else Changed(item, _replaced(item, old, new))
     found = _MEANT.match(rest)
     if found is None:
@@ -238,10 +238,59 @@ def _object_like(item: str, said: list[str]) -> bool:
     return article == (False, False) or (all(article) and obj[0] == said[0])
 
 
+def _holding(recent: list[str], old: str) -> str | None:
+    """The most recent item holding the words of `old` as said (`holds`), else the most recent
+    holding them in another case (`_inflected`: "замени колбасу на сыр" of "колбаса")."""
+    found = next((item for item in recent if holds(item, old)), None)
+    if found is None and (inflected := _inflected(old)) is not None:
+        found = next((item for item in recent if inflected.search(item)), None)
+    return found
+
+
 def _replaced(item: str, old: str, new: str) -> str:
-    """`item` with the words of `old` in it replaced by `new` (case aside, once)."""
+    """`item` with the words of `old` in it replaced by `new` (case aside, once): as said, or
+    else in another case (`_inflected`)."""
     pattern = r"\s+".join(re.escape(word) for word in old.split())
-    return re.sub(rf"(?<!\w){pattern}(?!\w)", new.strip(), item, count=1, flags=re.IGNORECASE)
+    said = re.compile(rf"(?<!\w){pattern}(?!\w)", re.IGNORECASE)
+    if not said.search(item) and (inflected := _inflected(old)) is not None:
+        said = inflected
+    return said.sub(new.strip(), item, count=1)
+
+
+# Russian case endings of a noun or an adjective, of one or two letters, the longer first.
+_ENDINGS = (
+    "ом", "ем", "ём", "ой", "ей", "ою", "ею", "ам", "ям", "ах", "ях", "ов", "ев", "ью", "ый",
+    "ий", "ая", "яя", "ое", "ее", "ую", "юю", "ые", "ие", "ым", "им", "ых", "их", "а", "я", "о",
+    "е", "ё", "у", "ю", "ы", "и", "ь", "й",
+)  # fmt: skip
+_ENDING = "(?:" + "|".join(_ENDINGS) + ")?"
+# A stem shorter than this is no stem: "сок" and "сон", "кот" and "код" are different words.
+_STEM = 3
+_CYRILLIC = re.compile(r"[а-яё]+", re.IGNORECASE)
+
+
+def _inflected(old: str) -> re.Pattern[str] | None:
+    """The words of `old` in any case: each Russian word its stem (the word without a case
+    ending, `_ENDINGS`, of three letters or more) and any ending, another word as it is; None
+    when `old` has no Russian word. "колбасу" finds "колбаса", "молока" "молоко"; "сок" is
+    no stem of "сон"."""
+    said = old.split()
+    if not any(_CYRILLIC.fullmatch(word) for word in said):
+        return None
+    return re.compile(r"(?<!\w)" + r"\s+".join(map(_any_case, said)) + r"(?!\w)", re.IGNORECASE)
+
+
+def _any_case(word: str) -> str:
+    """A pattern of the word in any case (`_inflected`), "е" and "ё" alike."""
+    if not _CYRILLIC.fullmatch(word):
+        return re.escape(word)
+    lowered = word.lower()
+    ending = next(
+        (end for end in _ENDINGS if lowered.endswith(end) and len(lowered) - len(end) >= _STEM),
+        "",
+    )
+    stem = lowered[: len(lowered) - len(ending)]
+    return re.sub("[её]", "[её]", stem) + _ENDING
 
 
 def _done(rest: str, recent: list[str], last_list: list[str]) -> Changed | Unclear:
