@@ -142,6 +142,11 @@ def test_what_holds_the_user_back_said_to_the_opening_is_no_item(message: str) -
     assert out.message == texts.text(language, "inbox_explain", need=3)
 
 
+def test_what_holds_the_user_back_before_a_task_leaves_the_task_alone() -> None:
+    out = run(turn("мало времени. купить хлеб", messages_in_step=0, inbox_count=0))
+    assert out.extracted_data["inbox_items"] == ["купить хлеб"]
+
+
 @pytest.mark.parametrize(
     "message", ["milk", "dentist", "купить хлеб", "passport", "time sheets", "сон по режиму"]
 )

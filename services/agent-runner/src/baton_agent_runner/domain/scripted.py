@@ -264,9 +264,10 @@ def inbox_collector(turn: Turn) -> Reply:
     heard = [] if skip else distinct(brain_dump.dumped_items(turn.message))
     if heard and all(_bare_area(item) for item in heard):
         heard = []  # "health": still on discovery's priorities, no task
-    if heard and not turn.messages_in_step and all(map(brain_dump.tells_of_the_user, heard)):
+    if not turn.messages_in_step:
         # "not enough time" to the opening question: still discovery's "what holds you back?"
-        heard = []
+        # ("мало времени. купить хлеб" saves the bread alone).
+        heard = [item for item in heard if not brain_dump.tells_of_the_user(item)]
     items, again = _new_and_again(turn, heard)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
     done = not removal and (
