@@ -243,6 +243,16 @@ def test_a_russian_change_finds_the_word_in_another_case(
 
 
 @pytest.mark.parametrize(
+    ("message", "removed"), [("удали колбасу", "колбаса"), ("убери молока", "молоко")]
+)
+def test_a_russian_removal_finds_the_word_in_another_case(message: str, removed: str) -> None:
+    # "удали колбасу" of "колбаса" was saved as the item "удали колбасу".
+    earlier = ["колбаса\nкупить молоко"]
+    out = run(turn(message, earlier, ["колбаса", "купить молоко"]))
+    assert out.extracted_data == {"removed_inbox_items": [removed]}
+
+
+@pytest.mark.parametrize(
     ("message", "held"),
     [
         ("замени сок на чай", ["лечь пораньше, сон"]),  # "сок" is no stem of "сон"

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from baton_agent_runner.domain.brain_dump import dumped_items
 from baton_agent_runner.domain.extracted import holds, same_item
+from baton_agent_runner.domain.word_cases import inflected
 from baton_agent_runner.domain.wording import words
 
 # The second thought that opens it ("no wait", "oh", "ой нет", "не,"): a bare "не"/"not" opens
@@ -240,57 +241,22 @@ def _object_like(item: str, said: list[str]) -> bool:
 
 def _holding(recent: list[str], old: str) -> str | None:
     """The most recent item holding the words of `old` as said (`holds`), else the most recent
-    holding them in another case (`_inflected`: "замени колбасу на сыр" of "колбаса")."""
+    holding them in another case (`word_cases.inflected`: "замени колбасу на сыр" finds
+    "колбаса")."""
     found = next((item for item in recent if holds(item, old)), None)
-    if found is None and (inflected := _inflected(old)) is not None:
-        found = next((item for item in recent if inflected.search(item)), None)
+    if found is None and (cased := inflected(old)) is not None:
+        found = next((item for item in recent if cased.search(item)), None)
     return found
 
 
 def _replaced(item: str, old: str, new: str) -> str:
     """`item` with the words of `old` in it replaced by `new` (case aside, once): as said, or
-    else in another case (`_inflected`)."""
+    else in another case (`word_cases.inflected`)."""
     pattern = r"\s+".join(re.escape(word) for word in old.split())
     said = re.compile(rf"(?<!\w){pattern}(?!\w)", re.IGNORECASE)
-    if not said.search(item) and (inflected := _inflected(old)) is not None:
-        said = inflected
+    if not said.search(item) and (cased := inflected(old)) is not None:
+        said = cased
     return said.sub(new.strip(), item, count=1)
-
-
-# Russian case endings of a noun or an adjective, of one or two letters, the longer first.
-_ENDINGS = (
-    "ом", "ем", "ём", "ой", "ей", "ою", "ею", "ам", "ям", "ах", "ях", "ов", "ев", "ью", "ый",
-    "ий", "ая", "яя", "ое", "ее", "ую", "юю", "ые", "ие", "ым", "им", "ых", "их", "а", "я", "о",
-    "е", "ё", "у", "ю", "ы", "и", "ь", "й",
-)  # fmt: skip
-_ENDING = "(?:" + "|".join(_ENDINGS) + ")?"
-# A stem shorter than this is no stem: "сок" and "сон", "кот" and "код" are different words.
-_STEM = 3
-_CYRILLIC = re.compile(r"[а-яё]+", re.IGNORECASE)
-
-
-def _inflected(old: str) -> re.Pattern[str] | None:
-    """The words of `old` in any case: each Russian word its stem (the word without a case
-    ending, `_ENDINGS`, of three letters or more) and any ending, another word as it is; None
-    when `old` has no Russian word. "колбасу" finds "колбаса", "молока" "молоко"; "сок" is
-    no stem of "сон"."""
-    said = old.split()
-    if not any(_CYRILLIC.fullmatch(word) for word in said):
-        return None
-    return re.compile(r"(?<!\w)" + r"\s+".join(map(_any_case, said)) + r"(?!\w)", re.IGNORECASE)
-
-
-def _any_case(word: str) -> str:
-    """A pattern of the word in any case (`_inflected`), "е" and "ё" alike."""
-    if not _CYRILLIC.fullmatch(word):
-        return re.escape(word)
-    lowered = word.lower()
-    ending = next(
-        (end for end in _ENDINGS if lowered.endswith(end) and len(lowered) - len(end) >= _STEM),
-        "",
-    )
-    stem = lowered[: len(lowered) - len(ending)]
-    return re.sub("[её]", "[её]", stem) + _ENDING
 
 
 def _done(rest: str, recent: list[str], last_list: list[str]) -> Changed | Unclear:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from baton_agent_runner.domain.readiness import puts_off
+from baton_agent_runner.domain.word_cases import inflected
 from baton_agent_runner.domain.wording import is_negation, without_end, words
 
 # Trimmed off an item taken from before its request ("Купить молоко — запиши в inbox").
@@ -298,7 +299,9 @@ _FROM_THE_INBOX = re.compile(
 
 def removal_request(text: str, earlier: list[str]) -> str | None:
     """What a message asks to take out of the inbox, when it names something said earlier in
-    the chat (`earlier`: the user's messages before it); None when it asks for none."""
+    the chat (`earlier`: the user's messages before it); None when it asks for none. A Russian
+    word named in another case is taken out as it was said ("удали колбасу" of "колбаса":
+    "колбаса", `word_cases`): it was saved as the item "удали колбасу"."""
     found = _REMOVAL.match(text)
     if found is None:
         return None
@@ -306,7 +309,11 @@ def removal_request(text: str, earlier: list[str]) -> str | None:
     said = " ".join(words(item))
     if not said or said in _PRONOUNS:
         return None
-    return item if any(said in " ".join(words(message)) for message in earlier) else None
+    if any(said in " ".join(words(message)) for message in earlier):
+        return item
+    cased = inflected(item)
+    held = (hit for message in earlier if cased and (hit := cased.search(message)))
+    return next((hit.group() for hit in held), None)
 
 
 # Asking to take out the item saved last ("delete the last one", "удали последний пункт"):
