@@ -1694,7 +1694,7 @@ def test_a_to_do_list_said_to_what_makes_a_good_week_reaches_the_inbox(message: 
     items = out.extracted_data["deferred_inbox_items"]
     assert len(items) == 3 - message.count(";"), items
     assert "good_week" in out.extracted_data["notes"] and out.step_completed
-    assert out.message.startswith(texts.text("en", "task_kept", items="; ".join(items)))
+    assert out.message.startswith(texts.text("en", "tasks_kept", items="; ".join(items)))
 
 
 @pytest.mark.parametrize(
@@ -1720,7 +1720,19 @@ def test_a_comma_list_of_actions_said_to_what_makes_a_good_week_reaches_the_inbo
     notes = {"focus": "x", "constraints": "y"}
     out = run(turn("discovery", message, history=_said(week), facts=DISCOVERY_FACTS, notes=notes))
     assert out.extracted_data == {"notes": {"good_week": message}, "deferred_inbox_items": items}
-    assert out.message.startswith(texts.text(language, "task_kept", items="; ".join(items)))
+    assert out.message.startswith(texts.text(language, "tasks_kept", items="; ".join(items)))
+
+
+def test_several_tasks_kept_for_the_brain_dump_are_spoken_of_as_several() -> None:
+    # "Kept for the brain dump, where it goes into your inbox: a; b; c" spoke of one.
+    week = texts.text("en", "discovery_ask_good_week")
+    message = "call the bank, renew my passport, book the dentist"
+    out = run(turn("discovery", message, history=_said(week), facts=DISCOVERY_FACTS,
+                   notes={"focus": "x", "constraints": "y"}))  # fmt: skip
+    assert out.message.startswith(
+        "Kept for the brain dump, where they go into your inbox: call the bank; renew my "
+        "passport; book the dentist."
+    ), out.message
 
 
 @pytest.mark.parametrize("message", ["sleep well, see friends", "rest, read a book"])

@@ -236,7 +236,7 @@ def _week_tasks(turn: Turn, pending: str, data: dict[str, Any]) -> str:
     if not items:
         return ""
     data["deferred_inbox_items" if turn.inbox_ahead else "inbox_items"] = items
-    key = "task_kept" if turn.inbox_ahead else "noted"
+    key = ("task_kept" if len(items) == 1 else "tasks_kept") if turn.inbox_ahead else "noted"
     return text(turn.language, key, items="; ".join(items)) + "\n"
 
 

@@ -361,6 +361,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Сохранил до выгрузки мыслей, там это попадёт в inbox: {items}.",
         "en": "Kept for the brain dump, where it goes into your inbox: {items}.",
     },
+    "tasks_kept": {
+        # Several tasks at once (a to-do list said to "what would make the coming week good?"):
+        # "where it goes ... : a; b; c" spoke of one.
+        "ru": "Сохранил до выгрузки мыслей, там они попадут в inbox: {items}.",
+        "en": "Kept for the brain dump, where they go into your inbox: {items}.",
+    },
     "put_off_ahead": {
         # "Запиши в inbox: потом": nothing to note yet, and no "Great thought!" for it.
         "ru": "Хорошо, потом так потом: до inbox дойдём на шаге выгрузки мыслей. {why}",

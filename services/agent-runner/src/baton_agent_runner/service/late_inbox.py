@@ -147,7 +147,7 @@ def told_repeated(
     return output.model_copy(update={"message": message})
 
 
-_KEPT_LINES = ("task_kept", "discovery_tasks_kept", "greeter_tasks_kept", "deferred")
+_KEPT_LINES = ("task_kept", "tasks_kept", "discovery_tasks_kept", "greeter_tasks_kept", "deferred")
 """The texts the scripted agents say an item is kept for the brain dump with (`{items}` the
 items, `{why}` what follows)."""
 
