@@ -38,3 +38,25 @@ def stick_protocol(monkeypatch: pytest.MonkeyPatch, method: str) -> list[asyncpg
 
     monkeypatch.setattr(asyncpg.Connection, method, in_error_consume)
     return stuck
+
+
+async def end_backends(admin: asyncpg.Connection, pids: list[int]) -> None:
+    """End these sessions as a restart ends them, without waiting for their clients to notice
+    (`kill_other_sessions` waits: its pool's next statement finds them gone at once)."""
+    await admin.execute("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid", pids)
+
+
+def fail_first(monkeypatch: pytest.MonkeyPatch, method: str, error: Exception) -> list[str]:
+    """`asyncpg.Connection.<method>` fails with `error` on its first call, then runs; the
+    statements it was called with are listed in the returned list."""
+    calls: list[str] = []
+    real = getattr(asyncpg.Connection, method)
+
+    async def failing_once(self: asyncpg.Connection, query: str, *args: object) -> object:
+        calls.append(query)
+        if len(calls) == 1:
+            raise error
+        return await real(self, query, *args)
+
+    monkeypatch.setattr(asyncpg.Connection, method, failing_once)
+    return calls

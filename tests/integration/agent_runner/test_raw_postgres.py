@@ -18,7 +18,7 @@ from baton_agent_runner.service.ports import StoreUnavailable
 from baton_contracts.agent_api import TaskResult, TokenUsage
 from baton_eventstore import create_engine, migrate
 
-from ...postgres_sessions import kill_other_sessions, stick_protocol
+from ...postgres_sessions import end_backends, fail_first, kill_other_sessions, stick_protocol
 
 PID = "SELECT pg_backend_pid()"
 CALL = TaskCall(agent="default", run_id="r", step_id="a", prompt="say ok")
@@ -91,30 +91,12 @@ async def test_reads_after_the_server_ended_every_pooled_connection_succeed(
     try:
         for _ in range(5):
             backends = list(await asyncio.gather(pid_held_a_while(), pid_held_a_while()))
-            # Ended as a restart ends them, not waiting for the client to notice.
-            ended = "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid"
-            await admin.execute(ended, backends)
+            await end_backends(admin, backends)
             for _ in range(3):  # more than the pool holds
                 pid = await raw_postgres.fetchval(engine, "test", PID, repeatable=True)
                 assert pid not in backends
     finally:
         await admin.close()
-
-
-def fail_once(monkeypatch: pytest.MonkeyPatch, error: Exception) -> list[str]:
-    """`asyncpg.Connection.fetchval` fails with `error` on its first call, then runs; the
-    statements it was called with are listed in the returned list."""
-    calls: list[str] = []
-    real = asyncpg.Connection.fetchval
-
-    async def fetchval(self: asyncpg.Connection, query: str, *args: object) -> object:
-        calls.append(query)
-        if len(calls) == 1:
-            raise error
-        return await real(self, query, *args)
-
-    monkeypatch.setattr(asyncpg.Connection, "fetchval", fetchval)
-    return calls
 
 
 async def test_a_write_the_server_never_saw_runs_again_on_a_new_connection(
@@ -125,7 +107,7 @@ async def test_a_write_the_server_never_saw_runs_again_on_a_new_connection(
     stuck = asyncpg.InternalClientError(
         "cannot switch to state 12; another operation (2) is in progress"
     )
-    calls = fail_once(monkeypatch, stuck)
+    calls = fail_first(monkeypatch, "fetchval", stuck)
     with caplog.at_level("WARNING", logger="baton.agent_runner"):
         assert await raw_postgres.fetchval(engine, "test", "SELECT $1::int + 1", 41) == 42
     assert len(calls) == 2
@@ -140,7 +122,7 @@ async def test_a_write_cut_off_mid_statement_is_not_run_again(
     """The server may have committed a write before its connection closed: unless the caller
     says running it twice is harmless (`repeatable`), it fails, `unavailable`, and says why."""
     cut = asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
-    calls = fail_once(monkeypatch, cut)
+    calls = fail_first(monkeypatch, "fetchval", cut)
     with pytest.raises(StoreUnavailable, match=r"connection was lost \(the server closed it\)"):
         await raw_postgres.fetchval(engine, "test", "SELECT $1::int + 1", 41)
     assert len(calls) == 1
@@ -173,8 +155,7 @@ async def test_sqlalchemy_reads_after_the_server_ended_every_pooled_connection_s
     try:
         for _ in range(5):
             backends = list(await asyncio.gather(backend_held_a_while(), backend_held_a_while()))
-            ended = "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid"
-            await admin.execute(ended, backends)
+            await end_backends(admin, backends)
             for _ in range(3):  # more than the pool holds
                 assert await memory.count(f"nobody-{uuid.uuid4()}", None) == 0
     finally:

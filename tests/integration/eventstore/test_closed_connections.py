@@ -20,6 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from baton_eventstore import create_engine
 from baton_eventstore.unavailable import StoreUnavailable
 
+from ...postgres_sessions import end_backends, fail_first
+
 pytestmark = pytest.mark.postgres
 
 
@@ -116,30 +118,12 @@ async def test_reads_on_the_append_pool_after_the_server_ended_its_connections_s
         for _ in range(5):
             answers = await asyncio.gather(store.appender.fetch(held), store.appender.fetch(held))
             backends = [rows[0][0] for rows in answers]
-            # Ended as a restart ends them, not waiting for the client to notice.
-            ended = "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid"
-            await admin.execute(ended, backends)
+            await end_backends(admin, backends)
             for _ in range(3):  # more than the pool holds
                 assert [event.version for event in await store.load(stream)] == [1]
     finally:
         await admin.close()
         await store.close()
-
-
-def fail_first_fetch(monkeypatch: pytest.MonkeyPatch, error: Exception) -> list[str]:
-    """`asyncpg.Connection.fetch` fails with `error` on its first call, then runs; the
-    statements it was called with are listed in the returned list."""
-    calls: list[str] = []
-    real = asyncpg.Connection.fetch
-
-    async def fetch(self: asyncpg.Connection, query: str, *args: object) -> object:
-        calls.append(query)
-        if len(calls) == 1:
-            raise error
-        return await real(self, query, *args)
-
-    monkeypatch.setattr(asyncpg.Connection, "fetch", fetch)
-    return calls
 
 
 async def test_an_append_the_server_never_saw_is_written_on_a_new_connection(
@@ -154,7 +138,7 @@ async def test_an_append_the_server_never_saw_is_written_on_a_new_connection(
     stuck = asyncpg.InternalClientError(
         "cannot switch to state 12; another operation (2) is in progress"
     )
-    calls = fail_first_fetch(monkeypatch, stuck)
+    calls = fail_first(monkeypatch, "fetch", stuck)
     try:
         with caplog.at_level("WARNING", logger="baton_eventstore.asyncpg_append"):
             positions = await store.append(stream, 0, [NewEvent(uuid.uuid4(), "test.a", {})])
@@ -177,7 +161,7 @@ async def test_an_append_cut_off_mid_statement_is_not_sent_again(
     store = await SqlEventStore.from_url(postgres_url, pool_size=2, max_overflow=0)
     stream = f"closed-{uuid.uuid4()}"
     cut = asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
-    calls = fail_first_fetch(monkeypatch, cut)
+    calls = fail_first(monkeypatch, "fetch", cut)
     try:
         with pytest.raises(StoreUnavailable, match=r"connection was lost \(the server closed it\)"):
             await store.append(stream, 0, [NewEvent(uuid.uuid4(), "test.a", {})])
@@ -213,9 +197,7 @@ async def test_reads_on_the_engine_after_the_server_ended_its_connections_succee
                 backends = list(
                     await asyncio.gather(backend_held_a_while(), backend_held_a_while())
                 )
-                # Ended as a restart ends them, not waiting for the client to notice.
-                ended = "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid"
-                await admin.execute(ended, backends)
+                await end_backends(admin, backends)
                 for _ in range(3):  # more than the pool holds
                     pid = (await store.read(text("SELECT pg_backend_pid()"))).scalar()
                     assert pid not in backends
