@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from baton_workflow.adapters.definitions import load_definition, load_definitions
 from baton_workflow.domain.definitions import WorkflowDefinition
 from baton_workflow.domain.errors import DefinitionInvalid
-from baton_workflow.service.checkers import builtin_checkers
+from baton_workflow.service.checkers import CheckerRegistry, builtin_checkers
 
 from .conftest import DEFINITIONS, load
 
@@ -428,3 +428,74 @@ def test_yaml_booleans_and_whole_numbers_load_as_written(tmp_path: Path) -> None
     definition = load_definition(path, builtin_checkers())
     a, b = definition.path()
     assert (a.is_required, a.min_messages, a.max_messages, b.is_required) == (False, 2, 4, True)
+
+
+def _free_params_checkers() -> CheckerRegistry:
+    """The built-in checkers and one whose params have no model: it takes them as they come."""
+    registry = builtin_checkers()
+
+    @registry.register("score_at_least")
+    async def score_at_least(ctx: Any, params: dict[str, Any]) -> Any:  # pragma: no cover
+        raise AssertionError("never run: the definition is only loaded")
+
+    return registry
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problems"),
+    [
+        (
+            "wf.json",
+            '{"id": "wf", "steps": [{"id": "a", "agent_slug": "x", "completion_criteria":'
+            ' [{"checker": "score_at_least", "params": {"min": NaN, "at": [1, Infinity]}}],'
+            ' "next_step": "b"}, {"id": "b", "agent_slug": "y", "title": "t",'
+            ' "completion_criteria": [{"checker": "score_at_least",'
+            ' "params": {"max": -Infinity, "big": 1e999}}]}]}',
+            [
+                "steps[0] (a).completion_criteria[0].params.min: must be a finite number, got NaN",
+                "steps[0] (a).completion_criteria[0].params.at[1]: "
+                "must be a finite number, got Infinity",
+                "steps[1] (b).completion_criteria[0].params.max: "
+                "must be a finite number, got -Infinity",
+                "steps[1] (b).completion_criteria[0].params.big: "
+                "must be a finite number, got Infinity",
+            ],
+        ),
+        (
+            "wf.yaml",
+            "id: wf\nsteps:\n  - id: a\n    agent_slug: x\n    next_step: b\n"
+            "    completion_criteria:\n      - checker: score_at_least\n"
+            "        params: {min: .nan, at: [1, .inf]}\n"
+            "  - id: b\n    agent_slug: y\n    completion_criteria:\n"
+            "      - {checker: score_at_least, params: {max: -.Inf}}\n",
+            [
+                "steps[0] (a).completion_criteria[0].params.min: must be a finite number, got .nan",
+                "steps[0] (a).completion_criteria[0].params.at[1]: "
+                "must be a finite number, got .inf",
+                "steps[1] (b).completion_criteria[0].params.max: "
+                "must be a finite number, got -.inf",
+            ],
+        ),
+    ],
+)
+def test_a_nan_or_infinite_number_stops_the_load_naming_file_step_and_field(
+    tmp_path: Path, name: str, text: str, problems: list[str]
+) -> None:
+    # Without a params model the checker took NaN as given: a bound that every comparison
+    # fails (or passes), and a number JSON has no way to send to the agent-runner.
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(DefinitionInvalid) as caught:
+        load_definition(path, _free_params_checkers())
+    assert caught.value.source == str(path)
+    assert caught.value.problems == problems
+
+
+def test_finite_numbers_in_free_params_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "wf.yaml"
+    path.write_text(
+        "id: wf\nsteps:\n  - id: a\n    agent_slug: x\n    completion_criteria:\n"
+        "      - {checker: score_at_least, params: {min: 0.5, at: [1, -2.5]}}\n"
+    )
+    definition = load_definition(path, _free_params_checkers())
+    assert definition.steps[0].completion_criteria[0].params == {"min": 0.5, "at": [1, -2.5]}

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
 from pydantic import ValidationError
 
-from baton_contracts.documents import read_json, yaml_loader
+from baton_contracts.documents import as_yaml_writes, read_json, yaml_loader
 from baton_contracts.ids import PATTERN_MISMATCH
+from baton_contracts.storable import all_unstorable
 from baton_workflow.domain.definitions import StepDefinition, WorkflowDefinition
 from baton_workflow.domain.errors import DefinitionInvalid
 
@@ -71,6 +73,8 @@ def load_definition(path: Path, checkers: KnownCheckers) -> WorkflowDefinition:
             else f"a {type(raw).__name__}, not a mapping with id and steps"
         )
         raise DefinitionInvalid(str(path), [f"document: {problem}"])
+    if not_finite := _not_finite(raw, yaml_written=path.suffix.lower() != ".json"):
+        raise DefinitionInvalid(str(path), not_finite)
     try:
         definition = WorkflowDefinition.model_validate(raw)
     except ValidationError as exc:
@@ -148,25 +152,57 @@ def _not_utf8(exc: UnicodeDecodeError) -> str:
     return f"line {line}, column {column}: {what} not UTF-8; save the file as UTF-8"
 
 
+def _not_finite(raw: dict[str, Any], yaml_written: bool) -> list[str]:
+    """Every NaN or infinite number in the document, each where it is. Typed fields refuse
+    them anyway; a checker's params without a model of their own took them as they came, a
+    bound of NaN then passing or failing every check, and JSON has neither to send on."""
+    return [
+        f"{_where(raw, found.loc)}: must be a finite number, got {_written(value, yaml_written)}"
+        for found in all_unstorable(raw, nul=False)
+        if found.kind == "number" and isinstance(value := _at(raw, found.loc), float)
+    ]
+
+
+def _at(raw: Any, loc: tuple[str | int, ...]) -> Any:
+    for token in loc:
+        raw = raw[token]
+    return raw
+
+
+def _written(value: float, yaml_written: bool) -> str:
+    """As the author wrote it: `.nan` and `.inf` in YAML, `NaN` and `Infinity` in JSON (which
+    reads a number too large for a float, `1e999`, as Infinity too)."""
+    if yaml_written:
+        return as_yaml_writes(value)
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+
+
+def _where(raw: Any, loc: Any) -> str:
+    """`steps[1] (discovery).completion_criteria[0].params.min_facts` for a location."""
+    parts: list[str] = []
+    loc = list(loc)
+    for i, token in enumerate(loc):
+        if isinstance(token, int):
+            if not parts:
+                parts.append("document")
+            parts[-1] += f"[{token}]"
+            if loc[:i] == ["steps"]:
+                parts[-1] += _step_name(raw, token)
+        else:
+            parts.append(str(token))
+    return ".".join(parts)
+
+
 def _locate(raw: Any, error: Any) -> str:
     """`steps[1] (discovery).max_messages: Input should be ...` from a pydantic error.
 
     A model's own rule (a `ValueError`) already begins with the field it concerns, relative
     to that model: it is appended to the location as it is, without pydantic's "Value error".
     """
-    parts: list[str] = []
-    loc = list(error["loc"])
-    for i, token in enumerate(loc):
-        if isinstance(token, int):
-            parts[-1] += f"[{token}]"
-            if loc[:i] == ["steps"]:
-                parts[-1] += _step_name(raw, token)
-        else:
-            parts.append(str(token))
-    where = ".".join(parts) or "document"
+    where = _where(raw, error["loc"]) or "document"
     if error["type"] == "value_error":
         rule = str(error["ctx"]["error"])
-        return f"{where}.{rule}" if parts else rule
+        return f"{where}.{rule}" if error["loc"] else rule
     # "should be a valid integer" reads wrong next to `"5"`; a form in words wants the value
     # it refused next to it, as the author may not see which character broke it.
     if error["type"].endswith("_type") or error["type"] == PATTERN_MISMATCH:
