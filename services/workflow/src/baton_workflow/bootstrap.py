@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import uuid
@@ -44,6 +46,7 @@ from baton_workflow.adapters.tools import StepToolsConfig, build_tools
 from baton_workflow.domain.definitions import stranded
 from baton_workflow.domain.errors import DefinitionInvalid
 from baton_workflow.entrypoints.subscribers import subscribe
+from baton_workflow.service import agent_slugs
 from baton_workflow.service.checkers import (
     CheckerRegistry,
     builtin_checkers,
@@ -74,6 +77,7 @@ class WorkflowApp:
     relay: OutboxRelay | None = None
     ready: bool = field(default=False)
     replica: ReplicaIdFile | None = None
+    agents_check: asyncio.Task[list[str]] | None = None
 
     async def start(self) -> None:
         """Migrate, connect, declare the workflow streams, answer requests, start the relay."""
@@ -102,6 +106,25 @@ class WorkflowApp:
         self.relay.start()
         await self.runs.executor.start()
         self.ready = True
+        self._check_agents()
+
+    def _check_agents(self) -> None:
+        """Warn of each conversation step whose agent no profile serves, once the agent-runner
+        answers: in the background, as it may start after this service (`agent_slugs`)."""
+        agents = self.catalog.agents
+        if agents is None:
+            return
+        self.agents_check = asyncio.create_task(
+            agent_slugs.warn_unserved_agents(
+                self.services.definitions,
+                agents,
+                self.settings.workflow_definitions_dir,
+                first_wait=agent_slugs.FIRST_WAIT,
+                max_wait=agent_slugs.MAX_WAIT,
+            ),
+            name="workflow-agents-check",
+        )
+        self.agents_check.add_done_callback(_report_agents_check)
 
     async def healthy(self) -> bool:
         """Ready, and its database answers (`database_answers`)."""
@@ -144,6 +167,10 @@ class WorkflowApp:
         """Stop taking requests (those in flight finish within the grace), publish what they
         committed, then stop the relay, the broker, and the database pool."""
         self.ready = False
+        if self.agents_check is not None:
+            self.agents_check.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.agents_check
         try:
             await self.runs.executor.stop()
             # Responders first: a turn answered during the grace commits after the relay stopped,
@@ -165,6 +192,12 @@ class WorkflowApp:
         """Wake the relay right after a commit."""
         if self.relay is not None:
             self.relay.kick()
+
+
+def _report_agents_check(task: asyncio.Task[list[str]]) -> None:
+    # A fault of the check's own is told, never raised: it is advice, and the service serves on.
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        logger.warning("the agents of the workflow definitions were not checked: %r", exc)
 
 
 def build(settings: WorkflowSettings, **overrides: Any) -> WorkflowApp:
