@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 import pytest
@@ -46,17 +47,50 @@ async def end_backends(admin: asyncpg.Connection, pids: list[int]) -> None:
     await admin.execute("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid", pids)
 
 
-def fail_first(monkeypatch: pytest.MonkeyPatch, method: str, error: Exception) -> list[str]:
-    """`asyncpg.Connection.<method>` fails with `error` on its first call, then runs; the
-    statements it was called with are listed in the returned list."""
+def fail_first(
+    monkeypatch: pytest.MonkeyPatch, method: str, error: Exception, marker: str = ""
+) -> list[str]:
+    """`asyncpg.Connection.<method>` fails with `error` on its first call (its first with a
+    statement that holds `marker`, when given), then runs; the statements it was called
+    with are listed in the returned list (cleared, the next such call fails again)."""
     calls: list[str] = []
     real = getattr(asyncpg.Connection, method)
 
     async def failing_once(self: asyncpg.Connection, query: str, *args: object) -> object:
         calls.append(query)
-        if len(calls) == 1:
+        if marker in query and not any(marker in earlier for earlier in calls[:-1]):
             raise error
         return await real(self, query, *args)
 
     monkeypatch.setattr(asyncpg.Connection, method, failing_once)
+    return calls
+
+
+def cut_after(
+    monkeypatch: pytest.MonkeyPatch,
+    method: str,
+    marker: str,
+    error: Exception,
+    meanwhile: Callable[[], Awaitable[object]] | None = None,
+) -> list[str]:
+    """`asyncpg.Connection.<method>` runs the first statement that holds `marker`, then fails
+    with `error`: the server did the statement (committed it, if it commits) and the
+    connection was lost before its answer came. `meanwhile` (when given) runs in between, as
+    what happened elsewhere before the client saw the loss. The statements it was called
+    with are listed in the returned list."""
+    calls: list[str] = []
+    real = getattr(asyncpg.Connection, method)
+    cut: list[str] = []
+
+    async def cut_once(self: asyncpg.Connection, query: str, *args: object) -> object:
+        calls.append(query)
+        result = await real(self, query, *args)
+        if marker in query and not cut:
+            cut.append(query)
+            if meanwhile is not None:
+                await meanwhile()
+            raise error
+        return result
+
+    monkeypatch.setattr(asyncpg.Connection, method, cut_once)
     return calls

@@ -20,6 +20,15 @@ lock, say) is dropped before its statement is sent, and fails `StartByPassed`: i
 answered by then that nothing was recorded, and a write sent later would make that untrue. A
 statement already sent is never cut: cut off, it might still commit.
 
+An append whose connection the server closed after its statement was sent (a restart, a
+failover, `pg_terminate_backend`) may or may not have committed. It is not failed at once:
+on a new connection its event ids are looked up (`_recover`). Stored as it wrote them, it
+committed, and its caller gets its positions; with nothing of it stored it is written once
+more. It fails, `StoreUnavailable` (a 503), only when something else is stored under its ids,
+or when the database cannot be reached to find out. The event ids' unique key keeps a second
+write from storing it twice, whatever became of the first. None of this costs a round trip
+while no connection is lost.
+
 Every committed append goes to `committed` (when given) with its outbox rows' ids, which the
 statements return, so the store's relay can publish them without reading them back.
 """
@@ -32,6 +41,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
@@ -126,7 +136,9 @@ class AsyncpgAppender:
         """Insert events, outbox rows and the read `row`; the events' positions. Raises
         ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing, and
         StartByPassed, having sent nothing, when `start_by` (aware) came before a writer could
-        send the statement.
+        send the statement. An append cut off by a lost connection is looked up and answered
+        as committed, or written once more (`_recover`); StoreUnavailable when that cannot be
+        told.
 
         `before`, when given, runs on the connection in a transaction the append then joins
         (`_append_after`).
@@ -169,12 +181,16 @@ class AsyncpgAppender:
                 await self._write_on_a_connection(batch)
             except StoreUnavailable as exc:
                 if not lost_before_sent(exc.__cause__ or exc):
-                    raise
+                    await self._recover_batch(batch, exc)
+                    return
                 # The server had closed the connection (a restart ended every pooled one)
                 # and the statement was never sent: the appends not yet settled go again,
                 # on a new connection (the pool expired the old ones).
                 log.warning("%s; retried on a new connection (%s)", CONNECTION_LOST_SAYS, exc)
-                await self._write_on_a_connection(batch)
+                try:
+                    await self._write_on_a_connection(batch)
+                except StoreUnavailable as again:
+                    await self._recover_batch(batch, again)
         except Exception as exc:  # the connection broke (or a bug): the batch's appends failed
             for waiting in batch:
                 waiting.fail(exc)
@@ -186,6 +202,19 @@ class AsyncpgAppender:
             raise
         finally:
             self._in_flight.difference_update(streams)
+
+    async def _recover_batch(self, batch: list[_Waiting], exc: StoreUnavailable) -> None:
+        """After `exc`: raised again unless the server closed the connection. Then each append
+        of the batch still unsettled was cut off, and may have committed: `_recover` finds
+        out for each alone, on a new connection, and one not committed is written again alone
+        (as `_write_batch` writes them when the statement refused one): each gets its own
+        outcome."""
+        if not server_closed(exc.__cause__ or exc):
+            raise exc
+        for waiting in batch:
+            if not waiting.outcome.done():
+                append = waiting.append
+                await _settle(waiting, self._recover(append, exc, partial(self._alone, append)))
 
     async def _write_on_a_connection(self, batch: list[_Waiting]) -> None:
         async with self._pool.connection() as conn:
@@ -255,6 +284,19 @@ class AsyncpgAppender:
     async def _append_after(
         self, before: Callable[[asyncpg.Connection], Awaitable[None]], append: Append
     ) -> list[int]:
+        """`_append_after_once`; cut off by the server closing its connection, looked up and
+        maybe written again (`_recover`), `before` included."""
+        try:
+            return await self._append_after_once(before, append)
+        except StoreUnavailable as exc:
+            if not server_closed(exc.__cause__ or exc):
+                raise
+            again = partial(self._append_after_once, before, append)
+            return await self._recover(append, exc, again)
+
+    async def _append_after_once(
+        self, before: Callable[[asyncpg.Connection], Awaitable[None]], append: Append
+    ) -> list[int]:
         """The append in a transaction of its own, after `before` has run in it: for what one
         statement cannot do, such as take a lock and count under it (a statement reads what
         was committed when it began, not what the lock's last holder committed since).
@@ -267,6 +309,60 @@ class AsyncpgAppender:
             rows = await self._statement(conn, append)
         self._committed(append, [row[1] for row in rows])
         return [row[0] for row in rows]
+
+    async def _recover(
+        self, append: Append, cut: StoreUnavailable, again: Callable[[], Awaitable[list[int]]]
+    ) -> list[int]:
+        """The outcome of an append whose connection the server closed (a restart, a failover)
+        before its answer came, so that it may or may not have committed, found out on a new
+        connection. Its events stored as it wrote them (its stream, the versions after
+        `expected_version`, in order): it committed, and their positions are its answer. Nothing
+        of it stored: it never did, and it is written once more (`again`), that write's outcome
+        being its answer; a write again refused because its events are there after all (the
+        cut statement was still running) is answered as committed too. Anything else stored
+        under its event ids (a part of them, another stream or version) fails it,
+        `StoreUnavailable` as before, saying so: neither written again nor answered committed.
+
+        An append answered as committed so is not put in the relay's log (`committed`): the
+        relay may have fetched, published and deleted its outbox row meanwhile, and a row
+        published from the log after that would go out twice. Not logged, it is published by
+        a fetch, which takes each row once, in commit order (`OutboxRelay`)."""
+        stored = await self._stored(append)
+        if not stored:
+            start_by = append.start_by
+            if start_by is not None and datetime.now(UTC) >= start_by:
+                # Not StartByPassed ("nothing recorded"): the cut statement may yet commit.
+                raise StoreUnavailable(
+                    f"{cut}; nothing of the append is stored, and it is not sent again: "
+                    f"its start-by ({start_by.isoformat()}) has come"
+                ) from cut
+            log.warning("%s; nothing of the append was stored: written again (%s)",
+                        CONNECTION_LOST_SAYS, cut)  # fmt: skip
+            try:
+                return await again()
+            except (ConcurrencyConflict, DuplicateEventId, RowConflict):
+                stored = await self._stored(append)
+                if not stored:
+                    raise
+        positions = _as_written(append, stored)
+        if positions is None:
+            raise StoreUnavailable(
+                f"{cut}; its event ids are stored, but not as this append wrote them "
+                f"({_describe(append, stored)}): not written again"
+            ) from cut
+        log.warning("%s; the append had been committed: answered as committed (%s)",
+                    CONNECTION_LOST_SAYS, cut)  # fmt: skip
+        return positions
+
+    async def _stored(self, append: Append) -> list[asyncpg.Record]:
+        """The stored events with the append's event ids (stream, version, id, position)."""
+        ids = [event.event_id for event in append.events]
+        return await self.fetch(STORED_SQL, ids, repeatable=True)
+
+    async def _alone(self, append: Append) -> list[int]:
+        """The append alone in one statement, on a connection of its own."""
+        async with self._pool.connection() as conn:
+            return await self._write_one(conn, append)
 
     async def _write_one(self, conn: asyncpg.Connection, append: Append) -> list[int]:
         """One append in one statement; its errors translated."""
@@ -328,6 +424,36 @@ class AsyncpgAppender:
         mine = [task for task in self._running if task.get_loop() is loop]
         await asyncio.gather(*mine, return_exceptions=True)
         await self._pool.close()
+
+
+STORED_SQL = (
+    "SELECT stream_id, version, event_id, position FROM events "
+    "WHERE event_id = ANY(CAST($1 AS uuid[]))"
+)
+"""The events stored under some event ids, in any stream: what an append cut off left."""
+
+
+def _as_written(append: Append, stored: Sequence[asyncpg.Record]) -> list[int] | None:
+    """The positions of the append's events when `stored` holds exactly them, each in the
+    append's stream at the version it would have given it; None otherwise."""
+    by_id = {row["event_id"]: row for row in stored}
+    positions: list[int] = []
+    for offset, event in enumerate(append.events, start=1):
+        row = by_id.get(event.event_id)
+        if row is None or row["stream_id"] != append.stream_id:
+            return None
+        if row["version"] != append.expected_version + offset:
+            return None
+        positions.append(row["position"])
+    return positions if len(stored) == len(append.events) else None
+
+
+def _describe(append: Append, stored: Sequence[asyncpg.Record]) -> str:
+    """What is stored of an append's events against what it would have written, for an error."""
+    wanted = f"{len(append.events)} event(s) at {append.stream_id!r} v{append.expected_version + 1}"
+    found = ", ".join(f"{row['stream_id']!r} v{row['version']}" for row in stored[:5])
+    more = f" and {len(stored) - 5} more" if len(stored) > 5 else ""
+    return f"{len(stored)} of them found at {found}{more}; it wrote {wanted}"
 
 
 def _gone(exc: BaseException) -> bool:
