@@ -16,6 +16,8 @@ from baton_workflow.adapters.dag_definitions import SqlDagDefinitions
 from baton_workflow.adapters.dag_runs import SqlDagRuns
 from baton_workflow.adapters.instances import SqlInstanceRepository
 
+from ...postgres_sessions import fail_first
+
 pytestmark = pytest.mark.postgres
 
 
@@ -102,3 +104,14 @@ async def test_the_active_instance_reads_as_sqlalchemy_reads_it(store: SqlEventS
     assert found.created_at == at and found.created_at.tzinfo is not None
     assert await instances.find_active("u", "nothing") is None
     assert await instances.find_active("someone else", "onboarding") is None
+
+
+async def test_the_active_instance_read_cut_off_by_a_restart_runs_again(
+    store: SqlEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every start asks for the user's active instance on the append pool: cut off mid-statement
+    by a PostgreSQL restart, that read failed the start with a 503; a read runs again."""
+    cut = asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+    calls = fail_first(monkeypatch, "fetch", cut, marker="status = 'active'")
+    assert await SqlInstanceRepository(store).find_active("u", "onboarding") is None
+    assert len([query for query in calls if "status = 'active'" in query]) == 2

@@ -183,7 +183,9 @@ class SqlInstanceRepository:
         through SQLAlchemy it cost the service 0.38 ms of CPU, against about 0.07 ms here.
         """
         if self._store.appender is not None:
-            rows = await self._store.appender.fetch(_PG_FIND_ACTIVE, user_id, workflow_id)
+            rows = await self._store.appender.fetch(
+                _PG_FIND_ACTIVE, user_id, workflow_id, repeatable=True
+            )
             return _pg_view(rows[0]) if rows else None
         query = select(workflow_instances).where(
             workflow_instances.c.user_id == user_id,
