@@ -16,6 +16,7 @@ from baton_agent_runner.domain.areas import AREA_PATTERNS, OWNING, SAYS_WHICH
 from baton_agent_runner.domain.extracted import distinct
 from baton_agent_runner.domain.readiness import PUTTING_OFF, puts_off
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
+from baton_agent_runner.domain.self_corrections import corrected
 from baton_agent_runner.domain.skipping import asks_to_skip
 from baton_agent_runner.domain.texts import in_every_language, text
 from baton_agent_runner.domain.wording import normalised, words
@@ -57,7 +58,7 @@ def note(key: str, message: str, language: lang.Lang) -> str:
     здоровье, потом дача": "здоровье — здоровье, потом дача"); the others are the user's
     words."""
     # As the user meant it: "health i think... no wait, work" is work's alone.
-    said = " ".join(lang.corrected(message).split())
+    said = " ".join(corrected(message).split())
     found = _ranked(said, lang.areas_in(message)) if key == "focus" else []
     if not found:
         return said
@@ -236,7 +237,7 @@ _HEADED = re.compile(r"(?:^|[.;!?\n,])\s*([^.;!?\n,:—–]+?)\s*(?:[:—–]|\s
 
 def ranks(message: str) -> bool:
     """Whether the message ranks an area first ("family first", "главное — семья")."""
-    return bool(_FOCUS.search(normalised(lang.corrected(message))))
+    return bool(_FOCUS.search(normalised(corrected(message))))
 
 
 def volunteered(message: str, language: lang.Lang) -> dict[str, str]:
@@ -244,7 +245,7 @@ def volunteered(message: str, language: lang.Lang) -> dict[str, str]:
     ranks one area first ("главное семья", "family matters most"), and `constraints`, one that
     says what holds the user back ("мешает нехватка времени", "no time is my problem")."""
     found: dict[str, str] = {}
-    for clause in _VOLUNTEERED_CLAUSE.split(lang.corrected(message)):
+    for clause in _VOLUNTEERED_CLAUSE.split(corrected(message)):
         said = " ".join(clause.split()).strip(" ,")
         lowered = normalised(said)
         if "focus" not in found and _FOCUS.search(lowered) and len(lang.areas_in(said)) == 1:

@@ -1,0 +1,170 @@
+"""The areas each clause of a message names and what it says of them (named, wrong,
+declined), read as written: no self-correction is read here (`self_corrections` does that)."""
+
+# ruff: noqa: RUF001, RUF002  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+
+from baton_agent_runner.domain.action_lists import lists_actions
+from baton_agent_runner.domain.areas import (
+    AREA_PATTERNS,
+    KIN,
+    REFERRAL,
+    THING_WORKS,
+    around,
+    named_in,
+    trimmed,
+)
+from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
+from baton_agent_runner.domain.mentions import Mention, said_of, sharing
+from baton_agent_runner.domain.wording import INITIAL_DOT, normalised, without_end, words
+
+# ", но" parts clauses as ", but" does: "Да, но ещё хобби" kept the whole as hobbies' fact.
+_CLAUSE_END = re.compile(rf"(?:(?!{INITIAL_DOT})[.;!?\n])+|,\s+(?:а|и|но|but|and)\s+")
+_PATTERNS = tuple(AREA_PATTERNS.items())
+_ANY_AREA = re.compile("|".join(pattern.pattern for pattern in AREA_PATTERNS.values()))
+"""Whether any area's pattern matches: the same patterns, searched once."""
+
+
+def named_areas(text: str) -> list[str]:
+    """The areas the text names as priorities, no self-correction read."""
+    return [area for area, _, said in mentioned(text) if said == "named"]
+
+
+def mentioned(text: str) -> list[tuple[str, str, Mention]]:
+    found: dict[str, tuple[str, str, Mention]] = {}
+    for clause in _clauses(text):
+        lowered = normalised(clause)
+        # Most clauses name no area: the listing's reading is only done for one that does
+        # (a greeter's closing reads every earlier message of the chat again).
+        if not _ANY_AREA.search(lowered):
+            continue
+        referred = [hit.span() for hit in REFERRAL.finditer(lowered)]
+        referred += [hit.span() for hit in THING_WORKS.finditer(lowered)]
+        bought = _bought_in(lowered)
+        starts = {
+            area: [
+                hit.start()
+                for hit in p.finditer(lowered)
+                if not (_within(hit, referred) or bought(hit.start()))
+            ]
+            for area, p in _PATTERNS
+        }
+        if not any(starts.values()):
+            # "my coworker recommended this": who told of Baton; "buy a gym bag": what an
+            # errand gets; "how does it work?": what a thing does; no priority
+            continue
+        if _errand_only(clause, lowered, starts):
+            continue  # "позвонить маме", "call mom": a to-do, no priority
+        parts = parts_of(clause)
+        bare, after = sharing(listed_bare(lowered)), sharing(listed_after(lowered))
+        for area, at in starts.items():
+            said = {said_of(lowered, start, bare, after) for start in at}
+            for kind in ("named", "wrong", "declined"):
+                if kind in said and (area not in found or found[area][2] != "named"):
+                    found[area] = (area, trimmed(parts.get(area, clause)), kind)
+                    break
+    return list(found.values())
+
+
+def _within(hit: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+    return any(start <= hit.start() < end for start, end in spans)
+
+
+def _errand_only(clause: str, lowered: str, starts: dict[str, list[int]]) -> bool:
+    """Whether the clause names areas only by kin or pets (`areas.KIN`) and is actions alone:
+    whom an errand is for ("позвонить маме", "I need to call mom, fix the sink"), no priority
+    ("Хочу больше времени с мамой" is one)."""
+    kin = {hit.start() for hit in KIN.finditer(lowered)}
+    named = {at for hits in starts.values() for at in hits}
+    return bool(kin) and named <= kin and lists_actions(clause.strip())
+
+
+# Verbs of buying: what follows them is a thing to get, whatever area its words name.
+_BUYING = frozenset({
+    "buy", "purchase", "order", "купить", "заказать", "приобрести", "докупить", "покупать",
+})  # fmt: skip
+
+
+_NOT_BOUGHT = frozenset({"and", "и", "but", "но", "а", "or", "или", "then", "потом", "also"})
+"""Words after which an area's word is no longer what the verb before them buys."""
+_PART_END = re.compile(r"[,;:.!?—–]")
+_PART_TOKEN = re.compile(r"[\w']+|[,;:.!?—–]")
+
+
+def _nothing_bought(_at: int) -> bool:
+    return False
+
+
+def _bought_in(lowered: str) -> Callable[[int], bool]:
+    """Whether the area's word at a place of `lowered` is what a verb of buying before it, in
+    its part of the clause, buys ("i need to buy a gym bag", "купить абонемент в спортзал"): a
+    thing to get, no priority ("I want to go to the gym more" is health, and so is "buy a gym
+    bag and work on my health").
+
+    The clause is read once, word by word, for all its area words: reading its part again for
+    each of them took discovery seconds on a message of 8,000 characters of area words. A
+    clause without a verb of buying in it, as most are, is not read at all."""
+    if not any(verb in lowered for verb in _BUYING):
+        return _nothing_bought
+    starts: list[int] = []
+    ends: list[int] = []
+    states: list[bool] = []
+    state = False
+    for token in _PART_TOKEN.finditer(lowered):
+        state = _buying_after(state, token.group())
+        starts.append(token.start())
+        ends.append(token.end())
+        states.append(state)
+
+    def bought(at: int) -> bool:
+        n = bisect_right(ends, at)
+        state = states[n - 1] if n else False
+        if n < len(starts) and starts[n] < at:  # a word the area's word starts within
+            state = _buying_after(state, lowered[starts[n] : at])
+        return state
+
+    return bought
+
+
+def _buying_after(state: bool, token: str) -> bool:
+    """Whether what comes after `token` is bought, given whether what came before it was."""
+    if _PART_END.fullmatch(token):
+        return False
+    if token in _BUYING:
+        return True
+    return state and token not in _NOT_BOUGHT
+
+
+def _clauses(text: str) -> list[str]:
+    """The clauses of `text`: parted at sentence ends and at ", а", ", и", ", but", ", and";
+    an initial's dot is no sentence end, and one after a name stays ("Петров В."); nor is the
+    comma of a listing before its last area (`_last_of_a_listing`)."""
+    found, start = [], 0
+    for end in [*_CLAUSE_END.finditer(text), None]:
+        if end is not None and _last_of_a_listing(text[start : end.start()], text, end):
+            continue
+        clause = text[start : len(text) if end is None else end.start()]
+        if end is not None and end.group().startswith("."):
+            clause = without_end(clause + ".", ".")  # the dot back, if an initial's
+        found.append(clause)
+        start = len(text) if end is None else end.end()
+    return found
+
+
+def _last_of_a_listing(before: str, text: str, end: re.Match[str]) -> bool:
+    """ ", and"/", и" at `end` brings the last area of a listing (the Oxford comma: "Work,
+    health, and hobbies don't matter"), not a clause of its own: what comes before it lists
+    areas parted by commas, all bare but the first, which ends on its area ("For me work,
+    health"), and an area comes after it. "I love work, and hobbies don't matter" is two."""
+    if words(end.group())[-1:] not in (["and"], ["и"]):
+        return False
+    first, *rest = before.split(",")
+    after = re.split(r"[,.;:!?\n]", text[end.end() :], maxsplit=1)[0]
+    if not (rest and named_in(first) and named_in(after)):
+        return False
+    return not around(first)[1] and all(around(piece) == ([], []) for piece in rest)
