@@ -9,6 +9,7 @@ from typing import Any
 from baton_agent_runner.domain import (
     action_lists,
     brain_dump,
+    dump_item,
     finishing,
     inbox_requests,
     names,
@@ -267,7 +268,7 @@ def inbox_collector(turn: Turn) -> Reply:
     if not turn.messages_in_step:
         # "not enough time" to the opening question: still discovery's "what holds you back?"
         # ("мало времени. купить хлеб" saves the bread alone).
-        heard = [item for item in heard if not brain_dump.tells_of_the_user(item)]
+        heard = [item for item in heard if not dump_item.tells_of_the_user(item)]
     items, again = _new_and_again(turn, heard)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
     done = not removal and (
