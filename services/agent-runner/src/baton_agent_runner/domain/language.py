@@ -29,6 +29,7 @@ from baton_agent_runner.domain.yes_words import (
     DENY_FIRST,
     STILL_RIGHT,
     YES_EMOJI,
+    opens_with_no,
     yes_alone,
 )
 
@@ -153,18 +154,11 @@ def _mentions(text: str) -> tuple[tuple[str, str, Mention], ...]:
     self-corrections took 0.4 s of the agent-runner's only core to read five times."""
     text = as_instead(spelled(unlisted(text)))
     found = _mentions_of(text)
-    if not any(said == "declined" for *_, said in found) and not _opens_with_no(text):
+    if not any(said == "declined" for *_, said in found) and not opens_with_no(text):
         return tuple(found)
     return tuple(
         (area, swapped_in(part) if said == "named" else part, said) for area, part, said in found
     )
-
-
-_NO_OPENING = re.compile(r"^\W*(?:нет|неа|no|nope)\b", re.IGNORECASE)
-
-
-def _opens_with_no(text: str) -> bool:
-    return _NO_OPENING.match(text) is not None
 
 
 def _mentions_of(text: str) -> list[tuple[str, str, Mention]]:

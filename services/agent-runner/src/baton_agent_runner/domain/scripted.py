@@ -14,8 +14,9 @@ from baton_agent_runner.domain import (
 )
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.discovery_replies import then_asked
 from baton_agent_runner.domain.output import AgentOutput
-from baton_agent_runner.domain.scripted_discovery import discovery, then_asked
+from baton_agent_runner.domain.scripted_discovery import discovery
 from baton_agent_runner.domain.scripted_greeter import greeter, question_again
 from baton_agent_runner.domain.scripted_inbox import inbox_collector
 from baton_agent_runner.domain.scripted_turn import (

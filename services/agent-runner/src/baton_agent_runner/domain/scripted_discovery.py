@@ -1,5 +1,6 @@
 """The scripted discovery agent (seed 001, component 4): a priority fact per life area the
-user names, a summary at three areas, completion once the user confirms it."""
+user names, a summary at three areas, completion once the user confirms it (what it shows and
+asks is `discovery_replies`, what it does with tasks `discovery_tasks`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import re
 from typing import Any
 
 from baton_agent_runner.domain import (
-    action_lists,
     brain_dump,
     discovery_questions,
     greeter_questions,
@@ -15,15 +15,27 @@ from baton_agent_runner.domain import (
 )
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.areas import AREAS, ASKED
-from baton_agent_runner.domain.extracted import facts_of, notes_of
+from baton_agent_runner.domain.areas import AREAS
+from baton_agent_runner.domain.discovery_replies import (
+    MIN_AREAS,
+    ask_for_more,
+    asked_in_vain,
+    forgot_line,
+    kept_so_far,
+    leaving,
+    right_asked,
+    summary_of,
+    summary_shown,
+    then_asked_of,
+    unrecognised,
+    unsaid,
+)
+from baton_agent_runner.domain.discovery_tasks import one_task, tasks_said
 from baton_agent_runner.domain.one_line_lists import list_entries
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
-from baton_agent_runner.domain.step_context import is_last_message
-from baton_agent_runner.domain.texts import TEXTS, text
-from baton_agent_runner.domain.told import FACTS_TOLD, NOTES_TOLD, knows_told, told
-
-MIN_AREAS = 3
+from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.told import FACTS_TOLD, knows_told, told
+from baton_agent_runner.domain.yes_words import opens_with_no
 
 
 def discovery(turn: Turn) -> Reply:
@@ -33,7 +45,7 @@ def discovery(turn: Turn) -> Reply:
     reply = _discovery(turn)
     if reply.action == "stay" and reply.message.strip() == last_reply(turn).strip():
         # "If it is right, say yes" only of a summary: of a question it answers nothing.
-        lead = "discovery_unclear" if _summary_shown(turn) else "discovery_unclear_ask"
+        lead = "discovery_unclear" if summary_shown(turn) else "discovery_unclear_ask"
         if discovery_questions.asked_back(turn.message):  # the same question back again
             lead = "discovery_to_repeat"
         reply.message = f"{text(turn.language, lead)}\n{reply.message}"
@@ -54,53 +66,53 @@ def _discovery(turn: Turn) -> Reply:
     if not (pending or found or dropped) and skipping.asks_to_skip(turn.message):
         if len(facts) < MIN_AREAS:
             return Reply(_not_skipped(turn, facts, declined))
-        said_yes = said_yes or _summary_shown(turn)  # "давай дальше" to the summary: a yes
+        said_yes = said_yes or summary_shown(turn)  # "давай дальше" to the summary: a yes
     topic = None if found or dropped else greeter_questions.topic(turn.message)
     if topic and not (topic == "why" and pending):  # why a follow-up asks: its own answer
         # "wait who sees this data?": answered as the greeter answers it, then asked again.
-        return Reply(_then_asked(turn, text(turn.language, f"faq_{topic}"), facts, declined))
+        return Reply(then_asked_of(turn, text(turn.language, f"faq_{topic}"), facts, declined))
     if not (found or dropped or pending) and len(facts) < MIN_AREAS and (said := _about(turn)):
         # "what do you mean by areas?", "можно несколько?": answered, then asked again.
-        return Reply(_then_asked(turn, said, facts, declined))
+        return Reply(then_asked_of(turn, said, facts, declined))
     if found and not pending and (notes := _volunteered(turn, found)):
         # "главное семья; мешает нехватка времени" with the areas: not asked again.
         data["notes"] = notes
         turn = turn.model_copy(update={"notes": {**turn.notes, **notes}})
     if pending and not (dropped or _corrects(turn.message, found)) and len(facts) >= MIN_AREAS:
         return _answered(turn, pending, found, said_yes)
-    confirmed = not data and _summary_shown(turn) and said_yes
+    confirmed = not data and summary_shown(turn) and said_yes
     if confirmed and len(facts) >= MIN_AREAS:
         if not turn.can_complete:  # not enough said yet: what the seed still asks for
             return _after_confirmation(turn, "discovery_good")
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
-    if not (data or said_yes or declined) and _summary_shown(turn) and (task := _one_task(turn)):
+    if not (data or said_yes or declined) and summary_shown(turn) and (task := one_task(turn)):
         # "buy groceries" to "Is the summary above right?": kept, then the question again.
-        return Reply(_then_asked(turn, task.message, facts, declined), data=task.data)
-    forgot = _forgot(turn.language, dropped)
+        return Reply(then_asked_of(turn, task.message, facts, declined), data=task.data)
+    forgot = forgot_line(turn.language, dropped)
     if not data and not said_yes and followup.looks_like_tasks(turn.message):
         more = (
-            _summary(turn, facts, data)
+            summary_of(turn, facts, data)
             if len(facts) >= MIN_AREAS
-            else _ask_for_more(turn, facts, declined)
+            else ask_for_more(turn, facts, declined)
         )
-        tasks = _tasks(turn)
+        tasks = tasks_said(turn)
         return Reply(f"{tasks.message}\n{more}", data=tasks.data)
     if len(facts) >= MIN_AREAS:
-        summary = _summary(turn, facts, data)
-        if _leaving(turn):  # the step's last message: no "Is that right?" it will not wait for
-            return Reply(forgot + _summary(turn, facts, data, ask=False), data=data)
+        summary = summary_of(turn, facts, data)
+        if leaving(turn):  # the step's last message: no "Is that right?" it will not wait for
+            return Reply(forgot + summary_of(turn, facts, data, ask=False), data=data)
         if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
             return Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
         if not data and last_reply_says(turn, "summary_header", "discovery_right"):
-            return Reply(_right_asked(turn))
+            return Reply(right_asked(turn))
         return Reply(forgot + summary, data=data)
-    if _leaving(turn):
-        return Reply(forgot + _kept_so_far(turn, facts), data=data)
-    if not (found or declined) and _asked_in_vain(turn) >= 2:
-        return Reply(forgot + _unrecognised(turn, facts, declined), data=data)
+    if leaving(turn):
+        return Reply(forgot + kept_so_far(turn, facts), data=data)
+    if not (found or declined) and asked_in_vain(turn) >= 2:
+        return Reply(forgot + unrecognised(turn, facts, declined), data=data)
     if facts and not found:
         return Reply(forgot + _too_few(turn, facts, declined), data=data)
-    ask = _ask_for_more(turn, facts, declined)
+    ask = ask_for_more(turn, facts, declined)
     if saved:  # "noted" only when a fact was
         ask = f"{_noted(turn, saved)} {ask}"
     return Reply(forgot + ask, data=data)
@@ -161,7 +173,7 @@ def _too_few(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
     """One or two areas known and none named now ("nope", "that's it", "ok"): what is known,
     that three are needed and why, and the areas untold; said otherwise the next time."""
     language = turn.language
-    missing = ", ".join(lang.AREA_NAMES[language][a] for a in _unsaid(turn, facts, declined))
+    missing = ", ".join(lang.AREA_NAMES[language][a] for a in unsaid(turn, facts, declined))
     if last_reply_says(turn, "discovery_need_three"):
         return text(language, "discovery_too_few_again", missing=missing)
     why = text(language, "discovery_need_three")
@@ -174,7 +186,7 @@ def _not_skipped(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
     again = last_reply_says(turn, "discovery_no_skip", "discovery_no_skip_again")
     why = text(turn.language, "discovery_no_skip_again" if again else "discovery_no_skip")
     known = _known(turn, facts) if facts else ""
-    return " ".join(filter(None, [why, known, _ask_for_more(turn, facts, declined)]))
+    return " ".join(filter(None, [why, known, ask_for_more(turn, facts, declined)]))
 
 
 def _known(turn: Turn, facts: dict[str, str]) -> str:
@@ -200,8 +212,8 @@ def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -
     tasks = followup.looks_like_tasks(turn.message)
     actions = tasks and pending == "constraints" and followup.only_actions(turn.message)
     if tasks and (pending == "focus" or brain_dump.asks(turn.message) or actions):
-        kept = _tasks(turn)
-        return Reply(_then_asked(turn, kept.message, {}, set()), data=kept.data)
+        kept = tasks_said(turn)
+        return Reply(then_asked_of(turn, kept.message, {}, set()), data=kept.data)
     if not (found or said_yes) and (other := followup.no_answer(turn.message, pending)):
         return _not_answered(turn, pending, other)
     data: dict[str, Any] = {}
@@ -248,9 +260,9 @@ def _not_answered(turn: Turn, pending: str, said: str) -> Reply:
             return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
         return _after_confirmation(turn, "discovery_passed")
     if said == "question" and (about := _about(turn, pending)):
-        return Reply(_then_asked(turn, about, {}, set()))
+        return Reply(then_asked_of(turn, about, {}, set()))
     lead = "discovery_why_asked" if said == "question" else "discovery_unclear_ask"
-    return Reply(_then_asked(turn, text(turn.language, lead), {}, set()))
+    return Reply(then_asked_of(turn, text(turn.language, lead), {}, set()))
 
 
 def _about(turn: Turn, pending: str | None = None) -> str | None:
@@ -278,23 +290,6 @@ def _about(turn: Turn, pending: str | None = None) -> str | None:
     )
 
 
-def _tasks(turn: Turn) -> Reply:
-    """What discovery says of a to-do list (`followup.task_list`): kept for the brain dump,
-    where it reaches the inbox as the step starts, as an inbox request is; saved now when no
-    inbox step lies ahead. One item asked about is only told where tasks go."""
-    items = followup.task_list(turn.message)
-    if not items:
-        return Reply(text(turn.language, "discovery_tasks"))
-    listed = "; ".join(items)
-    if turn.inbox_ahead:
-        kept = text(turn.language, "discovery_tasks_kept", items=listed)
-        return Reply(kept, data={"deferred_inbox_items": items})
-    why = text(turn.language, "why_discovery")
-    return Reply(
-        text(turn.language, "noted_now", items=listed, why=why), data={"inbox_items": items}
-    )
-
-
 _THANKS = re.compile(r"^\W*(?:thx|thanks|thank you|ty|спасибо|спс|благодарю)\b\W*", re.IGNORECASE)
 
 
@@ -305,78 +300,17 @@ def _says_yes(message: str) -> bool:
     return any(lang.confirms(said) or lang.finishes(said) for said in {message, unthanked})
 
 
-_EDITS = frozenset(
-    [
-        "add",
-        "change",
-        "swap",
-        "replace",
-        "remove",
-        "delete",
-        "drop",
-        "fix",
-        "edit",
-        "update",
-        "rename",
-        "move",
-        "добавить",
-        "поменять",
-        "заменить",
-        "убрать",
-        "удалить",
-        "исправить",
-        "изменить",
-        "переименовать",
-    ]
-)
-"""First words of a change asked of the summary ("swap the last two"), no task."""
-
-
-def _one_task(turn: Turn) -> Reply | None:
-    """One task said to the summary's question ("buy groceries", "finishing the deck"),
-    naming no area: kept for the brain dump (or saved now when no inbox step lies ahead) as
-    an inbox request is. It got "I did not quite get that", and had to be said again later."""
-    items = brain_dump.split_items(turn.message)
-    if len(items) != 1 or lang.areas_in(turn.message) or brain_dump.asks(turn.message):
-        return None
-    item = items[0].strip().rstrip(".!")
-    said = item.split()
-    if not said or said[0].lower() in _EDITS:
-        return None
-    if not (action_lists.is_action(item) or action_lists.is_action(_ungerund(item))):
-        return None
-    key = "task_kept" if turn.inbox_ahead else "noted"
-    data = {"deferred_inbox_items" if turn.inbox_ahead else "inbox_items": [item]}
-    return Reply(text(turn.language, key, items=item), data=data)
-
-
-def _ungerund(item: str) -> str:
-    """ "finishing the deck" as "finish the deck", that `action_lists.is_action` knows; an item
-    not opening with an English "-ing" word as it is."""
-    first, _, rest = item.partition(" ")
-    if not (first.lower().endswith("ing") and len(first) > 5):
-        return item
-    stem = first[:-3]
-    for verb in (stem, stem + "e", stem[:-1]):
-        if action_lists.is_action(f"{verb} {rest}"):
-            return f"{verb} {rest}"
-    return item
-
-
-_NO_FIRST = re.compile(r"^\W*(?:нет|неа|no|nope)\b\W", re.IGNORECASE)
-
-
 def _corrects(message: str, found: dict[str, str]) -> bool:
     """Said to a follow-up question, a correction names an area and opens with "Нет,"/"No,"
     ("Нет, работа — это мой проект"): "не хватает времени", "no time for family" answer it."""
-    return bool(found) and lang.denies(message) and bool(_NO_FIRST.match(message))
+    return bool(found) and lang.denies(message) and opens_with_no(message)
 
 
 def _after_confirmation(turn: Turn, lead: str, data: dict[str, Any] | None = None) -> Reply:
     """The next follow-up question; with none left, "Anything to add?" (no "Is that right?"
     again: the user has said it is)."""
     key = followup.next_question(turn)
-    if _leaving(turn):  # the step's last message: no question it will not wait for
+    if leaving(turn):  # the step's last message: no question it will not wait for
         return Reply(text(turn.language, lead), data=data or {})
     if key is None:  # asked "Anything to add?" already: something else, not "I did not get it"
         anything = text(turn.language, "discovery_not_yet")
@@ -385,151 +319,3 @@ def _after_confirmation(turn: Turn, lead: str, data: dict[str, Any] | None = Non
         )
         return Reply(said, data=data or {})
     return Reply(followup.ask(turn.language, key, lead), data=data or {})
-
-
-def _ask_for_more(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
-    """The request to tell about the areas still untold; not one the user has said is none of
-    theirs ("no hobbies"), in this message or in an earlier one. Before any is told, it asks
-    which matter, with the areas as examples, not for "other areas too"."""
-    missing = [lang.AREA_NAMES[turn.language][a] for a in _unsaid(turn, facts, declined)]
-    key = "discovery_ask" if facts else "discovery_ask_first"
-    return text(turn.language, key, missing=", ".join(missing))
-
-
-def _unsaid(turn: Turn, facts: dict[str, str], declined: set[str]) -> list[str]:
-    """The areas neither told nor said to be none of the user's (in this message or an earlier
-    one); when every one of the five is either, the others discovery reads (finances), so a
-    declined area is never offered again ("no family, no studies", "not fitness" were answered
-    "For example: health, relationships, growth"); all the untold ones only when every area
-    is told or declined."""
-    earlier = (entry.get("text", "") for entry in turn.history if entry.get("role") == "user")
-    skip = (
-        facts.keys() | declined | {area for said in earlier for area in lang.declined_areas(said)}
-    )
-    return (
-        [a for a in ASKED if a not in skip]
-        or [a for a in AREAS if a not in skip]
-        or [a for a in ASKED if a not in facts]
-    )
-
-
-def _forgot(language: lang.Lang, dropped: list[str]) -> str:
-    """ "Убрал: хобби." before the reply, when the turn forgets facts."""
-    if not dropped:
-        return ""
-    names = ", ".join(lang.AREA_NAMES[language][area] for area in dropped)
-    return text(language, "discovery_forgot", areas=names) + "\n"
-
-
-def _summary_shown(turn: Turn) -> bool:
-    """Whether the last reply showed the summary, in either language: a Russian summary
-    confirmed with "ok, all good" is confirmed (that answer's language is English)."""
-    # "Anything to add?" stands for it after the follow-up questions, and "Is the summary
-    # above right?" after a reply that was neither a yes nor a correction.
-    return last_reply_says(turn, "summary_header", "discovery_not_yet", "discovery_right")
-
-
-def _summary(turn: Turn, facts: dict[str, str], data: dict[str, Any], ask: bool = True) -> str:
-    """ "Here is what I understood": a line per area, then the follow-up answers kept; those
-    the user did not tell in this instance (`domain.told`: a run of the onboarding before kept
-    them in memory) last, each "From last time: work — ...", so that the user can correct
-    them, not shown as if said now."""
-    language = turn.language
-    names = lang.AREA_NAMES[language]
-    fresh = told(turn.step, FACTS_TOLD) | set(facts_of(data))
-    fresh_notes = told(turn.step, NOTES_TOLD) | set(notes_of(data))
-    lines = [f"- {names.get(area, area)}: {fact}" for area, fact in facts.items() if area in fresh]
-    lines += followup.lines(language, {k: v for k, v in turn.notes.items() if k in fresh_notes})
-    earlier = [(names.get(area, area), fact) for area, fact in facts.items() if area not in fresh]
-    old_notes = {key: note for key, note in turn.notes.items() if key not in fresh_notes}
-    earlier += followup.labelled(language, old_notes)
-    last_time = text(language, "from_last_time")
-    lines += [f"- {last_time}: {label} — {said}" for label, said in earlier]
-    header, question = text(language, "summary_header"), text(language, "summary_question")
-    return "\n".join([header, *lines, *([question] if ask else [])])
-
-
-def _right_asked(turn: Turn) -> str:
-    """To a reply to the summary that is neither a yes nor a correction ("hmm"): whether it is
-    right, briefly; "I did not get that" before it every other time, so that it is never the
-    last reply again. The whole summary again, each time, kept the user there."""
-    right = text(turn.language, "discovery_right")
-    if last_reply(turn).startswith(text(turn.language, "discovery_unclear_ask")):
-        return right
-    return f"{text(turn.language, 'discovery_unclear_ask')} {right}"
-
-
-def then_asked(turn: Turn, said: str) -> str:
-    """`said`, then the question discovery waits on (see `_then_asked`)."""
-    return _then_asked(turn, said, turn.facts, set())
-
-
-def _then_asked(turn: Turn, said: str, facts: dict[str, str], declined: set[str]) -> str:
-    """`said`, then the question discovery waits on: the follow-up question, whether the
-    summary is right, "Anything to add?", or the areas still untold (none on the last message,
-    after which the step moves on)."""
-    if _leaving(turn):
-        return said
-    if pending := followup.asked(turn):
-        question = text(turn.language, f"discovery_ask_{pending}")
-    elif last_reply_says(turn, "summary_header", "discovery_right"):
-        question = text(turn.language, "discovery_right")
-    elif asked := next(
-        (k for k in ("discovery_not_yet", "discovery_more") if last_reply_says(turn, k)), None
-    ):
-        question = text(turn.language, asked)
-    elif len(facts) >= MIN_AREAS:
-        question = text(turn.language, "discovery_right")
-    else:
-        question = _ask_for_more(turn, facts, declined)
-    return f"{said} {question}"
-
-
-def _leaving(turn: Turn) -> bool:
-    """This is the step's last message (`max_messages`): the workflow moves on after it."""
-    return is_last_message(turn.step)
-
-
-def _kept_so_far(turn: Turn, facts: dict[str, str]) -> str:
-    """What discovery has, on the step's last message with fewer than three areas: no question
-    the step will not wait for the answer to."""
-    if not facts:
-        return text(turn.language, "discovery_none_kept")
-    names = lang.AREA_NAMES[turn.language]
-    return text(turn.language, "discovery_too_few", known=", ".join(names[a] for a in facts))
-
-
-_IN_VAIN = (
-    "discovery_need_three",
-    "discovery_too_few_again",
-    "discovery_ask_first",
-    "discovery_unrecognised",
-)
-"""Discovery's asks for more areas, each known by its text up to its first placeholder."""
-
-
-def _asked_in_vain(turn: Turn) -> int:
-    """How many of discovery's latest replies in a row asked for more areas."""
-    openings = [TEXTS[key][language].split("{")[0] for key in _IN_VAIN for language in ("ru", "en")]
-    said = [e.get("text", "") for e in turn.history if e.get("role") == "assistant"]
-    count = 0
-    for reply in reversed(said):
-        if not any(opening in reply for opening in openings):
-            break
-        count += 1
-    return count
-
-
-_QUOTED = 40
-"""The longest message quoted whole in `discovery_unrecognised`; a longer one is cut."""
-
-
-def _unrecognised(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
-    """Asked twice for more areas in vain ("So far I have ...", "Even something small ..."):
-    that the message named no area discovery knows, and the areas to name one of. The two
-    asks took turns for as long as the user wrote on (16 turns in one probe)."""
-    said = " ".join(turn.message.split())
-    if len(said) > _QUOTED:
-        said = said[: _QUOTED - 1].rstrip() + "…"
-    missing = ", ".join(lang.AREA_NAMES[turn.language][a] for a in _unsaid(turn, facts, declined))
-    return text(turn.language, "discovery_unrecognised", said=said, missing=missing)

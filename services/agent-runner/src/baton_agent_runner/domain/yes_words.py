@@ -69,3 +69,11 @@ def yes_alone(tokens: list[str]) -> bool:
     return any(t in _YES_ALONE for t in tokens) and all(
         t in _YES_ALONE or t in _AROUND_YES for t in tokens
     )
+
+
+_NO_OPENING = re.compile(r"^\W*(?:нет|неа|no|nope)\b", re.IGNORECASE)
+
+
+def opens_with_no(text: str) -> bool:
+    """The text opens with "нет"/"no" ("Нет, работа — это мой проект", "no, not finances")."""
+    return _NO_OPENING.match(text) is not None

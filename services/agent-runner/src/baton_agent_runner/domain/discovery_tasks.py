@@ -1,0 +1,85 @@
+"""Tasks said to the scripted discovery agent: a to-do list, or one task said to its summary,
+kept for the brain dump (or saved now when no inbox step lies ahead)."""
+
+from __future__ import annotations
+
+from baton_agent_runner.domain import action_lists, brain_dump
+from baton_agent_runner.domain import discovery_followup as followup
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.scripted_turn import Reply, Turn
+from baton_agent_runner.domain.texts import text
+
+
+def tasks_said(turn: Turn) -> Reply:
+    """What discovery says of a to-do list (`followup.task_list`): kept for the brain dump,
+    where it reaches the inbox as the step starts, as an inbox request is; saved now when no
+    inbox step lies ahead. One item asked about is only told where tasks go."""
+    items = followup.task_list(turn.message)
+    if not items:
+        return Reply(text(turn.language, "discovery_tasks"))
+    listed = "; ".join(items)
+    if turn.inbox_ahead:
+        kept = text(turn.language, "discovery_tasks_kept", items=listed)
+        return Reply(kept, data={"deferred_inbox_items": items})
+    why = text(turn.language, "why_discovery")
+    return Reply(
+        text(turn.language, "noted_now", items=listed, why=why), data={"inbox_items": items}
+    )
+
+
+_EDITS = frozenset(
+    [
+        "add",
+        "change",
+        "swap",
+        "replace",
+        "remove",
+        "delete",
+        "drop",
+        "fix",
+        "edit",
+        "update",
+        "rename",
+        "move",
+        "добавить",
+        "поменять",
+        "заменить",
+        "убрать",
+        "удалить",
+        "исправить",
+        "изменить",
+        "переименовать",
+    ]
+)
+"""First words of a change asked of the summary ("swap the last two"), no task."""
+
+
+def one_task(turn: Turn) -> Reply | None:
+    """One task said to the summary's question ("buy groceries", "finishing the deck"),
+    naming no area: kept for the brain dump (or saved now when no inbox step lies ahead) as
+    an inbox request is. It got "I did not quite get that", and had to be said again later."""
+    items = brain_dump.split_items(turn.message)
+    if len(items) != 1 or lang.areas_in(turn.message) or brain_dump.asks(turn.message):
+        return None
+    item = items[0].strip().rstrip(".!")
+    said = item.split()
+    if not said or said[0].lower() in _EDITS:
+        return None
+    if not (action_lists.is_action(item) or action_lists.is_action(_ungerund(item))):
+        return None
+    key = "task_kept" if turn.inbox_ahead else "noted"
+    data = {"deferred_inbox_items" if turn.inbox_ahead else "inbox_items": [item]}
+    return Reply(text(turn.language, key, items=item), data=data)
+
+
+def _ungerund(item: str) -> str:
+    """ "finishing the deck" as "finish the deck", that `action_lists.is_action` knows; an item
+    not opening with an English "-ing" word as it is."""
+    first, _, rest = item.partition(" ")
+    if not (first.lower().endswith("ing") and len(first) > 5):
+        return item
+    stem = first[:-3]
+    for verb in (stem, stem + "e", stem[:-1]):
+        if action_lists.is_action(f"{verb} {rest}"):
+            return f"{verb} {rest}"
+    return item
