@@ -68,7 +68,28 @@ def item_in(text: str, filler: frozenset[str] = ACK | HESITATION) -> str | None:
     said_nothing = said_nothing or declines(item)
     said_nothing = said_nothing or only_reminder(item)  # "не забыть", "don't forget": of what?
     said_nothing = said_nothing or _about_the_step(item) or _small_talk(text)
-    return None if said_nothing or only_waits(item) else item
+    return None if said_nothing or only_waits(item) or only_how_much(item) else item
+
+
+# How much is on the user's mind, naming none of it ("everything", "too much to list", "so
+# many things", "слишком много, не перечислить", "всё подряд"): each was saved as an item.
+_HOW_MUCH = frozenset({
+    "everything", "much", "many", "lot", "lots", "tons", "loads", "все", "всего", "много",
+    "куча", "уйма", "масса",
+})  # fmt: skip
+_SAID_OF_HOW_MUCH = _HOW_MUCH | {
+    "too", "so", "way", "to", "list", "name", "count", "write", "say", "of", "a", "things",
+    "stuff", "all", "it", "just", "literally", "honestly", "there's", "theres", "is", "there",
+    "слишком", "очень", "не", "перечислить", "перечесть", "назвать", "написать", "подряд",
+    "дел", "просто", "вообще", "честно", "сразу",
+}  # fmt: skip
+
+
+def only_how_much(text: str) -> bool:
+    """The text only says how much there is ("everything", "too much to list", "слишком много,
+    не перечислить"), naming nothing: no item ("buy everything for the party" is one)."""
+    said = set(words(text))
+    return bool(said & _HOW_MUCH) and said <= _SAID_OF_HOW_MUCH
 
 
 def _about_the_step(text: str) -> bool:

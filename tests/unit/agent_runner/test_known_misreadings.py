@@ -1,0 +1,45 @@
+"""Messages the scripted agents misread, each read as the user meant it now."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.brain_dump import split_items
+from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.domain.scripted import Turn, run
+
+
+def brain_dump(message: str, **extra: Any) -> AgentOutput:
+    return run(Turn(agent="inbox_collector", current_step="brain_dump", message=message,
+                    language=lang.language_of(message), messages_in_step=1, **extra))  # fmt: skip
+
+
+def discovery(message: str, **extra: Any) -> AgentOutput:
+    return run(Turn(agent="discovery", current_step="discovery", message=message,
+                    language=lang.language_of(message), **extra))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["everything", "too much to list", "so many things", "Too much to list honestly",
+     "слишком много, не перечислить", "всё подряд", "много всего"],
+)  # fmt: skip
+def test_saying_how_much_is_on_the_mind_is_no_item(message: str) -> None:
+    # "everything", "too much to list" were saved as items, and counted towards the three.
+    out = brain_dump(message)
+    assert split_items(message) == []
+    assert "inbox_items" not in out.extracted_data
+    assert not out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [("buy everything for the party", ["buy everything for the party"]),
+     ("everything: call mom, buy milk", ["call mom", "buy milk"]),
+     ("купить всё к празднику", ["купить всё к празднику"])],
+)  # fmt: skip
+def test_an_item_saying_how_much_is_still_an_item(message: str, items: list[str]) -> None:
+    assert brain_dump(message).extracted_data == {"inbox_items": items}
