@@ -43,3 +43,21 @@ def test_saying_how_much_is_on_the_mind_is_no_item(message: str) -> None:
 )  # fmt: skip
 def test_an_item_saying_how_much_is_still_an_item(message: str, items: list[str]) -> None:
     assert brain_dump(message).extracted_data == {"inbox_items": items}
+
+
+@pytest.mark.parametrize(
+    "message", ["gym 2. times a week", "run 3. x a week", "бегать 3. раза в неделю"]
+)
+def test_a_dot_after_a_count_parts_no_item(message: str) -> None:
+    # "gym 2. times a week" was saved as two items, "gym 2" and "times a week".
+    assert brain_dump(message).extracted_data == {"inbox_items": [message]}
+
+
+@pytest.mark.parametrize("message", ["gym 2. times a week", "спортзал 3. раза в неделю"])
+def test_a_dot_after_a_count_parts_no_fact(message: str) -> None:
+    # Discovery kept the health fact "gym 2".
+    assert discovery(message).extracted_data == {"facts": {"health": message}}
+
+
+def test_a_sentence_after_a_number_is_still_an_item_of_its_own() -> None:
+    assert brain_dump("buy 2. call mom").extracted_data == {"inbox_items": ["buy 2", "call mom"]}

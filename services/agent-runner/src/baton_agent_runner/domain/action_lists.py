@@ -53,7 +53,7 @@ import re
 from itertools import pairwise
 
 from baton_agent_runner.domain.inbox_requests import REMINDER, without_reminder
-from baton_agent_runner.domain.wording import words
+from baton_agent_runner.domain.wording import COUNT_DOT, words
 
 _EN_LEAD_IN = (
     r"(?:(?:i|we)\s+|i'm\s+|i\s+am\s+|i've\s+|we've\s+)?(?:(?:really|also|still|just)\s+)?"
@@ -107,7 +107,7 @@ _ALSO = re.compile(
 # Tried from each, "a etc" and 8,000 "!" before a letter took half a second to split.
 _SENTENCE_END = re.compile(
     r"(?<![.!…]{2})(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bst)(?<!\bjr)(?<!\bsr)(?<!\bvs)(?<!\betc)"
-    r"(?<!\bул)(?<!\bтел)(?<!\b[a-zа-яё])"
+    rf"(?<!\bул)(?<!\bтел)(?<!\b[a-zа-яё])(?!{COUNT_DOT})"
     r"[.!…]+\s+(?=\S)",
     re.IGNORECASE,
 )

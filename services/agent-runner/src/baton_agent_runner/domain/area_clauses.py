@@ -21,10 +21,10 @@ from baton_agent_runner.domain.areas import (
 )
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of, sharing
-from baton_agent_runner.domain.wording import INITIAL_DOT, normalised, without_end, words
+from baton_agent_runner.domain.wording import NO_END_DOT, normalised, without_end, words
 
 # ", но" parts clauses as ", but" does: "Да, но ещё хобби" kept the whole as hobbies' fact.
-_CLAUSE_END = re.compile(rf"(?:(?!{INITIAL_DOT})[.;!?\n])+|,\s+(?:а|и|но|but|and)\s+")
+_CLAUSE_END = re.compile(rf"(?:(?!{NO_END_DOT})[.;!?\n])+|,\s+(?:а|и|но|but|and)\s+")
 _PATTERNS = tuple(AREA_PATTERNS.items())
 _ANY_AREA = re.compile("|".join(pattern.pattern for pattern in AREA_PATTERNS.values()))
 """Whether any area's pattern matches: the same patterns, searched once."""

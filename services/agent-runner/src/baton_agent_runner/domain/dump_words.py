@@ -9,7 +9,7 @@ import re
 
 from baton_agent_runner.domain import readiness
 from baton_agent_runner.domain.finishing import LEADING, TRAILING
-from baton_agent_runner.domain.wording import INITIAL_DOT
+from baton_agent_runner.domain.wording import NO_END_DOT
 
 # A line of nothing but these acknowledges the agent; it is no item ("ок", "хорошо, давай").
 ACK = frozenset({
@@ -109,7 +109,7 @@ EXCEPT = re.compile(rf"^\s*{EXCEPTING}[\s,:—–-]*", re.IGNORECASE)
 # stops (`(?<![,.!?…:])`): tried from each, a run of thousands took seconds ("." 8,000 times
 # before "done": 1.5 s at discovery, "?" before "health?": 2.9 s at the brain dump).
 PHRASE_END = re.compile(
-    rf"(?<![,.!?…:])(?!{INITIAL_DOT})[,.!?…:]+(?:\s+|$)|\s[—–-]\s|(?<!\s)\s+(?={EXCEPTING})",
+    rf"(?<![,.!?…:])(?!{NO_END_DOT})[,.!?…:]+(?:\s+|$)|\s[—–-]\s|(?<!\s)\s+(?={EXCEPTING})",
     re.IGNORECASE,
 )
 LONE_CAPITAL_AT_END = re.compile(r"(?<![\w'])[A-ZА-ЯЁ]$")  # an initial, when a dot follows

@@ -42,6 +42,15 @@ INITIAL_DOT = rf"(?<=\b(?-i:[{_CAPITAL}])){_NOT_AFTER_A_NAME}\.(?=[^\S\n]*(?-i:[
 """A pattern for the dot of an initial before a name ("В. Петрову", "J. Smith", "А.С. Пушкину"):
 a lone capital's dot before a capital, not after a name. It ends no sentence: a pattern that
 parts text at dots puts `(?!INITIAL_DOT)` before them, so that the initial stays with its name."""
+COUNT_DOT = (
+    r"(?<=\d)\.(?=[^\S\n]+(?:times|x|per|a\s+(?:day|week|month)|раза?|в\s+(?:день|неделю|месяц))\b)"
+)
+"""A pattern for a dot typed after a number that what follows counts ("gym 2. times a week",
+"бегать 3. раза в неделю"): it ends no sentence, as `INITIAL_DOT` does not, and a pattern that
+parts text at dots puts `(?!COUNT_DOT)` before them too. Saved, the item was cut in two ("gym
+2", "times a week"), and discovery kept "gym 2"."""
+NO_END_DOT = rf"(?:{INITIAL_DOT}|{COUNT_DOT})"
+"""A dot that ends no sentence: an initial's or a count's."""
 _ENDS_WITH_INITIAL = re.compile(
     rf"(?-i:[{_CAPITAL}][{_SMALL}]+)\s+(?:(?-i:[{_CAPITAL}])\.\s*)*(?-i:[{_CAPITAL}])$"
 )
