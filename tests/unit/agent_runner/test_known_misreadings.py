@@ -61,3 +61,19 @@ def test_a_dot_after_a_count_parts_no_fact(message: str) -> None:
 
 def test_a_sentence_after_a_number_is_still_an_item_of_its_own() -> None:
     assert brain_dump("buy 2. call mom").extracted_data == {"inbox_items": ["buy 2", "call mom"]}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["drive the kids to school", "skip work", "отвезти детей в школу", "прогулять работу",
+     "забрать детей из школы"],
+)  # fmt: skip
+def test_what_an_errand_drives_or_skips_names_no_area(message: str) -> None:
+    # "drive the kids to school" named growth (and relationships), "skip work" named work.
+    assert lang.areas_in(message) == {}
+    assert "facts" not in discovery(message).extracted_data
+
+
+def test_an_area_named_beside_a_skipped_one_is_kept() -> None:
+    out = discovery("work is my priority, skip the gym")
+    assert out.extracted_data == {"facts": {"work": "work is my priority"}}

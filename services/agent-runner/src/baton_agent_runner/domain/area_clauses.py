@@ -84,9 +84,14 @@ def _errand_only(clause: str, lowered: str, starts: dict[str, list[int]]) -> boo
     return bool(kin) and named <= kin and lists_actions(clause.strip())
 
 
-# Verbs of buying: what follows them is a thing to get, whatever area its words name.
+# Verbs whose object is no priority, whatever area its words name: what is bought ("buy a gym
+# bag"), what is missed ("skip work", "прогулять работу": work was named), whom and where an
+# errand drives ("drive the kids to school", "отвезти детей в школу": growth was named).
 _BUYING = frozenset({
     "buy", "purchase", "order", "купить", "заказать", "приобрести", "докупить", "покупать",
+    "skip", "skipping", "ditch", "прогулять", "прогуливать", "пропустить", "пропускать",
+    "drive", "driving", "отвезти", "отвозить", "отвести", "отводить", "забрать", "забирать",
+    "подвезти", "подвозить",
 })  # fmt: skip
 
 
