@@ -77,3 +77,16 @@ def test_what_an_errand_drives_or_skips_names_no_area(message: str) -> None:
 def test_an_area_named_beside_a_skipped_one_is_kept() -> None:
     out = discovery("work is my priority, skip the gym")
     assert out.extracted_data == {"facts": {"work": "work is my priority"}}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("Work and health: busy", {"work": "busy", "health": "busy"}),
+     ("Работа и здоровье: завал", {"work": "завал", "health": "завал"}),
+     ("I love work and health: running", {"work": "I love work", "health": "running"})],
+)  # fmt: skip
+def test_areas_labelled_together_before_a_colon_share_what_follows(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "Work and health: busy" kept the fact "Work" for work.
+    assert discovery(message).extracted_data == {"facts": facts}

@@ -255,6 +255,28 @@ def _says_of_all(after: list[str]) -> bool:
     return any(word.startswith(_OF_ALL) for word in after)
 
 
+def _labels(piece: str) -> bool:
+    """The piece names its area as a label before a colon ("health: busy"): what follows it
+    says of each area listed bare before it too ("Work and health: busy" kept the fact "Work"
+    for work)."""
+    head, colon, rest = piece.partition(":")
+    return bool(colon and rest.strip() and named_in(head)) and around(head) == ([], [])
+
+
+def _labelled_from(
+    clause: str, groups: Groups, said: list[tuple[list[str], list[str]]], at: int
+) -> int:
+    """The first of the groups that group `at`, a label (`_labels`), labels with it: the bare
+    ones joined to it by "and"/"и" ("Work and health: busy"), not by a comma alone, nor one
+    with words of its own ("I love work and health: running")."""
+    first = at
+    while first > 0 and said[first - 1] == ([], []) and said[first][0] == []:
+        if "," in clause[groups[first - 1][1] : groups[first][0]]:
+            break
+        first -= 1
+    return first
+
+
 def _spans(clause: str, groups: Groups) -> list[tuple[int, int]]:
     """Each group's part of the clause: its own, or, for a group listed bare before one that
     says something after its area, from the first such group (or a lead-in's group before
@@ -265,6 +287,10 @@ def _spans(clause: str, groups: Groups) -> list[tuple[int, int]]:
     said = [around(clause[first:end]) for first, end, _ in groups]
     for at, (_, after) in enumerate(said):
         no = any(is_negation(word) or word in ("нет", "no") for word in after)
+        if _labels(clause[slice(*groups[at][:2])]):
+            first = _labelled_from(clause, groups, said, at)
+            spans[first : at + 1] = [(groups[first][0], groups[at][1])] * (at + 1 - first)
+            continue
         if not _says_of_all(after) or no or UNIMPORTANT.search(" ".join(after)):
             continue
         first = at
