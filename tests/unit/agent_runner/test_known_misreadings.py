@@ -9,7 +9,7 @@ import pytest
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.brain_dump import split_items
 from baton_agent_runner.domain.output import AgentOutput
-from baton_agent_runner.domain.scripted import Turn, run
+from baton_agent_runner.domain.scripted import Turn, run, tidy
 
 
 def brain_dump(message: str, **extra: Any) -> AgentOutput:
@@ -90,3 +90,23 @@ def test_areas_labelled_together_before_a_colon_share_what_follows(
 ) -> None:
     # "Work and health: busy" kept the fact "Work" for work.
     assert discovery(message).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize("message", ["работа i здоровье", "Работа, i здоровье"])
+def test_a_latin_i_between_russian_words_is_the_russian_and(message: str) -> None:
+    # "работа i здоровье" kept the whole message as the fact of both areas.
+    facts = discovery(message).extracted_data["facts"]
+    assert {area: fact.casefold() for area, fact in facts.items()} == {
+        "work": "работа",
+        "health": "здоровье",
+    }
+
+
+def test_a_latin_i_between_russian_actions_parts_them() -> None:
+    out = brain_dump("позвонить маме i купить хлеб")
+    assert out.extracted_data == {"inbox_items": ["позвонить маме", "купить хлеб"]}
+
+
+@pytest.mark.parametrize("message", ["work i health", "i think работа", "i work"])
+def test_an_english_i_stays(message: str) -> None:
+    assert tidy(message) == message

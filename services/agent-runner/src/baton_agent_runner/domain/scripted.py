@@ -26,6 +26,7 @@ from baton_agent_runner.domain.scripted_turn import (
 )
 from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.translit import with_russian_i
 from baton_agent_runner.domain.wording import words
 
 __all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run", "tidy"]
@@ -56,17 +57,21 @@ def tidy(said: str) -> str:
     start, or stop, at any space of it reads again and again: "work" with 8,000 spaces after
     it took the greeter 10 s, and each such pattern found made another message slow, in the
     one event loop every user's turn of the agent-runner waits on. One pass here makes every
-    run one character, whatever pattern reads it next."""
-    if _LOOSE.search(said) is None:
-        return said
-    return _LINE_BREAKS.sub("\n\n", _BLANKS.sub(" ", said))
+    run one character, whatever pattern reads it next.
+
+    A Latin "i" between Russian words is read as the "и" meant (`with_russian_i`), here once
+    for every rule that reads the message ("работа i здоровье" was one fact for both areas)."""
+    if _LOOSE.search(said) is not None:
+        said = _LINE_BREAKS.sub("\n\n", _BLANKS.sub(" ", said))
+    return with_russian_i(said)
 
 
 def tidied(turn: Turn) -> Turn:
     """The turn with the user's message, and their earlier messages, `tidy`."""
     history = [
-        {**entry, "text": tidy(entry["text"])}
-        if entry.get("role") == "user" and _LOOSE.search(entry.get("text", ""))
+        {**entry, "text": said}
+        if entry.get("role") == "user"
+        and (said := tidy(entry.get("text", ""))) != entry.get("text")
         else entry
         for entry in turn.history
     ]

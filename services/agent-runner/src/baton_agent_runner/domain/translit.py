@@ -1,8 +1,13 @@
 """Russian written in Latin letters ("privet", "davai", "rabota, zdorovie, semya"): the words
 that tell such a message is Russian, for the reply's language. A user without a Cyrillic
-keyboard was answered in English, and their areas went unheard."""
+keyboard was answered in English, and their areas went unheard. And a Latin "i" typed between
+Russian words, read as the "и" meant."""
+
+# ruff: noqa: RUF001  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
+
+import re
 
 TRANSLIT_RU = frozenset({
     "privet", "privetik", "zdravstvuyte", "zdravstvuite", "davai", "davay", "davaj", "poehali",
@@ -18,3 +23,17 @@ TRANSLIT_RU = frozenset({
 def is_translit_russian(latin_words: list[str]) -> bool:
     """Whether a message in Latin letters has a word of Russian written so."""
     return any(word.lower() in TRANSLIT_RU for word in latin_words)
+
+
+# A Latin "i" alone between Russian words: the keyboard left on English for one letter
+# ("работа i здоровье", "купить хлеб, i молоко"), where "и" was meant.
+_LATIN_I = re.compile(r"(?<=[а-яё])((?:[^\S\n]*+,)?[^\S\n]++)i(?=[^\S\n]+[а-яё])", re.IGNORECASE)
+
+
+def with_russian_i(text: str) -> str:
+    """`text` with each Latin "i" alone between Russian words read as the "и" meant (`_LATIN_I`:
+    "работа i здоровье" was one fact for both areas, and "хлеб i молоко" one item); the text
+    itself when it has none."""
+    if "i" not in text and "I" not in text:
+        return text
+    return _LATIN_I.sub(r"\1и", text)
