@@ -110,3 +110,14 @@ def test_a_latin_i_between_russian_actions_parts_them() -> None:
 @pytest.mark.parametrize("message", ["work i health", "i think работа", "i work"])
 def test_an_english_i_stays(message: str) -> None:
     assert tidy(message) == message
+
+
+@pytest.mark.parametrize("message", ["выспаться", "похудеть", "Выспаться!"])
+def test_a_russian_verb_alone_at_the_brain_dump_is_an_item(message: str) -> None:
+    # "выспаться" names health, and was dropped unsaved as a priority said late.
+    assert brain_dump(message).extracted_data == {"inbox_items": [message.rstrip("!")]}
+
+
+@pytest.mark.parametrize("message", ["здоровье", "работа и семья", "health"])
+def test_an_area_alone_at_the_brain_dump_is_still_no_item(message: str) -> None:
+    assert brain_dump(message).extracted_data == {}

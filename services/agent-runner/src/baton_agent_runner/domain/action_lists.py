@@ -399,9 +399,12 @@ def is_action(piece: str) -> bool:
     said = said[1:] if said and said[0] in _WHEN else said
     if len(said) < 2 or said[:2] in _HEDGES:
         return False
-    first = said[0]
-    if first in _EN_VERBS:
-        return True
-    if first in _NOUNS_LIKE_INFINITIVES or first.endswith(("ость", "ости")):
+    return said[0] in _EN_VERBS or is_infinitive(said[0])
+
+
+def is_infinitive(word: str) -> bool:
+    """The word is a Russian infinitive ("выспаться", "позвонить"), not a noun that looks like
+    one ("новости", "радость")."""
+    if word in _NOUNS_LIKE_INFINITIVES or word.endswith(("ость", "ости")):
         return False
-    return _INFINITIVE.fullmatch(first) is not None
+    return _INFINITIVE.fullmatch(word) is not None
