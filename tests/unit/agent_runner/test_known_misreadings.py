@@ -121,3 +121,19 @@ def test_a_russian_verb_alone_at_the_brain_dump_is_an_item(message: str) -> None
 @pytest.mark.parametrize("message", ["здоровье", "работа и семья", "health"])
 def test_an_area_alone_at_the_brain_dump_is_still_no_item(message: str) -> None:
     assert brain_dump(message).extracted_data == {}
+
+
+@pytest.mark.parametrize(
+    "message", ["make that call to the bank", "make that appointment with the dentist"]
+)
+def test_making_a_call_is_an_item_not_a_correction(message: str) -> None:
+    # "make that call to the bank" changed "buy milk" into "buy call to the bank".
+    out = brain_dump(message, inbox_count=1, inbox_open=["buy milk"],
+                     history=[{"role": "user", "text": "buy milk"}])  # fmt: skip
+    assert out.extracted_data == {"inbox_items": [message]}
+
+
+def test_make_that_still_corrects_the_item_before() -> None:
+    out = brain_dump("make that oat milk", inbox_count=1, inbox_open=["buy milk"],
+                     history=[{"role": "user", "text": "buy milk"}])  # fmt: skip
+    assert out.extracted_data["inbox_corrections"] == {"buy milk": "buy oat milk"}

@@ -52,9 +52,13 @@ _CHANGE_RU = re.compile(
     re.IGNORECASE,
 )
 # Only the new words: "I meant bread", "make that bread", "я имел в виду хлеб". "I mean, ..."
-# and "I mean to ..." go on talking, no correction.
+# and "I mean to ..." go on talking, no correction; nor does "make that" before what one
+# makes ("make that call to the bank", "make that appointment": a task, it changed "buy milk"
+# into "buy call to the bank").
+_MADE = r"(?:(?:phone\s+)?calls?|appointments?|payments?|reservations?|bookings?|decisions?|trips?)"
 _MEANT = re.compile(
-    r"^(?:i\s+meant|i\s+mean(?![\s,]*(?:to|it|that|,)\b)|make\s+that(?:\s+into)?"
+    r"^(?:i\s+meant|i\s+mean(?![\s,]*(?:to|it|that|,)\b)"
+    rf"|make\s+that(?!\s+{_MADE}\b)(?:\s+into)?"
     r"|change\s+(?:that|it)\s+(?:to|into)|(?:я\s+)?имел[аи]?\s+в\s+виду"
     r"|(?:я\s+)?хотел[аи]?\s+сказать)\b[\s,:—–-]*(?=\w)",
     re.IGNORECASE,
