@@ -137,3 +137,24 @@ def test_make_that_still_corrects_the_item_before() -> None:
     out = brain_dump("make that oat milk", inbox_count=1, inbox_open=["buy milk"],
                      history=[{"role": "user", "text": "buy milk"}])  # fmt: skip
     assert out.extracted_data["inbox_corrections"] == {"buy milk": "buy oat milk"}
+
+
+@pytest.mark.parametrize(
+    ("message", "fact"),
+    [("maybe learn piano?", "learn piano"),
+     ("может, научиться играть на пианино?", "научиться играть на пианино")],
+)  # fmt: skip
+def test_an_instrument_to_learn_is_growth_and_a_hobby(message: str, fact: str) -> None:
+    # "может, научиться играть на пианино?" named no area; an instrument was no hobby.
+    facts = discovery(message).extracted_data["facts"]
+    assert facts == {"growth": fact, "hobbies": fact}
+
+
+def test_an_instrument_alone_is_a_hobby() -> None:
+    assert discovery("maybe piano?").extracted_data == {"facts": {"hobbies": "piano"}}
+
+
+def test_an_action_of_two_area_words_is_one_fact_for_both() -> None:
+    # Read as bare area words, "learn piano" gave growth "learn" and hobbies "piano".
+    facts = discovery("learn piano").extracted_data["facts"]
+    assert facts == {"growth": "learn piano", "hobbies": "learn piano"}

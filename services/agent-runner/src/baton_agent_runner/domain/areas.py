@@ -89,7 +89,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         # Reading as a goal ("read more books"); "reading" alone is a pastime (hobbies).
         r"read(?:ing)?\s+more\b", r"read\s+(?:\w+\s+)?books?\b",
         "развити", "развива", "саморазвит", "учеб", "обучени", r"уч(?:усь|иться|ишься|ить)\b",
-        "выуч", "изуч", r"учу\b",
+        "выуч", "изуч", r"учу\b", r"науч(?:иться|усь)\b",
         r"рост(?:а|у|ом|е)?\b", "образовани",
         # Not "old-school", "after-school": a hyphen before it says how, not where one learns.
         r"(?<!-)school(?:s|ing)?\b", r"uni\b", "universit", r"colleges?\b", r"courses\b",
@@ -106,6 +106,11 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing", "travel",
         r"gam(?:ing|es)\b", r"video\s*games?\b", r"reading\b(?!\s+more\b)", r"fishing\b",
         r"garden(?:ing)?\b",
+        # An instrument one plays or learns ("maybe learn piano?", "может, научиться играть на
+        # пианино?" named no area, or growth alone).
+        r"pianos?\b", r"violins?\b", r"drums\b", r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
+        "пианино", "фортепиано", r"скрипк(?:а|е|у|ой|и)\b", r"барабан(?:ы|ах|ам)\b", "укулеле",
+        "саксофон",
         "хобби", "увлечени", "увлека", "музык", "гитар", "рисова", "путешеств",
         r"игр(?:ы|ам|ах|ами)\b", "чтени", r"книг(?:и|а|у|ами|ам)?\b", "рыбалк", "огород",
         r"дач(?:а|и|е|у|ей)\b",
@@ -244,7 +249,7 @@ _LEADING = re.compile(
     # хочу научиться рисовать" kept "ok, I guess" and "Ну разве что" in the fact.
     r"|(?:ну|хм+|наверное|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess|idk"
     r"|dunno|honestly|tbh|lol|haha"
-    r"|i\s+think|maybe|probably|perhaps|(?:нет,?\s+)?подожди|wait"
+    r"|i\s+think|maybe|probably|perhaps|может(?:\s+быть)?|(?:нет,?\s+)?подожди|wait"
     # Discourse markers: "смотрите, семья важнее всего", "короче, работа", "like, family".
     r"|смотри(?:те)?|слушай(?:те)?|короче|basically|like(?=\s*,)"
     # A correction's "rather" after the "not" it corrects: "нет, не работа, точнее семья".

@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 from itertools import pairwise
 
+from baton_agent_runner.domain.action_lists import is_action
 from baton_agent_runner.domain.areas import (
     AREA_PATTERNS,
     MATTERS,
@@ -79,8 +80,8 @@ def _bare_words(clause: str) -> dict[str, str]:
     """Each area of a clause of area words alone, without commas ("работа здоровье семья",
     "work health family"): a word each; {} for any other clause."""
     pieces = [piece.strip(_PUNCTUATION) for piece in clause.split()]
-    if len(pieces) < 2:
-        return {}
+    if len(pieces) < 2 or is_action(clause):
+        return {}  # "learn piano" is one thing to do, not growth's "learn" and a hobby's "piano"
     named = [named_in(piece) for piece in pieces]
     if any(len(areas) != 1 for areas in named) or len(set().union(*named)) != len(pieces):
         return {}
