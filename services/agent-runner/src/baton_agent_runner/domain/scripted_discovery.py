@@ -1,21 +1,22 @@
 """The scripted discovery agent (seed 001, component 4): a priority fact per life area the
 user names, a summary at three areas, completion once the user confirms it (what it shows and
-asks is `discovery_replies`, what it does with tasks `discovery_tasks`)."""
+asks is `discovery_replies`, what it does with tasks `discovery_tasks`, and the answers to its
+follow-up questions `discovery_answers`)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import (
-    brain_dump,
     discovery_questions,
     greeter_questions,
     skipping,
 )
-from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
+from baton_agent_runner.domain.discovery_answers import about_asked, after_confirmation, answered
 from baton_agent_runner.domain.discovery_replies import (
     MIN_AREAS,
     ask_for_more,
@@ -31,7 +32,6 @@ from baton_agent_runner.domain.discovery_replies import (
     unsaid,
 )
 from baton_agent_runner.domain.discovery_tasks import one_task, tasks_said
-from baton_agent_runner.domain.one_line_lists import list_entries
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.domain.told import FACTS_TOLD, knows_told, told
@@ -71,7 +71,7 @@ def _discovery(turn: Turn) -> Reply:
     if topic and not (topic == "why" and pending):  # why a follow-up asks: its own answer
         # "wait who sees this data?": answered as the greeter answers it, then asked again.
         return Reply(then_asked_of(turn, text(turn.language, f"faq_{topic}"), facts, declined))
-    if not (found or dropped or pending) and len(facts) < MIN_AREAS and (said := _about(turn)):
+    if not (found or dropped or pending) and len(facts) < MIN_AREAS and (said := about_asked(turn)):
         # "what do you mean by areas?", "можно несколько?": answered, then asked again.
         return Reply(then_asked_of(turn, said, facts, declined))
     if found and not pending and (notes := _volunteered(turn, found)):
@@ -79,11 +79,11 @@ def _discovery(turn: Turn) -> Reply:
         data["notes"] = notes
         turn = turn.model_copy(update={"notes": {**turn.notes, **notes}})
     if pending and not (dropped or _corrects(turn.message, found)) and len(facts) >= MIN_AREAS:
-        return _answered(turn, pending, found, said_yes)
+        return answered(turn, pending, found, said_yes)
     confirmed = not data and summary_shown(turn) and said_yes
     if confirmed and len(facts) >= MIN_AREAS:
         if not turn.can_complete:  # not enough said yet: what the seed still asks for
-            return _after_confirmation(turn, "discovery_good")
+            return after_confirmation(turn, "discovery_good")
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
     if not (data or said_yes or declined) and summary_shown(turn) and (task := one_task(turn)):
         # "buy groceries" to "Is the summary above right?": kept, then the question again.
@@ -201,95 +201,6 @@ def _known(turn: Turn, facts: dict[str, str]) -> str:
     return known
 
 
-def _answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -> Reply:
-    """A message to a follow-up question: its answer kept as a note (a new area named in it a
-    fact too only when the user says it is a priority, `followup.lists_priority`: "money tbh"
-    to "what holds you back?" was saved as a fourth priority unsaid; a known area keeps its
-    fact: "Семья" is no correction of "семья"); "готово" or
-    "да" answers nothing. A to-do list, or one asked about, is told it waits for the brain
-    dump, and the question stays; so is a list of actions said to "what holds you back?"
-    ("позвонить маме; оплатить налог" was kept as the answer, and never reached the inbox)."""
-    tasks = followup.looks_like_tasks(turn.message)
-    actions = tasks and pending == "constraints" and followup.only_actions(turn.message)
-    if tasks and (pending == "focus" or brain_dump.asks(turn.message) or actions):
-        kept = tasks_said(turn)
-        return Reply(then_asked_of(turn, kept.message, {}, set()), data=kept.data)
-    if not (found or said_yes) and (other := followup.no_answer(turn.message, pending)):
-        return _not_answered(turn, pending, other)
-    data: dict[str, Any] = {}
-    if not said_yes:
-        data["notes"] = {pending: followup.note(pending, turn.message, turn.language)}
-        new = {area: fact for area, fact in found.items() if area not in turn.facts}
-        if new and followup.lists_priority(pending, turn.message):
-            data["facts"] = new
-    week = _week_tasks(turn, pending, data) if tasks else ""
-    if turn.can_complete:
-        done = text(turn.language, "discovery_done")
-        return Reply(f"{week}{done}", "complete_step", "user_confirmed", data)
-    lead = "discovery_thanks" if data else "discovery_good"
-    reply = _after_confirmation(turn, lead, data)
-    reply.message = f"{week}{reply.message}"
-    return reply
-
-
-def _week_tasks(turn: Turn, pending: str, data: dict[str, Any]) -> str:
-    """A to-do list laid out as one (lines, bullets, numbers, ";", or commas between actions
-    alone) said to "what would make the coming week a good one?": the answer, kept as the note,
-    and its items kept for the brain dump too (saved now with no inbox step ahead), said in a
-    line before the reply. Kept as the note alone, "- fix the crib\n- call mom" and "call the
-    bank, renew my passport, book the dentist" never reached the inbox; "sleep well, see
-    friends" is no to-do list."""
-    message = turn.message
-    listed = "\n" in message.strip() or ";" in message
-    listed = listed or ("," in message and followup.only_actions(message))
-    if pending != "good_week" or not (listed or len(list_entries(turn.message)) > 1):
-        return ""
-    items = followup.task_list(turn.message)
-    if not items:
-        return ""
-    data["deferred_inbox_items" if turn.inbox_ahead else "inbox_items"] = items
-    key = ("task_kept" if len(items) == 1 else "tasks_kept") if turn.inbox_ahead else "noted"
-    return text(turn.language, key, items="; ".join(items)) + "\n"
-
-
-def _not_answered(turn: Turn, pending: str, said: str) -> Reply:
-    """A follow-up question passed on goes to the next one (or completes, once the step may);
-    a question back is answered, and one of nothing asked again: no note is kept of either."""
-    if said == "pass":
-        if turn.can_complete:
-            return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
-        return _after_confirmation(turn, "discovery_passed")
-    if said == "question" and (about := _about(turn, pending)):
-        return Reply(then_asked_of(turn, about, {}, set()))
-    lead = "discovery_why_asked" if said == "question" else "discovery_unclear_ask"
-    return Reply(then_asked_of(turn, text(turn.language, lead), {}, set()))
-
-
-def _about(turn: Turn, pending: str | None = None) -> str | None:
-    """The answer to a question back about the question discovery waits on
-    (`discovery_questions`), or None: before the areas, what an area is, whether several may
-    be named, whether one must, why, and what comes next; at a follow-up question, what comes
-    next, and at "which matters most?" whether several may be named. Each got the question
-    again alone, or the generic "I ask so that ..." at a follow-up question."""
-    asked, language = discovery_questions.asked_back(turn.message), turn.language
-    then = text(language, "discovery_then_inbox" if turn.inbox_ahead else "discovery_then_done")
-    if pending is None:
-        if asked == "why":
-            return text(language, "faq_why")
-        if asked == "next":
-            return text(language, "discovery_about_next_first", then=then)
-        return text(language, f"discovery_about_{asked}") if asked else None
-    if asked == "several" and pending == "focus":
-        return text(language, "discovery_about_several_focus")
-    if asked != "next":
-        return None
-    later = followup.QUESTIONS[followup.QUESTIONS.index(pending) + 1 :]
-    last = turn.can_complete or not any(key not in turn.notes for key in later)
-    return text(
-        language, "discovery_about_next_last" if last else "discovery_about_next", then=then
-    )
-
-
 _THANKS = re.compile(r"^\W*(?:thx|thanks|thank you|ty|спасибо|спс|благодарю)\b\W*", re.IGNORECASE)
 
 
@@ -304,18 +215,3 @@ def _corrects(message: str, found: dict[str, str]) -> bool:
     """Said to a follow-up question, a correction names an area and opens with "Нет,"/"No,"
     ("Нет, работа — это мой проект"): "не хватает времени", "no time for family" answer it."""
     return bool(found) and lang.denies(message) and opens_with_no(message)
-
-
-def _after_confirmation(turn: Turn, lead: str, data: dict[str, Any] | None = None) -> Reply:
-    """The next follow-up question; with none left, "Anything to add?" (no "Is that right?"
-    again: the user has said it is)."""
-    key = followup.next_question(turn)
-    if leaving(turn):  # the step's last message: no question it will not wait for
-        return Reply(text(turn.language, lead), data=data or {})
-    if key is None:  # asked "Anything to add?" already: something else, not "I did not get it"
-        anything = text(turn.language, "discovery_not_yet")
-        said = (
-            anything if anything not in last_reply(turn) else text(turn.language, "discovery_more")
-        )
-        return Reply(said, data=data or {})
-    return Reply(followup.ask(turn.language, key, lead), data=data or {})
