@@ -158,3 +158,7 @@ def test_an_action_of_two_area_words_is_one_fact_for_both() -> None:
     # Read as bare area words, "learn piano" gave growth "learn" and hobbies "piano".
     facts = discovery("learn piano").extracted_data["facts"]
     assert facts == {"growth": "learn piano", "hobbies": "learn piano"}
+
+
+def test_a_roman_numeral_between_russian_words_stays() -> None:
+    assert tidy("Пётр I Великий") == "Пётр I Великий"

@@ -26,14 +26,15 @@ def is_translit_russian(latin_words: list[str]) -> bool:
 
 
 # A Latin "i" alone between Russian words: the keyboard left on English for one letter
-# ("работа i здоровье", "купить хлеб, i молоко"), where "и" was meant.
-_LATIN_I = re.compile(r"(?<=[а-яё])((?:[^\S\n]*+,)?[^\S\n]++)i(?=[^\S\n]+[а-яё])", re.IGNORECASE)
+# ("работа i здоровье", "купить хлеб, i молоко"), where "и" was meant. Not a capital "I": a
+# Roman numeral after a name ("Пётр I сказал") is one.
+_LATIN_I = re.compile(r"(?<=[а-яёА-ЯЁ])((?:[^\S\n]*+,)?[^\S\n]++)i(?=[^\S\n]+[а-яёА-ЯЁ])")
 
 
 def with_russian_i(text: str) -> str:
     """`text` with each Latin "i" alone between Russian words read as the "и" meant (`_LATIN_I`:
     "работа i здоровье" was one fact for both areas, and "хлеб i молоко" one item); the text
     itself when it has none."""
-    if "i" not in text and "I" not in text:
+    if "i" not in text:
         return text
     return _LATIN_I.sub(r"\1и", text)
