@@ -67,7 +67,10 @@ class InstanceSummary(Reply):
 class InstanceView(InstanceSummary):
     """An instance as the `workflow_instances` read model holds it, with its context."""
 
-    context: dict[str, Any]
+    context: dict[str, Any] | None
+    """Always there in `GetInstance`, a start's and a signal's reply. Null only in a chat
+    turn's (`MessageReply.turn.instance`) whose agent answered so long that the answer and the
+    whole context together would not fit a NATS message: `GetInstance` then has it."""
 
 
 class StartReply(Reply):

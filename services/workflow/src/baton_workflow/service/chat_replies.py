@@ -89,12 +89,36 @@ def message_reply(
     svc: WorkflowServices, answer: ChatMessage, turn: TurnReply, replayed: bool = False
 ) -> MessageReply:
     definition = svc.definition(turn.instance.workflow_id)
-    return MessageReply(
+    reply = MessageReply(
         reply=answer,
         turn=turn,
         progress=progress_view(turn.instance, definition),
         replayed=replayed,
     )
+    return _fitted(reply)
+
+
+CHAT_REPLY_BYTES = 1024 * 1024 - 16 * 1024
+"""The most a chat turn's reply may take: NATS's default `max_payload` (1 MiB), less room for
+its headers."""
+SURELY_FITS_CHARS = 32_000
+"""An answer this long or shorter fits beside any context: the step data and `shared` are
+each at most 256 KiB as measured, a third more as replied (`1e-05` is written `0.00001`),
+about 700 KB with the steps' own records; such an answer is at most 192 KB (6 bytes a
+character, `\\uXXXX`), and the rest of the reply a few KB."""
+
+
+def _fitted(reply: MessageReply) -> MessageReply:
+    """`reply`, or, when it would not fit a NATS message, the same with the instance's context
+    left out (null): the agent's answer has no limit of its own but the agent-runner's reply,
+    and beside a full context it made a reply of 1.1 MB, refused (500) on every send again
+    of the turn, which was recorded. `GET /api/workflows/{id}` has the context."""
+    if len(reply.reply.text) <= SURELY_FITS_CHARS:
+        return reply  # nearly every turn: not encoded twice to be measured
+    if len(reply.model_dump_json().encode()) <= CHAT_REPLY_BYTES:
+        return reply
+    instance = reply.turn.instance.model_copy(update={"context": None})
+    return reply.model_copy(update={"turn": reply.turn.model_copy(update={"instance": instance})})
 
 
 def chat_message(said: Said) -> ChatMessage:

@@ -38,7 +38,7 @@ def instance_view(
 
 def progress_view(view: InstanceView, definition: WorkflowDefinition) -> ProgressView:
     """Seed 001 component 10, from the read row."""
-    done = view.context.get("steps_completed", [])
+    done = (view.context or {}).get("steps_completed", [])
     statuses, share = step_progress(definition, view.current_step, view.status, done)
     steps = [
         StepProgress(id=s.id, title=s.title or s.id, agent_slug=s.agent_slug, status=statuses[s.id])
