@@ -17,7 +17,7 @@ from baton_contracts.dag_base import (
     StepStatus,
     WriteDeadline,
 )
-from baton_contracts.ids import WorkflowName
+from baton_contracts.ids import RunId, WorkflowName
 from baton_contracts.money import Usd
 from baton_contracts.storable import NonBlankText, NulFreeText
 from baton_contracts.workflow_base import Reply, cmd, query
@@ -52,9 +52,14 @@ class DagRunSummary(Reply):
 
 
 class DagRunList(Reply):
-    """Runs, newest first."""
+    """One page of runs, newest first: at most the query's `limit` and about `PAGE_BYTES` of
+    JSON (a run's `error` has no limit of its own: a thousand runs cancelled with a 500
+    character reason made a list over the 1 MiB a NATS reply carries)."""
 
     runs: list[DagRunSummary]
+    # Left off the wire on the last page: a gateway older than paging refuses unknown fields.
+    next_after: str | None = Field(default=None, exclude_if=lambda after: after is None)
+    """Set when more runs follow: ask again with it as `after`."""
 
 
 class DagRunCancel(Reply):
@@ -165,6 +170,10 @@ class ListDagRuns(Query):
     user_id: str
     workflow: WorkflowName | None = None
     limit: int = Field(default=50, ge=1, le=1000)
+    # Left off the wire when None: a workflow service older than paging refuses unknown
+    # fields, and answers the first page as before.
+    after: RunId | None = Field(default=None, exclude_if=lambda after: after is None)
+    """Only the runs listed after this one (the previous page's `next_after`)."""
 
 
 DETAIL_STEPS_LIMIT = 1000

@@ -71,6 +71,8 @@ async def test_the_documented_curl_session_runs_as_written(
     assert "error budget_exceeded - step cost $0.5000 exceeded its budget $0.1000" in output
     assert "['draft'] 2 draft\n['review', 'tell'] 0 None" in output  # a page at a time
     assert "estimate:" in output
+    # Every page of the runs, one line each (the run id, its workflow, its status).
+    assert re.search(r"^[0-9a-f]{32} draft-and-review success$", output, flags=re.M), output
     assert '"recorded": true' in output
     assert "cancelled - run cancelled: wrong topic" in output
     assert "+++ draft-and-review@2" in output

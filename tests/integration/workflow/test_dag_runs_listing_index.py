@@ -172,3 +172,19 @@ async def _indexes(store: SqlEventStore) -> set[str]:
     async with store.engine.connect() as conn:
         found = await conn.run_sync(lambda sync: inspect(sync).get_indexes("dag_runs"))
     return {str(index["name"]) for index in found}
+
+
+async def test_a_page_after_a_run_lists_the_runs_started_before_it(store: SqlEventStore) -> None:
+    """What `GET /workflow-runs?after=` reads: the owner's runs before the one named, and the
+    runs of one instant (a page never ends between two of them)."""
+    await _add_runs(store)
+    runs = SqlDagRuns(store)
+    start = await runs.started_at("busy", "r1999")
+    assert start == T0 + timedelta(seconds=1999)
+    assert await runs.started_at("u0", "r1999") is None  # another owner's run
+    before = await runs.listed("busy", None, 3, before=start)
+    assert [r["run_id"] for r in before] == ["r1997", "r1995", "r1993"]
+    of_wf = await runs.listed("busy", "wf7", 2, before=start)
+    assert [r["run_id"] for r in of_wf] == ["r1997", "r1987"]
+    instant = await runs.listed("busy", None, None, at=T0 + timedelta(seconds=1997))
+    assert [r["run_id"] for r in instant] == ["r1997"]

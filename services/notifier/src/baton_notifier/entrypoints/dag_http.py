@@ -18,7 +18,6 @@ from baton_contracts.dag_api import (
     DagRolledBack,
     DagRunAccepted,
     DagRunCancel,
-    DagRunList,
     DagValidation,
     DagVersionDiff,
     DagVersionList,
@@ -31,6 +30,7 @@ from baton_notifier.entrypoints.dag_params import Limit, Name, RunId, VersionId
 from baton_notifier.entrypoints.dag_runs import (
     CancelBody,
     DagRunDetailPage,
+    DagRunListPage,
     RunBody,
     cancel_run,
     get_run,
@@ -160,7 +160,7 @@ def dag_router() -> APIRouter:
         "/workflows/{name}/runs",
         workflow_runs,
         methods=["GET"],
-        response_model=DagRunList,
+        response_model=DagRunListPage,
         responses=_ERRORS,
     )
     add(
@@ -177,7 +177,13 @@ def dag_router() -> APIRouter:
         response_model=DagRolledBack,
         responses={**_ERRORS, **_INVALID, **_OVERTAKEN},
     )
-    add("/workflow-runs", list_runs, methods=["GET"], response_model=DagRunList, responses=_ERRORS)
+    add(
+        "/workflow-runs",
+        list_runs,
+        methods=["GET"],
+        response_model=DagRunListPage,
+        responses=_ERRORS,
+    )
     add(
         "/workflow-runs/{run_id}",
         get_run,

@@ -19,6 +19,7 @@ from baton_contracts.dag_api import (
     DagRunAccepted,
     DagRunCancel,
     DagRunDetail,
+    DagRunList,
     GetDagRun,
     ListDagRuns,
     RunMode,
@@ -42,8 +43,8 @@ START = Origins(
         "request_id": IDEMPOTENCY_KEY,
     }
 )
-RUNS_OF_NAME = Origins({"workflow": "path.name", "limit": "query.limit"})
-RUNS = Origins({"workflow": "query.workflow", "limit": "query.limit"})
+RUNS_OF_NAME = Origins({"workflow": "path.name", "limit": "query.limit", "after": "query.after"})
+RUNS = Origins({"workflow": "query.workflow", "limit": "query.limit", "after": "query.after"})
 RUN = Origins({"run_id": "path.run_id", "steps_after": "query.steps_after", "limit": "query.limit"})
 CANCEL = Origins({"run_id": "path.run_id", "reason": "body.reason"})
 
@@ -121,12 +122,37 @@ async def run_workflow(
     return reply
 
 
+class DagRunListPage(DagRunList):
+    """`DagRunList` as HTTP answers it: `next_after` always there, `null` on the last page
+    (the NATS reply leaves it off then, for a gateway older than paging)."""
+
+    next_after: str | None = Field(
+        default=None,
+        description="Ask again with `?after=` this run id for the next page; `null` on the "
+        "last page",
+    )
+
+
+# Checked by `ListDagRuns` (`RunId`), which names `query.after` in its refusal.
+RunsAfter = Annotated[
+    str | None,
+    Query(
+        description="The previous page's `next_after`: only the runs listed after that one",
+        examples=["a1b2c3d4e5f60718293a4b5c6d7e8f90"],
+    ),
+]
+
+
 async def workflow_runs(
-    name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder, limit: Limit = 50
+    name: Name,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    limit: Limit = 50,
+    after: RunsAfter = None,
 ) -> Any:
-    """A workflow's runs, newest first."""
+    """A workflow's runs, newest first, a page at a time (`next_after`)."""
     return await forwarder.forward(
-        ListDagRuns, identity, workflow=name, limit=limit, origins=RUNS_OF_NAME
+        ListDagRuns, identity, workflow=name, limit=limit, after=after, origins=RUNS_OF_NAME
     )
 
 
@@ -135,10 +161,12 @@ async def list_runs(
     forwarder: CurrentForwarder,
     workflow: Annotated[WorkflowName | None, Query()] = None,
     limit: Limit = 50,
+    after: RunsAfter = None,
 ) -> Any:
-    """Your runs, newest first; `?workflow=name` keeps one workflow's."""
+    """Your runs, newest first, a page at a time (`next_after`); `?workflow=name` keeps one
+    workflow's."""
     return await forwarder.forward(
-        ListDagRuns, identity, workflow=workflow, limit=limit, origins=RUNS
+        ListDagRuns, identity, workflow=workflow, limit=limit, after=after, origins=RUNS
     )
 
 

@@ -111,14 +111,34 @@ class SqlDagRuns:
         )
         return (await self._store.read(query)).scalar()
 
-    async def listed(self, owner: str, workflow: str | None, limit: int) -> list[dict[str, Any]]:
-        """The owner's runs (never shadow ones), newest first."""
+    async def listed(
+        self,
+        owner: str,
+        workflow: str | None,
+        limit: int | None,
+        before: datetime | None = None,
+        at: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """The owner's runs (never shadow ones), newest first: those started before `before`,
+        or at `at`, when given; at most `limit` (None: all)."""
         query = select(dag_runs).where(dag_runs.c.owner == owner, dag_runs.c.mode != "shadow")
         if workflow is not None:
             query = query.where(dag_runs.c.workflow == workflow)
+        if before is not None:
+            query = query.where(dag_runs.c.started_at < before)
+        if at is not None:
+            query = query.where(dag_runs.c.started_at == at)
         query = query.order_by(dag_runs.c.started_at.desc()).limit(limit)
         rows = (await self._store.read(query)).mappings().all()
         return [{k: aware(v) for k, v in row.items()} for row in rows]
+
+    async def started_at(self, owner: str, run_id: str) -> datetime | None:
+        """When the owner's run `run_id` started (None: no such run of the owner's listed)."""
+        query = select(dag_runs.c.started_at).where(
+            dag_runs.c.run_id == run_id, dag_runs.c.owner == owner, dag_runs.c.mode != "shadow"
+        )
+        started = (await self._store.read(query)).scalar()
+        return None if started is None else aware(started)
 
     async def owner_of(self, run_id: str) -> str | None:
         """Whose run it is (None when there is no such run)."""

@@ -86,8 +86,20 @@ class RunStore(Protocol):
         """The run an earlier start with this request id made, if any."""
         ...
 
-    async def listed(self, owner: str, workflow: str | None, limit: int) -> list[dict[str, Any]]:
-        """The owner's runs (shadow runs left out), newest first."""
+    async def listed(
+        self,
+        owner: str,
+        workflow: str | None,
+        limit: int | None,
+        before: datetime | None = None,
+        at: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """The owner's runs (shadow runs left out), newest first: those started before
+        `before`, or at `at`, when given; at most `limit` (None: all)."""
+        ...
+
+    async def started_at(self, owner: str, run_id: str) -> datetime | None:
+        """When the owner's listed run `run_id` started (None: no such run of the owner's)."""
         ...
 
     async def running(self) -> list[str]:

@@ -21,7 +21,6 @@ from baton_contracts.dag_api import (
     DagRunChanged,
     DagRunDetail,
     DagRunList,
-    DagRunSummary,
     GetDagRun,
     ListDagRuns,
     StartDagRun,
@@ -45,6 +44,7 @@ from baton_workflow.service.dag_ports import (
     RunStore,
 )
 from baton_workflow.service.dag_run_limits import earlier_if_full, earlier_or_too_many
+from baton_workflow.service.dag_run_list import run_page
 from baton_workflow.service.dag_steps import AGENT_STEP_TYPES, Call, StepRunners
 from baton_workflow.service.dag_views import run_detail
 from baton_workflow.service.ports import Clock
@@ -236,28 +236,14 @@ def _require_same_start(state: RunState, command: StartDagRun) -> None:
 
 
 async def list_dag_runs(svc: DagRunsService, query: ListDagRuns) -> DagRunList:
-    """The user's runs (of one workflow when asked), newest first; shadow runs are not listed."""
-    rows = await svc.runs.listed(query.user_id, query.workflow, query.limit)
+    """A page of the user's runs (of one workflow when asked), newest first; shadow runs are
+    not listed (`dag_run_list`)."""
+    page = await run_page(svc.runs, query)
     # No runs: an empty list for a workflow that exists (or was deleted), 404 for a wrong name.
-    if query.workflow is not None and not rows and not await _known(svc, query):
+    listed_none = not page.runs and query.after is None
+    if query.workflow is not None and listed_none and not await _known(svc, query):
         raise not_found(query.workflow, field="workflow")
-    return DagRunList(
-        runs=[
-            DagRunSummary(
-                run_id=r["run_id"],
-                workflow=r["workflow"],
-                version=r["version"],
-                version_id=f"{r['workflow']}@{r['version']}",
-                mode=r["mode"],
-                status=r["status"],
-                started_at=r["started_at"],
-                finished_at=r["finished_at"],
-                cost_usd=r["cost_usd"],
-                error=r["error"],
-            )
-            for r in rows
-        ]
-    )
+    return page
 
 
 async def _known(svc: DagRunsService, query: ListDagRuns) -> bool:
