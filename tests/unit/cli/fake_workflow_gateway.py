@@ -82,6 +82,8 @@ class FakeGateway:
     deleted: set[str] = field(default_factory=set)
     runs: dict[str, Json] = field(default_factory=dict)
     cancels: dict[str, str] = field(default_factory=dict)
+    runs_page: int = 0
+    """The most runs a page lists, as a page's bytes bound it (0: `limit` alone)."""
     requests: list[httpx.Request] = field(default_factory=list)
     users: list[str] = field(default_factory=list)
     sleeps: list[float] = field(default_factory=list)
@@ -249,7 +251,12 @@ class FakeGateway:
         keys = ("run_id", "workflow", "version", "version_id", "mode", "status", "started_at",
                 "finished_at", "cost_usd", "error")  # fmt: skip
         rows = [{k: r[k] for k in keys} for r in reversed(runs) if r["mode"] != "shadow"]
-        raise Reply(200, {"runs": rows[:limit]})
+        after = request.url.params.get("after")
+        if after is not None:
+            rows = rows[[r["run_id"] for r in rows].index(after) + 1 :]
+        page = rows[: min(limit, self.runs_page or limit)]
+        more = len(page) < len(rows)
+        raise Reply(200, {"runs": page, "next_after": page[-1]["run_id"] if more else None})
 
     def _runs_of(self, name: str, request: httpx.Request) -> None:
         self._latest(name)

@@ -882,6 +882,21 @@ def test_runs_lists_newest_first_with_a_limit(cli: Invoke, gateway: FakeGateway)
     assert gateway.requests[-1].url.path == "/workflow-runs"
 
 
+def test_runs_reads_page_after_page_up_to_its_limit(cli: Invoke, gateway: FakeGateway) -> None:
+    """A page holds about 512 KiB of runs: runs with long errors come on several pages, and
+    `runs --limit` printed the first page's alone."""
+    gateway.store(RESEARCH)
+    for i in range(5):
+        _finished_run(gateway, f"r{i}", "research-and-summarize")
+    gateway.runs_page = 2
+    listed = json.loads(ok(cli("runs", "research-and-summarize", "--limit", "4", "--json")))
+    assert [r["run_id"] for r in listed] == ["r4", "r3", "r2", "r1"]
+    asked = [dict(r.url.params) for r in gateway.requests[-2:]]
+    assert asked == [{"limit": "4"}, {"limit": "2", "after": "r3"}]
+    everything = json.loads(ok(cli("runs", "--json")))
+    assert [r["run_id"] for r in everything] == ["r4", "r3", "r2", "r1", "r0"]
+
+
 def test_runs_of_an_unknown_workflow_is_not_found(cli: Invoke) -> None:
     result = cli("runs", "ghost")
     assert result.exit_code == 1 and "workflow ghost not found" in result.stderr

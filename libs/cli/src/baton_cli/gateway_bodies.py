@@ -56,7 +56,7 @@ RUN_ACCEPTED = TypedDict(
     "RUN_ACCEPTED",
     {"run_id": Id, "version_id": NotRequired[str | None], "mode": NotRequired[str | None]},
 )
-RUN_LIST = TypedDict("RUN_LIST", {"runs": list[Json]})
+RUN_LIST = TypedDict("RUN_LIST", {"runs": list[Json], "next_after": NotRequired[str | None]})
 RUN_DETAIL = TypedDict(
     "RUN_DETAIL",
     {

@@ -134,9 +134,18 @@ class GatewayClient:
         return self._call("POST", f"workflows/{_segment(name)}/run", bodies.RUN_ACCEPTED, json=body)
 
     def list_runs(self, name: str | None, limit: int) -> list[Json]:
-        """`GET /workflows/{name}/runs`, or `GET /workflow-runs` for every workflow."""
+        """`GET /workflows/{name}/runs`, or `GET /workflow-runs` for every workflow: the newest
+        `limit` runs, page after page (`?after=`), as a page holds about 512 KiB of them."""
         path = f"workflows/{_segment(name)}/runs" if name else "workflow-runs"
-        return list(self._call("GET", path, bodies.RUN_LIST, params={"limit": limit})["runs"])
+        runs: list[Json] = []
+        params: dict[str, Any] = {"limit": limit}
+        while True:
+            page = self._call("GET", path, bodies.RUN_LIST, params=params)
+            runs += page["runs"]
+            after = page.get("next_after")
+            if not after or not page["runs"] or len(runs) >= limit:
+                return runs[:limit]
+            params = {"limit": limit - len(runs), "after": after}
 
     def get_run(self, run_id: str, timeout: float | None = None) -> Json:
         """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate, every page
