@@ -139,6 +139,28 @@ def test_a_killed_service_is_restarted_and_healthy_again(
     assert marked_processes(up.mark) == []
 
 
+def test_a_frozen_gateway_is_killed_and_restarted(
+    start_baton: type[BatonUp], tmp_path: Path
+) -> None:
+    # A gateway frozen (or its event loop stuck) stayed "running" for good while every request
+    # to it timed out: its process never exited, so nothing restarted it.
+    data = tmp_path / "data"
+    env = fake_env(BATON_LIVENESS_TIMEOUT_SECONDS="1")  # 30 s by default
+    up = start_baton(["--data-dir", str(data), *ports()], env)
+    url = up.wait_for(READY).split(READY, 1)[1]
+    frozen = state(data)["services"]["notifier"]  # type: ignore[index]
+    os.killpg(frozen, signal.SIGSTOP)
+    killed = up.wait_for("notifier did not answer its health check for ")
+    assert killed.endswith("; killing it (SIGKILL) to restart it")
+    up.wait_for("notifier exited with code -9; restarting")
+    up.wait_for("notifier is healthy again")
+    assert state(data)["services"]["notifier"] != frozen  # type: ignore[index]
+    assert httpx.get(f"{url}/health").status_code == 200
+    assert f"--- baton up: {killed} ---" in (data / "logs" / "notifier.log").read_text()
+    assert up.interrupt() == 0
+    assert marked_processes(up.mark) == []
+
+
 def test_a_service_that_keeps_crashing_is_given_up(
     start_baton: type[BatonUp], tmp_path: Path
 ) -> None:

@@ -152,6 +152,18 @@ def test_up_refuses_a_bad_option_before_creating_anything(
     assert not data_dir.exists()
 
 
+def test_up_refuses_a_bad_liveness_timeout_before_creating_anything(tmp_path: Path) -> None:
+    data_dir = tmp_path / "new"
+    env = {"BATON_LIVENESS_TIMEOUT_SECONDS": "-1"}
+    result = runner.invoke(app, ["up", "--data-dir", str(data_dir)], env=env)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "error: BATON_LIVENESS_TIMEOUT_SECONDS: must be a finite number of seconds above 0"
+        " (or 0 to turn the liveness watch off), got '-1'\n"
+    )
+    assert not data_dir.exists()
+
+
 def test_up_rejects_nats_port_with_nats_url(tmp_path: Path) -> None:
     args = ["up", "--data-dir", str(tmp_path), "--nats-url", "nats://x:1", "--nats-port", "5"]
     result = runner.invoke(app, args)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+from enum import Enum
 
 import httpx
 from nats.aio.client import Client as NatsClient
@@ -26,14 +28,7 @@ def http_base_url(host: str, port: int) -> str:
 
 async def http_healthy(client: httpx.AsyncClient, url: str) -> bool:
     """True when `url` answers 200 with the gateway's health body (`{"status": "ok", ...}`)."""
-    try:
-        response = await client.get(url, timeout=PROBE_TIMEOUT)
-        if response.status_code != 200:
-            return False
-        read_body(response, HEALTH)  # a 200 from something else on the port is not the gateway
-    except (httpx.HTTPError, UnreadableBody):
-        return False
-    return True
+    return await http_answer(client, url) is Answer.HEALTHY
 
 
 def health_reply_ok(data: bytes) -> bool:
@@ -48,6 +43,34 @@ def health_reply_ok(data: bytes) -> bool:
     return isinstance(result, dict) and result.get("healthy") is True
 
 
+class Answer(Enum):
+    """What one probe of a service found."""
+
+    HEALTHY = "healthy"
+    UNHEALTHY = "unhealthy"
+    """It answered, and said it is not healthy (its database is down, say): it is alive."""
+    SILENT = "silent"
+    """It did not answer: no reply in time, no responder, no HTTP response."""
+    NATS_UNREACHABLE = "nats unreachable"
+    """NATS itself did not answer, so the service could not be asked: no fault of its own."""
+
+
+async def http_answer(client: httpx.AsyncClient, url: str) -> Answer:
+    """How the gateway at `url` answers: any HTTP response is an answer; healthy only a 200
+    with the gateway's health body (a 200 from something else on the port is not the gateway)."""
+    try:
+        response = await client.get(url, timeout=PROBE_TIMEOUT)
+    except httpx.HTTPError:
+        return Answer.SILENT
+    if response.status_code != 200:
+        return Answer.UNHEALTHY
+    try:
+        read_body(response, HEALTH)
+    except UnreadableBody:
+        return Answer.UNHEALTHY
+    return Answer.HEALTHY
+
+
 class HealthProber:
     """Probes services; keeps one HTTP client and one NATS connection for all of them."""
 
@@ -55,36 +78,68 @@ class HealthProber:
         self._runtime = runtime
         self._http = httpx.AsyncClient()
         self._nats: NatsClient | None = None
+        # Services are probed at once (a restart's wait, the liveness watch of the others):
+        # without it two probes could each open a connection, and one would never be closed.
+        self._connecting = asyncio.Lock()
 
     async def healthy(self, spec: ServiceSpec) -> bool:
         """One probe of one service; any failure to answer counts as not healthy."""
+        return await self.answer(spec) is Answer.HEALTHY
+
+    async def answer(self, spec: ServiceSpec) -> Answer:
+        """One probe of one service, telling a service that answered unhealthy, one that did
+        not answer, and a NATS that did not answer apart."""
         if isinstance(spec.health, HttpHealth):
             base = http_base_url(self._runtime.http_host, self._runtime.http_port)
-            return await http_healthy(self._http, base + spec.health.path)
-        return await self._nats_healthy(spec.health)
+            return await http_answer(self._http, base + spec.health.path)
+        return await self._nats_answer(spec.health)
 
-    async def _nats_healthy(self, health: NatsHealth) -> bool:
+    async def _nats_answer(self, health: NatsHealth) -> Answer:
         query = HEALTH_QUERIES[health.owner]()  # type: ignore[call-arg]  # `type` has a default
         try:
             client = await self._connection()
+        except Exception:  # refused, or no answer within the timeout
+            return Answer.NATS_UNREACHABLE
+        try:
             reply = await client.request(
                 query.wire_subject(), query.to_bytes(), timeout=PROBE_TIMEOUT
             )
-        except Exception:  # no responders, timeout, connection refused: all mean "not yet"
+        except Exception:  # no responders, timeout, connection lost
+            # Whose silence: a frozen or restarting NATS leaves every request unanswered too.
+            return Answer.SILENT if await self._nats_answers(client) else Answer.NATS_UNREACHABLE
+        return Answer.HEALTHY if health_reply_ok(reply.data) else Answer.UNHEALTHY
+
+    async def _nats_answers(self, client: NatsClient) -> bool:
+        """True when the server answers a PING within the probe timeout; else the connection
+        is dropped, and the next probe connects anew."""
+        try:
+            async with asyncio.timeout(PROBE_TIMEOUT):  # nats-py's own takes whole seconds
+                await client.flush()
+        except Exception:
+            if self._nats is client:
+                self._nats = None
+            await _close_within(client, PROBE_TIMEOUT)
             return False
-        return health_reply_ok(reply.data)
+        return True
 
     async def _connection(self) -> NatsClient:
-        if self._nats is None or self._nats.is_closed:
-            # `connect_once` never reconnects (nats-py would retry a refused connect inside
-            # this call, far past the caller's start timeout): a connection that drops is
-            # closed, and the next probe connects anew.
-            self._nats = await connect_once(self._runtime.nats_url, PROBE_TIMEOUT)
-        return self._nats
+        async with self._connecting:
+            if self._nats is None or self._nats.is_closed:
+                # `connect_once` never reconnects (nats-py would retry a refused connect inside
+                # this call, far past the caller's start timeout): a connection that drops is
+                # closed, and the next probe connects anew.
+                self._nats = await connect_once(self._runtime.nats_url, PROBE_TIMEOUT)
+            return self._nats
 
     async def close(self) -> None:
         """Release the HTTP client and the NATS connection."""
         await self._http.aclose()
         if self._nats is not None and not self._nats.is_closed:
-            with contextlib.suppress(Exception):
-                await self._nats.close()
+            await _close_within(self._nats, PROBE_TIMEOUT)
+
+
+async def _close_within(client: NatsClient, timeout: float) -> None:
+    """Close `client`, not waiting on a server that does not read (a frozen NATS)."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(timeout):
+            await client.close()

@@ -1,4 +1,5 @@
-"""Runs each service as its own process, waits for health, restarts crashes, stops them all."""
+"""Runs each service as its own process, waits for health, restarts crashes (and kills one that
+stopped answering, so it is restarted too), stops them all."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton_cli.health import HealthProber
+from baton_cli.liveness import Liveness, Silence
 from baton_cli.log_files import LOG_MAX_MB, LogFile, OutputCopier, log_max_bytes, start_logged
 from baton_cli.restarts import RestartPolicy, ServiceFailed, Supervised, keep_alive
 from baton_cli.services import Runtime, ServiceSpec, service_env
@@ -27,6 +29,8 @@ class _Running:
     process: asyncio.subprocess.Process
     started: float
     output: OutputCopier
+    silence: Silence | None = None
+    """Set once it became healthy: from then on the liveness watch counts its silence."""
 
     @property
     def returncode(self) -> int | None:
@@ -52,6 +56,7 @@ class Supervisor:
         on_change: Callable[[], None] = lambda: None,
         nats: Supervised | None = None,
         log_max: int = log_max_bytes(LOG_MAX_MB),
+        liveness: Liveness | None = None,
     ) -> None:
         self._specs = specs
         self._runtime = runtime
@@ -62,6 +67,7 @@ class Supervisor:
         self._running: dict[str, _Running] = {}
         self._nats = nats
         self._log_max = log_max
+        self._liveness = liveness
         self._logs: dict[str, LogFile] = {}
         # Every process's, a restarted service's old one too: something it started may still
         # hold its pipe, and what it writes is copied until `stop_all`.
@@ -125,6 +131,8 @@ class Supervisor:
                     f" see {run.log}"
                 )
             if await self._prober.healthy(run.spec):
+                if self._liveness is not None:
+                    run.silence = Silence(self._liveness, time.monotonic())
                 return
             await asyncio.sleep(0.1)
         raise ServiceFailed(
@@ -140,15 +148,49 @@ class Supervisor:
         keepers = [
             asyncio.create_task(keep_alive(child, self._policy, self._echo)) for child in children
         ]
+        liveness = self._liveness
+        watchers = (
+            [asyncio.create_task(self._watch_liveness(name, liveness)) for name in self._running]
+            if liveness is not None
+            else []
+        )
         stopper = asyncio.create_task(stop.wait())
         try:
             done, _ = await asyncio.wait([*keepers, stopper], return_when=asyncio.FIRST_COMPLETED)
             for task in done:
                 task.result()
         finally:
-            for task in [*keepers, stopper]:
+            for task in [*keepers, *watchers, stopper]:
                 task.cancel()
-            await asyncio.gather(*keepers, stopper, return_exceptions=True)
+            await asyncio.gather(*keepers, *watchers, stopper, return_exceptions=True)
+
+    async def _watch_liveness(self, name: str, liveness: Liveness) -> None:
+        """Probe the service every `liveness.interval` while it runs healthy; kill it (its
+        process group, SIGKILL, which ends a stopped process too) once it has answered nothing
+        for `liveness.timeout`, so `keep_alive` restarts it. A run still starting is left to
+        the start timeout."""
+        first = self._running[name]
+        if first.silence is not None:  # counted from now: the others' start took a while
+            first.silence = Silence(liveness, time.monotonic())
+        while True:
+            await asyncio.sleep(liveness.interval)
+            run = self._running[name]
+            if run.silence is None or run.returncode is not None:
+                continue
+            answer = await self._prober.answer(run.spec)
+            if self._running[name] is not run or run.returncode is not None:
+                continue  # it ended meanwhile: the restart rule's, not this watch's
+            silent = run.silence.record(answer, time.monotonic())
+            if silent is not None:
+                line = (
+                    f"{name} did not answer its health check for {silent:.0f} s"
+                    f" ({run.silence.misses} checks in a row); killing it (SIGKILL) to restart it"
+                )
+                run.output.drain()  # what it wrote before it hung goes before the line
+                self._log(run.spec).mark(f"--- baton up: {line} ---")
+                self._echo(line)
+                run.silence = None  # one kill per run
+                run.signal(signal.SIGKILL)
 
     async def _restart(self, name: str) -> bool:
         restarted = await self._spawn(self._running[name].spec)

@@ -16,6 +16,7 @@ from baton_cli.datadir import load_or_create_secret, prepare_data_dir
 from baton_cli.errors import CliError, UsageError
 from baton_cli.health import http_base_url
 from baton_cli.leftovers import LeftoverStopper
+from baton_cli.liveness import Liveness
 from baton_cli.log_files import LOG_MAX_MB, log_max_bytes
 from baton_cli.ports import PortChoice, check_host, check_port, hold_port, listen_on
 from baton_cli.processes import ProcProcessTable, process_start
@@ -174,9 +175,10 @@ def _start_nats(
 def run_up(options: UpOptions, echo: Echo) -> None:
     """Start Baton and supervise it until SIGINT/SIGTERM/SIGHUP; `CliError` if it cannot run."""
     _check_options(options)
+    liveness = Liveness.from_env(os.environ)  # refused before anything is created, as an option
     data_dir = prepare_data_dir(options.data_dir)
     with holding_data_dir(data_dir):
-        _run_up(options, data_dir, echo)
+        _run_up(options, data_dir, liveness, echo)
 
 
 def _check_options(options: UpOptions) -> None:
@@ -212,7 +214,7 @@ def _check_options(options: UpOptions) -> None:
         _check_nats_url(options.nats_url)
 
 
-def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
+def _run_up(options: UpOptions, data_dir: Path, liveness: Liveness | None, echo: Echo) -> None:
     grace = RestartPolicy.for_services(os.environ).stop_grace
     LeftoverStopper(ProcProcessTable(), grace=grace, echo=echo).clear(data_dir)
     secret = load_or_create_secret(data_dir, os.environ)
@@ -229,7 +231,7 @@ def _run_up(options: UpOptions, data_dir: Path, echo: Echo) -> None:
                 database_url=options.database_url, log_level=options.log_level,
                 services=tuple(spec.name for spec in specs), http_socket=listener,
             )  # fmt: skip
-            asyncio.run(_supervise(specs, runtime, options, nats, echo))
+            asyncio.run(_supervise(specs, runtime, options, nats, liveness, echo))
         except KeyboardInterrupt:
             pass  # interrupted while starting: the cleanup below is all there is to do
         except ServiceFailed as exc:
@@ -246,6 +248,7 @@ async def _supervise(
     runtime: Runtime,
     options: UpOptions,
     nats: EmbeddedNatsServer | None,
+    liveness: Liveness | None,
     echo: Echo,
 ) -> None:
     gateway_url = http_base_url(runtime.http_host, runtime.http_port)
@@ -268,7 +271,7 @@ async def _supervise(
     watched = SupervisedNats(nats, nats_log(runtime.data_dir), publish, echo=echo) if nats else None
     supervisor = Supervisor(
         specs, runtime, policy, echo, on_change=publish, nats=watched,
-        log_max=log_max_bytes(options.log_max_mb),
+        log_max=log_max_bytes(options.log_max_mb), liveness=liveness,
     )  # fmt: skip
     # NATS runs already: a `baton up` killed from here on has it recorded
     write_state(runtime.data_dir, state_now())

@@ -1,0 +1,203 @@
+"""`baton up`'s liveness watch on real processes and a real NATS: a service frozen with SIGSTOP
+is killed and restarted; one that answers unhealthy, or that NATS cannot reach, is left alone."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from baton_cli.health import Answer, HealthProber
+from baton_cli.liveness import MISSES, Liveness
+from baton_cli.restarts import RestartPolicy
+from baton_cli.services import NatsHealth, Runtime, ServiceSpec, Setting
+from baton_cli.supervisor import Supervisor
+from baton_messaging.embedded import EmbeddedNatsServer
+
+NOW = RestartPolicy(first_delay=0.0, max_delay=0.0, stable_after=30.0, max_crashes=3)
+SHORT = Liveness(timeout=1.0)  # the test's; the default is 30 s
+BOUND = 60.0  # only stops a broken test hanging
+T = TypeVar("T")
+
+SERVICE = """\
+import asyncio, os, pathlib
+import nats
+from baton_contracts import HEALTH_QUERIES, HealthStatus, ReplyOk
+
+SICK = pathlib.Path(os.environ["FAKE_SICK_FILE"])
+
+
+async def main():
+    client = await nats.connect(os.environ["BATON_NATS_URL"])
+
+    async def health(msg):
+        up = not SICK.exists()  # as a service whose database is down says
+        status = HealthStatus(service="trigger", healthy=up, checks={"database": up})
+        await msg.respond(ReplyOk(result=status.model_dump()).model_dump_json().encode())
+
+    await client.subscribe(HEALTH_QUERIES["trigger"].subject.base, cb=health)
+    print("answering", flush=True)
+    await asyncio.Event().wait()
+
+
+asyncio.run(main())
+"""
+
+
+class Recorded(list[T]):
+    """A list that can be waited on (the bound only stops a broken test hanging)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._added = asyncio.Event()
+
+    def append(self, item: T) -> None:
+        super().append(item)
+        self._added.set()
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        async with asyncio.timeout(BOUND):
+            while not condition():
+                self._added.clear()
+                await self._added.wait()
+
+
+@pytest.fixture
+def answers(monkeypatch: pytest.MonkeyPatch) -> Recorded[Answer]:
+    """Every answer the supervisor's (real) prober got, in order."""
+    seen: Recorded[Answer] = Recorded()
+
+    class RecordingProber(HealthProber):
+        async def answer(self, spec: ServiceSpec) -> Answer:
+            found = await super().answer(spec)
+            seen.append(found)
+            return found
+
+    monkeypatch.setattr("baton_cli.supervisor.HealthProber", RecordingProber)
+    return seen
+
+
+@pytest.fixture
+def sick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The file whose presence makes the service say it is unhealthy."""
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv("FAKE_SICK_FILE", str(tmp_path / "sick"))
+    (tmp_path / "svc_main.py").write_text(SERVICE)
+    (tmp_path / "data" / "logs").mkdir(parents=True)
+    return tmp_path / "sick"
+
+
+def runtime(tmp_path: Path, nats_url: str) -> Runtime:
+    return Runtime(
+        data_dir=tmp_path / "data", nats_url=nats_url, jwt_secret="s" * 40,
+        http_host="127.0.0.1", http_port=8181,
+    )  # fmt: skip
+
+
+SPEC = ServiceSpec("svc", "svc_main", NatsHealth("trigger"), frozenset({Setting.NATS}))
+
+
+def enough_probes(answers: list[Answer], mark: int) -> Callable[[], bool]:
+    """True once there were twice `MISSES` probes since `mark`, over more than the timeout
+    (each probe is at least `SHORT.interval` after the one before): a kill would have come."""
+    wanted = MISSES * 2
+    assert wanted * SHORT.interval > SHORT.timeout
+    return lambda: len(answers) - mark >= wanted
+
+
+async def test_a_frozen_service_is_killed_and_restarted(
+    tmp_path: Path, sick: Path, answers: Recorded[Answer], nats_url: str
+) -> None:
+    lines: Recorded[str] = Recorded()
+    supervisor = Supervisor([SPEC], runtime(tmp_path, nats_url), NOW, lines.append, liveness=SHORT)
+    await supervisor.start_all()
+    stop = asyncio.Event()
+    watching = asyncio.create_task(supervisor.watch(stop))
+    try:
+        frozen = supervisor.pids()["svc"]
+        os.killpg(frozen, signal.SIGSTOP)  # alive, connected to NATS, answering nothing
+        await lines.until(lambda: "svc is healthy again" in lines)
+    finally:
+        stop.set()
+        await watching
+        await supervisor.stop_all()
+
+    killed, *rest = lines
+    assert killed.startswith("svc did not answer its health check for ")
+    assert killed.endswith(" checks in a row); killing it (SIGKILL) to restart it")
+    assert rest == ["svc exited with code -9; restarting", "svc is healthy again"]
+    assert supervisor.pids()["svc"] != frozen
+    log = (tmp_path / "data" / "logs" / "svc.log").read_text().splitlines()
+    marker = "--- baton up: starting svc (svc_main) ---"
+    assert log == [marker, "answering", f"--- baton up: {killed} ---", marker, "answering"]
+
+
+async def test_a_service_that_answers_unhealthy_is_not_restarted(
+    tmp_path: Path, sick: Path, answers: Recorded[Answer], nats_url: str
+) -> None:
+    lines: Recorded[str] = Recorded()
+    supervisor = Supervisor([SPEC], runtime(tmp_path, nats_url), NOW, lines.append, liveness=SHORT)
+    await supervisor.start_all()
+    stop = asyncio.Event()
+    watching = asyncio.create_task(supervisor.watch(stop))
+    try:
+        pid = supervisor.pids()["svc"]
+        await asyncio.to_thread(sick.touch)  # its database is down, say: a restart would not help
+        mark = len(answers)
+        await answers.until(enough_probes(answers, mark))
+    finally:
+        stop.set()
+        await watching
+        await supervisor.stop_all()
+    assert lines == []
+    assert supervisor.pids()["svc"] == pid
+    assert set(answers[mark:]) == {Answer.UNHEALTHY}
+
+
+@pytest.fixture
+def own_nats(tmp_path: Path) -> Iterator[EmbeddedNatsServer]:
+    """A nats-server of this test alone, which it freezes."""
+    server = EmbeddedNatsServer(store_dir=tmp_path / "nats")
+    server.start()
+    try:
+        yield server
+    finally:
+        if server.pid is not None:
+            os.kill(server.pid, signal.SIGCONT)
+        server.stop()
+
+
+async def test_a_nats_that_does_not_answer_gets_no_service_restarted(
+    tmp_path: Path, sick: Path, answers: Recorded[Answer], own_nats: EmbeddedNatsServer
+) -> None:
+    lines: Recorded[str] = Recorded()
+    supervisor = Supervisor(
+        [SPEC], runtime(tmp_path, own_nats.url), NOW, lines.append, liveness=SHORT
+    )
+    await supervisor.start_all()
+    stop = asyncio.Event()
+    watching = asyncio.create_task(supervisor.watch(stop))
+    assert own_nats.pid is not None
+    try:
+        pid = supervisor.pids()["svc"]
+        # Frozen, the hardest case: connections stay open and every request goes unanswered,
+        # as when the service itself is frozen.
+        os.kill(own_nats.pid, signal.SIGSTOP)
+        mark = len(answers)
+        await answers.until(enough_probes(answers, mark))
+        frozen = answers[mark:]
+        os.kill(own_nats.pid, signal.SIGCONT)
+        mark = len(answers)
+        await answers.until(lambda: answers[mark:].count(Answer.HEALTHY) >= MISSES)
+    finally:
+        stop.set()
+        await watching
+        await supervisor.stop_all()
+    assert lines == []
+    assert supervisor.pids()["svc"] == pid
+    assert set(frozen) == {Answer.NATS_UNREACHABLE}
