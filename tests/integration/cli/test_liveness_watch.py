@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import pytest
 
-from baton_cli.health import Answer, HealthProber
+from baton_cli.health import PROBE_TIMEOUT, Answer, HealthProber
 from baton_cli.liveness import MISSES, Liveness
 from baton_cli.restarts import RestartPolicy
 from baton_cli.services import NatsHealth, Runtime, ServiceSpec, Setting
@@ -20,7 +20,8 @@ from baton_cli.supervisor import Supervisor
 from baton_messaging.embedded import EmbeddedNatsServer
 
 NOW = RestartPolicy(first_delay=0.0, max_delay=0.0, stable_after=30.0, max_crashes=3)
-SHORT = Liveness(timeout=1.0)  # the test's; the default is 30 s
+# The test's: the default is 30 s, each probe waiting up to 5 s for its answer.
+SHORT = Liveness(timeout=1.0, probe_timeout=1.0)
 BOUND = 60.0  # only stops a broken test hanging
 T = TypeVar("T")
 
@@ -30,12 +31,15 @@ import nats
 from baton_contracts import HEALTH_QUERIES, HealthStatus, ReplyOk
 
 SICK = pathlib.Path(os.environ["FAKE_SICK_FILE"])
+SLOW = pathlib.Path(os.environ["FAKE_SICK_FILE"] + ".slow")
 
 
 async def main():
     client = await nats.connect(os.environ["BATON_NATS_URL"])
 
     async def health(msg):
+        if SLOW.exists():  # as its database check, bounded to 1 s, when the database hangs
+            await asyncio.sleep(1.5)
         up = not SICK.exists()  # as a service whose database is down says
         status = HealthStatus(service="trigger", healthy=up, checks={"database": up})
         await msg.respond(ReplyOk(result=status.model_dump()).model_dump_json().encode())
@@ -73,8 +77,8 @@ def answers(monkeypatch: pytest.MonkeyPatch) -> Recorded[Answer]:
     seen: Recorded[Answer] = Recorded()
 
     class RecordingProber(HealthProber):
-        async def answer(self, spec: ServiceSpec) -> Answer:
-            found = await super().answer(spec)
+        async def answer(self, spec: ServiceSpec, timeout: float = PROBE_TIMEOUT) -> Answer:
+            found = await super().answer(spec, timeout)
             seen.append(found)
             return found
 
@@ -102,11 +106,13 @@ def runtime(tmp_path: Path, nats_url: str) -> Runtime:
 SPEC = ServiceSpec("svc", "svc_main", NatsHealth("trigger"), frozenset({Setting.NATS}))
 
 
-def enough_probes(answers: list[Answer], mark: int) -> Callable[[], bool]:
+def enough_probes(
+    answers: list[Answer], mark: int, liveness: Liveness = SHORT
+) -> Callable[[], bool]:
     """True once there were twice `MISSES` probes since `mark`, over more than the timeout
-    (each probe is at least `SHORT.interval` after the one before): a kill would have come."""
+    (each probe is at least `liveness.interval` after the one before): a kill would have come."""
     wanted = MISSES * 2
-    assert wanted * SHORT.interval > SHORT.timeout
+    assert wanted * liveness.interval > liveness.timeout
     return lambda: len(answers) - mark >= wanted
 
 
@@ -157,6 +163,32 @@ async def test_a_service_that_answers_unhealthy_is_not_restarted(
     assert lines == []
     assert supervisor.pids()["svc"] == pid
     assert set(answers[mark:]) == {Answer.UNHEALTHY}
+
+
+async def test_a_service_whose_health_answers_slowly_is_not_restarted(
+    tmp_path: Path, sick: Path, answers: Recorded[Answer], nats_url: str
+) -> None:
+    # Its database hangs: the health check waits for it up to 1 s, and answers after the
+    # 1 s a start-up probe waits. A probe of the watch waits longer.
+    watch = Liveness(timeout=1.0)
+    lines: Recorded[str] = Recorded()
+    supervisor = Supervisor([SPEC], runtime(tmp_path, nats_url), NOW, lines.append, liveness=watch)
+    await supervisor.start_all()
+    stop = asyncio.Event()
+    watching = asyncio.create_task(supervisor.watch(stop))
+    try:
+        pid = supervisor.pids()["svc"]
+        await asyncio.to_thread(sick.touch)
+        await asyncio.to_thread(Path(f"{sick}.slow").touch)
+        mark = len(answers)
+        await answers.until(enough_probes(answers, mark, watch))
+    finally:
+        stop.set()
+        await watching
+        await supervisor.stop_all()
+    assert lines == []
+    assert supervisor.pids()["svc"] == pid
+    assert set(answers[mark + 1 :]) == {Answer.UNHEALTHY}  # the first may be the fast reply
 
 
 @pytest.fixture

@@ -55,11 +55,13 @@ class Answer(Enum):
     """NATS itself did not answer, so the service could not be asked: no fault of its own."""
 
 
-async def http_answer(client: httpx.AsyncClient, url: str) -> Answer:
+async def http_answer(
+    client: httpx.AsyncClient, url: str, timeout: float = PROBE_TIMEOUT
+) -> Answer:
     """How the gateway at `url` answers: any HTTP response is an answer; healthy only a 200
     with the gateway's health body (a 200 from something else on the port is not the gateway)."""
     try:
-        response = await client.get(url, timeout=PROBE_TIMEOUT)
+        response = await client.get(url, timeout=timeout)
     except httpx.HTTPError:
         return Answer.SILENT
     if response.status_code != 200:
@@ -86,24 +88,22 @@ class HealthProber:
         """One probe of one service; any failure to answer counts as not healthy."""
         return await self.answer(spec) is Answer.HEALTHY
 
-    async def answer(self, spec: ServiceSpec) -> Answer:
-        """One probe of one service, telling a service that answered unhealthy, one that did
-        not answer, and a NATS that did not answer apart."""
+    async def answer(self, spec: ServiceSpec, timeout: float = PROBE_TIMEOUT) -> Answer:
+        """One probe of one service, waiting `timeout` for its answer, telling a service that
+        answered unhealthy, one that did not answer, and a NATS that did not answer apart."""
         if isinstance(spec.health, HttpHealth):
             base = http_base_url(self._runtime.http_host, self._runtime.http_port)
-            return await http_answer(self._http, base + spec.health.path)
-        return await self._nats_answer(spec.health)
+            return await http_answer(self._http, base + spec.health.path, timeout)
+        return await self._nats_answer(spec.health, timeout)
 
-    async def _nats_answer(self, health: NatsHealth) -> Answer:
+    async def _nats_answer(self, health: NatsHealth, timeout: float) -> Answer:
         query = HEALTH_QUERIES[health.owner]()  # type: ignore[call-arg]  # `type` has a default
         try:
             client = await self._connection()
         except Exception:  # refused, or no answer within the timeout
             return Answer.NATS_UNREACHABLE
         try:
-            reply = await client.request(
-                query.wire_subject(), query.to_bytes(), timeout=PROBE_TIMEOUT
-            )
+            reply = await client.request(query.wire_subject(), query.to_bytes(), timeout=timeout)
         except Exception:  # no responders, timeout, connection lost
             # Whose silence: a frozen or restarting NATS leaves every request unanswered too.
             return Answer.SILENT if await self._nats_answers(client) else Answer.NATS_UNREACHABLE

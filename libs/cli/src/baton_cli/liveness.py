@@ -16,6 +16,10 @@ MISSES = 3
 """Unanswered probes in a row, at the least, before a service is killed: one slow answer (a
 busy moment, a pause of the garbage collector) never is."""
 MAX_INTERVAL = 5.0
+PROBE_SECONDS = 5.0
+"""How long one probe waits for its answer: a service's health reply takes up to a second when
+its database hangs (`database_answers`), which is an outage of the database, not of the service,
+and one that is busy may take longer still."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,7 @@ class Liveness:
     """Kill a service that answered no probe for `timeout` seconds (and `MISSES` in a row)."""
 
     timeout: float = DEFAULT_LIVENESS_SECONDS
+    probe_timeout: float = PROBE_SECONDS
 
     @property
     def interval(self) -> float:

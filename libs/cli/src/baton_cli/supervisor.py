@@ -156,7 +156,10 @@ class Supervisor:
         )
         stopper = asyncio.create_task(stop.wait())
         try:
-            done, _ = await asyncio.wait([*keepers, stopper], return_when=asyncio.FIRST_COMPLETED)
+            # A watcher ends only on a bug: said at once, not a watch silently gone.
+            done, _ = await asyncio.wait(
+                [*keepers, *watchers, stopper], return_when=asyncio.FIRST_COMPLETED
+            )
             for task in done:
                 task.result()
         finally:
@@ -177,7 +180,7 @@ class Supervisor:
             run = self._running[name]
             if run.silence is None or run.returncode is not None:
                 continue
-            answer = await self._prober.answer(run.spec)
+            answer = await self._prober.answer(run.spec, liveness.probe_timeout)
             if self._running[name] is not run or run.returncode is not None:
                 continue  # it ended meanwhile: the restart rule's, not this watch's
             silent = run.silence.record(answer, time.monotonic())
