@@ -152,7 +152,10 @@ def test_a_frozen_gateway_is_killed_and_restarted(
     os.killpg(frozen, signal.SIGSTOP)
     killed = up.wait_for("notifier did not answer its health check for ")
     assert killed.endswith("; killing it (SIGKILL) to restart it")
-    up.wait_for("notifier exited with code -9; restarting")
+    up.wait_for(
+        "notifier was killed by the liveness watch, as it stopped answering (exited with code -9);"
+        " restarting"
+    )
     up.wait_for("notifier is healthy again")
     assert state(data)["services"]["notifier"] != frozen  # type: ignore[index]
     assert httpx.get(f"{url}/health").status_code == 200

@@ -14,7 +14,7 @@ import pytest
 
 from baton_cli.health import PROBE_TIMEOUT, Answer, HealthProber
 from baton_cli.liveness import MISSES, Liveness
-from baton_cli.restarts import RestartPolicy
+from baton_cli.restarts import RestartPolicy, ServiceFailed
 from baton_cli.services import NatsHealth, Runtime, ServiceSpec, Setting
 from baton_cli.supervisor import Supervisor
 from baton_messaging.embedded import EmbeddedNatsServer
@@ -26,12 +26,13 @@ BOUND = 60.0  # only stops a broken test hanging
 T = TypeVar("T")
 
 SERVICE = """\
-import asyncio, os, pathlib
+import asyncio, os, pathlib, signal
 import nats
 from baton_contracts import HEALTH_QUERIES, HealthStatus, ReplyOk
 
 SICK = pathlib.Path(os.environ["FAKE_SICK_FILE"])
 SLOW = pathlib.Path(os.environ["FAKE_SICK_FILE"] + ".slow")
+HANG = pathlib.Path(os.environ["FAKE_SICK_FILE"] + ".hang")
 
 
 async def main():
@@ -43,6 +44,9 @@ async def main():
         up = not SICK.exists()  # as a service whose database is down says
         status = HealthStatus(service="trigger", healthy=up, checks={"database": up})
         await msg.respond(ReplyOk(result=status.model_dump()).model_dump_json().encode())
+        if HANG.exists():  # frozen right after it answered once: each run hangs again
+            await client.flush()
+            os.kill(os.getpid(), signal.SIGSTOP)
 
     await client.subscribe(HEALTH_QUERIES["trigger"].subject.base, cb=health)
     print("answering", flush=True)
@@ -136,11 +140,44 @@ async def test_a_frozen_service_is_killed_and_restarted(
     killed, *rest = lines
     assert killed.startswith("svc did not answer its health check for ")
     assert killed.endswith(" checks in a row); killing it (SIGKILL) to restart it")
-    assert rest == ["svc exited with code -9; restarting", "svc is healthy again"]
+    assert rest == [
+        "svc was killed by the liveness watch, as it stopped answering (exited with code -9);"
+        " restarting",
+        "svc is healthy again",
+    ]  # not said as a crash of its own
     assert supervisor.pids()["svc"] != frozen
     log = (tmp_path / "data" / "logs" / "svc.log").read_text().splitlines()
     marker = "--- baton up: starting svc (svc_main) ---"
     assert log == [marker, "answering", f"--- baton up: {killed} ---", marker, "answering"]
+
+
+async def test_a_service_that_hangs_again_each_time_it_is_restarted_is_given_up(
+    tmp_path: Path, sick: Path, answers: Recorded[Answer], nats_url: str
+) -> None:
+    # Each run lasted longer than `stable_after` only because the watch waited out its silence:
+    # it was killed and restarted every half minute for good.
+    # Each run answers from its start (a second or two) until it hangs; the watch kills it 6 s
+    # later: each run is longer than `stable_after`, each answering time shorter.
+    watch = Liveness(timeout=6.0, probe_timeout=1.0)
+    stable = RestartPolicy(first_delay=0.0, max_delay=0.0, stable_after=4.5, max_crashes=3)
+    lines: Recorded[str] = Recorded()
+    supervisor = Supervisor(
+        [SPEC], runtime(tmp_path, nats_url), stable, lines.append, liveness=watch
+    )
+    await supervisor.start_all()
+    try:
+        await asyncio.to_thread(Path(f"{sick}.hang").touch)
+        os.killpg(supervisor.pids()["svc"], signal.SIGSTOP)
+        with pytest.raises(ServiceFailed) as failed:
+            await asyncio.wait_for(supervisor.watch(asyncio.Event()), BOUND)
+    finally:
+        await supervisor.stop_all()
+    log = tmp_path / "data" / "logs" / "svc.log"
+    assert str(failed.value) == (
+        "svc was killed by the liveness watch, as it stopped answering (exited with code -9);"
+        f" it stopped answering 3 times in a row, giving up; see {log}"
+    )
+    assert lines.count("svc is healthy again") == 2
 
 
 async def test_a_service_that_answers_unhealthy_is_not_restarted(

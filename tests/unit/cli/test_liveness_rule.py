@@ -1,12 +1,17 @@
-"""When `baton up` kills a service that stopped answering: only its own silence counts."""
+"""When `baton up` kills a service that stopped answering (only its own silence counts), and how
+the restart rule counts those kills."""
 
 from __future__ import annotations
+
+import asyncio
+from pathlib import Path
 
 import pytest
 
 from baton_cli.errors import UsageError
 from baton_cli.health import Answer
 from baton_cli.liveness import LIVENESS_ENV, MISSES, Liveness, Silence
+from baton_cli.restarts import Ending, RestartPolicy, ServiceFailed, keep_alive
 
 WATCH = Liveness(timeout=30.0)
 
@@ -75,3 +80,87 @@ def test_a_bad_timeout_is_refused_naming_the_variable(value: str) -> None:
         f"BATON_LIVENESS_TIMEOUT_SECONDS: must be a finite number of seconds above 0"
         f" (or 0 to turn the liveness watch off), got {value!r}"
     )
+
+
+# How the restart rule (`keep_alive`) counts the runs the watch killed.
+
+POLICY = RestartPolicy(first_delay=0.0, max_delay=0.0, stable_after=30.0, max_crashes=3)
+KILLED = "svc was killed by the liveness watch, as it stopped answering (exited with code -9)"
+
+
+def hung(answered: float) -> tuple[Ending, float]:
+    """A run the watch killed `answered` s after its start plus the 35 s it spent silent."""
+    return Ending("exited with code -9", answered=answered), answered + 35.0
+
+
+def crashed(uptime: float) -> tuple[Ending, float]:
+    return Ending("exited with code 1"), uptime
+
+
+class Runs:
+    """A supervised service that ends once per entry of `runs` (how, and its uptime then), each
+    restart healthy; it then runs on for good."""
+
+    name = "svc"
+    log = Path("/data/logs/svc.log")
+
+    def __init__(self, runs: list[tuple[Ending, float]]) -> None:
+        self.runs = runs
+        self.current = 0.0
+
+    async def ended(self) -> Ending:
+        if not self.runs:
+            await asyncio.Event().wait()
+        ending, self.current = self.runs.pop(0)
+        return ending
+
+    def uptime(self) -> float:
+        return self.current
+
+    async def restart(self) -> bool:
+        return True
+
+
+async def keep(runs: list[tuple[Ending, float]], lines: list[str]) -> None:
+    """`keep_alive` until it gives up; a `TimeoutError` if it never does (a bound, no timing)."""
+    child = Runs(runs)
+    await asyncio.wait_for(keep_alive(child, POLICY, lines.append), timeout=10)
+
+
+async def test_the_restart_line_says_the_watch_killed_it() -> None:
+    lines: list[str] = []
+    with pytest.raises(TimeoutError):  # restarted, never given up
+        await keep([hung(answered=600.0)], lines)
+    assert lines == [f"{KILLED}; restarting", "svc is healthy again"]
+
+
+async def test_a_service_that_hangs_again_each_restart_is_given_up() -> None:
+    # Each run lasts longer than `stable_after`, but only because the watch waits out its 30 s:
+    # it answered for 3 s. Restarting it every half minute for good mends nothing.
+    lines: list[str] = []
+    with pytest.raises(ServiceFailed) as failed:
+        await keep([hung(answered=3.0)] * 3, lines)
+    assert str(failed.value) == (
+        f"{KILLED}; it stopped answering 3 times in a row, giving up; see /data/logs/svc.log"
+    )
+    assert lines.count(f"{KILLED}; restarting") == 2
+
+
+async def test_a_run_that_answered_for_long_before_it_hung_starts_the_count_anew() -> None:
+    lines: list[str] = []
+    runs = [hung(3.0), hung(3.0), hung(600.0), hung(3.0), hung(3.0)]
+    with pytest.raises(ServiceFailed) as failed:
+        await keep(runs, lines)
+    assert "it stopped answering 3 times in a row, giving up" in str(failed.value)
+    assert lines.count(f"{KILLED}; restarting") == 4
+
+
+async def test_crashes_and_hangs_in_a_row_count_together() -> None:
+    lines: list[str] = []
+    with pytest.raises(ServiceFailed) as failed:
+        await keep([crashed(1.0), hung(3.0), hung(3.0)], lines)
+    assert str(failed.value) == (
+        f"{KILLED}; it crashed once and stopped answering 2 times in a row, giving up;"
+        " see /data/logs/svc.log"
+    )
+    assert lines[0] == "svc exited with code 1; restarting"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from baton_cli.restarts import RestartPolicy, ServiceFailed, keep_alive
+from baton_cli.restarts import Ending, RestartPolicy, ServiceFailed, keep_alive
 from baton_cli.services import SERVICES, NatsHealth, Runtime, ServiceSpec
 from baton_cli.supervised_nats import SupervisedNats, child_exit
 from baton_cli.supervisor import Supervisor, stop_in_stages, stop_stages
@@ -57,11 +57,11 @@ class FakeChild:
         self.restarts = restarts
         self.current = 0.0
 
-    async def ended(self) -> str:
+    async def ended(self) -> Ending:
         if not self.runs:
             await asyncio.Event().wait()  # runs on for good
         self.current = self.runs.pop(0)
-        return "exited with code 1"
+        return Ending("exited with code 1")
 
     def uptime(self) -> float:
         return self.current

@@ -47,6 +47,25 @@ class RestartPolicy:
         return float(min(self.max_delay, self.first_delay * 2 ** max(0, crashes - 1)))
 
 
+@dataclass(frozen=True)
+class Ending:
+    """How a supervised process ended: `how` (`exited with code 1`), and `answered`, set when
+    the liveness watch killed it for its silence, to the seconds from its start until it last
+    answered (the time it was of use, which is what a crash's uptime says)."""
+
+    how: str
+    answered: float | None = None
+
+    @property
+    def stopped_answering(self) -> bool:
+        return self.answered is not None
+
+    def __str__(self) -> str:
+        if self.stopped_answering:
+            return f"was killed by the liveness watch, as it stopped answering ({self.how})"
+        return self.how
+
+
 class Supervised(Protocol):
     """One process kept alive by `keep_alive`: a service, or the embedded NATS server."""
 
@@ -60,7 +79,7 @@ class Supervised(Protocol):
         """Where its output goes; the error on giving up points there."""
         ...
 
-    async def ended(self) -> str:
+    async def ended(self) -> Ending:
         """Wait until its current process is gone; how it ended (`exited with code -9`)."""
         ...
 
@@ -74,19 +93,25 @@ class Supervised(Protocol):
 
 
 async def keep_alive(child: Supervised, policy: RestartPolicy, echo: Callable[[str], None]) -> None:
-    """Restart `child` whenever it ends, with backoff; raise `ServiceFailed` once it has crashed
-    `policy.max_crashes` times in a row, each within `policy.stable_after` of its start or
-    without having become healthy (a restart that hung is killed only after `start_timeout`,
-    which may be longer than `stable_after`)."""
-    crashes = 0
+    """Restart `child` whenever it ends, with backoff; raise `ServiceFailed` once it has failed
+    `policy.max_crashes` times in a row, each a crash within `policy.stable_after` of its start
+    or without having become healthy (a restart that hung is killed only after `start_timeout`,
+    which may be longer than `stable_after`), or a kill by the liveness watch within
+    `stable_after` of its start, counting up to its last answer (the watch's timeout, 30 s by
+    default, spent on a silent run is no sign that the run was stable)."""
+    crashes = hangs = 0
     healthy = True
     while True:
         ending = await child.ended()
-        fast = not healthy or child.uptime() < policy.stable_after
-        crashes = crashes + 1 if fast else 1
+        ran = child.uptime() if ending.answered is None else ending.answered
+        if not healthy or ran < policy.stable_after:
+            crashes += 1
+            hangs += int(ending.stopped_answering)
+        else:
+            crashes, hangs = 1, int(ending.stopped_answering)
         if crashes >= policy.max_crashes:
             raise ServiceFailed(
-                f"{child.name} {ending}; it crashed {crashes} times in a row,"
+                f"{child.name} {ending}; it {_failures(crashes, hangs)} in a row,"
                 f" giving up; see {child.log}"
             )
         echo(f"{child.name} {ending}; restarting")
@@ -94,3 +119,17 @@ async def keep_alive(child: Supervised, policy: RestartPolicy, echo: Callable[[s
         healthy = await child.restart()
         if healthy:
             echo(f"{child.name} is healthy again")
+
+
+def _failures(count: int, hangs: int) -> str:
+    """`crashed 5 times`, `stopped answering 5 times`, or, when it did both in the run of
+    failures, `crashed 2 times and stopped answering 3 times`."""
+    if hangs == 0:
+        return f"crashed {_times(count)}"
+    if hangs == count:
+        return f"stopped answering {_times(count)}"
+    return f"crashed {_times(count - hangs)} and stopped answering {_times(hangs)}"
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
 
+from baton_cli.restarts import Ending
 from baton_messaging.embedded import NatsServerError
 
 
@@ -126,15 +127,15 @@ class SupervisedNats:
         """nats-server's own log file."""
         return self._log
 
-    async def ended(self) -> str:
+    async def ended(self) -> Ending:
         """Wait until nats-server is gone; how it ended. One whose JetStream store could not be
         written is restarted meanwhile, once the disk has room: no crash, so not counted as one."""
         while True:
             if self._failed_to_start:
-                return "did not start again"
+                return Ending("did not start again")
             pid = self._server.pid
             if pid is None:
-                return "is not running"
+                return Ending("is not running")
             exited = asyncio.ensure_future(self._child_exit(pid))
             stuck = asyncio.ensure_future(self._store_stuck())
             try:
@@ -143,7 +144,7 @@ class SupervisedNats:
                 for watch in (exited, stuck):
                     watch.cancel()  # no effect on one that is done
             if exited.done() and not exited.cancelled():
-                return exited.result()
+                return Ending(exited.result())
             if await self.restart():
                 self._echo("nats restarted: JetStream writes its store again")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from baton_cli.health import HealthProber
 from baton_cli.liveness import Liveness, Silence
 from baton_cli.log_files import LOG_MAX_MB, LogFile, OutputCopier, log_max_bytes, start_logged
-from baton_cli.restarts import RestartPolicy, ServiceFailed, Supervised, keep_alive
+from baton_cli.restarts import Ending, RestartPolicy, ServiceFailed, Supervised, keep_alive
 from baton_cli.services import Runtime, ServiceSpec, service_env
 from baton_cli.stopping import stop_in_stages, stop_stages
 from baton_messaging.lifeline import LIFELINE_ENV
@@ -31,6 +31,8 @@ class _Running:
     output: OutputCopier
     silence: Silence | None = None
     """Set once it became healthy: from then on the liveness watch counts its silence."""
+    answered: float | None = None
+    """Set when the liveness watch killed it: seconds from its start until it last answered."""
 
     @property
     def returncode(self) -> int | None:
@@ -183,17 +185,25 @@ class Supervisor:
             answer = await self._prober.answer(run.spec, liveness.probe_timeout)
             if self._running[name] is not run or run.returncode is not None:
                 continue  # it ended meanwhile: the restart rule's, not this watch's
-            silent = run.silence.record(answer, time.monotonic())
+            now = time.monotonic()
+            silent = run.silence.record(answer, now)
             if silent is not None:
-                line = (
-                    f"{name} did not answer its health check for {silent:.0f} s"
-                    f" ({run.silence.misses} checks in a row); killing it (SIGKILL) to restart it"
-                )
-                run.output.drain()  # what it wrote before it hung goes before the line
-                self._log(run.spec).mark(f"--- baton up: {line} ---")
-                self._echo(line)
-                run.silence = None  # one kill per run
-                run.signal(signal.SIGKILL)
+                self._kill_silent(run, silent, now)
+
+    def _kill_silent(self, run: _Running, silent: float, now: float) -> None:
+        """Kill a run silent for `silent` seconds now, saying so; its end tells `keep_alive`
+        that the watch killed it, and when it last answered."""
+        assert run.silence is not None
+        line = (
+            f"{run.spec.name} did not answer its health check for {silent:.0f} s"
+            f" ({run.silence.misses} checks in a row); killing it (SIGKILL) to restart it"
+        )
+        run.output.drain()  # what it wrote before it hung goes before the line
+        self._log(run.spec).mark(f"--- baton up: {line} ---")
+        self._echo(line)
+        run.silence = None  # one kill per run
+        run.answered = max(0.0, now - silent - run.started)
+        run.signal(signal.SIGKILL)
 
     async def _restart(self, name: str) -> bool:
         restarted = await self._spawn(self._running[name].spec)
@@ -240,12 +250,14 @@ class _ServiceChild:
     def log(self) -> Path:
         return self._run.log
 
-    async def ended(self) -> str:
+    async def ended(self) -> Ending:
         run = self._run
         code = await run.process.wait()
         # Its last lines go before `baton up` says it ended and before the next start's marker.
         run.output.drain()
-        return f"exited with code {code}"
+        # Not the watch's kill if it ended of itself just before (then with a code of its own).
+        killed = run.answered is not None and code == -signal.SIGKILL
+        return Ending(f"exited with code {code}", run.answered if killed else None)
 
     def uptime(self) -> float:
         return time.monotonic() - self._run.started
