@@ -94,3 +94,23 @@ def cut_after(
 
     monkeypatch.setattr(asyncpg.Connection, method, cut_once)
     return calls
+
+
+class PoolConnects:
+    """Every new connection of an asyncpg pool (as the store's append pool opens them) is
+    counted in `tries`, and fails with the first of `refusals` while any is left, each used
+    once: the server refusing connections, shutting down or starting up. Append to
+    `refusals` when the outage begins."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.refusals: list[Exception] = []
+        self.tries = 0
+        real = asyncpg.pool.Pool._get_new_connection
+
+        async def connect(pool: asyncpg.Pool) -> asyncpg.Connection:
+            self.tries += 1
+            if self.refusals:
+                raise self.refusals.pop(0)
+            return await real(pool)
+
+        monkeypatch.setattr(asyncpg.pool.Pool, "_get_new_connection", connect)

@@ -25,9 +25,11 @@ failover, `pg_terminate_backend`) may or may not have committed. It is not faile
 on a new connection its event ids are looked up (`_recover`). Stored as it wrote them, it
 committed, and its caller gets its positions; with nothing of it stored it is written once
 more. It fails, `StoreUnavailable` (a 503), only when something else is stored under its ids,
-or when the database cannot be reached to find out. The event ids' unique key keeps a second
-write from storing it twice, whatever became of the first. None of this costs a round trip
-while no connection is lost.
+or when the database cannot be reached to find out: the look-up is tried again for up to
+`LOOKUP_PATIENCE` seconds (never past the append's start-by), so that a quick restart, which
+refuses connections or says it is shutting down or starting up for a moment, is ridden out.
+The event ids' unique key keeps a second write from storing it twice, whatever became of the
+first. None of this costs a round trip while no connection is lost.
 
 Every committed append goes to `committed` (when given) with its outbox rows' ids, which the
 statements return, so the store's relay can publish them without reading them back.
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -72,6 +75,13 @@ log = logging.getLogger(__name__)
 DEFAULT_WRITERS = 4
 """Append statements in flight at once; more appends than this wait and go together."""
 DEFAULT_MAX_BATCH = 256
+LOOKUP_PATIENCE = 2.0
+"""Seconds a cut-off append's look-up is tried again while the database cannot be reached.
+Its connection was cut as the server shut down, so the look-up comes at once, while the
+server refuses connections or says it is shutting down or starting up (`CannotConnectNowError`);
+a quick restart is over within this, a longer outage still fails the append, a little later."""
+FIRST_LOOKUP_PAUSE = 0.1
+"""The pause before the look-up's second try; each later pause is twice the one before."""
 
 
 @dataclass
@@ -211,10 +221,12 @@ class AsyncpgAppender:
         outcome."""
         if not server_closed(exc.__cause__ or exc):
             raise exc
+        until = time.monotonic() + LOOKUP_PATIENCE  # for the batch, not each of its appends
         for waiting in batch:
             if not waiting.outcome.done():
                 append = waiting.append
-                await _settle(waiting, self._recover(append, exc, partial(self._alone, append)))
+                again = partial(self._alone, append)
+                await _settle(waiting, self._recover(append, exc, again, until))
 
     async def _write_on_a_connection(self, batch: list[_Waiting]) -> None:
         async with self._pool.connection() as conn:
@@ -311,7 +323,11 @@ class AsyncpgAppender:
         return [row[0] for row in rows]
 
     async def _recover(
-        self, append: Append, cut: StoreUnavailable, again: Callable[[], Awaitable[list[int]]]
+        self,
+        append: Append,
+        cut: StoreUnavailable,
+        again: Callable[[], Awaitable[list[int]]],
+        until: float | None = None,
     ) -> list[int]:
         """The outcome of an append whose connection the server closed (a restart, a failover)
         before its answer came, so that it may or may not have committed, found out on a new
@@ -326,8 +342,13 @@ class AsyncpgAppender:
         An append answered as committed so is not put in the relay's log (`committed`): the
         relay may have fetched, published and deleted its outbox row meanwhile, and a row
         published from the log after that would go out twice. Not logged, it is published by
-        a fetch, which takes each row once, in commit order (`OutboxRelay`)."""
-        stored = await self._stored(append)
+        a fetch, which takes each row once, in commit order (`OutboxRelay`).
+
+        The look-up is tried again while the database cannot be reached, until `until`
+        (`time.monotonic()`; `LOOKUP_PATIENCE` from now when not given) or the append's
+        start-by, whichever comes first (`_stored`)."""
+        until = time.monotonic() + LOOKUP_PATIENCE if until is None else until
+        stored = await self._stored(append, until)
         if not stored:
             start_by = append.start_by
             if start_by is not None and datetime.now(UTC) >= start_by:
@@ -341,7 +362,7 @@ class AsyncpgAppender:
             try:
                 return await again()
             except (ConcurrencyConflict, DuplicateEventId, RowConflict):
-                stored = await self._stored(append)
+                stored = await self._stored(append, until)
                 if not stored:
                     raise
         positions = _as_written(append, stored)
@@ -354,10 +375,24 @@ class AsyncpgAppender:
                     CONNECTION_LOST_SAYS, cut)  # fmt: skip
         return positions
 
-    async def _stored(self, append: Append) -> list[asyncpg.Record]:
-        """The stored events with the append's event ids (stream, version, id, position)."""
+    async def _stored(self, append: Append, until: float) -> list[asyncpg.Record]:
+        """The stored events with the append's event ids (stream, version, id, position).
+
+        A look-up the database could not answer (`StoreUnavailable`: a read, safe to run again)
+        is tried again after a pause, each twice the one before, while the pause ends before
+        `until` (`time.monotonic()`) and the append's start-by; else its error is raised."""
         ids = [event.event_id for event in append.events]
-        return await self.fetch(STORED_SQL, ids, repeatable=True)
+        pause = FIRST_LOOKUP_PAUSE
+        while True:
+            try:
+                return await self.fetch(STORED_SQL, ids, repeatable=True)
+            except StoreUnavailable as exc:
+                if _seconds_left(until, append.start_by) < pause:
+                    raise
+                log.warning("the database could not be reached to look a cut-off append up"
+                            " (%s); trying again in %.1f s", exc, pause)  # fmt: skip
+            await asyncio.sleep(pause)
+            pause *= 2
 
     async def _alone(self, append: Append) -> list[int]:
         """The append alone in one statement, on a connection of its own."""
@@ -446,6 +481,14 @@ def _as_written(append: Append, stored: Sequence[asyncpg.Record]) -> list[int] |
             return None
         positions.append(row["position"])
     return positions if len(stored) == len(append.events) else None
+
+
+def _seconds_left(until: float, start_by: datetime | None) -> float:
+    """Seconds until `until` (`time.monotonic()`), or until `start_by` if that comes first."""
+    left = until - time.monotonic()
+    if start_by is not None:
+        left = min(left, (start_by - datetime.now(UTC)).total_seconds())
+    return left
 
 
 def _describe(append: Append, stored: Sequence[asyncpg.Record]) -> str:
