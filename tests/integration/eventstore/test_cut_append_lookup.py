@@ -1,6 +1,7 @@
 """An append cut off as PostgreSQL shuts down is looked up at once (`_recover`), while the
 server still refuses connections or says it is shutting down or starting up: the look-up is
-tried again for a moment, so a quick restart is ridden out instead of answered with a 503."""
+tried again for a moment, so a quick restart is ridden out instead of answered with a 503.
+And `prune_leases`, an idempotent DELETE, runs again when a restart cuts it off."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from baton_eventstore import NewEvent, SqlEventStore
 from baton_eventstore.asyncpg_append import FIRST_LOOKUP_PAUSE, LOOKUP_PATIENCE
 from baton_eventstore.unavailable import StoreUnavailable
 
-from ...postgres_sessions import PoolConnects, cut_after
+from ...postgres_sessions import PoolConnects, cut_after, fail_first
 
 pytestmark = pytest.mark.postgres
 
@@ -139,3 +140,31 @@ async def test_a_lookup_is_not_tried_again_past_the_appends_start_by(
             f"cut-{uuid.uuid4()}", 0, [event()], datetime.now(UTC), start_by=start_by
         )
     assert connects.tries == 1
+
+
+async def test_a_prune_of_leases_cut_off_runs_again(
+    store: SqlEventStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A restart cut the DELETE off: it may have run, and a second run deletes only what is
+    still expired, so it runs again on a new connection (before: `unavailable`)."""
+    for n in range(3):
+        assert await store.outbox.acquire_lease(f"dagrun:{n}", "gone", -60.0)
+    assert await store.outbox.acquire_lease("dagrun:live", "me", 60.0)
+    calls = fail_first(monkeypatch, "fetch", cut_off(), marker="DELETE FROM outbox_lease")
+    with caplog.at_level("WARNING", logger="baton_eventstore.asyncpg_append"):
+        assert await store.outbox.prune_leases("dagrun:", 0) == 3
+    assert sum("DELETE FROM outbox_lease" in query for query in calls) == 2
+    assert "retried on a new connection" in caplog.text
+    monkeypatch.undo()
+    assert await store.outbox.prune_leases("dagrun:", 0) == 0
+    assert not await store.outbox.acquire_lease("dagrun:live", "other", 60.0)
+
+
+async def test_a_prune_of_leases_cut_off_after_it_ran_is_not_an_outage(
+    store: SqlEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(3):
+        assert await store.outbox.acquire_lease(f"dagrun:{n}", "gone", -60.0)
+    calls = cut_after(monkeypatch, "fetch", "DELETE FROM outbox_lease", cut_off())
+    assert await store.outbox.prune_leases("dagrun:", 0) == 0  # the first run deleted them
+    assert sum("DELETE FROM outbox_lease" in query for query in calls) == 2

@@ -162,7 +162,11 @@ class SqlOutbox:
         seconds ago; how many went. An expired lease and no lease are taken alike."""
         check_prune(prefix, limit)
         if self._raw is not None:
-            found = await self._raw.fetch(_PG_PRUNE, prefix, len(prefix), expired_for, limit)
+            # Repeatable: a second run deletes only what is still expired, as the first would
+            # have (then counting only what it deleted itself).
+            found = await self._raw.fetch(
+                _PG_PRUNE, prefix, len(prefix), expired_for, limit, repeatable=True
+            )
             return int(found[0]["n"])
         expired = (
             select(outbox_lease.c.name)
