@@ -126,6 +126,10 @@ class RunAgent(Command):
     current_step: str = Field(min_length=1, max_length=64)
     step_context: dict[str, Any] = Field(default_factory=dict)
     can_complete: bool = False
+    step_required: bool = Field(default=True, exclude_if=lambda required: required)
+    """Whether the step must be finished (its definition's `is_required`): an optional one may
+    be skipped, and its agent may say so. Written only when false, so an agent-runner older
+    than the field still reads every turn of a required step."""
     history: list[HistoryEntry] = Field(default_factory=list, max_length=200)
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
     idempotency_key: str = Field(min_length=1, max_length=200)

@@ -3,6 +3,7 @@ signal alone closes it. Progress, `/explain` and the agent's pre-check say so.""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -151,3 +152,19 @@ async def test_the_agent_of_an_optional_step_is_told_it_can_complete(
     assert answer.status_code == 200, answer.text
     [asked] = agents.asked
     assert (asked.current_step, asked.can_complete) == ("survey", True)
+
+
+async def test_the_agent_is_told_whether_its_step_is_required(gateway: Any, agents: Agents) -> None:
+    # Not told, the discovery agent said "This step cannot be skipped" of an optional step.
+    user = User(gateway, "req")
+    await user.start()
+    said = {"json": {"text": "hi"}, "headers": user.headers}
+    assert (await gateway.post(f"/api/workflows/{user.instance}/messages", **said)).is_success
+    await user.signal(action="complete_step")  # hello -> survey
+    assert (await gateway.post(f"/api/workflows/{user.instance}/messages", **said)).is_success
+    hello, survey = agents.asked
+    assert (hello.current_step, hello.step_required) == ("hello", True)
+    assert (survey.current_step, survey.step_required) == ("survey", False)
+    # Sent only when false: an agent-runner older than the field reads a required step's turn.
+    assert "step_required" not in json.loads(hello.to_bytes())
+    assert json.loads(survey.to_bytes())["step_required"] is False

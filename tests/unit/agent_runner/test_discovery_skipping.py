@@ -99,3 +99,32 @@ def test_a_skip_before_any_introduction_gets_the_introduction() -> None:
                 can_complete=True)  # fmt: skip
     out = run(turn)
     assert not out.step_completed and out.message == texts.text("ru", "greeter_intro")
+
+
+@pytest.mark.parametrize(
+    ("language", "message"), [("ru", "пропусти"), ("ru", "давай дальше"), ("en", "skip this")]
+)
+def test_an_optional_step_is_skipped_as_asked(language: str, message: str) -> None:
+    # "This step cannot be skipped" was said of a step the definition makes optional.
+    out = run(_turn(message, language=language, step_required=False, can_complete=True))
+    assert out.step_completed and out.completion_reason == "user_confirmed"
+    assert out.message.startswith(texts.text(language, "discovery_skipped"))
+    assert texts.text(language, "discovery_no_skip") not in out.message
+    assert out.extracted_data == {}
+
+
+def test_an_optional_step_with_no_brain_dump_ahead_is_skipped_without_asking_to_start_it() -> None:
+    turn = _turn("skip this", language="en", step_required=False, inbox_ahead=False)
+    assert run(turn).message == texts.text("en", "discovery_skipped")
+
+
+@pytest.mark.parametrize(
+    ("language", "message"), [("ru", "а это обязательно?"), ("en", "do i have to?")]
+)
+def test_asked_whether_it_must_an_optional_step_offers_the_skip(
+    language: str, message: str
+) -> None:
+    required = run(_turn(message, language=language)).message
+    assert required.startswith(texts.text(language, "discovery_about_must"))
+    optional = run(_turn(message, language=language, step_required=False)).message
+    assert optional.startswith(texts.text(language, "discovery_about_must_optional"))

@@ -127,3 +127,17 @@ async def test_a_short_latin_message_is_answered_in_the_conversations_language(
     entries = [HistoryEntry.model_validate({"role": r, "text": t}) for r, t in history]
     reply = await _run(Stores(), "greeter", message, history=entries, can_complete=True)
     assert reply.message.startswith(start), reply.message
+
+
+@pytest.mark.parametrize("message", ["skip this", "пропусти"])
+async def test_an_optional_step_is_skipped_when_the_user_asks(message: str) -> None:
+    # The request said nothing of it, and discovery answered "This step cannot be skipped".
+    reply = await _run(Stores(), "discovery", message, can_complete=True, step_required=False)
+    assert reply.step_completed and reply.workflow_signal.action == "complete_step"
+    assert "optional" in reply.message or "необязательный" in reply.message
+
+
+async def test_a_required_step_still_cannot_be_skipped() -> None:
+    reply = await _run(Stores(), "discovery", "skip this", can_complete=True)
+    assert not reply.step_completed
+    assert reply.message.startswith("This step cannot be skipped")

@@ -124,3 +124,15 @@ def test_the_last_page_of_active_instances_is_answered_without_next_after() -> N
     assert set(last) == {"instances"} and "context" not in last["instances"][0]
     more = InstanceList.model_validate({"instances": [_listed()], "next_after": "i1"})
     assert json.loads(more.model_dump_json())["next_after"] == "i1"
+
+
+def test_a_required_steps_turn_is_sent_without_step_required() -> None:
+    """An agent-runner older than the field reads every turn of a required step."""
+    from baton_contracts.agent_api import RunAgent
+
+    common = {"user_id": "u", "agent": "discovery", "instance_id": "i", "current_step": "s",
+              "message": "hi", "idempotency_key": "i:1"}  # fmt: skip
+    assert "step_required" not in json.loads(RunAgent(**common).to_bytes())  # type: ignore[arg-type]
+    optional = json.loads(RunAgent(**common, step_required=False).to_bytes())  # type: ignore[arg-type]
+    assert optional["step_required"] is False
+    assert RunAgent.model_validate(optional).step_required is False

@@ -91,6 +91,8 @@ def about_asked(turn: Turn, pending: str | None = None) -> str | None:
             return text(language, "faq_why")
         if asked == "next":
             return text(language, "discovery_about_next_first", then=then)
+        if asked == "must" and not turn.step_required:  # "do I have to?": no, it is optional
+            return text(language, "discovery_about_must_optional")
         return text(language, f"discovery_about_{asked}") if asked else None
     if asked == "several" and pending == "focus":
         return text(language, "discovery_about_several_focus")

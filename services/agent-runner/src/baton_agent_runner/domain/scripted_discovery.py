@@ -64,6 +64,8 @@ def _discovery(turn: Turn) -> Reply:
     # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does.
     said_yes = _says_yes(turn.message)
     if not (pending or found or dropped) and skipping.asks_to_skip(turn.message):
+        if len(facts) < MIN_AREAS and not turn.step_required:
+            return _skipped(turn)
         if len(facts) < MIN_AREAS:
             return Reply(_not_skipped(turn, facts, declined))
         said_yes = said_yes or summary_shown(turn)  # "давай дальше" to the summary: a yes
@@ -178,6 +180,16 @@ def _too_few(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:
         return text(language, "discovery_too_few_again", missing=missing)
     why = text(language, "discovery_need_three")
     return f"{_known(turn, facts)} {why} {text(language, 'discovery_what_else', missing=missing)}"
+
+
+def _skipped(turn: Turn) -> Reply:
+    """A request to skip an optional step (`step_required` false) before three areas are
+    known: skipped, as its definition allows, asking to start the brain dump next. It was
+    told "This step cannot be skipped" all the same."""
+    said = text(turn.language, "discovery_skipped")
+    if turn.inbox_ahead:  # the brain dump next: a question the user answers to start it
+        said = f"{said} {text(turn.language, 'discovery_skipped_then')}"
+    return Reply(said, "complete_step", "user_confirmed")
 
 
 def _not_skipped(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:

@@ -23,6 +23,9 @@ class Turn(BaseModel):
     message: str
     history: list[dict[str, str]] = Field(default_factory=list)
     can_complete: bool = False
+    step_required: bool = True
+    """Whether the step must be finished (the definition's `is_required`); an optional one
+    may be skipped."""
     facts: dict[str, str] = Field(default_factory=dict)
     notes: dict[str, str] = Field(default_factory=dict)
     """Discovery's answers to its follow-up questions, by question (`SITUATION` facts)."""

@@ -285,6 +285,27 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "This step cannot be skipped: without your priorities I cannot organise your "
         "tasks well. It is quick: three areas are enough.",
     },
+    "discovery_skipped": {
+        # Said to "пропусти", "skip this" on a step the definition makes optional
+        # (`is_required: false`): "This step cannot be skipped" was untrue there.
+        "ru": "Хорошо, этот шаг необязательный — пропускаем.",
+        "en": "Sure, this step is optional, so we skip it.",
+    },
+    "discovery_skipped_then": {
+        # Ends asking, as "discovery_done" does, when the brain dump comes next.
+        "ru": "Переходим к выгрузке мыслей: помогу перенести в inbox всё, что висит в голове. "
+        "Начнём?",
+        "en": "On to the brain dump: I will help you get everything on your mind into your "
+        "inbox. Ready?",
+    },
+    "discovery_about_must_optional": {
+        # "do I have to?" on an optional step: the skip offered, not "This step is needed".
+        "ru": "Нет, этот шаг необязательный: напиши «пропустим», и пойдём дальше. Но с "
+        "приоритетами я лучше разберу твои задачи — хватит трёх областей, по слову на каждую.",
+        "en": 'No, this step is optional: say "skip" and we move on. With your priorities, '
+        "though, I can sort your tasks by what matters; three areas, a word for each, are "
+        "enough.",
+    },
     "discovery_no_skip_again": {
         "ru": "Без этого шага дальше не пойти — давай быстро его закончим.",
         "en": "We cannot move on without this step, so let's finish it quickly.",

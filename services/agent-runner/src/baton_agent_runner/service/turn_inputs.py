@@ -33,6 +33,7 @@ async def turn_of(
         message=cmd.message,
         history=[entry.model_dump() for entry in cmd.history],
         can_complete=cmd.can_complete,
+        step_required=cmd.step_required,
         facts=await memory.facts(cmd.user_id, PRIORITIES) if "facts" in reads else {},
         notes=await memory.facts(cmd.user_id, SITUATION) if "notes" in reads else {},
         **await _inbox_read(inbox, cmd, reads),

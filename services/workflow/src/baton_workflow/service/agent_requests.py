@@ -69,6 +69,7 @@ async def ask_agent(
         current_step=step.id,
         step_context=step_context,
         can_complete=await _can_complete(svc, state, step),
+        step_required=step.is_required,
         # An agent's answer has no length limit, a history entry has: cut, not refused, or one
         # long answer would fail every later turn of the instance.
         history=[HistoryEntry(role=s.role, text=s.text[:MAX_HISTORY_CHARS]) for s in history],
