@@ -162,3 +162,18 @@ def test_an_action_of_two_area_words_is_one_fact_for_both() -> None:
 
 def test_a_roman_numeral_between_russian_words_stays() -> None:
     assert tidy("Пётр I Великий") == "Пётр I Великий"
+
+
+@pytest.mark.parametrize(
+    ("message", "item"), [("exercise", "exercise"), ("sleep", "sleep"), ("Sleep!", "Sleep"),
+                          ("study", "study"), ("sleep and exercise", "sleep and exercise")]
+)  # fmt: skip
+def test_an_english_verb_alone_at_the_brain_dump_is_an_item(message: str, item: str) -> None:
+    # "exercise", "sleep" name health, and were dropped unsaved as a priority said late, where
+    # "выспаться" is an item.
+    assert brain_dump(message).extracted_data == {"inbox_items": [item]}
+
+
+@pytest.mark.parametrize("message", ["my sleep", "health and sleep", "work", "work and family"])
+def test_an_english_area_alone_at_the_brain_dump_is_still_no_item(message: str) -> None:
+    assert brain_dump(message).extracted_data == {}

@@ -402,6 +402,20 @@ def is_action(piece: str) -> bool:
     return said[0] in _EN_VERBS or is_infinitive(said[0])
 
 
+# English verbs whose word names a life area ("exercise", "sleep": health; "study", "learn":
+# growth; "travel", "garden": hobbies). English spells the verb as the noun, so only opening
+# the words, where a to-do puts its verb, do they say a thing to do ("my sleep" names health).
+# Not "work", said alone far more often of the user's job than as a thing to do.
+_EN_AREA_VERBS = frozenset({"exercise", "sleep", "study", "learn", "travel", "garden"})
+
+
+def says_a_deed(said: list[str]) -> bool:
+    """The words say a thing to do though an area's word is among them: a Russian infinitive
+    among them ("выспаться", "похудеть"), or an English verb of an area opening them
+    ("exercise", "sleep", "sleep and exercise"), as the Russian one would."""
+    return bool(said) and (said[0] in _EN_AREA_VERBS or any(is_infinitive(word) for word in said))
+
+
 def is_infinitive(word: str) -> bool:
     """The word is a Russian infinitive ("выспаться", "позвонить"), not a noun that looks like
     one ("новости", "радость")."""

@@ -154,13 +154,13 @@ _AREA_JOINS = frozenset({"and", "и", "my", "мой", "моя", "моё", "мо�
 
 def _bare_area(item: str) -> bool:
     """The item only names life areas ("health", "работа и семья"): no task. An action of area
-    words is one ("learn guitar", "учиться рисовать" were dropped unsaved), and so is a Russian
-    verb alone ("выспаться", "похудеть" were dropped as health)."""
+    words is one ("learn guitar", "учиться рисовать" were dropped unsaved), and so is a verb
+    alone ("выспаться", "похудеть", "exercise", "sleep" were dropped as health)."""
     said = words(item)
     if not 0 < len(said) <= 3 or action_lists.is_action(item):
         return False
-    if any(action_lists.is_infinitive(word) for word in said):
-        return False  # "выспаться", "похудеть": a thing to do, though its word names health
+    if action_lists.says_a_deed(said):
+        return False  # "выспаться", "sleep": a thing to do, though its word names health
     return all(w in _AREA_JOINS or lang.areas_in(w) for w in said)
 
 
