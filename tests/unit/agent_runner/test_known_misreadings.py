@@ -66,7 +66,9 @@ def test_a_sentence_after_a_number_is_still_an_item_of_its_own() -> None:
 @pytest.mark.parametrize(
     "message",
     ["drive the kids to school", "skip work", "отвезти детей в школу", "прогулять работу",
-     "забрать детей из школы"],
+     "забрать детей из школы", "pick up the kids from school", "collect the kids from school",
+     "picking up my son from school", "pick up my gym bag from the locker",
+     "забери детей из школы"],
 )  # fmt: skip
 def test_what_an_errand_drives_or_skips_names_no_area(message: str) -> None:
     # "drive the kids to school" named growth (and relationships), "skip work" named work.
@@ -177,3 +179,15 @@ def test_an_english_verb_alone_at_the_brain_dump_is_an_item(message: str, item: 
 @pytest.mark.parametrize("message", ["my sleep", "health and sleep", "work", "work and family"])
 def test_an_english_area_alone_at_the_brain_dump_is_still_no_item(message: str) -> None:
     assert brain_dump(message).extracted_data == {}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("pick up guitar again", {"hobbies": "pick up guitar again"}),
+     ("picking up the kids from school, then work", {"work": "work"})],
+)  # fmt: skip
+def test_what_is_taken_up_again_or_said_after_a_fetch_names_its_area(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "pick up the kids from school" named growth and relationships; guitar is taken up again.
+    assert discovery(message).extracted_data == {"facts": facts}

@@ -45,6 +45,7 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
             continue
         referred = [hit.span() for hit in REFERRAL.finditer(lowered)]
         referred += [hit.span() for hit in THING_WORKS.finditer(lowered)]
+        referred += [hit.span() for hit in _FETCHING.finditer(lowered)]
         bought = _bought_in(lowered)
         starts = {
             area: [
@@ -55,8 +56,9 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
             for area, p in _PATTERNS
         }
         if not any(starts.values()):
-            # "my coworker recommended this": who told of Baton; "buy a gym bag": what an
-            # errand gets; "how does it work?": what a thing does; no priority
+            # "my coworker recommended this": who told of Baton; "buy a gym bag", "pick up the
+            # kids from school": what an errand gets; "how does it work?": what a thing does;
+            # no priority
             continue
         if _errand_only(clause, lowered, starts):
             continue  # "позвонить маме", "call mom": a to-do, no priority
@@ -91,8 +93,21 @@ _BUYING = frozenset({
     "buy", "purchase", "order", "купить", "заказать", "приобрести", "докупить", "покупать",
     "skip", "skipping", "ditch", "прогулять", "прогуливать", "пропустить", "пропускать",
     "drive", "driving", "отвезти", "отвозить", "отвести", "отводить", "забрать", "забирать",
-    "подвезти", "подвозить",
+    "забери", "заберите", "заберу", "подвезти", "подвозить",
 })  # fmt: skip
+
+# Fetching someone, or something from somewhere, is an errand too ("pick up the kids from
+# school", "collect my daughter", "pick up my gym bag from the locker": growth, relationships
+# and health were named), up to the end of its part ("..., then work" still names work). Not
+# what is taken up again: "pick up guitar again", "pick up running" name their areas. Where
+# "from" comes is looked for within 200 characters, so a message of "pick up" said a thousand
+# times is read once.
+_IN_PART = r"(?:(?!\b(?:and|but|or|then|also|и|а|но|или|потом)\b)[^,;:.!?—–\n])"
+_FETCHING = re.compile(
+    r"\b(?:pick(?:s|ed|ing)?\s+up|collect(?:s|ed|ing)?)\s+"
+    rf"(?:(?=(?:(?:the|my|our|his|her|their)\s+)?{KIN.pattern})|(?={_IN_PART}{{0,200}}?\bfrom\b))"
+    rf"{_IN_PART}*"
+)
 
 
 _NOT_BOUGHT = frozenset({"and", "и", "but", "но", "а", "or", "или", "then", "потом", "also"})
