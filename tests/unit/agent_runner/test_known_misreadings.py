@@ -191,3 +191,37 @@ def test_what_is_taken_up_again_or_said_after_a_fetch_names_its_area(
 ) -> None:
     # "pick up the kids from school" named growth and relationships; guitar is taken up again.
     assert discovery(message).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [("давай пропустим хобби", "хобби"), ("skip hobbies", "hobbies"),
+     ("пропустить хобби", "хобби"), ("let's skip the part about hobbies", "hobbies")],
+)  # fmt: skip
+def test_skipping_an_area_declines_it(message: str, name: str) -> None:
+    # "давай пропустим хобби" was kept as the hobbies fact; "skip hobbies" named nothing, and
+    # hobbies were asked about again.
+    assert lang.declined_areas(message) == {"hobbies"}
+    out = discovery(message)
+    assert out.extracted_data == {} and name not in out.message
+    later = discovery("work, health", history=[{"role": "user", "text": message}])
+    assert set(later.extracted_data["facts"]) == {"work", "health"}
+    assert "hobbies" not in later.message
+
+
+def test_skipping_a_known_area_forgets_it() -> None:
+    out = discovery("skip hobbies", facts={"work": "w", "health": "h", "hobbies": "chess"})
+    assert out.extracted_data == {"dropped_facts": ["hobbies"]}
+
+
+def test_an_area_skipped_beside_others_named_declines_it_alone() -> None:
+    out = discovery("Работа, здоровье, давай пропустим хобби")
+    assert out.extracted_data == {"facts": {"work": "Работа", "health": "здоровье"}}
+    assert lang.declined_areas("Работа, здоровье, давай пропустим хобби") == {"hobbies"}
+
+
+@pytest.mark.parametrize(
+    "message", ["skip the gym", "skip work tomorrow", "прогулять работу", "не пропускай хобби"]
+)
+def test_an_errand_that_skips_or_a_plea_not_to_declines_no_area(message: str) -> None:
+    assert lang.declined_areas(message) == set()

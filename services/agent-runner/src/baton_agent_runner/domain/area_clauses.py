@@ -21,6 +21,7 @@ from baton_agent_runner.domain.areas import (
 )
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of, sharing
+from baton_agent_runner.domain.skipping import skips_areas
 from baton_agent_runner.domain.wording import NO_END_DOT, normalised, without_end, words
 
 # ", но" parts clauses as ", but" does: "Да, но ещё хобби" kept the whole as hobbies' fact.
@@ -46,12 +47,14 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
         referred = [hit.span() for hit in REFERRAL.finditer(lowered)]
         referred += [hit.span() for hit in THING_WORKS.finditer(lowered)]
         referred += [hit.span() for hit in _FETCHING.finditer(lowered)]
+        skipped = _skipped_parts(lowered)
         bought = _bought_in(lowered)
         starts = {
             area: [
                 hit.start()
                 for hit in p.finditer(lowered)
-                if not (_within(hit, referred) or bought(hit.start()))
+                if _within(hit.start(), skipped)
+                or not (_within(hit.start(), referred) or bought(hit.start()))
             ]
             for area, p in _PATTERNS
         }
@@ -60,12 +63,15 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
             # kids from school": what an errand gets; "how does it work?": what a thing does;
             # no priority
             continue
-        if _errand_only(clause, lowered, starts):
+        if not skipped and _errand_only(clause, lowered, starts):
             continue  # "позвонить маме", "call mom": a to-do, no priority
         parts = parts_of(clause)
         bare, after = sharing(listed_bare(lowered)), sharing(listed_after(lowered))
         for area, at in starts.items():
-            said = {said_of(lowered, start, bare, after) for start in at}
+            said = {
+                "declined" if _within(start, skipped) else said_of(lowered, start, bare, after)
+                for start in at
+            }
             for kind in ("named", "wrong", "declined"):
                 if kind in said and (area not in found or found[area][2] != "named"):
                     found[area] = (area, trimmed(parts.get(area, clause)), kind)
@@ -73,8 +79,21 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
     return list(found.values())
 
 
-def _within(hit: re.Match[str], spans: list[tuple[int, int]]) -> bool:
-    return any(start <= hit.start() < end for start, end in spans)
+def _within(at: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= at < end for start, end in spans)
+
+
+_PART = re.compile(r"[^,;:.!?—–]+")
+
+
+def _skipped_parts(lowered: str) -> list[tuple[int, int]]:
+    """The parts of the clause (between commas, colons, dashes) that only ask to skip the
+    areas they name (`skipping.skips_areas`: "Работа, здоровье, давай пропустим хобби" skips
+    hobbies): those areas are declined, though "skip" before an area is an errand's verb
+    ("skip work tomorrow")."""
+    if "skip" not in lowered and "пропус" not in lowered:
+        return []
+    return [part.span() for part in _PART.finditer(lowered) if skips_areas(part.group())]
 
 
 def _errand_only(clause: str, lowered: str, starts: dict[str, list[int]]) -> bool:
