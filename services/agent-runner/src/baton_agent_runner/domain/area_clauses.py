@@ -44,20 +44,8 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
         # (a greeter's closing reads every earlier message of the chat again).
         if not _ANY_AREA.search(lowered):
             continue
-        referred = [hit.span() for hit in REFERRAL.finditer(lowered)]
-        referred += [hit.span() for hit in THING_WORKS.finditer(lowered)]
-        referred += [hit.span() for hit in _FETCHING.finditer(lowered)]
         skipped = _skipped_parts(lowered)
-        bought = _bought_in(lowered)
-        starts = {
-            area: [
-                hit.start()
-                for hit in p.finditer(lowered)
-                if _within(hit.start(), skipped)
-                or not (_within(hit.start(), referred) or bought(hit.start()))
-            ]
-            for area, p in _PATTERNS
-        }
+        starts = _area_starts(lowered, skipped)
         if not any(starts.values()):
             # "my coworker recommended this": who told of Baton; "buy a gym bag", "pick up the
             # kids from school": what an errand gets; "how does it work?": what a thing does;
@@ -77,6 +65,28 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
                     found[area] = (area, trimmed(parts.get(area, clause)), kind)
                     break
     return list(found.values())
+
+
+def _area_starts(lowered: str, skipped: list[tuple[int, int]]) -> dict[str, list[int]]:
+    """Where each area's words stand in the clause, but for those that name no priority: who
+    told of Baton (`REFERRAL`), what a thing does (`THING_WORKS`), whom or what an errand
+    fetches (`_FETCHING`) or buys (`_bought_in`); an area asked to be skipped (`skipped`)
+    stands, to be declined."""
+    unmeant = [
+        hit.span()
+        for pattern in (REFERRAL, THING_WORKS, _FETCHING)
+        for hit in pattern.finditer(lowered)
+    ]
+    bought = _bought_in(lowered)
+    return {
+        area: [
+            hit.start()
+            for hit in p.finditer(lowered)
+            if _within(hit.start(), skipped)
+            or not (_within(hit.start(), unmeant) or bought(hit.start()))
+        ]
+        for area, p in _PATTERNS
+    }
 
 
 def _within(at: int, spans: list[tuple[int, int]]) -> bool:

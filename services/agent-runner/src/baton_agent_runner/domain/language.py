@@ -144,10 +144,10 @@ def _wrong_areas(text: str) -> set[str]:
 @lru_cache(maxsize=16)
 def _mentions(text: str) -> tuple[tuple[str, str, Mention], ...]:
     """`_mentions_of` of the text with its mistyped area words read as meant (`spelled`:
-    "wrok and helth"), a list on one line parted (`_listed_apart`), a swap of areas read as
-    "instead" (`as_instead`: "поменяй работу на учёбу"), the named parts without a
-    correction's lead ("replace it with health": "health") when the text takes an area back or
-    opens with a "no".
+    "wrok and helth"), each entry of a list on a line of its own (`unlisted`: "1. Work 2.
+    Family"), a swap of areas read as "instead" (`as_instead`: "поменяй работу на учёбу"), the
+    named parts without a correction's lead ("replace it with health": "health") when the text
+    takes an area back or opens with a "no".
 
     Kept for the last texts read: one discovery turn asks it of the same message five times
     (`areas_in`, `declined_areas`, `_wrong_areas`, ...), and a message of 8,000 characters of

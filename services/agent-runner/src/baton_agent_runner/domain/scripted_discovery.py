@@ -6,6 +6,7 @@ follow-up questions `discovery_answers`)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from baton_agent_runner.domain import discovery_followup as followup
@@ -52,7 +53,25 @@ def discovery(turn: Turn) -> Reply:
     return reply
 
 
-def _discovery(turn: Turn) -> Reply:
+@dataclass
+class _Said:
+    """What a discovery turn's message says, read once: the areas it names and declines, the
+    facts it saves or drops, the follow-up question it answers, and whether it says yes."""
+
+    found: dict[str, str]
+    declined: set[str]
+    dropped: list[str]
+    pending: str | None
+    saved: dict[str, str]
+    facts: dict[str, str]
+    """The areas known once this turn is applied."""
+    data: dict[str, Any]
+    skips: bool
+    """The message only asks to skip the step or move on (`skipping.asks_to_skip`)."""
+    said_yes: bool
+
+
+def _read(turn: Turn) -> _Said:
     found, declined = lang.areas_in(turn.message), lang.declined_areas(turn.message)
     dropped = [area for area in AREAS if area in declined and area in turn.facts]
     pending = followup.asked(turn)
@@ -61,63 +80,101 @@ def _discovery(turn: Turn) -> Reply:
     data: dict[str, Any] = {"facts": saved} if saved else {}
     if dropped:
         data["dropped_facts"] = dropped
-    # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does.
-    said_yes = _says_yes(turn.message)
-    if not (pending or found or dropped) and skipping.asks_to_skip(turn.message):
-        if len(facts) < MIN_AREAS and not turn.step_required:
+    skips = not (pending or found or dropped) and skipping.asks_to_skip(turn.message)
+    # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does;
+    # "давай дальше" to the summary is a yes too.
+    said_yes = _says_yes(turn.message) or (skips and summary_shown(turn))
+    return _Said(found, declined, dropped, pending, saved, facts, data, skips, said_yes)
+
+
+def _discovery(turn: Turn) -> Reply:
+    said = _read(turn)
+    aside = _skip_or_question(turn, said)
+    if aside is not None:
+        return aside
+    if said.found and not said.pending and (notes := _volunteered(turn, said.found)):
+        # "главное семья; мешает нехватка времени" with the areas: not asked again.
+        said.data["notes"] = notes
+        turn = turn.model_copy(update={"notes": {**turn.notes, **notes}})
+    return _answer_or_confirmation(turn, said) or _areas_reply(turn, said)
+
+
+def _skip_or_question(turn: Turn, said: _Said) -> Reply | None:
+    """The answer to a request to skip the step before three areas are known, or to a
+    question asked back ("who sees this data?", "what do you mean by areas?"); None to any
+    other message."""
+    facts, declined = said.facts, said.declined
+    if said.skips and len(facts) < MIN_AREAS:
+        if not turn.step_required:
             return _skipped(turn)
-        if len(facts) < MIN_AREAS:
-            return Reply(_not_skipped(turn, facts, declined))
-        said_yes = said_yes or summary_shown(turn)  # "давай дальше" to the summary: a yes
-    topic = None if found or dropped else greeter_questions.topic(turn.message)
-    if topic and not (topic == "why" and pending):  # why a follow-up asks: its own answer
+        return Reply(_not_skipped(turn, facts, declined))
+    topic = None if said.found or said.dropped else greeter_questions.topic(turn.message)
+    if topic and not (topic == "why" and said.pending):  # why a follow-up asks: its own answer
         # "wait who sees this data?": answered as the greeter answers it, then asked again.
         return Reply(then_asked_of(turn, text(turn.language, f"faq_{topic}"), facts, declined))
-    if not (found or dropped or pending) and len(facts) < MIN_AREAS and (said := about_asked(turn)):
-        # "what do you mean by areas?", "можно несколько?": answered, then asked again.
-        return Reply(then_asked_of(turn, said, facts, declined))
-    if found and not pending and (notes := _volunteered(turn, found)):
-        # "главное семья; мешает нехватка времени" with the areas: not asked again.
-        data["notes"] = notes
-        turn = turn.model_copy(update={"notes": {**turn.notes, **notes}})
-    if pending and not (dropped or _corrects(turn.message, found)) and len(facts) >= MIN_AREAS:
-        return answered(turn, pending, found, said_yes)
-    confirmed = not data and summary_shown(turn) and said_yes
-    if confirmed and len(facts) >= MIN_AREAS:
+    if said.found or said.dropped or said.pending or len(facts) >= MIN_AREAS:
+        return None
+    # "what do you mean by areas?", "можно несколько?": answered, then asked again.
+    about = about_asked(turn)
+    return None if about is None else Reply(then_asked_of(turn, about, facts, declined))
+
+
+def _answer_or_confirmation(turn: Turn, said: _Said) -> Reply | None:
+    """The reply to an answer to a follow-up question, to a yes to the summary, or to tasks
+    said instead (kept for the brain dump); None to any other message."""
+    facts, data, said_yes = said.facts, said.data, said.said_yes
+    corrects = said.dropped or _corrects(turn.message, said.found)
+    if said.pending and not corrects and len(facts) >= MIN_AREAS:
+        return answered(turn, said.pending, said.found, said_yes)
+    if not data and summary_shown(turn) and said_yes and len(facts) >= MIN_AREAS:
         if not turn.can_complete:  # not enough said yet: what the seed still asks for
             return after_confirmation(turn, "discovery_good")
         return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
+    declined = said.declined
     if not (data or said_yes or declined) and summary_shown(turn) and (task := one_task(turn)):
         # "buy groceries" to "Is the summary above right?": kept, then the question again.
         return Reply(then_asked_of(turn, task.message, facts, declined), data=task.data)
-    forgot = forgot_line(turn.language, dropped)
-    if not data and not said_yes and followup.looks_like_tasks(turn.message):
-        more = (
-            summary_of(turn, facts, data)
-            if len(facts) >= MIN_AREAS
-            else ask_for_more(turn, facts, declined)
-        )
-        tasks = tasks_said(turn)
-        return Reply(f"{tasks.message}\n{more}", data=tasks.data)
+    if data or said_yes or not followup.looks_like_tasks(turn.message):
+        return None
+    more = (
+        summary_of(turn, facts, data)
+        if len(facts) >= MIN_AREAS
+        else ask_for_more(turn, facts, declined)
+    )
+    tasks = tasks_said(turn)
+    return Reply(f"{tasks.message}\n{more}", data=tasks.data)
+
+
+def _areas_reply(turn: Turn, said: _Said) -> Reply:
+    """The summary once three areas are known; until then what is known and the areas still
+    untold, with "noted" when a fact was saved and what was forgotten."""
+    facts, data, declined = said.facts, said.data, said.declined
+    forgot = forgot_line(turn.language, said.dropped)
     if len(facts) >= MIN_AREAS:
-        summary = summary_of(turn, facts, data)
-        if leaving(turn):  # the step's last message: no "Is that right?" it will not wait for
-            return Reply(forgot + summary_of(turn, facts, data, ask=False), data=data)
-        if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
-            return Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
-        if not data and last_reply_says(turn, "summary_header", "discovery_right"):
-            return Reply(right_asked(turn))
-        return Reply(forgot + summary, data=data)
+        return _summary_reply(turn, said, forgot)
     if leaving(turn):
         return Reply(forgot + kept_so_far(turn, facts), data=data)
-    if not (found or declined) and asked_in_vain(turn) >= 2:
+    if not (said.found or declined) and asked_in_vain(turn) >= 2:
         return Reply(forgot + unrecognised(turn, facts, declined), data=data)
-    if facts and not found:
+    if facts and not said.found:
         return Reply(forgot + _too_few(turn, facts, declined), data=data)
     ask = ask_for_more(turn, facts, declined)
-    if saved:  # "noted" only when a fact was
-        ask = f"{_noted(turn, saved)} {ask}"
+    if said.saved:  # "noted" only when a fact was
+        ask = f"{_noted(turn, said.saved)} {ask}"
     return Reply(forgot + ask, data=data)
+
+
+def _summary_reply(turn: Turn, said: _Said, forgot: str) -> Reply:
+    """The summary of three areas or more, or what a message to it asks for."""
+    facts, data = said.facts, said.data
+    if leaving(turn):  # the step's last message: no "Is that right?" it will not wait for
+        return Reply(forgot + summary_of(turn, facts, data, ask=False), data=data)
+    summary = summary_of(turn, facts, data)
+    if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
+        return Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
+    if not data and last_reply_says(turn, "summary_header", "discovery_right"):
+        return Reply(right_asked(turn))
+    return Reply(forgot + summary, data=data)
 
 
 def _noted(turn: Turn, saved: dict[str, str]) -> str:

@@ -3,7 +3,6 @@ counted; a removal or a correction of one; and when the step may close."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from baton_agent_runner.domain import (
@@ -11,12 +10,12 @@ from baton_agent_runner.domain import (
     brain_dump,
     dump_item,
     finishing,
-    inbox_requests,
     readiness,
 )
 from baton_agent_runner.domain import inbox_corrections as corrections
+from baton_agent_runner.domain import inbox_removals as removals
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.extracted import distinct, same_item, to_remove, without_part
+from baton_agent_runner.domain.extracted import distinct, same_item
 from baton_agent_runner.domain.scripted_turn import (
     Reply,
     Turn,
@@ -36,36 +35,16 @@ def inbox_collector(turn: Turn) -> Reply:
     widget closes, the list is what counts: no chat items are asked for, "done" completes once
     the workflow says the step can close, and until then the reply asks for the list."""
     earlier = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
-    # "удали кроссовки, уже купил"; of an item said before the history's window too: "удали
-    # молоко" long after it was said was saved as the item "удали молоко".
-    removal = inbox_requests.removal_request(turn.message, [*earlier, *turn.inbox_open])
-    if inbox_requests.removes_last(turn.message):  # "delete the last one", "удали последнее"
-        removal = _saved_last(turn)
-        if removal is None:  # which one is last is not known: ask, naming the last few
-            if not turn.inbox_open:
-                return Reply(text(turn.language, "inbox_remove_nothing"))
-            held = "; ".join(turn.inbox_open[-3:])
-            return Reply(text(turn.language, "inbox_remove_last_which", items=held))
+    removal, which = removals.asked(turn, earlier)
+    if which is not None:
+        return which
     # "no wait not milk, oat milk", "ой нет, подарок уже купила"
     fix = None if removal else corrections.read(turn.message, earlier, turn.inbox_open)
     if isinstance(fix, corrections.Unclear):  # "already did it": which one? nothing is saved
-        if not fix.items:  # nothing saved it could mean
-            return Reply(text(turn.language, "inbox_remove_missing", said=fix.said))
-        items_held = "; ".join(reversed(fix.items))  # as said, the earliest first
-        asked = "inbox_change_missing" if fix.changes else "inbox_done_which"
-        if fix.meant:  # "I meant bread": into which item?
-            asked = "inbox_change_which"
-        return Reply(text(turn.language, asked, said=fix.said, items=items_held))
+        return _which_meant(turn, fix)
     later = brain_dump.puts_off(turn.message)  # "потом", "not now", "Запиши в inbox: потом"
     agreed = _agrees_to_close(turn)  # "ok" to "Before we close... anything else?"
-    skip = later or removal or fix or agreed
-    heard = [] if skip else distinct(brain_dump.dumped_items(turn.message))
-    if heard and all(_bare_area(item) for item in heard):
-        heard = []  # "health": still on discovery's priorities, no task
-    if not turn.messages_in_step:
-        # "not enough time" to the opening question: still discovery's "what holds you back?"
-        # ("мало времени. купить хлеб" saves the bread alone).
-        heard = [item for item in heard if not dump_item.tells_of_the_user(item)]
+    heard = [] if later or removal or fix or agreed else _heard(turn)
     items, again = _new_and_again(turn, heard)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
     done = not removal and (
@@ -74,9 +53,45 @@ def inbox_collector(turn: Turn) -> Reply:
     # The service says what the removal did (`service.late_inbox.told_removed`): one item goes,
     # when one open item is what it names; "remove oat milk" with none left ("There is no ...")
     # was counted as one fewer all the same.
-    gone = _removes_one(turn, removal) if removal else bool(fix and fix.new is None)
+    gone = removals.removes_one(turn, removal) if removal else bool(fix and fix.new is None)
     total = turn.inbox_count + len(items) - (1 if gone else 0)
     widget_step = "widget_completed" in (_criteria(turn) or ())
+    parts, data = _told(turn, items, again, total), _data(items, removal, fix)
+    if done and widget_step and turn.can_complete:  # the list is in: the chat's count is not
+        parts.append(text(turn.language, "inbox_widget_done"))
+        return Reply(_then(turn, parts), "complete_step", "user_confirmed", data)
+    key = _next_request(turn, bool(heard), done, total, widget_step)
+    return _ending(turn, key, parts, data, later=later, total=total)
+
+
+def _which_meant(turn: Turn, fix: corrections.Unclear) -> Reply:
+    """A correction whose item is not known ("already did it", "I meant bread"): which one it
+    means, naming the items it could, or that none is saved; nothing is saved."""
+    if not fix.items:  # nothing saved it could mean
+        return Reply(text(turn.language, "inbox_remove_missing", said=fix.said))
+    items_held = "; ".join(reversed(fix.items))  # as said, the earliest first
+    asked = "inbox_change_missing" if fix.changes else "inbox_done_which"
+    if fix.meant:  # "I meant bread": into which item?
+        asked = "inbox_change_which"
+    return Reply(text(turn.language, asked, said=fix.said, items=items_held))
+
+
+def _heard(turn: Turn) -> list[str]:
+    """The items the message holds, but for life areas alone ("health": still on discovery's
+    priorities, no task) and, as the step starts, what tells of the user ("not enough time"
+    to the opening question: still discovery's "what holds you back?"; "мало времени. купить
+    хлеб" saves the bread alone)."""
+    heard = distinct(brain_dump.dumped_items(turn.message))
+    if heard and all(_bare_area(item) for item in heard):
+        return []
+    if not turn.messages_in_step:
+        return [item for item in heard if not dump_item.tells_of_the_user(item)]
+    return heard
+
+
+def _told(turn: Turn, items: list[str], again: list[str], total: int) -> list[str]:
+    """The reply's lines of what became of the items: promoted from earlier steps, saved now
+    (with the count), and said again though already saved."""
     parts = []
     if turn.promoted:
         parts.append(text(turn.language, "promoted", items="; ".join(turn.promoted)))
@@ -84,26 +99,30 @@ def inbox_collector(turn: Turn) -> Reply:
         parts.append(text(turn.language, "saved", items="; ".join(items), total=total))
     if again:
         parts.append(text(turn.language, "already_saved", items="; ".join(again)))
+    return parts
+
+
+def _data(items: list[str], removal: str | None, fix: corrections.Changed | None) -> dict[str, Any]:
+    """What the turn extracts: the items to save, the one to remove, and a correction (the
+    service says what became of it: "Changed: buy milk → buy oat milk.")."""
     data: dict[str, Any] = {"inbox_items": items} if items else {}
     if removal:  # its words were saved as an item ("удали кроссовки, уже купил")
         data["removed_inbox_items"] = [removal]
-    if fix:  # the service says what became of it: "Changed: buy milk → buy oat milk."
+    if fix:
         data["removed_inbox_items"] = [fix.old]
         if fix.new is not None:
             data.update(inbox_items=[fix.new], inbox_corrections={fix.old: fix.new})
-    if done and widget_step and turn.can_complete:  # the list is in: the chat's count is not
-        parts.append(text(turn.language, "inbox_widget_done"))
-        return Reply(_then(turn, parts), "complete_step", "user_confirmed", data)
-    key = _next_request(turn, bool(heard), done, total, widget_step)
+    return data
+
+
+def _ending(
+    turn: Turn, key: str, parts: list[str], data: dict[str, Any], *, later: bool, total: int
+) -> Reply:
+    """The reply's end: what a question in the message asks answered, then the text `key`
+    (what the brain dump asks next, or its closing, which completes the step)."""
     if key in _ASK_FOR_MORE and brain_dump.reminds_of_nothing(turn.message):
         key = "inbox_remember_what"  # "не забыть" alone: what is it? (no item, nor counted)
-    if brain_dump.asks_how_many(turn.message):  # "why do you need 3 items?"
-        parts.append(text(turn.language, "inbox_how_many", least=MIN_ITEMS))
-    elif (topic := brain_dump.asked_about(turn.message)) is not None:
-        # "how long does this take?", "who will see this": answered as discovery answers it.
-        parts.append(text(turn.language, f"faq_{topic}"))
-    elif brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
-        parts.append(text(turn.language, "inbox_answer"))  # "what happens to these?"
+    parts.extend(_answers(turn, key))
     # Closing on "later", it says the rest can wait, not "Great" as to "nothing more".
     said = "inbox_done_later" if key == "inbox_done" and later else key
     counts = {"need": MIN_ITEMS - total, "total": total, "least": MIN_ITEMS}
@@ -116,37 +135,16 @@ def inbox_collector(turn: Turn) -> Reply:
     return Reply("\n".join(parts), data=data)
 
 
-def _saved_last(turn: Turn) -> str | None:
-    """The open item saved last, as the agent's replies told it ("Saved to your inbox: a; b.
-    Items so far: 2."): the latest one still open (`inbox_open`), None when none is told."""
-    held = {same_item(content): content for content in turn.inbox_open}
-    for entry in reversed(turn.history):
-        if entry.get("role") != "assistant":
-            continue
-        said = entry.get("text", "")
-        for told in reversed([found for saved in _SAVED for found in saved.finditer(said)]):
-            for item in reversed(told.group("items").split("; ")):
-                if same_item(item) in held:
-                    return held[same_item(item)]
-    return None
-
-
-def _saved_pattern(code: lang.Lang) -> re.Pattern[str]:
-    """What the "saved" reply says in one language, its items as the group `items`."""
-    before, _, after = text(code, "saved", items="\x00", total="\x01").partition("\x00")
-    ending = after.partition("\x01")[0]
-    return re.compile(f"{re.escape(before)}(?P<items>[^\\n]*?){re.escape(ending)}\\d")
-
-
-_SAVED = (_saved_pattern("ru"), _saved_pattern("en"))
-
-
-def _removes_one(turn: Turn, removal: str) -> bool:
-    """Whether taking `removal` out removes a whole item the inbox holds open, as the store
-    reads it (`to_remove`, `without_part`): none holding it, several (which one?) or a part of
-    one (the rest stays an item) leave as many items as before."""
-    found = to_remove(turn.inbox_open, removal)
-    return len(found) == 1 and without_part(turn.inbox_open[found[0]], removal) is None
+def _answers(turn: Turn, key: str) -> list[str]:
+    """The answer to a question the message asks, before what the reply asks next."""
+    if brain_dump.asks_how_many(turn.message):  # "why do you need 3 items?"
+        return [text(turn.language, "inbox_how_many", least=MIN_ITEMS)]
+    if (topic := brain_dump.asked_about(turn.message)) is not None:
+        # "how long does this take?", "who will see this": answered as discovery answers it.
+        return [text(turn.language, f"faq_{topic}")]
+    if brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
+        return [text(turn.language, "inbox_answer")]  # "what happens to these?"
+    return []
 
 
 _AREA_JOINS = frozenset({"and", "и", "my", "мой", "моя", "моё", "мое", "мои"})
