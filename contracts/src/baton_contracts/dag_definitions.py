@@ -16,6 +16,7 @@ from baton_contracts.dag_base import (
     WriteDeadline,
 )
 from baton_contracts.ids import WorkflowName
+from baton_contracts.workflow_api import PAGE_LIMIT
 from baton_contracts.workflow_base import Reply, cmd, query
 
 # --- replies -----------------------------------------------------------------------------
@@ -33,9 +34,14 @@ class DagWorkflowSummary(Reply):
 
 
 class DagWorkflowList(Reply):
-    """A user's workflows, by name."""
+    """One page of a user's workflows, by name: at most the query's `limit` and about
+    `PAGE_BYTES` of JSON (a description is bounded only by the document's 524,288 characters:
+    three of 400,000 made a list over the 1 MiB a NATS reply carries)."""
 
     workflows: list[DagWorkflowSummary]
+    # Left off the wire on the last page: a gateway older than paging refuses unknown fields.
+    next_after: str | None = Field(default=None, exclude_if=lambda after: after is None)
+    """Set when more workflows follow: ask again with it as `after`."""
 
 
 class DagWorkflowDocument(Reply):
@@ -96,6 +102,13 @@ class ListDagWorkflows(Query):
     subject: ClassVar[Subject] = query("dag_list")
     reply_model: ClassVar[ReplyModel] = DagWorkflowList
     user_id: str
+    # Both left off the wire at their defaults: a workflow service older than paging refuses
+    # unknown fields (`extra="forbid"`), and answers the first page, every workflow, as before.
+    after: WorkflowName | None = Field(default=None, exclude_if=lambda after: after is None)
+    """Only the workflows whose names sort after this one (the previous page's `next_after`)."""
+    limit: int = Field(
+        default=PAGE_LIMIT, ge=1, le=PAGE_LIMIT, exclude_if=lambda limit: limit == PAGE_LIMIT
+    )
 
 
 class GetDagWorkflow(Query):

@@ -73,6 +73,8 @@ async def test_the_documented_curl_session_runs_as_written(
     assert "estimate:" in output
     # Every page of the runs, one line each (the run id, its workflow, its status).
     assert re.search(r"^[0-9a-f]{32} draft-and-review success$", output, flags=re.M), output
+    # Every page of the workflows, one line each (the version id, its number of steps).
+    assert re.search(r"^draft-and-review@\d+ \d+ steps$", output, flags=re.M), output
     assert '"recorded": true' in output
     assert "cancelled - run cancelled: wrong topic" in output
     assert "+++ draft-and-review@2" in output

@@ -70,7 +70,7 @@ class Store:
     async def append(self, owner: str, before: dv.History, events: Any, **_: object) -> dv.History:
         return dv.fold_onto(before, list(events))
 
-    async def listed(self, owner: str) -> list[dict[str, Any]]:
+    async def listed(self, owner: str, after: Any = None, limit: Any = None) -> list[Any]:
         return []
 
 

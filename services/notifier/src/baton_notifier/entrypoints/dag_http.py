@@ -22,7 +22,6 @@ from baton_contracts.dag_api import (
     DagVersionDiff,
     DagVersionList,
     DagWorkflowDocument,
-    DagWorkflowList,
     DagWorkflowSaved,
 )
 from baton_notifier.domain.errors import UNAUTHORIZED_DESCRIPTION, HttpErrorResponse
@@ -40,6 +39,7 @@ from baton_notifier.entrypoints.dag_runs import (
 )
 from baton_notifier.entrypoints.dag_versions import RollbackBody, diff, rollback, versions
 from baton_notifier.entrypoints.dag_workflows import (
+    DagWorkflowListPage,
     delete_workflow,
     get_workflow,
     list_workflows,
@@ -99,7 +99,7 @@ def dag_router() -> APIRouter:
         "/workflows",
         list_workflows,
         methods=["GET"],
-        response_model=DagWorkflowList,
+        response_model=DagWorkflowListPage,
         responses=_ERRORS,
     )
     add(

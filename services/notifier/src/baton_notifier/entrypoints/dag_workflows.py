@@ -7,13 +7,15 @@ a media type that is neither JSON nor YAML (`domain/media.py`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request, Response
+from fastapi import Query, Request, Response
+from pydantic import Field
 
 from baton_contracts.base import ErrorDetail
 from baton_contracts.dag_api import (
     MAX_DEFINITION_CHARS,
+    DagWorkflowList,
     DagWorkflowSaved,
     DeleteDagWorkflow,
     GetDagWorkflow,
@@ -21,16 +23,18 @@ from baton_contracts.dag_api import (
     SaveDagWorkflow,
     ValidateDagWorkflow,
 )
+from baton_contracts.workflow_api import PAGE_LIMIT
 from baton_notifier.domain.errors import ApiError
 from baton_notifier.domain.media import DOCUMENT_BODY, BodyFormat, media_type
 from baton_notifier.domain.origins import BODY, Origins
-from baton_notifier.entrypoints.dag_params import Name
+from baton_notifier.entrypoints.dag_params import Limit, Name
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
 
 # Where each message field came from, so an error names it so (see `Origins`). An owner names
 # a document's problems by their paths in it (`steps[0].prompt`): the body's.
 DOCUMENT = Origins(rest=BODY)
 NAMED = Origins({"name": "path.name"})
+LISTED = Origins({"limit": "query.limit", "after": "query.after"})
 
 
 async def _document(request: Request, *, required: bool) -> tuple[str | None, BodyFormat]:
@@ -66,9 +70,37 @@ async def _document(request: Request, *, required: bool) -> tuple[str | None, Bo
     return text, fmt
 
 
-async def list_workflows(identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
-    """Your workflows at their latest versions."""
-    return await forwarder.forward(ListDagWorkflows, identity)
+class DagWorkflowListPage(DagWorkflowList):
+    """`DagWorkflowList` as HTTP answers it: `next_after` always there, `null` on the last page
+    (the NATS reply leaves it off then, for a gateway older than paging)."""
+
+    next_after: str | None = Field(
+        default=None,
+        description="Ask again with `?after=` this name for the next page; `null` on the last page",
+    )
+
+
+# Checked by `ListDagWorkflows` (`WorkflowName`), which names `query.after` in its refusal.
+WorkflowsAfter = Annotated[
+    str | None,
+    Query(
+        description="The previous page's `next_after`: only the workflows whose names sort "
+        "after this one",
+        examples=["research-and-summarize"],
+    ),
+]
+
+
+async def list_workflows(
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    limit: Limit = PAGE_LIMIT,
+    after: WorkflowsAfter = None,
+) -> Any:
+    """Your workflows at their latest versions, by name, a page at a time (`next_after`)."""
+    return await forwarder.forward(
+        ListDagWorkflows, identity, limit=limit, after=after, origins=LISTED
+    )
 
 
 async def save_workflow(

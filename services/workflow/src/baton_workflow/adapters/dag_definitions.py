@@ -83,13 +83,17 @@ class SqlDagDefinitions:
         self._remember(owner, after)
         return after
 
-    async def listed(self, owner: str) -> list[dict[str, Any]]:
-        """The owner's listed workflows, by name."""
-        query = (
-            select(dag_workflows)
-            .where(dag_workflows.c.owner == owner, dag_workflows.c.deleted.is_(False))
-            .order_by(dag_workflows.c.name)
+    async def listed(
+        self, owner: str, after: str | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The owner's listed workflows, by name: those after `after` when given, at most
+        `limit` (None: all)."""
+        query = select(dag_workflows).where(
+            dag_workflows.c.owner == owner, dag_workflows.c.deleted.is_(False)
         )
+        if after is not None:
+            query = query.where(dag_workflows.c.name > after)
+        query = query.order_by(dag_workflows.c.name).limit(limit)
         rows = (await self._store.read(query)).mappings().all()
         return [{k: aware(v) for k, v in row.items()} for row in rows]
 

@@ -29,7 +29,6 @@ from baton_contracts.dag_api import (
     DagWorkflowDocument,
     DagWorkflowList,
     DagWorkflowSaved,
-    DagWorkflowSummary,
     DeleteDagWorkflow,
     DiffDagVersions,
     GetDagWorkflow,
@@ -42,6 +41,7 @@ from baton_contracts.dag_api import (
 from baton_eventstore import ConcurrencyConflict, StartByPassed
 from baton_workflow.domain import dag_versions as dv
 from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, in_document_order
+from baton_workflow.service.dag_catalog_pages import workflow_page
 from baton_workflow.service.dag_checking import (
     Checked,
     Checker,
@@ -158,21 +158,8 @@ async def _checked(
 
 
 async def list_workflows(cat: DagCatalog, query: ListDagWorkflows) -> DagWorkflowList:
-    """The user's listed workflows at their latest versions."""
-    rows = await cat.store.listed(query.user_id)
-    return DagWorkflowList(
-        workflows=[
-            DagWorkflowSummary(
-                name=row["name"],
-                description=row["description"],
-                version=row["latest_version"],
-                version_id=dv.version_id(row["name"], row["latest_version"]),
-                steps=row["steps"],
-                updated_at=row["updated_at"],
-            )
-            for row in rows
-        ]
-    )
+    """A page of the user's listed workflows at their latest versions (`dag_catalog_pages`)."""
+    return await workflow_page(cat.store, query)
 
 
 async def get_workflow(cat: DagCatalog, query: GetDagWorkflow) -> DagWorkflowDocument:

@@ -27,12 +27,13 @@ _KIB = DETAIL_BYTES // 1024
 T = TypeVar("T", DagAgentMessage, DagHandoff)
 
 
-def cut(text: str, cap: int) -> str:
-    """`text`, or its first `cap` characters saying how many more there were."""
+def cut(text: str, cap: int, holds: str = "a run's view") -> str:
+    """`text`, or its first `cap` characters saying how many more there were, and that what
+    `holds` it holds about `DETAIL_BYTES`."""
     if len(text) <= cap:
         return text
     more = len(text) - cap
-    return f"{text[:cap]}… [{more} more characters cut: a run's view holds about {_KIB} KiB]"
+    return f"{text[:cap]}… [{more} more characters cut: {holds} holds about {_KIB} KiB]"
 
 
 def step_page(

@@ -52,8 +52,11 @@ class DefinitionStore(Protocol):
         `start_by`."""
         ...
 
-    async def listed(self, owner: str) -> list[dict[str, Any]]:
-        """The owner's listed workflows: name, description, latest_version, steps, updated_at."""
+    async def listed(
+        self, owner: str, after: str | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The owner's listed workflows by name (name, description, latest_version, steps,
+        updated_at): those whose names sort after `after`, when given; at most `limit`."""
         ...
 
 

@@ -1,0 +1,62 @@
+"""Pages of a user's saved DAG workflows and of a workflow's versions: at most the query's
+`limit` and about `PAGE_BYTES` of JSON, as the lists of runs (`dag_run_list`) are.
+
+A workflow's description is bounded only by its document's 524,288 characters: three of
+400,000 made `GET /workflows` a reply of 1.2 MB, over the 1 MiB a NATS reply carries, and the
+list answered 500 for good. The lists read in a total order (workflows by name, versions by
+number), so `after`, the previous page's last item, is where the next page begins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from baton_contracts.dag_api import DagWorkflowList, DagWorkflowSummary, ListDagWorkflows
+from baton_contracts.workflow_api import PAGE_BYTES
+from baton_workflow.domain import dag_versions as dv
+from baton_workflow.service.dag_pages import cut
+from baton_workflow.service.dag_ports import DefinitionStore
+from baton_workflow.service.paging import paged
+
+LONGEST_DESCRIPTION = 64 * 1024
+"""Characters of a listed workflow's description when the workflow alone is over a page: 384
+KiB of JSON at most (`GET /workflows/{name}` has its document, the description whole)."""
+LISTED = "a page of workflows"
+
+
+async def workflow_page(store: DefinitionStore, query: ListDagWorkflows) -> DagWorkflowList:
+    """The page of the user's workflows whose names sort after `after` (any name: one deleted
+    meanwhile still says where the list goes on)."""
+    # One workflow past the page tells whether more follow.
+    rows = await store.listed(query.user_id, after=query.after, limit=query.limit + 1)
+    listed = [summary(row) for row in rows]
+    page = paged(listed, query.limit, _size)
+    if len(page) == len(listed):
+        return DagWorkflowList(workflows=[_fitting(w) for w in page])
+    return DagWorkflowList(workflows=[_fitting(w) for w in page], next_after=page[-1].name)
+
+
+def _size(item: DagWorkflowSummary) -> int:
+    return len(item.model_dump_json().encode())
+
+
+def _fitting(item: DagWorkflowSummary) -> DagWorkflowSummary:
+    """`item`, its description cut when the workflow alone is over a page (`paged` gives it
+    one)."""
+    if len(item.description) <= LONGEST_DESCRIPTION or _size(item) <= PAGE_BYTES:
+        return item
+    description = cut(item.description, LONGEST_DESCRIPTION, LISTED)
+    return item.model_copy(update={"description": description})
+
+
+def summary(row: Mapping[str, Any]) -> DagWorkflowSummary:
+    """A workflow's list row as the list shows it."""
+    return DagWorkflowSummary(
+        name=row["name"],
+        description=row["description"],
+        version=row["latest_version"],
+        version_id=dv.version_id(row["name"], row["latest_version"]),
+        steps=row["steps"],
+        updated_at=row["updated_at"],
+    )

@@ -1,0 +1,90 @@
+"""The lists and reads of saved DAG workflows fit a NATS reply (1 MiB) however long the
+documents' texts are within their limits (524,288 characters a document), through the gateway
+on a real NATS: `GET /workflows` comes a page at a time (about 512 KiB, `next_after`).
+
+Three workflows with a 400,000 character description made `GET /workflows` a reply of
+1,200,384 bytes: 500, for every later listing of the user's workflows.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+NATS_CARRIES = 1024 * 1024
+LONG = 400_000
+
+
+def auth(http: Any, user: str) -> dict[str, str]:
+    return http.token(user)  # type: ignore[no-any-return]
+
+
+def document(name: str, description: str = "") -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "steps": [{"id": "wait", "type": "delay", "delay": "1h"}],
+    }
+
+
+async def saved(http: Any, user: str, doc: dict[str, Any]) -> None:
+    body = json.dumps(doc, ensure_ascii=False).encode()
+    reply = await http.post(
+        "/workflows", content=body, headers={**auth(http, user), "content-type": "application/json"}
+    )
+    assert reply.status_code in (200, 201), reply.text[:300]
+
+
+async def every_page(http: Any, user: str, path: str, key: str, limit: int = 1000) -> list[Any]:
+    """The items of every page, following `next_after`; each page fits what NATS carries."""
+    items: list[Any] = []
+    after = None
+    for _ in range(100):
+        query = f"?limit={limit}" + (f"&after={after}" if after else "")
+        page = await http.get(f"{path}{query}", headers=auth(http, user))
+        assert page.status_code == 200, page.text[:300]
+        assert len(page.content) < NATS_CARRIES // 2 + 8192
+        items += page.json()[key]
+        after = page.json()["next_after"]
+        if after is None:
+            return items
+    raise AssertionError("the pages did not end")
+
+
+async def test_workflows_with_long_descriptions_are_listed_a_page_at_a_time(
+    gateway: Any,
+) -> None:
+    for n in range(3):
+        await saved(gateway, "rex", document(f"w{n}", chr(ord("a") + n) * LONG))
+    await saved(gateway, "rex", document("w3", "short"))
+    listed = await every_page(gateway, "rex", "/workflows", "workflows")
+    assert [w["name"] for w in listed] == ["w0", "w1", "w2", "w3"]
+    assert [len(w["description"]) for w in listed] == [LONG, LONG, LONG, 5]  # whole
+    # The limit holds, and says so when more follow.
+    first = (await gateway.get("/workflows?limit=1", headers=auth(gateway, "rex"))).json()
+    assert [w["name"] for w in first["workflows"]] == ["w0"]
+    assert first["next_after"] == "w0"
+    rest = await gateway.get("/workflows?after=w2", headers=auth(gateway, "rex"))
+    assert rest.json() == {"workflows": [listed[3]], "next_after": None}
+
+
+async def test_a_workflow_alone_over_a_page_has_its_description_cut(gateway: Any) -> None:
+    """300,000 "é" are 600 KB as JSON: over a page alone (and twice over NATS in `GET`)."""
+    await saved(gateway, "eve", document("big", "é" * 300_000))
+    await saved(gateway, "eve", document("small", "short"))
+    big, small = await every_page(gateway, "eve", "/workflows", "workflows")
+    assert big["description"].startswith("é" * 1000)
+    assert "more characters cut" in big["description"]
+    assert small["description"] == "short"
+
+
+async def test_a_page_goes_on_after_any_name_and_refuses_a_malformed_one(gateway: Any) -> None:
+    for name in ("a", "c"):
+        await saved(gateway, "ida", document(name))
+    # A name no workflow has (one deleted meanwhile) still says where the list goes on.
+    after_b = (await gateway.get("/workflows?after=b", headers=auth(gateway, "ida"))).json()
+    assert [w["name"] for w in after_b["workflows"]] == ["c"]
+    for query, field in (("after=a.b", "query.after"), ("limit=0", "query.limit")):
+        reply = await gateway.get(f"/workflows?{query}", headers=auth(gateway, "ida"))
+        assert reply.status_code == 422, reply.text
+        assert [d["field"] for d in reply.json()["error"]["details"]] == [field]
