@@ -84,6 +84,8 @@ class FakeGateway:
     cancels: dict[str, str] = field(default_factory=dict)
     runs_page: int = 0
     """The most runs a page lists, as a page's bytes bound it (0: `limit` alone)."""
+    list_page: int = 0
+    """The most workflows, or versions, a page lists, as its bytes bound it (0: no bound)."""
     requests: list[httpx.Request] = field(default_factory=list)
     users: list[str] = field(default_factory=list)
     sleeps: list[float] = field(default_factory=list)
@@ -151,7 +153,7 @@ class FakeGateway:
         parts = request.url.path.strip("/").split("/")
         method = request.method
         if parts == ["workflows"]:
-            self._list() if method == "GET" else self._create(request)
+            self._list(request) if method == "GET" else self._create(request)
         if parts[0] == "workflows" and len(parts) == 2:
             self._get(parts[1]) if method == "GET" else self._delete(parts[1])
         if parts[0] == "workflows" and len(parts) == 3:
@@ -174,11 +176,15 @@ class FakeGateway:
             raise _error(404, "not_found", f"workflow {name!r} not found", missing)
         return self.versions[name][-1]
 
-    def _list(self) -> None:
+    def _list(self, request: httpx.Request) -> None:
         rows = [{"name": n, "description": v[-1].get("description", ""), "version": len(v),
                  "version_id": f"{n}@{len(v)}", "steps": len(v[-1]["steps"]), "updated_at": T0}
                 for n, v in sorted(self.versions.items()) if n not in self.deleted]  # fmt: skip
-        raise Reply(200, {"workflows": rows})
+        after = request.url.params.get("after")
+        rows = [r for r in rows if after is None or r["name"] > after]
+        page = rows[: self.list_page or None]
+        more = len(page) < len(rows)
+        raise Reply(200, {"workflows": page, "next_after": page[-1]["name"] if more else None})
 
     def _body(self, request: httpx.Request) -> Json:
         if request.headers.get("content-type", "").startswith("application/yaml"):

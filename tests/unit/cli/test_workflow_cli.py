@@ -128,6 +128,18 @@ def test_list_json_is_the_gateways_list(cli: Invoke, gateway: FakeGateway) -> No
     ]
 
 
+def test_list_reads_every_page(cli: Invoke, gateway: FakeGateway) -> None:
+    """A page holds about 512 KiB of workflows: long descriptions come on several pages, and
+    `list` printed the first page's alone."""
+    for name in ("a", "b", "c"):
+        gateway.store({**RESEARCH, "name": name})
+    gateway.list_page = 2
+    listed = json.loads(ok(cli("list", "--json")))
+    assert [w["name"] for w in listed] == ["a", "b", "c"]
+    asked = [dict(r.url.params) for r in gateway.requests[-2:]]
+    assert asked == [{}, {"after": "b"}]
+
+
 def test_list_with_no_workflows_says_how_to_add_one(cli: Invoke) -> None:
     assert "baton workflow create FILE" in ok(cli("list"))
 

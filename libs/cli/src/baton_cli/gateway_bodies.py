@@ -34,7 +34,9 @@ JsonTrue = Annotated[Literal[True], BeforeValidator(TypeAdapter(StrictBool).vali
 # One shape per route, named for the answer (the routes are in `gateway_client`). A key the CLI
 # reads only when it is there and not null is `NotRequired[... | None]`.
 NOTHING = TypedDict("NOTHING", {})
-WORKFLOW_LIST = TypedDict("WORKFLOW_LIST", {"workflows": list[Json]})
+WORKFLOW_LIST = TypedDict(
+    "WORKFLOW_LIST", {"workflows": list[Json], "next_after": NotRequired[str | None]}
+)
 Step = TypedDict(
     "Step", {"dependsOn": NotRequired[list[str] | None], "parallel": NotRequired[list[Json] | None]}
 )

@@ -108,8 +108,9 @@ class GatewayClient:
         self._http.close()
 
     def list_workflows(self) -> list[Json]:
-        """`GET /workflows`."""
-        return list(self._call("GET", "workflows", bodies.WORKFLOW_LIST)["workflows"])
+        """`GET /workflows`: every workflow, page after page (`?after=`), as a page holds
+        about 512 KiB of them."""
+        return self._pages("workflows", bodies.WORKFLOW_LIST, "workflows", None)
 
     def get_workflow(self, name: str) -> Json:
         """`GET /workflows/{name}`."""
@@ -137,15 +138,23 @@ class GatewayClient:
         """`GET /workflows/{name}/runs`, or `GET /workflow-runs` for every workflow: the newest
         `limit` runs, page after page (`?after=`), as a page holds about 512 KiB of them."""
         path = f"workflows/{_segment(name)}/runs" if name else "workflow-runs"
-        runs: list[Json] = []
-        params: dict[str, Any] = {"limit": limit}
+        return self._pages(path, bodies.RUN_LIST, "runs", limit)
+
+    def _pages(self, path: str, shape: Shape, key: str, limit: int | None) -> list[Json]:
+        """The `key` items of the list at `path`, page after page (`?after=` the previous
+        page's `next_after`) until there are `limit` (None: every one) or the list ends. A
+        gateway older than paging sends no `next_after`: its one page is the list."""
+        items: list[Json] = []
+        params: dict[str, Any] = {} if limit is None else {"limit": limit}
         while True:
-            page = self._call("GET", path, bodies.RUN_LIST, params=params)
-            runs += page["runs"]
+            page = self._call("GET", path, shape, params=params)
+            items += page[key]
             after = page.get("next_after")
-            if not after or not page["runs"] or len(runs) >= limit:
-                return runs[:limit]
-            params = {"limit": limit - len(runs), "after": after}
+            if not after or not page[key] or (limit is not None and len(items) >= limit):
+                return items if limit is None else items[:limit]
+            params = {"after": after}
+            if limit is not None:
+                params["limit"] = limit - len(items)
 
     def get_run(self, run_id: str, timeout: float | None = None) -> Json:
         """`GET /workflow-runs/{id}`: summary, steps, handoffs, messages, estimate, every page
