@@ -116,3 +116,22 @@ async def test_an_unknown_or_another_users_run_is_no_place_to_go_on_from(
         reply = await gateway.get(f"{path}?after={after}", headers=auth(gateway, "ada"))
         assert reply.status_code == 422, reply.text
         assert [d["field"] for d in reply.json()["error"]["details"]] == [field]
+
+
+async def test_a_run_of_another_workflow_is_no_place_to_go_on_from(gateway: Any) -> None:
+    """`next_after` of one workflow's list names a run of it: a run of another workflow as
+    `after` of `?workflow=` (a cursor of another list mixed in) is refused, not read as
+    "started before it", which skips or repeats runs of the list being paged."""
+    [waits] = await cancelled_runs(gateway, "kim", 1)
+    headers = auth(gateway, "kim")
+    other = {**WAITING, "name": "other"}
+    assert (await gateway.post("/workflows", json=other, headers=headers)).status_code == 201
+    for path in ("/workflow-runs?workflow=other", "/workflows/other/runs?x=1"):
+        reply = await gateway.get(f"{path}&after={waits}", headers=headers)
+        assert reply.status_code == 422, reply.text
+        assert [d["field"] for d in reply.json()["error"]["details"]] == ["query.after"]
+        assert "of workflow 'other'" in reply.json()["error"]["message"]
+    # Every list that holds the run goes on from it.
+    for path in ("/workflow-runs?", "/workflow-runs?workflow=waits&", "/workflows/waits/runs?"):
+        reply = await gateway.get(f"{path}after={waits}", headers=headers)
+        assert reply.status_code == 200, reply.text

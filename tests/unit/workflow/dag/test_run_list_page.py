@@ -53,8 +53,11 @@ class Runs:
         ]
         return found if limit is None else found[:limit]
 
-    async def started_at(self, owner: str, run_id: str) -> datetime | None:
-        return next((r["started_at"] for r in self.rows if r["run_id"] == run_id), None)
+    async def started_at(
+        self, owner: str, run_id: str, workflow: str | None = None
+    ) -> datetime | None:
+        found = (r for r in self.rows if r["run_id"] == run_id)
+        return next((r["started_at"] for r in found if workflow in (None, r["workflow"])), None)
 
 
 async def pages(runs: Runs, limit: int) -> list[list[str]]:

@@ -132,11 +132,16 @@ class SqlDagRuns:
         rows = (await self._store.read(query)).mappings().all()
         return [{k: aware(v) for k, v in row.items()} for row in rows]
 
-    async def started_at(self, owner: str, run_id: str) -> datetime | None:
-        """When the owner's run `run_id` started (None: no such run of the owner's listed)."""
+    async def started_at(
+        self, owner: str, run_id: str, workflow: str | None = None
+    ) -> datetime | None:
+        """When the owner's run `run_id` (of `workflow`, when given) started (None: no such
+        run of the owner's listed)."""
         query = select(dag_runs.c.started_at).where(
             dag_runs.c.run_id == run_id, dag_runs.c.owner == owner, dag_runs.c.mode != "shadow"
         )
+        if workflow is not None:
+            query = query.where(dag_runs.c.workflow == workflow)
         started = (await self._store.read(query)).scalar()
         return None if started is None else aware(started)
 

@@ -101,8 +101,11 @@ class RunStore(Protocol):
         `before`, or at `at`, when given; at most `limit` (None: all)."""
         ...
 
-    async def started_at(self, owner: str, run_id: str) -> datetime | None:
-        """When the owner's listed run `run_id` started (None: no such run of the owner's)."""
+    async def started_at(
+        self, owner: str, run_id: str, workflow: str | None = None
+    ) -> datetime | None:
+        """When the owner's listed run `run_id` (of `workflow`, when given) started (None: no
+        such run of the owner's)."""
         ...
 
     async def running(self) -> list[str]:

@@ -27,17 +27,15 @@ most (`GET /workflow-runs/{id}` has the rest, as far as a run's view holds)."""
 
 
 async def run_page(runs: RunStore, query: ListDagRuns) -> DagRunList:
-    """The page of `query`'s runs; an `after` that names no listed run of the user's (another
-    user's, a shadow run, an unknown id) is `invalid`, naming `after`."""
+    """The page of `query`'s runs; an `after` that names no run of this list (another user's,
+    another workflow's, a shadow run, an unknown id) is `invalid`, naming `after`."""
     before = None
     if query.after is not None:
-        before = await runs.started_at(query.user_id, query.after)
+        # Of the listed workflow alone: "started before" a run of another one skipped or
+        # repeated runs of this list (a cursor of another list mixed in).
+        before = await runs.started_at(query.user_id, query.after, query.workflow)
         if before is None:
-            raise RemoteError.of(
-                ErrorCode.INVALID,
-                f"run {query.after!r} not found: no place in the list to go on from",
-                [ErrorDetail(field="after", message="no run of yours with this id")],
-            )
+            raise _no_place(query)
     # One run past the page tells whether more follow.
     rows = await runs.listed(query.user_id, query.workflow, query.limit + 1, before=before)
     listed = [summary(row) for row in rows]
@@ -50,6 +48,17 @@ async def run_page(runs: RunStore, query: ListDagRuns) -> DagRunList:
         instant = await runs.listed(query.user_id, query.workflow, None, at=at)
         page = [summary(row) for row in instant]
     return DagRunList(runs=[_fitting(run) for run in page], next_after=page[-1].run_id)
+
+
+def _no_place(query: ListDagRuns) -> RemoteError:
+    """`invalid` naming `after`: not one of the runs this list (of `workflow`) holds."""
+    of = "" if query.workflow is None else f" of workflow {query.workflow!r}"
+    return RemoteError.of(
+        ErrorCode.INVALID,
+        f"run {query.after!r} not found{of}: no place in the list to go on from (ask again "
+        "with the next_after of this list's previous page)",
+        [ErrorDetail(field="after", message=f"no run of yours{of} with this id")],
+    )
 
 
 def _whole_instants(
