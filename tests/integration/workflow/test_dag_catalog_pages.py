@@ -88,3 +88,21 @@ async def test_a_page_goes_on_after_any_name_and_refuses_a_malformed_one(gateway
         reply = await gateway.get(f"/workflows?{query}", headers=auth(gateway, "ida"))
         assert reply.status_code == 422, reply.text
         assert [d["field"] for d in reply.json()["error"]["details"]] == [field]
+
+
+async def test_a_long_description_is_read_whole_in_the_document(gateway: Any) -> None:
+    """`GET /workflows/{name}` carried the description twice, beside the document and in it:
+    300,000 "é" (600 KB as JSON, a document well within its limits) made it 1.2 MB: 500."""
+    await saved(gateway, "joe", document("big", "é" * 300_000))
+    reply = await gateway.get("/workflows/big", headers=auth(gateway, "joe"))
+    assert reply.status_code == 200, reply.text[:300]
+    read = reply.json()
+    assert read["definition"] == document("big", "é" * 300_000)  # whole, to edit and save
+    assert read["description"].startswith("é" * 1000)
+    assert "more characters cut" in read["description"]
+    assert "definition.description" in read["description"]
+    assert len(reply.content) < NATS_CARRIES
+    # A description that fits is told whole, as before.
+    await saved(gateway, "joe", document("mid", "d" * 100_000))
+    mid = (await gateway.get("/workflows/mid", headers=auth(gateway, "joe"))).json()
+    assert mid["description"] == "d" * 100_000

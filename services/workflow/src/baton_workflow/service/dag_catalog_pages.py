@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from baton_contracts.dag_api import DagWorkflowList, DagWorkflowSummary, ListDagWorkflows
+from baton_contracts.dag_api import (
+    DagWorkflowDocument,
+    DagWorkflowList,
+    DagWorkflowSummary,
+    ListDagWorkflows,
+)
 from baton_contracts.workflow_api import PAGE_BYTES
 from baton_workflow.domain import dag_versions as dv
 from baton_workflow.service.dag_pages import cut
@@ -22,7 +27,9 @@ from baton_workflow.service.paging import paged
 LONGEST_DESCRIPTION = 64 * 1024
 """Characters of a listed workflow's description when the workflow alone is over a page: 384
 KiB of JSON at most (`GET /workflows/{name}` has its document, the description whole)."""
-LISTED = "a page of workflows"
+_KIB = PAGE_BYTES // 1024
+LISTED = f"a page of workflows holds about {_KIB} KiB; GET /workflows/{{name}} has it whole"
+READ = f"beside the document it holds about {_KIB} KiB; definition.description has it whole"
 
 
 async def workflow_page(store: DefinitionStore, query: ListDagWorkflows) -> DagWorkflowList:
@@ -48,6 +55,18 @@ def _fitting(item: DagWorkflowSummary) -> DagWorkflowSummary:
         return item
     description = cut(item.description, LONGEST_DESCRIPTION, LISTED)
     return item.model_copy(update={"description": description})
+
+
+def document_read(read: DagWorkflowDocument) -> DagWorkflowDocument:
+    """`read`, its `description` cut when that answer is over a page: the document holds the
+    description too, so a long one was told twice (300,000 "é", 600 KB as JSON in a document
+    well within its limits, made a reply of 1.2 MB, over what NATS carries). The document is
+    never cut: it is what an author edits and saves again."""
+    if len(read.description) <= LONGEST_DESCRIPTION:
+        return read
+    if len(read.model_dump_json().encode()) <= PAGE_BYTES:
+        return read
+    return read.model_copy(update={"description": cut(read.description, LONGEST_DESCRIPTION, READ)})
 
 
 def summary(row: Mapping[str, Any]) -> DagWorkflowSummary:

@@ -41,7 +41,7 @@ from baton_contracts.dag_api import (
 from baton_eventstore import ConcurrencyConflict, StartByPassed
 from baton_workflow.domain import dag_versions as dv
 from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, in_document_order
-from baton_workflow.service.dag_catalog_pages import workflow_page
+from baton_workflow.service.dag_catalog_pages import document_read, workflow_page
 from baton_workflow.service.dag_checking import (
     Checked,
     Checker,
@@ -169,7 +169,7 @@ async def get_workflow(cat: DagCatalog, query: GetDagWorkflow) -> DagWorkflowDoc
     if not history.live or latest is None:
         raise not_found(query.name)
     assert history.created_at is not None and history.updated_at is not None
-    return DagWorkflowDocument(
+    read = DagWorkflowDocument(
         name=history.name,
         description=str(latest.document.get("description") or ""),
         version=latest.version,
@@ -178,6 +178,7 @@ async def get_workflow(cat: DagCatalog, query: GetDagWorkflow) -> DagWorkflowDoc
         created_at=history.created_at,
         updated_at=history.updated_at,
     )
+    return document_read(read)
 
 
 async def save_workflow(cat: DagCatalog, command: SaveDagWorkflow) -> DagWorkflowSaved:

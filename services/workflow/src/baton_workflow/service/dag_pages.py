@@ -27,13 +27,11 @@ _KIB = DETAIL_BYTES // 1024
 T = TypeVar("T", DagAgentMessage, DagHandoff)
 
 
-def cut(text: str, cap: int, holds: str = "a run's view") -> str:
-    """`text`, or its first `cap` characters saying how many more there were, and that what
-    `holds` it holds about `DETAIL_BYTES`."""
+def cut(text: str, cap: int, why: str = f"a run's view holds about {_KIB} KiB") -> str:
+    """`text`, or its first `cap` characters saying how many more there were, and `why`."""
     if len(text) <= cap:
         return text
-    more = len(text) - cap
-    return f"{text[:cap]}… [{more} more characters cut: {holds} holds about {_KIB} KiB]"
+    return f"{text[:cap]}… [{len(text) - cap} more characters cut: {why}]"
 
 
 def step_page(
