@@ -44,11 +44,18 @@ class DagRolledBack(Reply):
 
 
 class DagVersionDiff(Reply):
-    """A unified diff of two versions' pretty-printed JSON documents."""
+    """A unified diff of two versions' pretty-printed JSON documents: about `PAGE_BYTES` of
+    JSON at most (two documents of 524,288 characters made a diff over the 1 MiB a NATS
+    reply carries)."""
 
     from_version: str = Field(serialization_alias="from", validation_alias="from")
     to_version: str = Field(serialization_alias="to", validation_alias="to")
     diff: str
+    # Left off the wire when False: a gateway older than this field refuses unknown ones, and
+    # reads every diff that was not shortened.
+    shortened: bool = Field(default=False, exclude_if=lambda shortened: not shortened)
+    """True when the diff was over about `PAGE_BYTES`: its long lines are cut and the lines
+    past the bound left out, each place saying so in `diff`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

@@ -106,3 +106,28 @@ async def test_a_long_description_is_read_whole_in_the_document(gateway: Any) ->
     await saved(gateway, "joe", document("mid", "d" * 100_000))
     mid = (await gateway.get("/workflows/mid", headers=auth(gateway, "joe"))).json()
     assert mid["description"] == "d" * 100_000
+
+
+async def test_a_diff_of_two_large_versions_is_shortened_saying_so(gateway: Any) -> None:
+    """Two versions whose 300,000 character descriptions differ: their diff holds both, 1.2 MB
+    as JSON, over what NATS carries: 500. It is now cut to about 512 KiB, saying where."""
+    await saved(gateway, "amy", document("big", "é" * 300_000))
+    await saved(gateway, "amy", document("big", "è" * 300_000))
+    reply = await gateway.get("/workflow-versions/big@1/diff/big@2", headers=auth(gateway, "amy"))
+    assert reply.status_code == 200, reply.text[:300]
+    assert len(reply.content) < NATS_CARRIES // 2 + 8192
+    diff = reply.json()
+    assert diff["shortened"] is True
+    lines = diff["diff"].splitlines()
+    assert lines[:2] == ["--- big@1", "+++ big@2"]
+    removed = [line for line in lines if line.startswith('-  "description": "éé')]
+    added = [line for line in lines if line.startswith('+  "description": "èè')]
+    assert len(removed) == len(added) == 1
+    assert "more characters cut" in removed[0] and "more characters cut" in added[0]
+    # A diff that fits is whole, and says nothing of being shortened.
+    await saved(gateway, "amy", document("mid", "x" * 100_000))
+    await saved(gateway, "amy", document("mid", "y" * 100_000))
+    whole = await gateway.get("/workflow-versions/mid@1/diff/mid@2", headers=auth(gateway, "amy"))
+    assert whole.status_code == 200, whole.text[:300]
+    assert whole.json()["shortened"] is False
+    assert f'-  "description": "{"x" * 100_000}",' in whole.json()["diff"].splitlines()

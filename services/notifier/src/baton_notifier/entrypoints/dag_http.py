@@ -19,7 +19,6 @@ from baton_contracts.dag_api import (
     DagRunAccepted,
     DagRunCancel,
     DagValidation,
-    DagVersionDiff,
     DagVersionList,
     DagWorkflowDocument,
     DagWorkflowSaved,
@@ -37,7 +36,13 @@ from baton_notifier.entrypoints.dag_runs import (
     run_workflow,
     workflow_runs,
 )
-from baton_notifier.entrypoints.dag_versions import RollbackBody, diff, rollback, versions
+from baton_notifier.entrypoints.dag_versions import (
+    DagVersionDiffPage,
+    RollbackBody,
+    diff,
+    rollback,
+    versions,
+)
 from baton_notifier.entrypoints.dag_workflows import (
     DagWorkflowListPage,
     delete_workflow,
@@ -212,7 +217,7 @@ def dag_router() -> APIRouter:
         "/workflow-versions/{from_id}/diff/{to_id}",
         diff,
         methods=["GET"],
-        response_model=DagVersionDiff,
+        response_model=DagVersionDiffPage,
         response_model_by_alias=True,
         responses=_ERRORS,
     )

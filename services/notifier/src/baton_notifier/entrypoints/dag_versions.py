@@ -15,6 +15,7 @@ from pydantic_core import PydanticCustomError
 from baton_contracts.dag_api import (
     MAX_WORKFLOW_NAME_CHARS,
     VERSION_ID_PATTERN,
+    DagVersionDiff,
     DiffDagVersions,
     ListDagVersions,
     RollbackDagWorkflow,
@@ -59,6 +60,17 @@ class RollbackBody(BaseModel):
         if not re.match(VERSION_ID_PATTERN, value if "@" in value else f"name@{value}"):
             raise PydanticCustomError("version_id", f"{VERSION_ID_MEANING} (got {value[:80]!r})")
         return value
+
+
+class DagVersionDiffPage(DagVersionDiff):
+    """`DagVersionDiff` as HTTP answers it: `shortened` always there (the NATS reply leaves it
+    off when false, for a gateway older than it)."""
+
+    shortened: bool = Field(
+        default=False,
+        description="True when the diff was over about 512 KiB: its long lines are cut and the "
+        "lines past that left out, each place saying so in `diff`",
+    )
 
 
 async def versions(name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:

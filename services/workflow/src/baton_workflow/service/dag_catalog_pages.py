@@ -22,13 +22,17 @@ from baton_contracts.workflow_api import PAGE_BYTES
 from baton_workflow.domain import dag_versions as dv
 from baton_workflow.service.dag_pages import cut
 from baton_workflow.service.dag_ports import DefinitionStore
-from baton_workflow.service.paging import paged
+from baton_workflow.service.paging import json_size, paged
 
 LONGEST_DESCRIPTION = 64 * 1024
 """Characters of a listed workflow's description when the workflow alone is over a page: 384
 KiB of JSON at most (`GET /workflows/{name}` has its document, the description whole)."""
 _KIB = PAGE_BYTES // 1024
 LISTED = f"a page of workflows holds about {_KIB} KiB; GET /workflows/{{name}} has it whole"
+LONGEST_LINE = 4096
+"""Characters of a line of a diff that is over a page: the start of a long text, enough to
+see what it was."""
+DIFF_NOTE = f"a diff holds about {_KIB} KiB"
 READ = f"beside the document it holds about {_KIB} KiB; definition.description has it whole"
 
 
@@ -67,6 +71,33 @@ def document_read(read: DagWorkflowDocument) -> DagWorkflowDocument:
     if len(read.model_dump_json().encode()) <= PAGE_BYTES:
         return read
     return read.model_copy(update={"description": cut(read.description, LONGEST_DESCRIPTION, READ)})
+
+
+def bounded_diff(diff: str) -> tuple[str, bool]:
+    """`diff`, or, when it is over about `PAGE_BYTES` as JSON, its lines cut to `LONGEST_LINE`
+    characters and those past the bound left out, each place saying so; and whether it was
+    shortened. A diff is read, not applied, so a shortened one beats none: two versions of
+    300,000 characters of "é" apart made one of 1.2 MB, over what NATS carries (500)."""
+    if json_size(diff) <= PAGE_BYTES:
+        return diff, False
+    lines = [_cut_line(line) for line in diff.splitlines(keepends=True)]
+    kept: list[str] = []
+    room = PAGE_BYTES - 1024  # for the closing note
+    for line in lines:
+        room -= json_size(line)
+        if room < 0:
+            break
+        kept.append(line)
+    left = len(lines) - len(kept)
+    if left:
+        kept.append(f"\\ {left} more lines left out: {DIFF_NOTE}; diff versions nearer together\n")
+    return "".join(kept), True
+
+
+def _cut_line(line: str) -> str:
+    if len(line) <= LONGEST_LINE + 1:
+        return line
+    return cut(line.rstrip("\n"), LONGEST_LINE, DIFF_NOTE) + "\n"
 
 
 def summary(row: Mapping[str, Any]) -> DagWorkflowSummary:

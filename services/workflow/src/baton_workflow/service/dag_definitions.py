@@ -41,7 +41,7 @@ from baton_contracts.dag_api import (
 from baton_eventstore import ConcurrencyConflict, StartByPassed
 from baton_workflow.domain import dag_versions as dv
 from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, in_document_order
-from baton_workflow.service.dag_catalog_pages import document_read, workflow_page
+from baton_workflow.service.dag_catalog_pages import bounded_diff, document_read, workflow_page
 from baton_workflow.service.dag_checking import (
     Checked,
     Checker,
@@ -290,11 +290,12 @@ async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> Da
 
 
 async def diff_versions(cat: DagCatalog, query: DiffDagVersions) -> DagVersionDiff:
-    """A unified diff of two versions' documents."""
+    """A unified diff of two versions' documents, shortened past about `PAGE_BYTES`."""
     old = await _version(cat, query.user_id, query.from_version, "from_version")
     new = await _version(cat, query.user_id, query.to_version, "to_version")
+    diff, shortened = bounded_diff(dv.unified_diff(old, new))
     return DagVersionDiff(
-        from_version=old.version_id, to_version=new.version_id, diff=dv.unified_diff(old, new)
+        from_version=old.version_id, to_version=new.version_id, diff=diff, shortened=shortened
     )
 
 
