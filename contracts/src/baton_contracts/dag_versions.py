@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field
 from baton_contracts.base import Command, Query, ReplyModel, Subject
 from baton_contracts.dag_base import VersionAction, WriteDeadline
 from baton_contracts.ids import VersionId, WorkflowName
+from baton_contracts.workflow_api import PAGE_LIMIT
 from baton_contracts.workflow_base import Reply, cmd, query
 
 # --- replies -----------------------------------------------------------------------------
@@ -28,10 +29,15 @@ class DagVersion(Reply):
 
 
 class DagVersionList(Reply):
-    """A workflow's versions, newest first."""
+    """One page of a workflow's versions, newest first: at most the query's `limit` and about
+    `PAGE_BYTES` of JSON (a workflow has no bound on its number of versions: 3,000 rollbacks
+    made a history over the 1 MiB a NATS reply carries)."""
 
     name: str
     versions: list[DagVersion]
+    # Left off the wire on the last page: a gateway older than paging refuses unknown fields.
+    next_after: str | None = Field(default=None, exclude_if=lambda after: after is None)
+    """Set when more (older) versions follow: ask again with it as `after`."""
 
 
 class DagRolledBack(Reply):
@@ -71,6 +77,14 @@ class ListDagVersions(Query):
     reply_model: ClassVar[ReplyModel] = DagVersionList
     user_id: str
     name: WorkflowName
+    # Both left off the wire at their defaults: a workflow service older than paging refuses
+    # unknown fields (`extra="forbid"`), and answers the first page, every version, as before.
+    after: VersionId | None = Field(default=None, exclude_if=lambda after: after is None)
+    """Only the versions older than this one of the workflow (the previous page's
+    `next_after`)."""
+    limit: int = Field(
+        default=PAGE_LIMIT, ge=1, le=PAGE_LIMIT, exclude_if=lambda limit: limit == PAGE_LIMIT
+    )
 
 
 class RollbackDagWorkflow(Command):

@@ -75,6 +75,8 @@ async def test_the_documented_curl_session_runs_as_written(
     assert re.search(r"^[0-9a-f]{32} draft-and-review success$", output, flags=re.M), output
     # Every page of the workflows, one line each (the version id, its number of steps).
     assert re.search(r"^draft-and-review@\d+ \d+ steps$", output, flags=re.M), output
+    # Every page of the history, two versions a page, newest first.
+    assert "version draft-and-review@3 rollback\nversion draft-and-review@2 update\n" in output
     assert '"recorded": true' in output
     assert "cancelled - run cancelled: wrong topic" in output
     assert "+++ draft-and-review@2" in output

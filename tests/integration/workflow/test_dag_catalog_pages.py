@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from baton_workflow.domain import dag_versions as dv
+
 NATS_CARRIES = 1024 * 1024
 LONG = 400_000
 
@@ -131,3 +133,51 @@ async def test_a_diff_of_two_large_versions_is_shortened_saying_so(gateway: Any)
     assert whole.status_code == 200, whole.text[:300]
     assert whole.json()["shortened"] is False
     assert f'-  "description": "{"x" * 100_000}",' in whole.json()["diff"].splitlines()
+
+
+async def test_a_long_history_is_listed_a_page_at_a_time(gateway: Any, workflow: Any) -> None:
+    """A workflow has no bound on its number of versions: 3,000 rollbacks of one with a name of
+    128 characters (each listed version names the one it rolled back to) made
+    `GET /workflows/{name}/versions` over 1.1 MB: 500. The versions are written to the store
+    as those rollbacks write them, 3,000 requests being slow to send."""
+    name = "v" * 128
+    await saved(gateway, "una", document(name))
+    store = workflow.catalog.store
+    history = await store.history("una", name)
+    first = history.versions[0]
+    events = [
+        dv.VersionSaved(
+            name=name,
+            version=n,
+            document=first.document,
+            action="rollback",
+            at=first.created_at,
+            rolled_back_to=first.version_id,
+        )
+        for n in range(2, 3002)
+    ]
+    await store.append("una", history, events)
+    path = f"/workflows/{name}/versions"
+    listed = await every_page(gateway, "una", path, "versions")
+    assert [v["version"] for v in listed] == list(range(3001, 0, -1))  # each once, in order
+    assert listed[-1]["action"] == "create"
+    # The limit holds, says so when more follow, and a page goes on from a version id.
+    page = (await gateway.get(f"{path}?limit=2", headers=auth(gateway, "una"))).json()
+    assert [v["version"] for v in page["versions"]] == [3001, 3000]
+    assert page["next_after"] == f"{name}@3000"
+    rest = await gateway.get(f"{path}?after={name}@2", headers=auth(gateway, "una"))
+    assert rest.json() == {"name": name, "versions": [listed[-1]], "next_after": None}
+
+
+async def test_a_version_of_another_workflow_is_no_place_to_go_on_from(gateway: Any) -> None:
+    await saved(gateway, "val", document("a"))
+    await saved(gateway, "val", document("a", "two"))
+    await saved(gateway, "val", document("b"))
+    for after in ("b@1", "a@3", "a@0", "nope"):
+        reply = await gateway.get(
+            f"/workflows/a/versions?after={after}", headers=auth(gateway, "val")
+        )
+        assert reply.status_code == 422, reply.text
+        assert [d["field"] for d in reply.json()["error"]["details"]] == ["query.after"]
+    whole = await gateway.get("/workflows/a/versions?after=a@2", headers=auth(gateway, "val"))
+    assert [v["version"] for v in whole.json()["versions"]] == [1]

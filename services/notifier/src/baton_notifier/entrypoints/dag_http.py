@@ -19,7 +19,6 @@ from baton_contracts.dag_api import (
     DagRunAccepted,
     DagRunCancel,
     DagValidation,
-    DagVersionList,
     DagWorkflowDocument,
     DagWorkflowSaved,
 )
@@ -38,6 +37,7 @@ from baton_notifier.entrypoints.dag_runs import (
 )
 from baton_notifier.entrypoints.dag_versions import (
     DagVersionDiffPage,
+    DagVersionListPage,
     RollbackBody,
     diff,
     rollback,
@@ -172,7 +172,7 @@ def dag_router() -> APIRouter:
         "/workflows/{name}/versions",
         versions,
         methods=["GET"],
-        response_model=DagVersionList,
+        response_model=DagVersionListPage,
         responses=_ERRORS,
     )
     add(

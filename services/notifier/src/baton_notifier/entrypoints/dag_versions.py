@@ -7,8 +7,9 @@ forward, never rewriting a stored version.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
+from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
@@ -16,18 +17,21 @@ from baton_contracts.dag_api import (
     MAX_WORKFLOW_NAME_CHARS,
     VERSION_ID_PATTERN,
     DagVersionDiff,
+    DagVersionList,
     DiffDagVersions,
     ListDagVersions,
     RollbackDagWorkflow,
 )
 from baton_contracts.ids import VERSION_ID_MEANING
+from baton_contracts.workflow_api import PAGE_LIMIT
 from baton_notifier.domain.origins import Origins
-from baton_notifier.entrypoints.dag_params import Name, VersionId
+from baton_notifier.entrypoints.dag_params import Limit, Name, VersionId
 from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
 
 # Where each message field came from, so an error names it so (see `Origins`).
 NAMED = Origins({"name": "path.name"})
+VERSIONS = Origins({"name": "path.name", "limit": "query.limit", "after": "query.after"})
 ROLLBACK = Origins({"name": "path.name", "version_id": "body.version_id"})
 DIFF = Origins({"from_version": "path.from_id", "to_version": "path.to_id"})
 
@@ -73,9 +77,39 @@ class DagVersionDiffPage(DagVersionDiff):
     )
 
 
-async def versions(name: Name, identity: CurrentIdentity, forwarder: CurrentForwarder) -> Any:
-    """A workflow's versions, newest first."""
-    return await forwarder.forward(ListDagVersions, identity, name=name, origins=NAMED)
+class DagVersionListPage(DagVersionList):
+    """`DagVersionList` as HTTP answers it: `next_after` always there, `null` on the last page
+    (the NATS reply leaves it off then, for a gateway older than paging)."""
+
+    next_after: str | None = Field(
+        default=None,
+        description="Ask again with `?after=` this version id for the next (older) versions; "
+        "`null` on the last page",
+    )
+
+
+# Checked by `ListDagVersions` (`VersionId`), which names `query.after` in its refusal.
+VersionsAfter = Annotated[
+    str | None,
+    Query(
+        description="The previous page's `next_after`: only the versions older than this one "
+        "of the workflow's",
+        examples=["my-workflow@2"],
+    ),
+]
+
+
+async def versions(
+    name: Name,
+    identity: CurrentIdentity,
+    forwarder: CurrentForwarder,
+    limit: Limit = PAGE_LIMIT,
+    after: VersionsAfter = None,
+) -> Any:
+    """A workflow's versions, newest first, a page at a time (`next_after`)."""
+    return await forwarder.forward(
+        ListDagVersions, identity, name=name, limit=limit, after=after, origins=VERSIONS
+    )
 
 
 async def rollback(

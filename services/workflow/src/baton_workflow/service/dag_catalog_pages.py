@@ -12,10 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.dag_api import (
+    DagVersion,
+    DagVersionList,
     DagWorkflowDocument,
     DagWorkflowList,
     DagWorkflowSummary,
+    ListDagVersions,
     ListDagWorkflows,
 )
 from baton_contracts.workflow_api import PAGE_BYTES
@@ -48,7 +52,47 @@ async def workflow_page(store: DefinitionStore, query: ListDagWorkflows) -> DagW
     return DagWorkflowList(workflows=[_fitting(w) for w in page], next_after=page[-1].name)
 
 
-def _size(item: DagWorkflowSummary) -> int:
+def version_page(history: dv.History, query: ListDagVersions) -> DagVersionList:
+    """The page of the workflow's versions older than `after` (a version id of this
+    workflow's; any other is `invalid`, naming `after`), newest first."""
+    older = len(history.versions)
+    if query.after is not None:
+        older = _place(history, query.after)
+    listed = [_version(v) for v in reversed(history.versions[:older])]
+    # Not `listed[: limit + 1]` first: the history is folded whole already.
+    page = paged(listed, query.limit, _size)
+    more = len(page) < len(listed)
+    return DagVersionList(
+        name=query.name, versions=page, next_after=page[-1].version_id if more else None
+    )
+
+
+def _place(history: dv.History, after: str) -> int:
+    try:  # the contract's pattern checks it first
+        name, number = dv.parse_version_id(after)
+    except ValueError:
+        name, number = "", 0
+    if name == history.name and history.get(number) is not None:
+        return number - 1
+    raise RemoteError.of(
+        ErrorCode.INVALID,
+        f"version {after!r} is not one of workflow {history.name!r}'s: no place in its history "
+        "to go on from (ask again with the next_after of the previous page)",
+        [ErrorDetail(field="after", message=f"no version {after!r} of {history.name!r}")],
+    )
+
+
+def _version(v: dv.StoredVersion) -> DagVersion:
+    return DagVersion(
+        version=v.version,
+        version_id=v.version_id,
+        created_at=v.created_at,
+        action=v.action,
+        rolled_back_to=v.rolled_back_to,
+    )
+
+
+def _size(item: DagWorkflowSummary | DagVersion) -> int:
     return len(item.model_dump_json().encode())
 
 

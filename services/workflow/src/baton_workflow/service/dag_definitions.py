@@ -22,7 +22,6 @@ from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.dag_api import (
     DagRolledBack,
     DagValidation,
-    DagVersion,
     DagVersionDiff,
     DagVersionList,
     DagWorkflowDeleted,
@@ -41,7 +40,12 @@ from baton_contracts.dag_api import (
 from baton_eventstore import ConcurrencyConflict, StartByPassed
 from baton_workflow.domain import dag_versions as dv
 from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, in_document_order
-from baton_workflow.service.dag_catalog_pages import bounded_diff, document_read, workflow_page
+from baton_workflow.service.dag_catalog_pages import (
+    bounded_diff,
+    document_read,
+    version_page,
+    workflow_page,
+)
 from baton_workflow.service.dag_checking import (
     Checked,
     Checker,
@@ -239,23 +243,12 @@ async def delete_workflow(cat: DagCatalog, command: DeleteDagWorkflow) -> DagWor
 
 
 async def list_versions(cat: DagCatalog, query: ListDagVersions) -> DagVersionList:
-    """Every version, newest first (a deleted workflow's history is still shown)."""
+    """A page of the versions, newest first (a deleted workflow's history is still shown;
+    `dag_catalog_pages`)."""
     history = await cat.store.history(query.user_id, query.name)
     if not history.versions:
         raise not_found(query.name)
-    return DagVersionList(
-        name=query.name,
-        versions=[
-            DagVersion(
-                version=v.version,
-                version_id=v.version_id,
-                created_at=v.created_at,
-                action=v.action,
-                rolled_back_to=v.rolled_back_to,
-            )
-            for v in reversed(history.versions)
-        ],
-    )
+    return version_page(history, query)
 
 
 async def rollback_workflow(cat: DagCatalog, command: RollbackDagWorkflow) -> DagRolledBack:
