@@ -313,9 +313,16 @@ class FakeGateway:
         raise Reply(202 if recorded else 200,
                     {"run_id": run_id, "status": run["status"], "reason": reason})  # fmt: skip
 
-    def _versions(self, name: str, _: httpx.Request) -> None:
+    def _versions(self, name: str, request: httpx.Request) -> None:
         self._latest(name)
-        raise Reply(200, {"versions": self.history[name]})
+        rows = self.history[name]
+        after = request.url.params.get("after")
+        if after is not None:
+            rows = rows[[r["version_id"] for r in rows].index(after) + 1 :]
+        page = rows[: self.list_page or None]
+        more = len(page) < len(rows)
+        after = page[-1]["version_id"] if more else None
+        raise Reply(200, {"name": name, "versions": page, "next_after": after})
 
     def _rollback(self, name: str, request: httpx.Request) -> None:
         self._latest(name)

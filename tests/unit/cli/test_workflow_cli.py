@@ -1115,6 +1115,17 @@ def test_history_lists_versions(cli: Invoke, gateway: FakeGateway) -> None:
     assert [v["version"] for v in listed] == [4, 3, 2, 1]
 
 
+def test_history_reads_every_page(cli: Invoke, gateway: FakeGateway) -> None:
+    """A page holds about 512 KiB of versions, and a workflow has no bound on how many:
+    `history` printed the first page's alone."""
+    _three_versions(gateway)
+    gateway.list_page = 2
+    listed = json.loads(ok(cli("history", "research-and-summarize", "--json")))
+    assert [v["version"] for v in listed] == [3, 2, 1]
+    asked = [dict(r.url.params) for r in gateway.requests[-2:]]
+    assert asked == [{}, {"after": "research-and-summarize@2"}]
+
+
 def test_history_of_an_unknown_workflow_is_not_found(cli: Invoke) -> None:
     result = cli("history", "ghost")
     assert result.exit_code == 1 and "workflow ghost not found" in result.stderr

@@ -72,7 +72,9 @@ RUN_DETAIL = TypedDict(
     },
 )
 RUN_CANCEL = TypedDict("RUN_CANCEL", {"run_id": Id, "status": str, "reason": str})
-VERSION_LIST = TypedDict("VERSION_LIST", {"versions": list[Json]})
+VERSION_LIST = TypedDict(
+    "VERSION_LIST", {"versions": list[Json], "next_after": NotRequired[str | None]}
+)
 ROLLED_BACK = TypedDict("ROLLED_BACK", {"version": int, "version_id": str})
 VERSION_DIFF = TypedDict("VERSION_DIFF", {"diff": str})
 HEALTH = TypedDict("HEALTH", {"status": Literal["ok"], "checks": Json})

@@ -189,9 +189,10 @@ class GatewayClient:
         return code == 202, answer
 
     def versions(self, name: str) -> list[Json]:
-        """`GET /workflows/{name}/versions`, newest first."""
+        """`GET /workflows/{name}/versions`, newest first: every version, page after page
+        (`?after=`), as a page holds about 512 KiB of them."""
         path = f"workflows/{_segment(name)}/versions"
-        return list(self._call("GET", path, bodies.VERSION_LIST)["versions"])
+        return self._pages(path, bodies.VERSION_LIST, "versions", None)
 
     def rollback(self, name: str, version_id: str) -> Json:
         """`POST /workflows/{name}/rollback`: a new version equal to `version_id`."""
