@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import json
 
-from baton_contracts.dag_api import DagVersionDiff
+from baton_contracts.dag_api import (
+    DagVersionDiff,
+    DagVersionList,
+    DagWorkflowList,
+    ListDagVersions,
+    ListDagWorkflows,
+)
 from baton_contracts.workflow_api import PAGE_BYTES
 from baton_workflow.service.dag_catalog_pages import LONGEST_LINE, bounded_diff
 
@@ -43,3 +49,18 @@ def test_shortened_is_left_off_the_wire_unless_true() -> None:
     assert "shortened" not in json.loads(whole.model_dump_json(by_alias=True))
     cut = whole.model_copy(update={"shortened": True})
     assert json.loads(cut.model_dump_json(by_alias=True))["shortened"] is True
+
+
+def test_paging_fields_are_left_off_the_wire_at_their_defaults() -> None:
+    """A workflow service older than paging refuses unknown fields: the first page's query is
+    the query it knew; and an older gateway reads a last page."""
+    assert json.loads(ListDagWorkflows(user_id="u").model_dump_json()).keys() == {
+        "type",
+        "user_id",
+    }
+    versions = ListDagVersions(user_id="u", name="w")
+    assert json.loads(versions.model_dump_json()).keys() == {"type", "user_id", "name"}
+    asked = ListDagVersions(user_id="u", name="w", after="w@2", limit=5)
+    assert json.loads(asked.model_dump_json())["after"] == "w@2"
+    assert "next_after" not in DagWorkflowList(workflows=[]).model_dump_json()
+    assert "next_after" not in DagVersionList(name="w", versions=[]).model_dump_json()
