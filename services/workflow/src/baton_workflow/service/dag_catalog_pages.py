@@ -58,8 +58,9 @@ def version_page(history: dv.History, query: ListDagVersions) -> DagVersionList:
     older = len(history.versions)
     if query.after is not None:
         older = _place(history, query.after)
-    listed = [_version(v) for v in reversed(history.versions[:older])]
-    # Not `listed[: limit + 1]` first: the history is folded whole already.
+    # One version past the page tells whether more follow.
+    newest = history.versions[max(0, older - query.limit - 1) : older]
+    listed = [_version(v) for v in reversed(newest)]
     page = paged(listed, query.limit, _size)
     more = len(page) < len(listed)
     return DagVersionList(
