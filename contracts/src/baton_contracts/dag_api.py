@@ -13,6 +13,7 @@ public name it held, so importers are unchanged, and keeps `DAG_REQUESTS`, the c
 from __future__ import annotations
 
 from baton_contracts.dag_base import (
+    MAX_DEFINITION_BYTES,
     MAX_DEFINITION_CHARS,
     MAX_WORKFLOW_NAME_CHARS,
     RUN_ID_PATTERN,
@@ -85,6 +86,7 @@ __all__ = [
     "DAG_REQUESTS",
     "DEFAULT_CANCEL_REASON",
     "DETAIL_STEPS_LIMIT",
+    "MAX_DEFINITION_BYTES",
     "MAX_DEFINITION_CHARS",
     "MAX_WORKFLOW_NAME_CHARS",
     "RUN_ID_PATTERN",

@@ -14,6 +14,11 @@ from baton_contracts.base import CallerDeadline
 MAX_DEFINITION_CHARS = 512 * 1024
 """The largest workflow document accepted, in characters of its JSON or YAML source."""
 
+MAX_DEFINITION_BYTES = 1024 * 1024 - 32 * 1024
+"""The largest workflow document accepted, in bytes of its JSON as stored (UTF-8): what a
+`GET /workflows/{name}` reply carries beside the rest of the answer, within the 1 MiB of NATS.
+Characters are not bytes: an emoji is 4, an escaped control character 6 (`\u001b`)."""
+
 MAX_WORKFLOW_NAME_CHARS = 128
 """The longest workflow name: routes, messages, tables and the definition validator agree."""
 

@@ -181,3 +181,29 @@ async def test_a_version_of_another_workflow_is_no_place_to_go_on_from(gateway: 
         assert [d["field"] for d in reply.json()["error"]["details"]] == ["query.after"]
     whole = await gateway.get("/workflows/a/versions?after=a@2", headers=auth(gateway, "val"))
     assert [v["version"] for v in whole.json()["versions"]] == [1]
+
+
+async def test_a_document_too_large_to_read_back_is_refused_when_saved(gateway: Any) -> None:
+    """524,288 characters as JSON and a 985 KB body, within both limits, but 50,500 `\\e` (6
+    bytes each as JSON) and emoji (4 bytes each) stored 1.19 MB: saved (201), and every
+    `GET /workflows/{name}` after answered 500. It is refused at once, nothing stored."""
+    escapes = 50_500
+    emoji = 524_288 - 6 * escapes - 200
+    escaped, smiles = "\\e" * escapes, "😀" * emoji
+    source = (
+        f'name: huge\ndescription: "{escaped}"\nvariables:\n  v: "{smiles}"\n'
+        "steps:\n- id: wait\n  type: delay\n  delay: 1h\n"
+    )
+    headers = {**auth(gateway, "zed"), "content-type": "application/yaml"}
+    reply = await gateway.post("/workflows", content=source.encode(), headers=headers)
+    assert reply.status_code == 413, reply.text[:300]
+    error = reply.json()["error"]
+    assert [d["field"] for d in error["details"]] == ["body"]
+    assert "bytes as JSON" in error["message"] and "shorten" in error["message"]
+    listed = await gateway.get("/workflows", headers=auth(gateway, "zed"))
+    assert listed.json()["workflows"] == []
+    # 500,000 "é" (1 MB as JSON) is stored and read back whole.
+    await saved(gateway, "zed", document("large", "é" * 500_000))
+    read = await gateway.get("/workflows/large", headers=auth(gateway, "zed"))
+    assert read.status_code == 200, read.text[:300]
+    assert read.json()["definition"]["description"] == "é" * 500_000

@@ -14,6 +14,7 @@ from typing import Any
 
 from baton_contracts import ErrorCode, ErrorDetail, RemoteError
 from baton_contracts.dag_api import (
+    MAX_DEFINITION_BYTES,
     DagVersion,
     DagVersionList,
     DagWorkflowDocument,
@@ -37,6 +38,9 @@ LONGEST_LINE = 4096
 """Characters of a line of a diff that is over a page: the start of a long text, enough to
 see what it was."""
 DIFF_NOTE = f"a diff holds about {_KIB} KiB"
+READ_DESCRIPTION = 4096
+"""Characters of `description` beside a document when the answer is over a page: 24 KiB of
+JSON at most, so a document within `MAX_DEFINITION_BYTES` always fits the reply."""
 READ = f"beside the document it holds about {_KIB} KiB; definition.description has it whole"
 
 
@@ -110,12 +114,33 @@ def document_read(read: DagWorkflowDocument) -> DagWorkflowDocument:
     """`read`, its `description` cut when that answer is over a page: the document holds the
     description too, so a long one was told twice (300,000 "é", 600 KB as JSON in a document
     well within its limits, made a reply of 1.2 MB, over what NATS carries). The document is
-    never cut: it is what an author edits and saves again."""
-    if len(read.description) <= LONGEST_DESCRIPTION:
+    never cut: it is what an author edits and saves again (`readable` keeps it within a
+    reply)."""
+    if len(read.description) <= READ_DESCRIPTION:
         return read
     if len(read.model_dump_json().encode()) <= PAGE_BYTES:
         return read
-    return read.model_copy(update={"description": cut(read.description, LONGEST_DESCRIPTION, READ)})
+    return read.model_copy(update={"description": cut(read.description, READ_DESCRIPTION, READ)})
+
+
+def readable(document: dict[str, Any]) -> None:
+    """TOO_LARGE (naming no field: the whole document) when `document` as JSON is over
+    `MAX_DEFINITION_BYTES`, which no `GET /workflows/{name}` could then carry: 524,288
+    characters of escaped control characters and emoji, within the limits on characters and
+    on the body, were stored as 1.19 MB, and every read of the workflow answered 500."""
+    size = json_size(document)
+    if size <= MAX_DEFINITION_BYTES:
+        return
+    problem = (
+        f"is {size:,} bytes as JSON; a workflow may have at most {MAX_DEFINITION_BYTES:,}, "
+        "what one answer carries back (a non-ASCII character is 2 to 4 bytes, an escaped "
+        "control character such as \\e 6)"
+    )
+    raise RemoteError.of(
+        ErrorCode.TOO_LARGE,
+        f"the workflow {problem}: shorten its longest texts",
+        [ErrorDetail(field=None, message=problem)],
+    )
 
 
 def bounded_diff(diff: str) -> tuple[str, bool]:

@@ -43,6 +43,7 @@ from baton_workflow.domain.dag.problems import InvalidWorkflow, Problem, in_docu
 from baton_workflow.service.dag_catalog_pages import (
     bounded_diff,
     document_read,
+    readable,
     version_page,
     workflow_page,
 )
@@ -158,6 +159,8 @@ async def _checked(
         problems = in_document_order([*problems, *unknown])
     if problems:
         raise invalid(problems, "the workflow")
+    if isinstance(source, str):  # a new write: a stored one is read as it was stored
+        readable(document)
     return document, [*unchecked, *warnings]
 
 
