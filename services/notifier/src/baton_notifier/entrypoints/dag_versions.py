@@ -30,7 +30,6 @@ from baton_notifier.entrypoints.documented import documented
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity
 
 # Where each message field came from, so an error names it so (see `Origins`).
-NAMED = Origins({"name": "path.name"})
 VERSIONS = Origins({"name": "path.name", "limit": "query.limit", "after": "query.after"})
 ROLLBACK = Origins({"name": "path.name", "version_id": "body.version_id"})
 DIFF = Origins({"from_version": "path.from_id", "to_version": "path.to_id"})
