@@ -143,15 +143,19 @@ class GatewayClient:
     def _pages(self, path: str, shape: Shape, key: str, limit: int | None) -> list[Json]:
         """The `key` items of the list at `path`, page after page (`?after=` the previous
         page's `next_after`) until there are `limit` (None: every one) or the list ends. A
-        gateway older than paging sends no `next_after`: its one page is the list."""
+        gateway older than paging sends no `next_after`: its one page is the list. A cursor
+        that cannot move the list on (one already followed, or after a page of no items) is
+        a `GatewayError` (`_stuck`): followed, the same pages would be read without end."""
         items: list[Json] = []
         params: dict[str, Any] = {} if limit is None else {"limit": limit}
+        followed: set[str] = set()
         while True:
             page = self._call("GET", path, shape, params=params)
             items += page[key]
             after = page.get("next_after")
-            if not after or not page[key] or (limit is not None and len(items) >= limit):
+            if not after or (limit is not None and len(items) >= limit):
                 return items if limit is None else items[:limit]
+            self._stuck(path, "next_after", after, followed, not page[key])
             params = {"after": after}
             if limit is not None:
                 params["limit"] = limit - len(items)
@@ -173,7 +177,9 @@ class GatewayClient:
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
         path = f"workflow-runs/{_segment(run_id)}"
         pages = [first]
+        followed: set[str] = set()
         while (after := pages[-1].get("next_steps_after")) is not None:
+            self._stuck(path, "next_steps_after", after, followed, not pages[-1].get("steps"))
             params = {"steps_after": after}
             pages.append(self._call("GET", path, bodies.RUN_DETAIL, params=params, **extra))
         return _whole_run(pages)
@@ -205,6 +211,25 @@ class GatewayClient:
         """`GET /workflow-versions/{from}/diff/{to}`."""
         path = f"workflow-versions/{_segment(from_id)}/diff/{_segment(to_id)}"
         return self._call("GET", path, bodies.VERSION_DIFF)
+
+    def _stuck(self, path: str, name: str, after: str, followed: set[str], empty: bool) -> None:
+        """A `GatewayError` naming the route and the cursor when `after`, a page's `name`,
+        was `followed` already or came with a page of nothing (`empty`): a broken or older
+        gateway's, which would have the CLI read the same pages without end. Else `after` is
+        added to `followed`."""
+        if after in followed:
+            found = f"the same {name} {after!r} again"
+        elif empty:
+            found = f"a page with nothing on it and {name} {after!r}"
+        else:
+            followed.add(after)
+            return
+        raise GatewayError(
+            f"the gateway at {self.base_url} answered GET /{path} with {found}: following it "
+            "would read the same pages without end, so the list stops here (is the gateway "
+            "older than this CLI, or broken?)",
+            status=200,
+        )
 
     def _call(self, method: str, path: str, shape: Shape, **kwargs: Any) -> Json:
         return self._send(method, path, shape, **kwargs)[1]
