@@ -1,6 +1,7 @@
-"""An append cut off as PostgreSQL shuts down is looked up at once (`_recover`), while the
-server still refuses connections or says it is shutting down or starting up: the look-up is
-tried again for a moment, so a quick restart is ridden out instead of answered with a 503.
+"""An append cut off as PostgreSQL shuts down is looked up at once (`asyncpg_recovery.recover`),
+while the server still refuses connections or says it is shutting down or starting up: the
+look-up is tried again for a moment, so a quick restart is ridden out instead of answered
+with a 503.
 And `prune_leases`, an idempotent DELETE, runs again when a restart cuts it off."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import asyncpg
 import pytest
 
 from baton_eventstore import NewEvent, SqlEventStore
-from baton_eventstore.asyncpg_append import FIRST_LOOKUP_PAUSE, LOOKUP_PATIENCE
+from baton_eventstore.asyncpg_recovery import FIRST_LOOKUP_PAUSE, LOOKUP_PATIENCE
 from baton_eventstore.unavailable import StoreUnavailable
 
 from ...postgres_sessions import PoolConnects, cut_after, fail_first

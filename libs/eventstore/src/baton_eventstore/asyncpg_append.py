@@ -21,15 +21,8 @@ answered by then that nothing was recorded, and a write sent later would make th
 statement already sent is never cut: cut off, it might still commit.
 
 An append whose connection the server closed after its statement was sent (a restart, a
-failover, `pg_terminate_backend`) may or may not have committed. It is not failed at once:
-on a new connection its event ids are looked up (`_recover`). Stored as it wrote them, it
-committed, and its caller gets its positions; with nothing of it stored it is written once
-more. It fails, `StoreUnavailable` (a 503), only when something else is stored under its ids,
-or when the database cannot be reached to find out: the look-up is tried again for up to
-`LOOKUP_PATIENCE` seconds (never past the append's start-by), so that a quick restart, which
-refuses connections or says it is shutting down or starting up for a moment, is ridden out.
-The event ids' unique key keeps a second write from storing it twice, whatever became of the
-first. None of this costs a round trip while no connection is lost.
+failover) may or may not have committed: it is looked up on a new connection, and answered
+as committed or written once more (`asyncpg_recovery`).
 
 Every committed append goes to `committed` (when given) with its outbox rows' ids, which the
 statements return, so the store's relay can publish them without reading them back.
@@ -39,11 +32,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -51,19 +42,14 @@ import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from baton_eventstore.asyncpg_pool import LazyPool
+from baton_eventstore.asyncpg_recovery import recover, recover_batch
+from baton_eventstore.asyncpg_waiting import Waiting, gone, settle, still_due, take
 from baton_eventstore.committed import CommittedLog
-from baton_eventstore.model import (
-    ConcurrencyConflict,
-    DuplicateEventId,
-    NewEvent,
-    StartByPassed,
-    refuse_if_late,
-)
+from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent, refuse_if_late
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
 from baton_eventstore.pg_batch import Append, batch_statement
 from baton_eventstore.row_write import RowConflict, RowWrite
 from baton_eventstore.unavailable import (
-    CONNECTION_LOST,
     CONNECTION_LOST_SAYS,
     StoreUnavailable,
     lost_before_sent,
@@ -75,31 +61,6 @@ log = logging.getLogger(__name__)
 DEFAULT_WRITERS = 4
 """Append statements in flight at once; more appends than this wait and go together."""
 DEFAULT_MAX_BATCH = 256
-LOOKUP_PATIENCE = 2.0
-"""Seconds a cut-off append's look-up is tried again while the database cannot be reached.
-Its connection was cut as the server shut down, so the look-up comes at once, while the
-server refuses connections or says it is shutting down or starting up (`CannotConnectNowError`);
-a quick restart is over within this, a longer outage still fails the append, a little later."""
-FIRST_LOOKUP_PAUSE = 0.1
-"""The pause before the look-up's second try; each later pause is twice the one before."""
-
-
-@dataclass
-class _Waiting:
-    """An append in the queue, and where its outcome goes."""
-
-    append: Append
-    outcome: asyncio.Future[list[int]] = field(repr=False)
-
-    def succeed(self, positions: list[int]) -> None:
-        """Hand the caller its positions (unless it gave up)."""
-        if not self.outcome.done():
-            self.outcome.set_result(positions)
-
-    def fail(self, exc: BaseException) -> None:
-        """Hand the caller its error (unless it gave up)."""
-        if not self.outcome.done():
-            self.outcome.set_exception(exc)
 
 
 class AsyncpgAppender:
@@ -121,7 +82,7 @@ class AsyncpgAppender:
         self.writers = min(writers, self.max_size)
         self.max_batch = max_batch
         self.committed = committed
-        self._queue: deque[_Waiting] = deque()
+        self._queue: deque[Waiting] = deque()
         self._running: set[asyncio.Task[None]] = set()
         self._writing = 0
         self._in_flight: set[str] = set()
@@ -147,7 +108,7 @@ class AsyncpgAppender:
         ConcurrencyConflict, DuplicateEventId or RowConflict, having written nothing, and
         StartByPassed, having sent nothing, when `start_by` (aware) came before a writer could
         send the statement. An append cut off by a lost connection is looked up and answered
-        as committed, or written once more (`_recover`); StoreUnavailable when that cannot be
+        as committed, or written once more (`recover`); StoreUnavailable when that cannot be
         told.
 
         `before`, when given, runs on the connection in a transaction the append then joins
@@ -159,7 +120,7 @@ class AsyncpgAppender:
         if before is not None:
             append = Append(stream_id, expected_version, events, now, row, start_by)
             return await self._append_after(before, append)
-        waiting = _Waiting(
+        waiting = Waiting(
             Append(stream_id, expected_version, events, now, row, start_by),
             asyncio.get_running_loop().create_future(),
         )
@@ -176,14 +137,14 @@ class AsyncpgAppender:
     async def _write_queued(self) -> None:
         """One writer: take what waits and write it, until nothing is left for it."""
         try:
-            while batch := self._take():
+            while batch := take(self._queue, self._in_flight, self.max_batch):
                 await self._write(batch)
         finally:
             # With no await since the last look at the queue: what waits now has a writer
             # (one still in flight takes it after its own batch) or gets a new one.
             self._writing -= 1
 
-    async def _write(self, batch: list[_Waiting]) -> None:
+    async def _write(self, batch: list[Waiting]) -> None:
         streams = [waiting.append.stream_id for waiting in batch]
         self._in_flight.update(streams)
         try:
@@ -191,7 +152,7 @@ class AsyncpgAppender:
                 await self._write_on_a_connection(batch)
             except StoreUnavailable as exc:
                 if not lost_before_sent(exc.__cause__ or exc):
-                    await self._recover_batch(batch, exc)
+                    await recover_batch(self.fetch, batch, exc, self._alone)
                     return
                 # The server had closed the connection (a restart ended every pooled one)
                 # and the statement was never sent: the appends not yet settled go again,
@@ -200,7 +161,7 @@ class AsyncpgAppender:
                 try:
                     await self._write_on_a_connection(batch)
                 except StoreUnavailable as again:
-                    await self._recover_batch(batch, again)
+                    await recover_batch(self.fetch, batch, again, self._alone)
         except Exception as exc:  # the connection broke (or a bug): the batch's appends failed
             for waiting in batch:
                 waiting.fail(exc)
@@ -213,74 +174,34 @@ class AsyncpgAppender:
         finally:
             self._in_flight.difference_update(streams)
 
-    async def _recover_batch(self, batch: list[_Waiting], exc: StoreUnavailable) -> None:
-        """After `exc`: raised again unless the server closed the connection. Then each append
-        of the batch still unsettled was cut off, and may have committed: `_recover` finds
-        out for each alone, on a new connection, and one not committed is written again alone
-        (as `_write_batch` writes them when the statement refused one): each gets its own
-        outcome."""
-        if not server_closed(exc.__cause__ or exc):
-            raise exc
-        until = time.monotonic() + LOOKUP_PATIENCE  # for the batch, not each of its appends
-        for waiting in batch:
-            if not waiting.outcome.done():
-                append = waiting.append
-                again = partial(self._alone, append)
-                await _settle(waiting, self._recover(append, exc, again, until))
-
-    async def _write_on_a_connection(self, batch: list[_Waiting]) -> None:
+    async def _write_on_a_connection(self, batch: list[Waiting]) -> None:
         async with self._pool.connection() as conn:
             # Looked at once the connection is there, just before the statement: every
             # wait (for a writer, for a pooled connection) is behind it. Settled appends
             # (written alone before the connection broke) are not sent again.
-            batch = _still_due([waiting for waiting in batch if not waiting.outcome.done()])
+            batch = still_due([waiting for waiting in batch if not waiting.outcome.done()])
             if not batch:
                 return
             if len(batch) == 1:
-                await _settle(batch[0], self._write_one(conn, batch[0].append))
+                await settle(batch[0], self._write_one(conn, batch[0].append))
             else:
                 await self._write_batch(conn, batch)
 
-    def _take(self) -> list[_Waiting]:
-        """The oldest waiting appends, one per stream, skipping those whose caller gave up.
-
-        A stream's append waits while an earlier one of that stream is in flight, so the
-        appends of one stream are written in the order they were called.
-        """
-        batch: list[_Waiting] = []
-        streams = set(self._in_flight)
-        left: deque[_Waiting] = deque()
-        while self._queue and len(batch) < self.max_batch:
-            waiting = self._queue.popleft()
-            if waiting.outcome.done():
-                continue
-            if waiting.append.stream_id in streams:
-                left.append(waiting)
-                continue
-            streams.add(waiting.append.stream_id)
-            batch.append(waiting)
-        left.extend(self._queue)
-        self._queue = left
-        # In stream order: two replicas' batches that share streams then take their locks
-        # (the events' unique key, the read rows) in the same order, and cannot deadlock.
-        batch.sort(key=lambda waiting: waiting.append.stream_id)
-        return batch
-
-    async def _write_batch(self, conn: asyncpg.Connection, batch: list[_Waiting]) -> None:
+    async def _write_batch(self, conn: asyncpg.Connection, batch: list[Waiting]) -> None:
         try:
             # Built here, not per append: one append's read row JSON cannot encode (a TypeError)
             # must fail that append only, as the statement's own errors do.
             sql, params = batch_statement([waiting.append for waiting in batch])
             rows = await conn.fetch(sql, *params)
         except (asyncpg.PostgresError, ValueError, TypeError) as exc:
-            if _gone(exc):
+            if gone(exc):
                 raise
             # Some append conflicts or is refused, and the statement wrote nothing: written
             # alone, each append gets its own outcome. Each is a statement sent anew, maybe a
             # lock's wait later (a unique key another transaction holds): its start-by again.
             for waiting in batch:
-                if _still_due([waiting]):
-                    await _settle(waiting, self._write_one(conn, waiting.append))
+                if still_due([waiting]):
+                    await settle(waiting, self._write_one(conn, waiting.append))
             return
         self.batches += 1
         written = {row[1]: (row[0], row[2]) for row in rows}
@@ -297,14 +218,14 @@ class AsyncpgAppender:
         self, before: Callable[[asyncpg.Connection], Awaitable[None]], append: Append
     ) -> list[int]:
         """`_append_after_once`; cut off by the server closing its connection, looked up and
-        maybe written again (`_recover`), `before` included."""
+        maybe written again (`recover`), `before` included."""
         try:
             return await self._append_after_once(before, append)
         except StoreUnavailable as exc:
             if not server_closed(exc.__cause__ or exc):
                 raise
             again = partial(self._append_after_once, before, append)
-            return await self._recover(append, exc, again)
+            return await recover(self.fetch, append, exc, again)
 
     async def _append_after_once(
         self, before: Callable[[asyncpg.Connection], Awaitable[None]], append: Append
@@ -321,78 +242,6 @@ class AsyncpgAppender:
             rows = await self._statement(conn, append)
         self._committed(append, [row[1] for row in rows])
         return [row[0] for row in rows]
-
-    async def _recover(
-        self,
-        append: Append,
-        cut: StoreUnavailable,
-        again: Callable[[], Awaitable[list[int]]],
-        until: float | None = None,
-    ) -> list[int]:
-        """The outcome of an append whose connection the server closed (a restart, a failover)
-        before its answer came, so that it may or may not have committed, found out on a new
-        connection. Its events stored as it wrote them (its stream, the versions after
-        `expected_version`, in order): it committed, and their positions are its answer. Nothing
-        of it stored: it never did, and it is written once more (`again`), that write's outcome
-        being its answer; a write again refused because its events are there after all (the
-        cut statement was still running) is answered as committed too. Anything else stored
-        under its event ids (a part of them, another stream or version) fails it,
-        `StoreUnavailable` as before, saying so: neither written again nor answered committed.
-
-        An append answered as committed so is not put in the relay's log (`committed`): the
-        relay may have fetched, published and deleted its outbox row meanwhile, and a row
-        published from the log after that would go out twice. Not logged, it is published by
-        a fetch, which takes each row once, in commit order (`OutboxRelay`).
-
-        The look-up is tried again while the database cannot be reached, until `until`
-        (`time.monotonic()`; `LOOKUP_PATIENCE` from now when not given) or the append's
-        start-by, whichever comes first (`_stored`)."""
-        until = time.monotonic() + LOOKUP_PATIENCE if until is None else until
-        stored = await self._stored(append, until)
-        if not stored:
-            start_by = append.start_by
-            if start_by is not None and datetime.now(UTC) >= start_by:
-                # Not StartByPassed ("nothing recorded"): the cut statement may yet commit.
-                raise StoreUnavailable(
-                    f"{cut}; nothing of the append is stored, and it is not sent again: "
-                    f"its start-by ({start_by.isoformat()}) has come"
-                ) from cut
-            log.warning("%s; nothing of the append was stored: written again (%s)",
-                        CONNECTION_LOST_SAYS, cut)  # fmt: skip
-            try:
-                return await again()
-            except (ConcurrencyConflict, DuplicateEventId, RowConflict):
-                stored = await self._stored(append, until)
-                if not stored:
-                    raise
-        positions = _as_written(append, stored)
-        if positions is None:
-            raise StoreUnavailable(
-                f"{cut}; its event ids are stored, but not as this append wrote them "
-                f"({_describe(append, stored)}): not written again"
-            ) from cut
-        log.warning("%s; the append had been committed: answered as committed (%s)",
-                    CONNECTION_LOST_SAYS, cut)  # fmt: skip
-        return positions
-
-    async def _stored(self, append: Append, until: float) -> list[asyncpg.Record]:
-        """The stored events with the append's event ids (stream, version, id, position).
-
-        A look-up the database could not answer (`StoreUnavailable`: a read, safe to run again)
-        is tried again after a pause, each twice the one before, while the pause ends before
-        `until` (`time.monotonic()`) and the append's start-by; else its error is raised."""
-        ids = [event.event_id for event in append.events]
-        pause = FIRST_LOOKUP_PAUSE
-        while True:
-            try:
-                return await self.fetch(STORED_SQL, ids, repeatable=True)
-            except StoreUnavailable as exc:
-                if _seconds_left(until, append.start_by) < pause:
-                    raise
-                log.warning("the database could not be reached to look a cut-off append up"
-                            " (%s); trying again in %.1f s", exc, pause)  # fmt: skip
-            await asyncio.sleep(pause)
-            pause *= 2
 
     async def _alone(self, append: Append) -> list[int]:
         """The append alone in one statement, on a connection of its own."""
@@ -459,82 +308,6 @@ class AsyncpgAppender:
         mine = [task for task in self._running if task.get_loop() is loop]
         await asyncio.gather(*mine, return_exceptions=True)
         await self._pool.close()
-
-
-STORED_SQL = (
-    "SELECT stream_id, version, event_id, position FROM events "
-    "WHERE event_id = ANY(CAST($1 AS uuid[]))"
-)
-"""The events stored under some event ids, in any stream: what an append cut off left."""
-
-
-def _as_written(append: Append, stored: Sequence[asyncpg.Record]) -> list[int] | None:
-    """The positions of the append's events when `stored` holds exactly them, each in the
-    append's stream at the version it would have given it; None otherwise."""
-    by_id = {row["event_id"]: row for row in stored}
-    positions: list[int] = []
-    for offset, event in enumerate(append.events, start=1):
-        row = by_id.get(event.event_id)
-        if row is None or row["stream_id"] != append.stream_id:
-            return None
-        if row["version"] != append.expected_version + offset:
-            return None
-        positions.append(row["position"])
-    return positions if len(stored) == len(append.events) else None
-
-
-def _seconds_left(until: float, start_by: datetime | None) -> float:
-    """Seconds until `until` (`time.monotonic()`), or until `start_by` if that comes first."""
-    left = until - time.monotonic()
-    if start_by is not None:
-        left = min(left, (start_by - datetime.now(UTC)).total_seconds())
-    return left
-
-
-def _describe(append: Append, stored: Sequence[asyncpg.Record]) -> str:
-    """What is stored of an append's events against what it would have written, for an error."""
-    wanted = f"{len(append.events)} event(s) at {append.stream_id!r} v{append.expected_version + 1}"
-    found = ", ".join(f"{row['stream_id']!r} v{row['version']}" for row in stored[:5])
-    more = f" and {len(stored) - 5} more" if len(stored) > 5 else ""
-    return f"{len(stored)} of them found at {found}{more}; it wrote {wanted}"
-
-
-def _gone(exc: BaseException) -> bool:
-    """The connection is gone (every statement on it fails), not just this statement.
-
-    asyncpg's client-side `DataError` (a value it cannot encode) is an `InterfaceError` too,
-    but the connection is fine: it is the statement's fault.
-    """
-    return isinstance(exc, CONNECTION_LOST) and not isinstance(exc, ValueError)
-
-
-def _still_due(batch: list[_Waiting]) -> list[_Waiting]:
-    """The batch less the appends whose start-by has come, which fail `StartByPassed`, unsent.
-    The clock is read once, and only when an append has a start-by."""
-    now: datetime | None = None
-    due: list[_Waiting] = []
-    for waiting in batch:
-        start_by = waiting.append.start_by
-        if start_by is not None:
-            now = now or datetime.now(UTC)
-            if now >= start_by:
-                waiting.fail(StartByPassed(waiting.append.stream_id, start_by))
-                continue
-        due.append(waiting)
-    return due
-
-
-async def _settle(waiting: _Waiting, work: Awaitable[list[int]]) -> None:
-    """Run one append's write and hand its result or its error to the caller; an error that
-    means the connection is gone is raised, for every append still on it."""
-    try:
-        result = await work
-    except Exception as exc:
-        if _gone(exc):
-            raise
-        waiting.fail(exc)
-        return
-    waiting.succeed(result)
 
 
 async def _conflict(
