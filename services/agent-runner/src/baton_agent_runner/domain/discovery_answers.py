@@ -37,12 +37,18 @@ def answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) ->
             data["facts"] = new
     week = week_tasks(turn, pending, data) if tasks else ""
     if turn.can_complete:
-        done = text(turn.language, "discovery_done")
-        return Reply(f"{week}{done}", "complete_step", "user_confirmed", data)
+        return Reply(f"{week}{discovery_done(turn)}", "complete_step", "user_confirmed", data)
     lead = "discovery_thanks" if data else "discovery_good"
     reply = after_confirmation(turn, lead, data)
     reply.message = f"{week}{reply.message}"
     return reply
+
+
+def discovery_done(turn: Turn) -> str:
+    """The step's closing: the priorities saved, then, with an inbox step ahead in the
+    definition (`inbox_ahead`), the brain dump asked to start; without one, that alone. It
+    said "On to the brain dump ... Ready?" with no brain dump to come."""
+    return text(turn.language, "discovery_done" if turn.inbox_ahead else "discovery_done_alone")
 
 
 def week_tasks(turn: Turn, pending: str, data: dict[str, Any]) -> str:
@@ -70,7 +76,7 @@ def not_answered(turn: Turn, pending: str, said: str) -> Reply:
     a question back is answered, and one of nothing asked again: no note is kept of either."""
     if said == "pass":
         if turn.can_complete:
-            return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
+            return Reply(discovery_done(turn), "complete_step", "user_confirmed")
         return after_confirmation(turn, "discovery_passed")
     if said == "question" and (about := about_asked(turn, pending)):
         return Reply(then_asked_of(turn, about, {}, set()))

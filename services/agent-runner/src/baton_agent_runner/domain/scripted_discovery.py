@@ -17,7 +17,12 @@ from baton_agent_runner.domain import (
 )
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
-from baton_agent_runner.domain.discovery_answers import about_asked, after_confirmation, answered
+from baton_agent_runner.domain.discovery_answers import (
+    about_asked,
+    after_confirmation,
+    answered,
+    discovery_done,
+)
 from baton_agent_runner.domain.discovery_replies import (
     MIN_AREAS,
     ask_for_more,
@@ -129,7 +134,7 @@ def _answer_or_confirmation(turn: Turn, said: _Said) -> Reply | None:
     if not data and summary_shown(turn) and said_yes and len(facts) >= MIN_AREAS:
         if not turn.can_complete:  # not enough said yet: what the seed still asks for
             return after_confirmation(turn, "discovery_good")
-        return Reply(text(turn.language, "discovery_done"), "complete_step", "user_confirmed")
+        return Reply(discovery_done(turn), "complete_step", "user_confirmed")
     declined = said.declined
     if not (data or said_yes or declined) and summary_shown(turn) and (task := one_task(turn)):
         # "buy groceries" to "Is the summary above right?": kept, then the question again.

@@ -292,7 +292,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Sure, this step is optional, so we skip it.",
     },
     "discovery_skipped_then": {
-        # Ends asking, as "discovery_done" does, when the brain dump comes next.
+        # Ends asking, as "discovery_done" does, when the brain dump comes next (said only then).
         "ru": "Переходим к выгрузке мыслей: помогу перенести в inbox всё, что висит в голове. "
         "Начнём?",
         "en": "On to the brain dump: I will help you get everything on your mind into your "
@@ -359,6 +359,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "inbox всё, что висит в голове. Начнём?",
         "en": "Thanks, your priorities are saved. On to the brain dump: I will help you get "
         "everything on your mind into your inbox. Ready?",
+    },
+    "discovery_done_alone": {
+        # "discovery_done" with no inbox step ahead in the definition (`inbox_ahead` false):
+        # it promised a brain dump that never came, and asked "Ready?" for it.
+        "ru": "Спасибо, приоритеты записаны.",
+        "en": "Thanks, your priorities are saved.",
     },
     "deferred": {
         "ru": "Отличная мысль! Запишем это чуть позже, на шаге сбора inbox — я не забуду. {why}",
