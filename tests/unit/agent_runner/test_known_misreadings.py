@@ -194,6 +194,26 @@ def test_what_is_taken_up_again_or_said_after_a_fetch_names_its_area(
 
 
 @pytest.mark.parametrize(
+    ("message", "facts"),
+    [("I need to pick up the kids from school and work on my health",
+      {"health": "work on my health"}),
+     ("working on my marriage", {"relationships": "working on my marriage"}),
+     ("хочу работать над здоровьем", {"health": "хочу работать над здоровьем"}),
+     # Never misread ("работ" is matched at a word's start), and kept so.
+     ("Мне надо забрать детей из школы и поработать над здоровьем",
+      {"health": "поработать над здоровьем"}),
+     # "Work on" with no other area after it, or work named beside it, still names work.
+     ("I work on weekends", {"work": "I work on weekends"}),
+     ("work on my startup", {"work": "work on my startup"}),
+     ("work on my health, and my job", {"health": "work on my health", "work": "my job"})],
+)  # fmt: skip
+def test_work_on_another_area_names_that_area_not_work(message: str, facts: dict[str, str]) -> None:
+    # "work on my health" was saved as a work fact as well as health's: "work on" is the verb.
+    assert discovery(message).extracted_data == {"facts": facts}
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize(
     ("message", "name"),
     [("давай пропустим хобби", "хобби"), ("skip hobbies", "hobbies"),
      ("пропустить хобби", "хобби"), ("let's skip the part about hobbies", "hobbies")],

@@ -69,14 +69,15 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
 
 def _area_starts(lowered: str, skipped: list[tuple[int, int]]) -> dict[str, list[int]]:
     """Where each area's words stand in the clause, but for those that name no priority: who
-    told of Baton (`REFERRAL`), what a thing does (`THING_WORKS`), whom or what an errand
-    fetches (`_FETCHING`) or buys (`_bought_in`); an area asked to be skipped (`skipped`)
-    stands, to be declined."""
+    told of Baton (`REFERRAL`), what a thing does (`THING_WORKS`), "work on" another area
+    (`_working_on_another`), whom or what an errand fetches (`_FETCHING`) or buys
+    (`_bought_in`); an area asked to be skipped (`skipped`) stands, to be declined."""
     unmeant = [
         hit.span()
         for pattern in (REFERRAL, THING_WORKS, _FETCHING)
         for hit in pattern.finditer(lowered)
     ]
+    unmeant += _working_on_another(lowered)
     bought = _bought_in(lowered)
     return {
         area: [
@@ -137,6 +138,26 @@ _FETCHING = re.compile(
     rf"(?:(?=(?:(?:the|my|our|his|her|their)\s+)?{KIN.pattern})|(?={_IN_PART}{{0,200}}?\bfrom\b))"
     rf"{_IN_PART}*"
 )
+
+# "Work on" and "работать над" as a verb of effort, whose object is the area: "I need to pick
+# up the kids from school and work on my health" saved "work on my health" as a work fact as
+# well as health's. Only where the object, up to the end of its part, names another area:
+# "I work on weekends", "work on my startup" still name work. "Поработать над" never did
+# ("работ" is matched at a word's start).
+_WORKING_ON = re.compile(
+    r"\b(?P<verb>work(?:s|ed|ing)?\s+on|работа(?:ть|ю|ешь|ет|ем|ете|ют|л|ла|ли)\s+над)\b"
+    rf"(?P<object>{_IN_PART}{{0,80}})"
+)
+
+
+def _working_on_another(lowered: str) -> list[tuple[int, int]]:
+    """Where "work on" / "работать над" stands with an object that names an area other than
+    work: the verb's span, whose "work" is no area."""
+    return [
+        hit.span("verb")
+        for hit in _WORKING_ON.finditer(lowered)
+        if named_in(hit.group("object")) - {"work"}
+    ]
 
 
 _NOT_BOUGHT = frozenset({"and", "и", "but", "но", "а", "or", "или", "then", "потом", "also"})
