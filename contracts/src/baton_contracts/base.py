@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
@@ -45,6 +46,19 @@ def fits_a_token(value: str) -> bool:
 USER_ID_MEANING = (
     "a user id is one token of NATS subjects: not empty, with no '.', '*', '>' or white space"
 )
+USER_ID_NFC_MEANING = (
+    "a user id must be in Unicode normal form C (NFC): 'e' followed by a combining accent "
+    "looks like '\u00e9' yet names another user; send the NFC form of the id"
+)
+
+
+def is_nfc(value: str) -> bool:
+    """True when `value` is in Unicode normal form C, the one form a user id may take.
+
+    Two spellings of one name (`\u00e9` and `e` + U+0301) look alike in logs and the console
+    but are different subject tokens, so they would be two users: the other form is refused,
+    never mapped onto this one, since data may already be stored under either."""
+    return unicodedata.is_normalized("NFC", value)
 
 
 def _user_token(value: str) -> str:
@@ -52,6 +66,8 @@ def _user_token(value: str) -> str:
     # first event's subject was rendered, the same id failed the handler as an internal error.
     if not fits_a_token(value):
         raise PydanticCustomError("user_id", USER_ID_MEANING)
+    if not is_nfc(value):
+        raise PydanticCustomError("user_id", USER_ID_NFC_MEANING)
     return value
 
 

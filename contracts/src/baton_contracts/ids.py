@@ -61,6 +61,10 @@ INSTANCE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 regex as `RUN_ID_PATTERN`, which is why the words are not looked up by it."""
 INSTANCE_ID_MEANING = "an instance id is 1 to 64 letters, digits, '-' or '_'"
 
+PROJECT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+"""A project's id as a token's `project_id` claim carries it: the same form as a run id."""
+PROJECT_ID_MEANING = "a project id is 1 to 64 letters, digits, '-' or '_'"
+
 CATEGORY_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 """A memory category as the gateway takes it (the agents write `priorities`)."""
 CATEGORY_MEANING = "a category is 1 to 64 letters, digits, '-' or '_'"
@@ -74,5 +78,8 @@ VersionId = Annotated[
 RunId = Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN), in_words(RUN_ID_MEANING)]
 InstanceId = Annotated[
     str, StringConstraints(pattern=INSTANCE_ID_PATTERN), in_words(INSTANCE_ID_MEANING)
+]
+ProjectId = Annotated[
+    str, StringConstraints(pattern=PROJECT_ID_PATTERN), in_words(PROJECT_ID_MEANING)
 ]
 Category = Annotated[str, StringConstraints(pattern=CATEGORY_PATTERN), in_words(CATEGORY_MEANING)]

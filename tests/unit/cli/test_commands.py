@@ -91,6 +91,18 @@ def test_token_refuses_a_user_id_with_a_space(tmp_path: Path) -> None:
         (["--ttl", "abc"], "error: --ttl: expected a duration like 30m, 12h or 7d, got 'abc'"),
         (["--ttl", "0h"], "error: --ttl: must be longer than zero"),
         (["--user", "a.b"], "error: --user: must not contain spaces, control or unprintable"),
+        # A decomposed look-alike of `ren\u00e9` would have been a second user of that name.
+        (
+            ["--user", "rene\u0301"],
+            "error: --user: must be in Unicode normal form C (NFC): it has letters spelled as a "
+            "base and a separate combining mark, which look like another user's id; use the "
+            "NFC form 'ren\\xe9', got 'rene\\u0301'",
+        ),
+        (
+            ["--project", "a.b"],
+            "error: --project: is not a project id (a project id is 1 to 64 letters, digits, "
+            "'-' or '_'), got 'a.b'",
+        ),
     ],
 )
 def test_a_bad_option_of_token_is_a_usage_error(

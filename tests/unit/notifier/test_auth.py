@@ -18,6 +18,7 @@ from baton_notifier.settings import NotifierSettings
 SECRET = "unit-test-secret-that-is-32-bytes!"  # the conftest's
 
 OTHER_SECRET = "another-secret-also-32-bytes-long!"
+DECOMPOSED = "rene\u0301"
 
 
 def _signed(claims: dict[str, object]) -> str:
@@ -49,10 +50,15 @@ def _expired() -> str:
          "missing_claim"),
         (f"Bearer {_signed({'sub': 'a', 'iss': 'baton', 'exp': 4102444800, 'aud': 'x'})}",
          "another audience", "wrong_audience"),
+        # `e` + U+0301 looks like `\u00e9`: taken, it was a second user of a look-alike name.
+        (f"Bearer {_signed({'sub': DECOMPOSED, 'iss': 'baton', 'exp': 4102444800})}",
+         "(claim 'sub') must be in Unicode normal form C (NFC)", "invalid_claim"),
+        (f"Bearer {_signed({'sub': 'a', 'iss': 'baton', 'exp': 4102444800, 'project_id': 'p.1'})}",
+         "(claim 'project_id') is not a project id (a project id is 1 to 64", "invalid_claim"),
     ],
     ids=[
         "missing", "not-bearer", "empty-bearer", "blank-bearer", "garbage", "mangled",
-        "forged", "expired", "no-issuer", "audience",
+        "forged", "expired", "no-issuer", "audience", "decomposed-user", "bad-project",
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("path", ["/api/me", "/api/services"])

@@ -173,6 +173,8 @@ BAD_USER_IDS: dict[str, tuple[dict[str, object], str]] = {
     # By Unicode category, which the pattern leaves to the field's description.
     "format": ({"user_id": "a\u200bb"}, "found '\\u200b' at position 1"),
     "unassigned": ({"user_id": "a\U000e0080"}, "found '\\u000e0080' at position 1"),
+    # A look-alike of `ren\u00e9` spelled with a combining accent: a second user of that name.
+    "decomposed": ({"user_id": "rene\u0301"}, "normal form c (nfc)"),
     "number": ({"user_id": 7}, "valid string"),
     "extra": ({"user_id": "alice", "admin": True}, "extra inputs"),
 }

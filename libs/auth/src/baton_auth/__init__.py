@@ -8,6 +8,7 @@ from baton_auth.tokens import (
     Identity,
     check_secret,
     mint_token,
+    project_id_problem,
     user_id_problem,
     verify_token,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "TokenRefusal",
     "check_secret",
     "mint_token",
+    "project_id_problem",
     "user_id_problem",
     "verify_token",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -9,6 +11,8 @@ from functools import lru_cache
 import jwt
 
 from baton_auth.refusals import EXPIRED, InvalidToken, TokenRefusal, not_three_parts, refusal
+from baton_contracts.base import is_nfc
+from baton_contracts.ids import PROJECT_ID_MEANING, PROJECT_ID_PATTERN
 
 ALGORITHM = "HS256"
 ISSUER = "baton"
@@ -47,7 +51,8 @@ _UNFIT_IN_SUBJECTS = frozenset(".*>")
 USER_ID_RULE = (
     f"1 to {MAX_USER_ID_CHARS} characters, none of them white space, a control, format, "
     "private-use, unassigned or other unprintable character (Unicode categories C and Z), "
-    "'.', '*' or '>': a user id is one token of NATS subjects"
+    "'.', '*' or '>': a user id is one token of NATS subjects; and in Unicode normal form C "
+    "(NFC), so that one name has one spelling"
 )
 """`user_id_problem`'s rule in words, for the OpenAPI document of a field that takes one."""
 USER_ID_PATTERN = (
@@ -73,7 +78,22 @@ def user_id_problem(user_id: str) -> str | None:
                 "must not contain spaces, control or unprintable characters, '.', '*' or '>'"
                 f" (found {char!a} at position {at})"
             )
+    if not is_nfc(user_id):
+        # Refused, not normalised: data may already be stored under either spelling, and
+        # mapping one onto the other would hand it to whoever holds a token for the look-alike.
+        return (
+            "must be in Unicode normal form C (NFC): it has letters spelled as a base and a "
+            "separate combining mark, which look like another user's id; use the NFC form "
+            f"{unicodedata.normalize('NFC', user_id)!a}"
+        )
     return None
+
+
+def project_id_problem(project_id: object) -> str | None:
+    """Why `project_id` cannot name a project, or None when it can."""
+    if isinstance(project_id, str) and re.fullmatch(PROJECT_ID_PATTERN, project_id):
+        return None
+    return f"is not a project id ({PROJECT_ID_MEANING})"
 
 
 def mint_token(
@@ -87,6 +107,8 @@ def mint_token(
     """A signed token for `user_id`, valid for `ttl` from `now`."""
     if (problem := user_id_problem(user_id)) is not None:
         raise ValueError(f"user_id {problem}")
+    if project_id is not None and (problem := project_id_problem(project_id)) is not None:
+        raise ValueError(f"project_id {problem}")
     issued = now or datetime.now(UTC)
     claims: dict[str, object] = {
         "sub": user_id,
@@ -137,10 +159,16 @@ def _verified(secret: str, token: str, leeway_seconds: float) -> Identity:
     problem = user_id_problem(user_id)
     if problem is not None:
         raise InvalidToken(f"token's user (claim 'sub') {problem}", TokenRefusal.INVALID_CLAIM)
+    # Taken as sent, a project id of any form reached every command and `/api/me`; null is
+    # taken as no project, like a token without the claim.
     project = claims.get("project_id")
+    if project is not None and (problem := project_id_problem(project)) is not None:
+        raise InvalidToken(
+            f"token's project (claim 'project_id') {problem}", TokenRefusal.INVALID_CLAIM
+        )
     return Identity(
         user_id=user_id,
-        project_id=project if isinstance(project, str) else None,
+        project_id=project,
         valid_until=_valid_until(claims["exp"], leeway_seconds),
     )
 

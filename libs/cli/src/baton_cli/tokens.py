@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 
-from baton_auth import MAX_USER_ID_CHARS, mint_token, user_id_problem
+from baton_auth import MAX_USER_ID_CHARS, mint_token, project_id_problem, user_id_problem
 from baton_cli.datadir import read_secret
 from baton_cli.errors import UsageError
 
@@ -47,8 +47,11 @@ def make_token(
     if (problem := user_id_problem(user_id)) is not None:
         # A name too long is not quoted back: the problem says its length, and the name
         # itself (pasted by mistake, a whole file say) filled the terminal.
-        shown = "" if len(user_id) > MAX_USER_ID_CHARS else f", got {user_id!r}"
+        # Escaped (`!a`), the decomposed look-alike of a name shows how it differs from it.
+        shown = "" if len(user_id) > MAX_USER_ID_CHARS else f", got {user_id!a}"
         raise UsageError(f"--user: {problem}{shown}")
+    if project_id and (problem := project_id_problem(project_id)) is not None:
+        raise UsageError(f"--project: {problem}, got {project_id!r}")
     lifetime = parse_ttl(ttl)
     secret = read_secret(data_dir, env)
     return mint_token(secret, user_id, project_id=project_id or None, ttl=lifetime)
