@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +75,21 @@ def live_of(connection: HTTPConnection) -> LiveDeps:
 SSE_TOKEN_HINT = "send 'Authorization: Bearer <jwt>' or ?token=<jwt>"
 WS_TOKEN_HINT = "send ?token=<jwt> or the subprotocols ['bearer', '<jwt>']"
 """How `/ws` takes a token: a WebSocket route never reads an Authorization header."""
+
+
+def one_token(sent: Iterable[tuple[str, str | None]]) -> str | None:
+    """The token a request sent, as (where, token) pairs; None when none was.
+
+    Sent two ways (a header and `?token=`), one was taken unsaid: a proxy in front that checks
+    the other would vouch for another token than the one acted on. The same token twice is
+    taken; two different ones are refused, naming where they came from."""
+    given = [(where, token) for where, token in sent if token]
+    if len({token for _, token in given}) > 1:
+        places = " and ".join(dict.fromkeys(where for where, _ in given))
+        raise InvalidToken(
+            f"different tokens sent ({places}): send one token, one way", TokenRefusal.MALFORMED
+        )
+    return given[0][1] if given else None
 
 
 def identify(connection: HTTPConnection, token: str | None, hint: str) -> Identity:

@@ -35,6 +35,7 @@ from baton_notifier.entrypoints.live_routes import (
     EventStreamResponse,
     identify,
     live_of,
+    one_token,
 )
 from baton_notifier.service.live import LiveEvents, SessionEnded, TooManySessions
 
@@ -55,10 +56,15 @@ def stream_identity(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     token: Annotated[str | None, Query(description="The JWT, if headers cannot be set")] = None,
 ) -> Identity:
-    """The caller named by a bearer header or a `token` parameter, or 401."""
+    """The caller named by a bearer header or a `token` parameter, or 401.
+
+    `token` documents the parameter; every `?token=` is read, so two that differ are refused."""
     one_authorization(request)  # HTTPBearer reads the first of two, as the API routes did
+    header = credentials.credentials if credentials else None
+    queried = request.query_params.getlist("token")
     try:
-        return identify(request, credentials.credentials if credentials else token, SSE_TOKEN_HINT)
+        sent = one_token([("the Authorization header", header), *(("?token=", q) for q in queried)])
+        return identify(request, sent, SSE_TOKEN_HINT)
     except InvalidToken as exc:
         raise ApiError.unauthorized(str(exc), exc.reason) from None
 

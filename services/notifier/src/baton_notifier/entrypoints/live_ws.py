@@ -40,6 +40,7 @@ from baton_notifier.entrypoints.live_routes import (
     WS_TOKEN_HINT,
     identify,
     live_of,
+    one_token,
 )
 from baton_notifier.service.live import LiveSession, TooManySessions
 
@@ -61,10 +62,10 @@ async def websocket_events(websocket: WebSocket, send: Send) -> None:
     """Accept, authenticate, then replay and stream the caller's events until either side stops.
 
     `send` is the connection's ASGI `send`, which event frames go through."""
-    token, subprotocol = _token_of(websocket)
+    sent, subprotocol = _tokens_of(websocket)
     await websocket.accept(subprotocol=subprotocol)
     try:
-        identity = identify(websocket, token, WS_TOKEN_HINT)
+        identity = identify(websocket, one_token(sent), WS_TOKEN_HINT)
     except InvalidToken as exc:
         await _close(websocket, CLOSE_UNAUTHORIZED, str(exc))
         return
@@ -83,14 +84,19 @@ async def websocket_events(websocket: WebSocket, send: Send) -> None:
         await _close(websocket, exc.code, exc.reason)
 
 
-def _token_of(websocket: WebSocket) -> tuple[str | None, str | None]:
-    """The token, and the subprotocol to answer with (browsers need one they offered)."""
+def _tokens_of(websocket: WebSocket) -> tuple[list[tuple[str, str | None]], str | None]:
+    """The tokens sent, each with where it came from, and the subprotocol to answer with
+    (browsers need one they offered). The subprotocol's token used to win over `?token=`
+    unsaid; `one_token` now refuses the two when they differ."""
     offered: list[str] = list(websocket.scope.get("subprotocols") or [])
-    if BEARER_PROTOCOL in offered:
-        position = offered.index(BEARER_PROTOCOL)
-        token = offered[position + 1] if position + 1 < len(offered) else None
-        return token, BEARER_PROTOCOL
-    return websocket.query_params.get("token"), None
+    sent: list[tuple[str, str | None]] = [
+        ("?token=", token) for token in websocket.query_params.getlist("token")
+    ]
+    if BEARER_PROTOCOL not in offered:
+        return sent, None
+    position = offered.index(BEARER_PROTOCOL)
+    token = offered[position + 1] if position + 1 < len(offered) else None
+    return [("the subprotocols", token), *sent], BEARER_PROTOCOL
 
 
 async def _serve(
