@@ -1412,7 +1412,14 @@ def test_wait_rides_out_a_proxy_that_has_lost_the_gateway(
 
 @pytest.mark.parametrize(
     ("login", "user"),
-    [("alex", "alex"), ("first.last", "first-last"), ("a b*c>d", "a-b-c-d"), ("...", "local")],
+    [
+        ("alex", "alex"),
+        ("first.last", "first-last"),
+        ("a b*c>d", "a-b-c-d"),
+        ("...", "local"),
+        # A login spelled with a combining accent: the NFC form, the one a user id may take.
+        ("rene\u0301", "ren\u00e9"),
+    ],
 )
 def test_the_default_user_is_the_login_name_made_fit_for_a_user_id(login: str, user: str) -> None:
     assert default_user(lambda: login) == user

@@ -122,15 +122,18 @@ def local_gateway_url(data_dir: Path) -> str | None:
 def default_user(login: Callable[[], str] = getpass.getuser) -> str:
     """Who a locally minted token names when `--user` is not given: the login name, with each
     character a user id cannot hold (`.`, `*`, `>`, white space) as `-` (`first.last` is the
-    user `first-last`); `local` when there is no login name."""
+    user `first-last`), in Unicode NFC (a login spelled with combining accents names the user
+    a user id may be; the decomposed form is refused); `local` when there is no login name."""
     try:
         name = login()
     except (KeyError, OSError):
         return "local"
     from baton_auth.tokens import MAX_USER_ID_CHARS  # the JWT stack, only when minting
 
+    name = unicodedata.normalize("NFC", name)
     fit = "".join("-" if c in ".*>" or c.isspace() or not c.isprintable() else c for c in name)
-    return fit[:MAX_USER_ID_CHARS] if fit.strip("-") else "local"
+    # NFC again after the cut, so no cut can leave a form the gateway refuses.
+    return unicodedata.normalize("NFC", fit[:MAX_USER_ID_CHARS]) if fit.strip("-") else "local"
 
 
 def session_of(ctx: typer.Context) -> Session:
