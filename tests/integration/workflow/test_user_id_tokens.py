@@ -37,3 +37,20 @@ async def test_a_start_for_a_user_id_unfit_for_a_subject_is_refused_by_name(
     ]
     if user:  # nothing was started for it
         assert (await ask(client, ListActiveInstances(user_id=user))).instances == []
+
+
+async def test_a_start_for_a_decomposed_user_id_is_refused_by_name(
+    workflow: WorkflowApp, client: Client
+) -> None:
+    # `e` + U+0301 looks like `\u00e9` yet is another subject token: taken, it was a second
+    # user of a look-alike name, called directly over NATS without the gateway's check.
+    user = "rene\u0301"
+    raw = {"type": StartWorkflow.model_fields["type"].default, "user_id": user}
+    raw["workflow_id"] = "onboarding"
+    reply = await client.request("workflow.cmd.start", json.dumps(raw).encode(), timeout=5)
+    error = json.loads(reply.data)["error"]
+    assert error["code"] == "invalid", error
+    [detail] = error["details"]
+    assert detail["field"] == "user_id"
+    assert detail["message"].startswith("a user id must be in Unicode normal form C (NFC)")
+    assert detail["message"].endswith("send the NFC form of the id")
