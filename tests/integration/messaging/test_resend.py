@@ -22,6 +22,7 @@ from baton_contracts import (
     ReplyOk,
 )
 from baton_messaging import request_again_while_gone
+from baton_messaging.requests import STOPPED_BEFORE_ANSWERING, no_responders
 
 HEALTH = HEALTH_QUERIES["space"]
 
@@ -131,3 +132,40 @@ async def test_when_every_send_fails_the_first_one_s_error_is_raised(client: Cli
     # At least the resend at 0.2 s; a third (at 0.6 s) goes out too when a loaded host delays
     # the first answer past it, and the first send's error is still the one raised.
     assert owner.sends >= 2
+
+
+STOPPED = f"HealthQuery: {STOPPED_BEFORE_ANSWERING}; try again"
+
+
+async def test_a_request_a_replica_stopped_on_is_sent_again_by_default(client: Client) -> None:
+    owner = Failing([(0.0, STOPPED), (0.0, None)])
+    await client.subscribe(HEALTH().wire_subject(), cb=owner.on_request)
+    await client.flush()
+    reply = await request_again_while_gone(client, HEALTH(), timeout=5, retry_for=2)
+    assert isinstance(reply, HealthStatus)
+    assert owner.sends == 2
+
+
+async def test_with_no_responders_only_one_a_replica_stopped_on_is_not_sent_again(
+    client: Client,
+) -> None:
+    # A replica cut off mid-way may have done part of a request without an idempotency key
+    # (a DAG save): only one that reached no replica, and so did nothing, is sent again.
+    owner = Failing([(0.0, STOPPED), (0.0, None)])
+    await client.subscribe(HEALTH().wire_subject(), cb=owner.on_request)
+    await client.flush()
+    with pytest.raises(RemoteError, match=STOPPED_BEFORE_ANSWERING):
+        await request_again_while_gone(client, HEALTH(), timeout=5, retry_for=2, gone=no_responders)
+    assert owner.sends == 1
+
+
+async def test_with_no_responders_only_a_request_waits_for_a_replica_to_come(
+    client: Client,
+) -> None:
+    owner = Owner([0.0])
+    asyncio.get_running_loop().call_later(0.8, lambda: asyncio.ensure_future(serve(client, owner)))
+    reply = await request_again_while_gone(
+        client, HEALTH(), timeout=10, retry_for=5, gone=no_responders
+    )
+    assert isinstance(reply, HealthStatus)
+    assert owner.sends == 1

@@ -59,6 +59,13 @@ def replica_gone(exc: RemoteError) -> bool:
     )
 
 
+def no_responders(exc: RemoteError) -> bool:
+    """The request reached no replica at all: nothing was done, whatever it asked for, so it
+    may be sent again even without an idempotency key (unlike `replica_gone`'s other half, a
+    replica that took it and stopped before answering, perhaps after doing part of it)."""
+    return exc.code is ErrorCode.UNAVAILABLE and exc.body.message.startswith(NO_RESPONDERS)
+
+
 async def request(
     client: NatsBroker | Client, message: Query | Command | Message, *, timeout: float
 ) -> BaseModel:

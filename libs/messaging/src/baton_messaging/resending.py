@@ -34,6 +34,7 @@ async def request_again_while_gone(
     pause: float = 0.5,
     resend_after: float | None = None,
     again_also: Callable[[RemoteError], bool] | None = None,
+    gone: Callable[[RemoteError], bool] = replica_gone,
 ) -> BaseModel:
     """`request`, sent again every `pause` seconds while no replica takes it or the one that
     took it stopped before answering (`replica_gone`: nothing was done), or its answer is an
@@ -46,12 +47,17 @@ async def request_again_while_gone(
     waited for: the replica that took it may have died (SIGKILL tells the requester nothing,
     and a request/reply has no other sign of it) or its answer been lost while NATS restarted.
     Only for a message with an idempotency key whose owner answers a repeat from the same work
-    (the agent-runner waits for the call in flight, or returns its recorded result)."""
+    (the agent-runner waits for the call in flight, or returns its recorded result).
+
+    `gone` says which errors mean that nothing was done (`replica_gone`); `no_responders`
+    for a message without an idempotency key, which a replica cut off mid-way may have done
+    part of."""
 
     async def send(left: float) -> BaseModel:
         return await request(client, message, timeout=left)
 
-    return await _again_while_gone(send, timeout, retry_for, pause, resend_after, again_also)
+    again = _either(gone, again_also)
+    return await _again_while_gone(send, timeout, retry_for, pause, resend_after, again)
 
 
 async def request_json_again_while_gone(
@@ -62,6 +68,7 @@ async def request_json_again_while_gone(
     retry_for: float,
     pause: float = 0.5,
     resend_after: float | None = None,
+    gone: Callable[[RemoteError], bool] = replica_gone,
 ) -> bytes:
     """`request_again_while_gone`, answered as `request_json` answers: the reply's JSON as
     its owner encoded it, for an edge that sends it on unchanged."""
@@ -69,7 +76,15 @@ async def request_json_again_while_gone(
     async def send(left: float) -> bytes:
         return await request_json(client, message, timeout=left)
 
-    return await _again_while_gone(send, timeout, retry_for, pause, resend_after, None)
+    return await _again_while_gone(send, timeout, retry_for, pause, resend_after, gone)
+
+
+def _either(
+    gone: Callable[[RemoteError], bool], also: Callable[[RemoteError], bool] | None
+) -> Callable[[RemoteError], bool]:
+    if also is None:
+        return gone
+    return lambda exc: gone(exc) or also(exc)
 
 
 async def _again_while_gone(
@@ -78,7 +93,7 @@ async def _again_while_gone(
     retry_for: float,
     pause: float,
     resend_after: float | None,
-    again_also: Callable[[RemoteError], bool] | None,
+    again: Callable[[RemoteError], bool],
 ) -> T:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -87,7 +102,7 @@ async def _again_while_gone(
         try:
             return await _first_answer(send, end, resend_after)
         except RemoteError as exc:
-            if not (replica_gone(exc) or (again_also is not None and again_also(exc))):
+            if not again(exc):
                 raise
             now = loop.time()
             if retry_until is None:
