@@ -16,6 +16,7 @@ from baton_contracts.base import ReplyModel
 from baton_contracts.dag_runs import DagRunAccepted, StartDagRun
 from baton_notifier.bootstrap import Notifier, build
 from baton_notifier.entrypoints.http import CurrentForwarder, CurrentIdentity, api_router
+from baton_notifier.service.ports import Again
 from baton_notifier.settings import NotifierSettings
 
 SECRET = "unit-test-secret-that-is-32-bytes!"
@@ -52,6 +53,7 @@ class FakeRequester:
         self.sent: list[Query | Command] = []
         self.timeouts: list[float] = []
         self.resend_afters: list[float | None] = []  # of each `request_json`
+        self.agains: list[Again] = []  # of each request
         self.answer: Callable[[Query | Command], BaseModel] = self._echo
         self.raw: bytes | None = None
 
@@ -60,18 +62,28 @@ class FakeRequester:
         assert isinstance(message, StartThing)
         return ThingReply(thing_id=message.thing_id, user_id=message.user_id)
 
-    async def request(self, message: Query | Command, *, timeout: float) -> BaseModel:
+    async def request(
+        self, message: Query | Command, *, timeout: float, again: Again = Again.NEVER
+    ) -> BaseModel:
+        self.agains.append(again)
         self.sent.append(message)
         self.timeouts.append(timeout)
         return self.answer(message)
 
     async def request_json(
-        self, message: Query | Command, *, timeout: float, resend_after: float | None = None
+        self,
+        message: Query | Command,
+        *,
+        timeout: float,
+        resend_after: float | None = None,
+        again: Again = Again.NEVER,
     ) -> bytes:
         """As the owner sends it: the JSON of its reply model, or `raw` when that is set."""
         self.resend_afters.append(resend_after)
         if self.raw is None:
-            return (await self.request(message, timeout=timeout)).model_dump_json().encode()
+            reply = await self.request(message, timeout=timeout, again=again)
+            return reply.model_dump_json().encode()
+        self.agains.append(again)
         self.sent.append(message)
         self.timeouts.append(timeout)
         return self.raw

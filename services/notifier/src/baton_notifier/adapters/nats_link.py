@@ -12,8 +12,9 @@ from pydantic import BaseModel
 
 from baton_contracts import Command, ErrorCode, Query, RemoteError
 from baton_messaging.broker import start_broker
-from baton_messaging.requests import request, request_json
-from baton_messaging.resending import request_json_again_while_gone
+from baton_messaging.requests import no_responders, replica_gone, request, request_json
+from baton_messaging.resending import request_again_while_gone, request_json_again_while_gone
+from baton_notifier.service.ports import Again
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,11 @@ the gateway's second for the 503s of the requests its stop cancelled."""
 
 
 GONE_FOR = 10.0
-"""How long a request sent with `resend_after` is sent again while no replica takes it, or the
-one that took it stopped before answering: a restart's time. A service down for longer is
-answered 503 then, not at the end of the request's whole timeout."""
+"""How long a request sent with `resend_after` (or `again`) is sent again while no replica
+takes it, or the one that took it stopped before answering: a restart's time. A service down
+for longer is answered 503 then, not at the end of the request's whole timeout."""
+GONE_WHEN = {Again.UNSENT: no_responders, Again.GONE: replica_gone}
+"""Which `unavailable` answers mean that nothing was done, for each `Again`."""
 
 
 class NatsLink:
@@ -73,14 +76,26 @@ class NatsLink:
             raise
         log.info("connected to NATS")
 
-    async def request(self, message: Query | Command, *, timeout: float) -> BaseModel:
-        """The owner's reply; `UNAVAILABLE` at once when there is no connection to send on."""
+    async def request(
+        self, message: Query | Command, *, timeout: float, again: Again = Again.NEVER
+    ) -> BaseModel:
+        """The owner's reply; `UNAVAILABLE` at once when there is no connection to send on.
+        Sent again while nothing was done as `again` says (a restart), within `timeout`."""
         if not self.is_connected:
             raise RemoteError.of(ErrorCode.UNAVAILABLE, "the gateway is not connected to NATS")
-        return await request(self.broker, message, timeout=timeout)
+        if again is Again.NEVER:
+            return await request(self.broker, message, timeout=timeout)
+        return await request_again_while_gone(
+            self.broker, message, timeout=timeout, retry_for=GONE_FOR, gone=GONE_WHEN[again]
+        )
 
     async def request_json(
-        self, message: Query | Command, *, timeout: float, resend_after: float | None = None
+        self,
+        message: Query | Command,
+        *,
+        timeout: float,
+        resend_after: float | None = None,
+        again: Again = Again.NEVER,
     ) -> bytes:
         """The owner's reply as the JSON it sent (`request_json`); errors as `request`'s. With
         `resend_after`, sent again while unanswered, within `timeout`, and while no replica
@@ -88,10 +103,17 @@ class NatsLink:
         20 us more of the gateway's CPU per request (a task per send, and the wait on them)."""
         if not self.is_connected:
             raise RemoteError.of(ErrorCode.UNAVAILABLE, "the gateway is not connected to NATS")
-        if resend_after is None:
+        if resend_after is not None:
+            again = Again.GONE
+        if again is Again.NEVER:
             return await request_json(self.broker, message, timeout=timeout)
         return await request_json_again_while_gone(
-            self.broker, message, timeout=timeout, retry_for=GONE_FOR, resend_after=resend_after
+            self.broker,
+            message,
+            timeout=timeout,
+            retry_for=GONE_FOR,
+            resend_after=resend_after,
+            gone=GONE_WHEN[again],
         )
 
     async def stop(self) -> None:

@@ -10,9 +10,11 @@ from pydantic import BaseModel, ValidationError
 
 from baton_auth import Identity
 from baton_contracts import Command, ErrorDetail, Query, RemoteError
+from baton_contracts.dag_runs import CancelDagRun, StartDagRun
+from baton_contracts.workflow_api import SendMessage, SignalWorkflow, StartWorkflow
 from baton_notifier.domain.errors import ApiError, field_path, from_remote
 from baton_notifier.domain.origins import NOWHERE, Origins
-from baton_notifier.service.ports import Requester
+from baton_notifier.service.ports import Again, Requester
 
 M = TypeVar("M", bound=Query | Command)
 
@@ -20,6 +22,23 @@ M = TypeVar("M", bound=Query | Command)
 IDENTITY_FIELDS = ("user_id", "project_id")
 # Fields the gateway sets as it sends; a body can never set them either.
 GATEWAY_FIELDS = ("deadline",)
+# Commands whose owner answers a repeat once: a start returns the user's active instance (one
+# per user and workflow, a unique index), a signal or a chat turn is keyed by its command id
+# or client message id, a cancel of a cancelled run answers that it already was.
+ANSWERED_ONCE = (StartWorkflow, SignalWorkflow, SendMessage, CancelDagRun)
+
+
+def again_for(message: Query | Command) -> Again:
+    """When `message` is sent again while its owner restarts: a query, or a command answered
+    once, also after a replica that took it stopped before answering (`Again.GONE`); any
+    other command (a DAG save, delete or rollback, a run start without `Idempotency-Key`)
+    only while no replica takes it, when nothing was done (`Again.UNSENT`). Never after a
+    timeout: a command may still be running then."""
+    if isinstance(message, (Query, *ANSWERED_ONCE)):
+        return Again.GONE
+    if isinstance(message, StartDagRun) and message.request_id is not None:
+        return Again.GONE
+    return Again.UNSENT
 
 
 class Forwarder:
@@ -75,13 +94,15 @@ class Forwarder:
     async def send(
         self, message: Query | Command, *, origins: Origins = NOWHERE, slow: bool = False
     ) -> BaseModel:
-        """The owner's reply, or the `ApiError` its typed error maps to.
+        """The owner's reply, or the `ApiError` its typed error maps to; sent again while its
+        owner restarts, within its timeout, as `again_for` says.
 
         `slow` requests (a chat turn waits for a model) get `slow_timeout` instead of `timeout`.
         """
         timeout = self.slow_timeout if slow else self.timeout
+        message = with_deadline(message, timeout)
         try:
-            return await self._requester.request(with_deadline(message, timeout), timeout=timeout)
+            return await self._requester.request(message, timeout=timeout, again=again_for(message))
         except RemoteError as exc:
             raise from_remote(exc.body, origins) from exc
 
@@ -100,11 +121,12 @@ class Forwarder:
         answers a repeat from the same work (a chat turn's `client_message_id`)."""
         timeout = self.slow_timeout if slow else self.timeout
         message = with_deadline(message, timeout)
+        again = again_for(message)
         try:
             if not resend or self.resend_after is None:
-                return await self._requester.request_json(message, timeout=timeout)
+                return await self._requester.request_json(message, timeout=timeout, again=again)
             return await self._requester.request_json(
-                message, timeout=timeout, resend_after=self.resend_after
+                message, timeout=timeout, resend_after=self.resend_after, again=again
             )
         except RemoteError as exc:
             raise from_remote(exc.body, origins) from exc
