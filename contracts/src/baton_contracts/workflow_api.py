@@ -203,6 +203,7 @@ class SignalWorkflow(Command):
     instance_id: str
     command_id: NonBlankText = Field(min_length=1, max_length=128)
     signal: WorkflowSignal
+    deadline: CallerDeadline = None
 
 
 class RecordExchange(Command):

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import nats
 import pytest
 
 from baton_auth import mint_token
+from baton_contracts import ErrorCode, RemoteError
+from baton_contracts.workflow_api import SignalWorkflow, WorkflowSignal
+from baton_messaging.requests import request
 from baton_notifier.bootstrap import Notifier
 from baton_notifier.bootstrap import build as build_notifier
 from baton_notifier.settings import NotifierSettings
@@ -151,3 +156,29 @@ async def test_two_starts_at_once_start_one_instance(
     assert len({a.json()["instance_id"] for a in answers}) == 1
     active = await http.get("/api/workflows/active", headers=auth("dee"))
     assert len(active.json()["instances"]) == 1
+
+
+async def test_a_signal_arriving_with_too_little_of_its_callers_time_records_nothing(
+    workflow: WorkflowApp, http: httpx.AsyncClient, nats_url: str
+) -> None:
+    # A signal the gateway sent again while the service restarted arrives late. Timed from
+    # its own arrival (2.5 s), it could be recorded after the gateway had answered 503; it
+    # now carries the gateway's deadline, and one too near for its append (a statement's
+    # 2 s) is refused with nothing recorded, as a late chat turn is.
+    instance = (await start(http, "eve")).json()["instance_id"]
+    late = SignalWorkflow(
+        user_id="eve",
+        instance_id=instance,
+        command_id="late-1",
+        signal=WorkflowSignal(action="complete_step"),
+        deadline=datetime.now(UTC) + timedelta(seconds=1.0),
+    )
+    nc = await nats.connect(nats_url)
+    try:
+        with pytest.raises(RemoteError) as refused:
+            await request(nc, late, timeout=5.0)
+    finally:
+        await nc.close()
+    assert refused.value.code is ErrorCode.UNAVAILABLE, refused.value.body
+    assert "nothing was recorded" in refused.value.body.message
+    assert await events_of(http, "eve", instance) == ["workflow.instance_started"]

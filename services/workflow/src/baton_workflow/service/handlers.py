@@ -72,9 +72,14 @@ SIGNAL_COULD_NOT_CHECK = (
 )
 
 
-def signal_time(deadline: datetime | None) -> TurnTime:
+def signal_time(deadline: datetime | None, caller_start_by: datetime | None = None) -> TurnTime:
     """A signal's time: its append starts by its deadline too (the gateway's 503 comes after
-    it, with a database statement's time to spare)."""
+    it, with a database statement's time to spare). Brought forward to `caller_start_by` (its
+    caller's deadline less the append's and the answer's time), when that comes first: a
+    signal the gateway sent again while this service restarted arrives with less of its
+    caller's time left."""
+    if caller_start_by is not None:
+        deadline = caller_start_by if deadline is None else min(deadline, caller_start_by)
     return TurnTime(
         deadline=deadline,
         start_by=deadline,
@@ -90,7 +95,8 @@ async def take_turn(svc: WorkflowServices, cmd: SignalWorkflow | RecordExchange)
     """Apply a signal or an exchange; the same command_id twice gives the same answer once."""
     # Its time runs from its arrival, as a chat turn's does: behind a slow turn of the
     # instance, it waited for the instance after its caller had given up, and was recorded.
-    time = signal_time(svc.deadline(svc.signal_timeout))
+    caller = svc.writes.caller_start_by(cmd.deadline) if isinstance(cmd, SignalWorkflow) else None
+    time = signal_time(svc.deadline(svc.signal_timeout), caller)
     if isinstance(cmd, RecordExchange):
         cmd = agents_data_kept(cmd)
     check_data(cmd.signal)
