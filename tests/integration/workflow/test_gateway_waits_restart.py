@@ -182,3 +182,19 @@ async def test_a_signal_arriving_with_too_little_of_its_callers_time_records_not
     assert refused.value.code is ErrorCode.UNAVAILABLE, refused.value.body
     assert "nothing was recorded" in refused.value.body.message
     assert await events_of(http, "eve", instance) == ["workflow.instance_started"]
+
+
+async def test_starts_racing_on_two_replicas_of_one_database_start_one_instance(
+    http: httpx.AsyncClient, nats_url: str, postgres_url: str, agent_runner: FakeAgentRunner
+) -> None:
+    # A start resent while a replica restarts may meet the user's own second start on the
+    # other replica: the active instance's unique index keeps them to one.
+    replicas = [await started_workflow(nats_url, postgres_url) for _ in range(2)]
+    try:
+        answers = await asyncio.gather(*(start(http, "fay") for _ in range(6)))
+    finally:
+        for replica in replicas:
+            await replica.stop()
+    assert [a.status_code for a in answers].count(201) == 1, [a.text for a in answers]
+    assert {a.status_code for a in answers} == {200, 201}
+    assert len({a.json()["instance_id"] for a in answers}) == 1
