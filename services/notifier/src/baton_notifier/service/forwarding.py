@@ -9,7 +9,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from baton_auth import Identity
-from baton_contracts import Command, ErrorDetail, Query, RemoteError
+from baton_contracts import Command, ErrorCode, ErrorDetail, Query, RemoteError
 from baton_contracts.dag_runs import CancelDagRun, StartDagRun
 from baton_contracts.workflow_api import SendMessage, SignalWorkflow, StartWorkflow
 from baton_notifier.domain.errors import ApiError, field_path, from_remote
@@ -102,7 +102,16 @@ class Forwarder:
         timeout = self.slow_timeout if slow else self.timeout
         message = with_deadline(message, timeout)
         try:
-            return await self._requester.request(message, timeout=timeout, again=again_for(message))
+            try:
+                return await self._requester.request(
+                    message, timeout=timeout, again=again_for(message)
+                )
+            except RemoteError as exc:
+                if (older := without_deadline(message, exc)) is None:
+                    raise
+                return await self._requester.request(
+                    older, timeout=time_left(message, exc), again=again_for(older)
+                )
         except RemoteError as exc:
             raise from_remote(exc.body, origins) from exc
 
@@ -121,15 +130,26 @@ class Forwarder:
         answers a repeat from the same work (a chat turn's `client_message_id`)."""
         timeout = self.slow_timeout if slow else self.timeout
         message = with_deadline(message, timeout)
-        again = again_for(message)
+        resend_after = self.resend_after if resend else None
         try:
-            if not resend or self.resend_after is None:
-                return await self._requester.request_json(message, timeout=timeout, again=again)
-            return await self._requester.request_json(
-                message, timeout=timeout, resend_after=self.resend_after, again=again
-            )
+            try:
+                return await self._send_json(message, timeout, resend_after)
+            except RemoteError as exc:
+                if (older := without_deadline(message, exc)) is None:
+                    raise
+                return await self._send_json(older, time_left(message, exc), resend_after)
         except RemoteError as exc:
             raise from_remote(exc.body, origins) from exc
+
+    async def _send_json(
+        self, message: Query | Command, timeout: float, resend_after: float | None
+    ) -> bytes:
+        again = again_for(message)
+        if resend_after is None:
+            return await self._requester.request_json(message, timeout=timeout, again=again)
+        return await self._requester.request_json(
+            message, timeout=timeout, resend_after=resend_after, again=again
+        )
 
     async def forward(
         self,
@@ -156,6 +176,30 @@ def with_deadline(message: M, timeout: float) -> M:
         return message
     stops = datetime.now(UTC) + timedelta(seconds=timeout)
     return cast(M, message.model_copy(update={"deadline": stops}))
+
+
+def without_deadline(message: M, refused: RemoteError) -> M | None:
+    """`message` without its `deadline` when its owner refused it for that field alone: an
+    owner of a release before the field (a workflow service older than the gateway, while a
+    deploy upgrades them one at a time) refuses it as unknown, having done nothing. Sent again
+    without it, the request is bounded by the owner's own timeouts, as before the field.
+    None for any other answer."""
+    body = refused.body
+    if body.code != ErrorCode.INVALID or getattr(message, "deadline", None) is None:
+        return None
+    if not body.details or any(detail.field != "deadline" for detail in body.details):
+        return None
+    return cast(M, message.model_copy(update={"deadline": None}))
+
+
+def time_left(message: Query | Command, refused: RemoteError) -> float:
+    """Seconds until `message`'s deadline, for its send again without it; `refused` raised
+    when none are left."""
+    deadline = getattr(message, "deadline", None)
+    left = 0.0 if deadline is None else (deadline - datetime.now(UTC)).total_seconds()
+    if left <= 0:
+        raise refused
+    return left
 
 
 def _detail(error: Any, origins: Origins) -> ErrorDetail:
