@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -120,22 +121,34 @@ def enough_probes(
     return lambda: len(answers) - mark >= wanted
 
 
-async def test_a_frozen_service_is_killed_and_restarted(
-    tmp_path: Path, sick: Path, answers: Recorded[Answer], nats_url: str
-) -> None:
-    lines: Recorded[str] = Recorded()
-    supervisor = Supervisor([SPEC], runtime(tmp_path, nats_url), NOW, lines.append, liveness=SHORT)
+@asynccontextmanager
+async def watched(
+    tmp_path: Path, nats_url: str, lines: Recorded[str], liveness: Liveness = SHORT
+) -> AsyncIterator[Supervisor]:
+    """The fake service started under `baton up`'s supervisor, watched (`NOW` restarts) until
+    the block ends, then stopped."""
+    supervisor = Supervisor(
+        [SPEC], runtime(tmp_path, nats_url), NOW, lines.append, liveness=liveness
+    )
     await supervisor.start_all()
     stop = asyncio.Event()
     watching = asyncio.create_task(supervisor.watch(stop))
     try:
-        frozen = supervisor.pids()["svc"]
-        os.killpg(frozen, signal.SIGSTOP)  # alive, connected to NATS, answering nothing
-        await lines.until(lambda: "svc is healthy again" in lines)
+        yield supervisor
     finally:
         stop.set()
         await watching
         await supervisor.stop_all()
+
+
+async def test_a_frozen_service_is_killed_and_restarted(
+    tmp_path: Path, sick: Path, answers: Recorded[Answer], nats_url: str
+) -> None:
+    lines: Recorded[str] = Recorded()
+    async with watched(tmp_path, nats_url, lines) as supervisor:
+        frozen = supervisor.pids()["svc"]
+        os.killpg(frozen, signal.SIGSTOP)  # alive, connected to NATS, answering nothing
+        await lines.until(lambda: "svc is healthy again" in lines)
 
     killed, *rest = lines
     assert killed.startswith("svc did not answer its health check for ")
@@ -185,19 +198,11 @@ async def test_a_service_that_answers_unhealthy_is_not_restarted(
     tmp_path: Path, sick: Path, answers: Recorded[Answer], nats_url: str
 ) -> None:
     lines: Recorded[str] = Recorded()
-    supervisor = Supervisor([SPEC], runtime(tmp_path, nats_url), NOW, lines.append, liveness=SHORT)
-    await supervisor.start_all()
-    stop = asyncio.Event()
-    watching = asyncio.create_task(supervisor.watch(stop))
-    try:
+    async with watched(tmp_path, nats_url, lines) as supervisor:
         pid = supervisor.pids()["svc"]
         await asyncio.to_thread(sick.touch)  # its database is down, say: a restart would not help
         mark = len(answers)
         await answers.until(enough_probes(answers, mark))
-    finally:
-        stop.set()
-        await watching
-        await supervisor.stop_all()
     assert lines == []
     assert supervisor.pids()["svc"] == pid
     assert set(answers[mark:]) == {Answer.UNHEALTHY}
@@ -210,20 +215,12 @@ async def test_a_service_whose_health_answers_slowly_is_not_restarted(
     # 1 s a start-up probe waits. A probe of the watch waits longer.
     watch = Liveness(timeout=1.0)
     lines: Recorded[str] = Recorded()
-    supervisor = Supervisor([SPEC], runtime(tmp_path, nats_url), NOW, lines.append, liveness=watch)
-    await supervisor.start_all()
-    stop = asyncio.Event()
-    watching = asyncio.create_task(supervisor.watch(stop))
-    try:
+    async with watched(tmp_path, nats_url, lines, watch) as supervisor:
         pid = supervisor.pids()["svc"]
         await asyncio.to_thread(sick.touch)
         await asyncio.to_thread(Path(f"{sick}.slow").touch)
         mark = len(answers)
         await answers.until(enough_probes(answers, mark, watch))
-    finally:
-        stop.set()
-        await watching
-        await supervisor.stop_all()
     assert lines == []
     assert supervisor.pids()["svc"] == pid
     assert set(answers[mark + 1 :]) == {Answer.UNHEALTHY}  # the first may be the fast reply
@@ -246,14 +243,8 @@ async def test_a_nats_that_does_not_answer_gets_no_service_restarted(
     tmp_path: Path, sick: Path, answers: Recorded[Answer], own_nats: EmbeddedNatsServer
 ) -> None:
     lines: Recorded[str] = Recorded()
-    supervisor = Supervisor(
-        [SPEC], runtime(tmp_path, own_nats.url), NOW, lines.append, liveness=SHORT
-    )
-    await supervisor.start_all()
-    stop = asyncio.Event()
-    watching = asyncio.create_task(supervisor.watch(stop))
     assert own_nats.pid is not None
-    try:
+    async with watched(tmp_path, own_nats.url, lines) as supervisor:
         pid = supervisor.pids()["svc"]
         # Frozen, the hardest case: connections stay open and every request goes unanswered,
         # as when the service itself is frozen.
@@ -264,10 +255,6 @@ async def test_a_nats_that_does_not_answer_gets_no_service_restarted(
         os.kill(own_nats.pid, signal.SIGCONT)
         mark = len(answers)
         await answers.until(lambda: answers[mark:].count(Answer.HEALTHY) >= MISSES)
-    finally:
-        stop.set()
-        await watching
-        await supervisor.stop_all()
     assert lines == []
     assert supervisor.pids()["svc"] == pid
     assert set(frozen) == {Answer.NATS_UNREACHABLE}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +14,7 @@ from nats.aio.client import Client
 
 from baton_contracts import Message, Query, RemoteError
 from baton_contracts.agent_api import Count, CountInboxItems, CountMemoryFacts
+from baton_eventstore import SqlEventStore, Step, migrate
 from baton_messaging import MessagingSettings, build_broker, request, respond, start_broker
 from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.settings import WorkflowSettings
@@ -127,3 +128,22 @@ async def refused(call: Awaitable[object]) -> RemoteError | None:
     except RemoteError as exc:
         return exc
     return None
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """A fresh database on each backend a store test reads (PostgreSQL's skips without it)."""
+    return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+@contextlib.asynccontextmanager
+async def migrated_store(
+    url: str, component: str, steps: Sequence[Step]
+) -> AsyncIterator[SqlEventStore]:
+    """An event store on `url` with `component`'s tables migrated, closed after."""
+    store = await SqlEventStore.from_url(url)
+    await migrate(store.engine, component, steps)
+    try:
+        yield store
+    finally:
+        await store.close()

@@ -8,24 +8,19 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from baton_eventstore import SqlEventStore, migrate
+from baton_eventstore import SqlEventStore
 from baton_workflow.adapters import read_model
 from baton_workflow.adapters.instances import SqlInstanceRepository
+
+from .conftest import migrated_store
 
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database_url(request: pytest.FixtureRequest) -> str:
-    return str(request.getfixturevalue(f"{request.param}_url"))
-
-
 @pytest.fixture
 async def store(database_url: str) -> AsyncIterator[SqlEventStore]:
-    store = await SqlEventStore.from_url(database_url)
-    await migrate(store.engine, read_model.COMPONENT, read_model.STEPS)
-    yield store
-    await store.close()
+    async with migrated_store(database_url, read_model.COMPONENT, read_model.STEPS) as store:
+        yield store
 
 
 async def put(store: SqlEventStore, instance_id: str, user: str, status: str, at: datetime) -> None:

@@ -10,26 +10,21 @@ from datetime import UTC, datetime
 
 import pytest
 
-from baton_eventstore import SqlEventStore, migrate
+from baton_eventstore import SqlEventStore
 from baton_workflow.adapters import dag_tables
 from baton_workflow.adapters.dag_definitions import SqlDagDefinitions
 from baton_workflow.domain import dag_versions as dv
+
+from .conftest import migrated_store
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 NAMES = ["b", "B", "a-b", "a_b", "a", "Z9", "9", "ab", "gone"]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database_url(request: pytest.FixtureRequest) -> str:
-    return str(request.getfixturevalue(f"{request.param}_url"))
-
-
 @pytest.fixture
 async def store(database_url: str) -> AsyncIterator[SqlEventStore]:
-    store = await SqlEventStore.from_url(database_url)
-    await migrate(store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
-    yield store
-    await store.close()
+    async with migrated_store(database_url, dag_tables.COMPONENT, dag_tables.STEPS) as store:
+        yield store
 
 
 async def test_pages_after_a_name_list_every_workflow_once(store: SqlEventStore) -> None:

@@ -18,20 +18,15 @@ from baton_eventstore import SqlEventStore, migrate
 from baton_workflow.adapters import dag_tables
 from baton_workflow.adapters.dag_runs import SqlDagRuns
 
+from .conftest import migrated_store
+
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def database_url(request: pytest.FixtureRequest) -> str:
-    return str(request.getfixturevalue(f"{request.param}_url"))
 
 
 @pytest.fixture
 async def store(database_url: str) -> AsyncIterator[SqlEventStore]:
-    store = await SqlEventStore.from_url(database_url)
-    await migrate(store.engine, dag_tables.COMPONENT, dag_tables.STEPS)
-    yield store
-    await store.close()
+    async with migrated_store(database_url, dag_tables.COMPONENT, dag_tables.STEPS) as store:
+        yield store
 
 
 def _run(n: int) -> dict[str, Any]:
