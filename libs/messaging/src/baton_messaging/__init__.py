@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         stream_config,
     )
     from baton_messaging.caller_clock import caller_now
+    from baton_messaging.cancelling import cancel_and_wait
     from baton_messaging.consumers import (
         ConsumerDeclarationError,
         declare_durables,
@@ -41,6 +42,7 @@ _MODULE_OF = {
     "broadcast": "broadcasts",
     "build_broker": "broker",
     "caller_now": "caller_clock",
+    "cancel_and_wait": "cancelling",
     "declare_durables": "consumers",
     "declare_streams": "broker",
     "durable_subscriber": "consumers",
@@ -67,6 +69,7 @@ __all__ = [
     "broadcast",
     "build_broker",
     "caller_now",
+    "cancel_and_wait",
     "declare_durables",
     "declare_streams",
     "durable_subscriber",

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, Literal, Protocol, TypeVar
 
+from baton_messaging.cancelling import cancel_and_wait
 from baton_messaging.lifeline import lifeline_fd, watch_lifeline
 from baton_messaging.log_lines import KNOWN_LEVELS, LEVELS, configure_logging
 from baton_messaging.nats_url import shown_nats_url
@@ -131,7 +132,7 @@ async def _started(
     finally:
         stopping.cancel()
     logger.info("%s stopping before it was ready", name)
-    starting.cancel()
+    await cancel_and_wait([starting])  # it retries in a loop: a lost cancel is repeated
     with contextlib.suppress(asyncio.CancelledError):
         await starting
     await _stop_unfinished(name, service, logger)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import uuid
@@ -24,6 +23,7 @@ from baton_messaging import (
     broadcast,
     build_broker,
     caller_now,
+    cancel_and_wait,
     declare_streams,
     start_broker,
     stop_serving,
@@ -168,9 +168,7 @@ class WorkflowApp:
         committed, then stop the relay, the broker, and the database pool."""
         self.ready = False
         if self.agents_check is not None:
-            self.agents_check.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.agents_check
+            await cancel_and_wait([self.agents_check])  # it asks in a loop: see cancelling.py
         try:
             await self.runs.executor.stop()
             # Responders first: a turn answered during the grace commits after the relay stopped,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from baton_agent_runner.service.ports import PrunableLog, StoreUnavailable
+from baton_messaging.cancelling import cancel_and_wait
 
 logger = logging.getLogger("baton.agent_runner")
 
@@ -55,7 +56,7 @@ class LogPruner:
         task, self._task = self._task, None
         if task is None:
             return
-        task.cancel()
+        await cancel_and_wait([task])  # it prunes in a loop: a lost cancel is repeated
         with contextlib.suppress(asyncio.CancelledError):
             await task
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from baton_eventstore import ConcurrencyConflict
+from baton_messaging.cancelling import cancel_and_wait
 from baton_workflow.domain.dag import events as re
 from baton_workflow.domain.dag.actions import CallAgent, CallSkill, CallTool, CancelStep, in_flight
 from baton_workflow.domain.dag.fold import fold
@@ -225,8 +226,7 @@ class RunDrive:
 
     async def cancel_calls(self) -> None:
         tasks = list(self.calls.values())
-        for task in tasks:
-            task.cancel()
+        await cancel_and_wait(tasks)
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task

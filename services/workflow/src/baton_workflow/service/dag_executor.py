@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from baton_eventstore import is_unavailable
+from baton_messaging.cancelling import cancel_and_wait
 from baton_workflow.domain.dag.pricing import PricingTable
 from baton_workflow.domain.dag.state import RunState
 from baton_workflow.service.dag_drive import RunDrive
@@ -90,8 +91,7 @@ class DagExecutor:
         """Stop driving: cancel in-flight calls and give the leases up for another process."""
         self._stopping = True
         tasks = [t for t in (self._sweeper, *self._tasks.values()) if t is not None]
-        for task in tasks:
-            task.cancel()
+        await cancel_and_wait(tasks)  # the sweeper loops: a cancel lost in a library is repeated
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
