@@ -214,6 +214,26 @@ def test_work_on_another_area_names_that_area_not_work(message: str, facts: dict
 
 
 @pytest.mark.parametrize(
+    ("message", "facts"),
+    [("work on myself", {"growth": "work on myself"}),
+     ("I want to work on myself, and family and health",
+      {"growth": "I want to work on myself", "relationships": "family", "health": "health"}),
+     ("working on me", {"growth": "working on me"}),
+     ("improve myself", {"growth": "improve myself"}),
+     ("self-improvement and my job", {"growth": "self-improvement", "work": "my job"}),
+     ("Хочу поработать над собой", {"growth": "Хочу поработать над собой"}),
+     ("работаю над собой и над отношениями",
+      {"growth": "работаю над собой", "relationships": "над отношениями"}),
+     # "Myself" names growth only after the verb: done "by myself" at work is work.
+     ("I do everything by myself at work", {"work": "I do everything by myself at work"})],
+)  # fmt: skip
+def test_working_on_oneself_is_growth_not_work(message: str, facts: dict[str, str]) -> None:
+    # "I want to work on myself" was kept as a work priority.
+    assert discovery(message).extracted_data == {"facts": facts}
+    assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize(
     ("message", "name"),
     [("давай пропустим хобби", "хобби"), ("skip hobbies", "hobbies"),
      ("пропустить хобби", "хобби"), ("let's skip the part about hobbies", "hobbies")],

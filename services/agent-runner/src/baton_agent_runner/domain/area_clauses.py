@@ -152,11 +152,12 @@ _WORKING_ON = re.compile(
 
 def _working_on_another(lowered: str) -> list[tuple[int, int]]:
     """Where "work on" / "работать над" stands with an object that names an area other than
-    work: the verb's span, whose "work" is no area."""
+    work: the verb's span, whose "work" is no area. Read with its verb, which "myself" needs
+    to name growth ("work on myself")."""
     return [
         hit.span("verb")
         for hit in _WORKING_ON.finditer(lowered)
-        if named_in(hit.group("object")) - {"work"}
+        if named_in(hit.group()) - {"work"}
     ]
 
 

@@ -101,6 +101,13 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"faith\b", r"church(?:es)?\b", "religio", "spiritual",
         r"вер(?:а|ы|е|у|ой)\s+в\s+бог", r"церк(?:овь|ви|овью)\b", "религи", "духовн",
         "razviti", r"uch(?:e|yo|jo|io)b[auye]\b", "obucheni",
+        # Oneself as what one works on or improves: "I want to work on myself" was kept as work.
+        # Only after the verb (each a fixed-width look behind), as "by myself" names nothing.
+        *(rf"(?<={verb} on )(?:myself|me)\b" for verb in ("work", "works", "worked", "working")),
+        *(rf"(?<={verb} над )собой\b" for verb in ("работать", "работаю", "работает", "работал",
+                                                      "работала", "работали", "работаем")),
+        r"(?:improv(?:e|ing)|better(?:ing)?)\s+(?:myself|me)\b", r"self[\s-]*(?:improv|develop)",
+        "самосовершенств",
     ),
     "hobbies": (
         r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing", "travel",
