@@ -447,3 +447,24 @@ def test_a_yes_before_what_it_adds_stays_out_of_the_fact(
 ) -> None:
     # Said to the summary, "yes but add hobbies" saved the hobbies fact "yes but add hobbies".
     assert lang.areas_in(message) == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [("I need to work out more", {"health"}), ("working out", {"health"}),
+     ("I work out three times a week", {"health"}),
+     ("Getting promoted this year and running a marathon", {"work", "health"}),
+     ("yoga", {"health"}), ("swimming and cycling", {"health"}), ("jogging", {"health"}),
+     ("meditation", {"health"}), ("плавание", {"health"}), ("медитация", {"health"}),
+     ("hiking and camping", {"hobbies"}), ("dancing", {"hobbies"}), ("knitting", {"hobbies"}),
+     ("chess", {"hobbies"}), ("baking", {"hobbies"}), ("rock climbing", {"hobbies"}),
+     ("танцы", {"hobbies"}), ("шахматы", {"hobbies"}), ("походы в горы", {"hobbies"}),
+     ("работа и танцы", {"work", "hobbies"}),
+     # What is worked out, or a thing that worked out, names no area; work stays work.
+     ("work out the details", set()), ("things worked out", set()), ("it worked out", set()),
+     ("I work out a plan with my boss", {"work"}), ("my workplace", {"work"}),
+     ("поход к врачу", set())],
+)  # fmt: skip
+def test_exercise_and_pastimes_name_their_areas(message: str, areas: set[str]) -> None:
+    # "I need to work out more" was kept as work; "yoga", "hiking", "шахматы" named nothing.
+    assert set(lang.areas_in(message)) == areas

@@ -49,11 +49,21 @@ _WHICH_WORK = (
 )  # fmt: skip
 SAYS_WHICH = re.compile(r"\b(?:" + "|".join(_WHICH_WORK) + ")")
 """Area words that say which of the area it is ("startup"), not only name it."""
+# "Work out", "working out" as exercise: "I need to work out more" was kept as a work priority.
+# Not what is worked out ("work out the details", "work out a plan"), nor a thing that
+# worked out ("things worked out", "it worked out": `THING_WORKS` reads "it").
+_WORK_OUT = (
+    r"(?<!\bthings )(?<!\bthat )(?<!\bthis )(?<!\beverything )"
+    r"work(?:s|ed|ing)?[\s-]+out\b(?!\s+(?:the|a|an|my|our|your|his|her|their|this|that|these"
+    r"|those|how|what|whether|if|why|when|where|who|which|it|them|some|any|a\s+plan)\b)"
+)
 AREAS: dict[str, tuple[str, ...]] = {
     "work": (
-        r"(?:co-?)?work(?:ing|ers?|loads?|places?|days?|life)?\b", r"jobs?\b", "career",
+        # Not "work out", "working out": exercise, which is health (`_WORK_OUT`).
+        r"(?:co-?)?work(?:ing|ers?|loads?|places?|days?|life)?\b(?![\s-]+out\b)", r"jobs?\b",
+        "career", r"promot(?:ed|ions?)\b",
         # Not the verb of a thing: "how this works", "that works for me", "it worked".
-        r"(?<!\bit )(?<!\bthis )(?<!\bthat )(?<!\bhow )work(?:s|ed)\b",
+        r"(?<!\bit )(?<!\bthis )(?<!\bthat )(?<!\bhow )work(?:s|ed)\b(?![\s-]+out\b)",
         # Not "none of your business", "mind your own business": no work, a refusal.
         r"(?<!your )(?<!your own )business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
         *_WHICH_WORK,
@@ -67,7 +77,10 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?)\s+fit\b", r"weight(?:\s+loss)?\b",
         # "I'd also like to get in shape" went unheard.
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?|back)\s+in(?:to)?\s+(?:better\s+|good\s+)?shape\b",
-        "похуде",
+        # Not "swim lessons for the kids", an errand; "running" is left to what it runs.
+        _WORK_OUT, r"yoga\b", r"swimming\b(?!\s+(?:lessons?|class(?:es)?|suits?|pool\s+pass))",
+        r"cycling\b", r"jogging\b", r"(?:half[\s-]+)?marathons?\b", "meditat",
+        "похуде", "плавани", r"бассейн", "марафон", "медитац", r"медитир",
         "здоровь", r"здоров(?:ый|ая|ое|ые|ым|ой|ыми|ого|ом)?\b", "спорт", "фитнес",
         "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
         r"(?:спать|сплю|спим|спится)\b",
@@ -112,12 +125,14 @@ AREAS: dict[str, tuple[str, ...]] = {
     "hobbies": (
         r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing", "travel",
         r"gam(?:ing|es)\b", r"video\s*games?\b", r"reading\b(?!\s+more\b)", r"fishing\b",
-        r"garden(?:ing)?\b",
+        r"garden(?:ing)?\b", r"hik(?:e|es|ing)\b", r"danc(?:e|es|ing)\b",
+        r"knit(?:s|ting)?\b", r"chess\b", r"camping\b", r"baking\b", r"(?:rock\s+)?climbing\b",
         # An instrument one plays or learns ("maybe learn piano?", "может, научиться играть на
         # пианино?" named no area, or growth alone).
         r"pianos?\b", r"violins?\b", r"drums\b", r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
         "пианино", "фортепиано", r"скрипк(?:а|е|у|ой|и)\b", r"барабан(?:ы|ах|ам)\b", "укулеле",
         "саксофон",
+        r"поход(?:ы|ов|ах|ами)\b", "танц", "вязан", "шахмат",
         "хобби", "увлечени", "увлека", "музык", "гитар", "рисова", "путешеств",
         r"игр(?:ы|ам|ах|ами)\b", "чтени", r"книг(?:и|а|у|ами|ам)?\b", "рыбалк", "огород",
         r"дач(?:а|и|е|у|ей)\b",
