@@ -463,7 +463,12 @@ def test_a_yes_before_what_it_adds_stays_out_of_the_fact(
      # What is worked out, or a thing that worked out, names no area; work stays work.
      ("work out the details", set()), ("things worked out", set()), ("it worked out", set()),
      ("I work out a plan with my boss", {"work"}), ("my workplace", {"work"}),
-     ("поход к врачу", set())],
+     ("поход к врачу", set()),
+     ("Хочу получить повышение", {"work"}), ("Хочу больше зарабатывать", {"work"}),
+     ("I want to get a raise", {"work"}), ("a better salary", {"work"}),
+     ("quit smoking", {"health"}), ("Хочу бросить курить", {"health"}),
+     # Not a promotion: a rise in blood pressure; raising kids is relationships.
+     ("повышение давления", set()), ("raise my kids well", {"relationships"})],
 )  # fmt: skip
 def test_exercise_and_pastimes_name_their_areas(message: str, areas: set[str]) -> None:
     # "I need to work out more" was kept as work; "yoga", "hiking", "шахматы" named nothing.

@@ -61,7 +61,9 @@ AREAS: dict[str, tuple[str, ...]] = {
     "work": (
         # Not "work out", "working out": exercise, which is health (`_WORK_OUT`).
         r"(?:co-?)?work(?:ing|ers?|loads?|places?|days?|life)?\b(?![\s-]+out\b)", r"jobs?\b",
-        "career", r"promot(?:ed|ions?)\b",
+        "career", r"promot(?:ed|ions?)\b", r"salar(?:y|ies)\b", r"a\s+(?:pay\s+)?raise\b",
+        # A promotion, not a rise in blood pressure or prices ("повышение давления").
+        r"повышени(?:е|я|ю|ем|и)\b(?!\s+(?:давлени|цен|температур|сахар|уровн))", "зарабат",
         # Not the verb of a thing: "how this works", "that works for me", "it worked".
         r"(?<!\bit )(?<!\bthis )(?<!\bthat )(?<!\bhow )work(?:s|ed)\b(?![\s-]+out\b)",
         # Not "none of your business", "mind your own business": no work, a refusal.
@@ -79,7 +81,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?|back)\s+in(?:to)?\s+(?:better\s+|good\s+)?shape\b",
         # Not "swim lessons for the kids", an errand; "running" is left to what it runs.
         _WORK_OUT, r"yoga\b", r"swimming\b(?!\s+(?:lessons?|class(?:es)?|suits?|pool\s+pass))",
-        r"cycling\b", r"jogging\b", r"(?:half[\s-]+)?marathons?\b", "meditat",
+        r"cycling\b", r"jogging\b", r"(?:half[\s-]+)?marathons?\b", "meditat", r"smoking\b",
+        r"кур(?:ить|ение|ения|ю)\b",
         "похуде", "плавани", r"бассейн", "марафон", "медитац", r"медитир",
         "здоровь", r"здоров(?:ый|ая|ое|ые|ым|ой|ыми|ого|ом)?\b", "спорт", "фитнес",
         "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
