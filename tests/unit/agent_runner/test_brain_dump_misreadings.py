@@ -364,3 +364,25 @@ def test_that_s_all_mistyped_by_one_letter_is_still_done(message: str) -> None:
 )
 def test_an_item_near_those_words_is_still_an_item(message: str) -> None:
     assert split_items(message) == [message]
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [("Need to: renew license; fix bike; book flights to Rome",
+      ["renew license", "fix bike", "book flights to Rome"]),
+     ("Todo: fix bike", ["fix bike"]),
+     ("To-do: fix bike, call Bob", ["fix bike", "call Bob"]),
+     ("my list: taxes, dentist", ["taxes", "dentist"]),
+     ("Tasks: call mom, and fix the sink", ["call mom", "fix the sink"]),
+     ("Надо: починить кран; позвонить в банк", ["починить кран", "позвонить в банк"]),
+     ("Список дел: кран, банк", ["кран", "банк"]),
+     ("Дела: 1) кран 2) банк", ["кран", "банк"]),
+     # A heading alone is no item, and without one a comma list of things stays one item.
+     ("Мои дела:", []), ("taxes, dentist, gym membership", ["taxes, dentist, gym membership"])],
+)  # fmt: skip
+def test_a_lists_heading_on_its_line_is_no_part_of_an_item(message: str, items: list[str]) -> None:
+    # "Need to: renew license" and "Todo: fix bike" were saved with their heading, and
+    # "Список дел: кран, банк" was one item.
+    assert split_items(message) == items
+    out = run(turn(message, messages_in_step=1))
+    assert out.extracted_data.get("inbox_items", []) == items

@@ -200,9 +200,32 @@ def _parts(text: str) -> list[str]:
     return [
         piece
         for line in text.splitlines()
-        for entry in list_entries(line)
+        for entry in _entries(line)
         for piece in entry.split(";")
     ]
+
+
+# A list's heading before its items on the same line ("Todo: fix bike", "Need to: renew
+# license; fix bike", "Дела: кран, банк"): the heading was kept in the first item, and the
+# things after it, parted by commas, were one item. After it, a comma parts items too.
+_LIST_HEADING = re.compile(
+    r"^\s*(?:(?:my|our)\s+)?(?:to[\s-]?dos?(?:\s+list)?|tasks?(?:\s+list)?"
+    r"|(?:things|stuff)\s+to\s+do|list|need\s+to|must\s+do"
+    r"|(?:мои\s+|список\s+)?(?:дела|дел|задачи|задач)|список|надо|нужно)\s*:\s*(?=\S)",
+    re.IGNORECASE,
+)
+_ITEM_COMMA = re.compile(r"\s*,\s*")
+
+
+def _entries(line: str) -> list[str]:
+    """The entries of a line (`list_entries`); after a list's heading (`_LIST_HEADING`), those
+    of the rest of it, each comma parting one."""
+    heading = _LIST_HEADING.match(line)
+    if heading is None:
+        return list_entries(line)
+    rest = line[heading.end() :]
+    entries = list_entries(rest)
+    return entries if len(entries) > 1 else _ITEM_COMMA.split(rest)
 
 
 def _said(text: str) -> Iterator[str | bool]:
