@@ -468,7 +468,15 @@ def test_a_yes_before_what_it_adds_stays_out_of_the_fact(
      ("I want to get a raise", {"work"}), ("a better salary", {"work"}),
      ("quit smoking", {"health"}), ("Хочу бросить курить", {"health"}),
      # Not a promotion: a rise in blood pressure; raising kids is relationships.
-     ("повышение давления", set()), ("raise my kids well", {"relationships"})],
+     ("повышение давления", set()), ("raise my kids well", {"relationships"}),
+     # Running as exercise, not what else runs; a career ladder is no hobby.
+     ("I love running", {"health"}), ("go for a run", {"health"}), ("morning runs", {"health"}),
+     ("running late", set()), ("running errands", set()), ("running out of time", set()),
+     ("running shoes", set()), ("running a business", {"work"}),
+     ("keep running into problems", set()),
+     ("climbing the career ladder", {"work"}), ("photography", {"hobbies"}),
+     ("spending time outdoors", {"hobbies"}), ("volunteering", {"hobbies"}),
+     ("Хочу заняться собой", {"growth"}), ("занимаюсь собой", {"growth"})],
 )  # fmt: skip
 def test_exercise_and_pastimes_name_their_areas(message: str, areas: set[str]) -> None:
     # "I need to work out more" was kept as work; "yoga", "hiking", "шахматы" named nothing.

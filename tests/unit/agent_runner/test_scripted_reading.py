@@ -335,8 +335,14 @@ def test_life_areas_are_found_at_word_starts_with_their_inflections(
             {"work": "Самое важное — работа", "health": "здоровье — бегаю"},
         ),
         (
+            "Most important - my job, health - walks",
+            {"work": "Most important - my job", "health": "health - walks"},
+        ),
+        # Where what follows the second dash names its area too, each dash is a label's, and
+        # the lead-in before the first is no part of the fact (as with "health - yoga").
+        (
             "Most important - my job, health - running",
-            {"work": "Most important - my job", "health": "health - running"},
+            {"work": "my job", "health": "health - running"},
         ),
         # A lead-in saying they all matter is no area's; a declined area takes its part away.
         ("Для меня важны работа и здоровье", {"work": "работа", "health": "здоровье"}),

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from baton_agent_runner.domain import brain_dump, readiness, texts
+from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted import READS, RULES, STORED, Turn, reads, run
 
@@ -1683,7 +1684,7 @@ def test_a_list_of_actions_said_to_what_holds_you_back_is_kept_for_the_inbox(
 @pytest.mark.parametrize(
     "message",
     ["- fix the crib\n- book a dentist appointment\n- call mom",
-     "1. finish the report 2. call mom 3. go running", "finish the report; call mom"],
+     "1. finish the report 2. call mom 3. book the dentist", "finish the report; call mom"],
 )  # fmt: skip
 def test_a_to_do_list_said_to_what_makes_a_good_week_reaches_the_inbox(message: str) -> None:
     # Kept as the note alone, "- fix the crib\n- call mom" never reached the inbox, and the
@@ -2488,3 +2489,49 @@ def test_coordinator_saves_one_task_remembered_at_the_last_moment(message: str, 
 def test_coordinator_takes_no_go_ahead_or_question_for_a_task(message: str) -> None:
     out = run(turn("coordinator", message, inbox_count=3, inbox_ahead=False))
     assert not out.extracted_data
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [("1. finish the report 2. call mom 3. go running", ["finish the report", "call mom"]),
+     ("- call the bank\n- go to the gym\n- book the dentist",
+      ["call the bank", "book the dentist"]),
+     ("- sleep well\n- see friends\n- relax", None), ("- go running\n- sleep well", None)],
+)  # fmt: skip
+def test_a_good_week_list_with_an_area_keeps_its_other_actions_for_the_inbox(
+    message: str, items: list[str] | None
+) -> None:
+    # "1. finish the report 2. call mom 3. go running": once running named health, the list
+    # was kept as the note alone, and its two tasks never reached the inbox. What names an
+    # area stays what the week is for; a list of no actions is no to-do list.
+    week = texts.text("en", "discovery_ask_good_week")
+    notes = {"focus": "x", "constraints": "y"}
+    out = run(turn("discovery", message, history=_said(week), facts=DISCOVERY_FACTS, notes=notes))
+    assert out.extracted_data.get("deferred_inbox_items") == items
+    assert out.extracted_data["notes"]["good_week"] and out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "kept", "fact"),
+    [("hobbies, I mean gaming", "reading", "gaming"), ("хобби — это рыбалка", "чтение", "рыбалка"),
+     ("health: yoga", "sleep", "yoga"), ("hobbies, I mean photography", "c", "photography")],
+)  # fmt: skip
+def test_a_correction_to_a_kind_of_the_area_replaces_its_fact(
+    message: str, kept: str, fact: str
+) -> None:
+    # Said to the summary, "hobbies, I mean gaming" was dropped as saying no more than
+    # "hobbies" (gaming being a hobbies word), and got "I did not quite get that".
+    area = lang.areas_in(message).popitem()[0]
+    facts = {"work": "a", "health": "b", "relationships": "kids", "hobbies": "c", area: kept}
+    shown = [{"role": "assistant", "text": texts.text(lang.language_of(message), "summary_header")}]
+    out = run(turn("discovery", message, facts=facts, history=shown))
+    assert out.extracted_data == {"facts": {area: fact}}
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [("health i guess", "my health is kinda bad tbh"), ("yoga i guess", "yoga twice a week"),
+     ("наверное, работа", "работаю медсестрой")],
+)  # fmt: skip
+def test_an_area_named_again_keeps_its_richer_fact(message: str, kept: str) -> None:
+    assert followup.adds_nothing(lang.areas_in(message).popitem()[1], kept)

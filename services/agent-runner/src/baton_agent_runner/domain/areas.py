@@ -57,6 +57,15 @@ _WORK_OUT = (
     r"work(?:s|ed|ing)?[\s-]+out\b(?!\s+(?:the|a|an|my|our|your|his|her|their|this|that|these"
     r"|those|how|what|whether|if|why|when|where|who|which|it|them|some|any|a\s+plan)\b)"
 )
+# Running as exercise ("I love running", "go for a run"), not what else runs: "running late",
+# "running errands", "running a business" (work by its own word), "running out of time".
+_RUNNING = (
+    r"(?<!\bkeep )(?<!\bkeeps )(?<!\bbeen )running\b(?![\s-]+(?:late|out|low|behind|errands?|a|an"
+    r"|the|my|our|his|her|their|this|that|it|things|around|away|into|over|through|on|for|up"
+    r"|down|of|shoes?|water|costs?|total|joke|gag|list|time|mate)\b)"
+    r"|\b(?:go(?:es|ing)?|went)\s+(?:for\s+(?:a\s+)?)?runs?\b"
+    r"|\b(?:morning|evening|daily|long|weekend)\s+runs?\b"
+)
 AREAS: dict[str, tuple[str, ...]] = {
     "work": (
         # Not "work out", "working out": exercise, which is health (`_WORK_OUT`).
@@ -79,9 +88,10 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?)\s+fit\b", r"weight(?:\s+loss)?\b",
         # "I'd also like to get in shape" went unheard.
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?|back)\s+in(?:to)?\s+(?:better\s+|good\s+)?shape\b",
-        # Not "swim lessons for the kids", an errand; "running" is left to what it runs.
+        # Not "swim lessons for the kids", an errand; running as exercise only (`_RUNNING`).
         _WORK_OUT, r"yoga\b", r"swimming\b(?!\s+(?:lessons?|class(?:es)?|suits?|pool\s+pass))",
-        r"cycling\b", r"jogging\b", r"(?:half[\s-]+)?marathons?\b", "meditat", r"smoking\b",
+        r"cycling\b", r"jogging\b", _RUNNING, r"(?:half[\s-]+)?marathons?\b", "meditat",
+        r"smoking\b",
         r"кур(?:ить|ение|ения|ю)\b",
         "похуде", "плавани", r"бассейн", "марафон", "медитац", r"медитир",
         "здоровь", r"здоров(?:ый|ая|ое|ые|ым|ой|ыми|ого|ом)?\b", "спорт", "фитнес",
@@ -124,12 +134,17 @@ AREAS: dict[str, tuple[str, ...]] = {
                                                       "работала", "работали", "работаем")),
         r"(?:improv(?:e|ing)|better(?:ing)?)\s+(?:myself|me)\b", r"self[\s-]*(?:improv|develop)",
         "самосовершенств",
+        # "Хочу заняться собой", "занимаюсь собой": taking oneself in hand, not a job.
+        r"(?<=заняться )собой\b", r"(?<=заниматься )собой\b", r"(?<=занимаюсь )собой\b",
+        r"(?<=займусь )собой\b",
     ),
     "hobbies": (
         r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing", "travel",
         r"gam(?:ing|es)\b", r"video\s*games?\b", r"reading\b(?!\s+more\b)", r"fishing\b",
         r"garden(?:ing)?\b", r"hik(?:e|es|ing)\b", r"danc(?:e|es|ing)\b",
-        r"knit(?:s|ting)?\b", r"chess\b", r"camping\b", r"baking\b", r"(?:rock\s+)?climbing\b",
+        r"knit(?:s|ting)?\b", r"chess\b", r"camping\b", r"baking\b",
+        r"(?:rock\s+)?climbing\b(?!\s+(?:the\s+)?(?:career\s+|corporate\s+)?ladder)",
+        r"photograph(?:y|ing)\b", r"outdoors\b", r"volunteer(?:s|ing)?\b",
         # An instrument one plays or learns ("maybe learn piano?", "может, научиться играть на
         # пианино?" named no area, or growth alone).
         r"pianos?\b", r"violins?\b", r"drums\b", r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
@@ -194,6 +209,22 @@ THING_WORKS = re.compile(
 ASKED = ("work", "health", "relationships", "growth", "hobbies")
 """The areas discovery names when it asks for more (seed 001's five); `AREAS` also reads
 others the user may name."""
+# The words that only name an area, not a kind of it: "health i guess" says no more of health
+# than its name, while "yoga", "gaming", "my startup" say which health, which hobby, which work.
+_NAMES = (
+    r"work(?:s|ing)?\b", r"jobs?\b", r"careers?\b", r"business(?:es)?\b", r"работ[аыеуо]?й?\b",
+    r"работ(?:ой|ою)\b", r"карьер(?:а|ы|е|у|ой)\b", r"бизнес(?:а|у|ом|е)?\b", r"rabot[auye]?\b",
+    r"health\b", r"здоровь(?:е|я|ю|ем)\b", r"sports?\b", r"спорт(?:а|у|ом|е)?\b", r"fitness\b",
+    r"фитнес(?:а|у|ом|е)?\b", r"zdorov", r"relationships?\b", r"famil(?:y|ies)\b",
+    r"отношени(?:я|й|ям|ями|ях)\b", r"семь(?:я|и|е|ю|ей)\b", r"семейн",
+    r"sem'?(?:ya|ia|ja|yu|ju|ey|ei)\b", "otnosheni", r"growth\b", r"grow(?:s|ing)?\b",
+    r"develop(?:ing|ment)?\b", r"развити(?:е|я|ю|ем)\b",
+    r"развива", r"саморазвити", r"рост(?:а|у|ом|е)?\b", "razviti", r"hobb(?:y|ies)\b", r"хобби\b",
+    r"увлечени(?:е|я|ю|ем|й|ями)\b", r"k?hobbi\b", "uvlechen", r"money\b", r"financ", r"финанс",
+    r"деньг", r"денег\b",
+)  # fmt: skip
+NAMES_ONLY = re.compile(r"(?:" + "|".join(_NAMES) + ")")
+"""On one normalised word: a word that names an area and says nothing of which part of it."""
 AREA_PATTERNS = {
     area: re.compile(r"\b(?:" + "|".join(stems) + ")") for area, stems in AREAS.items()
 }

@@ -35,7 +35,7 @@ def answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) ->
         new = {area: fact for area, fact in found.items() if area not in turn.facts}
         if new and followup.lists_priority(pending, turn.message):
             data["facts"] = new
-    week = week_tasks(turn, pending, data) if tasks else ""
+    week = week_tasks(turn, pending, data) if tasks or pending == "good_week" else ""
     if turn.can_complete:
         return Reply(f"{week}{discovery_done(turn)}", "complete_step", "user_confirmed", data)
     lead = "discovery_thanks" if data else "discovery_good"
@@ -57,13 +57,14 @@ def week_tasks(turn: Turn, pending: str, data: dict[str, Any]) -> str:
     and its items kept for the brain dump too (saved now with no inbox step ahead), said in a
     line before the reply. Kept as the note alone, "- fix the crib\n- call mom" and "call the
     bank, renew my passport, book the dentist" never reached the inbox; "sleep well, see
-    friends" is no to-do list."""
+    friends" is no to-do list. An item naming an area stays out ("go running": what the week
+    is for), and the list's other actions go in (`followup.actions_beside_areas`)."""
     message = turn.message
     listed = "\n" in message.strip() or ";" in message
     listed = listed or ("," in message and followup.only_actions(message))
     if pending != "good_week" or not (listed or len(list_entries(turn.message)) > 1):
         return ""
-    items = followup.task_list(turn.message)
+    items = followup.task_list(turn.message) or followup.actions_beside_areas(turn.message)
     if not items:
         return ""
     data["deferred_inbox_items" if turn.inbox_ahead else "inbox_items"] = items

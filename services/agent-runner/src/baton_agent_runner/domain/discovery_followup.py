@@ -12,7 +12,7 @@ from typing import Literal
 from baton_agent_runner.domain import action_lists, brain_dump
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.area_cases import nominative
-from baton_agent_runner.domain.areas import AREA_PATTERNS, OWNING, SAYS_WHICH
+from baton_agent_runner.domain.areas import AREA_PATTERNS, NAMES_ONLY, OWNING, SAYS_WHICH
 from baton_agent_runner.domain.extracted import distinct
 from baton_agent_runner.domain.readiness import PUTTING_OFF, puts_off
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
@@ -128,13 +128,19 @@ FILLER = frozenset({
 "probably family first" name the area and add nothing to a fact or note of it."""
 
 
-def adds_nothing(said: str) -> bool:
-    """Whether what a message says of an area (`language.areas_in`) is only words of areas
-    and `FILLER` ("health i guess", "work", "then work"): nothing that would replace the
-    fact the user gave it before ("my health is kinda bad tbh")."""
+def adds_nothing(said: str, kept: str = "") -> bool:
+    """Whether what a message says of an area (`language.areas_in`) is only `FILLER`, area
+    names ("health i guess", "work", "then work") and the area words of the fact `kept` for
+    it ("yoga i guess" after "yoga twice a week"): nothing that would replace the fact the user
+    gave it before ("my health is kinda bad tbh"). A word that names a kind of an area, not
+    yet in its fact, says which: "hobbies, I mean gaming" after "hobbies: reading" was
+    dropped as saying no more than "hobbies"."""
+    known = set(words(kept))
     left = [word for word in words(said) if word not in FILLER and word not in OWNING]
     return not any(
-        SAYS_WHICH.match(word) or not any(p.match(word) for p in AREA_PATTERNS.values())
+        SAYS_WHICH.match(word)
+        or not any(p.match(word) for p in AREA_PATTERNS.values())
+        or not (NAMES_ONLY.fullmatch(word) or word in known)
         for word in left
     )
 
@@ -227,7 +233,9 @@ def says_of(area: str, message: str) -> bool:
     """Whether the message says something of `area` in a clause that opens with it ("work: I
     switched to day shifts", "работа — теперь удалёнка")."""
     return any(
-        area in lang.areas_in(head) and adds_nothing(head) for head, _ in _HEADED.findall(message)
+        # The head is area words only, an area's name or a kind of it ("yoga: every morning").
+        area in lang.areas_in(head) and adds_nothing(head, kept=head)
+        for head, _ in _HEADED.findall(message)
     )
 
 
@@ -309,6 +317,20 @@ def task_list(message: str) -> list[str]:
     # Each item once: "buy milk, buy milk" is saved once, and the reply names it once.
     items = distinct(brain_dump.split_items(message)) if looks_like_tasks(message) else []
     return items if len(items) > 1 else []
+
+
+def actions_beside_areas(message: str) -> list[str]:
+    """The actions naming no area of a list that names an area in another item ("1. finish
+    the report 2. call mom 3. go running": "finish the report", "call mom"), when each item
+    naming no area is an action; none otherwise ("- sleep well\n- see friends\n- relax" is
+    how a good week feels, no to-do list). The items naming areas are what the week is for,
+    not tasks: `task_list` took none of such a list, and the two tasks never reached the
+    inbox."""
+    items = distinct(brain_dump.split_items(message))
+    plain = [item for item in items if not lang.areas_in(item)]
+    if len(items) < 2 or not plain or len(plain) == len(items):
+        return []
+    return plain if all(action_lists.is_action(item) for item in plain) else []
 
 
 def _questions(key: str) -> tuple[str, ...]:

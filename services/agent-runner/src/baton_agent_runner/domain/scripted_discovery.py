@@ -207,7 +207,10 @@ def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, 
         area: fact
         for area, fact in found.items()
         if area not in turn.facts
-        or not (followup.adds_nothing(fact) or (again and not followup.says_of(area, turn.message)))
+        or not (
+            followup.adds_nothing(fact, turn.facts[area])
+            or (again and not followup.says_of(area, turn.message))
+        )
     }
     if knows_told(turn.step):
         # A fact from a run before, named again now, keeps its text and is saved again, so
