@@ -2531,7 +2531,7 @@ def test_a_correction_to_a_kind_of_the_area_replaces_its_fact(
 @pytest.mark.parametrize(
     ("message", "kept"),
     [("health i guess", "my health is kinda bad tbh"), ("yoga i guess", "yoga twice a week"),
-     ("наверное, работа", "работаю медсестрой")],
+     ("наверное, работа", "работаю медсестрой"), ("финансы, наверное", "коплю на квартиру")],
 )  # fmt: skip
 def test_an_area_named_again_keeps_its_richer_fact(message: str, kept: str) -> None:
     assert followup.adds_nothing(lang.areas_in(message).popitem()[1], kept)

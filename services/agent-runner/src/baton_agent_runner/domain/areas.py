@@ -223,8 +223,9 @@ _NAMES = (
     r"увлечени(?:е|я|ю|ем|й|ями)\b", r"k?hobbi\b", "uvlechen", r"money\b", r"financ", r"финанс",
     r"деньг", r"денег\b",
 )  # fmt: skip
-NAMES_ONLY = re.compile(r"(?:" + "|".join(_NAMES) + ")")
-"""On one normalised word: a word that names an area and says nothing of which part of it."""
+NAMES_ONLY = re.compile(r"(?:" + "|".join(_NAMES) + r")\w*")
+"""On one normalised word (`fullmatch`, a stem taking its endings: "семейная", "финансы"): a
+word that names an area and says nothing of which part of it."""
 AREA_PATTERNS = {
     area: re.compile(r"\b(?:" + "|".join(stems) + ")") for area, stems in AREAS.items()
 }
