@@ -80,11 +80,16 @@ export function noteForced(event) {
   log.scrollTop = log.scrollHeight;
 }
 
+const COMPLETE = "This onboarding is complete.";
+
+// Called on every progress read, live events included: only its own notice is taken back, so a
+// notice said to what the person just did ("Nothing to send…") is not wiped by a reload.
 export function setChatOpen(open) {
   $("chat-text").disabled = !open;
   $("chat-send").disabled = !open || sending;
-  if (!open) $("chat-status").textContent = "This onboarding is complete.";
-  else if (!sending) $("chat-status").textContent = "";
+  const status = $("chat-status");
+  if (!open) status.textContent = COMPLETE;
+  else if (!sending && status.textContent === COMPLETE) status.textContent = "";
 }
 
 export function setSending(busy) {
