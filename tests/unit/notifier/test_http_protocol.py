@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from fastapi.responses import JSONResponse
 
 from baton_notifier.entrypoints.http_protocol import bounded_head_protocol
 
@@ -133,13 +134,15 @@ async def test_a_request_httptools_cannot_read_is_a_json_400_naming_the_header(
     assert head.startswith(b"HTTP/1.1 400 ")
     assert b"content-type: application/json" in head.lower()
     message = f"the request is not valid HTTP/1.1: {reason}"
-    assert json.loads(body) == {
+    expected = {
         "error": {
             "code": "bad_request",
             "message": message,
             "details": [{"field": "header.content-length", "message": message}],
         }
     }
+    assert json.loads(body) == expected
+    assert body == JSONResponse(expected).body  # written as every route's error is, byte for byte
 
 
 @pytest.mark.skipif(not hasattr(socket, "TCP_USER_TIMEOUT"), reason="a Linux socket option")

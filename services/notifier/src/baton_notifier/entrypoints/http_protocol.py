@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import sys
 from typing import Any
 
+from fastapi.responses import JSONResponse
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from baton_contracts import ErrorCode
@@ -163,7 +163,8 @@ def error_response(status: bytes, code: str, message: str, field: str | None = N
     """A whole HTTP/1.1 response with the common error body, saying the connection closes."""
     details = [] if field is None else [{"field": field, "message": message}]
     error = {"code": code, "message": message, "details": details}
-    body = json.dumps({"error": error}).encode()
+    # Written as every route's JSONResponse writes its body: compact, UTF-8 kept as it is.
+    body = JSONResponse({"error": error}).body
     return (
         b"HTTP/1.1 " + status + b"\r\n"
         b"content-type: application/json\r\n"
