@@ -11,7 +11,7 @@ import pytest
 
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
-from baton_agent_runner.domain.brain_dump import split_items
+from baton_agent_runner.domain.brain_dump import asks, split_items
 from baton_agent_runner.domain.scripted import Turn, run
 
 
@@ -342,7 +342,10 @@ def test_an_item_about_a_next_step_or_moving_on_is_still_an_item(message: str) -
 @pytest.mark.parametrize(
     "message",
     ["nah im good", "I'm good", "we're good", "all good", "that should be it",
-     "I think that should be it, thanks", "all set", "finito"],
+     "I think that should be it, thanks", "all set", "finito",
+     # Saved as items: "nothing to add", "I think that covers it", "ок тогда всё".
+     "nope, nothing to add", "No, I think that covers it.", "нет, добавить нечего",
+     "ок тогда всё", "ok then, that's all"],
 )  # fmt: skip
 def test_saying_one_is_good_to_anything_else_is_done_not_an_item(message: str) -> None:
     # "nah im good", "that should be it" were saved as items; "I'm good" asked again.
@@ -386,3 +389,16 @@ def test_a_lists_heading_on_its_line_is_no_part_of_an_item(message: str, items: 
     assert split_items(message) == items
     out = run(turn(message, messages_in_step=1))
     assert out.extracted_data.get("inbox_items", []) == items
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["кстати, а что потом будет с этим списком?", "btw what happens to these?"],
+)
+def test_a_by_the_way_before_a_question_is_no_item(message: str) -> None:
+    # "кстати" was saved ("Записал в inbox: кстати.") before the question was answered.
+    assert split_items(message) == [] and asks(message)
+
+
+def test_a_by_the_way_before_an_item_is_no_part_of_it() -> None:
+    assert split_items("кстати, купить хлеб") == ["купить хлеб"]

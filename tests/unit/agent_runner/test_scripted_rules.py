@@ -2044,7 +2044,9 @@ def test_inbox_collector_completes_on_these_ways_of_saying_done(done: str) -> No
 @pytest.mark.parametrize(
     "said",
     ["Привет", "Давай попробуем", "Не понимаю, что писать", "Hi", "Okay let's do it",
-     "Sounds good"],
+     "Sounds good",
+     # The greeter's yes words, each saved as an item here ("Saved to your inbox: ya.").
+     "ya", "yup", "yea", "k", "kk", "lets go", "go ahead", "sure thing", "Sure thing!"],
 )  # fmt: skip
 def test_greetings_and_lets_start_are_no_inbox_items(said: str) -> None:
     out = run(turn("inbox_collector", said))

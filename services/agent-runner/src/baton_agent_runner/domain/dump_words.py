@@ -21,6 +21,9 @@ ACK = frozenset({
     # good", "Okay let's do it"): a brain dump of them closed the step with no thought in it.
     "привет", "здравствуй", "здравствуйте", "попробуем", "начнем", "начинаем", "hi", "hello",
     "hey", "sounds", "do", "start", "begin",
+    # The yes words the greeter knows ("ya", "k", "lets go", "go ahead", "sure thing") were
+    # saved as items to the brain dump's "Ready?".
+    "ya", "yea", "yup", "k", "kk", "lets", "ahead", "thing",
 })  # fmt: skip
 # A line of nothing but these is hesitation or "not yet", no item: "Я пока не готов", "Hmm, let
 # me think", "Это не всё", "Nothing comes to mind", "Не знаю, что писать".
@@ -46,6 +49,8 @@ HESITATION = frozenset({
     "please", "pls", "plz", "oh", "ah", "er", "erm", "ugh", "meh", "well", "so", "hm", "wow",
     "welp", "okey", "пожалуйста", "плиз", "плз", "ой", "ах", "ох", "эх", "ух", "мм", "вот",
     "блин", "а", "о", "э",
+    # "кстати, а что потом будет с этим списком?" saved "кстати" before answering.
+    "кстати", "кст", "btw",
 })  # fmt: skip
 # A drawn-out interjection ("ohhh", "hmmm", "ummm", "ммм", "эээ", "ааа"): no item, as "oh" is.
 INTERJECTION = re.compile(r"(?:o+h+|a+h+|u+h+|u+m+|h+m+|e+r+m*|м+|э+м*|х+м+|о+|а+|у+)")
