@@ -201,6 +201,11 @@ _RUSSIAN = ["купить молоко, позвонить в банк, запи
         ("я имела в виду хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("я имел в виду не молоко, а хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("I meant oat milk, not milk", _ENGLISH, "buy milk", "buy oat milk"),
+        # The verb said again is not doubled ("Call call dad for her birthday").
+        ("actually I meant call dad, not mom", ["Call mom for her birthday", "buy milk"],
+         "Call mom for her birthday", "Call dad for her birthday"),
+        ("no wait, not mom, call dad", ["Call mom for her birthday"],
+         "Call mom for her birthday", "Call dad for her birthday"),
         ("замени молоко на хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("поменяй молоко на хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("не молоко, а хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),

@@ -260,7 +260,22 @@ def _replaced(item: str, old: str, new: str) -> str:
     said = re.compile(rf"(?<!\w){pattern}(?!\w)", re.IGNORECASE)
     if not said.search(item) and (cased := inflected(old)) is not None:
         said = cased
-    return said.sub(new.strip(), item, count=1)
+    found = said.search(item)
+    if found is None:
+        return item
+    before = item[: found.start()]
+    return before + _past_said(before, new.strip()) + item[found.end() :]
+
+
+def _past_said(before: str, new: str) -> str:
+    """`new` without its first words when the item already says them just before the words
+    it replaces: "I meant call dad, not mom" of "Call mom for her birthday" is "Call dad for
+    her birthday", not "Call call dad ..."."""
+    kept, said = words(before), new.split()
+    for count in range(min(len(kept), len(said) - 1), 0, -1):
+        if kept[-count:] == words(" ".join(said[:count])):
+            return " ".join(said[count:])
+    return new
 
 
 def _done(rest: str, recent: list[str], last_list: list[str]) -> Changed | Unclear:
