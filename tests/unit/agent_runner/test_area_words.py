@@ -39,6 +39,12 @@ from baton_agent_runner.domain.scripted import Turn, run
         ("my startup", "work"), ("my boss", "work"), ("мой стартап", "work"),
         ("начальник достал", "work"), ("read more books", "growth"),
         ("reading more", "growth"), ("I want to read a book a month", "growth"),
+        # Siblings and the wider family named nothing ("my brother and my grandma").
+        ("my brother and my grandma", "relationships"), ("my sister", "relationships"),
+        ("my siblings", "relationships"), ("grandpa", "relationships"),
+        ("my aunt and my cousins", "relationships"), ("granny", "relationships"),
+        ("сестра", "relationships"), ("с братом", "relationships"),
+        ("младший братишка", "relationships"), ("тётя", "relationships"),
     ],
 )  # fmt: skip
 def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
@@ -65,6 +71,8 @@ def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
         "that fits me",
         "fit it in the car",
         "the house is in bad shape",
+        "брать с собой",
+        "братский",
     ],
 )
 def test_a_word_that_only_looks_like_an_area_word_names_none(message: str) -> None:

@@ -31,6 +31,13 @@ _KIN = (
     r"собак", r"(?:кош(?:ка|ки|ке|ку|кой|ек)|кот(?:а|у|ом|е|ы|ов|ам)?)\b",
     # "девушка", "мой парень", as "girlfriend", "boyfriend" are; "позвонить парню" an errand.
     r"девушк(?:а|и|е|у|ой)\b", r"(?:парень|парн(?:я|ю|ем|е))\b",
+    # Siblings and the wider family: "my brother and my grandma" named nothing, "my mental
+    # health and my sister" health alone. Whole words: "брать", "дядька" aside.
+    r"(?:sisters?|brothers?|siblings?)\b", r"grand(?:ma|pa|parents?|mas|pas)\b",
+    r"grann(?:y|ies)\b", r"(?:aunts?|uncles?|cousins?|nieces?|nephews?)\b",
+    r"сестр(?:а|ы|е|у|ой|ам|ами|ах|енк[аиеуо]й?|ичк[аиеуо]й?)?\b",
+    r"брат(?:а|у|ом|е|ья|ьев|ьям|ьями|ьях|ишк[аиеуо]й?|ик[аиуе]?)?\b",
+    r"тет(?:я|и|е|ю|ей)\b", r"дяд(?:я|и|е|ю|ей)\b",
 )  # fmt: skip
 # The others an errand is as often for: "book swim lessons for the kids, order new running
 # shoes", said to discovery's summary, replaced the relationships fact with that errand.
