@@ -76,7 +76,10 @@ def test_discovery_asks_briefly_whether_its_summary_is_right_to_a_reply_it_does_
     assert third.step_completed  # "Is the summary above right?" takes a yes as the summary
 
 
-@pytest.mark.parametrize("message", ["go", "Go!", "ok go", "го"])
+@pytest.mark.parametrize(
+    "message",
+    ["go", "Go!", "ok go", "го", "норм, го", "норм го", "ладно го", "yes go", "нуу ладно"],
+)
 def test_greeter_takes_go_alone_as_readiness(message: str) -> None:
     intro = texts.text(lang.language_of(message), "greeter_intro")
     out = run(_turn("greeter", message, intro))

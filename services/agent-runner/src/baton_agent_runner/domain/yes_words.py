@@ -34,9 +34,11 @@ _YES_ALONE = frozenset({
     "davai", "davay",
 })  # fmt: skip
 # "Всё" too: "всё хорошо", "всё отлично", "всё норм" to the summary got "Не совсем понял".
-_AROUND_YES = frozenset(
-    {"ну", "lol", "haha", "ха", "хаха", "then", "тогда", "ahead", "вроде", "all", "of", "все"}
-)
+# A drawn-out "ну" ("нуу ладно") got the greeter's explanation again.
+_AROUND_YES = frozenset({
+    "ну", "нуу", "нууу", "lol", "haha", "ха", "хаха", "then", "тогда", "ahead", "вроде", "all",
+    "of", "все",
+})  # fmt: skip
 # A yes said with an emoji alone: "👍", "👌", "✅", "❤️" (skin tones and variation selectors
 # aside). The summary was shown again to each.
 YES_EMOJI = re.compile(
