@@ -21,7 +21,7 @@ only saves the sentence as written, as before:
   errands, an item each but for one that goes on with the one before (`_chained`);
 - every piece is an action: two words or more, the first a verb: a Russian infinitive
   ("позвонить", "записаться", "отвезти", "помочь"; not a noun that looks like one: "новости",
-  "память") or an English verb of `_EN_VERBS`, which English spelling cannot tell apart from
+  "память") or an English verb of `EN_VERBS`, which English spelling cannot tell apart from
   a noun ("book a dentist", but "pepper");
 - a lead-in before the first action that says the user needs or means to do them ("I need
   to", "I have to", "Надо", "Мне нужно", "Хочу") is said of them all and kept by none; a "to"
@@ -52,6 +52,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from baton_agent_runner.domain.action_words import WHEN, is_action, is_infinitive
 from baton_agent_runner.domain.inbox_requests import REMINDER, without_reminder
 from baton_agent_runner.domain.wording import COUNT_DOT, words
 
@@ -111,32 +112,6 @@ _SENTENCE_END = re.compile(
     r"[.!…]+\s+(?=\S)",
     re.IGNORECASE,
 )
-# A Russian infinitive, reflexive or not; "-ость"/"-ости" are nouns ("новости", "радость").
-_INFINITIVE = re.compile(r"[а-я]{2,}(?:ть|ти|чь)(?:ся|сь)?")
-_NOUNS_LIKE_INFINITIVES = frozenset({
-    "дети", "гости", "части", "кости", "сети", "пути", "власти", "области", "сласти", "страсти",
-    "мать", "дочь", "ночь", "речь", "мелочь", "горечь", "дичь", "желчь", "память", "печать",
-    "кровать", "суть", "путь", "сеть", "нить", "ртуть", "часть", "честь", "весть", "кость",
-    "гость", "месть", "шерсть", "жесть", "власть", "область", "плеть", "рать",
-})  # fmt: skip
-# Verbs a to-do item starts with; a noun of the same spelling is rare at an item's start.
-# Chores and errands are among them ("walk the dog and feed the cat" was one item: "feed" was
-# missing), but not a word that opens a noun pair as often ("rock and roll", "research and
-# development").
-_EN_VERBS = frozenset({
-    "ask", "answer", "apply", "arrange", "attend", "bake", "book", "bring", "buy", "call",
-    "cancel", "change", "charge", "check", "clean", "clear", "collect", "complete", "confirm",
-    "contact", "cook", "copy", "create", "cut", "deliver", "deposit", "do", "drop", "email",
-    "file", "fill", "finish", "fix", "get", "give", "go", "grab", "help", "hire", "install",
-    "invite", "iron", "learn", "leave", "make", "meet", "move", "mow", "order", "organise",
-    "organize", "pack", "paint", "pay", "pick", "plan", "post", "prepare", "print", "put", "read",
-    "register", "remind", "renew", "rent", "repair", "replace", "reply", "reschedule", "return",
-    "review", "see", "sell", "send", "set", "sign", "sort", "start", "study", "submit", "take",
-    "talk", "text", "tidy", "transfer", "update", "vacuum", "visit", "walk", "wash", "water",
-    "write", "feed", "drive", "fetch", "sweep", "mop", "empty", "unpack", "wrap", "schedule",
-    "throw", "hang", "load", "unload", "refill", "recycle", "draft", "edit", "shave", "trim",
-    "bathe", "hoover", "declutter", "defrost",
-})  # fmt: skip
 
 # After "and", a verb of asking or saying goes on with the action before it: what to ask or
 # say there ("call the bank and ask about the loan", "позвонить в банк и спросить про кредит",
@@ -264,7 +239,7 @@ def _gets_things(action: str) -> bool:
     bare noun after it, before another action, is more of them ("buy milk, eggs, call mom");
     after any other ("call dentist, laundry, buy milk") it is a chore of its own."""
     said = words(action)
-    said = said[1:] if said and said[0] in _WHEN else said
+    said = said[1:] if said and said[0] in WHEN else said
     return bool(said) and said[0] in _GETTING
 
 
@@ -379,29 +354,6 @@ def _goes_on(first: str, second: str) -> bool:
     return said[0] in _GOES_ON_WITH or said[1] in _BACK or words(first)[0] in _GOING
 
 
-# When, said before the verb, keeps an action one: "завтра позвонить в налоговую, потом забрать
-# машину" was one item, its first piece opening with no verb.
-_WHEN = frozenset({
-    "завтра", "сегодня", "послезавтра", "утром", "вечером", "tomorrow", "today", "tonight",
-    "tmrw", "tmr", "tmw", "tonite",
-})  # fmt: skip
-
-
-_HEDGES = (["sort", "of"], ["kind", "of"])
-"""A hedge that starts with a verb's word: "sort of" to "Is the summary right?" was kept as a
-task for the inbox."""
-
-
-def is_action(piece: str) -> bool:
-    """Two words or more, the first a verb (a Russian infinitive, an English verb we know),
-    or one after a word that says when ("завтра позвонить маме", "tomorrow call the vet")."""
-    said = words(piece)
-    said = said[1:] if said and said[0] in _WHEN else said
-    if len(said) < 2 or said[:2] in _HEDGES:
-        return False
-    return said[0] in _EN_VERBS or is_infinitive(said[0])
-
-
 # English verbs whose word names a life area ("exercise", "sleep": health; "study", "learn":
 # growth; "travel", "garden": hobbies). English spells the verb as the noun, so only opening
 # the words, where a to-do puts its verb, do they say a thing to do ("my sleep" names health).
@@ -414,11 +366,3 @@ def says_a_deed(said: list[str]) -> bool:
     among them ("выспаться", "похудеть"), or an English verb of an area opening them
     ("exercise", "sleep", "sleep and exercise"), as the Russian one would."""
     return bool(said) and (said[0] in _EN_AREA_VERBS or any(is_infinitive(word) for word in said))
-
-
-def is_infinitive(word: str) -> bool:
-    """The word is a Russian infinitive ("выспаться", "позвонить"), not a noun that looks like
-    one ("новости", "радость")."""
-    if word in _NOUNS_LIKE_INFINITIVES or word.endswith(("ость", "ости")):
-        return False
-    return _INFINITIVE.fullmatch(word) is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from baton_agent_runner.domain import action_lists, brain_dump
+from baton_agent_runner.domain import action_words, brain_dump
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.area_cases import nominative
 from baton_agent_runner.domain.areas import AREA_PATTERNS, NAMES_ONLY, OWNING, SAYS_WHICH
@@ -306,7 +306,7 @@ def only_actions(message: str) -> bool:
     is an action ("позвонить маме; оплатить налог", "call mom; pay rent"): said to "what holds
     you back?", it is no answer ("время; силы" is a list too, of no actions)."""
     items = brain_dump.split_items(message)
-    return len(items) > 1 and all(action_lists.is_action(item) for item in items)
+    return len(items) > 1 and all(action_words.is_action(item) for item in items)
 
 
 def task_list(message: str) -> list[str]:
@@ -330,7 +330,7 @@ def actions_beside_areas(message: str) -> list[str]:
     plain = [item for item in items if not lang.areas_in(item)]
     if len(items) < 2 or not plain or len(plain) == len(items):
         return []
-    return plain if all(action_lists.is_action(item) for item in plain) else []
+    return plain if all(action_words.is_action(item) for item in plain) else []
 
 
 def _questions(key: str) -> tuple[str, ...]:

@@ -3,7 +3,7 @@ kept for the brain dump (or saved now when no inbox step lies ahead)."""
 
 from __future__ import annotations
 
-from baton_agent_runner.domain import action_lists, brain_dump
+from baton_agent_runner.domain import action_words, brain_dump
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted_turn import Reply, Turn
@@ -65,7 +65,7 @@ def one_task(turn: Turn) -> Reply | None:
     said = item.split()
     if not said or said[0].lower() in _EDITS:
         return None
-    if not (action_lists.is_action(item) or action_lists.is_action(_ungerund(item))):
+    if not (action_words.is_action(item) or action_words.is_action(_ungerund(item))):
         return None
     key = "task_kept" if turn.inbox_ahead else "noted"
     data = {"deferred_inbox_items" if turn.inbox_ahead else "inbox_items": [item]}
@@ -73,13 +73,13 @@ def one_task(turn: Turn) -> Reply | None:
 
 
 def _ungerund(item: str) -> str:
-    """ "finishing the deck" as "finish the deck", that `action_lists.is_action` knows; an item
+    """ "finishing the deck" as "finish the deck", that `action_words.is_action` knows; an item
     not opening with an English "-ing" word as it is."""
     first, _, rest = item.partition(" ")
     if not (first.lower().endswith("ing") and len(first) > 5):
         return item
     stem = first[:-3]
     for verb in (stem, stem + "e", stem[:-1]):
-        if action_lists.is_action(f"{verb} {rest}"):
+        if action_words.is_action(f"{verb} {rest}"):
             return f"{verb} {rest}"
     return item

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from baton_agent_runner.domain.action_lists import is_action, lists_actions
+from baton_agent_runner.domain.action_lists import lists_actions
+from baton_agent_runner.domain.action_words import is_action
 from baton_agent_runner.domain.closing_words import only_closing, without_closing
 from baton_agent_runner.domain.dump_words import (
     ABOUT_THE_STEP,

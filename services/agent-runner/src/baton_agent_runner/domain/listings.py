@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from itertools import pairwise
 
-from baton_agent_runner.domain.action_lists import is_action
+from baton_agent_runner.domain.action_words import is_action
 from baton_agent_runner.domain.areas import (
     AREA_PATTERNS,
     MATTERS,

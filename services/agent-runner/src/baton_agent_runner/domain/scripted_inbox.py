@@ -7,6 +7,7 @@ from typing import Any
 
 from baton_agent_runner.domain import (
     action_lists,
+    action_words,
     brain_dump,
     dump_item,
     finishing,
@@ -155,7 +156,7 @@ def _bare_area(item: str) -> bool:
     words is one ("learn guitar", "учиться рисовать" were dropped unsaved), and so is a verb
     alone ("выспаться", "похудеть", "exercise", "sleep" were dropped as health)."""
     said = words(item)
-    if not 0 < len(said) <= 3 or action_lists.is_action(item):
+    if not 0 < len(said) <= 3 or action_words.is_action(item):
         return False
     if action_lists.says_a_deed(said):
         return False  # "выспаться", "sleep": a thing to do, though its word names health

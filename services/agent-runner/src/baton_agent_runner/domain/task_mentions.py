@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from baton_agent_runner.domain import action_lists, brain_dump, readiness
+from baton_agent_runner.domain import action_words, brain_dump, readiness
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.inbox_requests import REMINDER
 from baton_agent_runner.domain.wording import words
@@ -103,7 +103,7 @@ def _task(item: str, *, reminder: bool) -> bool:
     if said[0] in _NO_ERRAND:
         return False
     action = _RU_WHEN.sub("", item)
-    return action_lists.is_action(action) and not lang.areas_in(action)
+    return action_words.is_action(action) and not lang.areas_in(action)
 
 
 # What opens a task remembered at the last moment, said to the coordinator's "send me anything
@@ -128,7 +128,7 @@ def late_task(text: str) -> str | None:
     if (found := task_mention(text)) is not None and not words(found.rest):
         return found.item
     item = _TAIL.sub("", _LATE_LEAD.sub("", text.strip())).strip()
-    if "\n" in item or not action_lists.is_action(item) or words(item)[0] in _ASKING_FOR_IT:
+    if "\n" in item or not action_words.is_action(item) or words(item)[0] in _ASKING_FOR_IT:
         return None
     if len(brain_dump.split_items(item)) != 1:
         return None
