@@ -848,6 +848,29 @@ def test_a_reminder_or_a_to_do_list_request_names_its_item(message: str, item: s
 
 
 @pytest.mark.parametrize(
+    ("message", "item"),
+    [
+        # "add" naming no list: an action after it, or anything after a colon, is the item.
+        # The question was answered with how the brain dump works and nothing was saved;
+        # "add:" stayed in the item; after the brain dump the task was lost.
+        ("can you add call grandma on sunday?", "call grandma on sunday"),
+        ("wait, can you also add call grandma on sunday?", "call grandma on sunday"),
+        ("add: pick up dry cleaning", "pick up dry cleaning"),
+        ("please add call mom", "call mom"),
+        ("add buy milk too", "buy milk"),
+        ("can you add a reminder to call mom?", "call mom"),
+        # What is added is no action: a task of the user's own, or no request at all.
+        ("add salt to the soup", None),
+        ("Add oil to the car", None),
+        ("I need to add salt", None),
+        ("can you add more detail?", None),
+    ],
+)
+def test_add_before_an_action_is_an_inbox_request(message: str, item: str | None) -> None:
+    assert inbox_requests.inbox_request(message) == item
+
+
+@pytest.mark.parametrize(
     ("message", "earlier", "expected"),
     [
         ("ok", ["Привет! Расскажи, что это"], "ru"),

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from baton_agent_runner.domain.action_words import is_action
 from baton_agent_runner.domain.readiness import puts_off
 from baton_agent_runner.domain.word_cases import inflected
 from baton_agent_runner.domain.wording import is_negation, without_end, words
@@ -60,6 +61,16 @@ def _from_first_verb(pattern: re.Pattern[str], text: str) -> re.Match[str] | Non
 
 
 _WORD = re.compile(r"\w")
+
+
+def _adding_an_action(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """A bare "add ..." that names where to no list: a request when what it adds is an action
+    ("can you add call grandma on sunday?") or follows a colon ("add: pick up dry cleaning");
+    "add salt to the soup" is a task of the user's own."""
+    found = pattern.match(text)
+    if found is None or not (found.group("colon") or is_action(found.group("item"))):
+        return None
+    return found
 
 
 def _past_questions(closing: str) -> Callable[[re.Pattern[str], str], re.Match[str] | None]:
@@ -151,6 +162,16 @@ _REQUESTS = tuple(
             rf"^\W*(?:can|could|would|will)\s+you\s+(?:please\s+)?{_EN_VERB}\s+(?P<item>.+?)\s+{_EN_INBOX}"
             r"(?:\s+please)?\s*[.!?]*\s*$",
             _anywhere,
+        ),
+        # "add" alone, before an action or a colon: "can you add call grandma on sunday?" was
+        # answered with how the brain dump works and saved nothing, "add: pick up dry
+        # cleaning" kept its "add:", "wait, can you also add ..." after the brain dump was lost.
+        (
+            r"^\W*(?:(?:oh|wait|and|also|ok|okay|actually)\b[\s,.!—–-]*)*"
+            rf"(?:{_POLITE_EN})?(?:also\s+)?add(?:\s+also)?(?:\s*(?P<colon>[:—–])\s*|\s+)"
+            r"(?:an?\s+reminder\s+(?:for\s+me\s+)?to\s+)?"
+            r"(?P<item>[^?]+?)(?:\s+(?:too|as\s+well|please))?\s*[.!?]*$",
+            _adding_an_action,
         ),
     )
 )
