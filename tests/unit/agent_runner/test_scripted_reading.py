@@ -911,6 +911,14 @@ def test_a_short_latin_message_keeps_the_conversations_language(
         ("get groceries, pick up the kids, and then cook dinner",
          ["get groceries", "pick up the kids", "cook dinner"]),
         ("I should really call the bank, and email HR", ["call the bank", "email HR"]),
+        # "follow", "look", "ping", "sync" open actions (each list was one item).
+        ("follow up with investors, schedule physio, text jake back",
+         ["follow up with investors", "schedule physio", "text jake back"]),
+        ("look into life insurance and update my resume",
+         ["look into life insurance", "update my resume"]),
+        ("call a plumber, ping Sam about the invoice",
+         ["call a plumber", "ping Sam about the invoice"]),
+        ("сделать ревью PR, потом sync с командой", ["сделать ревью PR", "sync с командой"]),
         # Past a few words introducing the list before a colon or a dash (each was one item).
         ("honestly i just have a million things to do: renew passport, pay rent, buy cat food",
          ["renew passport", "pay rent", "buy cat food"]),

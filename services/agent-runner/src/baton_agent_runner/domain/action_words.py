@@ -35,6 +35,9 @@ EN_VERBS = frozenset({
     "write", "feed", "drive", "fetch", "sweep", "mop", "empty", "unpack", "wrap", "schedule",
     "throw", "hang", "load", "unload", "refill", "recycle", "draft", "edit", "shave", "trim",
     "bathe", "hoover", "declutter", "defrost",
+    # Work errands: "follow up with investors, schedule physio, text jake back" was one item.
+    # Not "find": "find time for myself" is no errand.
+    "follow", "look", "ping", "sync",
 })  # fmt: skip
 
 # When, said before the verb, keeps an action one: "завтра позвонить в налоговую, потом забрать
