@@ -45,6 +45,11 @@ from baton_agent_runner.domain.scripted import Turn, run
         ("my aunt and my cousins", "relationships"), ("granny", "relationships"),
         ("сестра", "relationships"), ("с братом", "relationships"),
         ("младший братишка", "relationships"), ("тётя", "relationships"),
+        # Reading more as a goal, in Russian too ("Ещё хочу больше читать" named nothing).
+        ("Ещё хочу больше читать", "growth"), ("читать больше", "growth"),
+        # The user's trade, said as what they are: work ("я программист" named nothing).
+        ("я программист", "work"), ("I'm a nurse", "work"), ("i am a software engineer", "work"),
+        ("я учительница", "work"),
     ],
 )  # fmt: skip
 def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
@@ -72,6 +77,8 @@ def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
         "fit it in the car",
         "the house is in bad shape",
         "брать с собой",
+        "my doctor",
+        "врач сказал",
         "братский",
     ],
 )

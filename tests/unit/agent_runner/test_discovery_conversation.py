@@ -284,6 +284,11 @@ def test_greeter_explains_itself_to_what_is_this_asked_in_russian(message: str) 
         "Привет, мне коллега посоветовала",
         "подруга рассказала про это приложение",
         "посоветовал друг",
+        # A therapist or a doctor who recommended it was kept as growth, or as health.
+        "hi, my therapist recommended this app",
+        "um hi? my therapist suggested i try something like this",
+        "мне психолог посоветовала",
+        "my doctor told me about this",
     ],
 )
 def test_who_recommended_baton_names_no_priority(message: str) -> None:

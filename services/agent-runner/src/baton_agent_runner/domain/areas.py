@@ -86,6 +86,18 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"(?<!your )(?<!your own )business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
         *_WHICH_WORK,
         "работ", "заработ", "подработ", "переработ", "карьер", "бизнес", "зарплат",
+        # The user's own trade, said as what they are ("я программист, люблю играть на
+        # гитаре" was kept as hobbies alone): only after "I'm a", "я", not "my doctor".
+        r"(?:i'?m|i\s+am)\s+an?\s+(?:(?:software|web|civil)\s+)?(?:nurse|teacher|developer"
+        r"|programmer|engineer|designer|manager|lawyer|accountant|consultant|freelancer"
+        r"|doctor|dentist|architect|chef|cook|driver|mechanic|electrician|plumber|salesman"
+        r"|sales\s+rep|journalist|writer|translator|analyst|researcher|pharmacist"
+        r"|paramedic|firefighter|police\s+officer|barista|waiter|waitress)\b",
+        r"я\s+(?:(?:по\s+профессии|работаю)\s+)?(?:программист|разработчик|учитель|учительница"
+        r"|врач|инженер|дизайнер|менеджер|бухгалтер|юрист|медсестра|медбрат|архитектор|повар"
+        r"|водитель|механик|электрик|сантехник|продавец|продавщица|журналист|переводчи(?:к|ца)"
+        r"|аналитик|фрилансер|консультант|таксист|курьер|официант(?:ка)?|парикмахер"
+        r"|стоматолог|фармацевт|тестировщи(?:к|ца)|предприниматель)\b",
         # Russian in Latin letters ("rabota, zdorovie, semya"): see `translit`.
         r"rabot[auye]?\b", r"kar'?er[auye]\b",
     ),
@@ -121,6 +133,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"develop(?:ing|ment)?\b", "educat",
         # Reading as a goal ("read more books"); "reading" alone is a pastime (hobbies).
         r"read(?:ing)?\s+more\b", r"read\s+(?:\w+\s+)?books?\b",
+        # "Ещё хочу больше читать" named nothing.
+        r"больше\s+читать\b", r"читать\s+больше\b",
         "развити", "развива", "саморазвит", "учеб", "обучени", r"уч(?:усь|иться|ишься|ить)\b",
         "выуч", "изуч", r"учу\b", r"науч(?:иться|усь)\b",
         r"рост(?:а|у|ом|е)?\b", "образовани",
@@ -177,7 +191,9 @@ AREAS: dict[str, tuple[str, ...]] = {
 _REFERRER = (
     r"(?:co-?workers?|colleagues?|(?:girl|boy|best)?friends?|wife|husband|partner|boss"
     r"|mom|mum|dad|sister|brother|коллег\w*|друг\w*|друз\w*|подруг\w*|жен(?:а|ой)|муж(?:ем)?"
-    r"|мам(?:а|ой)|пап(?:а|ой)|сестр(?:а|ой)|брат(?:ом)?|начальни\w*)"
+    r"|мам(?:а|ой)|пап(?:а|ой)|сестр(?:а|ой)|брат(?:ом)?|начальни\w*"
+    # "hi, my therapist recommended this app" was kept as growth.
+    r"|(?:psycho)?therapist|doctor|coach|психолог|психотерапевт|терапевт|врач|коуч)"
 )
 _TOLD_ABOUT = (
     r"(?:recommend(?:ed|s)|told\s+me\s+about|suggest(?:ed|s)|посоветовал[аи]?"
