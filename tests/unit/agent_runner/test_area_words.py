@@ -259,7 +259,7 @@ def test_a_declined_area_is_left_out_of_the_examples_while_others_remain() -> No
 def test_a_filler_left_by_a_listing_split_is_no_part_of_the_fact() -> None:
     # "здоровье, ну и семья" kept the health fact "здоровье, ну".
     said = lang.areas_in("работа конечно и здоровье, ну и семья")
-    assert said == {"work": "работа конечно", "health": "здоровье", "relationships": "семья"}
+    assert said == {"work": "работа", "health": "здоровье", "relationships": "семья"}
 
 
 @pytest.mark.parametrize(
@@ -496,3 +496,22 @@ def test_a_yes_before_what_it_adds_stays_out_of_the_fact(
 def test_exercise_and_pastimes_name_their_areas(message: str, areas: set[str]) -> None:
     # "I need to work out more" was kept as work; "yoga", "hiking", "шахматы" named nothing.
     assert set(lang.areas_in(message)) == areas
+
+
+@pytest.mark.parametrize(
+    ("message", "area", "fact"),
+    [
+        # Chat's fillers stayed in the fact, before or after the area.
+        ("хз, наверн друзья еще", "relationships", "друзья"),
+        ("ладно, ещё работа", "work", "работа"),
+        ("короч работа жрет все время", "work", "работа жрет все время"),
+        ("семья конечно", "relationships", "семья"),
+        ("не, еще учеба - англ учу", "growth", "учеба - англ учу"),
+        ("А вот саморазвитие", "growth", "саморазвитие"),
+        ("my family btw", "relationships", "my family"),
+    ],
+)
+def test_chat_fillers_around_an_area_are_no_part_of_its_fact(
+    message: str, area: str, fact: str
+) -> None:
+    assert lang.areas_in(message) == {area: fact}

@@ -327,14 +327,17 @@ _LEADING = re.compile(
     r"^(?:(?:и|а|ещ[её]|также|тоже|плюс|скорее|потом|затем|and|also|plus|rather|then)\b[\s,]*"
     # A filler before what is said of the area: "ok, I guess learning Spanish", "Ну разве что
     # хочу научиться рисовать" kept "ok, I guess" and "Ну разве что" in the fact.
-    r"|(?:ну|хм+|наверное|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess|idk"
+    # Chat's own: "хз, наверн друзья еще", "ладно, ещё работа", "короч работа жрет все время",
+    # "А вот саморазвитие" kept them.
+    r"|(?:ну|хм+|наверное|наверно|наверн|хз|ладно|короч|кароче|вот"
+    r"|пожалуй|разве\s+что|ок|окей|ok|okay|well|hmm+|um+|i\s+guess|idk"
     r"|dunno|honestly|tbh|lol|haha"
     r"|i\s+think|maybe|probably|perhaps|может(?:\s+быть)?|(?:нет,?\s+)?подожди|wait"
     # Discourse markers: "смотрите, семья важнее всего", "короче, работа", "like, family".
     r"|смотри(?:те)?|слушай(?:те)?|короче|basically|like(?=\s*,)"
     # A correction's "rather" after the "not" it corrects: "нет, не работа, точнее семья".
     r"|точнее|вернее|то\s+есть)(?:[\s,]+|$)"
-    r"|(?:нет|no|nope)\s*,\s*"
+    r"|(?:нет|не|no|nope)\s*,\s*"
     # A yes before a change asked of the summary, and the asking: "да, только добавь хобби",
     # "Всё так, только ещё хобби", "добавь ещё хобби", "yes, just add hobbies" kept those
     # words in the fact of hobbies.
@@ -365,6 +368,7 @@ _TRAILING = re.compile(
     r"(?:[\s,]{0,4}\b(?:тоже|также|too|also|as\s+well|ну|добавь|добавьте"
     r"|to\s+(?:my\s+|the\s+)?(?:list|priorities)|в\s+(?:список|приоритеты)|i\s+guess|i\s+think"
     r"|i\s+suppose|probably|maybe|наверное|наверно|пожалуй|думаю|короче|,\s*like|lol|lmao|haha"
+    r"|конечно|of\s+course|obviously|btw|ещ[её]"
     r")){1,2}[\s.!…]*$",
     re.IGNORECASE,
 )
