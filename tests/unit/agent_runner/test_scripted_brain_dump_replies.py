@@ -117,6 +117,11 @@ def test_adding_more_later_puts_it_off_and_is_no_item(message: str) -> None:
         ("хотя нет, вычеркни «позвонить маме»", "купить кроссовки; позвонить маме",
          "позвонить маме"),
         ("remove buy milk from my list", "cancel netflix\nbuy milk", "buy milk"),
+        # Named by a word of it: each was saved as a new item, the item it named kept.
+        ("remove the milk one", "cancel netflix\nbuy milk", "milk"),
+        ("scratch the milk one please", "cancel netflix\nbuy milk", "milk"),
+        ("delete the one about netflix", "cancel netflix\nbuy milk", "netflix"),
+        ("убери про кроссовки", "купить кроссовки; позвонить маме", "кроссовки"),
     ],
 )  # fmt: skip
 def test_asking_to_take_an_item_out_asks_to_remove_it_and_saves_nothing(

@@ -318,6 +318,25 @@ _FROM_THE_INBOX = re.compile(
 )
 
 
+# An item named by a word of it: "the milk one", "the one about milk", "the one with the
+# dentist", "про молоко" were saved as items, the item they named kept.
+_NAMED_BY = re.compile(
+    r"^(?:the\s+(?P<before>.+?)\s+(?:one|item|thing|task)"
+    r"|the\s+(?:one|item|thing|task)\s+(?:about|with|for)\s+(?:the\s+)?(?P<after>.+)"
+    r"|(?:то\s+|пункт\s+|дело\s+)?(?:про|насч[её]т)\s+(?P<ru>.+))$",
+    re.IGNORECASE,
+)
+
+
+def _named_by(item: str) -> str:
+    """The words that name the item ("milk" of "the milk one"); `item` when it is no such
+    phrase."""
+    found = _NAMED_BY.match(item)
+    if found is None:
+        return item
+    return found["before"] or found["after"] or found["ru"]
+
+
 def removal_request(text: str, earlier: list[str]) -> str | None:
     """What a message asks to take out of the inbox, when it names something said earlier in
     the chat (`earlier`: the user's messages before it); None when it asks for none. A Russian
@@ -327,6 +346,7 @@ def removal_request(text: str, earlier: list[str]) -> str | None:
     if found is None:
         return None
     item = _FROM_THE_INBOX.sub("", found.group("item").strip()).strip().strip(_QUOTES).strip()
+    item = _named_by(_PLEASE.sub("", item))
     said = " ".join(words(item))
     if not said or said in _PRONOUNS:
         return None
