@@ -911,6 +911,11 @@ def test_a_short_latin_message_keeps_the_conversations_language(
         ("get groceries, pick up the kids, and then cook dinner",
          ["get groceries", "pick up the kids", "cook dinner"]),
         ("I should really call the bank, and email HR", ["call the bank", "email HR"]),
+        # A short side that is no action is more of what the action before it does: the
+        # chain was one item.
+        ("купить хлеб и молоко и позвонить маме", ["купить хлеб и молоко", "позвонить маме"]),
+        ("call mom and dad and fix the sink", ["call mom and dad", "fix the sink"]),
+        ("buy salt and pepper and eggs", ["buy salt and pepper and eggs"]),
         # "follow", "look", "ping", "sync" open actions (each list was one item).
         ("follow up with investors, schedule physio, text jake back",
          ["follow up with investors", "schedule physio", "text jake back"]),

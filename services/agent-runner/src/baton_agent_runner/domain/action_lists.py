@@ -309,7 +309,29 @@ def _parts(piece: str) -> list[str] | None:
             return sides
         if len(sides) > 2:
             return _chained(sides, _AND.findall(piece))
+    if not any(own) and (objects := _objects_joined(sides, _AND.findall(piece))) is not None:
+        return objects
     return [piece] if is_action(piece) else None
+
+
+def _objects_joined(sides: list[str], joints: list[str]) -> list[str] | None:
+    """The actions of a chain whose short sides that are no action ("молоко", "dad") are more
+    of what the action before them does: "купить хлеб и молоко и позвонить маме" is "купить
+    хлеб и молоко", "позвонить маме" (it was one item); None unless that makes two actions or
+    more, none going on with the one before it."""
+    if len(sides) < 3 or not is_action(sides[0]):
+        return None
+    found = [sides[0]]
+    for side, joint in zip(sides[1:], joints, strict=False):
+        if is_action(side):
+            found.append(side)
+        elif 0 < len(words(side)) <= 3:
+            found[-1] = f"{found[-1]}{joint}{side}"
+        else:
+            return None
+    if len(found) < 2 or any(_goes_on(side, after) for side, after in pairwise(found)):
+        return None
+    return found
 
 
 def _chained(sides: list[str], joints: list[str]) -> list[str]:
