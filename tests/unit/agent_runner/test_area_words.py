@@ -50,6 +50,9 @@ from baton_agent_runner.domain.scripted import Turn, run
         # The user's trade, said as what they are: work ("я программист" named nothing).
         ("я программист", "work"), ("I'm a nurse", "work"), ("i am a software engineer", "work"),
         ("я учительница", "work"),
+        # Writing as a pastime named nothing.
+        ("I'm writing a novel on weekends", "hobbies"), ("writing poetry", "hobbies"),
+        ("пишу стихи", "hobbies"),
     ],
 )  # fmt: skip
 def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
@@ -78,6 +81,7 @@ def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
         "the house is in bad shape",
         "брать с собой",
         "my doctor",
+        "write a report",
         "врач сказал",
         "братский",
     ],

@@ -166,6 +166,10 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"knit(?:s|ting)?\b", r"chess\b", r"camping\b", r"baking\b",
         r"(?:rock\s+)?climbing\b(?!\s+(?:the\s+)?(?:career\s+|corporate\s+)?ladder)",
         r"photograph(?:y|ing)\b", r"outdoors\b", r"volunteer(?:s|ing)?\b",
+        # "I'm writing a novel on weekends" named nothing; not "write a report", a task.
+        r"writ(?:e|es|ing)\s+(?:a\s+|my\s+)?(?:novel|poems?|poetry|fiction|short\s+stories"
+        r"|songs?)\b",
+        r"(?:пишу|писать)\s+(?:роман|стихи|рассказы|песни)\b",
         # An instrument one plays or learns ("maybe learn piano?", "может, научиться играть на
         # пианино?" named no area, or growth alone).
         r"pianos?\b", r"violins?\b", r"drums\b", r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
