@@ -53,6 +53,9 @@ from baton_agent_runner.domain.scripted import Turn, run
         # Writing as a pastime named nothing.
         ("I'm writing a novel on weekends", "hobbies"), ("writing poetry", "hobbies"),
         ("пишу стихи", "hobbies"),
+        # A school where the user works is work alone (it was growth too).
+        ("работаю учителем в школе", "work"), ("I work at a school", "work"),
+        ("I'm a teacher at a school", "work"),
     ],
 )  # fmt: skip
 def test_common_words_for_an_area_name_it(message: str, area: str) -> None:

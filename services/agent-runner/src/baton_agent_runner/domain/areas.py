@@ -139,9 +139,14 @@ AREAS: dict[str, tuple[str, ...]] = {
         "выуч", "изуч", r"учу\b", r"науч(?:иться|усь)\b",
         r"рост(?:а|у|ом|е)?\b", "образовани",
         # Not "old-school", "after-school": a hyphen before it says how, not where one learns.
-        r"(?<!-)school(?:s|ing)?\b", r"uni\b", "universit", r"colleges?\b", r"courses\b",
+        # Nor where the user works: "работаю учителем в школе" was kept as growth too.
+        r"(?<!-)(?<!work at a )(?<!work at the )(?<!works at a )(?<!teach at a )"
+        r"(?<!teacher at a )(?<!teacher at the )school(?:s|ing)?\b",
+        r"uni\b", "universit", r"colleges?\b", r"courses\b",
         r"(?:psycho)?therap(?:y|ies|ist)\b",
-        "универ", "институт", r"школ(?:а|ы|е|у|ой)\b", r"курс(?:ы|ов|ах|ам)\b",
+        "универ", "институт",
+        r"(?<!работаю в )(?<!учителем в )(?<!учительницей в )(?<!работает в )школ(?:а|ы|е|у|ой)\b",
+        r"курс(?:ы|ов|ах|ам)\b",
         "психотерап", r"терапи(?:я|и|ю|ей)\b", r"психолог(?:а|у|ом|е)?\b",
         # Faith is inner growth, not one of the hobbies: it is said as what the user grows in.
         # "Вера" alone is as often a friend's name ("время с Верой"): only "вера в бога".
