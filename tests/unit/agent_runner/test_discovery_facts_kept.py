@@ -234,6 +234,10 @@ def test_common_ways_to_say_the_summary_is_right_confirm_it(message: str) -> Non
         # What is part of the fact stays: a symbol in it, "C++" at its end; the area's
         # label before a colon goes ("growth: learning C++" kept "growth:").
         ("growth: learning C++", {"growth": "learning C++"}),
+        # So does one before "=" or an arrow ("health = trying to lose 10kg" kept "health =").
+        ("health = trying to lose 10kg", {"health": "trying to lose 10kg"}),
+        ("work -> shipping the app", {"work": "shipping the app"}),
+        ("здоровье → бегать по утрам", {"health": "бегать по утрам"}),
         ("хобби: фотография", {"hobbies": "фотография"}),
     ],
 )

@@ -394,6 +394,8 @@ _NAMED_AS = re.compile(
     rf"^(?P<head>[^,:;—–]*?[^\s,:;—–])\s*+(?:(?:,|:|[—–]|(?<=\s)-)\s*(?:это\b|{_MEANT})"
     # A head before a colon is a label: "growth: learning C++" kept "growth:" in the fact.
     r"|:(?=\s*\S)|(?<=\s)means\b"
+    # So is a head before "=" or an arrow: "health = trying to lose 10kg" kept "health =".
+    r"|(?:=|->|→|=>)(?=\s*\S)"
     # What an area is now, said after a change: "отношения теперь это муж".
     r"|(?<=\s)теперь(?:\s*(?:[—–]|-\s))?\s+это\b|(?<=\s)now\s+means\b)"
     r"[\s,:—–-]*(?P<rest>\S.*)$",
