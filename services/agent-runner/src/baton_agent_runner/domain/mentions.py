@@ -183,11 +183,18 @@ def _how_it_goes(between: list[str], clause: str, at: int) -> bool:
     )
 
 
+# Asking to take it out, said after the area as Russian may: "спорт убери", "gym убери" kept
+# the fact "спорт убери" in place of the area's.
+_REMOVE_AFTER = frozenset({"убери", "уберите", "удали", "удалите", "вычеркни", "вычеркните"})
+
+
 def _declined_after(after: list[str]) -> bool:
-    """The words after an area say it does not matter: "нет", its importance negated, or said
-    to be none (`UNIMPORTANT`)."""
+    """The words after an area say it does not matter: "нет", its importance negated, said
+    to be none (`UNIMPORTANT`), or asked to be taken out ("спорт убери")."""
     for n, token in enumerate(after[:_DECLINE_REACH]):
         if token == "нет" or (is_negation(token) and _matters(after[n + 1 : n + 3])):
+            return True
+        if token in _REMOVE_AFTER:
             return True
         if UNIMPORTANT.match(" ".join(after[n:])):  # "неважны", "means nothing to me"
             return True
