@@ -759,6 +759,9 @@ def test_discovery_asks_again_for_an_area_declined_earlier_by_the_assistant_not_
         ("Работа для меня не главное", ["work"], {}),
         ("Remove hobbies, and work is my startup", ["hobbies"], {"work": "work is my startup"}),
         ("Хобби и работа не важны", ["work", "hobbies"], {}),
+        # "not a priority" after a comma ending the area's phrase: work was kept.
+        ("work is ok i guess, not a priority", ["work"], {}),
+        ("работа нормально, не приоритет", ["work"], {}),
         # The verb after the area: its fact became "спорт убери".
         ("спорт убери", ["health"], {}),
         ("хотя нет, gym убери, не хожу туда давно", ["health"], {}),

@@ -10,7 +10,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Literal
 
-from baton_agent_runner.domain.areas import MATTERS, UNIMPORTANT
+from baton_agent_runner.domain.areas import MATTERS, UNIMPORTANT, named_in
 from baton_agent_runner.domain.wording import is_negation, words
 
 Mention = Literal["named", "declined", "wrong"]
@@ -169,7 +169,18 @@ def _said_to(clause: str, at: int) -> Mention:
     phrase = words(_PHRASE_START.split(clause[at : at + _NEAR])[0])[1:]
     if phrase and phrase[-1] in _ELLIPTIC and set(phrase[:-1]) <= _BETWEEN | _AFTER:
         return "declined"  # "Work and health matter, hobbies don't"
-    return "declined" if _declined_after(after) else "named"
+    declined = _declined_after(after) or _denied_after_a_comma(clause[at:])
+    return "declined" if declined else "named"
+
+
+def _denied_after_a_comma(said: str) -> bool:
+    """A bare "not a priority" after the comma that ends the area's phrase, naming no area of
+    its own, says it of that area: "work is ok i guess, not a priority" kept work."""
+    parts = said.split(",", 2)
+    if len(parts) < 2 or named_in(parts[1]):
+        return False
+    tail = words(parts[1])
+    return bool(tail) and is_negation(tail[0]) and _matters(tail[1:4])
 
 
 def _how_it_goes(between: list[str], clause: str, at: int) -> bool:
