@@ -247,3 +247,25 @@ def test_a_fact_is_kept_without_a_repeat_or_the_emoji_around_it(
     # "работа и здоровье, здоровье" saved "здоровье, здоровье"; "саморазвитие 🙂" kept its emoji.
     out = run(_turn(message))
     assert out.extracted_data["facts"] == facts
+
+
+@pytest.mark.parametrize(
+    ("message", "focus"),
+    [
+        (
+            "Да, всё правильно, только здоровье поставьте повыше",
+            "здоровье — здоровье поставьте повыше",
+        ),
+        ("да, всё так, только здоровье на первое место", "здоровье — здоровье на первое место"),
+        ("yes, but put health first", "health — put health first"),
+        ("yes, just move health to the top", "health — move health to the top"),
+    ],
+)
+def test_raising_an_area_asked_of_the_summary_is_the_focus_and_keeps_its_fact(
+    message: str, focus: str
+) -> None:
+    # The health fact was replaced by "здоровье поставьте повыше", and the focus kept as it was.
+    facts = {"work": "работа", "health": "давление скачет"}
+    summary = _summary(lang.language_of(message), facts, {})
+    out = run(_turn(message, summary, facts=facts, step=_told(*facts)))
+    assert out.extracted_data == {"notes": {"focus": focus}}

@@ -57,8 +57,9 @@ def note(key: str, message: str, language: lang.Lang) -> str:
     only its name ("health i guess": "health"), and without a lead-in ("Самое важное —
     здоровье, потом дача": "здоровье — здоровье, потом дача"); the others are the user's
     words."""
-    # As the user meant it: "health i think... no wait, work" is work's alone.
-    said = " ".join(corrected(message).split())
+    # As the user meant it: "health i think... no wait, work" is work's alone; a yes to the
+    # summary before it is no part of it ("да, всё так, только здоровье на первое место").
+    said = _YES_BUT.sub("", " ".join(corrected(message).split()))
     found = _ranked(said, lang.areas_in(message)) if key == "focus" else []
     if not found:
         return said
@@ -71,6 +72,11 @@ def note(key: str, message: str, language: lang.Lang) -> str:
     return f"{names} — {said}"
 
 
+_YES_BUT = re.compile(
+    r"^(?:(?:да|yes|yeah|yep)\b[\s,!.]*(?:(?:вс[её]\s+(?:так|верно|правильно)|that'?s\s+right)"
+    r"[\s,!.]*)?)?(?:только|но|but|just)\s+(?=\S)",
+    re.IGNORECASE,
+)
 # What says an area is ranked first, before it: "Самое важное — здоровье", "главное семья",
 # "most important: work". The note names the area already, so it keeps what follows.
 _LEAD_IN = re.compile(
@@ -216,6 +222,9 @@ _ADDRESSED = frozenset({"тебе", "тебя", "ты", "вам", "вас", "в�
 _FOCUS = re.compile(
     r"\b(?:главн\w*|важнее\s+всего|самое\s+важное|в\s+первую\s+очередь|прежде\s+всего"
     r"|сначала|на\s+первом\s+месте"
+    # Asked of the summary: "только здоровье поставьте повыше", "здоровье на первое место"
+    # replaced the fact of health with those words.
+    r"|на\s+первое\s+место|повыше|(?:to|on)\s+(?:the\s+)?top\b"
     r"|most\s+important|matters?\s+(?:the\s+)?most|first\s+of\s+all|above\s+all"
     r"|top\s+priority|number\s+one|first(?=\s*(?:$|[,.;!?—–]|-\s|then\b)))"
 )
