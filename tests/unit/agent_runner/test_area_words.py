@@ -56,6 +56,9 @@ from baton_agent_runner.domain.scripted import Turn, run
         # A school where the user works is work alone (it was growth too).
         ("работаю учителем в школе", "work"), ("I work at a school", "work"),
         ("I'm a teacher at a school", "work"),
+        # Running said with how often: "I run every morning" was finances with what followed.
+        ("I run every morning", "health"), ("I run 5k on sundays", "health"),
+        ("I run a business", "work"),
     ],
 )  # fmt: skip
 def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
@@ -85,6 +88,7 @@ def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
         "брать с собой",
         "my doctor",
         "write a report",
+        "I run late a lot",
         "врач сказал",
         "братский",
     ],

@@ -72,6 +72,11 @@ _RUNNING = (
     r"|down|of|shoes?|water|costs?|total|joke|gag|list|time|mate)\b)"
     r"|\b(?:go(?:es|ing)?|went)\s+(?:for\s+(?:a\s+)?)?runs?\b"
     r"|\b(?:morning|evening|daily|long|weekend)\s+runs?\b"
+    # "I run every morning" was kept with the savings after it as finances; not "I run a
+    # business", which is work, nor "I run late".
+    r"|\b(?:i|we)\s+(?:also\s+|still\s+)?run\s+(?=(?:every|each|daily|most|twice|once|three"
+    r"|four|five|\d+|a\s+few|a\s+lot|regularly|in\s+the\s+(?:morning|evening)|on\s+weekends"
+    r"|marathons?|\d+\s*k)\b)"
 )
 AREAS: dict[str, tuple[str, ...]] = {
     "work": (
