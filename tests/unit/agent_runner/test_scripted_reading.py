@@ -911,6 +911,12 @@ def test_a_short_latin_message_keeps_the_conversations_language(
         ("get groceries, pick up the kids, and then cook dinner",
          ["get groceries", "pick up the kids", "cook dinner"]),
         ("I should really call the bank, and email HR", ["call the bank", "email HR"]),
+        # A comma between thousands parts nothing ("pay visa card ($1" and "200)" were saved).
+        ("pay rent, pay visa card ($1,200), call mom",
+         ["pay rent", "pay visa card ($1,200)", "call mom"]),
+        ("pay $3,450.00 tuition by Oct 1, call mom",
+         ["pay $3,450.00 tuition by Oct 1", "call mom"]),
+        ("buy a TV for $1,299 and call mom", ["buy a TV for $1,299", "call mom"]),
         # A short side that is no action is more of what the action before it does: the
         # chain was one item.
         ("купить хлеб и молоко и позвонить маме", ["купить хлеб и молоко", "позвонить маме"]),

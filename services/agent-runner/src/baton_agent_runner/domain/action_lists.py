@@ -54,7 +54,7 @@ from itertools import pairwise
 
 from baton_agent_runner.domain.action_words import WHEN, is_action, is_infinitive
 from baton_agent_runner.domain.inbox_requests import REMINDER, without_reminder
-from baton_agent_runner.domain.wording import COUNT_DOT, words
+from baton_agent_runner.domain.wording import COUNT_DOT, LIST_COMMA, words
 
 _EN_LEAD_IN = (
     r"(?:(?:i|we)\s+|i'm\s+|i\s+am\s+|i've\s+|we've\s+)?(?:(?:really|also|still|just)\s+)?"
@@ -77,7 +77,7 @@ _INTRO = re.compile(r"^[^:\n—–]{1,80}?(?::|\s[-—–]\s)\s*")
 # Where a listing parts: a comma, with the joining words after it ("call mom, and fix ...",
 # "сдать отчёт, потом ..."); "and"/"и" alone part a piece only into actions (`_parts`).
 _COMMA = re.compile(
-    r"\s*,\s*(?:(?:and\s+then|and|а\s+также|а\s+потом|и\s+потом|и|then|потом|затем)\s+)?",
+    rf"\s*{LIST_COMMA}\s*(?:(?:and\s+then|and|а\s+также|а\s+потом|и\s+потом|и|then|потом|затем)\s+)?",
     re.IGNORECASE,
 )
 # A bare "then"/"потом" joins actions as "and" does ("call mom then buy groceries then pay rent"

@@ -38,7 +38,7 @@ from baton_agent_runner.domain.questions import (
     short_about_finishing,
     unmarked_question_start,
 )
-from baton_agent_runner.domain.wording import normalised, words
+from baton_agent_runner.domain.wording import LIST_COMMA, normalised, words
 
 
 def says_done(text: str) -> bool:
@@ -214,7 +214,7 @@ _LIST_HEADING = re.compile(
     r"|(?:мои\s+|список\s+)?(?:дела|дел|задачи|задач)|список|надо|нужно)\s*:\s*(?=\S)",
     re.IGNORECASE,
 )
-_ITEM_COMMA = re.compile(r"\s*,\s*")
+_ITEM_COMMA = re.compile(rf"\s*{LIST_COMMA}\s*")
 
 
 def _entries(line: str) -> list[str]:

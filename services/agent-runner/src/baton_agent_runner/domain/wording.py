@@ -51,6 +51,9 @@ parts text at dots puts `(?!COUNT_DOT)` before them too. Saved, the item was cut
 2", "times a week"), and discovery kept "gym 2"."""
 NO_END_DOT = rf"(?:{INITIAL_DOT}|{COUNT_DOT})"
 """A dot that ends no sentence: an initial's or a count's."""
+LIST_COMMA = r",(?!(?<=\d,)\d{3}(?!\d))"
+"""A pattern for a comma that may part a list: not one between thousands ("$1,200", "3,450.00"):
+"pay visa card ($1,200), call mom" was saved as "pay visa card ($1" and "200)"."""
 _ENDS_WITH_INITIAL = re.compile(
     rf"(?-i:[{_CAPITAL}][{_SMALL}]+)\s+(?:(?-i:[{_CAPITAL}])\.\s*)*(?-i:[{_CAPITAL}])$"
 )
