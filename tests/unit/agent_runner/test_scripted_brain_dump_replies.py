@@ -380,7 +380,7 @@ def test_a_payment_question_to_oneself_is_no_question_about_baton(message: str) 
 @pytest.mark.parametrize(
     "message",
     ["why do you need 3 items?", "how many do I need", "how many more?", "why 3?",
-     "сколько нужно написать", "зачем три?"],
+     "сколько нужно написать", "зачем три?", "Кстати, а сколько всего нужно написать?"],
 )  # fmt: skip
 def test_a_question_how_many_items_or_why_three_is_answered_so(message: str) -> None:
     # "why do you need 3 items?" got why Baton asks about priorities; "how many do I need" what
@@ -389,6 +389,8 @@ def test_a_question_how_many_items_or_why_three_is_answered_so(message: str) -> 
     out = run(turn(message, messages_in_step=1, inbox_count=1))
     assert out.extracted_data == {}
     assert out.message.split("\n")[0] == texts.text(language, "inbox_how_many", least=3)
+    # The count says its noun once: "Для старта хватит 3 записи записей" was said.
+    assert out.message.startswith(("3 items are", "Для старта хватит 3 записи:"))
 
 
 def test_how_many_of_something_to_decide_is_no_question_about_the_step() -> None:

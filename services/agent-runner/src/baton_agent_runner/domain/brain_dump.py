@@ -66,7 +66,7 @@ _HOW_MANY = re.compile(
     r"\bhow\s+many(?:\s+more)?(?:\s+(?:items|things|tasks|entries|do\s+(?:you|i)|should\s+i"
     r"|are\s+(?:needed|left)|left)\b|\W*$)"
     r"|\bwhy\s+(?:do\s+you\s+need\s+|only\s+|exactly\s+)?(?:3|three)\b"
-    r"|\bсколько\s+(?:нужно|надо|их|пунктов|записей|дел)|\b(?:зачем|почему)\s+(?:3|три|тр[её]х)\b"
+    r"|\bсколько\s+(?:(?:всего|ещ[её])\s+)?(?:нужно|надо|их|пунктов|записей|дел)|\b(?:зачем|почему)\s+(?:3|три|тр[её]х)\b"
 )
 
 

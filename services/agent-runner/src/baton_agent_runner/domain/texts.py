@@ -523,7 +523,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "inbox_how_many": {
         # A question how many items the step needs, or why three: the usual request after it
         # says how many more.
-        "ru": "Для старта хватит {least} записей: этого достаточно, чтобы начать разбирать "
+        # {least} says its noun ("3 записи"): "3 записи записей" was said.
+        "ru": "Для старта хватит {least}: этого достаточно, чтобы начать разбирать "
         "inbox по приоритетам, а добавлять новое можно и после онбординга.",
         "en": "{least} items are enough to start with: enough to begin sorting your inbox by "
         "your priorities, and you can add more after onboarding too.",
