@@ -345,7 +345,10 @@ def test_an_item_about_a_next_step_or_moving_on_is_still_an_item(message: str) -
      "I think that should be it, thanks", "all set", "finito",
      # Saved as items: "nothing to add", "I think that covers it", "ок тогда всё".
      "nope, nothing to add", "No, I think that covers it.", "нет, добавить нечего",
-     "ок тогда всё", "ok then, that's all"],
+     "ок тогда всё", "ok then, that's all",
+     # Not heard, or saved as items.
+     "k thats all", "yep that's it", "yep that's it 🙏", "всё вроде бы", "на сегодня хватит",
+     "ну вот как-то так"],
 )  # fmt: skip
 def test_saying_one_is_good_to_anything_else_is_done_not_an_item(message: str) -> None:
     # "nah im good", "that should be it" were saved as items; "I'm good" asked again.

@@ -51,6 +51,9 @@ _DONE_WHOLE = frozenset({
     "i'm all set", "im all set", "that should be it", "that should be all", "that'd be it",
     "that's about it", "thats about it", "that's about all", "thats about all", "finito",
     # "nope, nothing to add" saved "nothing to add"; "No, I think that covers it." its words.
+    # "на сегодня хватит", "ну вот как-то так", "всё вроде бы" were saved as items.
+    "на сегодня хватит", "хватит на сегодня", "как то так", "вот как то так", "все вроде бы",
+    "вроде бы все",
     "nothing to add", "nothing else to add", "nothing more to add", "нечего добавить",
     "добавить нечего", "that covers it", "that covers everything", "that about covers it",
     *_MOVING_ON,
@@ -94,8 +97,8 @@ LEADING = frozenset({
     # починить кран" saved "так: надо починить кран", "в общем, всё" saved "в общем".
     "короче", "кароче", "так", "значит", "итак", "в", "общем", "вообщем", "целом", "слушай",
     "слушайте", "смотри", "смотрите",
-    # "ок тогда всё" was saved as an item.
-    "тогда", "then",
+    # "ок тогда всё" was saved as an item; "k thats all", "yep that's it" were not heard.
+    "тогда", "then", "k", "kk", "yep", "yup", "ya",
 })  # fmt: skip
 TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
 # ", что ..." goes on with "that's all" ("Это всё, что я помню"); a colon after it may still
