@@ -206,6 +206,8 @@ _RUSSIAN = ["купить молоко, позвонить в банк, запи
          "Call mom for her birthday", "Call dad for her birthday"),
         ("no wait, not mom, call dad", ["Call mom for her birthday"],
          "Call mom for her birthday", "Call dad for her birthday"),
+        ("no sorry I meant call Tom back, not Bob", ["call Bob back re the quote for $2,500"],
+         "call Bob back re the quote for $2,500", "call Tom back re the quote for $2,500"),
         ("замени молоко на хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("поменяй молоко на хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),
         ("не молоко, а хлеб", _RUSSIAN, "купить молоко", "купить хлеб"),

@@ -263,19 +263,26 @@ def _replaced(item: str, old: str, new: str) -> str:
     found = said.search(item)
     if found is None:
         return item
-    before = item[: found.start()]
-    return before + _past_said(before, new.strip()) + item[found.end() :]
+    before, after = item[: found.start()], item[found.end() :]
+    return before + _past_said(before, new.strip(), after) + after
 
 
-def _past_said(before: str, new: str) -> str:
-    """`new` without its first words when the item already says them just before the words
-    it replaces: "I meant call dad, not mom" of "Call mom for her birthday" is "Call dad for
-    her birthday", not "Call call dad ..."."""
+def _past_said(before: str, new: str, after: str) -> str:
+    """`new` without the words the item already says around the words it replaces: "I meant
+    call dad, not mom" of "Call mom for her birthday" is "Call dad for her birthday", not
+    "Call call dad ...", and "I meant call Tom back, not Bob" of "call Bob back re the quote"
+    is "call Tom back re the quote", not "... Tom back back ..."."""
     kept, said = words(before), new.split()
     for count in range(min(len(kept), len(said) - 1), 0, -1):
         if kept[-count:] == words(" ".join(said[:count])):
-            return " ".join(said[count:])
-    return new
+            said = said[count:]
+            break
+    following = words(after)
+    for count in range(min(len(following), len(said) - 1), 0, -1):
+        if following[:count] == words(" ".join(said[-count:])):
+            said = said[:-count]
+            break
+    return " ".join(said)
 
 
 def _done(rest: str, recent: list[str], last_list: list[str]) -> Changed | Unclear:
