@@ -346,3 +346,25 @@ def test_a_known_area_told_again_is_said_to_be_updated_not_misunderstood(
                     can_complete=False))  # fmt: skip
     assert out.extracted_data == {"facts": {"work": message}}
     assert out.message.startswith(updated), out.message
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [
+        (
+            "Hi. I work as a nurse and my kids keep me busy. Not sure I understand how this "
+            "works though.",
+            {"work", "relationships"},
+        ),
+        (
+            "Работаю врачом, семья на первом месте. Я не очень понимаю, что это?",
+            {"work", "relationships"},
+        ),
+    ],
+)
+def test_areas_said_beside_confusion_are_kept(message: str, areas: set[str]) -> None:
+    # The greeter explained itself and kept none; its closing then said "You named work,
+    # relationships" and discovery asked for them again.
+    out = run(_turn("greeter", message))
+    assert out.message == texts.text(lang.language_of(message), "greeter_explain")
+    assert set(out.extracted_data["facts"]) == areas

@@ -34,14 +34,17 @@ def greeter(turn: Turn) -> Reply:
 
 def _greeter_reply(turn: Turn) -> Reply:
     message, ru = turn.message, turn.language
-    if readiness.is_confused(message):
-        return Reply(text(ru, "greeter_explain"))
     early, declined = lang.areas_said(message)
     data: dict[str, Any] = {"facts": early} if early else {}
     if dropped := [area for area in AREAS if area in declined and area not in early]:
         # "I said work, not health": the health fact an earlier message saved goes (one that
         # was never saved is no write); found in the message, as the greeter reads no store.
         data["dropped_facts"] = dropped
+    if readiness.is_confused(message):
+        # The areas said beside the confusion are kept: "I work as a nurse and my kids keep me
+        # busy. Not sure I understand how this works" kept none, and the closing then said
+        # "You named work, relationships" of areas discovery asked for again.
+        return Reply(text(ru, "greeter_explain"), data=data)
     if (asked := _topic(message)) is not None:
         return Reply(
             text(ru, f"greeter_{asked}"), data=data
