@@ -59,6 +59,10 @@ from baton_agent_runner.domain.scripted import Turn, run
         # Running said with how often: "I run every morning" was finances with what followed.
         ("I run every morning", "health"), ("I run 5k on sundays", "health"),
         ("I run a business", "work"),
+        # Found by a probe: the gym as "зал", chat's friends, a band.
+        ("хожу в зал три раза в неделю", "health"), ("качалочка", "health"),
+        ("мои кореша", "relationships"), ("my homies", "relationships"),
+        ("I play bass in a band", "hobbies"),
     ],
 )  # fmt: skip
 def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
@@ -89,6 +93,8 @@ def test_common_words_for_an_area_name_it(message: str, area: str) -> None:
         "my doctor",
         "write a report",
         "I run late a lot",
+        "актовый зал",
+        "sea bass for dinner",
         "врач сказал",
         "братский",
     ],

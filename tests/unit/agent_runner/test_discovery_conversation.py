@@ -40,6 +40,8 @@ def _summary(language: str) -> str:
         # "Всё хорошо" and the like got "I did not quite get that" and the question again.
         ("ru", "всё хорошо"), ("ru", "всё отлично"), ("ru", "всё норм"), ("ru", "всё супер"),
         ("ru", "Всё гуд"), ("ru", "агась"), ("ru", "хорошо"),
+        # "y" and a typo of "верно" got "I did not quite get that".
+        ("en", "y"), ("ru", "верна"),
     ],
 )  # fmt: skip
 def test_discovery_takes_common_yeses_to_its_summary_as_confirmation(
@@ -78,8 +80,9 @@ def test_discovery_asks_briefly_whether_its_summary_is_right_to_a_reply_it_does_
 
 @pytest.mark.parametrize(
     "message",
-    ["go", "Go!", "ok go", "го", "норм, го", "норм го", "ладно го", "yes go", "нуу ладно"],
-)
+    ["go", "Go!", "ok go", "го", "норм, го", "норм го", "ладно го", "yes go", "нуу ладно",
+     "Alright, I suppose we can begin.", "fine whatever, go", "bet", "паехали"],
+)  # fmt: skip
 def test_greeter_takes_go_alone_as_readiness(message: str) -> None:
     intro = texts.text(lang.language_of(message), "greeter_intro")
     out = run(_turn("greeter", message, intro))
@@ -289,6 +292,7 @@ def test_greeter_explains_itself_to_what_is_this_asked_in_russian(message: str) 
         "um hi? my therapist suggested i try something like this",
         "мне психолог посоветовала",
         "my doctor told me about this",
+        "Дочка посоветовала это приложение",
     ],
 )
 def test_who_recommended_baton_names_no_priority(message: str) -> None:

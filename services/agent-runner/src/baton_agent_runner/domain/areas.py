@@ -122,7 +122,9 @@ AREAS: dict[str, tuple[str, ...]] = {
         "трениров", r"(?:сон|сна|сну|сном|сне)\b", "высып", "выспа",
         r"(?:спать|сплю|спим|спится)\b",
         # "бег", "йога", "качалка" went unheard: what Russian users say of their health.
-        r"бег\b", "пробежк", r"йог(?:а|ой|у|и)\b", "качалк", "тренажер",
+        r"бег\b", "пробежк", r"йог(?:а|ой|у|и)\b", "качалк", "качалочк", "тренажер",
+        # "зал", the gym as said: "стартап, зал, жена" kept "стартап, зал" as work.
+        r"(?<!актовый )(?<!актовом )(?<!концертный )(?<!концертном )зал(?:е|а|у|ом)?\b",
         r"zdorov(?:'?i?e|'?ye|'?ya|'?ja|'?je)\b",
     ),
     "relationships": (
@@ -132,6 +134,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"муж(?:а|у|ем|е)?\b", r"жен(?:а|ы|у|ой|е)\b", r"дет(?:и|ей|ям|ьми|ях)\b",
         *_KIN,
         r"sem'?(?:ya|ia|ja|yu|ju|ey|ei)\b", "otnosheni", r"deti\b", r"druz'?(?:ya|ia|ja)\b",
+        # Friends as chat says them: "мои кореша", "my homies" named nothing.
+        "кореш", "друган", r"homies?\b", r"buddies\b", r"besties?\b",
     ),
     "growth": (
         "growth", r"grow(?:s|ing)?\b", "learn", r"stud(?:y|ies|ying)\b",
@@ -182,7 +186,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"(?:пишу|писать)\s+(?:роман|стихи|рассказы|песни)\b",
         # An instrument one plays or learns ("maybe learn piano?", "может, научиться играть на
         # пианино?" named no area, or growth alone).
-        r"pianos?\b", r"violins?\b", r"drums\b", r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
+        r"pianos?\b", r"violins?\b", r"drums\b", r"play(?:s|ing)?\s+(?:the\s+)?bass\b",
+        r"in\s+a\s+band\b", r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
         "пианино", "фортепиано", r"скрипк(?:а|е|у|ой|и)\b", r"барабан(?:ы|ах|ам)\b", "укулеле",
         "саксофон",
         r"поход(?:ы|ов|ах|ами)\b", "танц", "вязан", "шахмат",
@@ -207,7 +212,9 @@ _REFERRER = (
     r"|mom|mum|dad|sister|brother|коллег\w*|друг\w*|друз\w*|подруг\w*|жен(?:а|ой)|муж(?:ем)?"
     r"|мам(?:а|ой)|пап(?:а|ой)|сестр(?:а|ой)|брат(?:ом)?|начальни\w*"
     # "hi, my therapist recommended this app" was kept as growth.
-    r"|(?:psycho)?therapist|doctor|coach|психолог|психотерапевт|терапевт|врач|коуч)"
+    r"|(?:psycho)?therapist|doctor|coach|психолог|психотерапевт|терапевт|врач|коуч"
+    # Kin too: "Дочка посоветовала это приложение" was kept as relationships.
+    r"|daughter|son|kids|дочк\w*|доч[ьи]|сын\w*|внук\w*|внучк\w*)"
 )
 _TOLD_ABOUT = (
     r"(?:recommend(?:ed|s)|told\s+me\s+about|suggest(?:ed|s)|посоветовал[аи]?"

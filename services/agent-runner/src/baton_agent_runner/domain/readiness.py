@@ -26,6 +26,8 @@ _READY = (
     "let's begin", "lets begin", "ясно", "understood", "i understand", "let's do it",
     "lets do it", "let's do this", "lets do this", "sounds good", "count me in",
     "погнали", "вперед",
+    # Answered with "Ready to start?" again.
+    "we can begin", "we can start", "паехали", "поехали уже",
     # Said to "Ready to start?" and answered with it again: "let's get started" looped.
     "let's get started", "lets get started", "let's get going", "lets get going", "let's roll",
     "lets roll", "go for it", "bring it on", "sounds like a plan",
@@ -58,6 +60,7 @@ _GO, _WITH_GO = (
             "дальше",
             "пропусти",
             "пропустим",
+            "bet",
         }
     ),
     frozenset(
@@ -86,6 +89,8 @@ _GO, _WITH_GO = (
             "yes",
             "yeah",
             "alright",
+            "fine",
+            "whatever",
         }
     ),
 )

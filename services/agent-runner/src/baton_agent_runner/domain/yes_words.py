@@ -24,6 +24,8 @@ _YES_ALONE = frozenset({
     "супер", "класс", "круто", "конечно", "go", "fine", "great", "cool", "nice", "lgtm", "k", "kk",
     "yea", "ya", "ye", "yass", "yes", "yeah", "yep", "yup", "ok", "okay", "ок", "окей", "да",
     "ага", "угу", "sure", "perfect", "correct", "right", "exactly",
+    # "y" and "верна" (a typo of "верно") to the summary got "I did not quite get that".
+    "y", "верна", "верно",
     # "absolutely", "of course" to "Ready to start?" got the same question again.
     "absolutely", "definitely", "certainly", "totally", "alright", "course", "yess", "yesss",
     # "Хорошо" to "Начнём?" or "Всё верно?" is the commonest Russian yes after "да": it got
