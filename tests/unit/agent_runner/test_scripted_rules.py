@@ -2543,3 +2543,25 @@ def test_a_correction_to_a_kind_of_the_area_replaces_its_fact(
 )  # fmt: skip
 def test_an_area_named_again_keeps_its_richer_fact(message: str, kept: str) -> None:
     assert followup.adds_nothing(lang.areas_in(message).popitem()[1], kept)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["remove pottery", "drop the pottery please", "remove pottery actually, it's more of a chore"],
+)
+def test_discovery_takes_out_the_area_whose_fact_a_removal_names(message: str) -> None:
+    # It was told 'There is no "pottery" in your inbox', or did not get it, and pottery stayed.
+    facts = {"work": "my job", "health": "sleep", "hobbies": "pottery"}
+    said = [{"role": "user", "text": "my job, sleep and hobbies: pottery"}]
+    shown = [*said, {"role": "assistant", "text": "Here is what I understood:\n- hobbies: pottery"}]
+    out = run(turn("discovery", message, facts=facts, history=shown))
+    assert out.extracted_data == {"dropped_facts": ["hobbies"]}
+    assert "inbox" not in out.message
+
+
+def test_a_removal_at_discovery_of_an_item_kept_for_the_inbox_still_removes_the_item() -> None:
+    facts = {"work": "my job", "health": "sleep", "hobbies": "pottery"}
+    said = [{"role": "user", "text": "buy pottery clay"}]
+    out = run(turn("discovery", "remove buy pottery clay", facts=facts, history=said,
+                   inbox_open=["buy pottery clay"]))  # fmt: skip
+    assert out.extracted_data == {"removed_inbox_items": ["buy pottery clay"]}

@@ -307,7 +307,7 @@ def inbox_request_at(text: str) -> Request | None:
 # bathroom" or "убери в шкафу", naming nothing said before, are tasks.
 _REMOVAL = re.compile(
     r"^\W*(?:(?:oh|wait|actually|sorry|hmm|ой|хотя|нет|стоп|погоди|подожди|слушай)\b[\s,.!—–-]*)*"
-    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|take\s+(?:out|off)"
+    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|take\s+(?:out|off)|drop"
     r"|удали(?:те)?|убери(?:те)?|вычеркни(?:те)?|сотри(?:те)?)\s+(?P<item>[^,.;!?\n]+)",
     re.IGNORECASE,
 )
@@ -328,13 +328,19 @@ _NAMED_BY = re.compile(
 )
 
 
+# Around the words that name it: "drop the pottery please", "remove pottery actually".
+_AROUND_NAMED = re.compile(
+    r"^(?:the|my)\s+(?=\S)|\s+(?:actually|too|as\s+well|please|pls)$", re.IGNORECASE
+)
+
+
 def _named_by(item: str) -> str:
-    """The words that name the item ("milk" of "the milk one"); `item` when it is no such
-    phrase."""
+    """The words that name the item ("milk" of "the milk one", "pottery" of "the pottery");
+    `item` when it is no such phrase."""
     found = _NAMED_BY.match(item)
-    if found is None:
-        return item
-    return found["before"] or found["after"] or found["ru"]
+    if found is not None:
+        return found["before"] or found["after"] or found["ru"]
+    return _AROUND_NAMED.sub("", item).strip() or item
 
 
 def removal_request(text: str, earlier: list[str]) -> str | None:

@@ -16,7 +16,7 @@ from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.discovery_replies import then_asked
 from baton_agent_runner.domain.output import AgentOutput
-from baton_agent_runner.domain.scripted_discovery import discovery
+from baton_agent_runner.domain.scripted_discovery import discovery, fact_holding
 from baton_agent_runner.domain.scripted_greeter import greeter, question_again
 from baton_agent_runner.domain.scripted_inbox import inbox_collector
 from baton_agent_runner.domain.scripted_turn import (
@@ -92,6 +92,12 @@ def _removal(turn: Turn) -> Reply | None:
     removal = inbox_requests.removal_request(turn.message, [*earlier, *turn.inbox_open])
     if removal is None or lang.areas_in(removal):  # "убери хобби" is discovery's
         return None
+    if (
+        turn.agent == "discovery"
+        and fact_holding(removal, turn.facts)
+        and not any(removal.casefold() in item.casefold() for item in turn.inbox_open)
+    ):
+        return None  # "remove pottery" of the fact "hobbies: pottery" is discovery's too
     # Without its lines naming the item: the reply may be the one that listed it ("Похоже на
     # дела — я сохранил их ...: купить хлеб; ...").
     named, lines = removal.casefold(), []

@@ -13,6 +13,7 @@ from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import (
     discovery_questions,
     greeter_questions,
+    inbox_requests,
     skipping,
 )
 from baton_agent_runner.domain import language as lang
@@ -76,8 +77,23 @@ class _Said:
     said_yes: bool
 
 
+def fact_holding(words_said: str, facts: dict[str, str]) -> str | None:
+    """The one area whose kept fact holds the words (case aside), else None."""
+    held = [area for area, fact in facts.items() if words_said.casefold() in fact.casefold()]
+    return held[0] if len(held) == 1 else None
+
+
+def _fact_removed(turn: Turn) -> str | None:
+    """The area whose fact a request to take something out names by its words ("remove
+    pottery" of "hobbies: pottery"): it was told there is no "pottery" in the inbox."""
+    removal = inbox_requests.removal_request(turn.message, list(turn.facts.values()))
+    return None if removal is None else fact_holding(removal, turn.facts)
+
+
 def _read(turn: Turn) -> _Said:
     found, declined = lang.areas_in(turn.message), lang.declined_areas(turn.message)
+    if (removed := _fact_removed(turn)) is not None:
+        declined = {*declined, removed}
     dropped = [area for area in AREAS if area in declined and area in turn.facts]
     pending = followup.asked(turn)
     saved = _saved(turn, found, pending)
