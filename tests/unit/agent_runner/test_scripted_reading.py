@@ -911,6 +911,13 @@ def test_a_short_latin_message_keeps_the_conversations_language(
         ("get groceries, pick up the kids, and then cook dinner",
          ["get groceries", "pick up the kids", "cook dinner"]),
         ("I should really call the bank, and email HR", ["call the bank", "email HR"]),
+        # Saying one more comes, before a colon, is no part of it (the words were kept).
+        ("ой, забыл ещё: оплатить интернет до 25-го", ["оплатить интернет до 25-го"]),
+        ("а можно ещё добавить: позвонить Саше", ["позвонить Саше"]),
+        ("ещё одно: позвонить Саше", ["позвонить Саше"]),
+        ("wait add one more: call the bank tomorrow", ["call the bank tomorrow"]),
+        ("forgot one: call mom", ["call mom"]),
+        ("Дача: покрасить забор", ["Дача: покрасить забор"]),
         # A comma between thousands parts nothing ("pay visa card ($1" and "200)" were saved).
         ("pay rent, pay visa card ($1,200), call mom",
          ["pay rent", "pay visa card ($1,200)", "call mom"]),

@@ -160,9 +160,27 @@ def actions(item: str) -> list[str]:
     if len(found) == 1 and intro is not None:
         listed = _actions(item[intro.end() :])
         found = listed if len(listed) > 1 else found
+    if (
+        len(found) == 1
+        and (more := _ONE_MORE.match(found[0]))
+        and is_action(found[0][more.end() :])
+    ):
+        return [found[0][more.end() :]]
     if len(found) == 1:
         return [_past_lead_in(found[0])]
     return found
+
+
+# Saying one more task comes, before a colon: "забыл ещё: оплатить интернет", "wait add one
+# more: call the bank", "а можно ещё добавить: позвонить Саше" kept those words in the item.
+_ONE_MORE = re.compile(
+    r"^\W*(?:(?:oh|wait|ой|а|и|так|and)\b[\s,]*)*"
+    r"(?:(?:can\s+(?:you|i)\s+|можно\s+)?(?:also\s+|ещ[её]\s+)?(?:add|добавить|добавь)\s*)?"
+    r"(?:(?:one|a\s+few)\s+more(?:\s+thing)?|another(?:\s+one)?|(?:ещ[её]\s+)?одно|ещ[её]"
+    r"|(?:я\s+)?(?:ещ[её]\s+)?забыл[аи]?(?:\s+ещ[её])?|forgot(?:\s+one)?|also)?"
+    r"\s*[:—–]\s*(?=\S)",
+    re.IGNORECASE,
+)
 
 
 def _past_lead_in(item: str) -> str:
