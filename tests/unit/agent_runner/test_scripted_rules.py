@@ -2565,3 +2565,22 @@ def test_a_removal_at_discovery_of_an_item_kept_for_the_inbox_still_removes_the_
     out = run(turn("discovery", "remove buy pottery clay", facts=facts, history=said,
                    inbox_open=["buy pottery clay"]))  # fmt: skip
     assert out.extracted_data == {"removed_inbox_items": ["buy pottery clay"]}
+
+
+@pytest.mark.parametrize(
+    ("message", "reply"),
+    [
+        ("хобби нет", "Хорошо, без этого: хобби. Итог выше верный?"),
+        ("Хобби у меня нет совсем, какое уж тут", "Хорошо, без этого: хобби. Итог выше верный?"),
+        ("no hobbies", "Fine, not hobbies. Is the summary above right?"),
+    ],
+)
+def test_declining_an_area_the_summary_does_not_hold_is_understood(
+    message: str, reply: str
+) -> None:
+    # "хобби нет" to the summary was not understood.
+    facts = {"work": "работа", "health": "здоровье", "relationships": "семья"}
+    language = lang.language_of(message)
+    shown = [{"role": "assistant", "text": texts.text(language, "summary_header")}]
+    out = run(turn("discovery", message, facts=facts, history=shown))
+    assert out.extracted_data == {} and out.message.startswith(reply)

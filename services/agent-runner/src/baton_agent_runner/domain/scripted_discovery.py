@@ -191,6 +191,11 @@ def _summary_reply(turn: Turn, said: _Said, forgot: str) -> Reply:
     if leaving(turn):  # the step's last message: no "Is that right?" it will not wait for
         return Reply(forgot + summary_of(turn, facts, data, ask=False), data=data)
     summary = summary_of(turn, facts, data)
+    if not data and said.declined and not said.found and summary_shown(turn):
+        # "хобби нет" of an area the summary does not hold: it was not understood.
+        names = ", ".join(lang.AREA_NAMES[turn.language][a] for a in AREAS if a in said.declined)
+        noted = text(turn.language, "discovery_declined_noted", areas=names)
+        return Reply(f"{noted} {text(turn.language, 'discovery_right')}")
     if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
         return Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
     if not data and last_reply_says(turn, "summary_header", "discovery_right"):

@@ -131,6 +131,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "discovery_noted": {"ru": "Записал.", "en": "Noted."},
     "discovery_updated": {"ru": "Обновил: {areas}.", "en": "Updated: {areas}."},
     "discovery_forgot": {"ru": "Убрал: {areas}.", "en": "Removed: {areas}."},
+    # An area declined that the summary does not hold ("хобби нет"): nothing to take out.
+    "discovery_declined_noted": {"ru": "Хорошо, без этого: {areas}.", "en": "Fine, not {areas}."},
     "discovery_ask": {
         # A question, as every reply that asks for more is: the step's `questions_asked`
         # counts the replies that ask one (`domain.step_counts`).
