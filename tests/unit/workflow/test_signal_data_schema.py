@@ -12,7 +12,7 @@ from baton_contracts import ErrorCode, RemoteError
 from baton_contracts.signal_data import STEP_RECORD_KEYS
 from baton_contracts.storable import NUL_FREE_PATTERN
 from baton_contracts.workflow_api import WorkflowSignal
-from baton_notifier.entrypoints.workflows_http import SignalBody
+from baton_notifier.entrypoints.workflow_bodies import SignalBody
 from baton_workflow.service.signal_requests import check_data
 
 from .json_schema_subset import meets
