@@ -22,6 +22,7 @@ from baton_agent_runner.domain.dump_words import (
     HEDGES,
     JOINING,
     PHRASE_END,
+    PREAMBLE,
     SEPARATORS,
     SKIP,
     SKIPPING,
@@ -219,10 +220,30 @@ _ITEM_COMMA = re.compile(rf"\s*{LIST_COMMA}\s*")
 
 def _entries(line: str) -> list[str]:
     """The entries of a line (`list_entries`); after a list's heading (`_LIST_HEADING`), those
-    of the rest of it, each comma parting one."""
+    of the rest of it, each comma parting one. An opener of filler before the list or its
+    heading is none of it ("omg ok. 1) call mom 2) pay rent" was one item, "так, дела: купить
+    хлеб" the item "дела: купить хлеб"): a line that holds no list is read as it stands."""
+    listed = _listed(line)
+    if listed is None and (rest := _past_opener(line)) != line:
+        listed = _listed(rest)
+    return [line] if listed is None else listed
+
+
+def _past_opener(line: str) -> str:
+    """The line from its first word that is no answer, hedge or filler (`PREAMBLE`)."""
+    for word in re.finditer(r"[\w']+", line):
+        if not set(words(word.group())) <= PREAMBLE:
+            return line[word.start() :]
+    return line
+
+
+def _listed(line: str) -> list[str] | None:
+    """The entries of a line that is a list: one after a heading, or two or more numbered,
+    lettered or bulleted ones; None for any other line."""
     heading = _LIST_HEADING.match(line)
     if heading is None:
-        return list_entries(line)
+        entries = list_entries(line)
+        return entries if len(entries) > 1 else None
     rest = line[heading.end() :]
     entries = list_entries(rest)
     return entries if len(entries) > 1 else _ITEM_COMMA.split(rest)

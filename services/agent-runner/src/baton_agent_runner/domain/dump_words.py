@@ -47,7 +47,7 @@ HESITATION = frozenset({
     # Interjections and filler alone ("please", "oh", "ну вот", "блин") were saved as items;
     # drawn-out ones ("ohhh", "ммм", "эээ") are read by `INTERJECTION`.
     "please", "pls", "plz", "oh", "ah", "er", "erm", "ugh", "meh", "well", "so", "hm", "wow",
-    "welp", "okey", "пожалуйста", "плиз", "плз", "ой", "ах", "ох", "эх", "ух", "мм", "вот",
+    "welp", "okey", "omg", "пожалуйста", "плиз", "плз", "ой", "ах", "ох", "эх", "ух", "мм", "вот",
     "блин", "а", "о", "э",
     # "кстати, а что потом будет с этим списком?" saved "кстати" before answering.
     "кстати", "кст", "btw",
