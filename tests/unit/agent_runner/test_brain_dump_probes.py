@@ -1,5 +1,8 @@
 """Brain dump messages a probe conversation found misread: a list or its heading after an
-opener of filler ("omg ok. 1) call mom 2) pay rent", "так, дела: купить хлеб")."""
+opener of filler ("omg ok. 1) call mom 2) pay rent", "так, дела: купить хлеб"); filler alone
+("shoot", "если честно") saved as an item."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from typing import Any
 import pytest
 
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
 
@@ -45,4 +49,32 @@ def test_a_list_or_its_heading_after_an_opener_is_read_as_a_list(
     message: str, items: list[str]
 ) -> None:
     out = run(turn(message))
+    assert out.extracted_data == {"inbox_items": items}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ugh where do i even start lol", "omg ok", "shoot", "oops", "если честно", "жесть",
+        "не знаю, с чего начать", "honestly idk where to start",
+    ],
+)  # fmt: skip
+def test_filler_alone_is_no_item(message: str) -> None:
+    # Each was saved ("Saved to your inbox: shoot"); answered as "лол" or "ugh" is.
+    out = run(turn(message, inbox_count=1))
+    assert out.extracted_data == {}
+    language = lang.language_of(message)
+    assert out.message == texts.text(language, "inbox_more", need=2, total=1, least=3)
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("shoot, call mom", ["call mom"]), ("если честно, купить хлеб", ["купить хлеб"]),
+        ("shoot the video for mom", ["shoot the video for mom"]),
+        ("start a blog", ["start a blog"]), ("where to buy tires", ["where to buy tires"]),
+    ],
+)  # fmt: skip
+def test_an_item_after_or_of_filler_words_is_still_an_item(message: str, items: list[str]) -> None:
+    out = run(turn(message, inbox_count=1))
     assert out.extracted_data == {"inbox_items": items}

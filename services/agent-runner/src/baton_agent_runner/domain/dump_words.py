@@ -51,6 +51,12 @@ HESITATION = frozenset({
     "блин", "а", "о", "э",
     # "кстати, а что потом будет с этим списком?" saved "кстати" before answering.
     "кстати", "кст", "btw",
+    # Exclamations, "if I'm honest" and not knowing where to start were saved as items
+    # ("shoot", "oops", "жесть", "если честно", "ugh where do i even start lol", "не знаю, с
+    # чего начать").
+    "shoot", "oops", "damn", "dang", "darn", "crap", "geez", "jeez", "gosh", "yikes", "omfg",
+    "омг", "капец", "жесть", "боже", "если", "where", "even", "begin", "start", "с", "чего",
+    "начать", "начинать",
 })  # fmt: skip
 # A drawn-out interjection ("ohhh", "hmmm", "ummm", "ммм", "эээ", "ааа"): no item, as "oh" is.
 INTERJECTION = re.compile(r"(?:o+h+|a+h+|u+h+|u+m+|h+m+|e+r+m*|м+|э+м*|х+м+|о+|а+|у+)")
