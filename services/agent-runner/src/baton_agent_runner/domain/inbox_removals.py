@@ -1,5 +1,6 @@
 """What a brain dump message asks to remove: the item it names ("удали кроссовки, уже купил"),
-or the one saved last ("delete the last one"), read off the agent's own replies; and whether
+the one saved last ("delete the last one") or the one at a place in the list ("remove #3",
+"убери третий"), read off the agent's own replies; and whether
 taking it out leaves one item fewer."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import re
 from baton_agent_runner.domain import inbox_requests
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.extracted import same_item, to_remove, without_part
+from baton_agent_runner.domain.inbox_positions import place_named
 from baton_agent_runner.domain.scripted_turn import Reply, Turn
 from baton_agent_runner.domain.texts import text
 
@@ -17,42 +19,59 @@ def asked(turn: Turn, earlier: list[str]) -> tuple[str | None, Reply | None]:
     """The item the message asks to remove, or the question which one it means: "удали
     кроссовки, уже купил"; of an item said before the history's window too ("удали молоко"
     long after it was said was saved as the item "удали молоко"); "delete the last one",
-    "удали последнее" of the item saved last, asked about when which one that is is not known
-    (naming the last few)."""
-    if not inbox_requests.removes_last(turn.message):
+    "удали последнее" of the item saved last, and "remove #3", "убери третий" of the item at
+    that place in the list, asked about when which one that is is not known (naming the
+    items it may be)."""
+    place = place_named(turn.message)
+    if place is None and not inbox_requests.removes_last(turn.message):
         return inbox_requests.removal_request(turn.message, [*earlier, *turn.inbox_open]), None
-    removal = _saved_last(turn)
-    if removal is not None:
-        return removal, None
     if not turn.inbox_open:
         return None, Reply(text(turn.language, "inbox_remove_nothing"))
-    held = "; ".join(turn.inbox_open[-3:])
-    return None, Reply(text(turn.language, "inbox_remove_last_which", items=held))
+    listed = _told_saved(turn)
+    if place is None:
+        if listed:
+            return listed[-1], None
+        held = "; ".join(turn.inbox_open[-3:])
+        return None, Reply(text(turn.language, "inbox_remove_last_which", items=held))
+    if not listed:
+        held = "; ".join(turn.inbox_open)
+        return None, Reply(text(turn.language, "inbox_remove_place_which", place=place, items=held))
+    if not 1 <= place <= len(listed):
+        held = "; ".join(listed)
+        return None, Reply(text(turn.language, "inbox_remove_no_place", place=place, items=held))
+    return listed[place - 1], None
 
 
-def _saved_last(turn: Turn) -> str | None:
-    """The open item saved last, as the agent's replies told it ("Saved to your inbox: a; b.
-    Items so far: 2."): the latest one still open (`inbox_open`), None when none is told."""
+def _told_saved(turn: Turn) -> list[str]:
+    """The open items (`inbox_open`) in the order the agent's replies told them promoted or
+    saved ("I have already added ...: a.", "Saved to your inbox: a; b. Items so far: 2."),
+    each at its latest telling: the list the user sees, its last item the one saved last."""
     held = {same_item(content): content for content in turn.inbox_open}
-    for entry in reversed(turn.history):
+    told: dict[str, str] = {}
+    for entry in turn.history:
         if entry.get("role") != "assistant":
             continue
         said = entry.get("text", "")
-        for told in reversed([found for saved in _SAVED for found in saved.finditer(said)]):
-            for item in reversed(told.group("items").split("; ")):
-                if same_item(item) in held:
-                    return held[same_item(item)]
-    return None
+        found = sorted(
+            (hit for told in _TOLD for hit in told.finditer(said)), key=lambda hit: hit.start()
+        )
+        for item in (item for hit in found for item in hit.group("items").split("; ")):
+            if (key := same_item(item)) in held:
+                told.pop(key, None)
+                told[key] = held[key]
+    return list(told.values())
 
 
-def _saved_pattern(code: lang.Lang) -> re.Pattern[str]:
-    """What the "saved" reply says in one language, its items as the group `items`."""
-    before, _, after = text(code, "saved", items="\x00", total="\x01").partition("\x00")
-    ending = after.partition("\x01")[0]
-    return re.compile(f"{re.escape(before)}(?P<items>[^\\n]*?){re.escape(ending)}\\d")
+def _told_pattern(code: lang.Lang, key: str) -> re.Pattern[str]:
+    """What a reply telling items says in one language (the text `key`: "saved" with its
+    count after them, or "promoted"), its items as the group `items`."""
+    before, _, after = text(code, key, items="\x00", total="\x01").partition("\x00")
+    ending, counted, _ = after.partition("\x01")
+    end = f"{re.escape(ending)}\\d" if counted else f"{re.escape(ending)}(?=\\s|$)"
+    return re.compile(f"{re.escape(before)}(?P<items>[^\\n]*?){end}")
 
 
-_SAVED = (_saved_pattern("ru"), _saved_pattern("en"))
+_TOLD = tuple(_told_pattern(code, key) for code in ("ru", "en") for key in ("saved", "promoted"))
 
 
 def removes_one(turn: Turn, removal: str) -> bool:

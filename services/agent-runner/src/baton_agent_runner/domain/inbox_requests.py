@@ -363,18 +363,24 @@ def removal_request(text: str, earlier: list[str]) -> str | None:
     return next((hit.group() for hit in held), None)
 
 
+REMOVING = (
+    r"^\W*(?:(?:oh|wait|actually|sorry|hmm|ой|хотя|нет|стоп|погоди|подожди|слушай)\b[\s,.!—–-]*)*"
+    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|drop|take\s+(?:out|off)"
+    r"|удали(?:те)?|убери(?:те)?|вычеркни(?:те)?|сотри(?:те)?)\s+"
+)
+"""A pattern for the start of a message asking to take out an item, up to what names it."""
+FROM_THE_LIST = (
+    r"(?:\s+(?:from|off|out\s+of)\s+(?:my\s+|the\s+)?(?:inbox|list)|\s+(?:из|с)\s+(?:inbox|списка))?"
+    # No two runs of spaces in a row, nor one before the end (the text is stripped first):
+    # tried at each split of a long run, 8,000 spaces took a second.
+    r"(?:(?:\s*,\s*|\s+)(?:please|pls|пожалуйста))?$"
+)
+"""A pattern for the end of such a message after what names the item ("from my list")."""
 # Asking to take out the item saved last ("delete the last one", "удали последний пункт"):
 # nothing it names was said, so `removal_request` reads none, and it was saved as an item.
 _REMOVE_LAST = re.compile(
-    r"^\W*(?:(?:oh|wait|actually|sorry|hmm|ой|хотя|нет|стоп|погоди|подожди|слушай)\b[\s,.!—–-]*)*"
-    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|take\s+(?:out|off)"
-    r"|удали(?:те)?|убери(?:те)?|вычеркни(?:те)?|сотри(?:те)?)\s+"
-    r"(?:(?:the\s+)?(?:last|latest|most\s+recent)(?:\s+(?:one|item|entry|thing))?"
-    r"|последн(?:ее|ий|юю|ее\s+дело)(?:\s+(?:пункт|запись|дело|элемент))?)"
-    r"(?:\s+(?:from|off|out\s+of)\s+(?:my\s+|the\s+)?(?:inbox|list)|\s+(?:из|с)\s+(?:inbox|списка))?"
-    # No two runs of spaces in a row, nor one before the end (`removes_last` strips it): tried
-    # at each split of a long run, 8,000 spaces took a second.
-    r"(?:(?:\s*,\s*|\s+)(?:please|pls|пожалуйста))?$",
+    REMOVING + r"(?:(?:the\s+)?(?:last|latest|most\s+recent)(?:\s+(?:one|item|entry|thing))?"
+    r"|последн(?:ее|ий|юю|ее\s+дело)(?:\s+(?:пункт|запись|дело|элемент))?)" + FROM_THE_LIST,
     re.IGNORECASE,
 )
 

@@ -518,6 +518,17 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Какую запись убрать? Последние: {items}. Напиши её целиком.",
         "en": "Which item should I remove? The last ones: {items}. Write it out in full.",
     },
+    "inbox_remove_no_place": {
+        # "remove #7" of a list of three: nothing is removed.
+        "ru": "Записи №{place} в списке нет, там: {items}. Какую убрать? Напиши её целиком.",
+        "en": "There is no item #{place}; the list holds: {items}. Which one should I remove? "
+        "Write it out in full.",
+    },
+    "inbox_remove_place_which": {
+        # "remove #2" when the replies do not tell the list's order: nothing is removed.
+        "ru": "Какая запись №{place}? В inbox сейчас: {items}. Напиши её целиком.",
+        "en": "Which item is #{place}? Your inbox holds: {items}. Write it out in full.",
+    },
     "inbox_remove_nothing": {
         "ru": "В inbox пока нет записей, так что убирать нечего.",
         "en": "Your inbox holds no items yet, so nothing was removed.",
