@@ -297,3 +297,30 @@ def test_a_change_of_nothing_saved_or_talk_after_i_mean_is_an_item(message: str)
     out = run(turn(message, _ENGLISH, brain_dump.dumped_items(_ENGLISH[0])))
     assert "removed_inbox_items" not in out.extracted_data
     assert out.extracted_data.get("inbox_items"), out.message
+
+
+@pytest.mark.parametrize(
+    ("message", "held", "new"),
+    [
+        # "Kate's" was one word no correction of "Kate" found: "No item in your inbox holds
+        # "Kate"", and "change Kate to Karen" was saved as an item.
+        ("I meant Karen, not Kate", "call Kate's mom", "call Karen's mom"),
+        ("no wait not Kate, Karen", "call Kate's mom", "call Karen's mom"),
+        ("change Kate to Karen", "call Kate's mom", "call Karen's mom"),
+        ("no wait not Kate's, Karen's", "call Kate’s mom", "call Karen’s mom"),
+        ("I meant Karen's sister, not mom", "call Karen's mom", "call Karen's sister"),
+    ],
+)
+def test_a_correction_finds_a_name_an_item_says_as_owning_something(
+    message: str, held: str, new: str
+) -> None:
+    out = run(turn(message, [f"{held}, pay rent"], [held, "pay rent"]))
+    assert out.extracted_data == {
+        "removed_inbox_items": [held], "inbox_items": [new], "inbox_corrections": {held: new}
+    }  # fmt: skip
+
+
+def test_already_done_finds_a_name_an_item_says_as_owning_something() -> None:
+    out = run(turn("oh, already called Kate", ["call Kate's mom, pay rent"],
+                   ["call Kate's mom", "pay rent"]))  # fmt: skip
+    assert out.extracted_data == {"removed_inbox_items": ["call Kate's mom"]}

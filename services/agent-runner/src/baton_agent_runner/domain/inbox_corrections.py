@@ -248,18 +248,35 @@ def _holding(recent: list[str], old: str) -> str | None:
     holding them in another case (`word_cases.inflected`: "замени колбасу на сыр" finds
     "колбаса")."""
     found = next((item for item in recent if holds(item, old)), None)
-    if found is None and (cased := inflected(old)) is not None:
-        found = next((item for item in recent if cased.search(item)), None)
+    for other in (inflected(old), _possessed(old)) if found is None else ():
+        if other is not None and (found := next(filter(other.search, recent), None)):
+            break
     return found
+
+
+def _possessed(old: str) -> re.Pattern[str] | None:
+    """The words of `old` as an item says them owning what follows ("Kate" in "call Kate's
+    mom", "Kate's" in "call Kate’s mom"): "not Kate, Karen" found no item, since "Kate's" is
+    one word to `holds`. None when `old` ends with no letter."""
+    said = _POSSESSIVE.sub("", old.strip())
+    if not said[-1:].isalpha():
+        return None
+    pattern = r"\s+".join(re.escape(word) for word in said.split())
+    return re.compile(rf"(?<!\w){pattern}(?=['’]s(?!\w))", re.IGNORECASE)
+
+
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 
 
 def _replaced(item: str, old: str, new: str) -> str:
     """`item` with the words of `old` in it replaced by `new` (case aside, once): as said, or
-    else in another case (`word_cases.inflected`)."""
+    else in another case (`word_cases.inflected`) or owning what follows (`_possessed`)."""
     pattern = r"\s+".join(re.escape(word) for word in old.split())
     said = re.compile(rf"(?<!\w){pattern}(?!\w)", re.IGNORECASE)
     if not said.search(item) and (cased := inflected(old)) is not None:
         said = cased
+    elif not said.search(item) and (owned := _possessed(old)) is not None:
+        said, new = owned, _POSSESSIVE.sub("", new.strip())  # the item's own "’s" stays
     found = said.search(item)
     if found is None:
         return item
@@ -302,7 +319,7 @@ def _done(rest: str, recent: list[str], last_list: list[str]) -> Changed | Uncle
 def _names(item: str, named: list[str]) -> bool:
     """Whether a word of `named` is a word of the item, give or take an ending ("подарок",
     "подарки"; "gift", "gifts")."""
-    stems = {_stem(word) for word in words(item)}
+    stems = {_stem(_POSSESSIVE.sub("", word)) for word in words(item)}
     return any(_stem(word) in stems for word in named)
 
 
