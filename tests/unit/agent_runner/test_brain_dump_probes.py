@@ -1,6 +1,7 @@
 """Brain dump messages a probe conversation found misread: a list or its heading after an
 opener of filler ("omg ok. 1) call mom 2) pay rent", "так, дела: купить хлеб"); filler alone
-("shoot", "если честно") saved as an item; "remove #3", "убери третий" saved as items too."""
+("shoot", "если честно") saved as an item; "remove #3", "убери третий",
+"never mind about calling mom" saved as items too."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -152,4 +153,33 @@ def test_items_promoted_first_are_the_first_places() -> None:
 @pytest.mark.parametrize("message", ["remove 2 apples", "удали 2 яблока"])
 def test_a_number_that_counts_what_follows_names_no_place(message: str) -> None:
     out = run(_listed_turn(message))
+    assert "removed_inbox_items" not in out.extracted_data
+
+
+_SAID = ["call mom, buy milk, go shopping for shoes, make a cake"]
+_HELD = ["call mom", "buy milk", "go shopping for shoes", "make a cake"]
+
+
+@pytest.mark.parametrize(
+    ("message", "removed"),
+    [
+        # Saved as the item "never mind about calling mom".
+        ("never mind about calling mom", "call mom"), ("never mind calling mom", "call mom"),
+        ("forget about calling mom", "call mom"), ("nvm making a cake", "make a cake"),
+        ("forget about the milk", "milk"),
+        ("remove going shopping for shoes", "go shopping for shoes"),
+    ],
+)  # fmt: skip
+def test_never_mind_about_an_item_removes_it(message: str, removed: str) -> None:
+    history = [{"role": "user", "text": said} for said in _SAID]
+    out = run(turn(message, history=history, inbox_count=4, inbox_open=_HELD))
+    assert out.extracted_data == {"removed_inbox_items": [removed]}
+
+
+@pytest.mark.parametrize(
+    "message", ["never mind about the weather", "don't forget about calling mom", "forget it"]
+)
+def test_never_mind_naming_no_item_removes_nothing(message: str) -> None:
+    history = [{"role": "user", "text": said} for said in _SAID]
+    out = run(turn(message, history=history, inbox_count=4, inbox_open=_HELD))
     assert "removed_inbox_items" not in out.extracted_data

@@ -301,16 +301,21 @@ def inbox_request_at(text: str) -> Request | None:
     return None
 
 
+REMOVING = (
+    r"^\W*(?:(?:oh|wait|actually|sorry|hmm|ой|хотя|нет|стоп|погоди|подожди|слушай)\b[\s,.!—–-]*)*"
+    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|drop|take\s+(?:out|off)"
+    r"|(?:never\s+mind|nvm|forget)(?:\s+about)?"
+    r"|удали(?:те)?|убери(?:те)?|вычеркни(?:те)?|сотри(?:те)?|забудь(?:те)?)\s+"
+)
+"""A pattern for the start of a message asking to take out an item, up to what names it
+("remove", "удали", and "never mind about", "forget", "забудь": "never mind about calling
+mom" was saved as an item)."""
+
 # Asking to take an item out ("oh wait, remove cancel netflix, i still watch it", "удали
 # кроссовки, уже купил"): the verb opens the message, past a second thought ("oh wait",
 # "хотя нет", "ой"), and what it names was said earlier in the chat. "Remove mold from the
 # bathroom" or "убери в шкафу", naming nothing said before, are tasks.
-_REMOVAL = re.compile(
-    r"^\W*(?:(?:oh|wait|actually|sorry|hmm|ой|хотя|нет|стоп|погоди|подожди|слушай)\b[\s,.!—–-]*)*"
-    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|take\s+(?:out|off)|drop"
-    r"|удали(?:те)?|убери(?:те)?|вычеркни(?:те)?|сотри(?:те)?)\s+(?P<item>[^,.;!?\n]+)",
-    re.IGNORECASE,
-)
+_REMOVAL = re.compile(REMOVING + r"(?P<item>[^,.;!?\n]+)", re.IGNORECASE)
 _FROM_THE_INBOX = re.compile(
     r"\s+(?:from|off|out\s+of)\s+(?:my\s+|the\s+)?(?:inbox|list|to-?do\s+list)$"
     r"|\s+(?:из|с)\s+(?:inbox|инбокс\w*|списка|входящих)$",
@@ -347,7 +352,8 @@ def removal_request(text: str, earlier: list[str]) -> str | None:
     """What a message asks to take out of the inbox, when it names something said earlier in
     the chat (`earlier`: the user's messages before it); None when it asks for none. A Russian
     word named in another case is taken out as it was said ("удали колбасу" of "колбаса":
-    "колбаса", `word_cases`): it was saved as the item "удали колбасу"."""
+    "колбаса", `word_cases`): it was saved as the item "удали колбасу". So is an action named
+    by its "-ing" form ("never mind calling mom": "call mom", `_base_forms`)."""
     found = _REMOVAL.match(text)
     if found is None:
         return None
@@ -356,19 +362,23 @@ def removal_request(text: str, earlier: list[str]) -> str | None:
     said = " ".join(words(item))
     if not said or said in _PRONOUNS:
         return None
-    if any(said in " ".join(words(message)) for message in earlier):
-        return item
+    for named in (item, *_base_forms(item)):  # "never mind calling mom": "call mom"
+        if any(" ".join(words(named)) in " ".join(words(message)) for message in earlier):
+            return named
     cased = inflected(item)
     held = (hit for message in earlier if cased and (hit := cased.search(message)))
     return next((hit.group() for hit in held), None)
 
 
-REMOVING = (
-    r"^\W*(?:(?:oh|wait|actually|sorry|hmm|ой|хотя|нет|стоп|погоди|подожди|слушай)\b[\s,.!—–-]*)*"
-    r"(?:please\s+|пожалуйста\s+)?(?:remove|delete|scratch|cross\s+off|drop|take\s+(?:out|off)"
-    r"|удали(?:те)?|убери(?:те)?|вычеркни(?:те)?|сотри(?:те)?)\s+"
-)
-"""A pattern for the start of a message asking to take out an item, up to what names it."""
+def _base_forms(item: str) -> list[str]:
+    """The item with its first word, an English "-ing" form, as a to-do says it: each way it
+    may be ("calling mom": "call mom"; "making": "make"; "shopping": "shop")."""
+    first, _, rest = item.partition(" ")
+    stem = first[:-3] if first.casefold().endswith("ing") and len(first) >= 5 else ""
+    bases = [stem, stem + "e", stem[:-1] if stem[-2:-1] == stem[-1:] else ""] if stem else []
+    return [f"{base} {rest}".strip() for base in bases if base]
+
+
 FROM_THE_LIST = (
     r"(?:\s+(?:from|off|out\s+of)\s+(?:my\s+|the\s+)?(?:inbox|list)|\s+(?:из|с)\s+(?:inbox|списка))?"
     # No two runs of spaces in a row, nor one before the end (the text is stripped first):
