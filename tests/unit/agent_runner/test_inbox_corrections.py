@@ -324,3 +324,36 @@ def test_already_done_finds_a_name_an_item_says_as_owning_something() -> None:
     out = run(turn("oh, already called Kate", ["call Kate's mom, pay rent"],
                    ["call Kate's mom", "pay rent"]))  # fmt: skip
     assert out.extracted_data == {"removed_inbox_items": ["call Kate's mom"]}
+
+
+@pytest.mark.parametrize(
+    ("message", "earlier", "old", "new"),
+    [
+        # Saved as the item "keep netflix, cancel hulu instead", "cancel netflix" kept.
+        ("keep netflix, cancel hulu instead", ["cancel netflix, pay rent"], "cancel netflix",
+         "cancel hulu"),
+        ("I'll keep netflix and cancel hulu instead", ["cancel netflix"], "cancel netflix",
+         "cancel hulu"),
+        ("actually keep netflix, instead cancel hulu", ["cancel netflix"], "cancel netflix",
+         "cancel hulu"),
+        ("оставь нетфликс, лучше отменить hulu", ["отменить нетфликс\nкупить хлеб"],
+         "отменить нетфликс", "отменить hulu"),
+    ],
+)  # fmt: skip
+def test_keeping_one_thing_and_another_instead_changes_the_item(
+    message: str, earlier: list[str], old: str, new: str
+) -> None:
+    held = [item for said in earlier for item in brain_dump.dumped_items(said)]
+    out = run(turn(message, earlier, held))
+    assert out.extracted_data == {
+        "removed_inbox_items": [old], "inbox_items": [new], "inbox_corrections": {old: new}
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "message", ["keep calm, do yoga instead", "keep the receipts, file taxes", "keep netflix"]
+)
+def test_keeping_without_an_item_to_change_is_an_item(message: str) -> None:
+    out = run(turn(message, ["cancel netflix, pay rent"], ["cancel netflix", "pay rent"]))
+    assert "removed_inbox_items" not in out.extracted_data
+    assert out.extracted_data.get("inbox_items")

@@ -22,6 +22,7 @@ import re
 from typing import NamedTuple
 
 from baton_agent_runner.domain.brain_dump import dumped_items
+from baton_agent_runner.domain.change_phrases import CHANGES, change_said
 from baton_agent_runner.domain.extracted import holds, same_item
 from baton_agent_runner.domain.word_cases import inflected
 from baton_agent_runner.domain.wording import words
@@ -37,18 +38,6 @@ _OPENER = re.compile(
 _NOT_THEN = re.compile(
     r"^(?:not|не)\s+(?P<old>[^,;]+?)\s*(?:[,;—–]\s*|\s+(?=but\b|а\b))"
     r"(?:but\s+|а\s+|i\s+meant\s+|it'?s\s+)?(?P<new>[^,;]+?)[\s.!]*$",
-    re.IGNORECASE,
-)
-# "change milk to bread", "replace milk with bread", "swap milk for bread".
-_CHANGE_EN = re.compile(
-    r"^(?:please\s+)?(?:change|replace|swap|switch|correct)\s+(?P<old>[^,;]+?)\s+"
-    r"(?:to|with|for|into)\s+(?P<new>[^,;]+?)[\s.!]*$",
-    re.IGNORECASE,
-)
-# "замени молоко на хлеб", "поменяй молоко на хлеб", "исправь молоко на хлеб".
-_CHANGE_RU = re.compile(
-    r"^(?:пожалуйста\s+)?(?:замени|поменяй|исправь|измени|смени)(?:те)?\s+(?P<old>[^,;]+?)\s+"
-    r"на\s+(?P<new>[^,;]+?)[\s.!]*$",
     re.IGNORECASE,
 )
 # Only the new words: "I meant bread", "make that bread", "я имел в виду хлеб". "I mean, ..."
@@ -147,7 +136,7 @@ def may_be_one(message: str) -> bool:
     rest = message[opener.end() if opener else 0 :].lstrip()
     starts = rest.casefold().startswith(("not ", "не "))
     said = rest.rstrip()
-    changes = any(rule.match(said) for rule in (_CHANGE_EN, _CHANGE_RU, _MEANT))
+    changes = any(rule.match(said) for rule in (*CHANGES, _MEANT))
     return bool(opener and opener.end()) or starts or changes or bool(_DONE.search(rest))
 
 
@@ -184,11 +173,11 @@ def _corrected(rest: str, recent: list[str], *, opened: bool) -> Changed | Uncle
 
 
 def _changed(rest: str, recent: list[str], last_list: list[str]) -> Changed | Unclear | None:
-    """A change said as one ("change milk to bread", "замени молоко на хлеб") of the most
-    recent item holding its words, or the new words alone ("I meant bread"); None when the
-    message is neither, or names words no item holds: "replace the filter with a new one" is
-    an item."""
-    found = _CHANGE_EN.match(rest) or _CHANGE_RU.match(rest)
+    """A change said as one ("change milk to bread", "замени молоко на хлеб", "keep netflix,
+    cancel hulu instead": `change_phrases`) of the most recent item holding its words, or the
+    new words alone ("I meant bread"); None when the message is neither, or names words no
+    item holds: "replace the filter with a new one" is an item."""
+    found = change_said(rest)
     if found is not None:
         old, new = found.group("old"), found.group("new")
         item = _holding(recent, old)
