@@ -269,11 +269,13 @@ def _labelled_from(
 ) -> int:
     """The first of the groups that group `at`, a label (`_labels`), labels with it: the bare
     ones joined to it by "and"/"и" ("Work and health: busy"), not by a comma alone, nor one
-    with words of its own ("I love work and health: running")."""
+    with words of its own ("I love work and health: running"); none when a comma lists more
+    before them: the "and" ends a listing ("work, health and hobbies: pottery" gave health
+    "pottery")."""
     first = at
     while first > 0 and said[first - 1] == ([], []) and said[first][0] == []:
         if "," in clause[groups[first - 1][1] : groups[first][0]]:
-            break
+            return at
         first -= 1
     return first
 

@@ -1,0 +1,45 @@
+"""Discovery's misreadings found by a probe of the scripted agent, each read as the user meant
+it now."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.domain.scripted import Turn, run
+
+FACTS = {"work": "my job", "health": "gym", "relationships": "family"}
+SUMMARY = (
+    "Here is what I understood:\n- work: my job\n- health: gym\n- relationships: family\n"
+    "Is that right? If not, correct me."
+)
+
+
+def discovery(message: str, **extra: Any) -> AgentOutput:
+    return run(Turn(agent="discovery", current_step="discovery", message=message,
+                    language=lang.language_of(message), **extra))  # fmt: skip
+
+
+def to_summary(message: str, **extra: Any) -> AgentOutput:
+    """`message` said to the summary of `FACTS`, all told in this run."""
+    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(FACTS)}}}}
+    extra.setdefault("can_complete", True)
+    return discovery(message, facts=FACTS, step=told,
+                     history=[{"role": "assistant", "text": SUMMARY}], **extra)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("work, health and hobbies: pottery",
+      {"work": "work", "health": "health", "hobbies": "pottery"}),
+     ("работа, здоровье и хобби: керамика",
+      {"work": "работа", "health": "здоровье", "hobbies": "керамика"})],
+)  # fmt: skip
+def test_a_label_in_a_comma_listing_keeps_what_follows_its_colon(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "work, health and hobbies: pottery" kept "pottery" as the fact of health too.
+    assert discovery(message).extracted_data == {"facts": facts}
