@@ -43,3 +43,18 @@ def test_a_label_in_a_comma_listing_keeps_what_follows_its_colon(
 ) -> None:
     # "work, health and hobbies: pottery" kept "pottery" as the fact of health too.
     assert discovery(message).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    ("message", "area"),
+    [("getting swole", "health"), ("hitting the gym to get swole", "health"),
+     ("my 9-5", "work"), ("9 to 5 is killing me", "work"), ("my nine-to-five", "work")],
+)  # fmt: skip
+def test_chat_slang_names_its_area(message: str, area: str) -> None:
+    # Each named no area: "my 9-5" got "Which areas of your life matter most ...?" again.
+    assert discovery(message).extracted_data == {"facts": {area: message}}
+
+
+@pytest.mark.parametrize("message", ["the meeting is 9-5:30", "we won 19-5", "a swollen ankle"])
+def test_numbers_and_words_like_the_slang_name_no_area(message: str) -> None:
+    assert lang.areas_in(message) == {}

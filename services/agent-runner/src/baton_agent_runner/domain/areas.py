@@ -11,6 +11,7 @@ import unicodedata
 from functools import lru_cache
 
 from baton_agent_runner.domain.area_cases import nominative
+from baton_agent_runner.domain.area_slang import HEALTH_SLANG, WORK_SLANG
 from baton_agent_runner.domain.wording import normalised, words
 
 # Patterns matched at a word's start (`\b` before them), on lowercase text with "ё" read as
@@ -105,9 +106,11 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"|стоматолог|фармацевт|тестировщи(?:к|ца)|предприниматель)\b",
         # Russian in Latin letters ("rabota, zdorovie, semya"): see `translit`.
         r"rabot[auye]?\b", r"kar'?er[auye]\b",
+        *WORK_SLANG,
     ),
     "health": (
         "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
+        *HEALTH_SLANG,
         # Said as what the user wants to do: "getting fit", "lose weight" went unheard.
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?)\s+fit\b", r"weight(?:\s+loss)?\b",
         # "I'd also like to get in shape" went unheard.
