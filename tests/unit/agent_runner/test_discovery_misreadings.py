@@ -58,3 +58,25 @@ def test_chat_slang_names_its_area(message: str, area: str) -> None:
 @pytest.mark.parametrize("message", ["the meeting is 9-5:30", "we won 19-5", "a swollen ankle"])
 def test_numbers_and_words_like_the_slang_name_no_area(message: str) -> None:
     assert lang.areas_in(message) == {}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["раньше работала врачом", "I used to work as a nurse", "I used to be a teacher",
+     "бывший бухгалтер", "на прошлой работе было тяжело", "my old job was a nightmare"],
+)  # fmt: skip
+def test_a_job_left_is_no_work_priority(message: str) -> None:
+    # "раньше работала врачом" was kept as the work fact.
+    assert "facts" not in discovery(message).extracted_data
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("I work as a teacher", {"work": "I work as a teacher"}),
+     ("бывший бухгалтер, теперь работаю таксистом",
+      {"work": "бывший бухгалтер, теперь работаю таксистом"}),
+     ("раньше работала врачом, сейчас семья и здоровье",
+      {"relationships": "сейчас семья", "health": "здоровье"})],
+)  # fmt: skip
+def test_a_job_held_now_is_still_work(message: str, facts: dict[str, str]) -> None:
+    assert discovery(message).extracted_data == {"facts": facts}

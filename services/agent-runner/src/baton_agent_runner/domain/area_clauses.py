@@ -69,12 +69,13 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
 
 def _area_starts(lowered: str, skipped: list[tuple[int, int]]) -> dict[str, list[int]]:
     """Where each area's words stand in the clause, but for those that name no priority: who
-    told of Baton (`REFERRAL`), what a thing does (`THING_WORKS`), "work on" another area
+    told of Baton (`REFERRAL`), what a thing does (`THING_WORKS`), a job left (`_PAST_JOB`),
+    "work on" another area
     (`_working_on_another`), whom or what an errand fetches (`_FETCHING`) or buys
     (`_bought_in`); an area asked to be skipped (`skipped`) stands, to be declined."""
     unmeant = [
         hit.span()
-        for pattern in (REFERRAL, THING_WORKS, _FETCHING)
+        for pattern in (REFERRAL, THING_WORKS, _FETCHING, _PAST_JOB)
         for hit in pattern.finditer(lowered)
     ]
     unmeant += _working_on_another(lowered)
@@ -137,6 +138,17 @@ _FETCHING = re.compile(
     r"\b(?:pick(?:s|ed|ing)?\s+up|collect(?:s|ed|ing)?)\s+"
     rf"(?:(?=(?:(?:the|my|our|his|her|their)\s+)?{KIN.pattern})|(?={_IN_PART}{{0,200}}?\bfrom\b))"
     rf"{_IN_PART}*"
+)
+
+# A job the user has left is no priority now: "раньше работала врачом", "I used to work as a
+# nurse", "my old job" were kept as the work fact. "I work as a nurse", "теперь работаю
+# таксистом" after it still name work.
+_PAST_JOB = re.compile(
+    r"\b(?:i\s+)?(?:used\s+to|formerly|previously)\s+work(?:ed)?\b"
+    r"|\b(?:old|former|previous|ex-?)\s*(?:jobs?|workplaces?|careers?|boss(?:es)?)\b"
+    r"|\b(?:раньше|когда-то|прежде|в\s+прошлом|до\s+пенсии)\s+(?:я\s+)?работал[аи]?\b"
+    r"|\bработал[аи]?\s+(?:раньше|когда-то|прежде|до\s+пенсии)\b"
+    r"|\b(?:бывш|прошл|прежн)\w*\s+работ\w*"
 )
 
 # "Work on" and "работать над" as a verb of effort, whose object is the area: "I need to pick
