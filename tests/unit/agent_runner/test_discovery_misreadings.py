@@ -80,3 +80,17 @@ def test_a_job_left_is_no_work_priority(message: str) -> None:
 )  # fmt: skip
 def test_a_job_held_now_is_still_work(message: str, facts: dict[str, str]) -> None:
     assert discovery(message).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize("message", ["what's next?", "что дальше?", "What comes next?"])
+def test_asking_what_comes_next_at_the_summary_goes_on(message: str) -> None:
+    # Each got "I did not quite get that. Is the summary above right?"; the greeter reads the
+    # same question as readiness.
+    out = to_summary(message)
+    assert out.step_completed and out.extracted_data == {}
+
+
+def test_asking_what_comes_next_at_the_summary_asks_what_the_step_still_needs() -> None:
+    out = to_summary("what's next?", can_complete=False)
+    assert not out.step_completed
+    assert out.message == "Good. Which of these matters most to you right now?"

@@ -14,6 +14,7 @@ from baton_agent_runner.domain import (
     discovery_questions,
     greeter_questions,
     inbox_requests,
+    readiness,
     skipping,
 )
 from baton_agent_runner.domain import language as lang
@@ -101,10 +102,13 @@ def _read(turn: Turn) -> _Said:
     data: dict[str, Any] = {"facts": saved} if saved else {}
     if dropped:
         data["dropped_facts"] = dropped
-    skips = not (pending or found or dropped) and skipping.asks_to_skip(turn.message)
+    bare = not (pending or found or dropped)
+    skips = bare and skipping.asks_to_skip(turn.message)
     # "That's all", "готово" to its "Anything to add?" confirm, as "nothing to add" does;
-    # "давай дальше" to the summary is a yes too.
-    said_yes = _says_yes(turn.message) or (skips and summary_shown(turn))
+    # "давай дальше" to the summary is a yes too, and so is "what's next?", as the greeter
+    # reads it (it got "I did not quite get that").
+    moves_on = skips or (bare and readiness.asks_next_step(turn.message))
+    said_yes = _says_yes(turn.message) or (moves_on and summary_shown(turn))
     return _Said(found, declined, dropped, pending, saved, facts, data, skips, said_yes)
 
 
