@@ -1,6 +1,8 @@
 """Discovery's misreadings found by a probe of the scripted agent, each read as the user meant
 it now."""
 
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
 from __future__ import annotations
 
 from typing import Any
@@ -94,3 +96,27 @@ def test_asking_what_comes_next_at_the_summary_asks_what_the_step_still_needs() 
     out = to_summary("what's next?", can_complete=False)
     assert not out.step_completed
     assert out.message == "Good. Which of these matters most to you right now?"
+
+
+@pytest.mark.parametrize(
+    ("message", "fact"),
+    [("only add the choir", "the choir"), ("just add choir", "choir"),
+     ("только добавь хор", "хор"), ("добавь только хор", "хор")],
+)  # fmt: skip
+def test_only_adding_a_thing_to_the_summary_adds_it(message: str, fact: str) -> None:
+    # "only add the choir" was no change: the choir named no area to add.
+    out = to_summary(message)
+    assert out.extracted_data == {"facts": {"hobbies": fact}}
+    assert not out.step_completed
+    hobbies = lang.AREA_NAMES[lang.language_of(message)]["hobbies"]
+    assert f"\n- {hobbies}: {fact}\n" in out.message
+
+
+@pytest.mark.parametrize("message", ["I sing in a choir", "пою в хоре", "singing"])
+def test_singing_is_a_hobby(message: str) -> None:
+    assert lang.areas_in(message).keys() == {"hobbies"}
+
+
+@pytest.mark.parametrize("message", ["хорошо", "хорош", "хорошая идея"])
+def test_words_like_the_choir_name_no_area(message: str) -> None:
+    assert lang.areas_in(message) == {}

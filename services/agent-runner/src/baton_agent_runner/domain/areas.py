@@ -191,6 +191,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         # пианино?" named no area, or growth alone).
         r"pianos?\b", r"violins?\b", r"drums\b", r"play(?:s|ing)?\s+(?:the\s+)?bass\b",
         r"in\s+a\s+band\b", r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
+        # Singing: "only add the choir" to the summary named nothing to add.
+        r"choirs?\b", r"singing\b", r"хор(?:а|у|ом|е|ы)?\b",
         "пианино", "фортепиано", r"скрипк(?:а|е|у|ой|и)\b", r"барабан(?:ы|ах|ам)\b", "укулеле",
         "саксофон",
         r"поход(?:ы|ов|ах|ами)\b", "танц", "вязан", "шахмат",
@@ -367,8 +369,10 @@ _LEADING = re.compile(
     # words in the fact of hobbies.
     r"|(?:да|yes|yeah|yep)\s*,\s*(?:(?:только|но|just|but)\s+)?"
     r"|(?:вс[её]\s+(?:так|верно|правильно)|верно|правильно)\s*,\s*(?:только|но)\s+"
-    r"|(?:добавь(?:те)?|допиши|add)(?:\s+(?:ещ[её]|also|в\s+(?:приоритеты|список)"
-    r"|to\s+(?:the\s+|my\s+)?(?:list|priorities)))*\s+(?=\S)"
+    # "only add the choir", "добавь только хор" kept "only add", "только" too.
+    r"|(?:только|лишь|only|just)\s+(?=(?:добавь|допиши|add)\b)"
+    r"|(?:добавь(?:те)?|допиши|add)(?:\s+(?:ещ[её]|also|только|лишь|only|just"
+    r"|в\s+(?:приоритеты|список)|to\s+(?:the\s+|my\s+)?(?:list|priorities)))*\s+(?=\S)"
     # That the summary is wrong, before what is right: "нет, не так, работа важнее" kept "не
     # так, работа важнее" as the fact of work.
     r"|(?:не\s+(?:совсем\s+)?так|неверно|неправильно|(?:that'?s\s+|it'?s\s+)?(?:wrong|incorrect)"
