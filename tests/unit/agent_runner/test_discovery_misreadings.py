@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted import Turn, run
 
@@ -120,3 +121,47 @@ def test_singing_is_a_hobby(message: str) -> None:
 @pytest.mark.parametrize("message", ["хорошо", "хорош", "хорошая идея"])
 def test_words_like_the_choir_name_no_area(message: str) -> None:
     assert lang.areas_in(message) == {}
+
+
+def _to_question(message: str, key: str, notes: dict[str, str]) -> AgentOutput:
+    """`message` said to the follow-up question `key`, the summary of `FACTS` confirmed."""
+    asked = f"{texts.text('en', 'discovery_good')} {texts.text('en', f'discovery_ask_{key}')}"
+    return discovery(message, facts=FACTS, notes=notes, can_complete=False,
+                     history=[{"role": "assistant", "text": asked}])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "focus"),
+    [("actually health matters most, not work", "health — health matters most, not work"),
+     ("нет, главное здоровье, а не работа", "здоровье"),
+     ("wait, family comes first", "relationships — family comes first")],
+)  # fmt: skip
+def test_a_focus_changed_at_what_holds_one_back_is_the_focus(message: str, focus: str) -> None:
+    # "actually health matters most, not work" was kept as what holds the user back, or took
+    # work out of the summary.
+    out = _to_question(message, "constraints", {"focus": "work"})
+    assert out.extracted_data == {"notes": {"focus": focus}}
+    assert out.message.endswith(texts.text(lang.language_of(message), "discovery_ask_constraints"))
+
+
+def test_a_focus_changed_at_the_good_week_question_is_the_focus() -> None:
+    out = _to_question("actually health matters most, not work", "good_week", {"focus": "work"})
+    assert out.extracted_data == {"notes": {"focus": "health — health matters most, not work"}}
+
+
+def test_what_holds_one_back_is_still_its_answer() -> None:
+    said = "not enough time. family comes first though"
+    out = _to_question(said, "constraints", {"focus": "work"})
+    assert out.extracted_data == {"notes": {"constraints": said}}
+
+
+@pytest.mark.parametrize(
+    ("message", "focus"),
+    [("actually health matters most, not work", "health — health matters most, not work"),
+     ("no, health is most important, not work", "health — health is most important, not work")],
+)  # fmt: skip
+def test_a_focus_changed_at_the_summary_keeps_the_facts(message: str, focus: str) -> None:
+    # Work was taken out ("Removed: work."), and the focus kept "work".
+    out = to_summary(message, notes={"focus": "work"})
+    assert out.extracted_data == {"notes": {"focus": focus}}
+    assert f"- matters most: {focus}\n" in out.message

@@ -9,6 +9,7 @@ from baton_agent_runner.domain import brain_dump, discovery_questions
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain.discovery_replies import leaving, then_asked_of
 from baton_agent_runner.domain.discovery_tasks import tasks_said
+from baton_agent_runner.domain.focus_corrections import refocused
 from baton_agent_runner.domain.one_line_lists import list_entries
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
 from baton_agent_runner.domain.texts import text
@@ -29,6 +30,10 @@ def answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) ->
         return Reply(then_asked_of(turn, kept.message, {}, set()), data=kept.data)
     if not (found or said_yes) and (other := followup.no_answer(turn.message, pending)):
         return not_answered(turn, pending, other)
+    if focus := refocused(turn.message, turn.language, turn.notes, pending):
+        # The focus changed, and the question it answers nothing of is asked again.
+        thanks = text(turn.language, "discovery_thanks")
+        return Reply(then_asked_of(turn, thanks, {}, set()), data={"notes": {"focus": focus}})
     data: dict[str, Any] = {}
     if not said_yes:
         data["notes"] = {pending: followup.note(pending, turn.message, turn.language)}

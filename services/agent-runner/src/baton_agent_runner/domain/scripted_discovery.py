@@ -12,6 +12,7 @@ from typing import Any
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import (
     discovery_questions,
+    focus_corrections,
     greeter_questions,
     inbox_requests,
     readiness,
@@ -92,7 +93,9 @@ def _fact_removed(turn: Turn) -> str | None:
 
 
 def _read(turn: Turn) -> _Said:
-    found, declined = lang.areas_in(turn.message), lang.declined_areas(turn.message)
+    found = lang.areas_in(turn.message)
+    # "health matters most, not work": work is ranked below, not declined.
+    declined = lang.declined_areas(turn.message) - focus_corrections.ranked_below(turn.message)
     if (removed := _fact_removed(turn)) is not None:
         declined = {*declined, removed}
     dropped = [area for area in AREAS if area in declined and area in turn.facts]
@@ -148,7 +151,9 @@ def _answer_or_confirmation(turn: Turn, said: _Said) -> Reply | None:
     """The reply to an answer to a follow-up question, to a yes to the summary, or to tasks
     said instead (kept for the brain dump); None to any other message."""
     facts, data, said_yes = said.facts, said.data, said.said_yes
-    corrects = said.dropped or _corrects(turn.message, said.found)
+    # "нет, главное здоровье" changes which area matters most, no fact.
+    refocuses = focus_corrections.new_focus(turn.message, turn.language, turn.notes)
+    corrects = said.dropped or (_corrects(turn.message, said.found) and not refocuses)
     if said.pending and not corrects and len(facts) >= MIN_AREAS:
         return answered(turn, said.pending, said.found, said_yes)
     if not data and summary_shown(turn) and said_yes and len(facts) >= MIN_AREAS:
@@ -225,9 +230,16 @@ def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, 
     one ("I work as a nurse doing night shifts" became "work"). Said in a clause of its own
     ("work: I switched to day shifts") or as a correction ("No, work is my startup"), it is
     replaced."""
+    ranked = followup.ranks(turn.message)
     if lang.denies(turn.message):
-        return found
-    again = pending is not None or followup.ranks(turn.message)
+        # Not by a ranking of the area alone: "нет, главное здоровье" changes which area
+        # matters most, and the health fact became "главное здоровье".
+        return {
+            area: fact
+            for area, fact in found.items()
+            if not (ranked and area in turn.facts and followup.adds_nothing(fact))
+        }
+    again = pending is not None or ranked
     saved = {
         area: fact
         for area, fact in found.items()
@@ -256,9 +268,12 @@ def _volunteered(turn: Turn, found: dict[str, str]) -> dict[str, str]:
     здоровье" alone names one area, and ranks none; "probably family first" after work and
     health ranks family first)."""
     said = followup.volunteered(turn.message, turn.language)
+    # "actually health matters most, not work" after "work": it was kept as work.
+    if focus := focus_corrections.new_focus(turn.message, turn.language, turn.notes):
+        said["focus"] = focus
     if len(found.keys() | turn.facts.keys()) < 2:
         said.pop("focus", None)
-    return {key: note for key, note in said.items() if key not in turn.notes}
+    return {key: note for key, note in said.items() if key not in turn.notes or note == focus}
 
 
 def _too_few(turn: Turn, facts: dict[str, str], declined: set[str]) -> str:

@@ -1,0 +1,66 @@
+"""Which area matters most, changed after discovery has noted it or while it asks something
+else: "actually health matters most, not work" sets the focus note; it declines no area, and
+says nothing of what holds the user back."""
+
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+import re
+
+from baton_agent_runner.domain import discovery_followup as followup
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.wording import normalised
+
+# An area put below the one ranked first: "..., not work", "..., а не работа", "но не семья".
+_BELOW = re.compile(r"^(?:(?:а|и|но|and|but)\s+)?(?:not|не)\s+(?P<rest>\S.*)$")
+_PARTS = re.compile(r"[,;.!?—–]")
+# What opens a change of what was said: "actually", "wait", "no", "нет", "вообще-то".
+_CORRECTING = re.compile(
+    r"^\W*(?:actually|wait|no|nope|sorry|нет|вообще-то|на\s+самом\s+деле|точнее|хотя|стоп)\b"
+    r"[\s,.!—–-]*",
+    re.IGNORECASE,
+)
+
+
+def ranked_below(message: str) -> set[str]:
+    """The areas a message that ranks one area first names after a bare "not" ("health
+    matters most, not work", "главное здоровье, а не работа"): below the first, no decline of
+    them ("not work" dropped the work fact)."""
+    if not followup.ranks(message):
+        return set()
+    below: set[str] = set()
+    for part in _PARTS.split(normalised(message)):
+        hit = _BELOW.match(part.strip())
+        if hit and followup.adds_nothing(hit["rest"]):
+            below |= lang.areas_in(hit["rest"]).keys()
+    return below
+
+
+def corrects(message: str) -> bool:
+    """Whether the message opens as a change of what was said ("actually ...", "нет, ...")."""
+    return _CORRECTING.match(message) is not None
+
+
+def new_focus(message: str, language: lang.Lang, notes: dict[str, str]) -> str | None:
+    """The focus note a message gives when it ranks first an area other than the one the
+    focus note holds, or any when there is none ("actually health matters most, not work"
+    after "work"), without the words that open the change; None when it ranks none, or the
+    same area again."""
+    said = followup.volunteered(_CORRECTING.sub("", message, count=1), language).get("focus")
+    if said is None:
+        return None
+    before = lang.areas_in(notes.get("focus", "")).keys()
+    return None if before == lang.areas_in(said).keys() else said
+
+
+def refocused(message: str, language: lang.Lang, notes: dict[str, str], pending: str) -> str | None:
+    """The new focus note (`new_focus`) a message to the follow-up question `pending` gives
+    instead of its answer: to "what holds you back?" unless it says that too, to another one
+    when it opens as a change ("actually, family comes first"). "actually health matters
+    most, not work" was kept as what holds the user back."""
+    said = None if pending == "focus" else new_focus(message, language, notes)
+    if said is None:
+        return None
+    holds_back = "constraints" in followup.volunteered(message, language)
+    return said if corrects(message) or (pending == "constraints" and not holds_back) else None
