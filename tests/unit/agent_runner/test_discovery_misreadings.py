@@ -165,3 +165,45 @@ def test_a_focus_changed_at_the_summary_keeps_the_facts(message: str, focus: str
     out = to_summary(message, notes={"focus": "work"})
     assert out.extracted_data == {"notes": {"focus": focus}}
     assert f"- matters most: {focus}\n" in out.message
+
+
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [("I need to renew my gym membership", "renew my gym membership"),
+     ("book a yoga class", "book a yoga class"),
+     ("продлить абонемент в спортзал", "продлить абонемент в спортзал"),
+     ("need to book a gym session", "book a gym session")],
+)  # fmt: skip
+def test_an_errand_said_to_the_summary_is_a_task_not_a_fact(message: str, item: str) -> None:
+    # Each replaced the health fact ("- health: book a yoga class").
+    out = to_summary(message)
+    assert out.extracted_data == {"deferred_inbox_items": [item]}
+    assert not out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "item"),
+    [("yes, buy running shoes", "buy running shoes"),
+     ("yes, and book a yoga class", "book a yoga class"),
+     ("да, ещё записаться в спортзал", "записаться в спортзал"),
+     ("yes, call mom", "call mom"),
+     ("yes and I need to buy running shoes", "buy running shoes"),
+     ("yes, and I need to renew my gym membership", "renew my gym membership"),
+     ("yes but I have to buy gym shoes", "buy gym shoes")],
+)  # fmt: skip
+def test_a_task_said_after_a_yes_to_the_summary_is_kept(message: str, item: str) -> None:
+    # The yes was read, and the task lost, or it replaced the health (or relationships) fact.
+    out = to_summary(message, inbox_ahead=True)
+    assert out.extracted_data == {"deferred_inbox_items": [item]}
+    assert out.step_completed
+
+
+@pytest.mark.parametrize(
+    ("message", "fact"),
+    [("I need to go to the gym more", "I need to go to the gym more"),
+     ("yes, and add yoga", "yoga")],
+)  # fmt: skip
+def test_a_habit_or_an_addition_said_to_the_summary_is_still_a_fact(
+    message: str, fact: str
+) -> None:
+    assert to_summary(message).extracted_data == {"facts": {"health": fact}}

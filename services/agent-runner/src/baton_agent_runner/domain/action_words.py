@@ -40,6 +40,16 @@ EN_VERBS = frozenset({
     "follow", "look", "ping", "sync",
 })  # fmt: skip
 
+# Errands: an action done once, for a thing or a place, not a habit ("go to the gym more",
+# "learn piano" say what an area is). Said to discovery's summary with a known area's words
+# ("book a yoga class", "записаться в спортзал"), it replaced that area's fact.
+_ERRANDS = frozenset({
+    "book", "renew", "buy", "order", "call", "schedule", "reschedule", "cancel", "pay",
+    "register", "sign", "email", "text", "return", "send", "submit", "confirm", "print",
+    "записаться", "записать", "продлить", "купить", "заказать", "оплатить", "позвонить",
+    "отменить", "забронировать", "отправить", "вернуть", "перенести",
+})  # fmt: skip
+
 # When, said before the verb, keeps an action one: "завтра позвонить в налоговую, потом забрать
 # машину" was one item, its first piece opening with no verb.
 WHEN = frozenset({
@@ -68,3 +78,11 @@ def is_infinitive(word: str) -> bool:
     if word in _NOUNS_LIKE_INFINITIVES or word.endswith(("ость", "ости")):
         return False
     return _INFINITIVE.fullmatch(word) is not None
+
+
+def is_errand(piece: str) -> bool:
+    """An action (`is_action`) whose verb is an errand's ("book a yoga class", "продлить
+    абонемент в зал"), not a habit's ("go running more")."""
+    said = words(piece)
+    said = said[1:] if said and said[0] in WHEN else said
+    return is_action(piece) and said[0] in _ERRANDS

@@ -1,7 +1,11 @@
 """Tasks said to the scripted discovery agent: a to-do list, or one task said to its summary,
 kept for the brain dump (or saved now when no inbox step lies ahead)."""
 
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
 from __future__ import annotations
+
+import re
 
 from baton_agent_runner.domain import action_words, brain_dump
 from baton_agent_runner.domain import discovery_followup as followup
@@ -54,18 +58,24 @@ _EDITS = frozenset(
 """First words of a change asked of the summary ("swap the last two"), no task."""
 
 
-def one_task(turn: Turn) -> Reply | None:
+def one_task(turn: Turn, message: str | None = None) -> Reply | None:
     """One task said to the summary's question ("buy groceries", "finishing the deck"),
-    naming no area: kept for the brain dump (or saved now when no inbox step lies ahead) as
-    an inbox request is. It got "I did not quite get that", and had to be said again later."""
-    items = brain_dump.split_items(turn.message)
-    if len(items) != 1 or lang.areas_in(turn.message) or brain_dump.asks(turn.message):
+    naming no area, or an errand of areas the summary holds ("book a yoga class"): kept for
+    the brain dump (or saved now when no inbox step lies ahead) as an inbox request is. It got
+    "I did not quite get that", and had to be said again later; the errand replaced the
+    fact of health."""
+    message = turn.message if message is None else message
+    items = brain_dump.split_items(message)
+    if len(items) != 1 or brain_dump.asks(message):
         return None
     item = items[0].strip().rstrip(".!")
     said = item.split()
     if not said or said[0].lower() in _EDITS:
         return None
-    if not (action_words.is_action(item) or action_words.is_action(_ungerund(item))):
+    if named := lang.areas_in(message).keys():
+        if not (named <= turn.facts.keys() and action_words.is_errand(item)):
+            return None
+    elif not (action_words.is_action(item) or action_words.is_action(_ungerund(item))):
         return None
     key = "task_kept" if turn.inbox_ahead else "noted"
     data = {"deferred_inbox_items" if turn.inbox_ahead else "inbox_items": [item]}
@@ -83,3 +93,20 @@ def _ungerund(item: str) -> str:
         if action_words.is_action(f"{verb} {rest}"):
             return f"{verb} {rest}"
     return item
+
+
+# A yes before what else a reply to the summary says: "yes, buy running shoes", "да, и
+# записаться в спортзал".
+_YES_THEN = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|да|ага|ок)\b[\s,.!]*"
+    r"(?:(?:and|also|but|plus|и|ещ[её]|но|а|также)\b[\s,]*)*",
+    re.IGNORECASE,
+)
+
+
+def task_after_yes(turn: Turn) -> Reply | None:
+    """One task said after a yes to the summary (`one_task`): "yes, buy running shoes" was
+    taken for the yes alone, and the task was lost."""
+    yes = _YES_THEN.match(turn.message)
+    rest = turn.message[yes.end() :] if yes else ""
+    return one_task(turn, rest) if rest.strip() else None

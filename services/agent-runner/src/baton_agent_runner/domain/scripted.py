@@ -14,7 +14,7 @@ from baton_agent_runner.domain import (
 )
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.discovery_replies import then_asked
+from baton_agent_runner.domain.discovery_replies import summary_shown, then_asked
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted_discovery import discovery, fact_holding
 from baton_agent_runner.domain.scripted_greeter import greeter, question_again
@@ -187,7 +187,10 @@ def _task_said(turn: Turn) -> Reply | None:
     the task had not been said ("I did not quite get that.") and lost."""
     if turn.agent not in ("greeter", "discovery"):
         return None
-    found = task_mentions.task_mention(turn.message)
+    # An errand of an area the summary holds ("I need to renew my gym membership") replaced
+    # that area's fact.
+    known = turn.facts.keys() if turn.agent == "discovery" and summary_shown(turn) else set()
+    found = task_mentions.task_mention(turn.message, known)
     if found is None:
         return None
     key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"

@@ -40,7 +40,7 @@ from baton_agent_runner.domain.discovery_replies import (
     unrecognised,
     unsaid,
 )
-from baton_agent_runner.domain.discovery_tasks import one_task, tasks_said
+from baton_agent_runner.domain.discovery_tasks import one_task, task_after_yes, tasks_said
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.domain.told import FACTS_TOLD, knows_told, told
@@ -77,6 +77,8 @@ class _Said:
     skips: bool
     """The message only asks to skip the step or move on (`skipping.asks_to_skip`)."""
     said_yes: bool
+    task: Reply | None
+    """One task said to the summary (`discovery_tasks.one_task`), alone or after a yes."""
 
 
 def fact_holding(words_said: str, facts: dict[str, str]) -> str | None:
@@ -94,12 +96,16 @@ def _fact_removed(turn: Turn) -> str | None:
 
 def _read(turn: Turn) -> _Said:
     found = lang.areas_in(turn.message)
+    pending = followup.asked(turn)
+    task = after_yes = None
+    if summary_shown(turn) and not pending:
+        task = (after_yes := task_after_yes(turn)) or one_task(turn)
+        found = {} if task else found  # "book a yoga class": an errand, no fact of health
     # "health matters most, not work": work is ranked below, not declined.
     declined = lang.declined_areas(turn.message) - focus_corrections.ranked_below(turn.message)
     if (removed := _fact_removed(turn)) is not None:
         declined = {*declined, removed}
     dropped = [area for area in AREAS if area in declined and area in turn.facts]
-    pending = followup.asked(turn)
     saved = _saved(turn, found, pending)
     facts = {area: fact for area, fact in {**turn.facts, **saved}.items() if area not in dropped}
     data: dict[str, Any] = {"facts": saved} if saved else {}
@@ -111,8 +117,10 @@ def _read(turn: Turn) -> _Said:
     # "давай дальше" to the summary is a yes too, and so is "what's next?", as the greeter
     # reads it (it got "I did not quite get that").
     moves_on = skips or (bare and readiness.asks_next_step(turn.message))
-    said_yes = _says_yes(turn.message) or (moves_on and summary_shown(turn))
-    return _Said(found, declined, dropped, pending, saved, facts, data, skips, said_yes)
+    # "yes, call mom": the yes stands beside the task ("call mom" became the relationships
+    # fact).
+    said_yes = _says_yes(turn.message) or (moves_on and summary_shown(turn)) or bool(after_yes)
+    return _Said(found, declined, dropped, pending, saved, facts, data, skips, said_yes, task)
 
 
 def _discovery(turn: Turn) -> Reply:
@@ -158,10 +166,15 @@ def _answer_or_confirmation(turn: Turn, said: _Said) -> Reply | None:
         return answered(turn, said.pending, said.found, said_yes)
     if not data and summary_shown(turn) and said_yes and len(facts) >= MIN_AREAS:
         if not turn.can_complete:  # not enough said yet: what the seed still asks for
-            return after_confirmation(turn, "discovery_good")
-        return Reply(discovery_done(turn), "complete_step", "user_confirmed")
-    declined = said.declined
-    if not (data or said_yes or declined) and summary_shown(turn) and (task := one_task(turn)):
+            confirmed = after_confirmation(turn, "discovery_good")
+        else:
+            confirmed = Reply(discovery_done(turn), "complete_step", "user_confirmed")
+        if said.task:  # "yes, buy running shoes": the task was lost
+            confirmed.message = f"{said.task.message}\n{confirmed.message}"
+            confirmed.data = {**confirmed.data, **said.task.data}
+        return confirmed
+    declined, task = said.declined, said.task
+    if not (data or said_yes or declined) and task:
         # "buy groceries" to "Is the summary above right?": kept, then the question again.
         return Reply(then_asked_of(turn, task.message, facts, declined), data=task.data)
     if data or said_yes or not followup.looks_like_tasks(turn.message):

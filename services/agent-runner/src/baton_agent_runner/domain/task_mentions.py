@@ -13,6 +13,7 @@ A list is none: the steps read lists themselves (`followup.task_list`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from typing import NamedTuple
 
 from baton_agent_runner.domain import action_words, brain_dump, readiness
@@ -30,14 +31,16 @@ _RU_WHEN = re.compile(r"^(?:завтра|сегодня|послезавтра|�
 # At most four such words: without a bound, each phrase start of ", and , and ..." (8,000
 # characters) read all the rest of the message, and the search took minutes.
 _OPENING = (
-    r"(?:(?:oh|wait|hey|ah|and|also|btw|so|ok|okay|и|а|ой|кстати|слушай|да)\b[\s,.!—–-]{0,8}){0,4}"
+    r"(?:(?:oh|wait|hey|ah|and|also|btw|so|ok|okay|but|и|а|ой|кстати|слушай|да|но)\b"
+    r"[\s,.!—–-]{0,8}){0,4}"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
     r"|(?:ты\s+|вы\s+)?(?:можешь|можете|сможешь|сможете)\s+(?:пожалуйста\s+)?)?"
 )
 # The marker at a phrase's start; the task runs to the sentence's end. `need` ("надо ...")
 # and `also` ("oh and ...") mark one only before an action (`_task`).
 _MENTION = re.compile(
-    rf"(?:^|(?<=[.!?,;:—–]))\s*{_OPENING}"
+    # After a yes too, said to discovery's summary: "yes and I need to buy running shoes".
+    rf"(?:^|(?<=[.!?,;:—–])|(?<=\byes)|(?<=\byeah)|(?<=\byep))\s*{_OPENING}"
     rf"(?:{REMINDER}|remind\s+me\s+(?P<when>{_WHEN})\s+to"
     r"|(?P<also>oh\s+and|and\s+also)"
     r"|(?P<need>(?:(?:мне|нам)\s+)?(?:ещ[её]\s+|также\s+)?(?:надо|нужно)"
@@ -73,14 +76,15 @@ class Mention(NamedTuple):
     rest: str
 
 
-def task_mention(text: str) -> Mention | None:
+def task_mention(text: str, known: Set[str] = frozenset()) -> Mention | None:
     """The one task the message mentions with a clear marker (see the module's docstring), and
-    what else it says; None when it mentions none."""
+    what else it says; None when it mentions none. An errand that names only `known` areas
+    (those discovery's summary holds: "I need to renew my gym membership") is a task too."""
     for found in _MENTION.finditer(text):
         item = _TAIL.sub("", found.group("item")).strip()
         if len(brain_dump.split_items(item)) > 1:
             return None  # a list ("I need to call mom, fix the sink and ..."): the step's
-        if not _task(item, reminder=not (found.group("need") or found.group("also"))):
+        if not _task(item, not (found.group("need") or found.group("also")), known):
             continue
         if found.group("need") and text[found.end() :].lstrip().startswith("?"):
             continue  # "I have to go soon, can we be quick?": asked, no task
@@ -91,10 +95,11 @@ def task_mention(text: str) -> Mention | None:
     return None
 
 
-def _task(item: str, *, reminder: bool) -> bool:
+def _task(item: str, reminder: bool, known: Set[str]) -> bool:
     """Whether `item` is a task: after a reminder's lead-in anything but a question or a topic
     ("о чём мы говорили", "about the family"); after "надо"/"oh and", an action (past when it
-    is to be done, "завтра позвонить врачу") that names no life area ("заниматься спортом")."""
+    is to be done, "завтра позвонить врачу") that names no life area ("заниматься спортом"),
+    or an errand that names only `known` ones."""
     said = words(item)
     if not said or said[0] in _NO_TASK:
         return False
@@ -103,7 +108,10 @@ def _task(item: str, *, reminder: bool) -> bool:
     if said[0] in _NO_ERRAND:
         return False
     action = _RU_WHEN.sub("", item)
-    return action_words.is_action(action) and not lang.areas_in(action)
+    named = lang.areas_in(action).keys()
+    if named and named <= known:
+        return action_words.is_errand(action)
+    return action_words.is_action(action) and not named
 
 
 # What opens a task remembered at the last moment, said to the coordinator's "send me anything
