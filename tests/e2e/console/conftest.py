@@ -84,7 +84,7 @@ async def serve_gateway(nats_url: str, *, dev_sign_in: bool, **overrides: Any) -
     await notifier.link.wait_started()
     await asyncio.wait_for(notifier.live_feed.wait_ready(), 15)
     config = uvicorn.Config(notifier.app, lifespan="off", log_level="warning")
-    server = _QuietServer(config, notifier.end_live)
+    server = _QuietServer(config, notifier.close_live)
     task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:
         if task.done():

@@ -30,7 +30,7 @@ async def gateway() -> AsyncIterator[str]:
     notifier = build(NotifierSettings(jwt_secret=SECRET, nats_url="nats://127.0.0.1:1"))
     listening = socket.create_server(("127.0.0.1", 0))
     config = uvicorn.Config(notifier.app, lifespan="off", log_level="warning")
-    server = _QuietServer(config, notifier.end_live)
+    server = _QuietServer(config, notifier.close_live)
     task = asyncio.create_task(server.serve(sockets=[listening]))
     try:
         async with asyncio.timeout(30):

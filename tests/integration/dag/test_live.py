@@ -42,7 +42,7 @@ async def serving(stack: Stack) -> AsyncIterator[int]:
     listening = socket.create_server(("127.0.0.1", 0))
     port = listening.getsockname()[1]
     config = uvicorn.Config(stack.notifier.app, lifespan="off", log_level="warning")
-    server = _QuietServer(config, stack.notifier.end_live)
+    server = _QuietServer(config, stack.notifier.close_live)
     task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:
         if task.done():

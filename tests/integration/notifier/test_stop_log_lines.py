@@ -51,6 +51,10 @@ async def never_ends(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await asyncio.Event().wait()
 
 
+async def _no_live_sessions(within: float) -> None:
+    """A gateway's `close_live` with no live session to close."""
+
+
 @contextlib.asynccontextmanager
 async def gateway() -> AsyncIterator[tuple[_QuietServer, str]]:
     # Bound here and handed over: a port picked free and let go was now and then taken by a
@@ -63,7 +67,7 @@ async def gateway() -> AsyncIterator[tuple[_QuietServer, str]]:
         log_config=None,
         timeout_graceful_shutdown=GRACE,  # type: ignore[arg-type]
     )
-    server = _QuietServer(config, end_live=lambda: None)
+    server = _QuietServer(config, close_live=_no_live_sessions)
     task = asyncio.create_task(server.serve(sockets=[listening]))
     async with asyncio.timeout(10):
         while not server.started:  # noqa: ASYNC110 - uvicorn offers no event for it

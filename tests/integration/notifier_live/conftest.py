@@ -125,7 +125,7 @@ async def start_gateway(
     # The gateway's own uvicorn configuration (protocols, caps), quieter.
     quieter = settings.model_copy(update={"log_level": "WARNING"})
     config = server_config(notifier.app, quieter, write_stall=write_stall)
-    server = _QuietServer(config, notifier.end_live)
+    server = _QuietServer(config, notifier.close_live)
     task = asyncio.create_task(server.serve(sockets=[listening]))
     while not server.started:
         if task.done():

@@ -17,7 +17,7 @@ from baton_notifier.settings import NotifierSettings
 
 configure_logging("INFO")
 settings = NotifierSettings(jwt_secret="unit-test-secret-that-is-32-bytes!")
-GatewayServer(server_config(FastAPI(), settings), lambda: None)
+GatewayServer(server_config(FastAPI(), settings), lambda within: None)
 logging.getLogger("uvicorn.access").info(
     '%s - "%s %s HTTP/%s" %d', "127.0.0.1:5", "GET", "/api/events?token=abc.def", "1.1", 200
 )

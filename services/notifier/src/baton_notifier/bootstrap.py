@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -21,6 +22,8 @@ from baton_notifier.service.forwarding import Forwarder
 from baton_notifier.service.live import LiveEvents, LiveHub
 from baton_notifier.service.ports import Connection, Requester
 from baton_notifier.settings import NotifierSettings
+
+log = logging.getLogger("baton.notifier")
 
 
 @dataclass
@@ -45,6 +48,15 @@ class Notifier:
         """End every WebSocket/SSE session (clients reconnect with their last seq)."""
         if self.live is not None:
             self.live.end_all()
+
+    async def close_live(self, within: float) -> None:
+        """`end_live`, then wait at most `within` seconds for every session to close with its
+        own code: a gateway that stopped at once had uvicorn close the WebSockets first, with
+        1012 and no reason, where the gateway says 1001 `gateway stopping; reconnect with
+        last_seq`."""
+        self.end_live()
+        if self.live is not None and not await self.live.closed(within):
+            log.warning("stopping: live sessions still open after %.1f s; closing them", within)
 
     async def stop(self) -> None:
         """End live sessions, stop the live feed, close the NATS connection."""

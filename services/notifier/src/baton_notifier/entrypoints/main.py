@@ -115,7 +115,7 @@ async def serve(
     tune_garbage_collector()
     await notifier.start()
     try:
-        server = _Server(server_config(notifier.app, settings), notifier.end_live)
+        server = _Server(server_config(notifier.app, settings), notifier.close_live)
         if lifeline is not None:
 
             def gone() -> None:

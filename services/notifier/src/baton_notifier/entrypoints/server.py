@@ -6,7 +6,7 @@ import asyncio
 import logging
 import re
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import cast
 from urllib.parse import unquote_plus
 
@@ -67,34 +67,43 @@ class StopLines(logging.Filter):
         return True
 
 
+LIVE_CLOSE_SECONDS = 1.0
+"""How long the stop waits for the live sessions to close with their own code (1001), before
+uvicorn closes what is left of them (1012)."""
+
 ANSWER_SECONDS = 1.0
 """How long the stop waits, once the grace has run out, for the 503s of the requests it
 cancelled to be written, before the process goes on to exit."""
 
 
 class GatewayServer(uvicorn.Server):
-    """A `uvicorn.Server` that calls `end_live` before it waits for open connections, and
-    answers 503 what still runs when its graceful shutdown times out.
+    """A `uvicorn.Server` that ends the live sessions (`close_live`) before it waits for open
+    connections, and answers 503 what still runs when its graceful shutdown times out.
 
-    Without `end_live`, a server-sent-events response (which never finishes by itself) would
+    Without `close_live`, a server-sent-events response (which never finishes by itself) would
     keep uvicorn waiting forever; WebSocket clients get close code 1001 and reconnect
-    elsewhere. A request still waiting on its owner when `timeout_graceful_shutdown` runs out
-    is cancelled by uvicorn and answered by `AnswerWhenStopping`.
+    elsewhere (uvicorn's own close, 1012 with no reason, only for a session that has not
+    closed within `LIVE_CLOSE_SECONDS`). A request still waiting on its owner when
+    `timeout_graceful_shutdown` runs out is cancelled by uvicorn and answered by
+    `AnswerWhenStopping`.
     """
 
-    def __init__(self, config: uvicorn.Config, end_live: Callable[[], None]) -> None:
+    def __init__(
+        self, config: uvicorn.Config, close_live: Callable[[float], Awaitable[None]]
+    ) -> None:
         self._answers = AnswerWhenStopping(cast(ASGIApp, config.app))  # the app, not a path
         config.app = self._answers
         super().__init__(config)
-        self._end_live = end_live
+        self._close_live = close_live
         for name in ("uvicorn.error", "uvicorn.access"):
             _add_once(logging.getLogger(name), RedactTokens)
         _add_once(logging.getLogger("uvicorn.error"), StopLines)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         """End every live session, then shut down as uvicorn does."""
-        self._end_live()
         self._answers.stopping = True
+        # Before uvicorn's shutdown, which closes every WebSocket still open at once (1012).
+        await self._close_live(LIVE_CLOSE_SECONDS)
         await super().shutdown(sockets)
         # uvicorn cancelled what was still running and returned: let the cancelled requests
         # write their 503 and their connections close before the process exits.

@@ -86,6 +86,8 @@ class LiveEvents:
         self.sessions_per_user = sessions_per_user  # None: as many as a user opens
         self._open: dict[str, int] = {}  # sessions open per user, ended ones included until
         # their `subscribe` is left (a WebSocket then closes, an SSE stream writes `closed`)
+        self._none_open = asyncio.Event()
+        self._none_open.set()
 
     def sessions_of(self, user_id: str) -> int:
         """How many sessions `user_id` holds open."""
@@ -129,6 +131,7 @@ class LiveEvents:
         if limit is not None and self.sessions_of(user_id) >= limit:
             raise TooManySessions(limit)
         self._open[user_id] = self.sessions_of(user_id) + 1
+        self._none_open.clear()
         try:
             yield
         finally:
@@ -136,6 +139,8 @@ class LiveEvents:
                 self._open[user_id] = left
             else:
                 del self._open[user_id]
+                if not self._open:
+                    self._none_open.set()
 
     @contextlib.asynccontextmanager
     async def _session(
@@ -173,6 +178,14 @@ class LiveEvents:
         self._ended_all = (code, reason)
         for session in self.hub.sessions():
             session.end(code, reason)
+
+    async def closed(self, within: float) -> bool:
+        """Wait, at most `within` seconds, until no session is open: each ended one has left
+        its `subscribe` (its WebSocket closed with the code it ended with, its SSE stream wrote
+        `closed`). True when none is left."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._none_open.wait(), within)
+        return self._none_open.is_set()
 
     async def _catch_up(
         self, session: LiveSession, resume: Position | None, position: Position | None
