@@ -46,6 +46,8 @@ def statuses(spec: dict[str, Any], method: str, path: str) -> set[str]:
         ("delete", "/workflows/{name}", "409"),
         ("post", "/workflows/{name}/rollback", "409"),
         ("post", "/workflows/{name}/run", "409"),  # an Idempotency-Key used for another start
+        ("post", "/workflows/{name}/run", "429"),  # the user's running runs at the limit
+        ("post", "/api/workflows/{instance_id}/messages", "500"),  # an agent with no profile
     ],
 )
 def test_a_status_a_route_answers_with_is_documented(

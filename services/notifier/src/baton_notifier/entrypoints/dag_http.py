@@ -159,6 +159,11 @@ def dag_router() -> APIRouter:
                 "model": HttpErrorResponse,
                 "description": "The Idempotency-Key started another run with other inputs",
             },
+            429: {
+                "model": HttpErrorResponse,
+                "description": "You already have as many runs running as one user may have; "
+                "nothing was started",
+            },
         },
     )
     add(

@@ -86,6 +86,11 @@ def workflows_router() -> APIRouter:
             **_ERRORS,
             409: {"model": HttpErrorResponse, "description": "Instance has ended"},
             413: {"model": HttpErrorResponse, "description": "Text is too long"},
+            500: {
+                "model": HttpErrorResponse,
+                "description": "The step's agent has no profile on the agent-runner; nothing "
+                "changed",
+            },
             503: {
                 "model": HttpErrorResponse,
                 "description": "The agent or the workflow service did not answer; nothing changed",
