@@ -167,7 +167,8 @@ async def test_definitions_that_drop_a_step_active_instances_are_on_stop_the_sta
     assert refused.value.problems == [
         "intake.steps: no step 'hello', but 2 active instance(s) are on it; keep the step "
         "until they have moved on",
-        "survey: no longer defined, but 1 active instance(s) are of it",
+        "survey: no longer defined, but 1 active instance(s) are of it (1 on 'ask'); keep it "
+        "until they have completed",
     ]
     # Put back as it was, the service starts and the instances carry on.
     write(folder, "intake.yaml", TWO_STEPS.format(id="intake", first="hello"))

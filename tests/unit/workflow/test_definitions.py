@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from baton_workflow.adapters.definitions import load_definition, load_definitions
-from baton_workflow.domain.definitions import WorkflowDefinition
+from baton_workflow.domain.definitions import WorkflowDefinition, stranded
 from baton_workflow.domain.errors import DefinitionInvalid
 from baton_workflow.service.checkers import CheckerRegistry, builtin_checkers
 
@@ -499,3 +499,21 @@ def test_finite_numbers_in_free_params_still_load(tmp_path: Path) -> None:
     )
     definition = load_definition(path, _free_params_checkers())
     assert definition.steps[0].completion_criteria[0].params == {"min": 0.5, "at": [1, -2.5]}
+
+
+def test_a_dropped_workflow_is_one_problem_counting_its_instances_on_every_step() -> None:
+    # Two active instances of a dropped workflow, on two steps, were two lines each saying "1
+    # active instance(s)", and neither named its step.
+    onboarding = load("onboarding.yaml")
+    active = {
+        ("survey", "ask"): 1,
+        ("survey", "thanks"): 2,
+        ("onboarding", "greeting"): 4,
+        ("onboarding", "hello"): 1,
+    }
+    assert stranded(active, {"onboarding": onboarding}) == [
+        "onboarding.steps: no step 'hello', but 1 active instance(s) are on it; keep the step "
+        "until they have moved on",
+        "survey: no longer defined, but 3 active instance(s) are of it (1 on 'ask', 2 on "
+        "'thanks'); keep it until they have completed",
+    ]

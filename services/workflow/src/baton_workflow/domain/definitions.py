@@ -173,17 +173,23 @@ def stranded(
     active: Mapping[tuple[str, str], int], definitions: Mapping[str, WorkflowDefinition]
 ) -> list[str]:
     """What would strand active instances: `active` counts them by (workflow id, current step);
-    a workflow or a step they are on that `definitions` no longer has is a problem each."""
+    a workflow they are of (one line for all its steps) or a step they are on that
+    `definitions` no longer has is a problem each."""
+    gone: dict[str, dict[str, int]] = {}  # a dropped workflow's counts by step
     problems = []
     for (workflow_id, step_id), count in sorted(active.items()):
         definition = definitions.get(workflow_id)
         if definition is None:
-            problems.append(
-                f"{workflow_id}: no longer defined, but {count} active instance(s) are of it"
-            )
+            gone.setdefault(workflow_id, {})[step_id] = count
         elif step_id not in definition.step_index:
             problems.append(
                 f"{workflow_id}.steps: no step {step_id!r}, but {count} active instance(s) are "
                 "on it; keep the step until they have moved on"
             )
-    return problems
+    for workflow_id, steps in gone.items():
+        on = ", ".join(f"{count} on {step!r}" for step, count in steps.items())
+        problems.append(
+            f"{workflow_id}: no longer defined, but {sum(steps.values())} active instance(s) "
+            f"are of it ({on}); keep it until they have completed"
+        )
+    return sorted(problems)
