@@ -73,7 +73,7 @@ def _parse(path: Path, text: str) -> Any:
         return read_json(text)  # refuses a key given twice
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
     except ValueError as exc:  # a value Python cannot build (a 5,000-digit number)
         raise InputError(f"{path}: not valid JSON: {_unbuildable(exc)}") from None
@@ -127,7 +127,7 @@ def _parse_yaml(path: Path, text: str) -> Any:
         loaded = yaml.load(text, Loader=yaml_loader())  # dates as text, no repeated key
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"{path}: not valid YAML: {problem}{where}") from None
     except TooDeep:
