@@ -25,6 +25,7 @@ from baton_agent_runner.domain.dump_words import (
 )
 from baton_agent_runner.domain.extracted import trimmed_item
 from baton_agent_runner.domain.finishing import declines
+from baton_agent_runner.domain.go_aheads import only_goes_ahead
 from baton_agent_runner.domain.inbox_requests import only_reminder, without_reminder
 from baton_agent_runner.domain.questions import unmarked_question_start
 from baton_agent_runner.domain.wording import without_end, words
@@ -50,9 +51,10 @@ _FILLER_END = re.compile(
 def item_in(text: str, filler: frozenset[str] = ACK | HESITATION) -> str | None:
     """The item `text` holds, past the answer or hedge before it ("Да, купить хлеб", "Нет,
     ещё: отчёт"); none when it is a question, a heading or only `filler` words
-    (acknowledgements and hesitation, unless told otherwise) or a short decline ("not now",
-    "пока ничего"). A question asked without its "?" that ends it is none of it either
-    ("купить хлеб. А что дальше" holds "купить хлеб")."""
+    (acknowledgements and hesitation, unless told otherwise), a short decline ("not now",
+    "пока ничего") or a go-ahead ("го", "fire away", "I'm back"). A question asked without
+    its "?" that ends it is none of it either ("купить хлеб. А что дальше" holds "купить
+    хлеб")."""
     if (asked := unmarked_question_start(text)) is not None:
         text = text[:asked]
     # "не забыть оплатить интернет", "remember to call mom": the reminder is no part of it.
@@ -67,6 +69,7 @@ def item_in(text: str, filler: frozenset[str] = ACK | HESITATION) -> str | None:
         return None
     said_nothing = all(token in filler or INTERJECTION.fullmatch(token) for token in words(item))
     said_nothing = said_nothing or declines(item)
+    said_nothing = said_nothing or only_goes_ahead(item)  # "го", "fire away", "I'm back"
     said_nothing = said_nothing or only_reminder(item)  # "не забыть", "don't forget": of what?
     said_nothing = said_nothing or _about_the_step(item) or _small_talk(text)
     return None if said_nothing or only_waits(item) or only_how_much(item) else item
@@ -156,12 +159,14 @@ def tells_of_the_user(item: str) -> bool:
 
 
 def past_preamble(text: str) -> str:
-    """`text` from its first phrase that is not only answers, hedges and joining words, and
-    past the joining words that open it ("and call mom", "ещё отчёт")."""
+    """`text` from its first phrase that is not only answers, hedges, go-aheads ("го, купить
+    хлеб") and joining words, and past the joining words that open it ("and call mom", "ещё
+    отчёт")."""
     start = 0
     for phrase_end in PHRASE_END.finditer(text):
         phrase = text[start : phrase_end.start()]
-        if not (set(words(phrase)) <= PREAMBLE or only_waits(phrase)):
+        opener = set(words(phrase)) <= PREAMBLE or only_waits(phrase) or only_goes_ahead(phrase)
+        if not opener:
             break
         if phrase_end.group().startswith(".") and LONE_CAPITAL_AT_END.search(phrase):
             # "Написать А. Петрову": after a capitalised word a lone capital's dot may end a

@@ -19,7 +19,7 @@ from baton_agent_runner.domain.wording import (
 )
 
 # Phrases are matched as whole words on the normalised text (lowercase, "е" for "ё").
-_READY = (
+READY = (
     "понял", "поняла", "понятно", "давай", "давайте", "поехали", "готов", "готова", "ок",
     "got it", "let's go", "lets go", "ready", "ok", "okay", "sure", "go ahead",
     "can't wait", "cant wait", "cannot wait", "начнем", "начинаем", "let's start", "lets start",
@@ -42,7 +42,7 @@ _READY = (
 # "Go" is readiness only alone, or with these ("go!", "ok go", "го"): "where do I go?" is not;
 # so are "start", "begin" ("ok, start"): "where do I start?" is no readiness; and asking to
 # skip the introduction ("skip", "skip the intro", "next", "дальше") was answered with it.
-_GO, _WITH_GO = (
+GO, WITH_GO = (
     frozenset(
         {
             "go",
@@ -172,7 +172,7 @@ def readiness(text: str) -> Readiness | None:
             said = "confused"
         elif hits(tokens, _WAIT, negated=False) or _puts_off(tokens) or _unready(tokens):
             said = "waiting"
-        elif hits(tokens, _READY, negated=False):
+        elif hits(tokens, READY, negated=False):
             said = "ready"
     if said is None and _says_no(words(told)):
         said = "waiting"
@@ -217,7 +217,7 @@ def puts_off(text: str) -> bool:
 
 def _unready(tokens: list[str]) -> bool:
     """A readiness word negated ("не готов") or asked about ("готов ли я", "if I'm ready")."""
-    for at in starts(tokens, _READY):
+    for at in starts(tokens, READY):
         after = tokens[at + 1 : at + 2]
         if negated_next_to(tokens, at) or after == [_ASKED_AFTER] or _asked(tokens, at):
             return True
@@ -237,7 +237,7 @@ _BETWEEN_ASKED = frozenset({"i", "i'm", "im", "am", "we're"})
 
 
 def _go_alone(tokens: list[str]) -> bool:
-    return bool(_GO.intersection(tokens)) and all(t in _GO or t in _WITH_GO for t in tokens)
+    return bool(GO.intersection(tokens)) and all(t in GO or t in WITH_GO for t in tokens)
 
 
 def _says_no(tokens: list[str]) -> bool:
