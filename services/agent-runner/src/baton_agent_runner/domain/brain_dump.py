@@ -13,6 +13,7 @@ from itertools import chain
 
 from baton_agent_runner.domain import readiness
 from baton_agent_runner.domain.action_lists import actions, afterthoughts, sentences
+from baton_agent_runner.domain.busy_reasons import puts_off_busy
 from baton_agent_runner.domain.dump_item import is_remark, item_in, only_waits, past_preamble
 from baton_agent_runner.domain.dump_words import (
     ADDING_LATER,
@@ -112,8 +113,9 @@ def split_items(text: str) -> list[str]:
 
 def puts_off(text: str) -> bool:
     """The message puts it off ("потом", "not now", "maybe later"), or asks to note nothing but
-    that ("Запиши в inbox: потом", "Put in my inbox: later")."""
-    if readiness.puts_off(text):
+    that ("Запиши в inbox: потом", "Put in my inbox: later"), with where the user is as the
+    reason ("not right now, I'm at work", "потом, я занят")."""
+    if readiness.puts_off(text) or puts_off_busy(text):
         return True
     said = words(text)
     if SKIP.intersection(said) and set(said) <= SKIPPING:

@@ -1,0 +1,47 @@
+"""Brain dump messages a probe found misread: "not now" with where the user is as the reason
+("not right now, I'm at work", "не сейчас, я за рулём") saved as an inbox item."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain import texts
+from baton_agent_runner.domain.scripted import Turn, run
+
+
+def turn(message: str) -> Turn:
+    language = lang.language_of(message)
+    return Turn(
+        agent="inbox_collector",
+        current_step="brain_dump",
+        message=message,
+        language=language,
+        messages_in_step=0,
+    )
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "not right now, I'm at work", "later, I'm driving", "потом, я занят",
+        "не сейчас, я за рулём", "not now, busy", "давай позже", "I'm in a meeting, later",
+    ],
+)  # fmt: skip
+def test_not_now_with_a_reason_saves_nothing(message: str) -> None:
+    out = run(turn(message))
+    assert out.extracted_data == {}
+    assert out.message == texts.text(lang.language_of(message), "inbox_wait")
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [
+        ("later, call the bank", ["later, call the bank"]),
+        ("потом, я куплю хлеб", ["потом, я куплю хлеб"]),
+        ("not now, busy. buy milk", ["buy milk"]),
+    ],
+)  # fmt: skip
+def test_an_item_after_not_now_is_still_an_item(message: str, items: list[str]) -> None:
+    out = run(turn(message))
+    assert out.extracted_data == {"inbox_items": items}
