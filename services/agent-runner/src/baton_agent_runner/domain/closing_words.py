@@ -13,10 +13,14 @@ _ETC = (
     r"|и\s+т\.?\s*[дп]\b\.?|и\s+так\s+далее|и\s+прочее|и\s+вс[её]\s+такое)"
 )
 # Thanks close a list only after a comma or a dash: "send grandma a thank you" is an item.
+# Said to someone ("Thank you very much, young man."), it was saved as an item.
 _THANKS = (
     r"(?:(?:many\s+|большое\s+|заранее\s+)?(?:thanks|thank\s+you|thx|спасибо|спс|благодарю)"
-    r"(?:\s+(?:a\s+lot|so\s+much|very\s+much|again|in\s+advance|большое|заранее))?)"
+    r"(?:\s+(?:a\s+lot|so\s+much|very\s+much|again|in\s+advance|большое|заранее))?"
+    r"(?:,?\s+(?:young\s+man|my\s+friend|my\s+dear|dear|buddy|mate|man|bro|pal|друг|дружище"
+    r"|дорогой|дорогая|молодой\s+человек))?)"
 )
+_THANKS_ALONE = re.compile(rf"\A\W*{_THANKS}\W*\Z", re.IGNORECASE)
 # A tail is tried only where a run of spaces and commas starts (`(?<![\s,])`): tried from each
 # of a long run, a message of 8,000 commas would be read 8,000 times over.
 _CLOSING = re.compile(
@@ -41,6 +45,11 @@ def without_closing(item: str) -> str:
             break
         item = shorter
     return item
+
+
+def only_thanks(text: str) -> bool:
+    """The text is thanks alone ("thx", "Thank you very much, young man.", "спасибо большое")."""
+    return _THANKS_ALONE.fullmatch(text) is not None
 
 
 def only_closing(item: str) -> bool:

@@ -24,6 +24,8 @@ ACK = frozenset({
     # The yes words the greeter knows ("ya", "k", "lets go", "go ahead", "sure thing") were
     # saved as items to the brain dump's "Ready?".
     "ya", "yea", "yup", "k", "kk", "lets", "ahead", "thing",
+    # "Right. I must renew my passport" saved "Right" as an item of its own.
+    "right",
 })  # fmt: skip
 # A line of nothing but these is hesitation or "not yet", no item: "Я пока не готов", "Hmm, let
 # me think", "Это не всё", "Nothing comes to mind", "Не знаю, что писать".

@@ -22,6 +22,8 @@ _DONE = (
     "i'm all done", "im all done", "на сегодня все", "я закончил", "я закончила",
     # Russian in Latin letters (`translit`).
     "eto vse", "eto vsyo", "eto vsjo", "bolshe nichego",
+    # "на этом пока всё" was saved as an item.
+    "на этом пока все", "на этом пока что все",
 )  # fmt: skip
 _DONE_WORDS = tuple(phrase.split() for phrase in _DONE)
 # Asking for the next step ("next step", "let's move on", "давай дальше") says the list is
@@ -56,6 +58,12 @@ _DONE_WHOLE = frozenset({
     "вроде бы все",
     "nothing to add", "nothing else to add", "nothing more to add", "нечего добавить",
     "добавить нечего", "that covers it", "that covers everything", "that about covers it",
+    # "всё записал", "мне больше нечего добавить", "that'll do" were saved as items.
+    "все записал", "все записала", "я все записал", "я все записала", "все написал",
+    "все написала", "больше нечего добавить", "мне нечего добавить", "мне больше нечего добавить",
+    "i have nothing to add", "i have nothing else to add", "i have nothing more to add",
+    "that'll do", "thatll do", "that will do", "that'll be all", "that will be all",
+    "that'll be it", "that will be it",
     *_MOVING_ON,
 })  # fmt: skip
 # A "no" to the agent's "anything else?": no item, and done ("Нет", "Nope, nothing", "Ничего,
@@ -99,6 +107,8 @@ LEADING = frozenset({
     "слушайте", "смотри", "смотрите",
     # "ок тогда всё" was saved as an item; "k thats all", "yep that's it" were not heard.
     "тогда", "then", "k", "kk", "yep", "yup", "ya",
+    # "I believe that is all for now", "I suppose that's it" were saved as items.
+    "believe", "suppose", "reckon",
 })  # fmt: skip
 TRAILING = frozenset({"спасибо", "пока", "нет", "thanks", "thank", "you", "for", "now"})
 # ", что ..." goes on with "that's all" ("Это всё, что я помню"); a colon after it may still

@@ -16,6 +16,7 @@ from baton_agent_runner.domain import (
 from baton_agent_runner.domain import inbox_corrections as corrections
 from baton_agent_runner.domain import inbox_removals as removals
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.closing_words import only_thanks
 from baton_agent_runner.domain.extracted import distinct, same_item
 from baton_agent_runner.domain.scripted_turn import (
     Reply,
@@ -194,10 +195,11 @@ _OK_ALONE = frozenset({"ok", "okay", "k", "kk", "okey", "ок", "окей", "о�
 
 
 def _agrees_to_close(turn: Turn) -> bool:
-    """The message is a bare "ok" (`_OK_ALONE`) to the brain dump's closing question
-    (`inbox_not_yet`): nothing more, so done, as a "no" to it is."""
+    """The message is a bare "ok" (`_OK_ALONE`) or thanks alone ("thx") to the brain dump's
+    closing question (`inbox_not_yet`): nothing more, so done, as a "no" to it is."""
     said = words(turn.message)
-    return len(said) == 1 and said[0] in _OK_ALONE and last_reply_says(turn, "inbox_not_yet")
+    agrees = (len(said) == 1 and said[0] in _OK_ALONE) or only_thanks(turn.message)
+    return agrees and last_reply_says(turn, "inbox_not_yet")
 
 
 _ASK_FOR_MORE = frozenset({"inbox_more", "inbox_explain", "inbox_anything_else"})
