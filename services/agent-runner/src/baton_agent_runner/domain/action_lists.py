@@ -52,7 +52,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from baton_agent_runner.domain.action_words import WHEN, is_action, is_infinitive
+from baton_agent_runner.domain.action_words import SETTING, WHEN, is_action, is_infinitive
 from baton_agent_runner.domain.inbox_requests import REMINDER, without_reminder
 from baton_agent_runner.domain.wording import COUNT_DOT, LIST_COMMA, words
 
@@ -74,6 +74,11 @@ _LEAD_IN = re.compile(rf"^\s*(?:{REMINDER}|{_EN_LEAD_IN}|{_RU_LEAD_IN})\s+", re.
 # things to do: renew passport, pay rent", "before i forget - I need to call mom, ..."): said
 # of them all and kept by none, as a lead-in is; every piece after it must still be an action.
 _INTRO = re.compile(r"^[^:\n—–]{1,80}?(?::|\s[-—–]\s)\s*")
+# A few words before the lead-in ("So this week I have to book ..., pick up ...", "на работе
+# надо ..."): said of them all, as an introduction before a colon is; the list was one item.
+_BEFORE_LEAD_IN = re.compile(
+    rf"^\s*(?:[\w']+[^\S\n]+){{1,4}}?(?=(?:{_EN_LEAD_IN}|{_RU_LEAD_IN})\s)", re.IGNORECASE
+)
 # Where a listing parts: a comma, with the joining words after it ("call mom, and fix ...",
 # "сдать отчёт, потом ..."); "and"/"и" alone part a piece only into actions (`_parts`).
 _COMMA = re.compile(
@@ -86,6 +91,7 @@ _AND = re.compile(
     r"(?<!\s)\s+(?:and\s+then|and|и\s+потом|а\s+потом|и|then|потом|затем)\s+", re.IGNORECASE
 )
 _TO = re.compile(r"^to\s+", re.IGNORECASE)
+_MORE = re.compile(r"^(?:ещ[её]|также)\s+", re.IGNORECASE)
 # "also" between two things says the second is another item ("call grandma and also buy dog
 # food", "renew passport, also dentist", "oh and ...", "а ещё ..."); a bare "also" inside a
 # clause ("I also need ...") is no such mark: a comma or an "and" comes before it.
@@ -156,10 +162,10 @@ def actions(item: str) -> list[str]:
         if len(_actions(rest)) > 1 or (then.group("en") is not None and lists_actions(rest)):
             item = rest
     found = _actions(item)
-    intro = _INTRO.match(item)
-    if len(found) == 1 and intro is not None:
-        listed = _actions(item[intro.end() :])
-        found = listed if len(listed) > 1 else found
+    for intro in (_INTRO.match(item), _before_lead_in(item)):
+        if len(found) == 1 and intro is not None:
+            listed = _actions(item[intro.end() :])
+            found = listed if len(listed) > 1 else found
     if (
         len(found) == 1
         and (more := _ONE_MORE.match(found[0]))
@@ -181,6 +187,13 @@ _ONE_MORE = re.compile(
     r"\s*[:—–]\s*(?=\S)",
     re.IGNORECASE,
 )
+
+
+def _before_lead_in(item: str) -> re.Match[str] | None:
+    """The words before a lead-in (`_BEFORE_LEAD_IN`) when they only say when or where
+    (`SETTING`): "my mom said I need to call her, and buy bread" keeps its words."""
+    found = _BEFORE_LEAD_IN.match(item)
+    return found if found and set(words(found.group())) <= SETTING else None
 
 
 def _past_lead_in(item: str) -> str:
@@ -302,8 +315,9 @@ def _pronoun_objects_kept(body: str) -> list[str]:
 
 
 def _later_piece(piece: str) -> str:
-    """A piece after the first past its own "to", reminder or lead-in ("need to pay rent")."""
-    piece = without_reminder(_TO.sub("", piece.strip()))
+    """A piece after the first past its own "to", "ещё", reminder or lead-in ("need to pay
+    rent", "потом ещё согласовать отпуск")."""
+    piece = without_reminder(_TO.sub("", _MORE.sub("", piece.strip())))
     lead_in = _LEAD_IN.match(piece)
     return piece[lead_in.end() :] if lead_in else piece
 

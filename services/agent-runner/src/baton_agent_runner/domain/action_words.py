@@ -38,6 +38,8 @@ EN_VERBS = frozenset({
     # Work errands: "follow up with investors, schedule physio, text jake back" was one item.
     # Not "find": "find time for myself" is no errand.
     "follow", "look", "ping", "sync",
+    # Chat spelling: "fix bike, pay rent, txt jake abt sat, dentist appt" was one item.
+    "txt", "msg", "dm",
 })  # fmt: skip
 
 # Errands: an action done once, for a thing or a place, not a habit ("go to the gym more",
@@ -57,6 +59,26 @@ WHEN = frozenset({
     "tmrw", "tmr", "tmw", "tonite",
 })  # fmt: skip
 
+# A deadline said before the verb keeps it an action too: "до пятницы сдать отчёт", "by friday
+# submit the report" ("на работе надо до пятницы сдать отчёт, потом ..." was one item).
+_DEADLINE_WORDS = frozenset({
+    "пятницы", "понедельника", "вторника", "среды", "четверга", "субботы", "воскресенья",
+    "вечера", "обеда", "выходных", "пятнице", "понедельнику", "вторнику", "среде", "четвергу",
+    "субботе", "воскресенью", "вечеру", "обеду", "выходным", "friday", "monday", "tuesday",
+    "wednesday", "thursday", "saturday", "sunday", "tonight", "tomorrow", "noon", "weekend",
+})  # fmt: skip
+_BY = frozenset({"до", "к", "by"})
+
+# When or where the list is to be done, said before its lead-in ("So this week", "на работе"):
+# not a day alone ("Сегодня надо позвонить маме, починить кран" stays one item, as it was).
+SETTING = frozenset({
+    "so", "ok", "okay", "well", "and", "anyway", "this", "next", "week", "weekend", "month",
+    "morning", "evening", "at", "work", "home", "on", "the", "monday", "tuesday", "wednesday",
+    "thursday", "friday", "saturday", "sunday", "before", "by", "ну", "так", "вот", "короче",
+    "на", "работе", "дома", "этой", "следующей", "неделе", "в", "выходные", "понедельник",
+    "вторник", "среду", "четверг", "пятницу", "субботу", "воскресенье", "до", "к", "днем",
+})  # fmt: skip
+
 _HEDGES = (["sort", "of"], ["kind", "of"])
 """A hedge that starts with a verb's word: "sort of" to "Is the summary right?" was kept as a
 task for the inbox."""
@@ -64,12 +86,20 @@ task for the inbox."""
 
 def is_action(piece: str) -> bool:
     """Two words or more, the first a verb (a Russian infinitive, an English verb we know),
-    or one after a word that says when ("завтра позвонить маме", "tomorrow call the vet")."""
-    said = words(piece)
+    or one after a word that says when ("завтра позвонить маме", "tomorrow call the vet") or
+    a deadline ("до пятницы сдать отчёт")."""
+    said = _past_deadline(words(piece))
     said = said[1:] if said and said[0] in WHEN else said
     if len(said) < 2 or said[:2] in _HEDGES:
         return False
     return said[0] in EN_VERBS or is_infinitive(said[0])
+
+
+def _past_deadline(said: list[str]) -> list[str]:
+    """The words past a deadline that opens them ("до пятницы", "by friday")."""
+    if len(said) > 2 and said[0] in _BY and said[1] in _DEADLINE_WORDS:
+        return said[2:]
+    return said
 
 
 def is_infinitive(word: str) -> bool:
