@@ -192,12 +192,18 @@ def removed_items_of(data: dict[str, Any]) -> list[str]:
 
 
 def holds(content: str, said: str) -> bool:
-    """Whether an item's content holds what the user said of it, word for word (`same_item`):
-    "купить кроссовки" holds "кроссовки", "buy milk" does not hold "milk shake"."""
-    item, phrase = same_item(content).split(), same_item(said).split()
+    """Whether an item's content holds what the user said of it, word for word (`same_item`),
+    the marks around each word left out: "купить кроссовки" holds "кроссовки", "buy milk, 2
+    liters" holds "milk" ("milk," was no word of it), "buy milk" does not hold "milk shake"."""
+    item, phrase = _bare_words(content), _bare_words(said)
     if not phrase:
         return False
     return any(item[at : at + len(phrase)] == phrase for at in range(len(item) - len(phrase) + 1))
+
+
+def _bare_words(content: str) -> list[str]:
+    """The words of `content` as `same_item` compares it, each without the marks around it."""
+    return [bare for word in same_item(content).split() if (bare := word.strip(_AROUND))]
 
 
 def corrections_of(data: dict[str, Any]) -> dict[str, str]:

@@ -11,6 +11,7 @@ from baton_agent_runner.domain import inbox_requests
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.extracted import same_item, to_remove, without_part
 from baton_agent_runner.domain.inbox_positions import place_named
+from baton_agent_runner.domain.object_first_removals import verb_first
 from baton_agent_runner.domain.scripted_turn import Reply, Turn
 from baton_agent_runner.domain.texts import text
 
@@ -24,7 +25,9 @@ def asked(turn: Turn, earlier: list[str]) -> tuple[str | None, Reply | None]:
     items it may be)."""
     place = place_named(turn.message)
     if place is None and not inbox_requests.removes_last(turn.message):
-        return inbox_requests.removal_request(turn.message, [*earlier, *turn.inbox_open]), None
+        # "стоматолога убери", "стоматолог не нужен": read as "убери стоматолога".
+        said = verb_first(turn.message)
+        return inbox_requests.removal_request(said, [*earlier, *turn.inbox_open]), None
     if not turn.inbox_open:
         return None, Reply(text(turn.language, "inbox_remove_nothing"))
     listed = _told_saved(turn)

@@ -363,7 +363,10 @@ def removal_request(text: str, earlier: list[str]) -> str | None:
     if not said or said in _PRONOUNS:
         return None
     for named in (item, *_base_forms(item)):  # "never mind calling mom": "call mom"
-        if any(" ".join(words(named)) in " ".join(words(message)) for message in earlier):
+        # Word for word: "стоматолог" is no word of "к стоматологу" (its case is read below).
+        if any(
+            f" {' '.join(words(named))} " in f" {' '.join(words(message))} " for message in earlier
+        ):
             return named
     cased = inflected(item)
     held = (hit for message in earlier if cased and (hit := cased.search(message)))
