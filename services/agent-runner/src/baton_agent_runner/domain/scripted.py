@@ -167,7 +167,9 @@ def _late_tasks(turn: Turn) -> Reply | None:
         return _noted_at_the_end(turn, [late], {key: [late]})
     if not _MAY_LIST.search(turn.message):  # every greeter turn asks: "hello" lists nothing
         return None
-    items = followup.task_list(turn.message)
+    # "actually also buy hiking boots and charge the headlamp": its lead no part of the list.
+    said = task_mentions.past_late_lead(turn.message) if turn.agent == "coordinator" else ""
+    items = followup.task_list(said or turn.message)
     # To the greeter only actions: lines of anything else are no to-do list this early (a
     # pasted block of text was saved line by line).
     if not items or (turn.agent == "greeter" and not followup.only_actions(turn.message)):

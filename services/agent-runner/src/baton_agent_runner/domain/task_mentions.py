@@ -115,8 +115,10 @@ def _task(item: str, reminder: bool, known: Set[str]) -> bool:
 
 
 # What opens a task remembered at the last moment, said to the coordinator's "send me anything
-# when you are ready": "also", "oh and", "one more thing:", "I forgot (to add)", "забыл:".
+# when you are ready": "also", "oh and", "one more thing:", "I forgot (to add)", "забыл:", and
+# thanks before them ("спасибо! ой, и ещё не забыть купить внучке подарок" saved nothing).
 _LATE_LEADS = (
+    r"(?:thanks|thank\s+you|thx|спасибо|спс)(?:\s+(?:a\s+lot|so\s+much|большое))?",
     r"ещ[её]\s+одно", r"(?:oh|wait|also|and|btw|ah|actually|ой|а|и|ещ[её]|кстати|да)",
     r"hold\s+on", r"one\s+more(?:\s+thing)?",
     r"(?:i\s+)?forgot(?:\s+one)?(?:\s+to\s+(?:add|say|mention))?",
@@ -133,14 +135,21 @@ def late_task(text: str) -> str | None:
     inbox."""
     if len(text) > _LATE_TASK_LENGTH or "?" in text or readiness.is_ready(text):
         return None  # "go ahead", "ok, sum it up": the wrap-up is what they ask for
-    if (found := task_mention(text)) is not None and not words(found.rest):
-        return found.item
-    item = _TAIL.sub("", _LATE_LEAD.sub("", text.strip())).strip()
+    for said in (text, past_late_lead(text)):  # "ой, и ещё не забыть купить ...": past "ещё"
+        if (found := task_mention(said)) is not None and not words(found.rest):
+            return found.item
+    item = _TAIL.sub("", past_late_lead(text)).strip()
     if "\n" in item or not action_words.is_action(item) or words(item)[0] in _ASKING_FOR_IT:
         return None
     if len(brain_dump.split_items(item)) != 1:
         return None
     return None if lang.areas_in(item) else item
+
+
+def past_late_lead(text: str) -> str:
+    """The text past what opens a task remembered at the last moment ("actually also", "oh
+    and", "спасибо! ой, и ещё"), for its tasks to be read."""
+    return _LATE_LEAD.sub("", text.strip())
 
 
 _LATE_TASK_LENGTH = 200
