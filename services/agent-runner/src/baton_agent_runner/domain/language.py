@@ -30,6 +30,7 @@ from baton_agent_runner.domain.yes_words import (
     STILL_RIGHT,
     YES_EMOJI,
     opens_with_no,
+    without_and_da,
     yes_alone,
 )
 
@@ -86,6 +87,7 @@ def denies(text: str) -> bool:
     not right"), an area said to be wrong ("всё верно, кроме работы"), or a message that
     starts with "нет"/"no"/"not" and does not go on to confirm ("Нет, всё верно", "No, that's
     right" and "nothing wrong" are no denials)."""
+    text = without_and_da(text)
     told = ALL_GOOD.sub(",", normalised(text))
     if has_phrase(told, DENY) or said(told, CONFIRM, negated=True) or _wrong_areas(text):
         return True
@@ -99,6 +101,7 @@ def denies(text: str) -> bool:
 def confirms(text: str) -> bool:
     """A short confirmation ("да", "верно", "yes", "correct", "nothing wrong"), neither
     negated nor a correction naming an area."""
+    text = without_and_da(text)
     if is_confused(text) or denies(text) or areas_in(text):
         return False
     told = normalised(text)

@@ -52,6 +52,8 @@ DENY_FIRST = ("нет", "не", "неа", "no", "nope", "not")
 STILL_RIGHT = (
     "верно", "правильно", "все так", "точно", "that's right", "thats right", "that is right",
     "that's correct", "that is correct", "exactly",
+    # "no no, it's right" to the summary got "What should I correct?".
+    "it's right", "its right", "it is right", "it's correct", "it is correct",
 )  # fmt: skip
 _FIX = r"(?:менять|меняй|исправлять|исправляй|править|правь|поправлять|поправь)"
 # Confirmations made of "no" words: "Yes, nothing wrong", "ничего не нужно менять"; and the
@@ -81,3 +83,28 @@ _NO_OPENING = re.compile(r"^\W*(?:нет|неа|no|nope)\b", re.IGNORECASE)
 def opens_with_no(text: str) -> bool:
     """The text opens with "нет"/"no" ("Нет, работа — это мой проект", "no, not finances")."""
     return _NO_OPENING.match(text) is not None
+
+
+# "да" as "and", not a yes: "силы уже не те, да и спина болит", "давление да суставы" (a word
+# on either side, no stop between); the answer was thrown away as a "да". Not after a hedge:
+# "ну да всё так", "думаю да".
+_AND_DA = re.compile(r"(?<=\w)(?:,\s*да(?=\s+и\b)|\s+да(?=\s+\w))", re.IGNORECASE)
+_YES_DA_AFTER = frozenset({
+    "ну", "вроде", "наверное", "наверно", "думаю", "пожалуй", "скорее", "конечно", "так", "ага",
+    "а", "ой", "ах", "да", "же", "уж", "ладно", "верно", "точно",
+})  # fmt: skip
+# "Да нет, всё верно": a "нет" said first, as "Нет, всё верно" is.
+_YES_NO = re.compile(r"^(\W*)да\s+нет\b", re.IGNORECASE)
+
+
+def without_and_da(text: str) -> str:
+    """`text` with each "да" that means "and" said as "и", and a leading "да нет" as "нет"
+    (read for its words only: positions in it are not those of `text`)."""
+
+    def _and(found: re.Match[str]) -> str:
+        before = re.findall(r"\w+", text[: found.start()])
+        if before and before[-1].lower() in _YES_DA_AFTER:
+            return found.group()
+        return " и"
+
+    return _YES_NO.sub(r"\1нет", _AND_DA.sub(_and, text))

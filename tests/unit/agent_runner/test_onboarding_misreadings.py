@@ -1,0 +1,72 @@
+"""The greeter's and discovery's misreadings found by a second probe of the scripted agent,
+each read as the user meant it now."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain import texts
+from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.domain.scripted import Turn, run
+
+FACTS = {"work": "my job", "health": "gym", "relationships": "family"}
+
+
+def discovery(message: str, **extra: Any) -> AgentOutput:
+    return run(Turn(agent="discovery", current_step="discovery", message=message,
+                    language=lang.language_of(message), **extra))  # fmt: skip
+
+
+def to_summary(message: str, **extra: Any) -> AgentOutput:
+    """`message` said to the summary of `FACTS`, all told in this run."""
+    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(FACTS)}}}}
+    language = lang.language_of(message)
+    summary = (
+        f"{texts.text(language, 'summary_header')}\n- work: my job\n- health: gym\n"
+        f"- relationships: family\n{texts.text(language, 'summary_question')}"
+    )
+    extra.setdefault("can_complete", True)
+    return discovery(message, facts=FACTS, step=told,
+                     history=[{"role": "assistant", "text": summary}], **extra)  # fmt: skip
+
+
+def to_constraints(message: str) -> AgentOutput:
+    """`message` said to "What holds you back?", the summary of `FACTS` confirmed."""
+    language = lang.language_of(message)
+    asked = (
+        f"{texts.text(language, 'discovery_good')} "
+        f"{texts.text(language, 'discovery_ask_constraints')}"
+    )
+    return discovery(message, facts=FACTS, notes={"focus": "work"}, can_complete=False,
+                     history=[{"role": "assistant", "text": asked}])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["силы уже не те, да и спина болит", "спина болит, да и времени мало", "давление да суставы"],
+)
+def test_da_meaning_and_is_no_yes(message: str) -> None:
+    # Each got "Хорошо." and no note, as if it said "да".
+    out = to_constraints(message)
+    assert out.extracted_data == {"notes": {"constraints": message}}
+    assert not out.step_completed
+
+
+@pytest.mark.parametrize("message", ["да нет, всё верно", "no no, it's right", "no, it's right"])
+def test_a_no_that_goes_on_to_say_it_is_right_confirms_the_summary(message: str) -> None:
+    # Each got "What should I correct?".
+    assert to_summary(message).step_completed
+
+
+@pytest.mark.parametrize("message", ["да", "ну да всё так", "думаю да", "да, всё верно"])
+def test_a_da_said_as_yes_still_confirms(message: str) -> None:
+    assert lang.confirms(message)
+
+
+@pytest.mark.parametrize("message", ["да нет", "да нет, не так"])
+def test_a_da_net_alone_still_denies(message: str) -> None:
+    assert lang.denies(message)
+    assert not lang.confirms(message)
