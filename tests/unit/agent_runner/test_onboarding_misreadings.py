@@ -1,6 +1,7 @@
 """The greeter's and discovery's misreadings found by a second probe of the scripted agent,
 each read as the user meant it now."""
 
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 from __future__ import annotations
 
 from typing import Any
@@ -70,3 +71,31 @@ def test_a_da_said_as_yes_still_confirms(message: str) -> None:
 def test_a_da_net_alone_still_denies(message: str) -> None:
     assert lang.denies(message)
     assert not lang.confirms(message)
+
+
+def greeter(message: str) -> AgentOutput:
+    return run(Turn(agent="greeter", current_step="greeter", message=message,
+                    language=lang.language_of(message)))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "message", ["а как это работает?", "это вообще работает?", "а деньги за это возьмут?"]
+)
+@pytest.mark.parametrize("agent", [greeter, discovery])
+def test_a_question_about_baton_is_no_priority(agent: Any, message: str) -> None:
+    # "а как это работает?" saved work, "а деньги за это возьмут?" finances.
+    assert "facts" not in agent(message).extracted_data
+
+
+def test_money_asked_of_as_batons_price_is_answered() -> None:
+    out = greeter("а деньги за это возьмут?")
+    assert out.message == texts.text("ru", "greeter_cost")
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [("в семье все работают", {"work", "relationships"}), ("муж работает много", {"work",
+     "relationships"}), ("деньги за квартиру", {"finances"}), ("это работа мечты", {"work"})],
+)  # fmt: skip
+def test_work_and_money_said_of_ones_life_still_name_areas(message: str, areas: set[str]) -> None:
+    assert set(lang.areas_in(message)) == areas

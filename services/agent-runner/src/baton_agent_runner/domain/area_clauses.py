@@ -9,6 +9,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 
+from baton_agent_runner.domain import about_baton
 from baton_agent_runner.domain.action_lists import lists_actions
 from baton_agent_runner.domain.areas import (
     AREA_PATTERNS,
@@ -69,13 +70,13 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
 
 def _area_starts(lowered: str, skipped: list[tuple[int, int]]) -> dict[str, list[int]]:
     """Where each area's words stand in the clause, but for those that name no priority: who
-    told of Baton (`REFERRAL`), what a thing does (`THING_WORKS`), a job left (`_PAST_JOB`),
-    "work on" another area
+    told of Baton (`REFERRAL`), what a thing does (`THING_WORKS`, `about_baton.THING_WORKS`),
+    Baton's price (`about_baton.PAID_FOR_IT`), a job left (`_PAST_JOB`), "work on" another area
     (`_working_on_another`), whom or what an errand fetches (`_FETCHING`) or buys
     (`_bought_in`); an area asked to be skipped (`skipped`) stands, to be declined."""
     unmeant = [
         hit.span()
-        for pattern in (REFERRAL, THING_WORKS, _FETCHING, _PAST_JOB)
+        for pattern in (REFERRAL, THING_WORKS, _FETCHING, _PAST_JOB, *_OF_BATON)
         for hit in pattern.finditer(lowered)
     ]
     unmeant += _working_on_another(lowered)
@@ -89,6 +90,9 @@ def _area_starts(lowered: str, skipped: list[tuple[int, int]]) -> dict[str, list
         ]
         for area, p in _PATTERNS
     }
+
+
+_OF_BATON = (about_baton.THING_WORKS, about_baton.PAID_FOR_IT)
 
 
 def _within(at: int, spans: list[tuple[int, int]]) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from baton_agent_runner.domain.about_baton import PAID_FOR_IT
 from baton_agent_runner.domain.wording import normalised
 
 # On normalised text (lowercase, "е" for "ё"); the first topic that matches answers.
@@ -45,7 +46,9 @@ _TOPICS = (
         # Of Baton only: "should I cancel this subscription", "do I need to pay rent?" are a
         # brain dump's items.
         r"|\b(?:need|have)\s+to\s+pay(?:\s+for\s+(?:this|it|baton|anything))?\W*$"
-        r"|\bis\s+(?:it|this|baton)\s+paid\W*$|(?:нужно|надо)\s+(?:ли\s+)?платить\W*$",
+        r"|\bis\s+(?:it|this|baton)\s+paid\W*$|(?:нужно|надо)\s+(?:ли\s+)?платить\W*$"
+        # "а деньги за это возьмут?" was saved as a priority of finances.
+        rf"|{PAID_FOR_IT.pattern}",
     ),
 )
 _PATTERNS = tuple((key, re.compile(pattern)) for key, pattern in _TOPICS)
