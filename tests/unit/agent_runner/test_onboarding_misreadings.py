@@ -99,3 +99,34 @@ def test_money_asked_of_as_batons_price_is_answered() -> None:
 )  # fmt: skip
 def test_work_and_money_said_of_ones_life_still_name_areas(message: str, areas: set[str]) -> None:
     assert set(lang.areas_in(message)) == areas
+
+
+@pytest.mark.parametrize(
+    ("message", "area"),
+    [("doctor", "health"), ("knees", "health"), ("my blood pressure", "health"),
+     ("back pain", "health"), ("eating better", "health"), ("врач", "health"),
+     ("колени", "health"), ("давление", "health"), ("football", "hobbies"),
+     ("soccer", "hobbies"), ("футбол", "hobbies"), ("cooking", "hobbies"), ("кино", "hobbies"),
+     ("mates", "relationships")],
+)  # fmt: skip
+def test_everyday_area_words_name_their_area(message: str, area: str) -> None:
+    # Each named no area, and the areas were asked for again.
+    assert discovery(message).extracted_data == {"facts": {area: message}}
+
+
+def test_work_without_its_vowel_is_work() -> None:
+    # "wrk, gym" was kept as health, and work asked for after it.
+    facts = {"work": "wrk", "health": "gym", "relationships": "gf"}
+    assert discovery("wrk, gym, gf").extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [("my doctor recommended Baton", set()), ("врач посоветовал этот бот", set()),
+     ("I'm a doctor", {"work"}), ("я врач", {"work"}), ("see a doctor", set()),
+     ("записаться к врачу", set()), ("поколение", set()), ("футболка", set()),
+     ("кинотеатр рядом", set()), ("roommates", set()), ("давление начальства", set()),
+     ("давление на работе", {"work"})],
+)  # fmt: skip
+def test_words_like_the_everyday_area_words_name_no_more(message: str, areas: set[str]) -> None:
+    assert set(lang.areas_in(message)) == areas

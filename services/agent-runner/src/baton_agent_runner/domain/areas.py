@@ -11,6 +11,11 @@ import unicodedata
 from functools import lru_cache
 
 from baton_agent_runner.domain.area_cases import nominative
+from baton_agent_runner.domain.area_everyday import (
+    HEALTH_EVERYDAY,
+    HOBBIES_EVERYDAY,
+    RELATIONSHIPS_EVERYDAY,
+)
 from baton_agent_runner.domain.area_slang import HEALTH_SLANG, WORK_SLANG
 from baton_agent_runner.domain.wording import normalised, words
 
@@ -111,6 +116,7 @@ AREAS: dict[str, tuple[str, ...]] = {
     "health": (
         "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
         *HEALTH_SLANG,
+        *HEALTH_EVERYDAY,
         # Said as what the user wants to do: "getting fit", "lose weight" went unheard.
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?)\s+fit\b", r"weight(?:\s+loss)?\b",
         # "I'd also like to get in shape" went unheard.
@@ -139,6 +145,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"sem'?(?:ya|ia|ja|yu|ju|ey|ei)\b", "otnosheni", r"deti\b", r"druz'?(?:ya|ia|ja)\b",
         # Friends as chat says them: "мои кореша", "my homies" named nothing.
         "кореш", "друган", r"homies?\b", r"buddies\b", r"besties?\b",
+        *RELATIONSHIPS_EVERYDAY,
     ),
     "growth": (
         "growth", r"grow(?:s|ing)?\b", "learn", r"stud(?:y|ies|ying)\b",
@@ -198,6 +205,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"поход(?:ы|ов|ах|ами)\b", "танц", "вязан", "шахмат",
         "хобби", "увлечени", "увлека", "музык", "гитар", "рисова", "путешеств",
         r"игр(?:ы|ам|ах|ами)\b", "чтени", r"книг(?:и|а|у|ами|ам)?\b", "рыбалк", "огород",
+        *HOBBIES_EVERYDAY,
         r"дач(?:а|и|е|у|ей)\b",
         r"k?hobbi\b", "uvlechen",
     ),

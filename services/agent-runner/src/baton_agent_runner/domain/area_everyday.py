@@ -1,0 +1,39 @@
+"""Everyday words for the life areas, read with the area words of `areas`: "doctor", "knees",
+"football", "кино", "mates" named no area, and the user was asked for the areas again."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
+from __future__ import annotations
+
+HEALTH_EVERYDAY = (
+    # Doctors named as a part of life ("doctor", "doctor visits", "врачи"), not one an errand
+    # sees ("see a doctor", "записаться к врачу", "поход к врачу": tasks), the user's trade
+    # ("I'm a doctor", "я врач", "работала врачом": work), nor one who only speaks ("my
+    # doctor", "врач сказал", "my doctor recommended Baton": `areas.REFERRAL`).
+    r"(?<!\ba )(?<!\bthe )(?<!\bmy )doctors?\b(?!\s+(?:said|says|told|recommended|suggested)\b)",
+    r"(?<!\bя )врачи?\b"
+    r"(?!\s+(?:сказал|говорит|советует|посоветовал|порекомендовал|рекомендует|рассказал))",
+    # The body: "knees", "back pain", "колени", "my blood pressure"; "давление" as the blood's,
+    # not pressure at work ("давление на работе", "давление начальства").
+    r"knees?\b",
+    r"(?:back|neck|joint|knee)\s+pain\b",
+    r"blood\s+pressure\b",
+    r"колен(?:и|о|а|ей|ям|ями|ях)\b",
+    # "повышение давления" stays the rise it names (no promotion, and no priority).
+    r"давлени(?:е|ем)\b(?!\s+(?:на\s|со\s+сторон|начальств|руководств|родител|обществ"
+    r"|коллег|сроков|дедлайн|сверху))",
+    # Eating as a habit: "eating better", "eat healthier"; not "eat out".
+    r"eat(?:ing)?\s+(?:better|healthier|healthy|well|right|less\s+junk)\b",
+)
+HOBBIES_EVERYDAY = (
+    # Not "футболка" (a T-shirt), "кинотеатр" is one: "кино" as a whole word.
+    r"football\b",
+    r"soccer\b",
+    r"футбол(?:а|у|ом|е)?\b",
+    r"cooking\b",
+    r"кино\b",
+)
+RELATIONSHIPS_EVERYDAY = (
+    # Friends as British chat says them; not "roommates", "teammates", "classmates".
+    r"mates\b",
+)
