@@ -130,3 +130,17 @@ def test_work_without_its_vowel_is_work() -> None:
 )  # fmt: skip
 def test_words_like_the_everyday_area_words_name_no_more(message: str, areas: set[str]) -> None:
     assert set(lang.areas_in(message)) == areas
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("работа и здоровье. хотя нет, работа не так важна, главное семья",
+      {"health": "здоровье", "relationships": "главное семья"}),
+     ("work and health. actually no, work isn't that important, family is",
+      {"health": "health", "relationships": "family is"})],
+)  # fmt: skip
+def test_an_area_taken_back_leaves_the_others_said_with_it(
+    message: str, facts: dict[str, str]
+) -> None:
+    # Health was lost with work: relationships alone was saved.
+    assert discovery(message).extracted_data["facts"] == facts

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from baton_agent_runner.domain.area_clauses import named_areas
+from baton_agent_runner.domain.area_clauses import mentioned, named_areas
 from baton_agent_runner.domain.areas import CORRECTION, SENTENCE_END, around, named_in
 from baton_agent_runner.domain.wording import normalised
 
@@ -83,12 +83,28 @@ _NOT_AREA = re.compile(
 
 def said_back(text: str, marker: re.Match[str]) -> set[str]:
     """The areas a self-correction names as those it takes back ("no wait, not family", "нет,
-    стоп, не семья"), of those said before it; none when it names none of them."""
+    стоп, не семья", "хотя нет, работа не так важна"), of those said before it; none when it
+    names none of them."""
     said = _NOT_AREA.match(text, marker.end())
-    if said is None or around(said["said"]) != ([], []):
-        return set()
-    areas = named_in(said["said"])
+    if said is not None and around(said["said"]) == ([], []):
+        areas = named_in(said["said"])
+    else:
+        areas = _declined_next(text, marker.end())
     return areas if areas and areas <= named_in(text[: marker.start()]) else set()
+
+
+_PART_AFTER = re.compile(r"[\s,]*(?P<part>[^,.;:!?—–\n]+)")
+
+
+def _declined_next(text: str, at: int) -> set[str]:
+    """The areas the part after a self-correction only says do not matter ("work isn't that
+    important", "работа не так важна"): "work and health. actually no, work isn't that
+    important, family is" took back health too, and kept family alone."""
+    part = _PART_AFTER.match(text, at)
+    said = mentioned(part["part"]) if part else []
+    if not said or any(kind != "declined" for *_, kind in said):
+        return set()
+    return {area for area, *_ in said}
 
 
 def _last_item(text: str, back: int, marker: int) -> int:
