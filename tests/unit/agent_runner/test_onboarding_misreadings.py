@@ -144,3 +144,32 @@ def test_an_area_taken_back_leaves_the_others_said_with_it(
 ) -> None:
     # Health was lost with work: relationships alone was saved.
     assert discovery(message).extracted_data["facts"] == facts
+
+
+@pytest.mark.parametrize(
+    ("kept", "message", "fact"),
+    [("с мужем хочется проводить больше времени вдвоём", "дети тоже",
+      "с мужем хочется проводить больше времени вдвоём; дети"),
+     ("Я мама двоих детей", "В отношениях ещё муж, хочется больше времени вдвоём",
+      "Я мама двоих детей; В отношениях ещё муж, хочется больше времени вдвоём"),
+     ("my wife", "my sister too", "my wife; my sister")],
+)  # fmt: skip
+def test_an_area_said_again_with_too_is_added_to(kept: str, message: str, fact: str) -> None:
+    # "дети тоже" left the fact "дети": the husband was lost.
+    out = discovery(message, facts={"relationships": kept})
+    assert out.extracted_data == {"facts": {"relationships": fact}}
+
+
+def test_two_clauses_of_one_area_are_both_kept() -> None:
+    # The husband's clause was dropped.
+    message = "Дети на первом месте, хочу больше времени с ними. И с мужем хочется больше времени"
+    fact = "Дети на первом месте, хочу больше времени с ними; с мужем хочется больше времени"
+    assert discovery(message).extracted_data == {"facts": {"relationships": fact}}
+
+
+@pytest.mark.parametrize(
+    ("message", "fact"),
+    [("work, health, family. family first", "family first"), ("family. my family", "family")],
+)
+def test_an_area_named_again_by_its_name_is_kept_once(message: str, fact: str) -> None:
+    assert lang.areas_in(message)["relationships"] == fact

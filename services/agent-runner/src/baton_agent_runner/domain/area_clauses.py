@@ -1,7 +1,7 @@
 """The areas each clause of a message names and what it says of them (named, wrong,
 declined), read as written: no self-correction is read here (`self_corrections` does that)."""
 
-# ruff: noqa: RUF001, RUF002  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from baton_agent_runner.domain.areas import (
     named_in,
     trimmed,
 )
+from baton_agent_runner.domain.fact_additions import added
 from baton_agent_runner.domain.listings import listed_after, listed_bare, parts_of
 from baton_agent_runner.domain.mentions import Mention, said_of, sharing
 from baton_agent_runner.domain.skipping import skips_areas
@@ -61,9 +62,14 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
                 "declined" if _within(start, skipped) else said_of(lowered, start, bare, after)
                 for start in at
             }
+            part = trimmed(parts.get(area, clause))
+            if "named" in said and area in found and found[area][2] == "named":
+                # "Дети на первом месте... И с мужем хочется ...": the husband was dropped.
+                found[area] = (area, added(found[area][1], part), "named")
+                continue
             for kind in ("named", "wrong", "declined"):
                 if kind in said and (area not in found or found[area][2] != "named"):
-                    found[area] = (area, trimmed(parts.get(area, clause)), kind)
+                    found[area] = (area, part, kind)
                     break
     return list(found.values())
 
