@@ -173,3 +173,34 @@ def test_two_clauses_of_one_area_are_both_kept() -> None:
 )
 def test_an_area_named_again_by_its_name_is_kept_once(message: str, fact: str) -> None:
     assert lang.areas_in(message)["relationships"] == fact
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["I retired last year, so work is no longer a concern",
+     "Work should not be on the list at all, I am retired",
+     "работа больше не актуальна, я на пенсии"],
+)  # fmt: skip
+def test_an_area_ruled_out_is_taken_out(message: str) -> None:
+    # Each was kept as the work fact, or replaced it.
+    out = to_summary(message)
+    assert out.extracted_data == {"dropped_facts": ["work"]}
+
+
+def test_what_another_area_is_not_keeps_that_area() -> None:
+    # "not work" took work out of the summary.
+    out = to_summary("finances is the mortgage and daycare costs, not work")
+    assert out.extracted_data == {
+        "facts": {"finances": "finances is the mortgage and daycare costs"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("message", "named", "declined"),
+    [("work is a concern", {"work"}, set()), ("I said health, not work", {"health"}, {"work"})],
+)
+def test_work_said_to_matter_or_put_aside_reads_as_before(
+    message: str, named: set[str], declined: set[str]
+) -> None:
+    said, ruled_out = lang.areas_said(message)
+    assert (set(said), ruled_out) == (named, declined)

@@ -7,6 +7,7 @@ says nothing of what holds the user back."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
@@ -35,6 +36,24 @@ def ranked_below(message: str) -> set[str]:
         if hit and followup.adds_nothing(hit["rest"]):
             below |= lang.areas_in(hit["rest"]).keys()
     return below
+
+
+# What says what an area is: "finances is the mortgage", "финансы — это ипотека".
+_DEFINED = re.compile(r"^(?P<head>[^:—–]+?)\s*(?:\b(?:is|are|means|это)\b|[:—–])")
+
+
+def told_apart(message: str) -> set[str]:
+    """The areas named after a bare "not" that follows what another area is ("finances is the
+    mortgage and daycare costs, not work"): what that area's fact is not, no decline of them
+    ("not work" took work out of the summary)."""
+    apart: set[str] = set()
+    parts = _PARTS.split(normalised(message))
+    for said, part in pairwise(parts):
+        hit, head = _BELOW.match(part.strip()), _DEFINED.match(said.strip())
+        defined = lang.areas_in(head["head"]).keys() if head else set()
+        if hit and defined and followup.adds_nothing(hit["rest"]):
+            apart |= lang.areas_in(hit["rest"]).keys() - defined
+    return apart
 
 
 def corrects(message: str) -> bool:

@@ -199,6 +199,18 @@ def _how_it_goes(between: list[str], clause: str, at: int) -> bool:
 _REMOVE_AFTER = frozenset({"убери", "уберите", "удали", "удалите", "вычеркни", "вычеркните"})
 
 
+# An area said to be done with or off the list, on words (one space apart): "I retired, so
+# work is no longer a concern" and "Work should not be on the list at all" kept work.
+_RULED_OUT = re.compile(
+    r"(?:no\s+longer\s+|not\s+(?:really\s+)?|isn't\s+|isnt\s+)(?:an?\s+)?(?:concern|issue"
+    r"|relevant|a\s+factor)\b"
+    r"|(?:should\s+not|shouldn't|shouldnt|doesn't\s+need\s+to|does\s+not\s+need\s+to)\s+be"
+    r"\s+(?:on|in)\s+(?:the\s+|my\s+|this\s+)?(?:list|summary)\b"
+    r"|больше\s+не\s+(?:актуальн|важн|волну)|не\s+(?:должна|должен|должно|нужна|нужно|надо)"
+    r"\s+быть\s+в\s+(?:списке|итоге)\b"
+)
+
+
 def _declined_after(after: list[str]) -> bool:
     """The words after an area say it does not matter: "нет", its importance negated, said
     to be none (`UNIMPORTANT`), or asked to be taken out ("спорт убери")."""
@@ -207,7 +219,9 @@ def _declined_after(after: list[str]) -> bool:
             return True
         if token in _REMOVE_AFTER:
             return True
-        if UNIMPORTANT.match(" ".join(after[n:])):  # "неважны", "means nothing to me"
+        if UNIMPORTANT.match(rest := " ".join(after[n:])):  # "неважны", "means nothing to me"
+            return True
+        if _RULED_OUT.match(rest):  # "no longer a concern", "should not be on the list"
             return True
         if token not in _BETWEEN and token not in _AFTER:
             break

@@ -103,7 +103,9 @@ def _read(turn: Turn) -> _Said:
         task = (after_yes := task_after_yes(turn)) or one_task(turn)
         found = {} if task else found  # "book a yoga class": an errand, no fact of health
     # "health matters most, not work": work is ranked below, not declined.
+    # "finances is the mortgage, not work": what finances is, no decline of work.
     declined = lang.declined_areas(turn.message) - focus_corrections.ranked_below(turn.message)
+    declined -= focus_corrections.told_apart(turn.message)
     if (removed := _fact_removed(turn)) is not None:
         declined = {*declined, removed}
     dropped = [area for area in AREAS if area in declined and area in turn.facts]
