@@ -204,3 +204,20 @@ def test_work_said_to_matter_or_put_aside_reads_as_before(
 ) -> None:
     said, ruled_out = lang.areas_said(message)
     assert (set(said), ruled_out) == (named, declined)
+
+
+@pytest.mark.parametrize(
+    ("message", "focus"),
+    [("yes, work first", "work — work first"), ("да, главное семья", "отношения — семья")],
+)
+def test_a_yes_with_which_area_matters_most_confirms_the_summary(message: str, focus: str) -> None:
+    # The summary was shown again, with the note "work — yes, work first".
+    out = to_summary(message)
+    assert out.step_completed
+    assert out.extracted_data == {"notes": {"focus": focus}}
+
+
+def test_a_yes_with_a_ranking_asks_the_next_question_when_the_step_may_not_close() -> None:
+    out = to_summary("yes, work first", can_complete=False)
+    assert out.extracted_data == {"notes": {"focus": "work — work first"}}
+    assert out.message.endswith(texts.text("en", "discovery_ask_constraints"))

@@ -72,9 +72,10 @@ def note(key: str, message: str, language: lang.Lang) -> str:
     return f"{names} — {said}"
 
 
+# "yes, work first" to the summary: its yes too (the note read "work — yes, work first").
 _YES_BUT = re.compile(
     r"^(?:(?:да|yes|yeah|yep)\b[\s,!.]*(?:(?:вс[её]\s+(?:так|верно|правильно)|that'?s\s+right)"
-    r"[\s,!.]*)?)?(?:только|но|but|just)\s+(?=\S)",
+    r"[\s,!.]*)?(?:(?:только|но|but|just)\s+)?|(?:только|но|but|just)\s+)(?=\S)",
     re.IGNORECASE,
 )
 # What says an area is ranked first, before it: "Самое важное — здоровье", "главное семья",

@@ -45,7 +45,7 @@ from baton_agent_runner.domain.fact_additions import added, adds_to
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.domain.told import FACTS_TOLD, knows_told, told
-from baton_agent_runner.domain.yes_words import opens_with_no
+from baton_agent_runner.domain.yes_words import opens_with_no, opens_with_yes
 
 
 def discovery(turn: Turn) -> Reply:
@@ -123,6 +123,10 @@ def _read(turn: Turn) -> _Said:
     # "yes, call mom": the yes stands beside the task ("call mom" became the relationships
     # fact).
     said_yes = _says_yes(turn.message) or (moves_on and summary_shown(turn)) or bool(after_yes)
+    # "yes, work first": a yes, and which area matters most (the summary was shown again).
+    said_yes = said_yes or (
+        opens_with_yes(turn.message) and not saved and followup.ranks(turn.message)
+    )
     return _Said(found, declined, dropped, pending, saved, facts, data, skips, said_yes, task)
 
 
@@ -167,11 +171,12 @@ def _answer_or_confirmation(turn: Turn, said: _Said) -> Reply | None:
     corrects = said.dropped or (_corrects(turn.message, said.found) and not refocuses)
     if said.pending and not corrects and len(facts) >= MIN_AREAS:
         return answered(turn, said.pending, said.found, said_yes)
-    if not data and summary_shown(turn) and said_yes and len(facts) >= MIN_AREAS:
+    # A yes with which area matters most ("yes, work first") keeps that note.
+    if not data.keys() - {"notes"} and summary_shown(turn) and said_yes and len(facts) >= MIN_AREAS:
         if not turn.can_complete:  # not enough said yet: what the seed still asks for
-            confirmed = after_confirmation(turn, "discovery_good")
+            confirmed = after_confirmation(turn, "discovery_good", data)
         else:
-            confirmed = Reply(discovery_done(turn), "complete_step", "user_confirmed")
+            confirmed = Reply(discovery_done(turn), "complete_step", "user_confirmed", data)
         if said.task:  # "yes, buy running shoes": the task was lost
             confirmed.message = f"{said.task.message}\n{confirmed.message}"
             confirmed.data = {**confirmed.data, **said.task.data}

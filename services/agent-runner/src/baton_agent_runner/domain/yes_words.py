@@ -77,6 +77,14 @@ def yes_alone(tokens: list[str]) -> bool:
     )
 
 
+_YES_OPENING = re.compile(r"^\W*(?:да|ага|угу|yes|yeah|yep|yup)\b(?!\s+нет\b)", re.IGNORECASE)
+
+
+def opens_with_yes(text: str) -> bool:
+    """The text opens with a yes ("yes, work first", "да, главное семья"), not "да нет"."""
+    return _YES_OPENING.match(text) is not None
+
+
 _NO_OPENING = re.compile(r"^\W*(?:нет|неа|no|nope)\b", re.IGNORECASE)
 
 
