@@ -221,3 +221,30 @@ def test_a_yes_with_a_ranking_asks_the_next_question_when_the_step_may_not_close
     out = to_summary("yes, work first", can_complete=False)
     assert out.extracted_data == {"notes": {"focus": "work — work first"}}
     assert out.message.endswith(texts.text("en", "discovery_ask_constraints"))
+
+
+@pytest.mark.parametrize(
+    ("message", "topic"),
+    [("а это платно", "cost"), ("это бесплатно", "cost"), ("а это долго", "how_long")],
+)
+def test_a_short_question_without_its_mark_is_answered_by_the_greeter(
+    message: str, topic: str
+) -> None:
+    # "а это платно" got the greeting, as if nothing had been asked.
+    assert greeter(message).message == texts.text("ru", f"greeter_{topic}")
+
+
+def test_readiness_in_the_first_message_is_met_by_who_the_greeter_is() -> None:
+    # "С чего начнём?" got "Отлично! Пара слов ...", and the greeter never said who it is.
+    assert greeter("С чего начнём?").message == texts.text("ru", "greeter_intro")
+
+
+def test_readiness_after_the_introduction_still_gets_the_steps() -> None:
+    intro = texts.text("ru", "greeter_intro")
+    out = run(Turn(agent="greeter", current_step="greeter", message="С чего начнём?",
+                   language="ru", history=[{"role": "assistant", "text": intro}]))  # fmt: skip
+    assert out.message == texts.text("ru", "greeter_not_yet")
+
+
+def test_a_short_readiness_is_no_question() -> None:
+    assert greeter("поехали").message == texts.text("ru", "greeter_intro")

@@ -2,6 +2,8 @@
 the next step, or three calm exchanges; answers what it is asked before the start; keeps the
 priorities and the to-do list said this early for the steps that take them."""
 
+# ruff: noqa: RUF003  (Russian comments are meant to be Cyrillic)
+
 from __future__ import annotations
 
 import re
@@ -13,6 +15,7 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
 from baton_agent_runner.domain.texts import TEXTS, text
+from baton_agent_runner.domain.wording import words
 
 GREETER_EXCHANGES = 3
 
@@ -64,7 +67,9 @@ def _greeter_reply(turn: Turn) -> Reply:
         or (introduced and skips)
     ):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
-            return Reply(text(ru, "greeter_not_yet"), data=data)
+            # The first message ("С чего начнём?"): who the greeter is first, which "Отлично!
+            # Пара слов о том, как всё устроено" never said.
+            return Reply(text(ru, "greeter_not_yet" if introduced else "greeter_intro"), data=data)
         closing = _greeter_done(turn, early, declined)
         return Reply(closing, "complete_step", "user_confirmed", data)
     # A question is answered, not taken for readiness: "это бесплатно?" as the third
@@ -89,8 +94,15 @@ def _topic(message: str) -> str | None:
     ты"): without it that got the greeting, as if nothing had been asked."""
     if (asked := greeter_questions.topic(message)) is not None:
         return asked
+    if len(words(message)) <= _SHORT and not readiness.is_ready(message):
+        # A question by its tone alone, as Russian asks one: "а это платно", "это бесплатно".
+        return greeter_questions.topic_of(message)
     start = questions.unmarked_question_start(message)
     return None if start is None else greeter_questions.topic_of(message[start:])
+
+
+_SHORT = 4
+"""The most words of a message the greeter reads as a question of its topic without a "?"."""
 
 
 def question_again(turn: Turn) -> str:
