@@ -17,6 +17,7 @@ from baton_agent_runner.domain.area_everyday import (
     RELATIONSHIPS_EVERYDAY,
 )
 from baton_agent_runner.domain.area_slang import HEALTH_SLANG, WORK_SLANG
+from baton_agent_runner.domain.fact_filler import FILLER_LEADING, FILLER_TRAILING
 from baton_agent_runner.domain.wording import normalised, words
 
 # Patterns matched at a word's start (`\b` before them), on lowercase text with "ё" read as
@@ -393,7 +394,7 @@ _LEADING = re.compile(
     # family but kids" ("не семья а дети" kept as a fact of relationships).
     r"|(?:not|не)\s+[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*,?\s*(?:а|but)\s+(?=\S)"
     rf"|(?:(?:not|не)\s+[^,.;:!?—–]+?\s*(?:,|[—–]|\s-\s)\s*)?{_MEANT}[\s,:—–-]*"
-    r"|это\b[\s,:—–-]*)+",
+    rf"|это\b[\s,:—–-]*{FILLER_LEADING})+",
     re.IGNORECASE,
 )
 # ... and a "ну" left by the split of "здоровье, ну и семья": no part of what was said; nor
@@ -404,7 +405,7 @@ _TRAILING = re.compile(
     r"(?:[\s,]{0,4}\b(?:тоже|также|too|also|as\s+well|ну|добавь|добавьте"
     r"|to\s+(?:my\s+|the\s+)?(?:list|priorities)|в\s+(?:список|приоритеты)|i\s+guess|i\s+think"
     r"|i\s+suppose|probably|maybe|наверное|наверно|пожалуй|думаю|короче|,\s*like|lol|lmao|haha"
-    r"|конечно|of\s+course|obviously|btw|ещ[её]"
+    rf"|конечно|of\s+course|obviously|btw|ещ[её]{FILLER_TRAILING}"
     r")){1,2}[\s.!…]*$",
     re.IGNORECASE,
 )

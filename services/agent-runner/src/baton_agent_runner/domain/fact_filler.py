@@ -1,0 +1,26 @@
+"""What a message says around an area's fact that is no part of it, as fragments of the
+lead-in and the tail `areas.trimmed` takes off: that the area was said before ("work i said",
+"здоровье тоже, я же сказал") or forgotten ("you forgot my health: my knees"), and a request
+about the area ("don't remove work, I still work as a nurse", "работу всё-таки верни"). Each
+was kept in the summary as the fact."""
+
+# ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+
+from __future__ import annotations
+
+_KEEP_VERBS = r"(?:remove|delete|drop|forget|убирай(?:те)?|удаляй(?:те)?|вычеркивай(?:те)?)"
+_UPTO_STOP = r"[^,.;:!?—–]+?\s*[,.;:!—–]\s*"
+
+FILLER_LEADING = (
+    # "you forgot my health: ...", "ты забыл про здоровье — ...": the label then says the fact.
+    r"|(?:you\s+forgot(?:\s+about)?|ты\s+забыл[аи]?(?:\s+(?:про|о|об))?)\s+(?=\S)"
+    # "don't remove work, I still ...", "не убирай работу, я ...": the area, then its fact.
+    rf"|(?:don'?t|do\s+not|не)\s+{_KEEP_VERBS}\s+{_UPTO_STOP}(?=\S)"
+    r"|(?:верни(?:те)?|bring\s+back|restore)\s+(?=\S)"
+    # "not work — family": what is taken back before the dash, as before "but" or "а".
+    r"|(?:not|не)\s+[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*[—–]\s*(?=\S)"
+)
+"""Alternatives of `areas._LEADING` (each opens with "|")."""
+
+FILLER_TRAILING = r"|i\s+said|я\s+(?:же\s+)?сказал[аи]?|вс[её]-?таки|верни(?:те)?"
+"""Alternatives of `areas._TRAILING` (each opens with "|")."""
