@@ -135,9 +135,11 @@ def _off_topic(turn: Turn) -> Reply | None:
     before = turn.message[: found.start].strip()
     told = RULES[turn.agent](turn.model_copy(update={"message": before})) if before else None
     data = {**(told.data if told else {}), **kept}
-    if told is not None and told.action == "complete_step":
+    if told is not None and (told.action == "complete_step" or told.data):
         # "Понял, поехали! И запиши в inbox: купить молоко": the step closes as the words
         # before the request say, and the reply first tells what became of the request.
+        # So with the facts they save: "health, I skip the gym. Remind me to book a physio"
+        # was asked about health again, as if it had not been named.
         noted = _noted(turn, items, why="", bare=bare)
         return Reply(f"{noted}\n{told.message}", told.action, told.reason, data)
     why = text(turn.language, f"why_{turn.agent}")
