@@ -10,7 +10,14 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from baton_agent_runner.domain import greeter_questions, names, questions, readiness, skipping
+from baton_agent_runner.domain import (
+    greeter_questions,
+    intro_skips,
+    names,
+    questions,
+    readiness,
+    skipping,
+)
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
@@ -65,6 +72,7 @@ def _greeter_reply(turn: Turn) -> Reply:
         or readiness.asks_next_step(message)
         or _yes_to_start(turn)
         or (introduced and skips)
+        or intro_skips.skips_intro(message)  # "hi, can we skip the intro?" got the intro
     ):
         if not turn.can_complete:  # seed 000's pre-check: the step cannot close yet
             # The first message ("С чего начнём?"): who the greeter is first, which "Отлично!
