@@ -46,7 +46,9 @@ class Stack:
             nats_url=self.nats_url,
             database_url=f"sqlite+aiosqlite:///{self.folder / 'agent.db'}",
             qdrant_path=self.folder / "qdrant",
-            **self.extra,
+            # A test that is not about store timeouts should not fail on a CI machine's
+            # stall: one SQLite call passed the 4 s default once under the full suite's load.
+            **{"store_timeout_seconds": 8.0, **self.extra},
         )
 
     async def start_agent_runner(self) -> AgentRunnerApp:
