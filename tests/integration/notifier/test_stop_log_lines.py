@@ -1,5 +1,6 @@
 """A stop that cancels what still runs says so in one line each, none of them an ERROR: the
-gateway stopped cleanly, and a traceback in its log would send an operator looking for a bug."""
+gateway stopped cleanly, and a traceback in its log would send an operator looking for a bug.
+And a stopping gateway takes no new connection while its live sessions close."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import contextlib
 import contextvars
 import logging
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -56,7 +57,9 @@ async def _no_live_sessions(within: float) -> None:
 
 
 @contextlib.asynccontextmanager
-async def gateway() -> AsyncIterator[tuple[_QuietServer, str]]:
+async def gateway(
+    close_live: Callable[[float], Awaitable[None]] = _no_live_sessions,
+) -> AsyncIterator[tuple[_QuietServer, str]]:
     # Bound here and handed over: a port picked free and let go was now and then taken by a
     # test running beside before uvicorn bound it.
     listening = socket.create_server(("127.0.0.1", 0))
@@ -67,7 +70,7 @@ async def gateway() -> AsyncIterator[tuple[_QuietServer, str]]:
         log_config=None,
         timeout_graceful_shutdown=GRACE,  # type: ignore[arg-type]
     )
-    server = _QuietServer(config, close_live=_no_live_sessions)
+    server = _QuietServer(config, close_live=close_live)
     task = asyncio.create_task(server.serve(sockets=[listening]))
     async with asyncio.timeout(10):
         while not server.started:  # noqa: ASYNC110 - uvicorn offers no event for it
@@ -132,3 +135,25 @@ async def test_a_stop_that_cancels_requests_and_streams_logs_no_error(
     cut_off = sorted(r.getMessage() for r in lines if r.getMessage().startswith("stopping: cut"))
     assert len(cut_off) == 2, shown
     assert "GET /begun" in cut_off[0] and "WebSocket /ws" in cut_off[1], cut_off
+
+
+async def test_a_stopping_gateway_refuses_new_connections_while_live_sessions_close() -> None:
+    # The stop waits up to LIVE_CLOSE_SECONDS for the live sessions; a connection accepted in
+    # that second would only be cut off by the stop, where a refused one is retried elsewhere.
+    waiting, done = asyncio.Event(), asyncio.Event()
+
+    async def slow_to_close(within: float) -> None:
+        waiting.set()
+        await done.wait()
+
+    async with gateway(slow_to_close) as (server, address):
+        host, port = address.split(":")
+        server.should_exit = True
+        async with asyncio.timeout(10):
+            await waiting.wait()
+        try:
+            with pytest.raises(ConnectionRefusedError):
+                _, writer = await asyncio.open_connection(host, int(port))
+                writer.close()
+        finally:
+            done.set()

@@ -100,8 +100,14 @@ class GatewayServer(uvicorn.Server):
         _add_once(logging.getLogger("uvicorn.error"), StopLines)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        """End every live session, then shut down as uvicorn does."""
+        """Stop listening, end every live session, then shut down as uvicorn does."""
         self._answers.stopping = True
+        # Stop accepting first, as uvicorn's shutdown would: a connection taken during the wait
+        # below would only be cut off, where a refused one goes to another replica at once.
+        for server in self.servers:
+            server.close()
+        for listening in sockets or []:
+            listening.close()
         # Before uvicorn's shutdown, which closes every WebSocket still open at once (1012).
         await self._close_live(LIVE_CLOSE_SECONDS)
         await super().shutdown(sockets)
