@@ -27,6 +27,7 @@ from baton_agent_runner.domain.extracted import trimmed_item
 from baton_agent_runner.domain.finishing import declines
 from baton_agent_runner.domain.go_aheads import only_goes_ahead
 from baton_agent_runner.domain.inbox_requests import only_reminder, without_reminder
+from baton_agent_runner.domain.never_mind import only_never_mind
 from baton_agent_runner.domain.questions import unmarked_question_start
 from baton_agent_runner.domain.wording import without_end, words
 
@@ -71,6 +72,7 @@ def item_in(text: str, filler: frozenset[str] = ACK | HESITATION) -> str | None:
     said_nothing = said_nothing or declines(item)
     said_nothing = said_nothing or only_goes_ahead(item)  # "го", "fire away", "I'm back"
     said_nothing = said_nothing or only_reminder(item)  # "не забыть", "don't forget": of what?
+    said_nothing = said_nothing or only_never_mind(item)  # "never mind", "забей": nothing
     said_nothing = said_nothing or _about_the_step(item) or _small_talk(text)
     return None if said_nothing or only_waits(item) or only_how_much(item) else item
 
@@ -166,6 +168,7 @@ def past_preamble(text: str) -> str:
     for phrase_end in PHRASE_END.finditer(text):
         phrase = text[start : phrase_end.start()]
         opener = set(words(phrase)) <= PREAMBLE or only_waits(phrase) or only_goes_ahead(phrase)
+        opener = opener or only_never_mind(phrase)  # "never mind, call grandma"
         if not opener:
             break
         if phrase_end.group().startswith(".") and LONE_CAPITAL_AT_END.search(phrase):

@@ -18,6 +18,7 @@ from baton_agent_runner.domain import inbox_removals as removals
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.closing_words import only_thanks
 from baton_agent_runner.domain.extracted import distinct, same_item
+from baton_agent_runner.domain.never_mind import only_never_mind
 from baton_agent_runner.domain.scripted_turn import (
     Reply,
     Turn,
@@ -93,8 +94,11 @@ def _heard(turn: Turn) -> list[str]:
 
 def _told(turn: Turn, items: list[str], again: list[str], total: int) -> list[str]:
     """The reply's lines of what became of the items: promoted from earlier steps, saved now
-    (with the count), and said again though already saved."""
+    (with the count), and said again though already saved; "never mind" alone, that nothing
+    was."""
     parts = []
+    if only_never_mind(turn.message):  # "forget it", "забей": it was saved as an item
+        parts.append(text(turn.language, "inbox_never_mind"))
     if turn.promoted:
         parts.append(text(turn.language, "promoted", items="; ".join(turn.promoted)))
     if items:

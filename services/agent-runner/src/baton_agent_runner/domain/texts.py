@@ -474,6 +474,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Это было последнее сообщение на этом шаге, так что идём дальше.",
         "en": "That was the last message for this step, so we are moving on.",
     },
+    "inbox_never_mind": {
+        # "never mind", "forget it", "забей" alone: nothing was saved, nor taken out.
+        "ru": "Хорошо, ничего не записываю.",
+        "en": "Okay, nothing saved.",
+    },
     "inbox_removed": {"ru": "Убрал из inbox: {item}.", "en": "Removed from your inbox: {item}."},
     "inbox_remove_which": {
         # Asked to take out what several items hold: none is removed.
