@@ -1,5 +1,6 @@
 """Brain dump messages a probe found misread: "not now" with where the user is as the reason
-("not right now, I'm at work", "не сейчас, я за рулём") saved as an inbox item."""
+("not right now, I'm at work", "не сейчас, я за рулём", "not now because I'm driving") saved
+as an inbox item."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ def turn(message: str) -> Turn:
     [
         "not right now, I'm at work", "later, I'm driving", "потом, я занят",
         "не сейчас, я за рулём", "not now, busy", "давай позже", "I'm in a meeting, later",
+        # With no comma between: saved as the item "not now because I'm driving".
+        "not now because I'm driving", "not right now I'm at work", "I'm driving so later",
+        "не сейчас потому что я за рулём", "потом, я занят потому что на работе",
     ],
 )  # fmt: skip
 def test_not_now_with_a_reason_saves_nothing(message: str) -> None:

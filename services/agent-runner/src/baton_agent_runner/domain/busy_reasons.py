@@ -21,16 +21,34 @@ _BUSY = frozenset({
     "я", "занят", "занята", "заняты", "на", "работе", "за", "рулем", "в", "дороге", "пути",
     "встрече", "совещании", "сейчас", "пока", "очень", "немного", "с", "детьми", "ребенком",
     "обедаю", "учебе", "паре", "метро", "машине", "еду", "тренировке", "зале", "потому", "что",
-    "извини", "у", "меня", "дела", "много",
+    "извини", "у", "меня", "дела", "много", "так", "как", "поэтому",
 })  # fmt: skip
 _CLAUSE_END = re.compile(r"[,.;:!…]+|\s[—–-]\s")
 
 
 def puts_off_busy(text: str) -> bool:
     """Every clause of the text puts it off ("not right now", "потом") or says the user is
-    busy (`_BUSY`: "I'm at work", "я за рулём"), and one of them puts it off; "later, call
-    the bank" and "потом, я куплю хлеб" hold items."""
-    parts = [part for part in _CLAUSE_END.split(text) if words(part)]
-    later = [readiness.puts_off(part) for part in parts]
-    busy = [set(words(part)) <= _BUSY for part in parts]
+    busy (`_BUSY`: "I'm at work", "я за рулём"), or does both with no comma between ("not now
+    because I'm driving"), and one of them puts it off; "later, call the bank" and "потом, я
+    куплю хлеб" hold items."""
+    parts = [words(part) for part in _CLAUSE_END.split(text) if words(part)]
+    later = [readiness.puts_off(" ".join(part)) or _later_busy(part) for part in parts]
+    busy = [_busy(part) for part in parts]
     return any(later) and all(map(any, zip(later, busy, strict=True)))
+
+
+def _busy(said: list[str]) -> bool:
+    return bool(said) and set(said) <= _BUSY
+
+
+def _later_busy(said: list[str]) -> bool:
+    """The clause puts it off, then says the user is busy, or the other way round, with no
+    comma between ("not now because I'm driving", "я за рулём так что потом"): the saved
+    item was the whole of it."""
+    for cut in range(1, len(said)):
+        head, tail = said[:cut], said[cut:]
+        if readiness.puts_off(" ".join(head)) and _busy(tail):
+            return True
+        if _busy(head) and readiness.puts_off(" ".join(tail)):
+            return True
+    return False
