@@ -41,9 +41,15 @@ def test_not_now_with_a_reason_saves_nothing(message: str) -> None:
 @pytest.mark.parametrize(
     ("message", "items"),
     [
-        ("later, call the bank", ["later, call the bank"]),
-        ("потом, я куплю хлеб", ["потом, я куплю хлеб"]),
         ("not now, busy. buy milk", ["buy milk"]),
+        # "later," that opens it is no part of the item ("later, call the bank" was saved so).
+        ("later, call the bank", ["call the bank"]), ("потом, я куплю хлеб", ["я куплю хлеб"]),
+        ("Потом, позвонить в банк", ["позвонить в банк"]), ("maybe later, buy milk", ["buy milk"]),
+        # A day is the item's own, and a colon makes "later" a label of it.
+        ("later: call the bank", ["later: call the bank"]),
+        ("tomorrow, call the bank", ["tomorrow, call the bank"]),
+        ("завтра, позвонить в банк", ["завтра, позвонить в банк"]),
+        ("потом купить хлеб", ["потом купить хлеб"]),
     ],
 )  # fmt: skip
 def test_an_item_after_not_now_is_still_an_item(message: str, items: list[str]) -> None:

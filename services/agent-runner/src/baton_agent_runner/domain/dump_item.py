@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from baton_agent_runner.domain import readiness
 from baton_agent_runner.domain.action_lists import lists_actions
 from baton_agent_runner.domain.action_words import is_action
 from baton_agent_runner.domain.closing_words import only_closing, without_closing
@@ -168,7 +169,10 @@ def past_preamble(text: str) -> str:
     for phrase_end in PHRASE_END.finditer(text):
         phrase = text[start : phrase_end.start()]
         opener = set(words(phrase)) <= PREAMBLE or only_waits(phrase) or only_goes_ahead(phrase)
-        opener = opener or only_never_mind(phrase)  # "never mind, call grandma"
+        # "never mind, call grandma", "later, call the bank": no part of the item. Before a
+        # colon "later" labels it ("later: call the bank"), and stays.
+        later = _only_later(phrase) and phrase_end.group().startswith(",")
+        opener = opener or only_never_mind(phrase) or later
         if not opener:
             break
         if phrase_end.group().startswith(".") and LONE_CAPITAL_AT_END.search(phrase):
@@ -177,6 +181,16 @@ def past_preamble(text: str) -> str:
             break
         start = phrase_end.end()
     return JOINING.sub("", text[start:].lstrip())
+
+
+# A day is the item's own ("tomorrow, call the bank"); "later," before it is not.
+_DAYS = frozenset({"tomorrow", "завтра"})
+
+
+def _only_later(phrase: str) -> bool:
+    """The phrase only puts it off ("later", "потом", "not now"), naming no day: "later, call
+    the bank" saved "later," with the item."""
+    return readiness.puts_off(phrase) and not _DAYS.intersection(words(phrase))
 
 
 # Words that open a remark on how the user is ("I'm swamped", "ugh, so busy", "я в завале",
