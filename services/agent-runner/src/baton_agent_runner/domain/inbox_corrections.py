@@ -101,33 +101,39 @@ class Unclear(NamedTuple):
 
 
 def second_thought(
-    message: str, recent: list[str], last_list: list[str]
+    message: str, recent: list[str], last_list: list[str], shown: list[str] | None = None
 ) -> Changed | Unclear | None:
     """What the message changes of the items `recent` (the open items the user said, the
     most recent first, `recent_items`; `last_list`: the items of the last message that had
-    some, for a "#2"); None when it is no correction nor "already done"."""
+    some; `shown`: the list as the replies last showed it, for a "#2", else `last_list`);
+    None when it is no correction nor "already done"."""
     opener = _OPENER.match(message)
     opened = opener is not None and opener.end() > 0
     rest = message[opener.end() if opener else 0 :].strip()
     # "Already done" is a second thought when one opens it or it is short: "I already have a
     # dentist appointment, need to move it" is an item.
     if _DONE.search(rest) and (opened or len(words(rest)) <= _SHORT):
-        return _done(rest, recent, last_list) if recent else Unclear(rest, ())
+        return _done(rest, recent, shown or last_list) if recent else Unclear(rest, ())
     if not recent:
         return None
     return _changed(rest, recent, last_list) or _corrected(rest, recent, opened=opened)
 
 
-def read(message: str, earlier: list[str], open_items: list[str]) -> Changed | Unclear | None:
+def read(
+    message: str, earlier: list[str], open_items: list[str], shown: list[str] | None = None
+) -> Changed | Unclear | None:
     """A correction of an item said earlier (`earlier`: the user's messages before this one),
-    or "already done" of one, of the open items of the instance; None when it is neither."""
+    or "already done" of one, of the open items of the instance; None when it is neither.
+    "cancel #2 i already did it" counts `shown` (the open items as the replies last showed
+    them, as "remove #2" does: it counted the user's last message alone), and the last list
+    sent only when the replies showed none."""
     if not may_be_one(message):
         return None
     # An earlier second thought holds no list: "#2" counts the items of the last list sent.
     said = [dumped_items(text) for text in earlier if not may_be_one(text)]
     recent = recent_items(said, open_items)
     last_list = next((items for items in reversed(said) if items), [])
-    return second_thought(message, recent, last_list)
+    return second_thought(message, recent, last_list, shown)
 
 
 def may_be_one(message: str) -> bool:
@@ -295,8 +301,10 @@ def _done(rest: str, recent: list[str], last_list: list[str]) -> Changed | Uncle
     said = _DONE.sub(" ", rest)
     if (place := _PLACE.search(said)) is not None:
         at = int(place.group("n"))
-        if 1 <= at <= len(last_list) and last_list[at - 1] in recent:
-            return Changed(last_list[at - 1], None)
+        at_place = same_item(last_list[at - 1]) if 1 <= at <= len(last_list) else None
+        # The list shown holds the inbox's own wording; `recent` may hold the user's.
+        if (item := next((it for it in recent if same_item(it) == at_place), None)) is not None:
+            return Changed(item, None)
         return Unclear(place.group(), tuple(recent))
     named = [word for word in words(said) if word not in _NAMING_NOTHING]
     matching = [item for item in recent if named and _names(item, named)]

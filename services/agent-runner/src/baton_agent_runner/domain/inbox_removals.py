@@ -30,7 +30,7 @@ def asked(turn: Turn, earlier: list[str]) -> tuple[str | None, Reply | None]:
         return inbox_requests.removal_request(said, [*earlier, *turn.inbox_open]), None
     if not turn.inbox_open:
         return None, Reply(text(turn.language, "inbox_remove_nothing"))
-    listed = _told_saved(turn)
+    listed = told_saved(turn)
     if place is None:
         if listed:
             return listed[-1], None
@@ -45,24 +45,35 @@ def asked(turn: Turn, earlier: list[str]) -> tuple[str | None, Reply | None]:
     return listed[place - 1], None
 
 
-def _told_saved(turn: Turn) -> list[str]:
+def told_saved(turn: Turn) -> list[str]:
     """The open items (`inbox_open`) in the order the agent's replies told them promoted or
     saved ("I have already added ...: a.", "Saved to your inbox: a; b. Items so far: 2."),
-    each at its latest telling: the list the user sees, its last item the one saved last."""
-    held = {same_item(content): content for content in turn.inbox_open}
-    told: dict[str, str] = {}
+    each at its latest telling, and a changed one in the place of the item it changed
+    ("Changed: buy milk → buy oat milk."): the list the user sees, its last item the one saved
+    last, one removed already left out."""
+    told: list[str] = []  # each item's `same_item`, as told
     for entry in turn.history:
         if entry.get("role") != "assistant":
             continue
         said = entry.get("text", "")
         found = sorted(
-            (hit for told in _TOLD for hit in told.finditer(said)), key=lambda hit: hit.start()
+            (hit for told in (*_TOLD, *_CHANGED) for hit in told.finditer(said)),
+            key=lambda hit: hit.start(),
         )
-        for item in (item for hit in found for item in hit.group("items").split("; ")):
-            if (key := same_item(item)) in held:
-                told.pop(key, None)
-                told[key] = held[key]
-    return list(told.values())
+        for hit in found:
+            if "new" in hit.re.groupindex:  # "#3" after it counted the changed item out
+                told = _changed(told, same_item(hit.group("item")), same_item(hit.group("new")))
+                continue
+            for key in map(same_item, hit.group("items").split("; ")):
+                told = [*(k for k in told if k != key), key]
+    held = {same_item(content): content for content in turn.inbox_open}
+    return [held[key] for key in told if key in held]
+
+
+def _changed(told: list[str], old: str, new: str) -> list[str]:
+    """`told` with `new` in the place of `old`, or last when `old` was never told."""
+    told = [key for key in told if key != new]
+    return [new if key == old else key for key in told] if old in told else [*told, new]
 
 
 def _told_pattern(code: lang.Lang, key: str) -> re.Pattern[str]:
@@ -75,6 +86,18 @@ def _told_pattern(code: lang.Lang, key: str) -> re.Pattern[str]:
 
 
 _TOLD = tuple(_told_pattern(code, key) for code in ("ru", "en") for key in ("saved", "promoted"))
+
+
+def _changed_pattern(code: lang.Lang) -> re.Pattern[str]:
+    """What a reply telling a correction says ("Changed: {item} → {new}."), its old item as
+    the group `item` and the new one as `new`."""
+    said = re.escape(text(code, "inbox_changed", item="\x00", new="\x01"))
+    said = said.replace(re.escape("\x00"), r"(?P<item>[^\n]*?)")
+    said = said.replace(re.escape("\x01"), r"(?P<new>[^\n]*?)")
+    return re.compile(said.removesuffix(re.escape(".")) + r"\.(?=\s|$)")
+
+
+_CHANGED = tuple(_changed_pattern(code) for code in ("ru", "en"))
 
 
 def removes_one(turn: Turn, removal: str) -> bool:

@@ -42,7 +42,9 @@ def inbox_collector(turn: Turn) -> Reply:
     if which is not None:
         return which
     # "no wait not milk, oat milk", "ой нет, подарок уже купила"
-    fix = None if removal else corrections.read(turn.message, earlier, turn.inbox_open)
+    # "cancel #2 i already did it" counts the list shown, as "remove #2" does.
+    shown = removals.told_saved(turn)
+    fix = None if removal else corrections.read(turn.message, earlier, turn.inbox_open, shown)
     if isinstance(fix, corrections.Unclear):  # "already did it": which one? nothing is saved
         return _which_meant(turn, fix)
     later = brain_dump.puts_off(turn.message)  # "потом", "not now", "Запиши в inbox: потом"
