@@ -24,6 +24,7 @@ from typing import NamedTuple
 from baton_agent_runner.domain.brain_dump import dumped_items
 from baton_agent_runner.domain.change_phrases import CHANGES, change_said
 from baton_agent_runner.domain.extracted import holds, same_item
+from baton_agent_runner.domain.owner_corrections import without_owner
 from baton_agent_runner.domain.word_cases import inflected
 from baton_agent_runner.domain.wording import words
 
@@ -275,7 +276,7 @@ def _replaced(item: str, old: str, new: str) -> str:
     found = said.search(item)
     if found is None:
         return item
-    before, after = item[: found.start()], item[found.end() :]
+    before, after = without_owner(item[: found.start()], new), item[found.end() :]
     return before + _past_said(before, new.strip(), after) + after
 
 
