@@ -25,6 +25,12 @@ from baton_agent_runner.domain.brain_dump import split_items
             "на работе надо до пятницы сдать отчёт, потом ещё согласовать отпуск",
             ["до пятницы сдать отчёт", "согласовать отпуск"],
         ),
+        # A day alone before the lead-in says only when, as "this week" does.
+        ("Сегодня надо позвонить маме, починить кран", ["позвонить маме", "починить кран"]),
+        (
+            "tomorrow I have to call the bank, book the dentist",
+            ["call the bank", "book the dentist"],
+        ),
         (
             "fix bike, pay rent, txt jake abt sat, dentist appt",
             ["fix bike", "pay rent", "txt jake abt sat", "dentist appt"],
@@ -39,7 +45,7 @@ def test_a_list_after_a_few_words_is_an_item_per_action(message: str, items: lis
     "message",
     [
         "my mom said I need to call her, and buy bread", "tell Bob I have to leave early",
-        "Сегодня надо позвонить маме, починить кран",
+        "Сегодня надо позвонить маме, узнать, как она",
     ],
 )  # fmt: skip
 def test_words_that_say_more_than_when_keep_the_sentence_whole(message: str) -> None:

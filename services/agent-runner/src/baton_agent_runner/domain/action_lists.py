@@ -193,7 +193,7 @@ def _before_lead_in(item: str) -> re.Match[str] | None:
     """The words before a lead-in (`_BEFORE_LEAD_IN`) when they only say when or where
     (`SETTING`): "my mom said I need to call her, and buy bread" keeps its words."""
     found = _BEFORE_LEAD_IN.match(item)
-    return found if found and set(words(found.group())) <= SETTING else None
+    return found if found and set(words(found.group())) <= SETTING | WHEN else None
 
 
 def _past_lead_in(item: str) -> str:
