@@ -189,7 +189,12 @@ def test_an_errand_said_to_the_summary_is_a_task_not_a_fact(message: str, item: 
      ("yes, call mom", "call mom"),
      ("yes and I need to buy running shoes", "buy running shoes"),
      ("yes, and I need to renew my gym membership", "renew my gym membership"),
-     ("yes but I have to buy gym shoes", "buy gym shoes")],
+     ("yes but I have to buy gym shoes", "buy gym shoes"),
+     # The yes was taken for part of "надо купить хлеб"'s lead, and the summary asked again.
+     ("да, надо купить хлеб", "купить хлеб"),
+     ("да, и ещё нужно купить хлеб", "купить хлеб"),
+     ("ага, надо купить хлеб", "купить хлеб"),
+     ("да надо купить хлеб", "купить хлеб")],
 )  # fmt: skip
 def test_a_task_said_after_a_yes_to_the_summary_is_kept(message: str, item: str) -> None:
     # The yes was read, and the task lost, or it replaced the health (or relationships) fact.

@@ -28,10 +28,12 @@ _WHEN = (
 )
 _RU_WHEN = re.compile(r"^(?:завтра|сегодня|послезавтра|вечером|утром|потом)\s+", re.IGNORECASE)
 # Said before the marker, no part of the task: "wait", "oh", "btw", "can you", "а ты можешь".
+# A yes is no part of it either, but is the step's (`_MENTION`): "да, надо купить хлеб" to
+# discovery's summary lost its "да", and the summary was asked about again.
 # At most four such words: without a bound, each phrase start of ", and , and ..." (8,000
 # characters) read all the rest of the message, and the search took minutes.
 _OPENING = (
-    r"(?:(?:oh|wait|hey|ah|and|also|btw|so|ok|okay|but|и|а|ой|кстати|слушай|да|но)\b"
+    r"(?:(?:oh|wait|hey|ah|and|also|btw|so|ok|okay|but|и|а|ой|кстати|слушай|но)\b"
     r"[\s,.!—–-]{0,8}){0,4}"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
     r"|(?:ты\s+|вы\s+)?(?:можешь|можете|сможешь|сможете)\s+(?:пожалуйста\s+)?)?"
@@ -39,8 +41,9 @@ _OPENING = (
 # The marker at a phrase's start; the task runs to the sentence's end. `need` ("надо ...")
 # and `also` ("oh and ...") mark one only before an action (`_task`).
 _MENTION = re.compile(
-    # After a yes too, said to discovery's summary: "yes and I need to buy running shoes".
-    rf"(?:^|(?<=[.!?,;:—–])|(?<=\byes)|(?<=\byeah)|(?<=\byep))\s*{_OPENING}"
+    # After a yes too, said to discovery's summary: "yes and I need to buy running shoes",
+    # "да надо купить хлеб"; the yes stays in what is left for the step.
+    rf"(?:^|(?<=[.!?,;:—–])|(?<=\byes)|(?<=\byeah)|(?<=\byep)|(?<=\bда))\s*{_OPENING}"
     rf"(?:{REMINDER}|remind\s+me\s+(?P<when>{_WHEN})\s+to"
     r"|(?P<also>oh\s+and|and\s+also)"
     r"|(?P<need>(?:(?:мне|нам)\s+)?(?:ещ[её]\s+|также\s+)?(?:надо|нужно)"
