@@ -253,6 +253,12 @@ _HEADED = re.compile(r"(?:^|[.;!?\n,])\s*([^.;!?\n,:—–]+?)\s*(?:[:—–]|\s
 """A clause that opens with a head and a colon or dash ("work: ...", "работа — ...")."""
 
 
+def holds_back(message: str) -> bool:
+    """Whether the message says what holds the user back anywhere in it ("family comes first,
+    so no time for gym": the ranking's clause says it too)."""
+    return bool(_HOLDS_BACK.search(normalised(message)))
+
+
 def ranks(message: str) -> bool:
     """Whether the message ranks an area first ("family first", "главное — семья")."""
     return bool(_FOCUS.search(normalised(corrected(message))))

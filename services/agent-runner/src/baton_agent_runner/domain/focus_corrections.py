@@ -81,5 +81,6 @@ def refocused(message: str, language: lang.Lang, notes: dict[str, str], pending:
     said = None if pending == "focus" else new_focus(message, language, notes)
     if said is None:
         return None
-    holds_back = "constraints" in followup.volunteered(message, language)
+    # "family comes first, so no time for gym" answers it: the ranking says what holds back.
+    holds_back = followup.holds_back(message)
     return said if corrects(message) or (pending == "constraints" and not holds_back) else None

@@ -17,6 +17,7 @@ from baton_agent_runner.domain import (
     inbox_requests,
     readiness,
     skipping,
+    time_limits,
 )
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
@@ -106,6 +107,8 @@ def _read(turn: Turn) -> _Said:
     # "finances is the mortgage, not work": what finances is, no decline of work.
     declined = lang.declined_areas(turn.message) - focus_corrections.ranked_below(turn.message)
     declined -= focus_corrections.told_apart(turn.message)
+    if pending == "constraints":  # "family first, so no time for gym": what holds them back
+        declined -= time_limits.lacked_time_for(turn.message)
     if (removed := _fact_removed(turn)) is not None:
         declined = {*declined, removed}
     dropped = [area for area in AREAS if area in declined and area in turn.facts]

@@ -1,0 +1,42 @@
+"""Discovery's misreadings found by a third probe of the scripted agent, each read as the user
+meant it now."""
+
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain import texts
+from baton_agent_runner.domain.output import AgentOutput
+from baton_agent_runner.domain.scripted import Turn, run
+
+FACTS = {"work": "my job", "health": "gym", "relationships": "family"}
+
+
+def discovery(message: str, **extra: Any) -> AgentOutput:
+    return run(Turn(agent="discovery", current_step="discovery", message=message,
+                    language=lang.language_of(message), **extra))  # fmt: skip
+
+
+def to_question(key: str, message: str, **extra: Any) -> AgentOutput:
+    """`message` said to the follow-up question `key`, the summary of `FACTS` confirmed."""
+    language = lang.language_of(message)
+    question = texts.text(language, f"discovery_ask_{key}")
+    asked = f"{texts.text(language, 'discovery_good')} {question}"
+    extra.setdefault("facts", FACTS)
+    return discovery(message, can_complete=False,
+                     history=[{"role": "assistant", "text": asked}], **extra)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["family comes first, so no time for gym", "kids first, so I don't have time for the gym",
+     "семья на первом месте, нет времени на спорт"],
+)  # fmt: skip
+def test_no_time_for_an_area_said_to_what_holds_you_back_removes_no_area(message: str) -> None:
+    # "Removed: health." and the areas asked for again: the gym was declined.
+    out = to_question("constraints", message, notes={"focus": "work"})
+    assert out.extracted_data == {"notes": {"constraints": message}}
