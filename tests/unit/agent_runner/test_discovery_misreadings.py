@@ -206,7 +206,7 @@ def test_a_task_said_after_a_yes_to_the_summary_is_kept(message: str, item: str)
 @pytest.mark.parametrize(
     ("message", "fact"),
     [("I need to go to the gym more", "I need to go to the gym more"),
-     ("yes, and add yoga", "yoga")],
+     ("yes, and add yoga", "gym; yoga")],
 )  # fmt: skip
 def test_a_habit_or_an_addition_said_to_the_summary_is_still_a_fact(
     message: str, fact: str

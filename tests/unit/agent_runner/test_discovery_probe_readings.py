@@ -40,3 +40,28 @@ def test_no_time_for_an_area_said_to_what_holds_you_back_removes_no_area(message
     # "Removed: health." and the areas asked for again: the gym was declined.
     out = to_question("constraints", message, notes={"focus": "work"})
     assert out.extracted_data == {"notes": {"constraints": message}}
+
+
+SUMMARY = (
+    "Here is what I understood:\n- work: my job\n- health: gym\n- relationships: family\n"
+    "Is that right? If not, correct me."
+)
+
+
+def to_summary(message: str, **extra: Any) -> AgentOutput:
+    """`message` said to the summary of `FACTS`, all told in this run."""
+    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(FACTS)}}}}
+    extra.setdefault("can_complete", True)
+    return discovery(message, facts=FACTS, step=told,
+                     history=[{"role": "assistant", "text": SUMMARY}], **extra)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("only add the choir and yoga", {"hobbies": "the choir", "health": "gym; yoga"}),
+     ("add yoga", {"health": "gym; yoga"}),
+     ("добавь йогу", {"health": "gym; йогу"})],
+)  # fmt: skip
+def test_an_area_added_to_keeps_what_it_held(message: str, facts: dict[str, str]) -> None:
+    # "only add the choir and yoga" replaced the health fact "gym" with "yoga".
+    assert to_summary(message).extracted_data == {"facts": facts}

@@ -18,10 +18,20 @@ _ADDING = re.compile(
 )
 
 
+# Asked to add, of every area the message names: "only add the choir and yoga" replaced the
+# health fact "gym" with "yoga".
+_ADD = re.compile(r"\b(?:add|adding|plus|добавь|добавьте|добавить|добавлю|плюс)\b", re.IGNORECASE)
+
+
 def adds_to(said: str) -> bool:
     """Whether what is said of an area adds to its fact ("дети тоже", "В отношениях ещё муж",
     "my sister too")."""
     return _ADDING.search(normalised(said)) is not None
+
+
+def asks_to_add(message: str) -> bool:
+    """Whether the message asks for what it names to be added ("add yoga", "добавь йогу")."""
+    return _ADD.search(normalised(message)) is not None
 
 
 def added(kept: str, said: str) -> str:

@@ -42,7 +42,7 @@ from baton_agent_runner.domain.discovery_replies import (
     unsaid,
 )
 from baton_agent_runner.domain.discovery_tasks import one_task, task_after_yes, tasks_said
-from baton_agent_runner.domain.fact_additions import added, adds_to
+from baton_agent_runner.domain.fact_additions import added, adds_to, asks_to_add
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.domain.told import FACTS_TOLD, knows_told, told
@@ -273,11 +273,13 @@ def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, 
             or (again and not followup.says_of(area, turn.message))
         )
     }
-    # "дети тоже" after a fact of the husband: added to it (it replaced the husband).
+    # "дети тоже" after a fact of the husband: added to it (it replaced the husband); so of
+    # each area named in "add the choir and yoga" (it replaced "gym").
+    adding = asks_to_add(turn.message)
     saved |= {
         area: added(turn.facts[area], fact)
         for area, fact in saved.items()
-        if area in turn.facts and adds_to(fact if len(saved) > 1 else turn.message)
+        if area in turn.facts and (adding or adds_to(fact if len(saved) > 1 else turn.message))
     }
     if knows_told(turn.step):
         # A fact from a run before, named again now, keeps its text and is saved again, so
