@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain import texts
+from baton_agent_runner.domain import ranked_below, texts
 from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted import Turn, run
 
@@ -65,3 +65,36 @@ def to_summary(message: str, **extra: Any) -> AgentOutput:
 def test_an_area_added_to_keeps_what_it_held(message: str, facts: dict[str, str]) -> None:
     # "only add the choir and yoga" replaced the health fact "gym" with "yoga".
     assert to_summary(message).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    ("message", "focus"),
+    [("health matters most, not work", "health — health matters most"),
+     ("главное здоровье, а не работа", "здоровье")],
+)  # fmt: skip
+def test_the_focus_note_leaves_out_the_areas_ranked_below(message: str, focus: str) -> None:
+    # The note read "health — health matters most, not work".
+    assert to_question("focus", message).extracted_data == {"notes": {"focus": focus}}
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [("health matters most, not work or my hobbies", "health matters most"),
+     ("здоровье, а не работа!", "здоровье"),
+     # More than an area after the "not", or nothing before it: what the user said stays.
+     ("health matters most, not work stress", "health matters most, not work stress"),
+     ("not work", "not work")],
+)  # fmt: skip
+def test_only_areas_ranked_below_are_left_out(said: str, kept: str) -> None:
+    assert ranked_below.without_areas_below(said) == kept
+
+
+@pytest.mark.parametrize(
+    ("message", "focus"),
+    [("health matters most, not work", "health — health matters most"),
+     ("главное здоровье, а не работа", "здоровье")],
+)  # fmt: skip
+def test_a_new_focus_said_to_the_summary_leaves_out_the_areas_ranked_below(
+    message: str, focus: str
+) -> None:
+    assert to_summary(message).extracted_data == {"notes": {"focus": focus}}

@@ -2,7 +2,7 @@
 else: "actually health matters most, not work" sets the focus note; it declines no area, and
 says nothing of what holds the user back."""
 
-# ruff: noqa: RUF001, RUF002, RUF003  (Russian text, comments too, is meant to be Cyrillic)
+# ruff: noqa: RUF001, RUF002  (Russian text, docstrings too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ from itertools import pairwise
 
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.ranked_below import BELOW
 from baton_agent_runner.domain.wording import normalised
 
-# An area put below the one ranked first: "..., not work", "..., а не работа", "но не семья".
-_BELOW = re.compile(r"^(?:(?:а|и|но|and|but)\s+)?(?:not|не)\s+(?P<rest>\S.*)$")
 _PARTS = re.compile(r"[,;.!?—–]")
 # What opens a change of what was said: "actually", "wait", "no", "нет", "вообще-то".
 _CORRECTING = re.compile(
@@ -32,7 +31,7 @@ def ranked_below(message: str) -> set[str]:
         return set()
     below: set[str] = set()
     for part in _PARTS.split(normalised(message)):
-        hit = _BELOW.match(part.strip())
+        hit = BELOW.match(part.strip())
         if hit and followup.adds_nothing(hit["rest"]):
             below |= lang.areas_in(hit["rest"]).keys()
     return below
@@ -49,7 +48,7 @@ def told_apart(message: str) -> set[str]:
     apart: set[str] = set()
     parts = _PARTS.split(normalised(message))
     for said, part in pairwise(parts):
-        hit, head = _BELOW.match(part.strip()), _DEFINED.match(said.strip())
+        hit, head = BELOW.match(part.strip()), _DEFINED.match(said.strip())
         defined = lang.areas_in(head["head"]).keys() if head else set()
         if hit and defined and followup.adds_nothing(hit["rest"]):
             apart |= lang.areas_in(hit["rest"]).keys() - defined
