@@ -98,3 +98,21 @@ def test_a_new_focus_said_to_the_summary_leaves_out_the_areas_ranked_below(
     message: str, focus: str
 ) -> None:
     assert to_summary(message).extracted_data == {"notes": {"focus": focus}}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["going to the doctor more", "go to the doctor more often", "seeing my doctor regularly",
+     "чаще ходить к врачу", "регулярно ходить к врачам"],
+)  # fmt: skip
+def test_going_to_the_doctor_more_names_health(message: str) -> None:
+    # It named no area: "So far I have work ... What else matters to you?"
+    out = discovery(message, facts={"work": "my job"})
+    assert out.extracted_data == {"facts": {"health": message}}
+
+
+@pytest.mark.parametrize(
+    "message", ["my doctor recommended it", "the doctor said to try this", "see the doctor"]
+)
+def test_a_doctor_who_speaks_or_an_errand_names_no_area(message: str) -> None:
+    assert lang.areas_in(message) == {}

@@ -13,6 +13,12 @@ HEALTH_EVERYDAY = (
     r"(?<!\ba )(?<!\bthe )(?<!\bmy )doctors?\b(?!\s+(?:said|says|told|recommended|suggested)\b)",
     r"(?<!\bя )врачи?\b"
     r"(?!\s+(?:сказал|говорит|советует|посоветовал|порекомендовал|рекомендует|рассказал))",
+    # Going to the doctor as a habit, more or regularly: "going to the doctor more", "чаще
+    # ходить к врачу" (it named no area); not once, as an errand does ("see the doctor").
+    r"(?:go(?:es|ing)?|get(?:ting)?|see(?:ing)?|visit(?:ing)?)\s+(?:to\s+)?(?:the\s+|a\s+|my\s+)?"
+    r"doctors?\s+(?:more|regularly|often|every)\b",
+    r"(?:чаще|регулярно)\s+(?:ходить|хожу|ходит|бывать)\s+(?:к|у)\s+врач(?:у|ам|ей|а)\b",
+    r"(?:ходить|хожу|бывать)\s+(?:к|у)\s+врач(?:у|ам|ей|а)\s+(?:чаще|регулярно)\b",
     # The body: "knees", "back pain", "колени", "my blood pressure"; "давление" as the blood's,
     # not pressure at work ("давление на работе", "давление начальства").
     r"knees?\b",
