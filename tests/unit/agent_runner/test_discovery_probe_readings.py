@@ -50,9 +50,10 @@ SUMMARY = (
 
 def to_summary(message: str, **extra: Any) -> AgentOutput:
     """`message` said to the summary of `FACTS`, all told in this run."""
-    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(FACTS)}}}}
+    extra.setdefault("facts", FACTS)
+    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(extra["facts"])}}}}
     extra.setdefault("can_complete", True)
-    return discovery(message, facts=FACTS, step=told,
+    return discovery(message, step=told,
                      history=[{"role": "assistant", "text": SUMMARY}], **extra)  # fmt: skip
 
 
@@ -116,3 +117,25 @@ def test_going_to_the_doctor_more_names_health(message: str) -> None:
 )
 def test_a_doctor_who_speaks_or_an_errand_names_no_area(message: str) -> None:
     assert lang.areas_in(message) == {}
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [("hobbies: learning to cook", {"hobbies": "learning to cook"}),
+     ("хобби: учусь готовить", {"hobbies": "учусь готовить"}),
+     ("my hobbies - learning guitar", {"hobbies": "my hobbies - learning guitar"}),
+     # Unlabelled, "learning" still names growth.
+     ("learning to cook", {"growth": "learning to cook"})],
+)  # fmt: skip
+def test_an_area_label_wins_for_the_words_after_it(message: str, areas: dict[str, str]) -> None:
+    assert lang.areas_in(message) == areas
+
+
+def test_a_label_and_a_removal_said_to_the_summary_are_both_read() -> None:
+    # "learning" named growth under the "hobbies:" label, and growth kept that fact.
+    facts = {**FACTS, "growth": "reading"}
+    out = to_summary("no. hobbies: learning to cook. remove growth", facts=facts)
+    assert out.extracted_data == {
+        "facts": {"hobbies": "learning to cook"},
+        "dropped_facts": ["growth"],
+    }

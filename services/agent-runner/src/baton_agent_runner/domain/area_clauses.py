@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from baton_agent_runner.domain import about_baton
 from baton_agent_runner.domain.action_lists import lists_actions
+from baton_agent_runner.domain.area_labels import labelled
 from baton_agent_runner.domain.areas import (
     AREA_PATTERNS,
     KIN,
@@ -47,7 +48,7 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
         if not _ANY_AREA.search(lowered):
             continue
         skipped = _skipped_parts(lowered)
-        starts = _area_starts(lowered, skipped)
+        starts = labelled(lowered, _area_starts(lowered, skipped))
         if not any(starts.values()):
             # "my coworker recommended this": who told of Baton; "buy a gym bag", "pick up the
             # kids from school": what an errand gets; "how does it work?": what a thing does;
