@@ -139,3 +139,25 @@ def test_a_label_and_a_removal_said_to_the_summary_are_both_read() -> None:
         "facts": {"hobbies": "learning to cook"},
         "dropped_facts": ["growth"],
     }
+
+
+@pytest.mark.parametrize(
+    ("message", "items"),
+    [("call doctor; buy vitamins; plan dinner with friends",
+      ["call doctor", "buy vitamins", "plan dinner with friends"]),
+     ("позвонить врачу; купить витамины", ["позвонить врачу", "купить витамины"])],
+)  # fmt: skip
+def test_a_list_of_errands_said_to_which_matters_most_is_kept_as_tasks(
+    message: str, items: list[str]
+) -> None:
+    # The list became the focus note ("health, relationships — call doctor; ..."), its tasks
+    # lost.
+    out = to_question("focus", message, inbox_ahead=True)
+    assert out.extracted_data == {"deferred_inbox_items": items}
+    language = lang.language_of(message)
+    assert out.message.endswith(texts.text(language, "discovery_ask_focus"))
+
+
+@pytest.mark.parametrize("message", ["go running; see friends", "family, then work"])
+def test_a_list_of_habits_or_areas_said_to_which_matters_most_is_the_focus(message: str) -> None:
+    assert "focus" in to_question("focus", message).extracted_data["notes"]

@@ -9,6 +9,7 @@ from baton_agent_runner.domain import brain_dump, discovery_questions
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain.discovery_replies import leaving, then_asked_of
 from baton_agent_runner.domain.discovery_tasks import tasks_said
+from baton_agent_runner.domain.errand_lists import errand_list
 from baton_agent_runner.domain.focus_corrections import refocused
 from baton_agent_runner.domain.one_line_lists import list_entries
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
@@ -25,7 +26,9 @@ def answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) ->
     ("позвонить маме; оплатить налог" was kept as the answer, and never reached the inbox)."""
     tasks = followup.looks_like_tasks(turn.message)
     actions = tasks and pending == "constraints" and followup.only_actions(turn.message)
-    if tasks and (pending == "focus" or brain_dump.asks(turn.message) or actions):
+    # "call doctor; buy vitamins; plan dinner with friends" names areas, and was the focus.
+    errands = pending != "good_week" and bool(errand_list(turn.message))
+    if errands or (tasks and (pending == "focus" or brain_dump.asks(turn.message) or actions)):
         kept = tasks_said(turn)
         return Reply(then_asked_of(turn, kept.message, {}, set()), data=kept.data)
     if not (found or said_yes) and (other := followup.no_answer(turn.message, pending)):

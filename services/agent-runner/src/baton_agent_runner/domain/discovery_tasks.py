@@ -10,6 +10,7 @@ import re
 from baton_agent_runner.domain import action_words, brain_dump
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.errand_lists import errand_list
 from baton_agent_runner.domain.scripted_turn import Reply, Turn
 from baton_agent_runner.domain.texts import text
 
@@ -17,8 +18,9 @@ from baton_agent_runner.domain.texts import text
 def tasks_said(turn: Turn) -> Reply:
     """What discovery says of a to-do list (`followup.task_list`): kept for the brain dump,
     where it reaches the inbox as the step starts, as an inbox request is; saved now when no
-    inbox step lies ahead. One item asked about is only told where tasks go."""
-    items = followup.task_list(turn.message)
+    inbox step lies ahead. One item asked about is only told where tasks go. A list of errands
+    that names areas (`errand_list`: "call doctor; buy vitamins") is one too."""
+    items = followup.task_list(turn.message) or errand_list(turn.message)
     if not items:
         return Reply(text(turn.language, "discovery_tasks"))
     listed = "; ".join(items)
