@@ -161,3 +161,21 @@ def test_a_list_of_errands_said_to_which_matters_most_is_kept_as_tasks(
 @pytest.mark.parametrize("message", ["go running; see friends", "family, then work"])
 def test_a_list_of_habits_or_areas_said_to_which_matters_most_is_the_focus(message: str) -> None:
     assert "focus" in to_question("focus", message).extracted_data["notes"]
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("work i said", FACTS), ("work", FACTS), ("работа", FACTS),
+     ("growth means uni", {**FACTS, "growth": "uni classes"})],
+)  # fmt: skip
+def test_an_area_the_summary_holds_said_again_gets_the_summary_again(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "I did not quite get that. Is the summary above right?": nothing was wrong with it.
+    out = to_summary(message, facts=facts)
+    assert out.extracted_data == {}
+    language = lang.language_of(message)
+    unchanged = texts.text(language, "discovery_unchanged")
+    assert out.message.startswith(f"{unchanged}\n{texts.text(language, 'summary_header')}")
+    assert out.message.endswith(texts.text(language, "summary_question"))
+    assert not out.message.startswith(texts.text(language, "discovery_unclear_ask"))

@@ -232,6 +232,9 @@ def _summary_reply(turn: Turn, said: _Said, forgot: str) -> Reply:
     if not data and lang.denies(turn.message):  # "нет, не так" without saying what is
         return Reply(f"{text(turn.language, 'discovery_correct')}\n{summary}")
     if not data and last_reply_says(turn, "summary_header", "discovery_right"):
+        if said.found and said.found.keys() <= turn.facts.keys() and not said.declined:
+            # "work i said", "growth means uni": what the summary holds; it is shown again.
+            return Reply(f"{text(turn.language, 'discovery_unchanged')}\n{summary}")
         return Reply(right_asked(turn))
     return Reply(forgot + summary, data=data)
 
