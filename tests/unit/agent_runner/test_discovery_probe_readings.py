@@ -179,3 +179,23 @@ def test_an_area_the_summary_holds_said_again_gets_the_summary_again(
     assert out.message.startswith(f"{unchanged}\n{texts.text(language, 'summary_header')}")
     assert out.message.endswith(texts.text(language, "summary_question"))
     assert not out.message.startswith(texts.text(language, "discovery_unclear_ask"))
+
+
+@pytest.mark.parametrize("message", ["здоровье тоже важно", "здоровье тоже"])
+def test_an_area_kept_from_last_time_said_now_is_recorded_not_updated(message: str) -> None:
+    # "Обновил: здоровье.": health was new to this run, known only from the last one.
+    asked = texts.text("ru", "discovery_ask", missing="здоровье, отношения")
+    out = discovery(message, facts={"work": "работа", "health": "бег"},
+                    step={"workflow": {"step_data": {"discovery": {"facts_told": ["work"]}}}},
+                    history=[{"role": "assistant", "text": asked}])  # fmt: skip
+    assert "health" in out.extracted_data["facts"]
+    assert out.message.startswith(texts.text("ru", "discovery_noted"))
+
+
+def test_an_area_told_in_this_run_added_to_is_updated() -> None:
+    asked = texts.text("ru", "discovery_ask", missing="здоровье, отношения")
+    out = discovery("здоровье тоже важно", facts={"work": "работа", "health": "бег"},
+                    step={"workflow": {"step_data": {"discovery": {"facts_told": ["health"]}}}},
+                    history=[{"role": "assistant", "text": asked}])  # fmt: skip
+    assert out.extracted_data == {"facts": {"health": "бег; здоровье тоже важно"}}
+    assert out.message.startswith(texts.text("ru", "discovery_updated", areas="здоровье"))

@@ -242,8 +242,11 @@ def _summary_reply(turn: Turn, said: _Said, forgot: str) -> Reply:
 def _noted(turn: Turn, saved: dict[str, str]) -> str:
     """ "Записал." of new areas; "Обновил: работа." when each was known and its fact is
     replaced: "Записал." and the same question again read as the last reply word for word,
-    and got "I did not quite get that" before it, though the fact was kept."""
-    if any(area not in turn.facts for area in saved):
+    and got "I did not quite get that" before it, though the fact was kept. An area known
+    only from a run before (`domain.told`) is new to this one: "здоровье тоже важно" was
+    "Обновил: здоровье." though the user had not told health in this run."""
+    here = told(turn.step, FACTS_TOLD) if knows_told(turn.step) else turn.facts.keys()
+    if any(area not in turn.facts or area not in here for area in saved):
         return text(turn.language, "discovery_noted")
     names = ", ".join(lang.AREA_NAMES[turn.language].get(area, area) for area in saved)
     return text(turn.language, "discovery_updated", areas=names)
