@@ -199,3 +199,22 @@ def test_an_area_told_in_this_run_added_to_is_updated() -> None:
                     history=[{"role": "assistant", "text": asked}])  # fmt: skip
     assert out.extracted_data == {"facts": {"health": "бег; здоровье тоже важно"}}
     assert out.message.startswith(texts.text("ru", "discovery_updated", areas="здоровье"))
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["work-life balance", "I need better work-life balance", "work life balance",
+     "worklife balance", "баланс работы и жизни", "нужен баланс между работой и жизнью"],
+)  # fmt: skip
+def test_work_life_balance_is_a_health_concern_not_a_work_priority(message: str) -> None:
+    # "work-life balance" was kept as the work fact.
+    assert lang.areas_in(message) == {"health": message}
+
+
+@pytest.mark.parametrize(
+    ("message", "areas"),
+    [("work and life balance stuff", {"work"}), ("my work life is busy", {"work"}),
+     ("разрываюсь между работой и семьёй", {"work", "relationships"})],
+)  # fmt: skip
+def test_work_without_a_balance_is_still_work(message: str, areas: set[str]) -> None:
+    assert set(lang.areas_in(message)) == areas

@@ -10,6 +10,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from baton_agent_runner.domain.area_balance import (
+    NO_BALANCE_AFTER,
+    NO_BALANCE_BEFORE,
+    WORK_LIFE_BALANCE,
+)
 from baton_agent_runner.domain.area_cases import nominative
 from baton_agent_runner.domain.area_everyday import (
     HEALTH_EVERYDAY,
@@ -88,7 +93,9 @@ _RUNNING = (
 AREAS: dict[str, tuple[str, ...]] = {
     "work": (
         # Not "work out", "working out": exercise, which is health (`_WORK_OUT`).
-        r"(?:co-?)?work(?:ing|ers?|loads?|places?|days?|life)?\b(?![\s-]+out\b)", r"jobs?\b",
+        r"(?:co-?)?work(?:ing|ers?|loads?|places?|days?|life)?\b(?![\s-]+out\b)"
+        + NO_BALANCE_AFTER,
+        r"jobs?\b",
         "career", r"promot(?:ed|ions?)\b", r"salar(?:y|ies)\b", r"a\s+(?:pay\s+)?raise\b",
         # A promotion, not a rise in blood pressure or prices ("повышение давления").
         r"повышени(?:е|я|ю|ем|и)\b(?!\s+(?:давлени|цен|температур|сахар|уровн))", "зарабат",
@@ -97,7 +104,8 @@ AREAS: dict[str, tuple[str, ...]] = {
         # Not "none of your business", "mind your own business": no work, a refusal.
         r"(?<!your )(?<!your own )business", r"side[\s-]+(?:hustle|gig|project|business)s?\b",
         *_WHICH_WORK,
-        "работ", "заработ", "подработ", "переработ", "карьер", "бизнес", "зарплат",
+        NO_BALANCE_BEFORE + "работ",
+        "заработ", "подработ", "переработ", "карьер", "бизнес", "зарплат",
         # The user's own trade, said as what they are ("я программист, люблю играть на
         # гитаре" was kept as hobbies alone): only after "I'm a", "я", not "my doctor".
         r"(?:i'?m|i\s+am)\s+an?\s+(?:(?:software|web|civil)\s+)?(?:nurse|teacher|developer"
@@ -118,6 +126,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         "health", "sport", "fitness", r"gym\b", r"workouts?\b", "exercis", "sleep",
         *HEALTH_SLANG,
         *HEALTH_EVERYDAY,
+        *WORK_LIFE_BALANCE,
         # Said as what the user wants to do: "getting fit", "lose weight" went unheard.
         r"(?:get(?:ting)?|stay(?:ing)?|keep(?:ing)?)\s+fit\b", r"weight(?:\s+loss)?\b",
         # "I'd also like to get in shape" went unheard.
