@@ -12,7 +12,7 @@ from baton_agent_runner.domain.extracted import facts_of, notes_of
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import TEXTS, text
-from baton_agent_runner.domain.told import FACTS_TOLD, NOTES_TOLD, told
+from baton_agent_runner.domain.told import FACTS_TOLD, NOTES_TOLD, knows_told, told
 
 MIN_AREAS = 3
 
@@ -41,6 +41,19 @@ def unsaid(turn: Turn, facts: dict[str, str], declined: set[str]) -> list[str]:
         or [a for a in AREAS if a not in skip]
         or [a for a in ASKED if a not in facts]
     )
+
+
+def noted(turn: Turn, saved: dict[str, str]) -> str:
+    """ "Записал." of new areas; "Обновил: работа." when each was known and its fact is
+    replaced: "Записал." and the same question again read as the last reply word for word,
+    and got "I did not quite get that" before it, though the fact was kept. An area known
+    only from a run before (`domain.told`) is new to this one: "здоровье тоже важно" was
+    "Обновил: здоровье." though the user had not told health in this run."""
+    here = told(turn.step, FACTS_TOLD) if knows_told(turn.step) else turn.facts.keys()
+    if any(area not in turn.facts or area not in here for area in saved):
+        return text(turn.language, "discovery_noted")
+    names = ", ".join(lang.AREA_NAMES[turn.language].get(area, area) for area in saved)
+    return text(turn.language, "discovery_updated", areas=names)
 
 
 def forgot_line(language: lang.Lang, dropped: list[str]) -> str:

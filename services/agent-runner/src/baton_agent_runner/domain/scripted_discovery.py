@@ -34,6 +34,7 @@ from baton_agent_runner.domain.discovery_replies import (
     forgot_line,
     kept_so_far,
     leaving,
+    noted,
     right_asked,
     summary_of,
     summary_shown,
@@ -214,7 +215,7 @@ def _areas_reply(turn: Turn, said: _Said) -> Reply:
         return Reply(forgot + _too_few(turn, facts, declined), data=data)
     ask = ask_for_more(turn, facts, declined)
     if said.saved:  # "noted" only when a fact was
-        ask = f"{_noted(turn, said.saved)} {ask}"
+        ask = f"{noted(turn, said.saved)} {ask}"
     return Reply(forgot + ask, data=data)
 
 
@@ -237,19 +238,6 @@ def _summary_reply(turn: Turn, said: _Said, forgot: str) -> Reply:
             return Reply(f"{text(turn.language, 'discovery_unchanged')}\n{summary}")
         return Reply(right_asked(turn))
     return Reply(forgot + summary, data=data)
-
-
-def _noted(turn: Turn, saved: dict[str, str]) -> str:
-    """ "Записал." of new areas; "Обновил: работа." when each was known and its fact is
-    replaced: "Записал." and the same question again read as the last reply word for word,
-    and got "I did not quite get that" before it, though the fact was kept. An area known
-    only from a run before (`domain.told`) is new to this one: "здоровье тоже важно" was
-    "Обновил: здоровье." though the user had not told health in this run."""
-    here = told(turn.step, FACTS_TOLD) if knows_told(turn.step) else turn.facts.keys()
-    if any(area not in turn.facts or area not in here for area in saved):
-        return text(turn.language, "discovery_noted")
-    names = ", ".join(lang.AREA_NAMES[turn.language].get(area, area) for area in saved)
-    return text(turn.language, "discovery_updated", areas=names)
 
 
 def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, str]:
