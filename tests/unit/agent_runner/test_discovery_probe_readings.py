@@ -124,6 +124,12 @@ def test_a_doctor_who_speaks_or_an_errand_names_no_area(message: str) -> None:
     [("hobbies: learning to cook", {"hobbies": "learning to cook"}),
      ("хобби: учусь готовить", {"hobbies": "учусь готовить"}),
      ("my hobbies - learning guitar", {"hobbies": "my hobbies - learning guitar"}),
+     # The words after another area's word stay the labelled area's ("learning" cut the
+     # hobby's fact to "reading" once the label took it from growth).
+     ("hobbies: reading, learning guitar", {"hobbies": "reading, learning guitar"}),
+     ("хобби: читаю, учусь играть на гитаре", {"hobbies": "читаю, учусь играть на гитаре"}),
+     ("hobbies: reading, learning guitar, work: shipping",
+      {"hobbies": "reading, learning guitar", "work": "shipping"}),
      # Unlabelled, "learning" still names growth.
      ("learning to cook", {"growth": "learning to cook"})],
 )  # fmt: skip

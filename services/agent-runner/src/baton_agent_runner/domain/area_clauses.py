@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from baton_agent_runner.domain import about_baton
 from baton_agent_runner.domain.action_lists import lists_actions
-from baton_agent_runner.domain.area_labels import labelled
+from baton_agent_runner.domain.area_labels import labelled, labelled_part
 from baton_agent_runner.domain.areas import (
     AREA_PATTERNS,
     KIN,
@@ -48,7 +48,8 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
         if not _ANY_AREA.search(lowered):
             continue
         skipped = _skipped_parts(lowered)
-        starts = labelled(lowered, _area_starts(lowered, skipped))
+        unlabelled = _area_starts(lowered, skipped)
+        starts = labelled(lowered, unlabelled)
         if not any(starts.values()):
             # "my coworker recommended this": who told of Baton; "buy a gym bag", "pick up the
             # kids from school": what an errand gets; "how does it work?": what a thing does;
@@ -63,7 +64,8 @@ def mentioned(text: str) -> list[tuple[str, str, Mention]]:
                 "declined" if _within(start, skipped) else said_of(lowered, start, bare, after)
                 for start in at
             }
-            part = trimmed(parts.get(area, clause))
+            hid = starts != unlabelled  # "hobbies: reading, learning guitar": growth's word
+            part = trimmed(labelled_part(clause, area, hid) or parts.get(area, clause))
             if "named" in said and area in found and found[area][2] == "named":
                 # "Дети на первом месте... И с мужем хочется ...": the husband was dropped.
                 found[area] = (area, added(found[area][1], part), "named")
