@@ -17,6 +17,7 @@ from baton_cli.health import PROBE_TIMEOUT, Answer, HealthProber
 from baton_cli.liveness import MISSES, Liveness
 from baton_cli.restarts import RestartPolicy, ServiceFailed
 from baton_cli.services import NatsHealth, Runtime, ServiceSpec, Setting
+from baton_cli.supervised_nats import SupervisedNats
 from baton_cli.supervisor import Supervisor
 from baton_messaging.embedded import EmbeddedNatsServer
 
@@ -258,3 +259,38 @@ async def test_a_nats_that_does_not_answer_gets_no_service_restarted(
     assert lines == []
     assert supervisor.pids()["svc"] == pid
     assert set(frozen) == {Answer.NATS_UNREACHABLE}
+
+
+async def test_a_frozen_embedded_nats_is_killed_and_started_again(
+    tmp_path: Path, sick: Path, own_nats: EmbeddedNatsServer
+) -> None:
+    # A frozen nats-server never exited, so `baton up` never restarted it: every service
+    # answered 503 until someone killed it by hand (found stopping `baton up`'s NATS with
+    # SIGSTOP). The services are still left alone meanwhile.
+    lines: Recorded[str] = Recorded()
+    assert own_nats.pid is not None
+    frozen = own_nats.pid
+    nats = SupervisedNats(own_nats, tmp_path / "nats.log", echo=lines.append, liveness=SHORT)
+    supervisor = Supervisor(
+        [SPEC], runtime(tmp_path, own_nats.url), NOW, lines.append, nats=nats, liveness=SHORT
+    )
+    await supervisor.start_all()
+    pid = supervisor.pids()["svc"]
+    stop = asyncio.Event()
+    watching = asyncio.create_task(supervisor.watch(stop))
+    try:
+        os.kill(frozen, signal.SIGSTOP)
+        await lines.until(lambda: "nats is healthy again" in lines)
+        assert own_nats.pid != frozen
+        assert own_nats.answers(1.0)
+    finally:
+        stop.set()
+        await watching
+        await supervisor.stop_all()
+    assert lines[0].startswith("nats did not answer its health check for ")
+    assert lines[1:] == [
+        "nats was killed by the liveness watch, as it stopped answering (exited with code -9);"
+        " restarting",
+        "nats is healthy again",
+    ]
+    assert supervisor.pids()["svc"] == pid

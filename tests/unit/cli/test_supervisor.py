@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from baton_cli.liveness import Liveness
 from baton_cli.restarts import Ending, RestartPolicy, ServiceFailed, keep_alive
 from baton_cli.services import SERVICES, NatsHealth, Runtime, ServiceSpec
 from baton_cli.supervised_nats import SupervisedNats, child_exit
@@ -114,6 +115,13 @@ class FakeNatsServer:
         self.launched_on: threading.Thread | None = None
         self.store_dir = Path("/data/nats")
         self.write_errors: dict[int, str] = {}  # by pid: what its health check says
+        self.frozen: set[int] = set()  # pids that answer no PING
+        self.pinged = 0
+
+    def answers(self, timeout: float) -> bool:
+        assert self.pid is not None
+        self.pinged += 1
+        return self.pid not in self.frozen
 
     def store_write_error(self) -> str | None:
         assert self.pid is not None
@@ -173,6 +181,37 @@ async def test_a_nats_that_will_not_start_again_is_given_up() -> None:
         f"nats did not start again; it crashed 3 times in a row, giving up; see {LOG}"
     )
     assert lines == ["nats exited with code -9; restarting", "nats did not start again; restarting"]
+    await supervisor.stop_all()
+
+
+async def test_a_frozen_nats_is_killed_and_started_again() -> None:
+    # A stopped or deadlocked nats-server never exits: every service answered 503 for good,
+    # and the liveness watch spares them while NATS is silent.
+    server, lines = FakeNatsServer(), Lines()
+    liveness = Liveness(timeout=0.05, probe_timeout=0.01)
+    nats = SupervisedNats(
+        server, LOG, child_exit=server.child_exit, echo=lines.append, liveness=liveness,
+        kill=lambda pid: server.kill(),
+    )  # fmt: skip
+    supervisor = Supervisor([], RUNTIME, NOW, lines.append, nats=nats)
+    watching = asyncio.create_task(supervisor.watch(asyncio.Event()))
+    # It answers: left alone. (Pinged from a worker thread: no event to wait on.)
+    while server.pinged < 10:  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    assert lines == [] and server.calls == []
+    server.frozen.add(100)
+    await lines.seen("nats is healthy again")
+    assert lines[0].startswith("nats did not answer its health check for ")
+    assert lines[0].endswith(" checks in a row); killing it (SIGKILL) to restart it")
+    assert lines[1:] == [
+        "nats was killed by the liveness watch, as it stopped answering (exited with code -9);"
+        " restarting",
+        "nats is healthy again",
+    ]
+    assert server.calls == ["stop", "launch", "wait_ready"]  # the same port and store dir
+    assert server.pid == 101
+    watching.cancel()
+    await asyncio.gather(watching, return_exceptions=True)
     await supervisor.stop_all()
 
 

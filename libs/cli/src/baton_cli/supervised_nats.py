@@ -3,18 +3,26 @@ same port and store dir, so the services reconnect and JetStream finds its data 
 
 It is restarted so too when its JetStream could not write its store (a full disk) and the disk
 has room again: nats-server keeps such a write error, and the stream takes no message until a
-restart, so events stayed in the workflow's outbox and nothing live reached anyone."""
+restart, so events stayed in the workflow's outbox and nothing live reached anyone.
+
+And it is killed, so restarted, when it stops answering (a frozen process): it does not exit
+then, and every service waited on it for good, answering 503, while the liveness watch spares
+the services themselves for as long as NATS is silent."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
 
+from baton_cli.health import Answer
+from baton_cli.liveness import Liveness, Silence
 from baton_cli.restarts import Ending
 from baton_messaging.embedded import NatsServerError
 
@@ -46,6 +54,10 @@ class NatsServer(Protocol):
 
     def store_write_error(self) -> str | None:
         """A stream or consumer that could not write its store, as its health check says."""
+        ...
+
+    def answers(self, timeout: float) -> bool:
+        """Whether it answers a client's PING within `timeout` seconds."""
         ...
 
 
@@ -84,6 +96,11 @@ async def child_exit(pid: int) -> str:
     return _how_it_ended(pid) or "exited"
 
 
+def _sigkill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+        os.kill(pid, signal.SIGKILL)
+
+
 def _how_it_ended(pid: int) -> str | None:
     """How the child ended, or None while it runs."""
     try:
@@ -111,6 +128,8 @@ class SupervisedNats:
         echo: Callable[[str], None] = lambda _: None,
         check_every: float = STORE_CHECK_SECONDS,
         free_bytes: Callable[[], int] | None = None,
+        liveness: Liveness | None = None,
+        kill: Callable[[int], None] | None = None,
     ) -> None:
         self._server = server
         self._log = log
@@ -119,6 +138,8 @@ class SupervisedNats:
         self._echo = echo
         self._check_every = check_every
         self._free_bytes = free_bytes or (lambda: shutil.disk_usage(server.store_dir).free)
+        self._liveness = liveness
+        self._kill = kill or _sigkill
         self._started = time.monotonic()
         self._failed_to_start = False
 
@@ -129,7 +150,8 @@ class SupervisedNats:
 
     async def ended(self) -> Ending:
         """Wait until nats-server is gone; how it ended. One whose JetStream store could not be
-        written is restarted meanwhile, once the disk has room: no crash, so not counted as one."""
+        written is restarted meanwhile, once the disk has room: no crash, so not counted as one.
+        One that answers nothing for the liveness timeout is killed: it ends so."""
         while True:
             if self._failed_to_start:
                 return Ending("did not start again")
@@ -138,13 +160,18 @@ class SupervisedNats:
                 return Ending("is not running")
             exited = asyncio.ensure_future(self._child_exit(pid))
             stuck = asyncio.ensure_future(self._store_stuck())
+            silent = asyncio.ensure_future(self._silent(pid))
+            watches = (exited, stuck, silent)
             try:
-                await asyncio.wait({exited, stuck}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(watches, return_when=asyncio.FIRST_COMPLETED)
+                if silent.done() and not exited.done():
+                    await exited  # killed with SIGKILL: at once
             finally:
-                for watch in (exited, stuck):
+                for watch in watches:
                     watch.cancel()  # no effect on one that is done
             if exited.done() and not exited.cancelled():
-                return Ending(exited.result())
+                answered = silent.result() if silent.done() else None
+                return Ending(exited.result(), answered)
             if await self.restart():
                 self._echo("nats restarted: JetStream writes its store again")
 
@@ -156,6 +183,29 @@ class SupervisedNats:
         self._echo(f"nats: {error}; restarting it once the disk has room again")
         while self._free_bytes() < ROOM_BYTES:  # noqa: ASYNC110
             await asyncio.sleep(self._check_every)
+
+    async def _silent(self, pid: int) -> float:
+        """Kill nats-server (SIGKILL, which ends a stopped process too) once it has answered
+        no PING for the liveness timeout, `MISSES` in a row; the seconds from its start until
+        it last answered. Runs on for good without a liveness watch."""
+        liveness = self._liveness
+        if liveness is None:
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+        silence = Silence(liveness, time.monotonic())
+        while True:
+            await asyncio.sleep(liveness.interval)
+            answers = await asyncio.to_thread(self._server.answers, liveness.probe_timeout)
+            now = time.monotonic()
+            silent = silence.record(Answer.HEALTHY if answers else Answer.SILENT, now)
+            if silent is not None:
+                break
+        self._echo(
+            f"nats did not answer its health check for {silent:.0f} s"
+            f" ({silence.misses} checks in a row); killing it (SIGKILL) to restart it"
+        )
+        self._kill(pid)
+        return max(0.0, now - silent - self._started)
 
     def uptime(self) -> float:
         """Seconds since nats-server was (re)started."""

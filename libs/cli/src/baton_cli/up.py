@@ -268,7 +268,11 @@ async def _supervise(
         publish_state(runtime.data_dir, state_now(), echo)
 
     policy = RestartPolicy.for_services(os.environ, start_timeout=options.start_timeout)
-    watched = SupervisedNats(nats, nats_log(runtime.data_dir), publish, echo=echo) if nats else None
+    watched = (
+        SupervisedNats(nats, nats_log(runtime.data_dir), publish, echo=echo, liveness=liveness)
+        if nats
+        else None
+    )
     supervisor = Supervisor(
         specs, runtime, policy, echo, on_change=publish, nats=watched,
         log_max=log_max_bytes(options.log_max_mb), liveness=liveness,

@@ -276,6 +276,22 @@ class EmbeddedNatsServer:
                 return text
         return None
 
+    def answers(self, timeout: float) -> bool:
+        """Whether the server answers a client's PING with PONG within `timeout` seconds, as
+        the services need it to. A frozen server (stopped, deadlocked) still takes the TCP
+        connection, its kernel does, and then says nothing."""
+        deadline = time.monotonic() + timeout
+        try:
+            with socket.create_connection((self.host, self.port), timeout=timeout) as sock:
+                lines = sock.makefile("rb")
+                sock.settimeout(max(0.001, deadline - time.monotonic()))
+                lines.readline()  # the server's INFO, sent first
+                sock.sendall(b'CONNECT {"verbose":false}\r\nPING\r\n')
+                sock.settimeout(max(0.001, deadline - time.monotonic()))
+                return lines.readline().startswith(b"PONG")
+        except OSError:  # refused, reset, or nothing within the timeout
+            return False
+
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the server (SIGTERM, then SIGKILL if it lingers)."""
         self._release()
