@@ -1,8 +1,8 @@
 """`LazyPool`: the raw asyncpg pool of the event store's hot path, opened on first use.
 
 It is configured from the SQLAlchemy engine (the same URL, the same session settings, its
-statement timeout among them, and at most as many connections as the engine's pool may open)
-and keeps every session's plans on the indexes (`KEY_LOOKUPS_ONLY`).
+statement timeout among them, the client's own bounds, and at most as many connections as the
+engine's pool may open) and keeps every session's plans on the indexes (`KEY_LOOKUPS_ONLY`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_eventstore.engine import session_settings
+from baton_eventstore.engine import NO_ANSWER, connection_bounds, session_settings
 from baton_eventstore.unavailable import (
     CONNECTION_LOST,
     CONNECTION_LOST_SAYS,
@@ -43,7 +43,7 @@ class LazyPool:
             **session_settings(engine),
             **(options.pop("server_settings", None) or {}),
         }
-        self._connect_options = options
+        self._connect_options = {**connection_bounds(engine), **options}
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
 
@@ -65,7 +65,7 @@ class LazyPool:
         try:
             conn = await pool.acquire()
         except CONNECTION_LOST as exc:
-            raise StoreUnavailable(f"PostgreSQL: {exc.__class__.__name__}: {exc}") from exc
+            raise StoreUnavailable(_says(exc)) from exc
         try:
             yield conn
         except CONNECTION_LOST as exc:
@@ -74,7 +74,7 @@ class LazyPool:
             if server_closed(exc):
                 said = f"{CONNECTION_LOST_SAYS}: "
                 await pool.expire_connections()
-            raise StoreUnavailable(f"PostgreSQL: {said}{exc.__class__.__name__}: {exc}") from exc
+            raise StoreUnavailable(_says(exc, said)) from exc
         except asyncio.CancelledError:
             _terminate(conn)  # its statement's state is unknown
             raise
@@ -99,6 +99,14 @@ class LazyPool:
                     server_settings={**self._server_settings, **KEY_LOOKUPS_ONLY},
                 )
             return self._pool
+
+
+def _says(exc: BaseException, said: str = "") -> str:
+    """What a `StoreUnavailable` raised from `exc` says; asyncpg's `TimeoutError` (its
+    `command_timeout`, the client's own bound: `CLIENT_MARGIN_SECONDS`) says nothing."""
+    if isinstance(exc, TimeoutError):
+        return NO_ANSWER
+    return f"PostgreSQL: {said}{exc.__class__.__name__}: {exc}"
 
 
 def _terminate(conn: asyncpg.Connection) -> None:

@@ -19,6 +19,7 @@ from baton_eventstore.pool import DEFAULT_POOL_SIZE
 from baton_eventstore.unavailable import (
     CONNECTION_LOST_SAYS,
     READ_ONLY_SQLSTATE,
+    StoreUnavailable,
     connection_lost,
 )
 
@@ -41,6 +42,17 @@ second compiling (`docs/performance-history.md`)."""
 
 _SESSIONS: weakref.WeakKeyDictionary[Engine, dict[str, str]] = weakref.WeakKeyDictionary()
 
+CLIENT_MARGIN_SECONDS = 1.0
+"""How long past the statement timeout the client itself waits for a statement's answer, on
+PostgreSQL. The server ends a statement at its `statement_timeout`; one that says nothing at
+all (stopped, wedged, cut off by the network without a reset) ends none, and every statement
+sent to it waited until it came back, or until TCP gave up, many minutes later: a request to
+the workflow service was never answered by it, and its callers gave up first."""
+NO_ANSWER = "PostgreSQL: no answer in time: the server, or the network to it, hangs"
+"""What a statement the client stopped waiting for (`CLIENT_MARGIN_SECONDS`) is told."""
+
+_CLIENT_BOUNDS: weakref.WeakKeyDictionary[Engine, dict[str, float]] = weakref.WeakKeyDictionary()
+
 
 def create_engine(
     url: str,
@@ -61,6 +73,11 @@ def create_engine(
     (`is_unavailable`); without it, a session holding `LOCK TABLE events` kept requests
     waiting, and recorded, after their callers had given up on them. Set once per
     connection, it costs no round trip. Migrations are exempt (`without_statement_timeout`).
+    On PostgreSQL the client also stops waiting `CLIENT_MARGIN_SECONDS` later, for a server
+    that answers nothing (asyncpg's `command_timeout`: `StoreUnavailable(NO_ANSWER)`,
+    whether the statement ran not known), and gives a new connection as long to be made
+    (asyncpg's own 60 s held a request as long on a server that took the connection and said
+    nothing).
     """
     if statement_timeout is not None and statement_timeout <= 0:
         raise ValueError(f"statement_timeout: must be above 0, not {statement_timeout}")
@@ -84,6 +101,8 @@ def create_engine(
         bound = (
             {} if statement_timeout is None else {"statement_timeout": str(_ms(statement_timeout))}
         )
+        client = {} if statement_timeout is None else client_bounds(statement_timeout)
+        connect_args = {**client, **connect_args}
         connect_args["server_settings"] = session = {
             **OLTP_SESSION,
             **bound,
@@ -93,6 +112,9 @@ def create_engine(
         event.listen(engine.sync_engine, "checkout", _replace_if_closed)
         event.listen(engine.sync_engine, "handle_error", _drop_if_lost_or_read_only)
         _SESSIONS[engine.sync_engine] = session
+        _CLIENT_BOUNDS[engine.sync_engine] = {
+            key: connect_args[key] for key in client if connect_args[key] is not None
+        }
         return engine
     raise ValueError(f"url: unsupported database {url.split(':', 1)[0]!r} (sqlite or postgresql)")
 
@@ -101,6 +123,19 @@ def session_settings(engine: AsyncEngine) -> dict[str, str]:
     """The PostgreSQL session settings the engine's connections open with (`OLTP_SESSION`,
     the statement timeout, a caller's own), for another pool on its database to take too."""
     return dict(_SESSIONS.get(engine.sync_engine, OLTP_SESSION))
+
+
+def client_bounds(statement_timeout: float) -> dict[str, float]:
+    """asyncpg's own bounds for a statement (`command_timeout`) and a new connection
+    (`timeout`) on a server whose statements end at `statement_timeout` seconds."""
+    command = statement_timeout + CLIENT_MARGIN_SECONDS
+    return {"command_timeout": command, "timeout": command}
+
+
+def connection_bounds(engine: AsyncEngine) -> dict[str, float]:
+    """The client bounds the engine's connections open with (`client_bounds`, or a caller's
+    own `connect_args`), for another pool on its database to take too."""
+    return dict(_CLIENT_BOUNDS.get(engine.sync_engine, {}))
 
 
 def _ms(seconds: float) -> int:
@@ -116,7 +151,14 @@ async def without_statement_timeout(conn: AsyncConnection) -> AsyncIterator[None
     the block ends."""
     if conn.dialect.name == "postgresql":
         await conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
-        yield
+        # The client's own bound (`CLIENT_MARGIN_SECONDS`) goes too, until the block ends.
+        driver: Any = (await conn.get_raw_connection()).driver_connection
+        config = driver._config  # asyncpg's: it has no public way to change it
+        driver._config = config._replace(command_timeout=None)
+        try:
+            yield
+        finally:
+            driver._config = config
         return
     busy = int((await conn.exec_driver_sql("PRAGMA busy_timeout")).scalar() or 0)
     if busy >= SQLITE_BUSY_TIMEOUT_MS:
@@ -150,6 +192,8 @@ def _drop_if_lost_or_read_only(context: Any) -> None:
     operation (2) is in progress`): that connection went back to the pool, and every other
     one failed a statement of its own, one 503 each (`connection_lost`).
 
+    So does a statement the client stopped waiting for (`CLIENT_MARGIN_SECONDS`).
+
     A write the server refused because it takes none (SQLSTATE 25006: the old primary after
     a failover, demoted to a standby) drops them too: kept, every write on it failed until
     `pool_recycle`, while a new connection may reach the new primary. The write is then
@@ -157,6 +201,12 @@ def _drop_if_lost_or_read_only(context: Any) -> None:
     original = context.original_exception
     if getattr(original, "sqlstate", None) == READ_ONLY_SQLSTATE or connection_lost(original):
         context.is_disconnect = True
+    elif isinstance(original, TimeoutError):
+        # The client's own bound (`CLIENT_MARGIN_SECONDS`): the server answers nothing, so
+        # every connection to it is as good as lost, and a rollback on this one would wait for
+        # that bound once more before the pool dropped it. asyncpg's error says nothing.
+        context.is_disconnect = True
+        raise StoreUnavailable(NO_ANSWER) from original
 
 
 async def read(engine: AsyncEngine, statement: Executable) -> Result[Any]:

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util.concurrency import greenlet_spawn
 
 from baton_agent_runner.service.ports import StoreUnavailable
+from baton_eventstore.engine import CLIENT_MARGIN_SECONDS
 from baton_eventstore.unavailable import (
     CONNECTION_LOST,
     CONNECTION_LOST_SAYS,
@@ -54,7 +55,8 @@ async def fetchval_within(
     async def bounded(driver: Any) -> Any:
         async with driver.transaction():
             await driver.execute(f"SET LOCAL statement_timeout = {max(round(seconds * 1000), 1)}")
-            return await driver.fetchval(query, *args)
+            # The client's own bound follows (asyncpg's `command_timeout` is the engine's).
+            return await driver.fetchval(query, *args, timeout=seconds + CLIENT_MARGIN_SECONDS)
 
     return await _on_pooled(engine, store, bounded)
 
