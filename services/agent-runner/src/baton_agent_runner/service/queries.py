@@ -23,6 +23,7 @@ from baton_contracts.agent_api import (
     ListMemoryFacts,
     MemoryFacts,
 )
+from baton_eventstore import storage_full
 
 logger = logging.getLogger("baton.agent_runner")
 T = TypeVar("T")
@@ -69,10 +70,20 @@ class MemoryQueries:
                 return await work
         except (StoreUnavailable, TimeoutError) as exc:
             logger.warning("%s store unavailable: %r", store, exc)
-            raise RemoteError.of(
-                ErrorCode.UNAVAILABLE,
-                f"the {store} store is unavailable or did not answer within {self.timeout:g}s",
-            ) from exc
+            raise RemoteError.of(ErrorCode.UNAVAILABLE, _failed(store, exc, self.timeout)) from exc
+
+
+def _failed(store: str, exc: StoreUnavailable | TimeoutError, timeout: float) -> str:
+    """What the caller is told: whether the store was down, full or silent, as a turn's caller
+    is (`turn_failures`); one sentence for all three left an operator to guess which, and
+    said "did not answer within 4s" of a database that refused at once."""
+    if isinstance(exc, StoreUnavailable):
+        if storage_full(exc):
+            return f"the {store} store is full (no space left on its disk); free some space"
+        if exc.within is None:
+            return f"the {store} store is unavailable; try again later"
+        timeout = exc.within
+    return f"the {store} store did not answer within {timeout:g}s; try again later"
 
 
 def require_user(user_id: str) -> None:
