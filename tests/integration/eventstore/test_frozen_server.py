@@ -61,6 +61,20 @@ async def test_statements_to_a_frozen_server_fail_unavailable_and_it_goes_on_aft
             await store.close()
 
 
+@pytest.mark.postgres
+async def test_a_new_connection_to_a_frozen_server_fails_unavailable(postgres_url: str) -> None:
+    async with FrozenProxy(postgres_url).running() as proxy:
+        engine = create_engine(proxy.proxied_url, statement_timeout=TIMEOUT)
+        try:
+            proxy.freeze()  # it takes the connection and says nothing
+            await fails_unavailable(lambda: read(engine, text("SELECT 1")))
+            proxy.thaw()
+            assert (await read(engine, text("SELECT 1"))).scalar() == 1
+        finally:
+            proxy.thaw()
+            await engine.dispose()
+
+
 def _table(conn: Connection) -> None:
     conn.exec_driver_sql("CREATE TABLE waited (id INTEGER PRIMARY KEY)")
 

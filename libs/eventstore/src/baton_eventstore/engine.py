@@ -109,6 +109,7 @@ def create_engine(
             **(connect_args.get("server_settings") or {}),
         }
         engine = create_async_engine(url, connect_args=connect_args, **{**options, **kwargs})
+        event.listen(engine.sync_engine, "do_connect", _connect_or_say_why)
         event.listen(engine.sync_engine, "checkout", _replace_if_closed)
         event.listen(engine.sync_engine, "handle_error", _drop_if_lost_or_read_only)
         _SESSIONS[engine.sync_engine] = session
@@ -170,6 +171,16 @@ async def without_statement_timeout(conn: AsyncConnection) -> AsyncIterator[None
     finally:
         if not conn.invalidated:  # pooled again with the engine's own bound
             await conn.exec_driver_sql(f"PRAGMA busy_timeout={busy}")
+
+
+def _connect_or_say_why(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+    """A new connection; one the server took and then said nothing on, past the client's
+    bound, is `StoreUnavailable(NO_ANSWER)`: asyncpg's `TimeoutError` says nothing, and is
+    raised past `handle_error` when it comes from a connect."""
+    try:
+        return dialect.connect(*cargs, **cparams)
+    except TimeoutError as exc:
+        raise StoreUnavailable(NO_ANSWER) from exc
 
 
 def _replace_if_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
