@@ -164,6 +164,32 @@ def test_a_frozen_gateway_is_killed_and_restarted(
     assert marked_processes(up.mark) == []
 
 
+def test_a_frozen_nats_is_killed_and_restarted(start_baton: type[BatonUp], tmp_path: Path) -> None:
+    # A nats-server frozen (or deadlocked) never exited, so nothing restarted it: every service
+    # and the gateway answered 503 for good, and the liveness watch rightly spared them.
+    data = tmp_path / "data"
+    env = fake_env(BATON_LIVENESS_TIMEOUT_SECONDS="1")  # 30 s by default
+    up = start_baton(["--data-dir", str(data), *ports()], env)
+    url = up.wait_for(READY).split(READY, 1)[1]
+    frozen = state(data)["nats_pid"]
+    assert isinstance(frozen, int)
+    os.kill(frozen, signal.SIGSTOP)
+    killed = up.wait_for("nats did not answer its health check for ")
+    assert killed.endswith("; killing it (SIGKILL) to restart it")
+    up.wait_for(
+        "nats was killed by the liveness watch, as it stopped answering (exited with code -9);"
+        " restarting"
+    )
+    up.wait_for("nats is healthy again")
+    assert state(data)["nats_pid"] != frozen
+    deadline = time.monotonic() + 30  # the gateway reconnects within a second or so
+    while httpx.get(f"{url}/health").status_code != 200:
+        assert time.monotonic() < deadline, "the gateway did not reconnect to the new NATS"
+        time.sleep(0.2)
+    assert up.interrupt() == 0
+    assert marked_processes(up.mark) == []
+
+
 def test_a_service_that_keeps_crashing_is_given_up(
     start_baton: type[BatonUp], tmp_path: Path
 ) -> None:
