@@ -10,16 +10,11 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 
 def turn(message: str) -> Turn:
-    language = lang.language_of(message)
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=language,
-        messages_in_step=0,
-    )
+    return brain_dump_turn(message, messages_in_step=0)
 
 
 @pytest.mark.parametrize(

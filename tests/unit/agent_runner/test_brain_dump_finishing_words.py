@@ -13,20 +13,13 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 _HELD = ["call mom", "pay rent", "book dentist"]
 
 
 def turn(message: str, **extra: Any) -> Turn:
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=lang.language_of(message),
-        messages_in_step=3,
-        inbox_count=3,
-        inbox_open=_HELD,
-        **extra,
-    )
+    return brain_dump_turn(message, _HELD, messages_in_step=3, **extra)
 
 
 @pytest.mark.parametrize(

@@ -13,15 +13,11 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 
 def turn(message: str, **extra: Any) -> Turn:
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=lang.language_of(message),
-        **extra,
-    )
+    return brain_dump_turn(message, **extra)
 
 
 def _explained(message: str, out_message: str) -> bool:

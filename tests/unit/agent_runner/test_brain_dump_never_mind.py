@@ -9,17 +9,11 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 
 def turn(message: str, held: list[str]) -> Turn:
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=lang.language_of(message),
-        messages_in_step=2,
-        inbox_count=len(held),
-        inbox_open=held,
-    )
+    return brain_dump_turn(message, held, messages_in_step=2)
 
 
 @pytest.mark.parametrize(

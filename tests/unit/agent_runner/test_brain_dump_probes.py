@@ -15,16 +15,11 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 
 def turn(message: str, **extra: Any) -> Turn:
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=lang.language_of(message),
-        messages_in_step=1,
-        **extra,
-    )
+    return brain_dump_turn(message, messages_in_step=1, **extra)
 
 
 _THREE = ["call mom", "pay rent", "book dentist"]

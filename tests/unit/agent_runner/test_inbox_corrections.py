@@ -20,20 +20,12 @@ from baton_agent_runner.domain.scripted import Turn, run
 from baton_agent_runner.service.late_inbox import told_removed
 from baton_agent_runner.service.ports import Removal
 
+from .turns import brain_dump_turn
+
 
 def turn(message: str, earlier: list[str], held: list[str], **extra: Any) -> Turn:
     history = [{"role": "user", "text": said} for said in earlier]
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=lang.language_of(message),
-        history=history,
-        inbox_open=held,
-        inbox_count=len(held),
-        messages_in_step=len(earlier),
-        **extra,
-    )
+    return brain_dump_turn(message, held, history=history, messages_in_step=len(earlier), **extra)
 
 
 @pytest.mark.parametrize(

@@ -7,22 +7,14 @@ from typing import Any
 
 import pytest
 
-from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted import Turn, run
+
+from .turns import brain_dump_turn
 
 
 def turn(message: str, held: list[str], **extra: Any) -> Turn:
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=lang.language_of(message),
-        history=[{"role": "user", "text": "\n".join(held)}],
-        inbox_open=held,
-        inbox_count=len(held),
-        messages_in_step=1,
-        **extra,
-    )
+    history = [{"role": "user", "text": "\n".join(held)}]
+    return brain_dump_turn(message, held, history=history, messages_in_step=1, **extra)
 
 
 @pytest.mark.parametrize(

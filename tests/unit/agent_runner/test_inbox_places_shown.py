@@ -11,6 +11,8 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 
 def _chat(language: lang.Lang, lists: list[list[str]]) -> list[dict[str, str]]:
     """The user's lists, each told saved by the agent's reply, as the running agent says it."""
@@ -26,15 +28,8 @@ def _chat(language: lang.Lang, lists: list[list[str]]) -> list[dict[str, str]]:
 def turn(message: str, lists: list[list[str]]) -> Turn:
     language = lang.language_of(message)
     held = [item for items in lists for item in items]
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=language,
-        history=_chat(language, lists),
-        inbox_open=held,
-        inbox_count=len(held),
-        messages_in_step=len(lists),
+    return brain_dump_turn(
+        message, held, history=_chat(language, lists), messages_in_step=len(lists)
     )
 
 

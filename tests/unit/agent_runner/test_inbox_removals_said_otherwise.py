@@ -10,25 +10,17 @@ from typing import Any
 
 import pytest
 
-from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.extracted import to_remove
 from baton_agent_runner.domain.scripted import Turn, run
+
+from .turns import brain_dump_turn
 
 _RU = ["записаться к стоматологу", "купить молоко", "позвонить маме"]
 
 
 def turn(message: str, held: list[str], **extra: Any) -> Turn:
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=lang.language_of(message),
-        messages_in_step=3,
-        inbox_count=len(held),
-        inbox_open=held,
-        **extra,
-    )
+    return brain_dump_turn(message, held, messages_in_step=3, **extra)
 
 
 @pytest.mark.parametrize(

@@ -14,15 +14,11 @@ from baton_agent_runner.domain import brain_dump, texts
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 
 def turn(message: str, **extra: Any) -> Turn:
-    return Turn(
-        agent="inbox_collector",
-        current_step="brain_dump",
-        message=message,
-        language=lang.language_of(message),
-        **extra,
-    )
+    return brain_dump_turn(message, **extra)
 
 
 @pytest.mark.parametrize("message", ["это всё", "that's all", "готово", "done"])
