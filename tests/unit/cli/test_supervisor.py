@@ -423,3 +423,28 @@ async def test_each_restart_writes_after_the_last_lines_of_the_process_before_it
         marker,
         "ran",
     ]
+
+
+async def test_a_service_slow_to_become_healthy_is_said_to_wait_with_its_last_log_line(
+    tmp_path: Path, service: tuple[ServiceSpec, Runtime], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A service waiting for its database said so only in its own log: `baton up` printed
+    # nothing until its start timeout (60 s) ran out (found by an outage audit).
+    spec, runtime = service
+    monkeypatch.setattr("baton_cli.supervisor.SAY_WAITING_SECONDS", 1.0)
+    (tmp_path / "svc_main.py").write_text(
+        "import time\n"
+        "print('the database at postgresql://db/x is not up yet; waiting', flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    lines = Lines()
+    policy = RestartPolicy(first_delay=0.0, max_delay=0.0, start_timeout=2.5)
+    supervisor = Supervisor([spec], runtime, policy, lines.append)
+    log = runtime.data_dir / "logs" / "svc.log"
+    with pytest.raises(ServiceFailed):
+        await supervisor.start_all()
+    await supervisor.stop_all()
+    assert lines == [
+        "svc is not healthy yet after 1 s; its log says: the database at postgresql://db/x is"
+        f" not up yet; waiting (see {log})"
+    ]

@@ -216,3 +216,16 @@ async def start_logged(
     finally:
         os.close(writing)  # the pipe ends once the process's copy (and its children's) is closed
     return process, OutputCopier(reading, log)
+
+
+def last_line(log: Path, tail_bytes: int = 4096) -> str:
+    """The last line of `log` with something in it, but for `baton up`'s own marks."""
+    try:
+        with log.open("rb") as file:
+            file.seek(max(file.seek(0, os.SEEK_END) - tail_bytes, 0))
+            tail = file.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in tail.splitlines()]
+    said = [line for line in lines if line and not line.startswith("--- baton up:")]
+    return said[-1] if said else ""

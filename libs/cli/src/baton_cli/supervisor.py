@@ -15,11 +15,30 @@ from pathlib import Path
 
 from baton_cli.health import HealthProber
 from baton_cli.liveness import Liveness, Silence
-from baton_cli.log_files import LOG_MAX_MB, LogFile, OutputCopier, log_max_bytes, start_logged
+from baton_cli.log_files import (
+    LOG_MAX_MB,
+    LogFile,
+    OutputCopier,
+    last_line,
+    log_max_bytes,
+    start_logged,
+)
 from baton_cli.restarts import Ending, RestartPolicy, ServiceFailed, Supervised, keep_alive
 from baton_cli.services import Runtime, ServiceSpec, service_env
 from baton_cli.stopping import stop_in_stages, stop_stages
 from baton_messaging.lifeline import LIFELINE_ENV
+
+SAY_WAITING_SECONDS = 5.0
+"""How long a service may take to become healthy before `baton up` says why it waits (the
+last line of its log: a database not up yet, say), rather than nothing until its start
+timeout (60 s by default)."""
+
+
+def waiting_line(name: str, waited: float, log: Path) -> str:
+    """`workflow is not healthy yet after 5 s; its log says: ...`."""
+    last = last_line(log)
+    says = f"; its log says: {last}" if last else ""
+    return f"{name} is not healthy yet after {waited:.0f} s{says} (see {log})"
 
 
 @dataclass
@@ -123,9 +142,14 @@ class Supervisor:
         return run
 
     async def _wait_healthy(self, run: _Running) -> None:
-        deadline = time.monotonic() + self._policy.start_timeout
+        started = time.monotonic()
+        deadline = started + self._policy.start_timeout
         name = run.spec.name
+        said = False
         while time.monotonic() < deadline:
+            if not said and time.monotonic() - started >= SAY_WAITING_SECONDS:
+                said = True  # once: the service's own log goes on saying what it waits for
+                self._echo(waiting_line(name, time.monotonic() - started, run.log))
             if run.process.returncode is not None:
                 run.output.drain()  # its last lines are in the log this points to
                 raise ServiceFailed(
