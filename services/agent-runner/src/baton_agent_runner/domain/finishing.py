@@ -81,6 +81,9 @@ _DECLINE_KEYS = _NO | NO_TO_STARTING | LATER
 _DECLINING = _NO_AND | SAYING_NO | PUTTING_OFF | {
     "right", "at", "the", "moment", "just", "today", "на", "данный", "момент", "сегодня",
     "особо", "хм", "hmm",
+    # "nothing special", "not much", "nothing in particular", "ничего особенного" were saved
+    # as items.
+    "much", "special", "particular", "in", "anything", "особенного", "особенное", "такого",
 }  # fmt: skip
 NOTHING_COMES = (
     r"nothing\s+(?:else\s+|more\s+)?(?:comes|springs)\s+to\s+mind"
