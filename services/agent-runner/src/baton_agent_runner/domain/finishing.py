@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from baton_agent_runner.domain.farewells import FAREWELLS
 from baton_agent_runner.domain.readiness import LATER, PUTTING_OFF, SAYING_NO
 from baton_agent_runner.domain.readiness import NO as NO_TO_STARTING
 from baton_agent_runner.domain.wording import words
@@ -65,6 +66,7 @@ _DONE_WHOLE = frozenset({
     "that'll do", "thatll do", "that will do", "that'll be all", "that will be all",
     "that'll be it", "that will be it",
     *_MOVING_ON,
+    *FAREWELLS,
 })  # fmt: skip
 # A "no" to the agent's "anything else?": no item, and done ("Нет", "Nope, nothing", "Ничего,
 # спасибо"); not "Нет, ещё кое-что", "Ничего не приходит в голову".
