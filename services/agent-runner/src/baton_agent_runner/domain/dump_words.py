@@ -9,6 +9,7 @@ import re
 
 from baton_agent_runner.domain import readiness
 from baton_agent_runner.domain.finishing import LEADING, TRAILING
+from baton_agent_runner.domain.interjections import INTERJECTION as INTERJECTION
 from baton_agent_runner.domain.wording import NO_END_DOT
 
 # A line of nothing but these acknowledges the agent; it is no item ("ок", "хорошо, давай").
@@ -60,8 +61,6 @@ HESITATION = frozenset({
     "омг", "капец", "жесть", "боже", "если", "where", "even", "begin", "start", "с", "чего",
     "начать", "начинать",
 })  # fmt: skip
-# A drawn-out interjection ("ohhh", "hmmm", "ummm", "ммм", "эээ", "ааа"): no item, as "oh" is.
-INTERJECTION = re.compile(r"(?:o+h+|a+h+|u+h+|u+m+|h+m+|e+r+m*|м+|э+м*|х+м+|о+|а+|у+)")
 # Adding more later ("потом допишу", "I'll add more later") puts it off, as "потом" does.
 ADDING_LATER = frozenset({
     "допишу", "добавлю", "напишу", "вспомню", "дальше", "i'll", "ill", "will", "add", "more",

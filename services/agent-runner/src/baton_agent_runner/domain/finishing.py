@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from baton_agent_runner.domain.farewells import FAREWELLS
+from baton_agent_runner.domain.interjections import past_interjections
 from baton_agent_runner.domain.readiness import LATER, PUTTING_OFF, SAYING_NO
 from baton_agent_runner.domain.readiness import NO as NO_TO_STARTING
 from baton_agent_runner.domain.wording import words
@@ -153,7 +154,8 @@ def asked_after(text: str, end: int) -> int | None:
 
 
 def is_done(phrase: str) -> bool:
-    tokens = words(phrase)
+    # "hmm I think that's it", "umm that's it", "lol that's all" were not heard.
+    tokens = past_interjections(words(phrase), LEADING)
     for at in range(len(tokens) + 1):
         if any(tokens[at : at + len(want)] == want for want in _DONE_WORDS):
             return True
