@@ -8,6 +8,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
+from baton_agent_runner.domain.impatience import IMPATIENT
 from baton_agent_runner.domain.wording import (
     clauses,
     has_phrase,
@@ -38,6 +39,7 @@ READY = (
     # Russian in Latin letters ("ok davai", "poehali"): see `translit`.
     "davai", "davay", "davaj", "poehali", "poekhali", "pognali", "gotov", "gotova", "ponyal",
     "ponyala", "ponyatno",
+    *IMPATIENT,
 )  # fmt: skip
 # "Go" is readiness only alone, or with these ("go!", "ok go", "го"): "where do I go?" is not;
 # so are "start", "begin" ("ok, start"): "where do I start?" is no readiness; and asking to
