@@ -57,11 +57,12 @@ from baton_agent_runner.domain.inbox_requests import REMINDER, without_reminder
 from baton_agent_runner.domain.wording import COUNT_DOT, LIST_COMMA, words
 
 _EN_LEAD_IN = (
-    r"(?:(?:i|we)\s+|i'm\s+|i\s+am\s+|i've\s+|we've\s+)?(?:(?:really|also|still|just)\s+)?"
+    r"(?:(?:i|we)\s+|i'm\s+|i\s+am\s+|i've\s+|we've\s+)?"
+    r"(?:(?:really|also|still|just|probably|actually|definitely|finally)\s+)?"
     # Chat spelling too: "wanna", "need 2", "hafta" ("i wanna learn guitar" kept its lead-in).
     r"(?:(?:need|have|want)\s+(?:to|2)|got\s+to|have\s+got\s+to|gotta|wanna|hafta|must|should"
     r"|ought\s+to|(?:am\s+)?going\s+to|gonna|plan\s+to)"
-    r"(?:\s+(?:really|also|still|just|definitely))?"
+    r"(?:\s+(?:really|also|still|just|definitely|probably|actually|finally|maybe))?"
 )
 _RU_LEAD_IN = (
     r"(?:(?:мне|нам|я|мы)\s+)?(?:(?:ещ[её]|также|обязательно|срочно)\s+)?"
@@ -199,8 +200,10 @@ def _before_lead_in(item: str) -> re.Match[str] | None:
 def _past_lead_in(item: str) -> str:
     """A lone action past its lead-in ("need to renew passport": "renew passport"); the item
     as it is when what follows is no action ("хочу в отпуск")."""
-    lead_in = _LEAD_IN.match(item)
-    if lead_in is None or not is_action(rest := item[lead_in.end() :]):
+    # Past an opener too: "ok so I need to renew my passport" kept "ok so I need to".
+    body = item[opener.end() :] if (opener := _OPENER.match(item)) else item
+    lead_in = _LEAD_IN.match(body)
+    if lead_in is None or not is_action(rest := body[lead_in.end() :]):
         return item
     return rest
 
