@@ -16,6 +16,7 @@ from baton_agent_runner.domain.area_spelling import spelled
 from baton_agent_runner.domain.areas import AREAS, CORRECTION, around, named_in
 from baton_agent_runner.domain.brain_dump import says_done, unlisted
 from baton_agent_runner.domain.finishing import moves_on
+from baton_agent_runner.domain.language_requests import asked_language
 from baton_agent_runner.domain.mentions import Mention
 from baton_agent_runner.domain.readiness import is_confused
 from baton_agent_runner.domain.self_corrections import corrected, said_back, swapped_in
@@ -73,10 +74,11 @@ def clear_language(text: str) -> Lang | None:
 
 
 def language_in(message: str, earlier: Iterable[str]) -> Lang:
-    """The message's language when it is clear; else that of the latest clear one of the
-    user's `earlier` messages (oldest first); else the message's own guess."""
+    """The language the message asks for, or its own when it is clear; else that of the latest
+    of the user's `earlier` messages (oldest first) that asks for one or is clear; else the
+    message's own guess."""
     for text in [message, *reversed(list(earlier))]:
-        found = clear_language(text)
+        found = asked_language(text) or clear_language(text)
         if found is not None:
             return found
     return language_of(message)
