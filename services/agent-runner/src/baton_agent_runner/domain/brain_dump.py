@@ -40,6 +40,7 @@ from baton_agent_runner.domain.questions import (
     short_about_finishing,
     unmarked_question_start,
 )
+from baton_agent_runner.domain.sub_notes import notes_joined
 from baton_agent_runner.domain.wording import LIST_COMMA, normalised, words
 
 
@@ -202,7 +203,7 @@ def _doubted(line: str) -> str:
 def _parts(text: str) -> list[str]:
     return [
         piece
-        for line in text.splitlines()
+        for line in notes_joined(text).splitlines()
         for entry in _entries(line)
         for piece in entry.split(";")
     ]
