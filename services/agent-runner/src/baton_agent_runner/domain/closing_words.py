@@ -32,6 +32,16 @@ _CLOSING_ALONE = re.compile(
     rf"\A\W*(?:{_ETC}|{_THANKS}|т\.?\s*[дп]\b\.?|так\s+далее|прочее|so\s+(?:on|forth))\W*\Z",
     re.IGNORECASE,
 )
+# Thanks after a space alone ("pay bills thank you") end the item too, after two words or
+# more, the last no word that makes the thanks an object ("send grandma a thank you", "say
+# thanks", "сказать спасибо"); it was saved as "pay bills thank you".
+_BARE_THANKS = re.compile(rf"(?P<before>[\w']+)\s+(?:{_THANKS})\W*$", re.IGNORECASE)
+_THANKS_AS_OBJECT = frozenset({
+    "a", "an", "the", "my", "our", "your", "his", "her", "their", "big", "say", "said", "says",
+    "saying", "send", "sent", "write", "wrote", "give", "gave", "express", "no", "any", "и", "за",
+    "без", "большое", "огромное",
+})  # fmt: skip
+_TAIL = 80
 # "..., etc, thanks!": a few tails in a row; more than this is no list's end.
 _MOST_TAILS = 3
 
@@ -44,7 +54,20 @@ def without_closing(item: str) -> str:
         if shorter == item:
             break
         item = shorter
-    return item
+    return _without_bare_thanks(item)
+
+
+def _without_bare_thanks(item: str) -> str:
+    """The item without thanks after a space that end it (`_BARE_THANKS`)."""
+    # Only the item's end is searched: from each letter of a long word, "[\w']+" read the rest.
+    start = max(0, len(item) - _TAIL)
+    found = _BARE_THANKS.search(item, start)
+    if found is None or found.start() == start > 0 or len(item[: found.end("before")].split()) < 2:
+        return item
+    before = found.group("before").lower()
+    if before in _THANKS_AS_OBJECT or (before.endswith("ть") and len(before) > 3):
+        return item  # "сказать спасибо", "передать спасибо"
+    return item[: found.end("before")]
 
 
 def only_thanks(text: str) -> bool:
