@@ -28,6 +28,7 @@ from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.domain.translit import with_russian_i
 from baton_agent_runner.domain.wording import words
+from baton_agent_runner.domain.wrap_up_recaps import asks_recap, recap
 
 __all__ = ["READS", "RULES", "STORED", "Turn", "reads", "run", "tidy"]
 
@@ -251,7 +252,10 @@ def coordinator(turn: Turn) -> Reply:
     would promise a wait that does not come."""
     if readiness.is_not_ready(turn.message) and not is_last_message(turn.step):
         return Reply(text(turn.language, "coordinator_wait"))
-    return _wrap_up(turn)
+    wrap_up = _wrap_up(turn)
+    if turn.facts and asks_recap(turn.message):  # "what did I say my priorities were?"
+        wrap_up.message = f"{recap(turn.language, turn.facts)}\n{wrap_up.message}"
+    return wrap_up
 
 
 def _wrap_up(turn: Turn) -> Reply:
