@@ -15,6 +15,7 @@ from baton_agent_runner.domain import (
 )
 from baton_agent_runner.domain import inbox_corrections as corrections
 from baton_agent_runner.domain import inbox_removals as removals
+from baton_agent_runner.domain import inbox_restores as restores
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.closing_words import only_thanks
 from baton_agent_runner.domain.extracted import distinct, same_item
@@ -38,18 +39,21 @@ def inbox_collector(turn: Turn) -> Reply:
     widget closes, the list is what counts: no chat items are asked for, "done" completes once
     the workflow says the step can close, and until then the reply asks for the list."""
     earlier = [e.get("text", "") for e in turn.history if e.get("role") == "user"]
-    removal, which = removals.asked(turn, earlier)
+    back = restores.restored(turn)  # "don't remove the flights, I need them after all"
+    removal, which = (None, None) if back else removals.asked(turn, earlier)
     if which is not None:
         return which
     # "no wait not milk, oat milk", "ой нет, подарок уже купила"
     # "cancel #2 i already did it" counts the list shown, as "remove #2" does.
     shown = removals.told_saved(turn)
-    fix = None if removal else corrections.read(turn.message, earlier, turn.inbox_open, shown)
+    fix = (
+        None if removal or back else corrections.read(turn.message, earlier, turn.inbox_open, shown)
+    )
     if isinstance(fix, corrections.Unclear):  # "already did it": which one? nothing is saved
         return _which_meant(turn, fix)
     later = brain_dump.puts_off(turn.message)  # "потом", "not now", "Запиши в inbox: потом"
     agreed = _agrees_to_close(turn)  # "ok" to "Before we close... anything else?"
-    heard = [] if later or removal or fix or agreed else _heard(turn)
+    heard = [back] if back else [] if later or removal or fix or agreed else _heard(turn)
     items, again = _new_and_again(turn, heard)
     no = finishing.says_no(turn.message) or finishing.declines(turn.message) or later
     done = not removal and (
