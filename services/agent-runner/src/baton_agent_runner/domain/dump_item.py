@@ -15,7 +15,6 @@ from baton_agent_runner.domain.dump_words import (
     ABOUT_THE_STEP,
     ACK,
     HESITATION,
-    INTERJECTION,
     JOINING,
     LONE_CAPITAL_AT_END,
     PHRASE_END,
@@ -28,6 +27,7 @@ from baton_agent_runner.domain.extracted import trimmed_item
 from baton_agent_runner.domain.finishing import declines
 from baton_agent_runner.domain.go_aheads import only_goes_ahead
 from baton_agent_runner.domain.inbox_requests import only_reminder, without_reminder
+from baton_agent_runner.domain.interjections import is_interjection
 from baton_agent_runner.domain.never_mind import only_never_mind
 from baton_agent_runner.domain.questions import unmarked_question_start
 from baton_agent_runner.domain.wording import without_end, words
@@ -39,7 +39,9 @@ _TOO = re.compile(r"(?<![\s,])[\s,]+(?:too|as\s+well|тоже)(?=[^\w]*$)", re.I
 # lol", "buy milk pls" each kept it. Not "so", "well", "ok", which open items too ("so many
 # bills", "well pump repair"). A run of spaces is read from its first (`(?<![\s,])`).
 _FILLER_START = re.compile(
-    r"^(?:(?:h+m+|u+m+|u+h+|oh|ah|yeah|idk|anyways?|ой|ну|х+м+|э+м+|ах|короче)\b[\s,!.…—–-]*)+"
+    r"^(?:(?:h+m+|u+m+|u+h+|oh|ah|yeah|idk|anyways?|ой|ну|х+м+|э+м+|ах|короче"
+    # Laughter and exclamations: "lol call mom", "omg pay rent" saved them with the item.
+    r"|l+o+l+|lmao|(?:ha){2,}h?|omg|ugh|лол|кек|омг|(?:ха){2,}|(?:ах){2,}а?|блин)\b[\s,!.…—–-]*)+"
     r"(?=\w)",
     re.IGNORECASE,
 )
@@ -69,7 +71,7 @@ def item_in(text: str, filler: frozenset[str] = ACK | HESITATION) -> str | None:
     item = _TOO.sub("", without_closing(_FILLER_END.sub("", item)))
     if not item or only_closing(item) or text.rstrip().endswith(("?", ":")):
         return None
-    said_nothing = all(token in filler or INTERJECTION.fullmatch(token) for token in words(item))
+    said_nothing = all(token in filler or is_interjection(token) for token in words(item))
     said_nothing = said_nothing or declines(item)
     said_nothing = said_nothing or only_goes_ahead(item)  # "го", "fire away", "I'm back"
     said_nothing = said_nothing or only_reminder(item)  # "не забыть", "don't forget": of what?
