@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.scripted import Turn, run
+
+from .turns import brain_dump_turn
 
 
 def turn(message: str, count: int = 3) -> Turn:
-    return Turn(agent="inbox_collector", current_step="brain_dump", message=message,
-                language=lang.language_of(message), inbox_count=count, messages_in_step=3,
+    return brain_dump_turn(message, inbox_count=count, messages_in_step=3,
                 can_complete=True)  # fmt: skip
 
 

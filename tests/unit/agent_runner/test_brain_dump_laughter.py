@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.scripted import Turn, run
+from baton_agent_runner.domain.scripted import run
+
+from .turns import brain_dump_turn
 
 
 def items(message: str) -> list[str]:
-    language = lang.language_of(message)
-    out = run(Turn(agent="inbox_collector", current_step="brain_dump", message=message,
-                   language=language, inbox_count=3, messages_in_step=3))  # fmt: skip
+    out = run(brain_dump_turn(message, inbox_count=3, messages_in_step=3))
     return list(out.extracted_data.get("inbox_items", []))
 
 

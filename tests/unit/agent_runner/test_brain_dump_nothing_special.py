@@ -9,6 +9,8 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 _VAGUE = [
     "nothing special", "nothing much", "not much", "nothing in particular", "not much else",
     "nope nothing special", "not really anything", "ничего особенного", "ничего такого",
@@ -18,8 +20,7 @@ _VAGUE = [
 def turn(message: str, *, asked: str | None = None, count: int = 3) -> Turn:
     language = lang.language_of(message)
     history = [{"role": "assistant", "text": texts.text(language, asked)}] if asked else []
-    return Turn(agent="inbox_collector", current_step="brain_dump", message=message,
-                language=language, history=history, inbox_count=count, messages_in_step=3,
+    return brain_dump_turn(message, history=history, inbox_count=count, messages_in_step=3,
                 can_complete=True)  # fmt: skip
 
 

@@ -10,6 +10,8 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.scripted import Turn, run
 
+from .turns import brain_dump_turn
+
 
 def turn(message: str, removed: str) -> Turn:
     language = lang.language_of(message)
@@ -19,8 +21,7 @@ def turn(message: str, removed: str) -> Turn:
         {"role": "user", "text": "scratch that"},
         {"role": "assistant", "text": texts.text(language, "inbox_removed", item=removed)},
     ]  # fmt: skip
-    return Turn(agent="inbox_collector", current_step="brain_dump", message=message,
-                language=language, history=history, inbox_count=1, inbox_open=["buy milk"],
+    return brain_dump_turn(message, history=history, inbox_count=1, inbox_open=["buy milk"],
                 messages_in_step=3)  # fmt: skip
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.scripted import Turn, run
+from baton_agent_runner.domain.scripted import run
+
+from .turns import brain_dump_turn
 
 
 def items(message: str) -> list[str]:
-    out = run(Turn(agent="inbox_collector", current_step="brain_dump", message=message,
-                   language=lang.language_of(message), messages_in_step=1))  # fmt: skip
+    out = run(brain_dump_turn(message, messages_in_step=1))
     return list(out.extracted_data["inbox_items"])
 
 
