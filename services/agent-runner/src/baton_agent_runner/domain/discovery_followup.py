@@ -14,7 +14,7 @@ from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.area_cases import nominative
 from baton_agent_runner.domain.areas import AREA_PATTERNS, NAMES_ONLY, OWNING, SAYS_WHICH
 from baton_agent_runner.domain.extracted import distinct
-from baton_agent_runner.domain.ranked_below import without_areas_below
+from baton_agent_runner.domain.ranked_below import names_one_area, without_areas_below
 from baton_agent_runner.domain.readiness import PUTTING_OFF, puts_off
 from baton_agent_runner.domain.scripted_turn import Turn, last_reply
 from baton_agent_runner.domain.self_corrections import corrected
@@ -61,8 +61,8 @@ def note(key: str, message: str, language: lang.Lang) -> str:
     # As the user meant it: "health i think... no wait, work" is work's alone; a yes to the
     # summary before it is no part of it ("да, всё так, только здоровье на первое место").
     said = _YES_BUT.sub("", " ".join(corrected(message).split()))
-    if key == "focus":  # "health matters most, not work": no "not work" in the note
-        said = without_areas_below(said)
+    if key == "focus":  # "health matters most, not work or my hobbies": neither in the note
+        said = message = without_areas_below(said)
     found = _ranked(said, lang.areas_in(message)) if key == "focus" else []
     if not found:
         return said
@@ -275,7 +275,7 @@ def volunteered(message: str, language: lang.Lang) -> dict[str, str]:
     for clause in _VOLUNTEERED_CLAUSE.split(corrected(message)):
         said = " ".join(clause.split()).strip(" ,")
         lowered = normalised(said)
-        if "focus" not in found and _FOCUS.search(lowered) and len(lang.areas_in(said)) == 1:
+        if "focus" not in found and _FOCUS.search(lowered) and names_one_area(said):
             found["focus"] = note("focus", said, language)
         elif "constraints" not in found and _HOLDS_BACK.search(lowered):
             found["constraints"] = _without_joining(said)

@@ -25,14 +25,14 @@ _CORRECTING = re.compile(
 
 def ranked_below(message: str) -> set[str]:
     """The areas a message that ranks one area first names after a bare "not" ("health
-    matters most, not work", "главное здоровье, а не работа"): below the first, no decline of
-    them ("not work" dropped the work fact)."""
+    matters most, not work", "главное здоровье, а не работа", "..., not work stress", "...,
+    not work or my hobbies"): below the first, neither declined nor a fact of them ("not work"
+    dropped the work fact; "not work or my hobbies" dropped it too and noted "my hobbies")."""
     if not followup.ranks(message):
         return set()
     below: set[str] = set()
     for part in _PARTS.split(normalised(message)):
-        hit = BELOW.match(part.strip())
-        if hit and followup.adds_nothing(hit["rest"]):
+        if hit := BELOW.match(part.strip()):
             below |= lang.areas_in(hit["rest"]).keys()
     return below
 
@@ -53,6 +53,12 @@ def told_apart(message: str) -> set[str]:
         if hit and defined and followup.adds_nothing(hit["rest"]):
             apart |= lang.areas_in(hit["rest"]).keys() - defined
     return apart
+
+
+def put_apart(message: str) -> set[str]:
+    """The areas a message puts below another (`ranked_below`) or apart from what another is
+    (`told_apart`): neither declined nor given a fact by it."""
+    return ranked_below(message) | told_apart(message)
 
 
 def corrects(message: str) -> bool:

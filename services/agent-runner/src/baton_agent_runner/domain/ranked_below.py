@@ -38,3 +38,9 @@ def _names_only(said: str) -> bool:
     return all(
         NAMES_ONLY.fullmatch(word) or word in OWNING or word in _JOINING for word in words(said)
     )
+
+
+def names_one_area(said: str) -> bool:
+    """Whether `said` names one area besides those its last part puts below ("health matters
+    most, not work or my hobbies" names health alone; it was no ranking of one area)."""
+    return len(lang.areas_in(without_areas_below(said))) == 1

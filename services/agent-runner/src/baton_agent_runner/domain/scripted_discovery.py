@@ -104,10 +104,11 @@ def _read(turn: Turn) -> _Said:
     if summary_shown(turn) and not pending:
         task = (after_yes := task_after_yes(turn)) or one_task(turn)
         found = {} if task else found  # "book a yoga class": an errand, no fact of health
-    # "health matters most, not work": work is ranked below, not declined.
-    # "finances is the mortgage, not work": what finances is, no decline of work.
-    declined = lang.declined_areas(turn.message) - focus_corrections.ranked_below(turn.message)
-    declined -= focus_corrections.told_apart(turn.message)
+    # "health matters most, not work", "finances is the mortgage, not work": work is put
+    # below or apart, neither declined nor a fact of work ("..., not work or my hobbies").
+    apart = focus_corrections.put_apart(turn.message)
+    found = {area: fact for area, fact in found.items() if area not in apart}
+    declined = lang.declined_areas(turn.message) - apart
     if pending == "constraints":  # "family first, so no time for gym": what holds them back
         declined -= time_limits.lacked_time_for(turn.message)
     if (removed := _fact_removed(turn)) is not None:
