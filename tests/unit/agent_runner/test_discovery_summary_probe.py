@@ -36,3 +36,11 @@ def to_summary(message: str, **extra: Any) -> AgentOutput:
 def test_what_a_ranking_puts_below_is_no_decline_nor_a_fact(message: str, focus: str) -> None:
     # Work was taken out ("Removed: work."), and "my hobbies" became the hobbies fact.
     assert to_summary(message).extracted_data == {"notes": {"focus": focus}}
+
+
+@pytest.mark.parametrize("message", ["работа же", "здоровье ведь", "ну работа же"])
+def test_a_particle_after_an_area_said_again_is_no_fact(message: str) -> None:
+    # The work fact "my job" became "работа же".
+    out = to_summary(message)
+    assert out.extracted_data == {}
+    assert out.message.startswith("Это уже есть в итоге")

@@ -1,8 +1,8 @@
 """What a message says around an area's fact that is no part of it, as fragments of the
 lead-in and the tail `areas.trimmed` takes off: that the area was said before ("work i said",
-"здоровье тоже, я же сказал") or forgotten ("you forgot my health: my knees"), and a request
-about the area ("don't remove work, I still work as a nurse", "работу всё-таки верни"). Each
-was kept in the summary as the fact."""
+"здоровье тоже, я же сказал", "работа же") or forgotten ("you forgot my health: my knees"),
+and a request about the area ("don't remove work, I still work as a nurse", "работу всё-таки
+верни"). Each was kept in the summary as the fact."""
 
 # ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
@@ -22,5 +22,6 @@ FILLER_LEADING = (
 )
 """Alternatives of `areas._LEADING` (each opens with "|")."""
 
-FILLER_TRAILING = r"|i\s+said|я\s+(?:же\s+)?сказал[аи]?|вс[её]-?таки|верни(?:те)?"
+# "работа же", "здоровье ведь": the particle only says it was said, as "i said" does.
+FILLER_TRAILING = r"|i\s+said|я\s+(?:же\s+)?сказал[аи]?|вс[её]-?таки|верни(?:те)?|же|ведь"
 """Alternatives of `areas._TRAILING` (each opens with "|")."""
