@@ -44,3 +44,14 @@ def test_a_particle_after_an_area_said_again_is_no_fact(message: str) -> None:
     out = to_summary(message)
     assert out.extracted_data == {}
     assert out.message.startswith("Это уже есть в итоге")
+
+
+@pytest.mark.parametrize("message", ["what do you mean by growth?", "что значит развитие?"])
+def test_asking_what_an_area_is_saves_no_fact(message: str) -> None:
+    # Saved as the growth fact "what do you mean by growth".
+    first = run(Turn(agent="discovery", current_step="discovery", message=message,
+                     language=lang.language_of(message)))  # fmt: skip
+    at_summary = to_summary(message)
+    for out in (first, at_summary):
+        assert out.extracted_data == {}
+        assert out.message.startswith(("An area is", "Область — это")), out.message

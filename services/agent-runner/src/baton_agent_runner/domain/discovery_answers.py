@@ -93,13 +93,16 @@ def not_answered(turn: Turn, pending: str, said: str) -> Reply:
     return Reply(then_asked_of(turn, text(turn.language, lead), {}, set()))
 
 
-def about_asked(turn: Turn, pending: str | None = None) -> str | None:
+def about_asked(turn: Turn, pending: str | None = None, *, at_summary: bool = False) -> str | None:
     """The answer to a question back about the question discovery waits on
     (`discovery_questions`), or None: before the areas, what an area is, whether several may
-    be named, whether one must, why, and what comes next; at a follow-up question, what comes
+    be named, whether one must, why, and what comes next; at the summary, what an area is
+    ("what do you mean by growth?" was the growth fact); at a follow-up question, what comes
     next, and at "which matters most?" whether several may be named. Each got the question
     again alone, or the generic "I ask so that ..." at a follow-up question."""
     asked, language = discovery_questions.asked_back(turn.message), turn.language
+    if at_summary and asked != "areas":
+        return None
     then = text(language, "discovery_then_inbox" if turn.inbox_ahead else "discovery_then_done")
     if pending is None:
         if asked == "why":

@@ -18,7 +18,19 @@ Asked = Literal["areas", "several", "must", "why", "next"]
 _LEAD = r"^\W*(?:(?:а|и|ну|так|хм+|and|so|but|wait|ok|okay|hmm+|um)\b\W*)*"
 _TAIL = r"\W*$"
 
+# What one area is asked about by its name: "what do you mean by growth?", "что значит
+# развитие?" (it was saved as the growth fact "what do you mean by growth").
+_AREA = (
+    r"(?:work|job|health|relationships|family|growth|hobb(?:y|ies)|financ\w*|money|работ\w*"
+    r"|здоровь\w*|отношени\w*|семь\w*|развити\w*|саморазвити\w*|хобби|финанс\w*)"
+)
+_ABOUT_AREA = (
+    rf"(?:what|whats|what's)\s+(?:do\s+you\s+mean\s+by|does|is|counts?\s+as)\s+{_AREA}"
+    rf"(?:\s+mean)?|что\s+(?:значит|такое|ты\s+имеешь\s+в\s+виду\s+под|входит\s+в)\s+{_AREA}"
+)
+
 _ASKS: tuple[tuple[Asked, str], ...] = (
+    ("areas", _ABOUT_AREA),
     (
         "areas",
         r"(?:what|whats|what's)\s+(?:do\s+you\s+mean\s+by|does|is\s+an?|are|counts?\s+as"
@@ -63,8 +75,8 @@ _PATTERNS = tuple((key, re.compile(f"{_LEAD}(?:{body}){_TAIL}")) for key, body i
 
 def asked_back(message: str) -> Asked | None:
     """Which question about discovery's own question the whole message asks ("what do you mean
-    by areas?", "можно несколько?", "do i have to?", "зачем это?", "what's next?"), or None;
-    its "?" may be left out. A message with more in it ("what do you mean by areas? work")
-    is read as an answer."""
+    by areas?", "what do you mean by growth?", "можно несколько?", "do i have to?", "зачем
+    это?", "what's next?"), or None; its "?" may be left out. A message with more in it ("what
+    do you mean by areas? work") is read as an answer."""
     lowered = normalised(message.strip())
     return next((key for key, pattern in _PATTERNS if pattern.match(lowered)), None)

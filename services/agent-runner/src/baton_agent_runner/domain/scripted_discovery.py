@@ -98,7 +98,7 @@ def _fact_removed(turn: Turn) -> str | None:
 
 
 def _read(turn: Turn) -> _Said:
-    found = lang.areas_in(turn.message)
+    found = {} if discovery_questions.asked_back(turn.message) else lang.areas_in(turn.message)
     pending = followup.asked(turn)
     task = after_yes = None
     if summary_shown(turn) and not pending:
@@ -160,10 +160,10 @@ def _skip_or_question(turn: Turn, said: _Said) -> Reply | None:
     if topic and not (topic == "why" and said.pending):  # why a follow-up asks: its own answer
         # "wait who sees this data?": answered as the greeter answers it, then asked again.
         return Reply(then_asked_of(turn, text(turn.language, f"faq_{topic}"), facts, declined))
-    if said.found or said.dropped or said.pending or len(facts) >= MIN_AREAS:
+    if said.found or said.dropped or said.pending:
         return None
-    # "what do you mean by areas?", "можно несколько?": answered, then asked again.
-    about = about_asked(turn)
+    # "what do you mean by areas?", "можно несколько?", "what do you mean by growth?" (no fact).
+    about = about_asked(turn, at_summary=len(facts) >= MIN_AREAS)
     return None if about is None else Reply(then_asked_of(turn, about, facts, declined))
 
 
