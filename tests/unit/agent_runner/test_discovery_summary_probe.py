@@ -55,3 +55,14 @@ def test_asking_what_an_area_is_saves_no_fact(message: str) -> None:
     for out in (first, at_summary):
         assert out.extracted_data == {}
         assert out.message.startswith(("An area is", "Область — это")), out.message
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["I guess my family, because the boys are growing up so fast",
+     "my kids are growing up", "growing old together with my wife"],
+)  # fmt: skip
+def test_growing_up_or_old_names_no_growth(message: str) -> None:
+    # "growth: because the boys are growing up so fast" was added to the summary.
+    assert "growth" not in lang.areas_in(message)
+    assert "growth" not in to_summary(message).extracted_data.get("facts", {})

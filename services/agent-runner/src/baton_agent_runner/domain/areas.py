@@ -158,7 +158,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         *RELATIONSHIPS_EVERYDAY,
     ),
     "growth": (
-        "growth", r"grow(?:s|ing)?\b", "learn", r"stud(?:y|ies|ying)\b",
+        "growth", r"grow(?:s|ing)?\b(?!\s+(?:up|old)\b)", "learn", r"stud(?:y|ies|ying)\b",
         r"develop(?:ing|ment)?\b", "educat",
         # Reading as a goal ("read more books"); "reading" alone is a pastime (hobbies).
         r"read(?:ing)?\s+more\b", r"read\s+(?:\w+\s+)?books?\b",
