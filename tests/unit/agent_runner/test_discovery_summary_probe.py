@@ -66,3 +66,13 @@ def test_growing_up_or_old_names_no_growth(message: str) -> None:
     # "growth: because the boys are growing up so fast" was added to the summary.
     assert "growth" not in lang.areas_in(message)
     assert "growth" not in to_summary(message).extracted_data.get("facts", {})
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["not sure, maybe health", "I'm not sure, health I guess", "не знаю, наверное здоровье",
+     "не уверен, может здоровье"],
+)  # fmt: skip
+def test_a_hedge_before_an_area_said_again_is_no_fact(message: str) -> None:
+    # The health fact "gym" became "not sure, maybe health".
+    assert to_summary(message).extracted_data == {}

@@ -1,15 +1,25 @@
 """What a message says around an area's fact that is no part of it, as fragments of the
 lead-in and the tail `areas.trimmed` takes off: that the area was said before ("work i said",
 "здоровье тоже, я же сказал", "работа же") or forgotten ("you forgot my health: my knees"),
-and a request about the area ("don't remove work, I still work as a nurse", "работу всё-таки
-верни"). Each was kept in the summary as the fact."""
+a hedge ("not sure, maybe health"), and a request about the area ("don't remove work, I still
+work as a nurse", "работу всё-таки верни"). Each was kept in the summary as the fact."""
 
 # ruff: noqa: RUF001, RUF003  (Russian text, comments too, is meant to be Cyrillic)
 
 from __future__ import annotations
 
+import re
+
 _KEEP_VERBS = r"(?:remove|delete|drop|forget|убирай(?:те)?|удаляй(?:те)?|вычеркивай(?:те)?)"
 _UPTO_STOP = r"[^,.;:!?—–]+?\s*[,.;:!—–]\s*"
+
+# A hedge before what is said, with a comma: "not sure, ...", "не знаю, ...", "не уверен, ...".
+_HEDGE = (
+    r"(?:(?:i['’]?m|i\s+am)\s+)?not\s+(?:(?:so|really|too|quite)\s+)?sure\s*[,.]\s*(?=\S)"
+    r"|(?:я\s+)?не\s+(?:знаю|уверен[аы]?)\s*[,.]\s*(?=\S)"
+)
+HEDGE = re.compile(rf"^\W*(?:{_HEDGE})", re.IGNORECASE)
+"""A hedge that opens a message: no "no" ("not sure, maybe health" took the fact as said)."""
 
 FILLER_LEADING = (
     # "you forgot my health: ...", "ты забыл про здоровье — ...": the label then says the fact.
@@ -19,6 +29,8 @@ FILLER_LEADING = (
     r"|(?:верни(?:те)?|bring\s+back|restore)\s+(?=\S)"
     # "not work — family": what is taken back before the dash, as before "but" or "а".
     r"|(?:not|не)\s+[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*[—–]\s*(?=\S)"
+    # A hedge: "not sure, maybe health", "не знаю, наверное здоровье" kept it in the fact.
+    rf"|{_HEDGE}"
 )
 """Alternatives of `areas._LEADING` (each opens with "|")."""
 

@@ -15,6 +15,7 @@ from baton_agent_runner.domain.area_clauses import mentioned
 from baton_agent_runner.domain.area_spelling import spelled
 from baton_agent_runner.domain.areas import AREAS, CORRECTION, around, named_in
 from baton_agent_runner.domain.brain_dump import says_done, unlisted
+from baton_agent_runner.domain.fact_filler import HEDGE
 from baton_agent_runner.domain.finishing import moves_on
 from baton_agent_runner.domain.language_requests import asked_language
 from baton_agent_runner.domain.mentions import Mention
@@ -89,7 +90,7 @@ def denies(text: str) -> bool:
     not right"), an area said to be wrong ("всё верно, кроме работы"), or a message that
     starts with "нет"/"no"/"not" and does not go on to confirm ("Нет, всё верно", "No, that's
     right" and "nothing wrong" are no denials)."""
-    text = without_and_da(text)
+    text = HEDGE.sub("", without_and_da(text))  # "not sure, maybe health" is no "no"
     told = ALL_GOOD.sub(",", normalised(text))
     if has_phrase(told, DENY) or said(told, CONFIRM, negated=True) or _wrong_areas(text):
         return True
