@@ -76,3 +76,17 @@ def test_growing_up_or_old_names_no_growth(message: str) -> None:
 def test_a_hedge_before_an_area_said_again_is_no_fact(message: str) -> None:
     # The health fact "gym" became "not sure, maybe health".
     assert to_summary(message).extracted_data == {}
+
+
+@pytest.mark.parametrize(
+    ("message", "fact"),
+    [("hmm also drop the girlfriend, we broke up. friends instead", "friends"),
+     ("drop the girlfriend, friends instead", "friends"),
+     ("убери девушку, вместо неё друзья", "друзья"),
+     ("friends instead", "friends")],
+)  # fmt: skip
+def test_what_an_area_holds_dropped_for_another_is_the_new_fact(message: str, fact: str) -> None:
+    # "my girlfriend; friends instead" was kept, or relationships taken out ("Removed: ...").
+    facts = {**FACTS, "relationships": "my girlfriend"}
+    out = to_summary(message, facts=facts)
+    assert out.extracted_data == {"facts": {"relationships": fact}}

@@ -12,9 +12,12 @@ from baton_agent_runner.domain.areas import NAMES_ONLY, OWNING
 from baton_agent_runner.domain.wording import normalised, words
 
 # "тоже", "ещё", "также", "too", "also", "as well" in what is said of the area; not "ещё раз",
-# "всё ещё", "still" (said again, not added), nor "не только", which says more of the same.
+# "всё ещё", "still" (said again, not added), nor "не только", which says more of the same;
+# nor before a removal ("also drop the girlfriend, ... friends instead" kept the girlfriend).
 _ADDING = re.compile(
-    r"(?<!\bвсе )\b(?:тоже|также|еще(?!\s+раз\b)|too|also|as\s+well)\b", re.IGNORECASE
+    r"(?<!\bвсе )\b(?:тоже|также|еще(?!\s+раз\b)|too|also|as\s+well)\b"
+    r"(?!\s+(?:drop|remove|delete|take\s+out|убери|удали|вычеркни)\b)",
+    re.IGNORECASE,
 )
 
 

@@ -34,6 +34,7 @@ FILLER_LEADING = (
 )
 """Alternatives of `areas._LEADING` (each opens with "|")."""
 
-# "работа же", "здоровье ведь": the particle only says it was said, as "i said" does.
-FILLER_TRAILING = r"|i\s+said|я\s+(?:же\s+)?сказал[аи]?|вс[её]-?таки|верни(?:те)?|же|ведь"
+# "работа же", "здоровье ведь": the particle only says it was said, as "i said" does; and
+# "friends instead" is what the area holds now, as "friends" (swaps.py reads what it was).
+FILLER_TRAILING = r"|i\s+said|я\s+(?:же\s+)?сказал[аи]?|вс[её]-?таки|верни(?:те)?|же|ведь|instead"
 """Alternatives of `areas._TRAILING` (each opens with "|")."""

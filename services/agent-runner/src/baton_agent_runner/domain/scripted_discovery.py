@@ -45,6 +45,7 @@ from baton_agent_runner.domain.discovery_replies import (
 from baton_agent_runner.domain.discovery_tasks import one_task, task_after_yes, tasks_said
 from baton_agent_runner.domain.fact_additions import added, adds_to, asks_to_add
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
+from baton_agent_runner.domain.swaps import as_instead
 from baton_agent_runner.domain.texts import text
 from baton_agent_runner.domain.told import FACTS_TOLD, knows_told, told
 from baton_agent_runner.domain.yes_words import opens_with_no, opens_with_yes
@@ -91,9 +92,9 @@ def fact_holding(words_said: str, facts: dict[str, str]) -> str | None:
 
 
 def _fact_removed(turn: Turn) -> str | None:
-    """The area whose fact a request to take something out names by its words ("remove
-    pottery" of "hobbies: pottery"): it was told there is no "pottery" in the inbox."""
-    removal = inbox_requests.removal_request(turn.message, list(turn.facts.values()))
+    """The area whose fact "remove pottery" of "hobbies: pottery" names (no "pottery" in inbox)."""
+    said = as_instead(turn.message)  # "drop the girlfriend, friends instead": what it holds now
+    removal = inbox_requests.removal_request(said, list(turn.facts.values()))
     return None if removal is None else fact_holding(removal, turn.facts)
 
 
@@ -104,8 +105,7 @@ def _read(turn: Turn) -> _Said:
     if summary_shown(turn) and not pending:
         task = (after_yes := task_after_yes(turn)) or one_task(turn)
         found = {} if task else found  # "book a yoga class": an errand, no fact of health
-    # "health matters most, not work", "finances is the mortgage, not work": work is put
-    # below or apart, neither declined nor a fact of work ("..., not work or my hobbies").
+    # "health matters most, not work": work is put below, neither declined nor its fact.
     apart = focus_corrections.put_apart(turn.message)
     found = {area: fact for area, fact in found.items() if area not in apart}
     declined = lang.declined_areas(turn.message) - apart
