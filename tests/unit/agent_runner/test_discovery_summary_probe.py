@@ -90,3 +90,18 @@ def test_what_an_area_holds_dropped_for_another_is_the_new_fact(message: str, fa
     facts = {**FACTS, "relationships": "my girlfriend"}
     out = to_summary(message, facts=facts)
     assert out.extracted_data == {"facts": {"relationships": fact}}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("ок, тогда учёба — английский", {"growth": "учёба — английский"}),
+     ("more like hobbies: chess", {"hobbies": "chess"}),
+     ("oh, hobbies: chess", {"hobbies": "chess"}),
+     ("wait, keep health: the gym", {"health": "the gym"})],
+)  # fmt: skip
+def test_a_lead_in_before_an_area_is_no_part_of_its_fact(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "тогда учёба — английский", "more like hobbies: chess", "keep health: the gym" were kept.
+    told = {"work": "my job", "relationships": "family"}  # health taken out before
+    assert to_summary(message, facts=told).extracted_data == {"facts": facts}

@@ -31,6 +31,10 @@ FILLER_LEADING = (
     r"|(?:not|не)\s+[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*[—–]\s*(?=\S)"
     # A hedge: "not sure, maybe health", "не знаю, наверное здоровье" kept it in the fact.
     rf"|{_HEDGE}"
+    # A lead-in: "ок, тогда учёба — английский", "more like hobbies: chess", "oh, hobbies:
+    # chess", and "keep" before a label ("keep health: the gym") were kept in the fact.
+    r"|(?:тогда|oh|ah|ой|more\s+like)[\s,]+(?=\S)"
+    r"|(?:keep|оставь(?:те)?)\s+(?=[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*:)"
 )
 """Alternatives of `areas._LEADING` (each opens with "|")."""
 
