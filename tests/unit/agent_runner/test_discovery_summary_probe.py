@@ -1,6 +1,8 @@
 """Discovery's misreadings of what is said to the summary, found by a fifth probe of the
 scripted agent, each read as the user meant it now."""
 
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
 from __future__ import annotations
 
 from typing import Any
@@ -105,3 +107,25 @@ def test_a_lead_in_before_an_area_is_no_part_of_its_fact(
     # "тогда учёба — английский", "more like hobbies: chess", "keep health: the gym" were kept.
     told = {"work": "my job", "relationships": "family"}  # health taken out before
     assert to_summary(message, facts=told).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    ("message", "area"),
+    [("my band", "hobbies"), ("band practice on fridays", "hobbies"),
+     ("играю в группе на басу", "hobbies"), ("woodworking", "hobbies"), ("pottery", "hobbies"),
+     ("surfing", "hobbies"), ("crossfit", "health")],
+)  # fmt: skip
+def test_pastimes_name_their_area(message: str, area: str) -> None:
+    assert lang.areas_in(message).keys() == {area}
+
+
+@pytest.mark.parametrize("message", ["rubber band", "surfing the web"])
+def test_words_like_the_pastimes_name_no_area(message: str) -> None:
+    assert lang.areas_in(message) == {}
+
+
+def test_a_band_said_after_learning_is_a_hobby_of_its_own() -> None:
+    # "growth: learning Spanish, my band".
+    said = lang.areas_in("my mental health, learning Spanish, my band")
+    assert said == {"health": "my mental health", "growth": "learning Spanish",
+                    "hobbies": "my band"}  # fmt: skip

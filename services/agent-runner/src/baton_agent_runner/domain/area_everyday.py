@@ -1,5 +1,6 @@
 """Everyday words for the life areas, read with the area words of `areas`: "doctor", "knees",
-"football", "кино", "mates" named no area, and the user was asked for the areas again."""
+"football", "кино", "mates", "my band", "woodworking", "crossfit" named no area, and the user
+was asked for the areas again."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -30,6 +31,8 @@ HEALTH_EVERYDAY = (
     r"|коллег|сроков|дедлайн|сверху))",
     # Eating as a habit: "eating better", "eat healthier"; not "eat out".
     r"eat(?:ing)?\s+(?:better|healthier|healthy|well|right|less\s+junk)\b",
+    r"crossfit\b",
+    r"кроссфит",
 )
 HOBBIES_EVERYDAY = (
     # Not "футболка" (a T-shirt), "кинотеатр" is one: "кино" as a whole word.
@@ -38,6 +41,19 @@ HOBBIES_EVERYDAY = (
     r"футбол(?:а|у|ом|е)?\b",
     r"cooking\b",
     r"кино\b",
+    # Pastimes that named no area: "my band", "woodworking", "играю в группе" (a music band;
+    # not a rubber or a resistance band, nor a group at work).
+    r"(?:my|our)\s+bands?\b",
+    r"bands?\s+(?:practice|rehearsals?|gigs?)\b",
+    r"(?:играю|играть|играем)\s+в\s+(?:своей\s+|нашей\s+|рок-)?группе\b",
+    r"woodwork(?:ing)?\b",
+    r"pottery\b",
+    r"sewing\b",
+    r"crafts\b",
+    r"surfing\b(?!\s+(?:the\s+)?(?:web|internet|net)\b)",
+    r"skiing\b",
+    r"lego\b",
+    r"anime\b",
 )
 RELATIONSHIPS_EVERYDAY = (
     # Friends as British chat says them; not "roommates", "teammates", "classmates".
