@@ -129,3 +129,17 @@ def test_a_band_said_after_learning_is_a_hobby_of_its_own() -> None:
     said = lang.areas_in("my mental health, learning Spanish, my band")
     assert said == {"health": "my mental health", "growth": "learning Spanish",
                     "hobbies": "my band"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("is it ok if I say my dog?", {"relationships": "my dog"}),
+     ("can I put my band?", {"hobbies": "my band"}),
+     ("а можно сказать собака?", {"relationships": "собака"}),
+     ("does my dog count?", {"relationships": "my dog"})],
+)  # fmt: skip
+def test_an_area_offered_as_a_question_is_its_fact(message: str, facts: dict[str, str]) -> None:
+    # The relationships fact was "is it ok if I say my dog".
+    first = run(Turn(agent="discovery", current_step="discovery", message=message,
+                     language=lang.language_of(message)))  # fmt: skip
+    assert first.extracted_data == {"facts": facts}

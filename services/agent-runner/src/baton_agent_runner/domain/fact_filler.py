@@ -13,6 +13,8 @@ import re
 _KEEP_VERBS = r"(?:remove|delete|drop|forget|убирай(?:те)?|удаляй(?:те)?|вычеркивай(?:те)?)"
 _UPTO_STOP = r"[^,.;:!?—–]+?\s*[,.;:!—–]\s*"
 
+_OFFER = r"(?:say|put|pick|name|include|add|count|mention)"
+
 # A hedge before what is said, with a comma: "not sure, ...", "не знаю, ...", "не уверен, ...".
 _HEDGE = (
     r"(?:(?:i['’]?m|i\s+am)\s+)?not\s+(?:(?:so|really|too|quite)\s+)?sure\s*[,.]\s*(?=\S)"
@@ -35,10 +37,18 @@ FILLER_LEADING = (
     # chess", and "keep" before a label ("keep health: the gym") were kept in the fact.
     r"|(?:тогда|oh|ah|ой|more\s+like)[\s,]+(?=\S)"
     r"|(?:keep|оставь(?:те)?)\s+(?=[^\s,.;:!?—–]+(?:\s+[^\s,.;:!?—–]+)?\s*:)"
+    # An area offered as a question: "is it ok if I say my dog?", "can I put my band?", "а
+    # можно сказать собака?", "does my dog count?" were kept whole as the fact.
+    rf"|(?:is\s+it\s+ok(?:ay)?\s+(?:if\s+i\s+|to\s+)|(?:can|could|may)\s+i\s+){_OFFER}\s+(?=\S)"
+    rf"|(?:а\s+)?можно\s+(?:ли\s+)?(?:сказать|назвать|написать|добавить)\s+(?=\S)"
+    r"|does\s+(?=\S.*\bcount\W*$)"
 )
 """Alternatives of `areas._LEADING` (each opens with "|")."""
 
 # "работа же", "здоровье ведь": the particle only says it was said, as "i said" does; and
 # "friends instead" is what the area holds now, as "friends" (swaps.py reads what it was).
-FILLER_TRAILING = r"|i\s+said|я\s+(?:же\s+)?сказал[аи]?|вс[её]-?таки|верни(?:те)?|же|ведь|instead"
+FILLER_TRAILING = (
+    r"|i\s+said|я\s+(?:же\s+)?сказал[аи]?|вс[её]-?таки|верни(?:те)?|же|ведь|instead"
+    r"|(?<=\S\s)count"  # "does my dog count?", its "does" in FILLER_LEADING
+)
 """Alternatives of `areas._TRAILING` (each opens with "|")."""
