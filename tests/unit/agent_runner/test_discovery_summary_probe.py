@@ -143,3 +143,22 @@ def test_an_area_offered_as_a_question_is_its_fact(message: str, facts: dict[str
     first = run(Turn(agent="discovery", current_step="discovery", message=message,
                      language=lang.language_of(message)))  # fmt: skip
     assert first.extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("rename work to my startup", {"work": "my startup"}),
+     ("the work one should say my startup", {"work": "my startup"}),
+     ("work isn't my job, it's my startup", {"work": "my startup"}),
+     ("health should be yoga, not gym", {"health": "yoga"}),
+     ("for health put yoga", {"health": "yoga"}),
+     ("under health write yoga", {"health": "yoga"}),
+     ("здоровье поменяй на йогу", {"health": "йогу"}),
+     ("в здоровье напиши йога", {"health": "йога"}),
+     ("work should be less stressful", {"work": "work should be less stressful"})],
+)  # fmt: skip
+def test_an_edit_of_an_area_asked_in_words_is_its_new_fact(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "rename work to my startup" was kept whole as the work fact.
+    assert to_summary(message).extracted_data == {"facts": facts}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from baton_agent_runner.domain.areas import named_in
+from baton_agent_runner.domain.fact_edits import as_label
 
 # "поменяй X на Y", "замени X на Y", "смени X на Y"; "replace/swap X with/for Y", "change X to
 # Y", each X and Y within its clause. Both were saved as one fact for each area, X kept.
@@ -36,8 +37,9 @@ def as_instead(text: str) -> str:
     """The text with each swap of one life area for another said as "вместо X, Y" ("instead of
     X, Y"), of one area's word for another's too ("замени семью на друзей": "друзей"); a swap
     of anything else ("поменяй работу на удалёнку" names one area) as it is. What an area
-    holds dropped for what it holds now ("drop the girlfriend, friends instead") is the new."""
-    return _DROP_FOR.sub(_dropped_for, _SWAP.sub(_instead, text))
+    holds dropped for what it holds now ("drop the girlfriend, friends instead") is the new;
+    an edit of one area's fact, its label and the new fact (`fact_edits`)."""
+    return as_label(_DROP_FOR.sub(_dropped_for, _SWAP.sub(_instead, text)))
 
 
 def _dropped_for(found: re.Match[str]) -> str:
