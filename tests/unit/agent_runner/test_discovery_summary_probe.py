@@ -162,3 +162,17 @@ def test_an_edit_of_an_area_asked_in_words_is_its_new_fact(
 ) -> None:
     # "rename work to my startup" was kept whole as the work fact.
     assert to_summary(message).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("all good except health: I want to run", {"health": "I want to run"}),
+     ("yes, except work is freelancing now", {"work": "work is freelancing now"}),
+     ("health is fine, but add hobbies: chess", {"hobbies": "chess"}),
+     ("здоровье в порядке, но добавь хобби: шахматы", {"hobbies": "шахматы"})],
+)  # fmt: skip
+def test_what_the_summary_has_right_is_no_part_of_a_fact(
+    message: str, facts: dict[str, str]
+) -> None:
+    # "all good except health: I want to run" was the health fact; "health is fine" was added.
+    assert to_summary(message).extracted_data == {"facts": facts}

@@ -803,7 +803,7 @@ def test_an_area_said_to_be_wrong_with_what_is_right_is_a_correction() -> None:
     shown = [{"role": "assistant", "text": "Вот что я понял о тебе:"}]
     message = "Всё верно, кроме работы — это мой стартап"
     out = run(turn("discovery", message, facts=facts, history=shown))
-    assert out.extracted_data == {"facts": {"work": message}}
+    assert out.extracted_data == {"facts": {"work": "мой стартап"}}
 
 
 def test_discovery_forgets_nothing_the_user_never_named() -> None:

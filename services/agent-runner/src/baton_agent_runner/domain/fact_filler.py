@@ -42,6 +42,9 @@ FILLER_LEADING = (
     rf"|(?:is\s+it\s+ok(?:ay)?\s+(?:if\s+i\s+|to\s+)|(?:can|could|may)\s+i\s+){_OFFER}\s+(?=\S)"
     rf"|(?:а\s+)?можно\s+(?:ли\s+)?(?:сказать|назвать|написать|добавить)\s+(?=\S)"
     r"|does\s+(?=\S.*\bcount\W*$)"
+    # The summary's rest confirmed first: "all good except health: I want to run", "yes,
+    # except work is freelancing now" kept "all good except"/"except" in the fact.
+    r"|(?:(?:all|looks)\s+good|вс[её]\s+(?:так|верно|норм))?\s*,?\s*(?:except(?:\s+for)?|кроме)\s+(?=\S)"
 )
 """Alternatives of `areas._LEADING` (each opens with "|")."""
 
@@ -50,5 +53,9 @@ FILLER_LEADING = (
 FILLER_TRAILING = (
     r"|i\s+said|я\s+(?:же\s+)?сказал[аи]?|вс[её]-?таки|верни(?:те)?|же|ведь|instead"
     r"|(?<=\S\s)count"  # "does my dog count?", its "does" in FILLER_LEADING
+    # An area said to be right as it is: "health is fine, but add hobbies" added "health is
+    # fine" to the health fact.
+    # Not "нормально": "не сплю нормально" says how health goes.
+    r"|(?:is|are)\s+(?:fine|ok|okay|good|right|correct)|в\s+порядке"
 )
 """Alternatives of `areas._TRAILING` (each opens with "|")."""
