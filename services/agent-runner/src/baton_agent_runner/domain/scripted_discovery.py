@@ -92,9 +92,8 @@ def fact_holding(words_said: str, facts: dict[str, str]) -> str | None:
 
 
 def _fact_removed(turn: Turn) -> str | None:
-    """The area whose fact "remove pottery" of "hobbies: pottery" names (no "pottery" in inbox)."""
-    said = as_instead(turn.message)  # "drop the girlfriend, friends instead": what it holds now
-    removal = inbox_requests.removal_request(said, list(turn.facts.values()))
+    """The area whose fact "remove pottery" names; none for "drop X, Y instead" (a swap)."""
+    removal = inbox_requests.removal_request(as_instead(turn.message), list(turn.facts.values()))
     return None if removal is None else fact_holding(removal, turn.facts)
 
 
