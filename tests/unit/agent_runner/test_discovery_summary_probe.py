@@ -176,3 +176,13 @@ def test_what_the_summary_has_right_is_no_part_of_a_fact(
 ) -> None:
     # "all good except health: I want to run" was the health fact; "health is fine" was added.
     assert to_summary(message).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    "message", ["what else is there?", "what other areas are there?", "а что ещё можно?"]
+)
+def test_asking_which_other_areas_there_are_at_the_summary_is_answered(message: str) -> None:
+    # "I did not quite get that. Is the summary above right?"
+    out = to_summary(message)
+    assert out.extracted_data == {}
+    assert out.message.startswith(("An area is", "Область — это")), out.message

@@ -27,6 +27,9 @@ _AREA = (
 _ABOUT_AREA = (
     rf"(?:what|whats|what's)\s+(?:do\s+you\s+mean\s+by|does|is|counts?\s+as)\s+{_AREA}"
     rf"(?:\s+mean)?|что\s+(?:значит|такое|ты\s+имеешь\s+в\s+виду\s+под|входит\s+в)\s+{_AREA}"
+    # Which others there are: "what else is there?", "what other areas are there?", "а что
+    # ещё можно?" got "I did not quite get that" at the summary.
+    r"|what\s+(?:else|other\s+areas?)\s+(?:is|are)\s+there|что\s+ещ[её]\s+(?:можно|бывает)"
 )
 
 _ASKS: tuple[tuple[Asked, str], ...] = (
