@@ -4,30 +4,18 @@ by a probe)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.output import AgentOutput
-from baton_agent_runner.domain.scripted import Turn, run
+
+from . import turns
+from .turns import discovery
 
 FACTS = {"work": "my job", "health": "gym", "growth": "uni"}
-SUMMARY = (
-    "Here is what I understood:\n- work: my job\n- health: gym\n- growth: uni\n"
-    "Is that right? If not, correct me."
-)
-
-
-def discovery(message: str, **extra: Any) -> AgentOutput:
-    return run(Turn(agent="discovery", current_step="discovery", message=message,
-                    language=lang.language_of(message), **extra))  # fmt: skip
 
 
 def to_summary(message: str, facts: dict[str, str] = FACTS) -> AgentOutput:
-    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(facts)}}}}
-    return discovery(message, facts=facts, step=told, can_complete=True,
-                     history=[{"role": "assistant", "text": SUMMARY}])  # fmt: skip
+    return turns.to_summary(message, facts=facts)
 
 
 @pytest.mark.parametrize(

@@ -5,33 +5,13 @@ it now."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import texts
 from baton_agent_runner.domain.output import AgentOutput
-from baton_agent_runner.domain.scripted import Turn, run
 
-FACTS = {"work": "my job", "health": "gym", "relationships": "family"}
-SUMMARY = (
-    "Here is what I understood:\n- work: my job\n- health: gym\n- relationships: family\n"
-    "Is that right? If not, correct me."
-)
-
-
-def discovery(message: str, **extra: Any) -> AgentOutput:
-    return run(Turn(agent="discovery", current_step="discovery", message=message,
-                    language=lang.language_of(message), **extra))  # fmt: skip
-
-
-def to_summary(message: str, **extra: Any) -> AgentOutput:
-    """`message` said to the summary of `FACTS`, all told in this run."""
-    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(FACTS)}}}}
-    extra.setdefault("can_complete", True)
-    return discovery(message, facts=FACTS, step=told,
-                     history=[{"role": "assistant", "text": SUMMARY}], **extra)  # fmt: skip
+from .turns import FACTS, discovery, to_summary
 
 
 @pytest.mark.parametrize(

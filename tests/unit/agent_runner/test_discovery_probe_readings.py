@@ -4,31 +4,12 @@ meant it now."""
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain import ranked_below, texts
-from baton_agent_runner.domain.output import AgentOutput
-from baton_agent_runner.domain.scripted import Turn, run
 
-FACTS = {"work": "my job", "health": "gym", "relationships": "family"}
-
-
-def discovery(message: str, **extra: Any) -> AgentOutput:
-    return run(Turn(agent="discovery", current_step="discovery", message=message,
-                    language=lang.language_of(message), **extra))  # fmt: skip
-
-
-def to_question(key: str, message: str, **extra: Any) -> AgentOutput:
-    """`message` said to the follow-up question `key`, the summary of `FACTS` confirmed."""
-    language = lang.language_of(message)
-    question = texts.text(language, f"discovery_ask_{key}")
-    asked = f"{texts.text(language, 'discovery_good')} {question}"
-    extra.setdefault("facts", FACTS)
-    return discovery(message, can_complete=False,
-                     history=[{"role": "assistant", "text": asked}], **extra)  # fmt: skip
+from .turns import FACTS, discovery, to_question, to_summary
 
 
 @pytest.mark.parametrize(
@@ -40,21 +21,6 @@ def test_no_time_for_an_area_said_to_what_holds_you_back_removes_no_area(message
     # "Removed: health." and the areas asked for again: the gym was declined.
     out = to_question("constraints", message, notes={"focus": "work"})
     assert out.extracted_data == {"notes": {"constraints": message}}
-
-
-SUMMARY = (
-    "Here is what I understood:\n- work: my job\n- health: gym\n- relationships: family\n"
-    "Is that right? If not, correct me."
-)
-
-
-def to_summary(message: str, **extra: Any) -> AgentOutput:
-    """`message` said to the summary of `FACTS`, all told in this run."""
-    extra.setdefault("facts", FACTS)
-    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(extra["facts"])}}}}
-    extra.setdefault("can_complete", True)
-    return discovery(message, step=told,
-                     history=[{"role": "assistant", "text": SUMMARY}], **extra)  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -5,29 +5,12 @@ scripted agent, each read as the user meant it now."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from baton_agent_runner.domain import language as lang
-from baton_agent_runner.domain.output import AgentOutput
 from baton_agent_runner.domain.scripted import Turn, run
 
-FACTS = {"work": "my job", "health": "gym", "relationships": "family"}
-SUMMARY = (
-    "Here is what I understood:\n- work: my job\n- health: gym\n- relationships: family\n"
-    "Is that right? If not, correct me."
-)
-
-
-def to_summary(message: str, **extra: Any) -> AgentOutput:
-    """`message` said to the summary of `FACTS`, all told in this run."""
-    extra.setdefault("facts", FACTS)
-    told = {"workflow": {"step_data": {"discovery": {"facts_told": sorted(extra["facts"])}}}}
-    extra.setdefault("can_complete", True)
-    return run(Turn(agent="discovery", current_step="discovery", message=message,
-                    language=lang.language_of(message), step=told,
-                    history=[{"role": "assistant", "text": SUMMARY}], **extra))  # fmt: skip
+from .turns import FACTS, to_summary
 
 
 @pytest.mark.parametrize(
