@@ -28,6 +28,18 @@ def turn(message: str, earlier: list[str], held: list[str], **extra: Any) -> Tur
     return brain_dump_turn(message, held, history=history, messages_in_step=len(earlier), **extra)
 
 
+def said_after(message: str, earlier: list[str]) -> AgentOutput:
+    """The reply to `message` after the `earlier` messages, each saved as the brain dump
+    splits it."""
+    held = [item for said in earlier for item in brain_dump.dumped_items(said)]
+    return run(turn(message, earlier, held))
+
+
+def changed(old: str, new: str) -> dict[str, Any]:
+    """What a reply that changed the item `old` into `new` extracts."""
+    return {"removed_inbox_items": [old], "inbox_items": [new], "inbox_corrections": {old: new}}
+
+
 @pytest.mark.parametrize(
     ("message", "earlier", "old", "new"),
     [
@@ -208,11 +220,8 @@ _RUSSIAN = ["купить молоко, позвонить в банк, запи
 def test_a_correction_said_as_a_change_or_as_what_was_meant_changes_the_item(
     message: str, earlier: list[str], old: str, new: str
 ) -> None:
-    held = [item for said in earlier for item in brain_dump.dumped_items(said)]
-    out = run(turn(message, earlier, held))
-    assert out.extracted_data == {
-        "removed_inbox_items": [old], "inbox_items": [new], "inbox_corrections": {old: new}
-    }  # fmt: skip
+    out = said_after(message, earlier)
+    assert out.extracted_data == changed(old, new)
     # The service puts "Changed: buy milk → buy bread." before it (`told_removed`).
     output = AgentOutput(message=out.message, extracted_data=out.extracted_data)
     told = told_removed(output, lang.language_of(message), [Removal(old, removed={"content": old})])
@@ -234,11 +243,8 @@ def test_a_correction_said_as_a_change_or_as_what_was_meant_changes_the_item(
 def test_a_russian_change_finds_the_word_in_another_case(
     message: str, earlier: list[str], old: str, new: str
 ) -> None:
-    held = [item for said in earlier for item in brain_dump.dumped_items(said)]
-    out = run(turn(message, earlier, held))
-    assert out.extracted_data == {
-        "removed_inbox_items": [old], "inbox_items": [new], "inbox_corrections": {old: new}
-    }  # fmt: skip
+    out = said_after(message, earlier)
+    assert out.extracted_data == changed(old, new)
 
 
 @pytest.mark.parametrize(
@@ -335,11 +341,8 @@ def test_already_done_finds_a_name_an_item_says_as_owning_something() -> None:
 def test_keeping_one_thing_and_another_instead_changes_the_item(
     message: str, earlier: list[str], old: str, new: str
 ) -> None:
-    held = [item for said in earlier for item in brain_dump.dumped_items(said)]
-    out = run(turn(message, earlier, held))
-    assert out.extracted_data == {
-        "removed_inbox_items": [old], "inbox_items": [new], "inbox_corrections": {old: new}
-    }  # fmt: skip
+    out = said_after(message, earlier)
+    assert out.extracted_data == changed(old, new)
 
 
 @pytest.mark.parametrize(
