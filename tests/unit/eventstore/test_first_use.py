@@ -34,7 +34,7 @@ async def test_an_unavailable_database_is_waited_for_and_each_reason_said_once(
     with caplog.at_level(logging.INFO, logger="baton.test"):
         await first_use("BATON_DATABASE_URL", URL, work, logger, longest_wait=0.01)
     assert work.calls == 5
-    lines = [r.getMessage() for r in caplog.records]
+    lines = [r.getMessage() for r in caplog.records if r.name == "baton.test"]
     shown = "postgresql+asyncpg://baton:***@db.internal:5432/baton"
     assert lines == [
         f"the database at {shown} (BATON_DATABASE_URL) is unavailable "
