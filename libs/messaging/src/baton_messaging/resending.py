@@ -24,6 +24,11 @@ T = TypeVar("T")
 RESEND_LONGEST = 60.0
 """The longest wait before an unanswered request is sent again (`resend_after` doubles)."""
 
+LAST_TRY_SECONDS = 0.25
+"""The least time a request sent again while no replica takes it is given. One sent with less,
+on a loaded host, could time out before NATS says that nobody took it, and the caller would be
+told of a missed reply ("no reply within 0s") instead of the error before it."""
+
 
 async def request_again_while_gone(
     client: NatsBroker | Client,
@@ -107,7 +112,7 @@ async def _again_while_gone(
             now = loop.time()
             if retry_until is None:
                 retry_until = now + retry_for
-            if now + pause >= min(retry_until, end):
+            if now + pause >= retry_until or now + pause + LAST_TRY_SECONDS > end:
                 raise
         await asyncio.sleep(pause)
 
