@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from faststream.nats import NatsBroker
 from nats.aio.client import Client
@@ -12,6 +14,7 @@ from baton_agent_runner.bootstrap import AgentRunnerApp, build
 from baton_contracts import HEALTH_QUERIES, ErrorCode, HealthStatus, RemoteError
 from baton_contracts.agent_api import Count, CountInboxItems, CountMemoryFacts, RunAgent
 from baton_eventstore import create_engine
+from baton_eventstore.disk_room import DiskUsage
 from baton_messaging import MessagingSettings, build_broker, request, start_broker
 from baton_workflow.adapters.agent_runner import NatsAgentRunnerQueries
 from tests.held_ports import held_port
@@ -129,7 +132,23 @@ async def test_same_idempotency_key_returns_the_recorded_reply_without_a_model_c
 
 async def test_health(runner: AgentRunnerApp, client: Client) -> None:
     status = await request(client, HEALTH_QUERIES["agent"](), timeout=5.0)
-    assert status == HealthStatus(service="agent", healthy=True, checks={"database": True})
+    checks = {"database": True, **disk_check(runner, True)}
+    assert status == HealthStatus(service="agent", healthy=True, checks=checks)
+
+
+def disk_check(runner: AgentRunnerApp, room: bool) -> dict[str, bool]:
+    """SQLite's disk is watched; PostgreSQL's server watches its own."""
+    return {"disk_has_room": room} if runner.engine.dialect.name == "sqlite" else {}
+
+
+async def test_health_says_when_the_sqlite_disk_is_full_and_stays_healthy(
+    runner: AgentRunnerApp, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every write then fails "database or disk is full", while the database still answers.
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: DiskUsage(10 << 30, 10 << 30, 4096))
+    status = await request(client, HEALTH_QUERIES["agent"](), timeout=5.0)
+    checks = {"database": True, **disk_check(runner, False)}
+    assert status == HealthStatus(service="agent", healthy=True, checks=checks)
 
 
 async def test_health_says_so_while_the_database_does_not_answer(

@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from baton_eventstore.disk_room import disk_has_room, with_disk_room
     from baton_eventstore.engine import autocommit, create_engine
     from baton_eventstore.memory import InMemoryEventStore, MemoryTransaction
     from baton_eventstore.migrations import Step, migrate, schema_version
@@ -60,11 +61,13 @@ _MODULE_OF = {
     "Transaction": "port",
     "autocommit": "engine",
     "create_engine": "engine",
+    "disk_has_room": "disk_room",
     "is_unavailable": "unavailable",
     "migrate": "migrations",
     "nothing_written": "unavailable",
     "schema_version": "migrations",
     "storage_full": "unavailable",
+    "with_disk_room": "disk_room",
 }
 
 __all__ = [
@@ -92,11 +95,13 @@ __all__ = [
     "Transaction",
     "autocommit",
     "create_engine",
+    "disk_has_room",
     "is_unavailable",
     "migrate",
     "nothing_written",
     "schema_version",
     "storage_full",
+    "with_disk_room",
 ]
 
 

@@ -28,7 +28,7 @@ from baton_agent_runner.service.tasks import TaskRunner
 from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_agent_runner.settings import AgentRunnerSettings
-from baton_eventstore import migrate
+from baton_eventstore import migrate, with_disk_room
 from baton_eventstore.engine import database_answers
 from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
@@ -73,6 +73,12 @@ class AgentRunnerApp:
     async def healthy(self) -> bool:
         """Ready, and its database answers (`database_answers`)."""
         return self.ready and await database_answers(self.engine)
+
+    async def checks(self) -> dict[str, bool]:
+        """`database`: `healthy`, which alone decides the service's health. `disk_has_room`,
+        on SQLite: its file's disk has room for writes (`disk_room`), which a restart does
+        not make."""
+        return with_disk_room({"database": await self.healthy()}, self.engine)
 
     async def stop(self) -> None:
         """Stop answering and pruning, then close the database pool."""
@@ -152,7 +158,7 @@ def build(settings: AgentRunnerSettings, **overrides: Any) -> AgentRunnerApp:
         runner,
         queries,
         tasks,
-        health=app.healthy,
+        health=app.checks,
         steps=StepStarts(runner.profiles, runner.inbox, settings.store_timeout_seconds),
         lists=WidgetLists(runner.inbox, settings.store_timeout_seconds),
         task_concurrency=settings.task_concurrency,

@@ -13,7 +13,13 @@ from typing import Any
 
 from faststream.nats import NatsBroker
 
-from baton_eventstore import RELAY_PAYLOAD_BYTES, OutboxRelay, SqlEventStore, migrate
+from baton_eventstore import (
+    RELAY_PAYLOAD_BYTES,
+    OutboxRelay,
+    SqlEventStore,
+    migrate,
+    with_disk_room,
+)
 from baton_eventstore.engine import database_answers
 from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
@@ -133,11 +139,13 @@ class WorkflowApp:
     async def checks(self) -> dict[str, bool]:
         """`database`: `healthy`. `events_published`: the outbox relay has not been failing
         for longer than `outbox_stall_seconds` (JetStream full or without the stream, say).
-        Only `database` decides `healthy`: a restart does not make room in JetStream, and an
-        orchestrator restarting every replica for it would stop the turns too."""
+        `disk_has_room`, on SQLite: its file's disk has room for writes (`disk_room`).
+        Only `database` decides `healthy`: a restart does not make room in JetStream, nor on a
+        disk, and an orchestrator restarting every replica for it would stop the turns too."""
         relay = self.relay
         stalled = relay is not None and relay.stalled_for() > self.settings.outbox_stall_seconds
-        return {"database": await self.healthy(), "events_published": not stalled}
+        checks = {"database": await self.healthy(), "events_published": not stalled}
+        return with_disk_room(checks, self.store.engine)
 
     def _claim_replica_id(self) -> str | None:
         """The lease holder this replica had before a restart (None: a new one per process).

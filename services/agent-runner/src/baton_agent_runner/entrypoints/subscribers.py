@@ -60,7 +60,7 @@ def subscribe(
     runner: AgentRunner,
     queries: MemoryQueries,
     tasks: TaskRunner,
-    health: Callable[[], Awaitable[bool]],
+    health: Callable[[], Awaitable[dict[str, bool]]],
     steps: StepStarts,
     lists: WidgetLists,
     task_concurrency: int = 128,
@@ -96,8 +96,8 @@ def subscribe(
         return tasks.known_agents()
 
     async def report(_: Query) -> HealthStatus:
-        healthy = await health()
-        return HealthStatus(service="agent", healthy=healthy, checks={"database": healthy})
+        checks = await health()
+        return HealthStatus(service="agent", healthy=checks["database"], checks=checks)
 
     respond(broker, RunAgent, run, queue=QUEUE, stop_grace_seconds=grace, max_user_share=share)
     # A DAG step may wait minutes on its model: more of them run at once than turns do.
@@ -220,6 +220,6 @@ def documented_broker() -> NatsBroker:
     return broker
 
 
-async def _never() -> bool:
+async def _never() -> dict[str, bool]:
     """The health of a broker that only documents the responders."""
-    return False
+    return {"database": False}
