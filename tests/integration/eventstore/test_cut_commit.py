@@ -15,6 +15,7 @@ as a conflict when the first had taken effect. A unit of work (SQLAlchemy) cut s
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +37,7 @@ from baton_eventstore import (
 )
 from baton_eventstore.asyncpg_recovery import LOOKUP_PATIENCE
 from baton_eventstore.tables import outbox
+from baton_eventstore.unavailable import CONNECTION_LOST_SAYS, StoreUnavailable
 from baton_messaging.publisher import JetStreamPublisher
 
 from ...cutting_proxy import CuttingProxy
@@ -184,6 +186,46 @@ async def test_an_append_cut_at_its_commit_is_answered_and_recorded_once(
     for name in first:
         assert len(await recorded(store, name)) == 2
     assert sorted(await published(store, js, stream)) == sorted(committed)
+
+
+@pytest.mark.parametrize("delivered", FATES)
+@pytest.mark.parametrize("way", WAYS)
+async def test_an_append_cut_as_the_server_goes_away_fails_unavailable_and_counts_once(
+    store: SqlEventStore,
+    proxy: CuttingProxy,
+    stream: TestStream,
+    js: JetStreamContext,
+    way: str,
+    delivered: bool,
+) -> None:
+    first, second = await first_events(store, stream, way)
+    cut_at_commit(proxy, way, delivered=delivered, going_down=True)
+    started = time.monotonic()
+    outcomes = await second_appends(way, store, second)
+    assert (proxy.cuts, proxy.cut_on) == (1, cut_where(way))
+    assert time.monotonic() - started < LOOKUP_PATIENCE + 2.0  # told at once, not held
+    for outcome in outcomes:
+        assert isinstance(outcome, StoreUnavailable), outcome
+        # Not "refused, nothing written" for the look-up's refused connection: the cut
+        # append may have committed (it did, when its commit took effect).
+        assert not nothing_written(outcome), outcome
+        assert is_unavailable(outcome) and CONNECTION_LOST_SAYS in str(outcome), outcome
+    await proxy.come_back()
+    committed = [str(e.event_id) for e in first.values()]
+    for name in first:
+        ids = [str(first[name].event_id)] + ([str(second[name].event_id)] if delivered else [])
+        assert await recorded(store, name) == ids
+        committed += ids[1:]
+    assert sorted(await outbox_ids(store)) == sorted(committed)
+    # The caller sends the same append again: recorded once, whichever way the cut went.
+    again = await second_appends(way, store, second)
+    for outcome in again:
+        assert isinstance(outcome, REFUSED if delivered else list), outcome
+    for name in first:
+        ids = [str(first[name].event_id), str(second[name].event_id)]
+        assert await recorded(store, name) == ids
+    everything = [str(e.event_id) for e in [*first.values(), *second.values()]]
+    assert sorted(await published(store, js, stream)) == sorted(everything)
 
 
 @pytest.mark.parametrize("delivered", FATES)

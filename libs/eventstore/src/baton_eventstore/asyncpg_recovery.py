@@ -7,7 +7,9 @@ committed, and its caller gets its positions; with nothing of it stored it is wr
 more. It fails, `StoreUnavailable` (a 503), only when something else is stored under its ids,
 or when the database cannot be reached to find out: the look-up is tried again for up to
 `LOOKUP_PATIENCE` seconds (never past the append's start-by), so that a quick restart, which
-refuses connections or says it is shutting down or starting up for a moment, is ridden out.
+refuses connections or says it is shutting down or starting up for a moment, is ridden out;
+past that it fails as the cut did, never as the refused look-up did ("nothing written" would
+be untrue of an append whose commit took effect: `_looked_up`).
 The event ids' unique key keeps a second write from storing it twice, whatever became of the
 first. None of this costs a round trip while no connection is lost.
 """
@@ -104,7 +106,7 @@ async def recover(
     (`time.monotonic()`; `LOOKUP_PATIENCE` from now when not given) or the append's
     start-by, whichever comes first (`stored`)."""
     until = time.monotonic() + LOOKUP_PATIENCE if until is None else until
-    found = await stored(fetch, append, until)
+    found = await _looked_up(fetch, append, cut, until)
     if not found:
         start_by = append.start_by
         if start_by is not None and datetime.now(UTC) >= start_by:
@@ -118,7 +120,7 @@ async def recover(
         try:
             return await again()
         except (ConcurrencyConflict, DuplicateEventId, RowConflict):
-            found = await stored(fetch, append, until)
+            found = await _looked_up(fetch, append, cut, until)
             if not found:
                 raise
     positions = _as_written(append, found)
@@ -130,6 +132,22 @@ async def recover(
     log.warning("%s; the append had been committed: answered as committed (%s)",
                 CONNECTION_LOST_SAYS, cut)  # fmt: skip
     return positions
+
+
+async def _looked_up(
+    fetch: Fetch, append: Append, cut: StoreUnavailable, until: float
+) -> list[asyncpg.Record]:
+    """`stored`; when the database cannot be reached to tell, `StoreUnavailable` raised from
+    `cut`, not from the look-up's own error. A refused connection says nothing was written
+    (`nothing_written`), which is true of the look-up only: the append it asks about may
+    have committed, and a caller told "nothing was recorded" (the workflow service's 503)
+    would believe it."""
+    try:
+        return await stored(fetch, append, until)
+    except StoreUnavailable as exc:
+        raise StoreUnavailable(
+            f"{cut}; whether the append was committed could not be looked up: {exc}"
+        ) from cut
 
 
 async def stored(fetch: Fetch, append: Append, until: float) -> list[asyncpg.Record]:
