@@ -105,10 +105,12 @@ async def second_appends(way: str, store: SqlEventStore, appends: dict[str, NewE
     return await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), BOUND)
 
 
-def cut_at_commit(proxy: CuttingProxy, way: str, *, delivered: bool, going_down: bool) -> None:
+def cut_at_commit(
+    proxy: CuttingProxy, way: str, *, delivered: bool, going_down: bool, reset: bool = True
+) -> None:
     """The next commit of `way`'s statement cut: a batch's only when it is one (its SQL)."""
     marker = BATCH_MARKER if way == "batch" else "INSERT INTO events"
-    proxy.cut_at_commit(marker, delivered=delivered, going_down=going_down)
+    proxy.cut_at_commit(marker, delivered=delivered, going_down=going_down, reset=reset)
 
 
 def cut_where(way: str) -> str:
@@ -154,6 +156,7 @@ async def published(store: SqlEventStore, js: JetStreamContext, stream: TestStre
     return await stream.msg_ids()
 
 
+@pytest.mark.parametrize("reset", [True, False], ids=["reset", "closed"])
 @pytest.mark.parametrize("delivered", FATES)
 @pytest.mark.parametrize("way", WAYS)
 async def test_an_append_cut_at_its_commit_is_answered_and_recorded_once(
@@ -163,10 +166,11 @@ async def test_an_append_cut_at_its_commit_is_answered_and_recorded_once(
     js: JetStreamContext,
     way: str,
     delivered: bool,
+    reset: bool,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     first, second = await first_events(store, stream, way)
-    cut_at_commit(proxy, way, delivered=delivered, going_down=False)
+    cut_at_commit(proxy, way, delivered=delivered, going_down=False, reset=reset)
     with caplog.at_level("WARNING", logger="baton_eventstore.asyncpg_append"):
         outcomes = await second_appends(way, store, second)
     assert (proxy.cuts, proxy.cut_on) == (1, cut_where(way))
