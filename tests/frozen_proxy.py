@@ -1,6 +1,7 @@
 """A TCP proxy in front of a test database that can be frozen: connections stay open, and
 nothing is passed either way, as a PostgreSQL stopped with SIGSTOP, or cut off by the network
-without a reset, would leave them. What a store's client-side bound is tested against."""
+without a reset, would leave them. What a store's client-side bound is tested against.
+`tests/cutting_proxy.py` cuts connections at a commit instead."""
 
 from __future__ import annotations
 
