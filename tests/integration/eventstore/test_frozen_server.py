@@ -6,6 +6,7 @@ once it answers again, the store goes on, nothing written twice."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -68,6 +69,34 @@ async def test_a_new_connection_to_a_frozen_server_fails_unavailable(postgres_ur
         try:
             proxy.freeze()  # it takes the connection and says nothing
             await fails_unavailable(lambda: read(engine, text("SELECT 1")))
+            proxy.thaw()
+            assert (await read(engine, text("SELECT 1"))).scalar() == 1
+        finally:
+            proxy.thaw()
+            await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_reads_on_a_frozen_server_are_given_up_at_the_clients_bound(
+    postgres_url: str,
+) -> None:
+    # Each connection given up on was then closed with a goodbye the server never answered,
+    # 2 s more, and so was every other pooled connection at its next checkout: on the
+    # services' settings a read took 5 s, the gateway's whole wait. Several connections are
+    # pooled before the freeze, so the reads after the first meet them.
+    async with FrozenProxy(postgres_url).running() as proxy:
+        engine = create_engine(proxy.proxied_url, statement_timeout=TIMEOUT)
+        try:
+            async with engine.connect() as a, engine.connect() as b, engine.connect() as c:
+                for conn in (a, b, c):
+                    await conn.execute(text("SELECT 1"))
+            proxy.freeze()
+            bound = TIMEOUT + CLIENT_MARGIN_SECONDS
+            for _ in range(3):
+                began = time.monotonic()
+                await fails_unavailable(lambda: read(engine, text("SELECT 1")))
+                # Well under the goodbye's 2 s more: given up on at the bound, not after it.
+                assert time.monotonic() - began < bound + 1.0
             proxy.thaw()
             assert (await read(engine, text("SELECT 1"))).scalar() == 1
         finally:

@@ -112,6 +112,7 @@ def create_engine(
         event.listen(engine.sync_engine, "do_connect", _connect_or_say_why)
         event.listen(engine.sync_engine, "checkout", _replace_if_closed)
         event.listen(engine.sync_engine, "handle_error", _drop_if_lost_or_read_only)
+        event.listen(engine.sync_engine, "invalidate", _close_at_once)
         _SESSIONS[engine.sync_engine] = session
         _CLIENT_BOUNDS[engine.sync_engine] = {
             key: connect_args[key] for key in client if connect_args[key] is not None
@@ -213,11 +214,26 @@ def _drop_if_lost_or_read_only(context: Any) -> None:
     if getattr(original, "sqlstate", None) == READ_ONLY_SQLSTATE or connection_lost(original):
         context.is_disconnect = True
     elif isinstance(original, TimeoutError):
-        # The client's own bound (`CLIENT_MARGIN_SECONDS`): the server answers nothing, so
-        # every connection to it is as good as lost, and a rollback on this one would wait for
-        # that bound once more before the pool dropped it. asyncpg's error says nothing.
+        # The client's own bound (`CLIENT_MARGIN_SECONDS`): the server answers nothing, and a
+        # rollback on this connection would wait for that bound once more before the pool
+        # dropped it. The pool's other connections are kept: each is given up on at its own
+        # statement's bound, and works again once the server answers. Dropped with it, each
+        # was closed at its next checkout with a goodbye the server never answered (2 s),
+        # and a new connection then waited out its own bound: a read took the gateway's whole
+        # wait. asyncpg's error says nothing.
         context.is_disconnect = True
+        context.invalidate_pool_on_disconnect = False
         raise StoreUnavailable(NO_ANSWER) from original
+
+
+def _close_at_once(dbapi_connection: Any, _record: Any, _exception: Any) -> None:
+    """An invalidated connection is closed at once, its socket dropped. SQLAlchemy would first
+    say goodbye to the server and wait up to 2 s for it to close its end: on a server that
+    answers nothing (frozen, cut off by the network), every statement given up on
+    (`CLIENT_MARGIN_SECONDS`) or cut off by its caller's deadline failed 2 s later. A
+    statement still running on a server that does answer ends at its `statement_timeout`
+    either way."""
+    dbapi_connection.driver_connection.terminate()
 
 
 async def read(engine: AsyncEngine, statement: Executable) -> Result[Any]:
