@@ -204,3 +204,16 @@ def test_a_connection_the_server_closed_is_told_from_one_that_may_have_run_the_s
 
     assert lost_before_sent(exc) is before_sent
     assert server_closed(exc) is closed
+
+
+def test_a_database_that_answered_nothing_is_told_from_one_that_is_down() -> None:
+    from baton_eventstore import NoAnswer, no_answer
+
+    silent = NoAnswer("PostgreSQL: no answer in time")
+    silent.__cause__ = TimeoutError()
+    # Unavailable either way, and a caller can say which: it did not answer in time.
+    assert is_unavailable(silent) and no_answer(silent)
+    assert no_answer(raised_from(silent))
+    assert not nothing_written(silent)  # the statement may have run
+    assert not no_answer(appender_failed(ConnectionRefusedError(111, "Connection refused")))
+    assert not no_answer(TimeoutError())  # only the store's own bound says so

@@ -30,8 +30,10 @@ if TYPE_CHECKING:
     from baton_eventstore.row_write import RowConflict, RowWrite
     from baton_eventstore.sql import SqlEventStore, SqlTransaction
     from baton_eventstore.unavailable import (
+        NoAnswer,
         StoreUnavailable,
         is_unavailable,
+        no_answer,
         nothing_written,
         storage_full,
     )
@@ -44,6 +46,7 @@ _MODULE_OF = {
     "InMemoryEventStore": "memory",
     "MemoryTransaction": "memory",
     "NewEvent": "model",
+    "NoAnswer": "unavailable",
     "Outbox": "port",
     "OutboxMessage": "model",
     "OutboxRelay": "relay",
@@ -64,6 +67,7 @@ _MODULE_OF = {
     "disk_has_room": "disk_room",
     "is_unavailable": "unavailable",
     "migrate": "migrations",
+    "no_answer": "unavailable",
     "nothing_written": "unavailable",
     "schema_version": "migrations",
     "storage_full": "unavailable",
@@ -78,6 +82,7 @@ __all__ = [
     "InMemoryEventStore",
     "MemoryTransaction",
     "NewEvent",
+    "NoAnswer",
     "Outbox",
     "OutboxMessage",
     "OutboxRelay",
@@ -98,6 +103,7 @@ __all__ = [
     "disk_has_room",
     "is_unavailable",
     "migrate",
+    "no_answer",
     "nothing_written",
     "schema_version",
     "storage_full",

@@ -19,6 +19,7 @@ from baton_eventstore.engine import NO_ANSWER, connection_bounds, session_settin
 from baton_eventstore.unavailable import (
     CONNECTION_LOST,
     CONNECTION_LOST_SAYS,
+    NoAnswer,
     StoreUnavailable,
     server_closed,
 )
@@ -65,7 +66,7 @@ class LazyPool:
         try:
             conn = await pool.acquire()
         except CONNECTION_LOST as exc:
-            raise StoreUnavailable(_says(exc)) from exc
+            raise _unavailable(exc) from exc
         try:
             yield conn
         except CONNECTION_LOST as exc:
@@ -74,7 +75,7 @@ class LazyPool:
             if server_closed(exc):
                 said = f"{CONNECTION_LOST_SAYS}: "
                 await pool.expire_connections()
-            raise StoreUnavailable(_says(exc, said)) from exc
+            raise _unavailable(exc, said) from exc
         except asyncio.CancelledError:
             _terminate(conn)  # its statement's state is unknown
             raise
@@ -101,12 +102,13 @@ class LazyPool:
             return self._pool
 
 
-def _says(exc: BaseException, said: str = "") -> str:
-    """What a `StoreUnavailable` raised from `exc` says; asyncpg's `TimeoutError` (its
-    `command_timeout`, the client's own bound: `CLIENT_MARGIN_SECONDS`) says nothing."""
+def _unavailable(exc: BaseException, said: str = "") -> StoreUnavailable:
+    """The `StoreUnavailable` to raise from `exc`; asyncpg's `TimeoutError` (its
+    `command_timeout`, the client's own bound: `CLIENT_MARGIN_SECONDS`) says nothing, and is
+    `NoAnswer`."""
     if isinstance(exc, TimeoutError):
-        return NO_ANSWER
-    return f"PostgreSQL: {said}{exc.__class__.__name__}: {exc}"
+        return NoAnswer(NO_ANSWER)
+    return StoreUnavailable(f"PostgreSQL: {said}{exc.__class__.__name__}: {exc}")
 
 
 def _terminate(conn: asyncpg.Connection) -> None:

@@ -19,7 +19,7 @@ from baton_eventstore.pool import DEFAULT_POOL_SIZE
 from baton_eventstore.unavailable import (
     CONNECTION_LOST_SAYS,
     READ_ONLY_SQLSTATE,
-    StoreUnavailable,
+    NoAnswer,
     connection_lost,
 )
 
@@ -74,7 +74,7 @@ def create_engine(
     waiting, and recorded, after their callers had given up on them. Set once per
     connection, it costs no round trip. Migrations are exempt (`without_statement_timeout`).
     On PostgreSQL the client also stops waiting `CLIENT_MARGIN_SECONDS` later, for a server
-    that answers nothing (asyncpg's `command_timeout`: `StoreUnavailable(NO_ANSWER)`,
+    that answers nothing (asyncpg's `command_timeout`: `NoAnswer(NO_ANSWER)`,
     whether the statement ran not known), and gives a new connection as long to be made
     (asyncpg's own 60 s held a request as long on a server that took the connection and said
     nothing).
@@ -176,12 +176,12 @@ async def without_statement_timeout(conn: AsyncConnection) -> AsyncIterator[None
 
 def _connect_or_say_why(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
     """A new connection; one the server took and then said nothing on, past the client's
-    bound, is `StoreUnavailable(NO_ANSWER)`: asyncpg's `TimeoutError` says nothing, and is
+    bound, is `NoAnswer(NO_ANSWER)`: asyncpg's `TimeoutError` says nothing, and is
     raised past `handle_error` when it comes from a connect."""
     try:
         return dialect.connect(*cargs, **cparams)
     except TimeoutError as exc:
-        raise StoreUnavailable(NO_ANSWER) from exc
+        raise NoAnswer(NO_ANSWER) from exc
 
 
 def _replace_if_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
@@ -223,7 +223,7 @@ def _drop_if_lost_or_read_only(context: Any) -> None:
         # wait. asyncpg's error says nothing.
         context.is_disconnect = True
         context.invalidate_pool_on_disconnect = False
-        raise StoreUnavailable(NO_ANSWER) from original
+        raise NoAnswer(NO_ANSWER) from original
 
 
 def _close_at_once(dbapi_connection: Any, _record: Any, _exception: Any) -> None:

@@ -22,6 +22,11 @@ class StoreUnavailable(Exception):
     """The database could not be reached, or the connection broke during the statement."""
 
 
+class NoAnswer(StoreUnavailable):
+    """The database answered nothing within the client's own bound past the statement
+    timeout: the server, or the network to it, hangs. Whether the statement ran is not known."""
+
+
 # asyncpg, when the server or the connection is gone. `InternalClientError`: a session the
 # server ended while the connection sat idle in a pool leaves the protocol stuck in its
 # error-consuming state until it sees the socket close, and a statement then fails so.
@@ -75,6 +80,12 @@ def server_closed(exc: BaseException) -> bool:
         | ConnectionResetError
         | BrokenPipeError,
     )
+
+
+def no_answer(exc: BaseException) -> bool:
+    """True when `exc`, or an exception it was raised from, is `NoAnswer`: a caller is told
+    the database did not answer in time, not only that it is unavailable."""
+    return _in_chain(exc, lambda e: isinstance(e, NoAnswer))
 
 
 def connection_lost(exc: BaseException) -> bool:

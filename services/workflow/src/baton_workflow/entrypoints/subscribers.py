@@ -45,7 +45,7 @@ from baton_contracts.workflow_api import (
     SignalWorkflow,
     StartWorkflow,
 )
-from baton_eventstore import is_unavailable, nothing_written, storage_full
+from baton_eventstore import is_unavailable, no_answer, nothing_written, storage_full
 from baton_messaging import MessagingSettings, build_broker, listen, respond
 from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 from baton_workflow.service import conversation, dag_definitions, dag_runs, queries
@@ -62,6 +62,12 @@ STORE_UNAVAILABLE = (
 QUERY_STORE_UNAVAILABLE = "the workflow service's database is unavailable; try again later"
 """A query's answer in an outage: it records nothing and carries no id to repeat, so the
 command ids of `STORE_UNAVAILABLE` would only puzzle a client reading a page."""
+QUERY_NO_ANSWER = (
+    "the workflow service's database did not answer in time (it, or the network to it, "
+    "hangs); try again later"
+)
+"""A query's answer when PostgreSQL answered nothing past the statement timeout (`NoAnswer`),
+in time for the gateway's wait: its own `no reply ... within` said nothing of why."""
 STORE_REFUSED_WRITE = (
     "the workflow service's database is unavailable; nothing was recorded: send it again (with "
     "the same command id, client_message_id or Idempotency-Key it takes effect at most once)"
@@ -172,7 +178,7 @@ def _unavailable(message: Any, exc: Exception) -> str:
     if storage_full(exc):
         return STORE_FULL if nothing_written(exc) else STORE_FULL_MAYBE_WRITTEN
     if not isinstance(message, Command):
-        return QUERY_STORE_UNAVAILABLE
+        return QUERY_NO_ANSWER if no_answer(exc) else QUERY_STORE_UNAVAILABLE
     if nothing_written(exc):
         return STORE_REFUSED_WRITE
     return STORE_UNAVAILABLE
