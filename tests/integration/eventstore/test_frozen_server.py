@@ -95,8 +95,8 @@ async def test_reads_on_a_frozen_server_are_given_up_at_the_clients_bound(
             for _ in range(3):
                 began = time.monotonic()
                 await fails_unavailable(lambda: read(engine, text("SELECT 1")))
-                # Well under the goodbye's 2 s more: given up on at the bound, not after it.
-                assert time.monotonic() - began < bound + 1.0
+                # Under the goodbye's 2 s more (the least it added): given up on at the bound.
+                assert time.monotonic() - began < bound + 1.5
             proxy.thaw()
             assert (await read(engine, text("SELECT 1"))).scalar() == 1
         finally:
