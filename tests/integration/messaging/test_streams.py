@@ -308,7 +308,13 @@ async def filtered(
         broker, subjects, consumer="collector", stream=spec, fetch_timeout=0.5, from_new=from_new,
         first_retry_seconds=FIRST_RETRY,
     )(collector.handle)  # fmt: skip
-    await start_broker(broker, [spec])
+    try:
+        await start_broker(broker, [spec])
+    except BaseException:
+        # A start that fails (a durable JetStream refuses) has connected already, and the
+        # caller never gets the broker to stop: it stayed connected past the test.
+        await broker.stop()
+        raise
     return broker
 
 
