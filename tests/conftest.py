@@ -1,15 +1,17 @@
-"""Fixtures every tier shares: a real NATS server on a free port, and PostgreSQL when CI has one."""
+"""Fixtures every tier shares: a real NATS server on a free port, and PostgreSQL when CI has one;
+and the checks after every test: held ports let go, no NATS client left open."""
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 
 import pytest
 
 from baton_messaging.embedded import EmbeddedNatsServer
+from tests import open_nats_clients
 from tests.held_ports import release_held_ports
 
 POSTGRES_ENV = "BATON_TEST_POSTGRES_URL"
@@ -20,6 +22,30 @@ def _release_held_ports() -> Iterator[None]:
     """The ports the test held (`tests.held_ports.held_port`) go with it."""
     yield
     release_held_ports()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    open_nats_clients.install()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object]) -> Generator[None, object, object]:
+    """A client a session's (or a module's) fixture connects outlives each test by design."""
+    with open_nats_clients.fixture_setting_up(fixturedef.scope):
+        return (yield)
+
+
+@pytest.fixture(autouse=True)
+def _no_nats_client_left_open() -> Iterator[None]:
+    """A client left open reconnects, and logs each refusal at ERROR, into the tests after
+    this one once its server stops: this test fails instead, saying where it made it."""
+    open_nats_clients.forget_noted()
+    yield
+    leaks = open_nats_clients.left_open()
+    open_nats_clients.forget_noted()
+    if leaks:
+        open_nats_clients.close(leaks)
+        pytest.fail(open_nats_clients.described(leaks), pytrace=False)
 
 
 @pytest.fixture(scope="session")
