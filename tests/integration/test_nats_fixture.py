@@ -2,8 +2,6 @@ import nats
 
 
 async def test_nats(nats_url: str) -> None:
-    nc = await nats.connect(nats_url)
-    js = nc.jetstream()
-    info = await js.account_info()
-    assert info is not None
-    await nc.close()
+    async with await nats.connect(nats_url) as nc:  # closed when the assertion fails too
+        info = await nc.jetstream().account_info()
+        assert info is not None

@@ -267,17 +267,17 @@ async def test_durable_consumer_survives_a_nats_restart(tmp_path: Path) -> None:
     collector = Collector()
     broker = await consuming(server.url, spec, collector)
     try:
-        nc = await nats.connect(server.url)
-        await publish(nc, spec, "before")
-        assert await collector.wait_for(1) == ["before"]
-        await wait_all_acked(nc, spec, 1)
-        await nc.close()
+        # Closed on a failure too: a client left open reconnects to the server stopped below,
+        # logging each refusal at ERROR into the tests after this one.
+        async with await nats.connect(server.url) as nc:
+            await publish(nc, spec, "before")
+            assert await collector.wait_for(1) == ["before"]
+            await wait_all_acked(nc, spec, 1)
         server.stop()
         server.start()  # same port and store: the stream and the durable are still there
-        nc = await nats.connect(server.url)
-        await publish(nc, spec, "after")
-        assert await collector.wait_for(2) == ["before", "after"]
-        await nc.close()
+        async with await nats.connect(server.url) as nc:
+            await publish(nc, spec, "after")
+            assert await collector.wait_for(2) == ["before", "after"]
     finally:
         await broker.stop()
         server.stop()
