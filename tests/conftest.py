@@ -38,13 +38,15 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object]) -> Generator[Non
 @pytest.fixture(autouse=True)
 def _no_nats_client_left_open() -> Iterator[None]:
     """A client left open reconnects, and logs each refusal at ERROR, into the tests after
-    this one once its server stops: this test fails instead, saying where it made it."""
+    this one once its server stops: this test fails instead, saying where it made it. A
+    reconnect loop that outlived its client's close (a race in nats-py on Python 3.11, not
+    the test's doing) is ended here too, without failing the test."""
     open_nats_clients.forget_noted()
     yield
     leaks = open_nats_clients.left_open()
+    open_nats_clients.close_noted()
     open_nats_clients.forget_noted()
     if leaks:
-        open_nats_clients.close(leaks)
         pytest.fail(open_nats_clients.described(leaks), pytrace=False)
 
 

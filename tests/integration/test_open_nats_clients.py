@@ -1,23 +1,38 @@
 """The check after each test (`tests/open_nats_clients.py`) finds a NATS client the test left
-open, says where it was made, and leaves alone one that a wider fixture keeps on purpose."""
+open, says where it was made, and leaves alone one that a wider fixture keeps on purpose; and
+a reconnect loop that outlived its client's close is ended."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import nats
 import pytest
 from nats.aio.client import Client
 
+from baton_messaging.embedded import EmbeddedNatsServer
 from tests import open_nats_clients
 from tests.held_ports import held_port
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+async def quiet(_error: Exception) -> None:
+    pass
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[EmbeddedNatsServer]:
+    server = EmbeddedNatsServer(store_dir=tmp_path / "nats")
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +57,6 @@ async def test_a_client_left_open_is_found_with_the_line_that_made_it(nats_url: 
 
 
 async def test_a_client_that_failed_to_connect_is_not_counted() -> None:
-    async def quiet(_error: Exception) -> None:
-        pass
-
     url = f"nats://127.0.0.1:{held_port()}"
     with pytest.raises(nats.errors.NoServersError):  # it left nothing running
         await nats.connect(url, max_reconnect_attempts=1, reconnect_time_wait=0, error_cb=quiet)
@@ -95,3 +107,21 @@ def test_the_test_that_leaves_a_client_open_fails_and_the_next_one_passes(
     assert "1 NATS client(s) connected during this test were never closed" in run.stdout
     assert 'test_leak.py", line 5, in test_leaks' in run.stdout, run.stdout
     assert "2 passed, 1 error" in run.stdout, run.stdout
+
+
+async def test_a_reconnect_loop_that_outlived_its_close_is_ended(
+    server: EmbeddedNatsServer,
+) -> None:
+    nc = await nats.connect(
+        server.url, max_reconnect_attempts=-1, reconnect_time_wait=0.05, error_cb=quiet
+    )
+    server.stop()
+    await asyncio.sleep(0.3)  # retrying every 50 ms
+    # The race made sure: the close finds no loop to cancel, as when its cancel is lost.
+    loop, nc._reconnection_task = nc._reconnection_task, None
+    await nc.close()
+    nc._reconnection_task = loop
+    await asyncio.sleep(0.2)
+    assert nc.is_closed and open_nats_clients.reconnecting(nc)
+    await open_nats_clients.end_reconnecting(nc)
+    assert not open_nats_clients.reconnecting(nc)
