@@ -57,5 +57,8 @@ FILLER_TRAILING = (
     # fine" to the health fact.
     # Not "нормально": "не сплю нормально" says how health goes.
     r"|(?:is|are)\s+(?:fine|ok|okay|good|right|correct)|в\s+порядке"
+    # Thanks and chat's "obviously" after the area: "family, thanks", "work obv" were kept
+    # whole as the fact.
+    r"|thanks|thank\s+you|thx|спасибо|obv|obvs|ofc"
 )
 """Alternatives of `areas._TRAILING` (each opens with "|")."""
