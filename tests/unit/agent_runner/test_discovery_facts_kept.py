@@ -75,7 +75,7 @@ def test_naming_an_area_again_keeps_its_fact(message: str) -> None:
         ("work: I switched to day shifts", {"work": "I switched to day shifts"}),
         ("work: I switched to day shifts. family first",
          {"work": "I switched to day shifts", "relationships": "family first"}),
-        ("No, work is my startup now", {"work": "work is my startup now"}),
+        ("No, work is my startup now", {"work": "my startup now"}),
         ("my job is a nightmare lately", {"work": "my job is a nightmare lately"}),
         ("работа — теперь удалёнка", {"work": "работа — теперь удалёнка"}),
     ],

@@ -85,7 +85,7 @@ def test_the_summary_marks_them_in_russian_too() -> None:
 
 def test_a_fact_told_in_this_very_turn_is_no_fact_from_last_time() -> None:
     said = _summary("en", "work is my startup now", {})
-    assert "- work: work is my startup now\n" in said
+    assert "- work: my startup now\n" in said
     assert "- From last time: health — gym\n" in said
     assert "From last time: work" not in said
 

@@ -22,6 +22,7 @@ from baton_agent_runner.domain.area_everyday import (
     RELATIONSHIPS_EVERYDAY,
 )
 from baton_agent_runner.domain.area_slang import HEALTH_SLANG, WORK_SLANG
+from baton_agent_runner.domain.fact_details import DEFINED_AS, DEGREE_MORE
 from baton_agent_runner.domain.fact_filler import FILLER_LEADING, FILLER_TRAILING
 from baton_agent_runner.domain.wording import normalised, words
 
@@ -434,7 +435,7 @@ _NAMED_AS = re.compile(
     # So is a head before "=" or an arrow: "health = trying to lose 10kg" kept "health =".
     r"|(?:=|->|→|=>)(?=\s*\S)"
     # What an area is now, said after a change: "отношения теперь это муж".
-    r"|(?<=\s)теперь(?:\s*(?:[—–]|-\s))?\s+это\b|(?<=\s)now\s+means\b)"
+    rf"|(?<=\s)теперь(?:\s*(?:[—–]|-\s))?\s+это\b|(?<=\s)now\s+means\b{DEFINED_AS})"
     r"[\s,:—–-]*(?P<rest>\S.*)$",
     re.IGNORECASE | re.DOTALL,
 )
@@ -447,7 +448,7 @@ _DEGREE = re.compile(
     r"(?:(?:so|very|really|truly|just|absolutely|literally|очень|так|просто|самое)\s+)*"
     r"(?:(?:my|мо[её])\s+)?(?:everything|all|a\s+lot|lots|much|a\s+great\s+deal|the\s+world"
     r"|the\s+most|most|more\s+than\s+anything(?:\s+else)?|вс[её](?:\s+на\s+свете)?|много"
-    r"|многое|целый\s+мир|весь\s+мир|больше\s+всего|важно|важное|главное)"
+    rf"|многое|целый\s+мир|весь\s+мир|больше\s+всего|важно|важное|главное{DEGREE_MORE})"
     r"(?:\s+(?:to|for)\s+(?:me|us)|\s+для\s+(?:меня|нас)|\s+(?:мне|нам)"
     r"|\s+in\s+(?:my|our|the)\s+(?:life|world)|\s+в\s+(?:моей\s+|нашей\s+)?жизни)*[\s.!…]*",
     re.IGNORECASE,
