@@ -1,5 +1,5 @@
-"""What chat adds around an area that is no part of its fact: thanks, and "obv" (each was
-kept in the fact, found by a probe)."""
+"""What chat adds around an area that is no part of its fact: thanks, "obv", and Russian
+"вообще" (each was kept in the fact, found by a probe)."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -21,3 +21,19 @@ def test_courtesy_and_filler_after_an_area_are_left_out(
     message: str, facts: dict[str, str]
 ) -> None:
     assert discovery(message).extracted_data == {"facts": facts}
+
+
+@pytest.mark.parametrize(
+    ("message", "facts"),
+    [("family вообще", {"relationships": "family"}),
+     ("семья вообще", {"relationships": "семья"}),
+     ("работа в общем", {"work": "работа"})],
+)  # fmt: skip
+def test_russian_filler_after_an_area_is_left_out(message: str, facts: dict[str, str]) -> None:
+    assert discovery(message).extracted_data == {"facts": facts}
+
+
+def test_vobshche_that_says_how_an_area_goes_stays() -> None:
+    # "вообще" before what it stresses is no filler: it says how work goes.
+    out = discovery("работа вообще не радует")
+    assert out.extracted_data == {"facts": {"work": "работа вообще не радует"}}

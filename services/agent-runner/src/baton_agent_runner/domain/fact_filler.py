@@ -60,5 +60,7 @@ FILLER_TRAILING = (
     # Thanks and chat's "obviously" after the area: "family, thanks", "work obv" were kept
     # whole as the fact.
     r"|thanks|thank\s+you|thx|спасибо|obv|obvs|ofc"
+    # Russian "in general" after the area: "family вообще", "работа в общем" kept it.
+    r"|вообще|вобще|в\s+общем"
 )
 """Alternatives of `areas._TRAILING` (each opens with "|")."""
