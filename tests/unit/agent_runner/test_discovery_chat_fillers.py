@@ -1,8 +1,6 @@
 """What chat adds around an area that is no part of its fact: thanks, "obv", and Russian
 "вообще" (each was kept in the fact, found by a probe)."""
 
-# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
-
 from __future__ import annotations
 
 import pytest
