@@ -55,10 +55,12 @@ def to_summary(message: str, **extra: Any) -> AgentOutput:
 
 def to_question(key: str, message: str, **extra: Any) -> AgentOutput:
     """`message` said to the follow-up question `key` (`discovery_ask_<key>`), asked in the
-    message's language, the summary of the facts (`FACTS` unless given) confirmed."""
+    message's language, the summary of the facts (`FACTS` unless given) confirmed; the step
+    may not complete unless `can_complete=True`, and `history=` may say how it was asked."""
     language = lang.language_of(message)
     question = texts.text(language, f"discovery_ask_{key}")
     asked = f"{texts.text(language, 'discovery_good')} {question}"
     extra.setdefault("facts", FACTS)
-    history = [{"role": "assistant", "text": asked}]
-    return discovery(message, can_complete=False, history=history, **extra)
+    extra.setdefault("can_complete", False)
+    extra.setdefault("history", [{"role": "assistant", "text": asked}])
+    return discovery(message, **extra)

@@ -1,6 +1,8 @@
 """The scripted discovery agent's follow-up questions answered (seed 001, component 4): the
 answer kept as a note, a question back about the question answered, a pass moving on."""
 
+# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
+
 from __future__ import annotations
 
 from typing import Any
@@ -12,18 +14,20 @@ from baton_agent_runner.domain.discovery_tasks import tasks_said
 from baton_agent_runner.domain.errand_lists import errand_list
 from baton_agent_runner.domain.focus_corrections import refocused
 from baton_agent_runner.domain.one_line_lists import list_entries
-from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
+from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.wording import words
 
 
 def answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) -> Reply:
     """A message to a follow-up question: its answer kept as a note (a new area named in it a
     fact too only when the user says it is a priority, `followup.lists_priority`: "money tbh"
     to "what holds you back?" was saved as a fourth priority unsaid; a known area keeps its
-    fact: "Семья" is no correction of "семья"); "готово" or
-    "да" answers nothing. A to-do list, or one asked about, is told it waits for the brain
-    dump, and the question stays; so is a list of actions said to "what holds you back?"
-    ("позвонить маме; оплатить налог" was kept as the answer, and never reached the inbox)."""
+    fact: "Семья" is no correction of "семья"); "готово" answers nothing, and a bare "sure",
+    "да" gets the question again, once. A to-do list, or one asked about, is told it waits
+    for the brain dump, and the question stays; so is a list of actions said to "what holds
+    you back?" ("позвонить маме; оплатить налог" was kept as the answer, and never reached the
+    inbox)."""
     tasks = followup.looks_like_tasks(turn.message)
     actions = tasks and pending == "constraints" and followup.only_actions(turn.message)
     # "call doctor; buy vitamins; plan dinner with friends" names areas, and was the focus.
@@ -31,6 +35,8 @@ def answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) ->
     if errands or (tasks and (pending == "focus" or brain_dump.asks(turn.message) or actions)):
         kept = tasks_said(turn)
         return Reply(then_asked_of(turn, kept.message, {}, set()), data=kept.data)
+    if said_yes and not found and _acknowledges(turn):  # "sure": no answer, asked again
+        return Reply(then_asked_of(turn, text(turn.language, "discovery_say_more"), {}, set()))
     if not (found or said_yes) and (other := followup.no_answer(turn.message, pending)):
         return not_answered(turn, pending, other)
     if focus := refocused(turn.message, turn.language, turn.notes, pending):
@@ -50,6 +56,24 @@ def answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) ->
     reply = after_confirmation(turn, lead, data)
     reply.message = f"{week}{reply.message}"
     return reply
+
+
+# A bare acknowledgement, no answer to a question: "sure" to what would make a good week was
+# taken as a pass. Not "готово", "that's all": those say there is nothing to tell.
+_ACKNOWLEDGING = frozenset(
+    {"yes", "yeah", "yep", "yup", "sure", "ok", "okay", "k", "kk", "fine", "alright", "right",
+     "cool", "да", "ага", "угу", "ок", "окей", "хорошо", "ладно", "конечно", "давай", "норм"}
+)  # fmt: skip
+
+
+def _acknowledges(turn: Turn) -> bool:
+    """The message only acknowledges the question, which was not asked again already."""
+    said = words(turn.message)
+    return (
+        bool(said)
+        and set(said) <= _ACKNOWLEDGING
+        and not last_reply_says(turn, "discovery_say_more")
+    )
 
 
 def discovery_done(turn: Turn) -> str:

@@ -10,4 +10,10 @@ DISCOVERY_TEXTS: dict[str, dict[str, str]] = {
         "ru": "Это уже есть в итоге, ничего не меняю.",
         "en": "That is in the summary already; nothing to change.",
     },
+    # Before a follow-up question asked again, to a bare "sure" (and its Russian ones): it
+    # was taken as a pass, and the question went unanswered.
+    "discovery_say_more": {
+        "ru": "Хватит пары слов (или напиши «пропустим»).",
+        "en": 'A word or two will do (or say "skip").',
+    },
 }
