@@ -21,12 +21,8 @@ from baton_agent_runner.domain import (
 )
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.areas import AREAS
-from baton_agent_runner.domain.discovery_answers import (
-    about_asked,
-    after_confirmation,
-    answered,
-    discovery_done,
-)
+from baton_agent_runner.domain.discovery_answers import after_confirmation, answered, discovery_done
+from baton_agent_runner.domain.discovery_causes import aside
 from baton_agent_runner.domain.discovery_replies import (
     MIN_AREAS,
     ask_for_more,
@@ -162,8 +158,7 @@ def _skip_or_question(turn: Turn, said: _Said) -> Reply | None:
     if said.found or said.dropped or said.pending:
         return None
     # "what do you mean by areas?", "можно несколько?", "what do you mean by growth?" (no fact).
-    about = about_asked(turn, at_summary=len(facts) >= MIN_AREAS)
-    return None if about is None else Reply(then_asked_of(turn, about, facts, declined))
+    return aside(turn, facts, declined)  # "what do you mean by areas?", "no time"
 
 
 def _answer_or_confirmation(turn: Turn, said: _Said) -> Reply | None:
