@@ -2,8 +2,6 @@
 summary) is kept as the note of what holds them back, and the question asked again: "no
 time" was read as a "no" to the summary (found by a probe)."""
 
-# ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
-
 from __future__ import annotations
 
 import pytest
