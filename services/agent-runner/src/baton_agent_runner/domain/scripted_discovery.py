@@ -40,6 +40,7 @@ from baton_agent_runner.domain.discovery_replies import (
 )
 from baton_agent_runner.domain.discovery_tasks import one_task, task_after_yes, tasks_said
 from baton_agent_runner.domain.fact_additions import added, adds_to, asks_to_add
+from baton_agent_runner.domain.fact_causes import goes_beside
 from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply, last_reply_says
 from baton_agent_runner.domain.swaps import as_instead
 from baton_agent_runner.domain.texts import text
@@ -264,11 +265,12 @@ def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, 
     }
     # "дети тоже" after a fact of the husband: added to it (it replaced the husband); so of
     # each area named in "add the choir and yoga" (it replaced "gym").
+    # So is a cause, and one more thing after "then" (`fact_causes`).
     adding = asks_to_add(turn.message)
     saved |= {
         area: added(turn.facts[area], fact)
         for area, fact in saved.items()
-        if area in turn.facts and (adding or adds_to(fact if len(saved) > 1 else turn.message))
+        if area in turn.facts and (adding or _adds(fact if len(saved) > 1 else turn.message))
     }
     if knows_told(turn.step):
         # A fact from a run before, named again now, keeps its text and is saved again, so
@@ -281,6 +283,10 @@ def _saved(turn: Turn, found: dict[str, str], pending: str | None) -> dict[str, 
             if area in turn.facts and area not in saved and area not in here
         }
     return saved
+
+
+def _adds(said: str) -> bool:
+    return adds_to(said) or goes_beside(said)
 
 
 def _volunteered(turn: Turn, found: dict[str, str]) -> dict[str, str]:
