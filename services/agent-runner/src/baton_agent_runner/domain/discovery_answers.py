@@ -39,6 +39,12 @@ def answered(turn: Turn, pending: str, found: dict[str, str], said_yes: bool) ->
         return Reply(then_asked_of(turn, text(turn.language, "discovery_say_more"), {}, set()))
     if not (found or said_yes) and (other := followup.no_answer(turn.message, pending)):
         return not_answered(turn, pending, other)
+    if pending == "focus" and not found and followup.holds_back(turn.message):
+        # "burnout" to "which matters most?" says what holds the user back: kept as that,
+        # and the question asked again (it was kept as the focus).
+        cause = {"constraints": followup.note("constraints", turn.message, turn.language)}
+        thanks = text(turn.language, "discovery_thanks")
+        return Reply(then_asked_of(turn, thanks, {}, set()), data={"notes": cause})
     if focus := refocused(turn.message, turn.language, turn.notes, pending):
         # The focus changed, and the question it answers nothing of is asked again.
         thanks = text(turn.language, "discovery_thanks")
@@ -125,7 +131,7 @@ def about_asked(turn: Turn, pending: str | None = None, *, at_summary: bool = Fa
     next, and at "which matters most?" whether several may be named. Each got the question
     again alone, or the generic "I ask so that ..." at a follow-up question."""
     asked, language = discovery_questions.asked_back(turn.message), turn.language
-    if at_summary and asked != "areas":
+    if at_summary and asked not in ("areas", "why"):  # "why?" got "I did not quite get that"
         return None
     then = text(language, "discovery_then_inbox" if turn.inbox_ahead else "discovery_then_done")
     if pending is None:

@@ -64,7 +64,12 @@ _ASKS: tuple[tuple[Asked, str], ...] = (
     (
         "why",
         r"(?:зачем|для\s+чего|почему)(?:\s+(?:это|это\s+нужно|нужно|спрашиваешь))?"
-        r"|why(?:\s+(?:this|that|though|is\s+that\s+needed))?|what\s+for|what'?s\s+(?:it|this)\s+for",
+        r"|why(?:\s+(?:this|that|though|is\s+that\s+needed))?|what\s+for|what'?s\s+(?:it|this)\s+for"
+        # "зачем ты спрашиваешь?", "why are you asking?", "why does it matter?" got "I did
+        # not quite get that", or the question again alone.
+        r"|(?:зачем|почему|для\s+чего)\s+(?:ты|вы)\s+(?:это\s+)?(?:спрашиваешь|спрашиваете)"
+        r"|why\s+(?:are\s+you\s+asking|(?:do|would)\s+you\s+(?:ask|want\s+to\s+know)"
+        r"|does\s+(?:it|this|that)\s+matter)(?:\s+(?:this|that|me))?",
     ),
     (
         "next",
