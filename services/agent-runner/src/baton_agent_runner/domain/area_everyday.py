@@ -45,6 +45,9 @@ HOBBIES_EVERYDAY = (
     # not a rubber or a resistance band, nor a group at work).
     r"(?:my|our)\s+bands?\b",
     r"bands?\s+(?:practice|rehearsals?|gigs?)\b",
+    # Playing "in a band", not working in one: "I work in a band", "I work as a musician in a
+    # band" named hobbies beside work (and "as a music..." is a trade: `areas`).
+    r"(?<!\bwork )(?<!\bworks )(?<!\bworking )(?<!\bworked )(?<!\bmusician )in\s+a\s+band\b",
     r"(?:играю|играть|играем)\s+в\s+(?:своей\s+|нашей\s+|рок-)?группе\b",
     r"woodwork(?:ing)?\b",
     r"pottery\b",

@@ -195,7 +195,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         r"(?<=займусь )собой\b",
     ),
     "hobbies": (
-        r"hobb(?:y|ies)\b", "music", "guitar", "painting", "drawing", "travel",
+        r"hobb(?:y|ies)\b", r"(?<!\bas a )music", "guitar", "painting", "drawing", "travel",
         r"gam(?:ing|es)\b", r"video\s*games?\b", r"reading\b(?!\s+more\b)", r"fishing\b",
         r"garden(?:ing)?\b", r"hik(?:e|es|ing)\b", r"danc(?:e|es|ing)\b",
         r"knit(?:s|ting)?\b", r"chess\b", r"camping\b", r"baking\b",
@@ -208,7 +208,7 @@ AREAS: dict[str, tuple[str, ...]] = {
         # An instrument one plays or learns ("maybe learn piano?", "может, научиться играть на
         # пианино?" named no area, or growth alone).
         r"pianos?\b", r"violins?\b", r"drums\b", r"play(?:s|ing)?\s+(?:the\s+)?bass\b",
-        r"in\s+a\s+band\b", r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
+        r"ukuleles?\b", r"saxophones?\b", r"cellos?\b",
         # Singing: "only add the choir" to the summary named nothing to add.
         r"choirs?\b", r"singing\b", r"хор(?:а|у|ом|е|ы)?\b",
         "пианино", "фортепиано", r"скрипк(?:а|е|у|ой|и)\b", r"барабан(?:ы|ах|ам)\b", "укулеле",
