@@ -11,8 +11,10 @@ from baton_agent_runner.domain import action_words, brain_dump
 from baton_agent_runner.domain import discovery_followup as followup
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.errand_lists import errand_list
+from baton_agent_runner.domain.extracted import distinct
 from baton_agent_runner.domain.scripted_turn import Reply, Turn
 from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.wording import normalised
 
 
 def tasks_said(turn: Turn) -> Reply:
@@ -68,6 +70,8 @@ def one_task(turn: Turn, message: str | None = None) -> Reply | None:
     fact of health."""
     message = turn.message if message is None else message
     items = brain_dump.split_items(message)
+    if len(items) > 1:
+        return _task_list(turn, message, distinct(items))
     if len(items) != 1 or brain_dump.asks(message):
         return None
     item = items[0].strip().rstrip(".!")
@@ -82,6 +86,31 @@ def one_task(turn: Turn, message: str | None = None) -> Reply | None:
     key = "task_kept" if turn.inbox_ahead else "noted"
     data = {"deferred_inbox_items" if turn.inbox_ahead else "inbox_items": [item]}
     return Reply(text(turn.language, key, items=item), data=data)
+
+
+# How often, which makes an item a habit and a priority: "call mom more often, go to the gym
+# more" says what the areas hold, no errands.
+_HABIT = re.compile(
+    r"\b(?:more|less|often|regularly|every|daily|weekly|чаще|больше|меньше|регулярно"
+    r"|кажд\w+)\b"
+)
+
+
+def _task_list(turn: Turn, message: str, items: list[str]) -> Reply | None:
+    """A to-do list said to the summary that names areas, every item an action and every area
+    one the summary holds: kept as one task is. "finish the report, email the boss, book a
+    dentist" became the work fact, by its "boss", and the tasks were lost. (A list naming no
+    area goes by `tasks_said`, with the summary again.)"""
+    named = lang.areas_in(message).keys()
+    if brain_dump.asks(message) or not named or not named <= turn.facts.keys():
+        return None
+    for item in items:
+        said = normalised(item)
+        if said.split()[0] in _EDITS or _HABIT.search(said) or not action_words.is_action(item):
+            return None
+    key = "tasks_kept" if turn.inbox_ahead else "noted"
+    data = {"deferred_inbox_items" if turn.inbox_ahead else "inbox_items": items}
+    return Reply(text(turn.language, key, items="; ".join(items)), data=data)
 
 
 def _ungerund(item: str) -> str:
