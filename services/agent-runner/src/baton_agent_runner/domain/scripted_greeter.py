@@ -83,7 +83,9 @@ def _greeter_reply(turn: Turn) -> Reply:
     # A question is answered, not taken for readiness: "это бесплатно?" as the third
     # message was answered "Отлично, поехали!".
     asks = message.rstrip().endswith("?")
-    if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete and not asks:
+    # Nor is an area said to "Начнём?": "работа" as the third message was taken for a yes.
+    answers = bool(early) and _start_asked(turn)
+    if _calm_exchanges(turn) >= GREETER_EXCHANGES and turn.can_complete and not (asks or answers):
         closing = _greeter_done(turn, early, declined)
         return Reply(closing, "complete_step", "criteria_met", data)
     if early and not last_reply(turn):  # the first message: not introduced yet
@@ -165,9 +167,13 @@ def _calm(message: str) -> bool:
 
 def _yes_to_start(turn: Turn) -> bool:
     """A "да"/"yes" to the greeter's own "Начнём?"/"Shall we start?"."""
+    return _start_asked(turn) and lang.confirms(turn.message)
+
+
+def _start_asked(turn: Turn) -> bool:
+    """The greeter's last reply asked whether to start ("Начнём?", "Shall we start?")."""
     last = last_reply(turn).rstrip()
-    asked = any(last.endswith(question) for question in _START_QUESTIONS)
-    return asked and lang.confirms(turn.message)
+    return any(last.endswith(question) for question in _START_QUESTIONS)
 
 
 _STARTS = (
