@@ -65,6 +65,9 @@ def _greeter_reply(turn: Turn) -> Reply:
     # what the greeting waits for; it got the explanation of the steps again.
     introduced = bool(last_reply(turn))
     skips = skipping.asks_to_skip(message)
+    if introduced and intro_skips.asks_whether_to_skip(message):
+        # "can I skip this?" asks what may be skipped: it was taken for readiness.
+        return Reply(text(ru, "greeter_skip_asked"), data=data)
     # Before any introduction a skip is not yet readiness: there is nothing to skip, and the
     # user is introduced first.
     if (
@@ -182,6 +185,7 @@ _STARTS = (
     "greeter_not_yet",
     "greeter_early_priorities",
     "greeter_early_intro",
+    "greeter_skip_asked",
     *greeter_questions.KEYS,
 )
 """The greeter's texts that end asking whether the user is ready to start."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton_agent_runner.domain.discovery_texts import DISCOVERY_TEXTS
+from baton_agent_runner.domain.greeter_texts import GREETER_TEXTS
 
 _WRAP_UP = {
     "ru": "Приоритетов: {facts}, мыслей в inbox: {items}. Дальше я помогу разобрать inbox и "
@@ -72,6 +73,7 @@ def _ready_to_start(topic: str) -> dict[str, str]:
 TEXTS: dict[str, dict[str, str]] = {
     **{f"faq_{topic}": answer for topic, answer in _FAQ.items()},
     **DISCOVERY_TEXTS,
+    **GREETER_TEXTS,
     # Any agent, when its model's reply could not be used (malformed, or nothing storable).
     "model_fallback": {
         "ru": "Извини, я не смог разобрать ответ. Повтори, пожалуйста, другими словами.",
