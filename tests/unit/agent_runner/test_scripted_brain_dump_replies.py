@@ -251,6 +251,7 @@ def test_a_question_to_the_assistant_is_answered_and_is_no_item(message: str) ->
     answers = [texts.text(language, key) for key in texts.TEXTS if key.startswith("faq_")]
     answers += [texts.text(language, "inbox_answer"), texts.text(language, "inbox_how_many",
                                                                   least=3)]  # fmt: skip
+    answers.append(texts.text(language, "inbox_add_later"))  # "Can I add more items later"
     answer = out.message.split("\n")[0]
     assert answer in answers, out.message
     assert out.message.endswith(texts.text(language, "inbox_more", need=2))  # and it goes on

@@ -17,6 +17,7 @@ from baton_agent_runner.domain import inbox_corrections as corrections
 from baton_agent_runner.domain import inbox_removals as removals
 from baton_agent_runner.domain import inbox_restores as restores
 from baton_agent_runner.domain import language as lang
+from baton_agent_runner.domain.adding_later import asks_to_add_later
 from baton_agent_runner.domain.closing_words import only_thanks
 from baton_agent_runner.domain.extracted import distinct, same_item
 from baton_agent_runner.domain.never_mind import only_never_mind
@@ -154,6 +155,8 @@ def _answers(turn: Turn, key: str) -> list[str]:
     if (topic := brain_dump.asked_about(turn.message)) is not None:
         # "how long does this take?", "who will see this": answered as discovery answers it.
         return [text(turn.language, f"faq_{topic}")]
+    if asks_to_add_later(turn.message):  # "can I add things later?": yes
+        return [text(turn.language, "inbox_add_later")]
     if brain_dump.asks(turn.message) and key not in _SAY_WHAT_BECOMES_OF_ITEMS:
         return [text(turn.language, "inbox_answer")]  # "what happens to these?"
     return []

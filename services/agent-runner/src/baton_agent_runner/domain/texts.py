@@ -8,6 +8,7 @@ from typing import Any
 
 from baton_agent_runner.domain.discovery_texts import DISCOVERY_TEXTS
 from baton_agent_runner.domain.greeter_texts import GREETER_TEXTS
+from baton_agent_runner.domain.inbox_texts import INBOX_TEXTS
 
 _WRAP_UP = {
     "ru": "Приоритетов: {facts}, мыслей в inbox: {items}. Дальше я помогу разобрать inbox и "
@@ -74,6 +75,7 @@ TEXTS: dict[str, dict[str, str]] = {
     **{f"faq_{topic}": answer for topic, answer in _FAQ.items()},
     **DISCOVERY_TEXTS,
     **GREETER_TEXTS,
+    **INBOX_TEXTS,
     # Any agent, when its model's reply could not be used (malformed, or nothing storable).
     "model_fallback": {
         "ru": "Извини, я не смог разобрать ответ. Повтори, пожалуйста, другими словами.",
