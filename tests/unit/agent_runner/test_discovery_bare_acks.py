@@ -1,6 +1,7 @@
 """A bare acknowledgement to a follow-up question ("sure" to what would make a good week) is
-no answer: the question is asked again, briefly, once. It was taken as a pass, and the step
-moved on with the question unanswered (found by a probe)."""
+no answer while the step still needs a turn: the question is asked again, briefly, once. It
+was taken as a pass, and the question went unanswered (found by a probe). Once the step may
+close, a bare "да" closes it, as before."""
 
 # ruff: noqa: RUF001  (Russian text is meant to be Cyrillic)
 
@@ -24,7 +25,7 @@ ASKED_AGAIN = {"en": "A word or two will do", "ru": "Хватит пары сл�
 def test_a_bare_acknowledgement_gets_the_question_again(
     key: str, message: str, language: str
 ) -> None:
-    out = to_question(key, message, can_complete=True)
+    out = to_question(key, message)
     assert out.message.startswith(ASKED_AGAIN[language]), out.message
     assert out.message.endswith(texts.text(language, f"discovery_ask_{key}"))
     assert not out.step_completed
@@ -36,8 +37,13 @@ def test_a_second_acknowledgement_moves_on() -> None:
     question = texts.text("en", "discovery_ask_good_week")
     again = f"{texts.text('en', 'discovery_say_more')} {question}"
     history = [{"role": "assistant", "text": again}]
-    out = to_question("good_week", "sure", history=history, can_complete=True)
-    assert out.step_completed
+    out = to_question("good_week", "sure", history=history)
+    assert not out.message.startswith(ASKED_AGAIN["en"])
+    assert not out.message.endswith(question)
+
+
+def test_once_the_step_may_close_a_bare_yes_closes_it() -> None:
+    assert to_question("good_week", "sure", can_complete=True).step_completed
 
 
 @pytest.mark.parametrize("message", ["готово", "that's all", "skip"])

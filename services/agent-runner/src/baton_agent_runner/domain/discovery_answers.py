@@ -73,10 +73,12 @@ _ACKNOWLEDGING = frozenset(
 
 
 def _acknowledges(turn: Turn) -> bool:
-    """The message only acknowledges the question, which was not asked again already."""
+    """The message only acknowledges the question, which was not asked again already, while
+    the step still needs a turn; once it may close, a bare "да" moves on, as it did."""
     said = words(turn.message)
     return (
-        bool(said)
+        not turn.can_complete
+        and bool(said)
         and set(said) <= _ACKNOWLEDGING
         and not last_reply_says(turn, "discovery_say_more")
     )
