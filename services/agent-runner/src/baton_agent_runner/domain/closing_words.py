@@ -78,3 +78,15 @@ def only_thanks(text: str) -> bool:
 def only_closing(item: str) -> bool:
     """The item is thanks or an "etc" alone ("etc.", "и т.д."): no item."""
     return _CLOSING_ALONE.fullmatch(item) is not None
+
+
+# "ok thanks", "ладно, спасибо": an "ok" before the thanks says no more than the thanks do.
+_OK_THANKS = re.compile(
+    rf"\A\W*(?:ok(?:ay)?|k|ок(?:ей)?|ладно|хорошо|понятно|got\s+it)[\s,.!]+{_THANKS}\W*\Z",
+    re.IGNORECASE,
+)
+
+
+def ok_and_thanks(text: str) -> bool:
+    """The text is an "ok" and thanks alone ("ok thanks", "okay thank you", "ок спасибо")."""
+    return _OK_THANKS.fullmatch(text) is not None

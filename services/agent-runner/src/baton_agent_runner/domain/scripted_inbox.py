@@ -18,7 +18,7 @@ from baton_agent_runner.domain import inbox_removals as removals
 from baton_agent_runner.domain import inbox_restores as restores
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.adding_later import asks_to_add_later
-from baton_agent_runner.domain.closing_words import only_thanks
+from baton_agent_runner.domain.closing_words import ok_and_thanks, only_thanks
 from baton_agent_runner.domain.extracted import distinct, same_item
 from baton_agent_runner.domain.never_mind import only_never_mind
 from baton_agent_runner.domain.scripted_turn import (
@@ -209,8 +209,11 @@ _OK_ALONE = frozenset({"ok", "okay", "k", "kk", "okey", "ок", "окей", "о�
 
 def _agrees_to_close(turn: Turn) -> bool:
     """The message is a bare "ok" (`_OK_ALONE`) or thanks alone ("thx") to the brain dump's
-    closing question (`inbox_not_yet`): nothing more, so done, as a "no" to it is."""
+    closing question (`inbox_not_yet`), or "ok thanks" to it or to "Anything else?": nothing
+    more, so done, as a "no" to it is."""
     said = words(turn.message)
+    if ok_and_thanks(turn.message):  # "ok thanks" to "Anything else?" too: it was neither
+        return _asked_for_more(turn)
     agrees = (len(said) == 1 and said[0] in _OK_ALONE) or only_thanks(turn.message)
     return agrees and last_reply_says(turn, "inbox_not_yet")
 
