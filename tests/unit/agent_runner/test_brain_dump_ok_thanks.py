@@ -1,4 +1,4 @@
-""""ok thanks" to the brain dump's "Anything else?" (or its closing question) is done, as a
+""" "ok thanks" to the brain dump's "Anything else?" (or its closing question) is done, as a
 "no" to it is: it was neither read as done nor as anything else, and "ok thx" was saved as an
 item (found by a probe)."""
 

@@ -10,9 +10,10 @@ import re
 from baton_agent_runner.domain import inbox_requests
 from baton_agent_runner.domain import language as lang
 from baton_agent_runner.domain.extracted import same_item, to_remove, without_part
+from baton_agent_runner.domain.forgetting import says_forget
 from baton_agent_runner.domain.inbox_positions import place_named
 from baton_agent_runner.domain.object_first_removals import verb_first
-from baton_agent_runner.domain.scripted_turn import Reply, Turn
+from baton_agent_runner.domain.scripted_turn import Reply, Turn, last_reply
 from baton_agent_runner.domain.texts import text
 
 
@@ -24,7 +25,7 @@ def asked(turn: Turn, earlier: list[str]) -> tuple[str | None, Reply | None]:
     that place in the list, asked about when which one that is is not known (naming the
     items it may be)."""
     place = place_named(turn.message)
-    if place is None and not inbox_requests.removes_last(turn.message):
+    if place is None and not (inbox_requests.removes_last(turn.message) or forgets_last(turn)):
         # "стоматолога убери", "стоматолог не нужен": read as "убери стоматолога".
         said = verb_first(turn.message)
         return inbox_requests.removal_request(said, [*earlier, *turn.inbox_open]), None
@@ -43,6 +44,12 @@ def asked(turn: Turn, earlier: list[str]) -> tuple[str | None, Reply | None]:
         held = "; ".join(listed)
         return None, Reply(text(turn.language, "inbox_remove_no_place", place=place, items=held))
     return listed[place - 1], None
+
+
+def forgets_last(turn: Turn) -> bool:
+    """ "забудь" alone right after the agent's reply said items were saved: the one saved last
+    is taken back (`forgetting`)."""
+    return says_forget(turn.message) and any(told.search(last_reply(turn)) for told in _TOLD)
 
 
 def told_saved(turn: Turn) -> list[str]:

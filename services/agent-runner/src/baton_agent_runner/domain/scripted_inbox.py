@@ -104,7 +104,8 @@ def _told(turn: Turn, items: list[str], again: list[str], total: int) -> list[st
     (with the count), and said again though already saved; "never mind" alone, that nothing
     was."""
     parts = []
-    if only_never_mind(turn.message):  # "forget it", "забей": it was saved as an item
+    # "forget it", "забей": it was saved as an item; not "забудь" that takes back the last
+    if only_never_mind(turn.message) and not removals.forgets_last(turn):
         parts.append(text(turn.language, "inbox_never_mind"))
     if turn.promoted:
         parts.append(text(turn.language, "promoted", items="; ".join(turn.promoted)))
