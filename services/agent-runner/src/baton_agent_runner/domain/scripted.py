@@ -26,6 +26,7 @@ from baton_agent_runner.domain.scripted_turn import (
 )
 from baton_agent_runner.domain.step_context import is_last_message
 from baton_agent_runner.domain.texts import text
+from baton_agent_runner.domain.top_priority import asks_change, top_change
 from baton_agent_runner.domain.translit import with_russian_i
 from baton_agent_runner.domain.wording import words
 from baton_agent_runner.domain.wrap_up_recaps import asks_recap, recap
@@ -161,8 +162,8 @@ def _late_tasks(turn: Turn) -> Reply | None:
     book a dentist": two items or more, as discovery reads one): saved to the inbox as an
     inbox request is, and counted in the wrap-up, not dropped by it. Said to the greeter, it
     is kept for the brain dump, as discovery keeps one."""
-    if turn.agent not in ("coordinator", "greeter"):
-        return None
+    if turn.agent not in ("coordinator", "greeter") or asks_change(turn.message):
+        return None  # "change my top priority" was saved as a task remembered late
     key = "deferred_inbox_items" if turn.inbox_ahead else "inbox_items"
     if turn.agent == "coordinator" and (late := task_mentions.late_task(turn.message)):
         # One task remembered at the last moment ("oh and buy milk", "one more thing: renew
@@ -253,6 +254,12 @@ def coordinator(turn: Turn) -> Reply:
     if readiness.is_not_ready(turn.message) and not is_last_message(turn.step):
         return Reply(text(turn.language, "coordinator_wait"))
     wrap_up = _wrap_up(turn)
+    if (top := top_change(turn)) is not None:  # "change my top priority" was ignored
+        said, notes = top
+        if notes:
+            wrap_up.message, wrap_up.data = f"{said}\n{wrap_up.message}", {"notes": notes}
+        elif not is_last_message(turn.step):
+            return Reply(said)  # which area? the step waits on the answer
     if turn.facts and asks_recap(turn.message):  # "what did I say my priorities were?"
         wrap_up.message = f"{recap(turn.language, turn.facts)}\n{wrap_up.message}"
     return wrap_up
