@@ -170,11 +170,18 @@ class OutboxRelay:
         self._logged.stop_listening()
         self._logged.drop()
         self._lease.lapse()
+        # One failure ends both: on a database that answers nothing each would wait out a
+        # statement's bound, and a raise here left the service's pools and broker open.
+        # Published rows left behind are looked up by the next relay, never sent twice; a
+        # lease not released runs out after `lease_ttl`.
         try:
             await self._forget_published()
-        except Exception:  # they are republished by the next relay, and dropped as duplicates
-            log.warning("outbox relay: deleting published rows on stop failed", exc_info=True)
-        await self._lease.release()
+            await self._lease.release()
+        except Exception:
+            log.warning(
+                "outbox relay: deleting published rows and releasing the lease on stop failed",
+                exc_info=True,
+            )
 
     async def flush(self, timeout: float) -> bool:
         """Before a stop: publish what is left while this relay holds the lease, for at most
