@@ -301,13 +301,14 @@ class AsyncpgAppender:
         async with self._pool.connection() as conn:
             return list(await conn.fetch(sql, *args))
 
-    async def close(self) -> None:
-        """Let the appends already queued finish, then close the pool's connections; a later
+    async def close(self) -> bool:
+        """Let the appends already queued finish, then close the pool's connections (False
+        when the server did not answer in time, and they were dropped: `close_pool`); a later
         append opens a new pool."""
         loop = asyncio.get_running_loop()
         mine = [task for task in self._running if task.get_loop() is loop]
         await asyncio.gather(*mine, return_exceptions=True)
-        await self._pool.close()
+        return await self._pool.close()
 
 
 async def _conflict(

@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from baton_eventstore.asyncpg_append import AsyncpgAppender
+from baton_eventstore.closing import dispose_engine, say_gave_up
 from baton_eventstore.committed import CommittedLog
 from baton_eventstore.engine import autocommit, create_engine, read, write_transaction
 from baton_eventstore.migrations import migrate
@@ -78,14 +79,19 @@ class SqlEventStore:
         await migrate(self.engine, COMPONENT, STEPS)
 
     async def close(self) -> None:
-        """Close every pooled connection (the engine's and the append pool's)."""
+        """Close every pooled connection (the engine's and the append pool's). On a PostgreSQL
+        that does not answer, each pool's goodbyes are given `GOODBYE_SECONDS`, then the rest
+        dropped, and `GAVE_UP` is logged once."""
+        answered = True
         try:
             if self.appender is not None:
-                await self.appender.close()
+                answered = await self.appender.close()
             if self.sqlite is not None:
                 await self.sqlite.close()
         finally:
-            await self.engine.dispose()
+            answered = await dispose_engine(self.engine) and answered
+            if not answered:
+                say_gave_up(self.engine)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqlTransaction]:

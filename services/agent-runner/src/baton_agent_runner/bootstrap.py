@@ -29,6 +29,7 @@ from baton_agent_runner.service.turns import AgentRunner
 from baton_agent_runner.service.widget_lists import WidgetLists
 from baton_agent_runner.settings import AgentRunnerSettings
 from baton_eventstore import migrate, with_disk_room
+from baton_eventstore.closing import close_engine
 from baton_eventstore.engine import database_answers
 from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
@@ -85,7 +86,7 @@ class AgentRunnerApp:
         self.ready = False
         await self.pruner.stop()
         await self.broker.stop()
-        await self.engine.dispose()
+        await close_engine(self.engine)  # in time even when the database hangs
         close = getattr(self.runner.memory, "close", None)
         if close is not None:
             close()
