@@ -353,6 +353,51 @@ async def test_a_relay_that_lost_the_lease_still_deletes_what_it_published() -> 
     assert len(publisher.sent) == 1
 
 
+class GoneOnStopOutbox:
+    """The in-memory outbox, whose database went away before the relay's stop."""
+
+    def __init__(self, store: InMemoryEventStore) -> None:
+        self.inner, self.gone, self.tries = store.outbox, False, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def delete(self, ids: Any) -> None:
+        await self._reach()
+        await self.inner.delete(ids)
+
+    async def release_lease(self, name: str, holder: str) -> None:
+        await self._reach()
+        await self.inner.release_lease(name, holder)
+
+    async def _reach(self) -> None:
+        if self.gone:
+            self.tries += 1
+            raise StoreUnavailable("PostgreSQL: no answer in time")
+
+
+async def test_a_stop_on_a_database_gone_away_logs_it_and_tries_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The release raised out of the stop: the service's stop then left its broker and pools
+    # open. A second try after the first failed only waited out another statement's bound.
+    store, publisher = InMemoryEventStore(), FakePublisher()
+    gone = GoneOnStopOutbox(store)
+    holder = type("Store", (), {"outbox": gone})()
+    relay = OutboxRelay(holder, publisher, poll_interval=60, delete_interval=60)
+    relay.start()
+    await store.append("s", 0, [ev(1)])
+    relay.kick()
+    while not publisher.sent:  # noqa: ASYNC110
+        await asyncio.sleep(0.001)
+    gone.gone = True
+    with caplog.at_level(logging.WARNING):
+        await relay.stop()
+    assert gone.tries == 1
+    assert "deleting published rows and releasing the lease on stop failed" in caplog.text
+    assert await store.outbox.count() == 1  # left for the next relay, which looks it up first
+
+
 class DownOutbox:
     """The store's outbox, unreachable for its first `down` fetches."""
 
