@@ -26,7 +26,13 @@ import struct
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
+import pytest
+
 from tests.frozen_proxy import FrozenProxy
+
+FATES = [pytest.param(True, id="commit-took-effect"), pytest.param(False, id="commit-not-sent")]
+"""Both ends of a cut at the commit, for `cut_at_commit(delivered=...)`: the commit took
+effect and its answer was lost, or it never reached the server."""
 
 _NOT_STARTUP = (80877103, 80877104, 80877102)  # SSLRequest, GSSENCRequest, CancelRequest
 

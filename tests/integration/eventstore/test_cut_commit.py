@@ -40,7 +40,7 @@ from baton_eventstore.tables import outbox
 from baton_eventstore.unavailable import CONNECTION_LOST_SAYS, StoreUnavailable
 from baton_messaging.publisher import JetStreamPublisher
 
-from ...cutting_proxy import CuttingProxy
+from ...cutting_proxy import FATES, CuttingProxy
 from .conftest import TestStream
 
 pytestmark = pytest.mark.postgres
@@ -52,7 +52,6 @@ commit the protocol's Sync), with others in one statement, or after `before` in 
 of its own (its commit a COMMIT)."""
 BATCH_MARKER = "JOIN ok ON ok.idx"
 """Only a group-commit batch's statement holds this (`pg_batch`)."""
-FATES = [pytest.param(True, id="commit-took-effect"), pytest.param(False, id="commit-not-sent")]
 
 REFUSED = (ConcurrencyConflict, DuplicateEventId)
 """What the same append sent again after its first committed is refused with (which unique

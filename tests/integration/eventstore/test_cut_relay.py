@@ -12,12 +12,10 @@ from nats.js import JetStreamContext
 from baton_eventstore import OutboxRelay, SqlEventStore
 from baton_messaging.publisher import JetStreamPublisher
 
-from ...cutting_proxy import CuttingProxy
+from ...cutting_proxy import FATES, CuttingProxy
 from .conftest import TestStream
 
 pytestmark = pytest.mark.postgres
-
-FATES = [pytest.param(True, id="commit-took-effect"), pytest.param(False, id="commit-not-sent")]
 
 
 @pytest.mark.parametrize("going_down", [False, True], ids=["server-up", "server-gone"])

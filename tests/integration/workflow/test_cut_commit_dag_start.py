@@ -17,12 +17,10 @@ import pytest
 from baton_eventstore import SqlEventStore, is_unavailable, nothing_written
 from baton_workflow.service.dag_runs import start_dag_run
 
-from ...cutting_proxy import CuttingProxy
+from ...cutting_proxy import FATES, CuttingProxy
 from .dag_starts import opened, service, start, written
 
 pytestmark = pytest.mark.postgres
-
-FATES = [pytest.param(True, id="commit-took-effect"), pytest.param(False, id="commit-not-sent")]
 
 
 @pytest.fixture

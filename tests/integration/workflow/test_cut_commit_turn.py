@@ -25,7 +25,7 @@ from baton_workflow.adapters.read_model import workflow_instances
 from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.entrypoints.subscribers import STORE_UNAVAILABLE
 
-from ...cutting_proxy import CuttingProxy
+from ...cutting_proxy import FATES, CuttingProxy
 from .conftest import FakeAgentRunner, ask, workflow_settings
 
 pytestmark = pytest.mark.postgres
@@ -33,7 +33,6 @@ pytestmark = pytest.mark.postgres
 COMPLETE = WorkflowSignal(action="complete_step")
 TURN = ["workflow.exchange_recorded", "workflow.signal_received", "workflow.step_changed"]
 """What the cut turn (an exchange closing the greeting) records."""
-FATES = [pytest.param(True, id="commit-took-effect"), pytest.param(False, id="commit-not-sent")]
 
 
 @pytest.fixture
