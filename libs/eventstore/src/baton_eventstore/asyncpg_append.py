@@ -44,6 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from baton_eventstore.asyncpg_pool import LazyPool
 from baton_eventstore.asyncpg_recovery import recover, recover_batch
 from baton_eventstore.asyncpg_waiting import Waiting, gone, settle, still_due, take
+from baton_eventstore.closing import GOODBYE_SECONDS
 from baton_eventstore.committed import CommittedLog
 from baton_eventstore.model import ConcurrencyConflict, DuplicateEventId, NewEvent, refuse_if_late
 from baton_eventstore.pg_append import EVENT_ID_INDEX, HEAD_SQL, append_params, append_sql
@@ -301,14 +302,18 @@ class AsyncpgAppender:
         async with self._pool.connection() as conn:
             return list(await conn.fetch(sql, *args))
 
-    async def close(self) -> bool:
-        """Let the appends already queued finish, then close the pool's connections (False
-        when the server did not answer in time, and they were dropped: `close_pool`); a later
-        append opens a new pool."""
+    async def close(self, within: float = GOODBYE_SECONDS) -> bool:
+        """Let the appends already queued finish, then close the pool's connections, all in
+        `within` seconds (False when the server did not answer in time, and they were
+        dropped: `close_pool`); a later append opens a new pool."""
         loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
         mine = [task for task in self._running if task.get_loop() is loop]
-        await asyncio.gather(*mine, return_exceptions=True)
-        return await self._pool.close()
+        if mine:
+            # An append a frozen server does not answer would wait out its statement's bound;
+            # dropped with the pool, it is committed or rolled back by the server, never lost.
+            await asyncio.wait(mine, timeout=within)
+        return await self._pool.close(max(deadline - loop.time(), 0.0))
 
 
 async def _conflict(

@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from baton_eventstore.closing import close_pool
+from baton_eventstore.closing import GOODBYE_SECONDS, close_pool
 from baton_eventstore.engine import NO_ANSWER, connection_bounds, session_settings
 from baton_eventstore.unavailable import (
     CONNECTION_LOST,
@@ -83,12 +83,13 @@ class LazyPool:
         finally:
             await pool.release(conn)
 
-    async def close(self) -> bool:
-        """Close the pool's connections (`close_pool`: False when the server did not answer
-        in time, and they were dropped); a later `connection()` opens a new pool."""
+    async def close(self, within: float = GOODBYE_SECONDS) -> bool:
+        """Close the pool's connections in `within` seconds (`close_pool`: False when the
+        server did not answer in time, and they were dropped); a later `connection()` opens a
+        new pool."""
         pool, self._pool = self._pool, None
         self._opening = asyncio.Lock()  # a later connection may be on another event loop
-        return pool is None or await close_pool(pool)
+        return pool is None or await close_pool(pool, within)
 
     async def _open(self) -> asyncpg.Pool:
         async with self._opening:  # fifty first appends at once must open one pool, not fifty

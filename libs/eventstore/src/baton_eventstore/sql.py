@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -13,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from baton_eventstore.asyncpg_append import AsyncpgAppender
-from baton_eventstore.closing import dispose_engine, say_gave_up
+from baton_eventstore.closing import GOODBYE_SECONDS, dispose_engine, say_gave_up
 from baton_eventstore.committed import CommittedLog
 from baton_eventstore.engine import autocommit, create_engine, read, write_transaction
 from baton_eventstore.migrations import migrate
@@ -78,20 +79,26 @@ class SqlEventStore:
         """Bring the event store's tables to the current schema version (idempotent)."""
         await migrate(self.engine, COMPONENT, STEPS)
 
-    async def close(self) -> None:
+    async def close(self, within: float = GOODBYE_SECONDS) -> None:
         """Close every pooled connection (the engine's and the append pool's). On a PostgreSQL
-        that does not answer, each pool's goodbyes are given `GOODBYE_SECONDS`, then the rest
-        dropped, and `GAVE_UP` is logged once."""
-        answered = True
-        try:
-            if self.appender is not None:
-                answered = await self.appender.close()
-            if self.sqlite is not None:
-                await self.sqlite.close()
-        finally:
-            answered = await dispose_engine(self.engine) and answered
-            if not answered:
-                say_gave_up(self.engine)
+        that does not answer, the two pools' goodbyes are given `within` seconds together,
+        not one after the other, then the rest dropped, and `GAVE_UP` is logged once."""
+        results = await asyncio.gather(
+            self._close_appenders(within), dispose_engine(self.engine, within),
+            return_exceptions=True,
+        )  # fmt: skip
+        if False in results:
+            say_gave_up(self.engine)
+        for failed in results:
+            if isinstance(failed, BaseException):
+                raise failed
+
+    async def _close_appenders(self, within: float) -> bool:
+        if self.appender is not None:
+            return await self.appender.close(within)
+        if self.sqlite is not None:
+            await self.sqlite.close()
+        return True
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqlTransaction]:
