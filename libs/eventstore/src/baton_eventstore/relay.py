@@ -159,14 +159,22 @@ class OutboxRelay:
             self._logged.listen()
             self._task = asyncio.create_task(self._run(), name=f"outbox-relay:{self.holder}")
 
-    async def stop(self) -> None:
-        """Finish the in-flight batch, give the lease up, and end the loop."""
+    async def stop(self, within: float | None = None) -> None:
+        """Finish the in-flight batch, give the lease up, and end the loop, in `within`
+        seconds if given: a batch still in flight then is cancelled, and what it had not
+        published stays in the outbox for the next relay."""
         task, self._task = self._task, None
         if task is None:
             return
         self._stopping = True
         self._wake.set()
-        await task
+        loop = asyncio.get_running_loop()
+        deadline = None if within is None else loop.time() + within
+        if (await asyncio.wait([task], timeout=within))[0]:
+            task.result()  # what ended the loop, raised as before
+        else:
+            task.cancel()  # a batch waiting on a database that answers nothing
+            await asyncio.wait([task])
         self._logged.stop_listening()
         self._logged.drop()
         self._lease.lapse()
@@ -175,8 +183,9 @@ class OutboxRelay:
         # Published rows left behind are looked up by the next relay, never sent twice; a
         # lease not released runs out after `lease_ttl`.
         try:
-            await self._forget_published()
-            await self._lease.release()
+            async with asyncio.timeout_at(deadline):
+                await self._forget_published()
+                await self._lease.release()
         except Exception:
             log.warning(
                 "outbox relay: deleting published rows and releasing the lease on stop failed",
