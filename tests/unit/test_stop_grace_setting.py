@@ -13,6 +13,9 @@ from pydantic import ValidationError
 
 from baton_agent_runner.bootstrap import build as build_agent_runner
 from baton_agent_runner.settings import AgentRunnerSettings
+from baton_cli.restarts import KILL_MARGIN_SECONDS
+from baton_eventstore.closing import GOODBYE_SECONDS
+from baton_workflow.bootstrap import RELAY_TIDY_SECONDS, STOP_AFTER_GRACE_SECONDS
 from baton_workflow.bootstrap import build as build_workflow
 from baton_workflow.settings import WorkflowSettings
 
@@ -52,3 +55,11 @@ def test_a_bad_grace_is_refused_naming_the_setting(
     monkeypatch.setenv("BATON_STOP_GRACE_SECONDS", value)
     with pytest.raises(ValidationError, match="stop_grace_seconds"):
         settings()
+
+
+def test_the_workflow_stop_past_its_grace_ends_before_baton_up_kills_it() -> None:
+    """A stop on a database that answers nothing ends `STOP_AFTER_GRACE_SECONDS` past the
+    grace; `baton up` sends SIGKILL `KILL_MARGIN_SECONDS` past it. A kill would skip the pools'
+    goodbyes and the relay's tidying up, and its log line says the service hung."""
+    assert STOP_AFTER_GRACE_SECONDS + 1.0 <= KILL_MARGIN_SECONDS  # 1 s for a loaded host
+    assert RELAY_TIDY_SECONDS + GOODBYE_SECONDS < STOP_AFTER_GRACE_SECONDS  # room to publish

@@ -10,9 +10,11 @@ out of the stop, which left the broker and the pools open."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 import uuid
+from collections import Counter
 
 import pytest
 from nats.aio.client import Client
@@ -22,10 +24,11 @@ from baton_contracts.workflow_api import StartWorkflow
 from baton_eventstore import SqlEventStore
 from baton_eventstore.closing import GAVE_UP, GOODBYE_SECONDS
 from baton_eventstore.engine import CLIENT_MARGIN_SECONDS
-from baton_workflow.bootstrap import WorkflowApp, build
+from baton_workflow.adapters.instances import stream_id
+from baton_workflow.bootstrap import STOP_AFTER_GRACE_SECONDS, WorkflowApp, build
 
 from ...frozen_proxy import FrozenProxy
-from .conftest import FakeAgentRunner, ask, workflow_settings
+from .conftest import FakeAgentRunner, RemoteError, ask, workflow_settings
 
 HANG = 60.0  # only stops the test hanging
 POOLED = 6  # connections in each pool before the freeze
@@ -101,3 +104,75 @@ async def test_a_stop_on_a_database_that_answers_closes_at_once(
         assert await store.outbox.count() == 0  # published, and deleted, before the stop ended
     finally:
         await store.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.timeout(120)
+async def test_a_stop_with_a_relay_batch_in_flight_ends_within_its_grace_and_a_few_seconds(
+    nats_url: str, postgres_url: str, client: Client, agent_runner: FakeAgentRunner
+) -> None:
+    """On the default statement timeout: the relay's batch in flight at the freeze, its last
+    flush and its tidying up each waited out a statement's bound, one after another, and the
+    pools' goodbyes came after them: about the 15 s `baton up` gives before SIGKILL."""
+    async with FrozenProxy(postgres_url).running() as proxy:
+        settings = workflow_settings(nats_url, proxy.proxied_url, stop_grace_seconds=1.0)
+        app = build(settings)
+        await app.start()
+        await ask(client, start())
+        await warm(app)
+        proxy.freeze()
+        in_flight = asyncio.create_task(ask(client, start()))  # waits on the database
+        await asyncio.sleep(0.7)  # and the relay's next fetch (every 0.5 s) is in flight
+        began = time.monotonic()
+        await asyncio.wait_for(app.stop(), HANG)
+        took = time.monotonic() - began
+        with pytest.raises(RemoteError):  # answered unavailable: nothing was committed
+            await in_flight
+    # The grace is spent on the request in flight, and the rest shares one deadline.
+    assert took < settings.stop_grace_seconds + STOP_AFTER_GRACE_SECONDS + 0.5, took
+
+
+async def on_stream(client: Client, user: str) -> Counter[str]:
+    """How often each of the user's events is on the workflow's stream."""
+    sub = await client.jetstream().pull_subscribe(f"workflow.evt.*.{user}.>", durable=None)
+    seen: Counter[str] = Counter()
+    while True:
+        try:
+            batch = await sub.fetch(100, timeout=1)
+        except TimeoutError:  # nats-py raises its own subclass of it
+            break
+        for msg in batch:
+            seen[json.loads(msg.data)["event_id"]] += 1
+    await sub.unsubscribe()
+    return seen
+
+
+@pytest.mark.postgres
+@pytest.mark.timeout(120)
+async def test_events_committed_before_the_freeze_are_published_once_after_a_restart(
+    nats_url: str, postgres_url: str, client: Client, agent_runner: FakeAgentRunner
+) -> None:
+    """A stop that gave up on the database leaves what it did not publish in the outbox (a
+    row is deleted only once JetStream acknowledged it): the next start publishes it, and
+    what was published before the freeze is not sent twice."""
+    async with FrozenProxy(postgres_url).running() as proxy:
+        settings = workflow_settings(nats_url, proxy.proxied_url, stop_grace_seconds=0.5)
+        app = build(settings)
+        await app.start()
+        starts = [start() for _ in range(8)]
+        replies = await asyncio.gather(*(ask(client, s) for s in starts))
+        proxy.freeze()  # some rows published and not deleted yet, maybe some not published
+        await asyncio.wait_for(app.stop(), HANG)
+        proxy.thaw()
+        again = build(settings)
+        await again.start()
+        try:
+            assert again.relay is not None
+            await again.relay.drain()
+            assert await again.store.outbox.count() == 0
+            for s, reply in zip(starts, replies, strict=True):
+                events = await again.store.load(stream_id(str(reply.instance.instance_id)))
+                expected = Counter(str(e.event_id) for e in events)
+                assert expected and await on_stream(client, s.user_id) == expected
+        finally:
+            await again.stop()

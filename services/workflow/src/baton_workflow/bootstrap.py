@@ -20,6 +20,7 @@ from baton_eventstore import (
     migrate,
     with_disk_room,
 )
+from baton_eventstore.closing import GOODBYE_SECONDS
 from baton_eventstore.engine import database_answers
 from baton_eventstore.replica_id import ReplicaIdFile
 from baton_eventstore.unusable import DATABASE_SETTING, engine_for, first_use
@@ -66,6 +67,14 @@ from baton_workflow.service.write_deadlines import WriteTime
 from baton_workflow.settings import DUPLICATE_WINDOW_SECONDS, STREAMS_OWNED, WorkflowSettings
 
 logger = logging.getLogger("baton.workflow")
+STOP_AFTER_GRACE_SECONDS = 3.0
+"""How long a stop may go on past its grace (`stop_grace_seconds`) in all: the relay's last
+publish and tidying up, then the database pools' goodbyes (`GOODBYE_SECONDS`). Under
+`baton up`'s `KILL_MARGIN_SECONDS`, so a database that answers nothing is given up on before
+the stop is killed; what was not published stays in the outbox for the next start."""
+RELAY_TIDY_SECONDS = 0.5
+"""Of `STOP_AFTER_GRACE_SECONDS`, what the relay's last flush leaves for its stop: deleting the
+published rows and releasing its lease (milliseconds on a database that answers)."""
 REPLICA_ID_FILE = "workflow-replica-id"
 """In `BATON_DATA_DIR`: the name this replica holds its leases under, kept across restarts."""
 
@@ -173,7 +182,12 @@ class WorkflowApp:
 
     async def stop(self) -> None:
         """Stop taking requests (those in flight finish within the grace), publish what they
-        committed, then stop the relay, the broker, and the database pool."""
+        committed, then stop the relay, the broker, and the database pools: the database work
+        shares one deadline, `STOP_AFTER_GRACE_SECONDS` past the grace from the stop's start,
+        so a database that answers nothing holds the stop no longer than that."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.stop_grace_seconds + STOP_AFTER_GRACE_SECONDS
+        pools_from = deadline - GOODBYE_SECONDS  # the goodbyes come last, after the relay's
         self.ready = False
         if self.agents_check is not None:
             await cancel_and_wait([self.agents_check])  # it asks in a loop: see cancelling.py
@@ -183,13 +197,14 @@ class WorkflowApp:
             # and its events waited in the outbox until the next start (days, maybe).
             await stop_serving(self.broker)
             if self.relay is not None:
-                if not await self.relay.flush(self.settings.stop_grace_seconds):
+                flush = pools_from - RELAY_TIDY_SECONDS - loop.time()
+                if not await self.relay.flush(max(flush, 0.0)):
                     logger.info(
                         "the outbox is left for the relay that holds its lease, or the next start"
                     )
-                await self.relay.stop()
+                await self.relay.stop(within=max(pools_from - loop.time(), 0.0))
             await self.broker.stop()
-            await self.store.close()
+            await self.store.close(within=max(deadline - loop.time(), GOODBYE_SECONDS / 10))
         finally:
             if self.replica is not None:  # last: the leases under its name were given up above
                 self.replica.release()
