@@ -128,7 +128,7 @@ async def test_a_stop_with_a_relay_batch_in_flight_ends_within_its_grace_and_a_f
         with pytest.raises(RemoteError):  # answered unavailable: nothing was committed
             await in_flight
     # The grace is spent on the request in flight, and the rest shares one deadline.
-    assert took < settings.stop_grace_seconds + STOP_AFTER_GRACE_SECONDS + 0.5, took
+    assert took < settings.stop_grace_seconds + STOP_AFTER_GRACE_SECONDS + 1.0, took  # loaded host
 
 
 async def on_stream(client: Client, user: str) -> Counter[str]:
