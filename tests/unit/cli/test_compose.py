@@ -15,7 +15,9 @@ import yaml
 from pydantic import AliasChoices
 from pydantic_settings import BaseSettings
 
+from baton_cli.restarts import KILL_MARGIN_SECONDS
 from baton_cli.services import SERVICES, Setting
+from baton_messaging.settings import DEFAULT_STOP_GRACE_SECONDS
 
 ROOT = Path(__file__).parents[3]
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "compose.yaml").read_text())
@@ -158,3 +160,13 @@ def test_a_backend_keeps_its_replica_id_in_its_own_container(name: str) -> None:
     assert folder, f"{name} sets no BATON_DATA_DIR"
     mounts = [str(v).split(":")[1] for v in body.get("volumes", []) if ":" in str(v)]
     assert not any(folder.startswith(mount) for mount in mounts)  # a volume replicas share
+
+
+@pytest.mark.parametrize("name", sorted(BATON_SERVICES))
+def test_each_service_is_given_its_whole_stop_before_docker_kills_it(name: str) -> None:
+    # Docker's default SIGKILL, 10 s after SIGTERM, came before the services' own grace ran
+    # out, cutting off the requests in flight and the last publish of their events.
+    period = str(BATON_SERVICES[name].get("stop_grace_period", "10s"))
+    assert period.endswith("s") and period[:-1].isdigit(), period
+    grace = float(BATON_SERVICES[name]["environment"].get("BATON_STOP_GRACE_SECONDS", 0) or 0)
+    assert float(period[:-1]) >= (grace or DEFAULT_STOP_GRACE_SECONDS) + KILL_MARGIN_SECONDS
