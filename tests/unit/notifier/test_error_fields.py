@@ -14,6 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from baton_contracts import Command, ErrorCode, ErrorDetail, Query, RemoteError
+from baton_contracts.agent_api import ListInboxItems
 from baton_notifier.service.forwarding import GATEWAY_FIELDS
 
 from .conftest import FakeRequester
@@ -363,3 +364,53 @@ async def test_a_whole_number_in_digits_is_taken_and_a_negative_one_told_its_bou
     [detail] = refused.json()["error"]["details"]
     assert detail["field"] == f"query.{name}"
     assert detail["message"].startswith("input should be greater than or equal to"), detail
+
+
+REPEATABLE_BY_MISTAKE = [
+    ("/api/inbox", "limit", "abc", "2"),
+    ("/api/memory", "limit", "abc", "2"),
+    ("/api/memory", "category", "bad/x", "priorities"),
+    ("/api/memory", "q", "%20", "health"),
+    ("/api/workflows/active", "limit", "abc", "2"),
+    ("/api/workflows/active", "after", "a/b", "i1"),
+    ("/api/workflows/i1/messages", "limit", "abc", "2"),
+    ("/api/workflows/i1/messages", "after_version", "abc", "2"),
+    ("/api/workflows/i1/events", "limit", "abc", "2"),
+    ("/api/workflows/i1/events", "after_version", "abc", "2"),
+    ("/workflow-runs", "limit", "abc", "2"),
+]
+
+
+@pytest.mark.parametrize(("url", "name", "bad", "good"), REPEATABLE_BY_MISTAKE)
+@pytest.mark.parametrize("bad_first", [True, False])
+async def test_a_query_parameter_given_twice_is_refused_naming_it_and_nothing_is_sent(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    requester: FakeRequester,
+    url: str,
+    name: str,
+    bad: str,
+    good: str,
+    bad_first: bool,
+) -> None:
+    # The last one was taken, silently: `limit=abc&limit=2` asked for 2, and a refused value
+    # sent first was never told. Which one the client meant is not the gateway's to guess.
+    first, second = (bad, good) if bad_first else (good, bad)
+    refused = await client.get(f"{url}?{name}={first}&{name}={second}", headers=auth)
+    assert refused.status_code == 422, refused.text
+    [detail] = refused.json()["error"]["details"]
+    assert detail == {"field": f"query.{name}", "message": "given 2 times; send it once"}
+    assert refused.json()["error"]["message"] == (
+        f"request is invalid: query.{name}: given 2 times; send it once"
+    )
+    assert requester.sent == []
+
+
+async def test_a_query_parameter_the_route_does_not_take_may_come_twice(
+    client: httpx.AsyncClient, auth: dict[str, str], requester: FakeRequester
+) -> None:
+    requester.answer = refuse(None, code=ErrorCode.NOT_FOUND)  # what comes back is not the point
+    await client.get("/api/inbox?x=1&x=2&limit=3", headers=auth)
+    [sent] = requester.sent
+    assert isinstance(sent, ListInboxItems)
+    assert sent.limit == 3

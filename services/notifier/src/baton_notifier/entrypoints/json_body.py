@@ -19,6 +19,7 @@ from baton_contracts.storable import Unstorable, all_unstorable
 from baton_notifier.domain.errors import UNSUPPORTED_MEDIA_TYPE, ApiError
 from baton_notifier.domain.media import DOCUMENT_BODY, JSON_BODY, Accepts, media_type
 from baton_notifier.entrypoints.head_requests import GatewayRoute
+from baton_notifier.entrypoints.query_once import query_names, refuse_repeated
 
 
 class UnstorableBody(ValueError):
@@ -54,7 +55,8 @@ class CheckedJsonRequest(Request):
 
 class CheckedJsonRoute(GatewayRoute):
     """A route reading its JSON body through `CheckedJsonRequest`, and refusing a body of a
-    media type it does not read (when it reads a body at all) before anything else."""
+    media type it does not read (when it reads a body at all), or a query parameter it reads
+    given more than once, before anything else."""
 
     reads_documents = False
     """True on `DocumentRoute`: the body is a workflow document, JSON or YAML."""
@@ -64,9 +66,12 @@ class CheckedJsonRoute(GatewayRoute):
         accepts: Accepts | None = JSON_BODY if self.body_field is not None else None
         if self.reads_documents:
             accepts = DOCUMENT_BODY
+        once = query_names(self)  # empty on the routes of every turn: nothing to pay there
 
         async def checked(request: Request) -> Response:
             checked_request = CheckedJsonRequest(request.scope, request.receive)
+            if once and request.scope["query_string"]:
+                refuse_repeated(checked_request.query_params, once)
             if accepts is not None:
                 await refuse_unread_type(checked_request, accepts)
             return await handler(checked_request)
