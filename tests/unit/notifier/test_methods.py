@@ -42,6 +42,10 @@ async def test_a_method_the_path_does_not_take_is_405_allowing_every_one_it_does
     assert response.status_code == 405, response.text
     assert response.headers["Allow"] == allowed
     assert response.json()["error"]["code"] == "method_not_allowed"
+    # It said "Method Not Allowed", naming neither the method nor what to send instead.
+    assert response.json()["error"]["message"] == (
+        f"{method} is not served at {path}; it takes {allowed}"
+    )
 
 
 async def test_head_where_there_is_no_get_is_405(

@@ -137,7 +137,9 @@ async def _http_exception(request: Request, exc: HTTPException) -> JSONResponse:
     headers = exc.headers
     message = str(exc.detail)
     if exc.status_code == 405:
-        headers = {**(headers or {}), "Allow": _allowed_methods(request)}
+        allowed = _allowed_methods(request)
+        headers = {**(headers or {}), "Allow": allowed}
+        message = f"{request.method} is not served at {request.url.path}; it takes {allowed}"
     if exc.status_code == 404 and not _served(request, request.url.path):
         message = _no_route(request)
     error = ApiError(exc.status_code, code, message, headers=headers)
