@@ -37,6 +37,7 @@ from baton_notifier.entrypoints.live_routes import (
     live_of,
     one_token,
 )
+from baton_notifier.entrypoints.query_once import refuse_repeated
 from baton_notifier.service.live import LiveEvents, SessionEnded, TooManySessions
 
 # A scheme name of its own: under the API's `HTTPBearer` name, this description (the last one
@@ -49,6 +50,9 @@ _bearer = HTTPBearer(
 
 RETRY_MILLISECONDS = 1000
 """How long an `EventSource` waits before it reconnects (with `Last-Event-ID`)."""
+
+
+_READ_ONCE = frozenset({"instance_id", "last_seq", "epoch"})
 
 
 def stream_identity(
@@ -98,6 +102,8 @@ async def events_stream(
     ] = None,
 ) -> EventStreamResponse:
     """Your events as they happen; after `Last-Event-ID` (or `last_seq`), the missed ones first."""
+    # Each given once: the last of two was taken unsaid (`query_once`); `?token=` has its rule.
+    refuse_repeated(request.query_params, _READ_ONCE)
     # An empty Last-Event-ID (a proxy's, or an EventSource's that saw no id yet) resumes
     # nothing: `?last_seq` then still counts.
     resume = (
