@@ -105,15 +105,31 @@ class Stack:
     extra: list[Gateway] = field(default_factory=list)
 
     async def gateway(self, *, dev_sign_in: bool, **overrides: Any) -> Gateway:
-        """Another gateway on the same stack (`overrides`: more `NotifierSettings` fields)."""
+        """Another gateway on the same stack (`overrides`: more `NotifierSettings` fields),
+        stopped when the test that added it ends (`_extra_gateways_stopped`)."""
         gateway = await serve_gateway(self.nats_url, dev_sign_in=dev_sign_in, **overrides)
         self.extra.append(gateway)
         return gateway
+
+    async def stop_extra(self) -> None:
+        """Stop the gateways `gateway` added."""
+        while self.extra:
+            await self.extra.pop().stop()
 
     def api(self, user: str) -> httpx.AsyncClient:
         """An HTTP client of the dev gateway signed in as `user` (another tab, another app)."""
         headers = {"Authorization": f"Bearer {mint_token(SECRET, user)}"}
         return httpx.AsyncClient(base_url=self.dev.url, headers=headers, timeout=20)
+
+
+@pytest.fixture(autouse=True)
+async def _extra_gateways_stopped(request: pytest.FixtureRequest) -> AsyncIterator[None]:
+    """A gateway a test added to the module's stack is that test's: stopped as it ends, before
+    the check that no NATS client a test connected is left open (`tests/conftest.py`)."""
+    yield
+    if "stack" in request.fixturenames:
+        stack: Stack = request.getfixturevalue("stack")
+        await stack.stop_extra()
 
 
 @pytest.fixture(scope="module")
@@ -149,8 +165,8 @@ async def running_stack(
     await agent_runner.start()
     stack = Stack(nats_url, workflow, agent_runner, await serve_gateway(nats_url, dev_sign_in=True))
     yield stack
-    for gateway in [stack.dev, *stack.extra]:
-        await gateway.stop()
+    await stack.stop_extra()
+    await stack.dev.stop()
     await agent_runner.stop()
     await workflow.stop()
 
