@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -147,3 +149,18 @@ async def migrated_store(
         yield store
     finally:
         await store.close()
+
+
+async def on_stream(client: Client, user: str) -> Counter[str]:
+    """How often each of the user's events is on the workflow's stream."""
+    sub = await client.jetstream().pull_subscribe(f"workflow.evt.*.{user}.>", durable=None)
+    seen: Counter[str] = Counter()
+    while True:
+        try:
+            batch = await sub.fetch(100, timeout=1)
+        except TimeoutError:  # nats-py raises its own subclass of it
+            break
+        for msg in batch:
+            seen[json.loads(msg.data)["event_id"]] += 1
+    await sub.unsubscribe()
+    return seen

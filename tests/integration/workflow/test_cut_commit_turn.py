@@ -9,7 +9,6 @@ the read row agrees with the log, and each of its events is published once."""
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -26,7 +25,7 @@ from baton_workflow.bootstrap import WorkflowApp, build
 from baton_workflow.entrypoints.subscribers import STORE_UNAVAILABLE
 
 from ...cutting_proxy import FATES, CuttingProxy
-from .conftest import FakeAgentRunner, ask, workflow_settings
+from .conftest import FakeAgentRunner, ask, on_stream, workflow_settings
 
 pytestmark = pytest.mark.postgres
 
@@ -69,17 +68,7 @@ async def published(client: Client, app: WorkflowApp, user: str) -> Counter[str]
     assert app.relay is not None
     await app.relay.drain()
     assert await app.store.outbox.count() == 0
-    sub = await client.jetstream().pull_subscribe(f"workflow.evt.*.{user}.>", durable=None)
-    seen: Counter[str] = Counter()
-    while True:
-        try:
-            batch = await sub.fetch(100, timeout=1)
-        except TimeoutError:  # nats-py raises its own subclass of it
-            break
-        for msg in batch:
-            seen[json.loads(msg.data)["event_id"]] += 1
-    await sub.unsubscribe()
-    return seen
+    return await on_stream(client, user)
 
 
 async def started(client: Client, user: str) -> str:

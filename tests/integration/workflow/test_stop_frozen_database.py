@@ -10,7 +10,6 @@ out of the stop, which left the broker and the pools open."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -27,7 +26,7 @@ from baton_workflow.adapters.instances import stream_id
 from baton_workflow.bootstrap import STOP_AFTER_GRACE_SECONDS, WorkflowApp, build
 
 from ...frozen_proxy import FrozenProxy
-from .conftest import FakeAgentRunner, RemoteError, ask, workflow_settings
+from .conftest import FakeAgentRunner, RemoteError, ask, on_stream, workflow_settings
 
 HANG = 60.0  # only stops the test hanging
 POOLED = 6  # connections in each pool before the freeze
@@ -129,21 +128,6 @@ async def test_a_stop_with_a_relay_batch_in_flight_ends_within_its_grace_and_a_f
             await in_flight
     # The grace is spent on the request in flight, and the rest shares one deadline.
     assert took < settings.stop_grace_seconds + STOP_AFTER_GRACE_SECONDS + 1.0, took  # loaded host
-
-
-async def on_stream(client: Client, user: str) -> Counter[str]:
-    """How often each of the user's events is on the workflow's stream."""
-    sub = await client.jetstream().pull_subscribe(f"workflow.evt.*.{user}.>", durable=None)
-    seen: Counter[str] = Counter()
-    while True:
-        try:
-            batch = await sub.fetch(100, timeout=1)
-        except TimeoutError:  # nats-py raises its own subclass of it
-            break
-        for msg in batch:
-            seen[json.loads(msg.data)["event_id"]] += 1
-    await sub.unsubscribe()
-    return seen
 
 
 @pytest.mark.postgres
